@@ -1,0 +1,178 @@
+// Package abi holds the Palisade plugin ABI v1 types: the envelope the host hands to a plugin's
+// evaluate export and the verdict the plugin returns. It is pure Go (no go-pdk), so both the host
+// and native plugin tests use the same types. See sdk/ABI.md.
+package abi
+
+import "encoding/json"
+
+// Version is the ABI version this package implements.
+const Version = "1.0"
+
+// Phases.
+const (
+	PhaseRequest  = "request"
+	PhaseResponse = "response"
+)
+
+// Actions, in increasing severity (see Severity).
+const (
+	ActionNone   = "none"
+	ActionAllow  = "allow"
+	ActionSample = "sample"
+	ActionAsk    = "ask"
+	ActionDeny   = "deny"
+)
+
+// Severity orders actions for merging: deny > ask > sample > allow > none.
+// Unknown actions rank as none.
+func Severity(action string) int {
+	switch action {
+	case ActionAllow:
+		return 1
+	case ActionSample:
+		return 2
+	case ActionAsk:
+		return 3
+	case ActionDeny:
+		return 4
+	}
+	return 0
+}
+
+// ValidAction reports whether a is one of the five actions.
+func ValidAction(a string) bool {
+	switch a {
+	case ActionNone, ActionAllow, ActionSample, ActionAsk, ActionDeny:
+		return true
+	}
+	return false
+}
+
+// Client names the MCP client (from initialize's clientInfo).
+type Client struct {
+	Name    string `json:"name,omitempty"`
+	Version string `json:"version,omitempty"`
+}
+
+// Prior is the verdict of a stage that ran earlier for the same message.
+type Prior struct {
+	Stage  string   `json:"stage"`
+	Action string   `json:"action"`
+	Score  float64  `json:"score,omitempty"`
+	Labels []string `json:"labels,omitempty"`
+	Rule   string   `json:"rule,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+}
+
+// Envelope is one MCP message as plugins see it.
+type Envelope struct {
+	ABI             string          `json:"abi"`
+	ID              string          `json:"id"`
+	Phase           string          `json:"phase"`
+	Time            string          `json:"time,omitempty"`
+	Transport       string          `json:"transport,omitempty"`
+	Method          string          `json:"method"`
+	RequestID       json.RawMessage `json:"request_id,omitempty"`
+	Server          string          `json:"server,omitempty"`
+	Session         string          `json:"session,omitempty"`
+	ProtocolVersion string          `json:"protocol_version,omitempty"`
+	Client          *Client         `json:"client,omitempty"`
+	Agent           string          `json:"agent,omitempty"`
+	Cwd             string          `json:"cwd,omitempty"`
+	Tool            string          `json:"tool,omitempty"`
+	Arguments       json.RawMessage `json:"arguments,omitempty"`
+	URI             string          `json:"uri,omitempty"`
+	Prompt          string          `json:"prompt,omitempty"`
+	Params          json.RawMessage `json:"params,omitempty"`
+	Result          json.RawMessage `json:"result,omitempty"`
+	Error           json.RawMessage `json:"error,omitempty"`
+	Prior           []Prior         `json:"prior,omitempty"`
+}
+
+// Evidence is one piece of matched input supporting a verdict.
+type Evidence struct {
+	Label string `json:"label,omitempty"`
+	Path  string `json:"path,omitempty"`
+	Match string `json:"match,omitempty"`
+}
+
+// Verdict is what a plugin's evaluate export returns.
+type Verdict struct {
+	Action       string          `json:"action"`
+	Reason       string          `json:"reason,omitempty"`
+	Rule         string          `json:"rule,omitempty"`
+	Score        float64         `json:"score,omitempty"`
+	Labels       []string        `json:"labels,omitempty"`
+	Evidence     []Evidence      `json:"evidence,omitempty"`
+	Final        bool            `json:"final,omitempty"`
+	Guidance     string          `json:"guidance,omitempty"`
+	Arguments    json.RawMessage `json:"arguments,omitempty"`
+	Result       json.RawMessage `json:"result,omitempty"`
+	RequireToken bool            `json:"require_token,omitempty"`
+	Fallback     string          `json:"fallback,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Describe is what a plugin's optional describe export returns.
+type Describe struct {
+	Name         string   `json:"name"`
+	Version      string   `json:"version,omitempty"`
+	ABI          string   `json:"abi"`
+	Phases       []string `json:"phases,omitempty"`
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// SampleRequest is the input of the sample host function.
+type SampleRequest struct {
+	Guidance  string          `json:"guidance,omitempty"`
+	Tool      string          `json:"tool,omitempty"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Server    string          `json:"server,omitempty"`
+	Context   string          `json:"context,omitempty"`
+}
+
+// SampleResponse is the output of the sample host function.
+type SampleResponse struct {
+	Decision   string   `json:"decision,omitempty"`
+	Confidence float64  `json:"confidence,omitempty"`
+	Reasons    []string `json:"reasons,omitempty"`
+	Provider   string   `json:"provider,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// InferRequest is the input of the infer host function.
+type InferRequest struct {
+	Model string   `json:"model"`
+	Texts []string `json:"texts"`
+}
+
+// InferResult is the model's answer for one text.
+type InferResult struct {
+	Label  string             `json:"label"`
+	Score  float64            `json:"score"`
+	Scores map[string]float64 `json:"scores,omitempty"`
+}
+
+// InferResponse is the output of the infer host function.
+type InferResponse struct {
+	Model   string        `json:"model,omitempty"`
+	Results []InferResult `json:"results,omitempty"`
+	Error   string        `json:"error,omitempty"`
+}
+
+// KVRequest is the input of the kv host function.
+type KVRequest struct {
+	Op    string `json:"op"`
+	Key   string `json:"key"`
+	Value string `json:"value,omitempty"`
+	Delta int64  `json:"delta,omitempty"`
+	TTLMS int64  `json:"ttl_ms,omitempty"`
+}
+
+// KVResponse is the output of the kv host function.
+type KVResponse struct {
+	Found bool   `json:"found,omitempty"`
+	Value string `json:"value,omitempty"`
+	Count int64  `json:"count,omitempty"`
+	Error string `json:"error,omitempty"`
+}
