@@ -1,0 +1,179 @@
+package hostfn
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/sdk/go/abi"
+	extism "github.com/extism/go-sdk"
+)
+
+// Capability names a stage may be granted in bundle.yaml.
+const (
+	CapSample = "sample"
+	CapInfer  = "infer"
+	CapKV     = "kv"
+)
+
+// Sampler consults a language model (host/llm implements it).
+type Sampler interface {
+	Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleResponse, error)
+}
+
+// Inferer runs a model (host/infer implements it).
+type Inferer interface {
+	Infer(ctx context.Context, req abi.InferRequest) (abi.InferResponse, error)
+}
+
+// Store is the kv backend.
+type Store interface {
+	Do(ctx context.Context, req abi.KVRequest) (abi.KVResponse, error)
+}
+
+// Deps are the backends host functions call; nil ones answer with an error.
+type Deps struct {
+	Sampler Sampler
+	Inferer Inferer
+	KV      Store
+}
+
+// Known reports whether c is a capability name.
+func Known(c string) bool { return c == CapSample || c == CapInfer || c == CapKV }
+
+// Build returns the three host functions for a stage granted caps. KV keys are prefixed with
+// namespace (the stage name) so stages cannot read each other's state.
+func Build(namespace string, caps []string, d Deps) []extism.HostFunction {
+	granted := func(c string) bool { return slices.Contains(caps, c) }
+	mk := func(name string, call func(ctx context.Context, in []byte) any) extism.HostFunction {
+		f := extism.NewHostFunctionWithStack(name, func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+			var out any
+			if !granted(name) {
+				out = map[string]string{"error": "capability not granted: " + name}
+			} else if in, err := p.ReadBytes(stack[0]); err != nil {
+				out = map[string]string{"error": "read request: " + err.Error()}
+			} else {
+				out = call(ctx, in)
+			}
+			b, _ := json.Marshal(out)
+			off, err := p.WriteBytes(b)
+			if err != nil {
+				stack[0] = 0
+				return
+			}
+			stack[0] = off
+		}, []extism.ValueType{extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
+		f.SetNamespace("extism:host/user")
+		return f
+	}
+	return []extism.HostFunction{
+		mk(CapSample, func(ctx context.Context, in []byte) any {
+			var req abi.SampleRequest
+			if err := json.Unmarshal(in, &req); err != nil {
+				return abi.SampleResponse{Error: "bad sample request: " + err.Error()}
+			}
+			if d.Sampler == nil {
+				return abi.SampleResponse{Error: "no LLM provider configured"}
+			}
+			resp, err := d.Sampler.Sample(ctx, req)
+			if err != nil {
+				return abi.SampleResponse{Error: err.Error()}
+			}
+			return resp
+		}),
+		mk(CapInfer, func(ctx context.Context, in []byte) any {
+			var req abi.InferRequest
+			if err := json.Unmarshal(in, &req); err != nil {
+				return abi.InferResponse{Error: "bad infer request: " + err.Error()}
+			}
+			if d.Inferer == nil {
+				return abi.InferResponse{Error: "inference unavailable: no model runtime"}
+			}
+			resp, err := d.Inferer.Infer(ctx, req)
+			if err != nil {
+				return abi.InferResponse{Error: err.Error()}
+			}
+			return resp
+		}),
+		mk(CapKV, func(ctx context.Context, in []byte) any {
+			var req abi.KVRequest
+			if err := json.Unmarshal(in, &req); err != nil {
+				return abi.KVResponse{Error: "bad kv request: " + err.Error()}
+			}
+			st := d.KV
+			if st == nil {
+				return abi.KVResponse{Error: "no kv store"}
+			}
+			req.Key = namespace + "/" + req.Key
+			resp, err := st.Do(ctx, req)
+			if err != nil {
+				return abi.KVResponse{Error: err.Error()}
+			}
+			return resp
+		}),
+	}
+}
+
+// MemKV is an in-process Store with TTLs: enough for one gateway; a fleet uses JetStream KV.
+type MemKV struct {
+	mu sync.Mutex
+	m  map[string]memEntry
+	// Now is the clock; nil = time.Now.
+	Now func() time.Time
+}
+
+type memEntry struct {
+	value   string
+	count   int64
+	expires time.Time
+}
+
+// NewMemKV returns an empty in-memory store.
+func NewMemKV() *MemKV { return &MemKV{m: map[string]memEntry{}} }
+
+// Do implements Store.
+func (k *MemKV) Do(_ context.Context, req abi.KVRequest) (abi.KVResponse, error) {
+	now := time.Now()
+	if k.Now != nil {
+		now = k.Now()
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	e, ok := k.m[req.Key]
+	if ok && !e.expires.IsZero() && now.After(e.expires) {
+		delete(k.m, req.Key)
+		e, ok = memEntry{}, false
+	}
+	exp := func() time.Time {
+		if req.TTLMS > 0 {
+			return now.Add(time.Duration(req.TTLMS) * time.Millisecond)
+		}
+		return time.Time{}
+	}
+	switch strings.ToLower(req.Op) {
+	case "get":
+		return abi.KVResponse{Found: ok, Value: e.value, Count: e.count}, nil
+	case "set":
+		k.m[req.Key] = memEntry{value: req.Value, expires: exp()}
+		return abi.KVResponse{Found: ok, Value: req.Value}, nil
+	case "incr":
+		d := req.Delta
+		if d == 0 {
+			d = 1
+		}
+		if !ok {
+			e.expires = exp() // a window starts at its first hit
+		}
+		e.count += d
+		k.m[req.Key] = e
+		return abi.KVResponse{Found: ok, Count: e.count}, nil
+	case "del":
+		delete(k.m, req.Key)
+		return abi.KVResponse{Found: ok}, nil
+	}
+	return abi.KVResponse{}, fmt.Errorf("kv: unknown op %q", req.Op)
+}

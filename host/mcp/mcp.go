@@ -1,0 +1,155 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// HTTP header names, spelled as the MCP specification spells them.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+	HeaderLastEventID     = "Last-Event-ID"
+)
+
+// Stateless is the first protocol version without sessions (server/discover, per-request headers).
+const Stateless = "2026-07-28"
+
+// JSON-RPC and Palisade error codes.
+const (
+	CodeParseError     = -32700
+	CodeInvalidRequest = -32600
+	CodeMethodNotFound = -32601
+	CodeInvalidParams  = -32602
+	CodeInternalError  = -32603
+	CodeRateLimited    = -32000 // Palisade's own MCP server: caller over its rate limit
+	CodeDenied         = -32001 // the chain denied the call
+	CodeUpstream       = -32002 // the upstream is down, timed out or answered badly
+	CodeTooLarge       = -32003 // the body is over the gateway's limit
+	CodeHeaderMismatch = -32004 // Mcp-Method / Mcp-Name disagree with the body
+)
+
+// Message is one JSON-RPC 2.0 message: a request, a notification or a response.
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// IsRequest reports whether m is a request (method and id).
+func (m *Message) IsRequest() bool { return m.Method != "" && len(m.ID) > 0 && string(m.ID) != "null" }
+
+// IsNotification reports whether m is a notification (method, no id).
+func (m *Message) IsNotification() bool {
+	return m.Method != "" && (len(m.ID) == 0 || string(m.ID) == "null")
+}
+
+// IsResponse reports whether m is a response (no method).
+func (m *Message) IsResponse() bool { return m.Method == "" && (m.Result != nil || m.Error != nil) }
+
+// Error is a JSON-RPC error object.
+type Error struct {
+	Code    int             `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("json-rpc %d: %s", e.Code, e.Message) }
+
+// DenyData is the data of a CodeDenied error.
+type DenyData struct {
+	Rule    string `json:"rule,omitempty"`
+	Stage   string `json:"stage,omitempty"`
+	Reason  string `json:"reason"`
+	AuditID string `json:"audit_id"`
+	Action  string `json:"action,omitempty"`
+}
+
+// NewError returns an error object with optional data.
+func NewError(code int, msg string, data any) *Error {
+	e := &Error{Code: code, Message: msg}
+	if data != nil {
+		b, err := json.Marshal(data)
+		if err == nil {
+			e.Data = b
+		}
+	}
+	return e
+}
+
+// ErrorResponse encodes a JSON-RPC error response for id (null when id is empty).
+func ErrorResponse(id json.RawMessage, e *Error) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	b, _ := json.Marshal(Message{JSONRPC: "2.0", ID: id, Error: e})
+	return b
+}
+
+// Parse errors.
+var (
+	ErrEmpty      = errors.New("mcp: empty body")
+	ErrNotJSON    = errors.New("mcp: not JSON")
+	ErrBadVersion = errors.New(`mcp: jsonrpc must be "2.0"`)
+	ErrNoMethod   = errors.New("mcp: message has neither method nor result/error")
+	ErrBadParams  = errors.New("mcp: params must be an object")
+	ErrEmptyBatch = errors.New("mcp: empty batch")
+)
+
+// ParseBody decodes a POST body: one message or a batch. batch reports whether it was an array.
+func ParseBody(body []byte) (msgs []*Message, batch bool, err error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, false, ErrEmpty
+	}
+	if body[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(body, &raws); err != nil {
+			return nil, true, fmt.Errorf("%w: %v", ErrNotJSON, err)
+		}
+		if len(raws) == 0 {
+			return nil, true, ErrEmptyBatch
+		}
+		for _, r := range raws {
+			m, err := ParseMessage(r)
+			if err != nil {
+				return nil, true, err
+			}
+			msgs = append(msgs, m)
+		}
+		return msgs, true, nil
+	}
+	m, err := ParseMessage(body)
+	if err != nil {
+		return nil, false, err
+	}
+	return []*Message{m}, false, nil
+}
+
+// ParseMessage decodes and validates one JSON-RPC message.
+func ParseMessage(b []byte) (*Message, error) {
+	var m Message
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	if m.JSONRPC != "2.0" {
+		return nil, ErrBadVersion
+	}
+	if m.Method == "" && m.Result == nil && m.Error == nil {
+		return nil, ErrNoMethod
+	}
+	if len(m.Params) > 0 {
+		p := bytes.TrimSpace(m.Params)
+		if len(p) == 0 || (p[0] != '{' && p[0] != '[' && string(p) != "null") {
+			return nil, ErrBadParams
+		}
+	}
+	return &m, nil
+}

@@ -1,0 +1,297 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+)
+
+// Errors a stage call can fail with. Callers match them with errors.Is.
+var (
+	ErrTimeout   = errors.New("plugin: timeout")
+	ErrTrap      = errors.New("plugin: trap")
+	ErrPluginErr = errors.New("plugin: returned an error")
+	ErrClosed    = errors.New("plugin: closed")
+)
+
+// Defaults applied by Spec.withDefaults.
+const (
+	DefaultTimeout  = 250 * time.Millisecond
+	DefaultMaxPages = 256 // 16 MiB
+)
+
+// Options configure a Runtime.
+type Options struct {
+	CacheDir string       // compiled modules; "" disables the disk cache (an in-memory cache is still shared)
+	Logger   *slog.Logger // nil = discard
+}
+
+// Runtime compiles plugins. One Runtime is shared by every stage of every bundle so that the
+// compilation cache is shared.
+type Runtime struct {
+	cache  wazero.CompilationCache
+	logger *slog.Logger
+}
+
+// NewRuntime returns a runtime whose compiled modules are cached in o.CacheDir.
+func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &Runtime{logger: o.Logger}
+	if o.CacheDir != "" {
+		if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
+			return nil, fmt.Errorf("plugin cache dir: %w", err)
+		}
+		c, err := wazero.NewCompilationCacheWithDir(o.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("plugin cache dir %s: %w", o.CacheDir, err)
+		}
+		r.cache = c
+	} else {
+		r.cache = wazero.NewCompilationCache()
+	}
+	return r, nil
+}
+
+// Close releases the compilation cache. Plugins loaded from it must be closed first.
+func (r *Runtime) Close(ctx context.Context) error { return r.cache.Close(ctx) }
+
+// Spec describes one stage's plugin.
+type Spec struct {
+	Name          string                // stage name, for logs and errors
+	Wasm          []byte                // the module
+	Config        map[string]string     // Extism config (config_get)
+	Timeout       time.Duration         // per call; 0 = DefaultTimeout
+	MaxPages      uint32                // memory cap in 64 KiB pages; 0 = DefaultMaxPages
+	PoolSize      int                   // instances kept; 0 = 2
+	HostFunctions []extism.HostFunction // see host/hostfn; every import the plugin declares must be here
+	Logger        *slog.Logger          // nil = the runtime's
+}
+
+func (s Spec) withDefaults(r *Runtime) Spec {
+	if s.Timeout <= 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.MaxPages == 0 {
+		s.MaxPages = DefaultMaxPages
+	}
+	if s.PoolSize <= 0 {
+		s.PoolSize = 2
+	}
+	if s.Logger == nil {
+		s.Logger = r.logger
+	}
+	return s
+}
+
+// Plugin is a compiled module with a pool of instances. It is safe for concurrent use.
+type Plugin struct {
+	spec     Spec
+	compiled *extism.CompiledPlugin
+	idle     chan *extism.Plugin
+	slots    chan struct{} // one token per instance that may exist
+	closed   atomic.Bool
+	mu       sync.Mutex // guards live
+	live     map[*extism.Plugin]struct{}
+	stats    Stats
+}
+
+// Stats counts calls and failures of one plugin.
+type Stats struct {
+	Calls     atomic.Int64
+	Failures  atomic.Int64
+	Timeouts  atomic.Int64
+	Replaced  atomic.Int64
+	Instances atomic.Int64
+}
+
+// Load compiles s.Wasm (using the cache), creates one instance to prove the module starts and
+// returns the plugin. A module that fails to compile or to start is an error.
+func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
+	s = s.withDefaults(r)
+	ms := s.Timeout.Milliseconds()
+	if ms < 1 {
+		ms = 1
+	}
+	manifest := extism.Manifest{
+		Wasm:    []extism.Wasm{extism.WasmData{Data: s.Wasm, Name: "main"}},
+		Config:  s.Config,
+		Timeout: uint64(ms),
+		Memory:  &extism.ManifestMemory{MaxPages: s.MaxPages},
+	}
+	cfg := extism.PluginConfig{
+		EnableWasi:    true,
+		RuntimeConfig: wazero.NewRuntimeConfig().WithCompilationCache(r.cache).WithCloseOnContextDone(true),
+	}
+	compiled, err := extism.NewCompiledPlugin(ctx, manifest, cfg, s.HostFunctions)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
+	}
+	p := &Plugin{
+		spec:     s,
+		compiled: compiled,
+		idle:     make(chan *extism.Plugin, s.PoolSize),
+		slots:    make(chan struct{}, s.PoolSize),
+		live:     make(map[*extism.Plugin]struct{}),
+	}
+	for range s.PoolSize {
+		p.slots <- struct{}{}
+	}
+	// Prove the module starts, and keep the instance.
+	<-p.slots
+	inst, err := p.newInstance(ctx)
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
+	}
+	p.idle <- inst
+	return p, nil
+}
+
+func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
+	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	if err != nil {
+		p.slots <- struct{}{}
+		return nil, err
+	}
+	log := p.spec.Logger
+	name := p.spec.Name
+	inst.SetLogger(func(l extism.LogLevel, msg string) {
+		log.Debug("plugin log", "stage", name, "level", l.String(), "msg", msg)
+	})
+	p.mu.Lock()
+	p.live[inst] = struct{}{}
+	p.mu.Unlock()
+	p.stats.Instances.Add(1)
+	return inst, nil
+}
+
+// acquire returns an idle instance, or a new one if the pool has room, or waits.
+func (p *Plugin) acquire(ctx context.Context) (*extism.Plugin, error) {
+	if p.closed.Load() {
+		return nil, ErrClosed
+	}
+	select {
+	case inst := <-p.idle:
+		return inst, nil
+	default:
+	}
+	select {
+	case inst := <-p.idle:
+		return inst, nil
+	case <-p.slots:
+		return p.newInstance(ctx)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (p *Plugin) release(inst *extism.Plugin) {
+	if p.closed.Load() {
+		p.discard(inst)
+		return
+	}
+	p.idle <- inst
+}
+
+// discard closes a broken instance and frees its slot; the next acquire creates a replacement.
+func (p *Plugin) discard(inst *extism.Plugin) {
+	p.mu.Lock()
+	_, ok := p.live[inst]
+	delete(p.live, inst)
+	p.mu.Unlock()
+	if !ok {
+		return
+	}
+	inst.Close(context.Background())
+	p.stats.Instances.Add(-1)
+	p.slots <- struct{}{}
+}
+
+// Call runs export fn with input on a pooled instance. A trap or timeout discards the instance.
+func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, error) {
+	inst, err := p.acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stage %q: instance: %w", p.spec.Name, err)
+	}
+	p.stats.Calls.Add(1)
+	rc, out, err := inst.CallWithContext(ctx, fn, input)
+	if err != nil || rc != 0 {
+		p.stats.Failures.Add(1)
+		// Classify before the instance goes away.
+		kind := ErrPluginErr
+		switch {
+		case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+			kind = ErrTimeout
+		case err != nil && isTimeout(err):
+			kind = ErrTimeout
+		case err != nil && isTrap(err):
+			kind = ErrTrap
+		}
+		if kind == ErrTimeout {
+			p.stats.Timeouts.Add(1)
+		}
+		if kind != ErrPluginErr {
+			p.stats.Replaced.Add(1)
+			p.discard(inst)
+		} else {
+			p.release(inst)
+		}
+		if err == nil {
+			err = fmt.Errorf("exit code %d", rc)
+		}
+		return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, kind, err)
+	}
+	// Output is a view of instance memory in some SDK versions: copy before release.
+	out = append([]byte(nil), out...)
+	p.release(inst)
+	return out, nil
+}
+
+// Evaluate calls the evaluate export with an envelope and returns the raw verdict JSON.
+func (p *Plugin) Evaluate(ctx context.Context, envelope []byte) ([]byte, error) {
+	return p.Call(ctx, "evaluate", envelope)
+}
+
+// Exports reports whether the module exports fn.
+func (p *Plugin) Exports(ctx context.Context, fn string) (bool, error) {
+	inst, err := p.acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer p.release(inst)
+	return inst.FunctionExists(fn), nil
+}
+
+// Name is the stage name the plugin was loaded for.
+func (p *Plugin) Name() string { return p.spec.Name }
+
+// Stats returns the plugin's counters.
+func (p *Plugin) Stats() *Stats { return &p.stats }
+
+// Close closes every instance and the compiled module. Calls in flight fail with ErrClosed or a
+// closed-module error; callers drain before closing (see host/chain).
+func (p *Plugin) Close(ctx context.Context) error {
+	if p.closed.Swap(true) {
+		return nil
+	}
+	for {
+		select {
+		case inst := <-p.idle:
+			p.discard(inst)
+			continue
+		default:
+		}
+		break
+	}
+	return p.compiled.Close(ctx)
+}
