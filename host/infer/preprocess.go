@@ -1,0 +1,186 @@
+package infer
+
+import (
+	"fmt"
+		"math"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Tensor is one named model input built by a Preprocessor. Exactly one of
+// Float32 and Int64 is set; Shape's first dimension is the batch.
+type Tensor struct {
+	Name    string
+	Shape   []int64
+	Float32 []float32
+	Int64   []int64
+}
+
+// Preprocessor turns texts into a model's inputs. It must be safe for
+// concurrent use and deterministic: the trainer and the runtime share it, so
+// a text encodes the same way at training and at inference.
+//
+// Hashed n-grams produce one dense float input; a tokenizer for a transformer
+// model would produce int64 input_ids and attention_mask tensors through the
+// same interface.
+type Preprocessor interface {
+	// Kind names the preprocessor (PreprocessorSpec.Kind).
+	Kind() string
+	// Encode returns the model inputs for a batch of texts.
+	Encode(texts []string) ([]Tensor, error)
+}
+
+// PreprocessorSpec declares a preprocessor in a bundle's model entry.
+type PreprocessorSpec struct {
+	// Kind selects the preprocessor: "hashed-ngrams" (the only kind today).
+	Kind string `yaml:"kind" json:"kind"`
+	// Input is the name of the model input it fills; "" = "features".
+	Input string `yaml:"input,omitempty" json:"input,omitempty"`
+	// Dim is the feature space size (hash buckets); 0 = 16384.
+	Dim int `yaml:"dim,omitempty" json:"dim,omitempty"`
+	// CharMin, CharMax bound the character n-gram sizes; 0,0 = 3..5.
+	CharMin int `yaml:"char_min,omitempty" json:"char_min,omitempty"`
+	CharMax int `yaml:"char_max,omitempty" json:"char_max,omitempty"`
+	// WordMax is the longest word n-gram (1 = unigrams); 0 = 2, -1 = no words.
+	WordMax int `yaml:"word_max,omitempty" json:"word_max,omitempty"`
+	// MaxBytes truncates each text before hashing; 0 = 8192.
+	MaxBytes int `yaml:"max_bytes,omitempty" json:"max_bytes,omitempty"`
+}
+
+// KindHashedNgrams is the hashed character and word n-gram preprocessor.
+const KindHashedNgrams = "hashed-ngrams"
+
+// NewPreprocessor builds the preprocessor a spec declares.
+func NewPreprocessor(s PreprocessorSpec) (Preprocessor, error) {
+	switch s.Kind {
+	case KindHashedNgrams, "":
+		h := &HashedNgrams{spec: s.withDefaults()}
+		if h.spec.CharMin < 1 || h.spec.CharMax < h.spec.CharMin {
+			return nil, fmt.Errorf("preprocessor %s: char n-gram range %d..%d is invalid", KindHashedNgrams, h.spec.CharMin, h.spec.CharMax)
+		}
+		if h.spec.Dim < 2 {
+			return nil, fmt.Errorf("preprocessor %s: dim %d is too small", KindHashedNgrams, h.spec.Dim)
+		}
+		return h, nil
+	}
+	return nil, fmt.Errorf("preprocessor kind %q: %w", s.Kind, ErrUnknownKind)
+}
+
+func (s PreprocessorSpec) withDefaults() PreprocessorSpec {
+	if s.Kind == "" {
+		s.Kind = KindHashedNgrams
+	}
+	if s.Input == "" {
+		s.Input = "features"
+	}
+	if s.Dim == 0 {
+		s.Dim = 16384
+	}
+	if s.CharMin == 0 && s.CharMax == 0 {
+		s.CharMin, s.CharMax = 3, 5
+	}
+	if s.WordMax == 0 {
+		s.WordMax = 2
+	}
+	if s.MaxBytes == 0 {
+		s.MaxBytes = 8192
+	}
+	return s
+}
+
+// HashedNgrams maps a text to a fixed-size, L2-normalised vector of hashed
+// n-gram counts: character n-grams of the lower-cased text (with a space on
+// each side, over bytes) and word n-grams. Each n-gram's bucket is FNV-1a
+// (32-bit) of a kind prefix and the n-gram, modulo Dim.
+type HashedNgrams struct {
+	spec PreprocessorSpec
+}
+
+// Kind implements Preprocessor.
+func (h *HashedNgrams) Kind() string { return KindHashedNgrams }
+
+// Dim is the width of the feature vector.
+func (h *HashedNgrams) Dim() int { return h.spec.Dim }
+
+// Spec returns the spec with defaults applied.
+func (h *HashedNgrams) Spec() PreprocessorSpec { return h.spec }
+
+// Encode implements Preprocessor: one float32[len(texts), Dim] tensor.
+func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
+	d := h.spec.Dim
+	data := make([]float32, len(texts)*d)
+	for i, t := range texts {
+		idx, val := h.Sparse(t)
+		row := data[i*d : (i+1)*d]
+		for j, k := range idx {
+			row[k] = val[j]
+		}
+	}
+	return []Tensor{{Name: h.spec.Input, Shape: []int64{int64(len(texts)), int64(d)}, Float32: data}}, nil
+}
+
+// Sparse returns the non-zero features of text as sorted bucket indices and
+// their values. The trainer uses it directly.
+func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
+	if len(text) > h.spec.MaxBytes {
+		cut := h.spec.MaxBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // do not split a UTF-8 sequence
+		}
+		text = text[:cut]
+	}
+	lower := strings.ToLower(text)
+	counts := make(map[int32]float32, 2*len(lower))
+	dim := uint32(h.spec.Dim)
+	add := func(prefix byte, gram string) {
+		counts[int32(fnv1a(prefix, gram)%dim)]++
+	}
+	padded := " " + lower + " "
+	for n := h.spec.CharMin; n <= h.spec.CharMax; n++ {
+		for i := 0; i+n <= len(padded); i++ {
+			add('c', padded[i:i+n])
+		}
+	}
+	if h.spec.WordMax > 0 {
+		words := strings.FieldsFunc(lower, func(r rune) bool { return unicode.IsSpace(r) })
+		for n := 1; n <= h.spec.WordMax; n++ {
+			for i := 0; i+n <= len(words); i++ {
+				add('w', strings.Join(words[i:i+n], " "))
+			}
+		}
+	}
+	idx := make([]int32, 0, len(counts))
+	for k := range counts {
+		idx = append(idx, k)
+	}
+	slices.Sort(idx)
+	val := make([]float32, len(idx))
+	var norm float64
+	for i, k := range idx {
+		v := float32(1 + math.Log(float64(counts[k]))) // sublinear term frequency
+		val[i] = v
+		norm += float64(v) * float64(v)
+	}
+	if norm > 0 {
+		inv := float32(1 / math.Sqrt(norm))
+		for i := range val {
+			val[i] *= inv
+		}
+	}
+	return idx, val
+}
+
+// fnv1a is 32-bit FNV-1a over prefix then s, without allocating.
+func fnv1a(prefix byte, s string) uint32 {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	h ^= uint32(prefix)
+	h *= prime
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= prime
+	}
+	return h
+}

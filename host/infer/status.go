@@ -1,0 +1,83 @@
+package infer
+
+// Status is what `palisade doctor` prints and metrics export about inference.
+type Status struct {
+	// Cgo is false in a CGO_ENABLED=0 build: no local model can run.
+	Cgo bool `json:"cgo"`
+	// Library is the ONNX Runtime library in use; "" when none was found.
+	Library string `json:"library,omitempty"`
+	// LibraryCandidates are the places FindLibrary looked, in order.
+	LibraryCandidates []LibraryCandidate `json:"library_candidates,omitempty"`
+	// LibraryError says why no library could be used.
+	LibraryError string `json:"library_error,omitempty"`
+	// RuntimeVersion is ONNX Runtime's version once loaded.
+	RuntimeVersion string `json:"runtime_version,omitempty"`
+	// Models, in declaration order.
+	Models []ModelStatus `json:"models"`
+}
+
+// ModelStatus describes one model and its counters since New.
+type ModelStatus struct {
+	Name     string   `json:"name"`
+	Provider string   `json:"provider"` // as configured
+	Active   string   `json:"active"`   // cpu, cuda, kserve or unavailable
+	Local    string   `json:"local"`    // provider of the local session, or unavailable
+	Reason   string   `json:"reason,omitempty"`
+	File     string   `json:"file,omitempty"`
+	SHA256   string   `json:"sha256,omitempty"`
+	Labels   []string `json:"labels"`
+	MaxBatch int      `json:"max_batch"`
+
+	Requests        uint64 `json:"requests"`
+	Texts           uint64 `json:"texts"`
+	Batches         uint64 `json:"batches"`
+	BatchedTexts    uint64 `json:"batched_texts"`
+	Errors          uint64 `json:"errors"`
+	RemoteCalls     uint64 `json:"remote_calls"`
+	RemoteFallbacks uint64 `json:"remote_fallbacks"`
+}
+
+// Available reports whether the model can answer now.
+func (s ModelStatus) Available() bool { return s.Active != "unavailable" }
+
+// Status reports the runtime and every model.
+func (r *Registry) Status() Status {
+	st := Status{Cgo: CgoEnabled, Library: r.library, LibraryCandidates: r.tried, RuntimeVersion: RuntimeVersion()}
+	if r.libErr != nil {
+		st.LibraryError = r.libErr.Error()
+	}
+	for _, name := range r.order {
+		m := r.models[name]
+		m.mu.RLock()
+		local := "unavailable"
+		if m.local != nil {
+			local = m.local.name()
+		}
+		ms := ModelStatus{
+			Name: name, Provider: m.spec.Provider, Active: m.active(), Local: local, Reason: m.reason,
+			File: m.spec.File, SHA256: m.spec.SHA256, Labels: m.spec.Labels, MaxBatch: m.spec.MaxBatch,
+		}
+		m.mu.RUnlock()
+		ms.Requests = m.requests.Load()
+		ms.Texts = m.texts.Load()
+		ms.Batches = m.batches.Load()
+		ms.BatchedTexts = m.batchedTexts.Load()
+		ms.Errors = m.errs.Load()
+		ms.RemoteCalls = m.remoteCalls.Load()
+		ms.RemoteFallbacks = m.remoteFallbacks.Load()
+		st.Models = append(st.Models, ms)
+	}
+	return st
+}
+
+// Models lists the declared model names in order.
+func (r *Registry) Models() []string { return append([]string(nil), r.order...) }
+
+// Spec returns a model's spec with defaults applied.
+func (r *Registry) Spec(name string) (ModelSpec, bool) {
+	m, ok := r.models[name]
+	if !ok {
+		return ModelSpec{}, false
+	}
+	return m.spec, true
+}
