@@ -1,0 +1,257 @@
+package bundle
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/sdk/go/abi"
+	"gopkg.in/yaml.v3"
+)
+
+// BuildOptions are what Build needs besides the bundle folder.
+type BuildOptions struct {
+	Runtime *plugin.Runtime // required
+	Deps    hostfn.Deps     // backends of the host functions
+	Logger  *slog.Logger    // nil = discard
+	// OnStage is passed to the chain (metrics).
+	OnStage func(stage, phase, action string, d time.Duration, err error)
+	// Unavailable, if set, is asked per stage whether it can run here (e.g. a stage granted
+	// infer when no inference runtime exists); a non-nil error makes the stage unavailable, so
+	// its failure mode applies, instead of failing the bundle.
+	Unavailable func(s StageSpec) error
+	// SkipFixtures skips the bundle's fixtures (policy test runs them itself).
+	SkipFixtures bool
+}
+
+// Bundle is a loaded bundle: its manifest, its digest and the chain built from it.
+type Bundle struct {
+	Dir      string
+	Manifest *Manifest
+	Digest   string // sha256 over the canonical listing of every file
+	Chain    *chain.Chain
+}
+
+// Info returns the identity recorded in audit events.
+func (b *Bundle) Info() chain.Info {
+	return chain.Info{Name: b.Manifest.Name, Version: b.Manifest.Version, Digest: b.Digest}
+}
+
+// Build verifies the bundle in dir, compiles its plugins, fills their pools and runs its
+// fixtures. On error everything it started is closed.
+func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	m, err := LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	digest, err := Digest(dir)
+	if err != nil {
+		return nil, err
+	}
+	var stages []*chain.Stage
+	defer func() {
+		if err != nil {
+			for _, s := range stages {
+				if c, ok := s.Plugin.(chain.Closer); ok {
+					c.Close(context.Background())
+				}
+			}
+		}
+	}()
+	for i, s := range m.Stages {
+		p := fmt.Sprintf("stages[%d]", i)
+		wasm, err := os.ReadFile(filepath.Join(dir, s.Plugin))
+		if err != nil {
+			return nil, &FieldError{Path: p + ".plugin", Err: err}
+		}
+		sum := sha256.Sum256(wasm)
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, s.SHA256) {
+			return nil, &FieldError{Path: p + ".sha256", Err: fmt.Errorf("%w: %s is %s, bundle.yaml pins %s", ErrHashMismatch, s.Plugin, got, s.SHA256)}
+		}
+		cfg, err := stageConfig(dir, s)
+		if err != nil {
+			return nil, &FieldError{Path: p, Err: err}
+		}
+		st := &chain.Stage{
+			Name:       s.Name,
+			Match:      chain.Match{Methods: s.Match.Methods, Tools: s.Match.Tools, Servers: s.Match.Servers},
+			Request:    s.Phase == "" || s.Phase == "request" || s.Phase == "both",
+			Response:   s.Phase == "response" || s.Phase == "both",
+			FailClosed: s.Failure != "open",
+			NeedsPrior: s.NeedsPrior,
+			Timeout:    time.Duration(s.Timeout),
+		}
+		if o.Unavailable != nil {
+			if uerr := o.Unavailable(s); uerr != nil {
+				o.Logger.Warn("stage unavailable", "stage", s.Name, "err", uerr)
+				st.Plugin = unavailable{err: uerr}
+				stages = append(stages, st)
+				continue
+			}
+		}
+		pl, err := o.Runtime.Load(ctx, plugin.Spec{
+			Name:          s.Name,
+			Wasm:          wasm,
+			Config:        cfg,
+			Timeout:       time.Duration(s.Timeout),
+			MaxPages:      s.MemoryPages,
+			PoolSize:      s.Pool,
+			HostFunctions: hostfn.Build(s.Name, s.Capabilities, o.Deps),
+			Logger:        o.Logger,
+		})
+		if err != nil {
+			return nil, &FieldError{Path: p, Err: err}
+		}
+		st.Plugin = pl
+		stages = append(stages, st)
+		if err := checkDescribe(ctx, pl); err != nil {
+			return nil, &FieldError{Path: p, Err: err}
+		}
+	}
+	ch, err := chain.New(chain.Options{
+		Info:          chain.Info{Name: m.Name, Version: m.Version, Digest: digest},
+		Stages:        stages,
+		DefaultAction: m.DefaultAction,
+		Logger:        o.Logger,
+		OnStage:       o.OnStage,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := &Bundle{Dir: dir, Manifest: m, Digest: digest, Chain: ch}
+	if !o.SkipFixtures && m.Fixtures != "" {
+		if err := b.RunFixtures(ctx, filepath.Join(dir, m.Fixtures)); err != nil {
+			ch.CloseWhenDrained(context.Background())
+			stages = nil
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// checkDescribe calls describe when the plugin exports it and rejects an incompatible ABI.
+func checkDescribe(ctx context.Context, pl *plugin.Plugin) error {
+	ok, err := pl.Exports(ctx, "describe")
+	if err != nil || !ok {
+		return err
+	}
+	out, err := pl.Call(ctx, "describe", nil)
+	if err != nil {
+		return fmt.Errorf("describe: %w", err)
+	}
+	var d abi.Describe
+	if err := json.Unmarshal(out, &d); err != nil {
+		return fmt.Errorf("describe: not JSON: %w", err)
+	}
+	return CheckABI(d.ABI)
+}
+
+// CheckABI rejects a plugin ABI with another major or a newer minor than the host's.
+func CheckABI(v string) error {
+	if v == "" {
+		return nil
+	}
+	pm, pn, _ := strings.Cut(v, ".")
+	hm, hn, _ := strings.Cut(abi.Version, ".")
+	if pm != hm {
+		return fmt.Errorf("plugin ABI %s: host implements %s (different major)", v, abi.Version)
+	}
+	if pn > hn && len(pn) >= len(hn) {
+		return fmt.Errorf("plugin ABI %s is newer than the host's %s", v, abi.Version)
+	}
+	return nil
+}
+
+type unavailable struct{ err error }
+
+func (u unavailable) Evaluate(context.Context, []byte) ([]byte, error) {
+	return nil, fmt.Errorf("%w: %w", chain.ErrUnavailable, u.err)
+}
+
+// stageConfig builds the Extism config: "config" = the stage config as JSON, and one key per
+// data file (YAML converted to JSON).
+func stageConfig(dir string, s StageSpec) (map[string]string, error) {
+	cfg := map[string]string{}
+	c := s.Config
+	if c == nil {
+		c = map[string]any{}
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg["config"] = string(b)
+	for k, f := range s.Data {
+		raw, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return nil, fmt.Errorf("data.%s: %w", k, err)
+		}
+		if ext := strings.ToLower(filepath.Ext(f)); ext == ".yaml" || ext == ".yml" {
+			var v any
+			if err := yaml.Unmarshal(raw, &v); err != nil {
+				return nil, fmt.Errorf("data.%s: %s: %w", k, f, err)
+			}
+			raw, err = json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("data.%s: %s: %w", k, f, err)
+			}
+		}
+		cfg[k] = string(raw)
+	}
+	return cfg, nil
+}
+
+// Digest returns the sha256 over the sorted listing "path\x00sha256(file)\n" of every regular file
+// in dir except signature files (*.sig, signature.json).
+func Digest(dir string) (string, error) {
+	var lines []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, path)
+		rel = filepath.ToSlash(rel)
+		if IsSignatureFile(rel) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		lines = append(lines, rel+"\x00"+hex.EncodeToString(sum[:])+"\n")
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("bundle digest: %w", err)
+	}
+	sort.Strings(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// IsSignatureFile reports whether a bundle-relative path holds a signature (excluded from the digest).
+func IsSignatureFile(rel string) bool {
+	return rel == "signature.json" || strings.HasSuffix(rel, ".sig")
+}

@@ -1,0 +1,101 @@
+package bundle
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/added060/palisade/host/mcp"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// Fixture is an MCP request with the decision the bundle must reach.
+type Fixture struct {
+	Name     string          `json:"name,omitempty"`
+	Method   string          `json:"method"`
+	Params   json.RawMessage `json:"params"`
+	Server   string          `json:"server,omitempty"`
+	Agent    string          `json:"agent,omitempty"`
+	Cwd      string          `json:"cwd,omitempty"`
+	Expected string          `json:"expected,omitempty"`
+	File     string          `json:"-"`
+}
+
+// ReadFixtures reads every *.json file in dir (sorted). A file may hold one fixture or an array.
+func ReadFixtures(dir string) ([]Fixture, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []Fixture
+	for _, p := range paths {
+		fs, err := ReadFixtureFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
+// ReadFixtureFile reads one fixture file (an object or an array of objects).
+func ReadFixtureFile(p string) ([]Fixture, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("fixture: %w", err)
+	}
+	var fs []Fixture
+	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
+		err = json.Unmarshal(b, &fs)
+	} else {
+		var f Fixture
+		err = json.Unmarshal(b, &f)
+		fs = []Fixture{f}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", p, err)
+	}
+	for i := range fs {
+		fs[i].File = filepath.Base(p)
+		if fs[i].Method == "" {
+			return nil, fmt.Errorf("fixture %s[%d]: method is required", p, i)
+		}
+		if fs[i].Expected != "" && !abi.ValidAction(fs[i].Expected) {
+			return nil, fmt.Errorf("fixture %s[%d]: expected %q is not an action", p, i, fs[i].Expected)
+		}
+		if fs[i].Name == "" {
+			fs[i].Name = fmt.Sprintf("%s#%d", fs[i].File, i)
+		}
+	}
+	return fs, nil
+}
+
+// Envelope turns the fixture into a request-phase envelope.
+func (f Fixture) Envelope(id string) *abi.Envelope {
+	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: f.Method, Params: f.Params}
+	return mcp.Envelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd}, id)
+}
+
+// RunFixtures evaluates every fixture in dir and fails on the first mismatch.
+func (b *Bundle) RunFixtures(ctx context.Context, dir string) error {
+	fs, err := ReadFixtures(dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		d, err := b.Chain.Evaluate(ctx, f.Envelope("fixture"))
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrFixture, f.Name, err)
+		}
+		if f.Expected != "" && d.Action != f.Expected {
+			return fmt.Errorf("%w: %s: expected %s, got %s (%s)", ErrFixture, f.Name, f.Expected, d.Action, d.Reason)
+		}
+	}
+	return nil
+}
+

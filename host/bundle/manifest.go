@@ -1,0 +1,217 @@
+package bundle
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/sdk/go/abi"
+	"gopkg.in/yaml.v3"
+)
+
+// ManifestFile is the name of the bundle's manifest inside its folder.
+const ManifestFile = "bundle.yaml"
+
+// Manifest is bundle.yaml.
+type Manifest struct {
+	Name          string         `yaml:"name"`
+	Version       string         `yaml:"version"`
+	ABI           string         `yaml:"abi"`
+	Description   string         `yaml:"description,omitempty"`
+	DefaultAction string         `yaml:"default_action"` // "" = deny
+	Fallback      Fallback       `yaml:"fallback"`
+	Stages        []StageSpec    `yaml:"stages"`
+	Models        []yaml.Node    `yaml:"models,omitempty"`   // read by host/infer
+	Profiles      map[string]any `yaml:"profiles,omitempty"` // tool profiles, read by risk via data/config
+	Fixtures      string         `yaml:"fixtures,omitempty"` // folder of fixtures that must pass before activation
+	Audit         AuditSpec      `yaml:"audit,omitempty"`
+}
+
+// Fallback says how ask and sample resolve when no human or judge decides them.
+type Fallback struct {
+	Ask    string `yaml:"ask"`    // "" = deny
+	Sample string `yaml:"sample"` // "" = deny
+}
+
+// AuditSpec says what audit events may contain.
+type AuditSpec struct {
+	Arguments string `yaml:"arguments"` // hash (default) | full | none
+}
+
+// StageSpec is one stage in bundle.yaml.
+type StageSpec struct {
+	Name         string            `yaml:"name"`
+	Plugin       string            `yaml:"plugin"`
+	SHA256       string            `yaml:"sha256"`
+	Phase        string            `yaml:"phase"` // request (default) | response | both
+	Match        MatchSpec         `yaml:"match"`
+	Timeout      Duration          `yaml:"timeout"`
+	MemoryPages  uint32            `yaml:"memory_pages"`
+	Failure      string            `yaml:"failure"` // closed (default) | open
+	Pool         int               `yaml:"pool"`
+	Capabilities []string          `yaml:"capabilities"`
+	NeedsPrior   bool              `yaml:"needs_prior"`
+	Config       map[string]any    `yaml:"config"`
+	Data         map[string]string `yaml:"data"`
+}
+
+// MatchSpec is a stage's match block.
+type MatchSpec struct {
+	Methods []string `yaml:"methods"`
+	Tools   []string `yaml:"tools"`
+	Servers []string `yaml:"servers"`
+}
+
+// Duration is a time.Duration written as "250ms" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration %q: %w", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// FieldError names the manifest field that is wrong.
+type FieldError struct {
+	Path string // e.g. stages[1].timeout
+	Err  error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("bundle.yaml: %s: %v", e.Path, e.Err) }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Sentinel errors.
+var (
+	ErrHashMismatch = errors.New("bundle: sha256 mismatch")
+	ErrFixture      = errors.New("bundle: fixture failed")
+)
+
+// ParseManifest decodes bundle.yaml strictly (unknown fields are errors) and validates it.
+func ParseManifest(b []byte) (*Manifest, error) {
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("bundle.yaml: %w", err)
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// LoadManifest reads dir/bundle.yaml.
+func LoadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	return ParseManifest(b)
+}
+
+func validAction(a string) bool { return a == "" || abi.ValidAction(a) && a != abi.ActionNone }
+
+// Validate checks the manifest and names the first bad field.
+func (m *Manifest) Validate() error {
+	fe := func(path, format string, a ...any) error {
+		return &FieldError{Path: path, Err: fmt.Errorf(format, a...)}
+	}
+	if m.Name == "" {
+		return fe("name", "required")
+	}
+	if m.Version == "" {
+		return fe("version", "required")
+	}
+	if m.ABI != "" {
+		maj, _, _ := strings.Cut(m.ABI, ".")
+		hmaj, _, _ := strings.Cut(abi.Version, ".")
+		if maj != hmaj {
+			return fe("abi", "bundle wants ABI %s, host implements %s", m.ABI, abi.Version)
+		}
+	}
+	if !validAction(m.DefaultAction) {
+		return fe("default_action", "%q is not allow, deny, ask or sample", m.DefaultAction)
+	}
+	for _, f := range []struct{ path, v string }{{"fallback.ask", m.Fallback.Ask}, {"fallback.sample", m.Fallback.Sample}} {
+		if f.v != "" && f.v != abi.ActionAllow && f.v != abi.ActionDeny {
+			return fe(f.path, "%q must be allow or deny", f.v)
+		}
+	}
+	switch m.Audit.Arguments {
+	case "", "hash", "full", "none":
+	default:
+		return fe("audit.arguments", "%q must be hash, full or none", m.Audit.Arguments)
+	}
+	if len(m.Stages) == 0 {
+		return fe("stages", "at least one stage is required")
+	}
+	seen := map[string]bool{}
+	for i, s := range m.Stages {
+		p := fmt.Sprintf("stages[%d]", i)
+		if s.Name == "" {
+			return fe(p+".name", "required")
+		}
+		if seen[s.Name] {
+			return fe(p+".name", "%q repeats an earlier stage", s.Name)
+		}
+		seen[s.Name] = true
+		if s.Plugin == "" {
+			return fe(p+".plugin", "required")
+		}
+		if filepath.IsAbs(s.Plugin) || strings.Contains(filepath.ToSlash(s.Plugin), "..") {
+			return fe(p+".plugin", "%q must be a path inside the bundle", s.Plugin)
+		}
+		if len(s.SHA256) != 64 {
+			return fe(p+".sha256", "must be the plugin's 64-hex-digit sha256 (run `palisade bundle pin`)")
+		}
+		switch s.Phase {
+		case "", "request", "response", "both":
+		default:
+			return fe(p+".phase", "%q must be request, response or both", s.Phase)
+		}
+		switch s.Failure {
+		case "", "closed", "open":
+		default:
+			return fe(p+".failure", "%q must be closed or open", s.Failure)
+		}
+		if s.Timeout < 0 || time.Duration(s.Timeout) > time.Minute {
+			return fe(p+".timeout", "must be between 0 and 1m")
+		}
+		if s.MemoryPages > 65536 {
+			return fe(p+".memory_pages", "%d is over 65536 (4 GiB)", s.MemoryPages)
+		}
+		if s.Pool < 0 || s.Pool > 256 {
+			return fe(p+".pool", "must be between 0 and 256")
+		}
+		for j, c := range s.Capabilities {
+			if !hostfn.Known(c) {
+				return fe(fmt.Sprintf("%s.capabilities[%d]", p, j), "unknown capability %q (sample, infer, kv)", c)
+			}
+		}
+		for k, f := range s.Data {
+			if k == "config" {
+				return fe(p+".data.config", "the key config is reserved for the stage config")
+			}
+			if filepath.IsAbs(f) || strings.Contains(filepath.ToSlash(f), "..") {
+				return fe(p+".data."+k, "%q must be a path inside the bundle", f)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,422 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/glob"
+)
+
+// Evaluator is what a stage calls: a plugin pool (host/plugin) or a stand-in for a stage whose
+// plugin is unavailable.
+type Evaluator interface {
+	Evaluate(ctx context.Context, envelope []byte) ([]byte, error)
+}
+
+// Closer is implemented by evaluators that hold resources.
+type Closer interface {
+	Close(ctx context.Context) error
+}
+
+// ErrUnavailable marks a stage whose plugin could not be provided (e.g. inference without its
+// runtime library); the stage's failure mode applies on every call.
+var ErrUnavailable = errors.New("chain: stage unavailable")
+
+// Match selects the messages a stage sees. Empty lists match everything, except Methods, whose
+// zero value means tools/call only.
+type Match struct {
+	Methods []string // glob patterns over the JSON-RPC method
+	Tools   []string // glob patterns over tool (or prompt) name; resource URI for resources/read
+	Servers []string // glob patterns over the upstream name
+}
+
+// DefaultMethods is the Methods a stage matches when its Match names none.
+var DefaultMethods = []string{"tools/call"}
+
+// Matches reports whether env is for this stage.
+func (m Match) Matches(env *abi.Envelope) bool {
+	methods := m.Methods
+	if len(methods) == 0 {
+		methods = DefaultMethods
+	}
+	if !glob.Any(methods, env.Method) || !glob.Any(m.Servers, env.Server) {
+		return false
+	}
+	if len(m.Tools) == 0 {
+		return true
+	}
+	target := env.Tool
+	switch {
+	case env.Prompt != "":
+		target = env.Prompt
+	case env.URI != "":
+		target = env.URI
+	}
+	return glob.Any(m.Tools, target)
+}
+
+// Stage is one step of a chain.
+type Stage struct {
+	Name       string
+	Plugin     Evaluator
+	Match      Match
+	Request    bool // runs in the request phase
+	Response   bool // runs in the response phase
+	FailClosed bool // a failure counts as deny (true) or as no opinion (false)
+	NeedsPrior bool // reads earlier verdicts: starts a new group and waits for the ones before
+	Timeout    time.Duration
+}
+
+func (s *Stage) inPhase(phase string) bool {
+	if phase == abi.PhaseResponse {
+		return s.Response
+	}
+	return s.Request
+}
+
+// Info identifies the bundle a chain was built from.
+type Info struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Digest  string `json:"digest"`
+}
+
+// Options configure a chain.
+type Options struct {
+	Info          Info
+	Stages        []*Stage
+	DefaultAction string       // when no stage has an opinion; "" = deny
+	Logger        *slog.Logger // nil = discard
+	// OnStage, if set, is called after each stage call (for metrics).
+	OnStage func(stage, phase, action string, d time.Duration, err error)
+	// OnClose, if set, runs once after the chain has closed its stages.
+	OnClose func()
+}
+
+// Chain is an immutable, ordered list of stages built from one bundle.
+type Chain struct {
+	o      Options
+	groups [][]*Stage
+
+	mu      sync.Mutex
+	refs    int
+	closing bool
+	closed  chan struct{}
+	once    sync.Once
+}
+
+// New builds a chain. Stages are grouped: a group is a run of stages that read no earlier
+// verdicts, so they may run concurrently; a stage with NeedsPrior starts a new group.
+func New(o Options) (*Chain, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.DefaultAction == "" {
+		o.DefaultAction = abi.ActionDeny
+	}
+	if !abi.ValidAction(o.DefaultAction) {
+		return nil, fmt.Errorf("chain: default action %q is not an action", o.DefaultAction)
+	}
+	c := &Chain{o: o, closed: make(chan struct{})}
+	var g []*Stage
+	seen := map[string]bool{}
+	for _, s := range o.Stages {
+		if s.Name == "" || seen[s.Name] {
+			return nil, fmt.Errorf("chain: stage name %q is empty or repeated", s.Name)
+		}
+		seen[s.Name] = true
+		if s.NeedsPrior && len(g) > 0 {
+			c.groups = append(c.groups, g)
+			g = nil
+		}
+		g = append(g, s)
+	}
+	if len(g) > 0 {
+		c.groups = append(c.groups, g)
+	}
+	return c, nil
+}
+
+// Info returns the bundle identity.
+func (c *Chain) Info() Info { return c.o.Info }
+
+// Stages returns the stages in order.
+func (c *Chain) Stages() []*Stage { return slices.Clone(c.o.Stages) }
+
+// DefaultAction is the action when no stage has an opinion.
+func (c *Chain) DefaultAction() string { return c.o.DefaultAction }
+
+// StageResult is one stage's part in a decision.
+type StageResult struct {
+	Stage     string         `json:"stage"`
+	Phase     string         `json:"phase"`
+	Action    string         `json:"action"`
+	Score     float64        `json:"score,omitempty"`
+	Labels    []string       `json:"labels,omitempty"`
+	Reason    string         `json:"reason,omitempty"`
+	Rule      string         `json:"rule,omitempty"`
+	LatencyUS int64          `json:"latency_us"`
+	Error     string         `json:"error,omitempty"`
+	Evidence  []abi.Evidence `json:"evidence,omitempty"`
+	Verdict   *abi.Verdict   `json:"-"`
+}
+
+// Decision is the merged outcome of one phase.
+type Decision struct {
+	Action       string          // merged action (ask and sample are not resolved here)
+	Reason       string          // from the deciding stage
+	Rule         string          // from the deciding stage
+	Stage        string          // the deciding stage; "" when the default applied
+	Default      bool            // no stage had an opinion
+	Guidance     string          // from a sample verdict
+	Score        float64         // highest stage score
+	Labels       []string        // union of labels
+	Arguments    json.RawMessage // replacement arguments (request phase), last writer wins
+	Result       json.RawMessage // replacement result (response phase), last writer wins
+	RequireToken bool
+	Fallback     string
+	Stages       []StageResult
+}
+
+// Evaluate runs the stages for env.Phase. It never returns an error for a stage failure (that is
+// the stage's failure mode); it returns an error only when env cannot be encoded or ctx ends.
+func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, error) {
+	d := &Decision{Action: abi.ActionNone}
+	phase := env.Phase
+	if phase == "" {
+		phase = abi.PhaseRequest
+	}
+	decidingSev := -1
+	prior := env.Prior
+	defer func() { env.Prior = prior }()
+	for _, g := range c.groups {
+		var run []*Stage
+		for _, s := range g {
+			if s.inPhase(phase) && s.Match.Matches(env) {
+				run = append(run, s)
+			}
+		}
+		if len(run) == 0 {
+			continue
+		}
+		env.Prior = priorOf(prior, d.Stages)
+		in, err := json.Marshal(env)
+		if err != nil {
+			return nil, fmt.Errorf("chain: encode envelope: %w", err)
+		}
+		results := make([]StageResult, len(run))
+		if len(run) == 1 {
+			results[0] = c.call(ctx, run[0], phase, in)
+		} else {
+			var wg sync.WaitGroup
+			for i, s := range run {
+				wg.Go(func() { results[i] = c.call(ctx, s, phase, in) })
+			}
+			wg.Wait()
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		final := false
+		for _, r := range results {
+			d.Stages = append(d.Stages, r)
+			sev := abi.Severity(r.Action)
+			if sev > decidingSev && r.Action != abi.ActionNone {
+				decidingSev = sev
+				d.Action, d.Reason, d.Rule, d.Stage = r.Action, r.Reason, r.Rule, r.Stage
+			}
+			if r.Score > d.Score {
+				d.Score = r.Score
+			}
+			for _, l := range r.Labels {
+				if !slices.Contains(d.Labels, l) {
+					d.Labels = append(d.Labels, l)
+				}
+			}
+			if v := r.Verdict; v != nil {
+				if v.Guidance != "" {
+					d.Guidance = v.Guidance
+				}
+				if len(v.Arguments) > 0 {
+					d.Arguments = v.Arguments
+				}
+				if len(v.Result) > 0 {
+					d.Result = v.Result
+				}
+				if v.RequireToken {
+					d.RequireToken = true
+				}
+				if v.Fallback != "" {
+					d.Fallback = v.Fallback
+				}
+				if v.Final && v.Action == abi.ActionAllow {
+					final = true
+				}
+			}
+		}
+		if d.Action == abi.ActionDeny {
+			return d, nil // a decisive deny short-circuits
+		}
+		if final && d.Action == abi.ActionAllow {
+			return d, nil
+		}
+		// Arguments replaced by a stage are what later stages judge.
+		if len(d.Arguments) > 0 && phase == abi.PhaseRequest {
+			env.Arguments = d.Arguments
+		}
+		if len(d.Result) > 0 && phase == abi.PhaseResponse {
+			env.Result = d.Result
+		}
+	}
+	if d.Action == abi.ActionNone {
+		d.Action = c.o.DefaultAction
+		d.Default = true
+		if d.Reason == "" {
+			d.Reason = "no stage had an opinion; bundle default " + c.o.DefaultAction
+		}
+	}
+	return d, nil
+}
+
+func priorOf(base []abi.Prior, rs []StageResult) []abi.Prior {
+	if len(rs) == 0 {
+		return base
+	}
+	out := slices.Clone(base)
+	for _, r := range rs {
+		out = append(out, abi.Prior{Stage: r.Stage, Action: r.Action, Score: r.Score, Labels: r.Labels, Rule: r.Rule, Reason: r.Reason})
+	}
+	return out
+}
+
+func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) StageResult {
+	r := StageResult{Stage: s.Name, Phase: phase}
+	start := time.Now()
+	var out []byte
+	var err error
+	if s.Plugin == nil {
+		err = ErrUnavailable
+	} else {
+		cctx := ctx
+		if s.Timeout > 0 {
+			// The plugin runtime enforces the timeout; this bounds waiting for a pooled instance.
+			var cancel context.CancelFunc
+			cctx, cancel = context.WithTimeout(ctx, s.Timeout*4)
+			defer cancel()
+		}
+		out, err = s.Plugin.Evaluate(cctx, in)
+	}
+	var v abi.Verdict
+	if err == nil {
+		v, err = DecodeVerdict(out)
+	}
+	el := time.Since(start)
+	r.LatencyUS = el.Microseconds()
+	if err != nil {
+		r.Error = err.Error()
+		if s.FailClosed {
+			r.Action = abi.ActionDeny
+			r.Reason = fmt.Sprintf("stage %s failed (fail closed): %v", s.Name, err)
+		} else {
+			r.Action = abi.ActionNone
+			r.Reason = fmt.Sprintf("stage %s failed (fail open): %v", s.Name, err)
+		}
+		c.o.Logger.Warn("stage failed", "stage", s.Name, "phase", phase, "fail_closed", s.FailClosed, "err", err)
+	} else {
+		r.Action, r.Score, r.Labels, r.Reason, r.Rule, r.Evidence = v.Action, v.Score, v.Labels, v.Reason, v.Rule, v.Evidence
+		r.Verdict = &v
+	}
+	if c.o.OnStage != nil {
+		c.o.OnStage(s.Name, phase, r.Action, el, err)
+	}
+	return r
+}
+
+// ErrBadVerdict is returned by DecodeVerdict for output that is not a valid verdict.
+var ErrBadVerdict = errors.New("chain: invalid verdict")
+
+// DecodeVerdict parses and validates a plugin's output.
+func DecodeVerdict(b []byte) (abi.Verdict, error) {
+	var v abi.Verdict
+	if err := json.Unmarshal(b, &v); err != nil {
+		return v, fmt.Errorf("%w: %v", ErrBadVerdict, err)
+	}
+	if v.Action == "" {
+		v.Action = abi.ActionNone
+	}
+	if !abi.ValidAction(v.Action) {
+		return v, fmt.Errorf("%w: action %q", ErrBadVerdict, v.Action)
+	}
+	if v.Score < 0 || v.Score > 1 {
+		return v, fmt.Errorf("%w: score %v outside [0,1]", ErrBadVerdict, v.Score)
+	}
+	return v, nil
+}
+
+// Acquire takes a reference; the chain does not close until every reference is released.
+// It returns false if the chain is already closing.
+func (c *Chain) acquire() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closing {
+		return false
+	}
+	c.refs++
+	return true
+}
+
+func (c *Chain) release() {
+	c.mu.Lock()
+	c.refs--
+	done := c.closing && c.refs == 0
+	c.mu.Unlock()
+	if done {
+		c.shutdown()
+	}
+}
+
+// CloseWhenDrained marks the chain closing and closes its stages once the last reference is
+// released (at once if there is none). It returns when the stages are closed or ctx ends.
+func (c *Chain) CloseWhenDrained(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+	} else {
+		c.closing = true
+		idle := c.refs == 0
+		c.mu.Unlock()
+		if idle {
+			c.shutdown()
+		}
+	}
+	select {
+	case <-c.closed:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (c *Chain) shutdown() { c.once.Do(c.closeStages) }
+
+func (c *Chain) closeStages() {
+	for _, s := range c.o.Stages {
+		if cl, ok := s.Plugin.(Closer); ok {
+			cl.Close(context.Background())
+		}
+	}
+	close(c.closed)
+	if c.o.OnClose != nil {
+		c.o.OnClose()
+	}
+}
+
+// Closed is closed once the chain's stages are closed.
+func (c *Chain) Closed() <-chan struct{} { return c.closed }

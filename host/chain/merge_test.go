@@ -1,0 +1,191 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// fixed is an Evaluator that answers one verdict or fails: enough to table-test the merge
+// semantics; real plugins are exercised in plugin_test.go.
+type fixed struct {
+	v     abi.Verdict
+	err   error
+	calls int
+}
+
+func (f *fixed) Evaluate(context.Context, []byte) ([]byte, error) {
+	f.calls++
+	if f.err != nil {
+		return nil, f.err
+	}
+	return json.Marshal(f.v)
+}
+
+func TestMerge(t *testing.T) {
+	v := func(a string) *fixed { return &fixed{v: abi.Verdict{Action: a, Reason: a + " reason", Rule: a + "-rule"}} }
+	fail := &fixed{err: errors.New("boom")}
+	for _, tc := range []struct {
+		name       string
+		stages     []*fixed
+		closed     []bool
+		def        string
+		want       string
+		wantStage  string
+		wantCalled []int
+	}{
+		{name: "all none uses default deny", stages: []*fixed{v("none"), v("none")}, want: "deny", wantStage: ""},
+		{name: "all none uses default allow", stages: []*fixed{v("none")}, def: "allow", want: "allow"},
+		{name: "deny beats allow", stages: []*fixed{v("allow"), v("deny")}, want: "deny", wantStage: "s1"},
+		{name: "ask beats allow", stages: []*fixed{v("allow"), v("ask")}, want: "ask", wantStage: "s1"},
+		{name: "sample beats allow", stages: []*fixed{v("sample"), v("allow")}, want: "sample", wantStage: "s0"},
+		{name: "ask beats sample", stages: []*fixed{v("sample"), v("ask")}, want: "ask", wantStage: "s1"},
+		{name: "deny beats ask", stages: []*fixed{v("ask"), v("deny")}, want: "deny", wantStage: "s1"},
+		{name: "allow beats none", stages: []*fixed{v("none"), v("allow")}, want: "allow", wantStage: "s1"},
+		{name: "first of equal severity decides", stages: []*fixed{v("deny"), v("deny")}, want: "deny", wantStage: "s0"},
+		{name: "failure closed denies", stages: []*fixed{v("allow"), fail}, closed: []bool{true, true}, want: "deny", wantStage: "s1"},
+		{name: "failure open has no opinion", stages: []*fixed{v("allow"), fail}, closed: []bool{true, false}, want: "allow", wantStage: "s0"},
+		{name: "bad action counts as failure", stages: []*fixed{{v: abi.Verdict{Action: "maybe"}}}, closed: []bool{false}, def: "allow", want: "allow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stages []*Stage
+			for i, f := range tc.stages {
+				fc := true
+				if tc.closed != nil {
+					fc = tc.closed[i]
+				}
+				stages = append(stages, &Stage{Name: "s" + string(rune('0'+i)), Plugin: f, Request: true, FailClosed: fc})
+			}
+			c, err := New(Options{Stages: stages, DefaultAction: tc.def})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != tc.want || d.Stage != tc.wantStage {
+				t.Errorf("got %s by %q, want %s by %q (%s)", d.Action, d.Stage, tc.want, tc.wantStage, d.Reason)
+			}
+			if len(d.Stages) != len(tc.stages) {
+				t.Errorf("recorded %d stage results, want %d", len(d.Stages), len(tc.stages))
+			}
+		})
+	}
+}
+
+func TestDenyShortCircuitsAndFinalAllow(t *testing.T) {
+	deny := &fixed{v: abi.Verdict{Action: "deny"}}
+	later := &fixed{v: abi.Verdict{Action: "allow"}}
+	c, _ := New(Options{Stages: []*Stage{
+		{Name: "a", Plugin: deny, Request: true},
+		{Name: "b", Plugin: later, Request: true, NeedsPrior: true},
+	}})
+	d, _ := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"})
+	if d.Action != "deny" || later.calls != 0 {
+		t.Fatalf("deny did not short-circuit: %s, later called %d times", d.Action, later.calls)
+	}
+
+	final := &fixed{v: abi.Verdict{Action: "allow", Final: true}}
+	detector := &fixed{v: abi.Verdict{Action: "deny"}}
+	c, _ = New(Options{Stages: []*Stage{
+		{Name: "rules", Plugin: final, Request: true},
+		{Name: "det", Plugin: detector, Request: true, NeedsPrior: true},
+	}})
+	d, _ = c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"})
+	if d.Action != "allow" || detector.calls != 0 {
+		t.Fatalf("final allow did not end the chain: %s, detector called %d", d.Action, detector.calls)
+	}
+
+	notFinal := &fixed{v: abi.Verdict{Action: "allow"}}
+	detector.calls = 0
+	c, _ = New(Options{Stages: []*Stage{
+		{Name: "rules", Plugin: notFinal, Request: true},
+		{Name: "det", Plugin: detector, Request: true, NeedsPrior: true},
+	}})
+	d, _ = c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"})
+	if d.Action != "deny" || detector.calls != 1 {
+		t.Fatalf("a plain allow silenced a later detector: %s", d.Action)
+	}
+}
+
+func TestPriorReachesLaterGroups(t *testing.T) {
+	var seen abi.Envelope
+	rec := evalFunc(func(b []byte) ([]byte, error) {
+		json.Unmarshal(b, &seen)
+		return []byte(`{"action":"none"}`), nil
+	})
+	c, _ := New(Options{Stages: []*Stage{
+		{Name: "inj", Plugin: &fixed{v: abi.Verdict{Action: "none", Score: 0.4, Labels: []string{"sql"}}}, Request: true},
+		{Name: "risk", Plugin: rec, Request: true, NeedsPrior: true},
+	}, DefaultAction: "allow"})
+	if _, err := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(seen.Prior) != 1 || seen.Prior[0].Stage != "inj" || seen.Prior[0].Score != 0.4 {
+		t.Fatalf("risk saw prior %+v", seen.Prior)
+	}
+}
+
+type evalFunc func([]byte) ([]byte, error)
+
+func (f evalFunc) Evaluate(_ context.Context, b []byte) ([]byte, error) { return f(b) }
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    Match
+		env  abi.Envelope
+		want bool
+	}{
+		{"default methods is tools/call", Match{}, abi.Envelope{Method: "tools/call"}, true},
+		{"default skips tools/list", Match{}, abi.Envelope{Method: "tools/list"}, false},
+		{"tool glob", Match{Tools: []string{"get-*"}}, abi.Envelope{Method: "tools/call", Tool: "get-env"}, true},
+		{"tool glob miss", Match{Tools: []string{"get-*"}}, abi.Envelope{Method: "tools/call", Tool: "echo"}, false},
+		{"server", Match{Servers: []string{"prod-*"}}, abi.Envelope{Method: "tools/call", Server: "dev-db"}, false},
+		{"resources by uri", Match{Methods: []string{"resources/*"}, Tools: []string{"file:///etc/**"}}, abi.Envelope{Method: "resources/read", URI: "file:///etc/passwd"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.m.Matches(&tc.env); got != tc.want {
+				t.Errorf("Matches = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestActiveSwapDrains(t *testing.T) {
+	var a Active
+	closed := make(chan struct{})
+	c1, _ := New(Options{Stages: []*Stage{{Name: "a", Plugin: &fixed{v: abi.Verdict{Action: "allow"}}, Request: true}}, OnClose: func() { close(closed) }})
+	a.Swap(c1)
+	got, release := a.Acquire()
+	if got != c1 {
+		t.Fatal("acquire returned the wrong chain")
+	}
+	c2, _ := New(Options{Stages: []*Stage{{Name: "a", Plugin: &fixed{v: abi.Verdict{Action: "deny"}}, Request: true}}})
+	old := a.Swap(c2)
+	done := make(chan error, 1)
+	go func() { done <- old.CloseWhenDrained(context.Background()) }()
+	select {
+	case <-closed:
+		t.Fatal("old chain closed while a request held it")
+	default:
+	}
+	// The held chain still works.
+	if d, _ := got.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); d.Action != "allow" {
+		t.Fatalf("in-flight request got %s", d.Action)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-closed
+	if n, r := a.Acquire(); n != c2 {
+		t.Fatal("new chain not active")
+	} else {
+		r()
+	}
+}

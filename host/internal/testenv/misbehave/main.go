@@ -1,0 +1,61 @@
+//go:build wasip1
+
+// Command misbehave is a test plugin that fails on purpose, chosen by its stage config
+// {"mode": ...}: "trap" panics, "loop" never returns, "grow" allocates until the memory cap,
+// "garbage" writes output that is not a verdict, "error" returns a plugin error, "deny" and
+// "allow" answer normally. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
+// has no opinion, so a test can prove the next call still works.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+
+	palisade "github.com/added060/palisade/sdk/go"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+type config struct {
+	Mode     string `json:"mode"`
+	WhenTool string `json:"when_tool"`
+}
+
+var sink [][]byte
+
+//go:wasmexport evaluate
+func evaluate() int32 {
+	var c config
+	if s, ok := palisade.Config("config"); ok {
+		_ = json.Unmarshal([]byte(s), &c)
+	}
+	env, err := palisade.Envelope()
+	if err != nil {
+		return palisade.Fail(err)
+	}
+	if c.WhenTool != "" && env.Tool != c.WhenTool {
+		return palisade.Output(abi.Verdict{Action: abi.ActionNone})
+	}
+	switch c.Mode {
+	case "trap":
+		var m map[string]int
+		m["boom"] = 1 // nil map write: panic, so the module traps
+	case "loop":
+		for {
+		}
+	case "grow":
+		for {
+			sink = append(sink, make([]byte, 1<<20))
+		}
+	case "garbage":
+		return palisade.OutputRaw([]byte("this is not json"))
+	case "error":
+		return palisade.Fail(errors.New("misbehave: asked to fail"))
+	case "deny":
+		return palisade.Output(abi.Verdict{Action: abi.ActionDeny, Reason: "misbehave says deny", Rule: "misbehave"})
+	case "allow":
+		return palisade.Output(abi.Verdict{Action: abi.ActionAllow, Reason: "misbehave says allow"})
+	}
+	return palisade.Output(abi.Verdict{Action: abi.ActionNone})
+}
+
+func main() {}

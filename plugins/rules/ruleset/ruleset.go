@@ -1,0 +1,257 @@
+// Package ruleset is the logic of Palisade's first-party rules plugin: priority-ordered rules with
+// conditions on tool name, arguments (by key path), server, method, cwd, agent and a time window;
+// the lowest priority number among matching rules decides. It is plain Go so `go test` and fuzzing
+// run it natively; main.go is the wasip1 shim.
+package ruleset
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/glob"
+	"github.com/tidwall/gjson"
+)
+
+// Rule is one policy rule.
+type Rule struct {
+	ID       string `json:"id"`
+	Priority int    `json:"priority"`
+	Action   string `json:"action"`
+	Reason   string `json:"reason"`
+	Final    bool   `json:"final"`
+	Guidance string `json:"guidance"`
+	When     When   `json:"when"`
+}
+
+// When holds a rule's conditions; all given conditions must hold, and a list holds when any of its
+// globs matches.
+type When struct {
+	Tool      []string            `json:"tool"`
+	Server    []string            `json:"server"`
+	Method    []string            `json:"method"`
+	Agent     []string            `json:"agent"`
+	Cwd       []string            `json:"cwd"`
+	URI       []string            `json:"uri"`
+	Arguments map[string][]string `json:"arguments"` // gjson key path → globs over the value
+	Time      *Window             `json:"time"`
+}
+
+// Window is a time-of-day and weekday window.
+type Window struct {
+	Days []string `json:"days"` // mon..sun; empty = every day
+	From string   `json:"from"` // HH:MM, inclusive
+	To   string   `json:"to"`   // HH:MM, exclusive; To < From wraps midnight
+	TZ   string   `json:"tz"`   // IANA name; "" = UTC
+
+	from, to int
+	days     uint8
+	loc      *time.Location
+}
+
+// Config is the rules plugin's configuration.
+type Config struct {
+	Rules []Rule `json:"rules"`
+}
+
+// Engine evaluates envelopes against compiled rules.
+type Engine struct {
+	rules []Rule
+}
+
+var dayIndex = map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
+
+// New validates and compiles rules. Rules are sorted by priority (stable on ties).
+func New(c Config) (*Engine, error) {
+	rs := append([]Rule(nil), c.Rules...)
+	for i := range rs {
+		r := &rs[i]
+		if r.ID == "" {
+			r.ID = fmt.Sprintf("rule-%d", i)
+		}
+		switch r.Action {
+		case abi.ActionAllow, abi.ActionDeny, abi.ActionAsk, abi.ActionSample:
+		default:
+			return nil, fmt.Errorf("rules[%d] (%s): action %q must be allow, deny, ask or sample", i, r.ID, r.Action)
+		}
+		if w := r.When.Time; w != nil {
+			if err := w.compile(); err != nil {
+				return nil, fmt.Errorf("rules[%d] (%s): time: %w", i, r.ID, err)
+			}
+		}
+	}
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Priority < rs[j].Priority })
+	return &Engine{rules: rs}, nil
+}
+
+// Parse decodes a JSON config (rules list or {"rules": [...]}).
+func Parse(b []byte) (Config, error) {
+	var c Config
+	t := strings.TrimSpace(string(b))
+	if strings.HasPrefix(t, "[") {
+		err := json.Unmarshal(b, &c.Rules)
+		return c, err
+	}
+	err := json.Unmarshal(b, &c)
+	return c, err
+}
+
+func hhmm(s string) (int, error) {
+	h, m, ok := strings.Cut(s, ":")
+	if !ok {
+		return 0, fmt.Errorf("%q is not HH:MM", s)
+	}
+	hi, err1 := strconv.Atoi(h)
+	mi, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hi < 0 || hi > 24 || mi < 0 || mi > 59 {
+		return 0, fmt.Errorf("%q is not HH:MM", s)
+	}
+	return hi*60 + mi, nil
+}
+
+func (w *Window) compile() error {
+	var err error
+	w.from, w.to = 0, 24*60
+	if w.From != "" {
+		if w.from, err = hhmm(w.From); err != nil {
+			return err
+		}
+	}
+	if w.To != "" {
+		if w.to, err = hhmm(w.To); err != nil {
+			return err
+		}
+	}
+	for _, d := range w.Days {
+		i, ok := dayIndex[strings.ToLower(d)[:min(3, len(d))]]
+		if !ok {
+			return fmt.Errorf("day %q", d)
+		}
+		w.days |= 1 << i
+	}
+	w.loc = time.UTC
+	if w.TZ != "" {
+		l, err := time.LoadLocation(w.TZ)
+		if err != nil {
+			return fmt.Errorf("tz %q: %w", w.TZ, err)
+		}
+		w.loc = l
+	}
+	return nil
+}
+
+func (w *Window) contains(t time.Time) bool {
+	t = t.In(w.loc)
+	if w.days != 0 && w.days&(1<<int(t.Weekday())) == 0 {
+		return false
+	}
+	m := t.Hour()*60 + t.Minute()
+	if w.from <= w.to {
+		return m >= w.from && m < w.to
+	}
+	return m >= w.from || m < w.to // wraps midnight
+}
+
+// Result is the rule that matched, if any.
+type Result struct {
+	Rule    *Rule
+	Matched bool
+}
+
+// Evaluate decides an envelope given as raw JSON. now is used when the envelope has no time.
+func (e *Engine) Evaluate(env []byte, now time.Time) Result {
+	fields := gjson.GetManyBytes(env, "tool", "server", "method", "agent", "cwd", "uri", "time", "prompt")
+	tool := fields[0].String()
+	if tool == "" {
+		tool = fields[7].String()
+	}
+	if ts := fields[6].String(); ts != "" {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			now = t
+		}
+	}
+	var args gjson.Result
+	argsLoaded := false
+	for i := range e.rules {
+		r := &e.rules[i]
+		w := &r.When
+		if !glob.Any(w.Tool, tool) || !glob.Any(w.Server, fields[1].String()) ||
+			!glob.Any(w.Method, fields[2].String()) || !glob.Any(w.Agent, fields[3].String()) ||
+			!glob.Any(w.Cwd, fields[4].String()) || !glob.Any(w.URI, fields[5].String()) {
+			continue
+		}
+		if w.Time != nil && !w.Time.contains(now) {
+			continue
+		}
+		if len(w.Arguments) > 0 {
+			if !argsLoaded {
+				args = gjson.GetBytes(env, "arguments")
+				argsLoaded = true
+			}
+			if !argsMatch(args, w.Arguments) {
+				continue
+			}
+		}
+		return Result{Rule: r, Matched: true}
+	}
+	return Result{}
+}
+
+func argsMatch(args gjson.Result, conds map[string][]string) bool {
+	for path, pats := range conds {
+		v := args.Get(path)
+		if !v.Exists() {
+			return false
+		}
+		if v.IsArray() {
+			ok := false
+			v.ForEach(func(_, el gjson.Result) bool {
+				if glob.Any(pats, el.String()) {
+					ok = true
+					return false
+				}
+				return true
+			})
+			if !ok {
+				return false
+			}
+			continue
+		}
+		if !glob.Any(pats, v.String()) {
+			return false
+		}
+	}
+	return true
+}
+
+// Verdict encodes the result as verdict JSON without reflection.
+func (r Result) Verdict() []byte {
+	if !r.Matched {
+		return []byte(`{"action":"none"}`)
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, `{"action":`...)
+	b = strconv.AppendQuote(b, r.Rule.Action)
+	b = append(b, `,"rule":`...)
+	b = strconv.AppendQuote(b, r.Rule.ID)
+	if r.Rule.Reason != "" {
+		b = append(b, `,"reason":`...)
+		b = strconv.AppendQuote(b, r.Rule.Reason)
+	}
+	if r.Rule.Guidance != "" {
+		b = append(b, `,"guidance":`...)
+		b = strconv.AppendQuote(b, r.Rule.Guidance)
+	}
+	if r.Rule.Final {
+		b = append(b, `,"final":true`...)
+	}
+	if r.Rule.Action == abi.ActionDeny {
+		b = append(b, `,"score":1`...)
+	}
+	b = append(b, '}')
+	return b
+}
