@@ -98,4 +98,3 @@ func (b *Bundle) RunFixtures(ctx context.Context, dir string) error {
 	}
 	return nil
 }
-

@@ -26,7 +26,9 @@ func (f *fixed) Evaluate(context.Context, []byte) ([]byte, error) {
 }
 
 func TestMerge(t *testing.T) {
-	v := func(a string) *fixed { return &fixed{v: abi.Verdict{Action: a, Reason: a + " reason", Rule: a + "-rule"}} }
+	v := func(a string) *fixed {
+		return &fixed{v: abi.Verdict{Action: a, Reason: a + " reason", Rule: a + "-rule"}}
+	}
 	fail := &fixed{err: errors.New("boom")}
 	for _, tc := range []struct {
 		name       string
