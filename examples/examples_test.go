@@ -25,6 +25,7 @@ type example struct {
 var all = []example{
 	{"go", []string{"go"}, "shellguard"},
 	{"wat", []string{"wat2wasm"}, "allowlist"},
+	{"c", []string{"clang-14"}, "pathguard"},
 }
 
 // requireToolchains is set by `make test-sdk` so a missing compiler fails instead of skipping.
@@ -126,4 +127,3 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
-
