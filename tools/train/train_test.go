@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAUROC(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		pos, neg []float64
+		want     float64
+	}{
+		{"perfect", []float64{0.9, 0.8}, []float64{0.1, 0.2}, 1},
+		{"inverted", []float64{0.1}, []float64{0.9}, 0},
+		{"ties count half", []float64{0.5}, []float64{0.5}, 0.5},
+		{"mixed", []float64{0.9, 0.3}, []float64{0.5, 0.1}, 0.75},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := auroc(tc.pos, tc.neg); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("auroc = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestThresholdForFPR(t *testing.T) {
+	benign := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
+	th := thresholdForFPR(benign, 0.1) // one of ten may be flagged
+	flagged := 0
+	for _, b := range benign {
+		if b >= th {
+			flagged++
+		}
+	}
+	if flagged != 1 {
+		t.Errorf("threshold %v flags %d benign, want 1", th, flagged)
+	}
+}
+
+// writeSet writes a small, separable data set: attacks share obvious tokens.
+func writeSet(t *testing.T, dir, name string, n int) string {
+	t.Helper()
+	var b bytes.Buffer
+	kinds := map[string]string{
+		"benign":        "please read the notes file number %d and summarise",
+		"sql_injection": "' OR 1=1 UNION SELECT password FROM users -- %d",
+		"xss":           "<script>alert(%d)</script><img src=x onerror=alert(1)>",
+	}
+	for i := range n {
+		for _, label := range []string{"benign", "sql_injection", "xss"} {
+			line, _ := json.Marshal(Example{Text: fmt.Sprintf(kinds[label], i), Label: label})
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestTrainDeterministicAndServable trains twice on the same data: the ONNX
+// bytes must be equal, the model must load in ONNX Runtime (run checks it),
+// agree with the Go math, and separate the classes.
+func TestTrainDeterministicAndServable(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeSet(t, dir, "train.jsonl", 40)
+	dev := writeSet(t, dir, "dev.jsonl", 10)
+	te := writeSet(t, dir, "test.jsonl", 10)
+	var outs [2][]byte
+	for i := range 2 {
+		out := filepath.Join(dir, fmt.Sprintf("m%d", i), "model.onnx")
+		var stdout, stderr bytes.Buffer
+		args := []string{"-train", tr, "-dev", dev, "-test", te, "-out", out, "-dim", "4096", "-epochs", "3",
+			"-card", filepath.Join(dir, "card.md"), "-spec", filepath.Join(dir, "spec.yaml"), "-lib", libPath(t)}
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("run = %d: %s", code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "max |onnx - go| = ") {
+			t.Fatalf("no onnx/go comparison in output:\n%s", stdout.String())
+		}
+		var err error
+		if outs[i], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(stdout.String(), "\n") {
+			if strings.HasPrefix(line, "all ") {
+				f := strings.Fields(line)
+				if f[5] != "1.0000" { // AUROC column
+					t.Errorf("separable data: overall AUROC %s, want 1.0000", f[5])
+				}
+			}
+		}
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("two runs on the same data wrote different models")
+	}
+	// -eval reads the spec and model back through ONNX Runtime.
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-eval", "-model", filepath.Join(dir, "m0", "model.onnx"), "-model-spec", filepath.Join(dir, "spec.yaml"), "-test", te, "-lib", libPath(t)}, &stdout, &stderr); code != 0 {
+		t.Fatalf("eval = %d: %s", code, stderr.String())
+	}
+	for _, cat := range []string{"sql_injection", "xss", "all"} {
+		if !strings.Contains(stdout.String(), cat) {
+			t.Errorf("eval output lacks %s:\n%s", cat, stdout.String())
+		}
+	}
+}
+
+func libPath(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("PALISADE_ONNXRUNTIME_LIB"); p != "" {
+		return p
+	}
+	p, err := filepath.Abs("../../build/ort/libonnxruntime.so.1.24.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("ONNX Runtime library missing: run `make setup-onnxruntime` (%v)", err)
+	}
+	return p
+}
