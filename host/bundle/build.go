@@ -124,16 +124,19 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		}
 	}
 	ch, err := chain.New(chain.Options{
-		Info:          chain.Info{Name: m.Name, Version: m.Version, Digest: digest},
-		Stages:        stages,
-		DefaultAction: m.DefaultAction,
-		Logger:        o.Logger,
-		OnStage:       o.OnStage,
+		Info:           chain.Info{Name: m.Name, Version: m.Version, Digest: digest},
+		Stages:         stages,
+		DefaultAction:  m.DefaultAction,
+		AskFallback:    m.Fallback.Ask,
+		SampleFallback: m.Fallback.Sample,
+		Logger:         o.Logger,
+		OnStage:        o.OnStage,
 	})
 	if err != nil {
 		return nil, err
 	}
 	b := &Bundle{Dir: dir, Manifest: m, Digest: digest, Chain: ch}
+	ch.SetExtra(b)
 	if !o.SkipFixtures && m.Fixtures != "" {
 		if err := b.RunFixtures(ctx, filepath.Join(dir, m.Fixtures)); err != nil {
 			ch.CloseWhenDrained(context.Background())

@@ -92,8 +92,14 @@ type Info struct {
 type Options struct {
 	Info          Info
 	Stages        []*Stage
-	DefaultAction string       // when no stage has an opinion; "" = deny
-	Logger        *slog.Logger // nil = discard
+	DefaultAction string // when no stage has an opinion; "" = deny
+	// AskFallback and SampleFallback resolve ask and sample when no human or judge decides
+	// them (allow or deny; "" = deny).
+	AskFallback    string
+	SampleFallback string
+	// Extra is free data carried with the chain (the bundle's manifest, for admin views).
+	Extra  any
+	Logger *slog.Logger // nil = discard
 	// OnStage, if set, is called after each stage call (for metrics).
 	OnStage func(stage, phase, action string, d time.Duration, err error)
 	// OnClose, if set, runs once after the chain has closed its stages.
@@ -149,6 +155,24 @@ func (c *Chain) Info() Info { return c.o.Info }
 
 // Stages returns the stages in order.
 func (c *Chain) Stages() []*Stage { return slices.Clone(c.o.Stages) }
+
+// Fallback returns how action (ask or sample) resolves without a human or judge: allow or deny.
+func (c *Chain) Fallback(action string) string {
+	f := c.o.AskFallback
+	if action == abi.ActionSample {
+		f = c.o.SampleFallback
+	}
+	if f != abi.ActionAllow {
+		return abi.ActionDeny
+	}
+	return f
+}
+
+// Extra returns the free data given in Options.Extra or SetExtra.
+func (c *Chain) Extra() any { return c.o.Extra }
+
+// SetExtra sets the free data; call it before the chain is shared.
+func (c *Chain) SetExtra(v any) { c.o.Extra = v }
 
 // DefaultAction is the action when no stage has an opinion.
 func (c *Chain) DefaultAction() string { return c.o.DefaultAction }

@@ -1,0 +1,282 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/mcp"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// Recorder receives audit events (host/audit.Publisher implements it).
+type Recorder interface {
+	Record(ctx context.Context, ev audit.Event)
+}
+
+// Approver holds a call whose verdict is ask until a person decides (host/approval implements
+// it). Hold blocks until a decision, the approval's timeout, or ctx's end.
+type Approver interface {
+	Hold(ctx context.Context, h Held) (Resolution, error)
+}
+
+// Held is a call waiting for a person.
+type Held struct {
+	AuditID  string
+	Envelope *abi.Envelope
+	Decision *chain.Decision
+	// Progress, when the client gave a progress token, sends a notifications/progress message
+	// so the client does not time out unnoticed; nil otherwise.
+	Progress func(message string)
+}
+
+// Resolution is how a held call was decided.
+type Resolution struct {
+	Action    string // allow or deny
+	DecidedBy string // who decided ("timeout" when nobody did)
+	Reason    string
+	Scope     string // once, session, minutes
+	ID        string // approval id
+}
+
+// ErrNoChain is returned when no bundle is active.
+var ErrNoChain = errors.New("proxy: no active bundle")
+
+// EngineOptions configure an Engine.
+type EngineOptions struct {
+	Active   *chain.Active // required
+	Recorder Recorder      // nil = events are dropped (tests only)
+	Approver Approver      // nil = ask resolves by the bundle's fallback
+	Gateway  string        // instance id recorded in audit events
+	// AuditArguments says what events carry of the arguments: "hash" (default), "full", "none".
+	AuditArguments string
+	Metrics        *Metrics     // nil = none
+	Logger         *slog.Logger // nil = discard
+	// Hooks let other features act on a decision (token issuance, tool pinning). Each may
+	// change the outcome; they run in order after the request phase.
+	Hooks []Hook
+}
+
+// Hook adjusts an outcome after the request phase (before forwarding).
+type Hook interface {
+	AfterRequest(ctx context.Context, o *Outcome) error
+}
+
+// Engine decides messages. It is safe for concurrent use.
+type Engine struct {
+	o EngineOptions
+}
+
+// NewEngine returns an engine.
+func NewEngine(o EngineOptions) *Engine {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Engine{o: o}
+}
+
+// Options returns the engine's options.
+func (e *Engine) Options() EngineOptions { return e.o }
+
+// Outcome is one message's decision, carried from the request phase to the audit event.
+type Outcome struct {
+	AuditID   string
+	Envelope  *abi.Envelope
+	Action    string // final: allow or deny
+	Requested string // what the chain asked (ask, sample, ...) before resolution
+	Decision  *chain.Decision
+	Response  *chain.Decision // response phase, if it ran
+	Approval  *Resolution
+	Chain     *chain.Chain
+	Upstream  *audit.Upstream
+	Detail    map[string]any // free data for the audit event (token hash, fallback, diff, ...)
+	Start     time.Time
+
+	release  func()
+	finished sync.Once
+	engine   *Engine
+}
+
+// Deny returns the JSON-RPC error for a denied outcome.
+func (o *Outcome) Deny() *mcp.Error {
+	reason := o.Decision.Reason
+	if o.Approval != nil && o.Approval.Reason != "" {
+		reason = o.Approval.Reason
+	}
+	return mcp.NewError(mcp.CodeDenied, "denied by policy: "+reason, mcp.DenyData{
+		Rule: o.Decision.Rule, Stage: o.Decision.Stage, Reason: reason, AuditID: o.AuditID, Action: o.Requested,
+	})
+}
+
+// Allowed reports whether the call may go upstream.
+func (o *Outcome) Allowed() bool { return o.Action == abi.ActionAllow }
+
+// Request runs the request phase for env and resolves ask and sample. The caller must call
+// Finish exactly once (it records the audit event and releases the chain).
+func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, error) {
+	start := time.Now()
+	ch, release := e.o.Active.Acquire()
+	if ch == nil {
+		return nil, ErrNoChain
+	}
+	if env.ID == "" {
+		env.ID = audit.NewID()
+	}
+	if env.Time == "" {
+		env.Time = start.UTC().Format(time.RFC3339Nano)
+	}
+	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
+	d, err := ch.Evaluate(ctx, env)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	o.Decision = d
+	o.Requested = d.Action
+	o.Action = d.Action
+	switch d.Action {
+	case abi.ActionAsk:
+		if e.o.Approver != nil {
+			res, err := e.o.Approver.Hold(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Progress: progressFrom(ctx)})
+			if err != nil {
+				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
+			}
+			o.Approval = &res
+			o.Action = res.Action
+		} else {
+			o.Action = ch.Fallback(abi.ActionAsk)
+		}
+	case abi.ActionSample:
+		o.Action = ch.Fallback(abi.ActionSample)
+	case abi.ActionNone:
+		o.Action = ch.DefaultAction()
+	}
+	if o.Action != abi.ActionAllow {
+		o.Action = abi.ActionDeny
+	}
+	for _, h := range e.o.Hooks {
+		if err := h.AfterRequest(ctx, o); err != nil {
+			e.o.Logger.Warn("decision hook failed", "audit_id", o.AuditID, "err", err)
+		}
+	}
+	return o, nil
+}
+
+// Response runs the response phase on the upstream's answer. It returns the decision; when a
+// stage replaced the result (redaction), Decision.Result holds the replacement.
+func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*chain.Decision, error) {
+	env := mcp.ResponseEnvelope(o.Envelope, resp)
+	d, err := o.Chain.Evaluate(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if d.Default {
+		// No response stage had an opinion: the request decision stands.
+		d.Action = abi.ActionAllow
+	}
+	o.Response = d
+	if d.Action == abi.ActionDeny {
+		o.Action = abi.ActionDeny
+		o.Decision = &chain.Decision{Action: abi.ActionDeny, Reason: d.Reason, Rule: d.Rule, Stage: d.Stage, Stages: append(o.Decision.Stages, d.Stages...)}
+	}
+	return d, nil
+}
+
+// Finish records the audit event for o and releases its chain. Safe to call more than once.
+func (o *Outcome) Finish(ctx context.Context) {
+	o.finished.Do(func() {
+		e := o.engine
+		ev := o.Event()
+		ev.Gateway = e.o.Gateway
+		if e.o.Metrics != nil {
+			e.o.Metrics.Decision(o.Action, o.Envelope.Server)
+		}
+		if e.o.Recorder != nil {
+			e.o.Recorder.Record(context.WithoutCancel(ctx), ev)
+		}
+		e.o.Logger.Debug("decision", "audit_id", o.AuditID, "action", o.Action, "tool", o.Envelope.Tool, "stage", o.Decision.Stage)
+		o.release()
+	})
+}
+
+// Event builds the audit event for o.
+func (o *Outcome) Event() audit.Event {
+	env := o.Envelope
+	info := o.Chain.Info()
+	ev := audit.Event{
+		ID:              o.AuditID,
+		Time:            o.Start.UTC(),
+		Kind:            audit.KindDecision,
+		Bundle:          &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest},
+		Transport:       env.Transport,
+		Method:          env.Method,
+		Server:          env.Server,
+		Session:         env.Session,
+		Agent:           env.Agent,
+		Tool:            env.Tool,
+		RequestID:       env.RequestID,
+		Action:          o.Action,
+		RequestedAction: o.Requested,
+		Reason:          o.Decision.Reason,
+		Rule:            o.Decision.Rule,
+		Stage:           o.Decision.Stage,
+		LatencyUS:       time.Since(o.Start).Microseconds(),
+		Upstream:        o.Upstream,
+	}
+	if ev.Tool == "" {
+		ev.Tool = env.Prompt
+	}
+	if ev.Tool == "" {
+		ev.Tool = env.URI
+	}
+	if len(env.Arguments) > 0 {
+		ev.ArgumentsSHA256 = audit.ArgumentsHash(env.Arguments)
+		if o.engine.o.AuditArguments == "full" {
+			ev.Arguments = env.Arguments
+		}
+	}
+	add := func(rs []chain.StageResult) {
+		for _, r := range rs {
+			ev.Stages = append(ev.Stages, audit.StageResult{Stage: r.Stage, Phase: r.Phase, Action: r.Action, Score: r.Score,
+				Labels: r.Labels, Reason: r.Reason, Rule: r.Rule, LatencyUS: r.LatencyUS, Error: r.Error})
+		}
+	}
+	add(o.Decision.Stages)
+	if o.Response != nil && o.Action != abi.ActionDeny {
+		add(o.Response.Stages)
+	}
+	if o.Approval != nil {
+		ev.Approval = &audit.Approval{ID: o.Approval.ID, DecidedBy: o.Approval.DecidedBy, Decision: approvalWord(o.Approval.Action, o.Approval.DecidedBy), Scope: o.Approval.Scope}
+	}
+	if len(o.Detail) > 0 {
+		ev.Detail, _ = json.Marshal(o.Detail)
+	}
+	return ev
+}
+
+func approvalWord(action, by string) string {
+	switch {
+	case by == "timeout":
+		return audit.ApprovalTimeout
+	case action == abi.ActionAllow:
+		return audit.ApprovalApproved
+	}
+	return audit.ApprovalDenied
+}
+
+type progressKey struct{}
+
+// WithProgress returns a context carrying a progress sender for held calls.
+func WithProgress(ctx context.Context, f func(message string)) context.Context {
+	return context.WithValue(ctx, progressKey{}, f)
+}
+
+func progressFrom(ctx context.Context) func(string) {
+	f, _ := ctx.Value(progressKey{}).(func(string))
+	return f
+}

@@ -1,0 +1,56 @@
+package proxy
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the gateway's Prometheus metrics, on a registry of their own (never the default).
+type Metrics struct {
+	Registry  *prometheus.Registry
+	decisions *prometheus.CounterVec
+	stage     *prometheus.HistogramVec
+	upstream  *prometheus.HistogramVec
+	requests  *prometheus.CounterVec
+}
+
+// NewMetrics registers the gateway's metrics on a new registry.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		Registry: prometheus.NewRegistry(),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "palisade_decisions_total", Help: "Decisions by final action and upstream.",
+		}, []string{"action", "server"}),
+		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "palisade_stage_duration_seconds", Help: "Plugin stage call latency.",
+			Buckets: []float64{10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 10e-3, 50e-3, 250e-3, 1},
+		}, []string{"stage", "phase", "action"}),
+		upstream: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "palisade_upstream_duration_seconds", Help: "Upstream round-trip latency (to the first byte for streams).",
+			Buckets: prometheus.ExponentialBuckets(100e-6, 2.5, 14),
+		}, []string{"server", "outcome"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "palisade_http_requests_total", Help: "MCP HTTP requests by upstream and result.",
+		}, []string{"server", "result"}),
+	}
+	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests,
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	return m
+}
+
+// Decision counts one final decision.
+func (m *Metrics) Decision(action, server string) { m.decisions.WithLabelValues(action, server).Inc() }
+
+// Stage observes one stage call; its signature fits chain.Options.OnStage.
+func (m *Metrics) Stage(stage, phase, action string, d time.Duration, _ error) {
+	m.stage.WithLabelValues(stage, phase, action).Observe(d.Seconds())
+}
+
+// Upstream observes one upstream round trip.
+func (m *Metrics) Upstream(server, outcome string, d time.Duration) {
+	m.upstream.WithLabelValues(server, outcome).Observe(d.Seconds())
+}
+
+// Request counts one HTTP request by result (ok, denied, error, too_large, ...).
+func (m *Metrics) Request(server, result string) { m.requests.WithLabelValues(server, result).Inc() }
