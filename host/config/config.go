@@ -1,0 +1,355 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is palisade.yaml.
+type Config struct {
+	Listen    string     `yaml:"listen"`   // host:port of the gateway; "" = 127.0.0.1:8420
+	DataDir   string     `yaml:"data_dir"` // state: NATS store, audit spool, plugin cache, tokens; "" = ./.palisade
+	Bundle    string     `yaml:"bundle"`   // bundle folder, archive, http(s) URL or nats://bucket source
+	Upstreams []Upstream `yaml:"upstreams"`
+	Limits    Limits     `yaml:"limits"`
+	NATS      NATS       `yaml:"nats"`
+	Audit     Audit      `yaml:"audit"`
+	Plugins   Plugins    `yaml:"plugins"`
+	Log       Log        `yaml:"log"`
+	Admin     Admin      `yaml:"admin"`
+	// Extensions holds sections other features read (bundles, approvals, llm, infer, tokens, ...),
+	// kept raw so each feature decodes and validates its own.
+	Extensions map[string]yaml.Node `yaml:",inline"`
+}
+
+// Upstream is one MCP server behind the gateway.
+type Upstream struct {
+	Name    string            `yaml:"name"`
+	URL     string            `yaml:"url"`     // Streamable HTTP endpoint
+	Timeout Duration          `yaml:"timeout"` // per request; 0 = Limits.UpstreamTimeout
+	Headers map[string]string `yaml:"headers"` // added to every forwarded request (e.g. Authorization)
+}
+
+// Limits bound what one request may cost.
+type Limits struct {
+	BodyBytes       int64    `yaml:"body_bytes"`       // request body cap; 0 = 4 MiB
+	ResponseBytes   int64    `yaml:"response_bytes"`   // JSON response cap for the response phase; 0 = 16 MiB
+	UpstreamTimeout Duration `yaml:"upstream_timeout"` // 0 = 60s (streams: time to first byte)
+}
+
+// NATS says where audit events and fleet state go.
+type NATS struct {
+	URL  string `yaml:"url"`  // external server or cluster; "" = embedded server
+	Host string `yaml:"host"` // embedded server host; "" = 127.0.0.1
+	Port int    `yaml:"port"` // embedded server client port; 0 = 4222, -1 = random
+}
+
+// Audit configures audit events.
+type Audit struct {
+	Arguments string `yaml:"arguments"` // hash (default) | full | none
+	Stream    string `yaml:"stream"`    // JetStream stream; "" = PALISADE_AUDIT
+}
+
+// Plugins configures the plugin runtime.
+type Plugins struct {
+	CacheDir string `yaml:"cache_dir"` // compiled modules; "" = DATA_DIR/cache
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `yaml:"level"`  // debug | info (default) | warn | error
+	Format string `yaml:"format"` // text (default) | json
+}
+
+// Admin configures the admin API.
+type Admin struct {
+	Token string `yaml:"token"` // bearer token; "" = generated on first start into DATA_DIR/admin.token
+}
+
+// Duration is a time.Duration written as "30s".
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// FieldError names the configuration field that is wrong.
+type FieldError struct {
+	Path string // e.g. upstreams[1].url
+	Err  error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("config: %s: %v", e.Path, e.Err) }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Defaults.
+const (
+	DefaultListen          = "127.0.0.1:8420"
+	DefaultDataDir         = ".palisade"
+	DefaultBodyBytes       = 4 << 20
+	DefaultResponseBytes   = 16 << 20
+	DefaultUpstreamTimeout = 60 * time.Second
+	DefaultNATSPort        = 4222
+)
+
+// Parse decodes YAML strictly: an unknown top-level key that no feature claims is an error
+// reported by Validate; unknown nested keys are errors here.
+func Parse(b []byte) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return &c, nil
+}
+
+// Load reads a YAML file; path "" returns an empty config.
+func Load(path string) (*Config, error) {
+	if path == "" {
+		return &Config{}, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Relative paths in a config file are relative to the file.
+	base := filepath.Dir(path)
+	rel := func(p *string) {
+		if *p != "" && !filepath.IsAbs(*p) && !strings.Contains(*p, "://") {
+			*p = filepath.Join(base, *p)
+		}
+	}
+	rel(&c.DataDir)
+	rel(&c.Bundle)
+	rel(&c.Plugins.CacheDir)
+	return c, nil
+}
+
+// WithDefaults returns a copy with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir
+	}
+	if c.Limits.BodyBytes == 0 {
+		c.Limits.BodyBytes = DefaultBodyBytes
+	}
+	if c.Limits.ResponseBytes == 0 {
+		c.Limits.ResponseBytes = DefaultResponseBytes
+	}
+	if c.Limits.UpstreamTimeout == 0 {
+		c.Limits.UpstreamTimeout = Duration(DefaultUpstreamTimeout)
+	}
+	if c.NATS.Host == "" {
+		c.NATS.Host = "127.0.0.1"
+	}
+	if c.NATS.Port == 0 {
+		c.NATS.Port = DefaultNATSPort
+	}
+	if c.Audit.Arguments == "" {
+		c.Audit.Arguments = "hash"
+	}
+	if c.Audit.Stream == "" {
+		c.Audit.Stream = "PALISADE_AUDIT"
+	}
+	if c.Plugins.CacheDir == "" {
+		c.Plugins.CacheDir = filepath.Join(c.DataDir, "cache")
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "text"
+	}
+	for i := range c.Upstreams {
+		if c.Upstreams[i].Timeout == 0 {
+			c.Upstreams[i].Timeout = c.Limits.UpstreamTimeout
+		}
+	}
+	return c
+}
+
+// Validate checks the config and names the first bad field.
+func (c *Config) Validate() error {
+	fe := func(path, format string, a ...any) error {
+		return &FieldError{Path: path, Err: fmt.Errorf(format, a...)}
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fe("listen", "%q is not host:port", c.Listen)
+	}
+	if c.Bundle == "" {
+		return fe("bundle", "required: a bundle folder, archive or URL")
+	}
+	if len(c.Upstreams) == 0 {
+		return fe("upstreams", "at least one upstream is required")
+	}
+	seen := map[string]bool{}
+	for i, u := range c.Upstreams {
+		p := fmt.Sprintf("upstreams[%d]", i)
+		if u.Name == "" || strings.ContainsAny(u.Name, "/ ?#") {
+			return fe(p+".name", "%q must be non-empty without / ? # or spaces", u.Name)
+		}
+		if seen[u.Name] {
+			return fe(p+".name", "%q is repeated", u.Name)
+		}
+		seen[u.Name] = true
+		pu, err := url.Parse(u.URL)
+		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return fe(p+".url", "%q is not an http(s) URL", u.URL)
+		}
+		if u.Timeout < 0 {
+			return fe(p+".timeout", "must not be negative")
+		}
+	}
+	if c.Limits.BodyBytes < 0 {
+		return fe("limits.body_bytes", "must not be negative")
+	}
+	if c.Limits.ResponseBytes < 0 {
+		return fe("limits.response_bytes", "must not be negative")
+	}
+	if c.Limits.UpstreamTimeout < 0 {
+		return fe("limits.upstream_timeout", "must not be negative")
+	}
+	if c.NATS.URL != "" {
+		if u, err := url.Parse(c.NATS.URL); err != nil || u.Host == "" {
+			return fe("nats.url", "%q is not a NATS URL", c.NATS.URL)
+		}
+	}
+	if c.NATS.Port < -1 || c.NATS.Port > 65535 {
+		return fe("nats.port", "%d is not a port", c.NATS.Port)
+	}
+	switch c.Audit.Arguments {
+	case "hash", "full", "none":
+	default:
+		return fe("audit.arguments", "%q must be hash, full or none", c.Audit.Arguments)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		return fe("log.level", "%q must be debug, info, warn or error", c.Log.Level)
+	}
+	switch c.Log.Format {
+	case "text", "json":
+	default:
+		return fe("log.format", "%q must be text or json", c.Log.Format)
+	}
+	for k := range c.Extensions {
+		if !knownExtension(k) {
+			return fe(k, "unknown section")
+		}
+	}
+	return nil
+}
+
+var extensions = map[string]bool{}
+
+// RegisterExtension lets a feature claim a top-level section (bundles, approvals, llm, infer,
+// tokens, ...). It panics on a duplicate.
+func RegisterExtension(name string) {
+	if extensions[name] {
+		panic("config: extension registered twice: " + name)
+	}
+	extensions[name] = true
+}
+
+func knownExtension(name string) bool { return extensions[name] }
+
+// Extension decodes the named extension section into v strictly; a missing section leaves v alone.
+func (c *Config) Extension(name string, v any) error {
+	n, ok := c.Extensions[name]
+	if !ok {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(&n); err != nil {
+		return &FieldError{Path: name, Err: err}
+	}
+	dec := yaml.NewDecoder(&buf)
+	dec.KnownFields(true)
+	if err := dec.Decode(v); err != nil {
+		return &FieldError{Path: name, Err: err}
+	}
+	return nil
+}
+
+// Override applies environment variables (PALISADE_*) and then explicit flag values; a flag
+// value wins over the environment, which wins over the file. getenv is os.Getenv in production.
+func (c *Config) Override(getenv func(string) string, flags map[string]string) error {
+	get := func(flag, env string) (string, bool) {
+		if v, ok := flags[flag]; ok && v != "" {
+			return v, true
+		}
+		if v := getenv(env); v != "" {
+			return v, true
+		}
+		return "", false
+	}
+	if v, ok := get("listen", "PALISADE_LISTEN"); ok {
+		c.Listen = v
+	}
+	if v, ok := get("data-dir", "PALISADE_DATA_DIR"); ok {
+		c.DataDir = v
+	}
+	if v, ok := get("bundle", "PALISADE_BUNDLE"); ok {
+		c.Bundle = v
+	}
+	if v, ok := get("nats-url", "PALISADE_NATS_URL"); ok {
+		c.NATS.URL = v
+	}
+	if v, ok := get("nats-port", "PALISADE_NATS_PORT"); ok {
+		p, err := strconv.Atoi(v)
+		if err != nil {
+			return &FieldError{Path: "nats.port", Err: fmt.Errorf("%q is not a number", v)}
+		}
+		c.NATS.Port = p
+	}
+	if v, ok := get("log-level", "PALISADE_LOG_LEVEL"); ok {
+		c.Log.Level = v
+	}
+	if v, ok := get("admin-token", "PALISADE_ADMIN_TOKEN"); ok {
+		c.Admin.Token = v
+	}
+	// --upstream name=url[,name=url] replaces the file's upstreams.
+	if v, ok := get("upstream", "PALISADE_UPSTREAM"); ok {
+		var ups []Upstream
+		for _, part := range strings.Split(v, ",") {
+			name, u, found := strings.Cut(strings.TrimSpace(part), "=")
+			if !found {
+				return &FieldError{Path: "upstreams", Err: fmt.Errorf("%q is not name=url", part)}
+			}
+			ups = append(ups, Upstream{Name: name, URL: u})
+		}
+		c.Upstreams = ups
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package config
+
+import (
+	"errors"
+	"testing"
+)
+
+func valid() Config {
+	return Config{Bundle: "b", Upstreams: []Upstream{{Name: "a", URL: "http://127.0.0.1:1/mcp"}}}
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  func(*Config)
+		path string
+	}{
+		{"listen", func(c *Config) { c.Listen = "nope" }, "listen"},
+		{"no bundle", func(c *Config) { c.Bundle = "" }, "bundle"},
+		{"no upstreams", func(c *Config) { c.Upstreams = nil }, "upstreams"},
+		{"bad url", func(c *Config) { c.Upstreams = append(c.Upstreams, Upstream{Name: "b", URL: "ftp://x"}) }, "upstreams[1].url"},
+		{"dup name", func(c *Config) { c.Upstreams = append(c.Upstreams, Upstream{Name: "a", URL: "http://x"}) }, "upstreams[1].name"},
+		{"slash name", func(c *Config) { c.Upstreams[0].Name = "a/b" }, "upstreams[0].name"},
+		{"audit", func(c *Config) { c.Audit.Arguments = "all" }, "audit.arguments"},
+		{"nats url", func(c *Config) { c.NATS.URL = "::" }, "nats.url"},
+		{"log level", func(c *Config) { c.Log.Level = "loud" }, "log.level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := valid()
+			tc.mod(&c)
+			c = c.WithDefaults()
+			err := c.Validate()
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.path {
+				t.Fatalf("err = %v, want a FieldError at %s", err, tc.path)
+			}
+		})
+	}
+	c := valid().WithDefaults()
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid config rejected: %v", err)
+	}
+}
+
+func TestParseStrictAndOverride(t *testing.T) {
+	if _, err := Parse([]byte("limits: {bodybytes: 3}\n")); err == nil {
+		t.Fatal("unknown nested field accepted")
+	}
+	c, err := Parse([]byte("listen: 127.0.0.1:1\nbundle: x\nupstreams: [{name: a, url: 'http://h/mcp'}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"PALISADE_LISTEN": "127.0.0.1:2", "PALISADE_NATS_URL": "nats://127.0.0.1:4333"}
+	if err := c.Override(func(k string) string { return env[k] }, map[string]string{"listen": "127.0.0.1:3"}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:3" || c.NATS.URL != "nats://127.0.0.1:4333" {
+		t.Fatalf("flag must beat env, env must beat file: %+v", c)
+	}
+	if err := c.Override(func(string) string { return "" }, map[string]string{"upstream": "x=http://a/mcp,y=http://b/mcp"}); err != nil || len(c.Upstreams) != 2 || c.Upstreams[1].Name != "y" {
+		t.Fatalf("upstream flag: %v %+v", err, c.Upstreams)
+	}
+	if err := c.Override(func(string) string { return "" }, map[string]string{"upstream": "nonsense"}); err == nil {
+		t.Fatal("bad --upstream accepted")
+	}
+	c2, _ := Parse([]byte("mystery: 1\n"))
+	*c2 = c2.WithDefaults()
+	c2.Bundle, c2.Upstreams = "b", []Upstream{{Name: "a", URL: "http://x/"}}
+	var fe *FieldError
+	if err := c2.Validate(); !errors.As(err, &fe) || fe.Path != "mystery" {
+		t.Fatalf("unknown section: %v", err)
+	}
+}
