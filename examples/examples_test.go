@@ -26,6 +26,7 @@ var all = []example{
 	{"go", []string{"go"}, "shellguard"},
 	{"wat", []string{"wat2wasm"}, "allowlist"},
 	{"c", []string{"clang-14"}, "pathguard"},
+	{"rust", []string{"/usr/bin/rustc"}, "secrets"},
 }
 
 // requireToolchains is set by `make test-sdk` so a missing compiler fails instead of skipping.
