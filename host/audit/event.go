@@ -1,0 +1,166 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Event kinds.
+const (
+	KindDecision        = "decision"
+	KindBundleActivated = "bundle.activated"
+	KindBundleRejected  = "bundle.rejected"
+	KindApproval        = "approval"
+	KindToolChanged     = "tool.changed"
+)
+
+// Approval decisions (Approval.Decision), also the last subject token of an
+// approval event.
+const (
+	ApprovalApproved = "approved"
+	ApprovalDenied   = "denied"
+	ApprovalTimeout  = "timeout"
+)
+
+// SubjectPrefix is the first two tokens of every audit subject; the stream
+// binds SubjectPrefix + ".>".
+const SubjectPrefix = "palisade.audit"
+
+// HeaderMsgID is the JetStream de-duplication header.
+const HeaderMsgID = "Nats-Msg-Id"
+
+// Event is one audit record. JSON names are the wire format described by
+// sdk/schema/audit-event.schema.json; empty optional fields are omitted.
+type Event struct {
+	ID      string    `json:"id"`                // NewID(); Record fills it when empty
+	Time    time.Time `json:"time"`              // Record fills it when zero
+	Kind    string    `json:"kind"`              // Kind*; Record fills "decision" when empty
+	Gateway string    `json:"gateway,omitempty"` // gateway instance id
+	Bundle  *Bundle   `json:"bundle,omitempty"`  // bundle that decided, or the one (de)activated
+
+	Transport string          `json:"transport,omitempty"`  // http, sse, stdio, hook, mcp
+	Method    string          `json:"method,omitempty"`     // JSON-RPC method, e.g. tools/call
+	Server    string          `json:"server,omitempty"`     // upstream name
+	Session   string          `json:"session,omitempty"`    // MCP session id
+	Agent     string          `json:"agent,omitempty"`      // client/agent name
+	Tool      string          `json:"tool,omitempty"`       // tool name
+	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
+
+	ArgumentsSHA256 string          `json:"arguments_sha256,omitempty"` // hex sha256 of the raw arguments
+	Arguments       json.RawMessage `json:"arguments,omitempty"`        // only when policy allows, redacted
+
+	Action          string        `json:"action,omitempty"`           // final: allow, deny, ask, sample, none
+	RequestedAction string        `json:"requested_action,omitempty"` // what the chain asked before a fallback
+	Reason          string        `json:"reason,omitempty"`
+	Rule            string        `json:"rule,omitempty"`
+	Stage           string        `json:"stage,omitempty"` // deciding stage
+	Stages          []StageResult `json:"stages,omitempty"`
+	LatencyUS       int64         `json:"latency_us,omitempty"` // gateway decision latency
+
+	Upstream    *Upstream       `json:"upstream,omitempty"`
+	TokenSHA256 string          `json:"token_sha256,omitempty"` // hex sha256 of an approval token
+	Approval    *Approval       `json:"approval,omitempty"`
+	Detail      json.RawMessage `json:"detail,omitempty"` // free JSON (bundle rejection cause, tool diff, ...)
+}
+
+// Bundle identifies a policy bundle.
+type Bundle struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Digest  string `json:"digest,omitempty"` // e.g. sha256:...
+}
+
+// StageResult is one stage's part in a decision.
+type StageResult struct {
+	Stage     string   `json:"stage"`
+	Phase     string   `json:"phase,omitempty"`  // request or response
+	Action    string   `json:"action,omitempty"` // none when it had no opinion
+	Score     float64  `json:"score,omitempty"`
+	Labels    []string `json:"labels,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Rule      string   `json:"rule,omitempty"`
+	LatencyUS int64    `json:"latency_us,omitempty"`
+	Error     string   `json:"error,omitempty"`   // trap, timeout, bad output
+	Skipped   bool     `json:"skipped,omitempty"` // did not match; Wasm not entered
+}
+
+// Upstream is the forwarded call's outcome.
+type Upstream struct {
+	Status    int    `json:"status,omitempty"` // HTTP status, or 0 for stdio
+	LatencyUS int64  `json:"latency_us,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// Approval is a human (or timeout) decision on an ask.
+type Approval struct {
+	ID        string `json:"id"`
+	DecidedBy string `json:"decided_by,omitempty"`
+	Decision  string `json:"decision"`        // approved, denied, timeout
+	Scope     string `json:"scope,omitempty"` // once, session, always
+}
+
+// ArgumentsHash returns the hex sha256 of raw tool arguments, for
+// Event.ArgumentsSHA256 (and for logs, which never carry the values).
+func ArgumentsHash(args []byte) string {
+	sum := sha256.Sum256(args)
+	return hex.EncodeToString(sum[:])
+}
+
+// Subject is the NATS subject the event is published on:
+//
+//	decision          palisade.audit.decision.<action>.<server>.<tool>
+//	bundle.activated  palisade.audit.bundle.activated
+//	bundle.rejected   palisade.audit.bundle.rejected
+//	approval          palisade.audit.approval.<approved|denied|timeout>
+//	tool.changed      palisade.audit.tool.changed
+//	other kinds       palisade.audit.event.<kind>
+//
+// Every variable token goes through SubjectToken, so untrusted names cannot
+// add tokens or wildcards. An empty kind counts as decision.
+func (e *Event) Subject() string {
+	switch e.Kind {
+	case KindDecision, "":
+		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
+	case KindBundleActivated, KindBundleRejected, KindToolChanged:
+		return SubjectPrefix + "." + e.Kind
+	case KindApproval:
+		d := ""
+		if e.Approval != nil {
+			d = e.Approval.Decision
+		}
+		return SubjectPrefix + ".approval." + SubjectToken(d)
+	}
+	return SubjectPrefix + ".event." + SubjectToken(e.Kind)
+}
+
+// MaxTokenLen caps a sanitized subject token, in bytes, so a long tool name
+// cannot make a subject the server refuses.
+const MaxTokenLen = 64
+
+// SubjectToken makes s one safe NATS subject token: lower case, only
+// [a-z0-9_-], every other rune replaced by '_', at most MaxTokenLen bytes;
+// empty becomes "_".
+func SubjectToken(s string) string {
+	if s == "" {
+		return "_"
+	}
+	var b strings.Builder
+	b.Grow(min(len(s), MaxTokenLen))
+	for i := 0; i < len(s) && b.Len() < MaxTokenLen; {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+			b.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			b.WriteRune(r + ('a' - 'A'))
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}

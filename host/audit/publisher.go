@@ -1,0 +1,658 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Defaults for Options.
+const (
+	DefaultStream         = "PALISADE_AUDIT"
+	DefaultQueueSize      = 4096
+	DefaultBatchSize      = 256
+	DefaultPublishTimeout = 5 * time.Second
+	DefaultDuplicates     = 2 * time.Hour
+	// MinDuplicates is the shortest de-duplication window New accepts: a
+	// replay after an outage must still find the ids it may have sent.
+	MinDuplicates = time.Hour
+)
+
+// ErrClosed is returned by Flush after Close.
+var ErrClosed = errors.New("audit: publisher closed")
+
+// errStopped ends a publish wait when Close stops the worker.
+var errStopped = errors.New("audit: stopping")
+
+// errDisconnected ends a publish wait when the connection drops.
+var errDisconnected = errors.New("audit: nats disconnected")
+
+// Options configures New.
+type Options struct {
+	// Conn is the NATS connection (from bus.Connect); required. It should
+	// reconnect forever: the publisher waits for it and spools meanwhile.
+	Conn *nats.Conn
+	// Stream is the JetStream stream bound to palisade.audit.>; "" = PALISADE_AUDIT.
+	Stream string
+	// SpoolDir holds the disk spool (audit.spool); required. Events left
+	// there by an earlier run are replayed first.
+	SpoolDir string
+	// Logger; nil = discard.
+	Logger *slog.Logger
+	// QueueSize bounds the in-memory queue; 0 = 4096. When it is full,
+	// events go to the disk spool.
+	QueueSize int
+	// BatchSize is how many events are in flight per publish round; 0 = 256.
+	BatchSize int
+	// PublishTimeout is how long to wait for JetStream's ack; 0 = 5s.
+	PublishTimeout time.Duration
+	// Duplicates is the stream's de-duplication window; 0 = 2h; less than
+	// MinDuplicates is raised to it.
+	Duplicates time.Duration
+	// MaxAge bounds how long the stream keeps events; 0 = forever.
+	MaxAge time.Duration
+	// Replicas for the stream (clustered servers); 0 = 1.
+	Replicas int
+}
+
+func (o Options) withDefaults() Options {
+	if o.Stream == "" {
+		o.Stream = DefaultStream
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.QueueSize <= 0 {
+		o.QueueSize = DefaultQueueSize
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.PublishTimeout <= 0 {
+		o.PublishTimeout = DefaultPublishTimeout
+	}
+	if o.Duplicates == 0 {
+		o.Duplicates = DefaultDuplicates
+	}
+	o.Duplicates = max(o.Duplicates, MinDuplicates)
+	if o.Replicas <= 0 {
+		o.Replicas = 1
+	}
+	return o
+}
+
+// StreamConfig is the stream New creates or updates.
+func (o Options) StreamConfig() jetstream.StreamConfig {
+	o = o.withDefaults()
+	return jetstream.StreamConfig{
+		Name:        o.Stream,
+		Description: "Palisade audit events",
+		Subjects:    []string{SubjectPrefix + ".>"},
+		Storage:     jetstream.FileStorage,
+		Retention:   jetstream.LimitsPolicy,
+		Duplicates:  o.Duplicates,
+		MaxAge:      o.MaxAge,
+		Replicas:    o.Replicas,
+	}
+}
+
+// Stats are the publisher's counters, for metrics.
+type Stats struct {
+	Published  int64 // acked by JetStream, spool replays included
+	Duplicates int64 // acks that JetStream marked duplicate (a retry of a stored event)
+	Spooled    int64 // written to the disk spool
+	Replayed   int64 // published from the spool
+	Pending    int64 // recorded, not yet acked (memory and spool)
+	Dropped    int64 // lost: disk spool write failed, or Record after Close
+	Corrupt    int64 // corrupt spool regions skipped
+	Spooling   bool  // new events go to disk now (NATS down, queue full, or replay running)
+}
+
+// Publisher delivers audit events to JetStream off the request path.
+//
+// Order: events are published in Record order. Events in memory are older
+// than events in the spool (once anything is spooled, newer events go to
+// the spool too until it has been replayed), so the stream sees them in
+// order. A retry after a lost ack resends with the same Nats-Msg-Id, which
+// JetStream drops as a duplicate within the window.
+//
+// # Notes
+//
+// The spool is written without fsync per event: a machine crash can lose
+// the last events the kernel had not written; a process crash cannot.
+// Events still in memory when the process is killed (not Closed) are lost;
+// Close writes them to the spool.
+type Publisher struct {
+	o   Options
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	log *slog.Logger
+
+	queue chan record
+	wake  chan struct{} // cap 1: spool grew, or state changed
+	stop  chan struct{} // closed by Close
+	done  chan struct{} // closed when the worker returns
+
+	mu       sync.Mutex // guards spooling, sp, closed
+	spooling bool
+	closed   bool
+	sp       *spool
+
+	queued      atomic.Int64 // records that went to the queue and are not yet acked
+	streamReady atomic.Bool
+	leftover    []record // worker's unacked batch at exit (read after done)
+
+	progressMu sync.Mutex
+	progress   chan struct{} // closed and replaced whenever work completes
+
+	published, duplicates, spooled, replayed, dropped, corrupt atomic.Int64
+}
+
+// New opens the spool, creates or updates the stream (file storage,
+// subjects palisade.audit.>, Duplicates >= 1h) and starts the publishing
+// goroutine. If the connection is down, the stream is created once it is
+// up, and events spool meanwhile; if it is up and the stream cannot be
+// created, New fails.
+func New(ctx context.Context, o Options) (*Publisher, error) {
+	o = o.withDefaults()
+	if o.Conn == nil {
+		return nil, errors.New("audit: Options.Conn is required")
+	}
+	if o.SpoolDir == "" {
+		return nil, errors.New("audit: Options.SpoolDir is required")
+	}
+	js, err := jetstream.New(o.Conn,
+		jetstream.WithPublishAsyncTimeout(o.PublishTimeout),
+		// Acks abandoned at a disconnect stay pending until PublishTimeout:
+		// leave room so they do not stall the replay after a reconnect.
+		jetstream.WithPublishAsyncMaxPending(max(4096, 4*o.BatchSize)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("audit: jetstream: %w", err)
+	}
+	sp, corrupt, err := openSpool(o.SpoolDir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Publisher{
+		o:        o,
+		nc:       o.Conn,
+		js:       js,
+		log:      o.Logger.With("component", "audit", "stream", o.Stream),
+		queue:    make(chan record, o.QueueSize),
+		wake:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		done:     make(chan struct{}),
+		sp:       sp,
+		progress: make(chan struct{}),
+	}
+	p.corrupt.Add(int64(corrupt))
+	if corrupt > 0 {
+		p.log.Warn("audit spool had corrupt regions, skipped", "regions", corrupt)
+	}
+	if sp.count > 0 {
+		p.spooling = true // replay what an earlier run left before anything new
+		p.log.Info("audit spool to replay", "events", sp.count)
+	}
+	if o.Conn.IsConnected() {
+		if err := p.ensureStream(ctx); err != nil {
+			_ = sp.close()
+			return nil, err
+		}
+	} else {
+		p.log.Warn("nats not connected; audit events spool until it is")
+	}
+	go p.run()
+	return p, nil
+}
+
+func (p *Publisher) ensureStream(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, p.o.PublishTimeout)
+	defer cancel()
+	if _, err := p.js.CreateOrUpdateStream(ctx, p.o.StreamConfig()); err != nil {
+		return fmt.Errorf("audit: create or update stream %s: %w", p.o.Stream, err)
+	}
+	p.streamReady.Store(true)
+	return nil
+}
+
+// Record queues ev for publishing and returns at once: it fills ID (NewID),
+// Time (now, UTC) and Kind (decision) when empty, encodes the event, and
+// either queues it in memory or, when the queue is full or NATS is down,
+// appends it to the disk spool. It never waits for NATS. ctx is not used
+// for waiting; it is accepted for tracing and symmetry.
+func (p *Publisher) Record(ctx context.Context, ev Event) {
+	_ = ctx
+	if ev.ID == "" || len(ev.ID) > 256 {
+		ev.ID = NewID()
+	}
+	if ev.Time.IsZero() {
+		ev.Time = time.Now().UTC()
+	}
+	if ev.Kind == "" {
+		ev.Kind = KindDecision
+	}
+	data, err := json.Marshal(&ev)
+	if err != nil {
+		// A malformed raw JSON field: keep the event, say what was wrong.
+		p.log.Warn("audit event has invalid raw JSON; stored as strings", "audit_id", ev.ID, "err", err)
+		ev.Arguments = quoteRaw(ev.Arguments)
+		ev.Detail = quoteRaw(ev.Detail)
+		ev.RequestID = quoteRaw(ev.RequestID)
+		if data, err = json.Marshal(&ev); err != nil {
+			p.dropped.Add(1)
+			p.log.Error("audit event cannot be encoded; dropped", "audit_id", ev.ID, "err", err)
+			return
+		}
+	}
+	r := record{id: ev.ID, subject: ev.Subject(), data: data}
+
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		p.dropped.Add(1)
+		p.log.Error("audit Record after Close; dropped", "audit_id", r.id)
+		return
+	}
+	if !p.spooling {
+		select {
+		case p.queue <- r:
+			p.queued.Add(1)
+			p.mu.Unlock()
+			return
+		default:
+			p.spooling = true
+			p.log.Warn("audit queue full; spooling to disk", "queue_size", p.o.QueueSize)
+		}
+	}
+	err = p.sp.append(r)
+	p.mu.Unlock()
+	if err != nil {
+		p.dropped.Add(1)
+		p.log.Error("audit spool write failed; event dropped", "audit_id", r.id, "err", err)
+		return
+	}
+	p.spooled.Add(1)
+	p.signal()
+}
+
+func quoteRaw(raw json.RawMessage) json.RawMessage {
+	if raw == nil || json.Valid(raw) {
+		return raw
+	}
+	b, _ := json.Marshal(string(raw))
+	return b
+}
+
+func (p *Publisher) signal() {
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (p *Publisher) notifyProgress() {
+	p.progressMu.Lock()
+	close(p.progress)
+	p.progress = make(chan struct{})
+	p.progressMu.Unlock()
+}
+
+func (p *Publisher) progressCh() <-chan struct{} {
+	p.progressMu.Lock()
+	defer p.progressMu.Unlock()
+	return p.progress
+}
+
+// Stats returns the counters.
+func (p *Publisher) Stats() Stats {
+	p.mu.Lock()
+	spoolCount, spooling := p.sp.count, p.spooling
+	p.mu.Unlock()
+	return Stats{
+		Published:  p.published.Load(),
+		Duplicates: p.duplicates.Load(),
+		Spooled:    p.spooled.Load(),
+		Replayed:   p.replayed.Load(),
+		Pending:    p.queued.Load() + spoolCount,
+		Dropped:    p.dropped.Load(),
+		Corrupt:    p.corrupt.Load(),
+		Spooling:   spooling,
+	}
+}
+
+// Flush waits until every event recorded so far has been acked by
+// JetStream, or ctx ends (then it returns ctx's error: the events are still
+// queued or spooled, not lost).
+func (p *Publisher) Flush(ctx context.Context) error {
+	for {
+		ch := p.progressCh()
+		if p.Stats().Pending == 0 {
+			return nil
+		}
+		select {
+		case <-p.done:
+			if p.Stats().Pending == 0 {
+				return nil
+			}
+			return ErrClosed
+		case <-ctx.Done():
+			return fmt.Errorf("audit: flush: %d events pending: %w", p.Stats().Pending, ctx.Err())
+		case <-ch:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// flushWhileConnected is Flush that also gives up when the connection is
+// down, so Close does not wait for an outage to end.
+func (p *Publisher) flushWhileConnected(ctx context.Context) error {
+	for {
+		ch := p.progressCh()
+		if p.Stats().Pending == 0 {
+			return nil
+		}
+		if !p.nc.IsConnected() {
+			return errDisconnected
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ch:
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Close publishes what it can until ctx ends or the connection is down, then stops the worker and
+// writes events still in memory to the front of the spool, so nothing
+// recorded is lost: the next New replays them. Records after Close are
+// dropped (and counted). Close returns an error only if the spool could not
+// be written.
+func (p *Publisher) Close(ctx context.Context) error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.mu.Unlock()
+	flushErr := p.flushWhileConnected(ctx)
+
+	p.mu.Lock()
+	p.closed = true
+	p.mu.Unlock()
+	close(p.stop)
+	<-p.done
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var mem []record
+	for _, r := range p.leftover {
+		if r.end == 0 { // from the queue; spool records are still in the spool
+			mem = append(mem, r)
+		}
+	}
+drain:
+	for {
+		select {
+		case r := <-p.queue:
+			mem = append(mem, r)
+		default:
+			break drain
+		}
+	}
+	var err error
+	if len(mem) > 0 {
+		if err = p.sp.prepend(mem); err != nil {
+			p.dropped.Add(int64(len(mem)))
+			p.log.Error("audit spool write at close failed; events dropped", "events", len(mem), "err", err)
+		} else {
+			p.spooled.Add(int64(len(mem)))
+		}
+		p.queued.Add(-int64(len(mem)))
+	}
+	if p.sp.count > 0 {
+		p.log.Warn("audit events left in spool for the next start", "events", p.sp.count, "flush_err", flushErr)
+	}
+	if cerr := p.sp.close(); err == nil {
+		err = cerr
+	}
+	p.notifyProgress()
+	return err
+}
+
+// run is the publishing goroutine.
+func (p *Publisher) run() {
+	defer close(p.done)
+	var batch []record
+	delay := time.Duration(0)
+	for {
+		if len(batch) == 0 {
+			var ok bool
+			batch, ok = p.nextBatch()
+			if !ok {
+				return
+			}
+			if len(batch) == 0 {
+				continue
+			}
+		}
+		if !p.nc.IsConnected() {
+			p.enterSpooling("nats disconnected")
+			if !p.sleep(25 * time.Millisecond) {
+				p.leftover = batch
+				return
+			}
+			continue
+		}
+		if !p.streamReady.Load() {
+			if err := p.ensureStream(context.Background()); err != nil {
+				p.log.Warn("audit stream not ready", "err", err)
+				delay = nextDelay(delay)
+				if !p.sleep(delay) {
+					p.leftover = batch
+					return
+				}
+				continue
+			}
+		}
+		n, err := p.publish(batch)
+		if n > 0 {
+			p.account(batch[:n])
+			batch = batch[n:]
+		}
+		if err != nil {
+			if errors.Is(err, errStopped) {
+				p.leftover = batch
+				return
+			}
+			p.enterSpooling(err.Error())
+			if p.nc.IsConnected() && !errors.Is(err, errDisconnected) {
+				// Connected but refused (stream gone, server restarted
+				// empty): recreate the stream before the retry.
+				p.streamReady.Store(false)
+				p.log.Warn("audit publish failed; retrying", "err", err, "pending", len(batch))
+				delay = nextDelay(delay)
+				if !p.sleep(delay) {
+					p.leftover = batch
+					return
+				}
+			}
+			continue
+		}
+		delay = 0
+	}
+}
+
+func nextDelay(d time.Duration) time.Duration {
+	if d == 0 {
+		return 50 * time.Millisecond
+	}
+	return min(2*d, 2*time.Second)
+}
+
+// sleep waits d, or returns false when Close stops the worker.
+func (p *Publisher) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.stop:
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (p *Publisher) enterSpooling(why string) {
+	p.mu.Lock()
+	if !p.spooling {
+		p.spooling = true
+		p.log.Warn("audit spooling to disk", "why", why)
+	}
+	p.mu.Unlock()
+}
+
+// account counts published records and moves the spool's replay offset.
+func (p *Publisher) account(done []record) {
+	var fromSpool int
+	var end int64
+	for _, r := range done {
+		if r.end > 0 {
+			fromSpool++
+			end = r.end
+		}
+	}
+	p.published.Add(int64(len(done)))
+	p.queued.Add(-int64(len(done) - fromSpool))
+	if fromSpool > 0 {
+		p.replayed.Add(int64(fromSpool))
+		p.mu.Lock()
+		err := p.sp.commit(end, fromSpool)
+		p.mu.Unlock()
+		if err != nil {
+			p.log.Warn("audit spool commit failed; events may replay again (deduplicated)", "err", err)
+		}
+	}
+	p.notifyProgress()
+}
+
+// nextBatch returns the oldest events not yet published: first the memory
+// queue, then (when spooling) the spool. When the spool is fully replayed it
+// switches back to the memory queue. It blocks while there is nothing to do
+// and returns ok=false when Close stops the worker.
+func (p *Publisher) nextBatch() (batch []record, ok bool) {
+	batch = p.drainQueue(nil)
+	if len(batch) > 0 {
+		return batch, true
+	}
+	p.mu.Lock()
+	if p.spooling {
+		if p.sp.count == 0 && p.sp.off >= p.sp.size {
+			// Replay done: newer events may use memory again. The queue is
+			// empty: nothing enters it while spooling.
+			if p.sp.size > 0 {
+				if err := p.sp.reset(); err != nil {
+					p.log.Warn("audit spool reset failed", "err", err)
+				}
+			}
+			p.spooling = false
+			p.log.Info("audit spool replayed; publishing from memory")
+			p.mu.Unlock()
+			p.notifyProgress()
+			return nil, true
+		}
+		off, size := p.sp.off, p.sp.size
+		p.mu.Unlock()
+		recs, _, scanned, skipped, err := p.sp.readAt(off, size, p.o.BatchSize)
+		if err != nil {
+			p.log.Error("audit spool read failed", "err", err)
+			return nil, p.sleep(time.Second)
+		}
+		if skipped > 0 {
+			p.corrupt.Add(int64(skipped))
+			p.log.Warn("audit spool corrupt region skipped", "regions", skipped)
+		}
+		if len(recs) == 0 {
+			// Only garbage up to here: move past it.
+			p.mu.Lock()
+			if err := p.sp.commit(off+int64(scanned), 0); err != nil {
+				p.log.Warn("audit spool commit failed", "err", err)
+			}
+			if scanned == 0 && p.sp.count > 0 {
+				p.sp.count = 0 // nothing readable left: the count was wrong
+			}
+			p.mu.Unlock()
+			return nil, true
+		}
+		return recs, true
+	}
+	p.mu.Unlock()
+	select {
+	case r := <-p.queue:
+		return p.drainQueue([]record{r}), true
+	case <-p.wake:
+		return nil, true
+	case <-p.stop:
+		return nil, false
+	}
+}
+
+func (p *Publisher) drainQueue(batch []record) []record {
+	for len(batch) < p.o.BatchSize {
+		select {
+		case r := <-p.queue:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// publish sends batch asynchronously and waits for the acks in order. It
+// returns how many leading records were acked, and why it stopped short.
+func (p *Publisher) publish(batch []record) (int, error) {
+	futs := make([]jetstream.PubAckFuture, 0, len(batch))
+	var sendErr error
+	for _, r := range batch {
+		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
+		f, err := p.js.PublishMsgAsync(m)
+		if err != nil {
+			sendErr = fmt.Errorf("audit: publish %s: %w", r.subject, err)
+			break
+		}
+		futs = append(futs, f)
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for i, f := range futs {
+	wait:
+		for {
+			select {
+			case ack := <-f.Ok():
+				if ack != nil && ack.Duplicate {
+					p.duplicates.Add(1)
+				}
+				break wait
+			case err := <-f.Err():
+				return i, fmt.Errorf("audit: publish %s: %w", batch[i].subject, err)
+			case <-p.stop:
+				return i, errStopped
+			case <-tick.C:
+				if !p.nc.IsConnected() {
+					return i, errDisconnected
+				}
+			}
+		}
+	}
+	return len(futs), sendErr
+}

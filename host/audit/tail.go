@@ -1,0 +1,276 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TailOptions configures Tail.
+type TailOptions struct {
+	// Stream to read; "" = PALISADE_AUDIT.
+	Stream string
+	// JSON prints each event's raw JSON on its own line; otherwise one
+	// human line: time, action (or kind), server/tool, stage, reason.
+	JSON bool
+	// Filter keeps events whose fields match every key=value given; the same
+	// key repeated means any of its values. Values are path.Match globs,
+	// case-insensitive. Keys: id kind gateway action requested_action server
+	// tool stage rule agent session method transport bundle label.
+	Filter []string
+	// Subject narrows on the server side; "" = palisade.audit.>.
+	Subject string
+	// Since starts with events recorded at or after this time; zero = only
+	// new events (unless Last is set).
+	Since time.Time
+	// Last first prints the last N matching events already in the stream
+	// (from Since, if set; else from the start), then follows new ones.
+	Last int
+	// Count stops after printing this many events; 0 = until ctx ends.
+	Count int
+}
+
+var tailKeys = map[string]func(*Event) []string{
+	"id":               func(e *Event) []string { return []string{e.ID} },
+	"kind":             func(e *Event) []string { return []string{e.Kind} },
+	"gateway":          func(e *Event) []string { return []string{e.Gateway} },
+	"action":           func(e *Event) []string { return []string{e.Action} },
+	"requested_action": func(e *Event) []string { return []string{e.RequestedAction} },
+	"server":           func(e *Event) []string { return []string{e.Server} },
+	"tool":             func(e *Event) []string { return []string{e.Tool} },
+	"stage":            func(e *Event) []string { return []string{e.Stage} },
+	"rule":             func(e *Event) []string { return []string{e.Rule} },
+	"agent":            func(e *Event) []string { return []string{e.Agent} },
+	"session":          func(e *Event) []string { return []string{e.Session} },
+	"method":           func(e *Event) []string { return []string{e.Method} },
+	"transport":        func(e *Event) []string { return []string{e.Transport} },
+	"bundle": func(e *Event) []string {
+		if e.Bundle == nil {
+			return []string{""}
+		}
+		return []string{e.Bundle.Name}
+	},
+	"label": func(e *Event) []string {
+		var ls []string
+		for _, s := range e.Stages {
+			ls = append(ls, s.Labels...)
+		}
+		return ls
+	},
+}
+
+// Matcher is a parsed TailOptions.Filter.
+type Matcher map[string][]string
+
+// ParseFilter parses key=value filters; an unknown key or a bad glob is an
+// error naming it.
+func ParseFilter(filters []string) (Matcher, error) {
+	m := Matcher{}
+	for _, f := range filters {
+		k, v, ok := strings.Cut(f, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		if !ok || k == "" {
+			return nil, fmt.Errorf("audit: filter %q: want key=value", f)
+		}
+		if _, known := tailKeys[k]; !known {
+			return nil, fmt.Errorf("audit: filter %q: unknown key %q", f, k)
+		}
+		v = strings.ToLower(strings.TrimSpace(v))
+		if _, err := path.Match(v, ""); err != nil {
+			return nil, fmt.Errorf("audit: filter %q: %w", f, err)
+		}
+		m[k] = append(m[k], v)
+	}
+	return m, nil
+}
+
+// Match reports whether ev passes every key (any of its values).
+func (m Matcher) Match(ev *Event) bool {
+	for k, pats := range m {
+		if !anyMatch(pats, tailKeys[k](ev)) {
+			return false
+		}
+	}
+	return true
+}
+
+func anyMatch(pats, vals []string) bool {
+	for _, p := range pats {
+		for _, v := range vals {
+			if ok, _ := path.Match(p, strings.ToLower(v)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FormatLine is the human form of an event, without a newline.
+func FormatLine(ev *Event) string {
+	var b strings.Builder
+	b.WriteString(ev.Time.UTC().Format("2006-01-02T15:04:05.000Z"))
+	b.WriteByte(' ')
+	switch ev.Kind {
+	case KindDecision, "":
+		fmt.Fprintf(&b, "%-6s %s/%s", orDash(ev.Action), orDash(ev.Server), orDash(ev.Tool))
+		if ev.Stage != "" {
+			b.WriteString(" stage=" + ev.Stage)
+		}
+		if ev.RequestedAction != "" && ev.RequestedAction != ev.Action {
+			b.WriteString(" requested=" + ev.RequestedAction)
+		}
+		if ev.Rule != "" {
+			b.WriteString(" rule=" + ev.Rule)
+		}
+	case KindApproval:
+		b.WriteString("approval")
+		if ev.Approval != nil {
+			fmt.Fprintf(&b, " %s %s", ev.Approval.Decision, ev.Approval.ID)
+			if ev.Approval.DecidedBy != "" {
+				b.WriteString(" by=" + ev.Approval.DecidedBy)
+			}
+		}
+		if ev.Tool != "" {
+			fmt.Fprintf(&b, " %s/%s", orDash(ev.Server), ev.Tool)
+		}
+	default:
+		b.WriteString(ev.Kind)
+		if ev.Bundle != nil {
+			fmt.Fprintf(&b, " %s@%s", ev.Bundle.Name, orDash(ev.Bundle.Version))
+		}
+		if ev.Tool != "" || ev.Server != "" {
+			fmt.Fprintf(&b, " %s/%s", orDash(ev.Server), orDash(ev.Tool))
+		}
+	}
+	if ev.Reason != "" {
+		b.WriteString(" " + strconv.Quote(ev.Reason))
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// Tail follows the audit stream and writes one line per matching event to
+// w until ctx ends (then it returns nil) or Count events were written. It
+// uses an ordered consumer, which the client recreates after a reconnect.
+func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error {
+	m, err := ParseFilter(o.Filter)
+	if err != nil {
+		return err
+	}
+	if o.Stream == "" {
+		o.Stream = DefaultStream
+	}
+	if o.Subject == "" {
+		o.Subject = SubjectPrefix + ".>"
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("audit: tail: %w", err)
+	}
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{o.Subject}, DeliverPolicy: jetstream.DeliverNewPolicy}
+	switch {
+	case !o.Since.IsZero():
+		t := o.Since
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &t
+	case o.Last > 0:
+		cfg.DeliverPolicy = jetstream.DeliverAllPolicy
+	}
+	cons, err := js.OrderedConsumer(ctx, o.Stream, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("audit: tail stream %s: %w", o.Stream, err)
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("audit: tail stream %s: %w", o.Stream, err)
+	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			it.Stop()
+		case <-stopped:
+			it.Stop()
+		}
+	}()
+
+	written := 0
+	emit := func(ev *Event, raw []byte) error {
+		var err error
+		if o.JSON {
+			_, err = fmt.Fprintf(w, "%s\n", raw)
+		} else {
+			_, err = fmt.Fprintln(w, FormatLine(ev))
+		}
+		if err != nil {
+			return fmt.Errorf("audit: tail write: %w", err)
+		}
+		written++
+		return nil
+	}
+	// With Last, hold the last N matches until the backlog is read.
+	type held struct {
+		ev  *Event
+		raw []byte
+	}
+	var ring []held
+	catchingUp := o.Last > 0
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+				return nil
+			}
+			return fmt.Errorf("audit: tail: %w", err)
+		}
+		var pending uint64
+		if md, err := msg.Metadata(); err == nil {
+			pending = md.NumPending
+		}
+		var ev Event
+		raw := msg.Data()
+		if err := json.Unmarshal(raw, &ev); err == nil && m.Match(&ev) {
+			if catchingUp {
+				ring = append(ring, held{&ev, raw})
+				if len(ring) > o.Last {
+					ring = ring[1:]
+				}
+			} else if err := emit(&ev, raw); err != nil {
+				return err
+			}
+		}
+		if catchingUp && pending == 0 {
+			catchingUp = false
+			for _, h := range ring {
+				if o.Count > 0 && written >= o.Count {
+					break
+				}
+				if err := emit(h.ev, h.raw); err != nil {
+					return err
+				}
+			}
+			ring = nil
+		}
+		if o.Count > 0 && written >= o.Count {
+			return nil
+		}
+	}
+}
