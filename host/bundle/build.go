@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"context"
+	"errors"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -219,19 +220,24 @@ func stageConfig(dir string, s StageSpec) (map[string]string, error) {
 	return cfg, nil
 }
 
-// Digest returns the sha256 over the sorted listing "path\x00sha256(file)\n" of every regular file
-// in dir except signature files (*.sig, signature.json).
+// Digest returns the bundle's canonical digest (hex): the sha256 over the sorted lines
+// "path\x00sha256(file)\n", one per regular file in dir, paths relative with forward slashes.
+// Only the root signature.json is left out (it carries the signature over this digest).
+// Symlinks and other irregular files are an error: everything the bundle reads must be covered.
 func Digest(dir string) (string, error) {
 	var lines []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !d.Type().IsRegular() {
+		if d.IsDir() {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, path)
 		rel = filepath.ToSlash(rel)
+		if !d.Type().IsRegular() {
+			return fmt.Errorf("%s: %w", rel, ErrIrregularFile)
+		}
 		if IsSignatureFile(rel) {
 			return nil
 		}
@@ -254,7 +260,9 @@ func Digest(dir string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// IsSignatureFile reports whether a bundle-relative path holds a signature (excluded from the digest).
-func IsSignatureFile(rel string) bool {
-	return rel == "signature.json" || strings.HasSuffix(rel, ".sig")
-}
+// ErrIrregularFile is returned for a symlink, device or other non-regular file in a bundle.
+var ErrIrregularFile = errors.New("bundle: not a regular file (symlinks are refused)")
+
+// IsSignatureFile reports whether a bundle-relative path is the signature (excluded from the
+// digest): only signature.json at the bundle's root.
+func IsSignatureFile(rel string) bool { return rel == SignatureFile }
