@@ -60,7 +60,9 @@ type Entry struct {
 }
 
 // Info is the chain identity of the entry.
-func (e Entry) Info() chain.Info { return chain.Info{Name: e.Name, Version: e.Version, Digest: e.Digest} }
+func (e Entry) Info() chain.Info {
+	return chain.Info{Name: e.Name, Version: e.Version, Digest: e.Digest}
+}
 
 // Manager activates bundles: stage a private copy, verify its signature and hashes, build the
 // chain (compile with the cache, fill pools, run the bundle's fixtures), swap it in atomically,
