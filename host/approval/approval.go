@@ -1,0 +1,684 @@
+package approval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Scopes of a decision: once applies to the held call only; session to later calls of the same
+// session with the same server, tool and arguments; minutes to the same server, tool and
+// arguments from any session for Decision.Minutes.
+const (
+	ScopeOnce    = "once"
+	ScopeSession = "session"
+	ScopeMinutes = "minutes"
+)
+
+// Deciders recorded when no person decided.
+const (
+	ByTimeout    = "timeout"             // the hold's timeout passed
+	ByDisconnect = "client-disconnected" // the waiting client went away
+)
+
+// Defaults for Options.
+const (
+	DefaultBucket        = "PALISADE_APPROVALS"
+	DefaultTimeout       = 2 * time.Minute
+	DefaultMaxTimeout    = time.Hour
+	DefaultProgressEvery = 5 * time.Second
+	DefaultMinutes       = 15
+	// SessionGrantTTL bounds a session-scoped grant: the gateway does not always see a session end.
+	SessionGrantTTL = 24 * time.Hour
+)
+
+// Errors returned by Decide.
+var (
+	ErrNotFound    = errors.New("approval: no such held call")
+	ErrDecided     = errors.New("approval: already decided")
+	ErrBadDecision = errors.New("approval: invalid decision")
+)
+
+// Options configure a Manager.
+type Options struct {
+	// Conn shares held calls, decisions and grants with the fleet through a JetStream KV bucket;
+	// nil = this gateway only.
+	Conn *nats.Conn
+	// Bucket is the KV bucket; "" = PALISADE_APPROVALS.
+	Bucket string
+	// Gateway is this instance's id, shown on held calls and approval events.
+	Gateway string
+	// Timeout is how long a call is held when its rule names none; 0 = 2m.
+	Timeout time.Duration
+	// MaxTimeout caps a rule's timeout; 0 = 1h.
+	MaxTimeout time.Duration
+	// OnTimeout is the action when nobody decides in time: allow or deny; "" = deny. A rule's
+	// verdict metadata {"on_timeout": "allow"} overrides it.
+	OnTimeout string
+	// ProgressEvery is the interval of progress notifications to a waiting client; 0 = 5s.
+	ProgressEvery time.Duration
+	// HideArguments keeps tool arguments out of held-call listings (only their sha256 shows);
+	// false = the person deciding sees them.
+	HideArguments bool
+	// Recorder receives one approval audit event per decided hold; nil = none.
+	Recorder proxy.Recorder
+	// Logger; nil = discard.
+	Logger *slog.Logger
+}
+
+func (o Options) withDefaults() Options {
+	if o.Bucket == "" {
+		o.Bucket = DefaultBucket
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.OnTimeout != abi.ActionAllow {
+		o.OnTimeout = abi.ActionDeny
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = DefaultProgressEvery
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Pending is a held call as listings show it.
+type Pending struct {
+	ID              string              `json:"id"` // the decision's audit id
+	Time            time.Time           `json:"time"`
+	Expires         time.Time           `json:"expires"`
+	OnTimeout       string              `json:"on_timeout"`
+	Gateway         string              `json:"gateway,omitempty"`
+	Method          string              `json:"method,omitempty"`
+	Server          string              `json:"server,omitempty"`
+	Session         string              `json:"session,omitempty"`
+	Agent           string              `json:"agent,omitempty"`
+	Tool            string              `json:"tool,omitempty"`
+	Arguments       json.RawMessage     `json:"arguments,omitempty"`
+	ArgumentsSHA256 string              `json:"arguments_sha256,omitempty"`
+	Reason          string              `json:"reason,omitempty"`
+	Rule            string              `json:"rule,omitempty"`
+	Stage           string              `json:"stage,omitempty"`
+	Stages          []chain.StageResult `json:"stages,omitempty"`
+}
+
+// Decision is a person's answer to a held call.
+type Decision struct {
+	Action  string    `json:"action"`                // allow or deny
+	By      string    `json:"decided_by"`            // who decided; "" = "admin"
+	Reason  string    `json:"reason,omitempty"`      // shown to the client on deny
+	Scope   string    `json:"scope,omitempty"`       // once (""), session, minutes
+	Minutes int       `json:"minutes,omitempty"`     // for scope minutes; 0 = 15
+	Time    time.Time `json:"time,omitzero"`         // filled by Decide
+	Gateway string    `json:"gateway,omitempty"`     // where it was decided
+	Expires time.Time `json:"expires,omitzero"`      // grants only
+	ID      string    `json:"approval_id,omitempty"` // grants only: the held call that granted
+}
+
+// Validate checks and normalizes d.
+func (d *Decision) Validate() error {
+	if d.Action != abi.ActionAllow && d.Action != abi.ActionDeny {
+		return fmt.Errorf("%w: action %q must be allow or deny", ErrBadDecision, d.Action)
+	}
+	switch d.Scope {
+	case "":
+		d.Scope = ScopeOnce
+	case ScopeOnce, ScopeSession:
+	case ScopeMinutes:
+		if d.Minutes < 0 || d.Minutes > 7*24*60 {
+			return fmt.Errorf("%w: minutes %d outside 0..10080", ErrBadDecision, d.Minutes)
+		}
+		if d.Minutes == 0 {
+			d.Minutes = DefaultMinutes
+		}
+	default:
+		return fmt.Errorf("%w: scope %q must be once, session or minutes", ErrBadDecision, d.Scope)
+	}
+	if d.By == "" {
+		d.By = "admin"
+	}
+	return nil
+}
+
+// Change is one update of the queue, for live views.
+type Change struct {
+	Type       string            `json:"type"` // held or resolved
+	ID         string            `json:"id"`
+	Pending    *Pending          `json:"pending,omitempty"`
+	Resolution *proxy.Resolution `json:"resolution,omitempty"`
+}
+
+type hold struct {
+	p    Pending
+	done chan struct{}
+	once sync.Once
+	d    Decision // set before done closes
+}
+
+func (h *hold) resolve(d Decision) bool {
+	ok := false
+	h.once.Do(func() {
+		h.d = d
+		close(h.done)
+		ok = true
+	})
+	return ok
+}
+
+// Manager holds calls and resolves them. It implements proxy.Approver and is safe for concurrent
+// use.
+type Manager struct {
+	o   Options
+	kv  jetstream.KeyValue // nil = local only
+	log *slog.Logger
+
+	mu     sync.Mutex
+	held   map[string]*hold    // held here
+	fleet  map[string]Pending  // held anywhere (from the bucket)
+	grants map[string]Decision // by grant key
+	subs   map[chan Change]struct{}
+
+	stop    context.CancelFunc
+	watched chan struct{}
+	done    chan struct{}
+}
+
+var _ proxy.Approver = (*Manager)(nil)
+
+// New returns a Manager. With o.Conn it creates or opens the KV bucket and starts watching it.
+func New(ctx context.Context, o Options) (*Manager, error) {
+	o = o.withDefaults()
+	m := &Manager{
+		o: o, log: o.Logger.With("component", "approval"),
+		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{},
+		subs: map[chan Change]struct{}{}, done: make(chan struct{}), watched: make(chan struct{}),
+	}
+	if o.Conn == nil {
+		close(m.done)
+		close(m.watched)
+		return m, nil
+	}
+	js, err := jetstream.New(o.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("approval: jetstream: %w", err)
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      o.Bucket,
+		Description: "Palisade held calls, decisions and grants",
+		History:     1,
+		TTL:         SessionGrantTTL + time.Hour,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("approval: kv bucket %s: %w", o.Bucket, err)
+	}
+	m.kv = kv
+	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.stop = cancel
+	w, err := kv.WatchAll(wctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("approval: watch %s: %w", o.Bucket, err)
+	}
+	go m.watch(w)
+	select {
+	case <-m.watched:
+	case <-ctx.Done():
+		cancel()
+		return nil, ctx.Err()
+	}
+	return m, nil
+}
+
+// Close stops watching the bucket. Held calls keep waiting for their timeout or client.
+func (m *Manager) Close() error {
+	if m.stop != nil {
+		m.stop()
+	}
+	<-m.done
+	return nil
+}
+
+const (
+	keyPending  = "pending."
+	keyDecision = "decision."
+	keyGrant    = "grant."
+)
+
+func (m *Manager) watch(w jetstream.KeyWatcher) {
+	defer close(m.done)
+	defer w.Stop()
+	initial := true
+	for e := range w.Updates() {
+		if e == nil {
+			if initial {
+				initial = false
+				close(m.watched)
+			}
+			continue
+		}
+		m.apply(e)
+	}
+	if initial {
+		close(m.watched)
+	}
+}
+
+func (m *Manager) apply(e jetstream.KeyValueEntry) {
+	key := e.Key()
+	del := e.Operation() != jetstream.KeyValuePut
+	switch {
+	case len(key) > len(keyPending) && key[:len(keyPending)] == keyPending:
+		id := key[len(keyPending):]
+		m.mu.Lock()
+		_, had := m.fleet[id]
+		if del {
+			delete(m.fleet, id)
+		} else {
+			var p Pending
+			if json.Unmarshal(e.Value(), &p) == nil {
+				m.fleet[id] = p
+			}
+		}
+		_, local := m.held[id]
+		m.mu.Unlock()
+		if !local {
+			switch {
+			case del && had:
+				m.notify(Change{Type: "resolved", ID: id})
+			case !del && !had:
+				p := m.fleetPending(id)
+				m.notify(Change{Type: "held", ID: id, Pending: p})
+			}
+		}
+	case len(key) > len(keyDecision) && key[:len(keyDecision)] == keyDecision:
+		if del {
+			return
+		}
+		var d Decision
+		if json.Unmarshal(e.Value(), &d) != nil {
+			return
+		}
+		m.mu.Lock()
+		h := m.held[key[len(keyDecision):]]
+		m.mu.Unlock()
+		if h != nil {
+			h.resolve(d)
+		}
+	case len(key) > len(keyGrant) && key[:len(keyGrant)] == keyGrant:
+		g := key[len(keyGrant):]
+		m.mu.Lock()
+		if del {
+			delete(m.grants, g)
+		} else {
+			var d Decision
+			if json.Unmarshal(e.Value(), &d) == nil {
+				m.grants[g] = d
+			}
+		}
+		m.mu.Unlock()
+	}
+}
+
+func (m *Manager) fleetPending(id string) *Pending {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.fleet[id]; ok {
+		return &p
+	}
+	return nil
+}
+
+// Subscribe returns a channel of queue changes and the func that ends the subscription. A slow
+// reader misses changes rather than slowing holds: re-read List on every change.
+func (m *Manager) Subscribe() (<-chan Change, func()) {
+	ch := make(chan Change, 64)
+	m.mu.Lock()
+	m.subs[ch] = struct{}{}
+	m.mu.Unlock()
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			m.mu.Lock()
+			delete(m.subs, ch)
+			m.mu.Unlock()
+		})
+	}
+}
+
+func (m *Manager) notify(c Change) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for ch := range m.subs {
+		select {
+		case ch <- c:
+		default:
+		}
+	}
+}
+
+// List returns the held calls, here and (with NATS) across the fleet, oldest first.
+func (m *Manager) List() []Pending {
+	m.mu.Lock()
+	out := make([]Pending, 0, len(m.held)+len(m.fleet))
+	seen := map[string]bool{}
+	for id, h := range m.held {
+		out = append(out, h.p)
+		seen[id] = true
+	}
+	for id, p := range m.fleet {
+		if !seen[id] {
+			out = append(out, p)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b Pending) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return compareStrings(a.ID, b.ID)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Get returns one held call.
+func (m *Manager) Get(id string) (Pending, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if h, ok := m.held[id]; ok {
+		return h.p, true
+	}
+	p, ok := m.fleet[id]
+	return p, ok
+}
+
+// Decide resolves the held call id. It returns ErrNotFound when no gateway holds it, ErrDecided
+// when a decision was already made, and an error wrapping ErrBadDecision for an invalid d.
+func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	d.Time = time.Now().UTC()
+	if d.Gateway == "" {
+		d.Gateway = m.o.Gateway
+	}
+	m.mu.Lock()
+	h := m.held[id]
+	p, inFleet := m.fleet[id]
+	m.mu.Unlock()
+	if h != nil {
+		p = h.p
+	}
+	if h == nil && !inFleet {
+		return fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if m.kv != nil {
+		b, _ := json.Marshal(d)
+		if _, err := m.kv.Create(ctx, keyDecision+id, b); err != nil {
+			if errors.Is(err, jetstream.ErrKeyExists) {
+				return fmt.Errorf("%w: %s", ErrDecided, id)
+			}
+			return fmt.Errorf("approval: decide %s: %w", id, err)
+		}
+	}
+	if h != nil && !h.resolve(d) && m.kv == nil {
+		return fmt.Errorf("%w: %s", ErrDecided, id)
+	}
+	if d.Scope != ScopeOnce {
+		m.grant(ctx, p, d, id)
+	}
+	m.log.Info("held call decided", "audit_id", id, "action", d.Action, "decided_by", d.By, "scope", d.Scope)
+	return nil
+}
+
+func (m *Manager) grant(ctx context.Context, p Pending, d Decision, id string) {
+	g := d
+	g.ID = id
+	key := grantKey(d.Scope, p.Server, p.Tool, p.ArgumentsSHA256, p.Session)
+	if d.Scope == ScopeSession {
+		g.Expires = d.Time.Add(SessionGrantTTL)
+	} else {
+		g.Expires = d.Time.Add(time.Duration(d.Minutes) * time.Minute)
+	}
+	m.mu.Lock()
+	m.grants[key] = g
+	m.mu.Unlock()
+	if m.kv != nil {
+		b, _ := json.Marshal(g)
+		if _, err := m.kv.Put(ctx, keyGrant+key, b); err != nil {
+			m.log.Warn("grant not shared", "audit_id", id, "err", err)
+		}
+	}
+}
+
+// grantKey names the calls a scoped decision covers.
+func grantKey(scope, server, tool, argsHash, session string) string {
+	h := sha256.New()
+	for _, s := range []string{scope, server, tool, argsHash} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	if scope == ScopeSession {
+		h.Write([]byte(session))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (m *Manager) findGrant(p Pending, now time.Time) (Decision, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, scope := range []string{ScopeSession, ScopeMinutes} {
+		if scope == ScopeSession && p.Session == "" {
+			continue
+		}
+		k := grantKey(scope, p.Server, p.Tool, p.ArgumentsSHA256, p.Session)
+		g, ok := m.grants[k]
+		if !ok {
+			continue
+		}
+		if now.After(g.Expires) {
+			delete(m.grants, k)
+			continue
+		}
+		return g, true
+	}
+	return Decision{}, false
+}
+
+// holdRule is what the deciding stage's verdict metadata may say about the hold.
+type holdRule struct {
+	Timeout   string `json:"timeout"`
+	OnTimeout string `json:"on_timeout"`
+}
+
+// ruleTimeout reads {"timeout": "30s", "on_timeout": "allow"} from the deciding stage's verdict.
+func (m *Manager) ruleTimeout(d *chain.Decision) (time.Duration, string) {
+	timeout, on := m.o.Timeout, m.o.OnTimeout
+	if d == nil {
+		return timeout, on
+	}
+	for _, s := range d.Stages {
+		if s.Stage != d.Stage || s.Verdict == nil || len(s.Verdict.Metadata) == 0 {
+			continue
+		}
+		var r holdRule
+		if json.Unmarshal(s.Verdict.Metadata, &r) != nil {
+			continue
+		}
+		if t, err := time.ParseDuration(r.Timeout); err == nil && t > 0 {
+			timeout = min(t, m.o.MaxTimeout)
+		}
+		if r.OnTimeout == abi.ActionAllow || r.OnTimeout == abi.ActionDeny {
+			on = r.OnTimeout
+		}
+	}
+	return timeout, on
+}
+
+// Hold implements proxy.Approver: it blocks until the call is decided, times out or ctx ends
+// (the client went away: the call is denied and audited as client-disconnected). It returns an
+// error only when the call could not be held.
+func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, error) {
+	if held.Envelope == nil {
+		return proxy.Resolution{}, errors.New("approval: hold without envelope")
+	}
+	id := held.AuditID
+	if id == "" {
+		id = audit.NewID()
+	}
+	env := held.Envelope
+	now := time.Now().UTC()
+	timeout, onTimeout := m.ruleTimeout(held.Decision)
+	p := Pending{
+		ID: id, Time: now, Expires: now.Add(timeout), OnTimeout: onTimeout, Gateway: m.o.Gateway,
+		Method: env.Method, Server: env.Server, Session: env.Session, Agent: env.Agent, Tool: env.Tool,
+	}
+	if p.Tool == "" {
+		p.Tool = env.Prompt + env.URI
+	}
+	if len(env.Arguments) > 0 {
+		p.ArgumentsSHA256 = audit.ArgumentsHash(env.Arguments)
+		if !m.o.HideArguments {
+			p.Arguments = env.Arguments
+		}
+	}
+	if d := held.Decision; d != nil {
+		p.Reason, p.Rule, p.Stage, p.Stages = d.Reason, d.Rule, d.Stage, d.Stages
+	}
+	if g, ok := m.findGrant(p, now); ok {
+		m.log.Debug("held call resolved by grant", "audit_id", id, "grant", g.ID)
+		return proxy.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil
+	}
+
+	h := &hold{p: p, done: make(chan struct{})}
+	m.mu.Lock()
+	m.held[id] = h
+	m.mu.Unlock()
+	if m.kv != nil {
+		b, _ := json.Marshal(p)
+		if _, err := m.kv.Put(ctx, keyPending+id, b); err != nil {
+			m.log.Warn("held call not shared with the fleet", "audit_id", id, "err", err)
+		}
+	}
+	m.log.Info("call held for approval", "audit_id", id, "tool", p.Tool, "server", p.Server, "timeout", timeout)
+	m.notify(Change{Type: "held", ID: id, Pending: &p})
+
+	progress := func() {
+		if held.Progress != nil {
+			left := time.Until(p.Expires).Round(time.Second)
+			held.Progress(fmt.Sprintf("waiting for approval %s (%s left)", id, left))
+		}
+	}
+	progress()
+	tick := time.NewTicker(m.o.ProgressEvery)
+	defer tick.Stop()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var d Decision
+wait:
+	for {
+		select {
+		case <-h.done:
+			d = h.d
+			break wait
+		case <-tick.C:
+			progress()
+		case <-timer.C:
+			d = m.settle(context.WithoutCancel(ctx), h, Decision{Action: onTimeout, By: ByTimeout, Reason: "nobody decided within " + timeout.String()})
+			break wait
+		case <-ctx.Done():
+			d = m.settle(context.WithoutCancel(ctx), h, Decision{Action: abi.ActionDeny, By: ByDisconnect, Reason: "client went away while the call was held"})
+			break wait
+		}
+	}
+	m.mu.Lock()
+	delete(m.held, id)
+	delete(m.fleet, id)
+	m.mu.Unlock()
+	if m.kv != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		if err := m.kv.Delete(cctx, keyPending+id); err != nil {
+			m.log.Warn("held call not removed from the fleet", "audit_id", id, "err", err)
+		}
+		cancel()
+	}
+	res := proxy.Resolution{Action: d.Action, DecidedBy: d.By, Reason: d.Reason, Scope: d.Scope, ID: id}
+	if res.Scope == "" {
+		res.Scope = ScopeOnce
+	}
+	m.record(ctx, p, res)
+	m.notify(Change{Type: "resolved", ID: id, Resolution: &res})
+	return res, nil
+}
+
+// settle resolves h with d unless a decision is already there (here or in the bucket); it
+// returns the decision that won.
+func (m *Manager) settle(ctx context.Context, h *hold, d Decision) Decision {
+	d.Time = time.Now().UTC()
+	d.Gateway = m.o.Gateway
+	d.Scope = ScopeOnce
+	if m.kv != nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		b, _ := json.Marshal(d)
+		if _, err := m.kv.Create(cctx, keyDecision+h.p.ID, b); errors.Is(err, jetstream.ErrKeyExists) {
+			if e, err := m.kv.Get(cctx, keyDecision+h.p.ID); err == nil {
+				var won Decision
+				if json.Unmarshal(e.Value(), &won) == nil {
+					h.resolve(won)
+				}
+			}
+		}
+	}
+	h.resolve(d)
+	return h.d
+}
+
+func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution) {
+	if m.o.Recorder == nil {
+		return
+	}
+	word := audit.ApprovalDenied
+	switch {
+	case res.DecidedBy == ByTimeout:
+		word = audit.ApprovalTimeout
+	case res.Action == abi.ActionAllow:
+		word = audit.ApprovalApproved
+	}
+	m.o.Recorder.Record(context.WithoutCancel(ctx), audit.Event{
+		ID: audit.NewID(), Time: time.Now().UTC(), Kind: audit.KindApproval, Gateway: m.o.Gateway,
+		Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
+		ArgumentsSHA256: p.ArgumentsSHA256, Action: res.Action, RequestedAction: abi.ActionAsk,
+		Reason: res.Reason, Rule: p.Rule, Stage: p.Stage,
+		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope},
+	})
+}

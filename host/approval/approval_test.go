@@ -1,0 +1,377 @@
+package approval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/nats-io/nats.go"
+)
+
+// events collects audit events (the Recorder the gateway passes is the audit publisher).
+type events struct {
+	mu sync.Mutex
+	ev []audit.Event
+}
+
+func (e *events) Record(_ context.Context, ev audit.Event) {
+	e.mu.Lock()
+	e.ev = append(e.ev, ev)
+	e.mu.Unlock()
+}
+
+func (e *events) all() []audit.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]audit.Event(nil), e.ev...)
+}
+
+func held(id, session, tool, args string) proxy.Held {
+	return proxy.Held{
+		AuditID: id,
+		Envelope: &abi.Envelope{ID: id, Method: "tools/call", Server: "fs", Session: session, Tool: tool,
+			Arguments: json.RawMessage(args)},
+		Decision: &chain.Decision{Action: abi.ActionAsk, Stage: "rules", Rule: "ask-write", Reason: "writes need a human",
+			Stages: []chain.StageResult{{Stage: "rules", Action: abi.ActionAsk}}},
+	}
+}
+
+type holdResult struct {
+	res proxy.Resolution
+	err error
+}
+
+func startHold(ctx context.Context, m *Manager, h proxy.Held) <-chan holdResult {
+	ch := make(chan holdResult, 1)
+	go func() {
+		r, err := m.Hold(ctx, h)
+		ch <- holdResult{r, err}
+	}()
+	return ch
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func listed(m *Manager, id string) func() bool {
+	return func() bool { _, ok := m.Get(id); return ok }
+}
+
+func result(t *testing.T, ch <-chan holdResult) proxy.Resolution {
+	t.Helper()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			t.Fatalf("Hold: %v", r.err)
+		}
+		return r.res
+	case <-time.After(20 * time.Second):
+		t.Fatal("Hold did not return")
+	}
+	return proxy.Resolution{}
+}
+
+func TestDecideReleasesHold(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		d      Decision
+		action string
+		word   string
+	}{
+		{"approve", Decision{Action: "allow", By: "alice"}, "allow", audit.ApprovalApproved},
+		{"deny with reason", Decision{Action: "deny", By: "bob", Reason: "not today"}, "deny", audit.ApprovalDenied},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &events{}
+			m, err := New(t.Context(), Options{Recorder: rec, Gateway: "gw1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := startHold(t.Context(), m, held("A1", "s1", "write_file", `{"path":"/tmp/x"}`))
+			waitFor(t, "held call listed", listed(m, "A1"))
+			p, _ := m.Get("A1")
+			if p.Tool != "write_file" || p.Rule != "ask-write" || p.Gateway != "gw1" || string(p.Arguments) != `{"path":"/tmp/x"}` {
+				t.Errorf("pending = %+v", p)
+			}
+			if err := m.Decide(t.Context(), "A1", tc.d); err != nil {
+				t.Fatal(err)
+			}
+			res := result(t, ch)
+			if res.Action != tc.action || res.DecidedBy != tc.d.By || res.Reason != tc.d.Reason || res.ID != "A1" || res.Scope != ScopeOnce {
+				t.Errorf("resolution = %+v", res)
+			}
+			if n := len(m.List()); n != 0 {
+				t.Errorf("List has %d after decision, want 0", n)
+			}
+			ev := rec.all()
+			if len(ev) != 1 || ev[0].Kind != audit.KindApproval || ev[0].Approval == nil ||
+				ev[0].Approval.DecidedBy != tc.d.By || ev[0].Approval.Decision != tc.word || ev[0].Approval.ID != "A1" {
+				t.Fatalf("audit events = %+v", ev)
+			}
+			if err := m.Decide(t.Context(), "A1", tc.d); !errors.Is(err, ErrNotFound) {
+				t.Errorf("second Decide = %v, want ErrNotFound", err)
+			}
+		})
+	}
+}
+
+func TestTimeoutFollowsRule(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		meta string
+		want string
+	}{
+		{"default deny", ``, abi.ActionDeny},
+		{"rule allows on timeout", `{"timeout":"20ms","on_timeout":"allow"}`, abi.ActionAllow},
+		{"rule denies on timeout", `{"timeout":"20ms","on_timeout":"deny"}`, abi.ActionDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &events{}
+			m, err := New(t.Context(), Options{Recorder: rec, Timeout: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := held("T1", "s", "write_file", `{}`)
+			if tc.meta != "" {
+				h.Decision.Stages[0].Verdict = &abi.Verdict{Action: abi.ActionAsk, Metadata: json.RawMessage(tc.meta)}
+			}
+			res := result(t, startHold(t.Context(), m, h))
+			if res.Action != tc.want || res.DecidedBy != ByTimeout {
+				t.Errorf("resolution = %+v, want %s by timeout", res, tc.want)
+			}
+			ev := rec.all()
+			if len(ev) != 1 || ev[0].Approval.Decision != audit.ApprovalTimeout {
+				t.Errorf("audit = %+v", ev)
+			}
+		})
+	}
+}
+
+func TestRuleTimeoutIsCapped(t *testing.T) {
+	m, err := New(t.Context(), Options{MaxTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &chain.Decision{Stage: "rules", Stages: []chain.StageResult{{Stage: "rules",
+		Verdict: &abi.Verdict{Metadata: json.RawMessage(`{"timeout":"5h"}`)}}}}
+	if got, on := m.ruleTimeout(d); got != time.Minute || on != abi.ActionDeny {
+		t.Errorf("ruleTimeout = %v %s, want 1m deny", got, on)
+	}
+}
+
+func TestClientDisconnectReleasesAndAudits(t *testing.T) {
+	rec := &events{}
+	m, err := New(t.Context(), Options{Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	ch := startHold(ctx, m, held("D1", "s", "write_file", `{}`))
+	waitFor(t, "held", listed(m, "D1"))
+	cancel()
+	res := result(t, ch)
+	if res.Action != abi.ActionDeny || res.DecidedBy != ByDisconnect {
+		t.Errorf("resolution = %+v", res)
+	}
+	if len(m.List()) != 0 {
+		t.Error("held call leaked after disconnect")
+	}
+	ev := rec.all()
+	if len(ev) != 1 || ev[0].Approval.DecidedBy != ByDisconnect || ev[0].Action != abi.ActionDeny {
+		t.Errorf("audit = %+v", ev)
+	}
+}
+
+func TestProgressWhileHeld(t *testing.T) {
+	m, err := New(t.Context(), Options{ProgressEvery: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent atomic.Int64
+	var last atomic.Value
+	h := held("P1", "s", "write_file", `{}`)
+	h.Progress = func(msg string) { sent.Add(1); last.Store(msg) }
+	ch := startHold(t.Context(), m, h)
+	waitFor(t, "three progress notifications", func() bool { return sent.Load() >= 3 })
+	if msg, _ := last.Load().(string); msg == "" {
+		t.Error("empty progress message")
+	}
+	if err := m.Decide(t.Context(), "P1", Decision{Action: "allow"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, ch); res.Action != abi.ActionAllow || res.DecidedBy != "admin" {
+		t.Errorf("resolution = %+v", res)
+	}
+}
+
+func TestScopedGrants(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		scope     string
+		session   string // of the second call
+		args      string // of the second call
+		autoAllow bool
+	}{
+		{"once covers nothing", ScopeOnce, "s1", `{"a":1}`, false},
+		{"session covers same session", ScopeSession, "s1", `{"a":1}`, true},
+		{"session skips other session", ScopeSession, "s2", `{"a":1}`, false},
+		{"session skips other arguments", ScopeSession, "s1", `{"a":2}`, false},
+		{"minutes covers other session", ScopeMinutes, "s2", `{"a":1}`, true},
+		{"minutes skips other arguments", ScopeMinutes, "s2", `{"a":2}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := New(t.Context(), Options{Timeout: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := startHold(t.Context(), m, held("G1", "s1", "write_file", `{"a":1}`))
+			waitFor(t, "first held", listed(m, "G1"))
+			if err := m.Decide(t.Context(), "G1", Decision{Action: "allow", By: "carol", Scope: tc.scope, Minutes: 5}); err != nil {
+				t.Fatal(err)
+			}
+			result(t, first)
+			second := startHold(t.Context(), m, held("G2", tc.session, "write_file", tc.args))
+			if tc.autoAllow {
+				res := result(t, second)
+				if res.Action != abi.ActionAllow || res.ID != "G1" || res.DecidedBy != "carol" || res.Scope != tc.scope {
+					t.Errorf("granted resolution = %+v", res)
+				}
+				return
+			}
+			waitFor(t, "second held", listed(m, "G2"))
+			if err := m.Decide(t.Context(), "G2", Decision{Action: "deny"}); err != nil {
+				t.Fatal(err)
+			}
+			if res := result(t, second); res.Action != abi.ActionDeny {
+				t.Errorf("second = %+v", res)
+			}
+		})
+	}
+}
+
+func TestDecideRejects(t *testing.T) {
+	m, err := New(t.Context(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := startHold(t.Context(), m, held("R1", "s", "t", `{}`))
+	waitFor(t, "held", listed(m, "R1"))
+	for _, tc := range []struct {
+		name string
+		id   string
+		d    Decision
+		want error
+	}{
+		{"unknown id", "nope", Decision{Action: "allow"}, ErrNotFound},
+		{"bad action", "R1", Decision{Action: "ask"}, ErrBadDecision},
+		{"bad scope", "R1", Decision{Action: "allow", Scope: "forever"}, ErrBadDecision},
+		{"bad minutes", "R1", Decision{Action: "allow", Scope: ScopeMinutes, Minutes: -1}, ErrBadDecision},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := m.Decide(t.Context(), tc.id, tc.d); !errors.Is(err, tc.want) {
+				t.Errorf("Decide = %v, want %v", err, tc.want)
+			}
+		})
+	}
+	if err := m.Decide(t.Context(), "R1", Decision{Action: "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	result(t, ch)
+}
+
+// TestFleetTwoGateways runs two managers on one NATS server: a call held on one gateway is seen
+// and decided on the other.
+func TestFleetTwoGateways(t *testing.T) {
+	s := testenv.StartNATS(t)
+	connect := func() *nats.Conn {
+		nc, err := nats.Connect(s.ClientURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	recA, recB := &events{}, &events{}
+	a, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-a", Recorder: recA, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	b, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-b", Recorder: recB, Timeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	changes, unsub := b.Subscribe()
+	defer unsub()
+
+	ch := startHold(t.Context(), a, held("F1", "s1", "write_file", `{"p":1}`))
+	waitFor(t, "gateway b sees the call held on a", listed(b, "F1"))
+	if p, _ := b.Get("F1"); p.Gateway != "gw-a" {
+		t.Errorf("b lists gateway %q, want gw-a", p.Gateway)
+	}
+	select {
+	case c := <-changes:
+		if c.Type != "held" || c.ID != "F1" {
+			t.Errorf("change = %+v", c)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no change event on b")
+	}
+	if err := b.Decide(t.Context(), "F1", Decision{Action: "allow", By: "dana", Scope: ScopeMinutes, Minutes: 10}); err != nil {
+		t.Fatal(err)
+	}
+	res := result(t, ch)
+	if res.Action != abi.ActionAllow || res.DecidedBy != "dana" || res.Scope != ScopeMinutes {
+		t.Errorf("resolution on a = %+v", res)
+	}
+	if err := a.Decide(t.Context(), "F1", Decision{Action: "deny"}); err == nil {
+		t.Error("deciding a resolved call succeeded")
+	}
+	waitFor(t, "b drops the resolved call", func() bool { return len(b.List()) == 0 })
+	if ev := recA.all(); len(ev) != 1 || ev[0].Approval.DecidedBy != "dana" || ev[0].Gateway != "gw-a" {
+		t.Errorf("audit on a = %+v", ev)
+	}
+	if ev := recB.all(); len(ev) != 0 {
+		t.Errorf("b recorded %d events for a call it did not hold", len(ev))
+	}
+	// The grant made on b covers the same call on b, and on a once a has seen it.
+	waitFor(t, "grant shared with a", func() bool {
+		p := Pending{Server: "fs", Tool: "write_file", ArgumentsSHA256: audit.ArgumentsHash([]byte(`{"p":1}`)), Session: "s9"}
+		_, ok := a.findGrant(p, time.Now())
+		return ok
+	})
+	if res := result(t, startHold(t.Context(), a, held("F2", "s9", "write_file", `{"p":1}`))); res.Action != abi.ActionAllow || res.ID != "F1" {
+		t.Errorf("granted on a = %+v", res)
+	}
+
+	// A race between two deciders: exactly one wins.
+	ch = startHold(t.Context(), a, held("F3", "s1", "rm", `{}`))
+	waitFor(t, "b sees F3", listed(b, "F3"))
+	errA := a.Decide(t.Context(), "F3", Decision{Action: "deny", By: "a-op"})
+	errB := b.Decide(t.Context(), "F3", Decision{Action: "allow", By: "b-op"})
+	if (errA == nil) == (errB == nil) {
+		t.Fatalf("both or neither decided: a=%v b=%v", errA, errB)
+	}
+	if res := result(t, ch); res.DecidedBy != "a-op" || res.Action != abi.ActionDeny {
+		t.Errorf("winner = %+v, want a-op deny", res)
+	}
+}
