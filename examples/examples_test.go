@@ -2,16 +2,21 @@ package examples_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/added060/palisade/host/conformance"
+	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // example is one folder under examples/.
@@ -27,6 +32,7 @@ var all = []example{
 	{"wat", []string{"wat2wasm"}, "allowlist"},
 	{"c", []string{"clang-14"}, "pathguard"},
 	{"rust", []string{"/usr/bin/rustc"}, "secrets"},
+	{"assemblyscript", []string{"npm"}, "ratelimit"},
 }
 
 // requireToolchains is set by `make test-sdk` so a missing compiler fails instead of skipping.
@@ -127,4 +133,77 @@ func TestExamples(t *testing.T) {
 			t.Log("\n" + sb.String())
 		})
 	}
+}
+
+// TestRateLimitWindow drives the AssemblyScript rate limiter through the real runtime and the
+// real kv host function (host/hostfn over an in-memory store with a settable clock): the limit
+// holds per tool and per session, and a new window starts once the old one expires.
+func TestRateLimitWindow(t *testing.T) {
+	ex := find(t, "assemblyscript")
+	wasm := build(t, ex)
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	store := hostfn.NewMemKV()
+	store.Now = func() time.Time { return now }
+	p, err := newRuntime(t).Load(ctx, plugin.Spec{
+		Name:          "ratelimit",
+		Wasm:          wasm,
+		Config:        map[string]string{"config": `{"limit":2,"window_ms":1000,"per_session":true}`},
+		HostFunctions: hostfn.Build("ratelimit", []string{hostfn.CapKV}, hostfn.Deps{KV: store}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	call := func(session string) string {
+		t.Helper()
+		env := fmt.Sprintf(`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","session":%q,"tool":"deploy","arguments":{}}`, session)
+		out, err := p.Evaluate(ctx, []byte(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v abi.Verdict
+		if err := json.Unmarshal(out, &v); err != nil {
+			t.Fatalf("%s: %v", out, err)
+		}
+		return v.Action
+	}
+	for i, tc := range []struct {
+		session string
+		advance time.Duration
+		want    string
+	}{
+		{"s1", 0, "none"}, {"s1", 0, "none"}, {"s1", 0, "deny"}, // third call in the window
+		{"s2", 0, "none"},                       // another session has its own window
+		{"s1", 1001 * time.Millisecond, "none"}, // the window expired
+	} {
+		now = now.Add(tc.advance)
+		if got := call(tc.session); got != tc.want {
+			t.Errorf("call %d (%s): %s, want %s", i, tc.session, got, tc.want)
+		}
+	}
+
+	// Without the kv capability the plugin fails closed: an error, not an allow.
+	q, err := newRuntime(t).Load(ctx, plugin.Spec{
+		Name: "ratelimit-nokv", Wasm: wasm,
+		HostFunctions: hostfn.Build("ratelimit-nokv", nil, hostfn.Deps{KV: store}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer q.Close(ctx)
+	_, err = q.Evaluate(ctx, []byte(`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","tool":"deploy"}`))
+	if !errors.Is(err, plugin.ErrPluginErr) || !strings.Contains(err.Error(), "capability not granted") {
+		t.Errorf("without kv: err = %v, want a plugin error naming the capability", err)
+	}
+}
+
+func find(t *testing.T, lang string) example {
+	for _, ex := range all {
+		if ex.lang == lang {
+			return ex
+		}
+	}
+	t.Fatalf("no example %q", lang)
+	return example{}
 }
