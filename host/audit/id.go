@@ -37,8 +37,10 @@ func NewID() string {
 			}
 		}
 	} else {
-		_, _ = rand.Read(idGen.rand[:]) // never fails on supported platforms (Go 1.24+)
-		idGen.hi = binary.BigEndian.Uint16(idGen.rand[0:2]) & 0x7fff // room to count up
+		// crypto/rand.Read never fails on supported platforms (Go 1.24+).
+		_, _ = rand.Read(idGen.rand[:])
+		// Top bit clear: room to count up within the millisecond.
+		idGen.hi = binary.BigEndian.Uint16(idGen.rand[0:2]) & 0x7fff
 		idGen.lo = binary.BigEndian.Uint64(idGen.rand[2:10])
 	}
 	idGen.ms = ms
