@@ -1,0 +1,119 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/approval"
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/proxy"
+)
+
+// ApprovalsConfig is the `approvals:` section of palisade.yaml.
+//
+//	approvals:
+//	  disabled: false      # true = ask resolves by the bundle's fallback, no queue
+//	  timeout: 2m          # hold when the rule names none
+//	  max_timeout: 1h      # cap on a rule's timeout
+//	  on_timeout: deny     # allow | deny when nobody decides
+//	  progress_every: 5s   # progress notifications to the waiting client
+//	  hide_arguments: false
+//	  local: false         # true = do not share held calls over NATS KV
+//	  bucket: PALISADE_APPROVALS
+//	  feed_size: 1000      # recent events the dashboard keeps
+type ApprovalsConfig struct {
+	Disabled      bool            `yaml:"disabled"`
+	Timeout       config.Duration `yaml:"timeout"`
+	MaxTimeout    config.Duration `yaml:"max_timeout"`
+	OnTimeout     string          `yaml:"on_timeout"`
+	ProgressEvery config.Duration `yaml:"progress_every"`
+	HideArguments bool            `yaml:"hide_arguments"`
+	Local         bool            `yaml:"local"`
+	Bucket        string          `yaml:"bucket"`
+	FeedSize      int             `yaml:"feed_size"`
+}
+
+func init() {
+	config.RegisterExtension("approvals")
+	RegisterFeature("approvals", func() Feature { return &approvals{} })
+}
+
+// approvals wires host/approval and the dashboard: it holds ask calls, feeds live decisions to
+// the admin API's SSE stream and chain statistics, and serves /ui.
+type approvals struct {
+	cfg     ApprovalsConfig
+	feed    *admin.Feed
+	manager *approval.Manager
+}
+
+func (a *approvals) Name() string { return "approvals" }
+
+// recordVia sends events through the gateway's recorder chain as it is when they happen.
+type recordVia struct{ g *Gateway }
+
+func (r recordVia) Record(ctx context.Context, ev audit.Event) { r.g.Record(ctx, ev) }
+
+func (a *approvals) Init(ctx context.Context, g *Gateway) error {
+	if err := g.Config().Extension("approvals", &a.cfg); err != nil {
+		return err
+	}
+	switch a.cfg.OnTimeout {
+	case "", "allow", "deny":
+	default:
+		return &config.FieldError{Path: "approvals.on_timeout", Err: fmt.Errorf("%q must be allow or deny", a.cfg.OnTimeout)}
+	}
+	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
+		a.feed = admin.NewFeed(admin.FeedOptions{Size: a.cfg.FeedSize, Next: next})
+		return a.feed
+	})
+	if a.cfg.Disabled {
+		return nil
+	}
+	o := approval.Options{
+		Bucket: a.cfg.Bucket, Gateway: g.Instance(), Timeout: a.cfg.Timeout.D(), MaxTimeout: a.cfg.MaxTimeout.D(),
+		OnTimeout: a.cfg.OnTimeout, ProgressEvery: a.cfg.ProgressEvery.D(), HideArguments: a.cfg.HideArguments,
+		Recorder: recordVia{g}, Logger: g.Logger(),
+	}
+	if !a.cfg.Local {
+		o.Conn = g.NATS()
+	}
+	m, err := approval.New(ctx, o)
+	if err != nil {
+		return err
+	}
+	a.manager = m
+	g.SetApprover(m)
+	return nil
+}
+
+func (a *approvals) Start(ctx context.Context, g *Gateway) error {
+	grp := g.Admin().Group()
+	if a.manager != nil {
+		admin.RegisterApprovals(grp, a.manager)
+	}
+	admin.RegisterEvents(grp, a.feed, a.manager)
+	admin.RegisterChain(grp, g.Active(), a.feed.Stats())
+	admin.RegisterPlayground(grp, g.Active(), a.manager != nil)
+	admin.RegisterUI(g.Echo(), g.Admin().Prefix())
+	return nil
+}
+
+func (a *approvals) Close(ctx context.Context) error {
+	if a.manager != nil {
+		return a.manager.Close()
+	}
+	return nil
+}
+
+// Approvals returns the approval manager, or nil when approvals are disabled or the feature is
+// not running (for tests and other features).
+func (g *Gateway) Approvals() *approval.Manager {
+	for _, f := range g.features {
+		if a, ok := f.(*approvals); ok {
+			return a.manager
+		}
+	}
+	return nil
+}
