@@ -26,6 +26,11 @@ type Rule struct {
 	Final    bool   `json:"final"`
 	Guidance string `json:"guidance"`
 	When     When   `json:"when"`
+	// Timeout and OnTimeout apply to ask rules: how long the call is held for a person ("30s")
+	// and what happens when nobody decides (allow or deny). They reach the host as verdict
+	// metadata {"timeout": ..., "on_timeout": ...}; "" = the gateway's approvals defaults.
+	Timeout   string `json:"timeout"`
+	OnTimeout string `json:"on_timeout"`
 }
 
 // When holds a rule's conditions; all given conditions must hold, and a list holds when any of its
@@ -77,6 +82,16 @@ func New(c Config) (*Engine, error) {
 		case abi.ActionAllow, abi.ActionDeny, abi.ActionAsk, abi.ActionSample:
 		default:
 			return nil, fmt.Errorf("rules[%d] (%s): action %q must be allow, deny, ask or sample", i, r.ID, r.Action)
+		}
+		if r.Timeout != "" {
+			if d, err := time.ParseDuration(r.Timeout); err != nil || d <= 0 {
+				return nil, fmt.Errorf("rules[%d] (%s): timeout %q must be a positive duration such as 30s", i, r.ID, r.Timeout)
+			}
+		}
+		switch r.OnTimeout {
+		case "", abi.ActionAllow, abi.ActionDeny:
+		default:
+			return nil, fmt.Errorf("rules[%d] (%s): on_timeout %q must be allow or deny", i, r.ID, r.OnTimeout)
 		}
 		if w := r.When.Time; w != nil {
 			if err := w.compile(); err != nil {
@@ -251,6 +266,21 @@ func (r Result) Verdict() []byte {
 	}
 	if r.Rule.Action == abi.ActionDeny {
 		b = append(b, `,"score":1`...)
+	}
+	if r.Rule.Timeout != "" || r.Rule.OnTimeout != "" {
+		b = append(b, `,"metadata":{`...)
+		if r.Rule.Timeout != "" {
+			b = append(b, `"timeout":`...)
+			b = strconv.AppendQuote(b, r.Rule.Timeout)
+		}
+		if r.Rule.OnTimeout != "" {
+			if r.Rule.Timeout != "" {
+				b = append(b, ',')
+			}
+			b = append(b, `"on_timeout":`...)
+			b = strconv.AppendQuote(b, r.Rule.OnTimeout)
+		}
+		b = append(b, '}')
 	}
 	b = append(b, '}')
 	return b
