@@ -1,0 +1,20 @@
+;; evaluate returns a verdict the schema refuses; describe claims ABI 2.0.
+(module
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  (memory 1)
+  (data (i32.const 0) "{\22action\22:\22maybe\22}")
+  (data (i32.const 32) "{\22name\22:\22bad\22,\22abi\22:\222.0\22}")
+  (func $out (param $ptr i32) (param $n i32)
+    (local $off i64) (local $i i32)
+    (local.set $off (call $alloc (i64.extend_i32_u (local.get $n))))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
+      (call $store_u8 (i64.add (local.get $off) (i64.extend_i32_u (local.get $i)))
+                      (i32.load8_u (i32.add (local.get $ptr) (local.get $i))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (call $output_set (local.get $off) (i64.extend_i32_u (local.get $n))))
+  (func (export "evaluate") (result i32) (call $out (i32.const 0) (i32.const 18)) (i32.const 0))
+  (func (export "describe") (result i32) (call $out (i32.const 32) (i32.const 26)) (i32.const 0)))

@@ -1,0 +1,3 @@
+;; Exports describe but not evaluate.
+(module
+  (func (export "describe") (result i32) (i32.const 0)))

@@ -1,0 +1,3 @@
+;; evaluate always traps.
+(module
+  (func (export "evaluate") (result i32) unreachable))
