@@ -1,0 +1,43 @@
+//go:build wasip1
+
+// Command risk is the risk-scoring plugin: a //go:wasmexport shim over package riskscore.
+package main
+
+import (
+	"github.com/added060/palisade/plugins/risk/riskscore"
+	palisade "github.com/added060/palisade/sdk/go"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+var (
+	scorer  *riskscore.Scorer
+	initErr error
+	buf     = make([]byte, 0, 2048) // reused: an instance runs one call at a time
+)
+
+// load reads the stage config ("config") and the tool profiles ("profiles" data key) once per
+// instance; both are fixed for the life of the instance.
+func load() {
+	cfg, _ := palisade.Config("config")
+	prof, _ := palisade.Config("profiles")
+	scorer, initErr = riskscore.New([]byte(cfg), []byte(prof))
+}
+
+//go:wasmexport evaluate
+func evaluate() int32 {
+	if scorer == nil && initErr == nil {
+		load()
+	}
+	if initErr != nil {
+		return palisade.Fail(initErr)
+	}
+	buf = scorer.EvaluateJSON(palisade.Input(), buf[:0])
+	return palisade.OutputRaw(buf)
+}
+
+//go:wasmexport describe
+func describe() int32 {
+	return palisade.Describe(abi.Describe{Name: "risk", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest}})
+}
+
+func main() {}

@@ -1,0 +1,115 @@
+package riskscore
+
+import (
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The plugin runs inside Wasm, where encoding/json's reflection costs far more than natively;
+// the verdict is small and fixed in shape, so it is encoded by hand. encode_test.go checks that
+// the output decodes to exactly what Evaluate returns.
+
+// EvaluateJSON is Evaluate encoded as verdict JSON, appended to buf.
+func (s *Scorer) EvaluateJSON(envelope, buf []byte) []byte {
+	v, r, scored := s.evaluate(envelope)
+	b := append(buf, `{"action":`...)
+	b = appendString(b, v.Action)
+	if !scored {
+		return append(b, '}')
+	}
+	b = append(b, `,"reason":`...)
+	b = appendString(b, v.Reason)
+	b = append(b, `,"rule":`...)
+	b = appendString(b, v.Rule)
+	if v.Score != 0 {
+		b = append(b, `,"score":`...)
+		b = appendFloat(b, v.Score)
+	}
+	b = append(b, `,"labels":[`...)
+	b = appendString(b, r.Level)
+	b = append(b, ']')
+	if v.RequireToken {
+		b = append(b, `,"require_token":true`...)
+	}
+	if v.Fallback != "" {
+		b = append(b, `,"fallback":`...)
+		b = appendString(b, v.Fallback)
+	}
+	b = append(b, `,"metadata":`...)
+	b = r.appendJSON(b)
+	return append(b, '}')
+}
+
+// appendJSON encodes r as the metadata object.
+func (r *Result) appendJSON(b []byte) []byte {
+	b = append(b, `{"signals":`...)
+	b = appendFloatMap(b, r.Signals)
+	b = append(b, `,"weights":`...)
+	b = appendFloatMap(b, r.Weights)
+	b = append(b, `,"composite":`...)
+	b = appendFloat(b, r.Composite)
+	b = append(b, `,"level":`...)
+	b = appendString(b, r.Level)
+	b = append(b, `,"criticality":`...)
+	b = appendString(b, r.Criticality)
+	if r.Irreversible {
+		b = append(b, `,"irreversible":true`...)
+	}
+	if r.Regulatory {
+		b = append(b, `,"regulatory":true`...)
+	}
+	b = append(b, `,"profiled":`...)
+	b = strconv.AppendBool(b, r.Profiled)
+	return append(b, '}')
+}
+
+func appendFloatMap(b []byte, m map[string]float64) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendFloat(b, m[k])
+	}
+	return append(b, '}')
+}
+
+func appendFloat(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'f', -1, 64) }
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,138 @@
+package main_test
+
+// Host tests: build the plugin for wasip1 and run it through the real runtime (host/plugin,
+// Extism over wazero) the gateway uses.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+const testProfiles = `{"tools":{"transfer_funds":{"criticality":"HIGH","fallback":"draft_transfer"},"read_*":{"criticality":"LOW"}}}`
+
+// buildWasm builds this plugin once per test binary into PALISADE_BUILD (or a temp dir).
+func buildWasm(t testing.TB) []byte {
+	t.Helper()
+	dir := os.Getenv("PALISADE_BUILD")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	out := filepath.Join(dir, "plugins", "risk.wasm")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build risk.wasm: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func load(t testing.TB, config string) *plugin.Plugin {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt.Load(ctx, plugin.Spec{
+		Name:          "risk",
+		Wasm:          buildWasm(t),
+		Config:        map[string]string{"config": config, "profiles": testProfiles},
+		Timeout:       5 * time.Second,
+		HostFunctions: hostfn.Build("risk", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(ctx); rt.Close(ctx) })
+	return p
+}
+
+func envelope(tool string, prior ...abi.Prior) []byte {
+	b, _ := json.Marshal(abi.Envelope{ABI: "1.0", ID: "01TEST", Phase: "request", Method: "tools/call", Tool: tool, Arguments: json.RawMessage(`{"amount":10}`), Prior: prior})
+	return b
+}
+
+func TestRiskPluginInWasm(t *testing.T) {
+	p := load(t, `{}`)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		env      []byte
+		action   string
+		token    bool
+		fallback string
+	}{
+		{"low risk high tool", envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.05}), "allow", true, ""},
+		{"review", envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.3}), "ask", false, ""},
+		{"deny with fallback", envelope("transfer_funds", abi.Prior{Stage: "judge", Action: "deny", Score: 0.9}), "deny", false, "draft_transfer"},
+		{"low tool", envelope("read_file", abi.Prior{Stage: "detector", Action: "deny", Score: 1}), "allow", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := p.Evaluate(ctx, tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var v abi.Verdict
+			if err := json.Unmarshal(out, &v); err != nil {
+				t.Fatalf("verdict %s: %v", out, err)
+			}
+			if v.Action != tc.action || v.RequireToken != tc.token || v.Fallback != tc.fallback || len(v.Metadata) == 0 {
+				t.Fatalf("verdict = %s", out)
+			}
+		})
+	}
+	out, err := p.Call(ctx, "describe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d abi.Describe
+	if err := json.Unmarshal(out, &d); err != nil || d.Name != "risk" || d.ABI != abi.Version || !slices.Equal(d.Phases, []string{"request"}) {
+		t.Fatalf("describe = %s (%v)", out, err)
+	}
+}
+
+func TestRiskPluginBadConfigFails(t *testing.T) {
+	p := load(t, `{"levels":{"medium":0.9,"high":0.1}}`)
+	if _, err := p.Evaluate(context.Background(), envelope("transfer_funds")); err == nil {
+		t.Fatal("bad config did not fail the stage")
+	}
+}
+
+func BenchmarkRiskPluginWasm(b *testing.B) {
+	p := load(b, `{}`)
+	ctx := context.Background()
+	env := envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.1}, abi.Prior{Stage: "detector", Action: "none", Score: 0.2})
+	lat := make([]time.Duration, 0, 1<<16)
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := p.Evaluate(ctx, env); err != nil {
+			b.Fatal(err)
+		}
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	slices.Sort(lat)
+	if n := len(lat); n > 0 {
+		b.ReportMetric(float64(lat[n/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[n*99/100].Microseconds()), "p99-µs")
+	}
+}
