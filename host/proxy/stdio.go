@@ -1,0 +1,596 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/mcp"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// ToolsObserver sees every tools/list result before the client does (host/pin implements it:
+// it pins tool definitions and strips ANSI escapes and invisible characters from descriptions).
+// It returns the result to pass on (the same bytes when nothing changed).
+type ToolsObserver interface {
+	ObserveTools(ctx context.Context, server string, result json.RawMessage) (json.RawMessage, error)
+}
+
+// StdioTransport is the transport name stdio envelopes and audit events carry.
+const StdioTransport = "stdio"
+
+// StdioOptions configure RunStdio.
+type StdioOptions struct {
+	Engine  *Engine  // required
+	Command string   // the real MCP server; required
+	Args    []string // its arguments
+	Env     []string // its environment; nil = this process's
+	Dir     string   // its working directory; "" = this process's
+	// Server is the upstream name in envelopes and audit events; "" = the command's base name.
+	Server string
+	Stdin  io.Reader // from the MCP client; required
+	Stdout io.Writer // to the MCP client; required
+	Stderr io.Writer // the child's stderr; nil = discarded
+	// Tools, if set, sees each tools/list result (tool pinning).
+	Tools ToolsObserver
+	// Signals are forwarded to the child (SIGINT, SIGTERM, SIGHUP from the desktop client).
+	Signals <-chan os.Signal
+	// MaxLineBytes bounds one JSON-RPC line; 0 = 16 MiB. A longer client line is refused.
+	MaxLineBytes int
+	// Grace is how long the child may take to exit after the client closes stdin or ctx ends,
+	// before SIGTERM and then SIGKILL; 0 = 5s.
+	Grace  time.Duration
+	Logger *slog.Logger // nil = discard
+}
+
+func (o StdioOptions) withDefaults() StdioOptions {
+	if o.Server == "" {
+		o.Server = filepath.Base(o.Command)
+	}
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = 16 << 20
+	}
+	if o.Grace <= 0 {
+		o.Grace = 5 * time.Second
+	}
+	if o.Stderr == nil {
+		o.Stderr = io.Discard
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// judgedFromClient are the client→server requests the chain decides.
+var judgedFromClient = map[string]bool{
+	mcp.MethodToolsCall:     true,
+	mcp.MethodResourcesRead: true,
+	mcp.MethodPromptsGet:    true,
+}
+
+// judgedFromServer are the server→client requests the chain decides.
+var judgedFromServer = map[string]bool{
+	mcp.MethodSampling:    true,
+	mcp.MethodElicitation: true,
+}
+
+// RunStdio starts the real server as a child and relays newline-delimited JSON-RPC between the
+// client (Stdin/Stdout) and the child, judging client→server tools/call, resources/read and
+// prompts/get and server→client sampling/createMessage and elicitation/create. A denied request
+// is answered with the -32001 error and never reaches the other side. Every other message passes
+// through (requests are logged at debug). It returns the child's exit code once the child has
+// exited (128+signal when a signal ended it).
+//
+// # Notes
+//
+// Messages are written whole, one Write per line under a lock, so concurrent judgments never
+// interleave bytes. A client line is judged on its exact keys (JSON's last-duplicate-wins, case
+// sensitive, as JavaScript and Python servers read it), so a message cannot show the judge one
+// method or tool and the server another. Client batches are refused.
+func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
+	o = o.withDefaults()
+	if o.Engine == nil || o.Command == "" || o.Stdin == nil || o.Stdout == nil {
+		return 1, errors.New("stdio proxy: Engine, Command, Stdin and Stdout are required")
+	}
+	cmd := exec.Command(o.Command, o.Args...)
+	cmd.Env, cmd.Dir, cmd.Stderr = o.Env, o.Dir, o.Stderr
+	childIn, err := cmd.StdinPipe()
+	if err != nil {
+		return 1, fmt.Errorf("stdio proxy: %w", err)
+	}
+	childOut, err := cmd.StdoutPipe()
+	if err != nil {
+		return 1, fmt.Errorf("stdio proxy: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return 1, fmt.Errorf("stdio proxy: start %s: %w", o.Command, err)
+	}
+	s := &stdio{
+		o:        o,
+		toClient: &lineWriter{w: o.Stdout},
+		toServer: &lineWriter{w: childIn},
+		childIn:  childIn,
+		pending:  map[string]*pendingCall{},
+		exited:   make(chan struct{}),
+	}
+	o.Logger.Info("stdio proxy started", "upstream", o.Server, "pid", cmd.Process.Pid)
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { s.fromClient(runCtx) })
+	serverDone := make(chan struct{})
+	go func() {
+		defer close(serverDone)
+		s.fromServer(runCtx, childOut)
+	}()
+	go s.supervise(runCtx, cmd)
+
+	<-serverDone
+	werr := cmd.Wait()
+	close(s.exited)
+	cancel()
+	s.judging.Wait()
+	s.finishPending(ctx)
+	code := exitCode(cmd, werr)
+	o.Logger.Info("stdio proxy: upstream exited", "upstream", o.Server, "code", code)
+	return code, nil
+}
+
+func exitCode(cmd *exec.Cmd, werr error) int {
+	st := cmd.ProcessState
+	if st == nil {
+		return 1
+	}
+	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if c := st.ExitCode(); c >= 0 {
+		return c
+	}
+	if werr != nil {
+		return 1
+	}
+	return 0
+}
+
+type stdio struct {
+	o        StdioOptions
+	toClient *lineWriter
+	toServer *lineWriter
+	childIn  io.WriteCloser
+
+	mu      sync.Mutex
+	pending map[string]*pendingCall // client request id → what the answer needs
+	client  *abi.Client
+	proto   string
+
+	judging  sync.WaitGroup
+	exited   chan struct{}
+	stdinEOF sync.Once
+}
+
+// pendingCall is a client request forwarded to the server, waiting for its response.
+type pendingCall struct {
+	method  string
+	outcome *Outcome // judged requests only
+}
+
+// lineWriter writes whole lines under a lock.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lineWriter) writeLine(b []byte) error {
+	buf := make([]byte, 0, len(b)+1)
+	buf = append(buf, b...)
+	buf = append(buf, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	_, err := l.w.Write(buf)
+	return err
+}
+
+// supervise forwards signals and, when ctx ends or the client closes stdin, gives the child
+// Grace to exit before SIGTERM and SIGKILL.
+func (s *stdio) supervise(ctx context.Context, cmd *exec.Cmd) {
+	for {
+		select {
+		case sig, ok := <-s.o.Signals:
+			if !ok {
+				s.o.Signals = nil
+				continue
+			}
+			s.o.Logger.Debug("forwarding signal", "signal", sig.String())
+			_ = cmd.Process.Signal(sig)
+		case <-s.exited:
+			return
+		case <-ctx.Done():
+			s.closeChildStdin()
+			select {
+			case <-s.exited:
+				return
+			case <-time.After(s.o.Grace):
+			}
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-s.exited:
+				return
+			case <-time.After(s.o.Grace):
+			}
+			_ = cmd.Process.Kill()
+			return
+		}
+	}
+}
+
+func (s *stdio) closeChildStdin() {
+	s.stdinEOF.Do(func() { _ = s.childIn.Close() })
+}
+
+// readLines calls fn for each line of r (without the newline). A line over max is reported with
+// tooLong=true and its bytes dropped.
+func readLines(r io.Reader, max int, fn func(line []byte, tooLong bool)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var acc []byte
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(chunk) > 0 {
+			if !over {
+				if len(acc)+len(chunk) > max+1 {
+					over, acc = true, nil
+				} else {
+					acc = append(acc, chunk...)
+				}
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(acc) > 0 || over {
+			line := bytes.TrimRight(acc, "\r\n")
+			if over || len(bytes.TrimSpace(line)) > 0 {
+				fn(bytes.Clone(line), over) // callers keep lines past the next read
+			}
+		}
+		acc, over = acc[:0], false
+		if err != nil {
+			return
+		}
+	}
+}
+
+// fromClient reads the client's lines until EOF, then closes the child's stdin (the MCP stdio
+// shutdown) and lets supervise bound the child's exit.
+func (s *stdio) fromClient(ctx context.Context) {
+	readLines(s.o.Stdin, s.o.MaxLineBytes, func(line []byte, tooLong bool) {
+		select {
+		case <-s.exited:
+			return
+		default:
+		}
+		if tooLong {
+			s.o.Logger.Warn("client line over the limit, refused", "limit", s.o.MaxLineBytes)
+			_ = s.toClient.writeLine(mcp.ErrorResponse(nil, mcp.NewError(mcp.CodeTooLarge, "message over the proxy's line limit", nil)))
+			return
+		}
+		s.clientLine(ctx, line)
+	})
+	s.closeChildStdin()
+}
+
+func (s *stdio) clientLine(ctx context.Context, line []byte) {
+	t := bytes.TrimSpace(line)
+	if t[0] == '[' {
+		s.o.Logger.Warn("client batch refused")
+		_ = s.toClient.writeLine(mcp.ErrorResponse(nil, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: JSON-RPC batches are not accepted; send one message per line", nil)))
+		return
+	}
+	m, err := parseExact(t)
+	if err != nil {
+		// Never forward what the judge could not read: the server might read it differently.
+		s.o.Logger.Warn("client message refused", "err", err)
+		_ = s.toClient.writeLine(mcp.ErrorResponse(idOf(t), mcp.NewError(mcp.CodeParseError, "palisade proxy: "+err.Error(), nil)))
+		return
+	}
+	switch {
+	case m.IsRequest():
+		if m.Method == mcp.MethodInitialize {
+			c, pv := mcp.ClientInfo(m.Params)
+			s.mu.Lock()
+			s.client, s.proto = c, pv
+			s.mu.Unlock()
+		}
+		if judgedFromClient[m.Method] {
+			s.judging.Add(1)
+			go func() {
+				defer s.judging.Done()
+				s.judgeClientRequest(ctx, m, line)
+			}()
+			return
+		}
+		s.o.Logger.Debug("client request", "method", m.Method, "upstream", s.o.Server)
+		s.track(m, nil)
+	case m.IsNotification():
+		s.o.Logger.Debug("client notification", "method", m.Method)
+	}
+	// Responses (to server requests) and notifications pass through.
+	s.forwardToServer(line)
+}
+
+func (s *stdio) forwardToServer(line []byte) {
+	if err := s.toServer.writeLine(line); err != nil {
+		s.o.Logger.Debug("write to upstream failed", "err", err)
+	}
+}
+
+func (s *stdio) track(m *mcp.Message, o *Outcome) {
+	s.mu.Lock()
+	s.pending[idKey(m.ID)] = &pendingCall{method: m.Method, outcome: o}
+	s.mu.Unlock()
+}
+
+func (s *stdio) context() mcp.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: "", ProtocolVersion: s.proto, Client: s.client}
+}
+
+func (s *stdio) judgeClientRequest(ctx context.Context, m *mcp.Message, line []byte) {
+	env := exactEnvelope(m, s.context())
+	o, err := s.o.Engine.Request(ctx, env)
+	if err != nil {
+		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
+		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this call: "+err.Error(), nil)))
+		return
+	}
+	if !o.Allowed() {
+		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
+		o.Finish(ctx)
+		return
+	}
+	if len(o.Decision.Arguments) > 0 && m.Method != mcp.MethodResourcesRead {
+		// A stage rewrote the arguments: forward what was judged.
+		if nl, err := replaceArguments(line, o.Decision.Arguments); err == nil {
+			line = nl
+		}
+	}
+	s.track(m, o)
+	select {
+	case <-s.exited:
+		o.Upstream = stdioUpstream(o, "upstream exited")
+		o.Finish(ctx)
+		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeUpstream, "upstream exited", nil)))
+		return
+	default:
+	}
+	s.forwardToServer(line)
+}
+
+// fromServer reads the child's stdout until EOF.
+func (s *stdio) fromServer(ctx context.Context, r io.Reader) {
+	readLines(r, s.o.MaxLineBytes*4, func(line []byte, tooLong bool) {
+		if tooLong {
+			s.o.Logger.Warn("upstream line over the limit, dropped")
+			return
+		}
+		t := bytes.TrimSpace(line)
+		if t[0] == '[' {
+			var els []json.RawMessage
+			if json.Unmarshal(t, &els) != nil {
+				s.o.Logger.Warn("upstream sent an unreadable batch; dropped")
+				return
+			}
+			for _, el := range els {
+				s.serverMessage(ctx, el)
+			}
+			return
+		}
+		s.serverMessage(ctx, t)
+	})
+}
+
+func (s *stdio) serverMessage(ctx context.Context, line []byte) {
+	m, err := parseExact(line)
+	if err != nil {
+		s.o.Logger.Warn("upstream message unreadable; passed through", "err", err)
+		_ = s.toClient.writeLine(line)
+		return
+	}
+	switch {
+	case m.IsResponse():
+		s.mu.Lock()
+		p := s.pending[idKey(m.ID)]
+		delete(s.pending, idKey(m.ID))
+		s.mu.Unlock()
+		if p != nil {
+			line = s.response(ctx, p, m, line)
+		}
+	case m.IsRequest() && judgedFromServer[m.Method]:
+		s.judging.Add(1)
+		go func() {
+			defer s.judging.Done()
+			s.judgeServerRequest(ctx, m, line)
+		}()
+		return
+	case m.IsRequest():
+		s.o.Logger.Debug("upstream request", "method", m.Method)
+	}
+	_ = s.toClient.writeLine(line)
+}
+
+// response runs the response phase of a judged call and tool pinning of tools/list, and returns
+// the line to send the client.
+func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message, line []byte) []byte {
+	if p.method == mcp.MethodToolsList && s.o.Tools != nil && m.Result != nil {
+		res, err := s.o.Tools.ObserveTools(ctx, s.o.Server, m.Result)
+		if err != nil {
+			s.o.Logger.Warn("tool pinning failed", "upstream", s.o.Server, "err", err)
+		} else if !bytes.Equal(res, m.Result) {
+			m.Result = res
+			line, _ = json.Marshal(m)
+		}
+	}
+	o := p.outcome
+	if o == nil {
+		return line
+	}
+	defer o.Finish(ctx)
+	o.Upstream = stdioUpstream(o, "")
+	if m.Error != nil {
+		o.Upstream = stdioUpstream(o, m.Error.Message)
+	}
+	d, err := s.o.Engine.Response(ctx, o, m)
+	if err != nil {
+		s.o.Logger.Warn("response phase failed; denied", "audit_id", o.AuditID, "err", err)
+		o.Action = abi.ActionDeny
+		return mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: response phase failed", nil))
+	}
+	if o.Action == abi.ActionDeny {
+		return mcp.ErrorResponse(m.ID, o.Deny())
+	}
+	if len(d.Result) > 0 && m.Error == nil {
+		m.Result = d.Result
+		b, err := json.Marshal(m)
+		if err == nil {
+			return b
+		}
+	}
+	return line
+}
+
+func (s *stdio) judgeServerRequest(ctx context.Context, m *mcp.Message, line []byte) {
+	env := exactEnvelope(m, s.context())
+	o, err := s.o.Engine.Request(ctx, env)
+	if err != nil {
+		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
+		s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
+		return
+	}
+	defer o.Finish(ctx)
+	if !o.Allowed() {
+		s.forwardToServer(mcp.ErrorResponse(m.ID, o.Deny()))
+		return
+	}
+	_ = s.toClient.writeLine(line)
+}
+
+// finishPending records the calls the child never answered.
+func (s *stdio) finishPending(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, p := range s.pending {
+		if p.outcome != nil {
+			p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
+			p.outcome.Finish(ctx)
+		}
+		delete(s.pending, k)
+	}
+}
+
+func stdioUpstream(o *Outcome, errText string) *audit.Upstream {
+	return &audit.Upstream{LatencyUS: time.Since(o.Start).Microseconds(), Error: errText}
+}
+
+func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
+
+// idOf recovers the id of a message that failed validation, for the error response.
+func idOf(b []byte) json.RawMessage {
+	var v struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(b, &v) != nil {
+		return nil
+	}
+	return v.ID
+}
+
+// parseExact validates a JSON-RPC message and reads jsonrpc, id, method, params, result and
+// error by their exact, case-sensitive keys, the last duplicate winning: the way JavaScript's
+// JSON.parse and Python's json read them (Go's encoding/json would match keys case-insensitively).
+func parseExact(b []byte) (*mcp.Message, error) {
+	if _, err := mcp.ParseMessage(b); err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+	}
+	m := &mcp.Message{ID: raw["id"], Params: raw["params"], Result: raw["result"]}
+	if err := json.Unmarshal(raw["jsonrpc"], &m.JSONRPC); err != nil || m.JSONRPC != "2.0" {
+		return nil, mcp.ErrBadVersion
+	}
+	if v, ok := raw["method"]; ok {
+		if err := json.Unmarshal(v, &m.Method); err != nil {
+			return nil, fmt.Errorf("%w: method is not a string", mcp.ErrNotJSON)
+		}
+	}
+	if v, ok := raw["error"]; ok && string(v) != "null" {
+		m.Error = &mcp.Error{}
+		if err := json.Unmarshal(v, m.Error); err != nil {
+			return nil, fmt.Errorf("%w: error is not an error object", mcp.ErrNotJSON)
+		}
+	}
+	if m.Method == "" && m.Result == nil && m.Error == nil {
+		return nil, mcp.ErrNoMethod
+	}
+	return m, nil
+}
+
+// exactEnvelope builds the request envelope and then sets tool, prompt, URI and arguments from
+// the params' exact keys (see parseExact).
+func exactEnvelope(m *mcp.Message, c mcp.Context) *abi.Envelope {
+	env := mcp.Envelope(m, c, "")
+	var p map[string]json.RawMessage
+	if len(m.Params) == 0 || json.Unmarshal(m.Params, &p) != nil {
+		return env
+	}
+	str := func(k string) string {
+		var s string
+		_ = json.Unmarshal(p[k], &s)
+		return s
+	}
+	switch m.Method {
+	case mcp.MethodToolsCall:
+		env.Tool, env.Arguments = str("name"), p["arguments"]
+	case mcp.MethodPromptsGet:
+		env.Prompt, env.Arguments = str("name"), p["arguments"]
+	case mcp.MethodResourcesRead:
+		env.URI = str("uri")
+	}
+	return env
+}
+
+// replaceArguments rewrites params.arguments of a client line.
+func replaceArguments(line []byte, args json.RawMessage) ([]byte, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return nil, err
+	}
+	var p map[string]json.RawMessage
+	if err := json.Unmarshal(raw["params"], &p); err != nil {
+		return nil, err
+	}
+	p["arguments"] = args
+	pb, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	raw["params"] = pb
+	return json.Marshal(raw)
+}
