@@ -62,6 +62,8 @@ type Prior struct {
 	Labels []string `json:"labels,omitempty"`
 	Rule   string   `json:"rule,omitempty"`
 	Reason string   `json:"reason,omitempty"`
+	// Guidance is the stage verdict's guidance (set by a sample verdict), for the judge stage.
+	Guidance string `json:"guidance,omitempty"`
 }
 
 // Envelope is one MCP message as plugins see it.
