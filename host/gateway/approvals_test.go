@@ -1,0 +1,390 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/approval"
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/internal/testenv"
+	pmcp "github.com/added060/palisade/host/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
+)
+
+const approvalsToken = "approvals-test-token"
+
+// approvalsGateway runs a gateway serving tests/ui/bundle in front of the Go SDK test server,
+// with approvals shared over the NATS server at natsURL.
+func approvalsGateway(t *testing.T, name, natsURL, bundleDir, upstream, extra string) *gateway.Gateway {
+	t.Helper()
+	y := fmt.Sprintf(`listen: 127.0.0.1:0
+data_dir: %s
+bundle: %s
+upstreams: [{name: up, url: %q}]
+nats: {url: %q}
+admin: {token: %s}
+approvals:
+  timeout: 1m
+%s`, t.TempDir(), bundleDir, upstream, natsURL, approvalsToken, extra)
+	cfg, err := config.Parse([]byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(t.Context(), gateway.Options{Config: *cfg, Instance: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	return g
+}
+
+func approvalsBundle(t *testing.T) string {
+	return testenv.StageBundle(t, "tests/ui/bundle", map[string]string{"plugins/rules.wasm": "./plugins/rules"})
+}
+
+// adminCall calls the admin API of g and decodes the JSON answer into out (when not nil).
+func adminCall(t *testing.T, g *gateway.Gateway, method, path string, body any, out any) int {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, "http://"+g.Addr()+"/admin/api"+path, rd)
+	req.Header.Set("Authorization", "Bearer "+approvalsToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, b, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+type queue struct {
+	Approvals []approval.Pending `json:"approvals"`
+	Count     int                `json:"count"`
+}
+
+// waitHeld polls g's queue until the call with a tool holding tool shows, and returns it.
+func waitHeld(t *testing.T, g *gateway.Gateway, tool string) approval.Pending {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var q queue
+		adminCall(t, g, "GET", "/approvals", nil, &q)
+		for _, p := range q.Approvals {
+			if p.Tool == tool {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no held %s call on %s: %+v", tool, g.Instance(), q)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitEvent polls g's recent events until one satisfies ok.
+func waitEvent(t *testing.T, g *gateway.Gateway, what string, ok func(audit.Event) bool) audit.Event {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var r struct {
+			Events []audit.Event `json:"events"`
+		}
+		adminCall(t, g, "GET", "/decisions?limit=0", nil, &r)
+		for _, ev := range r.Events {
+			if ok(ev) {
+				return ev
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s event on %s", what, g.Instance())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func mcpSession(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "approvals-test-client", Version: "1.0.0"}, opts)
+	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: "http://" + g.Addr() + "/mcp/up"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type callResult struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+func callAsync(ctx context.Context, cs *mcp.ClientSession, p *mcp.CallToolParams) <-chan callResult {
+	ch := make(chan callResult, 1)
+	go func() {
+		r, err := cs.CallTool(ctx, p)
+		ch <- callResult{r, err}
+	}()
+	return ch
+}
+
+func wait(t *testing.T, ch <-chan callResult) callResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatal("held call never returned")
+	}
+	return callResult{}
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func denyData(t *testing.T, err error) pmcp.DenyData {
+	t.Helper()
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != pmcp.CodeDenied {
+		t.Fatalf("want JSON-RPC error %d, got %v", pmcp.CodeDenied, err)
+	}
+	var d pmcp.DenyData
+	json.Unmarshal(we.Data, &d)
+	return d
+}
+
+// TestApprovalsAcrossTwoGateways holds calls on gateway A and resolves them from gateway B's
+// admin API and from an operator on the shared NATS server, with a real MCP client waiting.
+func TestApprovalsAcrossTwoGateways(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	dir := approvalsBundle(t)
+	a := approvalsGateway(t, "gw-a", ns.ClientURL(), dir, up, "  progress_every: 20ms\n")
+	b := approvalsGateway(t, "gw-b", ns.ClientURL(), dir, up, "")
+
+	var progress atomic.Int64
+	cs := mcpSession(t, a, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+		progress.Add(1)
+	}})
+
+	// Approved on B: A's client gets the upstream's answer, and saw progress while waiting.
+	p := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold the door"}}
+	p.SetProgressToken("tok-1")
+	ch := callAsync(t.Context(), cs, p)
+	held := waitHeld(t, b, "echo")
+	if held.Gateway != "gw-a" || held.Rule != "hold-echo" {
+		t.Errorf("held on b = %+v", held)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for progress.Load() < 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if progress.Load() < 2 {
+		t.Errorf("client saw %d progress notifications while held, want >= 2", progress.Load())
+	}
+	if code := adminCall(t, b, "POST", "/approvals/"+held.ID+"/approve", map[string]any{"by": "erin"}, nil); code != http.StatusOK {
+		t.Fatalf("approve on b: %d", code)
+	}
+	r := wait(t, ch)
+	if r.err != nil || resultText(r.res) != "Echo: hold the door" {
+		t.Fatalf("approved call = %v %v", r.res, r.err)
+	}
+	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
+		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == held.ID
+	})
+	if ev.Approval.DecidedBy != "erin" || ev.Approval.Decision != audit.ApprovalApproved {
+		t.Errorf("approval event = %+v", ev.Approval)
+	}
+	dec := waitEvent(t, a, "decision", func(ev audit.Event) bool { return ev.Kind == audit.KindDecision && ev.ID == held.ID })
+	if dec.Action != "allow" || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != "erin" {
+		t.Errorf("decision event = %+v", dec)
+	}
+	if code := adminCall(t, b, "POST", "/approvals/"+held.ID+"/deny", nil, nil); code != http.StatusNotFound {
+		t.Errorf("deciding a released call: %d, want 404", code)
+	}
+
+	// Denied over NATS by an operator with no gateway: -32001 with the reason.
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	op, err := approval.New(t.Context(), approval.Options{Conn: nc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	ch = callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold again"}})
+	held = waitHeld(t, a, "echo")
+	if err := op.Decide(t.Context(), held.ID, approval.Decision{Action: "deny", By: "nats-operator", Reason: "not now"}); err != nil {
+		t.Fatal(err)
+	}
+	r = wait(t, ch)
+	d := denyData(t, r.err)
+	if d.AuditID != held.ID || !strings.Contains(d.Reason, "not now") {
+		t.Errorf("deny data = %+v", d)
+	}
+}
+
+// TestHeldCallClientGoesAway checks a held call whose client disconnects is released, audited
+// and gone from every queue.
+func TestHeldCallClientGoesAway(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	cs := mcpSession(t, g, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	ch := callAsync(ctx, cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold forever"}})
+	held := waitHeld(t, g, "echo")
+	cancel()
+	wait(t, ch)
+	ev := waitEvent(t, g, "approval", func(ev audit.Event) bool {
+		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == held.ID
+	})
+	if ev.Approval.DecidedBy != approval.ByDisconnect || ev.Action != "deny" {
+		t.Errorf("approval event = %+v", ev.Approval)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var q queue
+		adminCall(t, g, "GET", "/approvals", nil, &q)
+		if q.Count == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("held call leaked: %+v", q)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestRuleTimeoutAllows checks a rule's on_timeout: allow releases the call to the upstream.
+func TestRuleTimeoutAllows(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	cs := mcpSession(t, g, nil)
+	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "brief wait"}})
+	if err != nil || resultText(r) != "Echo: brief wait" {
+		t.Fatalf("call = %v %v", r, err)
+	}
+	waitEvent(t, g, "timeout approval", func(ev audit.Event) bool {
+		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.Decision == audit.ApprovalTimeout && ev.Action == "allow"
+	})
+}
+
+// TestPlaygroundAndChain checks the playground judges without forwarding and the chain view
+// counts stage calls.
+func TestPlaygroundAndChain(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	for _, tc := range []struct {
+		name    string
+		body    map[string]any
+		action  string
+		outcome string
+		rule    string
+	}{
+		{"path traversal", map[string]any{"tool": "read_file", "arguments": map[string]any{"path": "../../etc/passwd"}}, "deny", "deny", "deny-path-traversal"},
+		{"held echo", map[string]any{"tool": "echo", "arguments": map[string]any{"message": "hold it"}}, "ask", "held", "hold-echo"},
+		{"pasted message", map[string]any{"message": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}}}, "allow", "allow", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var res struct {
+				Action, Outcome, Rule string
+				Stages                []struct{ Stage, Action string }
+			}
+			if code := adminCall(t, g, "POST", "/playground", tc.body, &res); code != http.StatusOK {
+				t.Fatalf("playground: %d", code)
+			}
+			if res.Action != tc.action || res.Outcome != tc.outcome || res.Rule != tc.rule || len(res.Stages) != 1 || res.Stages[0].Stage != "rules" {
+				t.Errorf("playground = %+v", res)
+			}
+		})
+	}
+	var q queue
+	adminCall(t, g, "GET", "/approvals", nil, &q)
+	if q.Count != 0 {
+		t.Errorf("the playground held a call: %+v", q)
+	}
+	cs := mcpSession(t, g, nil)
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "get-env", Arguments: map[string]any{"name": "HOME"}}); err == nil {
+		t.Fatal("get-env was not denied")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var v struct {
+			Bundle struct{ Name, Digest string }
+			Stages []struct {
+				Name     string
+				Calls    int64
+				DenyRate float64 `json:"deny_rate"`
+			}
+		}
+		adminCall(t, g, "GET", "/chain", nil, &v)
+		if v.Bundle.Name != "approvals-demo" || len(v.Stages) != 1 {
+			t.Fatalf("chain = %+v", v)
+		}
+		if v.Stages[0].Calls >= 1 {
+			if v.Stages[0].DenyRate <= 0 {
+				t.Errorf("deny rate = %v after a deny", v.Stages[0].DenyRate)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("chain never counted the call: %+v", v)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The dashboard is served without a token; the API is not.
+	resp, err := http.Get("http://" + g.Addr() + "/ui/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Palisade") {
+		t.Errorf("/ui/: %d %.80s", resp.StatusCode, body)
+	}
+	resp, err = http.Get("http://" + g.Addr() + "/admin/api/approvals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("approvals without a token: %d", resp.StatusCode)
+	}
+}
