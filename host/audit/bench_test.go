@@ -1,0 +1,77 @@
+package audit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/internal/testenv"
+)
+
+// BenchmarkRecordToJetStream measures end-to-end throughput: Record events
+// into the publisher and wait until JetStream (embedded, file store) has
+// acked them all. Reports events/s and the mean Record call cost.
+func BenchmarkRecordToJetStream(b *testing.B) {
+	s := testenv.StartNATS(b)
+	nc := connect(b, s.ClientURL())
+	p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ev := decision(0)
+	ctx := context.Background()
+	b.ReportAllocs()
+	start := time.Now()
+	var recordTime time.Duration
+	n := 0
+	for b.Loop() {
+		t0 := time.Now()
+		p.Record(ctx, ev)
+		recordTime += time.Since(t0)
+		n++
+	}
+	if err := p.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(recordTime.Nanoseconds())/float64(n), "record-ns/op")
+	st := p.Stats()
+	b.ReportMetric(float64(st.Spooled), "spooled")
+	if st.Published < int64(n) {
+		b.Fatalf("published %d of %d", st.Published, n)
+	}
+}
+
+// BenchmarkPublishBursts records bursts that fit the memory queue and
+// flushes after each, so nothing spools: the JetStream publish rate alone.
+func BenchmarkPublishBursts(b *testing.B) {
+	s := testenv.StartNATS(b)
+	nc := connect(b, s.ClientURL())
+	p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ev := decision(0)
+	ctx := context.Background()
+	const burst = 1024
+	b.ReportAllocs()
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		for range burst {
+			p.Record(ctx, ev)
+		}
+		if err := p.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		n += burst
+	}
+	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
+	if st := p.Stats(); st.Spooled != 0 {
+		b.Logf("spooled %d (queue overflowed)", st.Spooled)
+	}
+}
