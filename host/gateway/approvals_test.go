@@ -8,7 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -386,5 +390,119 @@ func TestPlaygroundAndChain(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("approvals without a token: %d", resp.StatusCode)
+	}
+}
+
+// palisadeBinary builds cmd/palisade once per test binary.
+var palisadeBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "palisade-cli-")
+	if err != nil {
+		return "", err
+	}
+	out := filepath.Join(dir, "palisade")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/palisade")
+	cmd.Dir = filepath.Join("..", "..")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build ./cmd/palisade: %v\n%s", err, b)
+	}
+	return out, nil
+})
+
+// approvalsCLI runs the real `palisade approvals args...` and returns its exit code and output.
+func approvalsCLI(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	bin, err := palisadeBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, append([]string{"approvals"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// TestApprovalsCLI holds a call on gateway A and lists, approves and denies it with the real
+// CLI, through gateway B's admin API and straight over NATS.
+func TestApprovalsCLI(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	dir := approvalsBundle(t)
+	a := approvalsGateway(t, "gw-a", ns.ClientURL(), dir, up, "")
+	b := approvalsGateway(t, "gw-b", ns.ClientURL(), dir, up, "")
+	env := []string{"PALISADE_ADMIN_URL=http://" + b.Addr(), "PALISADE_ADMIN_TOKEN=" + approvalsToken, "USER=frank"}
+	cs := mcpSession(t, a, nil)
+	hold := func(msg string) (<-chan callResult, string) {
+		ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			code, out, errs := approvalsCLI(t, env, "list")
+			if code != 0 {
+				t.Fatalf("list: %d %s", code, errs)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "hold-echo") && strings.Contains(line, "gw-a") {
+					return ch, strings.Fields(line)[0]
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("held call not listed: %s", out)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	ch, id := hold("hold for the cli")
+	code, out, errs := approvalsCLI(t, env, "approve", id, "--scope", "once")
+	if code != 0 || !strings.Contains(out, "approved "+id) || !strings.Contains(out, "frank@cli") {
+		t.Fatalf("approve: %d %q %q", code, out, errs)
+	}
+	if r := wait(t, ch); r.err != nil || resultText(r.res) != "Echo: hold for the cli" {
+		t.Fatalf("approved call = %v %v", r.res, r.err)
+	}
+	if code, _, _ := approvalsCLI(t, env, "approve", id); code != 1 {
+		t.Errorf("approving a released call exited %d, want 1", code)
+	}
+
+	ch, id = hold("hold for nats")
+	code, out, errs = approvalsCLI(t, env, "deny", "--nats-url", ns.ClientURL(), id, "--reason", "over nats")
+	if code != 0 || !strings.Contains(out, "denied "+id) {
+		t.Fatalf("deny over nats: %d %q %q", code, out, errs)
+	}
+	if d := denyData(t, wait(t, ch).err); d.AuditID != id || !strings.Contains(d.Reason, "over nats") {
+		t.Errorf("deny data = %+v", d)
+	}
+	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
+		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == id
+	})
+	if ev.Approval.DecidedBy != "frank@cli" || ev.Approval.Decision != audit.ApprovalDenied {
+		t.Errorf("approval event = %+v", ev.Approval)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"no subcommand", nil, 2},
+		{"unknown subcommand", []string{"frobnicate"}, 2},
+		{"approve without id", []string{"approve"}, 2},
+		{"bad scope", []string{"approve", "X", "--scope", "forever"}, 2},
+		{"unknown id", []string{"deny", "NOPE"}, 1},
+		{"wrong token", []string{"list", "--token", "nope"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, _, _ := approvalsCLI(t, env, tc.args...); code != tc.want {
+				t.Errorf("exit %d, want %d", code, tc.want)
+			}
+		})
 	}
 }
