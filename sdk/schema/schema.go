@@ -23,10 +23,11 @@ const (
 	Sample   = "sample"
 	Infer    = "infer"
 	KV       = "kv"
+	Fixture  = "fixture"
 )
 
 // Names lists every schema in FS.
-var Names = []string{Envelope, Verdict, Describe, Sample, Infer, KV}
+var Names = []string{Envelope, Verdict, Describe, Sample, Infer, KV, Fixture}
 
 var (
 	compileOnce sync.Once

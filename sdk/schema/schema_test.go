@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,7 +93,7 @@ func TestABIExamples(t *testing.T) {
 	for _, want := range []string{
 		"envelope", "verdict", "describe",
 		"sample.request", "sample.response", "infer.request", "infer.response",
-		"kv.request", "kv.response",
+		"kv.request", "kv.response", "fixture",
 	} {
 		if !seen[want] {
 			t.Errorf("ABI.md has no valid example for %s", want)
@@ -164,3 +165,32 @@ func TestRejects(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestFixtureFiles validates every fixture file in the repository's examples and scaffold
+// templates against fixture.schema.json.
+func TestFixtureFiles(t *testing.T) {
+	var files []string
+	for _, pat := range []string{
+		"../../examples/*/testdata/fixtures/*.json",
+		"../../host/scaffold/templates/common/testdata/fixtures/*.json",
+		"../../host/conformance/testdata/*/*.json",
+	} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("found only %d fixture files", len(files))
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.Validate(schema.Fixture, b); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
