@@ -11,81 +11,65 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Pin fills each stage's sha256 in dir/bundle.yaml from the plugin file it names, keeping the
-// rest of the file (comments, order) as written. It returns the stages whose pin changed.
-// The manifest is validated after pinning.
-func Pin(dir string) (changed []string, err error) {
-	p := filepath.Join(dir, ManifestFile)
-	raw, err := os.ReadFile(p)
+// Pin sets every stage's sha256 in dir/bundle.yaml to the hash of its plugin file, keeping the
+// rest of the file (comments included). It returns the number of stages whose pin changed.
+func Pin(dir string) (int, error) {
+	path := filepath.Join(dir, ManifestFile)
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("bundle pin: %w", err)
+		return 0, fmt.Errorf("bundle pin: %w", err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
-		return nil, fmt.Errorf("bundle pin: bundle.yaml: %w", err)
+		return 0, fmt.Errorf("bundle pin: %s: %w", path, err)
 	}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("bundle pin: bundle.yaml is not a mapping")
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return 0, fmt.Errorf("bundle pin: %s is not a mapping", path)
 	}
 	stages := mapValue(doc.Content[0], "stages")
 	if stages == nil || stages.Kind != yaml.SequenceNode {
-		return nil, &FieldError{Path: "stages", Err: fmt.Errorf("a list of stages is required")}
+		return 0, fmt.Errorf("bundle pin: %s has no stages list", path)
 	}
+	changed := 0
 	for i, st := range stages.Content {
-		if st.Kind != yaml.MappingNode {
-			return nil, &FieldError{Path: fmt.Sprintf("stages[%d]", i), Err: fmt.Errorf("not a mapping")}
-		}
 		pl := mapValue(st, "plugin")
-		if pl == nil || pl.Value == "" {
-			return nil, &FieldError{Path: fmt.Sprintf("stages[%d].plugin", i), Err: fmt.Errorf("required")}
+		if pl == nil {
+			return 0, fmt.Errorf("bundle pin: stages[%d] has no plugin", i)
 		}
-		wasm, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(pl.Value)))
+		b, err := os.ReadFile(filepath.Join(dir, pl.Value))
 		if err != nil {
-			return nil, &FieldError{Path: fmt.Sprintf("stages[%d].plugin", i), Err: err}
+			return 0, fmt.Errorf("bundle pin: stages[%d]: %w", i, err)
 		}
-		sum := sha256.Sum256(wasm)
+		sum := sha256.Sum256(b)
 		h := hex.EncodeToString(sum[:])
-		name := pl.Value
-		if n := mapValue(st, "name"); n != nil {
-			name = n.Value
-		}
-		if v := mapValue(st, "sha256"); v != nil {
-			if v.Value != h {
-				v.Value, v.Tag, v.Style = h, "!!str", 0
-				changed = append(changed, name)
+		if cur := mapValue(st, "sha256"); cur != nil {
+			if cur.Value != h {
+				cur.Value, cur.Tag, cur.Style = h, "!!str", 0
+				changed++
 			}
 			continue
 		}
-		// Insert sha256 right after plugin.
-		for j := 0; j+1 < len(st.Content); j += 2 {
-			if st.Content[j].Value == "plugin" {
-				k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "sha256"}
-				v := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: h}
-				st.Content = append(st.Content[:j+2], append([]*yaml.Node{k, v}, st.Content[j+2:]...)...)
-				break
-			}
-		}
-		changed = append(changed, name)
+		st.Content = append(st.Content,
+			&yaml.Node{Kind: yaml.ScalarNode, Value: "sha256"},
+			&yaml.Node{Kind: yaml.ScalarNode, Value: h, Tag: "!!str"})
+		changed++
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(&doc); err != nil {
-		return nil, fmt.Errorf("bundle pin: encode: %w", err)
+		return 0, err
 	}
-	if _, err := ParseManifest(buf.Bytes()); err != nil {
-		return nil, err
-	}
-	if len(changed) == 0 {
-		return nil, nil
-	}
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		return nil, fmt.Errorf("bundle pin: %w", err)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return 0, fmt.Errorf("bundle pin: %w", err)
 	}
 	return changed, nil
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m.Kind != yaml.MappingNode {
+		return nil
+	}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if m.Content[i].Value == key {
 			return m.Content[i+1]
