@@ -64,8 +64,11 @@ func Envelope(m *Message, c Context, id string) *abi.Envelope {
 		Cwd:             c.Cwd,
 		Params:          m.Params,
 	}
-	if env.Agent == "" && c.Client != nil {
-		env.Agent = c.Client.Name
+	if env.Client == nil {
+		env.Client = MetaClientInfo(m.Params)
+	}
+	if env.Agent == "" && env.Client != nil {
+		env.Agent = env.Client.Name
 	}
 	name, uri, args := Target(m)
 	switch m.Method {
@@ -103,4 +106,45 @@ func ClientInfo(params json.RawMessage) (*abi.Client, string) {
 	}
 	_ = json.Unmarshal(params, &p)
 	return p.ClientInfo, p.ProtocolVersion
+}
+
+// MetaKeyClientInfo is where stateless (2026-07-28) requests carry clientInfo in params._meta.
+const MetaKeyClientInfo = "io.modelcontextprotocol/clientInfo"
+
+// MetaClientInfo returns the clientInfo a stateless request carries in params._meta, if any.
+func MetaClientInfo(params json.RawMessage) *abi.Client {
+	if len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
+		return nil
+	}
+	raw, ok := p.Meta[MetaKeyClientInfo]
+	if !ok {
+		return nil
+	}
+	var c abi.Client
+	if json.Unmarshal(raw, &c) != nil || c.Name == "" {
+		return nil
+	}
+	return &c
+}
+
+// ProgressToken returns params._meta.progressToken, if the client gave one.
+func ProgressToken(params json.RawMessage) json.RawMessage {
+	if len(params) == 0 || params[0] != '{' {
+		return nil
+	}
+	var p struct {
+		Meta struct {
+			ProgressToken json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return nil
+	}
+	return p.Meta.ProgressToken
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -60,6 +61,15 @@ type EngineOptions struct {
 	// Hooks let other features act on a decision (token issuance, tool pinning). Each may
 	// change the outcome; they run in order after the request phase.
 	Hooks []Hook
+	// JudgedMethods are the methods that always get a decision and an audit event; other
+	// methods (initialize, tools/list, ping, ...) pass unless a stage has an opinion on them.
+	// nil = DefaultJudgedMethods.
+	JudgedMethods []string
+}
+
+// DefaultJudgedMethods are the methods a call is judged on by default.
+var DefaultJudgedMethods = []string{
+	mcp.MethodToolsCall, mcp.MethodResourcesRead, mcp.MethodPromptsGet, mcp.MethodSampling, mcp.MethodElicitation,
 }
 
 // Hook adjusts an outcome after the request phase (before forwarding).
@@ -77,8 +87,14 @@ func NewEngine(o EngineOptions) *Engine {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.JudgedMethods == nil {
+		o.JudgedMethods = DefaultJudgedMethods
+	}
 	return &Engine{o: o}
 }
+
+// Judged reports whether method always gets a decision.
+func (e *Engine) Judged(method string) bool { return slices.Contains(e.o.JudgedMethods, method) }
 
 // Options returns the engine's options.
 func (e *Engine) Options() EngineOptions { return e.o }
@@ -95,7 +111,11 @@ type Outcome struct {
 	Chain     *chain.Chain
 	Upstream  *audit.Upstream
 	Detail    map[string]any // free data for the audit event (token hash, fallback, diff, ...)
+	Meta      map[string]any // entries hooks add to the forwarded params._meta (execution token)
 	Start     time.Time
+	// Quiet marks a pass-through of an unjudged method that no stage had an opinion on: no
+	// audit event is recorded for it.
+	Quiet bool
 
 	release  func()
 	finished sync.Once
@@ -156,6 +176,9 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	case abi.ActionNone:
 		o.Action = ch.DefaultAction()
 	}
+	if d.Default && !e.Judged(env.Method) {
+		o.Action, o.Quiet = abi.ActionAllow, true
+	}
 	if o.Action != abi.ActionAllow {
 		o.Action = abi.ActionDeny
 	}
@@ -180,11 +203,46 @@ func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*
 		d.Action = abi.ActionAllow
 	}
 	o.Response = d
+	if len(d.Stages) > 0 {
+		o.Quiet = false
+	}
 	if d.Action == abi.ActionDeny {
 		o.Action = abi.ActionDeny
 		o.Decision = &chain.Decision{Action: abi.ActionDeny, Reason: d.Reason, Rule: d.Rule, Stage: d.Stage, Stages: append(o.Decision.Stages, d.Stages...)}
 	}
 	return d, nil
+}
+
+// ForwardParams returns the params to forward upstream: the original, or with the arguments a
+// stage replaced and the _meta entries hooks added.
+func (o *Outcome) ForwardParams() (json.RawMessage, bool) {
+	params := o.Envelope.Params
+	if len(o.Decision.Arguments) == 0 && len(o.Meta) == 0 {
+		return params, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(params, &m); err != nil || m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	if len(o.Decision.Arguments) > 0 {
+		m["arguments"] = o.Decision.Arguments
+	}
+	if len(o.Meta) > 0 {
+		meta := map[string]any{}
+		if raw, ok := m["_meta"]; ok {
+			_ = json.Unmarshal(raw, &meta)
+		}
+		for k, v := range o.Meta {
+			meta[k] = v
+		}
+		b, _ := json.Marshal(meta)
+		m["_meta"] = b
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return params, false
+	}
+	return b, true
 }
 
 // Finish records the audit event for o and releases its chain. Safe to call more than once.
@@ -193,10 +251,10 @@ func (o *Outcome) Finish(ctx context.Context) {
 		e := o.engine
 		ev := o.Event()
 		ev.Gateway = e.o.Gateway
-		if e.o.Metrics != nil {
+		if e.o.Metrics != nil && !o.Quiet {
 			e.o.Metrics.Decision(o.Action, o.Envelope.Server)
 		}
-		if e.o.Recorder != nil {
+		if e.o.Recorder != nil && !o.Quiet {
 			e.o.Recorder.Record(context.WithoutCancel(ctx), ev)
 		}
 		e.o.Logger.Debug("decision", "audit_id", o.AuditID, "action", o.Action, "tool", o.Envelope.Tool, "stage", o.Decision.Stage)

@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"encoding/json"
+	"log/slog"
+
+	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/labstack/echo/v4"
+	"github.com/nats-io/nats.go"
+)
+
+// What features reach through. Setters are for Init only (before the engine is built).
+
+// Config returns the validated configuration (with defaults).
+func (g *Gateway) Config() *config.Config { return &g.cfg }
+
+// Logger returns the gateway's logger.
+func (g *Gateway) Logger() *slog.Logger { return g.log }
+
+// Instance is this gateway's name in audit events.
+func (g *Gateway) Instance() string { return g.instance }
+
+// DataDir is the state directory.
+func (g *Gateway) DataDir() string { return g.cfg.DataDir }
+
+// Bus returns the NATS bus.
+func (g *Gateway) Bus() *bus.Bus { return g.bus }
+
+// NATS returns the gateway's NATS connection.
+func (g *Gateway) NATS() *nats.Conn { return g.nc }
+
+// Audit returns the audit publisher.
+func (g *Gateway) Audit() *audit.Publisher { return g.audit }
+
+// Echo returns the HTTP router.
+func (g *Gateway) Echo() *echo.Echo { return g.echo }
+
+// Admin returns the admin API server (add routes to Admin().Group()).
+func (g *Gateway) Admin() *admin.Server { return g.admin }
+
+// Active returns the active chain holder.
+func (g *Gateway) Active() *chain.Active { return &g.active }
+
+// Current returns the active bundle (nil before the first activation).
+func (g *Gateway) Current() *bundle.Bundle {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.current
+}
+
+// Engine returns the decision engine (nil during Init).
+func (g *Gateway) Engine() *proxy.Engine { return g.engine }
+
+// Metrics returns the Prometheus metrics.
+func (g *Gateway) Metrics() *proxy.Metrics { return g.metrics }
+
+// Runtime returns the plugin runtime.
+func (g *Gateway) Runtime() *plugin.Runtime { return g.runtime }
+
+// HostDeps returns the host function backends; features set Sampler and Inferer during Init.
+func (g *Gateway) HostDeps() *hostfn.Deps { return &g.deps }
+
+// SetApprover sets who decides held (ask) calls. Init only.
+func (g *Gateway) SetApprover(a proxy.Approver) { g.engOpts.Approver = a }
+
+// AddHook adds an engine hook. Init only.
+func (g *Gateway) AddHook(h proxy.Hook) { g.engOpts.Hooks = append(g.engOpts.Hooks, h) }
+
+// WrapRecorder wraps the recorder every event goes through (e.g. to feed a live view). Init only.
+func (g *Gateway) WrapRecorder(wrap func(proxy.Recorder) proxy.Recorder) {
+	g.recorder = wrap(g.recorder)
+}
+
+// ClaimBundles tells the gateway a feature loads and activates bundles itself. Init only.
+func (g *Gateway) ClaimBundles() { g.bundlesClaimed = true }
+
+// Addr returns the listening address after Start.
+func (g *Gateway) Addr() string {
+	if g.ln == nil {
+		return ""
+	}
+	return g.ln.Addr().String()
+}
+
+func jsonDetail(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,309 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/labstack/echo/v4"
+	"github.com/nats-io/nats.go"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Options configure a gateway.
+type Options struct {
+	Config config.Config // validated by New after defaults
+	Logger *slog.Logger  // nil = discard
+	// Instance names this gateway in audit events; "" = hostname:port.
+	Instance string
+}
+
+// Feature is an optional part of the gateway (bundle sources, approvals, dashboard, inference,
+// judge, tokens, tool pinning...). Features register in init() with RegisterFeature.
+type Feature interface {
+	Name() string
+	// Init runs before the engine and routes are built: read config extensions, set host
+	// function backends, set the Approver, add Hooks, wrap the Recorder, claim bundle loading.
+	Init(ctx context.Context, g *Gateway) error
+	// Start runs once the routes exist and (unless a feature claimed it) a bundle is active.
+	Start(ctx context.Context, g *Gateway) error
+	// Close releases what Init and Start took; it runs in reverse registration order.
+	Close(ctx context.Context) error
+}
+
+var (
+	featureMu  sync.Mutex
+	featureNew = map[string]func() Feature{}
+	featureOrd []string
+)
+
+// RegisterFeature adds a feature constructor. It panics on a duplicate name.
+func RegisterFeature(name string, newFeature func() Feature) {
+	featureMu.Lock()
+	defer featureMu.Unlock()
+	if _, dup := featureNew[name]; dup {
+		panic("gateway: feature registered twice: " + name)
+	}
+	featureNew[name] = newFeature
+	featureOrd = append(featureOrd, name)
+}
+
+// Gateway is a running Palisade gateway.
+type Gateway struct {
+	cfg      config.Config
+	log      *slog.Logger
+	instance string
+
+	bus      *bus.Bus
+	nc       *nats.Conn
+	audit    *audit.Publisher
+	recorder proxy.Recorder
+	runtime  *plugin.Runtime
+	deps     hostfn.Deps
+	active   chain.Active
+	metrics  *proxy.Metrics
+	engine   *proxy.Engine
+	engOpts  proxy.EngineOptions
+	http     *proxy.HTTP
+	echo     *echo.Echo
+	admin    *admin.Server
+	srv      *http.Server
+	ln       net.Listener
+	features []Feature
+
+	bundlesClaimed bool
+	current        *bundle.Bundle
+	mu             sync.Mutex
+	closeOnce      sync.Once
+	ready          bool
+}
+
+// New builds a gateway from o: everything is started except the HTTP listener (Start).
+func New(ctx context.Context, o Options) (_ *Gateway, err error) {
+	cfg := o.Config.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	g := &Gateway{cfg: cfg, log: o.Logger, instance: o.Instance}
+	defer func() {
+		if err != nil {
+			g.Close(context.Background())
+		}
+	}()
+	if g.instance == "" {
+		h, _ := os.Hostname()
+		g.instance = h + ":" + portOf(cfg.Listen)
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("data dir: %w", err)
+	}
+
+	// NATS and audit.
+	g.bus, err = bus.Start(ctx, bus.Options{DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL, Logger: g.log.With("component", "nats")})
+	if err != nil {
+		return nil, err
+	}
+	g.nc, err = g.bus.Connect("palisade-gateway " + g.instance)
+	if err != nil {
+		return nil, err
+	}
+	g.audit, err = audit.New(ctx, audit.Options{Conn: g.nc, Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Logger: g.log.With("component", "audit")})
+	if err != nil {
+		return nil, err
+	}
+	g.recorder = g.audit
+
+	// Plugins.
+	g.runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cfg.Plugins.CacheDir, Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	g.deps.KV = hostfn.NewMemKV()
+	g.metrics = proxy.NewMetrics()
+	g.echo = echo.New()
+	g.echo.HideBanner, g.echo.HidePort = true, true
+	g.admin, err = admin.New(admin.Options{Echo: g.echo, Token: cfg.Admin.Token, DataDir: cfg.DataDir, Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log}
+
+	// Features: Init.
+	featureMu.Lock()
+	names := append([]string(nil), featureOrd...)
+	featureMu.Unlock()
+	for _, n := range names {
+		f := featureNew[n]()
+		if err := f.Init(ctx, g); err != nil {
+			return nil, fmt.Errorf("feature %s: %w", n, err)
+		}
+		g.features = append(g.features, f)
+	}
+
+	// The first bundle.
+	if !g.bundlesClaimed {
+		if _, err := g.Activate(ctx, cfg.Bundle); err != nil {
+			return nil, err
+		}
+	}
+
+	g.engOpts.Recorder = g.recorder
+	g.engine = proxy.NewEngine(g.engOpts)
+	var ups []proxy.Upstream
+	for _, u := range cfg.Upstreams {
+		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
+	}
+	g.http, err = proxy.NewHTTP(proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log})
+	if err != nil {
+		return nil, err
+	}
+	g.http.Register(g.echo)
+	g.echo.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
+	g.echo.GET("/readyz", g.readyz)
+	g.echo.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(g.metrics.Registry, promhttp.HandlerOpts{})))
+
+	for _, f := range g.features {
+		if err := f.Start(ctx, g); err != nil {
+			return nil, fmt.Errorf("feature %s: %w", f.Name(), err)
+		}
+	}
+	return g, nil
+}
+
+func portOf(hostport string) string {
+	_, p, _ := net.SplitHostPort(hostport)
+	return p
+}
+
+func (g *Gateway) readyz(c echo.Context) error {
+	ch := g.active.Load()
+	st := map[string]any{"bundle": nil, "nats": g.nc != nil && g.nc.IsConnected()}
+	if ch != nil {
+		st["bundle"] = ch.Info()
+	}
+	if ch == nil {
+		st["status"] = "no active bundle"
+		return c.JSON(http.StatusServiceUnavailable, st)
+	}
+	st["status"] = "ready"
+	return c.JSON(http.StatusOK, st)
+}
+
+// BuildOptions are the options a bundle is built with on this gateway.
+func (g *Gateway) BuildOptions() bundle.BuildOptions {
+	return bundle.BuildOptions{Runtime: g.runtime, Deps: g.deps, Logger: g.log, OnStage: g.metrics.Stage, Unavailable: g.unavailable}
+}
+
+// unavailable reports stages whose capabilities this gateway cannot serve.
+func (g *Gateway) unavailable(s bundle.StageSpec) error {
+	for _, c := range s.Capabilities {
+		if c == hostfn.CapInfer && g.deps.Inferer == nil {
+			return errors.New("inference runtime unavailable (no ONNX Runtime library or no models)")
+		}
+	}
+	return nil
+}
+
+// Activate builds the bundle in dir and swaps it in; the previous chain closes when drained.
+// A failure leaves the current bundle serving and records a bundle.rejected event.
+func (g *Gateway) Activate(ctx context.Context, dir string) (*bundle.Bundle, error) {
+	b, err := bundle.Build(ctx, dir, g.BuildOptions())
+	if err != nil {
+		g.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error(), Detail: jsonDetail(map[string]string{"source": dir})})
+		return nil, fmt.Errorf("activate %s: %w", dir, err)
+	}
+	g.Swap(ctx, b)
+	return b, nil
+}
+
+// Swap installs b as the active bundle and records bundle.activated.
+func (g *Gateway) Swap(ctx context.Context, b *bundle.Bundle) {
+	g.mu.Lock()
+	g.current = b
+	g.mu.Unlock()
+	if old := g.active.Swap(b.Chain); old != nil {
+		go old.CloseWhenDrained(context.Background())
+	}
+	info := b.Info()
+	g.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}, Reason: "activated " + info.Version})
+	g.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
+}
+
+// Record publishes an event through the gateway's recorder chain.
+func (g *Gateway) Record(ctx context.Context, ev audit.Event) {
+	if ev.Gateway == "" {
+		ev.Gateway = g.instance
+	}
+	if g.recorder != nil {
+		g.recorder.Record(context.WithoutCancel(ctx), ev)
+	}
+}
+
+// Start listens on the configured address and serves until Close.
+func (g *Gateway) Start(ctx context.Context) error {
+	ln, err := net.Listen("tcp", g.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", g.cfg.Listen, err)
+	}
+	g.ln = ln
+	g.srv = &http.Server{Handler: g.echo, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			g.log.Error("http server", "err", err)
+		}
+	}()
+	g.log.Info("gateway listening", "addr", ln.Addr().String(), "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
+	return nil
+}
+
+// Close stops serving, drains, flushes audit and stops NATS, in that order.
+func (g *Gateway) Close(ctx context.Context) error {
+	g.closeOnce.Do(func() {
+		if g.srv != nil {
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			g.srv.Shutdown(sctx)
+			cancel()
+		}
+		for i := len(g.features) - 1; i >= 0; i-- {
+			if err := g.features[i].Close(ctx); err != nil {
+				g.log.Warn("feature close", "feature", g.features[i].Name(), "err", err)
+			}
+		}
+		if ch := g.active.Swap(nil); ch != nil {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			ch.CloseWhenDrained(cctx)
+			cancel()
+		}
+		if g.audit != nil {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			g.audit.Close(cctx)
+			cancel()
+		}
+		if g.runtime != nil {
+			g.runtime.Close(ctx)
+		}
+		if g.bus != nil {
+			g.bus.Close()
+		}
+	})
+	return nil
+}

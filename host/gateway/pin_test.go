@@ -1,0 +1,5 @@
+package gateway_test
+
+import "github.com/added060/palisade/host/bundle"
+
+var bundlePin = bundle.Pin

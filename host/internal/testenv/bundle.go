@@ -1,0 +1,66 @@
+package testenv
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/added060/palisade/host/bundle"
+)
+
+// StageBundle copies the bundle folder src (relative to the repo root, e.g. "examples/bundle")
+// into a temporary folder, builds each Go plugin named in plugins (bundle path → package, e.g.
+// "plugins/rules.wasm" → "./plugins/rules") into it, pins the hashes and returns the folder.
+func StageBundle(t testing.TB, src string, plugins map[string]string) string {
+	t.Helper()
+	root := RepoRoot(t)
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	from := filepath.Join(root, src)
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		if strings.HasSuffix(p, ".wasm") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rel, pkg := range plugins {
+		b, _ := ReadPlugin(t, pkg)
+		out := filepath.Join(dst, rel)
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := bundle.Pin(dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// ExampleBundle stages examples/bundle with its first-party plugins built from source.
+func ExampleBundle(t testing.TB) string {
+	t.Helper()
+	return StageBundle(t, "examples/bundle", ExamplePlugins())
+}
+
+// ExamplePlugins maps the example bundle's plugin files to their Go packages.
+func ExamplePlugins() map[string]string {
+	return map[string]string{
+		"plugins/rules.wasm": "./plugins/rules",
+	}
+}

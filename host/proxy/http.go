@@ -1,0 +1,505 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/internal/sse"
+	"github.com/added060/palisade/host/mcp"
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/labstack/echo/v4"
+)
+
+// Upstream is one MCP server behind the gateway.
+type Upstream struct {
+	Name    string
+	URL     string
+	Timeout time.Duration     // time to the response headers; 0 = 60s
+	Headers map[string]string // added to every forwarded request
+}
+
+// HTTPOptions configure the Streamable HTTP proxy.
+type HTTPOptions struct {
+	Upstreams     []Upstream
+	Engine        *Engine      // required
+	BodyLimit     int64        // request body cap; 0 = 4 MiB
+	ResponseLimit int64        // cap on one upstream message judged in the response phase; 0 = 16 MiB
+	Metrics       *Metrics     // nil = none
+	Logger        *slog.Logger // nil = discard
+}
+
+// HTTP is the Streamable HTTP proxy: POST, GET and DELETE on /mcp/<upstream> (and /mcp when there
+// is one upstream), for protocol versions 2024-11-05 through 2025-11-25 (sessions) and the
+// stateless 2026-07-28.
+type HTTP struct {
+	o         HTTPOptions
+	upstreams map[string]*upstream
+	only      *upstream
+	sessions  *sessionTable
+}
+
+type upstream struct {
+	Upstream
+	client *http.Client
+}
+
+// Headers passed through to the upstream, and back to the client.
+var (
+	forwardRequestHeaders = []string{"Accept", "Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion,
+		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization"}
+	forwardResponseHeaders = []string{"Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Cache-Control"}
+)
+
+// NewHTTP returns the proxy.
+func NewHTTP(o HTTPOptions) (*HTTP, error) {
+	if o.Engine == nil {
+		return nil, errors.New("proxy: Engine is required")
+	}
+	if o.BodyLimit <= 0 {
+		o.BodyLimit = 4 << 20
+	}
+	if o.ResponseLimit <= 0 {
+		o.ResponseLimit = 16 << 20
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000)}
+	for _, u := range o.Upstreams {
+		if u.Timeout <= 0 {
+			u.Timeout = 60 * time.Second
+		}
+		tr := &http.Transport{
+			Proxy:                 nil,
+			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:          256,
+			MaxIdleConnsPerHost:   256,
+			IdleConnTimeout:       90 * time.Second,
+			ResponseHeaderTimeout: u.Timeout,
+		}
+		h.upstreams[u.Name] = &upstream{Upstream: u, client: &http.Client{Transport: tr}}
+	}
+	if len(o.Upstreams) == 1 {
+		h.only = h.upstreams[o.Upstreams[0].Name]
+	}
+	return h, nil
+}
+
+// Register adds the MCP routes to e.
+func (h *HTTP) Register(e *echo.Echo) {
+	for _, path := range []string{"/mcp", "/mcp/:name"} {
+		e.POST(path, h.post)
+		e.GET(path, h.get)
+		e.DELETE(path, h.del)
+	}
+}
+
+func (h *HTTP) upstreamFor(c echo.Context) (*upstream, error) {
+	name := c.Param("name")
+	if name == "" {
+		if h.only != nil {
+			return h.only, nil
+		}
+		names := make([]string, 0, len(h.upstreams))
+		for n := range h.upstreams {
+			names = append(names, n)
+		}
+		return nil, fmt.Errorf("several upstreams: use /mcp/<name> with one of %s", strings.Join(names, ", "))
+	}
+	u, ok := h.upstreams[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown upstream %q", name)
+	}
+	return u, nil
+}
+
+func (h *HTTP) count(server, result string) {
+	if h.o.Metrics != nil {
+		h.o.Metrics.Request(server, result)
+	}
+}
+
+// writeError answers with a JSON-RPC error object.
+func writeError(c echo.Context, status int, id json.RawMessage, e *mcp.Error) error {
+	return c.JSONBlob(status, mcp.ErrorResponse(id, e))
+}
+
+func (h *HTTP) post(c echo.Context) error {
+	up, err := h.upstreamFor(c)
+	if err != nil {
+		h.count(c.Param("name"), "unknown_upstream")
+		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
+	}
+	req := c.Request()
+	body, err := io.ReadAll(io.LimitReader(req.Body, h.o.BodyLimit+1))
+	if err != nil {
+		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
+	}
+	if int64(len(body)) > h.o.BodyLimit {
+		h.count(up.Name, "too_large")
+		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
+			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
+	}
+	msgs, batch, err := mcp.ParseBody(body)
+	if err != nil {
+		code := mcp.CodeInvalidRequest
+		if errors.Is(err, mcp.ErrNotJSON) {
+			code = mcp.CodeParseError
+		}
+		h.count(up.Name, "malformed")
+		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(code, err.Error(), nil))
+	}
+	if batch {
+		return h.postBatch(c, up, msgs)
+	}
+	m := msgs[0]
+	if !m.IsRequest() {
+		// Notifications and the client's responses pass through unjudged.
+		return h.forwardRaw(c, up, body)
+	}
+	if err := checkHeaders(req.Header, m); err != nil {
+		h.count(up.Name, "header_mismatch")
+		return writeError(c, http.StatusBadRequest, m.ID, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
+	}
+	rw := newResponder(c)
+	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, m, body)
+	return nil
+}
+
+// checkHeaders refuses a request whose Mcp-Method or Mcp-Name header disagrees with its body.
+func checkHeaders(hdr http.Header, m *mcp.Message) error {
+	if v := hdr.Get(mcp.HeaderMethod); v != "" && v != m.Method {
+		return fmt.Errorf("Mcp-Method header %q does not match the body's method %q", v, m.Method)
+	}
+	if v := hdr.Get(mcp.HeaderName); v != "" {
+		name, uri, _ := mcp.Target(m)
+		if m.Method == mcp.MethodResourcesRead {
+			name = uri
+		}
+		if v != name {
+			return fmt.Errorf("Mcp-Name header %q does not match the body's name %q", v, name)
+		}
+	}
+	if hdr.Get(mcp.HeaderProtocolVersion) >= mcp.Stateless && hdr.Get(mcp.HeaderMethod) == "" {
+		return fmt.Errorf("protocol %s requires the Mcp-Method header", hdr.Get(mcp.HeaderProtocolVersion))
+	}
+	return nil
+}
+
+func (h *HTTP) context(hdr http.Header, up *upstream, m *mcp.Message) mcp.Context {
+	ctx := mcp.Context{Transport: "http", Server: up.Name, Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
+	if s, ok := h.sessions.get(ctx.Session); ok {
+		ctx.Client = s.client
+		if ctx.ProtocolVersion == "" {
+			ctx.ProtocolVersion = s.protocol
+		}
+	}
+	if m.Method == mcp.MethodInitialize {
+		ctx.Client, ctx.ProtocolVersion = mcp.ClientInfo(m.Params)
+	}
+	return ctx
+}
+
+// serveRequest judges one request, forwards it if allowed, judges the answer and writes it.
+func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, body []byte) {
+	env := mcp.Envelope(m, h.context(hdr, up, m), audit.NewID())
+	if tok := mcp.ProgressToken(m.Params); tok != nil && acceptsSSE(hdr) {
+		ctx = WithProgress(ctx, rw.progressFunc(tok))
+	}
+	out, err := h.o.Engine.Request(ctx, env)
+	if err != nil {
+		h.count(up.Name, "error")
+		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
+		return
+	}
+	defer out.Finish(ctx)
+	if !out.Allowed() {
+		h.count(up.Name, "denied")
+		rw.error(http.StatusOK, m.ID, out.Deny())
+		return
+	}
+	if params, changed := out.ForwardParams(); changed {
+		m2 := *m
+		m2.Params = params
+		body, _ = json.Marshal(&m2)
+	}
+	start := time.Now()
+	resp, err := h.send(ctx, up, hdr, http.MethodPost, body)
+	if err != nil {
+		h.upstreamFailed(ctx, rw, up, m, out, start, err)
+		return
+	}
+	defer resp.Body.Close()
+	out.Upstream = &audit.Upstream{Status: resp.StatusCode}
+	h.observe(up.Name, "ok", start)
+	if m.Method == mcp.MethodInitialize {
+		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion})
+		}
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		h.relayStream(ctx, rw, resp, up, m, out)
+	case strings.HasPrefix(ct, "application/json"):
+		h.relayJSON(ctx, rw, resp, up, m, out)
+	default:
+		rw.passthrough(resp)
+	}
+	out.Upstream.LatencyUS = time.Since(start).Microseconds()
+	h.count(up.Name, "ok")
+}
+
+func (h *HTTP) observe(server, outcome string, start time.Time) {
+	if h.o.Metrics != nil {
+		h.o.Metrics.Upstream(server, outcome, time.Since(start))
+	}
+}
+
+func (h *HTTP) upstreamFailed(ctx context.Context, rw *responder, up *upstream, m *mcp.Message, out *Outcome, start time.Time, err error) {
+	reason := "unreachable"
+	status := http.StatusBadGateway
+	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+		reason, status = "timed out", http.StatusGatewayTimeout
+	}
+	h.observe(up.Name, "error", start)
+	h.count(up.Name, "upstream_error")
+	out.Upstream = &audit.Upstream{LatencyUS: time.Since(start).Microseconds(), Error: err.Error()}
+	h.o.Logger.Warn("upstream failed", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
+	if ctx.Err() != nil {
+		return // the client went away
+	}
+	rw.error(status, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s %s: %v", up.Name, reason, err), map[string]string{"upstream": up.Name, "audit_id": out.AuditID}))
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func acceptsSSE(h http.Header) bool { return strings.Contains(h.Get("Accept"), "text/event-stream") }
+
+func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method string, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, up.URL, rd)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range forwardRequestHeaders {
+		if v := hdr.Values(k); len(v) > 0 {
+			req.Header[k] = v
+		}
+	}
+	for k, v := range hdr {
+		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
+			req.Header[k] = v
+		}
+	}
+	for k, v := range up.Headers {
+		req.Header.Set(k, v)
+	}
+	return up.client.Do(req)
+}
+
+// relayJSON judges a single JSON answer in the response phase and writes it.
+func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
+	b, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit+1))
+	if err != nil || int64(len(b)) > h.o.ResponseLimit {
+		if err == nil {
+			err = fmt.Errorf("response over %d bytes", h.o.ResponseLimit)
+		}
+		rw.error(http.StatusBadGateway, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", up.Name, err), nil))
+		return
+	}
+	b = h.judgeResponse(ctx, b, m, out)
+	rw.json(resp, b)
+}
+
+// judgeResponse runs the response phase on an upstream message if it answers m, and returns the
+// bytes to send on.
+func (h *HTTP) judgeResponse(ctx context.Context, b []byte, m *mcp.Message, out *Outcome) []byte {
+	msg, err := mcp.ParseMessage(b)
+	if err != nil || !msg.IsResponse() || !bytes.Equal(bytes.TrimSpace(msg.ID), bytes.TrimSpace(m.ID)) {
+		return b
+	}
+	d, err := h.o.Engine.Response(ctx, out, msg)
+	if err != nil {
+		return b
+	}
+	switch {
+	case d.Action == abi.ActionDeny:
+		return mcp.ErrorResponse(m.ID, out.Deny())
+	case len(d.Result) > 0:
+		msg.Result = d.Result
+		nb, err := json.Marshal(msg)
+		if err == nil {
+			return nb
+		}
+	}
+	return b
+}
+
+// relayStream passes SSE events through as they arrive; the event that answers m is judged first.
+func (h *HTTP) relayStream(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
+	rw.startSSE(resp)
+	r := sse.NewReader(resp.Body, int(h.o.ResponseLimit))
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				h.o.Logger.Warn("upstream stream broke", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
+				if out.Upstream != nil {
+					out.Upstream.Error = err.Error()
+				}
+			}
+			return
+		}
+		if (ev.Name == "" || ev.Name == "message") && len(ev.Data) > 0 {
+			ev.Data = h.judgeResponse(ctx, ev.Data, m, out)
+		}
+		if err := rw.event(ev); err != nil {
+			return // client gone
+		}
+	}
+}
+
+// forwardRaw passes a notification or client response to the upstream and relays the answer.
+func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
+	start := time.Now()
+	resp, err := h.send(c.Request().Context(), up, c.Request().Header, http.MethodPost, body)
+	if err != nil {
+		h.observe(up.Name, "error", start)
+		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
+	}
+	defer resp.Body.Close()
+	h.observe(up.Name, "ok", start)
+	newResponder(c).passthrough(resp)
+	return nil
+}
+
+// postBatch judges every element of a JSON-RPC batch; allowed requests are forwarded one by one
+// and the answers returned as one JSON array (progress notifications inside a batch are dropped).
+func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) error {
+	hdr := c.Request().Header.Clone()
+	hdr.Set("Accept", "application/json, text/event-stream")
+	var answers []json.RawMessage
+	for _, m := range msgs {
+		b, _ := json.Marshal(m)
+		if !m.IsRequest() {
+			if resp, err := h.send(c.Request().Context(), up, hdr, http.MethodPost, b); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			continue
+		}
+		if err := checkHeadersBatch(m); err != nil {
+			answers = append(answers, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil)))
+			continue
+		}
+		rec := &collector{}
+		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, m, b)
+		answers = append(answers, rec.answer(m.ID))
+	}
+	if len(answers) == 0 {
+		return c.NoContent(http.StatusAccepted)
+	}
+	out, _ := json.Marshal(answers)
+	return c.JSONBlob(http.StatusOK, out)
+}
+
+func checkHeadersBatch(m *mcp.Message) error {
+	if m.Method == "" {
+		return errors.New("batch element without method")
+	}
+	return nil
+}
+
+func (h *HTTP) get(c echo.Context) error {
+	up, err := h.upstreamFor(c)
+	if err != nil {
+		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
+	}
+	resp, err := h.send(c.Request().Context(), up, c.Request().Header, http.MethodGet, nil)
+	if err != nil {
+		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
+	}
+	defer resp.Body.Close()
+	newResponder(c).passthrough(resp)
+	return nil
+}
+
+func (h *HTTP) del(c echo.Context) error {
+	up, err := h.upstreamFor(c)
+	if err != nil {
+		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
+	}
+	h.sessions.del(c.Request().Header.Get(mcp.HeaderSessionID))
+	resp, err := h.send(c.Request().Context(), up, c.Request().Header, http.MethodDelete, nil)
+	if err != nil {
+		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
+	}
+	defer resp.Body.Close()
+	newResponder(c).passthrough(resp)
+	return nil
+}
+
+// session is what the gateway remembers of an MCP session.
+type session struct {
+	client   *abi.Client
+	protocol string
+}
+
+// sessionTable is a bounded map of sessions; the oldest is dropped when full.
+type sessionTable struct {
+	mu    sync.Mutex
+	max   int
+	m     map[string]session
+	order []string
+}
+
+func newSessionTable(max int) *sessionTable {
+	return &sessionTable{max: max, m: map[string]session{}}
+}
+
+func (t *sessionTable) get(id string) (session, bool) {
+	if id == "" {
+		return session{}, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s, ok := t.m[id]
+	return s, ok
+}
+
+func (t *sessionTable) put(id string, s session) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.m[id]; !ok {
+		t.order = append(t.order, id)
+	}
+	t.m[id] = s
+	for len(t.m) > t.max && len(t.order) > 0 {
+		delete(t.m, t.order[0])
+		t.order = t.order[1:]
+	}
+}
+
+func (t *sessionTable) del(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.m, id)
+}
