@@ -1,0 +1,99 @@
+// Palisade dashboard: log in with the admin token, then live decisions, held calls, the chain
+// and the playground, all from the documented admin API (host/admin/README.md).
+import { API, Unauthorized } from './api.js';
+import { $ } from './dom.js';
+import { createLive } from './live.js';
+import { createApprovals } from './approvals.js';
+import { createChain } from './chain.js';
+import { createPlayground } from './playground.js';
+
+const VIEWS = ['live', 'approvals', 'chain', 'playground'];
+let api = null; // one client; the token changes on login
+let views = null; // created once: their listeners must not pile up across logins
+let session = null; // { abort }
+
+function who() { return sessionStorage.getItem('palisade.name') || 'admin'; }
+
+function showLogin(message) {
+  if (session) { session.abort.abort(); session = null; }
+  for (const v of VIEWS) $(`#view-${v}`).hidden = true;
+  $('#login').hidden = false;
+  $('#logout').hidden = true;
+  $('#alert').hidden = true;
+  const e = $('#login-error');
+  e.textContent = message || '';
+  e.hidden = !message;
+  $('#token').focus();
+}
+
+function route() {
+  if (!session) return;
+  const name = VIEWS.includes(location.hash.slice(1)) ? location.hash.slice(1) : 'live';
+  for (const v of VIEWS) $(`#view-${v}`).hidden = v !== name;
+  for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === name);
+  if (name === 'chain') views.chain.load().catch(fail);
+}
+
+function fail(e) {
+  if (e instanceof Unauthorized) { sessionStorage.removeItem('palisade.token'); showLogin('The token was refused.'); }
+  else console.warn(e);
+}
+
+async function start(token) {
+  if (session) { session.abort.abort(); session = null; }
+  api.token = token;
+  try { await api.get('/approvals'); } catch (e) {
+    if (e instanceof Unauthorized) { showLogin('The token was refused.'); return; }
+    showLogin(`Cannot reach the admin API: ${e.message}`);
+    return;
+  }
+  sessionStorage.setItem('palisade.token', token);
+  $('#login').hidden = true;
+  $('#logout').hidden = false;
+  const abort = new AbortController();
+  session = { abort };
+  route();
+  let chainTimer = null;
+  const onEvent = (name, data) => {
+    if (name === 'decision') {
+      views.live.add(data);
+      if (!$('#view-chain').hidden && !chainTimer) {
+        chainTimer = setTimeout(() => { chainTimer = null; views.chain.load().catch(fail); }, 500);
+      }
+    } else if (name === 'approval') {
+      views.approvals.load().catch(fail);
+    }
+  };
+  const onState = (up) => {
+    const c = $('#conn');
+    c.textContent = up ? 'live' : 'offline';
+    c.className = `conn ${up ? 'on' : 'off'}`;
+    if (up) { views.live.load().catch(fail); views.approvals.load().catch(fail); }
+  };
+  api.stream('/events', onEvent, onState, abort.signal).catch(fail);
+  // A second source of truth for the queue, should an event be missed.
+  const poll = setInterval(() => { if (abort.signal.aborted) clearInterval(poll); else views.approvals.load().catch(fail); }, 5000);
+}
+
+async function main() {
+  if (!location.hash) history.replaceState(null, '', '#live');
+  let apiBase = '/admin/api';
+  try {
+    const r = await fetch('config.json');
+    if (r.ok) apiBase = (await r.json()).api || apiBase;
+  } catch { /* default prefix */ }
+  api = new API(apiBase, '');
+  views = { live: createLive(api), approvals: createApprovals(api, who), chain: createChain(api), playground: createPlayground(api) };
+  $('#login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = $('#name').value.trim();
+    if (name) sessionStorage.setItem('palisade.name', name);
+    start($('#token').value.trim());
+  });
+  $('#logout').addEventListener('click', () => { sessionStorage.removeItem('palisade.token'); showLogin(); });
+  window.addEventListener('hashchange', route);
+  const token = sessionStorage.getItem('palisade.token');
+  if (token) start(token); else showLogin();
+}
+
+main();
