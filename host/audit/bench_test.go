@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,11 +26,14 @@ func BenchmarkRecordToJetStream(b *testing.B) {
 	b.ReportAllocs()
 	start := time.Now()
 	var recordTime time.Duration
+	lat := make([]time.Duration, 0, 1<<16)
 	n := 0
 	for b.Loop() {
 		t0 := time.Now()
 		p.Record(ctx, ev)
-		recordTime += time.Since(t0)
+		d := time.Since(t0)
+		recordTime += d
+		lat = append(lat, d)
 		n++
 	}
 	if err := p.Flush(ctx); err != nil {
@@ -38,6 +42,9 @@ func BenchmarkRecordToJetStream(b *testing.B) {
 	elapsed := time.Since(start)
 	b.ReportMetric(float64(n)/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(recordTime.Nanoseconds())/float64(n), "record-ns/op")
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "record-p50-ns")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "record-p99-ns")
 	st := p.Stats()
 	b.ReportMetric(float64(st.Spooled), "spooled")
 	if st.Published < int64(n) {

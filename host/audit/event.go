@@ -121,7 +121,7 @@ func ArgumentsHash(args []byte) string {
 //
 // Every variable token goes through SubjectToken, so untrusted names cannot
 // add tokens or wildcards. An empty kind counts as decision.
-func (e *Event) Subject() string {
+func (e Event) Subject() string {
 	switch e.Kind {
 	case KindDecision, "":
 		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)

@@ -160,6 +160,7 @@ type spool struct {
 	off   int64 // replay position: records before it are published
 	count int64 // records in [off, size)
 	buf   []byte
+	offF  *os.File // audit.spool.offset, opened on first write
 }
 
 // openSpool opens (or creates) the spool in dir, cuts a torn or corrupt
@@ -273,10 +274,7 @@ func (s *spool) reset() error {
 		return fmt.Errorf("audit: empty spool: %w", err)
 	}
 	s.size, s.off, s.count = 0, 0, 0
-	if err := os.Remove(filepath.Join(s.dir, spoolOffFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("audit: remove spool offset: %w", err)
-	}
-	return nil
+	return s.writeOffset()
 }
 
 // prepend rewrites the spool as recs followed by the unpublished records,
@@ -320,10 +318,7 @@ func (s *spool) prepend(recs []record) error {
 	s.f = tmp
 	s.count += int64(len(recs))
 	s.size, s.off = st.Size(), 0
-	if err := os.Remove(filepath.Join(s.dir, spoolOffFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("audit: remove spool offset: %w", err)
-	}
-	return nil
+	return s.writeOffset()
 }
 
 func (s *spool) readOffset() int64 {
@@ -338,14 +333,26 @@ func (s *spool) readOffset() int64 {
 	return n
 }
 
+// writeOffset saves the replay offset as 20 zero-padded digits in one
+// pwrite, so a torn write cannot leave a longer, wrong number behind.
 func (s *spool) writeOffset() error {
-	if err := os.WriteFile(filepath.Join(s.dir, spoolOffFile), strconv.AppendInt(nil, s.off, 10), 0o600); err != nil {
+	if s.offF == nil {
+		f, err := os.OpenFile(filepath.Join(s.dir, spoolOffFile), os.O_RDWR|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("audit: save spool offset: %w", err)
+		}
+		s.offF = f
+	}
+	if _, err := s.offF.WriteAt(fmt.Appendf(nil, "%020d", s.off), 0); err != nil {
 		return fmt.Errorf("audit: save spool offset: %w", err)
 	}
 	return nil
 }
 
 func (s *spool) close() error {
+	if s.offF != nil {
+		s.offF.Close()
+	}
 	if err := s.f.Sync(); err != nil {
 		s.f.Close()
 		return fmt.Errorf("audit: sync spool: %w", err)

@@ -274,3 +274,20 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 		}
 	}
 }
+
+// ParseSince reads a --since value: a duration back from now ("10m",
+// "24h") or an RFC 3339 time ("2026-11-22T10:00:00Z").
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("audit: since %q: negative duration", s)
+		}
+		return now.Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("audit: since %q: want a duration (10m) or an RFC 3339 time", s)
+	}
+	return t, nil
+}

@@ -164,3 +164,26 @@ func TestParseFilter(t *testing.T) {
 		})
 	}
 }
+
+func TestParseSince(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in      string
+		want    time.Time
+		wantErr bool
+	}{
+		{"10m", now.Add(-10 * time.Minute), false},
+		{" 24h ", now.Add(-24 * time.Hour), false},
+		{"2026-11-22T10:00:00Z", time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC), false},
+		{"-5m", time.Time{}, true},
+		{"yesterday", time.Time{}, true},
+		{"", time.Time{}, true},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			got, err := audit.ParseSince(tc.in, now)
+			if (err != nil) != tc.wantErr || !got.Equal(tc.want) {
+				t.Fatalf("ParseSince(%q) = %v, %v; want %v, err %v", tc.in, got, err, tc.want, tc.wantErr)
+			}
+		})
+	}
+}
