@@ -6,10 +6,12 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,36 +22,64 @@ import (
 
 const testProfiles = `{"tools":{"transfer_funds":{"criticality":"HIGH","fallback":"draft_transfer"},"read_*":{"criticality":"LOW"}}}`
 
-// buildWasm builds this plugin once per test binary into PALISADE_BUILD (or a temp dir).
+var (
+	rtOnce sync.Once
+	rt     *plugin.Runtime
+	rtErr  error
+)
+
+// runtime is one runtime per test binary, so its compilation cache compiles the module once.
+func runtime(t testing.TB) *plugin.Runtime {
+	t.Helper()
+	rtOnce.Do(func() {
+		var dir string
+		if b := os.Getenv("PALISADE_BUILD"); b != "" {
+			dir = filepath.Join(b, "wazero-cache")
+		}
+		rt, rtErr = plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
+	})
+	if rtErr != nil {
+		t.Fatal(rtErr)
+	}
+	return rt
+}
+
+var (
+	wasmOnce sync.Once
+	wasmBin  []byte
+	wasmErr  error
+)
+
+// buildWasm builds this plugin once per test binary into $PALISADE_BUILD/plugins (or a temp dir).
 func buildWasm(t testing.TB) []byte {
 	t.Helper()
-	dir := os.Getenv("PALISADE_BUILD")
-	if dir == "" {
-		dir = t.TempDir()
+	wasmOnce.Do(func() {
+		dir := os.Getenv("PALISADE_BUILD")
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		out := filepath.Join(dir, "plugins", "risk.wasm")
+		if wasmErr = os.MkdirAll(filepath.Dir(out), 0o755); wasmErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			wasmErr = fmt.Errorf("build risk.wasm: %v\n%s", err, b)
+			return
+		}
+		wasmBin, wasmErr = os.ReadFile(out)
+	})
+	if wasmErr != nil {
+		t.Fatal(wasmErr)
 	}
-	out := filepath.Join(dir, "plugins", "risk.wasm")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build risk.wasm: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return wasmBin
 }
 
 func load(t testing.TB, config string) *plugin.Plugin {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt := runtime(t)
 	p, err := rt.Load(ctx, plugin.Spec{
 		Name:          "risk",
 		Wasm:          buildWasm(t),
@@ -60,7 +90,7 @@ func load(t testing.TB, config string) *plugin.Plugin {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { p.Close(ctx); rt.Close(ctx) })
+	t.Cleanup(func() { p.Close(ctx) })
 	return p
 }
 

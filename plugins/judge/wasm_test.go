@@ -1,0 +1,224 @@
+package main_test
+
+// Host tests: build the plugin for wasip1 and run it through the real runtime (host/plugin)
+// with the real sample host function (host/hostfn) backed by the real judge (host/llm).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/llm"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+var (
+	rtOnce sync.Once
+	rt     *plugin.Runtime
+	rtErr  error
+)
+
+// runtime is one runtime per test binary, so its compilation cache compiles the module once.
+func runtime(t testing.TB) *plugin.Runtime {
+	t.Helper()
+	rtOnce.Do(func() {
+		var dir string
+		if b := os.Getenv("PALISADE_BUILD"); b != "" {
+			dir = filepath.Join(b, "wazero-cache")
+		}
+		rt, rtErr = plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
+	})
+	if rtErr != nil {
+		t.Fatal(rtErr)
+	}
+	return rt
+}
+
+var (
+	wasmOnce sync.Once
+	wasmBin  []byte
+	wasmErr  error
+)
+
+// buildWasm builds this plugin once per test binary into $PALISADE_BUILD/plugins (or a temp dir).
+func buildWasm(t testing.TB) []byte {
+	t.Helper()
+	wasmOnce.Do(func() {
+		dir := os.Getenv("PALISADE_BUILD")
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		out := filepath.Join(dir, "plugins", "judge.wasm")
+		if wasmErr = os.MkdirAll(filepath.Dir(out), 0o755); wasmErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
+		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			wasmErr = fmt.Errorf("build judge.wasm: %v\n%s", err, b)
+			return
+		}
+		wasmBin, wasmErr = os.ReadFile(out)
+	})
+	if wasmErr != nil {
+		t.Fatal(wasmErr)
+	}
+	return wasmBin
+}
+
+func load(t testing.TB, caps []string, s hostfn.Sampler, config string) *plugin.Plugin {
+	t.Helper()
+	ctx := context.Background()
+	rt := runtime(t)
+	p, err := rt.Load(ctx, plugin.Spec{
+		Name:          "judge",
+		Wasm:          buildWasm(t),
+		Config:        map[string]string{"config": config},
+		Timeout:       10 * time.Second, // the judge waits on an LLM: give its stage seconds, not the 250ms default
+		HostFunctions: hostfn.Build("judge", caps, hostfn.Deps{Sampler: s}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(ctx) })
+	return p
+}
+
+func envelope(tool, args string, prior ...abi.Prior) []byte {
+	b, _ := json.Marshal(abi.Envelope{ABI: "1.0", ID: "01T", Phase: "request", Method: "tools/call", Server: "shell", Tool: tool, Arguments: json.RawMessage(args), Prior: prior})
+	return b
+}
+
+func verdict(t *testing.T, p *plugin.Plugin, env []byte) abi.Verdict {
+	t.Helper()
+	out, err := p.Evaluate(context.Background(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v abi.Verdict
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("verdict %s: %v", out, err)
+	}
+	return v
+}
+
+var sampleRule = abi.Prior{Stage: "rules", Action: "sample", Rule: "shell", Guidance: "Only read-only commands are fine."}
+
+func TestJudgePluginWithLocalProvider(t *testing.T) {
+	j, err := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Kind: "local"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := load(t, []string{"sample"}, j, `{"band":{"min":0.2,"max":0.35}}`)
+	for _, tc := range []struct {
+		name, args string
+		prior      []abi.Prior
+		want       string
+	}{
+		{"destructive", `{"cmd":"rm -rf /home"}`, []abi.Prior{sampleRule}, "deny"},
+		{"benign", `{"cmd":"ls -la"}`, []abi.Prior{sampleRule}, "allow"},
+		{"risk band", `{"cmd":"sudo reboot"}`, []abi.Prior{{Stage: "risk", Action: "ask", Score: 0.3}}, "ask"},
+		{"no trigger", `{"cmd":"rm -rf /"}`, nil, "none"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := verdict(t, p, envelope("run", tc.args, tc.prior...))
+			if v.Action != tc.want {
+				t.Fatalf("verdict = %+v", v)
+			}
+			if tc.want != "none" && !strings.Contains(string(v.Metadata), `"provider":"local"`) {
+				t.Fatalf("metadata = %s", v.Metadata)
+			}
+		})
+	}
+	out, err := p.Call(context.Background(), "describe", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d abi.Describe
+	if json.Unmarshal(out, &d) != nil || d.Name != "judge" || !slices.Equal(d.Capabilities, []string{"sample"}) {
+		t.Fatalf("describe = %s", out)
+	}
+}
+
+// TestJudgePluginOverHTTPProvider goes plugin → host function → judge → a local HTTP server
+// speaking the OpenAI wire format, and back.
+func TestJudgePluginOverHTTPProvider(t *testing.T) {
+	var calls atomic.Int64
+	var lastPrompt atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		b, _ := io.ReadAll(r.Body)
+		lastPrompt.Store(string(b))
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"c","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{\"decision\":\"deny\",\"confidence\":0.97,\"reasons\":[\"deletes the home directory\"]}","refusal":null},"finish_reason":"stop"}]}`)
+	}))
+	defer srv.Close()
+	j, err := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Name: "vllm", Kind: "openai", BaseURL: srv.URL + "/v1", Model: "m"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := load(t, []string{"sample"}, j, `{}`)
+	v := verdict(t, p, envelope("run", `{"cmd":"rm -rf ~"}`, sampleRule))
+	if v.Action != "deny" || v.Score != 0.97 || !strings.Contains(v.Reason, "deletes the home directory") || calls.Load() != 1 {
+		t.Fatalf("verdict = %+v, calls %d", v, calls.Load())
+	}
+	if pr, _ := lastPrompt.Load().(string); !strings.Contains(pr, "Only read-only commands are fine.") || !strings.Contains(pr, "rm -rf ~") {
+		t.Fatalf("prompt lacks guidance or arguments: %s", pr)
+	}
+}
+
+func TestJudgePluginFailsClosedWithoutCapability(t *testing.T) {
+	j, _ := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Kind: "local"}}})
+	p := load(t, nil, j, `{}`) // sample not granted
+	v := verdict(t, p, envelope("run", `{"cmd":"ls"}`, sampleRule))
+	if v.Action != "deny" || v.Rule != "judge-error" || !strings.Contains(v.Reason, "capability not granted") {
+		t.Fatalf("verdict = %+v", v)
+	}
+}
+
+func TestJudgePluginFailsClosedOnGarbage(t *testing.T) {
+	j, _ := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Kind: "local", Local: llm.LocalConfig{Raw: "I think it's fine!"}}}})
+	p := load(t, []string{"sample"}, j, `{}`)
+	v := verdict(t, p, envelope("run", `{"cmd":"ls"}`, sampleRule))
+	if v.Action != "deny" || v.Rule != "judge-error" || !strings.Contains(v.Reason, "invalid answer") {
+		t.Fatalf("verdict = %+v", v)
+	}
+}
+
+// BenchmarkJudgePluginLocal is the judge's overhead: Wasm call, host function, prompt, local
+// provider, strict parse, verdict. Cache off, so every call reaches the provider.
+func BenchmarkJudgePluginLocal(b *testing.B) {
+	j, _ := llm.New(llm.Options{CacheSize: -1, Providers: []llm.ProviderConfig{{Kind: "local"}}})
+	p := load(b, []string{"sample"}, j, `{}`)
+	env := envelope("run", `{"cmd":"ls -la /home/dev/project"}`, sampleRule)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, 1<<16)
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := p.Evaluate(ctx, env); err != nil {
+			b.Fatal(err)
+		}
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(t0))
+		}
+	}
+	slices.Sort(lat)
+	if n := len(lat); n > 0 {
+		b.ReportMetric(float64(lat[n/2].Microseconds()), "p50-µs")
+		b.ReportMetric(float64(lat[n*99/100].Microseconds()), "p99-µs")
+	}
+}
