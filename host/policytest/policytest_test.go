@@ -1,0 +1,131 @@
+package policytest_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/policytest"
+)
+
+// bundleDir writes the agents test bundle (host/proxy/testdata/agents) with the rules plugin.
+func bundleDir(t *testing.T) string {
+	t.Helper()
+	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
+	dir := t.TempDir()
+	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var cacheDir = filepath.Join(os.TempDir(), "palisade-test-cache")
+
+func TestRun(t *testing.T) {
+	ctx := context.Background()
+	dir := bundleDir(t)
+	for _, tc := range []struct {
+		name     string
+		o        policytest.Options
+		n, fails int
+	}{
+		{"dir all pass", policytest.Options{FixtureDir: "testdata/fixtures"}, 3, 0},
+		{"wrong expectation", policytest.Options{Fixtures: []string{"testdata/wrong.json"}}, 1, 1},
+		{"no expectation passes", policytest.Options{Fixtures: []string{"testdata/noexpect.json"}}, 1, 0},
+		{"--expect applies", policytest.Options{Fixtures: []string{"testdata/noexpect.json"}, Expect: "allow"}, 1, 1},
+		{"--expect does not override", policytest.Options{Fixtures: []string{"testdata/wrong.json"}, Expect: "deny"}, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Bundle, tc.o.CacheDir = dir, cacheDir
+			rs, err := policytest.Run(ctx, tc.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rs) != tc.n || policytest.Failed(rs) != tc.fails {
+				t.Fatalf("%d results, %d failed; want %d, %d: %+v", len(rs), policytest.Failed(rs), tc.n, tc.fails, rs)
+			}
+		})
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := bundleDir(t)
+	for _, tc := range []struct {
+		name  string
+		o     policytest.Options
+		usage bool
+	}{
+		{"no bundle", policytest.Options{FixtureDir: "testdata/fixtures"}, true},
+		{"no fixtures", policytest.Options{Bundle: dir}, true},
+		{"bad expect", policytest.Options{Bundle: dir, FixtureDir: "testdata/fixtures", Expect: "maybe"}, true},
+		{"bundle missing", policytest.Options{Bundle: t.TempDir(), FixtureDir: "testdata/fixtures"}, false},
+		{"fixture missing", policytest.Options{Bundle: dir, Fixtures: []string{"testdata/none.json"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.CacheDir = cacheDir
+			_, err := policytest.Run(ctx, tc.o)
+			if err == nil || errors.Is(err, policytest.ErrUsage) != tc.usage {
+				t.Fatalf("err = %v, usage %v", err, tc.usage)
+			}
+		})
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	rs, err := policytest.Run(context.Background(), policytest.Options{Bundle: bundleDir(t), FixtureDir: "testdata/fixtures", CacheDir: cacheDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := policytest.WriteJSON(&buf, rs); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(&buf)
+	n := 0
+	for sc.Scan() {
+		var v struct {
+			Fixture, Expected, Decision, Reason string
+			Stages                              []struct {
+				Stage  string   `json:"stage"`
+				Action string   `json:"action"`
+				Score  *float64 `json:"score"`
+			}
+		}
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Fixture == "" || v.Decision == "" || len(v.Stages) != 1 || v.Stages[0].Stage != "rules" || v.Stages[0].Score == nil {
+			t.Errorf("line %s lacks fixture, decision or stage action/score", sc.Bytes())
+		}
+		if v.Fixture == "rm-rf-root" && (v.Decision != "deny" || *v.Stages[0].Score != 1) {
+			t.Errorf("rm-rf-root: %s", sc.Bytes())
+		}
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d lines, want 3", n)
+	}
+	var txt bytes.Buffer
+	_ = policytest.WriteText(&txt, rs)
+	if !strings.Contains(txt.String(), "3 fixtures, 3 passed, 0 failed") {
+		t.Errorf("text summary: %s", txt.String())
+	}
+}
