@@ -1,0 +1,396 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Source follows a place bundles come from and hands each new one to a Manager. Run blocks
+// until ctx ends; failures to fetch are logged and retried, failures to activate are the
+// Manager's (it keeps the current bundle and records bundle.rejected).
+type Source interface {
+	Run(ctx context.Context, m *Manager) error
+	// String names the source in logs and events.
+	String() string
+}
+
+// Defaults for sources.
+const (
+	DefaultPollInterval = time.Second
+	DefaultDebounce     = 500 * time.Millisecond
+	DefaultHTTPInterval = 30 * time.Second
+	DefaultResync       = 5 * time.Second
+	DefaultBucket       = "PALISADE_BUNDLES"
+	DefaultObject       = "current"
+)
+
+// DirSource watches a local bundle folder or archive by polling its digest (folders) or file
+// hash (archives); a change activates once the content has been still for Debounce, so a
+// half-copied bundle is never tried. A content that was rejected is not retried until it changes.
+type DirSource struct {
+	Path     string
+	Interval time.Duration // poll period; 0 = 1s
+	Debounce time.Duration // quiet time before activating; 0 = 500ms
+	Logger   *slog.Logger  // nil = discard
+}
+
+func (s *DirSource) String() string { return "dir:" + s.Path }
+
+// Run polls until ctx ends.
+func (s *DirSource) Run(ctx context.Context, m *Manager) error {
+	iv, deb, log := orDur(s.Interval, DefaultPollInterval), orDur(s.Debounce, DefaultDebounce), orLog(s.Logger)
+	tried := ""
+	if cur, ok := m.Current(); ok {
+		tried = s.fingerprintOf(cur)
+	}
+	seen, since := "", time.Now()
+	t := time.NewTicker(min(iv, deb))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		fp, err := s.fingerprint()
+		if err != nil {
+			log.Debug("bundle source not readable", "source", s.String(), "err", err)
+			seen = ""
+			continue
+		}
+		if fp != seen {
+			seen, since = fp, time.Now()
+			continue
+		}
+		if fp == tried || time.Since(since) < deb {
+			continue
+		}
+		tried = fp
+		if _, _, err := m.Activate(ctx, s.Path, s.String()); err != nil && ctx.Err() == nil {
+			log.Warn("bundle from source rejected", "source", s.String(), "err", err)
+		}
+	}
+}
+
+// fingerprintOf avoids re-activating, at start, the folder the current bundle came from.
+func (s *DirSource) fingerprintOf(cur Entry) string {
+	if IsArchive(s.Path) {
+		return ""
+	}
+	return cur.Digest
+}
+
+func (s *DirSource) fingerprint() (string, error) {
+	if IsArchive(s.Path) {
+		b, err := os.ReadFile(s.Path)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(b)
+		return "archive:" + hex.EncodeToString(sum[:]), nil
+	}
+	return Digest(s.Path)
+}
+
+// HTTPSource polls a URL serving a bundle archive, with If-None-Match so an unchanged bundle
+// costs a 304. Without an ETag the body's sha256 stands in for it.
+type HTTPSource struct {
+	URL      string
+	Interval time.Duration     // 0 = 30s
+	Client   *http.Client      // nil = a client with a 60s timeout
+	Header   map[string]string // added to each request (e.g. Authorization)
+	Logger   *slog.Logger
+
+	etag string
+}
+
+func (s *HTTPSource) String() string { return "http:" + s.URL }
+
+// Run fetches at once, then every Interval, until ctx ends.
+func (s *HTTPSource) Run(ctx context.Context, m *Manager) error {
+	iv, log := orDur(s.Interval, DefaultHTTPInterval), orLog(s.Logger)
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		if _, err := s.Poll(ctx, m); err != nil && ctx.Err() == nil {
+			log.Warn("bundle source", "source", s.String(), "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}
+
+// Poll fetches once; it reports whether a new bundle was activated.
+func (s *HTTPSource) Poll(ctx context.Context, m *Manager) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
+	if err != nil {
+		return false, fmt.Errorf("bundle source %s: %w", s.URL, err)
+	}
+	for k, v := range s.Header {
+		req.Header.Set(k, v)
+	}
+	if s.etag != "" {
+		req.Header.Set("If-None-Match", s.etag)
+	}
+	c := s.Client
+	if c == nil {
+		c = &http.Client{Timeout: 60 * time.Second}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return false, fmt.Errorf("bundle source: %w", err)
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		return false, nil
+	case http.StatusOK:
+	default:
+		return false, fmt.Errorf("bundle source %s: HTTP %s", s.URL, resp.Status)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxArchiveBytes+1))
+	if err != nil {
+		return false, fmt.Errorf("bundle source %s: %w", s.URL, err)
+	}
+	tag := resp.Header.Get("ETag")
+	if tag == "" {
+		sum := sha256.Sum256(body)
+		tag = "sha256:" + hex.EncodeToString(sum[:])
+		if tag == s.etag {
+			return false, nil
+		}
+	}
+	// Remember the tag whatever the outcome: a rejected bundle is not retried until it changes.
+	s.etag = tag
+	_, changed, err := m.ActivateArchive(ctx, bytes.NewReader(body), s.String())
+	return changed, err
+}
+
+// ObjectStoreSource follows one object (a bundle archive) in a NATS JetStream Object Store
+// bucket: publish once with Push and every gateway watching swaps. It watches for puts and
+// also re-reads the object's info every Resync, so a gateway that lost NATS catches up when the
+// connection returns even if its watch did not survive.
+type ObjectStoreSource struct {
+	Conn   *nats.Conn
+	Bucket string        // "" = PALISADE_BUNDLES
+	Object string        // "" = current
+	Resync time.Duration // 0 = 5s
+	Logger *slog.Logger
+
+	tried string // NUID of the last object handed to the manager
+}
+
+func (s *ObjectStoreSource) String() string {
+	return "nats:" + orStr(s.Bucket, DefaultBucket) + "/" + orStr(s.Object, DefaultObject)
+}
+
+// Run watches until ctx ends.
+func (s *ObjectStoreSource) Run(ctx context.Context, m *Manager) error {
+	log := orLog(s.Logger)
+	resync := time.NewTicker(orDur(s.Resync, DefaultResync))
+	defer resync.Stop()
+	var (
+		w       jetstream.ObjectWatcher
+		updates <-chan *jetstream.ObjectInfo
+	)
+	defer func() {
+		if w != nil {
+			w.Stop()
+		}
+	}()
+	for {
+		if w == nil && s.Conn.IsConnected() {
+			obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
+			if err == nil {
+				w, err = obs.Watch(ctx, jetstream.IgnoreDeletes())
+			}
+			if err != nil {
+				log.Debug("bundle bucket watch", "source", s.String(), "err", err)
+				w = nil
+			} else {
+				updates = w.Updates()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case info, ok := <-updates:
+			if !ok {
+				w, updates = nil, nil // the watch ended; set it up again
+				continue
+			}
+			if info == nil || info.Name != orStr(s.Object, DefaultObject) {
+				continue
+			}
+		case <-resync.C:
+		}
+		if _, err := s.Sync(ctx, m); err != nil && ctx.Err() == nil {
+			log.Debug("bundle bucket sync", "source", s.String(), "err", err)
+		}
+	}
+}
+
+// Sync reads the object's info and activates it when it is new; it reports whether it did.
+func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) {
+	obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
+	if err != nil {
+		return false, err
+	}
+	info, err := obs.GetInfo(ctx, orStr(s.Object, DefaultObject))
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("bundle bucket %s: %w", s.String(), err)
+	}
+	if info.NUID == s.tried {
+		return false, nil
+	}
+	if cur, ok := m.Current(); ok && info.Metadata[MetaDigest] == cur.Digest {
+		s.tried = info.NUID
+		return false, nil
+	}
+	res, err := obs.Get(ctx, info.Name)
+	if err != nil {
+		return false, fmt.Errorf("bundle bucket %s: get: %w", s.String(), err)
+	}
+	defer res.Close()
+	body, err := io.ReadAll(io.LimitReader(res, MaxArchiveBytes+1))
+	if err != nil {
+		return false, fmt.Errorf("bundle bucket %s: read: %w", s.String(), err)
+	}
+	s.tried = info.NUID
+	_, changed, err := m.ActivateArchive(ctx, bytes.NewReader(body), s.String())
+	return changed, err
+}
+
+// Object metadata keys Push writes.
+const (
+	MetaName    = "palisade-bundle-name"
+	MetaVersion = "palisade-bundle-version"
+	MetaDigest  = "palisade-bundle-digest"
+)
+
+// OpenBucket opens the bundle bucket, creating it when it does not exist.
+func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.ObjectStore, error) {
+	bucket = orStr(bucket, DefaultBucket)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("bundle bucket: %w", err)
+	}
+	obs, err := js.ObjectStore(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "Palisade policy bundles", Storage: jetstream.FileStorage})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			obs, err = js.ObjectStore(ctx, bucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("bundle bucket %s: %w", bucket, err)
+	}
+	return obs, nil
+}
+
+// Push packs dir (or reads the archive at path) and puts it into the bucket as object ("" =
+// current), with the bundle's name, version and digest as metadata. Every gateway following
+// the object activates it (after verifying it against its own trusted keys).
+func Push(ctx context.Context, nc *nats.Conn, bucket, object, path string) (*jetstream.ObjectInfo, Entry, error) {
+	var buf bytes.Buffer
+	dir := path
+	if IsArchive(path) {
+		tmp, err := os.MkdirTemp("", "palisade-push-")
+		if err != nil {
+			return nil, Entry{}, err
+		}
+		defer os.RemoveAll(tmp)
+		if err := UnpackFile(path, tmp); err != nil {
+			return nil, Entry{}, err
+		}
+		dir = tmp
+	}
+	if err := Pack(dir, &buf); err != nil {
+		return nil, Entry{}, err
+	}
+	m, err := LoadManifest(dir)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	d, err := Digest(dir)
+	if err != nil {
+		return nil, Entry{}, err
+	}
+	e := Entry{Name: m.Name, Version: m.Version, Digest: d}
+	if sig, err := ReadSignature(dir); err == nil {
+		e.KeyID = sig.KeyID
+	}
+	obs, err := OpenBucket(ctx, nc, bucket)
+	if err != nil {
+		return nil, e, err
+	}
+	info, err := obs.Put(ctx, jetstream.ObjectMeta{
+		Name:        orStr(object, DefaultObject),
+		Description: m.Name + " " + m.Version,
+		Metadata:    map[string]string{MetaName: m.Name, MetaVersion: m.Version, MetaDigest: d},
+	}, &buf)
+	if err != nil {
+		return nil, e, fmt.Errorf("bundle push: %w", err)
+	}
+	return info, e, nil
+}
+
+// ParseSource turns the config's bundle string into a Source: "nats://BUCKET[/OBJECT]" (or
+// "nats:" for the default bucket) follows an Object Store object over conn; "http(s)://..."
+// polls a URL; anything else is a local folder or archive.
+func ParseSource(spec string, conn *nats.Conn, log *slog.Logger) (Source, error) {
+	switch {
+	case strings.HasPrefix(spec, "nats:"):
+		if conn == nil {
+			return nil, fmt.Errorf("bundle source %q: no NATS connection", spec)
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(spec, "nats:"), "//")
+		bucket, object, _ := strings.Cut(rest, "/")
+		return &ObjectStoreSource{Conn: conn, Bucket: bucket, Object: object, Logger: log}, nil
+	case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
+		return &HTTPSource{URL: spec, Logger: log}, nil
+	case spec == "":
+		return nil, errors.New("bundle source: empty")
+	}
+	return &DirSource{Path: spec, Logger: log}, nil
+}
+
+func orDur(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+func orStr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func orLog(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}
