@@ -2,7 +2,7 @@ package infer
 
 import (
 	"fmt"
-		"math"
+	"math"
 	"slices"
 	"strings"
 	"unicode"

@@ -1,0 +1,125 @@
+package infer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// TestBatcherGathers holds the first batch in the model call, queues five
+// one-text jobs behind it and checks they run as one batch of five, each
+// caller getting its own result. No timing is involved: the gather ends
+// when the batch is full, and the wait bound is an hour.
+func TestBatcherGathers(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	var sizes []int
+	run := func(texts []string) ([]abi.InferResult, error) {
+		mu.Lock()
+		first := len(sizes) == 0
+		sizes = append(sizes, len(texts))
+		mu.Unlock()
+		if first {
+			<-release
+		}
+		out := make([]abi.InferResult, len(texts))
+		for i, s := range texts {
+			out[i] = abi.InferResult{Label: s}
+		}
+		return out, nil
+	}
+	b := newBatcher(5, time.Hour, 1, run, nil)
+	defer b.close()
+
+	done := make(chan []abi.InferResult, 6)
+	do := func(texts ...string) {
+		res, err := b.do(context.Background(), texts)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}
+	// Five texts fill the first batch at once.
+	go do("a0", "a1", "a2", "a3", "a4")
+	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
+	for i := range 5 {
+		go do(fmt.Sprintf("b%d", i))
+	}
+	waitFor(t, func() bool { return len(b.jobs) == 5 })
+	close(release)
+	got := map[string]bool{}
+	for range 6 {
+		for _, r := range <-done {
+			got[r.Label] = true
+		}
+	}
+	if len(got) != 10 {
+		t.Errorf("results %v, want 10 distinct texts back", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(sizes) != "[5 5]" {
+		t.Errorf("batch sizes %v, want [5 5]", sizes)
+	}
+}
+
+func TestBatcherErrorsAndCancel(t *testing.T) {
+	boom := errors.New("boom")
+	b := newBatcher(4, time.Millisecond, 1, func([]string) ([]abi.InferResult, error) { return nil, boom }, nil)
+	if _, err := b.do(context.Background(), []string{"x"}); !errors.Is(err, boom) {
+		t.Errorf("error not passed to caller: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := b.do(ctx, []string{"x"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled caller: %v", err)
+	}
+	b.close()
+	// After close, a submit that cannot be queued reports ErrClosed; one
+	// that was queued may never be served, so bound it with a context.
+	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for range 64 {
+		if _, err := b.do(ctx, []string{"x"}); errors.Is(err, ErrClosed) {
+			return
+		}
+	}
+	t.Error("batcher accepted work after close")
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met before the deadline")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	spec, _ := testModel(t, 64)
+	// A missing library (or a CGO_ENABLED=0 build) must not fail New: the
+	// model reports unavailable and Infer fails with ErrUnavailable.
+	r, err := New(context.Background(), Options{Models: []ModelSpec{spec}, LibraryPath: "/nonexistent/libonnxruntime.so"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	st := r.Status()
+	if st.Models[0].Available() || st.LibraryError == "" || st.Cgo != CgoEnabled {
+		t.Errorf("status %+v, want unavailable with a library error", st)
+	}
+	if _, err := r.Infer(context.Background(), abi.InferRequest{Model: "test", Texts: []string{"x"}}); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("infer on unavailable model: %v", err)
+	}
+	if st := r.Status().Models[0]; st.Errors != 1 {
+		t.Errorf("errors = %d, want 1", st.Errors)
+	}
+}

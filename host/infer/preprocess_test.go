@@ -1,0 +1,99 @@
+package infer
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestHashedNgrams(t *testing.T) {
+	p, err := NewPreprocessor(PreprocessorSpec{Kind: KindHashedNgrams, Dim: 1 << 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.(*HashedNgrams)
+	for _, tc := range []struct {
+		name     string
+		text     string
+		minFeats int
+	}{
+		{"empty", "", 0}, // "  " (padding only) has no 3..5-grams
+		{"ascii", "SELECT * FROM users", 20},
+		{"utf8", "日本語のテキスト", 10},
+		{"long", strings.Repeat("ab", 10000), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			idx, val := h.Sparse(tc.text)
+			if tc.text == "" {
+				if len(idx) != 0 {
+					t.Errorf("empty text has %d features", len(idx))
+				}
+				return
+			}
+			if len(idx) < tc.minFeats {
+				t.Errorf("%d features, want ≥ %d", len(idx), tc.minFeats)
+			}
+			checkRow(t, idx, val, h.Dim())
+		})
+	}
+	// Case-insensitive, deterministic.
+	a, _ := h.Sparse("Ignore Previous Instructions")
+	b, _ := h.Sparse("ignore previous instructions")
+	if len(a) != len(b) {
+		t.Error("case changes features")
+	}
+	ts, err := h.Encode([]string{"x y z", "SELECT 1"})
+	if err != nil || len(ts) != 1 || ts[0].Name != "features" || ts[0].Shape[0] != 2 || ts[0].Shape[1] != int64(h.Dim()) {
+		t.Fatalf("Encode = %+v, %v", ts, err)
+	}
+	idx, val := h.Sparse("SELECT 1")
+	row := ts[0].Float32[h.Dim():]
+	for j, k := range idx {
+		if row[k] != val[j] {
+			t.Errorf("Encode row 1 bucket %d = %v, Sparse %v", k, row[k], val[j])
+		}
+	}
+}
+
+func TestNewPreprocessorRejects(t *testing.T) {
+	for _, s := range []PreprocessorSpec{
+		{Kind: "wordpiece"},
+		{Kind: KindHashedNgrams, Dim: 1},
+		{Kind: KindHashedNgrams, CharMin: 4, CharMax: 2},
+	} {
+		if _, err := NewPreprocessor(s); err == nil {
+			t.Errorf("NewPreprocessor(%+v) accepted", s)
+		}
+	}
+}
+
+func checkRow(t testing.TB, idx []int32, val []float32, dim int) {
+	t.Helper()
+	var norm float64
+	for j, k := range idx {
+		if k < 0 || int(k) >= dim {
+			t.Fatalf("index %d out of [0,%d)", k, dim)
+		}
+		if j > 0 && idx[j-1] >= k {
+			t.Fatalf("indices not strictly increasing at %d", j)
+		}
+		norm += float64(val[j]) * float64(val[j])
+	}
+	if len(idx) > 0 && math.Abs(norm-1) > 1e-4 {
+		t.Fatalf("L2 norm² = %v, want 1", norm)
+	}
+}
+
+// FuzzHashedNgrams: any input, including invalid UTF-8 and text cut at the
+// byte limit mid-rune, gives sorted in-range indices and a unit-norm row.
+func FuzzHashedNgrams(f *testing.F) {
+	for _, s := range []string{"", " ", "a", "é", "\xff\xfe", "日本語", "' OR 1=1 --", strings.Repeat("é", 40)} {
+		f.Add(s)
+	}
+	p, _ := NewPreprocessor(PreprocessorSpec{Dim: 1 << 10, MaxBytes: 33})
+	h := p.(*HashedNgrams)
+	f.Fuzz(func(t *testing.T, s string) {
+		idx, val := h.Sparse(s)
+		checkRow(t, idx, val, h.Dim())
+	})
+}
