@@ -51,6 +51,16 @@ func build(tb testing.TB, ex example) []byte {
 	if b, ok := built[ex.lang]; ok {
 		return b
 	}
+	// PALISADE_EXAMPLES_WASM names a folder of prebuilt LANG.wasm files (make examples-sdk writes
+	// them): benchmarks on a machine without the toolchains use it.
+	if dir := os.Getenv("PALISADE_EXAMPLES_WASM"); dir != "" {
+		b, err := os.ReadFile(filepath.Join(dir, ex.lang+".wasm"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		built[ex.lang] = b
+		return b
+	}
 	for _, tool := range ex.tools {
 		if _, err := exec.LookPath(tool); err != nil {
 			if requireToolchains {

@@ -32,8 +32,13 @@ type Options struct {
 	// Deps back the sample, infer and kv host functions. A nil KV gets a fresh in-memory store;
 	// nil Sampler and Inferer answer every call with an error, as a host without them does.
 	Deps hostfn.Deps
-	// Timeout is the per-call limit; 0 = 2s (generous: conformance is not a benchmark).
+	// Timeout is the per-call limit for ordinary envelopes and fixtures; 0 = 2s (generous:
+	// conformance is not a benchmark).
 	Timeout time.Duration
+	// HostileTimeout is the per-call limit for the hostile inputs (4 MiB, deep nesting); 0 = 20s.
+	// Those checks look for traps; how long a plugin takes on 4 MiB is reported, not judged,
+	// because it depends on the machine.
+	HostileTimeout time.Duration
 	// MaxPages caps plugin memory in 64 KiB pages; 0 = the runtime default (256 = 16 MiB).
 	MaxPages uint32
 }
@@ -129,7 +134,7 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 		Name:          "conformance",
 		Wasm:          wasm,
 		Config:        o.Config,
-		Timeout:       o.Timeout,
+		Timeout:       max(o.Timeout, o.HostileTimeout),
 		MaxPages:      o.MaxPages,
 		PoolSize:      1,
 		HostFunctions: hostfn.Build("conformance", []string{hostfn.CapSample, hostfn.CapInfer, hostfn.CapKV}, o.Deps),
@@ -144,6 +149,10 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 			r.Detail = err.Error()
 		}
 		rep.Checks = append(rep.Checks, r)
+	}
+	// Ordinary calls run under o.Timeout; the plugin itself is loaded with the larger limit.
+	call := func(parent context.Context) (context.Context, context.CancelFunc) {
+		return context.WithTimeout(parent, o.Timeout)
 	}
 
 	// Exports.
@@ -163,7 +172,9 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 
 	// Representative envelopes must give schema-valid verdicts.
 	for _, s := range samples() {
-		add("verdict for "+s.name, checkVerdict(ctx, p, s.env))
+		cctx, cancel := call(ctx)
+		add("verdict for "+s.name, checkVerdict(cctx, p, s.env))
+		cancel()
 	}
 
 	// Hostile input: surviving means no trap and no timeout; an error return is fine.
@@ -179,10 +190,19 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 		{"survives deep nesting", []byte(strings.Repeat("[", 10000) + strings.Repeat("]", 10000))},
 		{"survives a 4 MiB envelope", huge},
 	} {
-		add(h.name, survive(ctx, p, h.in))
+		hctx, cancel := context.WithTimeout(ctx, o.HostileTimeout)
+		t0 := time.Now()
+		err := survive(hctx, p, h.in)
+		cancel()
+		add(h.name, err)
+		if err == nil && len(h.in) >= HugeInputBytes {
+			rep.Checks[len(rep.Checks)-1].Detail = "took " + time.Since(t0).Round(time.Millisecond).String()
+		}
 	}
 	// After all that, the plugin must still answer.
-	add("still answers after hostile input", checkVerdict(ctx, p, samples()[0].env))
+	cctx, cancel := call(ctx)
+	add("still answers after hostile input", checkVerdict(cctx, p, samples()[0].env))
+	cancel()
 
 	// Fixtures.
 	if o.Fixtures != "" {
@@ -191,7 +211,9 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 			return rep, err
 		}
 		for _, f := range fx {
-			rep.Fixtures = append(rep.Fixtures, runFixture(ctx, p, f))
+			cctx, cancel := call(ctx)
+			rep.Fixtures = append(rep.Fixtures, runFixture(cctx, p, f))
+			cancel()
 		}
 	}
 	return rep, nil
@@ -203,6 +225,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 2 * time.Second
+	}
+	if o.HostileTimeout <= 0 {
+		o.HostileTimeout = 20 * time.Second
 	}
 	if o.Deps.KV == nil {
 		o.Deps.KV = hostfn.NewMemKV()
