@@ -1,0 +1,278 @@
+package selfmcp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/selfmcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// buildChain builds the agents test bundle (host/proxy/testdata/agents).
+func buildChain(t *testing.T) *chain.Chain {
+	t.Helper()
+	ctx := context.Background()
+	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
+	dir := t.TempDir()
+	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(os.TempDir(), "palisade-test-cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Chain.CloseWhenDrained(ctx) })
+	return b.Chain
+}
+
+type fixture struct {
+	active *chain.Active
+	ring   *selfmcp.Ring
+	srv    *selfmcp.Server
+}
+
+func newServer(t *testing.T, now func() time.Time) fixture {
+	t.Helper()
+	active := &chain.Active{}
+	active.Swap(buildChain(t))
+	ring := selfmcp.NewRing(50, nil)
+	e := proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: ring})
+	s, err := selfmcp.New(selfmcp.Options{Engine: e, Recent: ring.Recent, Now: now, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fixture{active, ring, s}
+}
+
+func connectStdio(t *testing.T, s *selfmcp.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.ServeStdio(ctx, sr, sw)
+	}()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, opts).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		cancel()
+		sr.Close()
+		<-done
+	})
+	return cs
+}
+
+func call[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) T {
+	t.Helper()
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if r.IsError {
+		t.Fatalf("%s: tool error %v", tool, r.Content)
+	}
+	var out T
+	b, _ := json.Marshal(r.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: %v in %s", tool, err, b)
+	}
+	return out
+}
+
+var frozen = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
+
+func TestToolsOverStdio(t *testing.T) {
+	f := newServer(t, frozen)
+	cs := connectStdio(t, f.srv, nil, "")
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.InputSchema == nil || tl.OutputSchema == nil {
+			t.Errorf("%s lacks an input or output schema", tl.Name)
+		}
+	}
+
+	for _, tc := range []struct {
+		name     string
+		args     map[string]any
+		allowed  bool
+		risk     string
+		rule     string
+		suggests bool
+	}{
+		{"rm -rf", map[string]any{"tool": "Bash", "arguments": map[string]any{"command": "rm -rf /"}}, false, "high", "no-rm-rf-root", true},
+		{"edit", map[string]any{"tool": "Edit", "arguments": map[string]any{"file_path": "/app/x.go"}}, true, "low", "edits", false},
+		{"github", map[string]any{"tool": "create_issue", "server": "github", "intent": "file a bug"}, false, "medium", "github-asks", true},
+	} {
+		t.Run("checkIntent "+tc.name, func(t *testing.T) {
+			out := call[selfmcp.CheckIntentOutput](t, cs, selfmcp.ToolCheckIntent, tc.args)
+			if out.Allowed != tc.allowed || out.RiskLevel != tc.risk || out.PolicyRule != tc.rule || (len(out.Suggestions) > 0) != tc.suggests || out.Explanation == "" {
+				t.Errorf("got %+v", out)
+			}
+		})
+	}
+
+	perm := call[selfmcp.RequestPermissionOutput](t, cs, selfmcp.ToolRequestPermission, map[string]any{"tool": "Edit", "reason": "fix a typo", "scope": "minutes", "minutes": 10})
+	if !perm.Granted || perm.Scope != "minutes" || perm.ExpiresAt != "2026-11-22T12:10:00Z" || perm.AuditID == "" {
+		t.Errorf("requestPermission allowed: %+v", perm)
+	}
+	perm = call[selfmcp.RequestPermissionOutput](t, cs, selfmcp.ToolRequestPermission, map[string]any{"tool": "create_issue", "server": "github", "reason": "bug"})
+	if perm.Granted || perm.ExpiresAt != "" {
+		t.Errorf("requestPermission ask without an approver (fallback deny): %+v", perm)
+	}
+	rep := call[selfmcp.ReportActionOutput](t, cs, selfmcp.ToolReportAction, map[string]any{"tool": "Edit", "outcome": "success", "details": "fixed typo"})
+	if !rep.Recorded || rep.EventID == "" {
+		t.Errorf("reportAction: %+v", rep)
+	}
+	pol := call[selfmcp.Policy](t, cs, selfmcp.ToolGetPolicy, map[string]any{})
+	if pol.DefaultAction != "deny" || pol.Bundle.Name != "agents-test" || len(pol.Rules) < 5 || len(pol.Stages) != 1 {
+		t.Errorf("getPolicy: %+v", pol)
+	}
+	pol = call[selfmcp.Policy](t, cs, selfmcp.ToolGetPolicy, map[string]any{"tool": "Bash"})
+	for _, r := range pol.Rules {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), `"forbidden*"`) {
+			t.Errorf("getPolicy{tool: Bash} kept %s", b)
+		}
+	}
+
+	// Resources: the rules, and the recent events (two permission requests and one report).
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: selfmcp.ResourceRules})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "no-rm-rf-root") {
+		t.Fatalf("config://rules: %v %v", res, err)
+	}
+	res, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: selfmcp.ResourceRecent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []map[string]any
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &evs); err != nil || len(evs) != 3 || evs[2]["id"] != rep.EventID {
+		t.Fatalf("audit://recent: %d events, %v; last %v", len(evs), err, evs[len(evs)-1])
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	f := newServer(t, frozen) // a frozen clock: no refill
+	cs := connectStdio(t, f.srv, nil, "")
+	args := map[string]any{"tool": "Edit", "reason": "r"}
+	for i := range 10 {
+		if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: selfmcp.ToolRequestPermission, Arguments: args}); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: selfmcp.ToolRequestPermission, Arguments: args})
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != -32000 {
+		t.Fatalf("11th requestPermission: %v, want -32000", err)
+	}
+	// Other tools have their own budgets.
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: selfmcp.ToolCheckIntent, Arguments: map[string]any{"tool": "Edit"}}); err != nil {
+		t.Fatalf("checkIntent after requestPermission's limit: %v", err)
+	}
+}
+
+func TestSubscribersNotifiedOnBundleChange(t *testing.T) {
+	f := newServer(t, nil)
+	updated := make(chan string, 4)
+	cs := connectStdio(t, f.srv, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		updated <- r.Params.URI
+	}}, "2025-06-18")
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: selfmcp.ResourceRules}); err != nil {
+		t.Fatal(err)
+	}
+	f.active.Swap(buildChain(t))
+	select {
+	case uri := <-updated:
+		if uri != selfmcp.ResourceRules {
+			t.Errorf("updated %s", uri)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no resources/updated after the bundle changed")
+	}
+}
+
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func TestHTTPWithBearerToken(t *testing.T) {
+	f := newServer(t, frozen)
+	h, err := f.srv.HTTPHandler("s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	connect := func(token string) (*mcp.ClientSession, error) {
+		tr := &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}, MaxRetries: -1}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, tr, nil)
+	}
+	if cs, err := connect("wrong"); err == nil {
+		cs.Close()
+		t.Fatal("a wrong token connected")
+	}
+	cs, err := connect("s3cret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	out := call[selfmcp.CheckIntentOutput](t, cs, selfmcp.ToolCheckIntent, map[string]any{"tool": "Bash", "arguments": map[string]any{"command": "rm -rf /"}})
+	if out.Allowed || out.PolicyRule != "no-rm-rf-root" {
+		t.Errorf("checkIntent over HTTP: %+v", out)
+	}
+	resp, err := http.Post(srv.URL, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("no token: %s", resp.Status)
+	}
+	if _, err := f.srv.HTTPHandler(""); err == nil {
+		t.Error("an empty token was accepted")
+	}
+}
