@@ -11,6 +11,8 @@ type cardInput struct {
 	spec                infer.ModelSpec
 	size                int
 	train, dev, test    []Example
+	extras              int
+	extraFiles          []string
 	opts                TrainOptions
 	threshold           float64
 	targetFPR           float64
@@ -53,6 +55,7 @@ func modelCard(in cardInput) string {
 	p("## Data\n\n")
 	p("data/split (built by tools/datasplit from data/corpus; sources, licences and the de-duplication between splits are in data/). ")
 	p("Train fits the weights, dev picks the threshold, test gives the numbers below; no text or near-duplicate group is in two splits.\n\n")
+	p("Training also adds %d extra `benign` texts: the other string arguments of the benign training calls, and the hand-written lines of %s (see models/data/README.md), so short everyday values (`hello`, `true`, `https://example.com`) are not scored as attacks.\n\n", in.extras, "`"+strings.Join(in.extraFiles, "`, `")+"`")
 	p("| split | file | total |")
 	for _, l := range s.Labels {
 		p(" %s |", l)

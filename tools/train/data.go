@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 )
 
 // Example is one labelled line of data/split/*.jsonl.
@@ -14,6 +15,8 @@ type Example struct {
 	Label        string `json:"label"`
 	Category     string `json:"category,omitempty"`
 	HardNegative bool   `json:"hard_negative,omitempty"`
+	// Arguments is the whole tool call's arguments, when the split kept them.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
 }
 
 // BenignLabel is the label meaning "no attack".
@@ -46,6 +49,63 @@ func readExamples(path string) ([]Example, error) {
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// benignExtras returns the extra benign training texts: every string value
+// in the arguments of benign examples (other than the example's own text),
+// then each line of the files, de-duplicated, in a fixed order.
+func benignExtras(ex []Example, files []string) ([]Example, error) {
+	seen := map[string]bool{}
+	for _, e := range ex {
+		seen[e.Text] = true
+	}
+	var out []Example
+	add := func(s, category string) {
+		if s == "" || seen[s] {
+			return
+		}
+		seen[s] = true
+		out = append(out, Example{Text: s, Label: BenignLabel, Category: category})
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			add(v, "argument")
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(v))
+			for k := range v {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				walk(v[k])
+			}
+		}
+	}
+	for _, e := range ex {
+		if e.Label != BenignLabel || len(e.Arguments) == 0 {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(e.Arguments, &v); err == nil {
+			walk(v)
+		}
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("extra benign: %w", err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			add(strings.TrimSpace(line), "extra")
+		}
 	}
 	return out, nil
 }

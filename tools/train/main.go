@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -31,6 +32,7 @@ type config struct {
 	eval             bool
 	model, specIn    string
 	lib              string
+	extra            string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -50,6 +52,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.eval, "eval", false, "evaluate -model on -test instead of training")
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
+	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt", "extra benign lines for training, comma-separated files (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -80,6 +83,15 @@ func doTrain(c config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var extraFiles []string
+	if c.extra != "" {
+		extraFiles = strings.Split(c.extra, ",")
+	}
+	extras, err := benignExtras(trainEx, extraFiles)
+	if err != nil {
+		return err
+	}
+	fitEx := append(slices.Clip(trainEx), extras...)
 	labels := labelsOf(trainEx)
 	index := map[string]int{}
 	for i, l := range labels {
@@ -91,9 +103,9 @@ func doTrain(c config, stdout io.Writer) error {
 		return err
 	}
 	h := pre.(*infer.HashedNgrams)
-	rows := featurize(h, trainEx)
-	y := make([]int, len(trainEx))
-	for i, e := range trainEx {
+	rows := featurize(h, fitEx)
+	y := make([]int, len(fitEx))
+	for i, e := range fitEx {
 		y[i] = index[e.Label]
 	}
 	to := defaultTrainOptions()
@@ -168,7 +180,7 @@ func doTrain(c config, stdout io.Writer) error {
 	}
 	if c.card != "" {
 		card := modelCard(cardInput{
-			spec: spec, size: len(data), train: trainEx, dev: devEx, test: testEx, opts: to,
+			spec: spec, size: len(data), train: trainEx, extras: len(extras), extraFiles: extraFiles, dev: devEx, test: testEx, opts: to,
 			threshold: threshold, targetFPR: c.targetFPR, metrics: metrics, devMetrics: devMetrics, maxDiff: maxDiff,
 			paths: [3]string{c.train, c.dev, c.test},
 		})

@@ -1,0 +1,66 @@
+package scan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/added060/palisade/host/infer"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	dir := filepath.Dir(file)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+// detectorRegistry opens the trained detector model (make model) on the ONNX
+// Runtime library (make setup-onnxruntime). Tests fail, never skip, without
+// them. lib "" = the fetched library.
+func detectorRegistry(t testing.TB, lib string) (*infer.Registry, infer.ModelSpec) {
+	t.Helper()
+	root := repoRoot(t)
+	raw, err := os.ReadFile(filepath.Join(root, "models", "detector.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec infer.ModelSpec
+	if err := yaml.Unmarshal(raw, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if lib == "" {
+		lib = os.Getenv(infer.LibraryEnv)
+	}
+	if lib == "" {
+		lib = filepath.Join(root, "build", "ort", infer.LibraryFile)
+	}
+	r, err := infer.New(context.Background(), infer.Options{
+		Models: []infer.ModelSpec{spec}, BaseDir: filepath.Join(root, "build", "models"), LibraryPath: lib,
+	})
+	if err != nil {
+		t.Fatalf("open detector model: %v (run `make model`)", err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r, spec
+}
+
+func inferVia(r *infer.Registry) InferFunc {
+	return func(req abi.InferRequest) (abi.InferResponse, error) {
+		return r.Infer(context.Background(), req)
+	}
+}

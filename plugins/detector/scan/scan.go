@@ -1,0 +1,222 @@
+package scan
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// Config is the stage's `config:` in bundle.yaml.
+type Config struct {
+	// Model is the registry model to ask; "" = "detector-v1".
+	Model string `json:"model"`
+	// Threshold flags a text when 1 - p(benign) ≥ it; 0 = 0.9.
+	// models/detector.yaml carries the trained model's dev-set operating point.
+	Threshold float64 `json:"threshold"`
+	// Action is the verdict for a flagged message: deny (default), ask or sample.
+	Action string `json:"action"`
+	// Benign is the model's "nothing found" label; "" = "benign".
+	Benign string `json:"benign"`
+	// MaxTexts bounds the texts sent per message, the first in document
+	// order; 0 = 64.
+	MaxTexts int `json:"max_texts"`
+	// MinBytes skips shorter strings (ids, flags, numbers as strings); 0 = 3.
+	MinBytes int `json:"min_bytes"`
+	// MaxBytes truncates each text before sending; 0 = 8192.
+	MaxBytes int `json:"max_bytes"`
+}
+
+// ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
+// validates it.
+func ParseConfig(raw []byte) (Config, error) {
+	var c Config
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return c, fmt.Errorf("detector config: %w", err)
+		}
+	}
+	if c.Model == "" {
+		c.Model = "detector-v1"
+	}
+	if c.Threshold == 0 {
+		c.Threshold = 0.9
+	}
+	if c.Action == "" {
+		c.Action = abi.ActionDeny
+	}
+	if c.Benign == "" {
+		c.Benign = "benign"
+	}
+	if c.MaxTexts == 0 {
+		c.MaxTexts = 64
+	}
+	if c.MinBytes == 0 {
+		c.MinBytes = 3
+	}
+	if c.MaxBytes == 0 {
+		c.MaxBytes = 8192
+	}
+	switch {
+	case c.Threshold < 0 || c.Threshold > 1:
+		return c, fmt.Errorf("detector config: threshold %v not in [0,1]", c.Threshold)
+	case c.Action != abi.ActionDeny && c.Action != abi.ActionAsk && c.Action != abi.ActionSample:
+		return c, fmt.Errorf("detector config: action %q: want deny, ask or sample", c.Action)
+	case c.MaxTexts < 1 || c.MinBytes < 0 || c.MaxBytes < 1:
+		return c, fmt.Errorf("detector config: max_texts, min_bytes and max_bytes must be positive")
+	}
+	return c, nil
+}
+
+// Text is one string found in the envelope and where.
+type Text struct {
+	Path  string // e.g. arguments.query, result.content.0.text
+	Value string
+}
+
+// Texts collects the strings to classify from an envelope: every string
+// value under `arguments` (request phase), `uri`, and every string under
+// `result` (response phase) except structural fields such as `type`, in document order, skipping strings shorter
+// than c.MinBytes, at most c.MaxTexts, each cut to c.MaxBytes.
+func Texts(env []byte, c Config) []Text {
+	var out []Text
+	add := func(path, s string) {
+		if len(out) >= c.MaxTexts || len(s) < c.MinBytes {
+			return
+		}
+		if len(s) > c.MaxBytes {
+			cut := c.MaxBytes
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			s = s[:cut]
+		}
+		out = append(out, Text{Path: path, Value: s})
+	}
+	var walk func(path string, r gjson.Result)
+	walk = func(path string, r gjson.Result) {
+		if len(out) >= c.MaxTexts {
+			return
+		}
+		switch {
+		case r.Type == gjson.String:
+			add(path, r.Str)
+		case r.IsArray():
+			i := 0
+			r.ForEach(func(_, v gjson.Result) bool {
+				walk(path+"."+strconv.Itoa(i), v)
+				i++
+				return len(out) < c.MaxTexts
+			})
+		case r.IsObject():
+			r.ForEach(func(k, v gjson.Result) bool {
+				if strings.HasPrefix(path, "result") && structural[k.String()] {
+					return true // MCP content metadata, not text
+				}
+				walk(path+"."+k.String(), v)
+				return len(out) < c.MaxTexts
+			})
+		}
+	}
+	fields := gjson.GetManyBytes(env, "arguments", "uri", "result")
+	for i, name := range []string{"arguments", "uri", "result"} {
+		walk(name, fields[i])
+	}
+	return out
+}
+
+// structural names the MCP result fields that describe content rather than
+// hold it ({"type":"text"}, mimeType): they are never classified.
+var structural = map[string]bool{"type": true, "mimeType": true, "isError": true}
+
+// InferFunc calls the host's infer function.
+type InferFunc func(abi.InferRequest) (abi.InferResponse, error)
+
+// Evaluate classifies the envelope's texts and returns the verdict: c.Action
+// when any text's malicious score (1 - p(benign)) reaches c.Threshold, with
+// the categories as labels and one evidence entry per flagged text; none
+// otherwise (with the highest score, for the audit). An infer error is
+// returned as is: the stage's failure mode decides.
+func Evaluate(env []byte, c Config, infer InferFunc) (abi.Verdict, error) {
+	texts := Texts(env, c)
+	if len(texts) == 0 {
+		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify"}, nil
+	}
+	req := abi.InferRequest{Model: c.Model, Texts: make([]string, len(texts))}
+	for i, t := range texts {
+		req.Texts[i] = t.Value
+	}
+	resp, err := infer(req)
+	if err != nil {
+		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
+	}
+	if len(resp.Results) != len(texts) {
+		return abi.Verdict{}, fmt.Errorf("infer %s: %d results for %d texts", c.Model, len(resp.Results), len(texts))
+	}
+	var v abi.Verdict
+	var best float64
+	bestAt := -1
+	var labels []string
+	for i, r := range resp.Results {
+		score, label := malicious(r, c.Benign)
+		if score > best || bestAt < 0 {
+			best, bestAt = score, i
+		}
+		if score < c.Threshold {
+			continue
+		}
+		if !slices.Contains(labels, label) {
+			labels = append(labels, label)
+		}
+		v.Evidence = append(v.Evidence, abi.Evidence{Label: label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
+	}
+	v.Score = round(best)
+	v.Rule = "detector"
+	if len(v.Evidence) == 0 {
+		v.Action = abi.ActionNone
+		return v, nil
+	}
+	slices.Sort(labels)
+	v.Action = c.Action
+	v.Labels = labels
+	_, topLabel := malicious(resp.Results[bestAt], c.Benign)
+	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, topLabel, best, texts[bestAt].Path)
+	return v, nil
+}
+
+// malicious returns 1 - p(benign) and the most likely non-benign label.
+func malicious(r abi.InferResult, benign string) (float64, string) {
+	if len(r.Scores) == 0 {
+		if r.Label == benign {
+			return 1 - r.Score, ""
+		}
+		return r.Score, r.Label
+	}
+	label, p := "", -1.0
+	for l, s := range r.Scores {
+		if l != benign && (s > p || (s == p && l < label)) {
+			label, p = l, s
+		}
+	}
+	return 1 - r.Scores[benign], label
+}
+
+func snippet(s string) string {
+	const max = 120
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func round(f float64) float64 { return float64(int64(f*1e4+0.5)) / 1e4 }
