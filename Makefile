@@ -1,8 +1,15 @@
 # Palisade — the only entry point. `make help` lists targets.
+#   make run    gateway with the example bundle, embedded NATS and server-everything
+#   make test   everything CI runs (installs what it needs first)
 SHELL := /bin/bash
 GO ?= go
 BUILD := $(CURDIR)/build
 export PALISADE_BUILD := $(BUILD)
+export GOFLAGS := -buildvcs=false
+
+# Pinned tool versions.
+STATICCHECK_VERSION := 2025.1.1
+NODE_MIN := 18
 
 # Fragments under mk/ add to these lists.
 SETUP_TARGETS :=
@@ -15,6 +22,80 @@ PLUGIN_TARGETS :=
 
 include $(wildcard mk/*.mk)
 
-.PHONY: help
+# First-party Go plugins: every plugins/<name>/main.go.
+GO_PLUGINS := $(patsubst plugins/%/main.go,%,$(wildcard plugins/*/main.go))
+GO_PLUGIN_WASM := $(patsubst %,$(BUILD)/plugins/%.wasm,$(GO_PLUGINS))
+
+# Host packages tested here with -race (fragments test their own packages).
+CORE_PKGS := ./host/mcp/... ./host/config/... ./host/plugin/... ./host/hostfn/... ./host/chain/... \
+	./host/bundle/... ./host/proxy/... ./host/gateway/... ./host/internal/... ./host/admin/... \
+	./host/approval/... ./host/llm/... ./host/token/... ./host/pin/... ./host/wrap/... ./host/selfmcp/... \
+	./host/policytest/...
+NATIVE_PKGS := ./sdk/go/... ./plugins/... ./cmd/... ./tools/...
+
+.PHONY: help setup setup-core build plugins bundle run test test-core lint fmt-check vet bench bench-core fuzz eval clean
+
 help: ## list targets
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+setup: setup-core $(SETUP_TARGETS) ## install every toolchain and package the build and tests need
+
+setup-core: ## node/npm (apt) if missing, then the npm MCP upstreams (npm ci)
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { echo "setup-core: installing nodejs npm (apt)"; apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nodejs npm; }
+	@v=$$(node -p 'process.versions.node.split(".")[0]'); [ "$$v" -ge $(NODE_MIN) ] || { echo "setup-core: node $$v is older than $(NODE_MIN)"; exit 1; }
+	@[ -d testdata/npm/node_modules/@modelcontextprotocol/server-everything ] || (cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error)
+
+build: ## build the palisade binary → build/palisade
+	$(GO) build -o $(BUILD)/palisade ./cmd/palisade
+
+$(BUILD)/plugins/%.wasm: FORCE
+	@mkdir -p $(dir $@)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -o $@ ./plugins/$*
+
+FORCE:
+
+plugins: $(GO_PLUGIN_WASM) $(PLUGIN_TARGETS) ## build the first-party plugins → build/plugins/*.wasm
+
+bundle: build plugins ## stage the example bundle with built plugins, pinned → build/bundle
+	rm -rf $(BUILD)/bundle && mkdir -p $(BUILD)/bundle/plugins
+	cp -r examples/bundle/. $(BUILD)/bundle/
+	cp $(GO_PLUGIN_WASM) $(BUILD)/bundle/plugins/
+	$(BUILD)/palisade bundle pin $(BUILD)/bundle
+
+run: setup-core bundle ## gateway on http://127.0.0.1:8420/mcp in front of server-everything, embedded NATS
+	./examples/run.sh
+
+test: setup fmt-check vet test-core $(TEST_TARGETS) ## run every test (CI runs this)
+	@echo "make test: all test targets passed"
+
+test-core: setup-core ## host packages with -race; plugins, SDK, CLI and tools natively
+	CGO_ENABLED=1 $(GO) test -race -count=1 $(CORE_PKGS)
+	$(GO) test -count=1 $(NATIVE_PKGS)
+
+fmt-check: ## fail if gofmt would change a file
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet: ## go vet, host and wasip1 plugins
+	$(GO) vet ./...
+	GOOS=wasip1 GOARCH=wasm $(GO) vet ./plugins/... ./sdk/go/...
+
+lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-direct load run
+
+bench-core: build bundle ## chain/plugin benchmarks and the load run (gateway vs direct, 1 and 16 connections)
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/...
+	$(GO) run ./tools/loadgen -bundle $(BUILD)/bundle -requests 3000
+
+fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
+	$(GO) test -run '^$$' -fuzz '^FuzzParseBody$$' -fuzztime $${FUZZTIME:-20s} ./host/mcp/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $${FUZZTIME:-20s} ./host/internal/sse/
+	$(GO) test -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/glob/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $${FUZZTIME:-20s} ./host/bundle/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
+
+eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
+
+clean: ## remove build outputs
+	rm -rf $(BUILD)
