@@ -324,7 +324,7 @@ func TestPlaygroundAndChain(t *testing.T) {
 	}{
 		{"path traversal", map[string]any{"tool": "read_file", "arguments": map[string]any{"path": "../../etc/passwd"}}, "deny", "deny", "deny-path-traversal"},
 		{"held echo", map[string]any{"tool": "echo", "arguments": map[string]any{"message": "hold it"}}, "ask", "held", "hold-echo"},
-		{"pasted message", map[string]any{"message": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}}}, "allow", "allow", ""},
+		{"pasted message", map[string]any{"message": map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}}}, "allow", "allow", "allow-echo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var res struct {
