@@ -56,7 +56,7 @@ export function createChain(api) {
         h('td', {}, isActive ? h('strong', {}, 'active') : h('button', {
           type: 'button', class: 'quiet',
           onclick: async () => {
-            try { await api.post(`/bundles/${encodeURIComponent(b.digest)}/activate`); } catch (e) { msg.textContent = `Activate: ${e.message}`; }
+            try { await api.post('/bundles/activate', { version: b.digest }); } catch (e) { msg.textContent = `Activate: ${e.message}`; }
             load();
           },
         }, 'Activate')));
