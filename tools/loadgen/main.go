@@ -251,4 +251,3 @@ func startEverything() (string, func(), error) {
 	}
 	return "http://" + addr + "/mcp", stop, nil
 }
-
