@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,9 +39,11 @@ const (
 	DefaultObject       = "current"
 )
 
-// DirSource watches a local bundle folder or archive by polling its digest (folders) or file
-// hash (archives); a change activates once the content has been still for Debounce, so a
-// half-copied bundle is never tried. A content that was rejected is not retried until it changes.
+// DirSource watches a local bundle folder or archive by polling the names, sizes and
+// modification times of its files (cheap: no file is read while nothing changes). A change
+// activates once the content has been still for Debounce, so a half-copied bundle is never
+// tried; the Manager computes the real digest and ignores a bundle that is already active. A
+// content that was rejected is not retried until it changes.
 type DirSource struct {
 	Path     string
 	Interval time.Duration // poll period; 0 = 1s
@@ -49,14 +53,11 @@ type DirSource struct {
 
 func (s *DirSource) String() string { return "dir:" + s.Path }
 
-// Run polls until ctx ends.
+// Run polls until ctx ends. The content present when it starts is activated too (a no-op when
+// it is already active).
 func (s *DirSource) Run(ctx context.Context, m *Manager) error {
 	iv, deb, log := orDur(s.Interval, DefaultPollInterval), orDur(s.Debounce, DefaultDebounce), orLog(s.Logger)
-	tried := ""
-	if cur, ok := m.Current(); ok {
-		tried = s.fingerprintOf(cur)
-	}
-	seen, since := "", time.Now()
+	tried, seen, since := "", "", time.Now()
 	t := time.NewTicker(min(iv, deb))
 	defer t.Stop()
 	for {
@@ -85,24 +86,24 @@ func (s *DirSource) Run(ctx context.Context, m *Manager) error {
 	}
 }
 
-// fingerprintOf avoids re-activating, at start, the folder the current bundle came from.
-func (s *DirSource) fingerprintOf(cur Entry) string {
-	if IsArchive(s.Path) {
-		return ""
-	}
-	return cur.Digest
-}
-
+// fingerprint lists every file's path, size and modification time.
 func (s *DirSource) fingerprint() (string, error) {
-	if IsArchive(s.Path) {
-		b, err := os.ReadFile(s.Path)
+	h := sha256.New()
+	err := filepath.WalkDir(s.Path, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			return "", err
+			return err
 		}
-		sum := sha256.Sum256(b)
-		return "archive:" + hex.EncodeToString(sum[:]), nil
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\n", p, info.Size(), info.ModTime().UnixNano(), info.Mode())
+		return nil
+	})
+	if err != nil {
+		return "", err
 	}
-	return Digest(s.Path)
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // HTTPSource polls a URL serving a bundle archive, with If-None-Match so an unchanged bundle
