@@ -30,19 +30,19 @@ func BenchmarkExamples(b *testing.B) {
 	for _, ex := range all {
 		wasm := build(b, ex)
 		p, err := rt.Load(ctx, plugin.Spec{
-			Name:          ex.lang,
+			Name:          ex.Lang,
 			Wasm:          wasm,
 			Config:        config(b, ex),
 			Timeout:       5 * time.Second,
 			PoolSize:      1,
-			HostFunctions: hostfn.Build(ex.lang, []string{hostfn.CapKV}, hostfn.Deps{KV: hostfn.NewMemKV()}),
+			HostFunctions: hostfn.Build(ex.Lang, []string{hostfn.CapKV}, hostfn.Deps{KV: hostfn.NewMemKV()}),
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, size := range []int{1 << 10, 64 << 10} {
 			env := benchEnvelope(size)
-			b.Run(fmt.Sprintf("%s/%dKiB", ex.lang, size>>10), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/%dKiB", ex.Lang, size>>10), func(b *testing.B) {
 				if _, err := p.Evaluate(ctx, env); err != nil {
 					b.Fatal(err)
 				}

@@ -6,34 +6,22 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/examples"
 	"github.com/added060/palisade/host/conformance"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
-// example is one folder under examples/.
-type example struct {
-	lang  string
-	tools []string // commands its build needs
-	// describe is the name its describe export must return.
-	describe string
-}
+type example = examples.Example
 
-var all = []example{
-	{"go", []string{"go"}, "shellguard"},
-	{"wat", []string{"wat2wasm"}, "allowlist"},
-	{"c", []string{"clang-14"}, "pathguard"},
-	{"rust", []string{"/usr/bin/rustc"}, "secrets"},
-	{"assemblyscript", []string{"npm"}, "ratelimit"},
-}
+var all = examples.All
 
 // requireToolchains is set by `make test-sdk` so a missing compiler fails instead of skipping.
 var requireToolchains = os.Getenv("PALISADE_REQUIRE_TOOLCHAINS") == "1"
@@ -48,37 +36,30 @@ func build(tb testing.TB, ex example) []byte {
 	tb.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if b, ok := built[ex.lang]; ok {
+	if b, ok := built[ex.Lang]; ok {
 		return b
 	}
 	// PALISADE_EXAMPLES_WASM names a folder of prebuilt LANG.wasm files (make examples-sdk writes
 	// them): benchmarks on a machine without the toolchains use it.
 	if dir := os.Getenv("PALISADE_EXAMPLES_WASM"); dir != "" {
-		b, err := os.ReadFile(filepath.Join(dir, ex.lang+".wasm"))
+		b, err := os.ReadFile(filepath.Join(dir, ex.Lang+".wasm"))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		built[ex.lang] = b
+		built[ex.Lang] = b
 		return b
 	}
-	for _, tool := range ex.tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			if requireToolchains {
-				tb.Fatalf("%s: %s not installed (run make setup-sdk)", ex.lang, tool)
-			}
-			tb.Skipf("%s: %s not installed (make setup-sdk installs it; PALISADE_REQUIRE_TOOLCHAINS=1 makes this fatal)", ex.lang, tool)
+	if m := ex.Missing(); len(m) > 0 {
+		if requireToolchains {
+			tb.Fatalf("%s: %v not installed (run make setup-sdk)", ex.Lang, m)
 		}
+		tb.Skipf("%s: %v not installed (make setup-sdk installs them; PALISADE_REQUIRE_TOOLCHAINS=1 makes this fatal)", ex.Lang, m)
 	}
-	out := filepath.Join(outDir(tb), ex.lang+".wasm")
-	cmd := exec.Command("make", "-s", "-C", ex.lang, "build", "OUT="+out)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("build %s: %v\n%s", ex.lang, err, msg)
-	}
-	b, err := os.ReadFile(out)
+	b, err := ex.Build(context.Background(), "..", outDir(tb))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	built[ex.lang] = b
+	built[ex.Lang] = b
 	return b
 }
 
@@ -95,14 +76,11 @@ func outDir(tb testing.TB) string {
 }
 
 func config(tb testing.TB, ex example) map[string]string {
-	b, err := os.ReadFile(filepath.Join(ex.lang, "testdata", "config.json"))
-	if errors.Is(err, os.ErrNotExist) {
-		return map[string]string{"config": "{}"}
-	}
+	c, err := ex.Config("..")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return map[string]string{"config": string(b)}
+	return c
 }
 
 func newRuntime(tb testing.TB) *plugin.Runtime {
@@ -120,10 +98,10 @@ func newRuntime(tb testing.TB) *plugin.Runtime {
 func TestExamples(t *testing.T) {
 	rt := newRuntime(t)
 	for _, ex := range all {
-		t.Run(ex.lang, func(t *testing.T) {
+		t.Run(ex.Lang, func(t *testing.T) {
 			wasm := build(t, ex)
 			rep, err := conformance.Check(context.Background(), rt, wasm, conformance.Options{
-				Fixtures: filepath.Join(ex.lang, "testdata", "fixtures"),
+				Fixtures: filepath.Join(ex.Lang, "testdata", "fixtures"),
 				Config:   config(t, ex),
 			})
 			if err != nil {
@@ -137,8 +115,8 @@ func TestExamples(t *testing.T) {
 			if len(rep.Fixtures) < 3 {
 				t.Errorf("only %d fixtures ran; each example needs at least 3", len(rep.Fixtures))
 			}
-			if rep.Describe == nil || rep.Describe.Name != ex.describe {
-				t.Errorf("describe = %+v, want name %q", rep.Describe, ex.describe)
+			if rep.Describe == nil || rep.Describe.Name != ex.Name {
+				t.Errorf("describe = %+v, want name %q", rep.Describe, ex.Name)
 			}
 			t.Log("\n" + sb.String())
 		})
@@ -210,7 +188,7 @@ func TestRateLimitWindow(t *testing.T) {
 
 func find(t *testing.T, lang string) example {
 	for _, ex := range all {
-		if ex.lang == lang {
+		if ex.Lang == lang {
 			return ex
 		}
 	}
