@@ -1,5 +1,7 @@
 package llm_test
 
+//lint:file-ignore SA1019 MCP sampling is deprecated from protocol 2026-07-28 (SEP-2577) but clients on <= 2025-11-25 still serve it; the mcp provider targets them.
+
 import (
 	"context"
 	"encoding/json"
