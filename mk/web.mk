@@ -5,8 +5,9 @@ WEB_BUILD := $(BUILD)/web
 
 SETUP_TARGETS += setup-web
 TEST_TARGETS += test-web
+BENCH_TARGETS += bench-web
 
-.PHONY: setup-web test-web test-web-go test-web-ui
+.PHONY: setup-web test-web test-web-go test-web-ui bench-web
 
 setup-web: ## install Debian chromium (apt) and playwright-core (npm ci in tests/ui); npm ci testdata/npm
 	@command -v chromium >/dev/null || { echo "setup-web: apt-get install chromium"; apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium; }
@@ -26,3 +27,6 @@ test-web-ui: setup-web
 	$(GO) build -o $(WEB_BUILD)/palisade ./cmd/palisade
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(WEB_BUILD)/rules.wasm ./plugins/rules
 	cd tests/ui && PALISADE_BIN=$(WEB_BUILD)/palisade PALISADE_RULES_WASM=$(WEB_BUILD)/rules.wasm npm test
+
+bench-web: ## approval round trip (local and across two gateways on NATS KV), granted-hold fast path
+	$(GO) test -run '^$$' -bench . -benchtime=500x ./host/approval/
