@@ -122,7 +122,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.nc, err = g.bus.Connect("palisade-gateway " + g.instance)
+	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
 	if err != nil {
 		return nil, err
 	}

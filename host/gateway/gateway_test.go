@@ -29,6 +29,10 @@ import (
 // startGateway runs a gateway with the given bundle in front of upstreams, on a random port,
 // auditing to the NATS server at natsURL.
 func startGateway(t *testing.T, natsURL, bundleDir string, ups ...config.Upstream) *gateway.Gateway {
+	return startGatewayTB(t, natsURL, bundleDir, ups...)
+}
+
+func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstream) *gateway.Gateway {
 	t.Helper()
 	cfg := config.Config{
 		Listen:    "127.0.0.1:0",

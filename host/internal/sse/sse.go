@@ -34,7 +34,7 @@ func NewReader(r io.Reader, limit int) *Reader {
 	if limit <= 0 {
 		limit = 16 << 20
 	}
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10), limit: limit}
+	return &Reader{r: bufio.NewReaderSize(r, 4<<10), limit: limit}
 }
 
 // Next returns the next event. It returns io.EOF at the end of the stream; an event cut off by
