@@ -2,33 +2,37 @@ package infer
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
-// batcher gathers the texts of concurrent callers into micro-batches of at
-// most maxBatch texts, waiting at most maxWait after the first one arrives,
-// and runs each batch with one model call. A request larger than maxBatch
-// runs as its own batch. workers batches may run at once; while they are
-// busy, arrivals queue and form the next, larger batch.
+// batcher gathers the encoded inputs of concurrent callers into
+// micro-batches of at most maxBatch texts, waiting at most maxWait after the
+// first one arrives, and runs each batch with one model call. Callers encode
+// their own texts first (in parallel), the batch only concatenates tensors.
+// A request larger than maxBatch runs as its own batch. workers batches may
+// run at once; while they are busy, arrivals queue and form the next, larger
+// batch.
 type batcher struct {
 	maxBatch int
 	maxWait  time.Duration
 	jobs     chan *job
-	run      func(texts []string) ([]abi.InferResult, error)
+	run      func(inputs []Tensor, n int) ([]abi.InferResult, error)
 	onBatch  func(texts int)
 	done     chan struct{}
 }
 
 type job struct {
-	texts   []string
+	inputs  []Tensor
+	n       int // texts (rows)
 	results []abi.InferResult
 	err     error
 	ready   chan struct{}
 }
 
-func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]string) ([]abi.InferResult, error), onBatch func(int)) *batcher {
+func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Tensor, int) ([]abi.InferResult, error), onBatch func(int)) *batcher {
 	b := &batcher{
 		maxBatch: maxBatch,
 		maxWait:  maxWait,
@@ -43,9 +47,9 @@ func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]str
 	return b
 }
 
-// do submits texts and waits for their results or ctx.
-func (b *batcher) do(ctx context.Context, texts []string) ([]abi.InferResult, error) {
-	j := &job{texts: texts, ready: make(chan struct{})}
+// do submits n encoded texts and waits for their results or ctx.
+func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]abi.InferResult, error) {
+	j := &job{inputs: inputs, n: n, ready: make(chan struct{})}
 	select {
 	case b.jobs <- j:
 	case <-ctx.Done():
@@ -79,19 +83,19 @@ func (b *batcher) loop() {
 			}
 		}
 		batch := []*job{first}
-		n := len(first.texts)
+		n := first.n
 		if n < b.maxBatch {
 			timer.Reset(b.maxWait)
 		gather:
 			for n < b.maxBatch {
 				select {
 				case j := <-b.jobs:
-					if n+len(j.texts) > b.maxBatch {
+					if n+j.n > b.maxBatch {
 						carry = j
 						break gather
 					}
 					batch = append(batch, j)
-					n += len(j.texts)
+					n += j.n
 				case <-timer.C:
 					break gather
 				case <-b.done:
@@ -110,22 +114,68 @@ func (b *batcher) loop() {
 }
 
 func (b *batcher) runBatch(batch []*job, n int) {
-	texts := make([]string, 0, n)
-	for _, j := range batch {
-		texts = append(texts, j.texts...)
-	}
 	if b.onBatch != nil {
-		b.onBatch(len(texts))
+		b.onBatch(n)
 	}
-	results, err := b.run(texts)
+	inputs := batch[0].inputs
+	var err error
+	if len(batch) > 1 {
+		parts := make([][]Tensor, len(batch))
+		for i, j := range batch {
+			parts[i] = j.inputs
+		}
+		inputs, err = concatRows(parts)
+	}
+	var results []abi.InferResult
+	if err == nil {
+		results, err = b.run(inputs, n)
+	}
 	off := 0
 	for _, j := range batch {
 		if err != nil {
 			j.err = err
 		} else {
-			j.results = results[off : off+len(j.texts) : off+len(j.texts)]
+			j.results = results[off : off+j.n : off+j.n]
 		}
-		off += len(j.texts)
+		off += j.n
 		close(j.ready)
 	}
+}
+
+// concatRows stacks the same-named 2-D tensors of several requests along the
+// batch dimension, padding the second dimension with zeros to the widest
+// (sparse indices/values, token ids and masks all pad with 0).
+func concatRows(parts [][]Tensor) ([]Tensor, error) {
+	out := make([]Tensor, len(parts[0]))
+	for i := range out {
+		var rows, width int64
+		for _, p := range parts {
+			if len(p) != len(out) || len(p[i].Shape) != 2 || p[i].Name != parts[0][i].Name {
+				return nil, fmt.Errorf("batch: input %d: tensors differ in name or rank", i)
+			}
+			rows += p[i].Shape[0]
+			width = max(width, p[i].Shape[1])
+		}
+		t := Tensor{Name: parts[0][i].Name, Shape: []int64{rows, width}}
+		isInt := parts[0][i].Int64 != nil
+		if isInt {
+			t.Int64 = make([]int64, rows*width)
+		} else {
+			t.Float32 = make([]float32, rows*width)
+		}
+		var r int64
+		for _, p := range parts {
+			src, w := p[i], p[i].Shape[1]
+			for k := range src.Shape[0] {
+				if isInt {
+					copy(t.Int64[(r+k)*width:], src.Int64[k*w:(k+1)*w])
+				} else {
+					copy(t.Float32[(r+k)*width:], src.Float32[k*w:(k+1)*w])
+				}
+			}
+			r += src.Shape[0]
+		}
+		out[i] = t
+	}
+	return out, nil
 }

@@ -19,17 +19,19 @@ func TestBatcherGathers(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	run := func(texts []string) ([]abi.InferResult, error) {
+	// Each text is one row of an int64 tensor holding its id; the result's
+	// label echoes the id, so each caller can check it got its own rows.
+	run := func(in []Tensor, n int) ([]abi.InferResult, error) {
 		mu.Lock()
 		first := len(sizes) == 0
-		sizes = append(sizes, len(texts))
+		sizes = append(sizes, n)
 		mu.Unlock()
 		if first {
 			<-release
 		}
-		out := make([]abi.InferResult, len(texts))
-		for i, s := range texts {
-			out[i] = abi.InferResult{Label: s}
+		out := make([]abi.InferResult, n)
+		for i := range n {
+			out[i] = abi.InferResult{Label: fmt.Sprint(in[0].Int64[i])}
 		}
 		return out, nil
 	}
@@ -37,18 +39,24 @@ func TestBatcherGathers(t *testing.T) {
 	defer b.close()
 
 	done := make(chan []abi.InferResult, 6)
-	do := func(texts ...string) {
-		res, err := b.do(context.Background(), texts)
+	do := func(ids ...int64) {
+		in := []Tensor{{Name: "id", Shape: []int64{int64(len(ids)), 1}, Int64: ids}}
+		res, err := b.do(context.Background(), in, len(ids))
 		if err != nil {
 			t.Error(err)
+		}
+		for i, r := range res {
+			if r.Label != fmt.Sprint(ids[i]) {
+				t.Errorf("caller of %v got %q for row %d", ids, r.Label, i)
+			}
 		}
 		done <- res
 	}
 	// Five texts fill the first batch at once.
-	go do("a0", "a1", "a2", "a3", "a4")
+	go do(0, 1, 2, 3, 4)
 	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
 	for i := range 5 {
-		go do(fmt.Sprintf("b%d", i))
+		go do(int64(10 + i))
 	}
 	waitFor(t, func() bool { return len(b.jobs) == 5 })
 	close(release)
@@ -70,13 +78,14 @@ func TestBatcherGathers(t *testing.T) {
 
 func TestBatcherErrorsAndCancel(t *testing.T) {
 	boom := errors.New("boom")
-	b := newBatcher(4, time.Millisecond, 1, func([]string) ([]abi.InferResult, error) { return nil, boom }, nil)
-	if _, err := b.do(context.Background(), []string{"x"}); !errors.Is(err, boom) {
+	b := newBatcher(4, time.Millisecond, 1, func([]Tensor, int) ([]abi.InferResult, error) { return nil, boom }, nil)
+	one := []Tensor{{Name: "x", Shape: []int64{1, 1}, Int64: []int64{1}}}
+	if _, err := b.do(context.Background(), one, 1); !errors.Is(err, boom) {
 		t.Errorf("error not passed to caller: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := b.do(ctx, []string{"x"}); !errors.Is(err, context.Canceled) {
+	if _, err := b.do(ctx, one, 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled caller: %v", err)
 	}
 	b.close()
@@ -85,11 +94,35 @@ func TestBatcherErrorsAndCancel(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	for range 64 {
-		if _, err := b.do(ctx, []string{"x"}); errors.Is(err, ErrClosed) {
+		if _, err := b.do(ctx, one, 1); errors.Is(err, ErrClosed) {
 			return
 		}
 	}
 	t.Error("batcher accepted work after close")
+}
+
+func TestConcatRows(t *testing.T) {
+	a := []Tensor{
+		{Name: "indices", Shape: []int64{1, 2}, Int64: []int64{7, 8}},
+		{Name: "values", Shape: []int64{1, 2}, Float32: []float32{0.5, 0.25}},
+	}
+	b := []Tensor{
+		{Name: "indices", Shape: []int64{2, 3}, Int64: []int64{1, 2, 3, 4, 0, 0}},
+		{Name: "values", Shape: []int64{2, 3}, Float32: []float32{1, 2, 3, 4, 0, 0}},
+	}
+	got, err := concatRows([][]Tensor{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got[0].Shape, got[0].Int64) != "[3 3] [7 8 0 1 2 3 4 0 0]" {
+		t.Errorf("indices = %v %v", got[0].Shape, got[0].Int64)
+	}
+	if fmt.Sprint(got[1].Shape, got[1].Float32) != "[3 3] [0.5 0.25 0 1 2 3 4 0 0]" {
+		t.Errorf("values = %v %v", got[1].Shape, got[1].Float32)
+	}
+	if _, err := concatRows([][]Tensor{a, b[:1]}); err == nil {
+		t.Error("concatRows accepted requests with different inputs")
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool) {

@@ -48,9 +48,14 @@ func testLibrary(t testing.TB) string {
 	}
 }
 
-// testModel writes a random linear model over the default hashed n-gram
-// features and returns its spec and the Go-side reference.
+// testModel writes a random linear model over sparse hashed n-gram features
+// and returns its spec and the Go-side reference.
 func testModel(t testing.TB, dim int) (ModelSpec, onnx.Linear) {
+	return testModelFormat(t, dim, FormatSparse)
+}
+
+// testModelFormat is testModel with the feature format chosen.
+func testModelFormat(t testing.TB, dim int, format string) (ModelSpec, onnx.Linear) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	l := onnx.Linear{Dim: dim, Classes: len(testLabels), W: make([]float32, dim*len(testLabels)), B: make([]float32, len(testLabels))}
@@ -60,7 +65,11 @@ func testModel(t testing.TB, dim int) (ModelSpec, onnx.Linear) {
 	for i := range l.B {
 		l.B[i] = float32(rng.NormFloat64())
 	}
-	m, err := onnx.LinearSoftmax(l, "test", map[string]string{"labels": "benign,sql_injection,xss,prompt_injection"})
+	build := onnx.LinearSoftmaxSparse
+	if format == FormatDense {
+		build = onnx.LinearSoftmax
+	}
+	m, err := build(l, "test", map[string]string{"labels": "benign,sql_injection,xss,prompt_injection"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +86,7 @@ func testModel(t testing.TB, dim int) (ModelSpec, onnx.Linear) {
 		Name:         "test",
 		File:         path,
 		SHA256:       hex.EncodeToString(sum[:]),
-		Preprocessor: PreprocessorSpec{Kind: KindHashedNgrams, Dim: dim},
+		Preprocessor: PreprocessorSpec{Kind: KindHashedNgrams, Dim: dim, Format: format},
 		Outputs:      []string{onnx.OutputProbs, onnx.OutputLogits},
 		Labels:       testLabels,
 	}, l

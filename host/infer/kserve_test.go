@@ -87,7 +87,8 @@ func (s *v2Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func TestKServeRemoteAndFallback(t *testing.T) {
-	spec, lin := testModel(t, 512)
+	// Dense features: the test server reads one FP32 [batch, dim] input.
+	spec, lin := testModelFormat(t, 512, FormatDense)
 	srv := &v2Server{name: "remote-name", lin: lin}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
@@ -147,14 +148,14 @@ func TestKServeRemoteAndFallback(t *testing.T) {
 }
 
 func TestKServeWithoutLocalFails(t *testing.T) {
-	_, lin := testModel(t, 64)
+	_, lin := testModelFormat(t, 64, FormatDense)
 	srv := &v2Server{name: "m", lin: lin}
 	srv.fail.Store(true)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
 	r, err := New(context.Background(), Options{Models: []ModelSpec{{
 		Name: "m", Provider: ProviderKServe, KServe: KServeSpec{URL: hs.URL},
-		Preprocessor: PreprocessorSpec{Dim: 64}, Labels: testLabels,
+		Preprocessor: PreprocessorSpec{Dim: 64, Format: FormatDense}, Labels: testLabels,
 	}}})
 	if err != nil {
 		t.Fatal(err)

@@ -36,8 +36,11 @@ type Preprocessor interface {
 type PreprocessorSpec struct {
 	// Kind selects the preprocessor: "hashed-ngrams" (the only kind today).
 	Kind string `yaml:"kind" json:"kind"`
-	// Input is the name of the model input it fills; "" = "features".
-	Input string `yaml:"input,omitempty" json:"input,omitempty"`
+	// Format is how the features reach the model: "sparse" (default) gives
+	// two inputs, int64 "indices" [batch, K] and float "values" [batch, K],
+	// K = the most features of any text in the batch, padded with index 0 and
+	// value 0; "dense" gives one float input "features" [batch, Dim].
+	Format string `yaml:"format,omitempty" json:"format,omitempty"`
 	// Dim is the feature space size (hash buckets); 0 = 16384.
 	Dim int `yaml:"dim,omitempty" json:"dim,omitempty"`
 	// CharMin, CharMax bound the character n-gram sizes; 0,0 = 3..5.
@@ -52,6 +55,23 @@ type PreprocessorSpec struct {
 // KindHashedNgrams is the hashed character and word n-gram preprocessor.
 const KindHashedNgrams = "hashed-ngrams"
 
+// Feature formats of the hashed n-gram preprocessor, and its input names.
+const (
+	FormatSparse  = "sparse"
+	FormatDense   = "dense"
+	InputIndices  = "indices"
+	InputValues   = "values"
+	InputFeatures = "features"
+)
+
+// InputNames are the model inputs the spec's preprocessor fills, in order.
+func (s PreprocessorSpec) InputNames() []string {
+	if s.withDefaults().Format == FormatDense {
+		return []string{InputFeatures}
+	}
+	return []string{InputIndices, InputValues}
+}
+
 // NewPreprocessor builds the preprocessor a spec declares.
 func NewPreprocessor(s PreprocessorSpec) (Preprocessor, error) {
 	switch s.Kind {
@@ -63,6 +83,9 @@ func NewPreprocessor(s PreprocessorSpec) (Preprocessor, error) {
 		if h.spec.Dim < 2 {
 			return nil, fmt.Errorf("preprocessor %s: dim %d is too small", KindHashedNgrams, h.spec.Dim)
 		}
+		if h.spec.Format != FormatSparse && h.spec.Format != FormatDense {
+			return nil, fmt.Errorf("preprocessor %s: format %q: want sparse or dense", KindHashedNgrams, h.spec.Format)
+		}
 		return h, nil
 	}
 	return nil, fmt.Errorf("preprocessor kind %q: %w", s.Kind, ErrUnknownKind)
@@ -72,8 +95,8 @@ func (s PreprocessorSpec) withDefaults() PreprocessorSpec {
 	if s.Kind == "" {
 		s.Kind = KindHashedNgrams
 	}
-	if s.Input == "" {
-		s.Input = "features"
+	if s.Format == "" {
+		s.Format = FormatSparse
 	}
 	if s.Dim == 0 {
 		s.Dim = 16384
@@ -107,8 +130,36 @@ func (h *HashedNgrams) Dim() int { return h.spec.Dim }
 // Spec returns the spec with defaults applied.
 func (h *HashedNgrams) Spec() PreprocessorSpec { return h.spec }
 
-// Encode implements Preprocessor: one float32[len(texts), Dim] tensor.
+// Encode implements Preprocessor: indices and values [len(texts), K]
+// (sparse), or one float32[len(texts), Dim] tensor (dense).
 func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
+	if h.spec.Format == FormatDense {
+		return h.encodeDense(texts), nil
+	}
+	idx := make([][]int32, len(texts))
+	val := make([][]float32, len(texts))
+	k := 1
+	for i, t := range texts {
+		idx[i], val[i] = h.Sparse(t)
+		k = max(k, len(idx[i]))
+	}
+	n := int64(len(texts))
+	ind := make([]int64, len(texts)*k)
+	vals := make([]float32, len(texts)*k)
+	for i := range texts {
+		row := ind[i*k : (i+1)*k]
+		for j, x := range idx[i] {
+			row[j] = int64(x)
+		}
+		copy(vals[i*k:], val[i])
+	}
+	return []Tensor{
+		{Name: InputIndices, Shape: []int64{n, int64(k)}, Int64: ind},
+		{Name: InputValues, Shape: []int64{n, int64(k)}, Float32: vals},
+	}, nil
+}
+
+func (h *HashedNgrams) encodeDense(texts []string) []Tensor {
 	d := h.spec.Dim
 	data := make([]float32, len(texts)*d)
 	for i, t := range texts {
@@ -118,7 +169,7 @@ func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
 			row[k] = val[j]
 		}
 	}
-	return []Tensor{{Name: h.spec.Input, Shape: []int64{int64(len(texts)), int64(d)}, Float32: data}}, nil
+	return []Tensor{{Name: InputFeatures, Shape: []int64{int64(len(texts)), int64(d)}, Float32: data}}
 }
 
 // Sparse returns the non-zero features of text as sorted bucket indices and

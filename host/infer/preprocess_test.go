@@ -42,15 +42,33 @@ func TestHashedNgrams(t *testing.T) {
 	if len(a) != len(b) {
 		t.Error("case changes features")
 	}
-	ts, err := h.Encode([]string{"x y z", "SELECT 1"})
-	if err != nil || len(ts) != 1 || ts[0].Name != "features" || ts[0].Shape[0] != 2 || ts[0].Shape[1] != int64(h.Dim()) {
-		t.Fatalf("Encode = %+v, %v", ts, err)
+	dp, _ := NewPreprocessor(PreprocessorSpec{Kind: KindHashedNgrams, Dim: 1 << 12, Format: FormatDense})
+	ts, err := dp.Encode([]string{"x y z", "SELECT 1"})
+	if err != nil || len(ts) != 1 || ts[0].Name != InputFeatures || ts[0].Shape[0] != 2 || ts[0].Shape[1] != int64(h.Dim()) {
+		t.Fatalf("dense Encode = %+v, %v", ts, err)
 	}
 	idx, val := h.Sparse("SELECT 1")
 	row := ts[0].Float32[h.Dim():]
 	for j, k := range idx {
 		if row[k] != val[j] {
-			t.Errorf("Encode row 1 bucket %d = %v, Sparse %v", k, row[k], val[j])
+			t.Errorf("dense Encode row 1 bucket %d = %v, Sparse %v", k, row[k], val[j])
+		}
+	}
+	ts, err = h.Encode([]string{"x y z", "SELECT 1"})
+	if err != nil || len(ts) != 2 || ts[0].Name != InputIndices || ts[1].Name != InputValues {
+		t.Fatalf("sparse Encode = %+v, %v", ts, err)
+	}
+	k := int(ts[0].Shape[1])
+	if k != len(idx) && k < len(idx) {
+		t.Fatalf("sparse K = %d < %d features", k, len(idx))
+	}
+	for j := range k {
+		wantI, wantV := int64(0), float32(0) // padding
+		if j < len(idx) {
+			wantI, wantV = int64(idx[j]), val[j]
+		}
+		if ts[0].Int64[k+j] != wantI || ts[1].Float32[k+j] != wantV {
+			t.Errorf("sparse row 1 slot %d = (%d, %v), want (%d, %v)", j, ts[0].Int64[k+j], ts[1].Float32[k+j], wantI, wantV)
 		}
 	}
 }
@@ -60,6 +78,7 @@ func TestNewPreprocessorRejects(t *testing.T) {
 		{Kind: "wordpiece"},
 		{Kind: KindHashedNgrams, Dim: 1},
 		{Kind: KindHashedNgrams, CharMin: 4, CharMax: 2},
+		{Kind: KindHashedNgrams, Format: "csr"},
 	} {
 		if _, err := NewPreprocessor(s); err == nil {
 			t.Errorf("NewPreprocessor(%+v) accepted", s)

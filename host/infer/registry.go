@@ -173,7 +173,7 @@ func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
 	}
 	if s.MaxBatch > 1 {
 		workers := min(runtime.GOMAXPROCS(0), 4)
-		m.batch = newBatcher(s.MaxBatch, s.MaxWait, workers, m.runTexts, func(n int) {
+		m.batch = newBatcher(s.MaxBatch, s.MaxWait, workers, m.run, func(n int) {
 			m.batches.Add(1)
 			m.batchedTexts.Add(uint64(n))
 		})
@@ -200,14 +200,18 @@ func (r *Registry) Infer(ctx context.Context, req abi.InferRequest) (abi.InferRe
 	if len(req.Texts) == 0 {
 		return abi.InferResponse{Model: req.Model, Results: []abi.InferResult{}}, nil
 	}
+	inputs, err := m.pre.Encode(req.Texts)
+	if err != nil {
+		m.errs.Add(1)
+		return abi.InferResponse{}, fmt.Errorf("model %q: preprocess: %w", req.Model, err)
+	}
 	var res []abi.InferResult
-	var err error
 	if m.batch != nil {
-		res, err = m.batch.do(ctx, req.Texts)
+		res, err = m.batch.do(ctx, inputs, len(req.Texts))
 	} else {
 		m.batches.Add(1)
 		m.batchedTexts.Add(uint64(len(req.Texts)))
-		res, err = m.runTexts(req.Texts)
+		res, err = m.run(inputs, len(req.Texts))
 	}
 	if err != nil {
 		m.errs.Add(1)
@@ -216,20 +220,17 @@ func (r *Registry) Infer(ctx context.Context, req abi.InferRequest) (abi.InferRe
 	return abi.InferResponse{Model: req.Model, Results: res}, nil
 }
 
-// runTexts encodes and runs one batch: remote first when configured, then the
-// local session.
-func (m *model) runTexts(texts []string) ([]abi.InferResult, error) {
-	inputs, err := m.pre.Encode(texts)
-	if err != nil {
-		return nil, fmt.Errorf("preprocess: %w", err)
-	}
+// run runs one batch of n encoded texts: remote first when configured, then
+// the local session.
+func (m *model) run(inputs []Tensor, n int) ([]abi.InferResult, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var probs []float32
+	var err error
 	if m.remote != nil {
 		m.remoteCalls.Add(1)
 		ctx, cancel := context.WithTimeout(context.Background(), m.spec.KServe.Timeout)
-		probs, err = m.remote.run(ctx, inputs, len(texts))
+		probs, err = m.remote.run(ctx, inputs, n)
 		cancel()
 		if err != nil {
 			if m.local == nil {
@@ -243,12 +244,12 @@ func (m *model) runTexts(texts []string) ([]abi.InferResult, error) {
 		if m.local == nil {
 			return nil, fmt.Errorf("%w: %s", ErrUnavailable, m.reason)
 		}
-		probs, err = m.local.run(context.Background(), inputs, len(texts))
+		probs, err = m.local.run(context.Background(), inputs, n)
 		if err != nil {
 			return nil, err
 		}
 	}
-	return m.results(probs, len(texts))
+	return m.results(probs, n)
 }
 
 // results turns row-major probabilities into one result per text: the

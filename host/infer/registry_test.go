@@ -23,7 +23,13 @@ func newTestRegistry(t testing.TB, specs ...ModelSpec) *Registry {
 }
 
 func TestLocalMatchesGoMath(t *testing.T) {
-	spec, lin := testModel(t, 1024)
+	for _, format := range []string{FormatSparse, FormatDense} {
+		t.Run(format, func(t *testing.T) { testLocalMatchesGoMath(t, format) })
+	}
+}
+
+func testLocalMatchesGoMath(t *testing.T, format string) {
+	spec, lin := testModelFormat(t, 1024, format)
 	r := newTestRegistry(t, spec)
 	if st := r.Status().Models[0]; st.Active != ProviderCPU {
 		t.Fatalf("active = %q (%s), want cpu", st.Active, st.Reason)

@@ -66,7 +66,7 @@ type KServeSpec struct {
 func (s ModelSpec) withDefaults() ModelSpec {
 	s.Preprocessor = s.Preprocessor.withDefaults()
 	if s.Inputs == nil {
-		s.Inputs = []string{s.Preprocessor.Input}
+		s.Inputs = s.Preprocessor.InputNames()
 	}
 	if s.Outputs == nil {
 		s.Outputs = []string{"probabilities"}

@@ -44,7 +44,11 @@ func modelCard(in cardInput) string {
 	p("| | |\n|---|---|\n")
 	p("| file | `%s` (%d bytes, build output, not committed) |\n", s.File, in.size)
 	p("| sha256 | `%s` |\n", s.SHA256)
-	p("| format | ONNX IR %d, opset 13: `features` float[batch,%d] → MatMul → Add → Softmax → `probabilities` float[batch,%d] (and `logits`) |\n", 8, s.Preprocessor.Dim, len(s.Labels))
+	if s.Preprocessor.Format == infer.FormatDense {
+		p("| format | ONNX IR %d, opset 13: `features` float[batch,%d] → MatMul(W) → Add(B) → Softmax → `probabilities` float[batch,%d] (and `logits`) |\n", 8, s.Preprocessor.Dim, len(s.Labels))
+	} else {
+		p("| format | ONNX IR %d, opset 13, sparse input: `indices` int64[batch,K] and `values` float[batch,K] → Gather(W[%d,%d]) × values → ReduceSum → Add(B) → Softmax → `probabilities` float[batch,%d] (and `logits`) |\n", 8, s.Preprocessor.Dim, len(s.Labels), len(s.Labels))
+	}
 	p("| labels | %s |\n", "`"+strings.Join(s.Labels, "`, `")+"`")
 	p("| preprocessor | `%s`: dim %d, char n-grams %d–%d over lower-cased UTF-8 bytes with a space on each side, word n-grams 1–%d, FNV-1a buckets, sublinear tf, L2-normalised, first %d bytes |\n",
 		s.Preprocessor.Kind, s.Preprocessor.Dim, s.Preprocessor.CharMin, s.Preprocessor.CharMax, s.Preprocessor.WordMax, s.Preprocessor.MaxBytes)

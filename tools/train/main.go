@@ -33,6 +33,7 @@ type config struct {
 	model, specIn    string
 	lib              string
 	extra            string
+	format           string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -53,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt", "extra benign lines for training, comma-separated files (\"\" = none)")
+	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -97,7 +99,7 @@ func doTrain(c config, stdout io.Writer) error {
 	for i, l := range labels {
 		index[l] = i
 	}
-	pspec := infer.PreprocessorSpec{Kind: infer.KindHashedNgrams, Dim: c.dim, CharMin: 3, CharMax: 5, WordMax: 2, MaxBytes: 8192}
+	pspec := infer.PreprocessorSpec{Kind: infer.KindHashedNgrams, Format: c.format, Dim: c.dim, CharMin: 3, CharMax: 5, WordMax: 2, MaxBytes: 8192}
 	pre, err := infer.NewPreprocessor(pspec)
 	if err != nil {
 		return err
@@ -120,7 +122,11 @@ func doTrain(c config, stdout io.Writer) error {
 		"preprocessor": string(pj),
 		"trainer":      fmt.Sprintf("palisade tools/train: softmax regression, AdaGrad lr=%g l2=%g epochs=%d seed=%d, class-balanced", to.LearningRate, to.L2, to.Epochs, to.Seed),
 	}
-	m, err := onnx.LinearSoftmax(lin, c.name, meta)
+	build := onnx.LinearSoftmaxSparse
+	if c.format == infer.FormatDense {
+		build = onnx.LinearSoftmax
+	}
+	m, err := build(lin, c.name, meta)
 	if err != nil {
 		return err
 	}

@@ -6,9 +6,11 @@ import (
 	"sort"
 )
 
-// Names of the inputs and outputs of a LinearSoftmax model.
+// Names of the inputs and outputs of LinearSoftmax and LinearSoftmaxSparse.
 const (
 	InputFeatures = "features"      // float[batch, Dim]
+	InputIndices  = "indices"       // int64[batch, K]
+	InputValues   = "values"        // float[batch, K]
 	OutputProbs   = "probabilities" // float[batch, Classes]
 	OutputLogits  = "logits"        // float[batch, Classes]
 )
@@ -20,6 +22,39 @@ type Linear struct {
 	Classes int
 	W       []float32
 	B       []float32
+}
+
+// LinearSoftmaxSparse builds the ONNX model for l over sparse rows: inputs
+// "indices" int64[batch,K] and "values" float[batch,K] (pad with index 0,
+// value 0) → Gather(W, indices) [batch,K,Classes] × Unsqueeze(values)
+// → ReduceSum over K → Add(B) → "logits" → Softmax → "probabilities", at
+// opset 13. It costs K·Classes per text instead of Dim·Classes, and sends
+// K·12 bytes instead of Dim·4.
+func LinearSoftmaxSparse(l Linear, name string, meta map[string]string) (Model, error) {
+	m, err := LinearSoftmax(l, name, meta)
+	if err != nil {
+		return Model{}, err
+	}
+	m.Nodes = []Node{
+		{Name: "gather", OpType: "Gather", Inputs: []string{"W", InputIndices}, Outputs: []string{"rows"},
+			Attrs: []Attribute{{Name: "axis", Kind: "int", Int: 0}}},
+		{Name: "unsqueeze", OpType: "Unsqueeze", Inputs: []string{InputValues, "axis2"}, Outputs: []string{"v3"}},
+		{Name: "scale", OpType: "Mul", Inputs: []string{"rows", "v3"}, Outputs: []string{"weighted"}},
+		{Name: "sum", OpType: "ReduceSum", Inputs: []string{"weighted", "axis1"}, Outputs: []string{"xw"},
+			Attrs: []Attribute{{Name: "keepdims", Kind: "int", Int: 0}}},
+		{Name: "bias", OpType: "Add", Inputs: []string{"xw", "B"}, Outputs: []string{OutputLogits}},
+		{Name: "softmax", OpType: "Softmax", Inputs: []string{OutputLogits}, Outputs: []string{OutputProbs},
+			Attrs: []Attribute{{Name: "axis", Kind: "int", Int: -1}}},
+	}
+	m.Initializers = append(m.Initializers,
+		Tensor{Name: "axis1", Dims: []int64{1}, Int64: []int64{1}},
+		Tensor{Name: "axis2", Dims: []int64{1}, Int64: []int64{2}},
+	)
+	m.Inputs = []ValueInfo{
+		{Name: InputIndices, ElemType: TypeInt64, Dims: []int64{-1, -1}, DimNames: []string{"batch", "k"}},
+		{Name: InputValues, ElemType: TypeFloat, Dims: []int64{-1, -1}, DimNames: []string{"batch", "k"}},
+	}
+	return m, nil
 }
 
 // LinearSoftmax builds the ONNX model for l: input "features" float[batch,Dim]

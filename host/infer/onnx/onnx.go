@@ -25,11 +25,20 @@ const (
 	attrInts  = 7
 )
 
-// Tensor is a named constant (an initializer).
+// Tensor is a named constant (an initializer): Float32 data, or Int64 data
+// when Int64 is non-nil. Either is written as raw_data, little-endian.
 type Tensor struct {
 	Name    string
 	Dims    []int64
-	Float32 []float32 // written as raw_data, little-endian
+	Float32 []float32
+	Int64   []int64
+}
+
+func (t Tensor) len() int {
+	if t.Int64 != nil {
+		return len(t.Int64)
+	}
+	return len(t.Float32)
 }
 
 // ValueInfo declares a graph input or output. A Dim of -1 is symbolic and takes
@@ -88,8 +97,8 @@ func Marshal(m Model) ([]byte, error) {
 		for _, d := range t.Dims {
 			n *= d
 		}
-		if n != int64(len(t.Float32)) {
-			return nil, fmt.Errorf("onnx: initializer %q: dims %v hold %d values, have %d", t.Name, t.Dims, n, len(t.Float32))
+		if n != int64(t.len()) {
+			return nil, fmt.Errorf("onnx: initializer %q: dims %v hold %d values, have %d", t.Name, t.Dims, n, t.len())
 		}
 	}
 	var b []byte
@@ -184,12 +193,21 @@ func tensor(t Tensor) []byte {
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendBytes(b, p)
 	}
-	b = appendVarintField(b, 2, TypeFloat)
-	b = appendStringField(b, 8, t.Name)
-	raw := make([]byte, 4*len(t.Float32))
-	for i, f := range t.Float32 {
-		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f))
+	var raw []byte
+	if t.Int64 != nil {
+		b = appendVarintField(b, 2, TypeInt64)
+		raw = make([]byte, 8*len(t.Int64))
+		for i, v := range t.Int64 {
+			binary.LittleEndian.PutUint64(raw[8*i:], uint64(v))
+		}
+	} else {
+		b = appendVarintField(b, 2, TypeFloat)
+		raw = make([]byte, 4*len(t.Float32))
+		for i, f := range t.Float32 {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(f))
+		}
 	}
+	b = appendStringField(b, 8, t.Name)
 	b = protowire.AppendTag(b, 9, protowire.BytesType)
 	b = protowire.AppendBytes(b, raw)
 	return b
