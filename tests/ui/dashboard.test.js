@@ -3,6 +3,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { startStack, mcpClient, until, outDir, token } from './harness.js';
 
 let stack;
@@ -141,4 +142,27 @@ test('the playground shows a deny for a path traversal without forwarding it', a
   await shot('playground');
   const after = (await stack.api('GET', '/decisions?limit=0')).events.length;
   assert.equal(after, before, 'the playground recorded an audit event');
+});
+
+test('bundle history: a new version is kept; activate and rollback switch the active bundle', async () => {
+  const { page } = stack;
+  // Publish 1.0.1 by editing the watched bundle folder.
+  const manifest = join(stack.bundle, 'bundle.yaml');
+  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('version: 1.0.0', 'version: 1.0.1'));
+  await until('1.0.1 active', async () => (await stack.api('GET', '/bundles')).active?.version === '1.0.1', 60000);
+  await page.goto(`${stack.base}/ui/#live`);
+  await page.goto(`${stack.base}/ui/#chain`);
+  const version = () => page.textContent('#chain-bundle .version');
+  await until('chain view shows 1.0.1', async () => (await version()) === '1.0.1');
+  await until('two kept bundles listed', async () => (await page.locator('#bundles tbody tr').count()) === 2);
+  await shot('chain-history');
+  // Activate the older one from its row.
+  const older = page.locator('#bundles tbody tr', { hasText: '1.0.0' });
+  await older.locator('button').click();
+  await until('1.0.0 active again', async () => (await stack.api('GET', '/bundles')).active?.version === '1.0.0');
+  await until('chain view shows 1.0.0', async () => (await version()) === '1.0.0');
+  // Roll back: the bundle active before, 1.0.1.
+  await page.click('#rollback');
+  await until('rolled back to 1.0.1', async () => (await stack.api('GET', '/bundles')).active?.version === '1.0.1');
+  await until('chain view shows 1.0.1', async () => (await version()) === '1.0.1');
 });

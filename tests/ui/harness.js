@@ -102,7 +102,7 @@ approvals:
   const page = browser.pages()[0] || await browser.newPage();
 
   return {
-    base, page, browser, gateway: gw,
+    base, page, browser, gateway: gw, bundle,
     async api(method, path, body) {
       const r = await fetch(`${base}/admin/api${path}`, {
         method, headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
