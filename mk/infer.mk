@@ -18,7 +18,8 @@ PLUGIN_TARGETS += plugin-detector
 
 .PHONY: setup-onnxruntime model plugin-detector test-infer bench-infer eval-detector
 
-setup-onnxruntime: $(ORT_LIB) ## fetch ONNX Runtime 1.24.1 (npm pack onnxruntime-node) and check its sha256
+setup-onnxruntime: $(ORT_LIB) ## fetch ONNX Runtime 1.24.1 (npm pack onnxruntime-node) and check its sha256; gcc for cgo
+	@command -v gcc >/dev/null || { echo "setup-onnxruntime: installing gcc for cgo (apt)"; apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev; }
 
 $(ORT_LIB):
 	@command -v npm >/dev/null || { echo "setup-onnxruntime: installing npm (apt)"; apt-get update && apt-get install -y --no-install-recommends npm; }
@@ -31,7 +32,7 @@ $(ORT_LIB):
 
 model: $(DETECTOR_MODEL) ## train the detector (deterministic) → build/models/detector-v1.onnx + models/MODEL_CARD.md
 
-$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go data/split/*.jsonl) | $(ORT_LIB)
+$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go data/split/*.jsonl models/data/*.txt) | setup-onnxruntime
 	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
 
 plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm
@@ -40,7 +41,7 @@ $(DETECTOR_WASM): $(wildcard plugins/detector/*.go sdk/go/abi/*.go)
 	@mkdir -p $(dir $@)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/detector
 
-test-infer: $(ORT_LIB) $(DETECTOR_MODEL) ## host/infer, trainer and detector tests with the real runtime
+test-infer: setup-onnxruntime $(DETECTOR_MODEL) ## host/infer, trainer and detector tests with the real runtime
 	$(GO) test -race -count=1 ./host/infer/...
 	$(GO) test -count=1 ./tools/train/... ./plugins/detector/...
 	CGO_ENABLED=0 $(GO) test -count=1 -run 'Unavailable|NoCgo' ./host/infer/
