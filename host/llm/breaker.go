@@ -29,8 +29,8 @@ func (s BreakerState) String() string {
 
 // BreakerOptions configures the per-provider circuit breaker.
 type BreakerOptions struct {
-	Failures int           // consecutive failures that open the breaker; 0 = 5
-	Cooldown time.Duration // how long it stays open before a probe; 0 = 30s
+	Failures int           `yaml:"failures" json:"failures"` // consecutive failures that open the breaker; 0 = 5
+	Cooldown time.Duration `yaml:"cooldown" json:"cooldown"` // how long it stays open before a probe; 0 = 30s
 }
 
 func (o BreakerOptions) withDefaults() BreakerOptions {
