@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -112,6 +113,9 @@ type Outcome struct {
 	Upstream  *audit.Upstream
 	Detail    map[string]any // free data for the audit event (token hash, fallback, diff, ...)
 	Meta      map[string]any // entries hooks add to the forwarded params._meta (execution token)
+	// TokenSHA256 is the hash of the execution token attached to the forwarded call (only the
+	// hash is audited).
+	TokenSHA256 string
 	Start     time.Time
 	// Quiet marks a pass-through of an unjudged method that no stage had an opinion on: no
 	// audit event is recorded for it.
@@ -285,6 +289,7 @@ func (o *Outcome) Event() audit.Event {
 		Stage:           o.Decision.Stage,
 		LatencyUS:       time.Since(o.Start).Microseconds(),
 		Upstream:        o.Upstream,
+		TokenSHA256:     o.TokenSHA256,
 	}
 	if ev.Tool == "" {
 		ev.Tool = env.Prompt
@@ -337,4 +342,56 @@ func WithProgress(ctx context.Context, f func(message string)) context.Context {
 func progressFrom(ctx context.Context) func(string) {
 	f, _ := ctx.Value(progressKey{}).(func(string))
 	return f
+}
+
+// MetaKeyFallback is the _meta key of a result produced by a fallback tool.
+const MetaKeyFallback = "palisade/fallback"
+
+// Fallback returns the params of the deterministic fallback call for a denied tools/call whose
+// deciding stage named a fallback tool (e.g. draft instead of execute), and false otherwise.
+func (o *Outcome) Fallback() (json.RawMessage, string, bool) {
+	f := o.Decision.Fallback
+	if o.Allowed() || f == "" || o.Envelope.Method != mcp.MethodToolsCall || f == o.Envelope.Tool {
+		return nil, "", false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(o.Envelope.Params, &m); err != nil || m == nil {
+		return nil, "", false
+	}
+	name, _ := json.Marshal(f)
+	m["name"] = name
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, "", false
+	}
+	if o.Detail == nil {
+		o.Detail = map[string]any{}
+	}
+	o.Detail["fallback"] = map[string]string{"from": o.Envelope.Tool, "to": f}
+	return b, f, true
+}
+
+// MarkFallback marks a fallback tool's result so the client sees it is not what it asked for:
+// a leading text block and _meta["palisade/fallback"] = {from, to, reason, audit_id}.
+func (o *Outcome) MarkFallback(result json.RawMessage) json.RawMessage {
+	var r map[string]json.RawMessage
+	if err := json.Unmarshal(result, &r); err != nil || r == nil {
+		return result
+	}
+	f := o.Decision.Fallback
+	note := map[string]string{"type": "text", "text": fmt.Sprintf("[palisade] %s was denied (%s); the fallback tool %s ran instead.", o.Envelope.Tool, o.Decision.Reason, f)}
+	var content []json.RawMessage
+	_ = json.Unmarshal(r["content"], &content)
+	nb, _ := json.Marshal(note)
+	content = append([]json.RawMessage{nb}, content...)
+	r["content"], _ = json.Marshal(content)
+	meta := map[string]any{}
+	_ = json.Unmarshal(r["_meta"], &meta)
+	meta[MetaKeyFallback] = map[string]string{"from": o.Envelope.Tool, "to": f, "reason": o.Decision.Reason, "audit_id": o.AuditID}
+	r["_meta"], _ = json.Marshal(meta)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return b
 }

@@ -226,6 +226,10 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	defer out.Finish(ctx)
 	if !out.Allowed() {
 		h.count(up.Name, "denied")
+		if params, _, ok := out.Fallback(); ok {
+			h.serveFallback(ctx, rw, hdr, up, m, out, params)
+			return
+		}
 		rw.error(http.StatusOK, m.ID, out.Deny())
 		return
 	}
@@ -259,6 +263,42 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	out.Upstream.LatencyUS = time.Since(start).Microseconds()
 	h.count(up.Name, "ok")
+}
+
+// serveFallback calls the fallback tool a denied call named instead, and answers with its result
+// marked as a fallback. If the fallback fails, the client gets the deny.
+func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, out *Outcome, params json.RawMessage) {
+	fm := *m
+	fm.Params = params
+	body, _ := json.Marshal(&fm)
+	fh := hdr.Clone()
+	if fh.Get(mcp.HeaderName) != "" {
+		name, _, _ := mcp.Target(&fm)
+		fh.Set(mcp.HeaderName, name)
+	}
+	start := time.Now()
+	resp, err := h.send(ctx, up, fh, http.MethodPost, body)
+	if err != nil {
+		h.upstreamFailed(ctx, rw, up, m, out, start, err)
+		return
+	}
+	defer resp.Body.Close()
+	out.Upstream = &audit.Upstream{Status: resp.StatusCode, LatencyUS: time.Since(start).Microseconds()}
+	var answer []byte
+	ct := resp.Header.Get("Content-Type")
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
+	if err == nil && strings.HasPrefix(ct, "text/event-stream") {
+		raw = answerInStream(raw)
+	}
+	if msg, perr := mcp.ParseMessage(raw); err == nil && perr == nil && msg.IsResponse() && msg.Error == nil {
+		msg.Result = out.MarkFallback(msg.Result)
+		answer, _ = json.Marshal(msg)
+	}
+	if answer == nil {
+		rw.error(http.StatusOK, m.ID, out.Deny())
+		return
+	}
+	rw.json(nil, answer)
 }
 
 func (h *HTTP) observe(server, outcome string, start time.Time) {

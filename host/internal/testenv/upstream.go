@@ -129,7 +129,12 @@ func NewGoServer() *mcp.Server {
 // stateless selects the SDK's stateless mode (no sessions; the 2026-07-28 protocol).
 func StartGoServer(t testing.TB, stateless bool) string {
 	t.Helper()
-	s := NewGoServer()
+	return ServeGo(t, NewGoServer(), stateless)
+}
+
+// ServeGo serves s over Streamable HTTP on loopback and returns its URL.
+func ServeGo(t testing.TB, s *mcp.Server, stateless bool) string {
+	t.Helper()
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

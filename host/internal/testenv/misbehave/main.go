@@ -3,7 +3,7 @@
 // Command misbehave is a test plugin that fails on purpose, chosen by its stage config
 // {"mode": ...}: "trap" panics, "loop" never returns, "grow" allocates until the memory cap,
 // "garbage" writes output that is not a verdict, "error" returns a plugin error, "deny" and
-// "allow" answer normally. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
+// "allow" answer normally, "verdict" answers the config's verdict verbatim. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
 // has no opinion, so a test can prove the next call still works.
 package main
 
@@ -16,8 +16,9 @@ import (
 )
 
 type config struct {
-	Mode     string `json:"mode"`
-	WhenTool string `json:"when_tool"`
+	Mode     string          `json:"mode"`
+	WhenTool string          `json:"when_tool"`
+	Verdict  json.RawMessage `json:"verdict"` // mode "verdict": answer this verbatim
 }
 
 var sink [][]byte
@@ -52,6 +53,8 @@ func evaluate() int32 {
 		return palisade.Fail(errors.New("misbehave: asked to fail"))
 	case "deny":
 		return palisade.Output(abi.Verdict{Action: abi.ActionDeny, Reason: "misbehave says deny", Rule: "misbehave"})
+	case "verdict":
+		return palisade.OutputRaw(c.Verdict)
 	case "allow":
 		return palisade.Output(abi.Verdict{Action: abi.ActionAllow, Reason: "misbehave says allow"})
 	}
