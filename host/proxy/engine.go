@@ -116,7 +116,7 @@ type Outcome struct {
 	// TokenSHA256 is the hash of the execution token attached to the forwarded call (only the
 	// hash is audited).
 	TokenSHA256 string
-	Start     time.Time
+	Start       time.Time
 	// Quiet marks a pass-through of an unjudged method that no stage had an opinion on: no
 	// audit event is recorded for it.
 	Quiet bool
