@@ -62,6 +62,14 @@ func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]abi.InferRe
 		return j.results, j.err
 	case <-ctx.Done():
 		return nil, ctx.Err() // the batch still runs; its result is dropped
+	case <-b.done:
+		// Closed: a queued job may never run. Prefer a result that is ready.
+		select {
+		case <-j.ready:
+			return j.results, j.err
+		default:
+			return nil, ErrClosed
+		}
 	}
 }
 

@@ -1,5 +1,11 @@
 package infer
 
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
 // Status is what `palisade doctor` prints and metrics export about inference.
 type Status struct {
 	// Cgo is false in a CGO_ENABLED=0 build: no local model can run.
@@ -80,4 +86,37 @@ func (r *Registry) Spec(name string) (ModelSpec, bool) {
 		return ModelSpec{}, false
 	}
 	return m.spec, true
+}
+
+// WriteText prints the status for `palisade doctor`: where the library was
+// looked for and found, the runtime version, and each model's provider,
+// state and counters.
+func (s Status) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "onnxruntime: cgo=%v", s.Cgo)
+	switch {
+	case s.Library != "":
+		fmt.Fprintf(&b, " library=%s version=%s\n", s.Library, s.RuntimeVersion)
+	case s.LibraryError != "":
+		fmt.Fprintf(&b, " unavailable: %s\n", s.LibraryError)
+	default:
+		fmt.Fprintf(&b, " not needed (no local models)\n")
+	}
+	for _, c := range s.LibraryCandidates {
+		found := "missing"
+		if c.Found {
+			found = "found"
+		}
+		fmt.Fprintf(&b, "  looked in (%s) %s: %s\n", c.Source, c.Path, found)
+	}
+	for _, m := range s.Models {
+		fmt.Fprintf(&b, "model %s: provider=%s active=%s local=%s max_batch=%d labels=%d\n", m.Name, m.Provider, m.Active, m.Local, m.MaxBatch, len(m.Labels))
+		if m.Reason != "" {
+			fmt.Fprintf(&b, "  reason: %s\n", m.Reason)
+		}
+		fmt.Fprintf(&b, "  requests=%d texts=%d batches=%d errors=%d remote_calls=%d remote_fallbacks=%d\n",
+			m.Requests, m.Texts, m.Batches, m.Errors, m.RemoteCalls, m.RemoteFallbacks)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
