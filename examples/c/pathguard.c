@@ -112,28 +112,9 @@ typedef struct {
     const char *why;
 } violation;
 
-/* walk checks every string under v; returns 1 and fills out at the first violation. */
-static int walk(pal_str v, const char *key, const char *cwd, int depth, violation *out) {
-    if (depth > MAX_DEPTH) {
-        strcpy(out->key, key);
-        strcpy(out->path, "");
-        out->why = "arguments nested too deeply to check";
-        return 1;
-    }
-    if (v.n > 0 && (v.p[0] == '{' || v.p[0] == '[')) {
-        pal_iter it = pal_iter_of(v);
-        pal_str k, e;
-        char kb[MAX_KEY];
-        while (pal_iter_next(&it, &k, &e)) {
-            const char *ck = key;
-            if (it.obj) {
-                if (pal_json_string(k, kb, sizeof kb) < 0) strcpy(kb, "?");
-                ck = kb;
-            }
-            if (walk(e, ck, cwd, depth + 1, out)) return 1;
-        }
-        return 0;
-    }
+/* check_string checks one string value. It is kept out of walk (noinline) so the path buffers
+ * live only in the leaf's frame, not in every level of the recursion. */
+__attribute__((noinline)) static int check_string(pal_str v, const char *key, const char *cwd, violation *out) {
     if (v.n == 0 || v.p[0] != '"') return 0;
     char *s = (char *)malloc(v.n + 1);
     if (!s) return 0;
@@ -157,6 +138,31 @@ static int walk(pal_str v, const char *key, const char *cwd, int depth, violatio
     }
     free(s);
     return bad;
+}
+
+/* walk checks every string under v; returns 1 and fills out at the first violation. */
+static int walk(pal_str v, const char *key, const char *cwd, int depth, violation *out) {
+    if (depth > MAX_DEPTH) {
+        strcpy(out->key, key);
+        strcpy(out->path, "");
+        out->why = "arguments nested too deeply to check";
+        return 1;
+    }
+    if (v.n > 0 && (v.p[0] == '{' || v.p[0] == '[')) {
+        pal_iter it = pal_iter_of(v);
+        pal_str k, e;
+        char kb[MAX_KEY];
+        while (pal_iter_next(&it, &k, &e)) {
+            const char *ck = key;
+            if (it.obj) {
+                if (pal_json_string(k, kb, sizeof kb) < 0) strcpy(kb, "?");
+                ck = kb;
+            }
+            if (walk(e, ck, cwd, depth + 1, out)) return 1;
+        }
+        return 0;
+    }
+    return check_string(v, key, cwd, out);
 }
 
 static int deny(const violation *vi, const char *prefix) {
