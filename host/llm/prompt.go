@@ -142,10 +142,7 @@ func ParseDecision(text string) (abi.SampleResponse, error) {
 	if err := dec.Decode(&raw); err != nil {
 		return out, fmt.Errorf("%w: %v", ErrInvalidAnswer, err)
 	}
-	if dec.More() {
-		return out, fmt.Errorf("%w: trailing data", ErrInvalidAnswer)
-	}
-	if _, err := dec.Token(); err == nil {
+	if rest := strings.TrimSpace(t[dec.InputOffset():]); rest != "" {
 		return out, fmt.Errorf("%w: trailing data", ErrInvalidAnswer)
 	}
 	if raw.Decision == nil || raw.Confidence == nil || raw.Reasons == nil {

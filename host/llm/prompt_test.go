@@ -22,6 +22,8 @@ func TestParseDecision(t *testing.T) {
 		{"unclosed fence", "```json\n{\"decision\":\"deny\",\"confidence\":0,\"reasons\":[\"x\"]}", false},
 		{"prose before", `Here you go: {"decision":"allow","confidence":0.7,"reasons":["fine"]}`, false},
 		{"prose after", `{"decision":"allow","confidence":0.7,"reasons":["fine"]} hope that helps`, false},
+		{"trailing bracket", `{"decision":"allow","confidence":0.7,"reasons":["fine"]}]`, false},
+		{"trailing brace", `{"decision":"allow","confidence":0.7,"reasons":["fine"]}}`, false},
 		{"two objects", `{"decision":"allow","confidence":0.7,"reasons":["fine"]}{"decision":"deny","confidence":1,"reasons":["x"]}`, false},
 		{"unknown field", `{"decision":"allow","confidence":0.7,"reasons":["fine"],"extra":1}`, false},
 		{"missing reasons", `{"decision":"allow","confidence":0.7}`, false},
@@ -109,6 +111,9 @@ func FuzzParseDecision(f *testing.F) {
 		}
 		if got.Confidence < 0 || got.Confidence > 1 || len(got.Reasons) == 0 {
 			t.Fatalf("accepted %+v", got)
+		}
+		if tr := strings.TrimSpace(in); !strings.HasPrefix(tr, "```") && !json.Valid([]byte(tr)) {
+			t.Fatalf("accepted text that is not one JSON value: %q", in)
 		}
 	})
 }
