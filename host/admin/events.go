@@ -42,6 +42,9 @@ type Feed struct {
 	pos  int // next write
 	full bool
 	subs map[chan audit.Event]struct{}
+
+	closeOnce sync.Once
+	closed    chan struct{} // closed by Close: live streams end
 }
 
 // NewFeed returns a Feed.
@@ -49,8 +52,13 @@ func NewFeed(o FeedOptions) *Feed {
 	if o.Size <= 0 {
 		o.Size = DefaultFeedSize
 	}
-	return &Feed{next: o.Next, stats: NewStats(), ring: make([]audit.Event, o.Size), subs: map[chan audit.Event]struct{}{}}
+	return &Feed{next: o.Next, stats: NewStats(), ring: make([]audit.Event, o.Size), subs: map[chan audit.Event]struct{}{}, closed: make(chan struct{})}
 }
+
+// Close ends every live event stream (GET /events) so that an HTTP server's graceful Shutdown,
+// which waits for active connections, is not held up by dashboards; Record keeps working.
+// Register it with http.Server.RegisterOnShutdown.
+func (f *Feed) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
 
 // Stats returns the per-stage statistics the feed keeps.
 func (f *Feed) Stats() *Stats { return f.stats }
@@ -163,6 +171,11 @@ func RegisterEvents(g *echo.Group, f *Feed, m *approval.Manager) {
 }
 
 func streamEvents(c echo.Context, f *Feed, m *approval.Manager) error {
+	select {
+	case <-f.closed:
+		return Error(c, http.StatusServiceUnavailable, "shutting down")
+	default:
+	}
 	ctx := c.Request().Context()
 	events, unsub := f.Subscribe()
 	defer unsub()
@@ -198,6 +211,8 @@ func streamEvents(c echo.Context, f *Feed, m *approval.Manager) error {
 		var err error
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-f.closed:
 			return nil
 		case ev := <-events:
 			err = send("decision", ev)

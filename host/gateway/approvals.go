@@ -117,3 +117,13 @@ func (g *Gateway) Approvals() *approval.Manager {
 	}
 	return nil
 }
+
+// endLiveStreams ends the dashboard's event streams when the HTTP server shuts down: graceful
+// Shutdown waits for active connections, and a server-sent event stream never goes idle.
+func (g *Gateway) endLiveStreams() {
+	for _, f := range g.features {
+		if a, ok := f.(*approvals); ok && a.feed != nil {
+			a.feed.Close()
+		}
+	}
+}

@@ -506,3 +506,36 @@ func TestApprovalsCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseEndsLiveStreams checks a connected dashboard does not hold up the gateway's
+// shutdown: Close ends the event stream.
+func TestCloseEndsLiveStreams(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	req, _ := http.NewRequest("GET", "http://"+g.Addr()+"/admin/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+approvalsToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "text/event-stream" {
+		t.Fatalf("events: %d %s", resp.StatusCode, ct)
+	}
+	first := make([]byte, 64)
+	n, _ := resp.Body.Read(first)
+	if !strings.HasPrefix(string(first[:n]), "event: hello") {
+		t.Fatalf("first bytes %q", first[:n])
+	}
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, resp.Body); ended <- err }()
+	closed := make(chan struct{})
+	go func() { g.Close(context.Background()); close(closed) }()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the event stream outlived the gateway's shutdown")
+	}
+	<-closed
+}
