@@ -83,7 +83,7 @@ func normalizeJSON(v json.RawMessage) []byte {
 	dec := json.NewDecoder(bytes.NewReader(t))
 	dec.UseNumber()
 	var x any
-	if err := dec.Decode(&x); err != nil || dec.More() {
+	if err := dec.Decode(&x); err != nil || len(bytes.TrimSpace(t[dec.InputOffset():])) != 0 {
 		b, _ := json.Marshal(string(t))
 		return b
 	}

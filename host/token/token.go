@@ -204,7 +204,7 @@ func Canonical(arguments json.RawMessage) ([]byte, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("token: canonical arguments: %w", err)
 	}
-	if dec.More() {
+	if len(bytes.TrimSpace(t[dec.InputOffset():])) != 0 {
 		return nil, fmt.Errorf("token: canonical arguments: trailing data")
 	}
 	var buf bytes.Buffer

@@ -130,8 +130,10 @@ func TestCanonical(t *testing.T) {
 			}
 		})
 	}
-	if _, err := token.Canonical(json.RawMessage(`{"a":1} {}`)); err == nil {
-		t.Fatal("trailing data accepted")
+	for _, bad := range []string{`{"a":1} {}`, `{"a":1}]`, `{"a":1}}`, `{"a":`} {
+		if _, err := token.Canonical(json.RawMessage(bad)); err == nil {
+			t.Fatalf("Canonical(%s) accepted", bad)
+		}
 	}
 }
 
