@@ -119,12 +119,13 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		return 1, fmt.Errorf("stdio proxy: start %s: %w", o.Command, err)
 	}
 	s := &stdio{
-		o:        o,
-		toClient: &lineWriter{w: o.Stdout},
-		toServer: &lineWriter{w: childIn},
-		childIn:  childIn,
-		pending:  map[string]*pendingCall{},
-		exited:   make(chan struct{}),
+		o:          o,
+		toClient:   &lineWriter{w: o.Stdout},
+		toServer:   &lineWriter{w: childIn},
+		childIn:    childIn,
+		pending:    map[string]*pendingCall{},
+		exited:     make(chan struct{}),
+		clientDone: make(chan struct{}),
 	}
 	o.Logger.Info("stdio proxy started", "upstream", o.Server, "pid", cmd.Process.Pid)
 
@@ -178,9 +179,10 @@ type stdio struct {
 	client  *abi.Client
 	proto   string
 
-	judging  sync.WaitGroup
-	exited   chan struct{}
-	stdinEOF sync.Once
+	judging    sync.WaitGroup
+	exited     chan struct{}
+	clientDone chan struct{} // closed when the client's stdin ends
+	stdinEOF   sync.Once
 }
 
 // pendingCall is a client request forwarded to the server, waiting for its response.
@@ -219,22 +221,29 @@ func (s *stdio) supervise(ctx context.Context, cmd *exec.Cmd) {
 			_ = cmd.Process.Signal(sig)
 		case <-s.exited:
 			return
+		case <-s.clientDone:
+			s.stopChild(cmd) // the stdio shutdown: the child saw EOF on stdin; bound its exit
+			return
 		case <-ctx.Done():
-			s.closeChildStdin()
-			select {
-			case <-s.exited:
-				return
-			case <-time.After(s.o.Grace):
-			}
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-s.exited:
-				return
-			case <-time.After(s.o.Grace):
-			}
-			_ = cmd.Process.Kill()
+			s.stopChild(cmd)
 			return
 		}
+	}
+}
+
+// stopChild closes the child's stdin and gives it Grace to exit before SIGTERM, then Grace more
+// before SIGKILL.
+func (s *stdio) stopChild(cmd *exec.Cmd) {
+	s.closeChildStdin()
+	for _, next := range []func(){func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, func() { _ = cmd.Process.Kill() }} {
+		t := time.NewTimer(s.o.Grace)
+		select {
+		case <-s.exited:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		next()
 	}
 }
 
@@ -292,6 +301,7 @@ func (s *stdio) fromClient(ctx context.Context) {
 		s.clientLine(ctx, line)
 	})
 	s.closeChildStdin()
+	close(s.clientDone)
 }
 
 func (s *stdio) clientLine(ctx context.Context, line []byte) {

@@ -1,0 +1,373 @@
+package gateway
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/pin"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/selfmcp"
+	"github.com/labstack/echo/v4"
+	"github.com/nats-io/nats.go"
+)
+
+// AgentsConfig is the `agents:` section of palisade.yaml: where agents meet the gateway.
+//
+//	agents:
+//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = none (loopback)
+//	  mcp_token: ""         # serve Palisade's own MCP server at /palisade/mcp with this bearer token; "" = off
+//	  pinning: true         # pin tool definitions (DATA_DIR/pins); false = off
+type AgentsConfig struct {
+	HookToken string `yaml:"hook_token"`
+	MCPToken  string `yaml:"mcp_token"`
+	Pinning   *bool  `yaml:"pinning"`
+}
+
+// SelfMCPPath is where a gateway serves Palisade's own MCP server when agents.mcp_token is set.
+const SelfMCPPath = "/palisade/mcp"
+
+func init() {
+	config.RegisterExtension("agents")
+	RegisterFeature("agents", func() Feature { return &agentsFeature{} })
+}
+
+// agentsFeature serves the Claude Code hook endpoint, pins tool definitions (engine hook), keeps
+// recent events for audit://recent, and optionally serves Palisade's own MCP server.
+type agentsFeature struct {
+	cfg    AgentsConfig
+	pinner *pin.Pinner
+	ring   *selfmcp.Ring
+	self   *selfmcp.Server
+	cancel context.CancelFunc
+}
+
+func (a *agentsFeature) Name() string { return "agents" }
+
+func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
+	if err := g.Config().Extension("agents", &a.cfg); err != nil {
+		return err
+	}
+	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
+		a.ring = selfmcp.NewRing(200, next)
+		return a.ring
+	})
+	if a.cfg.Pinning == nil || *a.cfg.Pinning {
+		p, err := pin.New(pin.Options{Dir: filepath.Join(g.DataDir(), "pins"), Recorder: recordVia{g}, Gateway: g.Instance(), Logger: g.Logger()})
+		if err != nil {
+			return err
+		}
+		a.pinner = p
+		g.AddHook(p)
+	}
+	return nil
+}
+
+func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(bearerOnly(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
+	if a.pinner != nil {
+		grp := g.Admin().Group()
+		grp.GET("/pins/:server", func(c echo.Context) error {
+			return c.JSON(http.StatusOK, map[string]any{"pins": a.pinner.Pins(c.Param("server")), "pending": a.pinner.Pending(c.Param("server"))})
+		})
+		grp.POST("/pins/:server/:tool/approve", func(c echo.Context) error {
+			if err := a.pinner.Approve(c.Param("server"), c.Param("tool")); err != nil {
+				return echo.NewHTTPError(http.StatusNotFound, err.Error())
+			}
+			return c.NoContent(http.StatusNoContent)
+		})
+	}
+	if a.cfg.MCPToken != "" {
+		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: a.ring.Recent, Logger: g.Logger()})
+		if err != nil {
+			return err
+		}
+		h, err := s.HTTPHandler(a.cfg.MCPToken)
+		if err != nil {
+			return err
+		}
+		a.self = s
+		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		a.cancel = cancel
+		go s.Watch(wctx)
+		g.Echo().Any(SelfMCPPath, echo.WrapHandler(h))
+	}
+	return nil
+}
+
+func (a *agentsFeature) Close(context.Context) error {
+	if a.cancel != nil {
+		a.cancel()
+	}
+	return nil
+}
+
+// Pinner returns the gateway's tool pinner (nil when pinning is off or the agents feature is not
+// running). The HTTP proxy passes tools/list results to its ObserveTools.
+func (g *Gateway) Pinner() *pin.Pinner {
+	for _, f := range g.features {
+		if a, ok := f.(*agentsFeature); ok {
+			return a.pinner
+		}
+	}
+	return nil
+}
+
+func bearerOnly(token string, h http.Handler) http.Handler {
+	if token == "" {
+		return h
+	}
+	want := []byte("Bearer " + token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// LocalOptions configure a Local engine: the one-process modes (palisade hook, proxy, mcp,
+// policy) that decide in process without starting a gateway.
+type LocalOptions struct {
+	// Config supplies Bundle (a folder), DataDir, Plugins.CacheDir, NATS (URL, or the embedded
+	// server's host and port of a running gateway) and Audit. Defaults apply.
+	Config config.Config
+	// Name tags this process's audit spool and NATS connection (hook, stdio, mcp).
+	Name string
+	// NATSTimeout bounds the first connection to NATS; 0 = 300ms. Unreachable NATS is no error:
+	// events spool in DATA_DIR/spool-local/<id> and a later run replays them.
+	NATSTimeout time.Duration
+	// NoAudit records nothing (policy tests).
+	NoAudit bool
+	// Pinning adds tool-definition pinning (DATA_DIR/pins), shared with the gateway.
+	Pinning bool
+	Logger  *slog.Logger // nil = discard
+}
+
+// Local is a decision engine in this process: the bundle's chain, audit to NATS or a spool.
+type Local struct {
+	Engine *proxy.Engine
+	Active *chain.Active
+	Bundle *bundle.Bundle
+	Pinner *pin.Pinner   // nil unless LocalOptions.Pinning
+	Ring   *selfmcp.Ring // the latest events (audit://recent)
+
+	cfg     config.Config
+	log     *slog.Logger
+	runtime *plugin.Runtime
+	nc      *nats.Conn
+	pub     *audit.Publisher
+	spool   string
+	lock    *os.File
+}
+
+// NewLocal builds the bundle named by o.Config.Bundle (a folder) with the compilation cache in
+// the data dir, and connects audit.
+func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
+	cfg := o.Config.WithDefaults()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NATSTimeout <= 0 {
+		o.NATSTimeout = 300 * time.Millisecond
+	}
+	if o.Name == "" {
+		o.Name = "local"
+	}
+	if cfg.Bundle == "" {
+		return nil, errors.New("no bundle: give --bundle DIR, PALISADE_BUNDLE or bundle: in the config")
+	}
+	if st, serr := os.Stat(cfg.Bundle); serr != nil || !st.IsDir() {
+		return nil, fmt.Errorf("bundle %s: one-process modes need a bundle folder", cfg.Bundle)
+	}
+	l := &Local{cfg: cfg, log: o.Logger, Active: &chain.Active{}}
+	defer func() {
+		if err != nil {
+			l.Close(context.Background())
+		}
+	}()
+	l.runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cfg.Plugins.CacheDir, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, bundle.BuildOptions{Runtime: l.runtime, Deps: hostfn.Deps{KV: hostfn.NewMemKV()}, Logger: o.Logger,
+		Unavailable: func(s bundle.StageSpec) error {
+			for _, c := range s.Capabilities {
+				if c == hostfn.CapInfer || c == hostfn.CapSample {
+					return fmt.Errorf("capability %s is served by the gateway, not in one-process mode", c)
+				}
+			}
+			return nil
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
+	}
+	l.Active.Swap(l.Bundle.Chain)
+	var rec proxy.Recorder
+	if !o.NoAudit {
+		if err := l.openAudit(ctx, o); err != nil {
+			return nil, err
+		}
+		rec = l.pub
+	}
+	l.Ring = selfmcp.NewRing(200, rec)
+	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger}
+	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
+		eo.AuditArguments = a
+	}
+	if o.Pinning {
+		l.Pinner, err = pin.New(pin.Options{Dir: filepath.Join(cfg.DataDir, "pins"), Recorder: l.Ring, Gateway: eo.Gateway, Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		eo.Hooks = append(eo.Hooks, l.Pinner)
+	}
+	l.Engine = proxy.NewEngine(eo)
+	return l, nil
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// NATSURL is where one-process modes publish audit: the configured URL, else a running gateway's
+// embedded server.
+func NATSURL(c config.Config) string {
+	c = c.WithDefaults()
+	if c.NATS.URL != "" {
+		return c.NATS.URL
+	}
+	return "nats://" + net.JoinHostPort(c.NATS.Host, strconv.Itoa(c.NATS.Port))
+}
+
+// openAudit connects to NATS (never waiting past NATSTimeout) and opens a publisher on a spool
+// directory of this process's own, locked so concurrent processes never share one.
+func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
+	root := filepath.Join(l.cfg.DataDir, "spool-local")
+	dir := filepath.Join(root, o.Name+"-"+audit.NewID())
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("audit spool: %w", err)
+	}
+	lock, err := lockDir(dir, true)
+	if err != nil {
+		return err
+	}
+	l.spool, l.lock = dir, lock
+	l.nc, err = nats.Connect(NATSURL(l.cfg), nats.Name("palisade "+o.Name), nats.Timeout(o.NATSTimeout),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	if err != nil {
+		return fmt.Errorf("audit: nats: %w", err)
+	}
+	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
+	if err != nil {
+		return err
+	}
+	if l.nc.IsConnected() {
+		l.replayLeftovers(ctx, root, o.Name)
+	}
+	return nil
+}
+
+// replayLeftovers publishes spools that earlier processes left (NATS was down then), one at a
+// time, skipping those another live process holds.
+func (l *Local) replayLeftovers(ctx context.Context, root, name string) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() || dir == l.spool || !strings.Contains(e.Name(), "-") {
+			continue
+		}
+		lock, err := lockDir(dir, false)
+		if err != nil {
+			continue // a live process owns it
+		}
+		p, err := audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
+		if err == nil {
+			fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			_ = p.Flush(fctx)
+			_ = p.Close(fctx)
+			cancel()
+			if p.Stats().Pending == 0 {
+				_ = os.RemoveAll(dir)
+			}
+		}
+		lock.Close()
+	}
+}
+
+// lockDir takes an exclusive flock on dir/lock; wait=false fails at once when it is held.
+func lockDir(dir string, wait bool) (*os.File, error) {
+	f, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_EX
+	if !wait {
+		how |= syscall.LOCK_NB
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// AuditStats reports the local publisher's counters (zero when audit is off).
+func (l *Local) AuditStats() audit.Stats {
+	if l.pub == nil {
+		return audit.Stats{}
+	}
+	return l.pub.Stats()
+}
+
+// Close flushes audit (bounded by ctx: unpublished events stay in the spool for the next run),
+// closes the chain and the runtime.
+func (l *Local) Close(ctx context.Context) error {
+	if l.pub != nil {
+		fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		if l.nc != nil && l.nc.IsConnected() {
+			_ = l.pub.Flush(fctx)
+		}
+		_ = l.pub.Close(fctx)
+		cancel()
+		if l.pub.Stats().Pending == 0 && l.spool != "" {
+			_ = os.RemoveAll(l.spool)
+		}
+	}
+	if l.nc != nil {
+		l.nc.Close()
+	}
+	if l.lock != nil {
+		l.lock.Close()
+	}
+	if ch := l.Active.Swap(nil); ch != nil {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_ = ch.CloseWhenDrained(cctx)
+		cancel()
+	}
+	if l.runtime != nil {
+		_ = l.runtime.Close(ctx)
+	}
+	return nil
+}
