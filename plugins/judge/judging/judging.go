@@ -123,8 +123,13 @@ func (j *Judge) Request(env []byte, t Trigger) abi.SampleRequest {
 		tool = e.Get("method").String()
 	}
 	req := abi.SampleRequest{Guidance: t.Guidance, Tool: tool, Server: e.Get("server").String()}
-	if a := e.Get("arguments"); a.Exists() {
-		req.Arguments = json.RawMessage(a.Raw)
+	switch {
+	case e.Get("arguments").Exists():
+		req.Arguments = json.RawMessage(e.Get("arguments").Raw)
+	case e.Get("uri").Exists(): // resources/read
+		req.Arguments, _ = json.Marshal(map[string]string{"uri": e.Get("uri").String()})
+	case e.Get("prompt").Exists(): // prompts/get
+		req.Arguments, _ = json.Marshal(map[string]string{"prompt": e.Get("prompt").String()})
 	}
 	// Context: what earlier stages said, so the model can weigh it (fenced as untrusted anyway).
 	var ctx strings.Builder

@@ -93,6 +93,18 @@ func TestRequestCarriesCallAndContext(t *testing.T) {
 	}
 }
 
+func TestRequestForResourceRead(t *testing.T) {
+	jd, _ := judging.New([]byte(`{"always":true}`))
+	var got abi.SampleRequest
+	jd.Evaluate([]byte(`{"phase":"request","method":"resources/read","uri":"file:///etc/shadow"}`), func(r abi.SampleRequest) (abi.SampleResponse, error) {
+		got = r
+		return abi.SampleResponse{Decision: "deny", Confidence: 1, Reasons: []string{"x"}}, nil
+	})
+	if got.Tool != "resources/read" || string(got.Arguments) != `{"uri":"file:///etc/shadow"}` {
+		t.Fatalf("request = %+v", got)
+	}
+}
+
 func TestFailsClosed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string

@@ -29,6 +29,10 @@ func (s *Scorer) EvaluateJSON(envelope, buf []byte) []byte {
 	b = append(b, `,"labels":[`...)
 	b = appendString(b, r.Level)
 	b = append(b, ']')
+	if v.Guidance != "" {
+		b = append(b, `,"guidance":`...)
+		b = appendString(b, v.Guidance)
+	}
 	if v.RequireToken {
 		b = append(b, `,"require_token":true`...)
 	}

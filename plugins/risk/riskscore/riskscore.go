@@ -90,7 +90,10 @@ type Config struct {
 	EnvelopeSignals    bool               `json:"envelope_signals,omitempty"`    // trust params._meta["palisade/signals"]
 	DefaultCriticality string             `json:"default_criticality,omitempty"` // "" = MEDIUM
 	NoSignals          string             `json:"no_signals,omitempty"`          // HIGH tool, no signal present: "" = ask
-	Profiles           *Profiles          `json:"profiles,omitempty"`            // inline; the "profiles" data key wins
+	// ReviewAction is the action in the review band (>= ask threshold): "" = ask (a human);
+	// "sample" hands the call to the judge stage, with guidance, to resolve instead.
+	ReviewAction string    `json:"review_action,omitempty"`
+	Profiles     *Profiles `json:"profiles,omitempty"` // inline; the "profiles" data key wins
 }
 
 // Scorer evaluates envelopes against one config. It is immutable and safe for concurrent use.
@@ -104,6 +107,7 @@ type Scorer struct {
 	envSignals    bool
 	defCrit       string
 	noSignals     string
+	reviewAction  string
 	exact         map[string]Profile
 	globs         []globProfile
 }
@@ -191,6 +195,14 @@ func New(configJSON, profilesJSON []byte) (*Scorer, error) {
 		s.noSignals = c.NoSignals
 	default:
 		return nil, fmt.Errorf("risk: config: no_signals %q, want allow, ask or deny", c.NoSignals)
+	}
+	switch c.ReviewAction {
+	case "":
+		s.reviewAction = abi.ActionAsk
+	case abi.ActionAsk, abi.ActionSample:
+		s.reviewAction = c.ReviewAction
+	default:
+		return nil, fmt.Errorf("risk: config: review_action %q, want ask or sample", c.ReviewAction)
 	}
 	s.exact = map[string]Profile{}
 	if c.Profiles != nil {
@@ -402,9 +414,12 @@ func (s *Scorer) decide(r *Result) abi.Verdict {
 		v.Rule = "risk-" + crit + "-deny"
 		v.Reason = "risk " + c + " (" + r.Level + ") >= " + strconv.FormatFloat(*row.Deny, 'f', -1, 64) + on
 	case row.Ask != nil && r.Composite >= *row.Ask:
-		v.Action = abi.ActionAsk
+		v.Action = s.reviewAction
 		v.Rule = "risk-" + crit + "-review"
 		v.Reason = "risk " + c + " (" + r.Level + ") >= " + strconv.FormatFloat(*row.Ask, 'f', -1, 64) + on + ": needs review"
+		if v.Action == abi.ActionSample {
+			v.Guidance = "The risk stage scored this call " + c + " (" + r.Level + ") on a " + crit + "-criticality tool, in the band that needs review. Allow only if the call is clearly safe and intended."
+		}
 	default:
 		v.Action = abi.ActionAllow
 		v.Rule = "risk-" + crit + "-allow"

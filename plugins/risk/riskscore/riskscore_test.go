@@ -3,6 +3,7 @@ package riskscore_test
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/added060/palisade/plugins/risk/riskscore"
@@ -163,6 +164,21 @@ func TestCustomConfig(t *testing.T) {
 	}
 }
 
+func TestReviewBandCanHandToTheJudge(t *testing.T) {
+	s := mustNew(t, `{"review_action":"sample"}`)
+	v := s.Evaluate(env("transfer_funds", inj(0.25)))
+	if v.Action != "sample" || v.Rule != "risk-high-review" || !strings.Contains(v.Guidance, "0.25") {
+		t.Fatalf("verdict = %+v", v)
+	}
+	var dec abi.Verdict
+	if err := json.Unmarshal(s.EvaluateJSON(env("transfer_funds", inj(0.25)), nil), &dec); err != nil || dec.Guidance != v.Guidance {
+		t.Fatalf("encoded guidance = %q (%v)", dec.Guidance, err)
+	}
+	if v := s.Evaluate(env("transfer_funds", inj(0.5))); v.Action != "deny" {
+		t.Fatalf("deny band changed: %+v", v)
+	}
+}
+
 func TestNonToolCallsGetNoOpinion(t *testing.T) {
 	s := mustNew(t, `{}`)
 	for _, e := range []string{
@@ -183,6 +199,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"matrix out of range", `{"matrix":{"high":{"deny":1.5}}}`, ``},
 		{"bad criticality", `{"default_criticality":"SEVERE"}`, ``},
 		{"bad no_signals", `{"no_signals":"sample"}`, ``},
+		{"bad review_action", `{"review_action":"deny"}`, ``},
 		{"bad profile criticality", `{}`, `{"tools":{"x":{"criticality":"huge"}}}`},
 		{"bad glob", `{}`, `{"tools":{"x[":{}}}`},
 		{"profile unknown field", `{}`, `{"tools":{"x":{"critical":"HIGH"}}}`},
