@@ -77,3 +77,23 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	}
 	return nil
 }
+
+// CheckPins loads dir's manifest and checks every stage's plugin against its sha256 pin, as
+// Build does, without compiling anything.
+func CheckPins(dir string) (*Manifest, error) {
+	m, err := LoadManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, s := range m.Stages {
+		wasm, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(s.Plugin)))
+		if err != nil {
+			return nil, &FieldError{Path: fmt.Sprintf("stages[%d].plugin", i), Err: err}
+		}
+		sum := sha256.Sum256(wasm)
+		if got := hex.EncodeToString(sum[:]); got != s.SHA256 {
+			return nil, &FieldError{Path: fmt.Sprintf("stages[%d].sha256", i), Err: fmt.Errorf("%w: %s is %s, bundle.yaml pins %s", ErrHashMismatch, s.Plugin, got, s.SHA256)}
+		}
+	}
+	return m, nil
+}

@@ -192,7 +192,9 @@ type ObjectStoreSource struct {
 	Bucket string        // "" = PALISADE_BUNDLES
 	Object string        // "" = current
 	Resync time.Duration // 0 = 5s
-	Logger *slog.Logger
+	// FetchTimeout bounds each read from NATS (not the activation that follows); 0 = 30s.
+	FetchTimeout time.Duration
+	Logger       *slog.Logger
 
 	tried string // NUID of the last object handed to the manager
 }
@@ -249,36 +251,50 @@ func (s *ObjectStoreSource) Run(ctx context.Context, m *Manager) error {
 
 // Sync reads the object's info and activates it when it is new; it reports whether it did.
 func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) {
+	body, info, err := s.fetch(ctx, m)
+	if err != nil || body == nil {
+		return false, err
+	}
+	s.tried = info.NUID
+	_, changed, err := m.ActivateArchive(ctx, bytes.NewReader(body), s.String())
+	if err != nil && ctx.Err() != nil {
+		s.tried = "" // interrupted, not rejected: try again
+	}
+	return changed, err
+}
+
+// fetch returns the object's bytes when it differs from what was tried and what is active.
+func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jetstream.ObjectInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, orDur(s.FetchTimeout, 30*time.Second))
+	defer cancel()
 	obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 	info, err := obs.GetInfo(ctx, orStr(s.Object, DefaultObject))
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return false, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("bundle bucket %s: %w", s.String(), err)
+		return nil, nil, fmt.Errorf("bundle bucket %s: %w", s.String(), err)
 	}
 	if info.NUID == s.tried {
-		return false, nil
+		return nil, nil, nil
 	}
 	if cur, ok := m.Current(); ok && info.Metadata[MetaDigest] == cur.Digest {
 		s.tried = info.NUID
-		return false, nil
+		return nil, nil, nil
 	}
 	res, err := obs.Get(ctx, info.Name)
 	if err != nil {
-		return false, fmt.Errorf("bundle bucket %s: get: %w", s.String(), err)
+		return nil, nil, fmt.Errorf("bundle bucket %s: get: %w", s.String(), err)
 	}
 	defer res.Close()
 	body, err := io.ReadAll(io.LimitReader(res, MaxArchiveBytes+1))
 	if err != nil {
-		return false, fmt.Errorf("bundle bucket %s: read: %w", s.String(), err)
+		return nil, nil, fmt.Errorf("bundle bucket %s: read: %w", s.String(), err)
 	}
-	s.tried = info.NUID
-	_, changed, err := m.ActivateArchive(ctx, bytes.NewReader(body), s.String())
-	return changed, err
+	return body, info, nil
 }
 
 // Object metadata keys Push writes.
