@@ -33,6 +33,7 @@ const (
 const (
 	ByTimeout    = "timeout"             // the hold's timeout passed
 	ByDisconnect = "client-disconnected" // the waiting client went away
+	ByShutdown   = "gateway-shutdown"    // the holding gateway shut down (ReleaseAll)
 )
 
 // Defaults for Options.
@@ -638,6 +639,21 @@ wait:
 	m.record(ctx, p, res)
 	m.notify(Change{Type: "resolved", ID: id, Resolution: &res})
 	return res, nil
+}
+
+// ReleaseAll denies every call held on this gateway, as decided by ByShutdown, unless a decision
+// is already in: at shutdown, so waiting clients get an answer and each release is audited while
+// the audit publisher still runs. Calls held afterwards wait as usual.
+func (m *Manager) ReleaseAll(ctx context.Context, reason string) {
+	m.mu.Lock()
+	hs := make([]*hold, 0, len(m.held))
+	for _, h := range m.held {
+		hs = append(hs, h)
+	}
+	m.mu.Unlock()
+	for _, h := range hs {
+		m.settle(ctx, h, Decision{Action: abi.ActionDeny, By: ByShutdown, Reason: reason})
+	}
 }
 
 // settle resolves h with d unless a decision is already there (here or in the bucket); it

@@ -375,3 +375,23 @@ func TestFleetTwoGateways(t *testing.T) {
 		t.Errorf("winner = %+v, want a-op deny", res)
 	}
 }
+
+func TestReleaseAllAtShutdown(t *testing.T) {
+	rec := &events{}
+	m, err := New(t.Context(), Options{Recorder: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := startHold(t.Context(), m, held("S1", "s", "t", `{"a":1}`))
+	b := startHold(t.Context(), m, held("S2", "s", "t", `{"a":2}`))
+	waitFor(t, "both held", func() bool { return len(m.List()) == 2 })
+	m.ReleaseAll(t.Context(), "bye")
+	for _, ch := range []<-chan holdResult{a, b} {
+		if res := result(t, ch); res.Action != abi.ActionDeny || res.DecidedBy != ByShutdown || res.Reason != "bye" {
+			t.Errorf("released = %+v", res)
+		}
+	}
+	if n := len(rec.all()); n != 2 {
+		t.Errorf("%d approval events, want 2", n)
+	}
+}

@@ -118,12 +118,18 @@ func (g *Gateway) Approvals() *approval.Manager {
 	return nil
 }
 
-// endLiveStreams ends the dashboard's event streams when the HTTP server shuts down: graceful
-// Shutdown waits for active connections, and a server-sent event stream never goes idle.
+// endLiveStreams runs when the HTTP server starts shutting down: graceful Shutdown waits for
+// active connections, and neither a dashboard's event stream nor a held call goes idle by
+// itself. Held calls are denied (audited as gateway-shutdown) and event streams end.
 func (g *Gateway) endLiveStreams() {
 	for _, f := range g.features {
-		if a, ok := f.(*approvals); ok && a.feed != nil {
-			a.feed.Close()
+		if a, ok := f.(*approvals); ok {
+			if a.manager != nil {
+				a.manager.ReleaseAll(context.Background(), "the gateway is shutting down")
+			}
+			if a.feed != nil {
+				a.feed.Close()
+			}
 		}
 	}
 }

@@ -539,3 +539,19 @@ func TestCloseEndsLiveStreams(t *testing.T) {
 	}
 	<-closed
 }
+
+// TestCloseReleasesHeldCalls checks a held call gets an answer (deny, audited) when its gateway
+// shuts down, instead of keeping the shutdown waiting.
+func TestCloseReleasesHeldCalls(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	cs := mcpSession(t, g, nil)
+	ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold through shutdown"}})
+	held := waitHeld(t, g, "echo")
+	g.Close(context.Background())
+	d := denyData(t, wait(t, ch).err)
+	if d.AuditID != held.ID || !strings.Contains(d.Reason, "shutting down") {
+		t.Errorf("deny data = %+v", d)
+	}
+}
