@@ -19,7 +19,7 @@ func TestThroughEmbeddedBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	nc, err := b.Connect("palisade-audit")
+	nc, err := b.Connect("palisade-audit", audit.ConnOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,19 @@ const (
 // ErrClosed is returned by Flush after Close.
 var ErrClosed = errors.New("audit: publisher closed")
 
+// ErrConnBuffers is returned by New when Options.Conn keeps a reconnect
+// buffer: messages held there are sent after a reconnect, ahead of the
+// retries of earlier messages lost with the old connection, which would
+// reorder the stream. Make the connection with ConnOptions().
+var ErrConnBuffers = errors.New("audit: connection must be made with nats.ReconnectBufSize(-1) (audit.ConnOptions())")
+
+// ConnOptions are the options the publisher's connection needs, to pass to
+// bus.Connect or nats.Connect: no reconnect buffer, so a publish during a
+// reconnect fails at once and the publisher spools it, in order.
+func ConnOptions() []nats.Option {
+	return []nats.Option{nats.ReconnectBufSize(-1)}
+}
+
 // errStopped ends a publish wait when Close stops the worker.
 var errStopped = errors.New("audit: stopping")
 
@@ -38,8 +51,10 @@ var errDisconnected = errors.New("audit: nats disconnected")
 
 // Options configures New.
 type Options struct {
-	// Conn is the NATS connection (from bus.Connect); required. It should
-	// reconnect forever: the publisher waits for it and spools meanwhile.
+	// Conn is the NATS connection; required. Make it with ConnOptions()
+	// (bus.Connect("palisade-audit", audit.ConnOptions()...)): New refuses a
+	// connection with a reconnect buffer. It should reconnect forever: the
+	// publisher waits for it and spools meanwhile.
 	Conn *nats.Conn
 	// Stream is the JetStream stream bound to palisade.audit.>; "" = PALISADE_AUDIT.
 	Stream string
@@ -169,6 +184,9 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 	}
 	if o.SpoolDir == "" {
 		return nil, errors.New("audit: Options.SpoolDir is required")
+	}
+	if o.Conn.Opts.ReconnectBufSize != -1 {
+		return nil, ErrConnBuffers
 	}
 	js, err := jetstream.New(o.Conn,
 		jetstream.WithPublishAsyncTimeout(o.PublishTimeout),
@@ -625,7 +643,9 @@ func (p *Publisher) publish(batch []record) (int, error) {
 	var sendErr error
 	for _, r := range batch {
 		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
-		f, err := p.js.PublishMsgAsync(m)
+		// No library retry on no-responders: it would resend on its own
+		// timer, out of order; the worker retries from the first failure.
+		f, err := p.js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
 		if err != nil {
 			sendErr = fmt.Errorf("audit: publish %s: %w", r.subject, err)
 			break

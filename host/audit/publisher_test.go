@@ -23,12 +23,12 @@ const waitLimit = 60 * time.Second
 // trying when the server is down at start.
 func connect(t testing.TB, url string) *nats.Conn {
 	t.Helper()
-	nc, err := nats.Connect(url,
+	nc, err := nats.Connect(url, append(audit.ConnOptions(),
 		nats.MaxReconnects(-1),
 		nats.RetryOnFailedConnect(true),
 		nats.ReconnectWait(20*time.Millisecond),
 		nats.ReconnectJitter(0, 0),
-	)
+	)...)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}
@@ -412,6 +412,18 @@ func TestCloseSpoolsAndNextRunReplays(t *testing.T) {
 	}
 	flush(t, p2)
 	checkExactlyOnceInOrder(t, readStream(t, nc), 60)
+}
+
+func TestNewRefusesBufferingConn(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc, err := nats.Connect(s.ClientURL()) // default 8MB reconnect buffer
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: t.TempDir()}); !errors.Is(err, audit.ErrConnBuffers) {
+		t.Fatalf("New with a buffering conn: err = %v, want ErrConnBuffers", err)
+	}
 }
 
 func TestNewRequiresConnAndSpoolDir(t *testing.T) {
