@@ -19,6 +19,8 @@ type cardInput struct {
 	metrics, devMetrics []Metrics
 	maxDiff             float64
 	paths               [3]string
+	probe               probeResult
+	probePath           string
 }
 
 func countLabels(ex []Example) map[string]int {
@@ -79,9 +81,18 @@ func modelCard(in cardInput) string {
 	table(&b, in.metrics)
 	p("\nDev set at the same threshold:\n\n")
 	table(&b, in.devMetrics)
+	if in.probePath != "" {
+		p("\nLong benign texts never trained on (`%s`: chunks of Go packages and documents not in the training extras, see tools/train/gocorpus): ", in.probePath)
+		p("%d of %d flagged at the threshold (FPR %.4f).", in.probe.flagged, in.probe.n, in.probe.fpr())
+		if len(in.probe.worst) > 0 {
+			p(" Flagged: %s.", strings.Join(in.probe.worst, "; "))
+		}
+		p("\n")
+	}
 	p("\n## Limits\n\n")
 	p("- Trained on public payload lists and synthetic benign tool calls; a held-out set from other sources scores lower. ")
 	p("Treat it as one signal beside the rule-based injection stage, not a gate on its own.\n")
+	p("- Prose about agents, prompts, policies and permissions (this project's own design documents, for one) reads like prompt injection to an n-gram model and can be flagged when it arrives as tool output.\n")
 	p("- Context-free: `http://localhost:8080/` or `../README.md` can be benign in a dev setting; the score cannot know.\n")
 	p("- Long texts are truncated to %d bytes; an attack hidden past that is not seen.\n", s.Preprocessor.MaxBytes)
 	p("- Hashing collisions and a linear model: obfuscations unlike the training payloads may pass.\n")

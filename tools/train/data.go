@@ -103,8 +103,19 @@ func benignExtras(ex []Example, files []string) ([]Example, error) {
 		if err != nil {
 			return nil, fmt.Errorf("extra benign: %w", err)
 		}
-		for _, line := range strings.Split(string(raw), "\n") {
-			add(strings.TrimSpace(line), "extra")
+		for i, line := range strings.Split(string(raw), "\n") {
+			if !strings.HasSuffix(f, ".jsonl") {
+				add(strings.TrimSpace(line), "extra")
+				continue
+			}
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			var e struct{ Text string }
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				return nil, fmt.Errorf("extra benign: %s:%d: %w", f, i+1, err)
+			}
+			add(e.Text, "extra")
 		}
 	}
 	return out, nil

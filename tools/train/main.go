@@ -34,6 +34,7 @@ type config struct {
 	lib              string
 	extra            string
 	format           string
+	probe            string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -53,8 +54,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.eval, "eval", false, "evaluate -model on -test instead of training")
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
-	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt", "extra benign lines for training, comma-separated files (\"\" = none)")
+	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
+	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -169,6 +171,13 @@ func doTrain(c config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var probe probeResult
+	if c.probe != "" {
+		if probe, err = probeFPR(reg, c.name, c.probe, threshold); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "long benign probe %s: %d of %d flagged (FPR %.4f)\n", c.probe, probe.flagged, probe.n, probe.fpr())
+	}
 	metrics := evaluate(testScores, threshold)
 	devMetrics := evaluate(devScores, threshold)
 	printMetrics(stdout, fmt.Sprintf("test set %s, threshold %.4f (dev FPR ≤ %.0f%%)", c.test, threshold, 100*c.targetFPR), metrics)
@@ -188,7 +197,7 @@ func doTrain(c config, stdout io.Writer) error {
 		card := modelCard(cardInput{
 			spec: spec, size: len(data), train: trainEx, extras: len(extras), extraFiles: extraFiles, dev: devEx, test: testEx, opts: to,
 			threshold: threshold, targetFPR: c.targetFPR, metrics: metrics, devMetrics: devMetrics, maxDiff: maxDiff,
-			paths: [3]string{c.train, c.dev, c.test},
+			paths: [3]string{c.train, c.dev, c.test}, probe: probe, probePath: c.probe,
 		})
 		if err := os.WriteFile(c.card, []byte(card), 0o644); err != nil {
 			return err
@@ -277,4 +286,50 @@ func printMetrics(w io.Writer, title string, ms []Metrics) {
 	for _, m := range ms {
 		fmt.Fprintf(w, "%-20s %6d %6d %7.4f %7.4f %7.4f %9.4f\n", m.Category, m.Positives, m.Negatives, m.TPR, m.FPR, m.AUROC, m.LabelAcc)
 	}
+}
+
+type probeResult struct {
+	n, flagged int
+	worst      []string // sources of flagged texts
+}
+
+func (p probeResult) fpr() float64 {
+	if p.n == 0 {
+		return 0
+	}
+	return float64(p.flagged) / float64(p.n)
+}
+
+// probeFPR scores held-out benign texts (JSONL with text and source) and
+// counts those at or above the threshold.
+func probeFPR(reg *infer.Registry, model, path string, threshold float64) (probeResult, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return probeResult{}, fmt.Errorf("probe: %w", err)
+	}
+	var ex []Example
+	var sources []string
+	for i, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var e struct{ Text, Source string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			return probeResult{}, fmt.Errorf("probe: %s:%d: %w", path, i+1, err)
+		}
+		ex = append(ex, Example{Text: e.Text, Label: BenignLabel})
+		sources = append(sources, e.Source)
+	}
+	scores, _, err := scoreAll(reg, model, ex, nil, nil)
+	if err != nil {
+		return probeResult{}, err
+	}
+	p := probeResult{n: len(scores)}
+	for i, s := range scores {
+		if s.score >= threshold {
+			p.flagged++
+			p.worst = append(p.worst, fmt.Sprintf("%s (%s, %.3f)", sources[i], s.pred, s.score))
+		}
+	}
+	return p, nil
 }

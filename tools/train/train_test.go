@@ -80,7 +80,7 @@ func TestTrainDeterministicAndServable(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("m%d", i), "model.onnx")
 		var stdout, stderr bytes.Buffer
 		args := []string{"-train", tr, "-dev", dev, "-test", te, "-out", out, "-dim", "4096", "-epochs", "3",
-			"-card", filepath.Join(dir, "card.md"), "-spec", filepath.Join(dir, "spec.yaml"), "-lib", libPath(t), "-extra-benign", ""}
+			"-card", filepath.Join(dir, "card.md"), "-spec", filepath.Join(dir, "spec.yaml"), "-lib", libPath(t), "-extra-benign", "", "-probe-benign", ""}
 		if code := run(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("run = %d: %s", code, stderr.String())
 		}
