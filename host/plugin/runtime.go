@@ -67,12 +67,15 @@ func (r *Runtime) Close(ctx context.Context) error { return r.cache.Close(ctx) }
 
 // Spec describes one stage's plugin.
 type Spec struct {
-	Name          string                // stage name, for logs and errors
-	Wasm          []byte                // the module
-	Config        map[string]string     // Extism config (config_get)
-	Timeout       time.Duration         // per call; 0 = DefaultTimeout
-	MaxPages      uint32                // memory cap in 64 KiB pages; 0 = DefaultMaxPages
-	PoolSize      int                   // instances kept; 0 = 2
+	Name     string            // stage name, for logs and errors
+	Wasm     []byte            // the module
+	Config   map[string]string // Extism config (config_get)
+	Timeout  time.Duration     // per call; 0 = DefaultTimeout
+	MaxPages uint32            // memory cap in 64 KiB pages; 0 = DefaultMaxPages
+	PoolSize int               // instances kept; 0 = 2
+	// InitTimeout bounds an instance's first call, which also starts the guest's runtime (a Go
+	// plugin's runtime and package init can take longer than a verdict may); 0 = 10s.
+	InitTimeout   time.Duration
 	HostFunctions []extism.HostFunction // see host/hostfn; every import the plugin declares must be here
 	Logger        *slog.Logger          // nil = the runtime's
 }
@@ -86,6 +89,12 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 	}
 	if s.PoolSize <= 0 {
 		s.PoolSize = 2
+	}
+	if s.InitTimeout <= 0 {
+		s.InitTimeout = 10 * time.Second
+	}
+	if s.InitTimeout < s.Timeout {
+		s.InitTimeout = s.Timeout
 	}
 	if s.Logger == nil {
 		s.Logger = r.logger
@@ -102,6 +111,7 @@ type Plugin struct {
 	closed   atomic.Bool
 	mu       sync.Mutex // guards live
 	live     map[*extism.Plugin]struct{}
+	cold     map[*extism.Plugin]bool // started but never called: the first call also initializes
 	stats    Stats
 }
 
@@ -142,6 +152,7 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		idle:     make(chan *extism.Plugin, s.PoolSize),
 		slots:    make(chan struct{}, s.PoolSize),
 		live:     make(map[*extism.Plugin]struct{}),
+		cold:     make(map[*extism.Plugin]bool),
 	}
 	for range s.PoolSize {
 		p.slots <- struct{}{}
@@ -172,6 +183,21 @@ func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
 	p.live[inst] = struct{}{}
 	p.mu.Unlock()
 	p.stats.Instances.Add(1)
+	// Start the guest runtime now, under the init timeout, so the first verdict is not charged
+	// for it: through describe when the plugin has it (it has no side effects by the ABI),
+	// otherwise on the instance's first call.
+	inst.Timeout = p.spec.InitTimeout
+	if inst.FunctionExists("describe") {
+		if _, _, err := inst.CallWithContext(ctx, "describe", nil); err != nil {
+			p.discard(inst)
+			return nil, fmt.Errorf("start: describe: %w", err)
+		}
+		inst.Timeout = p.spec.Timeout
+	} else {
+		p.mu.Lock()
+		p.cold[inst] = true
+		p.mu.Unlock()
+	}
 	return inst, nil
 }
 
@@ -208,6 +234,7 @@ func (p *Plugin) discard(inst *extism.Plugin) {
 	p.mu.Lock()
 	_, ok := p.live[inst]
 	delete(p.live, inst)
+	delete(p.cold, inst)
 	p.mu.Unlock()
 	if !ok {
 		return
@@ -225,6 +252,12 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 	}
 	p.stats.Calls.Add(1)
 	rc, out, err := inst.CallWithContext(ctx, fn, input)
+	if inst.Timeout != p.spec.Timeout {
+		p.mu.Lock()
+		delete(p.cold, inst)
+		p.mu.Unlock()
+		inst.Timeout = p.spec.Timeout
+	}
 	if err != nil || rc != 0 {
 		p.stats.Failures.Add(1)
 		// Classify before the instance goes away.

@@ -61,6 +61,8 @@ func ExampleBundle(t testing.TB) string {
 // ExamplePlugins maps the example bundle's plugin files to their Go packages.
 func ExamplePlugins() map[string]string {
 	return map[string]string{
-		"plugins/rules.wasm": "./plugins/rules",
+		"plugins/rules.wasm":     "./plugins/rules",
+		"plugins/injection.wasm": "./plugins/injection",
+		"plugins/risk.wasm":      "./plugins/risk",
 	}
 }
