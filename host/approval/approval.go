@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -287,9 +288,7 @@ func (m *Manager) watch(w jetstream.KeyWatcher) {
 func (m *Manager) apply(e jetstream.KeyValueEntry) {
 	key := e.Key()
 	del := e.Operation() != jetstream.KeyValuePut
-	switch {
-	case len(key) > len(keyPending) && key[:len(keyPending)] == keyPending:
-		id := key[len(keyPending):]
+	if id, ok := strings.CutPrefix(key, keyPending); ok {
 		m.mu.Lock()
 		_, had := m.fleet[id]
 		if del {
@@ -302,31 +301,31 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 		}
 		_, local := m.held[id]
 		m.mu.Unlock()
-		if !local {
-			switch {
-			case del && had:
-				m.notify(Change{Type: "resolved", ID: id})
-			case !del && !had:
-				p := m.fleetPending(id)
-				m.notify(Change{Type: "held", ID: id, Pending: p})
-			}
+		if local {
+			return // Hold notifies for its own calls
 		}
-	case len(key) > len(keyDecision) && key[:len(keyDecision)] == keyDecision:
-		if del {
-			return
+		switch {
+		case del && had:
+			m.notify(Change{Type: "resolved", ID: id})
+		case !del && !had:
+			m.notify(Change{Type: "held", ID: id, Pending: m.fleetPending(id)})
 		}
+		return
+	}
+	if id, ok := strings.CutPrefix(key, keyDecision); ok {
 		var d Decision
-		if json.Unmarshal(e.Value(), &d) != nil {
+		if del || json.Unmarshal(e.Value(), &d) != nil {
 			return
 		}
 		m.mu.Lock()
-		h := m.held[key[len(keyDecision):]]
+		h := m.held[id]
 		m.mu.Unlock()
 		if h != nil {
 			h.resolve(d)
 		}
-	case len(key) > len(keyGrant) && key[:len(keyGrant)] == keyGrant:
-		g := key[len(keyGrant):]
+		return
+	}
+	if g, ok := strings.CutPrefix(key, keyGrant); ok {
 		m.mu.Lock()
 		if del {
 			delete(m.grants, g)
@@ -448,7 +447,12 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 			if errors.Is(err, jetstream.ErrKeyExists) {
 				return fmt.Errorf("%w: %s", ErrDecided, id)
 			}
-			return fmt.Errorf("approval: decide %s: %w", id, err)
+			if h == nil {
+				return fmt.Errorf("approval: decide %s: %w", id, err)
+			}
+			// NATS is unreachable but the call is held here: decide it here rather than leave
+			// the person unable to answer a waiting client.
+			m.log.Warn("decided without the fleet (nats unreachable)", "audit_id", id, "err", err)
 		}
 	}
 	if h != nil && !h.resolve(d) && m.kv == nil {

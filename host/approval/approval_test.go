@@ -395,3 +395,32 @@ func TestReleaseAllAtShutdown(t *testing.T) {
 		t.Errorf("%d approval events, want 2", n)
 	}
 }
+
+// TestDecideWhileNATSDown checks a call held here can still be decided here when NATS is gone.
+func TestDecideWhileNATSDown(t *testing.T) {
+	r := testenv.StartRestartableNATS(t)
+	nc, err := nats.Connect(r.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	m, err := New(t.Context(), Options{Conn: nc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	ch := startHold(t.Context(), m, held("N1", "s", "t", `{}`))
+	waitFor(t, "held", listed(m, "N1"))
+	r.Stop()
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	if err := m.Decide(ctx, "N1", Decision{Action: "allow", By: "offline-op"}); err != nil {
+		t.Fatalf("Decide with NATS down: %v", err)
+	}
+	if res := result(t, ch); res.Action != abi.ActionAllow || res.DecidedBy != "offline-op" {
+		t.Errorf("resolution = %+v", res)
+	}
+	if err := m.Decide(ctx, "missing", Decision{Action: "allow"}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Decide of an unknown id = %v", err)
+	}
+}
