@@ -24,13 +24,17 @@ type Config struct {
 	Action string `json:"action"`
 	// Benign is the model's "nothing found" label; "" = "benign".
 	Benign string `json:"benign"`
-	// MaxTexts bounds the texts sent per message, the first in document
-	// order; 0 = 64.
+	// MaxTexts bounds the texts (strings or windows) sent per message, the
+	// first in document order; 0 = 128.
 	MaxTexts int `json:"max_texts"`
 	// MinBytes skips shorter strings (ids, flags, numbers as strings); 0 = 3.
 	MinBytes int `json:"min_bytes"`
-	// MaxBytes truncates each text before sending; 0 = 8192.
+	// MaxBytes truncates each string before it is windowed; 0 = 65536.
 	MaxBytes int `json:"max_bytes"`
+	// WindowBytes splits a longer string into overlapping windows of about
+	// this size (stride half of it), each classified on its own, so a short
+	// injection inside a long tool output is not diluted; 0 = 512, -1 = off.
+	WindowBytes int `json:"window_bytes"`
 }
 
 // ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
@@ -55,13 +59,16 @@ func ParseConfig(raw []byte) (Config, error) {
 		c.Benign = "benign"
 	}
 	if c.MaxTexts == 0 {
-		c.MaxTexts = 64
+		c.MaxTexts = 128
+	}
+	if c.WindowBytes == 0 {
+		c.WindowBytes = 512
 	}
 	if c.MinBytes == 0 {
 		c.MinBytes = 3
 	}
 	if c.MaxBytes == 0 {
-		c.MaxBytes = 8192
+		c.MaxBytes = 65536
 	}
 	switch {
 	case c.Threshold < 0 || c.Threshold > 1:
@@ -70,6 +77,8 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("detector config: action %q: want deny, ask or sample", c.Action)
 	case c.MaxTexts < 1 || c.MinBytes < 0 || c.MaxBytes < 1:
 		return c, fmt.Errorf("detector config: max_texts, min_bytes and max_bytes must be positive")
+	case c.WindowBytes > 0 && c.WindowBytes < 16:
+		return c, fmt.Errorf("detector config: window_bytes %d < 16", c.WindowBytes)
 	}
 	return c, nil
 }
@@ -82,22 +91,31 @@ type Text struct {
 
 // Texts collects the strings to classify from an envelope: every string
 // value under `arguments` (request phase), `uri`, and every string under
-// `result` (response phase) except structural fields such as `type`, in document order, skipping strings shorter
-// than c.MinBytes, at most c.MaxTexts, each cut to c.MaxBytes.
+// `result` (response phase) except structural fields such as `type`, in
+// document order, skipping strings shorter than c.MinBytes, each cut to
+// c.MaxBytes and, when longer than c.WindowBytes, split into overlapping
+// windows (path suffix `[start:end]`, byte offsets); at most c.MaxTexts.
 func Texts(env []byte, c Config) []Text {
 	var out []Text
 	add := func(path, s string) {
 		if len(out) >= c.MaxTexts || len(s) < c.MinBytes {
 			return
 		}
-		if len(s) > c.MaxBytes {
-			cut := c.MaxBytes
-			for cut > 0 && !utf8.RuneStart(s[cut]) {
-				cut--
-			}
-			s = s[:cut]
+		s = s[:runeCut(s, c.MaxBytes)]
+		if c.WindowBytes < 0 || len(s) <= c.WindowBytes {
+			out = append(out, Text{Path: path, Value: s})
+			return
 		}
-		out = append(out, Text{Path: path, Value: s})
+		// Overlapping windows, stride half a window, cut on rune starts.
+		stride := c.WindowBytes / 2
+		for start := 0; start < len(s) && len(out) < c.MaxTexts; {
+			end := start + runeCut(s[start:], c.WindowBytes)
+			out = append(out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end]})
+			if end == len(s) {
+				break
+			}
+			start += runeCut(s[start:], stride)
+		}
 	}
 	var walk func(path string, r gjson.Result)
 	walk = func(path string, r gjson.Result) {
@@ -205,6 +223,23 @@ func malicious(r abi.InferResult, benign string) (float64, string) {
 		}
 	}
 	return 1 - r.Scores[benign], label
+}
+
+// runeCut is the largest n ≤ max (and ≤ len(s)) that does not split a
+// UTF-8 sequence; at least 1 for a non-empty s.
+func runeCut(s string, max int) int {
+	if len(s) <= max {
+		return len(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	if cut == 0 {
+		_, size := utf8.DecodeRuneInString(s)
+		return size
+	}
+	return cut
 }
 
 func snippet(s string) string {
