@@ -1,0 +1,291 @@
+package detect
+
+import (
+	"math"
+	"sort"
+	"strings"
+)
+
+// Category is one class of attack the detector scores.
+type Category int
+
+// Categories, in report order. Their names are the labels of data/split.
+const (
+	PathTraversal Category = iota
+	SensitivePaths
+	SQLInjection
+	CommandInjection
+	SSRF
+	XSS
+	PromptInjection
+	NumCategories
+)
+
+var categoryNames = [NumCategories]string{
+	"path_traversal", "sensitive_paths", "sql_injection", "command_injection",
+	"ssrf", "xss", "prompt_injection",
+}
+
+// String returns the category's label.
+func (c Category) String() string {
+	if c < 0 || c >= NumCategories {
+		return "unknown"
+	}
+	return categoryNames[c]
+}
+
+// ParseCategory returns the category with the given label.
+func ParseCategory(s string) (Category, bool) {
+	for i, n := range categoryNames {
+		if n == s {
+			return Category(i), true
+		}
+	}
+	return 0, false
+}
+
+// Categories lists every category.
+func Categories() []Category {
+	out := make([]Category, NumCategories)
+	for i := range out {
+		out[i] = Category(i)
+	}
+	return out
+}
+
+// Hit is one rule or statistical vote that fired, with the text it matched.
+type Hit struct {
+	Category Category
+	Rule     string
+	Weight   float64
+	Match    string // the matched normalized text, at most maxMatch bytes
+}
+
+const maxMatch = 120
+
+// Result is the detector's view of one text.
+type Result struct {
+	// Scores holds each category's score in [0,1]: the noisy-OR of its votes' weights.
+	Scores [NumCategories]float64
+	// Hits lists the votes that fired, strongest first.
+	Hits []Hit
+	// Stats are the statistical features of the normalized text.
+	Stats Stats
+	// Norm is the normalized text and what normalization undid.
+	Norm Normalized
+}
+
+// Top returns the highest-scoring category and its score.
+func (r *Result) Top() (Category, float64) {
+	best, bs := Category(0), -1.0
+	for i, s := range r.Scores {
+		if s > bs {
+			best, bs = Category(i), s
+		}
+	}
+	return best, bs
+}
+
+// Options configures a Detector. The zero value uses the defaults.
+type Options struct {
+	// Thresholds per category (default DefaultThreshold); a category fires at
+	// score >= threshold - Margin.
+	Thresholds map[Category]float64
+	// Margin is the fail-safe margin subtracted from every threshold (default 0.05): a score
+	// just under the threshold still fires, so rounding and tuning error err towards blocking.
+	Margin *float64
+	// Disabled categories are neither scored nor reported.
+	Disabled map[Category]bool
+}
+
+// DefaultThreshold is the score at which a category fires before the margin.
+const DefaultThreshold = 0.7
+
+// DefaultMargin is the fail-safe margin.
+const DefaultMargin = 0.05
+
+// Detector scores texts. It is immutable after New and safe for concurrent use.
+type Detector struct {
+	cut     [NumCategories]float64 // effective threshold: threshold - margin
+	enabled [NumCategories]bool
+}
+
+// New returns a detector with opts applied.
+func New(opts Options) *Detector {
+	d := &Detector{}
+	margin := DefaultMargin
+	if opts.Margin != nil {
+		margin = *opts.Margin
+	}
+	for c := Category(0); c < NumCategories; c++ {
+		t := DefaultThreshold
+		if v, ok := opts.Thresholds[c]; ok {
+			t = v
+		}
+		d.cut[c] = t - margin
+		d.enabled[c] = !opts.Disabled[c]
+	}
+	return d
+}
+
+// Cut returns the effective threshold of c (threshold minus margin).
+func (d *Detector) Cut(c Category) float64 { return d.cut[c] }
+
+// Fired returns the enabled categories whose score reaches their effective threshold.
+func (d *Detector) Fired(r *Result) []Category {
+	var out []Category
+	for c := Category(0); c < NumCategories; c++ {
+		if d.enabled[c] && r.Scores[c] >= d.cut[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Scan normalizes text and scores it in every enabled category.
+func (d *Detector) Scan(text string) Result {
+	var r Result
+	r.Norm = Normalize(text)
+	r.Stats = computeStats(r.Norm.Text)
+	v := newVoter(&d.enabled)
+	t := r.Norm.Text
+	both := candidates(t)
+	v.cand, v.voted = both[:len(allRules)], both[len(allRules):]
+	scanTraversal(&v, text, &r.Norm)
+	scanSensitive(&v, t)
+	scanSQL(&v, t)
+	scanCommand(&v, text, t)
+	scanSSRF(&v, t, &r.Norm)
+	scanXSS(&v, t)
+	scanPrompt(&v, t, &r.Norm)
+	statVotes(&v, &r.Stats)
+	for c := range v.miss {
+		r.Scores[c] = 1 - v.miss[c]
+	}
+	sort.SliceStable(v.hits, func(i, j int) bool { return v.hits[i].Weight > v.hits[j].Weight })
+	r.Hits = v.hits
+	return r
+}
+
+// voter accumulates weighted votes per category as a noisy-OR: each vote of weight w leaves
+// (1-w) of the remaining doubt.
+type voter struct {
+	enabled *[NumCategories]bool
+	miss    [NumCategories]float64
+	hits    []Hit
+	cand    []bool // rules the prefilter allows to run
+	voted   []bool // rule groups that already voted
+	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
+}
+
+func newVoter(enabled *[NumCategories]bool) voter {
+	v := voter{enabled: enabled}
+	for i := range v.miss {
+		v.miss[i] = 1
+	}
+	return v
+}
+
+func (v *voter) add(c Category, rule string, w float64, match string) {
+	if !v.enabled[c] {
+		return
+	}
+	if len(match) > maxMatch {
+		match = truncateUTF8(match, maxMatch)
+	}
+	v.miss[c] *= 1 - w
+	if w >= 0.45 && !strings.HasPrefix(rule, "stat:") {
+		v.strong[c]++
+	}
+	v.hits = append(v.hits, Hit{Category: c, Rule: rule, Weight: w, Match: match})
+}
+
+func (v *voter) score(c Category) float64 {
+	return 1 - v.miss[c]
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// Stats are cheap statistical features of a normalized text.
+type Stats struct {
+	Len          int
+	Entropy      float64 // Shannon entropy in bits per byte
+	SpecialRatio float64 // share of bytes that are ASCII punctuation or symbols
+	DigitRatio   float64
+	SpaceRatio   float64
+	NonASCII     float64 // share of bytes >= 0x80
+}
+
+func computeStats(t string) Stats {
+	s := Stats{Len: len(t)}
+	if len(t) == 0 {
+		return s
+	}
+	var freq [256]int
+	special, digit, space, high := 0, 0, 0, 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		freq[c]++
+		switch {
+		case c >= 0x80:
+			high++
+		case c == ' ' || c == '\n':
+			space++
+		case c >= '0' && c <= '9':
+			digit++
+		case c >= 'a' && c <= 'z':
+		case c >= 'A' && c <= 'Z':
+		default:
+			special++
+		}
+	}
+	n := float64(len(t))
+	for _, f := range freq {
+		if f > 0 {
+			p := float64(f) / n
+			s.Entropy -= p * math.Log2(p)
+		}
+	}
+	s.SpecialRatio = float64(special) / n
+	s.DigitRatio = float64(digit) / n
+	s.SpaceRatio = float64(space) / n
+	s.NonASCII = float64(high) / n
+	return s
+}
+
+// statVotes adds the statistical votes: payload-shaped text (dense punctuation, few spaces)
+// strengthens the syntax categories a rule already hit, and many distinct rule hits in one
+// category (pattern density) strengthen it further.
+func statVotes(v *voter, s *Stats) {
+	payloadShaped := s.Len >= 6 && s.SpecialRatio >= 0.22 && s.SpaceRatio < 0.12
+	for _, c := range []Category{PathTraversal, SQLInjection, CommandInjection, XSS} {
+		sc := v.score(c)
+		if sc == 0 {
+			continue
+		}
+		if payloadShaped && sc >= 0.3 {
+			v.add(c, "stat:special_ratio", 0.3, "")
+		}
+	}
+	for c := Category(0); c < NumCategories; c++ {
+		if v.strong[c] >= 3 {
+			v.add(c, "stat:pattern_density", 0.3, "")
+		}
+	}
+}
+
+// snippet returns the match of loc in t.
+func snippet(t string, loc []int) string {
+	if loc == nil {
+		return ""
+	}
+	return strings.TrimSpace(t[loc[0]:loc[1]])
+}

@@ -1,0 +1,9 @@
+// Package detect is the injection plugin's detector in plain Go: Normalize (repeated URL
+// decoding incl. %u and overlong UTF-8, HTML entities, Unicode tag characters, NFKC, case
+// folding, zero-width removal), per-category rules (path traversal, sensitive files, SQL and
+// command injection, SSRF, XSS, prompt injection) and statistical features, combined per
+// category by a weighted noisy-OR vote and compared with a threshold minus a fail-safe margin.
+//
+// It imports no Extism or go-pdk code, so native tests, fuzzing and tools/eval run the same
+// code the Wasm plugin runs.
+package detect

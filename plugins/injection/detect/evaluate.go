@@ -1,0 +1,352 @@
+package detect
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/tidwall/gjson"
+)
+
+// Response modes: what the response phase does with tool output that fires.
+const (
+	ModeDeny   = "deny"
+	ModeRedact = "redact"
+)
+
+// RedactionMarker replaces offending text in redact mode; %s is the label.
+const RedactionMarker = "[REDACTED: %s]"
+
+// maxEvidence caps the evidence list of one verdict.
+const maxEvidence = 16
+
+// Config is the stage config (Extism config key "config", JSON). Every field is optional.
+type Config struct {
+	// Thresholds per category label; DefaultThreshold when absent.
+	Thresholds map[string]float64 `json:"thresholds,omitempty"`
+	// Margin is the fail-safe margin subtracted from every threshold (default 0.05).
+	Margin *float64 `json:"margin,omitempty"`
+	// Categories enabled in the request phase (default: all).
+	Categories []string `json:"categories,omitempty"`
+	// ResponseCategories enabled in the response phase (default: prompt_injection only: tool
+	// output legitimately holds paths, SQL and markup).
+	ResponseCategories []string `json:"response_categories,omitempty"`
+	// ResponseMode is deny (default) or redact.
+	ResponseMode string `json:"response_mode,omitempty"`
+}
+
+// ErrConfig wraps every configuration error.
+var ErrConfig = errors.New("injection: invalid config")
+
+// ParseConfig decodes and validates the stage config. Empty input means defaults.
+func ParseConfig(b []byte) (Config, error) {
+	var c Config
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return c, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	for k, v := range c.Thresholds {
+		if _, ok := ParseCategory(k); !ok {
+			return c, fmt.Errorf("%w: thresholds: unknown category %q", ErrConfig, k)
+		}
+		if v <= 0 || v > 1 {
+			return c, fmt.Errorf("%w: thresholds.%s: %v not in (0,1]", ErrConfig, k, v)
+		}
+	}
+	for _, list := range [][]string{c.Categories, c.ResponseCategories} {
+		for _, k := range list {
+			if _, ok := ParseCategory(k); !ok {
+				return c, fmt.Errorf("%w: unknown category %q", ErrConfig, k)
+			}
+		}
+	}
+	if c.Margin != nil && (*c.Margin < 0 || *c.Margin >= 1) {
+		return c, fmt.Errorf("%w: margin %v not in [0,1)", ErrConfig, *c.Margin)
+	}
+	switch c.ResponseMode {
+	case "", ModeDeny, ModeRedact:
+	default:
+		return c, fmt.Errorf("%w: response_mode %q: want deny or redact", ErrConfig, c.ResponseMode)
+	}
+	return c, nil
+}
+
+// Evaluator turns envelopes into verdicts. It is immutable and safe for concurrent use.
+type Evaluator struct {
+	request  *Detector
+	response *Detector
+	mode     string
+}
+
+// NewEvaluator builds the request- and response-phase detectors from c.
+func NewEvaluator(c Config) *Evaluator {
+	th := map[Category]float64{}
+	for k, v := range c.Thresholds {
+		cat, _ := ParseCategory(k)
+		th[cat] = v
+	}
+	disabled := func(enabled []string, def []Category) map[Category]bool {
+		on := map[Category]bool{}
+		for _, k := range enabled {
+			cat, _ := ParseCategory(k)
+			on[cat] = true
+		}
+		if len(enabled) == 0 {
+			for _, cat := range def {
+				on[cat] = true
+			}
+		}
+		off := map[Category]bool{}
+		for _, cat := range Categories() {
+			if !on[cat] {
+				off[cat] = true
+			}
+		}
+		return off
+	}
+	mode := c.ResponseMode
+	if mode == "" {
+		mode = ModeDeny
+	}
+	return &Evaluator{
+		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.Categories, Categories())}),
+		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
+		mode:     mode,
+	}
+}
+
+// leaf is one string scanned, with its JSON path for evidence.
+type leaf struct {
+	path string
+	text string
+}
+
+// finding is a leaf that fired.
+type finding struct {
+	leaf
+	res   Result
+	fired []Category
+}
+
+// EvaluateJSON evaluates an envelope and returns the verdict as JSON.
+func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
+	v, err := e.Evaluate(env)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// Evaluate scans the envelope's phase-relevant strings. Request phase: every string leaf of
+// arguments, and uri. Response phase: result.content[].text, result.contents[].text and the
+// string leaves of result.structuredContent. It returns deny when a category fires (or, in
+// the response phase with redact mode, no opinion plus the redacted result), else none.
+func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
+	if !gjson.ValidBytes(env) {
+		return abi.Verdict{}, errors.New("injection: envelope is not valid JSON")
+	}
+	root := gjson.ParseBytes(env)
+	phase := root.Get("phase").String()
+	var leaves []leaf
+	d := e.request
+	if phase == abi.PhaseResponse {
+		d = e.response
+		res := root.Get("result")
+		for i, item := range res.Get("content").Array() {
+			if t := item.Get("text"); t.Type == gjson.String {
+				leaves = append(leaves, leaf{"result.content[" + strconv.Itoa(i) + "].text", t.String()})
+			}
+		}
+		for i, item := range res.Get("contents").Array() {
+			if t := item.Get("text"); t.Type == gjson.String {
+				leaves = append(leaves, leaf{"result.contents[" + strconv.Itoa(i) + "].text", t.String()})
+			}
+		}
+		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", leaves, 0)
+	} else {
+		leaves = collectStrings(root.Get("arguments"), "arguments", leaves, 0)
+		if u := root.Get("uri"); u.Type == gjson.String {
+			leaves = append(leaves, leaf{"uri", u.String()})
+		}
+	}
+	var scores [NumCategories]float64
+	var found []finding
+	for _, l := range leaves {
+		r := d.Scan(l.text)
+		for c, s := range r.Scores {
+			scores[c] = max(scores[c], s)
+		}
+		if fired := d.Fired(&r); len(fired) > 0 {
+			found = append(found, finding{leaf: l, res: r, fired: fired})
+		}
+	}
+	v := abi.Verdict{Action: abi.ActionNone, Metadata: scoresJSON(d, scores, phase)}
+	if len(found) == 0 {
+		return v, nil
+	}
+	labelSet := map[Category]bool{}
+	top, topScore, topRule, topPath := Category(0), -1.0, "", ""
+	for _, f := range found {
+		for _, c := range f.fired {
+			labelSet[c] = true
+			if f.res.Scores[c] > topScore {
+				top, topScore, topPath = c, f.res.Scores[c], f.path
+				topRule = ""
+				for _, h := range f.res.Hits {
+					if h.Category == c {
+						topRule = h.Rule
+						break
+					}
+				}
+			}
+			if len(v.Evidence) < maxEvidence {
+				v.Evidence = append(v.Evidence, evidenceFor(f, c))
+			}
+		}
+	}
+	for _, c := range Categories() {
+		if labelSet[c] {
+			v.Labels = append(v.Labels, c.String())
+		}
+	}
+	v.Score = round3(topScore)
+	v.Rule = "injection/" + top.String() + "/" + topRule
+	v.Reason = fmt.Sprintf("%s detected in %s (score %.2f)", top, topPath, topScore)
+	if phase == abi.PhaseResponse && e.mode == ModeRedact {
+		red, err := redact(env, d, found)
+		if err != nil {
+			return abi.Verdict{}, err
+		}
+		v.Result = red
+		v.Reason = "redacted " + v.Reason
+		return v, nil
+	}
+	v.Action = abi.ActionDeny
+	return v, nil
+}
+
+// collectStrings appends every string leaf under r with its path. Depth is capped so a hostile
+// deeply nested document cannot blow the stack.
+func collectStrings(r gjson.Result, path string, out []leaf, depth int) []leaf {
+	if depth > 64 {
+		return out
+	}
+	switch {
+	case r.Type == gjson.String:
+		return append(out, leaf{path, r.String()})
+	case r.IsArray():
+		i := 0
+		r.ForEach(func(_, v gjson.Result) bool {
+			out = collectStrings(v, path+"["+strconv.Itoa(i)+"]", out, depth+1)
+			i++
+			return true
+		})
+	case r.IsObject():
+		r.ForEach(func(k, v gjson.Result) bool {
+			out = collectStrings(v, path+"."+k.String(), out, depth+1)
+			return true
+		})
+	}
+	return out
+}
+
+func evidenceFor(f finding, c Category) abi.Evidence {
+	ev := abi.Evidence{Label: c.String(), Path: f.path}
+	for _, h := range f.res.Hits {
+		if h.Category == c && h.Match != "" {
+			ev.Match = h.Match
+			return ev
+		}
+	}
+	ev.Match = truncateUTF8(f.res.Norm.Text, 80)
+	return ev
+}
+
+func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
+
+func scoresJSON(d *Detector, s [NumCategories]float64, phase string) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"scores":{`)
+	first := true
+	for c, v := range s {
+		if !d.enabled[c] || v == 0 {
+			continue
+		}
+		if !first {
+			b.WriteByte(',')
+		}
+		first = false
+		b.WriteString(`"` + Category(c).String() + `":` + strconv.FormatFloat(round3(v), 'f', -1, 64))
+	}
+	b.WriteString(`},"phase":` + strconv.Quote(phase) + `}`)
+	return json.RawMessage(b.String())
+}
+
+// redact returns the envelope's result with each offending text replaced: lines that fire on
+// their own become the marker; when no single line fires (the injection spans lines) the
+// whole text does.
+func redact(env []byte, d *Detector, found []finding) (json.RawMessage, error) {
+	var doc struct {
+		Result map[string]any `json:"result"`
+	}
+	if err := json.Unmarshal(env, &doc); err != nil {
+		return nil, fmt.Errorf("injection: redact: %w", err)
+	}
+	repl := map[string]string{}
+	for _, f := range found {
+		repl[f.path] = redactText(d, f)
+	}
+	var walk func(v any, path string) any
+	walk = func(v any, path string) any {
+		switch x := v.(type) {
+		case string:
+			if r, ok := repl[path]; ok {
+				return r
+			}
+		case []any:
+			for i := range x {
+				x[i] = walk(x[i], path+"["+strconv.Itoa(i)+"]")
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				x[k] = walk(x[k], path+"."+k)
+			}
+		}
+		return v
+	}
+	walk(doc.Result, "result")
+	return json.Marshal(doc.Result)
+}
+
+func redactText(d *Detector, f finding) string {
+	label := f.fired[0].String()
+	marker := fmt.Sprintf(RedactionMarker, label)
+	lines := strings.Split(f.text, "\n")
+	if len(lines) > 1 {
+		hit := false
+		for i, ln := range lines {
+			r := d.Scan(ln)
+			if len(d.Fired(&r)) > 0 {
+				lines[i] = marker
+				hit = true
+			}
+		}
+		if hit {
+			return strings.Join(lines, "\n")
+		}
+	}
+	return marker
+}

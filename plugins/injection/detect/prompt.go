@@ -1,0 +1,127 @@
+package detect
+
+import "strings"
+
+var promptRules = []rule{
+	r(PromptInjection, "ignore_instructions", 0.9, "ignore|disregard|forget|override|bypass|skip|abandon|neglect|omit|discard|drop|set aside|overrule",
+		`\b(?:ignore|ignoring|disregard|forget|override|bypass|skip|abandon|neglect|omit|discard|drop|set aside|overrule)\b[^.!?\n]{0,40}?\b(?:previous|prior|above|earlier|preceding|former|initial|original|all|any|your|system|developer|these|those|every|the)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|commands?|constraints|restrictions|programming|guardrails|polic(?:y|ies)|orders|tasks?|conversation|training|filters?|content polic(?:y|ies)|safety|limitations|ethics|moral)\b`),
+	r(PromptInjection, "forget_everything", 0.8, "forget|ignore|disregard", `\b(?:forget|ignore|disregard)\s+(?:about\s+)?(?:everything|all(?: of)? (?:that|this|it)|what (?:you|i) (?:were|was|have been) (?:told|said))\b`),
+	r(PromptInjection, "new_instructions", 0.8, "instruction|task|objective|directive|order|rule",
+		`\b(?:new|updated|real|actual|true|secret|hidden|additional|revised|urgent|important|override|priority)\s+(?:system\s+)?(?:instructions?|tasks?|objectives?|directives?|orders|rules)\s*[:!-]|\binstructions?\s+(?:have|has)\s+(?:been\s+)?(?:changed|updated)|\byour (?:new|real|true|only) (?:task|goal|job|purpose|objective) is\b`),
+	r(PromptInjection, "role_hijack", 0.7, "you are|you're|act as|pretend|roleplay|role-play|from now on|behave",
+		`\byou(?: are|'re) (?:now|no longer|free|not bound|an? (?:unrestricted|unfiltered|uncensored|evil|rogue|jailbroken)|going to (?:act|pretend|be))\b|\bfrom now on,? (?:you|your|act|respond|answer|ignore)\b|\b(?:pretend|imagine) (?:to be|you are|that you are|you're)\b|\b(?:act|behave|respond|answer) as (?:if you (?:were|are|had)|an? (?:unrestricted|unfiltered|uncensored|ai|evil|different|new|system|admin|developer|root))`),
+	r(PromptInjection, "jailbreak_terms", 0.8, "developer mode|jailbr|do anything now|dan|stan|unfiltered|uncensored|unrestricted|amoral|no |bound|without|free",
+		`developer mode|jailbr(?:eak|oken)|do anything now|\bdan mode\b|\bstan\b|god mode|\b(?:unfiltered|uncensored|unrestricted|amoral)\b|\bno (?:ethical |moral )?(?:restrictions|limitations|limits|filters|guidelines|boundaries|censorship)\b|\b(?:not|never) bound by\b|\bwithout (?:any )?(?:restrictions|limitations|filters|censorship|ethical|moral)\b|\b(?:free|freed|liberated) from (?:the |your |all |any )?(?:rules|restrictions|constraints|limitations|guidelines)`),
+	r(PromptInjection, "reveal_secrets", 0.85, "system prompt|instruction|password|secret|api key|prompt|credential|token|key|passcode|passphrase|confidential|repeat|every|each",
+		`\b(?:reveal|print|show|output|repeat|display|leak|give|tell|share|disclose|write|spell|translate|confirm|provide|send|what (?:is|are|was|were)|what's)\b[^.!?\n]{0,30}?\b(?:system prompt|initial prompt|hidden prompt|original prompt|(?:your|the) (?:instructions|prompt|rules|guidelines)|password|passcode|passphrase|secret(?: key| word| code| string)?|confidential (?:string|code|key)|api[ _-]?keys?|credentials|access tokens?|private keys?)s?\b|\brepeat (?:all |back )?(?:of )?(?:the )?(?:words|text|everything|messages?|instructions)\b[^.!?\n]{0,30}\b(?:above|previous|before|initial|so far)|\b(?:every|each) (?:character|word|letter) (?:above|of the (?:text|prompt) above)`),
+	r(PromptInjection, "override_claim", 0.85, "overrid|supersed|replac|cancel|disregard|never mind|actually", `\b(?:overrides?|supersedes?|replaces?|cancels?)\b (?:all |your |the |any )?(?:earlier |previous |prior |original |other |existing )?(?:instructions|rules|guidelines|directives|programming|system prompt)|\bdisregard (?:the |your )?(?:user|human|operator)\b|\b(?:actually|wait),? (?:ignore|never mind|forget|instead|disregard)\b|\bnever mind (?:the|that|this|what)\b[^.!?\n]{0,30}[:;]`),
+	r(PromptInjection, "assistant_must", 0.8, "assistant|ai|agent|model|llm|bot|user", `\bthe (?:assistant|ai|agent|model|llm|bot|chatbot) (?:needs to|must|should|has to|is required to|will now|is instructed to)\b|\bthe user (?:wants you|would like you|has asked you|asked you|needs you|already agreed|has agreed|has already (?:agreed|approved|authori[sz]ed)|has authori[sz]ed)\b|\bwhen an? (?:llm|ai|agent|assistant|language model|chatbot) (?:reads|processes|sees|summari[sz]es|parses|visits)\b|"role"\s*:\s*"system"`),
+	r(PromptInjection, "cover_tracks", 0.6, "delete|remove|erase", `\bthen (?:delete|remove|erase) (?:the |all )?(?:sent |original )?(?:email|message|file|evidence|it|them|traces?|logs?)\b`),
+	r(PromptInjection, "bulk_exfil", 0.5, "email|send|forward|post|upload|share|concatenat|get all", `\b(?:email|send|forward|post|upload|share|concatenate|get)\b[^.!?\n]{0,40}\b(?:(?:the )?contents? of|all (?:the |user |of the )?(?:files|emails|messages|data|information|documents|contacts|passwords|channels)|every (?:file|email|message|single))`),
+	r(PromptInjection, "role_assume", 0.7, "role|gpt|you are|simulate|character|persona", `\bassume the (?:role|persona|identity) of\b|\byou are (?:a |an )?[a-z]*gpt\b|\byou are not (?:chatgpt|claude|an ai|a language model|bound)|\bsimulate (?:a conversation|an? (?:ai|chatbot|model|terminal|linux)|being)\b|\b(?:stay|remain) in character\b|\bnever break character\b|\byou (?:will|must|shall) (?:now )?(?:act|behave|respond|answer) (?:as|like)\b|\bnew persona\b`),
+	r(PromptInjection, "pliny_format", 0.85, "userquery|responseformat|free|.-.-|pliny|end input|new rule|######", `userquery\s*:|responseformat\s*:|<\s*i'm\s+free!?\s*>|\.-\.-\.-\.-|\bpliny\b|\[end input\]|\bnew rule\s*:|#{6,}`),
+	r(PromptInjection, "few_shot_dialogue", 0.6, ":", `(?:^|\s)(?:q|p|question|س|प्रश्न|问|質問)\s*:\s.{3,400}?\s(?:a|r|answer|ج|उत्तर|ए|答|回答)\s*:\s.{3,400}?\s(?:q|p|question|س|प्रश्न|问|質問)\s*:\s`),
+	r(PromptInjection, "system_prompt_mention", 0.4, "system prompt|system message|system mode", `system (?:prompt|message|mode|override|instruction)`),
+	r(PromptInjection, "fake_delimiter", 0.85, "[inst|<|#|system|end|assistant|user",
+		`\[/?inst\]|<\|?(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|?>|<</?sys>>|#{2,}\s*\(?(?:system|instruction|new instruction|admin|developer)|<\s*/?\s*(?:system|instructions?|information|important|admin|developer|sys|system mode|override)\s*>|^\s*(?:system|assistant)\s*:|\n\s*(?:system|assistant|user|human|ai)\s*:\s|\(system_message\)|\bend of (?:user|system)? ?(?:input|prompt|instructions|context)\b|---+\s*(?:system|admin|end)`),
+	r(PromptInjection, "authority_claim", 0.75, "message from|admin|developer|operator|administrator|creator|owner|openai|anthropic",
+		`\b(?:begin|start) (?:admin|system|developer|operator|security) (?:message|notice|instruction)|\bimportant message from\b|\bmessage (?:from|to) (?:the|your) (?:admin|system|developer|assistant|ai)|\bi am (?:your|the|an?) (?:developer|creator|admin|administrator|owner|operator|programmer|god|master)\b|\b(?:the )?(?:operator|administrator|admin|developer) has (?:authori[sz]ed|approved|requested|instructed)|\bthis is (?:an? )?(?:openai|anthropic|system|admin|security) (?:message|notice|team)`),
+	r(PromptInjection, "address_ai", 0.75, "ai|assistant|agent|model|llm|bot|claude|gpt|chatbot|copilot",
+		`\b(?:ai|llm|gpt)\s+(?:readers?|agents?|assistants?|models?|systems?)\s+(?:reading|processing|that|who|should|must|please)\b|@(?:assistant|ai|agent|claude|copilot|llm|bot)\b|\btodo\s*\(\s*(?:ai|agent|assistant|llm|ai-agent)[^)]*\)|(?:^|[.!"\n]\s*)(?:ai|llm) (?:agent|assistant)s?\s*:|\bto (?:the |any |all )?(?:ai|llm)(?: assistants?| agents?| models?)\b|\b(?:note|message|instructions?|attention|notice|reminder) (?:to|for) (?:any|all|the)? ?(?:ai|assistant|agent|model|llm|bot|chatbot|language model)s?\b|\b(?:dear|hey|hello|hi|attention|attn)[ ,]+(?:ai|assistant|agent|claude|chatgpt|gpt|llm|bot|chatbot)\b|\bto (?:you,? )?(?:the )?(?:ai|ai model|ai assistant|language model|assistant|llm|agent)\b[,.:]|\bif you are (?:an? )?(?:ai|llm|language model|assistant|agent)\b|\b(?:ai|llm) (?:agents?|assistants?|models?) (?:reading|processing|summari[sz]ing) this\b`),
+	r(PromptInjection, "before_task", 0.75, "before|instead|after you|first", `\bbefore (?:you )?(?:can |continue to |proceed (?:to|with) )?(?:solv|answer|complet|do|proceed|continu|respond|summari[sz]|finish|perform)\w*\b[^.!?\n]{0,40}\b(?:task|question|request|that|this)\b|\binstead(?: of (?:that|this|answering|summari[sz]ing))?,? (?:you (?:should|must|will)|please|do|first)\b|\b(?:first|now),? (?:you )?(?:must|need to|have to)\b`),
+	r(PromptInjection, "hide_from_user", 0.85, "user|tell|mention", `\b(?:do not|don't|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|alert(?:ing)?|notify(?:ing)?|ask(?:ing)?|let(?:ting)?|reveal(?:ing)?|show(?:ing)?)\b[^.!?\n]{0,20}\b(?:the user|me|them|anyone|user)\b|\b(?:silently|secretly|quietly|covertly|without (?:the user'?s? )?(?:knowledge|consent|permission|confirmation))\b`),
+	r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
+		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`),
+	r(PromptInjection, "markdown_exfil", 0.85, "![|<img", `!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
+	r(PromptInjection, "hidden_markup", 0.7, "<!--|display|font-size|color|opacity|visibility|hidden", `<!--[^>]{0,400}?\b(?:ignore|instruction|assistant|ai\b|agent|send|email|forward|must|should|important|system|execute|run|delete)|display\s*:\s*none|font-size\s*:\s*0|(?:^|[;"\s])color\s*:\s*(?:white|#fff(?:fff)?|transparent)|opacity\s*:\s*0[;"\s]|visibility\s*:\s*hidden`),
+	r(PromptInjection, "output_control", 0.55, "respond|reply|answer|output|print|say|begin|start", `\b(?:respond|reply|answer|output|print|say|begin|start)\b[^.!?\n]{0,20}\b(?:only|exactly|solely|just)?\s*(?:with|by saying)?\s*['"](?:access granted|pwned|hacked|i have been pwned|haha|yes|sure|ok|confirmed)['"]|\b(?:i have been pwned|access granted)\b`),
+	r(PromptInjection, "tool_coercion", 0.6, "call|invoke|execute|run|use", `\b(?:call|invoke|execute|run|use)\b (?:the )?(?:tool|function) [\w.-]+ (?:with|to)\b|\bexecute (?:the following|this) (?:command|code|script)\b`),
+	r(PromptInjection, "virtualization", 0.5, "imagine|hypothetical|fictional|story|scene|game|scenario|simulation|roleplay", `\b(?:let'?s|we will|we'll) (?:play|pretend|act|imagine|roleplay)\b|\b(?:hypothetical(?:ly)?|fictional|in (?:this|a) (?:scenario|world|universe|simulation|game|story))\b[^.!?\n]{0,120}\b(?:no (?:rules|restrictions|laws)|anything|personal data|public knowledge|password|secret|allowed)\b|\bimagine (?:we|you|that)\b[^.!?\n]{0,160}\b(?:personal data|public|no rules|allowed|password|secret|private)\b`),
+	r(PromptInjection, "payload_split", 0.7, "", `\b[a-z]\s*=\s*a\s*\+\s*b|\bconcatenat\w* (?:the )?(?:strings|parts|following)\b|\bsmartgpt\b|\bcombine (?:a|parts?|the parts|the following)\b|\binterlace\b|\b(?:part|parte|partie|teil|भाग|phần|ভাগ|부분|部分) ?1 (?:is|es|é|est|ist|है|là|হল|:)`),
+	r(PromptInjection, "multilingual_ignore", 0.85, "",
+		`(?:ignora|ignorez|olvida|olvide|oublie|ignoriere|ignorieren|vergiss|vergessen|ignorar|esqueça|dimentica)\w*\s+(?:\w+\s+){0,3}(?:instrucciones|instructions|anweisungen|instruções|istruzioni|instrucoes|reglas|règles|regeln|regras|regole)|\bignor\w*\s+(?:o|lo|ce qui|le|la|todo|tudo|alles|tutto)\s*(?:acima|anterior|précède|precedente|oben|sopra|de arriba)|oubliez tout|vergiss alles|olvida todo|esqueça tudo|kalimutan|tagubilin|abaikan|lupakan|игнорир\w*|забудь\w*|проигнорир\w*|инструкци\w+|忽略|忽视|无视|忘记|之前的指令|以前の指示|指示を無視|無視して|忘れて|무시|잊어|이전 지시|अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जा|पिछले निर्देश|উপেক্ষা|ভুলে যান|আগের নির্দেশ|تجاهل|انسَ|انس كل|التعليمات السابقة|เพิกเฉย|ละเว้น|ลืม|คำสั่งก่อนหน้า|zignoruj|negeer|yoksay|unut|bỏ qua`),
+	r(PromptInjection, "multilingual_secret", 0.7, "",
+		`mật khẩu|contraseña|senha|mot de passe|passwort|parola d'ordine|wachtwoord|şifre|hasło|lösenord|kata sandi|salasana|clé secrète|código secreto|chiave segreta|geheimer schlüssel|पासवर्ड|गुप्त|পাসওয়ার্ড|গোপন|비밀번호|암호|パスワード|秘密|密码|口令|пароль|секретн\w*|ключ|كلمة (?:السر|المرور)|รหัสผ่าน|contraseña|mot de passe|passwort|senha`),
+	r(PromptInjection, "multilingual_role", 0.6, "",
+		`desenvolvedor|desarrollador|développeur|entwickler|sviluppatore|nhà phát triển|pengembang|pencipta|geliştirici|ontwikkelaar|modus tuhan|modo dios|mode dieu|maintenance mode|mode maintenance|modo (?:de )?manuten|modo (?:de )?mantenimiento|wartungsmodus|유지보수 모드|メンテナンスモード|维护模式|डेवलपर|डेवलपर मोड|ডেভেলপার|개발자|開発者|开发者|开发人员|разработчик\w*|المطور|นักพัฒนา|सिस्टम मोड|সিস্টেম মোড|시스템 모드|システムモード|系统模式|системн\w+ режим|कोई नियम नहीं|কোনো নিয়ম|규칙은 잊|規則|правил\w*|قواعد|กฎ`),
+}
+
+// reQualified follows an "ignore the previous instructions" that names which instructions
+// ("about the export", "I gave you"): a person correcting themselves, not an override.
+var reQualified = newGate(`^\s*(?:about|regarding|on|for|concerning|i (?:gave|sent|wrote)|we (?:discussed|agreed)|in my (?:last|previous|earlier))\b`)
+
+// reIgnoreAbove is "ignore the previous ..." whatever follows (typos included: "iunstructions");
+// the next word decides: "ignore the previous email" is a person correcting themselves.
+var reIgnoreAbove = newGate(`\b(?:ignore|disregard|forget)\b (?:all |your |the |any |everything )?(?:of )?(?:the )?(?:previous|prior|above|preceding|earlier|foregoing)\b[ ,.:;]*([a-z]*)`)
+
+var benignNouns = map[string]bool{
+	"email": true, "e-mail": true, "mail": true, "message": true, "invite": true, "invitation": true,
+	"spreadsheet": true, "file": true, "version": true, "draft": true, "note": true, "comment": true,
+	"invoice": true, "link": true, "attachment": true, "one": true, "reply": true, "post": true,
+	"meeting": true, "numbers": true, "figures": true, "update": true, "request": true, "order": true,
+	"ticket": true, "pr": true, "commit": true, "estimate": true, "quote": true, "booking": true,
+	"reservation": true, "slide": true, "slides": true, "doc": true, "document": true, "report": true,
+	"text": true, "sms": true, "call": true, "voicemail": true, "schedule": true, "agenda": true,
+	"list": true, "table": true, "chart": true, "screenshot": true, "photo": true, "picture": true,
+	"results": true, "result": true, "answer": true, "question": true, "price": true, "address": true,
+}
+
+// scanPrompt applies the prompt-injection rules and adds votes for hidden characters.
+func scanPrompt(v *voter, t string, n *Normalized) {
+	ig := &promptRules[0]
+	if loc := (&gate{*ig}).find(v, t); loc != nil {
+		w := ig.w
+		if reQualified.re.MatchString(t[loc[1]:]) && !strings.Contains(t[:loc[1]], " all ") {
+			// "ignore the previous instructions about the export": a correction.
+			w = 0.45
+		}
+		v.add(PromptInjection, ig.name, w, snippet(t, loc))
+	}
+	if m := reIgnoreAbove.findSub(v, t); m != nil {
+		next := t[m[2]:m[3]]
+		if !benignNouns[next] && !reQualified.re.MatchString(t[m[3]:]) {
+			v.add(PromptInjection, "ignore_above", 0.85, snippet(t, m[:2]))
+		}
+	}
+	applyAll(v, promptRules[1:], t)
+	if n.TagChars > 0 {
+		v.add(PromptInjection, "unicode_tag_chars", 0.9, "")
+	}
+	if n.Invisible >= 3 {
+		w := 0.5
+		if n.Invisible >= 10 {
+			w = 0.8
+		}
+		v.add(PromptInjection, "invisible_chars", w, "")
+	}
+	virtualization(v, t)
+	// Instruction density: long text addressed to "you" with many imperatives.
+	if len(t) > 120 {
+		you := strings.Count(t, " you ") + strings.Count(t, " your ")
+		imp := 0
+		for _, w := range []string{" must ", " should ", " do not ", " don't ", " never ", " always ", " immediately", " now ", " instead", " only "} {
+			imp += strings.Count(t, w)
+		}
+		if you >= 3 && imp >= 3 && v.score(PromptInjection) > 0 {
+			v.add(PromptInjection, "stat:imperative_density", 0.35, "")
+		}
+	}
+}
+
+var (
+	reImagine  = newGate(`\b(?:imagine|immagina|imagina|imaginez|stellen sie sich vor|stell dir vor|suppose|hypothetical)|कल्पना|কল্পনা|تخيل|상상|想像|想象|представ|จินตนาการ|hayal`)
+	rePersonal = newGate(`personal data|personal information|dati personali|datos personales|données personnelles|persönliche|dados pessoais|व्यक्तिगत|ব্যক্তিগত|개인 (?:데이터|정보)|個人データ|个人数据|персональн|البيانات الشخصية|ข้อมูลส่วนบุคคล|password|passwort|contraseña|senha|पासवर्ड|পাসওয়ার্ড|비밀번호|パスワード|密码|пароль|كلمة المرور|birth|nascita|nacimiento|naissance|geburt|जन्म|জন্ম|생일|誕生|出生|рождения|ميلاد|email address|e-mail|ईमेल|ইমেল|이메일|メール|邮件|почт|البريد`)
+)
+
+// virtualization votes for a scene-setting frame ("imagine we are in a world where personal
+// data is public") around a request for personal data or secrets, in any of several languages.
+func virtualization(v *voter, t string) {
+	if len(t) < 30 {
+		return
+	}
+	if loc := reImagine.find(v, t); loc != nil {
+		if rePersonal.re.MatchString(t[loc[0]:]) {
+			v.add(PromptInjection, "virtualization_personal_data", 0.7, snippet(t, loc))
+		}
+	}
+}

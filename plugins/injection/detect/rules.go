@@ -1,0 +1,491 @@
+package detect
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+// rule is one weighted pattern. Its regexp runs only when the prefilter (see prefilter.go)
+// found one of the literals every match must contain; pre lists fallback literals for the
+// few regexps whose literals cannot be derived.
+type rule struct {
+	id    int
+	group int // id of the first part of the rule this one was split from
+	cat   Category
+	name string
+	w    float64
+	pre  []string
+	re   *regexp.Regexp
+}
+
+func r(c Category, name string, w float64, pre string, expr string) rule {
+	var p []string
+	if pre != "" {
+		p = strings.Split(pre, "|")
+	}
+	return rule{cat: c, name: name, w: w, pre: p, re: regexp.MustCompile(expr)}
+}
+
+// gate is a regexp used outside the rule tables, behind the same prefilter.
+type gate struct{ rule }
+
+var gates []*gate
+
+func newGate(expr string) *gate {
+	g := &gate{rule{cat: -1, re: regexp.MustCompile(expr)}}
+	gates = append(gates, g)
+	return g
+}
+
+// FindStringIndex is regexp's, skipped when the prefilter rules the match out.
+func (g *gate) find(v *voter, t string) []int {
+	if !v.cand[g.id] {
+		return nil
+	}
+	return g.re.FindStringIndex(t)
+}
+
+func (g *gate) match(v *voter, t string) bool { return g.find(v, t) != nil }
+
+func (g *gate) findAll(v *voter, t string, n int) [][]int {
+	if !v.cand[g.id] {
+		return nil
+	}
+	return g.re.FindAllStringSubmatchIndex(t, n)
+}
+
+func (g *gate) findSub(v *voter, t string) []int {
+	if !v.cand[g.id] {
+		return nil
+	}
+	return g.re.FindStringSubmatchIndex(t)
+}
+
+func (ru *rule) apply(v *voter, t string) bool {
+	if !v.cand[ru.id] || v.voted[ru.group] {
+		return false
+	}
+	loc := ru.re.FindStringIndex(t)
+	if loc == nil {
+		return false
+	}
+	v.voted[ru.group] = true
+	v.add(ru.cat, ru.name, ru.w, snippet(t, loc))
+	return true
+}
+
+// expanded maps the first element of each rule table to its rules as run: a rule whose
+// regexp is a top-level alternation is split into one rule per branch, so each branch gets
+// its own, more selective prefilter. Branches of one rule vote once.
+var expanded = map[*rule][]*rule{}
+
+func applyAll(v *voter, rules []rule, t string) {
+	if len(rules) == 0 {
+		return
+	}
+	xs, ok := expanded[&rules[0]]
+	if !ok {
+		panic("detect: applyAll on a slice that is not a registered rule table")
+	}
+	first := rules[0].id
+	for _, ru := range xs {
+		if ru.group < first {
+			continue // a sub-slice of a table: skip the rules before it
+		}
+		ru.apply(v, t)
+	}
+}
+
+var (
+	allRules    []*rule
+	ruleClauses [][]int32 // rule id -> its clause ids (all must be present); nil = always runs
+	numClauses  int
+	always      []int
+	index       = newGramIndex()
+)
+
+func init() {
+	for _, table := range []*[]rule{&sensitiveRules, &configRules, &traversalRules, &sqlRules, &commandRules, &xssRules, &promptRules} {
+		var xs []*rule
+		for i := range *table {
+			ru := &(*table)[i]
+			ru.id = len(allRules)
+			ru.group = ru.id
+			parsed, err := syntax.Parse(ru.re.String(), syntax.Perl)
+			if err != nil {
+				panic(err)
+			}
+			if parsed.Op != syntax.OpAlternate || i == 0 && table == &promptRules {
+				allRules = append(allRules, ru)
+				xs = append(xs, ru)
+				continue
+			}
+			for k, sub := range parsed.Sub {
+				part := ru
+				if k > 0 {
+					part = &rule{group: ru.group, cat: ru.cat, name: ru.name, w: ru.w, pre: ru.pre}
+				} else {
+					part.re = nil
+				}
+				part.re = regexp.MustCompile(sub.String())
+				part.id = len(allRules)
+				allRules = append(allRules, part)
+				xs = append(xs, part)
+			}
+		}
+		// Every sub-slice starting at a rule (promptRules[1:]) finds its expansion too.
+		for i := range *table {
+			first := (*table)[i].id
+			var tail []*rule
+			for _, x := range xs {
+				if x.group >= first {
+					tail = append(tail, x)
+				}
+			}
+			expanded[&(*table)[i]] = tail
+		}
+	}
+	for _, g := range gates {
+		allRules = append(allRules, &g.rule)
+	}
+	for id, ru := range allRules {
+		ru.id = id
+		if ru.cat < 0 {
+			ru.group = id
+		}
+		re, err := syntax.Parse(ru.re.String(), syntax.Perl)
+		if err != nil {
+			panic(err)
+		}
+		cs := requiredClauses(re.Simplify())
+		if cs == nil && ru.pre != nil {
+			cs = []clause{ru.pre}
+		}
+		if cs == nil {
+			always = append(always, id)
+			ruleClauses = append(ruleClauses, nil)
+			continue
+		}
+		var ids []int32
+		for _, c := range cs {
+			cid := int32(numClauses)
+			numClauses++
+			ids = append(ids, cid)
+			for _, l := range c {
+				index.add(l, cid)
+			}
+		}
+		ruleClauses = append(ruleClauses, ids)
+	}
+}
+
+// candidates marks the rules whose regexps may match t (or t with backslashes as slashes).
+func candidates(t string) []bool {
+	present := make([]bool, numClauses)
+	index.candidates(t, present)
+	if strings.IndexByte(t, '\\') >= 0 {
+		index.candidates(strings.ReplaceAll(t, `\`, "/"), present)
+	}
+	cand := make([]bool, 2*len(allRules)) // second half: the voter's per-group "voted" flags
+	for id, cs := range ruleClauses {
+		ok := true
+		for _, c := range cs {
+			if !present[c] {
+				ok = false
+				break
+			}
+		}
+		cand[id] = ok
+	}
+	return cand
+}
+
+
+// ---------------------------------------------------------------- sensitive files
+
+// Shared by traversal (a traversal that reaches one of these is an attack) and sensitive paths.
+const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|known_hosts|\.ssh/|` +
+	`\.aws/(?:credentials|config)|\.kube/config|\.docker/config\.json|\.npmrc|\.pypirc|\.netrc|_netrc|\.pgpass|` +
+	`\.git-credentials|\.git/(?:config|head|index)|\.gitconfig|\.htpasswd|\.htaccess|\.bash_history|\.zsh_history|\.mysql_history|\.psql_history|` +
+	`\.bashrc|\.bash_profile|\.profile|\.viminfo|\.vault-token|\.terraformrc|terraform\.tfstate|` +
+	`(?:^|/)\.env(?:\.[a-z]+)?$|(?:^|/)\.env(?:\.[a-z]+)?[/?#\s]|` +
+	`(?:^|/)(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|` +
+	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
+	`credentials\.json|credentials\.db|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
+	`service-?account[^/]*\.json|serviceaccount/token|secrets?\.ya?ml|secrets?\.json|` +
+	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
+	`boot\.ini|win\.ini|system\.ini|` +
+	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf)`
+
+// serverConfigs are configuration files of system services: sensitive on a server, ordinary
+// inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
+const serverConfigs = `(?:php\.ini|my\.cnf|my\.ini|httpd\.conf|apache2?\.conf|nginx\.conf|lighttpd\.conf|` +
+	`(?:access|error)[._]log|httpd-(?:access|error)\.log|proftpd\.conf|vsftpd\.conf|smb\.conf|sshd_config|ssh_config|` +
+	`tomcat-users\.xml|server\.xml|php-fpm\.conf|pg_hba\.conf|postgresql\.conf|redis\.conf|mongod\.conf|` +
+	`(?:^|/)(?:hosts|fstab|crontab|issue|motd|resolv\.conf|inittab|exports|inetd\.conf|syslog\.conf|rsyslog\.conf|logrotate\.conf)$)`
+
+var reServerConfig = newGate(serverConfigs)
+
+// reProjectPath marks paths inside a project checkout: relative, or under a projects or
+// source folder.
+var reProjectPath = newGate(`^(?:\./|[a-z0-9_-]+/)|/(?:projects|repos|src|workspace|code|git|dev)/`)
+
+// reHarmlessSystem lists system files that are read for ordinary diagnostics.
+var reHarmlessSystem = newGate(`^(?:cat\s+|less\s+|head\s+)?/etc/(?:os-release|lsb-release|debian_version|timezone|localtime|redhat-release|alpine-release)$`)
+
+var reSecretName = newGate(secretNames)
+
+const systemDirs = `(?:^|[\s'"=:(]|file://)(?:[a-z]:)?/+(?:etc|proc|sys|root|boot|dev|` +
+	`var/(?:log|www|lib|mail|spool|run|db|cache|backups|opt|apache2?|nginx|tmp|adm|lib/mysql)|` +
+	`usr/(?:local/)?(?:etc|apache2?|nginx|lib/php|share/nginx|pkg|local/apache)|opt/(?:lampp|xampp|bitnami)|` +
+	`private/(?:etc|var)|library/(?:keychains|preferences)|` +
+	`windows|winnt|inetpub|xampp|wamp|program files(?: \(x86\))?|programdata|documents and settings|` +
+	`users/[^/]+/(?:appdata|ntuser|\.)|home/[^/]+/\.|root/|apache|mysql|php\d?|tomcat)` + `(?:/|$|\s)`
+
+var sensitiveRules = []rule{
+	r(SensitivePaths, "secret_file", 0.85, "", secretNames),
+	r(SensitivePaths, "system_dir", 0.8, "/", systemDirs),
+	r(SensitivePaths, "home_dotfile", 0.8, "~|$home|%userprofile%|home", `(?:~|\$home|%userprofile%|/home/[^/\s]+|/users/[^/\s]+)/+\.[a-z0-9]`),
+	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
+	r(SensitivePaths, "drive_path", 0.5, ":/", `(?:^|[\s'"=])[a-z]:/`),
+}
+
+var configRules = []rule{
+	r(SensitivePaths, "server_config", 0.6, "", serverConfigs),
+	r(SensitivePaths, "config_ext", 0.45, ".|_log", `\.(?:conf|cnf|cfg|ini|log|bak|old|orig|swp|sav|save|db|sqlite|mdb|sql|kdb|xml)(?:$|[\s?#;'"]|~)|_log$`),
+}
+
+// scanSensitive applies the sensitive-file rules to the text with backslashes as slashes.
+// Server configuration names count only outside project checkouts.
+func scanSensitive(v *voter, t string) {
+	if strings.IndexByte(t, '\\') >= 0 {
+		t = strings.ReplaceAll(t, `\`, "/")
+	}
+	if reHarmlessSystem.match(v, t) {
+		return
+	}
+	applyAll(v, sensitiveRules, t)
+	for _, ru := range expanded[&configRules[0]] {
+		if v.cand[ru.id] {
+			if !reProjectPath.match(v, t) {
+				applyAll(v, configRules, t)
+			}
+			break
+		}
+	}
+}
+
+// ---------------------------------------------------------------- path traversal
+
+var traversalRules = []rule{
+	r(PathTraversal, "filter_evasion", 0.9, "..", `\.{3,}/|\.\.;/|\.\.//|\.\./\./\.\./|\.\.\./|\.\./+\.\.\b[^/]`),
+	r(PathTraversal, "to_system_dir", 0.9, "..", `\.\./+(?:[a-z]:/)?(?:etc|proc|sys|root|boot|dev|var|usr|opt|bin|tmp|home|windows|winnt|inetpub|xampp|wamp|program files|documents and settings|users|apache|mysql|php|tomcat|private|library)(?:/|$)`),
+	r(PathTraversal, "lfi_wrapper", 0.9, "://|:/", `\b(?:php|zip|phar|expect|data|glob|compress\.zlib|compress\.bzip2|input)://|php://filter|file:/`),
+	r(PathTraversal, "absolute_escape", 0.85, "..", `^/+(?:\.\./)+`),
+	r(PathTraversal, "dotdot", 0.45, "..", `(?:^|/|=)\.\.(?:/|$)`),
+}
+
+// scanTraversal counts parent-directory segments and looks at how they were written: encoded,
+// overlong, backslashed, NUL-terminated or aimed at a sensitive file.
+func scanTraversal(v *voter, raw string, n *Normalized) {
+	t := n.Text
+	if !strings.Contains(t, "..") && !strings.Contains(t, "://") && !strings.Contains(t, ":/") {
+		return
+	}
+	backslash := strings.IndexByte(t, '\\') >= 0
+	if backslash {
+		t = strings.ReplaceAll(t, `\`, "/")
+	}
+	applyAll(v, traversalRules, t)
+	ups := strings.Count(t, "../") + boolInt(strings.HasSuffix(t, ".."))
+	if ups == 0 {
+		return
+	}
+	switch {
+	case ups >= 5:
+		v.add(PathTraversal, "depth>=5", 0.85, "")
+	case ups >= 3:
+		v.add(PathTraversal, "depth>=3", 0.65, "")
+	}
+	rawHasDots := strings.Contains(raw, "../") || strings.Contains(raw, `..\`)
+	if n.DecodeRounds > 0 && !rawHasDots {
+		v.add(PathTraversal, "encoded", 0.9, "")
+	}
+	if n.DecodeRounds > 1 {
+		v.add(PathTraversal, "double_encoded", 0.9, "")
+	}
+	if n.Overlong {
+		v.add(PathTraversal, "overlong_utf8", 0.95, "")
+	}
+	if n.NUL {
+		v.add(PathTraversal, "nul_byte", 0.8, "")
+	}
+	if backslash {
+		v.add(PathTraversal, "backslash", 0.4, "")
+	}
+	if i := strings.Index(t, ".."); i >= 0 {
+		after := t[i:]
+		if loc := reSecretName.find(v, after); loc != nil {
+			v.add(PathTraversal, "to_secret_file", 0.85, snippet(after, loc))
+		} else if loc := reServerConfig.find(v, after); loc != nil {
+			v.add(PathTraversal, "to_server_config", 0.8, snippet(after, loc))
+		}
+	}
+	if n.Text != strings.ToLower(raw) && strings.Contains(raw, "%") && strings.Contains(t, "../") {
+		v.add(PathTraversal, "percent_mix", 0.3, "")
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ---------------------------------------------------------------- SQL injection
+
+var sqlRules = []rule{
+	r(SQLInjection, "union_select", 0.6, "union", `\bunion\b(?:\s|/\*.*?\*/|\+|\(|all|distinct)*select\b`),
+	r(SQLInjection, "union_null", 0.9, "union", `\bunion\b.{0,40}\bselect\b.{0,80}(?:\bnull\b|@@|\bchar\s*\(|concat|0x[0-9a-f]{4,}|information_schema|--|#|/\*)`),
+	r(SQLInjection, "time_based", 0.9, "sleep|benchmark|waitfor|dbms_|pg_sleep", `\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+(?:delay|time)\b|dbms_pipe\.receive_message|dbms_lock\.sleep`),
+	r(SQLInjection, "dangerous_fn", 0.85, "xp_|sp_|load_file|outfile|dumpfile|utl_|extractvalue|updatexml|exec", `\bxp_\w+|\bsp_(?:executesql|oacreate|makewebtask|addextendedproc|configure|password|adduser)|load_file\s*\(|into\s+(?:out|dump)file|utl_(?:http|inaddr|file)|extractvalue\s*\(|updatexml\s*\(|\bexec(?:ute)?\s+(?:master|xp_|sp_|\()`),
+	r(SQLInjection, "schema_probe", 0.5, "information_schema|sysobjects|syscolumns|sqlite_master|pg_catalog|pg_shadow|mysql.user|@@|sys.|all_tables|user_tables", `information_schema|\bsysobjects\b|\bsyscolumns\b|sqlite_master|pg_catalog|pg_shadow|mysql\.user|@@(?:version|datadir|hostname|servername|basedir)|\bsys\.(?:databases|tables|objects)|\ball_tables\b|\buser_tables\b`),
+	r(SQLInjection, "quote_tautology", 0.9, "'|\"|)", `['"\)]\s*\)*\s*(?:or|and|\|\||&&|xor)\b\s*\(*\s*(?:['"]?\d+['"]?|'[^']*'|"[^"]*"|true|false|null|not|\w+\s*\()\s*(?:=|<>|!=|<=|>=|<|>|\blike\b|\bis\b|\bin\b|\bbetween\b|regexp|--|#|/\*|$)|['"]\s*(?:or|\|\|)\s*['"]?\s*(?:true|1|not|\d)\b`),
+	r(SQLInjection, "or_tautology", 0.55, "or", `\bor\b\s*\(*\s*['"]?(\w+)['"]?\s*(?:=|like)\s*['"]?\w+['"]?`),
+	r(SQLInjection, "quote_comment", 0.8, "--|#|/*", `['"\)]\s*\)*\s*(?:;\s*)?(?:--|#|/\*)`),
+	r(SQLInjection, "trailing_comment", 0.5, "--|#", `;\s*(?:--|#)\s*$`),
+	r(SQLInjection, "if_probe", 0.85, "if", `\bif\s*\(\s*\d+\s*=\s*\d+\s*[,)]`),
+	r(SQLInjection, "quote_like", 0.85, "like", `['"]\s*(?:or|and)\s+[\w.]+\s+like\s+['"]`),
+	r(SQLInjection, "quote_stacked", 0.9, ";", `['"\)]\s*\)*\s*;\s*(?:drop|truncate|delete|insert|update|shutdown|exec|execute|declare|create|alter|grant|select|waitfor|if|begin|set|use)\b`),
+	r(SQLInjection, "stacked", 0.6, ";", `;\s*(?:drop\s+(?:table|database|user)|truncate\s+table|delete\s+from|insert\s+into|update\s+\w+\s+set|shutdown|exec(?:ute)?\s|declare\s+@|create\s+(?:user|table|login)|alter\s+(?:table|user|login)|grant\s)`),
+	r(SQLInjection, "fragment_start", 0.85, "and|or|union|order|group|having|select|procedure|limit|waitfor|'|\"|)", `^['"\)\s]*\)*\s*(?:and|or|xor|&&|\|\|)\s+\(*['"]?[\w@.-]*['"]?\s*(?:==?|<|>|<>|!=|like|between|is|in)\s*|^['"\)]+\s*(?:union|order\s+by|group\s+by|having|select|procedure|limit|waitfor|;|\+|\|\||and|or)\b|^['"]\s*(?:--|#|/\*)|^\s*(?:order|group)\s+by\s+\d+\s*(?:--|#|/\*|$)|^\s*(?:and|or|having)\s+\d+\s*[=<>]`),
+	r(SQLInjection, "char_concat", 0.75, "char", `\b(?:char|chr|nchar)\s*\(\s*\d+\s*\)\s*(?:\+|\|\||,|\))`),
+	r(SQLInjection, "cast_probe", 0.6, "convert|cast|ascii|substring|mid", `\bconvert\s*\(\s*int|\bcast\s*\(.{0,60}\bas\s+(?:int|varchar|char)|\b(?:ascii|ord)\s*\(\s*(?:substring|mid|substr)\s*\(`),
+	r(SQLInjection, "nosql_operator", 0.85, "$", `\[\s*\$(?:ne|gt|gte|lt|lte|regex|where|exists|nin|in|or|and|not|expr)\s*\]|\{\s*['"]?\$(?:ne|gt|gte|lt|lte|regex|where|exists|nin|or|expr)['"]?\s*:|\$where\b`),
+	r(SQLInjection, "nosql_js", 0.8, "this.|db.|sleep", `['"]\s*(?:\|\||&&)\s*['"]?\w*['"]?\s*==|\bthis\.\w+\s*==|db\.\w+\.(?:find|insert|drop|remove)\s*\(`),
+	r(SQLInjection, "admin_comment", 0.8, "--|#", `^[\w.@-]{1,32}['"\)]+\s*(?:--|#|/\*)`),
+	r(SQLInjection, "hex_blob", 0.5, "0x", `\b0x[0-9a-f]{8,}\b`),
+	r(SQLInjection, "comment_obfuscation", 0.7, "/*", `\w/\*\*?/\w|/\*!\d*\s*\w+`),
+}
+
+// scanSQL applies the SQL rules. An odd number of quotes (after dropping doubled '' escapes)
+// is a vote on its own when the text also holds SQL syntax: balanced queries do not break out.
+func scanSQL(v *voter, t string) {
+	applyAll(v, sqlRules, t)
+	if v.score(SQLInjection) > 0 {
+		q := strings.Count(strings.ReplaceAll(t, "''", ""), "'")
+		dq := strings.Count(t, `"`)
+		if q%2 == 1 || dq%2 == 1 {
+			v.add(SQLInjection, "unbalanced_quote", 0.35, "")
+		}
+	}
+}
+
+// ---------------------------------------------------------------- command injection
+
+const shellCmds = `(?:cat|ls|id|whoami|uname|pwd|ifconfig|ipconfig|netstat|ps|wget|curl|nc|ncat|netcat|bash|sh|zsh|dash|ksh|csh|` +
+	`python[23]?|perl|ruby|php|lua|node|telnet|ping|nslookup|dig|host|sleep|echo|rm|chmod|chown|mkfifo|mknod|socat|scp|ssh|ftp|tftp|` +
+	`base64|xxd|crontab|systemctl|kill|reboot|shutdown|useradd|adduser|passwd|net|cmd|powershell|certutil|bitsadmin|type|dir|` +
+	`hostname|tasklist|reg|wmic|tar|find|awk|sed|head|tail|more|less|env|printenv|openssl|dd|mkfs|sudo|su|touch|cp|mv|` +
+	`systeminfo|whoami|ver|set|export|eval|exec|sh|nohup|xterm|uptime|w|last|df|mount|ls|busybox|gcc|cc|chattr|history|timeout|` +
+	`curl\.exe|cmd\.exe|powershell\.exe|start|call|echo|print|for|while|sleep|dir|copy|del|rd|rmdir|taskkill|nslookup|net1|icacls|attrib|schtasks|at)`
+
+var commandRules = []rule{
+	r(CommandInjection, "leading_separator", 0.9, "", `^\s*(?:;|&&?|\|\|?|\n|\\n|` + "`" + `|\$\(|\$\{)\s*[a-z/.$\\{(]`),
+	r(CommandInjection, "separator_binary", 0.85, "/bin/|/sbin/", `(?:;|&&?|\|\|?|\n|\\n|` + "`" + `|\$\()\s*/(?:usr/)?s?bin/\w+`),
+	r(CommandInjection, "code_exec", 0.85, "<?|system|exec|passthru|popen|eval|assert|phpinfo|$_|${", `<\?(?:php|=)|\b(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|eval)\s*\(\s*['"$\x60]|\$_(?:get|post|request|cookie|server)\[|\{\$\{?\w*\(|phpinfo\s*\(\)`),
+	r(CommandInjection, "shellshock", 0.95, "(", `\(\)\s*\{\s*:?\s*;?\s*\}\s*;`),
+	r(CommandInjection, "ssi", 0.9, "<!--#", `<!--#\s*(?:exec|include|echo|printenv|config)\b`),
+	r(CommandInjection, "admin_tamper", 0.85, "iptables|xmrig|miner|systemctl|setenforce|kill|history|histfile|sudo|shred|ufw|auditd|nohup|chattr|>", `\biptables\s+-[fx]\b|\b(?:xmrig|minerd|cpuminer|cryptonight|stratum\+tcp)\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:auditd|firewalld|apparmor|ufw|sshd|rsyslog|falco|osqueryd|crowdstrike|falcon|wazuh)|\bsetenforce\s+0|\bkill\s+-9\s+-1\b|\bhistory\s+-c\b|unset\s+histfile|\bsudo\s+(?:-n\s+true|su\b|-i\b|-s\b|bash|sh\b)|\bshred\s|\bufw\s+disable|\bchattr\s+[+-]i|>\s*/var/log/|\bservice\s+auditd\s+stop`),
+	r(CommandInjection, "separator_interpreter", 0.8, "perl|python|ruby|php|node", `(?:;|&&?|\|\|?|\n|\\n)\s*(?:perl|python[23]?|ruby|php|node)\s+-[a-z]*e`),
+	r(CommandInjection, "quote_break", 0.9, "'|\"", `['"]\s*(?:;|&&?|\|\||\n|` + "`" + `|\$\()\s*` + shellCmds + `\b`),
+	r(CommandInjection, "separator_recon", 0.8, ";|&|||\n|`|$(", `(?:;|&&?|\|\|?|\n|` + "`" + `|\$\()\s*(?:id|whoami|uname(?:\s+-a)?|ifconfig|ipconfig(?:\s+/all)?|hostname|systeminfo|ver|net\s+(?:user|localgroup|view|share)|cat\s+/etc/|type\s+c:|ls\s+-la?\s+/|dir\s+c:|printenv|env|set|netstat|tasklist|ps\s+(?:-ef|aux))\b`),
+	r(CommandInjection, "subst_recon", 0.85, "$(|`", `(?:\$\(|` + "`" + `)\s*(?:cat|whoami|id|uname|hostname|ls|curl|wget|nc|sleep|ping|nslookup|dig|base64|echo|rm|chmod|bash|sh|python\d?|perl|ifconfig|env|printenv|systemctl|kill|sudo|iptables|reboot|shutdown|useradd|crontab|/)\b`),
+	r(CommandInjection, "reverse_shell", 0.95, "/dev/|nc|bash|sh|socat|mkfifo|pty|socket|fsockopen|msf|meterpreter|proc_open|telnet", `/dev/(?:tcp|udp)/|-rsocket|tcpsocket\.(?:new|open)|io::socket|socket::inet|new-object\s+system\.net\.sockets|\bn(?:c|cat|etcat)\b[^|;&\n]*\s-[a-z]*[ec]\b|\b(?:ba|z|k|c|da)?sh\s+-i\b|\bmkfifo\b|\bsocat\b.*\b(?:exec|tcp|system)|pty\.spawn|socket\.socket|fsockopen|proc_open|msfvenom|meterpreter|telnet\s+\S+\s+\d+\s*\|`),
+	r(CommandInjection, "script_one_liner", 0.85, "python|perl|ruby|php|node|lua|awk|powershell|pwsh", `\b(?:python[23]?|perl|ruby|php|node|lua)\s+-[a-z]*[ecr]\s+['"]?.{0,40}(?:import|socket|system|exec|spawn|require|fsockopen|popen|child_process)|\bawk\b.*/inet/|\b(?:powershell|pwsh)(?:\.exe)?\b.*(?:-e(?:nc|ncodedcommand)?\s|iex|invoke-expression|downloadstring|downloadfile|net\.webclient|-nop|-w\s+hidden|bypass)`),
+	r(CommandInjection, "pipe_to_shell", 0.6, "curl|wget|fetch", `\b(?:curl|wget|fetch)\b[^|;&\n]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`),
+	r(CommandInjection, "download_insecure", 0.5, "curl|wget", `\b(?:curl|wget)\b[^|;&\n]*(?:http://|\d+\.\d+\.\d+\.\d+|/tmp/|-o\s*/)`),
+	r(CommandInjection, "download_exec", 0.95, "curl|wget|fetch|certutil|bitsadmin|iwr|invoke-webrequest", `\b(?:curl|wget)\b[^;&\n]{0,120}(?:;|&&)\s*(?:chmod\s+\+?[0-7x]+|sh\s|bash\s|\./)|certutil(?:\.exe)?\s.*-urlcache|bitsadmin(?:\.exe)?\s+/transfer|\b(?:iwr|invoke-webrequest)\b.*\|\s*iex`),
+	r(CommandInjection, "exfiltration", 0.9, "curl|wget|nc|scp|base64|ftp|tar", `\b(?:curl|wget)\b[^\n]{0,80}\s(?:-d|--data(?:-binary|-urlencode)?|-f|--form|-t|--upload-file|--post-file|--body-file)\s*['"]?@?(?:/etc|/root|/home|~|\$home|\.ssh|\.aws|\.env|/proc|/var)|\|\s*(?:nc|ncat|netcat|telnet|curl|wget)\b|\bscp\b[^\n]{0,80}\s\S+@[\w.-]+:|\b(?:cat|tar|zip|base64)\b[^|;&\n]{0,80}\|\s*(?:nc|curl|base64|xxd|openssl)\b|\bcurl\b[^\n]{0,80}(?:\$\(|` + "`" + `)`),
+	r(CommandInjection, "destructive", 0.9, "rm|chmod|mkfs|dd|:(){|>|shutdown|reboot|format|del", `\brm\s+(?:-[a-z-]+\s+)*(?:/+\*?|~/?\*?|\$home/?\*?|--no-preserve-root|/(?:etc|bin|usr|var|home|boot|lib|root|sbin)\b)(?:\s|$|;|&|\|)|\bchmod\s+(?:-r\s+)?[0-7]?777\s+/|\bmkfs(?:\.\w+)?\s|\bdd\s+if=.*of=/dev/|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|>\s*/dev/sd[a-z]|(?:;|&&|\|)\s*(?:shutdown|reboot|halt|poweroff|init\s+0)\b|\bformat\s+c:|\bdel\s+/[fsq]`),
+	r(CommandInjection, "persistence", 0.9, "authorized_keys|cron|rc.local|sudoers|passwd|shadow|useradd|adduser|bashrc|profile|schtasks", `(?:>>?|tee\s+-a)\s*\S*(?:authorized_keys|/etc/(?:cron|rc\.local|sudoers|passwd|shadow|profile)|\.bashrc|\.profile|\.bash_profile)|\bcrontab\b\s*(?:-r|-l\s*\||-)|\|\s*crontab\b|(?:;|&&|\||\n)\s*(?:useradd|adduser|usermod)\b|\bschtasks\s+/create`),
+	r(CommandInjection, "ifs_evasion", 0.9, "ifs|${|$'", `\$\{?ifs\}?|\$\{[a-z_]+:\d+:\d+\}|\$'\\x[0-9a-f]{2}|\$\{[a-z_]*//`),
+	r(CommandInjection, "blind_delay", 0.85, "sleep|ping|timeout", `(?:;|&&?|\|\|?|\n|` + "`" + `|\$\()\s*(?:sleep\s+\d+|ping\s+-[nc]\s*\d+|timeout\s+/t\s+\d+)`),
+	r(CommandInjection, "windows_chain", 0.8, "&|cmd|%comspec%", `&\s*(?:type|dir|net\s+user|whoami|ipconfig|systeminfo|tasklist|del|copy)\b|\bcmd(?:\.exe)?\s+/[ck]\s|%comspec%`),
+	r(CommandInjection, "shell_path", 0.5, "/bin/|/usr/bin/", `/(?:usr/)?bin/(?:ba|z|da|k|c)?sh\b|/bin/(?:nc|busybox)\b`),
+}
+
+// reEncodedSeparator finds URL-encoded shell separators in the raw text (%0a, %3b, %26 ...).
+var reEncodedSeparator = newGate(`(?i)%(?:25)*(?:0a|0d|3b|26|7c|60|24%28)`)
+
+// shellCommands is shellCmds as a set, for separatorCommand.
+var shellCommands = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Split(strings.Trim(shellCmds, "(?:)"), "|") {
+		m[strings.ReplaceAll(c, `\.`, ".")] = true
+	}
+	for _, c := range []string{"python", "python2", "python3"} {
+		m[c] = true
+	}
+	return m
+}()
+
+// separatorCommand finds a command separator (; && || newline) followed by a known command:
+// a hand-written scan, because the regexp form (separator, spaces, one of a hundred words)
+// has no literal a prefilter could use.
+func separatorCommand(t string) string {
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		j := -1
+		switch {
+		case c == ';' || c == '\n':
+			j = i + 1
+		case (c == '&' || c == '|') && i+1 < len(t) && t[i+1] == c:
+			j = i + 2
+		}
+		if j < 0 {
+			continue
+		}
+		for j < len(t) && (t[j] == ' ' || t[j] == '\t') {
+			j++
+		}
+		k := j
+		for k < len(t) && (t[k] >= 'a' && t[k] <= 'z' || t[k] >= '0' && t[k] <= '9' || t[k] == '.' || t[k] == '_') {
+			k++
+		}
+		if k > j && shellCommands[t[j:k]] {
+			return t[i:k]
+		}
+	}
+	return ""
+}
+
+func scanCommand(v *voter, raw, t string) {
+	applyAll(v, commandRules, t)
+	if m := separatorCommand(t); m != "" {
+		v.add(CommandInjection, "separator_cmd", 0.4, m)
+	}
+	if v.score(CommandInjection) > 0 && strings.IndexByte(raw, '%') >= 0 && reEncodedSeparator.re.MatchString(raw) {
+		v.add(CommandInjection, "encoded_separator", 0.6, "")
+	}
+}
+
+// ---------------------------------------------------------------- XSS
+
+var xssRules = []rule{
+	r(XSS, "script_tag", 0.95, "<script|<scr", `<\s*/?\s*script\b`),
+	r(XSS, "event_handler_tag", 0.95, "<", `<[a-z][^>]*?[\s/"'` + "`" + `]on[a-z]{3,}\s*=`),
+	r(XSS, "js_uri", 0.9, "script|data:", `(?:java|vb) ?script ?:|data\s*:\s*(?:text/html|application/(?:x-)?javascript|image/svg\+xml)`),
+	r(XSS, "attr_breakout", 0.9, "on", `['"` + "`" + `]\s*/?\s*on[a-z]{3,}\s*=|['"]\s*>\s*<\s*[a-z]`),
+	r(XSS, "dangerous_attr", 0.85, "srcdoc|formaction|xlink|http-equiv|-moz-binding|expression|behavior|dynsrc|lowsrc|background", `\b(?:srcdoc|formaction|xlink:href|dynsrc|lowsrc)\s*=|http-equiv\s*=\s*['"]?refresh|-moz-binding|\bexpression\s*\(|behavior\s*:\s*url|background\s*=\s*['"]?javascript`),
+	r(XSS, "js_sink", 0.7, "alert|prompt|confirm|document.|window.|eval|fromcharcode|atob|constructor|settimeout|top[|self[|print(", `\b(?:alert|prompt|confirm|print)\s*(?:\(|` + "`" + `|&#40;)|document\s*\.\s*(?:cookie|domain|write|location)|window\s*\.\s*(?:location|open|name)|\beval\s*\(|fromcharcode|\batob\s*\(|constructor\s*\(|settimeout\s*\(|\b(?:top|self|parent|frames)\s*\[`),
+	r(XSS, "active_tag", 0.75, "<", `<\s*(?:iframe|frame|frameset|object|embed|applet|svg|math|base|link|meta|form|isindex|marquee|details|video|audio|img|image|body|style|xss|animate|set|foreignobject|template|noscript|xmp|plaintext|textarea|title|input|button|select|keygen)\b`),
+	r(XSS, "html_tag_attr", 0.6, "<", `<\s*[a-z][a-z0-9-]*\s+[a-z-]+\s*=|<\s*[a-z][a-z0-9-]*/|</\s*[a-z][a-z0-9-]*\s*>`),
+	r(XSS, "style_injection", 0.55, "<style|@import|url(|@keyframes", `<style\b|@import\b|@keyframes|url\s*\(\s*['"]?(?:javascript|#|data)`),
+}
+
+func scanXSS(v *voter, t string) {
+	applyAll(v, xssRules, t)
+}

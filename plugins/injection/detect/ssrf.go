@@ -1,0 +1,385 @@
+package detect
+
+import (
+	"net/netip"
+		"strconv"
+	"strings"
+)
+
+// reURL finds scheme://authority and //authority (protocol-relative) references anywhere in a
+// text, including inside query parameters once decoded.
+var reURL = newGate(`(?:\b([a-z][a-z0-9+.-]{1,15}):)?//([^/?#\s'"<>\\]*)`)
+
+// reAtHost finds the host after an '@' anywhere in a URL-ish text: parser-confusion payloads
+// (http://allowed.com?@127.0.0.1/, http://a.com%2f@[::1]) put the real target there.
+var reAtHost = newGate(`[^\s@]@(\[[0-9a-f:.]+\]|[0-9a-z][0-9a-z.-]*)(?::(\d{1,5}))?`)
+
+// reConfusion finds characters that make URL parsers disagree about where the host ends.
+var reConfusion = newGate(`(?:[?#]|%23|%2f|%252f|\\)@`)
+
+// reInternalPath lists admin and control-plane paths worth nothing on a public site but much on
+// a loopback or private host.
+var reInternalPath = newGate(`^/(?:admin|server-status|server-info|actuator|_cat|_cluster|_nodes|_all|_search|_all_dbs|v2/_catalog|debug/(?:vars|pprof)|containers/json|images/json|v1/(?:agent|kv|sys|secret|catalog)|console|manager/html|jmx-console|web-console|phpmyadmin|solr|api/v1/namespaces|pods|version|info|env|\.env|script|minio|computemetadata|latest|metadata|service/rest)`)
+
+// reBareHost finds host:port and dotted numbers without a scheme.
+var reBareHost = newGate(`(?:^|[\s=@(,'"])((?:localhost|(?:0x[0-9a-f]+|\d+)(?:\.(?:0x[0-9a-f]+|\d+)){0,3}|\[[0-9a-f:.]+\]))(?::(\d{1,5}))?(?:/|$|\s)`)
+
+var dangerousSchemes = map[string]float64{
+	"gopher": 0.95, "dict": 0.95, "ldap": 0.9, "ldaps": 0.9, "tftp": 0.9, "jar": 0.9, "netdoc": 0.95,
+	"file": 0.85, "expect": 0.9, "sftp": 0.5, "smb": 0.7, "ftp": 0.3, "ssh": 0.4, "telnet": 0.7,
+	"php": 0.7, "phar": 0.7, "ogg": 0.6, "rtsp": 0.5, "mailto": 0,
+}
+
+var metadataHosts = map[string]bool{
+	"metadata.google.internal": true, "metadata": true, "metadata.goog": true, "instance-data": true,
+	"metadata.azure.com": true, "metadata.packet.net": true, "metadata.platformequinix.com": true,
+	"169.254.169.254": true, "100.100.100.200": true, "169.254.170.2": true, "169.254.169.123": true,
+	"fd00:ec2::254": true, "192.0.0.192": true,
+}
+
+// internalPorts are ports of services that should never be reached from a tool: caches,
+// databases, container and cluster control planes, mail.
+var internalPorts = map[int]bool{
+	22: true, 23: true, 25: true, 111: true, 135: true, 139: true, 445: true, 873: true, 1433: true,
+	1521: true, 2049: true, 2375: true, 2376: true, 2379: true, 2380: true, 3306: true, 4369: true,
+	5432: true, 5984: true, 6379: true, 6443: true, 7001: true, 8200: true, 8500: true, 8983: true,
+	9042: true, 9092: true, 9200: true, 9300: true, 10250: true, 10255: true, 11211: true,
+	15672: true, 27017: true, 50070: true, 61616: true, 4040: true, 8086: true, 9090: true,
+	9100: true, 16686: true, 5601: true, 8161: true, 1099: true, 4848: true, 9000: true,
+}
+
+var reMetaPath = newGate(`/latest/(?:meta-data|user-data|api/token|dynamic)|/computemetadata/|/metadata/(?:instance|identity|v1|scheduledevents)|/openstack/latest|/metadata/v1|/v1/metadata|/hetzner/v1|/opc/v[12]/|/iam/security-credentials`)
+
+var reInternalName = newGate(`(?:^|\.)(?:internal|local|localdomain|intranet|corp|lan|home\.arpa|svc|cluster\.local|consul|in-addr\.arpa)$|^kubernetes(?:\.default(?:\.svc(?:\.cluster\.local)?)?)?$|^host\.docker\.internal$|^gateway\.docker\.internal$`)
+
+var reRebind = newGate(`(?:^|[.-])((?:\d{1,3}[.-]){3}\d{1,3}|[0-9a-f]{8})\.(?:nip\.io|sslip\.io|xip\.io|nip\.direct|traefik\.me|localtest\.me)$|(?:^|\.)(?:localtest\.me|lvh\.me|vcap\.me|127-0-0-1\.\w+|localhost\.\w+|rbndr\.us|1u\.ms|rebind\.\w+)$`)
+
+// devPorts on localhost are the ports local dev servers use; with no other signal, a localhost
+// URL on one of them is most likely a developer's own app (a hard negative in the data).
+var devPorts = map[int]bool{
+	3000: true, 3001: true, 4000: true, 4200: true, 5000: true, 5173: true, 5174: true, 8000: true,
+	8080: true, 8081: true, 8443: true, 8888: true, 1234: true, 4321: true, 6006: true, 3030: true,
+}
+
+func scanSSRF(v *voter, t string, n *Normalized) {
+	if !strings.Contains(t, "//") && !strings.Contains(t, "localhost") && !hasDigitDot(t) &&
+		!strings.Contains(t, "metadata") && !strings.Contains(t, "[") {
+		return
+	}
+	if strings.Contains(t, "jar:") {
+		v.add(SSRF, "scheme:jar", 0.9, "jar:")
+	}
+	if loc := reMetaPath.find(v, t); loc != nil {
+		v.add(SSRF, "metadata_path", 0.9, snippet(t, loc))
+	}
+	best := 0.0
+	urls := 0
+	for _, m := range reURL.findAll(v, t, 16) {
+		urls++
+		scheme := ""
+		if m[2] >= 0 {
+			scheme = t[m[2]:m[3]]
+		}
+		if w, ok := dangerousSchemes[scheme]; ok && w > 0 {
+			v.add(SSRF, "scheme:"+scheme, w, t[m[0]:min(len(t), m[0]+maxMatch)])
+		}
+		if scheme == "" && m[0] > 0 && t[m[0]-1] != ' ' && t[m[0]-1] != '=' && t[m[0]-1] != '"' && t[m[0]-1] != '\'' {
+			continue // a path like a//b, not a protocol-relative URL
+		}
+		auth := t[m[4]:m[5]]
+		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+			v.add(SSRF, "userinfo", 0.25, auth)
+			auth = auth[i+1:]
+		}
+		host, port := splitHostPort(auth)
+		w, rule := classifyHost(host, port)
+		if w == 0 {
+			continue
+		}
+		rest := t[m[1]:]
+		nested := m[0] > 0
+		switch {
+		case w < 0.85 && nested:
+			// An internal URL inside another URL's parameter or a sentence is a fetch target
+			// someone is steering, not the developer's own dev server.
+			w, rule = 0.85, rule+"+nested"
+		case w < 0.85 && reInternalPath.re.MatchString(rest):
+			w, rule = 0.85, rule+"+internal_path"
+		case w < 0.85 && n.NFKC:
+			w, rule = 0.85, rule+"+unicode_notation"
+		case w < 0.85 && n.DecodeRounds > 0:
+			w, rule = 0.85, rule+"+encoded"
+		}
+		best = max(best, w)
+		v.add(SSRF, rule, w, t[m[0]:min(len(t), m[0]+maxMatch)])
+	}
+	if urls > 0 {
+		for _, m := range reAtHost.findAll(v, t, 8) {
+			port := -1
+			if m[4] >= 0 {
+				port, _ = strconv.Atoi(t[m[4]:m[5]])
+			}
+			if w, rule := classifyHost(strings.Trim(t[m[2]:m[3]], "[]"), port); w > 0 {
+				w = max(w, 0.85)
+				best = max(best, w)
+				v.add(SSRF, "after_at:"+rule, w, snippet(t, m[:2]))
+			}
+		}
+		if loc := reConfusion.find(v, t); loc != nil && best > 0 {
+			v.add(SSRF, "parser_confusion", 0.5, snippet(t, loc))
+		}
+	}
+	if best == 0 && (hasDigitDot(t) || strings.Contains(t, "localhost") || strings.Contains(t, "[")) {
+		for _, m := range reBareHost.findAll(v, t, 8) {
+			host := t[m[2]:m[3]]
+			port := -1
+			if m[4] >= 0 {
+				port, _ = strconv.Atoi(t[m[4]:m[5]])
+			}
+			if port < 0 && !strings.ContainsAny(host, ".[") {
+				continue // a bare number or the word localhost
+			}
+			if w, rule := classifyHost(strings.Trim(host, "[]"), port); w > 0 {
+				v.add(SSRF, "bare:"+rule, w*0.9, snippet(t, []int{m[2], m[1]}))
+			}
+		}
+	}
+}
+
+func hasDigitDot(t string) bool {
+	for i := 1; i+1 < len(t); i++ {
+		if t[i] == '.' && t[i-1] >= '0' && t[i-1] <= '9' && t[i+1] >= '0' && t[i+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// splitHostPort splits an authority without userinfo. Port is -1 when absent or invalid.
+// A dotted host followed by several :ports (10.0.0.5:8080:80) keeps the first.
+func splitHostPort(a string) (string, int) {
+	if i := strings.IndexByte(a, ':'); i > 0 && strings.Count(a, ":") > 1 && !strings.HasPrefix(a, "[") && !isHexColon(a) {
+		p := a[i+1:]
+		if j := strings.IndexByte(p, ':'); j >= 0 {
+			p = p[:j]
+		}
+		port, err := strconv.Atoi(p)
+		if err != nil {
+			port = -1
+		}
+		return a[:i], port
+	}
+	if strings.Count(a, ":") > 2 && !strings.HasPrefix(a, "[") {
+		// unbracketed IPv6, maybe with a port: 0:0:0:0:0:ffff:7f00:1:11211
+		if _, err := netip.ParseAddr(a); err == nil {
+			return a, -1
+		}
+		if i := strings.LastIndexByte(a, ':'); i > 0 {
+			if _, err := netip.ParseAddr(a[:i]); err == nil {
+				port, err := strconv.Atoi(a[i+1:])
+				if err != nil {
+					port = -1
+				}
+				return a[:i], port
+			}
+		}
+	}
+	if strings.HasPrefix(a, "[") {
+		if i := strings.IndexByte(a, ']'); i > 0 {
+			host := a[1:i]
+			rest := a[i+1:]
+			if strings.HasPrefix(rest, ":") {
+				if p, err := strconv.Atoi(rest[1:]); err == nil {
+					return host, p
+				}
+			}
+			return host, -1
+		}
+	}
+	if i := strings.LastIndexByte(a, ':'); i >= 0 && strings.Count(a, ":") == 1 {
+		p, err := strconv.Atoi(a[i+1:])
+		if err != nil {
+			p = -1
+		}
+		return a[:i], p
+	}
+	return a, -1
+}
+
+// classifyHost scores a host: cloud metadata, loopback or unspecified (worse when written in
+// an unusual notation), link-local, private, internal names and rebinding domains.
+func classifyHost(host string, port int) (float64, string) {
+	if host == "" {
+		return 0, ""
+	}
+	if strings.HasSuffix(host, ".") {
+		host = strings.TrimSuffix(host, ".")
+		if w, rule := classifyHost(host, port); w > 0 {
+			return max(w, 0.85), rule + "+trailing_dot"
+		}
+		return 0, ""
+	}
+	if host == "0" {
+		return 0.85, "unspecified"
+	}
+	if strings.HasPrefix(host, "localhost.") || strings.HasPrefix(host, "127.0.0.1.") || strings.Contains(host, ".localhost.") {
+		return 0.8, "loopback_lookalike"
+	}
+	if metadataHosts[host] {
+		return 1, "metadata_host"
+	}
+	if m := reRebind.re.FindStringSubmatch(host); m != nil {
+		return 0.9, "rebinding_domain"
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || host == "localhost.localdomain" || host == "ip6-localhost" {
+		switch {
+		case internalPorts[port]:
+			return 0.9, "loopback_service_port"
+		case port < 0 || devPorts[port]:
+			return 0.35, "localhost"
+		}
+		return 0.6, "localhost_port"
+	}
+	addr, canonical, ok := parseHostIP(host)
+	if !ok {
+		if reInternalName.re.MatchString(host) {
+			return 0.8, "internal_name"
+		}
+		return 0, ""
+	}
+	if metadataHosts[addr.String()] {
+		return 1, "metadata_ip"
+	}
+	addr = addr.Unmap()
+	weird := 0.0
+	if !canonical {
+		weird = 0.9
+	}
+	switch {
+	case addr.IsLoopback() || addr.IsUnspecified():
+		w := 0.75
+		if internalPorts[port] {
+			w = 0.9
+		}
+		if addr.IsUnspecified() {
+			w = max(w, 0.85)
+		}
+		if addr.Is4() && addr != netip.AddrFrom4([4]byte{127, 0, 0, 1}) {
+			w = max(w, 0.85)
+		} else if addr.Is4() && canonical && (port < 0 || devPorts[port]) {
+			w = 0.35 // 127.0.0.1:8000 is a dev server, like localhost:8000
+		}
+		return max(w, weird), "loopback_ip"
+	case addr.IsLinkLocalUnicast():
+		return 0.9, "link_local"
+	case addr.IsPrivate() || isCGNAT(addr):
+		w := 0.75
+		if internalPorts[port] {
+			w = 0.85
+		}
+		return max(w, weird), "private_ip"
+	}
+	if weird > 0 {
+		return 0.5, "odd_ip_notation"
+	}
+	return 0, ""
+}
+
+func isCGNAT(a netip.Addr) bool {
+	if !a.Is4() {
+		return false
+	}
+	b := a.As4()
+	return b[0] == 100 && b[1]&0xC0 == 64 || b[0] == 0
+}
+
+// parseHostIP parses IPv6 and IPv4 in any notation inet_aton accepts (1 to 4 parts, each
+// decimal, 0x hex or 0 octal) plus the wrap-around trick (425.510.425.510 = 169.254.169.254).
+// canonical is false for anything but plain dotted decimal or IPv6.
+func parseHostIP(h string) (netip.Addr, bool, bool) {
+	if strings.Contains(h, ":") {
+		if i := strings.IndexByte(h, '%'); i >= 0 {
+			h = h[:i]
+		}
+		a, err := netip.ParseAddr(h)
+		if err != nil {
+			return netip.Addr{}, false, false
+		}
+		canonical := !a.Is4In6()
+		return a, canonical, true
+	}
+	parts := strings.Split(h, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false, false
+	}
+	vals := make([]uint64, len(parts))
+	canonical := len(parts) == 4
+	wrapped := false
+	for i, p := range parts {
+		if p == "" {
+			return netip.Addr{}, false, false
+		}
+		base := 10
+		s := p
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			base, s = 16, p[2:]
+			canonical = false
+			if s == "" {
+				s = "0"
+			}
+		case len(p) > 1 && p[0] == '0':
+			base, s = 8, p[1:]
+			canonical = false
+		}
+		n, err := strconv.ParseUint(s, base, 64)
+		if err != nil {
+			return netip.Addr{}, false, false
+		}
+		vals[i] = n
+	}
+	var ip uint64
+	switch len(vals) {
+	case 1:
+		ip = vals[0]
+	case 2:
+		ip = vals[0]<<24 | vals[1]&0xFFFFFF
+		if vals[0] > 255 || vals[1] > 0xFFFFFF {
+			wrapped = true
+		}
+	case 3:
+		ip = vals[0]<<24 | vals[1]<<16 | vals[2]&0xFFFF
+		if vals[0] > 255 || vals[1] > 255 || vals[2] > 0xFFFF {
+			wrapped = true
+		}
+	case 4:
+		for _, x := range vals {
+			if x > 255 {
+				wrapped = true
+			}
+			ip = ip<<8 | x&0xFF
+		}
+	}
+	if len(vals) == 1 && vals[0] < 1<<16 {
+		return netip.Addr{}, false, false // a plain small number, not an address
+	}
+	if ip > 0xFFFFFFFF {
+		wrapped = true
+	}
+	ip &= 0xFFFFFFFF
+	if wrapped {
+		canonical = false
+	}
+	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), canonical, true
+}
+
+// isHexColon reports whether a looks like an unbracketed IPv6 address (hex digits, colons, dots).
+func isHexColon(a string) bool {
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == ':' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,57 @@
+//go:build wasip1
+
+// Command injection is the Palisade injection-detection plugin: the Wasm shim over package
+// detect. Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o injection.wasm ./plugins/injection
+package main
+
+import (
+	"github.com/added060/palisade/plugins/injection/detect"
+	palisade "github.com/added060/palisade/sdk/go"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// evaluator is built on the first call from the stage config and kept for the instance's
+// life: config cannot change under a live instance.
+var (
+	evaluator *detect.Evaluator
+	cfgErr    error
+)
+
+func setup() {
+	if evaluator != nil || cfgErr != nil {
+		return
+	}
+	raw, _ := palisade.Config("config")
+	c, err := detect.ParseConfig([]byte(raw))
+	if err != nil {
+		cfgErr = err
+		return
+	}
+	evaluator = detect.NewEvaluator(c)
+}
+
+//go:wasmexport evaluate
+func evaluate() int32 {
+	setup()
+	if cfgErr != nil {
+		return palisade.Fail(cfgErr)
+	}
+	out, err := evaluator.EvaluateJSON(palisade.Input())
+	if err != nil {
+		return palisade.Fail(err)
+	}
+	return palisade.OutputRaw(out)
+}
+
+//go:wasmexport describe
+func describe() int32 {
+	return palisade.Describe(abi.Describe{
+		Name:    "injection",
+		Version: "0.1.0",
+		ABI:     abi.Version,
+		Phases:  []string{abi.PhaseRequest, abi.PhaseResponse},
+	})
+}
+
+func main() {}
+
