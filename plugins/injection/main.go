@@ -54,4 +54,3 @@ func describe() int32 {
 }
 
 func main() {}
-

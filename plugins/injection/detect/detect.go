@@ -173,8 +173,8 @@ type voter struct {
 	enabled *[NumCategories]bool
 	miss    [NumCategories]float64
 	hits    []Hit
-	cand    []bool // rules the prefilter allows to run
-	voted   []bool // rule groups that already voted
+	cand    []bool             // rules the prefilter allows to run
+	voted   []bool             // rule groups that already voted
 	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
 }
 

@@ -181,10 +181,10 @@ func dedup(l []string) clause {
 
 // gramIndex finds which of a fixed set of literals occur in a text.
 type gramIndex struct {
-	one   [256][]int32        // literal ids of length 1, by byte
-	two   map[uint16][]int32  // literal ids of length 2
+	one   [256][]int32         // literal ids of length 1, by byte
+	two   map[uint16][]int32   // literal ids of length 2
 	has2  [1 << 16 / 64]uint64 // bitset over 2-byte grams of length-2 literals
-	three map[uint32][]int32  // literal ids of length >= 3, by first 3 bytes
+	three map[uint32][]int32   // literal ids of length >= 3, by first 3 bytes
 	has3  [1 << 16 / 64]uint64 // bitset over a hash of 3-byte prefixes
 	lits  []string
 	rules [][]int32 // literal id -> clause ids

@@ -13,10 +13,10 @@ type rule struct {
 	id    int
 	group int // id of the first part of the rule this one was split from
 	cat   Category
-	name string
-	w    float64
-	pre  []string
-	re   *regexp.Regexp
+	name  string
+	w     float64
+	pre   []string
+	re    *regexp.Regexp
 }
 
 func r(c Category, name string, w float64, pre string, expr string) rule {
@@ -201,7 +201,6 @@ func candidates(t string) []bool {
 	return cand
 }
 
-
 // ---------------------------------------------------------------- sensitive files
 
 // Shared by traversal (a traversal that reaches one of these is an attack) and sensitive paths.
@@ -370,7 +369,7 @@ var sqlRules = []rule{
 	r(SQLInjection, "comment_obfuscation", 0.7, "/*", `\w/\*\*?/\w|/\*!\d*\s*\w+`),
 }
 
-// scanSQL applies the SQL rules. An odd number of quotes (after dropping doubled '' escapes)
+// scanSQL applies the SQL rules. An odd number of quotes (after dropping doubled ” escapes)
 // is a vote on its own when the text also holds SQL syntax: balanced queries do not break out.
 func scanSQL(v *voter, t string) {
 	applyAll(v, sqlRules, t)
@@ -393,26 +392,26 @@ const shellCmds = `(?:cat|ls|id|whoami|uname|pwd|ifconfig|ipconfig|netstat|ps|wg
 	`curl\.exe|cmd\.exe|powershell\.exe|start|call|echo|print|for|while|sleep|dir|copy|del|rd|rmdir|taskkill|nslookup|net1|icacls|attrib|schtasks|at)`
 
 var commandRules = []rule{
-	r(CommandInjection, "leading_separator", 0.9, "", `^\s*(?:;|&&?|\|\|?|\n|\\n|` + "`" + `|\$\(|\$\{)\s*[a-z/.$\\{(]`),
-	r(CommandInjection, "separator_binary", 0.85, "/bin/|/sbin/", `(?:;|&&?|\|\|?|\n|\\n|` + "`" + `|\$\()\s*/(?:usr/)?s?bin/\w+`),
+	r(CommandInjection, "leading_separator", 0.9, "", `^\s*(?:;|&&?|\|\|?|\n|\\n|`+"`"+`|\$\(|\$\{)\s*[a-z/.$\\{(]`),
+	r(CommandInjection, "separator_binary", 0.85, "/bin/|/sbin/", `(?:;|&&?|\|\|?|\n|\\n|`+"`"+`|\$\()\s*/(?:usr/)?s?bin/\w+`),
 	r(CommandInjection, "code_exec", 0.85, "<?|system|exec|passthru|popen|eval|assert|phpinfo|$_|${", `<\?(?:php|=)|\b(?:system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|assert|eval)\s*\(\s*['"$\x60]|\$_(?:get|post|request|cookie|server)\[|\{\$\{?\w*\(|phpinfo\s*\(\)`),
 	r(CommandInjection, "shellshock", 0.95, "(", `\(\)\s*\{\s*:?\s*;?\s*\}\s*;`),
 	r(CommandInjection, "ssi", 0.9, "<!--#", `<!--#\s*(?:exec|include|echo|printenv|config)\b`),
 	r(CommandInjection, "admin_tamper", 0.85, "iptables|xmrig|miner|systemctl|setenforce|kill|history|histfile|sudo|shred|ufw|auditd|nohup|chattr|>", `\biptables\s+-[fx]\b|\b(?:xmrig|minerd|cpuminer|cryptonight|stratum\+tcp)\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:auditd|firewalld|apparmor|ufw|sshd|rsyslog|falco|osqueryd|crowdstrike|falcon|wazuh)|\bsetenforce\s+0|\bkill\s+-9\s+-1\b|\bhistory\s+-c\b|unset\s+histfile|\bsudo\s+(?:-n\s+true|su\b|-i\b|-s\b|bash|sh\b)|\bshred\s|\bufw\s+disable|\bchattr\s+[+-]i|>\s*/var/log/|\bservice\s+auditd\s+stop`),
 	r(CommandInjection, "separator_interpreter", 0.8, "perl|python|ruby|php|node", `(?:;|&&?|\|\|?|\n|\\n)\s*(?:perl|python[23]?|ruby|php|node)\s+-[a-z]*e`),
-	r(CommandInjection, "quote_break", 0.9, "'|\"", `['"]\s*(?:;|&&?|\|\||\n|` + "`" + `|\$\()\s*` + shellCmds + `\b`),
-	r(CommandInjection, "separator_recon", 0.8, ";|&|||\n|`|$(", `(?:;|&&?|\|\|?|\n|` + "`" + `|\$\()\s*(?:id|whoami|uname(?:\s+-a)?|ifconfig|ipconfig(?:\s+/all)?|hostname|systeminfo|ver|net\s+(?:user|localgroup|view|share)|cat\s+/etc/|type\s+c:|ls\s+-la?\s+/|dir\s+c:|printenv|env|set|netstat|tasklist|ps\s+(?:-ef|aux))\b`),
-	r(CommandInjection, "subst_recon", 0.85, "$(|`", `(?:\$\(|` + "`" + `)\s*(?:cat|whoami|id|uname|hostname|ls|curl|wget|nc|sleep|ping|nslookup|dig|base64|echo|rm|chmod|bash|sh|python\d?|perl|ifconfig|env|printenv|systemctl|kill|sudo|iptables|reboot|shutdown|useradd|crontab|/)\b`),
+	r(CommandInjection, "quote_break", 0.9, "'|\"", `['"]\s*(?:;|&&?|\|\||\n|`+"`"+`|\$\()\s*`+shellCmds+`\b`),
+	r(CommandInjection, "separator_recon", 0.8, ";|&|||\n|`|$(", `(?:;|&&?|\|\|?|\n|`+"`"+`|\$\()\s*(?:id|whoami|uname(?:\s+-a)?|ifconfig|ipconfig(?:\s+/all)?|hostname|systeminfo|ver|net\s+(?:user|localgroup|view|share)|cat\s+/etc/|type\s+c:|ls\s+-la?\s+/|dir\s+c:|printenv|env|set|netstat|tasklist|ps\s+(?:-ef|aux))\b`),
+	r(CommandInjection, "subst_recon", 0.85, "$(|`", `(?:\$\(|`+"`"+`)\s*(?:cat|whoami|id|uname|hostname|ls|curl|wget|nc|sleep|ping|nslookup|dig|base64|echo|rm|chmod|bash|sh|python\d?|perl|ifconfig|env|printenv|systemctl|kill|sudo|iptables|reboot|shutdown|useradd|crontab|/)\b`),
 	r(CommandInjection, "reverse_shell", 0.95, "/dev/|nc|bash|sh|socat|mkfifo|pty|socket|fsockopen|msf|meterpreter|proc_open|telnet", `/dev/(?:tcp|udp)/|-rsocket|tcpsocket\.(?:new|open)|io::socket|socket::inet|new-object\s+system\.net\.sockets|\bn(?:c|cat|etcat)\b[^|;&\n]*\s-[a-z]*[ec]\b|\b(?:ba|z|k|c|da)?sh\s+-i\b|\bmkfifo\b|\bsocat\b.*\b(?:exec|tcp|system)|pty\.spawn|socket\.socket|fsockopen|proc_open|msfvenom|meterpreter|telnet\s+\S+\s+\d+\s*\|`),
 	r(CommandInjection, "script_one_liner", 0.85, "python|perl|ruby|php|node|lua|awk|powershell|pwsh", `\b(?:python[23]?|perl|ruby|php|node|lua)\s+-[a-z]*[ecr]\s+['"]?.{0,40}(?:import|socket|system|exec|spawn|require|fsockopen|popen|child_process)|\bawk\b.*/inet/|\b(?:powershell|pwsh)(?:\.exe)?\b.*(?:-e(?:nc|ncodedcommand)?\s|iex|invoke-expression|downloadstring|downloadfile|net\.webclient|-nop|-w\s+hidden|bypass)`),
 	r(CommandInjection, "pipe_to_shell", 0.6, "curl|wget|fetch", `\b(?:curl|wget|fetch)\b[^|;&\n]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b`),
 	r(CommandInjection, "download_insecure", 0.5, "curl|wget", `\b(?:curl|wget)\b[^|;&\n]*(?:http://|\d+\.\d+\.\d+\.\d+|/tmp/|-o\s*/)`),
 	r(CommandInjection, "download_exec", 0.95, "curl|wget|fetch|certutil|bitsadmin|iwr|invoke-webrequest", `\b(?:curl|wget)\b[^;&\n]{0,120}(?:;|&&)\s*(?:chmod\s+\+?[0-7x]+|sh\s|bash\s|\./)|certutil(?:\.exe)?\s.*-urlcache|bitsadmin(?:\.exe)?\s+/transfer|\b(?:iwr|invoke-webrequest)\b.*\|\s*iex`),
-	r(CommandInjection, "exfiltration", 0.9, "curl|wget|nc|scp|base64|ftp|tar", `\b(?:curl|wget)\b[^\n]{0,80}\s(?:-d|--data(?:-binary|-urlencode)?|-f|--form|-t|--upload-file|--post-file|--body-file)\s*['"]?@?(?:/etc|/root|/home|~|\$home|\.ssh|\.aws|\.env|/proc|/var)|\|\s*(?:nc|ncat|netcat|telnet|curl|wget)\b|\bscp\b[^\n]{0,80}\s\S+@[\w.-]+:|\b(?:cat|tar|zip|base64)\b[^|;&\n]{0,80}\|\s*(?:nc|curl|base64|xxd|openssl)\b|\bcurl\b[^\n]{0,80}(?:\$\(|` + "`" + `)`),
+	r(CommandInjection, "exfiltration", 0.9, "curl|wget|nc|scp|base64|ftp|tar", `\b(?:curl|wget)\b[^\n]{0,80}\s(?:-d|--data(?:-binary|-urlencode)?|-f|--form|-t|--upload-file|--post-file|--body-file)\s*['"]?@?(?:/etc|/root|/home|~|\$home|\.ssh|\.aws|\.env|/proc|/var)|\|\s*(?:nc|ncat|netcat|telnet|curl|wget)\b|\bscp\b[^\n]{0,80}\s\S+@[\w.-]+:|\b(?:cat|tar|zip|base64)\b[^|;&\n]{0,80}\|\s*(?:nc|curl|base64|xxd|openssl)\b|\bcurl\b[^\n]{0,80}(?:\$\(|`+"`"+`)`),
 	r(CommandInjection, "destructive", 0.9, "rm|chmod|mkfs|dd|:(){|>|shutdown|reboot|format|del", `\brm\s+(?:-[a-z-]+\s+)*(?:/+\*?|~/?\*?|\$home/?\*?|--no-preserve-root|/(?:etc|bin|usr|var|home|boot|lib|root|sbin)\b)(?:\s|$|;|&|\|)|\bchmod\s+(?:-r\s+)?[0-7]?777\s+/|\bmkfs(?:\.\w+)?\s|\bdd\s+if=.*of=/dev/|:\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:|>\s*/dev/sd[a-z]|(?:;|&&|\|)\s*(?:shutdown|reboot|halt|poweroff|init\s+0)\b|\bformat\s+c:|\bdel\s+/[fsq]`),
 	r(CommandInjection, "persistence", 0.9, "authorized_keys|cron|rc.local|sudoers|passwd|shadow|useradd|adduser|bashrc|profile|schtasks", `(?:>>?|tee\s+-a)\s*\S*(?:authorized_keys|/etc/(?:cron|rc\.local|sudoers|passwd|shadow|profile)|\.bashrc|\.profile|\.bash_profile)|\bcrontab\b\s*(?:-r|-l\s*\||-)|\|\s*crontab\b|(?:;|&&|\||\n)\s*(?:useradd|adduser|usermod)\b|\bschtasks\s+/create`),
 	r(CommandInjection, "ifs_evasion", 0.9, "ifs|${|$'", `\$\{?ifs\}?|\$\{[a-z_]+:\d+:\d+\}|\$'\\x[0-9a-f]{2}|\$\{[a-z_]*//`),
-	r(CommandInjection, "blind_delay", 0.85, "sleep|ping|timeout", `(?:;|&&?|\|\|?|\n|` + "`" + `|\$\()\s*(?:sleep\s+\d+|ping\s+-[nc]\s*\d+|timeout\s+/t\s+\d+)`),
+	r(CommandInjection, "blind_delay", 0.85, "sleep|ping|timeout", `(?:;|&&?|\|\|?|\n|`+"`"+`|\$\()\s*(?:sleep\s+\d+|ping\s+-[nc]\s*\d+|timeout\s+/t\s+\d+)`),
 	r(CommandInjection, "windows_chain", 0.8, "&|cmd|%comspec%", `&\s*(?:type|dir|net\s+user|whoami|ipconfig|systeminfo|tasklist|del|copy)\b|\bcmd(?:\.exe)?\s+/[ck]\s|%comspec%`),
 	r(CommandInjection, "shell_path", 0.5, "/bin/|/usr/bin/", `/(?:usr/)?bin/(?:ba|z|da|k|c)?sh\b|/bin/(?:nc|busybox)\b`),
 }
@@ -476,11 +475,11 @@ func scanCommand(v *voter, raw, t string) {
 
 var xssRules = []rule{
 	r(XSS, "script_tag", 0.95, "<script|<scr", `<\s*/?\s*script\b`),
-	r(XSS, "event_handler_tag", 0.95, "<", `<[a-z][^>]*?[\s/"'` + "`" + `]on[a-z]{3,}\s*=`),
+	r(XSS, "event_handler_tag", 0.95, "<", `<[a-z][^>]*?[\s/"'`+"`"+`]on[a-z]{3,}\s*=`),
 	r(XSS, "js_uri", 0.9, "script|data:", `(?:java|vb) ?script ?:|data\s*:\s*(?:text/html|application/(?:x-)?javascript|image/svg\+xml)`),
-	r(XSS, "attr_breakout", 0.9, "on", `['"` + "`" + `]\s*/?\s*on[a-z]{3,}\s*=|['"]\s*>\s*<\s*[a-z]`),
+	r(XSS, "attr_breakout", 0.9, "on", `['"`+"`"+`]\s*/?\s*on[a-z]{3,}\s*=|['"]\s*>\s*<\s*[a-z]`),
 	r(XSS, "dangerous_attr", 0.85, "srcdoc|formaction|xlink|http-equiv|-moz-binding|expression|behavior|dynsrc|lowsrc|background", `\b(?:srcdoc|formaction|xlink:href|dynsrc|lowsrc)\s*=|http-equiv\s*=\s*['"]?refresh|-moz-binding|\bexpression\s*\(|behavior\s*:\s*url|background\s*=\s*['"]?javascript`),
-	r(XSS, "js_sink", 0.7, "alert|prompt|confirm|document.|window.|eval|fromcharcode|atob|constructor|settimeout|top[|self[|print(", `\b(?:alert|prompt|confirm|print)\s*(?:\(|` + "`" + `|&#40;)|document\s*\.\s*(?:cookie|domain|write|location)|window\s*\.\s*(?:location|open|name)|\beval\s*\(|fromcharcode|\batob\s*\(|constructor\s*\(|settimeout\s*\(|\b(?:top|self|parent|frames)\s*\[`),
+	r(XSS, "js_sink", 0.7, "alert|prompt|confirm|document.|window.|eval|fromcharcode|atob|constructor|settimeout|top[|self[|print(", `\b(?:alert|prompt|confirm|print)\s*(?:\(|`+"`"+`|&#40;)|document\s*\.\s*(?:cookie|domain|write|location)|window\s*\.\s*(?:location|open|name)|\beval\s*\(|fromcharcode|\batob\s*\(|constructor\s*\(|settimeout\s*\(|\b(?:top|self|parent|frames)\s*\[`),
 	r(XSS, "active_tag", 0.75, "<", `<\s*(?:iframe|frame|frameset|object|embed|applet|svg|math|base|link|meta|form|isindex|marquee|details|video|audio|img|image|body|style|xss|animate|set|foreignobject|template|noscript|xmp|plaintext|textarea|title|input|button|select|keygen)\b`),
 	r(XSS, "html_tag_attr", 0.6, "<", `<\s*[a-z][a-z0-9-]*\s+[a-z-]+\s*=|<\s*[a-z][a-z0-9-]*/|</\s*[a-z][a-z0-9-]*\s*>`),
 	r(XSS, "style_injection", 0.55, "<style|@import|url(|@keyframes", `<style\b|@import\b|@keyframes|url\s*\(\s*['"]?(?:javascript|#|data)`),

@@ -2,7 +2,7 @@ package detect
 
 import (
 	"net/netip"
-		"strconv"
+	"strconv"
 	"strings"
 )
 
