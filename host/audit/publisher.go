@@ -77,6 +77,10 @@ type Options struct {
 	MaxAge time.Duration
 	// Replicas for the stream (clustered servers); 0 = 1.
 	Replicas int
+	// MaxEventBytes caps an encoded event; a larger one loses its arguments
+	// and detail (then more), noted in detail. 0 = 512 KiB (NATS's default
+	// max payload is 1 MiB).
+	MaxEventBytes int
 }
 
 func (o Options) withDefaults() Options {
@@ -101,6 +105,9 @@ func (o Options) withDefaults() Options {
 	o.Duplicates = max(o.Duplicates, MinDuplicates)
 	if o.Replicas <= 0 {
 		o.Replicas = 1
+	}
+	if o.MaxEventBytes <= 0 {
+		o.MaxEventBytes = 512 << 10
 	}
 	return o
 }
@@ -272,6 +279,9 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 			return
 		}
 	}
+	if len(data) > p.o.MaxEventBytes {
+		data = p.shrink(ev, len(data))
+	}
 	r := record{id: ev.ID, subject: ev.Subject(), data: data}
 
 	p.mu.Lock()
@@ -301,6 +311,28 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 	}
 	p.spooled.Add(1)
 	p.signal()
+}
+
+// shrink re-encodes an event too large for NATS: first without arguments
+// and detail, then with only the identifying fields. Detail records why.
+func (p *Publisher) shrink(ev Event, size int) []byte {
+	p.log.Warn("audit event too large; trimmed", "audit_id", ev.ID, "bytes", size, "max_bytes", p.o.MaxEventBytes)
+	note, _ := json.Marshal(map[string]any{"truncated": true, "original_bytes": size})
+	ev.Arguments, ev.Detail = nil, note
+	if data, err := json.Marshal(&ev); err == nil && len(data) <= p.o.MaxEventBytes {
+		return data
+	}
+	core := Event{
+		ID: ev.ID, Time: ev.Time, Kind: ev.Kind, Gateway: ev.Gateway, Bundle: ev.Bundle,
+		Transport: ev.Transport, Method: ev.Method, Server: ev.Server, Tool: ev.Tool,
+		ArgumentsSHA256: ev.ArgumentsSHA256, Action: ev.Action, RequestedAction: ev.RequestedAction,
+		Rule: ev.Rule, Stage: ev.Stage, LatencyUS: ev.LatencyUS, Detail: note,
+	}
+	if len(core.Rule) > 256 {
+		core.Rule = core.Rule[:256]
+	}
+	data, _ := json.Marshal(&core)
+	return data
 }
 
 func quoteRaw(raw json.RawMessage) json.RawMessage {
@@ -493,6 +525,13 @@ func (p *Publisher) run() {
 				p.leftover = batch
 				return
 			}
+			if errors.Is(err, nats.ErrMaxPayload) && len(batch) > 0 {
+				// The server's limit is below MaxEventBytes: this event can
+				// never be sent. Drop it rather than block all after it.
+				p.discard(batch[0], err)
+				batch = batch[1:]
+				continue
+			}
 			p.enterSpooling(err.Error())
 			if p.nc.IsConnected() && !errors.Is(err, errDisconnected) {
 				// Connected but refused (stream gone, server restarted
@@ -558,6 +597,23 @@ func (p *Publisher) account(done []record) {
 		p.mu.Unlock()
 		if err != nil {
 			p.log.Warn("audit spool commit failed; events may replay again (deduplicated)", "err", err)
+		}
+	}
+	p.notifyProgress()
+}
+
+// discard gives up on one record that can never be published.
+func (p *Publisher) discard(r record, why error) {
+	p.dropped.Add(1)
+	p.log.Error("audit event refused by nats; dropped", "audit_id", r.id, "bytes", len(r.data), "err", why)
+	if r.end == 0 {
+		p.queued.Add(-1)
+	} else {
+		p.mu.Lock()
+		err := p.sp.commit(r.end, 1)
+		p.mu.Unlock()
+		if err != nil {
+			p.log.Warn("audit spool commit failed", "err", err)
 		}
 	}
 	p.notifyProgress()

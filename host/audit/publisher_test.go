@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -453,5 +454,59 @@ func TestFlushHonoursContextWhileDown(t *testing.T) {
 	flush(t, p)
 	if got := readStream(t, nc); len(got) != 1 {
 		t.Fatalf("got %d events, want 1", len(got))
+	}
+}
+
+func TestOversizedEventTrimmedNotBlocking(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc := connect(t, s.ClientURL())
+	p := newPublisher(t, nc, t.TempDir())
+	ctx := context.Background()
+	big := decision(0)
+	big.Arguments = json.RawMessage(`{"content":"` + strings.Repeat("a", 2<<20) + `"}`)
+	big.ArgumentsSHA256 = audit.ArgumentsHash(big.Arguments)
+	p.Record(ctx, big)
+	p.Record(ctx, decision(1))
+	flush(t, p)
+	got := readStream(t, nc)
+	if len(got) != 2 || got[1].n != 1 {
+		t.Fatalf("stream holds %d events", len(got))
+	}
+	first := got[0].ev
+	if first.Arguments != nil || first.ArgumentsSHA256 != big.ArgumentsSHA256 || first.Tool != "read_file" {
+		t.Fatalf("trimmed event: arguments %d bytes, sha %q, tool %q", len(first.Arguments), first.ArgumentsSHA256, first.Tool)
+	}
+	var note struct {
+		Truncated     bool `json:"truncated"`
+		OriginalBytes int  `json:"original_bytes"`
+	}
+	if err := json.Unmarshal(first.Detail, &note); err != nil || !note.Truncated || note.OriginalBytes < 2<<20 {
+		t.Fatalf("detail %s does not record the trim", first.Detail)
+	}
+}
+
+// An event over the server's max payload (MaxEventBytes set above it) is
+// dropped and counted; it must not block the events after it.
+func TestEventOverServerLimitDropped(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc := connect(t, s.ClientURL())
+	p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: t.TempDir(), MaxEventBytes: 4 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	big := decision(1)
+	big.Detail = json.RawMessage(`{"n":1,"blob":"` + strings.Repeat("b", 2<<20) + `"}`)
+	p.Record(ctx, decision(0))
+	p.Record(ctx, big)
+	p.Record(ctx, decision(2))
+	flush(t, p)
+	got := readStream(t, nc)
+	if len(got) != 2 || got[0].n != 0 || got[1].n != 2 {
+		t.Fatalf("stream holds %d events: %+v", len(got), got)
+	}
+	if st := p.Stats(); st.Dropped != 1 || st.Pending != 0 {
+		t.Fatalf("stats %+v, want Dropped=1 Pending=0", st)
 	}
 }
