@@ -29,7 +29,7 @@ import (
 //	  debounce: 500ms          # folder/archive source: quiet time before activating
 //	  http_interval: 30s       # http source: poll period
 //	  resync: 5s               # nats source: re-read period besides the watch
-//	  wait: 10s                # nats source: how long start waits for the bucket
+//	  wait: 10s                # nats source: how long each read from the bucket may take
 type BundlesConfig struct {
 	TrustedKeys   []string        `yaml:"trusted_keys"`
 	AllowUnsigned bool            `yaml:"allow_unsigned"`
@@ -128,13 +128,11 @@ func (f *bundlesFeature) first(ctx context.Context) error {
 		_, err = s.Poll(ctx, f.m)
 	case *bundle.ObjectStoreSource:
 		s.Resync = f.cfg.Resync.D()
-		wait := f.cfg.Wait.D()
-		if wait <= 0 {
-			wait = 10 * time.Second
+		s.FetchTimeout = f.cfg.Wait.D()
+		if s.FetchTimeout <= 0 {
+			s.FetchTimeout = 10 * time.Second
 		}
-		wctx, cancel := context.WithTimeout(ctx, wait)
-		_, err = s.Sync(wctx, f.m)
-		cancel()
+		_, err = s.Sync(ctx, f.m)
 	}
 	if _, ok := f.m.Current(); ok {
 		return nil
