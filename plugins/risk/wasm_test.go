@@ -166,3 +166,15 @@ func BenchmarkRiskPluginWasm(b *testing.B) {
 		b.ReportMetric(float64(lat[n*99/100].Microseconds()), "p99-µs")
 	}
 }
+
+// BenchmarkRiskPluginDescribe is the floor: one Extism call into the same module that does no
+// scoring (describe), to separate the runtime's per-call cost from the plugin's work.
+func BenchmarkRiskPluginDescribe(b *testing.B) {
+	p := load(b, `{}`)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := p.Call(ctx, "describe", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 package riskscore
 
 import (
-	"sort"
+	"math"
 	"strconv"
 	"unicode/utf8"
 )
@@ -47,10 +47,30 @@ func (s *Scorer) EvaluateJSON(envelope, buf []byte) []byte {
 
 // appendJSON encodes r as the metadata object.
 func (r *Result) appendJSON(b []byte) []byte {
-	b = append(b, `{"signals":`...)
-	b = appendFloatMap(b, r.Signals)
-	b = append(b, `,"weights":`...)
-	b = appendFloatMap(b, r.Weights)
+	b = append(b, `{"signals":{`...)
+	for i, x := range r.Signals {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, x.Name)
+		b = append(b, ':')
+		b = appendFloat(b, x.Value)
+	}
+	b = append(b, `},"weights":{`...)
+	first := true
+	for _, x := range r.Signals {
+		if x.Weight <= 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = appendString(b, x.Name)
+		b = append(b, ':')
+		b = appendFloat(b, x.Weight)
+	}
+	b = append(b, '}')
 	b = append(b, `,"composite":`...)
 	b = appendFloat(b, r.Composite)
 	b = append(b, `,"level":`...)
@@ -68,25 +88,33 @@ func (r *Result) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-func appendFloatMap(b []byte, m map[string]float64) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// appendFloat writes f with at most 4 decimals (scores are rounded to 1e-4). It avoids strconv's
+// shortest-float search, which is slow inside Wasm; values it cannot write exactly that way
+// (huge, NaN, Inf) fall back to strconv.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 1e12 {
+		return strconv.AppendFloat(b, f, 'f', -1, 64)
 	}
-	sort.Strings(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, k)
-		b = append(b, ':')
-		b = appendFloat(b, m[k])
+	n := int64(math.Round(math.Abs(f) * 1e4))
+	if n == 0 {
+		return append(b, '0')
 	}
-	return append(b, '}')
+	if f < 0 {
+		b = append(b, '-')
+	}
+	b = strconv.AppendInt(b, n/1e4, 10)
+	frac := n % 1e4
+	if frac == 0 {
+		return b
+	}
+	digits := [4]byte{byte('0' + frac/1000), byte('0' + frac/100%10), byte('0' + frac/10%10), byte('0' + frac%10)}
+	end := 4
+	for digits[end-1] == '0' {
+		end--
+	}
+	b = append(b, '.')
+	return append(b, digits[:end]...)
 }
-
-func appendFloat(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'f', -1, 64) }
 
 const hexDigits = "0123456789abcdef"
 

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -97,19 +96,34 @@ type Config struct {
 }
 
 // Scorer evaluates envelopes against one config. It is immutable and safe for concurrent use.
+//
+// Its lookup tables are small sorted slices, not maps: inside Wasm (Go's wasip1 port on wazero)
+// a map operation costs microseconds, a short linear scan far less.
 type Scorer struct {
-	weights       map[string]float64
+	weights       []named // sorted by name
 	levels        Levels
 	high, med     Row
 	low           Row
-	stageSignals  map[string]string
-	verdictStages map[string]bool
+	stageSignals  []stageSignal
+	verdictStages []string
 	envSignals    bool
 	defCrit       string
 	noSignals     string
 	reviewAction  string
-	exact         map[string]Profile
+	exact         []exactProfile // sorted by name
 	globs         []globProfile
+}
+
+type named struct {
+	name string
+	v    float64
+}
+
+type stageSignal struct{ stage, signal string }
+
+type exactProfile struct {
+	name string
+	p    Profile
 }
 
 type globProfile struct {
@@ -139,13 +153,18 @@ func New(configJSON, profilesJSON []byte) (*Scorer, error) {
 		}
 		c.Profiles = &p
 	}
-	s := &Scorer{weights: DefaultWeights(), levels: c.Levels, envSignals: c.EnvelopeSignals}
+	s := &Scorer{levels: c.Levels, envSignals: c.EnvelopeSignals}
+	weights := DefaultWeights()
 	for k, w := range c.Weights {
 		if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
 			return nil, fmt.Errorf("risk: config: weights.%s = %v, want >= 0", k, w)
 		}
-		s.weights[k] = w
+		weights[k] = w
 	}
+	for k, w := range weights {
+		s.weights = append(s.weights, named{k, w})
+	}
+	sort.Slice(s.weights, func(i, j int) bool { return s.weights[i].name < s.weights[j].name })
 	if s.levels.Medium == 0 {
 		s.levels.Medium = 0.20
 	}
@@ -173,16 +192,19 @@ func New(configJSON, profilesJSON []byte) (*Scorer, error) {
 			}
 		}
 	}
-	s.stageSignals = DefaultStageSignals()
+	ss := DefaultStageSignals()
 	if c.StageSignals != nil {
-		s.stageSignals = c.StageSignals
+		ss = c.StageSignals
 	}
-	s.verdictStages = map[string]bool{"judge": true}
-	if c.VerdictStages != nil {
-		s.verdictStages = map[string]bool{}
-		for _, v := range c.VerdictStages {
-			s.verdictStages[v] = true
+	for stage, sig := range ss {
+		if sig != "" {
+			s.stageSignals = append(s.stageSignals, stageSignal{stage, sig})
 		}
+	}
+	sort.Slice(s.stageSignals, func(i, j int) bool { return s.stageSignals[i].stage < s.stageSignals[j].stage })
+	s.verdictStages = []string{"judge"}
+	if c.VerdictStages != nil {
+		s.verdictStages = c.VerdictStages
 	}
 	var err error
 	if s.defCrit, err = normCrit(c.DefaultCriticality, CritMedium); err != nil {
@@ -204,7 +226,6 @@ func New(configJSON, profilesJSON []byte) (*Scorer, error) {
 	default:
 		return nil, fmt.Errorf("risk: config: review_action %q, want ask or sample", c.ReviewAction)
 	}
-	s.exact = map[string]Profile{}
 	if c.Profiles != nil {
 		for pat, p := range c.Profiles.Tools {
 			if p.Criticality, err = normCrit(p.Criticality, ""); err != nil {
@@ -216,10 +237,11 @@ func New(configJSON, profilesJSON []byte) (*Scorer, error) {
 				}
 				s.globs = append(s.globs, globProfile{pat, p})
 			} else {
-				s.exact[pat] = p
+				s.exact = append(s.exact, exactProfile{pat, p})
 			}
 		}
 	}
+	sort.Slice(s.exact, func(i, j int) bool { return s.exact[i].name < s.exact[j].name })
 	// Most specific (longest) glob first; ties by name, so matching is deterministic.
 	sort.Slice(s.globs, func(i, j int) bool {
 		if len(s.globs[i].pat) != len(s.globs[j].pat) {
@@ -246,8 +268,8 @@ func normCrit(c, def string) (string, error) {
 
 // Profile returns the profile for tool: an exact entry, else the longest matching glob.
 func (s *Scorer) Profile(tool string) (Profile, bool) {
-	if p, ok := s.exact[tool]; ok {
-		return p, true
+	if i := sort.Search(len(s.exact), func(i int) bool { return s.exact[i].name >= tool }); i < len(s.exact) && s.exact[i].name == tool {
+		return s.exact[i].p, true
 	}
 	for _, g := range s.globs {
 		if ok, _ := path.Match(g.pat, tool); ok {
@@ -257,17 +279,26 @@ func (s *Scorer) Profile(tool string) (Profile, bool) {
 	return Profile{}, false
 }
 
-// Result is a scored envelope, before it becomes a verdict.
+// Signal is one named risk signal; Weight is 0 when the signal has no weight (it is reported
+// but does not count).
+type Signal struct {
+	Name   string
+	Value  float64
+	Weight float64
+}
+
+// Result is a scored envelope, before it becomes a verdict. Its metadata encoding is
+// {signals, weights (of the signals that counted), composite, level, criticality,
+// irreversible, regulatory, profiled}.
 type Result struct {
-	Tool         string             `json:"-"`
-	Signals      map[string]float64 `json:"signals"`
-	Weights      map[string]float64 `json:"weights"` // weights of the signals that counted
-	Composite    float64            `json:"composite"`
-	Level        string             `json:"level"` // low | medium | high | none (no signals)
-	Criticality  string             `json:"criticality"`
-	Irreversible bool               `json:"irreversible,omitempty"`
-	Regulatory   bool               `json:"regulatory,omitempty"`
-	Profiled     bool               `json:"profiled"`
+	Tool         string
+	Signals      []Signal // sorted by name
+	Composite    float64
+	Level        string // low | medium | high | none (no weighted signal)
+	Criticality  string
+	Irreversible bool
+	Regulatory   bool
+	Profiled     bool
 	profile      Profile
 }
 
@@ -291,6 +322,21 @@ func Composite(signals, weights map[string]float64) (c float64, used map[string]
 	return num / den, used, true
 }
 
+// composite is Composite over the scorer's slices (no maps on the hot path).
+func composite(sig []Signal) (float64, bool) {
+	var num, den float64
+	for _, x := range sig {
+		if x.Weight > 0 {
+			num += clamp01(x.Value) * x.Weight
+			den += x.Weight
+		}
+	}
+	if den == 0 {
+		return 0, false
+	}
+	return num / den, true
+}
+
 func clamp01(f float64) float64 {
 	if math.IsNaN(f) || f < 0 {
 		return 0
@@ -301,26 +347,106 @@ func clamp01(f float64) float64 {
 	return f
 }
 
+// fields are the envelope fields the scorer reads, found in one pass over the JSON (gjson scans
+// from the start on every lookup, and inside Wasm each scan is costly).
+type fields struct {
+	phase, method, tool string
+	prior               gjson.Result
+	params              gjson.Result
+}
+
+func parse(envelope []byte) fields {
+	var f fields
+	gjson.ParseBytes(envelope).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "phase":
+			f.phase = v.String()
+		case "method":
+			f.method = v.String()
+		case "tool":
+			f.tool = v.String()
+		case "prior":
+			f.prior = v
+		case "params":
+			f.params = v
+		}
+		return true
+	})
+	return f
+}
+
 // Signals extracts the signals from an envelope (raw JSON): each earlier stage named in the
 // stage map feeds its signal (the maximum when several feed one); with envelope signals
 // trusted, params._meta["palisade/signals"] adds more (again keeping the maximum).
 func (s *Scorer) Signals(envelope []byte) map[string]float64 {
-	sig := map[string]float64{}
-	put := func(name string, v float64) {
-		v = clamp01(v)
-		if old, ok := sig[name]; !ok || v > old {
-			sig[name] = v
+	out := map[string]float64{}
+	for _, x := range s.signals(parse(envelope)) {
+		out[x.Name] = x.Value
+	}
+	return out
+}
+
+func (s *Scorer) weight(name string) float64 {
+	for _, w := range s.weights {
+		if w.name == name {
+			return w.v
 		}
 	}
-	gjson.GetBytes(envelope, "prior").ForEach(func(_, p gjson.Result) bool {
-		stage := p.Get("stage").String()
-		name, ok := s.stageSignals[stage]
-		if !ok || name == "" {
+	return 0
+}
+
+func (s *Scorer) signalFor(stage string) string {
+	for _, x := range s.stageSignals {
+		if x.stage == stage {
+			return x.signal
+		}
+	}
+	return ""
+}
+
+func (s *Scorer) isVerdictStage(stage string) bool {
+	for _, v := range s.verdictStages {
+		if v == stage {
 			return true
 		}
-		action := p.Get("action").String()
-		score := p.Get("score").Float()
-		if s.verdictStages[stage] {
+	}
+	return false
+}
+
+// signals returns the signals present, sorted by name, with their weights.
+func (s *Scorer) signals(f fields) []Signal {
+	var sig []Signal
+	put := func(name string, v float64) {
+		v = clamp01(v)
+		for i := range sig {
+			if sig[i].Name == name {
+				if v > sig[i].Value {
+					sig[i].Value = v
+				}
+				return
+			}
+		}
+		sig = append(sig, Signal{Name: name, Value: v, Weight: s.weight(name)})
+	}
+	f.prior.ForEach(func(_, p gjson.Result) bool {
+		var stage, action string
+		var score float64
+		p.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "stage":
+				stage = v.String()
+			case "action":
+				action = v.String()
+			case "score":
+				score = v.Float()
+			}
+			return true
+		})
+		name := s.signalFor(stage)
+		if name == "" {
+			return true
+		}
+		if s.isVerdictStage(stage) {
 			// A judge's score is its confidence in its own decision.
 			switch action {
 			case abi.ActionDeny:
@@ -338,21 +464,29 @@ func (s *Scorer) Signals(envelope []byte) map[string]float64 {
 		put(name, score)
 		return true
 	})
-	if s.envSignals {
-		gjson.GetBytes(envelope, `params._meta.palisade/signals`).ForEach(func(k, v gjson.Result) bool {
+	if s.envSignals && f.params.Exists() {
+		f.params.Get(`_meta.palisade/signals`).ForEach(func(k, v gjson.Result) bool {
 			if v.Type == gjson.Number {
 				put(k.String(), v.Float())
 			}
 			return true
 		})
 	}
+	// Insertion sort: a handful of entries.
+	for i := 1; i < len(sig); i++ {
+		for j := i; j > 0 && sig[j].Name < sig[j-1].Name; j-- {
+			sig[j], sig[j-1] = sig[j-1], sig[j]
+		}
+	}
 	return sig
 }
 
 // Score scores an envelope.
-func (s *Scorer) Score(envelope []byte) Result {
-	tool := gjson.GetBytes(envelope, "tool").String()
-	r := Result{Tool: tool, Signals: s.Signals(envelope), Criticality: s.defCrit}
+func (s *Scorer) Score(envelope []byte) Result { return s.score(parse(envelope)) }
+
+func (s *Scorer) score(f fields) Result {
+	tool := f.tool
+	r := Result{Tool: tool, Signals: s.signals(f), Criticality: s.defCrit}
 	p, ok := s.Profile(tool)
 	r.Profiled, r.profile = ok, p
 	if ok {
@@ -364,8 +498,7 @@ func (s *Scorer) Score(envelope []byte) Result {
 			r.Criticality = CritHigh // irreversible or regulated actions are always HIGH
 		}
 	}
-	c, used, present := Composite(r.Signals, s.weights)
-	r.Weights = used
+	c, present := composite(r.Signals)
 	r.Composite = math.Round(c*1e4) / 1e4
 	switch {
 	case !present:
@@ -398,7 +531,7 @@ func (s *Scorer) decide(r *Result) abi.Verdict {
 	}
 	v := abi.Verdict{Score: r.Composite, Labels: []string{r.Level}}
 	crit := strings.ToLower(r.Criticality)
-	c := strconv.FormatFloat(r.Composite, 'f', -1, 64)
+	c := string(appendFloat(nil, r.Composite))
 	on := " on a " + crit + "-criticality tool"
 	switch {
 	case r.Level == "none" && r.Criticality == CritHigh:
@@ -412,11 +545,11 @@ func (s *Scorer) decide(r *Result) abi.Verdict {
 	case row.Deny != nil && r.Composite >= *row.Deny:
 		v.Action = abi.ActionDeny
 		v.Rule = "risk-" + crit + "-deny"
-		v.Reason = "risk " + c + " (" + r.Level + ") >= " + strconv.FormatFloat(*row.Deny, 'f', -1, 64) + on
+		v.Reason = "risk " + c + " (" + r.Level + ") >= " + string(appendFloat(nil, *row.Deny)) + on
 	case row.Ask != nil && r.Composite >= *row.Ask:
 		v.Action = s.reviewAction
 		v.Rule = "risk-" + crit + "-review"
-		v.Reason = "risk " + c + " (" + r.Level + ") >= " + strconv.FormatFloat(*row.Ask, 'f', -1, 64) + on + ": needs review"
+		v.Reason = "risk " + c + " (" + r.Level + ") >= " + string(appendFloat(nil, *row.Ask)) + on + ": needs review"
 		if v.Action == abi.ActionSample {
 			v.Guidance = "The risk stage scored this call " + c + " (" + r.Level + ") on a " + crit + "-criticality tool, in the band that needs review. Allow only if the call is clearly safe and intended."
 		}
@@ -447,12 +580,13 @@ func (s *Scorer) Evaluate(envelope []byte) abi.Verdict {
 }
 
 func (s *Scorer) evaluate(envelope []byte) (abi.Verdict, Result, bool) {
-	if ph := gjson.GetBytes(envelope, "phase").String(); ph != "" && ph != abi.PhaseRequest {
+	f := parse(envelope)
+	if f.phase != "" && f.phase != abi.PhaseRequest {
 		return abi.Verdict{Action: abi.ActionNone}, Result{}, false
 	}
-	if m := gjson.GetBytes(envelope, "method").String(); m != "tools/call" {
+	if f.method != "tools/call" {
 		return abi.Verdict{Action: abi.ActionNone}, Result{}, false
 	}
-	r := s.Score(envelope)
+	r := s.score(f)
 	return s.decide(&r), r, true
 }
