@@ -83,6 +83,13 @@ func Normalize(s string) Normalized {
 			// ideographic and small full stops: NFKC keeps them, URL parsers may not
 			n.NFKC = true
 			r = '.'
+		case r == 0x2215 || r == 0x2044 || r == 0x29F8:
+			// division and fraction slashes: IIS %u2215 traversal
+			n.NFKC = true
+			r = '/'
+		case r == 0x2216 || r == 0x29F9 || r == 0xFE68:
+			n.NFKC = true
+			r = '\\'
 		case r == 0x2018 || r == 0x2019 || r == 0x201B || r == 0x2032 || r == 0xFF07:
 			// curly and prime quotes: some databases and shells treat them as quotes
 			n.NFKC = true
