@@ -21,6 +21,7 @@ type cardInput struct {
 	paths               [3]string
 	probe               probeResult
 	probePath           string
+	benign              []BenignFPR
 }
 
 func countLabels(ex []Example) map[string]int {
@@ -79,6 +80,10 @@ func modelCard(in cardInput) string {
 	p("Per attack category against all benign test texts, at threshold %.4f. AUROC is threshold-free. ", in.threshold)
 	p("label-acc is the share of a category's texts that are flagged *and* whose arg-max label names that category.\n\n")
 	table(&b, in.metrics)
+	p("\nFalse positives per kind of benign test text:\n\n| benign kind | n | false positives | FPR |\n|---|---|---|---|\n")
+	for _, x := range in.benign {
+		p("| %s | %d | %d | %.4f |\n", x.Category, x.N, x.FP, x.FPR)
+	}
 	p("\nDev set at the same threshold:\n\n")
 	table(&b, in.devMetrics)
 	if in.probePath != "" {

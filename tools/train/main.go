@@ -180,7 +180,8 @@ func doTrain(c config, stdout io.Writer) error {
 	}
 	metrics := evaluate(testScores, threshold)
 	devMetrics := evaluate(devScores, threshold)
-	printMetrics(stdout, fmt.Sprintf("test set %s, threshold %.4f (dev FPR ≤ %.0f%%)", c.test, threshold, 100*c.targetFPR), metrics)
+	benignTest := benignBreakdown(testScores, threshold)
+	printMetrics(stdout, fmt.Sprintf("test set %s, threshold %.4f (dev FPR ≤ %.0f%%)", c.test, threshold, 100*c.targetFPR), metrics, benignTest)
 	fmt.Fprintf(stdout, "model %s: %d bytes, sha256 %s; max |onnx - go| = %.2e\n", c.out, len(data), spec.SHA256, maxDiff)
 
 	if c.spec != "" {
@@ -197,7 +198,7 @@ func doTrain(c config, stdout io.Writer) error {
 		card := modelCard(cardInput{
 			spec: spec, size: len(data), train: trainEx, extras: len(extras), extraFiles: extraFiles, dev: devEx, test: testEx, opts: to,
 			threshold: threshold, targetFPR: c.targetFPR, metrics: metrics, devMetrics: devMetrics, maxDiff: maxDiff,
-			paths: [3]string{c.train, c.dev, c.test}, probe: probe, probePath: c.probe,
+			paths: [3]string{c.train, c.dev, c.test}, probe: probe, probePath: c.probe, benign: benignTest,
 		})
 		if err := os.WriteFile(c.card, []byte(card), 0o644); err != nil {
 			return err
@@ -237,7 +238,7 @@ func scoreAll(reg *infer.Registry, model string, ex []Example, h *infer.HashedNg
 		}
 		for i, r := range resp.Results {
 			e := ex[start+i]
-			out = append(out, scored{score: 1 - r.Scores[spec.Benign], label: e.Label, category: e.Category, pred: r.Label})
+			out = append(out, scored{score: 1 - r.Scores[spec.Benign], label: e.Label, category: e.Category, hard: e.HardNegative, pred: r.Label})
 			if lin != nil {
 				ref := lin.Probs(h.Sparse(e.Text))
 				for c, p := range ref {
@@ -276,15 +277,18 @@ func doEval(c config, stdout io.Writer) error {
 	if t == 0 {
 		t = 0.5
 	}
-	printMetrics(stdout, fmt.Sprintf("detector %s on %s, threshold %.4f (ONNX Runtime %s)", spec.Name, c.test, t, infer.RuntimeVersion()), evaluate(scores, t))
+	printMetrics(stdout, fmt.Sprintf("detector %s on %s, threshold %.4f (ONNX Runtime %s)", spec.Name, c.test, t, infer.RuntimeVersion()), evaluate(scores, t), benignBreakdown(scores, t))
 	return nil
 }
 
-func printMetrics(w io.Writer, title string, ms []Metrics) {
+func printMetrics(w io.Writer, title string, ms []Metrics, benign []BenignFPR) {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "%-20s %6s %6s %7s %7s %7s %9s\n", "category", "pos", "neg", "TPR", "FPR", "AUROC", "label-acc")
 	for _, m := range ms {
 		fmt.Fprintf(w, "%-20s %6d %6d %7.4f %7.4f %7.4f %9.4f\n", m.Category, m.Positives, m.Negatives, m.TPR, m.FPR, m.AUROC, m.LabelAcc)
+	}
+	for _, b := range benign {
+		fmt.Fprintf(w, "benign %-20s n=%-5d false positives=%-3d FPR %.4f\n", b.Category, b.N, b.FP, b.FPR)
 	}
 }
 

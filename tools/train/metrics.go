@@ -10,7 +10,57 @@ type scored struct {
 	score    float64
 	label    string // true label
 	category string // benign category (file_path, sql...) or ""
+	hard     bool   // a hard negative
 	pred     string // arg-max label
+}
+
+// BenignFPR is the false-positive rate on one kind of benign text.
+type BenignFPR struct {
+	Category string  `json:"category"`
+	N        int     `json:"n"`
+	FP       int     `json:"fp"`
+	FPR      float64 `json:"fpr"`
+}
+
+// benignBreakdown gives the FPR per benign category, then for hard negatives.
+func benignBreakdown(s []scored, t float64) []BenignFPR {
+	by := map[string]*BenignFPR{}
+	var names []string
+	count := func(name string, flagged bool) {
+		b, ok := by[name]
+		if !ok {
+			b = &BenignFPR{Category: name}
+			by[name] = b
+			names = append(names, name)
+		}
+		b.N++
+		if flagged {
+			b.FP++
+		}
+	}
+	for _, x := range s {
+		if x.label != BenignLabel {
+			continue
+		}
+		cat := x.category
+		if cat == "" {
+			cat = "other"
+		}
+		count(cat, x.score >= t)
+	}
+	slices.Sort(names)
+	for _, x := range s {
+		if x.label == BenignLabel && x.hard {
+			count("(hard negatives)", x.score >= t)
+		}
+	}
+	out := make([]BenignFPR, 0, len(names))
+	for _, n := range names {
+		b := by[n]
+		b.FPR = float64(b.FP) / float64(b.N)
+		out = append(out, *b)
+	}
+	return out
 }
 
 // Metrics for one attack category against all benign examples.

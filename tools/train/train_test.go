@@ -129,3 +129,17 @@ func libPath(t *testing.T) string {
 	}
 	return p
 }
+
+func TestBenignBreakdown(t *testing.T) {
+	s := []scored{
+		{score: 0.9, label: BenignLabel, category: "shell", hard: true},
+		{score: 0.1, label: BenignLabel, category: "shell"},
+		{score: 0.2, label: BenignLabel, category: "url", hard: true},
+		{score: 0.9, label: "xss"},
+	}
+	got := fmt.Sprint(benignBreakdown(s, 0.5))
+	want := "[{shell 2 1 0.5} {url 1 0 0} {(hard negatives) 2 1 0.5}]"
+	if got != want {
+		t.Errorf("benignBreakdown = %s, want %s", got, want)
+	}
+}
