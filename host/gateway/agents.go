@@ -271,8 +271,9 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 		return err
 	}
 	l.spool, l.lock = dir, lock
-	l.nc, err = nats.Connect(NATSURL(l.cfg), nats.Name("palisade "+o.Name), nats.Timeout(o.NATSTimeout),
-		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250*time.Millisecond))
+	opts := append([]nats.Option{nats.Name("palisade " + o.Name), nats.Timeout(o.NATSTimeout),
+		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, audit.ConnOptions()...)
+	l.nc, err = nats.Connect(NATSURL(l.cfg), opts...)
 	if err != nil {
 		return fmt.Errorf("audit: nats: %w", err)
 	}
