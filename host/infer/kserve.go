@@ -112,15 +112,24 @@ func (k *kserveBackend) run(ctx context.Context, inputs []Tensor, n int) ([]floa
 		_ = json.Unmarshal(raw, &e)
 		return nil, fmt.Errorf("kserve: %s: status %d: %s", k.endpoint, resp.StatusCode, e.Error)
 	}
+	return decodeV2Output(raw, k.output, n)
+}
+
+// decodeV2Output returns the named FP32 [n, classes] output of a v2 response
+// body, checking shape against data.
+func decodeV2Output(raw []byte, output string, n int) ([]float32, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("kserve: %d texts", n)
+	}
 	var out V2Response
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, fmt.Errorf("kserve: decode response: %w", err)
 	}
 	for _, o := range out.Outputs {
-		if o.Name != k.output {
+		if o.Name != output {
 			continue
 		}
-		if o.Datatype != "FP32" || len(o.Shape) != 2 || o.Shape[0] != int64(n) {
+		if o.Datatype != "FP32" || len(o.Shape) != 2 || o.Shape[0] != int64(n) || o.Shape[1] < 1 || o.Shape[1] > 1<<20 {
 			return nil, fmt.Errorf("kserve: output %q is %s%v, want FP32[%d, classes]", o.Name, o.Datatype, o.Shape, n)
 		}
 		var data []float32
@@ -132,5 +141,5 @@ func (k *kserveBackend) run(ctx context.Context, inputs []Tensor, n int) ([]floa
 		}
 		return data, nil
 	}
-	return nil, fmt.Errorf("kserve: response has no output %q", k.output)
+	return nil, fmt.Errorf("kserve: response has no output %q", output)
 }

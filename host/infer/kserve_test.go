@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -54,27 +55,15 @@ func (s *v2Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(http.StatusBadRequest, err.Error())
 		return
 	}
-	if len(req.Inputs) != 1 || req.Inputs[0].Datatype != "FP32" || len(req.Inputs[0].Shape) != 2 || req.Inputs[0].Shape[1] != int64(s.lin.Dim) {
-		writeErr(http.StatusBadRequest, "want one FP32 input [batch, dim]")
-		return
-	}
-	var x []float32
-	if err := json.Unmarshal(req.Inputs[0].Data, &x); err != nil {
+	rows, err := s.rows(req.Inputs)
+	if err != nil {
 		writeErr(http.StatusBadRequest, err.Error())
 		return
 	}
-	n := int(req.Inputs[0].Shape[0])
+	n := len(rows)
 	probs := make([]float32, 0, n*s.lin.Classes)
-	for i := range n {
-		var idx []int32
-		var val []float32
-		for k, v := range x[i*s.lin.Dim : (i+1)*s.lin.Dim] {
-			if v != 0 {
-				idx = append(idx, int32(k))
-				val = append(val, v)
-			}
-		}
-		for _, p := range s.lin.Probs(idx, val) {
+	for _, r := range rows {
+		for _, p := range s.lin.Probs(r.idx, r.val) {
 			probs = append(probs, float32(p))
 		}
 	}
@@ -86,9 +75,63 @@ func (s *v2Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+type sparseRow struct {
+	idx []int32
+	val []float32
+}
+
+// rows decodes either one FP32 "features" [batch, dim] input (dense) or
+// INT64 "indices" + FP32 "values" [batch, K] (sparse) into sparse rows.
+func (s *v2Server) rows(in []V2Tensor) ([]sparseRow, error) {
+	switch {
+	case len(in) == 1 && in[0].Name == InputFeatures && in[0].Datatype == "FP32" && len(in[0].Shape) == 2 && in[0].Shape[1] == int64(s.lin.Dim):
+		var x []float32
+		if err := json.Unmarshal(in[0].Data, &x); err != nil {
+			return nil, err
+		}
+		rows := make([]sparseRow, in[0].Shape[0])
+		for i := range rows {
+			for k, v := range x[i*s.lin.Dim : (i+1)*s.lin.Dim] {
+				if v != 0 {
+					rows[i].idx = append(rows[i].idx, int32(k))
+					rows[i].val = append(rows[i].val, v)
+				}
+			}
+		}
+		return rows, nil
+	case len(in) == 2 && in[0].Name == InputIndices && in[0].Datatype == "INT64" && in[1].Name == InputValues && in[1].Datatype == "FP32":
+		var idx []int64
+		var val []float32
+		if err := json.Unmarshal(in[0].Data, &idx); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal(in[1].Data, &val); err != nil {
+			return nil, err
+		}
+		n, k := int(in[0].Shape[0]), int(in[0].Shape[1])
+		if len(idx) != n*k || len(val) != n*k {
+			return nil, fmt.Errorf("indices/values hold %d/%d values for [%d, %d]", len(idx), len(val), n, k)
+		}
+		rows := make([]sparseRow, n)
+		for i := range rows {
+			for j := range k {
+				rows[i].idx = append(rows[i].idx, int32(idx[i*k+j]))
+				rows[i].val = append(rows[i].val, val[i*k+j])
+			}
+		}
+		return rows, nil
+	}
+	return nil, fmt.Errorf("want FP32 features [batch, %d], or INT64 indices + FP32 values [batch, K]", s.lin.Dim)
+}
+
 func TestKServeRemoteAndFallback(t *testing.T) {
-	// Dense features: the test server reads one FP32 [batch, dim] input.
-	spec, lin := testModelFormat(t, 512, FormatDense)
+	for _, format := range []string{FormatSparse, FormatDense} {
+		t.Run(format, func(t *testing.T) { testKServeRemoteAndFallback(t, format) })
+	}
+}
+
+func testKServeRemoteAndFallback(t *testing.T, format string) {
+	spec, lin := testModelFormat(t, 512, format)
 	srv := &v2Server{name: "remote-name", lin: lin}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
@@ -170,4 +213,23 @@ func TestKServeWithoutLocalFails(t *testing.T) {
 	if err != nil || len(resp.Results) != 2 {
 		t.Errorf("remote-only model: %v %+v", err, resp)
 	}
+}
+
+// FuzzDecodeV2Output: any response body is rejected or yields exactly
+// n × classes values; it never panics.
+func FuzzDecodeV2Output(f *testing.F) {
+	f.Add([]byte(`{"model_name":"m","outputs":[{"name":"probabilities","shape":[1,2],"datatype":"FP32","data":[0.25,0.75]}]}`), 1)
+	f.Add([]byte(`{"outputs":[{"name":"probabilities","shape":[2,2],"datatype":"FP32","data":[1]}]}`), 2)
+	f.Add([]byte(`{"outputs":[{"name":"probabilities","shape":[1,-3],"datatype":"FP32","data":[]}]}`), 1)
+	f.Add([]byte(`{"outputs":[{"name":"other"}]}`), 1)
+	f.Add([]byte(`{"outputs":`), 1)
+	f.Fuzz(func(t *testing.T, body []byte, n int) {
+		data, err := decodeV2Output(body, "probabilities", n)
+		if err != nil {
+			return
+		}
+		if n <= 0 || len(data)%n != 0 || len(data) == 0 {
+			t.Fatalf("accepted %d values for %d texts", len(data), n)
+		}
+	})
 }
