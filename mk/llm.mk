@@ -18,6 +18,7 @@ test-llm: ## fuzz the judge-answer parser, prompt fence, token verifier, risk an
 	$(GO) test -run '^$$' -fuzz '^FuzzVerify$$' -fuzztime $(LLM_FUZZTIME) ./host/token/
 	$(GO) test -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(LLM_FUZZTIME) ./plugins/risk/riskscore/
 	$(GO) test -run '^$$' -fuzz '^FuzzEvaluate$$' -fuzztime $(LLM_FUZZTIME) ./plugins/judge/judging/
+	$(GO) test -run '^$$' -fuzz '^FuzzEvaluateJSON$$' -fuzztime $(LLM_FUZZTIME) ./plugins/judge/judging/
 
 fuzz-llm: LLM_FUZZTIME = $${FUZZTIME:-100000x}
 fuzz-llm: test-llm ## the same fuzz targets for FUZZTIME each (default 100000x)

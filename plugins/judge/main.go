@@ -5,8 +5,6 @@
 package main
 
 import (
-	"encoding/json"
-
 	"github.com/added060/palisade/plugins/judge/judging"
 	palisade "github.com/added060/palisade/sdk/go"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -15,6 +13,7 @@ import (
 var (
 	judge   *judging.Judge
 	initErr error
+	buf     = make([]byte, 0, 2048) // reused: an instance runs one call at a time
 )
 
 //go:wasmexport evaluate
@@ -26,12 +25,8 @@ func evaluate() int32 {
 	if initErr != nil {
 		return palisade.Fail(initErr)
 	}
-	v := judge.Evaluate(palisade.Input(), palisade.Sample)
-	b, err := json.Marshal(v)
-	if err != nil {
-		return palisade.Fail(err)
-	}
-	return palisade.OutputRaw(b)
+	buf = judge.EvaluateJSON(palisade.Input(), palisade.SampleRaw, buf[:0])
+	return palisade.OutputRaw(buf)
 }
 
 //go:wasmexport describe

@@ -47,6 +47,21 @@ func Sample(req abi.SampleRequest) (abi.SampleResponse, error) {
 	return resp, nil
 }
 
+// SampleRaw is Sample without encoding/json: req is the sample request JSON and the result is
+// the host's response JSON (which may hold "error"). Use it on hot paths inside Wasm, where
+// reflection-based JSON is costly.
+func SampleRaw(req []byte) ([]byte, error) {
+	mem := pdk.AllocateBytes(req)
+	defer mem.Free()
+	off := hostSample(mem.Offset())
+	if off == 0 {
+		return nil, errors.New("host function returned nothing")
+	}
+	out := pdk.FindMemory(off)
+	defer out.Free()
+	return out.ReadBytes(), nil
+}
+
 // Infer asks the host to run a model (capability "infer").
 func Infer(req abi.InferRequest) (abi.InferResponse, error) {
 	var resp abi.InferResponse

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
@@ -166,55 +167,177 @@ type Meta struct {
 	Downgraded bool     `json:"downgraded,omitempty"` // a low-confidence allow became ask
 }
 
+// RawSampler calls the host's sample function with request JSON and returns response JSON.
+type RawSampler func(req []byte) ([]byte, error)
+
 // Evaluate runs the judge on env when triggered and returns its verdict; otherwise no opinion.
+// It is EvaluateJSON with typed values, for native callers and tests.
 func (j *Judge) Evaluate(env []byte, sample Sampler) abi.Verdict {
-	t := j.Trigger(env)
-	if t.Kind == "" {
-		return abi.Verdict{Action: abi.ActionNone}
-	}
-	resp, err := sample(j.Request(env, t))
-	m := Meta{Trigger: t.Kind, Stage: t.Stage, Provider: resp.Provider}
-	if err == nil && resp.Error != "" {
-		err = fmt.Errorf("%s", resp.Error)
-	}
-	if err == nil && !validDecision(resp) {
-		err = fmt.Errorf("host returned an invalid decision %q (confidence %v)", resp.Decision, resp.Confidence)
-	}
-	if err != nil {
-		m.Error = err.Error()
-		v := abi.Verdict{Action: j.c.OnError, Rule: "judge-error", Labels: []string{"judge", "judge_error"},
-			Reason: "LLM judge unavailable, failing " + map[string]string{abi.ActionDeny: "closed", abi.ActionAsk: "to a human"}[j.c.OnError] + ": " + capReason(err.Error())}
-		if j.c.OnError == abi.ActionDeny {
-			v.Score = 1
+	raw := func(req []byte) ([]byte, error) {
+		var r abi.SampleRequest
+		if err := json.Unmarshal(req, &r); err != nil {
+			return nil, fmt.Errorf("judge: request JSON: %w", err)
 		}
-		v.Metadata, _ = json.Marshal(m)
-		return v
+		resp, err := sample(r)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(resp)
 	}
-	m.Decision, m.Confidence, m.Reasons = resp.Decision, resp.Confidence, resp.Reasons
-	v := abi.Verdict{Action: resp.Decision, Score: resp.Confidence, Rule: "judge-" + strings.ReplaceAll(t.Kind, "_", "-"), Labels: []string{"judge"}}
-	if v.Action == abi.ActionAllow && resp.Confidence < j.c.MinConfidence {
-		v.Action = abi.ActionAsk
-		m.Downgraded = true
+	var v abi.Verdict
+	if err := json.Unmarshal(j.EvaluateJSON(env, raw, nil), &v); err != nil {
+		return abi.Verdict{Action: j.c.OnError, Rule: "judge-error", Reason: "judge: verdict JSON: " + err.Error()}
 	}
-	prov := resp.Provider
-	if prov == "" {
-		prov = "unknown provider"
-	}
-	v.Reason = "LLM judge (" + prov + ") " + resp.Decision + " at confidence " + strconv.FormatFloat(resp.Confidence, 'f', 2, 64)
-	if m.Downgraded {
-		v.Reason += ", below " + strconv.FormatFloat(j.c.MinConfidence, 'f', 2, 64) + ": asking a human"
-	}
-	if len(resp.Reasons) > 0 {
-		v.Reason += ": " + capReason(strings.Join(resp.Reasons, "; "))
-	}
-	v.Metadata, _ = json.Marshal(m)
 	return v
 }
 
-func validDecision(r abi.SampleResponse) bool {
-	switch r.Decision {
+// EvaluateJSON is the Wasm hot path: it builds the sample request and the verdict by hand and
+// reads the response with gjson, with no encoding/json reflection. The verdict is appended to
+// buf.
+func (j *Judge) EvaluateJSON(env []byte, sample RawSampler, buf []byte) []byte {
+	t := j.Trigger(env)
+	if t.Kind == "" {
+		return append(buf, `{"action":"none"}`...)
+	}
+	out, err := sample(j.requestJSON(env, t))
+	m := Meta{Trigger: t.Kind, Stage: t.Stage}
+	var resp gjson.Result
+	if err == nil {
+		if !gjson.ValidBytes(out) {
+			err = fmt.Errorf("host returned invalid JSON")
+		} else {
+			resp = gjson.ParseBytes(out)
+			m.Provider = resp.Get("provider").String()
+			if e := resp.Get("error").String(); e != "" {
+				err = fmt.Errorf("%s", e)
+			}
+		}
+	}
+	if err == nil {
+		m.Decision = resp.Get("decision").String()
+		c := resp.Get("confidence")
+		m.Confidence = c.Float()
+		resp.Get("reasons").ForEach(func(_, r gjson.Result) bool {
+			if r.Type == gjson.String {
+				m.Reasons = append(m.Reasons, r.Str)
+			}
+			return true
+		})
+		if !validDecision(m.Decision, m.Confidence) || c.Type != gjson.Number {
+			err = fmt.Errorf("host returned an invalid decision %q (confidence %s)", m.Decision, c.Raw)
+			m.Decision, m.Confidence, m.Reasons = "", 0, nil
+		}
+	}
+	if err != nil {
+		m.Error = err.Error()
+		how := "closed"
+		score := "1"
+		if j.c.OnError == abi.ActionAsk {
+			how, score = "to a human", ""
+		}
+		b := append(buf, `{"action":`...)
+		b = appendString(b, j.c.OnError)
+		b = append(b, `,"reason":`...)
+		b = appendString(b, "LLM judge unavailable, failing "+how+": "+capReason(err.Error()))
+		b = append(b, `,"rule":"judge-error"`...)
+		if score != "" {
+			b = append(b, `,"score":1`...)
+		}
+		b = append(b, `,"labels":["judge","judge_error"],"metadata":`...)
+		b = m.appendJSON(b)
+		return append(b, '}')
+	}
+	action := m.Decision
+	if action == abi.ActionAllow && m.Confidence < j.c.MinConfidence {
+		action = abi.ActionAsk
+		m.Downgraded = true
+	}
+	prov := m.Provider
+	if prov == "" {
+		prov = "unknown provider"
+	}
+	reason := "LLM judge (" + prov + ") " + m.Decision + " at confidence " + strconv.FormatFloat(m.Confidence, 'f', 2, 64)
+	if m.Downgraded {
+		reason += ", below " + strconv.FormatFloat(j.c.MinConfidence, 'f', 2, 64) + ": asking a human"
+	}
+	if len(m.Reasons) > 0 {
+		reason += ": " + capReason(strings.Join(m.Reasons, "; "))
+	}
+	b := append(buf, `{"action":`...)
+	b = appendString(b, action)
+	b = append(b, `,"reason":`...)
+	b = appendString(b, reason)
+	b = append(b, `,"rule":`...)
+	b = appendString(b, "judge-"+strings.ReplaceAll(t.Kind, "_", "-"))
+	if m.Confidence != 0 {
+		b = append(b, `,"score":`...)
+		b = strconv.AppendFloat(b, m.Confidence, 'g', -1, 64)
+	}
+	b = append(b, `,"labels":["judge"],"metadata":`...)
+	b = m.appendJSON(b)
+	return append(b, '}')
+}
+
+// requestJSON encodes the sample request for env by hand.
+func (j *Judge) requestJSON(env []byte, t Trigger) []byte {
+	r := j.Request(env, t)
+	b := make([]byte, 0, 256+len(r.Arguments)+len(r.Context)+len(r.Guidance))
+	b = append(b, `{"guidance":`...)
+	b = appendString(b, r.Guidance)
+	b = append(b, `,"tool":`...)
+	b = appendString(b, r.Tool)
+	b = append(b, `,"server":`...)
+	b = appendString(b, r.Server)
+	if len(r.Arguments) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, r.Arguments...) // raw JSON from the envelope (or built by Request)
+	}
+	b = append(b, `,"context":`...)
+	b = appendString(b, r.Context)
+	return append(b, '}')
+}
+
+func (m *Meta) appendJSON(b []byte) []byte {
+	b = append(b, `{"trigger":`...)
+	b = appendString(b, m.Trigger)
+	if m.Stage != "" {
+		b = append(b, `,"trigger_stage":`...)
+		b = appendString(b, m.Stage)
+	}
+	if m.Decision != "" {
+		b = append(b, `,"decision":`...)
+		b = appendString(b, m.Decision)
+	}
+	b = append(b, `,"confidence":`...)
+	b = strconv.AppendFloat(b, m.Confidence, 'g', -1, 64)
+	if len(m.Reasons) > 0 {
+		b = append(b, `,"reasons":[`...)
+		for i, r := range m.Reasons {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, r)
+		}
+		b = append(b, ']')
+	}
+	if m.Provider != "" {
+		b = append(b, `,"provider":`...)
+		b = appendString(b, m.Provider)
+	}
+	if m.Error != "" {
+		b = append(b, `,"error":`...)
+		b = appendString(b, m.Error)
+	}
+	if m.Downgraded {
+		b = append(b, `,"downgraded":true`...)
+	}
+	return append(b, '}')
+}
+
+func validDecision(d string, c float64) bool {
+	switch d {
 	case abi.ActionAllow, abi.ActionDeny, abi.ActionAsk:
-		return r.Confidence >= 0 && r.Confidence <= 1
+		return c >= 0 && c <= 1
 	}
 	return false
 }
@@ -228,4 +351,34 @@ func capReason(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
 }

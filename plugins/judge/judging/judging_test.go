@@ -146,6 +146,23 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 }
 
+func FuzzEvaluateJSON(f *testing.F) {
+	jd, _ := judging.New([]byte(`{"always":true}`))
+	f.Add(string(env("run", `{"cmd":"ls"}`)), `{"decision":"allow","confidence":0.9,"reasons":["a\"b"],"provider":"p\u0000"}`)
+	f.Add(`{"tool":"\ud800","arguments":{"x":1}}`, `{"error":"boom \n"}`)
+	f.Add(`{`, `not json`)
+	f.Fuzz(func(t *testing.T, e, resp string) {
+		out := jd.EvaluateJSON([]byte(e), func([]byte) ([]byte, error) { return []byte(resp), nil }, nil)
+		if !json.Valid(out) {
+			t.Fatalf("invalid verdict JSON %s", out)
+		}
+		var v abi.Verdict
+		if err := json.Unmarshal(out, &v); err != nil || !abi.ValidAction(v.Action) || v.Action == "sample" {
+			t.Fatalf("verdict %s: %v", out, err)
+		}
+	})
+}
+
 func FuzzEvaluate(f *testing.F) {
 	jd, _ := judging.New([]byte(`{"band":{"min":0.2,"max":0.35}}`))
 	f.Add(string(env("run", `{"cmd":"ls"}`, abi.Prior{Stage: "rules", Action: "sample"})), "allow", 0.9)
