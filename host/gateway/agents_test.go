@@ -1,0 +1,147 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/nats-io/nats.go"
+)
+
+// agentsBundle writes the agents test bundle (host/proxy/testdata/agents).
+func agentsBundle(t *testing.T) string {
+	t.Helper()
+	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
+	dir := t.TempDir()
+	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func hookInput(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../proxy/testdata/agents/hook", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestGatewayServesHook(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	g := startGateway(t, ns.ClientURL(), agentsBundle(t), config.Upstream{Name: "none", URL: "http://127.0.0.1:1/mcp"}) // never called
+	if g.Pinner() == nil {
+		t.Error("the agents feature did not pin tools")
+	}
+	out, err := proxy.HookClient{URL: "http://" + g.Addr()}.Decide(context.Background(), hookInput(t, "bash_rm_rf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := out.HookSpecificOutput; d.PermissionDecision != "deny" || !strings.Contains(d.PermissionDecisionReason, "no-rm-rf-root") {
+		t.Fatalf("gateway hook decision %+v", d)
+	}
+}
+
+// collect subscribes to every audit subject.
+func collect(t *testing.T, url string) func() []audit.Event {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	var mu sync.Mutex
+	var evs []audit.Event
+	if _, err := nc.Subscribe(audit.SubjectPrefix+".>", func(m *nats.Msg) {
+		var ev audit.Event
+		if json.Unmarshal(m.Data, &ev) == nil {
+			mu.Lock()
+			evs = append(evs, ev)
+			mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return func() []audit.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]audit.Event(nil), evs...)
+	}
+}
+
+func TestLocalSpoolsWhileNATSIsDownAndReplaysLater(t *testing.T) {
+	ctx := context.Background()
+	data, b := t.TempDir(), agentsBundle(t)
+	in, err := proxy.ParseHookInput(hookInput(t, "read_ssh_key.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NATS unreachable: the event is spooled in this process's own directory.
+	down := config.Config{Bundle: b, DataDir: data, NATS: config.NATS{URL: "nats://127.0.0.1:1"}}
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: down, Name: "hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := l.Engine.Hook(ctx, in)
+	if err != nil || out.HookSpecificOutput.PermissionDecision != "deny" {
+		t.Fatalf("hook: %+v %v", out, err)
+	}
+	l.Close(ctx)
+	left, _ := filepath.Glob(filepath.Join(data, "spool-local", "hook-*"))
+	if len(left) != 1 {
+		t.Fatalf("%d spool directories left, want 1", len(left))
+	}
+	// The next run with NATS up publishes what was left, and removes the directory.
+	ns := testenv.StartNATS(t)
+	events := collect(t, ns.ClientURL())
+	up := down
+	up.NATS.URL = ns.ClientURL()
+	l2, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: up, Name: "hook"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2.Close(ctx)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := 0
+		for _, ev := range events() {
+			if ev.Transport == "hook" && ev.Tool == "Read" && ev.Action == "deny" && ev.Rule == "no-ssh-keys" {
+				n++
+			}
+		}
+		if n == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replayed hook event not on NATS (%d matching of %d)", n, len(events()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if left, _ := filepath.Glob(filepath.Join(data, "spool-local", "*")); len(left) != 0 {
+		t.Errorf("spool directories left after replay: %v", left)
+	}
+}
