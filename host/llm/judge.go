@@ -73,8 +73,9 @@ type entry struct {
 	br      *breaker
 	rl      *bucket
 
-	mu        sync.Mutex
-	healthErr error // last health check result; nil = healthy or never checked
+	mu         sync.Mutex
+	healthErr  error     // last health check result; nil = healthy or never checked
+	retryAfter time.Time // the provider asked (HTTP Retry-After) not to be called before this
 }
 
 // ProviderStatus is one provider's state, for admin pages and tests.
@@ -168,6 +169,10 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 			errs = append(errs, fmt.Errorf("%s: unhealthy: %w", name, err))
 			continue
 		}
+		if until := e.backoff(); j.opts.Now().Before(until) {
+			errs = append(errs, fmt.Errorf("%s: %w: retry after %s", name, ErrUnavailable, until.UTC().Format(time.RFC3339)))
+			continue
+		}
 		if !e.rl.take() {
 			errs = append(errs, fmt.Errorf("%s: %w: rate limited", name, ErrUnavailable))
 			continue
@@ -186,6 +191,10 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
 				err = fmt.Errorf("%w: timeout after %s: %w", ErrUnavailable, e.timeout, err)
+			}
+			var he *HTTPError
+			if errors.As(err, &he) && he.RetryAfter > 0 {
+				e.setBackoff(j.opts.Now().Add(min(he.RetryAfter, maxRetryAfter)))
 			}
 			j.log.Warn("llm provider failed", "provider", name, "err", err)
 			errs = append(errs, fmt.Errorf("%s: %w", name, err))
@@ -211,6 +220,21 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 
 func (j *Judge) fail(provider string, err error) (abi.SampleResponse, error) {
 	return abi.SampleResponse{Provider: provider, Error: err.Error()}, err
+}
+
+// maxRetryAfter caps how long a provider's Retry-After can keep it out of rotation.
+const maxRetryAfter = 5 * time.Minute
+
+func (e *entry) backoff() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.retryAfter
+}
+
+func (e *entry) setBackoff(t time.Time) {
+	e.mu.Lock()
+	e.retryAfter = t
+	e.mu.Unlock()
 }
 
 func (e *entry) health() error {

@@ -180,6 +180,30 @@ func TestRateLimitSkipsToNextProvider(t *testing.T) {
 	}
 }
 
+func TestRetryAfterKeepsProviderOut(t *testing.T) {
+	clk := &clock{t: time.Unix(1000, 0)}
+	limited := newFakeOpenAI(t, "429") // Retry-After: 7
+	j := newJudge(t, llm.Options{Now: clk.Now, Providers: []llm.ProviderConfig{
+		{Name: "paid", Kind: "openai", BaseURL: limited.URL() + "/v1", Model: "m"},
+		{Name: "local", Kind: "local"},
+	}})
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		resp, err := j.Sample(ctx, abi.SampleRequest{Tool: fmt.Sprint("t", i)})
+		if err != nil || resp.Provider != "local" {
+			t.Fatalf("resp = %+v err = %v", resp, err)
+		}
+	}
+	if limited.calls.Load() != 1 {
+		t.Fatalf("429 provider called %d times within its Retry-After", limited.calls.Load())
+	}
+	limited.setMode("ok")
+	clk.Add(7 * time.Second)
+	if resp, _ := j.Sample(ctx, abi.SampleRequest{Tool: "later"}); resp.Provider != "paid" {
+		t.Fatalf("provider not back after Retry-After: %+v", resp)
+	}
+}
+
 func TestNewRejectsBadConfig(t *testing.T) {
 	for name, o := range map[string]llm.Options{
 		"none":              {},
