@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -64,6 +65,20 @@ type Judge struct {
 	log     *slog.Logger
 	entries []*entry
 	cache   *cache
+
+	samples, cacheHits, failed atomic.Int64
+}
+
+// Counters are the judge's totals since New, for metrics.
+type Counters struct {
+	Samples   int64 `json:"samples"`    // Sample calls
+	CacheHits int64 `json:"cache_hits"` // answered from the cache
+	Failed    int64 `json:"failed"`     // failed closed (no provider, refusal, invalid answer, cancel)
+}
+
+// Counters returns the judge's totals.
+func (j *Judge) Counters() Counters {
+	return Counters{Samples: j.samples.Load(), CacheHits: j.cacheHits.Load(), Failed: j.failed.Load()}
 }
 
 type entry struct {
@@ -73,6 +88,8 @@ type entry struct {
 	br      *breaker
 	rl      *bucket
 
+	calls, failures atomic.Int64
+
 	mu         sync.Mutex
 	healthErr  error     // last health check result; nil = healthy or never checked
 	retryAfter time.Time // the provider asked (HTTP Retry-After) not to be called before this
@@ -80,11 +97,13 @@ type entry struct {
 
 // ProviderStatus is one provider's state, for admin pages and tests.
 type ProviderStatus struct {
-	Name    string `json:"name"`
-	Kind    string `json:"kind"`
-	Healthy bool   `json:"healthy"`
-	Health  string `json:"health,omitempty"` // last health error
-	Breaker string `json:"breaker"`          // closed | open | half-open
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Healthy  bool   `json:"healthy"`
+	Health   string `json:"health,omitempty"` // last health error
+	Breaker  string `json:"breaker"`          // closed | open | half-open
+	Calls    int64  `json:"calls"`            // requests sent to the provider
+	Failures int64  `json:"failures"`         // of which failed (error, refusal or invalid answer)
 }
 
 // New builds a Judge. It resolves API keys and validates every provider; it starts nothing.
@@ -157,8 +176,10 @@ func New(o Options) (*Judge, error) {
 // that answered the cached copy). On failure it returns a response whose Error is set and a
 // non-nil error: callers must treat that as a deny (fail closed).
 func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleResponse, error) {
+	j.samples.Add(1)
 	prompt, key := BuildPrompt(req, j.opts.MaxFieldBytes)
 	if r, ok := j.cache.get(key); ok {
+		j.cacheHits.Add(1)
 		j.log.Debug("llm sample", "provider", r.Provider, "decision", r.Decision, "cache", "hit", "prompt_sha256", key[:16])
 		return r, nil
 	}
@@ -181,11 +202,13 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 			errs = append(errs, fmt.Errorf("%s: %w: breaker open", name, ErrUnavailable))
 			continue
 		}
+		e.calls.Add(1)
 		actx, cancel := context.WithTimeout(ctx, e.timeout)
 		ans, err := e.p.Complete(actx, prompt)
 		cancel()
 		if err != nil {
 			e.br.done(false)
+			e.failures.Add(1)
 			if ctx.Err() != nil { // the caller gave up: do not try others
 				return j.fail(name, fmt.Errorf("llm: sample: %w", ctx.Err()))
 			}
@@ -201,11 +224,13 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 			continue
 		}
 		if ans.Refusal != "" {
+			e.failures.Add(1)
 			e.br.done(true) // the provider works; the model declined
 			return j.fail(name, fmt.Errorf("llm: sample: provider %s: %w: %s", name, ErrRefused, capText(collapseSpace(ans.Refusal), 200)))
 		}
 		resp, err := ParseDecision(ans.Text)
 		if err != nil {
+			e.failures.Add(1)
 			e.br.done(false) // garbage counts against the provider, and this request fails closed
 			return j.fail(name, fmt.Errorf("llm: sample: provider %s: %w", name, err))
 		}
@@ -219,6 +244,7 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 }
 
 func (j *Judge) fail(provider string, err error) (abi.SampleResponse, error) {
+	j.failed.Add(1)
 	return abi.SampleResponse{Provider: provider, Error: err.Error()}, err
 }
 
@@ -295,7 +321,8 @@ func (j *Judge) RunHealthChecks(ctx context.Context, every time.Duration) {
 func (j *Judge) Status() []ProviderStatus {
 	out := make([]ProviderStatus, 0, len(j.entries))
 	for _, e := range j.entries {
-		st := ProviderStatus{Name: e.p.Name(), Kind: e.kind, Healthy: true, Breaker: e.br.current().String()}
+		st := ProviderStatus{Name: e.p.Name(), Kind: e.kind, Healthy: true, Breaker: e.br.current().String(),
+			Calls: e.calls.Load(), Failures: e.failures.Load()}
 		if err := e.health(); err != nil {
 			st.Healthy = false
 			st.Health = err.Error()

@@ -46,6 +46,13 @@ func TestFailoverInPreferenceOrder(t *testing.T) {
 	if bad.calls.Load() != 1 || good.calls.Load() != 1 {
 		t.Fatalf("calls: vllm %d claude %d", bad.calls.Load(), good.calls.Load())
 	}
+	st := j.Status()
+	if st[0].Name != "vllm" || st[0].Calls != 1 || st[0].Failures != 1 || st[1].Calls != 1 || st[1].Failures != 0 {
+		t.Fatalf("status = %+v", st)
+	}
+	if c := j.Counters(); c.Samples != 1 || c.Failed != 0 || c.CacheHits != 0 {
+		t.Fatalf("counters = %+v", c)
+	}
 }
 
 func TestRefusalAndGarbageDoNotFailOver(t *testing.T) {
@@ -134,6 +141,9 @@ func TestCacheKeyedByNormalizedPrompt(t *testing.T) {
 	}
 	if f.calls.Load() != 1 {
 		t.Fatalf("calls = %d, want 1 (second request served from cache)", f.calls.Load())
+	}
+	if c := j.Counters(); c.Samples != 2 || c.CacheHits != 1 {
+		t.Fatalf("counters = %+v", c)
 	}
 	if _, err := j.Sample(ctx, c); err != nil || f.calls.Load() != 2 {
 		t.Fatalf("different arguments hit the cache: calls = %d err = %v", f.calls.Load(), err)
