@@ -438,6 +438,12 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 	if h != nil {
 		p = h.p
 	}
+	if h == nil && !inFleet && m.kv != nil {
+		// Held elsewhere moments ago: the watch may not have brought it yet.
+		if e, err := m.kv.Get(ctx, keyPending+id); err == nil && json.Unmarshal(e.Value(), &p) == nil {
+			inFleet = true
+		}
+	}
 	if h == nil && !inFleet {
 		return fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
