@@ -22,7 +22,10 @@ type Fixture struct {
 	Agent    string          `json:"agent,omitempty"`
 	Cwd      string          `json:"cwd,omitempty"`
 	Expected string          `json:"expected,omitempty"`
-	File     string          `json:"-"`
+	// EnvelopeJSON, instead of method and params, gives the whole envelope (e.g. a response
+	// phase with a result).
+	EnvelopeJSON json.RawMessage `json:"envelope,omitempty"`
+	File         string          `json:"-"`
 }
 
 // ReadFixtures reads every *.json file in dir (sorted). A file may hold one fixture or an array.
@@ -62,8 +65,15 @@ func ReadFixtureFile(p string) ([]Fixture, error) {
 	}
 	for i := range fs {
 		fs[i].File = filepath.Base(p)
+		if fs[i].Method == "" && len(fs[i].EnvelopeJSON) > 0 {
+			var env abi.Envelope
+			if err := json.Unmarshal(fs[i].EnvelopeJSON, &env); err != nil {
+				return nil, fmt.Errorf("fixture %s[%d]: envelope: %w", p, i, err)
+			}
+			fs[i].Method = env.Method
+		}
 		if fs[i].Method == "" {
-			return nil, fmt.Errorf("fixture %s[%d]: method is required", p, i)
+			return nil, fmt.Errorf("fixture %s[%d]: method (or an envelope with one) is required", p, i)
 		}
 		if fs[i].Expected != "" && !abi.ValidAction(fs[i].Expected) {
 			return nil, fmt.Errorf("fixture %s[%d]: expected %q is not an action", p, i, fs[i].Expected)
@@ -75,8 +85,23 @@ func ReadFixtureFile(p string) ([]Fixture, error) {
 	return fs, nil
 }
 
-// Envelope turns the fixture into a request-phase envelope.
+// Envelope turns the fixture into an envelope (request phase unless the fixture gives one).
 func (f Fixture) Envelope(id string) *abi.Envelope {
+	if len(f.EnvelopeJSON) > 0 {
+		var env abi.Envelope
+		if json.Unmarshal(f.EnvelopeJSON, &env) == nil {
+			if env.ABI == "" {
+				env.ABI = abi.Version
+			}
+			if env.Phase == "" {
+				env.Phase = abi.PhaseRequest
+			}
+			if env.ID == "" {
+				env.ID = id
+			}
+			return &env
+		}
+	}
 	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: f.Method, Params: f.Params}
 	return mcp.Envelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd}, id)
 }
