@@ -15,8 +15,23 @@ import (
 // of clauses.
 type clause []string
 
+// exactMemo caches exactSet per node: requiredClauses asks for the same nodes repeatedly, and
+// init time matters (it runs when each Wasm instance starts).
+var exactMemo = map[*syntax.Regexp][]string{}
+
 // exactSet returns every string re matches when that set is finite and small, else nil.
 func exactSet(re *syntax.Regexp) []string {
+	if e, ok := exactMemo[re]; ok {
+		return e
+	}
+	e := exactSetUncached(re)
+	if exactMemo != nil {
+		exactMemo[re] = e
+	}
+	return e
+}
+
+func exactSetUncached(re *syntax.Regexp) []string {
 	const maxSet = 64
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -187,24 +202,24 @@ type gramIndex struct {
 	three map[uint32][]int32   // literal ids of length >= 3, by first 3 bytes
 	has3  [1 << 16 / 64]uint64 // bitset over a hash of 3-byte prefixes
 	lits  []string
+	ids   map[string]int32
 	rules [][]int32 // literal id -> clause ids
 }
 
 func hash3(a, b, c byte) uint32 { return (uint32(a)*31*31 + uint32(b)*31 + uint32(c)) & 0xFFFF }
 
 func newGramIndex() *gramIndex {
-	return &gramIndex{two: map[uint16][]int32{}, three: map[uint32][]int32{}}
+	return &gramIndex{two: map[uint16][]int32{}, three: map[uint32][]int32{}, ids: map[string]int32{}}
 }
 
 // add registers lit as satisfying clause id.
 func (g *gramIndex) add(lit string, rule int32) {
-	for id, l := range g.lits {
-		if l == lit {
-			g.rules[id] = append(g.rules[id], rule)
-			return
-		}
+	if id, ok := g.ids[lit]; ok {
+		g.rules[id] = append(g.rules[id], rule)
+		return
 	}
 	id := int32(len(g.lits))
+	g.ids[lit] = id
 	g.lits = append(g.lits, lit)
 	g.rules = append(g.rules, []int32{rule})
 	switch len(lit) {

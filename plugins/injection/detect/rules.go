@@ -178,6 +178,7 @@ func init() {
 		}
 		ruleClauses = append(ruleClauses, ids)
 	}
+	exactMemo = nil // only needed while building
 }
 
 // candidates marks the rules whose regexps may match t (or t with backslashes as slashes).

@@ -1,0 +1,15 @@
+//go:build wasip1
+
+// Command noop is the benchmark baseline: a Go plugin that reads its input and returns no
+// opinion, so its call time is Extism's and Go's own per-call overhead.
+package main
+
+import palisade "github.com/added060/palisade/sdk/go"
+
+//go:wasmexport evaluate
+func evaluate() int32 {
+	_ = palisade.Input()
+	return palisade.OutputRaw([]byte(`{"action":"none"}`))
+}
+
+func main() {}
