@@ -27,7 +27,7 @@ import (
 
 // agentsBundle writes the agents test bundle (host/proxy/testdata/agents) with the rules
 // plugin; the filesystem rules' root /tmp/palisade-fs-root becomes root.
-func agentsBundle(t *testing.T, root string) string {
+func agentsBundle(t testing.TB, root string) string {
 	t.Helper()
 	wasm, sum := rulesPlugin(t)
 	dir := t.TempDir()
@@ -58,7 +58,7 @@ var (
 
 // rulesPlugin builds plugins/rules for wasip1 once per test binary (cmd may not import
 // host/internal/testenv).
-func rulesPlugin(t *testing.T) ([]byte, string) {
+func rulesPlugin(t testing.TB) ([]byte, string) {
 	t.Helper()
 	rulesOnce.Do(func() {
 		out := filepath.Join(os.TempDir(), fmt.Sprintf("palisade-cmd-rules-%d.wasm", os.Getpid()))
@@ -79,7 +79,7 @@ func rulesPlugin(t *testing.T) ([]byte, string) {
 }
 
 // startNATS runs an embedded JetStream server on a random port for the test.
-func startNATS(t *testing.T) string {
+func startNATS(t testing.TB) string {
 	t.Helper()
 	b, err := bus.Start(context.Background(), bus.Options{DataDir: t.TempDir(), Port: -1})
 	if err != nil {
@@ -96,7 +96,7 @@ var (
 )
 
 // palisadeBinary builds this command once per test binary.
-func palisadeBinary(t *testing.T) string {
+func palisadeBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "palisade-bin-")

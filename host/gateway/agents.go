@@ -198,7 +198,20 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		return nil, fmt.Errorf("bundle %s: one-process modes need a bundle folder", cfg.Bundle)
 	}
 	l := &Local{cfg: cfg, log: o.Logger, Active: &chain.Active{}}
+	// Audit connects while the bundle builds: both are round trips or disk reads, and a hook
+	// process pays for them on every tool call.
+	auditDone := make(chan error, 1)
+	if o.NoAudit {
+		auditDone <- nil
+	} else {
+		go func() { auditDone <- l.openAudit(ctx, o) }()
+	}
 	defer func() {
+		if auditDone != nil {
+			if aerr := <-auditDone; err == nil {
+				err = aerr
+			}
+		}
 		if err != nil {
 			l.Close(context.Background())
 		}
@@ -220,11 +233,13 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
 	l.Active.Swap(l.Bundle.Chain)
+	aerr := <-auditDone
+	auditDone = nil
+	if aerr != nil {
+		return nil, aerr
+	}
 	var rec proxy.Recorder
-	if !o.NoAudit {
-		if err := l.openAudit(ctx, o); err != nil {
-			return nil, err
-		}
+	if l.pub != nil {
 		rec = l.pub
 	}
 	l.Ring = selfmcp.NewRing(200, rec)
