@@ -27,7 +27,7 @@ GO_PLUGINS := $(patsubst plugins/%/main.go,%,$(wildcard plugins/*/main.go))
 GO_PLUGIN_WASM := $(patsubst %,$(BUILD)/plugins/%.wasm,$(GO_PLUGINS))
 
 # Host packages tested here with -race (fragments test their own packages).
-CORE_PKGS := ./host/mcp/... ./host/config/... ./host/plugin/... ./host/hostfn/... ./host/chain/... \
+CORE_PKGS := ./host/ ./host/mcp/... ./host/config/... ./host/plugin/... ./host/hostfn/... ./host/chain/... \
 	./host/bundle/... ./host/proxy/... ./host/gateway/... ./host/internal/... ./host/admin/... \
 	./host/approval/... ./host/llm/... ./host/token/... ./host/pin/... ./host/wrap/... ./host/selfmcp/... \
 	./host/policytest/...
