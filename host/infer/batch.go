@@ -9,8 +9,11 @@ import (
 )
 
 // batcher gathers the encoded inputs of concurrent callers into
-// micro-batches of at most maxBatch texts, waiting at most maxWait after the
-// first one arrives, and runs each batch with one model call. Callers encode
+// micro-batches of at most maxBatch texts and runs each batch with one model
+// call. With maxWait 0 it never waits: a free worker takes the first job and
+// whatever queued behind it while the workers were busy, so a lone call pays
+// nothing and load forms the batches. With maxWait > 0 it waits at most that
+// long after the first job for more. Callers encode
 // their own texts first (in parallel), the batch only concatenates tensors.
 // A request larger than maxBatch runs as its own batch. workers batches may
 // run at once; while they are busy, arrivals queue and form the next, larger
@@ -92,7 +95,24 @@ func (b *batcher) loop() {
 		}
 		batch := []*job{first}
 		n := first.n
-		if n < b.maxBatch {
+		if n < b.maxBatch && b.maxWait <= 0 {
+			// Opportunistic: take what queued while the workers were busy,
+			// never wait for more.
+		drain:
+			for n < b.maxBatch {
+				select {
+				case j := <-b.jobs:
+					if n+j.n > b.maxBatch {
+						carry = j
+						break drain
+					}
+					batch = append(batch, j)
+					n += j.n
+				default:
+					break drain
+				}
+			}
+		} else if n < b.maxBatch {
 			timer.Reset(b.maxWait)
 		gather:
 			for n < b.maxBatch {

@@ -16,6 +16,14 @@ import (
 // caller getting its own result. No timing is involved: the gather ends
 // when the batch is full, and the wait bound is an hour.
 func TestBatcherGathers(t *testing.T) {
+	// maxWait 0 (opportunistic) takes what queued; an hour-long wait ends
+	// when the batch is full. Both give [5 5] here.
+	for _, wait := range []time.Duration{0, time.Hour} {
+		t.Run(wait.String(), func(t *testing.T) { testBatcherGathers(t, wait) })
+	}
+}
+
+func testBatcherGathers(t *testing.T, wait time.Duration) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
@@ -35,7 +43,7 @@ func TestBatcherGathers(t *testing.T) {
 		}
 		return out, nil
 	}
-	b := newBatcher(5, time.Hour, 1, run, nil)
+	b := newBatcher(5, wait, 1, run, nil)
 	defer b.close()
 
 	done := make(chan []abi.InferResult, 6)

@@ -81,9 +81,13 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 // BenchmarkDetector measures one Infer call of 1 and of 32 texts (no
 // micro-batching: the call is the batch).
 func BenchmarkDetector(b *testing.B) {
-	for _, n := range []int{1, 32} {
-		b.Run(map[int]string{1: "batch=1", 32: "batch=32"}[n], func(b *testing.B) {
-			r, texts := detectorRegistry(b, 1)
+	for _, tc := range []struct {
+		name        string
+		n, maxBatch int
+	}{{"batch=1", 1, 1}, {"batch=32", 32, 1}, {"batch=1/via-batcher", 1, 32}} {
+		n := tc.n
+		b.Run(tc.name, func(b *testing.B) {
+			r, texts := detectorRegistry(b, tc.maxBatch)
 			var lat []time.Duration
 			i := 0
 			b.ReportAllocs()
@@ -103,7 +107,7 @@ func BenchmarkDetector(b *testing.B) {
 }
 
 // BenchmarkConcurrent64 runs 64 callers of one text each, with micro-batching
-// (max 32 texts, 1ms wait) and without (each call its own session run).
+// (max 32 texts, no wait: batches form from the queue) and without (each call its own session run).
 func BenchmarkConcurrent64(b *testing.B) {
 	for _, tc := range []struct {
 		name     string

@@ -47,7 +47,9 @@ type ModelSpec struct {
 	Threads int `yaml:"threads,omitempty" json:"threads,omitempty"`
 	// MaxBatch bounds a micro-batch; 0 = 32; 1 turns batching off.
 	MaxBatch int `yaml:"max_batch,omitempty" json:"max_batch,omitempty"`
-	// MaxWait is how long the first text of a batch waits for company; 0 = 1ms.
+	// MaxWait is how long the first text of a batch waits for company; 0 =
+	// never wait: a batch is what queued while the workers were busy (no
+	// added latency for a lone call).
 	MaxWait time.Duration `yaml:"max_wait,omitempty" json:"max_wait,omitempty"`
 }
 
@@ -82,9 +84,6 @@ func (s ModelSpec) withDefaults() ModelSpec {
 	}
 	if s.MaxBatch == 0 {
 		s.MaxBatch = 32
-	}
-	if s.MaxWait == 0 {
-		s.MaxWait = time.Millisecond
 	}
 	if s.KServe.Model == "" {
 		s.KServe.Model = s.Name

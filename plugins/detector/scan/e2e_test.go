@@ -26,7 +26,7 @@ var (
 )
 
 // buildWasm compiles ../ (the wasip1 shim) once per test binary.
-func buildWasm(t *testing.T) []byte {
+func buildWasm(t testing.TB) []byte {
 	t.Helper()
 	wasmOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "palisade-detector-")
@@ -52,7 +52,7 @@ func buildWasm(t *testing.T) []byte {
 	return b
 }
 
-func loadStage(t *testing.T, caps []string, inferer hostfn.Inferer, config string) *plugin.Plugin {
+func loadStage(t testing.TB, caps []string, inferer hostfn.Inferer, config string) *plugin.Plugin {
 	t.Helper()
 	ctx := context.Background()
 	rtOnce.Do(func() {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -59,8 +60,18 @@ func detectorRegistry(t testing.TB, lib string) (*infer.Registry, infer.ModelSpe
 	return r, spec
 }
 
-func inferVia(r *infer.Registry) InferFunc {
-	return func(req abi.InferRequest) (abi.InferResponse, error) {
-		return r.Infer(context.Background(), req)
+// inferVia answers like the infer host function (host/hostfn): JSON in,
+// the registry, JSON out with errors as {"error": ...}.
+func inferVia(r *infer.Registry) CallFunc {
+	return func(raw []byte) ([]byte, error) {
+		var req abi.InferRequest
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, err
+		}
+		resp, err := r.Infer(context.Background(), req)
+		if err != nil {
+			resp = abi.InferResponse{Error: err.Error()}
+		}
+		return json.Marshal(resp)
 	}
 }

@@ -153,46 +153,38 @@ func Texts(env []byte, c Config) []Text {
 // hold it ({"type":"text"}, mimeType): they are never classified.
 var structural = map[string]bool{"type": true, "mimeType": true, "isError": true}
 
-// InferFunc calls the host's infer function.
-type InferFunc func(abi.InferRequest) (abi.InferResponse, error)
-
 // Evaluate classifies the envelope's texts and returns the verdict: c.Action
 // when any text's malicious score (1 - p(benign)) reaches c.Threshold, with
 // the categories as labels and one evidence entry per flagged text; none
-// otherwise (with the highest score, for the audit). An infer error is
-// returned as is: the stage's failure mode decides.
-func Evaluate(env []byte, c Config, infer InferFunc) (abi.Verdict, error) {
+// otherwise (with the highest score, for the audit). call is the infer host
+// function. An infer error is returned: the stage's failure mode decides.
+func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	texts := Texts(env, c)
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify"}, nil
 	}
-	req := abi.InferRequest{Model: c.Model, Texts: make([]string, len(texts))}
-	for i, t := range texts {
-		req.Texts[i] = t.Value
-	}
-	resp, err := infer(req)
+	raw, err := call(EncodeInferRequest(c.Model, texts))
 	if err != nil {
 		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}
-	if len(resp.Results) != len(texts) {
-		return abi.Verdict{}, fmt.Errorf("infer %s: %d results for %d texts", c.Model, len(resp.Results), len(texts))
+	results, err := DecodeInferResponse(raw, len(texts), c.Benign)
+	if err != nil {
+		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}
 	var v abi.Verdict
-	var best float64
-	bestAt := -1
+	best, bestAt := -1.0, 0
 	var labels []string
-	for i, r := range resp.Results {
-		score, label := malicious(r, c.Benign)
-		if score > best || bestAt < 0 {
-			best, bestAt = score, i
+	for i, r := range results {
+		if r.Score > best {
+			best, bestAt = r.Score, i
 		}
-		if score < c.Threshold {
+		if r.Score < c.Threshold {
 			continue
 		}
-		if !slices.Contains(labels, label) {
-			labels = append(labels, label)
+		if !slices.Contains(labels, r.Label) {
+			labels = append(labels, r.Label)
 		}
-		v.Evidence = append(v.Evidence, abi.Evidence{Label: label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
+		v.Evidence = append(v.Evidence, abi.Evidence{Label: r.Label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
 	}
 	v.Score = round(best)
 	v.Rule = "detector"
@@ -203,26 +195,8 @@ func Evaluate(env []byte, c Config, infer InferFunc) (abi.Verdict, error) {
 	slices.Sort(labels)
 	v.Action = c.Action
 	v.Labels = labels
-	_, topLabel := malicious(resp.Results[bestAt], c.Benign)
-	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, topLabel, best, texts[bestAt].Path)
+	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil
-}
-
-// malicious returns 1 - p(benign) and the most likely non-benign label.
-func malicious(r abi.InferResult, benign string) (float64, string) {
-	if len(r.Scores) == 0 {
-		if r.Label == benign {
-			return 1 - r.Score, ""
-		}
-		return r.Score, r.Label
-	}
-	label, p := "", -1.0
-	for l, s := range r.Scores {
-		if l != benign && (s > p || (s == p && l < label)) {
-			label, p = l, s
-		}
-	}
-	return 1 - r.Scores[benign], label
 }
 
 // runeCut is the largest n ≤ max (and ≤ len(s)) that does not split a

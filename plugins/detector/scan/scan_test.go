@@ -2,7 +2,6 @@ package scan
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -142,8 +141,9 @@ func TestEvaluateUnavailable(t *testing.T) {
 	r, _ := detectorRegistry(t, "/nonexistent/libonnxruntime.so")
 	c, _ := ParseConfig(nil)
 	_, err := Evaluate([]byte(`{"arguments":{"q":"hello world"}}`), c, inferVia(r))
-	if !errors.Is(err, infer.ErrUnavailable) {
-		t.Errorf("Evaluate without a runtime: %v, want ErrUnavailable", err)
+	// The host function carries the error as text ({"error": ...}).
+	if err == nil || !strings.Contains(err.Error(), infer.ErrUnavailable.Error()) {
+		t.Errorf("Evaluate without a runtime: %v, want %q", err, infer.ErrUnavailable)
 	}
 	v, err := Evaluate([]byte(`{"method":"tools/list"}`), c, inferVia(r))
 	if err != nil || v.Action != abi.ActionNone {
@@ -169,6 +169,63 @@ func FuzzTexts(f *testing.F) {
 			if !strings.HasPrefix(x.Path, "arguments") && !strings.HasPrefix(x.Path, "uri") && !strings.HasPrefix(x.Path, "result") {
 				t.Fatalf("path %q", x.Path)
 			}
+		}
+	})
+}
+
+func TestWire(t *testing.T) {
+	texts := []Text{{Value: "a\"b\\c\n\t\x01"}, {Value: "ok é \xff"}}
+	raw := EncodeInferRequest("m", texts)
+	var req abi.InferRequest
+	if err := json.Unmarshal(raw, &req); err != nil {
+		t.Fatalf("EncodeInferRequest wrote invalid JSON %s: %v", raw, err)
+	}
+	if req.Model != "m" || req.Texts[0] != texts[0].Value || req.Texts[1] != "ok é \ufffd" {
+		t.Errorf("round trip: %+v", req)
+	}
+	for _, tc := range []struct {
+		name, body string
+		n          int
+		want       string // fmt of results, or "error"
+	}{
+		{"scores", `{"results":[{"label":"xss","score":0.9,"scores":{"benign":0.1,"xss":0.9,"sql_injection":0.0}}]}`, 1, "[{0.9 xss}]"},
+		{"label only", `{"results":[{"label":"benign","score":0.75}]}`, 1, "[{0.25 }]"},
+		{"host error", `{"error":"capability not granted: infer"}`, 1, "error"},
+		{"count mismatch", `{"results":[]}`, 1, "error"},
+		{"bad score", `{"results":[{"label":"xss","score":7}]}`, 1, "error"},
+		{"not json", `{"results":[`, 1, "error"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeInferResponse([]byte(tc.body), tc.n, "benign")
+			if tc.want == "error" {
+				if err == nil {
+					t.Errorf("accepted: %v", got)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != tc.want {
+				t.Errorf("got %v, %v; want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzEncodeInferRequest: any text encodes to JSON that decodes to the text
+// (invalid UTF-8 replaced as encoding/json does).
+func FuzzEncodeInferRequest(f *testing.F) {
+	for _, s := range []string{"", "\"", "\\", "\x00\x1f", "é", "\xff\xfe", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var req abi.InferRequest
+		if err := json.Unmarshal(EncodeInferRequest("m", []Text{{Value: s}}), &req); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(s)
+		var ws string
+		json.Unmarshal(want, &ws)
+		if req.Texts[0] != ws {
+			t.Fatalf("%q → %q, encoding/json gives %q", s, req.Texts[0], ws)
 		}
 	})
 }

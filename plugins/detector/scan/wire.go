@@ -1,0 +1,135 @@
+package scan
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
+)
+
+// The infer host function's JSON (sdk/ABI.md), encoded and decoded by hand:
+// inside Wasm, encoding/json's reflection costs more than the model run.
+
+// CallFunc sends an infer request (JSON) to the host and returns its
+// response (JSON).
+type CallFunc func(req []byte) ([]byte, error)
+
+// EncodeInferRequest writes {"model":..., "texts":[...]}.
+func EncodeInferRequest(model string, texts []Text) []byte {
+	n := 32 + len(model)
+	for _, t := range texts {
+		n += len(t.Value) + 8
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, model)
+	b = append(b, `,"texts":[`...)
+	for i, t := range texts {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, t.Value)
+	}
+	return append(b, "]}"...)
+}
+
+// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD,
+// as encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c < 0x20:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// Result is one text's answer reduced to what the detector needs.
+type Result struct {
+	Score float64 // 1 - p(benign)
+	Label string  // the most likely non-benign label
+}
+
+// DecodeInferResponse reads the host's answer for n texts: an {"error": ...}
+// becomes an error; otherwise each result's scores give 1 - p(benign) and
+// the most likely non-benign label (a result without scores uses label and
+// score).
+func DecodeInferResponse(raw []byte, n int, benign string) ([]Result, error) {
+	if !gjson.ValidBytes(raw) {
+		return nil, errors.New("infer response is not JSON")
+	}
+	if e := gjson.GetBytes(raw, "error"); e.Exists() && e.String() != "" {
+		return nil, errors.New(e.String())
+	}
+	results := gjson.GetBytes(raw, "results")
+	if !results.IsArray() {
+		return nil, errors.New("infer response has no results")
+	}
+	out := make([]Result, 0, n)
+	var bad error
+	results.ForEach(func(_, r gjson.Result) bool {
+		var res Result
+		scores := r.Get("scores")
+		if scores.IsObject() {
+			pBenign, best := 0.0, -1.0
+			scores.ForEach(func(k, v gjson.Result) bool {
+				label, p := k.String(), v.Float()
+				switch {
+				case label == benign:
+					pBenign = p
+				case p > best || (p == best && label < res.Label):
+					best, res.Label = p, label
+				}
+				return true
+			})
+			res.Score = 1 - pBenign
+		} else {
+			label, score := r.Get("label").String(), r.Get("score").Float()
+			if label == benign {
+				res.Score = 1 - score
+			} else {
+				res.Score, res.Label = score, label
+			}
+		}
+		if res.Score < 0 || res.Score > 1 {
+			bad = fmt.Errorf("infer result %d: score %s out of [0,1]", len(out), strconv.FormatFloat(res.Score, 'g', -1, 64))
+			return false
+		}
+		out = append(out, res)
+		return true
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if len(out) != n {
+		return nil, fmt.Errorf("%d results for %d texts", len(out), n)
+	}
+	return out, nil
+}
