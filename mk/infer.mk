@@ -46,8 +46,10 @@ test-infer: setup-onnxruntime $(DETECTOR_MODEL) ## host/infer, trainer and detec
 	$(GO) test -count=1 ./tools/train/... ./plugins/detector/...
 	CGO_ENABLED=0 $(GO) test -count=1 -run 'Unavailable|NoCgo' ./host/infer/
 
-bench-infer: $(ORT_LIB) $(DETECTOR_MODEL) ## detector latency at batch 1/32, 64-caller throughput with and without micro-batching
+bench-infer: setup-onnxruntime $(DETECTOR_MODEL) ## detector latency at batch 1/32, 64-caller throughput with and without micro-batching, Wasm stage
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./host/infer/
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./plugins/detector/scan/
 
-eval-detector: $(ORT_LIB) $(DETECTOR_MODEL) ## detector TPR/FPR/AUROC per category on data/split/test.jsonl
+eval-detector: setup-onnxruntime $(DETECTOR_MODEL) ## detector TPR/FPR/AUROC per category on data/split/test.jsonl (own report + shared tools/eval harness)
 	$(GO) run ./tools/train -eval -model $(DETECTOR_MODEL) -test data/split/test.jsonl
+	$(GO) run ./tools/eval -scorer detector -split test
