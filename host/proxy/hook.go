@@ -53,6 +53,9 @@ func ParseHookInput(b []byte) (*HookInput, error) {
 	if err := json.Unmarshal(b, &in); err != nil {
 		return nil, fmt.Errorf("%w: not JSON: %v", ErrHookInput, err)
 	}
+	if err := AmbiguousKeys(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
+	}
 	if in.HookEventName != "" && in.HookEventName != HookEventPreToolUse {
 		return nil, fmt.Errorf("%w: hook_event_name %q: palisade hook handles PreToolUse only", ErrHookInput, in.HookEventName)
 	}

@@ -80,6 +80,7 @@ func TestHookInvalidInput(t *testing.T) {
 		{"no tool", `{"hook_event_name":"PreToolUse","tool_input":{}}`},
 		{"other event", `{"hook_event_name":"PostToolUse","tool_name":"Bash"}`},
 		{"input not object", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}`},
+		{"duplicate argument", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf /"}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := proxy.ParseHookInput([]byte(tc.in)); !errors.Is(err, proxy.ErrHookInput) {

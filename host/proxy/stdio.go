@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -124,6 +125,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 		toServer:   &lineWriter{w: childIn},
 		childIn:    childIn,
 		pending:    map[string]*pendingCall{},
+		session:    "stdio-" + audit.NewID(),
 		exited:     make(chan struct{}),
 		clientDone: make(chan struct{}),
 	}
@@ -178,6 +180,7 @@ type stdio struct {
 	pending map[string]*pendingCall // client request id → what the answer needs
 	client  *abi.Client
 	proto   string
+	session string // one id per proxy run, so its audit events correlate
 
 	judging    sync.WaitGroup
 	exited     chan struct{}
@@ -312,6 +315,9 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		return
 	}
 	m, err := parseExact(t)
+	if err == nil {
+		err = AmbiguousKeys(t)
+	}
 	if err != nil {
 		// Never forward what the judge could not read: the server might read it differently.
 		s.o.Logger.Warn("client message refused", "err", err)
@@ -351,14 +357,21 @@ func (s *stdio) forwardToServer(line []byte) {
 
 func (s *stdio) track(m *mcp.Message, o *Outcome) {
 	s.mu.Lock()
+	prev := s.pending[idKey(m.ID)]
 	s.pending[idKey(m.ID)] = &pendingCall{method: m.Method, outcome: o}
 	s.mu.Unlock()
+	if prev != nil && prev.outcome != nil {
+		// The client reused an id still in flight: the earlier call's answer can no longer be
+		// told apart, so its decision is recorded now.
+		prev.outcome.Upstream = stdioUpstream(prev.outcome, "request id reused before the answer")
+		prev.outcome.Finish(context.Background())
+	}
 }
 
 func (s *stdio) context() mcp.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: "", ProtocolVersion: s.proto, Client: s.client}
+	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: s.session, ProtocolVersion: s.proto, Client: s.client}
 }
 
 func (s *stdio) judgeClientRequest(ctx context.Context, m *mcp.Message, line []byte) {
@@ -432,6 +445,11 @@ func (s *stdio) serverMessage(ctx context.Context, line []byte) {
 			line = s.response(ctx, p, m, line)
 		}
 	case m.IsRequest() && judgedFromServer[m.Method]:
+		if err := AmbiguousKeys(line); err != nil {
+			s.o.Logger.Warn("upstream request refused", "method", m.Method, "err", err)
+			s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+			return
+		}
 		s.judging.Add(1)
 		go func() {
 			defer s.judging.Done()
@@ -603,4 +621,58 @@ func replaceArguments(line []byte, args json.RawMessage) ([]byte, error) {
 	}
 	raw["params"] = pb
 	return json.Marshal(raw)
+}
+
+// ErrAmbiguousKeys marks a message with an object key given twice, or two keys that differ only
+// in case: JSON parsers disagree on which one counts (Go's encoding/json matches struct fields
+// case-insensitively and keeps the last; gjson, which plugins use, keeps the first; JavaScript
+// and Python keep the last exact key), so a judge and a server could read different calls.
+var ErrAmbiguousKeys = errors.New("proxy: ambiguous JSON object keys")
+
+// AmbiguousKeys walks the whole message and reports the first object holding a duplicate or
+// case-folded duplicate key. Transports refuse such messages instead of judging them.
+func AmbiguousKeys(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return walkKeys(dec, "$")
+}
+
+func walkKeys(dec *json.Decoder, path string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		seen := map[string]string{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+			}
+			k, _ := kt.(string)
+			fold := strings.ToLower(strings.ToUpper(k))
+			if prev, dup := seen[fold]; dup {
+				return fmt.Errorf("%w: %s has %q and %q", ErrAmbiguousKeys, path, prev, k)
+			}
+			seen[fold] = k
+			if err := walkKeys(dec, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if err := walkKeys(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing delimiter
+		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+	}
+	return nil
 }
