@@ -8,7 +8,7 @@ export PALISADE_BUILD := $(BUILD)
 export GOFLAGS := -buildvcs=false
 
 # Pinned tool versions.
-STATICCHECK_VERSION := 2025.1.1
+STATICCHECK_VERSION := v0.6.1
 NODE_MIN := 18
 
 # Fragments under mk/ add to these lists.

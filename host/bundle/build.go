@@ -89,13 +89,14 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			return nil, &FieldError{Path: p, Err: err}
 		}
 		st := &chain.Stage{
-			Name:       s.Name,
-			Match:      chain.Match{Methods: s.Match.Methods, Tools: s.Match.Tools, Servers: s.Match.Servers},
-			Request:    s.Phase == "" || s.Phase == "request" || s.Phase == "both",
-			Response:   s.Phase == "response" || s.Phase == "both",
-			FailClosed: s.Failure != "open",
-			NeedsPrior: s.NeedsPrior,
-			Timeout:    time.Duration(s.Timeout),
+			Name:           s.Name,
+			Match:          chain.Match{Methods: s.Match.Methods, Tools: s.Match.Tools, Servers: s.Match.Servers},
+			Request:        s.Phase == "" || s.Phase == "request" || s.Phase == "both",
+			Response:       s.Phase == "response" || s.Phase == "both",
+			FailClosed:     s.Failure != "open",
+			NeedsPrior:     s.NeedsPrior || s.ResolvesSample,
+			ResolvesSample: s.ResolvesSample,
+			Timeout:        time.Duration(s.Timeout),
 		}
 		if o.Unavailable != nil {
 			if uerr := o.Unavailable(s); uerr != nil {

@@ -45,19 +45,21 @@ type AuditSpec struct {
 
 // StageSpec is one stage in bundle.yaml.
 type StageSpec struct {
-	Name         string            `yaml:"name"`
-	Plugin       string            `yaml:"plugin"`
-	SHA256       string            `yaml:"sha256"`
-	Phase        string            `yaml:"phase"` // request (default) | response | both
-	Match        MatchSpec         `yaml:"match"`
-	Timeout      Duration          `yaml:"timeout"`
-	MemoryPages  uint32            `yaml:"memory_pages"`
-	Failure      string            `yaml:"failure"` // closed (default) | open
-	Pool         int               `yaml:"pool"`
-	Capabilities []string          `yaml:"capabilities"`
-	NeedsPrior   bool              `yaml:"needs_prior"`
-	Config       map[string]any    `yaml:"config"`
-	Data         map[string]string `yaml:"data"`
+	Name         string    `yaml:"name"`
+	Plugin       string    `yaml:"plugin"`
+	SHA256       string    `yaml:"sha256"`
+	Phase        string    `yaml:"phase"` // request (default) | response | both
+	Match        MatchSpec `yaml:"match"`
+	Timeout      Duration  `yaml:"timeout"`
+	MemoryPages  uint32    `yaml:"memory_pages"`
+	Failure      string    `yaml:"failure"` // closed (default) | open
+	Pool         int       `yaml:"pool"`
+	Capabilities []string  `yaml:"capabilities"`
+	NeedsPrior   bool      `yaml:"needs_prior"`
+	// ResolvesSample marks a judge stage: its opinion replaces a sample from earlier stages.
+	ResolvesSample bool              `yaml:"resolves_sample"`
+	Config         map[string]any    `yaml:"config"`
+	Data           map[string]string `yaml:"data"`
 }
 
 // MatchSpec is a stage's match block.

@@ -71,7 +71,10 @@ type Stage struct {
 	Response   bool // runs in the response phase
 	FailClosed bool // a failure counts as deny (true) or as no opinion (false)
 	NeedsPrior bool // reads earlier verdicts: starts a new group and waits for the ones before
-	Timeout    time.Duration
+	// ResolvesSample marks a judge: when the merged action so far is sample, this stage's
+	// opinion (allow, ask or deny) replaces it instead of merging by severity.
+	ResolvesSample bool
+	Timeout        time.Duration
 }
 
 func (s *Stage) inPhase(phase string) bool {
@@ -249,10 +252,14 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			return nil, err
 		}
 		final := false
-		for _, r := range results {
+		for i, r := range results {
 			d.Stages = append(d.Stages, r)
 			sev := abi.Severity(r.Action)
-			if sev > decidingSev && r.Action != abi.ActionNone {
+			if run[i].ResolvesSample && d.Action == abi.ActionSample && r.Action != abi.ActionNone && r.Action != abi.ActionSample && r.Error == "" {
+				// The judge decided what a stage handed it.
+				decidingSev = sev
+				d.Action, d.Reason, d.Rule, d.Stage = r.Action, r.Reason, r.Rule, r.Stage
+			} else if sev > decidingSev && r.Action != abi.ActionNone {
 				decidingSev = sev
 				d.Action, d.Reason, d.Rule, d.Stage = r.Action, r.Reason, r.Rule, r.Stage
 			}
@@ -315,7 +322,11 @@ func priorOf(base []abi.Prior, rs []StageResult) []abi.Prior {
 	}
 	out := slices.Clone(base)
 	for _, r := range rs {
-		out = append(out, abi.Prior{Stage: r.Stage, Action: r.Action, Score: r.Score, Labels: r.Labels, Rule: r.Rule, Reason: r.Reason})
+		p := abi.Prior{Stage: r.Stage, Action: r.Action, Score: r.Score, Labels: r.Labels, Rule: r.Rule, Reason: r.Reason}
+		if r.Verdict != nil {
+			p.Guidance = r.Verdict.Guidance
+		}
+		out = append(out, p)
 	}
 	return out
 }

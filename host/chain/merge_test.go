@@ -191,3 +191,46 @@ func TestActiveSwapDrains(t *testing.T) {
 		r()
 	}
 }
+
+func TestJudgeResolvesSample(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		judge abi.Verdict
+		want  string
+	}{
+		{"judge allows", abi.Verdict{Action: "allow", Reason: "fine"}, "allow"},
+		{"judge denies", abi.Verdict{Action: "deny", Reason: "bad"}, "deny"},
+		{"judge asks", abi.Verdict{Action: "ask"}, "ask"},
+		{"judge has no opinion", abi.Verdict{Action: "none"}, "sample"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen abi.Envelope
+			judge := evalFunc(func(b []byte) ([]byte, error) {
+				json.Unmarshal(b, &seen)
+				return json.Marshal(tc.judge)
+			})
+			c, _ := New(Options{Stages: []*Stage{
+				{Name: "rules", Plugin: &fixed{v: abi.Verdict{Action: "sample", Guidance: "is this a refund?"}}, Request: true},
+				{Name: "judge", Plugin: judge, Request: true, NeedsPrior: true, ResolvesSample: true},
+			}})
+			d, err := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != tc.want {
+				t.Fatalf("action %s, want %s", d.Action, tc.want)
+			}
+			if len(seen.Prior) != 1 || seen.Prior[0].Guidance != "is this a refund?" {
+				t.Fatalf("judge saw prior %+v", seen.Prior)
+			}
+		})
+	}
+	// Without ResolvesSample, an allow cannot lower a sample.
+	c, _ := New(Options{Stages: []*Stage{
+		{Name: "rules", Plugin: &fixed{v: abi.Verdict{Action: "sample"}}, Request: true},
+		{Name: "other", Plugin: &fixed{v: abi.Verdict{Action: "allow"}}, Request: true, NeedsPrior: true},
+	}})
+	if d, _ := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); d.Action != "sample" {
+		t.Fatalf("a plain allow resolved a sample: %s", d.Action)
+	}
+}

@@ -42,6 +42,11 @@ func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstr
 		NATS:      config.NATS{URL: natsURL},
 		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
 	}
+	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Extensions = ext.Extensions
 	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -201,6 +206,15 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 			t.Fatalf("next call after a deny: %v %q", err, text(r))
 		}
 	})
+	t.Run("a rule's sample is decided by the judge", func(t *testing.T) {
+		r, err := gcs.CallTool(ctx, &mcp.CallToolParams{Name: "get-sum", Arguments: map[string]any{"a": 2, "b": 3}})
+		if err != nil {
+			t.Fatalf("get-sum: %v", err)
+		}
+		if !strings.Contains(text(r), "5") {
+			t.Fatalf("get-sum judged allow: %v %q", err, text(r))
+		}
+	})
 	t.Run("progress arrives before the result", func(t *testing.T) {
 		params := &mcp.CallToolParams{Name: "trigger-long-running-operation", Arguments: map[string]any{"duration": 2, "steps": 4}}
 		params.SetProgressToken("tok-1")
@@ -246,6 +260,9 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 	}
 	if ev := byTool["trigger-long-running-operation"]; ev.Action != "allow" {
 		t.Errorf("long-running event: %+v", ev)
+	}
+	if ev := byTool["get-sum"]; ev.Action != "allow" || ev.RequestedAction != "allow" || ev.Stage != "judge" {
+		t.Errorf("get-sum event (sample resolved by the judge): %+v", ev)
 	}
 }
 

@@ -64,5 +64,6 @@ func ExamplePlugins() map[string]string {
 		"plugins/rules.wasm":     "./plugins/rules",
 		"plugins/injection.wasm": "./plugins/injection",
 		"plugins/risk.wasm":      "./plugins/risk",
+		"plugins/judge.wasm":     "./plugins/judge",
 	}
 }
