@@ -234,6 +234,7 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 			return nil, err
 		}
 	} else {
+		p.spooling = true
 		p.log.Warn("nats not connected; audit events spool until it is")
 	}
 	go p.run()
@@ -290,6 +291,11 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 		p.dropped.Add(1)
 		p.log.Error("audit Record after Close; dropped", "audit_id", r.id)
 		return
+	}
+	if !p.spooling && !p.nc.IsConnected() {
+		// NATS is down: straight to disk, where a crash cannot lose it.
+		p.spooling = true
+		p.log.Warn("audit spooling to disk", "why", "nats disconnected")
 	}
 	if !p.spooling {
 		select {

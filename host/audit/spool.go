@@ -29,6 +29,9 @@ const (
 	spoolReadChunk = 1 << 20
 )
 
+// ErrSpoolLocked is returned by New when another publisher holds the spool.
+var ErrSpoolLocked = errors.New("audit: spool in use by another publisher")
+
 var (
 	spoolMagic = []byte("PSA1")
 	crcTable   = crc32.MakeTable(crc32.Castagnoli)
@@ -174,6 +177,10 @@ func openSpool(dir string) (s *spool, corrupt int, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("audit: open spool: %w", err)
 	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, 0, err
+	}
 	s = &spool{dir: dir, f: f}
 	st, err := f.Stat()
 	if err != nil {
@@ -307,6 +314,10 @@ func (s *spool) prepend(recs []record) error {
 	}
 	st, err := tmp.Stat()
 	if err != nil {
+		tmp.Close()
+		return fmt.Errorf("audit: spool prepend: %w", err)
+	}
+	if err := lockFile(tmp); err != nil {
 		tmp.Close()
 		return fmt.Errorf("audit: spool prepend: %w", err)
 	}
