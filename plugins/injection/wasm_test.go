@@ -107,6 +107,7 @@ func load(t testing.TB, pkg, name, config string) *plugin.Plugin {
 		Timeout:     10 * time.Second,
 		InitTimeout: 120 * time.Second,
 		PoolSize:    1,
+		MaxPages:    maxPages,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -226,3 +227,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 		}
 	}
 }
+
+// maxPages is the stage memory cap the tests use: 1024 pages (64 MiB). The Go runtime, its
+// tables and a 64 KiB envelope's copies do not fit the 16 MiB default.
+var maxPages uint32 = 1024

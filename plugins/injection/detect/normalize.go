@@ -69,6 +69,22 @@ func Normalize(s string) Normalized {
 	b := make([]byte, 0, len(cur))
 	space, newline := false, false
 	for _, r := range cur {
+		if r >= 0x20 && r < 0x7F {
+			// printable ASCII: the common case, no table lookups
+			if r >= 'A' && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			if r == ' ' {
+				if !space {
+					b = append(b, ' ')
+				}
+				space = true
+				continue
+			}
+			space, newline = false, false
+			b = append(b, byte(r))
+			continue
+		}
 		switch {
 		case r == 0:
 			n.NUL = true

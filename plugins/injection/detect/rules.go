@@ -211,6 +211,7 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`\.bashrc|\.bash_profile|\.profile|\.viminfo|\.vault-token|\.terraformrc|terraform\.tfstate|` +
 	`(?:^|/)\.env(?:\.[a-z]+)?$|(?:^|/)\.env(?:\.[a-z]+)?[/?#\s]|` +
 	`(?:^|/)(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|` +
+	`(?:^|/)\.(?:rhosts|shosts|cshrc|tcshrc|forward|xauthority|logout|login|passwd|pass|my\.cnf|boto|s3cfg|dockercfg|lesshst|mozilla|gnupg|password-store|config/gh/hosts\.yml)(?:$|/)|ntuser\.dat|` +
 	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
 	`credentials\.json|credentials\.db|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
 	`service-?account[^/]*\.json|serviceaccount/token|secrets?\.ya?ml|secrets?\.json|` +
@@ -248,12 +249,47 @@ var sensitiveRules = []rule{
 	r(SensitivePaths, "system_dir", 0.8, "/", systemDirs),
 	r(SensitivePaths, "home_dotfile", 0.8, "~|$home|%userprofile%|home", `(?:~|\$home|%userprofile%|/home/[^/\s]+|/users/[^/\s]+)/+\.[a-z0-9]`),
 	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
-	r(SensitivePaths, "drive_path", 0.5, ":/", `(?:^|[\s'"=])[a-z]:/`),
 }
 
 var configRules = []rule{
 	r(SensitivePaths, "server_config", 0.6, "", serverConfigs),
 	r(SensitivePaths, "config_ext", 0.45, ".|_log", `\.(?:conf|cnf|cfg|ini|log|bak|old|orig|swp|sav|save|db|sqlite|mdb|sql|kdb|xml)(?:$|[\s?#;'"]|~)|_log$`),
+}
+
+// drivePath finds a Windows drive path (c:/ after start, space, quote or '='): written by hand
+// because ":/" occurs in every URL and the regexp would then scan the whole text.
+func drivePath(t string) string {
+	for i := 1; i+1 < len(t); i++ {
+		if t[i] != ':' || t[i+1] != '/' {
+			continue
+		}
+		c := t[i-1]
+		if c < 'a' || c > 'z' {
+			continue
+		}
+		if i >= 2 {
+			p := t[i-2]
+			if p != ' ' && p != '\'' && p != '"' && p != '=' && p != '\n' {
+				continue
+			}
+		}
+		return t[i-1 : min(len(t), i+40)]
+	}
+	return ""
+}
+
+// absoluteSystemPath returns t when the whole text is one absolute path (/x, ~/x, c:/x) outside
+// a home project folder or /tmp: on its own weak, it tips a config or log file name over.
+func absoluteSystemPath(t string) string {
+	if len(t) < 2 || strings.ContainsAny(t, " \n") {
+		return ""
+	}
+	abs := t[0] == '/' || t[0] == '~' || len(t) > 2 && t[1] == ':' && t[2] == '/' && t[0] >= 'a' && t[0] <= 'z'
+	if !abs || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/tmp/") || strings.Contains(t, "/projects/") ||
+		strings.Contains(t, "/src/") || strings.Contains(t, "/repos/") || strings.Contains(t, "/workspace/") {
+		return ""
+	}
+	return t
 }
 
 // scanSensitive applies the sensitive-file rules to the text with backslashes as slashes.
@@ -266,6 +302,12 @@ func scanSensitive(v *voter, t string) {
 		return
 	}
 	applyAll(v, sensitiveRules, t)
+	if m := drivePath(t); m != "" {
+		v.add(SensitivePaths, "drive_path", 0.5, m)
+	}
+	if m := absoluteSystemPath(t); m != "" {
+		v.add(SensitivePaths, "absolute_path", 0.4, m)
+	}
 	for _, ru := range expanded[&configRules[0]] {
 		if v.cand[ru.id] {
 			if !reProjectPath.match(v, t) {
@@ -284,13 +326,14 @@ var traversalRules = []rule{
 	r(PathTraversal, "lfi_wrapper", 0.9, "://|:/", `\b(?:php|zip|phar|expect|data|glob|compress\.zlib|compress\.bzip2|input)://|php://filter|file:/`),
 	r(PathTraversal, "absolute_escape", 0.85, "..", `^/+(?:\.\./)+`),
 	r(PathTraversal, "dotdot", 0.45, "..", `(?:^|/|=)\.\.(?:/|$)`),
+	r(PathTraversal, "stripped_percent", 0.9, "..", `\.\.(?:2f|5c|c0af|c1 9c)[a-z.]`),
 }
 
 // scanTraversal counts parent-directory segments and looks at how they were written: encoded,
 // overlong, backslashed, NUL-terminated or aimed at a sensitive file.
 func scanTraversal(v *voter, raw string, n *Normalized) {
 	t := n.Text
-	if !strings.Contains(t, "..") && !strings.Contains(t, "://") && !strings.Contains(t, ":/") {
+	if !strings.Contains(t, "..") && !strings.Contains(t, ":/") {
 		return
 	}
 	backslash := strings.IndexByte(t, '\\') >= 0

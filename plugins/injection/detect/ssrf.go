@@ -6,9 +6,54 @@ import (
 	"strings"
 )
 
-// reURL finds scheme://authority and //authority (protocol-relative) references anywhere in a
-// text, including inside query parameters once decoded.
-var reURL = newGate(`(?:\b([a-z][a-z0-9+.-]{1,15}):)?//([^/?#\s'"<>\\]*)`)
+// findURLs finds scheme://authority and //authority (protocol-relative) references anywhere in
+// a text, including inside query parameters once decoded.
+// It returns up to max index sextuples like regexp's FindAllStringSubmatchIndex for
+// `(?:\b([a-z][a-z0-9+.-]{1,15}):)?//([^/?#\s'"<>\\]*)`, written by hand: the regexp needs
+// its slow submatch engine over the whole text, and tool arguments hold many URLs.
+func findURLs(t string, max int) [][]int {
+	var out [][]int
+	for off := 0; len(out) < max; {
+		i := strings.Index(t[off:], "//")
+		if i < 0 {
+			break
+		}
+		i += off
+		m := []int{i, 0, -1, -1, i + 2, 0}
+		// scheme: letters, digits, + . - back from the ':' before "//", starting with a letter
+		if i > 1 && t[i-1] == ':' {
+			j := i - 1
+			for j > 0 && isSchemeChar(t[j-1]) {
+				j--
+			}
+			for j < i-1 && !(t[j] >= 'a' && t[j] <= 'z') {
+				j++
+			}
+			if n := i - 1 - j; n >= 2 && n <= 16 && (j == 0 || !isWordChar(t[j-1])) {
+				m[0], m[2], m[3] = j, j, i-1
+			}
+		}
+		k := i + 2
+		for k < len(t) && !strings.ContainsRune("/?#'\"<>\\ \n\t", rune(t[k])) {
+			k++
+		}
+		m[5], m[1] = k, k
+		out = append(out, m)
+		off = k
+		if k == i+2 {
+			off = i + 2
+		}
+	}
+	return out
+}
+
+func isSchemeChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+func isWordChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c >= 'A' && c <= 'Z'
+}
 
 // reAtHost finds the host after an '@' anywhere in a URL-ish text: parser-confusion payloads
 // (http://allowed.com?@127.0.0.1/, http://a.com%2f@[::1]) put the real target there.
@@ -50,9 +95,36 @@ var internalPorts = map[int]bool{
 
 var reMetaPath = newGate(`/latest/(?:meta-data|user-data|api/token|dynamic)|/computemetadata/|/metadata/(?:instance|identity|v1|scheduledevents)|/openstack/latest|/metadata/v1|/v1/metadata|/hetzner/v1|/opc/v[12]/|/iam/security-credentials`)
 
-var reInternalName = newGate(`(?:^|\.)(?:internal|local|localdomain|intranet|corp|lan|home\.arpa|svc|cluster\.local|consul|in-addr\.arpa)$|^kubernetes(?:\.default(?:\.svc(?:\.cluster\.local)?)?)?$|^host\.docker\.internal$|^gateway\.docker\.internal$`)
+// internalSuffixes are DNS names that only resolve inside a network or cluster.
+var internalSuffixes = []string{".internal", ".local", ".localdomain", ".intranet", ".corp", ".lan",
+	".home.arpa", ".svc", ".cluster.local", ".consul", ".in-addr.arpa"}
 
-var reRebind = newGate(`(?:^|[.-])((?:\d{1,3}[.-]){3}\d{1,3}|[0-9a-f]{8})\.(?:nip\.io|sslip\.io|xip\.io|nip\.direct|traefik\.me|localtest\.me)$|(?:^|\.)(?:localtest\.me|lvh\.me|vcap\.me|127-0-0-1\.\w+|localhost\.\w+|rbndr\.us|1u\.ms|rebind\.\w+)$`)
+func isInternalName(h string) bool {
+	switch h {
+	case "kubernetes", "kubernetes.default", "kubernetes.default.svc", "kubernetes.default.svc.cluster.local":
+		return true
+	}
+	for _, s := range internalSuffixes {
+		if strings.HasSuffix(h, s) || h == s[1:] {
+			return true
+		}
+	}
+	return false
+}
+
+// rebindSuffixes are wildcard DNS services that resolve a name to an address written in it
+// (127.0.0.1.nip.io) or always to loopback (localtest.me, lvh.me), or rebind by design.
+var rebindSuffixes = []string{"nip.io", "sslip.io", "xip.io", "nip.direct", "traefik.me", "localtest.me",
+	"lvh.me", "vcap.me", "rbndr.us", "1u.ms"}
+
+func isRebindHost(h string) bool {
+	for _, s := range rebindSuffixes {
+		if h == s || strings.HasSuffix(h, "."+s) || strings.HasSuffix(h, "-"+s) {
+			return true
+		}
+	}
+	return strings.HasPrefix(h, "127-0-0-1.") || strings.Contains(h, ".rebind.") || strings.HasPrefix(h, "rebind.")
+}
 
 // devPorts on localhost are the ports local dev servers use; with no other signal, a localhost
 // URL on one of them is most likely a developer's own app (a hard negative in the data).
@@ -74,7 +146,7 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 	}
 	best := 0.0
 	urls := 0
-	for _, m := range reURL.findAll(v, t, 16) {
+	for _, m := range findURLs(t, 16) {
 		urls++
 		scheme := ""
 		if m[2] >= 0 {
@@ -228,7 +300,7 @@ func classifyHost(host string, port int) (float64, string) {
 	if metadataHosts[host] {
 		return 1, "metadata_host"
 	}
-	if m := reRebind.re.FindStringSubmatch(host); m != nil {
+	if isRebindHost(host) {
 		return 0.9, "rebinding_domain"
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") || host == "localhost.localdomain" || host == "ip6-localhost" {
@@ -242,7 +314,7 @@ func classifyHost(host string, port int) (float64, string) {
 	}
 	addr, canonical, ok := parseHostIP(host)
 	if !ok {
-		if reInternalName.re.MatchString(host) {
+		if isInternalName(host) {
 			return 0.8, "internal_name"
 		}
 		return 0, ""
