@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/wrap"
 )
@@ -65,10 +67,13 @@ func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
 }
 
 func runProxy(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) > 0 && (args[0] == "pins" || args[0] == "approve") {
+		return runPins(env, args[0], args[1:])
+	}
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: palisade proxy [flags] -- COMMAND [ARGS...]\n\nRuns the MCP server COMMAND as a child and relays stdio through the policy chain.\n\nflags:")
+		fmt.Fprintln(env.Stderr, "usage: palisade proxy [flags] -- COMMAND [ARGS...]\n       palisade proxy pins [--data-dir D] SERVER        list pinned tools and pending changes\n       palisade proxy approve [--data-dir D] SERVER TOOL  accept a changed tool definition\n\nRuns the MCP server COMMAND as a child and relays stdio through the policy chain.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	lf := addLocalFlags(fs)
@@ -112,4 +117,45 @@ func runProxy(ctx context.Context, env *cliEnv, args []string) int {
 		return exitFail
 	}
 	return code
+}
+
+// runPins lists a server's pinned tools and pending changes, or approves one change.
+func runPins(env *cliEnv, verb string, args []string) int {
+	fs := flag.NewFlagSet("proxy "+verb, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	lf := addLocalFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	want := 1
+	if verb == "approve" {
+		want = 2
+	}
+	if fs.NArg() != want {
+		fmt.Fprintf(env.Stderr, "usage: palisade proxy %s [--data-dir D] SERVER%s\n", verb, map[bool]string{true: " TOOL"}[verb == "approve"])
+		return exitUsage
+	}
+	cfg, log, err := lf.load(env)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
+		return exitUsage
+	}
+	p, err := pin.New(pin.Options{Dir: filepath.Join(cfg.WithDefaults().DataDir, "pins"), Logger: log})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
+		return exitFail
+	}
+	server := fs.Arg(0)
+	if verb == "approve" {
+		if err := p.Approve(server, fs.Arg(1)); err != nil {
+			fmt.Fprintln(env.Stderr, "palisade proxy approve:", err)
+			return exitFail
+		}
+		fmt.Fprintf(env.Stdout, "approved the new definition of %s/%s\n", server, fs.Arg(1))
+		return exitOK
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(map[string]any{"pins": p.Pins(server), "pending": p.Pending(server)})
+	return exitOK
 }
