@@ -183,3 +183,13 @@ func (b *ortBackend) run(_ context.Context, inputs []Tensor, n int) ([]float32, 
 }
 
 func (b *ortBackend) close() error { return b.sess.Destroy() }
+
+// probeCUDA appends the CUDA execution provider to throw-away options.
+func probeCUDA() error {
+	opts, err := sessionOptions(1)
+	if err != nil {
+		return err
+	}
+	defer opts.Destroy()
+	return appendCUDA(opts, 0)
+}

@@ -19,3 +19,7 @@ func (*ortBackend) name() string { return ProviderCPU }
 func (*ortBackend) run(context.Context, []Tensor, int) ([]float32, error) { return nil, errNoCgo }
 
 func (*ortBackend) close() error { return nil }
+
+func initORT(string) error { return errNoCgo }
+
+func probeCUDA() error { return errNoCgo }

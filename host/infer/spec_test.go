@@ -59,6 +59,17 @@ func TestStatusText(t *testing.T) {
 	}
 }
 
+func TestDiagnose(t *testing.T) {
+	st := Diagnose(testLibrary(t), true)
+	if st.Library == "" || st.RuntimeVersion != "1.24.1" || !strings.HasPrefix(st.CUDA, "unavailable: ") {
+		t.Errorf("Diagnose = %+v, want library 1.24.1 and cuda unavailable (no CUDA provider here)", st)
+	}
+	st = Diagnose("/nonexistent/libonnxruntime.so", false)
+	if st.LibraryError == "" || st.Library != "" || st.CUDA != "" {
+		t.Errorf("Diagnose(missing) = %+v", st)
+	}
+}
+
 // TestCloseHammer closes the registry while 32 callers infer: every call
 // ends with a result or ErrClosed (no crash, no hang), under -race.
 func TestCloseHammer(t *testing.T) {

@@ -18,6 +18,9 @@ type Status struct {
 	LibraryError string `json:"library_error,omitempty"`
 	// RuntimeVersion is ONNX Runtime's version once loaded.
 	RuntimeVersion string `json:"runtime_version,omitempty"`
+	// CUDA is "available", "unavailable: <why>", or "" when not checked
+	// (Diagnose with cuda=true checks it).
+	CUDA string `json:"cuda,omitempty"`
 	// Models, in declaration order.
 	Models []ModelStatus `json:"models"`
 }
@@ -102,6 +105,9 @@ func (s Status) WriteText(w io.Writer) error {
 	default:
 		fmt.Fprintf(&b, " not needed (no local models)\n")
 	}
+	if s.CUDA != "" {
+		fmt.Fprintf(&b, "  cuda: %s\n", s.CUDA)
+	}
 	for _, c := range s.LibraryCandidates {
 		found := "missing"
 		if c.Found {
@@ -119,4 +125,34 @@ func (s Status) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Diagnose finds and loads the ONNX Runtime library as New would (the
+// configured path, else the search) and, with cuda, tries to append the CUDA
+// execution provider to a session's options. It is what `palisade doctor`
+// prints when no bundle is loaded. Loading is process-wide and kept.
+func Diagnose(libraryPath string, cuda bool) Status {
+	st := Status{Cgo: CgoEnabled}
+	if !CgoEnabled {
+		st.LibraryError = errNoCgo.Error()
+		return st
+	}
+	lib, tried, err := FindLibrary(libraryPath)
+	st.LibraryCandidates = tried
+	if err == nil {
+		err = initORT(lib)
+	}
+	if err != nil {
+		st.LibraryError = err.Error()
+		return st
+	}
+	st.Library, st.RuntimeVersion = lib, RuntimeVersion()
+	if cuda {
+		if err := probeCUDA(); err != nil {
+			st.CUDA = "unavailable: " + err.Error()
+		} else {
+			st.CUDA = "available"
+		}
+	}
+	return st
 }
