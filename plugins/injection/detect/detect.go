@@ -160,6 +160,12 @@ func (d *Detector) Scan(text string) Result {
 	scanPrompt(&v, t, &r.Norm)
 	statVotes(&v, &r.Stats)
 	for c := range v.miss {
+		if v.miss[c] < 1 {
+			r.Stats.Entropy = entropy(t) // evidence for the audit, not a vote: only when something scored
+			break
+		}
+	}
+	for c := range v.miss {
 		r.Scores[c] = 1 - v.miss[c]
 	}
 	sort.SliceStable(v.hits, func(i, j int) bool { return v.hits[i].Weight > v.hits[j].Weight })
@@ -217,7 +223,7 @@ func truncateUTF8(s string, n int) string {
 // Stats are cheap statistical features of a normalized text.
 type Stats struct {
 	Len          int
-	Entropy      float64 // Shannon entropy in bits per byte
+	Entropy      float64 // Shannon entropy in bits per byte; computed only for texts that scored
 	SpecialRatio float64 // share of bytes that are ASCII punctuation or symbols
 	DigitRatio   float64
 	SpaceRatio   float64
@@ -229,11 +235,9 @@ func computeStats(t string) Stats {
 	if len(t) == 0 {
 		return s
 	}
-	var freq [256]int
 	special, digit, space, high := 0, 0, 0, 0
 	for i := 0; i < len(t); i++ {
 		c := t[i]
-		freq[c]++
 		switch {
 		case c >= 0x80:
 			high++
@@ -248,12 +252,6 @@ func computeStats(t string) Stats {
 		}
 	}
 	n := float64(len(t))
-	for _, f := range freq {
-		if f > 0 {
-			p := float64(f) / n
-			s.Entropy -= p * math.Log2(p)
-		}
-	}
 	s.SpecialRatio = float64(special) / n
 	s.DigitRatio = float64(digit) / n
 	s.SpaceRatio = float64(space) / n
@@ -288,4 +286,20 @@ func snippet(t string, loc []int) string {
 		return ""
 	}
 	return strings.TrimSpace(t[loc[0]:loc[1]])
+}
+
+// entropy is the Shannon entropy of t in bits per byte.
+func entropy(t string) float64 {
+	var freq [256]int
+	for i := 0; i < len(t); i++ {
+		freq[t[i]]++
+	}
+	e, n := 0.0, float64(len(t))
+	for _, f := range freq {
+		if f > 0 {
+			p := float64(f) / n
+			e -= p * math.Log2(p)
+		}
+	}
+	return e
 }

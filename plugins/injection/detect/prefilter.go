@@ -194,86 +194,109 @@ func dedup(l []string) clause {
 	return out
 }
 
-// gramIndex finds which of a fixed set of literals occur in a text.
+// gramIndex finds which of a fixed set of literals occur in a text. It is built with add, then
+// frozen into flat offset tables (no maps on the hot path: map access is slow in Wasm).
 type gramIndex struct {
-	one   [256][]int32         // literal ids of length 1, by byte
-	two   map[uint16][]int32   // literal ids of length 2
-	has2  [1 << 16 / 64]uint64 // bitset over 2-byte grams of length-2 literals
-	three map[uint32][]int32   // literal ids of length >= 3, by first 3 bytes
-	has3  [1 << 16 / 64]uint64 // bitset over a hash of 3-byte prefixes
+	one   [256][]int32 // literal ids of length 1, by byte
+	has2  [1 << 16 / 64]uint64
+	has3  [1 << 16 / 64]uint64
 	lits  []string
 	ids   map[string]int32
 	rules [][]int32 // literal id -> clause ids
+
+	two, three       map[uint32][]int32 // while building
+	twoOff, threeOff []int32            // frozen: offsets into twoIDs/threeIDs, by 16-bit key
+	twoIDs, threeIDs []int32
 }
 
 func hash3(a, b, c byte) uint32 { return (uint32(a)*31*31 + uint32(b)*31 + uint32(c)) & 0xFFFF }
 
 func newGramIndex() *gramIndex {
-	return &gramIndex{two: map[uint16][]int32{}, three: map[uint32][]int32{}, ids: map[string]int32{}}
+	return &gramIndex{two: map[uint32][]int32{}, three: map[uint32][]int32{}, ids: map[string]int32{}}
 }
 
 // add registers lit as satisfying clause id.
-func (g *gramIndex) add(lit string, rule int32) {
+func (g *gramIndex) add(lit string, clause int32) {
 	if id, ok := g.ids[lit]; ok {
-		g.rules[id] = append(g.rules[id], rule)
+		g.rules[id] = append(g.rules[id], clause)
 		return
 	}
 	id := int32(len(g.lits))
 	g.ids[lit] = id
 	g.lits = append(g.lits, lit)
-	g.rules = append(g.rules, []int32{rule})
+	g.rules = append(g.rules, []int32{clause})
 	switch len(lit) {
 	case 1:
 		g.one[lit[0]] = append(g.one[lit[0]], id)
 	case 2:
-		k := uint16(lit[0])<<8 | uint16(lit[1])
+		k := uint32(lit[0])<<8 | uint32(lit[1])
 		g.two[k] = append(g.two[k], id)
 		g.has2[k/64] |= 1 << (k % 64)
 	default:
-		k := uint32(lit[0])<<16 | uint32(lit[1])<<8 | uint32(lit[2])
-		g.three[k] = append(g.three[k], id)
 		h := hash3(lit[0], lit[1], lit[2])
+		g.three[h] = append(g.three[h], id)
 		g.has3[h/64] |= 1 << (h % 64)
 	}
 }
 
-// candidates sets cand[rule] for every rule with a literal in t.
-func (g *gramIndex) candidates(t string, cand []bool) {
+// freeze turns the build maps into offset tables.
+func (g *gramIndex) freeze() {
+	flat := func(m map[uint32][]int32) ([]int32, []int32) {
+		off := make([]int32, 1<<16+1)
+		var ids []int32
+		for k := 0; k < 1<<16; k++ {
+			off[k] = int32(len(ids))
+			ids = append(ids, m[uint32(k)]...)
+		}
+		off[1<<16] = int32(len(ids))
+		return off, ids
+	}
+	g.twoOff, g.twoIDs = flat(g.two)
+	g.threeOff, g.threeIDs = flat(g.three)
+	g.two, g.three, g.ids = nil, nil, nil
+}
+
+// scan calls found once for every literal that occurs in t; seen (one flag per literal)
+// keeps a literal that occurs many times from being reported again.
+func (g *gramIndex) scan(t string, seen []bool, found func(id int32)) {
 	n := len(t)
 	for i := 0; i < n; i++ {
 		a := t[i]
 		for _, id := range g.one[a] {
-			g.mark(id, cand)
+			if !seen[id] {
+				seen[id] = true
+				found(id)
+			}
 		}
 		if i+1 >= n {
 			break
 		}
 		b := t[i+1]
-		k2 := uint16(a)<<8 | uint16(b)
+		k2 := uint32(a)<<8 | uint32(b)
 		if g.has2[k2/64]&(1<<(k2%64)) != 0 {
-			for _, id := range g.two[k2] {
-				g.mark(id, cand)
+			for _, id := range g.twoIDs[g.twoOff[k2]:g.twoOff[k2+1]] {
+				if !seen[id] {
+					seen[id] = true
+					found(id)
+				}
 			}
 		}
 		if i+2 >= n {
 			continue
 		}
-		c := t[i+2]
-		h := hash3(a, b, c)
+		h := hash3(a, b, t[i+2])
 		if g.has3[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
-		for _, id := range g.three[uint32(a)<<16|uint32(b)<<8|uint32(c)] {
+		for _, id := range g.threeIDs[g.threeOff[h]:g.threeOff[h+1]] {
+			if seen[id] {
+				continue
+			}
 			l := g.lits[id]
 			if len(l) <= n-i && t[i:i+len(l)] == l {
-				g.mark(id, cand)
+				seen[id] = true
+				found(id)
 			}
 		}
-	}
-}
-
-func (g *gramIndex) mark(id int32, cand []bool) {
-	for _, r := range g.rules[id] {
-		cand[r] = true
 	}
 }

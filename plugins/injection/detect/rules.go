@@ -100,6 +100,7 @@ func applyAll(v *voter, rules []rule, t string) {
 var (
 	allRules    []*rule
 	ruleClauses [][]int32 // rule id -> its clause ids (all must be present); nil = always runs
+	clauseRules [][]int32 // clause id -> the rule that needs it
 	numClauses  int
 	always      []int
 	index       = newGramIndex()
@@ -172,6 +173,7 @@ func init() {
 			cid := int32(numClauses)
 			numClauses++
 			ids = append(ids, cid)
+			clauseRules = append(clauseRules, []int32{int32(id)})
 			for _, l := range c {
 				index.add(l, cid)
 			}
@@ -179,25 +181,37 @@ func init() {
 		ruleClauses = append(ruleClauses, ids)
 	}
 	exactMemo = nil // only needed while building
+	index.freeze()
 }
 
 // candidates marks the rules whose regexps may match t (or t with backslashes as slashes).
+//
+// The result's second half is scratch space for the voter's per-group "voted" flags.
 func candidates(t string) []bool {
-	present := make([]bool, numClauses)
-	index.candidates(t, present)
-	if strings.IndexByte(t, '\\') >= 0 {
-		index.candidates(strings.ReplaceAll(t, `\`, "/"), present)
+	n := len(allRules)
+	buf := make([]bool, 2*n+numClauses+len(index.lits))
+	cand, present, seen := buf[:2*n], buf[2*n:2*n+numClauses], buf[2*n+numClauses:]
+	count := make([]uint8, n)
+	for _, id := range always {
+		cand[id] = true
 	}
-	cand := make([]bool, 2*len(allRules)) // second half: the voter's per-group "voted" flags
-	for id, cs := range ruleClauses {
-		ok := true
-		for _, c := range cs {
-			if !present[c] {
-				ok = false
-				break
+	found := func(lit int32) {
+		for _, c := range index.rules[lit] {
+			if present[c] {
+				continue
+			}
+			present[c] = true
+			for _, r := range clauseRules[c] {
+				count[r]++
+				if int(count[r]) == len(ruleClauses[r]) {
+					cand[r] = true
+				}
 			}
 		}
-		cand[id] = ok
+	}
+	index.scan(t, seen, found)
+	if strings.IndexByte(t, '\\') >= 0 {
+		index.scan(strings.ReplaceAll(t, `\`, "/"), seen, found)
 	}
 	return cand
 }

@@ -369,6 +369,12 @@ func isCGNAT(a netip.Addr) bool {
 // decimal, 0x hex or 0 octal) plus the wrap-around trick (425.510.425.510 = 169.254.169.254).
 // canonical is false for anything but plain dotted decimal or IPv6.
 func parseHostIP(h string) (netip.Addr, bool, bool) {
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == '.' || c == ':' || c == 'x' || c == '%') {
+			return netip.Addr{}, false, false // a name, not an address: skip the parsers
+		}
+	}
 	if strings.Contains(h, ":") {
 		if i := strings.IndexByte(h, '%'); i >= 0 {
 			h = h[:i]
