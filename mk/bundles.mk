@@ -1,0 +1,15 @@
+# Bundles: signing, sources, activation manager, admin routes, fleet (host/bundle, host/admin,
+# host/gateway/bundles*.go, cmd/palisade/{bundle,keys}.go). test-core already runs these packages
+# with -race; the race detector inflates RSS and slows activation, so the memory check and the
+# full 100-swap in-process run go here, without it. The fleet test (host/gateway TestFleet)
+# runs in test-core.
+
+.PHONY: test-bundles soak-bundles
+
+TEST_TARGETS += test-bundles
+
+test-bundles: ## bundles: 100 swaps under load and flat memory over 100 swaps (no -race)
+	set -o pipefail; $(GO) test -count=1 -v -run 'TestSwapUnderLoad|TestSwapMemoryFlat' ./host/bundle/ | grep -E '^(---|ok|FAIL|PASS)|swaps|RSS'
+
+soak-bundles: ## bundles: 1,000 swaps, RSS before and after (PALISADE_SOAK=1)
+	PALISADE_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestSwapMemoryFlat' ./host/bundle/
