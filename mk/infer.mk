@@ -10,7 +10,9 @@ DETECTOR_MODEL := $(BUILD)/models/detector-v1.onnx
 DETECTOR_WASM := $(BUILD)/plugins/detector.wasm
 export PALISADE_ONNXRUNTIME_LIB ?= $(ORT_LIB)
 
-SETUP_TARGETS += setup-onnxruntime
+# model is part of setup: test-core runs plugins/detector and tools/train tests natively,
+# before test-infer, and they need the trained model.
+SETUP_TARGETS += setup-onnxruntime model
 TEST_TARGETS += test-infer
 BENCH_TARGETS += bench-infer
 EVAL_TARGETS += eval-detector
@@ -35,11 +37,7 @@ model: $(DETECTOR_MODEL) ## train the detector (deterministic) → build/models/
 $(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl) | setup-onnxruntime
 	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
 
-plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm
-
-$(DETECTOR_WASM): $(wildcard plugins/detector/*.go sdk/go/abi/*.go)
-	@mkdir -p $(dir $@)
-	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/detector
+plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm (top Makefile's plugin rule)
 
 test-infer: setup-onnxruntime $(DETECTOR_MODEL) ## host/infer, trainer and detector tests with the real runtime
 	$(GO) test -race -count=1 ./host/infer/...
