@@ -199,6 +199,9 @@ type Manager struct {
 	fleet  map[string]Pending  // held anywhere (from the bucket)
 	grants map[string]Decision // by grant key
 	subs   map[chan Change]struct{}
+	// released holds ids this gateway released, until the bucket's delete comes back through
+	// the watch: a late echo of the call's own put must not list it again.
+	released map[string]time.Time
 
 	stop    context.CancelFunc
 	watched chan struct{}
@@ -212,7 +215,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	o = o.withDefaults()
 	m := &Manager{
 		o: o, log: o.Logger.With("component", "approval"),
-		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{},
+		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{}, released: map[string]time.Time{},
 		subs: map[chan Change]struct{}{}, done: make(chan struct{}), watched: make(chan struct{}),
 	}
 	if o.Conn == nil {
@@ -291,9 +294,14 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 	if id, ok := strings.CutPrefix(key, keyPending); ok {
 		m.mu.Lock()
 		_, had := m.fleet[id]
-		if del {
+		_, gone := m.released[id]
+		switch {
+		case del:
 			delete(m.fleet, id)
-		} else {
+			delete(m.released, id)
+		case gone:
+			// The echo of a call this gateway already released.
+		default:
 			var p Pending
 			if json.Unmarshal(e.Value(), &p) == nil {
 				m.fleet[id] = p
@@ -307,7 +315,7 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 		switch {
 		case del && had:
 			m.notify(Change{Type: "resolved", ID: id})
-		case !del && !had:
+		case !del && !had && !gone:
 			m.notify(Change{Type: "held", ID: id, Pending: m.fleetPending(id)})
 		}
 		return
@@ -634,6 +642,15 @@ wait:
 	m.mu.Lock()
 	delete(m.held, id)
 	delete(m.fleet, id)
+	if m.kv != nil {
+		now := time.Now()
+		for rid, at := range m.released {
+			if now.Sub(at) > 10*time.Minute {
+				delete(m.released, rid) // its delete never came back (NATS was down)
+			}
+		}
+		m.released[id] = now
+	}
 	m.mu.Unlock()
 	if m.kv != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
