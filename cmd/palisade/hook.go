@@ -73,6 +73,9 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		}
 		fmt.Fprintln(env.Stderr, "palisade hook: gateway unreachable, deciding in process:", err)
 	}
+	if *lf.logLevel == "" && env.Getenv("PALISADE_LOG_LEVEL") == "" {
+		*lf.logLevel = "error" // once per tool call: spooling notices would be noise
+	}
 	cfg, log, err := lf.load(env)
 	if err != nil {
 		return proxy.HookOutput{}, "", err

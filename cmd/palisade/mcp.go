@@ -43,6 +43,9 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 		return exitFail
 	}
 	defer l.Close(context.WithoutCancel(ctx))
+	bctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go l.WatchBundle(bctx, 0)
 	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Ring.Recent, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)

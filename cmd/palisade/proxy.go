@@ -102,6 +102,9 @@ func runProxy(ctx context.Context, env *cliEnv, args []string) int {
 		return exitFail
 	}
 	defer l.Close(context.WithoutCancel(ctx))
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go l.WatchBundle(wctx, 0)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

@@ -165,9 +165,9 @@ type LocalOptions struct {
 type Local struct {
 	Engine *proxy.Engine
 	Active *chain.Active
-	Bundle *bundle.Bundle
-	Pinner *pin.Pinner   // nil unless LocalOptions.Pinning
-	Ring   *selfmcp.Ring // the latest events (audit://recent)
+	Bundle *bundle.Bundle // the bundle built at start (WatchBundle swaps Active, not this)
+	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
+	Ring   *selfmcp.Ring  // the latest events (audit://recent)
 
 	cfg     config.Config
 	log     *slog.Logger
@@ -176,6 +176,47 @@ type Local struct {
 	pub     *audit.Publisher
 	spool   string
 	lock    *os.File
+	build   bundle.BuildOptions
+}
+
+// WatchBundle re-reads the bundle folder every interval (0 = 2s) until ctx ends; when its digest
+// changes it builds the new bundle (fixtures included) and swaps it in, or keeps the current one
+// and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
+func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		interval = 2 * time.Second
+	}
+	dir, last := l.cfg.Bundle, l.Bundle.Digest
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d, err := bundle.Digest(dir)
+		if err != nil || d == last {
+			continue
+		}
+		last = d
+		b, err := bundle.Build(ctx, dir, l.build)
+		if err != nil {
+			l.log.Warn("bundle changed but does not build; keeping the current one", "bundle", dir, "err", err)
+			if l.pub != nil {
+				l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
+			}
+			continue
+		}
+		if old := l.Active.Swap(b.Chain); old != nil {
+			go old.CloseWhenDrained(context.WithoutCancel(ctx))
+		}
+		info := b.Info()
+		l.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
+		if l.pub != nil {
+			l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
+		}
+	}
 }
 
 // NewLocal builds the bundle named by o.Config.Bundle (a folder) with the compilation cache in
@@ -220,7 +261,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, bundle.BuildOptions{Runtime: l.runtime, Deps: hostfn.Deps{KV: hostfn.NewMemKV()}, Logger: o.Logger,
+	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: hostfn.Deps{KV: hostfn.NewMemKV()}, Logger: o.Logger,
 		Unavailable: func(s bundle.StageSpec) error {
 			for _, c := range s.Capabilities {
 				if c == hostfn.CapInfer || c == hostfn.CapSample {
@@ -228,7 +269,8 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 				}
 			}
 			return nil
-		}})
+		}}
+	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, l.build)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
