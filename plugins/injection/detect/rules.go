@@ -227,7 +227,7 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`(?:^|/)(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|` +
 	`(?:^|/)\.(?:rhosts|shosts|cshrc|tcshrc|forward|xauthority|logout|login|passwd|pass|my\.cnf|boto|s3cfg|dockercfg|lesshst|mozilla|gnupg|password-store|config/gh/hosts\.yml)(?:$|/)|ntuser\.dat|` +
 	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
-	`credentials\.json|credentials\.db|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
+	`credentials\.(?:json|db|ya?ml|xml|ini|txt|csv)|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
 	`service-?account[^/]*\.json|serviceaccount/token|secrets?\.ya?ml|secrets?\.json|` +
 	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
 	`boot\.ini|win\.ini|system\.ini|` +
@@ -267,6 +267,7 @@ var sensitiveRules = []rule{
 
 var configRules = []rule{
 	r(SensitivePaths, "server_config", 0.6, "", serverConfigs),
+	r(SensitivePaths, "log_dir", 0.45, "log", `/logs?/?$`),
 	r(SensitivePaths, "config_ext", 0.45, ".|_log", `\.(?:conf|cnf|cfg|ini|log|bak|old|orig|swp|sav|save|db|sqlite|mdb|sql|kdb|xml)(?:$|[\s?#;'"]|~)|_log$`),
 }
 
@@ -340,6 +341,7 @@ var traversalRules = []rule{
 	r(PathTraversal, "lfi_wrapper", 0.9, "://|:/", `\b(?:php|zip|phar|expect|data|glob|compress\.zlib|compress\.bzip2|input)://|php://filter|file:/`),
 	r(PathTraversal, "absolute_escape", 0.85, "..", `^/+(?:\.\./)+`),
 	r(PathTraversal, "dotdot", 0.45, "..", `(?:^|/|=)\.\.(?:/|$)`),
+	r(PathTraversal, "to_script_or_db", 0.75, "..", `\.\./(?:[^\s/]+/)*[^\s/]+\.(?:php\d?|asp|aspx|jsp|cgi|pl|db|sql|sqlite3?|mdb|bak|old|conf|ini|log|cfg|inc)\b`),
 	r(PathTraversal, "stripped_percent", 0.9, "..", `\.\.(?:2f|5c|c0af|c1 9c)[a-z.]`),
 }
 
@@ -406,7 +408,7 @@ func boolInt(b bool) int {
 var sqlRules = []rule{
 	r(SQLInjection, "union_select", 0.6, "union", `\bunion\b(?:\s|/\*.*?\*/|\+|\(|all|distinct)*select\b`),
 	r(SQLInjection, "union_null", 0.9, "union", `\bunion\b.{0,40}\bselect\b.{0,80}(?:\bnull\b|@@|\bchar\s*\(|concat|0x[0-9a-f]{4,}|information_schema|--|#|/\*)`),
-	r(SQLInjection, "time_based", 0.9, "sleep|benchmark|waitfor|dbms_|pg_sleep", `\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+(?:delay|time)\b|dbms_pipe\.receive_message|dbms_lock\.sleep`),
+	r(SQLInjection, "time_based", 0.9, "sleep|benchmark|waitfor|dbms_|pg_sleep", `\b(?:sleep|pg_sleep|benchmark|randomblob)\s*\(|\bwaitfor\s+(?:delay|time)\b|dbms_pipe\.receive_message|dbms_lock\.sleep`),
 	r(SQLInjection, "dangerous_fn", 0.85, "xp_|sp_|load_file|outfile|dumpfile|utl_|extractvalue|updatexml|exec", `\bxp_\w+|\bsp_(?:executesql|oacreate|makewebtask|addextendedproc|configure|password|adduser)|load_file\s*\(|into\s+(?:out|dump)file|utl_(?:http|inaddr|file)|extractvalue\s*\(|updatexml\s*\(|\bexec(?:ute)?\s+(?:master|xp_|sp_|\()`),
 	r(SQLInjection, "schema_probe", 0.5, "information_schema|sysobjects|syscolumns|sqlite_master|pg_catalog|pg_shadow|mysql.user|@@|sys.|all_tables|user_tables", `information_schema|\bsysobjects\b|\bsyscolumns\b|sqlite_master|pg_catalog|pg_shadow|mysql\.user|@@(?:version|datadir|hostname|servername|basedir)|\bsys\.(?:databases|tables|objects)|\ball_tables\b|\buser_tables\b`),
 	r(SQLInjection, "quote_tautology", 0.9, "'|\"|)", `['"\)]\s*\)*\s*(?:or|and|\|\||&&|xor)\b\s*\(*\s*(?:['"]?\d+['"]?|'[^']*'|"[^"]*"|true|false|null|not|\w+\s*\()\s*(?:=|<>|!=|<=|>=|<|>|\blike\b|\bis\b|\bin\b|\bbetween\b|regexp|--|#|/\*|$)|['"]\s*(?:or|\|\|)\s*['"]?\s*(?:true|1|not|\d)\b`),
@@ -417,7 +419,17 @@ var sqlRules = []rule{
 	r(SQLInjection, "quote_like", 0.85, "like", `['"]\s*(?:or|and)\s+[\w.]+\s+like\s+['"]`),
 	r(SQLInjection, "quote_stacked", 0.9, ";", `['"\)]\s*\)*\s*;\s*(?:drop|truncate|delete|insert|update|shutdown|exec|execute|declare|create|alter|grant|select|waitfor|if|begin|set|use)\b`),
 	r(SQLInjection, "stacked", 0.6, ";", `;\s*(?:drop\s+(?:table|database|user)|truncate\s+table|delete\s+from|insert\s+into|update\s+\w+\s+set|shutdown|exec(?:ute)?\s|declare\s+@|create\s+(?:user|table|login)|alter\s+(?:table|user|login)|grant\s)`),
-	r(SQLInjection, "fragment_start", 0.85, "and|or|union|order|group|having|select|procedure|limit|waitfor|'|\"|)", `^['"\)\s]*\)*\s*(?:and|or|xor|&&|\|\|)\s+\(*['"]?[\w@.-]*['"]?\s*(?:==?|<|>|<>|!=|like|between|is|in)\s*|^['"\)]+\s*(?:union|order\s+by|group\s+by|having|select|procedure|limit|waitfor|;|\+|\|\||and|or)\b|^['"]\s*(?:--|#|/\*)|^\s*(?:order|group)\s+by\s+\d+\s*(?:--|#|/\*|$)|^\s*(?:and|or|having)\s+\d+\s*[=<>]`),
+	r(SQLInjection, "fragment_start", 0.85, "and|or|union|order|group|having|select|procedure|limit|waitfor|'|\"|)", `^['"\)\s]*\)*\s*(?:and|or|xor|&&|\|\|)\s+\(*['"]?[\w@.-]*['"]?\s*(?:==?|<|>|<>|!=|like|between|is|in)\s*|^['"\)]+\s*(?:union|order\s+by|group\s+by|having|select|insert|update|delete|drop|exec|declare|create|procedure|limit|waitfor|;|\+|\|\||and|or)\b|^['"]\s*(?:--|#|/\*)|^\s*(?:order|group)\s+by\s+\d+\s*(?:--|#|/\*|$)|^\s*(?:and|or|having)\s+\d+\s*[=<>]`),
+	r(SQLInjection, "numeric_tautology", 0.8, "or", `\bor\s+\(?\s*\d+\s*=\s*\d+`),
+	r(SQLInjection, "and_probe_end", 0.75, "and", `\band\s+\d+\s*=\s*\d+\s*(?:--|#|/\*|;|$)`),
+	r(SQLInjection, "mysql_comment", 0.8, "--+", `--\+`),
+	r(SQLInjection, "quote_order_by", 0.9, "order|group", `['"]\s*\)*\s*(?:order|group)\s+by\s+\d`),
+	r(SQLInjection, "declare_exec", 0.85, "declare|exec", `\bdeclare\s+@\w+\s+n?(?:var)?char|\bexec(?:ute)?\s*\(\s*@\w+\s*\)`),
+	r(SQLInjection, "union_start", 0.85, "union", `^\s*-?\d*\s*['"\)]*\s*union\b`),
+	r(SQLInjection, "quote_or_quote", 0.85, "or", `['"]\s*or\s*['"]|['"]\s*\)\s*or\s*\(\s*['"]`),
+	r(SQLInjection, "token_quote_logic", 0.85, "and|or", `^[\w.@-]{0,32}['"]\s*\)*\s*(?:and|or)\b`),
+	r(SQLInjection, "load_infile", 0.85, "infile", `\bload\s+data\s+(?:local\s+)?infile\b`),
+	r(SQLInjection, "sql_end_comment", 0.5, "--|#", `\b(?:select|union|from|where|and|or|null|tables?|columns?)\b.{0,80}?[\w)'"]\s*(?:--\+?|#)\s*$`),
 	r(SQLInjection, "char_concat", 0.75, "char", `\b(?:char|chr|nchar)\s*\(\s*\d+\s*\)\s*(?:\+|\|\||,|\))`),
 	r(SQLInjection, "cast_probe", 0.6, "convert|cast|ascii|substring|mid", `\bconvert\s*\(\s*int|\bcast\s*\(.{0,60}\bas\s+(?:int|varchar|char)|\b(?:ascii|ord)\s*\(\s*(?:substring|mid|substr)\s*\(`),
 	r(SQLInjection, "nosql_operator", 0.85, "$", `\[\s*\$(?:ne|gt|gte|lt|lte|regex|where|exists|nin|in|or|and|not|expr)\s*\]|\{\s*['"]?\$(?:ne|gt|gte|lt|lte|regex|where|exists|nin|or|expr)['"]?\s*:|\$where\b`),
@@ -456,6 +468,7 @@ var commandRules = []rule{
 	r(CommandInjection, "shellshock", 0.95, "(", `\(\)\s*\{\s*:?\s*;?\s*\}\s*;`),
 	r(CommandInjection, "ssi", 0.9, "<!--#", `<!--#\s*(?:exec|include|echo|printenv|config)\b`),
 	r(CommandInjection, "admin_tamper", 0.85, "iptables|xmrig|miner|systemctl|setenforce|kill|history|histfile|sudo|shred|ufw|auditd|nohup|chattr|>", `\biptables\s+-[fx]\b|\b(?:xmrig|minerd|cpuminer|cryptonight|stratum\+tcp)\b|\bsystemctl\s+(?:stop|disable|mask)\s+(?:auditd|firewalld|apparmor|ufw|sshd|rsyslog|falco|osqueryd|crowdstrike|falcon|wazuh)|\bsetenforce\s+0|\bkill\s+-9\s+-1\b|\bhistory\s+-c\b|unset\s+histfile|\bsudo\s+(?:-n\s+true|su\b|-i\b|-s\b|bash|sh\b)|\bshred\s|\bufw\s+disable|\bchattr\s+[+-]i|>\s*/var/log/|\bservice\s+auditd\s+stop`),
+	r(CommandInjection, "powershell_cradle", 0.85, "iex|invoke-", `\biex\s*\(|\binvoke-(?:expression|webrequest|restmethod|shellcode|mimikatz|conptyshell|powershelltcp)\b|\bnew-object\s+net\.webclient`),
 	r(CommandInjection, "separator_interpreter", 0.8, "perl|python|ruby|php|node", `(?:;|&&?|\|\|?|\n|\\n)\s*(?:perl|python[23]?|ruby|php|node)\s+-[a-z]*e`),
 	r(CommandInjection, "quote_break", 0.9, "'|\"", `['"]\s*(?:;|&&?|\|\||\n|`+"`"+`|\$\()\s*`+shellCmds+`\b`),
 	r(CommandInjection, "separator_recon", 0.8, ";|&|||\n|`|$(", `(?:;|&&?|\|\|?|\n|`+"`"+`|\$\()\s*(?:id|whoami|uname(?:\s+-a)?|ifconfig|ipconfig(?:\s+/all)?|hostname|systeminfo|ver|net\s+(?:user|localgroup|view|share)|cat\s+/etc/|type\s+c:|ls\s+-la?\s+/|dir\s+c:|printenv|env|set|netstat|tasklist|ps\s+(?:-ef|aux))\b`),
