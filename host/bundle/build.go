@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +37,10 @@ type BuildOptions struct {
 	Unavailable func(s StageSpec) error
 	// SkipFixtures skips the bundle's fixtures (policy test runs them itself).
 	SkipFixtures bool
+	// Models, if set, builds the inference backend for the bundle's models: section (host/infer
+	// through the gateway). Its Inferer serves this bundle's stages only, and the closer runs
+	// when the bundle's chain closes. Without it, or without models, Deps.Inferer is used.
+	Models func(ctx context.Context, dir string, models []yaml.Node) (hostfn.Inferer, io.Closer, error)
 }
 
 // Bundle is a loaded bundle: its manifest, its digest and the chain built from it.
@@ -65,7 +71,18 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		return nil, err
 	}
 	var stages []*chain.Stage
+	var modelCloser io.Closer
+	if o.Models != nil && len(m.Models) > 0 {
+		inf, cl, merr := o.Models(ctx, dir, m.Models)
+		if merr != nil {
+			return nil, &FieldError{Path: "models", Err: merr}
+		}
+		o.Deps.Inferer, modelCloser = inf, cl
+	}
 	defer func() {
+		if err != nil && modelCloser != nil {
+			modelCloser.Close()
+		}
 		if err != nil {
 			for _, s := range stages {
 				if c, ok := s.Plugin.(chain.Closer); ok {
@@ -98,8 +115,15 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			ResolvesSample: s.ResolvesSample,
 			Timeout:        time.Duration(s.Timeout),
 		}
+		uerr := error(nil)
 		if o.Unavailable != nil {
-			if uerr := o.Unavailable(s); uerr != nil {
+			uerr = o.Unavailable(s)
+		}
+		if uerr == nil && slices.Contains(s.Capabilities, hostfn.CapInfer) && o.Deps.Inferer == nil {
+			uerr = errors.New("no inference backend: the bundle declares no models, or the gateway has no inference runtime")
+		}
+		{
+			if uerr != nil {
 				o.Logger.Warn("stage unavailable", "stage", s.Name, "err", uerr)
 				st.Plugin = unavailable{err: uerr}
 				stages = append(stages, st)

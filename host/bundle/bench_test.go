@@ -1,0 +1,48 @@
+package bundle_test
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// BenchmarkActivate measures one activation of a two-stage rules bundle (stage a private copy,
+// verify signature and pins, build with a warm compilation cache, run fixtures, swap), swapping
+// between two bundles so that none is a no-op.
+func BenchmarkActivate(b *testing.B) {
+	f := newFixture(b, false)
+	dirs := []string{
+		f.signed(b, "alpha", "1.0.0", alphaStages(), "allow"),
+		f.signed(b, "beta", "2.0.0", betaStages(), "deny"),
+	}
+	ctx := context.Background()
+	if _, _, err := f.m.Activate(ctx, dirs[1], "bench"); err != nil {
+		b.Fatal(err)
+	}
+	var lat []time.Duration
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		start := time.Now()
+		if _, _, err := f.m.Activate(ctx, dirs[i%2], "bench"); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+		i++
+	}
+	reportPercentiles(b, lat)
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	s := append([]time.Duration(nil), lat...)
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(s[len(s)*99/100].Microseconds())/1000, "p99-ms")
+}
