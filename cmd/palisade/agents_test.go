@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -509,5 +510,74 @@ func TestProxyPinsAndApprove(t *testing.T) {
 	p2, _ := pin.New(pin.Options{Dir: filepath.Join(data, "pins")})
 	if len(p2.Pending("fs")) != 0 || !strings.Contains(p2.Pins("fs")["read"].Description, "email") {
 		t.Errorf("approval not saved")
+	}
+}
+
+// TestWrappedEntryRuns wraps Claude Desktop entries for the filesystem server (one with args, one
+// without) and launches each exactly as the client would, from the rewritten config.
+func TestWrappedEntryRuns(t *testing.T) {
+	fsjs := filesystemServer(t)
+	bin, b, data := palisadeBinary(t), agentsBundle(t, ""), t.TempDir()
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("A"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(t.TempDir(), "fs-server.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec node "+fsjs+" "+root+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nodeArgs, _ := json.Marshal([]string{fsjs, root})
+	cfg := filepath.Join(t.TempDir(), "claude_desktop_config.json")
+	orig := `{
+  "mcpServers": {
+    "fs": {"command": "node", "args": ` + string(nodeArgs) + `},
+    "fs2": {"command": ` + strconv.Quote(script) + `}
+  }
+}
+`
+	if err := os.WriteFile(cfg, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for _, server := range []string{"fs", "fs2"} {
+		t.Run(server, func(t *testing.T) {
+			if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", bin, "--bundle", b, "--data-dir", data, server); code != 0 {
+				t.Fatalf("wrap: %s", errs)
+			}
+			var c struct {
+				MCPServers map[string]struct {
+					Command string   `json:"command"`
+					Args    []string `json:"args"`
+				} `json:"mcpServers"`
+			}
+			raw, _ := os.ReadFile(cfg)
+			if err := json.Unmarshal(raw, &c); err != nil {
+				t.Fatal(err)
+			}
+			e := c.MCPServers[server]
+			cmd := exec.Command(e.Command, e.Args...)
+			cmd.Env = append(os.Environ(), "PALISADE_NATS_URL=nats://127.0.0.1:1")
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "desktop", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+			if err != nil {
+				t.Fatalf("launch %s %q: %v", e.Command, e.Args, err)
+			}
+			defer cs.Close()
+			// The rules allow the filesystem server only under /tmp/palisade-fs-root: this
+			// root is elsewhere, so reads are denied by policy, proving the proxy is in the path.
+			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": filepath.Join(root, "a.txt")}})
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != -32001 {
+				t.Fatalf("read through the wrapped entry: %v, want the -32001 deny", err)
+			}
+		})
+	}
+	for _, server := range []string{"fs", "fs2"} {
+		if code, _, errs := runCLI(t, "", "unwrap", "--config", cfg, server); code != 0 {
+			t.Fatalf("unwrap %s: %s", server, errs)
+		}
+	}
+	if back, _ := os.ReadFile(cfg); string(back) != orig {
+		t.Errorf("unwrap did not restore the config:\n%s", back)
 	}
 }
