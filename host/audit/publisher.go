@@ -173,6 +173,9 @@ type Publisher struct {
 	streamReady atomic.Bool
 	leftover    []record // worker's unacked batch at exit (read after done)
 
+	closeOnce sync.Once
+	closeErr  error
+
 	progressMu sync.Mutex
 	progress   chan struct{} // closed and replaced whenever work completes
 
@@ -429,18 +432,18 @@ func (p *Publisher) flushWhileConnected(ctx context.Context) error {
 	}
 }
 
-// Close publishes what it can until ctx ends or the connection is down, then stops the worker and
-// writes events still in memory to the front of the spool, so nothing
-// recorded is lost: the next New replays them. Records after Close are
-// dropped (and counted). Close returns an error only if the spool could not
-// be written.
+// Close publishes what it can until ctx ends or the connection is down,
+// then stops the worker and writes events still in memory to the front of
+// the spool, so nothing recorded is lost: the next New replays them.
+// Records after Close are dropped (and counted). Close returns an error
+// only if the spool could not be written. Later calls return the first
+// call's result.
 func (p *Publisher) Close(ctx context.Context) error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		return nil
-	}
-	p.mu.Unlock()
+	p.closeOnce.Do(func() { p.closeErr = p.close(ctx) })
+	return p.closeErr
+}
+
+func (p *Publisher) close(ctx context.Context) error {
 	flushErr := p.flushWhileConnected(ctx)
 
 	p.mu.Lock()

@@ -510,3 +510,30 @@ func TestEventOverServerLimitDropped(t *testing.T) {
 		t.Fatalf("stats %+v, want Dropped=1 Pending=0", st)
 	}
 }
+
+func TestConcurrentCloseAndRecord(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc := connect(t, s.ClientURL())
+	p := newPublisher(t, nc, t.TempDir())
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				p.Record(context.Background(), decision(i))
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if err := p.Close(context.Background()); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	st := p.Stats()
+	if st.Published+st.Dropped+st.Pending != 800 {
+		t.Fatalf("stats %+v: published+dropped+pending != 800 recorded", st)
+	}
+}
