@@ -3,6 +3,8 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go"
 )
 
@@ -190,5 +193,64 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // several watch periods; the assertion is on state, not time
 	if l.Active.Load() != first || decide() != "deny" {
 		t.Error("a broken bundle replaced the working one")
+	}
+}
+
+type bearerRT struct{ token string }
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	cfg, err := config.Parse([]byte("agents:\n  mcp_token: mcp-tok\n  hook_token: hook-tok\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Listen, cfg.DataDir, cfg.Bundle = "127.0.0.1:0", t.TempDir(), agentsBundle(t)
+	cfg.NATS = config.NATS{URL: ns.ClientURL()}
+	cfg.Upstreams = []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}} // never called
+	ctx := context.Background()
+	g, err := gateway.New(ctx, gateway.Options{Config: *cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + g.Addr()
+
+	raw := hookInput(t, "edit_benign.json")
+	if _, err := (proxy.HookClient{URL: base}).Decide(ctx, raw); err == nil || errors.Is(err, proxy.ErrGatewayUnreachable) {
+		t.Errorf("hook without its token: %v, want a 401 error", err)
+	}
+	if out, err := (proxy.HookClient{URL: base, Token: "hook-tok"}).Decide(ctx, raw); err != nil || out.HookSpecificOutput.PermissionDecision != "allow" {
+		t.Errorf("hook with its token: %+v %v", out, err)
+	}
+
+	connect := func(tok string) (*mcp.ClientSession, error) {
+		tr := &mcp.StreamableClientTransport{Endpoint: base + gateway.SelfMCPPath, HTTPClient: &http.Client{Transport: bearerRT{tok}}, MaxRetries: -1}
+		return mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, tr, nil)
+	}
+	if cs, err := connect("wrong"); err == nil {
+		cs.Close()
+		t.Fatal("own MCP server accepted a wrong token")
+	}
+	cs, err := connect("mcp-tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "getPolicy", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(r.StructuredContent)
+	if !strings.Contains(string(b), `"agents-test"`) || !strings.Contains(string(b), "no-rm-rf-root") {
+		t.Errorf("getPolicy through the gateway: %s", b)
 	}
 }
