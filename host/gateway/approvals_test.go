@@ -281,6 +281,10 @@ func TestHeldCallClientGoesAway(t *testing.T) {
 	if ev.Approval.DecidedBy != approval.ByDisconnect || ev.Action != "deny" {
 		t.Errorf("approval event = %+v", ev.Approval)
 	}
+	dec := waitEvent(t, g, "decision", func(ev audit.Event) bool { return ev.Kind == audit.KindDecision && ev.ID == held.ID })
+	if dec.Action != "deny" || dec.Approval == nil || dec.Approval.DecidedBy != approval.ByDisconnect {
+		t.Errorf("decision event = %+v", dec)
+	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		var q queue
