@@ -71,13 +71,15 @@ test('the live feed shows a call made by a real MCP client', async () => {
   await shot('live');
 });
 
-test('a held call appears within a second; approving releases the client with the upstream result', async () => {
+test('a held call appears within a second; approving releases the client with the upstream result', async (t) => {
   const { page } = stack;
   await page.goto(`${stack.base}/ui/#approvals`);
+  await page.locator('#conn.on').waitFor({ timeout: 10000 });
   const call = client.callTool({ name: 'echo', arguments: { message: 'hold the line' } });
   const held = await heldOnGateway('hold the line');
   const card = page.locator(`.held[data-id="${held.id}"]`);
   await card.waitFor({ timeout: 1000 }); // the issue's bound: in the queue within a second
+  t.diagnostic(`held call on screen ${Date.now() - Date.parse(held.time)} ms after the gateway held it`);
   assert.equal(await page.textContent('#badge'), '1');
   assert.equal(await page.isVisible('#alert'), true);
   assert.match(await page.textContent('#alert'), /1 call is waiting/);
