@@ -182,10 +182,11 @@ type stdio struct {
 	proto   string
 	session string // one id per proxy run, so its audit events correlate
 
-	judging    sync.WaitGroup
-	exited     chan struct{}
-	clientDone chan struct{} // closed when the client's stdin ends
-	stdinEOF   sync.Once
+	judging       sync.WaitGroup // server→client judgments
+	clientJudging sync.WaitGroup // client→server judgments (Add only from fromClient)
+	exited        chan struct{}
+	clientDone    chan struct{} // closed when the client's stdin ends
+	stdinEOF      sync.Once
 }
 
 // pendingCall is a client request forwarded to the server, waiting for its response.
@@ -303,6 +304,8 @@ func (s *stdio) fromClient(ctx context.Context) {
 		}
 		s.clientLine(ctx, line)
 	})
+	// Calls still being judged go out before the server sees EOF.
+	s.clientJudging.Wait()
 	s.closeChildStdin()
 	close(s.clientDone)
 }
@@ -333,9 +336,9 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 			s.mu.Unlock()
 		}
 		if judgedFromClient[m.Method] {
-			s.judging.Add(1)
+			s.clientJudging.Add(1)
 			go func() {
-				defer s.judging.Done()
+				defer s.clientJudging.Done()
 				s.judgeClientRequest(ctx, m, line)
 			}()
 			return
