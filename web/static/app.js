@@ -42,7 +42,7 @@ function fail(e) {
 async function start(token) {
   if (session) { session.abort.abort(); session = null; }
   api.token = token;
-  try { await api.get('/approvals'); } catch (e) {
+  try { await api.get('/chain'); } catch (e) {
     if (e instanceof Unauthorized) { showLogin('The token was refused.'); return; }
     showLogin(`Cannot reach the admin API: ${e.message}`);
     return;

@@ -78,7 +78,14 @@ export function createApprovals(api, who) {
 
   return {
     async load() {
-      const r = await api.get('/approvals');
+      let r;
+      try {
+        r = await api.get('/approvals');
+      } catch (e) {
+        if (e.status !== 404) throw e;
+        $('#held-empty').textContent = 'Approvals are disabled on this gateway: ask verdicts follow the bundle\'s fallback.';
+        return;
+      }
       held = r.approvals || [];
       render();
     },
