@@ -31,7 +31,7 @@ export function createLive(api) {
       h('td', { class: 'mono' }, fmtTime(ev.time)),
       h('td', {}, ev.server || ''),
       h('td', { class: 'tool' }, ev.tool || ev.method || ''),
-      h('td', { class: 'act' }, actionBadge(ev.action), what, appr),
+      h('td', { class: 'act' }, ev.action ? actionBadge(ev.action) : h('span', { class: 'action sample', text: 'event' }), what, appr),
       h('td', { class: 'reason' }, ev.reason || ''),
       h('td', {}, stages));
   }
