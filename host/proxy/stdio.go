@@ -317,10 +317,7 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		_ = s.toClient.writeLine(mcp.ErrorResponse(nil, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: JSON-RPC batches are not accepted; send one message per line", nil)))
 		return
 	}
-	m, err := parseExact(t)
-	if err == nil {
-		err = AmbiguousKeys(t)
-	}
+	m, err := StrictMessage(t)
 	if err != nil {
 		// Never forward what the judge could not read: the server might read it differently.
 		s.o.Logger.Warn("client message refused", "err", err)
@@ -551,6 +548,22 @@ func idOf(b []byte) json.RawMessage {
 	return v.ID
 }
 
+// StrictMessage parses one JSON-RPC message the way the stdio proxy judges it, refusing what
+// parsers would read differently: keys given twice at any depth or differing only in case
+// (AmbiguousKeys), and a significant key (jsonrpc, id, method, params, result, error; params'
+// name, arguments, uri) spelled in another case. Errors wrap mcp's parse errors or
+// ErrAmbiguousKeys. Other transports (HTTP) should judge bodies through it too.
+func StrictMessage(b []byte) (*mcp.Message, error) {
+	m, err := parseExact(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := AmbiguousKeys(b); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
 // parseExact validates a JSON-RPC message and reads jsonrpc, id, method, params, result and
 // error by their exact, case-sensitive keys, the last duplicate winning: the way JavaScript's
 // JSON.parse and Python's json read them (Go's encoding/json would match keys case-insensitively).
@@ -561,6 +574,18 @@ func parseExact(b []byte) (*mcp.Message, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return nil, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+	}
+	if err := exactCase(raw, "jsonrpc", "id", "method", "params", "result", "error"); err != nil {
+		return nil, err
+	}
+	if p := bytes.TrimSpace(raw["params"]); len(p) > 0 && p[0] == '{' {
+		var params map[string]json.RawMessage
+		if err := json.Unmarshal(p, &params); err != nil {
+			return nil, fmt.Errorf("%w: params: %v", mcp.ErrNotJSON, err)
+		}
+		if err := exactCase(params, "name", "arguments", "uri"); err != nil {
+			return nil, fmt.Errorf("params: %w", err)
+		}
 	}
 	m := &mcp.Message{ID: raw["id"], Params: raw["params"], Result: raw["result"]}
 	if err := json.Unmarshal(raw["jsonrpc"], &m.JSONRPC); err != nil || m.JSONRPC != "2.0" {
@@ -581,6 +606,19 @@ func parseExact(b []byte) (*mcp.Message, error) {
 		return nil, mcp.ErrNoMethod
 	}
 	return m, nil
+}
+
+// exactCase refuses a key that matches one of names only when case is ignored ("Method",
+// "pArAms"): Go's encoding/json would read it as that field, exact-key readers would not.
+func exactCase(obj map[string]json.RawMessage, names ...string) error {
+	for k := range obj {
+		for _, n := range names {
+			if k != n && strings.EqualFold(strings.ToLower(strings.ToUpper(k)), n) {
+				return fmt.Errorf("%w: key %q is not spelled %q", ErrAmbiguousKeys, k, n)
+			}
+		}
+	}
+	return nil
 }
 
 // exactEnvelope builds the request envelope and then sets tool, prompt, URI and arguments from
