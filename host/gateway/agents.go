@@ -344,14 +344,23 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	return nil
 }
 
-// replayLeftovers publishes spools that earlier processes left (NATS was down then), one at a
-// time, skipping those another live process holds.
+// maxReplays bounds how many leftover spools one run replays, so a hook right after a long
+// outage stays quick; the next runs take the rest.
+const maxReplays = 8
+
+// replayLeftovers publishes spools that earlier processes left (NATS was down then), oldest
+// first within each mode (names end in a time-sorted id), one at a time, skipping those another
+// live process holds.
 func (l *Local) replayLeftovers(ctx context.Context, root, name string) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return
 	}
+	replayed := 0
 	for _, e := range ents {
+		if replayed >= maxReplays {
+			return
+		}
 		dir := filepath.Join(root, e.Name())
 		if !e.IsDir() || dir == l.spool || !strings.Contains(e.Name(), "-") {
 			continue
@@ -360,6 +369,7 @@ func (l *Local) replayLeftovers(ctx context.Context, root, name string) {
 		if err != nil {
 			continue // a live process owns it
 		}
+		replayed++
 		p, err := audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
 		if err == nil {
 			fctx, cancel := context.WithTimeout(ctx, 2*time.Second)
