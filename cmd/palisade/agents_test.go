@@ -21,6 +21,8 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/pin"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -579,5 +581,25 @@ func TestWrappedEntryRuns(t *testing.T) {
 	}
 	if back, _ := os.ReadFile(cfg); string(back) != orig {
 		t.Errorf("unwrap did not restore the config:\n%s", back)
+	}
+}
+
+func TestHookDelegatesToGateway(t *testing.T) {
+	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: agentsBundle(t, ""), NATS: config.NATS{Port: -1},
+		Upstreams: []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}}} // never called
+	ctx := context.Background()
+	g, err := gateway.New(ctx, gateway.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := os.ReadFile("../../host/proxy/testdata/agents/hook/read_ssh_key.json")
+	// The local bundle does not exist: only the gateway can have decided.
+	code, out, errs := runCLI(t, string(in), "hook", "--gateway", "http://"+g.Addr(), "--bundle", t.TempDir(), "--timing")
+	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "no-ssh-keys") || !strings.Contains(errs, "(gateway)") {
+		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errs)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -179,4 +180,40 @@ func TestStdioProxyExitsWithChild(t *testing.T) {
 	if err != nil || code != 7 {
 		t.Fatalf("RunStdio = %d, %v; want 7", code, err)
 	}
+}
+
+func TestStdioProxyForwardsSignals(t *testing.T) {
+	e := agentsEngine(t, &sink{})
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ready := make(chan struct{})
+	out := &signalReady{ready: ready}
+	sigs := make(chan os.Signal, 1)
+	code := make(chan int, 1)
+	go func() {
+		c, err := proxy.RunStdio(context.Background(), proxy.StdioOptions{
+			Engine: e, Command: "sh", Args: []string{"-c", `trap 'exit 42' TERM; echo '{"jsonrpc":"2.0","method":"notifications/ready"}'; while :; do sleep 0.05; done`},
+			Stdin: pr, Stdout: out, Signals: sigs,
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		code <- c
+	}()
+	<-ready // the trap is set once the child has written its first line
+	sigs <- syscall.SIGTERM
+	if c := <-code; c != 42 {
+		t.Fatalf("exit code %d, want the child's 42 after the forwarded SIGTERM", c)
+	}
+}
+
+// signalReady closes ready on the first write.
+type signalReady struct {
+	once  sync.Once
+	ready chan struct{}
+}
+
+func (s *signalReady) Write(b []byte) (int, error) {
+	s.once.Do(func() { close(s.ready) })
+	return len(b), nil
 }
