@@ -149,7 +149,13 @@ func (d *Detector) Scan(text string) Result {
 	r.Stats = computeStats(r.Norm.Text)
 	v := newVoter(&d.enabled)
 	t := r.Norm.Text
-	both := candidates(t)
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		clear(sc.buf)
+		clear(sc.count)
+		scratchPool.Put(sc)
+	}()
+	both := candidatesInto(t, sc.buf, sc.count)
 	v.cand, v.voted = both[:len(allRules)], both[len(allRules):]
 	scanTraversal(&v, text, &r.Norm)
 	scanSensitive(&v, t)

@@ -179,7 +179,21 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	}
 	var scores [NumCategories]float64
 	var found []finding
+	scanned := map[string]bool{} // a text repeated across leaves is judged once
 	for _, l := range leaves {
+		if l.text == "" {
+			continue
+		}
+		if scanned[l.text] {
+			for _, f := range found {
+				if f.text == l.text {
+					found = append(found, finding{leaf: l, res: f.res, fired: f.fired})
+					break
+				}
+			}
+			continue
+		}
+		scanned[l.text] = true
 		r := d.Scan(l.text)
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)

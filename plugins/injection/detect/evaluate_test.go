@@ -195,3 +195,18 @@ func TestEvaluateInvalidJSON(t *testing.T) {
 		t.Error("invalid envelope accepted")
 	}
 }
+
+func TestEvaluateRepeatedLeaves(t *testing.T) {
+	bad := "../../../../etc/shadow"
+	v, err := NewEvaluator(Config{}).Evaluate(requestEnv(t, map[string]any{"a": bad, "b": []any{bad, "", "ok"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for _, ev := range v.Evidence {
+		paths[ev.Path] = true
+	}
+	if v.Action != abi.ActionDeny || !paths["arguments.a"] || !paths["arguments.b[0]"] {
+		t.Errorf("verdict %+v: want deny with evidence at both leaves", v)
+	}
+}

@@ -101,13 +101,13 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 	}
 	virtualization(v, t)
 	// Instruction density: long text addressed to "you" with many imperatives.
-	if len(t) > 120 {
+	if len(t) > 120 && v.score(PromptInjection) > 0 {
 		you := strings.Count(t, " you ") + strings.Count(t, " your ")
 		imp := 0
 		for _, w := range []string{" must ", " should ", " do not ", " don't ", " never ", " always ", " immediately", " now ", " instead", " only "} {
 			imp += strings.Count(t, w)
 		}
-		if you >= 3 && imp >= 3 && v.score(PromptInjection) > 0 {
+		if you >= 3 && imp >= 3 {
 			v.add(PromptInjection, "stat:imperative_density", 0.35, "")
 		}
 	}

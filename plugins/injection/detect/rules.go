@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"sync"
 )
 
 // rule is one weighted pattern. Its regexp runs only when the prefilter (see prefilter.go)
@@ -188,10 +189,26 @@ func init() {
 //
 // The result's second half is scratch space for the voter's per-group "voted" flags.
 func candidates(t string) []bool {
+	return candidatesInto(t, make([]bool, scratchLen()), make([]uint8, len(allRules)))
+}
+
+func scratchLen() int { return 2*len(allRules) + numClauses + len(index.lits) }
+
+// scratch is the per-scan working memory of candidatesInto, pooled: zeroing a few KiB per
+// string leaf is most of the cost of scanning a short one.
+type scratch struct {
+	buf   []bool
+	count []uint8
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{buf: make([]bool, scratchLen()), count: make([]uint8, len(allRules))}
+}}
+
+// candidatesInto is candidates with caller-provided, zeroed memory.
+func candidatesInto(t string, buf []bool, count []uint8) []bool {
 	n := len(allRules)
-	buf := make([]bool, 2*n+numClauses+len(index.lits))
 	cand, present, seen := buf[:2*n], buf[2*n:2*n+numClauses], buf[2*n+numClauses:]
-	count := make([]uint8, n)
 	for _, id := range always {
 		cand[id] = true
 	}
