@@ -18,7 +18,7 @@ test-agents: setup-core ## stdio proxy to the real npm server-filesystem (never 
 
 bench-agents: ## hook cold time (new process, warm compile cache) and the --gateway round trip
 	$(GO) test -run '^$$' -bench 'BenchmarkHookProcess' -benchtime 20x ./cmd/palisade/
-	$(GO) test -run '^$$' -bench 'BenchmarkHookViaGateway' -benchtime 2000x ./host/proxy/
+	$(GO) test -run '^$$' -bench 'BenchmarkHookViaGateway|BenchmarkStdioProxyCall' -benchtime 2000x ./host/proxy/
 
 fuzz-agents: ## fuzz wrap/unwrap: every config wrap accepts must unwrap to the same bytes
 	$(GO) test -run '^$$' -fuzz '^FuzzWrapRoundTrip$$' -fuzztime $(AGENTS_FUZZTIME) ./host/wrap/

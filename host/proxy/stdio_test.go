@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -51,7 +52,7 @@ func TestHelperStdioServer(t *testing.T) {
 }
 
 // startProxy runs RunStdio around the helper server and connects the Go SDK client to it.
-func startProxy(t *testing.T, o proxy.StdioOptions, copts *mcp.ClientOptions, version string) (*mcp.ClientSession, <-chan int) {
+func startProxy(t testing.TB, o proxy.StdioOptions, copts *mcp.ClientOptions, version string) (*mcp.ClientSession, <-chan int) {
 	t.Helper()
 	cr, pw := io.Pipe() // proxy → client
 	pr, cw := io.Pipe() // client → proxy
@@ -216,4 +217,25 @@ type signalReady struct {
 func (s *signalReady) Write(b []byte) (int, error) {
 	s.once.Do(func() { close(s.ready) })
 	return len(b), nil
+}
+
+// BenchmarkStdioProxyCall is one allowed tools/call through the stdio proxy (judged by the rules
+// stage, relayed to a Go SDK server and back), as the Go SDK client sees it.
+func BenchmarkStdioProxyCall(b *testing.B) {
+	cs, code := startProxy(b, proxy.StdioOptions{Engine: agentsEngine(b, &sink{}), Server: "helper"}, nil, "2025-06-18")
+	ctx := context.Background()
+	var ds []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}})
+		ds = append(ds, time.Since(start))
+		if err != nil || text(r) != "x" {
+			b.Fatal(r, err)
+		}
+	}
+	cs.Close()
+	<-code
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-us")
+	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-us")
 }
