@@ -56,13 +56,14 @@ FORCE:
 
 plugins: $(GO_PLUGIN_WASM) $(PLUGIN_TARGETS) ## build the first-party plugins → build/plugins/*.wasm
 
-bundle: build plugins ## stage the example bundle with built plugins, pinned → build/bundle
-	rm -rf $(BUILD)/bundle && mkdir -p $(BUILD)/bundle/plugins
+bundle: build plugins model ## stage the example bundle with built plugins and model, pinned → build/bundle
+	rm -rf $(BUILD)/bundle && mkdir -p $(BUILD)/bundle/plugins $(BUILD)/bundle/models
 	cp -r examples/bundle/. $(BUILD)/bundle/
 	cp $(GO_PLUGIN_WASM) $(BUILD)/bundle/plugins/
+	cp $(DETECTOR_MODEL) $(BUILD)/bundle/models/
 	$(BUILD)/palisade bundle pin $(BUILD)/bundle
 
-run: setup-core bundle ## gateway on http://127.0.0.1:8420/mcp in front of server-everything, embedded NATS
+run: setup-core setup-onnxruntime bundle ## gateway on http://127.0.0.1:8420/mcp in front of server-everything, embedded NATS
 	./examples/run.sh
 
 test: setup fmt-check vet test-core $(TEST_TARGETS) ## run every test (CI runs this)

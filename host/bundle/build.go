@@ -122,23 +122,22 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		if uerr == nil && slices.Contains(s.Capabilities, hostfn.CapInfer) && o.Deps.Inferer == nil {
 			uerr = errors.New("no inference backend: the bundle declares no models, or the gateway has no inference runtime")
 		}
-		{
-			if uerr != nil {
-				o.Logger.Warn("stage unavailable", "stage", s.Name, "err", uerr)
-				st.Plugin = unavailable{err: uerr}
-				stages = append(stages, st)
-				continue
-			}
+		if uerr != nil {
+			o.Logger.Warn("stage unavailable", "stage", s.Name, "err", uerr)
+			st.Plugin = unavailable{err: uerr}
+			stages = append(stages, st)
+			continue
 		}
 		pl, err := o.Runtime.Load(ctx, plugin.Spec{
-			Name:          s.Name,
-			Wasm:          wasm,
-			Config:        cfg,
-			Timeout:       time.Duration(s.Timeout),
-			MaxPages:      s.MemoryPages,
-			PoolSize:      s.Pool,
-			HostFunctions: hostfn.Build(s.Name, s.Capabilities, o.Deps),
-			Logger:        o.Logger,
+			Name:            s.Name,
+			Wasm:            wasm,
+			Config:          cfg,
+			Timeout:         time.Duration(s.Timeout),
+			MaxPages:        s.MemoryPages,
+			PoolSize:        s.Pool,
+			Uninterruptible: s.Trusted,
+			HostFunctions:   hostfn.Build(s.Name, s.Capabilities, o.Deps),
+			Logger:          o.Logger,
 		})
 		if err != nil {
 			return nil, &FieldError{Path: p, Err: err}

@@ -56,6 +56,9 @@ type StageSpec struct {
 	Pool         int       `yaml:"pool"`
 	Capabilities []string  `yaml:"capabilities"`
 	NeedsPrior   bool      `yaml:"needs_prior"`
+	// Trusted drops loop protection for a plugin the operator trusts (first-party, fuzzed): guest
+	// code runs several times faster, timeout then bounds only the wait (see host/plugin).
+	Trusted bool `yaml:"trusted"`
 	// ResolvesSample marks a judge stage: its opinion replaces a sample from earlier stages.
 	ResolvesSample bool              `yaml:"resolves_sample"`
 	Config         map[string]any    `yaml:"config"`

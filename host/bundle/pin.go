@@ -11,8 +11,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Pin sets every stage's sha256 in dir/bundle.yaml to the hash of its plugin file, keeping the
-// rest of the file (comments included). It returns the number of stages whose pin changed.
+// Pin sets every stage's sha256 in dir/bundle.yaml to the hash of its plugin file, and every
+// model's to the hash of its file, keeping the rest of the file (comments included). It returns
+// the number of pins that changed.
 func Pin(dir string) (int, error) {
 	path := filepath.Join(dir, ManifestFile)
 	raw, err := os.ReadFile(path)
@@ -31,14 +32,14 @@ func Pin(dir string) (int, error) {
 		return 0, fmt.Errorf("bundle pin: %s has no stages list", path)
 	}
 	changed := 0
-	for i, st := range stages.Content {
-		pl := mapValue(st, "plugin")
+	pin := func(what string, i int, st *yaml.Node, fileKey string) error {
+		pl := mapValue(st, fileKey)
 		if pl == nil {
-			return 0, fmt.Errorf("bundle pin: stages[%d] has no plugin", i)
+			return fmt.Errorf("bundle pin: %s[%d] has no %s", what, i, fileKey)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, pl.Value))
 		if err != nil {
-			return 0, fmt.Errorf("bundle pin: stages[%d]: %w", i, err)
+			return fmt.Errorf("bundle pin: %s[%d]: %w", what, i, err)
 		}
 		sum := sha256.Sum256(b)
 		h := hex.EncodeToString(sum[:])
@@ -47,12 +48,28 @@ func Pin(dir string) (int, error) {
 				cur.Value, cur.Tag, cur.Style = h, "!!str", 0
 				changed++
 			}
-			continue
+			return nil
 		}
 		st.Content = append(st.Content,
 			&yaml.Node{Kind: yaml.ScalarNode, Value: "sha256"},
 			&yaml.Node{Kind: yaml.ScalarNode, Value: h, Tag: "!!str"})
 		changed++
+		return nil
+	}
+	for i, st := range stages.Content {
+		if err := pin("stages", i, st, "plugin"); err != nil {
+			return 0, err
+		}
+	}
+	if models := mapValue(doc.Content[0], "models"); models != nil && models.Kind == yaml.SequenceNode {
+		for i, m := range models.Content {
+			if f := mapValue(m, "file"); f == nil || f.Value == "" {
+				continue // a remote-only (kserve) model
+			}
+			if err := pin("models", i, m, "file"); err != nil {
+				return 0, err
+			}
+		}
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

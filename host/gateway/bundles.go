@@ -102,6 +102,16 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 		g.Logger().Warn("no trusted bundle keys and unsigned bundles not allowed: every bundle will be rejected (set bundles.trusted_keys)")
 	}
 	g.ClaimBundles()
+	return nil
+}
+
+// AfterInit creates the manager and activates the first bundle once every feature's Init has
+// set what bundles are built with (host function backends, model loading).
+func (f *bundlesFeature) AfterInit(ctx context.Context, g *Gateway) error {
+	keys, err := bundle.LoadKeys(f.cfg.TrustedKeys)
+	if err != nil {
+		return &config.FieldError{Path: "bundles.trusted_keys", Err: err}
+	}
 	f.m, err = bundle.NewManager(bundle.ManagerOptions{
 		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(), Keys: keys, AllowUnsigned: f.cfg.AllowUnsigned,
 		Keep: f.cfg.Keep, Recorder: gatewayRecorder{g}, Gateway: g.Instance(), Logger: g.Logger().With("component", "bundles"),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"gopkg.in/yaml.v3"
 )
 
 // Options configure a gateway.
@@ -87,6 +89,7 @@ type Gateway struct {
 	ln       net.Listener
 	features []Feature
 
+	models         func(ctx context.Context, dir string, models []yaml.Node) (hostfn.Inferer, io.Closer, error)
 	bundlesClaimed bool
 	current        *bundle.Bundle
 	mu             sync.Mutex
@@ -159,6 +162,18 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		g.features = append(g.features, f)
 	}
 
+	// Features that need every Init done first (the bundles feature builds its first bundle
+	// with the host function backends and model loading the others set).
+	for _, f := range g.features {
+		if a, ok := f.(interface {
+			AfterInit(ctx context.Context, g *Gateway) error
+		}); ok {
+			if err := a.AfterInit(ctx, g); err != nil {
+				return nil, fmt.Errorf("feature %s: %w", f.Name(), err)
+			}
+		}
+	}
+
 	// The first bundle.
 	if !g.bundlesClaimed {
 		if _, err := g.Activate(ctx, cfg.Bundle); err != nil {
@@ -210,17 +225,12 @@ func (g *Gateway) readyz(c echo.Context) error {
 
 // BuildOptions are the options a bundle is built with on this gateway.
 func (g *Gateway) BuildOptions() bundle.BuildOptions {
-	return bundle.BuildOptions{Runtime: g.runtime, Deps: g.deps, Logger: g.log, OnStage: g.metrics.Stage, Unavailable: g.unavailable}
+	return bundle.BuildOptions{Runtime: g.runtime, Deps: g.deps, Logger: g.log, OnStage: g.metrics.Stage, Models: g.models}
 }
 
-// unavailable reports stages whose capabilities this gateway cannot serve.
-func (g *Gateway) unavailable(s bundle.StageSpec) error {
-	for _, c := range s.Capabilities {
-		if c == hostfn.CapInfer && g.deps.Inferer == nil {
-			return errors.New("inference runtime unavailable (no ONNX Runtime library or no models)")
-		}
-	}
-	return nil
+// SetModels sets how a bundle's models: section becomes an inference backend. Init only.
+func (g *Gateway) SetModels(f func(ctx context.Context, dir string, models []yaml.Node) (hostfn.Inferer, io.Closer, error)) {
+	g.models = f
 }
 
 // Activate builds the bundle in dir and swaps it in; the previous chain closes when drained.

@@ -114,3 +114,32 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 		t.Fatal("compilation cache dir is empty after a load")
 	}
 }
+
+func TestUninterruptibleTimeoutAbandonsTheInstance(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "slow", Wasm: wasm, Timeout: 100 * time.Millisecond, PoolSize: 1, Uninterruptible: true,
+		Config:        map[string]string{"config": `{"mode":"slow","slow_ms":600,"when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	// The first call also starts the guest runtime, under the init timeout.
+	if _, err := p.Evaluate(context.Background(), []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Evaluate(context.Background(), []byte(bad)); !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	// The pool of one frees its slot once the abandoned call returns; the next call works.
+	out, err := p.Evaluate(context.Background(), []byte(good))
+	if err != nil || string(out) != `{"action":"none"}` {
+		t.Fatalf("next call: %q %v", out, err)
+	}
+	if p.Stats().Replaced.Load() != 1 {
+		t.Fatalf("replaced %d instances, want 1", p.Stats().Replaced.Load())
+	}
+}

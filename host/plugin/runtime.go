@@ -75,9 +75,14 @@ type Spec struct {
 	PoolSize int               // instances kept; 0 = 2
 	// InitTimeout bounds an instance's first call, which also starts the guest's runtime (a Go
 	// plugin's runtime and package init can take longer than a verdict may); 0 = 10s.
-	InitTimeout   time.Duration
-	HostFunctions []extism.HostFunction // see host/hostfn; every import the plugin declares must be here
-	Logger        *slog.Logger          // nil = the runtime's
+	InitTimeout time.Duration
+	// Uninterruptible drops wazero's close-on-context-done checks, which make guest loops
+	// several times slower, for plugins the operator trusts not to loop: Timeout then bounds
+	// only how long a caller waits, and an instance still running past it is discarded when it
+	// returns. Untrusted plugins must keep the default (false).
+	Uninterruptible bool
+	HostFunctions   []extism.HostFunction // see host/hostfn; every import the plugin declares must be here
+	Logger          *slog.Logger          // nil = the runtime's
 }
 
 func (s Spec) withDefaults(r *Runtime) Spec {
@@ -138,9 +143,14 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		Timeout: uint64(ms),
 		Memory:  &extism.ManifestMemory{MaxPages: s.MaxPages},
 	}
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(r.cache).WithCloseOnContextDone(true)
+	if s.Uninterruptible {
+		manifest.Timeout = 0 // Extism turns close-on-context-done on whenever a timeout is set
+		rc = wazero.NewRuntimeConfig().WithCompilationCache(r.cache)
+	}
 	cfg := extism.PluginConfig{
 		EnableWasi:    true,
-		RuntimeConfig: wazero.NewRuntimeConfig().WithCompilationCache(r.cache).WithCloseOnContextDone(true),
+		RuntimeConfig: rc,
 	}
 	compiled, err := extism.NewCompiledPlugin(ctx, manifest, cfg, s.HostFunctions)
 	if err != nil {
@@ -169,7 +179,9 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
-	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{})
+	// Real clocks: wazero's default is a fake clock, and policies have time windows.
+	mc := wazero.NewModuleConfig().WithSysWalltime().WithSysNanotime()
+	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		p.slots <- struct{}{}
 		return nil, err
@@ -251,7 +263,20 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 		return nil, fmt.Errorf("stage %q: instance: %w", p.spec.Name, err)
 	}
 	p.stats.Calls.Add(1)
-	rc, out, err := inst.CallWithContext(ctx, fn, input)
+	var rc uint32
+	var out []byte
+	if p.spec.Uninterruptible {
+		var abandoned bool
+		rc, out, err, abandoned = p.callWatched(ctx, inst, fn, input)
+		if abandoned {
+			p.stats.Failures.Add(1)
+			p.stats.Timeouts.Add(1)
+			p.stats.Replaced.Add(1)
+			return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, ErrTimeout, err)
+		}
+	} else {
+		rc, out, err = inst.CallWithContext(ctx, fn, input)
+	}
 	if inst.Timeout != p.spec.Timeout {
 		p.mu.Lock()
 		delete(p.cold, inst)
@@ -288,6 +313,35 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 	out = append([]byte(nil), out...)
 	p.release(inst)
 	return out, nil
+}
+
+// callWatched runs an uninterruptible call on its own goroutine and stops waiting for it after
+// the instance's timeout (or when ctx ends). An abandoned instance is discarded once the call
+// returns, which a plugin stuck in a loop never does: hence only for trusted plugins.
+func (p *Plugin) callWatched(ctx context.Context, inst *extism.Plugin, fn string, input []byte) (uint32, []byte, error, bool) {
+	type result struct {
+		rc  uint32
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rc, out, err := inst.CallWithContext(context.WithoutCancel(ctx), fn, input)
+		done <- result{rc, append([]byte(nil), out...), err}
+	}()
+	t := time.NewTimer(inst.Timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.rc, r.out, r.err, false
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	go func() {
+		<-done
+		p.discard(inst)
+	}()
+	return 0, nil, fmt.Errorf("still running after %s; abandoned", inst.Timeout), true
 }
 
 // Evaluate calls the evaluate export with an envelope and returns the raw verdict JSON.

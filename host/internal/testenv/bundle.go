@@ -15,6 +15,12 @@ import (
 // "plugins/rules.wasm" → "./plugins/rules") into it, pins the hashes and returns the folder.
 func StageBundle(t testing.TB, src string, plugins map[string]string) string {
 	t.Helper()
+	return StageBundleWith(t, src, plugins, nil)
+}
+
+// StageBundleWith is StageBundle with extra files (bundle path → contents) added before pinning.
+func StageBundleWith(t testing.TB, src string, plugins map[string]string, files map[string][]byte) string {
+	t.Helper()
 	root := RepoRoot(t)
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
 	from := filepath.Join(root, src)
@@ -46,16 +52,29 @@ func StageBundle(t testing.TB, src string, plugins map[string]string) string {
 			t.Fatal(err)
 		}
 	}
+	for rel, b := range files {
+		out := filepath.Join(dst, rel)
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := bundle.Pin(dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
 }
 
-// ExampleBundle stages examples/bundle with its first-party plugins built from source.
+// ExampleBundle stages examples/bundle with its first-party plugins built from source and the
+// detector model trained by `make model` (build/models/detector-v1.onnx).
 func ExampleBundle(t testing.TB) string {
 	t.Helper()
-	return StageBundle(t, "examples/bundle", ExamplePlugins())
+	model := filepath.Join(RepoRoot(t), "build", "models", "detector-v1.onnx")
+	b, err := os.ReadFile(model)
+	if err != nil {
+		t.Fatalf("testenv: the example bundle needs the detector model: run `make model` (%v)", err)
+	}
+	return StageBundleWith(t, "examples/bundle", ExamplePlugins(), map[string][]byte{"models/detector-v1.onnx": b})
 }
 
 // ExamplePlugins maps the example bundle's plugin files to their Go packages.
@@ -65,5 +84,6 @@ func ExamplePlugins() map[string]string {
 		"plugins/injection.wasm": "./plugins/injection",
 		"plugins/risk.wasm":      "./plugins/risk",
 		"plugins/judge.wasm":     "./plugins/judge",
+		"plugins/detector.wasm":  "./plugins/detector",
 	}
 }

@@ -10,6 +10,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"time"
 
 	palisade "github.com/added060/palisade/sdk/go"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -19,6 +20,7 @@ type config struct {
 	Mode     string          `json:"mode"`
 	WhenTool string          `json:"when_tool"`
 	Verdict  json.RawMessage `json:"verdict"` // mode "verdict": answer this verbatim
+	SlowMS   int             `json:"slow_ms"` // mode "slow": spin this long, then answer none
 }
 
 var sink [][]byte
@@ -53,6 +55,11 @@ func evaluate() int32 {
 		return palisade.Fail(errors.New("misbehave: asked to fail"))
 	case "deny":
 		return palisade.Output(abi.Verdict{Action: abi.ActionDeny, Reason: "misbehave says deny", Rule: "misbehave"})
+	case "slow":
+		start := time.Now()
+		for time.Since(start) < time.Duration(c.SlowMS)*time.Millisecond {
+		}
+		return palisade.Output(abi.Verdict{Action: abi.ActionNone})
 	case "verdict":
 		return palisade.OutputRaw(c.Verdict)
 	case "allow":

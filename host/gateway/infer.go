@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/infer"
+	"github.com/labstack/echo/v4"
+	"gopkg.in/yaml.v3"
+)
+
+// InferConfig is the `infer:` section: where ONNX Runtime is and how models run.
+type InferConfig struct {
+	Library  string `yaml:"library"`   // libonnxruntime path; "" = $PALISADE_ONNXRUNTIME_LIB, build/ort, /usr/local/lib
+	Provider string `yaml:"provider"`  // overrides every model's provider: cpu | cuda | kserve; "" = as declared
+	MaxTexts int    `yaml:"max_texts"` // per infer call; 0 = 256
+}
+
+func init() {
+	config.RegisterExtension("infer")
+	RegisterFeature("infer", func() Feature { return &inferFeature{} })
+}
+
+// inferFeature turns each bundle's models: section into an infer.Registry serving that bundle's
+// stages (closed with the bundle's chain), and exposes the registries' status.
+type inferFeature struct {
+	cfg  InferConfig
+	mu   sync.Mutex
+	regs map[*infer.Registry]bool
+}
+
+func (f *inferFeature) Name() string { return "infer" }
+
+func (f *inferFeature) Init(ctx context.Context, g *Gateway) error {
+	if err := g.Config().Extension("infer", &f.cfg); err != nil {
+		return err
+	}
+	switch f.cfg.Provider {
+	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
+	default:
+		return &config.FieldError{Path: "infer.provider", Err: fmt.Errorf("%q must be cpu, cuda or kserve", f.cfg.Provider)}
+	}
+	f.regs = map[*infer.Registry]bool{}
+	log := g.Logger().With("component", "infer")
+	g.SetModels(func(ctx context.Context, dir string, nodes []yaml.Node) (hostfn.Inferer, io.Closer, error) {
+		specs := make([]infer.ModelSpec, 0, len(nodes))
+		for i := range nodes {
+			var s infer.ModelSpec
+			if err := nodes[i].Decode(&s); err != nil {
+				return nil, nil, fmt.Errorf("models[%d]: %w", i, err)
+			}
+			if f.cfg.Provider != "" {
+				s.Provider = f.cfg.Provider
+			}
+			specs = append(specs, s)
+		}
+		reg, err := infer.New(ctx, infer.Options{Models: specs, BaseDir: dir, LibraryPath: f.cfg.Library, MaxTexts: f.cfg.MaxTexts, Logger: log})
+		if err != nil {
+			return nil, nil, err
+		}
+		f.mu.Lock()
+		f.regs[reg] = true
+		f.mu.Unlock()
+		return reg, closerFunc(func() error {
+			f.mu.Lock()
+			delete(f.regs, reg)
+			f.mu.Unlock()
+			return reg.Close()
+		}), nil
+	})
+	return nil
+}
+
+type closerFunc func() error
+
+func (c closerFunc) Close() error { return c() }
+
+func (f *inferFeature) Start(ctx context.Context, g *Gateway) error {
+	g.Admin().Group().GET("/infer", func(c echo.Context) error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		var out []infer.Status
+		for r := range f.regs {
+			out = append(out, r.Status())
+		}
+		return c.JSON(http.StatusOK, map[string]any{"registries": out})
+	})
+	return nil
+}
+
+func (f *inferFeature) Close(context.Context) error { return nil }

@@ -1,0 +1,69 @@
+package plugin_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/plugin"
+)
+
+// envelopeOf returns a tools/call envelope whose arguments hold about size bytes of text.
+func envelopeOf(size int) []byte {
+	msg := strings.Repeat("lorem ipsum dolor sit amet ", size/27+1)[:size]
+	return []byte(fmt.Sprintf(`{"abi":"1.0","id":"01J","phase":"request","method":"tools/call","server":"everything","tool":"echo","arguments":{"message":%q,"path":"/home/dev/project/README.md"}}`, msg))
+}
+
+const benchRules = `{"rules":[` +
+	`{"id":"r1","priority":1,"action":"deny","when":{"tool":["get-env"]}},` +
+	`{"id":"r2","priority":2,"action":"deny","when":{"tool":["fs/*"],"arguments":{"path":["/etc/**"]}}},` +
+	`{"id":"r3","priority":3,"action":"ask","when":{"server":["prod-*"]}},` +
+	`{"id":"r4","priority":4,"action":"allow","when":{"tool":["echo"]}}]}`
+
+// BenchmarkStage reports one plugin call (Extism overhead included) for the first-party stages
+// and a no-op baseline, with a 1 KiB and a 64 KiB argument, as p50/p99 µs.
+func BenchmarkStage(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, st := range []struct {
+		name, pkg string
+		cfg       map[string]string
+		fast      bool
+	}{
+		{"noop", "./host/internal/testenv/misbehave", map[string]string{"config": `{"mode":"none"}`}, false},
+		{"rules", "./plugins/rules", map[string]string{"config": "{}", "rules": benchRules}, false},
+		{"rules-uninterruptible", "./plugins/rules", map[string]string{"config": "{}", "rules": benchRules}, true},
+		{"injection", "./plugins/injection", map[string]string{"config": "{}"}, false},
+		{"risk", "./plugins/risk", map[string]string{"config": "{}"}, false},
+	} {
+		wasm, _ := testenv.ReadPlugin(b, st.pkg)
+		p, err := rt.Load(context.Background(), plugin.Spec{Name: st.name, Wasm: wasm, Config: st.cfg, Timeout: 5 * time.Second, InitTimeout: time.Minute, MaxPages: 1024, PoolSize: 1, Uninterruptible: st.fast, HostFunctions: hostfn.Build(st.name, nil, hostfn.Deps{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, size := range []int{1 << 10, 64 << 10} {
+			env := envelopeOf(size)
+			b.Run(fmt.Sprintf("%s/%dKiB", st.name, size>>10), func(b *testing.B) {
+				var lat []time.Duration
+				for b.Loop() {
+					t := time.Now()
+					if _, err := p.Evaluate(context.Background(), env); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t))
+				}
+				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+				b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+				b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+			})
+		}
+		p.Close(context.Background())
+	}
+}
