@@ -277,6 +277,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.ln = ln
 	g.srv = &http.Server{Handler: g.echo, ReadHeaderTimeout: 10 * time.Second}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
+	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too
 	go func() {
 		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			g.log.Error("http server", "err", err)

@@ -47,7 +47,12 @@ type HTTP struct {
 	upstreams map[string]*upstream
 	only      *upstream
 	sessions  *sessionTable
+	closing   chan struct{} // closed by Close: long-lived GET streams end
+	closeOnce sync.Once
 }
+
+// Close ends the long-lived GET streams so an HTTP server shutdown does not wait on them.
+func (h *HTTP) Close() { h.closeOnce.Do(func() { close(h.closing) }) }
 
 type upstream struct {
 	Upstream
@@ -75,7 +80,7 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000)}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{})}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -473,7 +478,16 @@ func (h *HTTP) get(c echo.Context) error {
 	if err != nil {
 		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
 	}
-	resp, err := h.send(c.Request().Context(), up, c.Request().Header, http.MethodGet, nil)
+	ctx, cancel := context.WithCancel(c.Request().Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-h.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	resp, err := h.send(ctx, up, c.Request().Header, http.MethodGet, nil)
 	if err != nil {
 		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
 	}
