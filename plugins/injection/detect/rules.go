@@ -160,7 +160,7 @@ func init() {
 		if err != nil {
 			panic(err)
 		}
-		cs := requiredClauses(re.Simplify())
+		cs := dropCommonClauses(requiredClauses(re.Simplify()))
 		if cs == nil && ru.pre != nil {
 			cs = []clause{ru.pre}
 		}
@@ -183,6 +183,39 @@ func init() {
 	}
 	exactMemo = nil // only needed while building
 	index.freeze()
+}
+
+// dropCommonClauses removes clauses that hold a single letter or digit or a common two-letter
+// word ("e", "or", "at"): they are true for nearly every text, so they filter nothing and cost a table walk
+// per byte. Dropping a clause of a conjunction keeps the prefilter sound. A rule's last clause
+// is kept, so that it does not become a rule that always runs.
+var commonWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields("or at to in on is it an as be by do if me my no of so up us we") {
+		m[w] = true
+	}
+	return m
+}()
+
+func dropCommonClauses(cs []clause) []clause {
+	var out []clause
+	for _, c := range cs {
+		// One common literal is enough to make an "any of" clause true in nearly every text.
+		common := false
+		for _, l := range c {
+			if len(l) == 1 && (l[0] >= 'a' && l[0] <= 'z' || l[0] >= '0' && l[0] <= '9') || commonWords[l] {
+				common = true
+				break
+			}
+		}
+		if !common {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return cs
+	}
+	return out
 }
 
 // candidates marks the rules whose regexps may match t (or t with backslashes as slashes).
