@@ -509,3 +509,51 @@ func TestAuditSurvivesNATSOutage(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricsAndHealth(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, true)
+	g := startGateway(t, ns.ClientURL(), testenv.ExampleBundle(t), config.Upstream{Name: "go", URL: up})
+	base := "http://" + g.Addr()
+	cs := connect(t, base+"/mcp", nil)
+	ctx := context.Background()
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "m"}})
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-env", Arguments: map[string]any{"name": "HOME"}})
+	get := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, "ok") {
+		t.Fatalf("/healthz %d %s", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"example"`) {
+		t.Fatalf("/readyz %d %s", code, body)
+	}
+	_, m := get("/metrics")
+	for _, want := range []string{
+		`palisade_decisions_total{action="allow",server="go"} 1`,
+		`palisade_decisions_total{action="deny",server="go"} 1`,
+		`palisade_stage_duration_seconds_count{action="deny",phase="request",stage="rules"}`,
+		`palisade_upstream_duration_seconds_count{outcome="ok",server="go"}`,
+		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1"} 1`,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s\n%s", want, grepLines(m, "palisade_infer"))
+		}
+	}
+}
+
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/infer"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 	"gopkg.in/yaml.v3"
 )
 
@@ -80,7 +81,45 @@ type closerFunc func() error
 
 func (c closerFunc) Close() error { return c() }
 
+// Describe implements prometheus.Collector.
+func (f *inferFeature) Describe(ch chan<- *prometheus.Desc) {
+	ch <- inferModelDesc
+	ch <- inferTextsDesc
+	ch <- inferErrorsDesc
+	ch <- inferRemoteFallbacksDesc
+}
+
+var (
+	inferModelDesc = prometheus.NewDesc("palisade_infer_model_info",
+		"1 per loaded model; active differs from configured when CUDA or KServe fell back (reason in doctor and /admin/api/infer).",
+		[]string{"model", "configured", "active"}, nil)
+	inferTextsDesc           = prometheus.NewDesc("palisade_infer_texts_total", "Texts classified.", []string{"model"}, nil)
+	inferErrorsDesc          = prometheus.NewDesc("palisade_infer_errors_total", "Failed inference calls.", []string{"model"}, nil)
+	inferRemoteFallbacksDesc = prometheus.NewDesc("palisade_infer_remote_fallbacks_total", "KServe calls that fell back to the local model.", []string{"model"}, nil)
+)
+
+// Collect implements prometheus.Collector.
+func (f *inferFeature) Collect(ch chan<- prometheus.Metric) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for r := range f.regs {
+		for _, m := range r.Status().Models {
+			configured := m.Provider
+			if configured == "" {
+				configured = infer.ProviderCPU
+			}
+			ch <- prometheus.MustNewConstMetric(inferModelDesc, prometheus.GaugeValue, 1, m.Name, configured, m.Active)
+			ch <- prometheus.MustNewConstMetric(inferTextsDesc, prometheus.CounterValue, float64(m.Texts), m.Name)
+			ch <- prometheus.MustNewConstMetric(inferErrorsDesc, prometheus.CounterValue, float64(m.Errors), m.Name)
+			ch <- prometheus.MustNewConstMetric(inferRemoteFallbacksDesc, prometheus.CounterValue, float64(m.RemoteFallbacks), m.Name)
+		}
+	}
+}
+
 func (f *inferFeature) Start(ctx context.Context, g *Gateway) error {
+	if err := g.Metrics().Registry.Register(f); err != nil {
+		return err
+	}
 	g.Admin().Group().GET("/infer", func(c echo.Context) error {
 		f.mu.Lock()
 		defer f.mu.Unlock()

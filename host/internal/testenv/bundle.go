@@ -69,6 +69,7 @@ func StageBundleWith(t testing.TB, src string, plugins map[string]string, files 
 // detector model trained by `make model` (build/models/detector-v1.onnx).
 func ExampleBundle(t testing.TB) string {
 	t.Helper()
+	ONNXRuntime(t)
 	model := filepath.Join(RepoRoot(t), "build", "models", "detector-v1.onnx")
 	b, err := os.ReadFile(model)
 	if err != nil {
@@ -86,4 +87,21 @@ func ExamplePlugins() map[string]string {
 		"plugins/judge.wasm":     "./plugins/judge",
 		"plugins/detector.wasm":  "./plugins/detector",
 	}
+}
+
+// ONNXRuntime points PALISADE_ONNXRUNTIME_LIB at the library `make setup-onnxruntime` fetched
+// (unless the environment already names one) and fails the test when it is missing.
+func ONNXRuntime(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("PALISADE_ONNXRUNTIME_LIB"); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	p := filepath.Join(RepoRoot(t), "build", "ort", "libonnxruntime.so.1.24.1")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("testenv: ONNX Runtime library missing: run `make setup-onnxruntime` (%v)", err)
+	}
+	os.Setenv("PALISADE_ONNXRUNTIME_LIB", p)
+	return p
 }

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/infer"
+	"github.com/nats-io/nats.go"
+)
+
+func init() {
+	register(command{name: "doctor", summary: "say what this machine has: ONNX Runtime, CUDA, models, NATS, data dir", run: runDoctor})
+}
+
+type doctorReport struct {
+	Go      string          `json:"go"`
+	Infer   infer.Status    `json:"infer"`
+	Models  *infer.Status   `json:"bundle_models,omitempty"`
+	Bundle  string          `json:"bundle,omitempty"`
+	NATS    map[string]any  `json:"nats"`
+	DataDir map[string]any  `json:"data_dir"`
+	Problem []string        `json:"problems"`
+	Extra   json.RawMessage `json:"-"`
+}
+
+func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	cfgPath := fs.String("config", "", "gateway config file (env PALISADE_CONFIG)")
+	bundleDir := fs.String("bundle", "", "bundle folder whose models to load (default: the config's bundle)")
+	library := fs.String("onnxruntime", "", "ONNX Runtime library (default: $PALISADE_ONNXRUNTIME_LIB, build/ort, /usr/local/lib)")
+	cuda := fs.Bool("cuda", false, "also try the CUDA execution provider")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, err := loadConfig(env, *cfgPath, map[string]string{"bundle": *bundleDir})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade doctor:", err)
+		return exitUsage
+	}
+	c := cfg.WithDefaults()
+	rep := doctorReport{Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, NATS: map[string]any{}, DataDir: map[string]any{"path": c.DataDir}}
+
+	rep.Infer = infer.Diagnose(*library, *cuda)
+	if rep.Infer.LibraryError != "" {
+		rep.Problem = append(rep.Problem, "ONNX Runtime: "+rep.Infer.LibraryError+" (run `make setup-onnxruntime`); detector stages will be unavailable")
+	}
+	if c.Bundle != "" {
+		rep.Bundle = c.Bundle
+		if m, err := bundle.LoadManifest(c.Bundle); err != nil {
+			rep.Problem = append(rep.Problem, "bundle: "+err.Error())
+		} else if len(m.Models) > 0 {
+			var specs []infer.ModelSpec
+			for i := range m.Models {
+				var s infer.ModelSpec
+				if err := m.Models[i].Decode(&s); err != nil {
+					rep.Problem = append(rep.Problem, fmt.Sprintf("bundle models[%d]: %v", i, err))
+					continue
+				}
+				if *cuda {
+					s.Provider = infer.ProviderCUDA
+				}
+				specs = append(specs, s)
+			}
+			reg, err := infer.New(ctx, infer.Options{Models: specs, BaseDir: c.Bundle, LibraryPath: *library})
+			if err != nil {
+				rep.Problem = append(rep.Problem, "bundle models: "+err.Error())
+			} else {
+				st := reg.Status()
+				rep.Models = &st
+				for _, ms := range st.Models {
+					if !ms.Available() {
+						rep.Problem = append(rep.Problem, fmt.Sprintf("model %s unavailable: %s", ms.Name, ms.Reason))
+					} else if ms.Active != ms.Provider && ms.Provider != "" {
+						rep.Problem = append(rep.Problem, fmt.Sprintf("model %s runs on %s, not %s: %s", ms.Name, ms.Active, ms.Provider, ms.Reason))
+					}
+				}
+				reg.Close()
+			}
+		}
+	}
+
+	url := c.NATS.URL
+	if url == "" {
+		url = fmt.Sprintf("nats://%s:%d", c.NATS.Host, c.NATS.Port)
+		rep.NATS["mode"] = "embedded (started by palisade serve)"
+	} else {
+		rep.NATS["mode"] = "external"
+	}
+	rep.NATS["url"] = url
+	nc, err := nats.Connect(url, nats.Timeout(2*time.Second), nats.Name("palisade doctor"))
+	if err != nil {
+		rep.NATS["reachable"] = false
+		rep.NATS["error"] = err.Error()
+		if c.NATS.URL != "" {
+			rep.Problem = append(rep.Problem, "NATS "+url+" unreachable: "+err.Error()+" (audit events will spool to disk)")
+		}
+	} else {
+		rep.NATS["reachable"] = true
+		rep.NATS["server"] = nc.ConnectedServerVersion()
+		nc.Close()
+	}
+
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		rep.Problem = append(rep.Problem, "data dir: "+err.Error())
+		rep.DataDir["writable"] = false
+	} else {
+		probe := filepath.Join(c.DataDir, ".doctor")
+		werr := os.WriteFile(probe, []byte("ok"), 0o600)
+		os.Remove(probe)
+		rep.DataDir["writable"] = werr == nil
+		if werr != nil {
+			rep.Problem = append(rep.Problem, "data dir not writable: "+werr.Error())
+		}
+	}
+
+	if *asJSON {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		fmt.Fprintln(env.Stdout, string(b))
+	} else {
+		w := env.Stdout
+		fmt.Fprintf(w, "go:            %s\n", rep.Go)
+		fmt.Fprintln(w, "inference:")
+		rep.Infer.WriteText(w)
+		if rep.Models != nil {
+			fmt.Fprintf(w, "bundle models (%s):\n", rep.Bundle)
+			rep.Models.WriteText(w)
+		}
+		fmt.Fprintf(w, "nats:          %v %v reachable=%v\n", rep.NATS["mode"], rep.NATS["url"], rep.NATS["reachable"])
+		fmt.Fprintf(w, "data dir:      %v writable=%v\n", rep.DataDir["path"], rep.DataDir["writable"])
+		if len(rep.Problem) == 0 {
+			fmt.Fprintln(w, "no problems found")
+		}
+		for _, p := range rep.Problem {
+			fmt.Fprintln(w, "problem:", p)
+		}
+	}
+	if len(rep.Problem) > 0 {
+		return exitFail
+	}
+	return exitOK
+}
