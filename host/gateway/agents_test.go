@@ -42,6 +42,9 @@ func agentsBundle(t *testing.T) string {
 	return dir
 }
 
+// sharedCache is the compiled-module cache the agents tests share (compiling under -race is slow).
+var sharedCache = filepath.Join(os.TempDir(), "palisade-test-cache-agents")
+
 func hookInput(t *testing.T, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("../proxy/testdata/agents/hook", name))
@@ -104,7 +107,7 @@ func TestLocalSpoolsWhileNATSIsDownAndReplaysLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	// NATS unreachable: the event is spooled in this process's own directory.
-	down := config.Config{Bundle: b, DataDir: data, NATS: config.NATS{URL: "nats://127.0.0.1:1"}}
+	down := config.Config{Bundle: b, DataDir: data, NATS: config.NATS{URL: "nats://127.0.0.1:1"}, Plugins: config.Plugins{CacheDir: sharedCache}}
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: down, Name: "hook"})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +156,7 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b := agentsBundle(t)
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: b, DataDir: t.TempDir()}, NoAudit: true})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: b, DataDir: t.TempDir(), Plugins: config.Plugins{CacheDir: sharedCache}}, NoAudit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +214,7 @@ func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Listen, cfg.DataDir, cfg.Bundle = "127.0.0.1:0", t.TempDir(), agentsBundle(t)
+	cfg.Plugins.CacheDir = sharedCache
 	cfg.NATS = config.NATS{URL: ns.ClientURL()}
 	cfg.Upstreams = []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}} // never called
 	ctx := context.Background()
