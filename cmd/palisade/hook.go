@@ -137,6 +137,9 @@ func runHookInstall(env *cliEnv, args []string) int {
 	if *gw != "" {
 		cmd += " --gateway " + shellQuote(*gw)
 	}
+	if *bundle == "" && *gw == "" {
+		fmt.Fprintln(env.Stderr, "palisade hook install: no --bundle or --gateway: the hook will need PALISADE_BUNDLE (or PALISADE_CONFIG) in Claude Code's environment, or it answers ask")
+	}
 	changed, err := installHook(path, *matcher, cmd)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade hook install:", err)
