@@ -51,7 +51,8 @@ func signedBundle(t *testing.T, priv []byte, version, action string) []byte {
 
 func TestBundlesAPI(t *testing.T) {
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: t.TempDir()})
+	// The compilation cache host/bundle's and host/gateway's tests share: compile once per machine.
+	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")})
 	if err != nil {
 		t.Fatal(err)
 	}

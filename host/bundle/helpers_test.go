@@ -116,18 +116,11 @@ type fixture struct {
 	data   string
 }
 
-var sharedCacheDir string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "palisade-bundle-test-cache-")
-	if err != nil {
-		panic(err)
-	}
-	sharedCacheDir = dir
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// sharedCacheDir is wazero's compilation cache shared by the test binaries of host/bundle,
+// host/admin and host/gateway (entries are keyed by module hash, wazero version and CPU, and
+// written by rename), so each plugin compiles once per machine: compiling a 3 MB Go module takes
+// seconds, and a minute under the race detector.
+var sharedCacheDir = filepath.Join(os.TempDir(), "palisade-test-wazero-cache")
 
 var (
 	sharedRT   *plugin.Runtime

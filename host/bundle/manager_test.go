@@ -243,7 +243,7 @@ func TestRollbackKeptAndRestore(t *testing.T) {
 	f.m = m2
 
 	// Keep bounds what stays on disk.
-	for i := range 7 {
+	for i := range bundle.DefaultKeep { // one kept (v2) + 5 new: one over Keep
 		stages := alphaStages()
 		stages[0].rules[0][0] = "k" + string(rune('a'+i))
 		if _, _, err := m2.Activate(ctx, f.signed(t, "alpha", "k"+string(rune('a'+i)), stages, "allow"), "dir"); err != nil {

@@ -28,7 +28,7 @@ import (
 func TestSwapUnderLoad(t *testing.T) {
 	swaps := 100
 	if testing.Short() || raceEnabled {
-		swaps = 30 // the 100-swap run is TestSwapThroughGateway (host/gateway) and the non-race make target
+		swaps = 10 // the 100-swap run is TestSwapThroughGateway (host/gateway) and the non-race make target
 	}
 	f := newFixture(t, false)
 	a := f.signed(t, "alpha", "1.0.0", alphaStages(), "allow")

@@ -81,6 +81,7 @@ func TestSwapThroughGateway(t *testing.T) {
 		Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: alpha,
 		Upstreams:  []config.Upstream{{Name: "files", URL: testenv.StartGoServer(t, false)}},
 		NATS:       config.NATS{URL: ns.ClientURL()},
+		Plugins:    config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")}, // shared with host/bundle's tests
 		Extensions: map[string]yaml.Node{"bundles": *ext.Content[0]},
 	}
 	ctx := context.Background()
