@@ -187,7 +187,11 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	for _, u := range cfg.Upstreams {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
-	g.http, err = proxy.NewHTTP(proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log})
+	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log}
+	if p := g.Pinner(); p != nil {
+		hopts.Tools = p
+	}
+	g.http, err = proxy.NewHTTP(hopts)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type HTTPOptions struct {
 	ResponseLimit int64        // cap on one upstream message judged in the response phase; 0 = 16 MiB
 	Metrics       *Metrics     // nil = none
 	Logger        *slog.Logger // nil = discard
+	// Tools, if set, sees every tools/list result before the client (tool pinning and
+	// description sanitizing, host/pin).
+	Tools ToolsObserver
 }
 
 // HTTP is the Streamable HTTP proxy: POST, GET and DELETE on /mcp/<upstream> (and /mcp when there
@@ -156,7 +159,7 @@ func (h *HTTP) post(c echo.Context) error {
 		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
 			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
 	}
-	msgs, batch, err := mcp.ParseBody(body)
+	msgs, batch, err := parseStrict(body)
 	if err != nil {
 		code := mcp.CodeInvalidRequest
 		if errors.Is(err, mcp.ErrNotJSON) {
@@ -180,6 +183,36 @@ func (h *HTTP) post(c echo.Context) error {
 	rw := newResponder(c)
 	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, m, body)
 	return nil
+}
+
+// parseStrict parses a POST body and refuses what JSON parsers would read differently (a key
+// given twice or in two cases, a significant key in another case), so the chain judges exactly
+// the call the upstream will run.
+func parseStrict(body []byte) ([]*mcp.Message, bool, error) {
+	_, batch, err := mcp.ParseBody(body)
+	if err != nil {
+		return nil, batch, err
+	}
+	if !batch {
+		m, err := StrictMessage(bytes.TrimSpace(body))
+		if err != nil {
+			return nil, false, err
+		}
+		return []*mcp.Message{m}, false, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(body, &raws); err != nil {
+		return nil, true, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+	}
+	out := make([]*mcp.Message, 0, len(raws))
+	for _, r := range raws {
+		m, err := StrictMessage(r)
+		if err != nil {
+			return nil, true, err
+		}
+		out = append(out, m)
+	}
+	return out, true, nil
 }
 
 // checkHeaders refuses a request whose Mcp-Method or Mcp-Name header disagrees with its body.
@@ -380,6 +413,17 @@ func (h *HTTP) judgeResponse(ctx context.Context, b []byte, m *mcp.Message, out 
 	msg, err := mcp.ParseMessage(b)
 	if err != nil || !msg.IsResponse() || !bytes.Equal(bytes.TrimSpace(msg.ID), bytes.TrimSpace(m.ID)) {
 		return b
+	}
+	if m.Method == mcp.MethodToolsList && h.o.Tools != nil && msg.Result != nil {
+		if res, err := h.o.Tools.ObserveTools(ctx, out.Envelope.Server, msg.Result); err == nil && res != nil {
+			msg.Result = res
+			nb, err := json.Marshal(msg)
+			if err == nil {
+				b = nb
+			}
+		} else if err != nil {
+			h.o.Logger.Warn("tool pinning", "upstream", out.Envelope.Server, "err", err)
+		}
 	}
 	d, err := h.o.Engine.Response(ctx, out, msg)
 	if err != nil {
