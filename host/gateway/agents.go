@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/added060/palisade/host/llm"
 	"log/slog"
 	"net"
 	"net/http"
@@ -261,15 +262,27 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: hostfn.Deps{KV: hostfn.NewMemKV()}, Logger: o.Logger,
-		Unavailable: func(s bundle.StageSpec) error {
-			for _, c := range s.Capabilities {
-				if c == hostfn.CapInfer || c == hostfn.CapSample {
-					return fmt.Errorf("capability %s is served by the gateway, not in one-process mode", c)
-				}
-			}
-			return nil
-		}}
+	// Host functions as in the gateway: the bundle's models run here (ONNX Runtime), and the
+	// llm: section's judge answers sample (an mcp sampling provider is skipped: no client).
+	var icfg InferConfig
+	if err := cfg.Extension("infer", &icfg); err != nil {
+		return nil, err
+	}
+	deps := hostfn.Deps{KV: hostfn.NewMemKV()}
+	if _, ok := cfg.Extensions["llm"]; ok {
+		var lc llm.Config
+		if err := cfg.Extension("llm", &lc); err != nil {
+			return nil, err
+		}
+		lo := lc.Options()
+		lo.Logger = o.Logger
+		j, err := llm.New(lo)
+		if err != nil {
+			return nil, &config.FieldError{Path: "llm", Err: err}
+		}
+		deps.Sampler = j
+	}
+	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: deps, Logger: o.Logger, Models: modelLoader(icfg, o.Logger, nil)}
 	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, l.build)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)

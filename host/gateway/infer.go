@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 
@@ -48,33 +49,47 @@ func (f *inferFeature) Init(ctx context.Context, g *Gateway) error {
 	}
 	f.regs = map[*infer.Registry]bool{}
 	log := g.Logger().With("component", "infer")
-	g.SetModels(func(ctx context.Context, dir string, nodes []yaml.Node) (hostfn.Inferer, io.Closer, error) {
+	g.SetModels(modelLoader(f.cfg, log, func(r *infer.Registry, add bool) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if add {
+			f.regs[r] = true
+		} else {
+			delete(f.regs, r)
+		}
+	}))
+	return nil
+}
+
+// modelLoader returns the bundle.BuildOptions.Models function for cfg: a bundle's models:
+// section becomes an infer.Registry; track (if not nil) hears of each registry opened and closed.
+func modelLoader(cfg InferConfig, log *slog.Logger, track func(*infer.Registry, bool)) func(ctx context.Context, dir string, nodes []yaml.Node) (hostfn.Inferer, io.Closer, error) {
+	return func(ctx context.Context, dir string, nodes []yaml.Node) (hostfn.Inferer, io.Closer, error) {
 		specs := make([]infer.ModelSpec, 0, len(nodes))
 		for i := range nodes {
 			var s infer.ModelSpec
 			if err := nodes[i].Decode(&s); err != nil {
 				return nil, nil, fmt.Errorf("models[%d]: %w", i, err)
 			}
-			if f.cfg.Provider != "" {
-				s.Provider = f.cfg.Provider
+			if cfg.Provider != "" {
+				s.Provider = cfg.Provider
 			}
 			specs = append(specs, s)
 		}
-		reg, err := infer.New(ctx, infer.Options{Models: specs, BaseDir: dir, LibraryPath: f.cfg.Library, MaxTexts: f.cfg.MaxTexts, Logger: log})
+		reg, err := infer.New(ctx, infer.Options{Models: specs, BaseDir: dir, LibraryPath: cfg.Library, MaxTexts: cfg.MaxTexts, Logger: log})
 		if err != nil {
 			return nil, nil, err
 		}
-		f.mu.Lock()
-		f.regs[reg] = true
-		f.mu.Unlock()
+		if track != nil {
+			track(reg, true)
+		}
 		return reg, closerFunc(func() error {
-			f.mu.Lock()
-			delete(f.regs, reg)
-			f.mu.Unlock()
+			if track != nil {
+				track(reg, false)
+			}
 			return reg.Close()
 		}), nil
-	})
-	return nil
+	}
 }
 
 type closerFunc func() error
