@@ -189,16 +189,19 @@ func (h *HTTP) post(c echo.Context) error {
 // given twice or in two cases, a significant key in another case), so the chain judges exactly
 // the call the upstream will run.
 func parseStrict(body []byte) ([]*mcp.Message, bool, error) {
-	_, batch, err := mcp.ParseBody(body)
-	if err != nil {
-		return nil, batch, err
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, false, mcp.ErrEmpty
 	}
-	if !batch {
-		m, err := StrictMessage(bytes.TrimSpace(body))
+	if body[0] != '[' {
+		m, err := StrictMessage(body)
 		if err != nil {
 			return nil, false, err
 		}
 		return []*mcp.Message{m}, false, nil
+	}
+	if _, _, err := mcp.ParseBody(body); err != nil {
+		return nil, true, err
 	}
 	var raws []json.RawMessage
 	if err := json.Unmarshal(body, &raws); err != nil {

@@ -554,14 +554,19 @@ func idOf(b []byte) json.RawMessage {
 // name, arguments, uri) spelled in another case. Errors wrap mcp's parse errors or
 // ErrAmbiguousKeys. Other transports (HTTP) should judge bodies through it too.
 func StrictMessage(b []byte) (*mcp.Message, error) {
-	m, err := parseExact(b)
-	if err != nil {
+	// One byte scan refuses duplicate, case-folded and miscased significant keys; once none is
+	// left, encoding/json reads exactly the keys an exact-key reader would.
+	k := keyChecker{b: b}
+	if err := k.check(true); err != nil {
+		if errors.Is(err, ErrAmbiguousKeys) {
+			return nil, err
+		}
+		if _, perr := mcp.ParseMessage(b); perr != nil {
+			return nil, perr
+		}
 		return nil, err
 	}
-	if err := AmbiguousKeys(b); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return mcp.ParseMessage(b)
 }
 
 // parseExact validates a JSON-RPC message and reads jsonrpc, id, method, params, result and
@@ -673,47 +678,6 @@ var ErrAmbiguousKeys = errors.New("proxy: ambiguous JSON object keys")
 // AmbiguousKeys walks the whole message and reports the first object holding a duplicate or
 // case-folded duplicate key. Transports refuse such messages instead of judging them.
 func AmbiguousKeys(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	return walkKeys(dec, "$")
-}
-
-func walkKeys(dec *json.Decoder, path string) error {
-	tok, err := dec.Token()
-	if err != nil {
-		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
-	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch d {
-	case '{':
-		seen := map[string]string{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
-			}
-			k, _ := kt.(string)
-			fold := strings.ToLower(strings.ToUpper(k))
-			if prev, dup := seen[fold]; dup {
-				return fmt.Errorf("%w: %s has %q and %q", ErrAmbiguousKeys, path, prev, k)
-			}
-			seen[fold] = k
-			if err := walkKeys(dec, path+"."+k); err != nil {
-				return err
-			}
-		}
-	case '[':
-		for i := 0; dec.More(); i++ {
-			if err := walkKeys(dec, fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
-	}
-	return nil
+	k := keyChecker{b: b}
+	return k.check(false)
 }

@@ -21,25 +21,83 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gopkg.in/yaml.v3"
 )
 
 func main() {
 	bundleDir := flag.String("bundle", "build/bundle", "bundle folder for the gateway")
 	requests := flag.Int("requests", 3000, "requests per run")
 	everything := flag.Bool("everything", true, "also measure server-everything (needs testdata/npm installed)")
+	stages := flag.String("stages", "", "keep only these stages of the bundle (comma-separated), e.g. rules")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole run")
 	flag.Parse()
-	if err := run(*bundleDir, *requests, *everything); err != nil {
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
+	dir := *bundleDir
+	if *stages != "" {
+		d, err := onlyStages(dir, strings.Split(*stages, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	if err := run(dir, *requests, *everything); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
+}
+
+// onlyStages copies a bundle folder keeping only the named stages (and no fixtures, which may
+// need the others), and pins it.
+func onlyStages(src string, keep []string) (string, error) {
+	dst, err := os.MkdirTemp("", "palisade-loadgen-bundle-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		return "", err
+	}
+	m, err := bundle.LoadManifest(dst)
+	if err != nil {
+		return "", err
+	}
+	var st []bundle.StageSpec
+	for _, s := range m.Stages {
+		if slices.Contains(keep, s.Name) {
+			st = append(st, s)
+		}
+	}
+	if len(st) == 0 {
+		return "", fmt.Errorf("no stage of %s is named %v", src, keep)
+	}
+	m.Stages, m.Fixtures = st, ""
+	b, err := yaml.Marshal(m)
+	if err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(dst, bundle.ManifestFile), b, 0o644); err != nil {
+		return "", err
+	}
+	_, err = bundle.Pin(dst)
+	return dst, err
 }
 
 type upstreamDef struct {
@@ -73,7 +131,13 @@ func run(bundleDir string, requests int, everything bool) error {
 	if err := g.Start(context.Background()); err != nil {
 		return err
 	}
-	fmt.Printf("palisade load run: %d requests per cell, tools/call echo, bundle %s\n\n", requests, bundleDir)
+	stages := []string{}
+	if m, err := bundle.LoadManifest(bundleDir); err == nil {
+		for _, s := range m.Stages {
+			stages = append(stages, s.Name)
+		}
+	}
+	fmt.Printf("palisade load run: %d requests per cell, tools/call echo, stages %v\n\n", requests, stages)
 	fmt.Printf("%-11s %-5s %-8s %9s %9s %10s | %9s %9s %10s | %7s %7s %7s\n",
 		"upstream", "conns", "path", "p50 µs", "p99 µs", "req/s", "", "", "", "Δp50 µs", "Δp99 µs", "thr %")
 	for _, u := range ups {
