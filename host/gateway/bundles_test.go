@@ -64,8 +64,8 @@ func swapBundle(t *testing.T, priv string, name, version, act1, act2 string) str
 // (a -32001 naming beta's rule), and each audit event names the bundle whose rules decided.
 func TestSwapThroughGateway(t *testing.T) {
 	swaps := 100
-	if testing.Short() {
-		swaps = 20
+	if testing.Short() || bundlesRace {
+		swaps = 30 // make test-bundles runs the 100 swaps without -race
 	}
 	pub, priv, _ := bundle.GenerateKey()
 	privText := bundle.EncodePrivateKey(priv)
