@@ -231,3 +231,35 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 // maxPages is the stage memory cap the tests use: 1024 pages (64 MiB). The Go runtime, its
 // tables and a 64 KiB envelope's copies do not fit the 16 MiB default.
 var maxPages uint32 = 1024
+
+// BenchmarkColdStart measures what a gateway start, a hot swap or a `palisade hook` process
+// pays before its first verdict: rt.Load (module compile, from the runtime's cache after the
+// first iteration) plus the first evaluate of a fresh instance, which starts the Go runtime and
+// runs package init, with a 1 KiB argument.
+func BenchmarkColdStart(b *testing.B) {
+	for _, pl := range []struct{ pkg, name string }{{"./", "injection"}, {"./testdata/noop", "noop"}} {
+		wasm := buildWasm(b, pl.pkg, pl.name)
+		env := benchEnvelope(1 << 10)
+		b.Run(pl.name, func(b *testing.B) {
+			var load, first time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				p, err := runtime(b).Load(context.Background(), plugin.Spec{
+					Name: pl.name, Wasm: wasm, Config: map[string]string{"config": "{}"},
+					Timeout: 10 * time.Second, InitTimeout: 120 * time.Second, PoolSize: 1,
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if _, err := p.Evaluate(context.Background(), env); err != nil {
+					b.Fatal(err)
+				}
+				load, first = load+t1.Sub(t0), first+time.Since(t1)
+				p.Close(context.Background())
+			}
+			b.ReportMetric(float64(load.Milliseconds())/float64(b.N), "load-ms")
+			b.ReportMetric(float64(first.Milliseconds())/float64(b.N), "first-call-ms")
+		})
+	}
+}

@@ -70,7 +70,7 @@ func TestPrefilterNeverHides(t *testing.T) {
 		for _, tx := range []string{n.Text, strings.ReplaceAll(n.Text, `\`, "/")} {
 			cand := candidates(tx)
 			for _, ru := range allRules {
-				if !cand[ru.id] && ru.re.MatchString(tx) {
+				if !cand[ru.id] && ru.re().MatchString(tx) {
 					t.Errorf("rule %s/%s matches %q but the prefilter skipped it", ru.cat, ru.name, tx)
 				}
 			}
@@ -82,7 +82,7 @@ func TestPrefilterNeverHides(t *testing.T) {
 // text and costs a regexp pass.
 func TestFewRulesAlwaysRun(t *testing.T) {
 	for _, id := range always {
-		t.Logf("always runs: %s/%s %s", allRules[id].cat, allRules[id].name, allRules[id].re)
+		t.Logf("always runs: %s/%s %s", allRules[id].cat, allRules[id].name, allRules[id].expr)
 	}
 	if len(always) > 3 {
 		t.Errorf("%d rules always run, want at most 3", len(always))

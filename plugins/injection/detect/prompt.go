@@ -76,7 +76,7 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 	ig := &promptRules[0]
 	if loc := (&gate{*ig}).find(v, t); loc != nil {
 		w := ig.w
-		if reQualified.re.MatchString(t[loc[1]:]) && !strings.Contains(t[:loc[1]], " all ") {
+		if reQualified.re().MatchString(t[loc[1]:]) && !strings.Contains(t[:loc[1]], " all ") {
 			// "ignore the previous instructions about the export": a correction.
 			w = 0.45
 		}
@@ -84,7 +84,7 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 	}
 	if m := reIgnoreAbove.findSub(v, t); m != nil {
 		next := t[m[2]:m[3]]
-		if !benignNouns[next] && !reQualified.re.MatchString(t[m[3]:]) {
+		if !benignNouns[next] && !reQualified.re().MatchString(t[m[3]:]) {
 			v.add(PromptInjection, "ignore_above", 0.85, snippet(t, m[:2]))
 		}
 	}
@@ -125,7 +125,7 @@ func virtualization(v *voter, t string) {
 		return
 	}
 	if loc := reImagine.find(v, t); loc != nil {
-		if rePersonal.re.MatchString(t[loc[0]:]) {
+		if rePersonal.re().MatchString(t[loc[0]:]) {
 			v.add(PromptInjection, "virtualization_personal_data", 0.7, snippet(t, loc))
 		}
 	}

@@ -2,14 +2,16 @@ package detect
 
 import (
 	"regexp"
-	"regexp/syntax"
 	"strings"
 	"sync"
 )
 
+//go:generate go test -run ^TestGeneratedTables$ -update .
+
 // rule is one weighted pattern. Its regexp runs only when the prefilter (see prefilter.go)
 // found one of the literals every match must contain; pre lists fallback literals for the
-// few regexps whose literals cannot be derived.
+// few regexps whose literals cannot be derived. The regexp is compiled on first use, so an
+// instance pays at start-up for no regexp and later only for the rules its texts select.
 type rule struct {
 	id    int
 	group int // id of the first part of the rule this one was split from
@@ -17,7 +19,15 @@ type rule struct {
 	name  string
 	w     float64
 	pre   []string
-	re    *regexp.Regexp
+	expr  string
+	re    func() *regexp.Regexp // compiles expr once, on first call
+	tail  []*rule               // table rules: this rule and the ones after it, as run
+}
+
+// lazyRegexp returns a function that compiles expr on its first call and then returns the
+// same regexp.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 func r(c Category, name string, w float64, pre string, expr string) rule {
@@ -25,7 +35,7 @@ func r(c Category, name string, w float64, pre string, expr string) rule {
 	if pre != "" {
 		p = strings.Split(pre, "|")
 	}
-	return rule{cat: c, name: name, w: w, pre: p, re: regexp.MustCompile(expr)}
+	return rule{cat: c, name: name, w: w, pre: p, expr: expr, re: lazyRegexp(expr)}
 }
 
 // gate is a regexp used outside the rule tables, behind the same prefilter.
@@ -34,7 +44,7 @@ type gate struct{ rule }
 var gates []*gate
 
 func newGate(expr string) *gate {
-	g := &gate{rule{cat: -1, re: regexp.MustCompile(expr)}}
+	g := &gate{rule{cat: -1, expr: expr, re: lazyRegexp(expr)}}
 	gates = append(gates, g)
 	return g
 }
@@ -44,7 +54,7 @@ func (g *gate) find(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.re.FindStringIndex(t)
+	return g.re().FindStringIndex(t)
 }
 
 func (g *gate) match(v *voter, t string) bool { return g.find(v, t) != nil }
@@ -53,21 +63,21 @@ func (g *gate) findAll(v *voter, t string, n int) [][]int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.re.FindAllStringSubmatchIndex(t, n)
+	return g.re().FindAllStringSubmatchIndex(t, n)
 }
 
 func (g *gate) findSub(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.re.FindStringSubmatchIndex(t)
+	return g.re().FindStringSubmatchIndex(t)
 }
 
 func (ru *rule) apply(v *voter, t string) bool {
 	if !v.cand[ru.id] || v.voted[ru.group] {
 		return false
 	}
-	loc := ru.re.FindStringIndex(t)
+	loc := ru.re().FindStringIndex(t)
 	if loc == nil {
 		return false
 	}
@@ -76,146 +86,128 @@ func (ru *rule) apply(v *voter, t string) bool {
 	return true
 }
 
-// expanded maps the first element of each rule table to its rules as run: a rule whose
-// regexp is a top-level alternation is split into one rule per branch, so each branch gets
-// its own, more selective prefilter. Branches of one rule vote once.
-var expanded = map[*rule][]*rule{}
-
+// applyAll runs a rule table, or a sub-slice of one (promptRules[1:]), as expanded at init: a
+// rule whose regexp is a top-level alternation runs as one rule per branch, so each branch
+// gets its own, more selective prefilter. Branches of one rule vote once.
 func applyAll(v *voter, rules []rule, t string) {
 	if len(rules) == 0 {
 		return
 	}
-	xs, ok := expanded[&rules[0]]
-	if !ok {
+	if rules[0].tail == nil {
 		panic("detect: applyAll on a slice that is not a registered rule table")
 	}
-	first := rules[0].id
-	for _, ru := range xs {
-		if ru.group < first {
-			continue // a sub-slice of a table: skip the rules before it
-		}
+	for _, ru := range rules[0].tail {
 		ru.apply(v, t)
 	}
 }
 
+// ruleTables lists the rule tables in the order init numbers their rules; the generated
+// prefilter tables (tables_gen.go) follow the same order, then the gates.
+var ruleTables = []*[]rule{&sensitiveRules, &configRules, &traversalRules, &sqlRules, &commandRules, &xssRules, &promptRules}
+
+// unsplit reports whether table rule i must run whole: the first prompt rule is also used as
+// a gate by scanPrompt.
+func unsplit(table *[]rule, i int) bool { return i == 0 && table == &promptRules }
+
 var (
 	allRules    []*rule
 	ruleClauses [][]int32 // rule id -> its clause ids (all must be present); nil = always runs
-	clauseRules [][]int32 // clause id -> the rule that needs it
+	clauseRules []int32   // clause id -> the rule that needs it
 	numClauses  int
 	always      []int
-	index       = newGramIndex()
+	index       gramIndex
+	// tablesStale is set when tables_gen.go does not match the rules (run go generate).
+	tablesStale bool
 )
 
+// init numbers the rules and loads the prefilter from tables_gen.go, which go generate
+// derives from the regexps' syntax trees (see prefilter_gen_test.go): doing that here cost a
+// fresh Wasm instance seconds of start-up. No regexp is compiled here.
 func init() {
-	for _, table := range []*[]rule{&sensitiveRules, &configRules, &traversalRules, &sqlRules, &commandRules, &xssRules, &promptRules} {
+	if rulesFingerprint() != genFingerprint || len(genSplit) != numTableRules() {
+		tablesStale = true
+		return
+	}
+	k := 0
+	for _, table := range ruleTables {
 		var xs []*rule
 		for i := range *table {
 			ru := &(*table)[i]
+			branches := genSplit[k]
+			k++
 			ru.id = len(allRules)
 			ru.group = ru.id
-			parsed, err := syntax.Parse(ru.re.String(), syntax.Perl)
-			if err != nil {
-				panic(err)
-			}
-			if parsed.Op != syntax.OpAlternate || i == 0 && table == &promptRules {
+			if branches == nil {
 				allRules = append(allRules, ru)
 				xs = append(xs, ru)
 				continue
 			}
-			for k, sub := range parsed.Sub {
-				part := ru
-				if k > 0 {
-					part = &rule{group: ru.group, cat: ru.cat, name: ru.name, w: ru.w, pre: ru.pre}
-				} else {
-					part.re = nil
-				}
-				part.re = regexp.MustCompile(sub.String())
-				part.id = len(allRules)
+			for _, b := range branches {
+				part := &rule{id: len(allRules), group: ru.group, cat: ru.cat, name: ru.name, w: ru.w, expr: b, re: lazyRegexp(b)}
 				allRules = append(allRules, part)
 				xs = append(xs, part)
 			}
 		}
-		// Every sub-slice starting at a rule (promptRules[1:]) finds its expansion too.
+		j := 0
 		for i := range *table {
-			first := (*table)[i].id
-			var tail []*rule
-			for _, x := range xs {
-				if x.group >= first {
-					tail = append(tail, x)
-				}
+			for xs[j].group < (*table)[i].id {
+				j++
 			}
-			expanded[&(*table)[i]] = tail
+			(*table)[i].tail = xs[j:]
 		}
 	}
 	for _, g := range gates {
+		g.id = len(allRules)
+		g.group = g.id
 		allRules = append(allRules, &g.rule)
 	}
-	for id, ru := range allRules {
-		ru.id = id
-		if ru.cat < 0 {
-			ru.group = id
-		}
-		re, err := syntax.Parse(ru.re.String(), syntax.Perl)
-		if err != nil {
-			panic(err)
-		}
-		cs := dropCommonClauses(requiredClauses(re.Simplify()))
-		if cs == nil && ru.pre != nil {
-			cs = []clause{ru.pre}
-		}
+	if len(allRules) != len(genRuleClauses) {
+		tablesStale = true
+		return
+	}
+	ruleClauses = genRuleClauses
+	clauseRules = genClauseRule
+	numClauses = len(genClauseRule)
+	for id, cs := range ruleClauses {
 		if cs == nil {
 			always = append(always, id)
-			ruleClauses = append(ruleClauses, nil)
-			continue
 		}
-		var ids []int32
-		for _, c := range cs {
-			cid := int32(numClauses)
-			numClauses++
-			ids = append(ids, cid)
-			clauseRules = append(clauseRules, []int32{int32(id)})
-			for _, l := range c {
-				index.add(l, cid)
-			}
-		}
-		ruleClauses = append(ruleClauses, ids)
 	}
-	exactMemo = nil // only needed while building
-	index.freeze()
+	index.build(genLits, genLitClauses)
 }
 
-// dropCommonClauses removes clauses that hold a single letter or digit or a common two-letter
-// word ("e", "or", "at"): they are true for nearly every text, so they filter nothing and cost a table walk
-// per byte. Dropping a clause of a conjunction keeps the prefilter sound. A rule's last clause
-// is kept, so that it does not become a rule that always runs.
-var commonWords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields("or at to in on is it an as be by do if me my no of so up us we") {
-		m[w] = true
+func numTableRules() int {
+	n := 0
+	for _, t := range ruleTables {
+		n += len(*t)
 	}
-	return m
-}()
+	return n
+}
 
-func dropCommonClauses(cs []clause) []clause {
-	var out []clause
-	for _, c := range cs {
-		// One common literal is enough to make an "any of" clause true in nearly every text.
-		common := false
-		for _, l := range c {
-			if len(l) == 1 && (l[0] >= 'a' && l[0] <= 'z' || l[0] >= '0' && l[0] <= '9') || commonWords[l] {
-				common = true
-				break
+// rulesFingerprint is an FNV-1a hash of every table rule's regexp and fallback literals and
+// every gate's regexp, in order: it tells init whether tables_gen.go is current.
+func rulesFingerprint() uint64 {
+	h := uint64(14695981039346656037)
+	add := func(s string) {
+		for i := 0; i < len(s); i++ {
+			h ^= uint64(s[i])
+			h *= 1099511628211
+		}
+		h ^= 0xff
+		h *= 1099511628211
+	}
+	for _, t := range ruleTables {
+		for i := range *t {
+			add((*t)[i].expr)
+			for _, p := range (*t)[i].pre {
+				add(p)
 			}
 		}
-		if !common {
-			out = append(out, c)
-		}
 	}
-	if len(out) == 0 {
-		return cs
+	for _, g := range gates {
+		add(g.expr)
 	}
-	return out
+	return h
 }
 
 // candidates marks the rules whose regexps may match t (or t with backslashes as slashes).
@@ -240,6 +232,9 @@ var scratchPool = sync.Pool{New: func() any {
 
 // candidatesInto is candidates with caller-provided, zeroed memory.
 func candidatesInto(t string, buf []bool, count []uint8) []bool {
+	if tablesStale {
+		panic("detect: tables_gen.go is out of date with the rules: run go generate ./plugins/injection/detect")
+	}
 	n := len(allRules)
 	cand, present, seen := buf[:2*n], buf[2*n:2*n+numClauses], buf[2*n+numClauses:]
 	for _, id := range always {
@@ -251,11 +246,10 @@ func candidatesInto(t string, buf []bool, count []uint8) []bool {
 				continue
 			}
 			present[c] = true
-			for _, r := range clauseRules[c] {
-				count[r]++
-				if int(count[r]) == len(ruleClauses[r]) {
-					cand[r] = true
-				}
+			r := clauseRules[c]
+			count[r]++
+			if int(count[r]) == len(ruleClauses[r]) {
+				cand[r] = true
 			}
 		}
 	}
@@ -373,7 +367,7 @@ func scanSensitive(v *voter, t string) {
 	if m := absoluteSystemPath(t); m != "" {
 		v.add(SensitivePaths, "absolute_path", 0.4, m)
 	}
-	for _, ru := range expanded[&configRules[0]] {
+	for _, ru := range configRules[0].tail {
 		if v.cand[ru.id] {
 			if !reProjectPath.match(v, t) {
 				applyAll(v, configRules, t)
@@ -587,7 +581,7 @@ func scanCommand(v *voter, raw, t string) {
 	if m := separatorCommand(t); m != "" {
 		v.add(CommandInjection, "separator_cmd", 0.4, m)
 	}
-	if v.score(CommandInjection) > 0 && strings.IndexByte(raw, '%') >= 0 && reEncodedSeparator.re.MatchString(raw) {
+	if v.score(CommandInjection) > 0 && strings.IndexByte(raw, '%') >= 0 && reEncodedSeparator.re().MatchString(raw) {
 		v.add(CommandInjection, "encoded_separator", 0.6, "")
 	}
 }

@@ -175,7 +175,7 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 			// An internal URL inside another URL's parameter or a sentence is a fetch target
 			// someone is steering, not the developer's own dev server.
 			w, rule = 0.85, rule+"+nested"
-		case w < 0.85 && reInternalPath.re.MatchString(rest):
+		case w < 0.85 && reInternalPath.re().MatchString(rest):
 			w, rule = 0.85, rule+"+internal_path"
 		case w < 0.85 && n.NFKC:
 			w, rule = 0.85, rule+"+unicode_notation"
