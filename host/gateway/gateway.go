@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
@@ -191,6 +193,9 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}
+	hopts.SamplingContext = func(ctx context.Context, f func(context.Context, json.RawMessage) (json.RawMessage, error)) context.Context {
+		return llm.WithClientSampler(ctx, clientSampler(f))
+	}
 	g.http, err = proxy.NewHTTP(hopts)
 	if err != nil {
 		return nil, err
@@ -225,6 +230,13 @@ func (g *Gateway) readyz(c echo.Context) error {
 	}
 	st["status"] = "ready"
 	return c.JSON(http.StatusOK, st)
+}
+
+// clientSampler adapts the HTTP transport's sampling function to the LLM judge's mcp provider.
+type clientSampler func(context.Context, json.RawMessage) (json.RawMessage, error)
+
+func (f clientSampler) CreateMessage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	return f(ctx, params)
 }
 
 // BuildOptions are the options a bundle is built with on this gateway.

@@ -148,3 +148,15 @@ func ProgressToken(params json.RawMessage) json.RawMessage {
 	}
 	return p.Meta.ProgressToken
 }
+
+// DeclaresSampling reports whether initialize params declare the client's sampling capability.
+func DeclaresSampling(params json.RawMessage) bool {
+	var p struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	v, ok := p.Capabilities["sampling"]
+	return ok && string(v) != "null"
+}

@@ -40,6 +40,11 @@ type HTTPOptions struct {
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
+	// SamplingContext, if set, is given a way to send sampling/createMessage to the client of
+	// a request (when its session declared the sampling capability and the protocol allows
+	// server-to-client requests mid-call) and returns the context the request is judged in
+	// (the gateway puts it where the LLM judge's mcp provider finds it).
+	SamplingContext func(ctx context.Context, sample func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)) context.Context
 }
 
 // HTTP is the Streamable HTTP proxy: POST, GET and DELETE on /mcp/<upstream> (and /mcp when there
@@ -52,7 +57,12 @@ type HTTP struct {
 	sessions  *sessionTable
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
+	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
 }
+
+// samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
+// answers are taken here instead of forwarded upstream.
+const samplingIDPrefix = "palisade-sampling-"
 
 // Close ends the long-lived GET streams so an HTTP server shutdown does not wait on them.
 func (h *HTTP) Close() { h.closeOnce.Do(func() { close(h.closing) }) }
@@ -172,6 +182,9 @@ func (h *HTTP) post(c echo.Context) error {
 		return h.postBatch(c, up, msgs)
 	}
 	m := msgs[0]
+	if m.IsResponse() && h.deliver(m) {
+		return c.NoContent(http.StatusAccepted)
+	}
 	if !m.IsRequest() {
 		// Notifications and the client's responses pass through unjudged.
 		return h.forwardRaw(c, up, body)
@@ -258,6 +271,13 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	if tok := mcp.ProgressToken(m.Params); tok != nil && acceptsSSE(hdr) {
 		ctx = WithProgress(ctx, rw.progressFunc(tok))
 	}
+	if h.o.SamplingContext != nil && acceptsSSE(hdr) && rw.sink == nil && env.ProtocolVersion < mcp.Stateless {
+		if s, ok := h.sessions.get(env.Session); ok && s.sampling {
+			ctx = h.o.SamplingContext(ctx, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+				return h.sample(ctx, rw, params)
+			})
+		}
+	}
 	out, err := h.o.Engine.Request(ctx, env)
 	if err != nil {
 		h.count(up.Name, "error")
@@ -290,7 +310,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion})
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: mcp.DeclaresSampling(m.Params)})
 		}
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -562,6 +582,47 @@ func (h *HTTP) del(c echo.Context) error {
 type session struct {
 	client   *abi.Client
 	protocol string
+	sampling bool // the client declared the sampling capability
+}
+
+// sample sends sampling/createMessage to the client on the request's SSE answer and waits for
+// the client to POST its response.
+func (h *HTTP) sample(ctx context.Context, rw *responder, params json.RawMessage) (json.RawMessage, error) {
+	id := samplingIDPrefix + audit.NewID()
+	ch := make(chan *mcp.Message, 1)
+	h.pending.Store(id, ch)
+	defer h.pending.Delete(id)
+	rawID, _ := json.Marshal(id)
+	b, _ := json.Marshal(mcp.Message{JSONRPC: "2.0", ID: rawID, Method: mcp.MethodSampling, Params: params})
+	if err := rw.event(&sse.Event{Name: "message", Data: b}); err != nil {
+		return nil, fmt.Errorf("sampling: write to client: %w", err)
+	}
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return nil, fmt.Errorf("sampling: client answered %w", m.Error)
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("sampling: no answer from the client: %w", ctx.Err())
+	}
+}
+
+// deliver hands a client's answer to a sampling request the gateway sent; false if it is not one.
+func (h *HTTP) deliver(m *mcp.Message) bool {
+	var id string
+	if json.Unmarshal(m.ID, &id) != nil || !strings.HasPrefix(id, samplingIDPrefix) {
+		return false
+	}
+	v, ok := h.pending.Load(id)
+	if !ok {
+		return true // late or unknown: ours all the same, never the upstream's
+	}
+	select {
+	case v.(chan *mcp.Message) <- m:
+	default:
+	}
+	return true
 }
 
 // sessionTable is a bounded map of sessions; the oldest is dropped when full.
