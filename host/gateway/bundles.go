@@ -18,7 +18,8 @@ import (
 // nats://BUCKET[/OBJECT] (an Object Store object, watched; nats:// alone = PALISADE_BUNDLES/current).
 //
 //	bundles:
-//	  trusted_keys:            # public key files or the keys' text ("palisade-ed25519-pub ...")
+//	  trusted_keys:            # public key files (relative to the working directory) or the
+//	                           # keys' text ("palisade-ed25519-pub ...")
 //	    - keys/release.pub
 //	  allow_unsigned: false    # true = accept bundles without signature.json (never a bad one);
 //	                           # with no bundles section at all, a local folder/archive loads
