@@ -3,9 +3,9 @@ package judging
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
@@ -353,32 +353,5 @@ func capReason(s string) string {
 	return s[:cut] + "…"
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string; invalid UTF-8 becomes U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
+// appendString appends s as a JSON string (see sdk/go/jsonw).
+func appendString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
