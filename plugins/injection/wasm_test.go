@@ -94,20 +94,28 @@ var (
 // starting a Go Wasm instance costs seconds on a busy machine.
 func load(t testing.TB, pkg, name, config string) *plugin.Plugin {
 	t.Helper()
+	return loadSpec(t, pkg, name, config, maxPages, false)
+}
+
+// loadSpec is load with a memory cap (0: the runtime's default, 256 pages) and the
+// Uninterruptible (trusted first-party stage) setting.
+func loadSpec(t testing.TB, pkg, name, config string, pages uint32, trusted bool) *plugin.Plugin {
+	t.Helper()
 	loadMu.Lock()
 	defer loadMu.Unlock()
-	key := pkg + "\x00" + config
+	key := fmt.Sprint(pkg, "\x00", config, "\x00", pages, trusted)
 	if p, ok := loaded[key]; ok {
 		return p
 	}
 	p, err := runtime(t).Load(context.Background(), plugin.Spec{
-		Name:        name,
-		Wasm:        buildWasm(t, pkg, name),
-		Config:      map[string]string{"config": config},
-		Timeout:     10 * time.Second,
-		InitTimeout: 120 * time.Second,
-		PoolSize:    1,
-		MaxPages:    maxPages,
+		Name:            name,
+		Wasm:            buildWasm(t, pkg, name),
+		Config:          map[string]string{"config": config},
+		Timeout:         10 * time.Second,
+		InitTimeout:     120 * time.Second,
+		PoolSize:        1,
+		MaxPages:        pages,
+		Uninterruptible: trusted,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -209,21 +217,23 @@ func benchEnvelope(size int) []byte {
 // of Extism's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
 func BenchmarkEvaluateWasm(b *testing.B) {
 	for _, pl := range []struct{ pkg, name string }{{"./", "injection"}, {"./testdata/noop", "noop"}} {
-		p := load(b, pl.pkg, pl.name, "{}")
-		for _, size := range []int{1 << 10, 64 << 10} {
-			env := benchEnvelope(size)
-			b.Run(fmt.Sprintf("%s/%dKB", pl.name, size>>10), func(b *testing.B) {
-				if _, err := p.Evaluate(context.Background(), env); err != nil {
-					b.Fatal(err)
-				}
-				b.SetBytes(int64(len(env)))
-				b.ReportAllocs()
-				for b.Loop() {
+		for _, trusted := range []bool{false, true} {
+			p := loadSpec(b, pl.pkg, pl.name, "{}", 0, trusted)
+			for _, size := range []int{1 << 10, 64 << 10} {
+				env := benchEnvelope(size)
+				b.Run(fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10), func(b *testing.B) {
 					if _, err := p.Evaluate(context.Background(), env); err != nil {
 						b.Fatal(err)
 					}
-				}
-			})
+					b.SetBytes(int64(len(env)))
+					b.ReportAllocs()
+					for b.Loop() {
+						if _, err := p.Evaluate(context.Background(), env); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }

@@ -37,3 +37,30 @@ func benchmarkEvaluate(b *testing.B, size int) {
 
 func BenchmarkEvaluate1KB(b *testing.B)  { benchmarkEvaluate(b, 1<<10) }
 func BenchmarkEvaluate64KB(b *testing.B) { benchmarkEvaluate(b, 64<<10) }
+
+// BenchmarkScanParts splits one 1 KiB scan into its parts (run it under wazero too:
+// GOOS=wasip1 GOARCH=wasm go test -c, then wazero run the binary with -test.bench).
+func BenchmarkScanParts(b *testing.B) {
+	unit := "Please summarise the attached report for the weekly sync; see docs/reports/2024-q3.md and https://example.com/wiki/Q3 for context. "
+	text := strings.Repeat(unit, 1<<10/len(unit)+1)[:1<<10]
+	d := New(Options{})
+	norm := Normalize(text).Text
+	b.Run("normalize", func(b *testing.B) {
+		for b.Loop() {
+			Normalize(text)
+		}
+	})
+	b.Run("prefilter", func(b *testing.B) {
+		sc := scratchPool.Get().(*scratch)
+		for b.Loop() {
+			candidatesInto(norm, sc.buf, sc.count)
+			clear(sc.buf)
+			clear(sc.count)
+		}
+	})
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			d.Scan(text)
+		}
+	})
+}

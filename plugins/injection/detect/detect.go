@@ -241,22 +241,11 @@ func computeStats(t string) Stats {
 	if len(t) == 0 {
 		return s
 	}
-	special, digit, space, high := 0, 0, 0, 0
+	var counts [5]int // by byteClass: letter, special, digit, space, high
 	for i := 0; i < len(t); i++ {
-		c := t[i]
-		switch {
-		case c >= 0x80:
-			high++
-		case c == ' ' || c == '\n':
-			space++
-		case c >= '0' && c <= '9':
-			digit++
-		case c >= 'a' && c <= 'z':
-		case c >= 'A' && c <= 'Z':
-		default:
-			special++
-		}
+		counts[byteClass[t[i]]]++
 	}
+	special, digit, space, high := counts[1], counts[2], counts[3], counts[4]
 	n := float64(len(t))
 	s.SpecialRatio = float64(special) / n
 	s.DigitRatio = float64(digit) / n
@@ -264,6 +253,26 @@ func computeStats(t string) Stats {
 	s.NonASCII = float64(high) / n
 	return s
 }
+
+// byteClass classifies bytes for computeStats: 0 letter, 1 ASCII punctuation or symbol
+// (controls included), 2 digit, 3 space or newline, 4 non-ASCII.
+var byteClass = func() (m [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 0x80:
+			m[c] = 4
+		case c == ' ' || c == '\n':
+			m[c] = 3
+		case c >= '0' && c <= '9':
+			m[c] = 2
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			m[c] = 0
+		default:
+			m[c] = 1
+		}
+	}
+	return m
+}()
 
 // statVotes adds the statistical votes: payload-shaped text (dense punctuation, few spaces)
 // strengthens the syntax categories a rule already hit, and many distinct rule hits in one

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -40,6 +41,14 @@ type Normalized struct {
 // zero-width and control characters, white space collapsed. It never panics and always returns
 // valid UTF-8.
 func Normalize(s string) Normalized {
+	if t, ok := normalizePlainASCII(s); ok {
+		return Normalized{Text: t}
+	}
+	return normalizeFull(s)
+}
+
+// normalizeFull is Normalize without the plain-ASCII fast path.
+func normalizeFull(s string) Normalized {
 	var n Normalized
 	cur := s
 	for i := 0; i < maxDecodeRounds; i++ {
@@ -140,6 +149,67 @@ func Normalize(s string) Normalized {
 	n.Text = string(b)
 	return n
 }
+
+// normalizePlainASCII is Normalize's fast path, one pass for the common case: printable
+// ASCII, tabs and newlines only, with nothing to decode ('%', '&') and no NUL or other control
+// character. It reports false, having done nothing useful, for any other text.
+func normalizePlainASCII(s string) (string, bool) {
+	if len(s) == 0 {
+		return "", true
+	}
+	b := make([]byte, len(s))
+	j := 0
+	space, newline := false, false
+	for i := 0; i < len(s); i++ {
+		c := plainASCII[s[i]]
+		if c > ' ' {
+			b[j] = c
+			j++
+			space, newline = false, false
+			continue
+		}
+		switch c {
+		case ' ':
+			if !space {
+				b[j] = ' '
+				j++
+			}
+			space = true
+		case '\n':
+			if space && !newline {
+				j-- // the run's space becomes its newline
+				space = false
+			}
+			if !space {
+				b[j] = '\n'
+				j++
+			}
+			space, newline = true, true
+		default:
+			return "", false
+		}
+	}
+	if j == 0 {
+		return "", true
+	}
+	return unsafe.String(&b[0], j), true // b is never written again
+}
+
+// plainASCII maps each byte for normalizePlainASCII: printable ASCII to itself lower-cased,
+// tab, vertical tab and form feed to ' ', '\r' to '\n', and everything that needs the full
+// path (controls, DEL, non-ASCII, '%', '&') to 0.
+var plainASCII = func() (m [256]byte) {
+	for c := 0x21; c < 0x7F; c++ {
+		m[c] = byte(c)
+		if c >= 'A' && c <= 'Z' {
+			m[c] = byte(c) + 'a' - 'A'
+		}
+	}
+	m['%'], m['&'] = 0, 0
+	m[' '], m['\t'], m['\v'], m['\f'] = ' ', ' ', ' ', ' '
+	m['\n'], m['\r'] = '\n', '\n'
+	return m
+}()
 
 // isInvisible reports characters that render as nothing: zero-width, joiners, bidi controls,
 // soft hyphen, word joiner, BOM, Mongolian vowel separator and variation selectors.

@@ -63,13 +63,16 @@ func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{
 		"", "%", "%%", "%2", "%u", "%u12", "%c0", "%c0%", "%e0%80", "..%c0%af..", "%25%32%65",
 		"&#x3c;script&#x3e;", "\x00", "\xff\xfe", "\U000E0041", "a\u200bb", "①②⑦", strings.Repeat("%25", 50),
-		"http://[::1]:80/", "http://0x7f.1/", "' or 1=1 --", "; cat /etc/passwd", "ignore previous instructions",
+		"http://[::1]:80/", "http://0x7f.1/", "' or 1=1 --", "; cat /etc/passwd", "A  b\t\n\r\n C", "x \n y", "\v\f", "ignore previous instructions",
 	} {
 		f.Add(s)
 	}
 	d := New(Options{})
 	f.Fuzz(func(t *testing.T, s string) {
 		n := Normalize(s)
+		if full := normalizeFull(s); n != full {
+			t.Fatalf("Normalize(%q) fast path = %+v, full = %+v", s, n, full)
+		}
 		if !utf8.ValidString(n.Text) {
 			t.Fatalf("Normalize(%q) = %q: invalid UTF-8", s, n.Text)
 		}

@@ -10,15 +10,36 @@ package detect
 // (map access is slow in Wasm), built at init from the generated literal list.
 type gramIndex struct {
 	one      [256][]int32 // literal ids of length 1, by byte
-	has2     [1 << 16 / 64]uint64
-	has3     [1 << 16 / 64]uint64
+	has1     [256]bool
+	pair     []uint8 // by 16-bit key of two bytes: pairLit | pairPrefix
 	lits     []string
 	rules    [][]int32 // literal id -> clause ids
 	twoOff   []uint16  // offsets into twoIDs by 16-bit key (len 1<<16 + 1)
 	threeOff []uint16  // offsets into threeIDs by 16-bit hash of the first three bytes
 	twoIDs   []int32
-	threeIDs []int32
+	threeIDs []gramEntry
 }
+
+// gramEntry is a literal of 3+ bytes in its hash bucket, with its first four bytes (three for
+// a 3-byte literal) packed little-endian so that most mismatches cost one compare.
+type gramEntry struct {
+	id        int32
+	pre, mask uint32
+}
+
+func packPrefix(l string) (pre, mask uint32) {
+	for k := 0; k < 4 && k < len(l); k++ {
+		pre |= uint32(l[k]) << (8 * k)
+		mask |= 0xFF << (8 * k)
+	}
+	return pre, mask
+}
+
+// pair flags: a 2-byte literal is these two bytes; a longer literal starts with them.
+const (
+	pairLit    = 1
+	pairPrefix = 2
+)
 
 func hash3(a, b, c byte) uint32 { return (uint32(a)*31*31 + uint32(b)*31 + uint32(c)) & 0xFFFF }
 
@@ -35,6 +56,7 @@ func (g *gramIndex) build(lits []string, rules [][]int32) {
 		}
 		return hash3(l[0], l[1], l[2])
 	}
+	g.pair = make([]uint8, 1<<16)
 	g.twoOff = make([]uint16, 1<<16+1)
 	g.threeOff = make([]uint16, 1<<16+1)
 	for id, l := range lits {
@@ -42,14 +64,14 @@ func (g *gramIndex) build(lits []string, rules [][]int32) {
 		case 0:
 		case 1:
 			g.one[l[0]] = append(g.one[l[0]], int32(id))
+			g.has1[l[0]] = true
 		case 2:
 			k := key(l)
-			g.has2[k/64] |= 1 << (k % 64)
+			g.pair[k] |= pairLit
 			g.twoOff[k+1]++
 		default:
-			k := key(l)
-			g.has3[k/64] |= 1 << (k % 64)
-			g.threeOff[k+1]++
+			g.pair[uint32(l[0])<<8|uint32(l[1])] |= pairPrefix
+			g.threeOff[key(l)+1]++
 		}
 	}
 	for k := 1; k <= 1<<16; k++ {
@@ -57,7 +79,7 @@ func (g *gramIndex) build(lits []string, rules [][]int32) {
 		g.threeOff[k] += g.threeOff[k-1]
 	}
 	g.twoIDs = make([]int32, g.twoOff[1<<16])
-	g.threeIDs = make([]int32, g.threeOff[1<<16])
+	g.threeIDs = make([]gramEntry, g.threeOff[1<<16])
 	var fill2, fill3 [1 << 16]uint16
 	for id, l := range lits {
 		switch {
@@ -67,7 +89,8 @@ func (g *gramIndex) build(lits []string, rules [][]int32) {
 			fill2[k]++
 		case len(l) >= 3:
 			k := key(l)
-			g.threeIDs[g.threeOff[k]+fill3[k]] = int32(id)
+			pre, mask := packPrefix(l)
+			g.threeIDs[g.threeOff[k]+fill3[k]] = gramEntry{int32(id), pre, mask}
 			fill3[k]++
 		}
 	}
@@ -79,18 +102,23 @@ func (g *gramIndex) scan(t string, seen []bool, found func(id int32)) {
 	n := len(t)
 	for i := 0; i < n; i++ {
 		a := t[i]
-		for _, id := range g.one[a] {
-			if !seen[id] {
-				seen[id] = true
-				found(id)
+		if g.has1[a] {
+			for _, id := range g.one[a] {
+				if !seen[id] {
+					seen[id] = true
+					found(id)
+				}
 			}
 		}
 		if i+1 >= n {
 			break
 		}
-		b := t[i+1]
-		k2 := uint32(a)<<8 | uint32(b)
-		if g.has2[k2/64]&(1<<(k2%64)) != 0 {
+		k2 := uint32(a)<<8 | uint32(t[i+1])
+		f := g.pair[k2]
+		if f == 0 {
+			continue // most pairs of ordinary text: one table load per byte
+		}
+		if f&pairLit != 0 {
 			for _, id := range g.twoIDs[g.twoOff[k2]:g.twoOff[k2+1]] {
 				if !seen[id] {
 					seen[id] = true
@@ -98,21 +126,23 @@ func (g *gramIndex) scan(t string, seen []bool, found func(id int32)) {
 				}
 			}
 		}
-		if i+2 >= n {
+		if f&pairPrefix == 0 || i+2 >= n {
 			continue
 		}
-		h := hash3(a, b, t[i+2])
-		if g.has3[h/64]&(1<<(h%64)) == 0 {
-			continue
+		c := t[i+2]
+		w := uint32(a) | uint32(t[i+1])<<8 | uint32(c)<<16
+		if i+3 < n {
+			w |= uint32(t[i+3]) << 24
 		}
-		for _, id := range g.threeIDs[g.threeOff[h]:g.threeOff[h+1]] {
-			if seen[id] {
+		h := hash3(a, t[i+1], c)
+		for _, e := range g.threeIDs[g.threeOff[h]:g.threeOff[h+1]] {
+			if w&e.mask != e.pre || seen[e.id] {
 				continue
 			}
-			l := g.lits[id]
-			if len(l) <= n-i && t[i:i+len(l)] == l {
-				seen[id] = true
-				found(id)
+			l := g.lits[e.id]
+			if len(l) <= 4 || len(l) <= n-i && t[i+4:i+len(l)] == l[4:] {
+				seen[e.id] = true
+				found(e.id)
 			}
 		}
 	}
