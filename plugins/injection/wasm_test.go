@@ -273,3 +273,26 @@ func BenchmarkColdStart(b *testing.B) {
 		})
 	}
 }
+
+// TestWasmLargeArgumentDefaultMemory evaluates 64 KiB and 4 MiB arguments (with an attack at
+// the end, in the scanned tail) under the default memory cap (256 pages, 16 MiB).
+func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
+	p := loadSpec(t, "./", "injection", "{}", 0, false)
+	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", 64<<10/58) + "; cat /etc/passwd"
+	v := evaluate(t, p, map[string]any{"abi": "1.0", "id": "big", "phase": "request", "method": "tools/call",
+		"tool": "run", "arguments": map[string]any{"body": text}})
+	if v.Action != abi.ActionDeny {
+		t.Fatalf("64 KiB argument with a trailing attack: verdict %+v, want deny", v)
+	}
+	huge := strings.Repeat("Please summarise the attached report for the weekly sync. ", 4<<20/58)
+	v = evaluate(t, p, map[string]any{"abi": "1.0", "id": "huge", "phase": "request", "method": "tools/call",
+		"tool": "send", "arguments": map[string]any{"body": huge + "; cat /etc/passwd"}})
+	if v.Action != abi.ActionDeny || !strings.Contains(string(v.Metadata), `"truncated":1`) {
+		t.Fatalf("4 MiB argument with a trailing attack: verdict %+v, want deny, truncated", v)
+	}
+	v = evaluate(t, p, map[string]any{"abi": "1.0", "id": "big2", "phase": "request", "method": "tools/call",
+		"tool": "send", "arguments": map[string]any{"body": string(benchEnvelope(64 << 10))}})
+	if v.Action != abi.ActionNone {
+		t.Fatalf("64 KiB benign argument: verdict %+v, want none", v)
+	}
+}

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -145,5 +146,36 @@ func TestOptions(t *testing.T) {
 	}
 	if got := New(Options{}).Cut(XSS); math.Abs(got-(DefaultThreshold-DefaultMargin)) > 1e-9 {
 		t.Errorf("Cut = %v, want %v", got, DefaultThreshold-DefaultMargin)
+	}
+}
+
+func TestScanLongTextWindow(t *testing.T) {
+	d := New(Options{})
+	filler := strings.Repeat("Please summarise the attached report for the weekly sync. ", 2*MaxScanBytes/58)
+	tests := []struct {
+		name      string
+		text      string
+		fires     bool
+		truncated bool
+	}{
+		{"short attack", "; cat /etc/passwd", true, false},
+		{"attack in the head", "; cat /etc/passwd " + filler, true, true},
+		{"attack in the tail", filler + " ; cat /etc/passwd", true, true},
+		{"attack in the middle is not scanned", filler[:len(filler)/2] + " ; cat /etc/passwd " + filler[len(filler)/2:], false, true},
+		{"long benign", filler, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := d.Scan(tc.text)
+			if got := len(d.Fired(&r)) > 0; got != tc.fires {
+				t.Errorf("fired = %v, want %v (scores %v)", got, tc.fires, r.Scores)
+			}
+			if r.Truncated != tc.truncated {
+				t.Errorf("Truncated = %v, want %v", r.Truncated, tc.truncated)
+			}
+			if len(r.Norm.Text) > MaxScanBytes+1 {
+				t.Errorf("scanned %d bytes, want at most %d", len(r.Norm.Text), MaxScanBytes+1)
+			}
+		})
 	}
 }

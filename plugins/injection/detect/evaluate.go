@@ -179,6 +179,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	}
 	var scores [NumCategories]float64
 	var found []finding
+	truncated := 0
 	scanned := map[string]bool{} // a text repeated across leaves is judged once
 	for _, l := range leaves {
 		if l.text == "" {
@@ -195,6 +196,9 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		}
 		scanned[l.text] = true
 		r := d.Scan(l.text)
+		if r.Truncated {
+			truncated++
+		}
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}
@@ -202,7 +206,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
 	}
-	v := abi.Verdict{Action: abi.ActionNone, Metadata: scoresJSON(d, scores, phase)}
+	v := abi.Verdict{Action: abi.ActionNone, Metadata: scoresJSON(d, scores, phase, truncated)}
 	if len(found) == 0 {
 		return v, nil
 	}
@@ -286,7 +290,7 @@ func evidenceFor(f finding, c Category) abi.Evidence {
 
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
-func scoresJSON(d *Detector, s [NumCategories]float64, phase string) json.RawMessage {
+func scoresJSON(d *Detector, s [NumCategories]float64, phase string, truncated int) json.RawMessage {
 	var b strings.Builder
 	b.WriteString(`{"scores":{`)
 	first := true
@@ -300,7 +304,12 @@ func scoresJSON(d *Detector, s [NumCategories]float64, phase string) json.RawMes
 		first = false
 		b.WriteString(`"` + Category(c).String() + `":` + strconv.FormatFloat(round3(v), 'f', -1, 64))
 	}
-	b.WriteString(`},"phase":` + strconv.Quote(phase) + `}`)
+	b.WriteString(`},"phase":` + strconv.Quote(phase))
+	if truncated > 0 {
+		// strings longer than MaxScanBytes: only their head and tail were scanned
+		b.WriteString(`,"truncated":` + strconv.Itoa(truncated))
+	}
+	b.WriteByte('}')
 	return json.RawMessage(b.String())
 }
 
