@@ -190,7 +190,7 @@ func (d *Detector) Scan(text string) Result {
 	scanTraversal(&v, text, &r.Norm)
 	scanSensitive(&v, t)
 	scanSQL(&v, t)
-	scanCommand(&v, text, t)
+	scanCommand(&v, text, t, &r.Norm)
 	scanSSRF(&v, t, &r.Norm)
 	scanXSS(&v, t)
 	scanPrompt(&v, t, &r.Norm)

@@ -529,6 +529,11 @@ var commandRules = []rule{
 	r(CommandInjection, "blind_delay", 0.85, "sleep|ping|timeout", `(?:;|&&?|\|\|?|\n|`+"`"+`|\$\()\s*(?:sleep\s+\d+|ping\s+-[nc]\s*\d+|timeout\s+/t\s+\d+)`),
 	r(CommandInjection, "windows_chain", 0.8, "&|cmd|%comspec%", `&\s*(?:type|dir|net\s+user|whoami|ipconfig|systeminfo|tasklist|del|copy)\b|\bcmd(?:\.exe)?\s+/[ck]\s|%comspec%`),
 	r(CommandInjection, "shell_path", 0.5, "/bin/|/usr/bin/", `/(?:usr/)?bin/(?:ba|z|da|k|c)?sh\b|/bin/(?:nc|busybox)\b`),
+	r(CommandInjection, "value_then_command", 0.8, "", `^(?:\d[\d.]*|[\w-]+(?:\.[\w-]+)+)\s*(?:;|\|\|?|&&?|\n)\s*`+shellCmds+`\b`),
+	r(CommandInjection, "brace_expansion", 0.85, "{", `\{\s*(?:cat|ls|id|wget|curl|nc|ncat|bash|sh|echo|ping|sleep|whoami|uname|rm|chmod|python[23]?|perl|ruby|php|base64|nslookup|dig)\s*,`),
+	r(CommandInjection, "lang_reverse_shell", 0.9, "", `net\.dial\(\s*["']tcp|exec\.command\(\s*["'](?:cmd|sh|bash|powershell|/bin/)|\bcmd\.std(?:in|out)\s*=|getruntime\(\)\.exec\s*\(|new processbuilder\s*\(|require\(\s*['"]child_process['"]\s*\)\.(?:exec|spawn)|\bsubprocess\.(?:popen|call|run|check_output)\s*\(\s*\[?\s*['"](?:/bin/|sh\b|bash|cmd|powershell)|\bos\.(?:system|popen)\s*\(\s*['"]`),
+	r(CommandInjection, "code_probe", 0.8, "", `^\W{0,3}(?:phpversion|phpinfo|system|passthru|shell_exec|exec|eval|getenv)\s*\([^)]{0,40}\)\s*;`),
+	r(CommandInjection, "malicious_download", 0.7, "curl|wget", `\b(?:curl|wget)\s+(?:-\S+\s+)*https?://\S*(?:rce|shell|backdoor|payload|exploit|revshell|webshell|malware|implant)\S*`),
 }
 
 // reEncodedSeparator finds URL-encoded shell separators in the raw text (%0a, %3b, %26 ...).
@@ -576,8 +581,59 @@ func separatorCommand(t string) string {
 	return ""
 }
 
-func scanCommand(v *voter, raw, t string) {
+// reNulCommand is a bare command cut by a NUL byte (id%00, dir%00|): probing for a shell
+// behind a file name parameter.
+var reNulCommand = newGate(`^(?:id|dir|ls|whoami|ver|uname|pwd|hostname|ipconfig|ifconfig|net user|systeminfo)\b[\s|;&]*$`)
+
+// splitCommandName finds a command name broken up by quotes, backslashes or $@ (w'h'o'am'i,
+// c\at, wh$@oami): the shell joins the pieces, a filter looking for the name does not.
+func splitCommandName(t string) string {
+	start := -1
+	for i := 0; i <= len(t); i++ {
+		end := i == len(t)
+		if !end {
+			c := t[i]
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '\'' || c == '"' || c == '\\' || c == '$' || c == '@' || c == '.' {
+				if start < 0 {
+					start = i
+				}
+				continue
+			}
+		}
+		if start >= 0 {
+			tok := t[start:i]
+			start = -1
+			if len(tok) < 3 || !strings.ContainsAny(strings.Trim(tok, `'"`), `'"\$`) {
+				continue
+			}
+			var b strings.Builder
+			for k := 0; k < len(tok); k++ {
+				switch c := tok[k]; {
+				case c == '\'' || c == '"' || c == '\\':
+				case c == '$' && k+1 < len(tok) && tok[k+1] == '@':
+					k++
+				default:
+					b.WriteByte(c)
+				}
+			}
+			if name := b.String(); len(name) >= 2 && shellCommands[name] && name != tok {
+				return tok
+			}
+		}
+	}
+	return ""
+}
+
+func scanCommand(v *voter, raw, t string, n *Normalized) {
 	applyAll(v, commandRules, t)
+	if strings.ContainsAny(t, `'"\$`) {
+		if m := splitCommandName(t); m != "" {
+			v.add(CommandInjection, "split_command_name", 0.8, m)
+		}
+	}
+	if n.NUL && reNulCommand.match(v, t) {
+		v.add(CommandInjection, "nul_command", 0.8, t)
+	}
 	if m := separatorCommand(t); m != "" {
 		v.add(CommandInjection, "separator_cmd", 0.4, m)
 	}
