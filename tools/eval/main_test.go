@@ -30,3 +30,39 @@ func TestRunExplainAndUnknownScorer(t *testing.T) {
 		t.Errorf("unknown scorer exit %d, want 2", code)
 	}
 }
+
+// fixedScorer returns the score listed for a text, and its own threshold.
+type fixedScorer struct {
+	scores map[string]float64
+	thr    float64
+	label  string
+}
+
+func (f fixedScorer) Score(text string) (float64, string) { return f.scores[text], f.label }
+func (f fixedScorer) Threshold() float64                  { return f.thr }
+
+func TestCombinedScorerFlagsWhenEitherFires(t *testing.T) {
+	a := fixedScorer{map[string]float64{"x": 0.7, "y": 0.2, "z": 0.64}, 0.65, "rules"}
+	b := fixedScorer{map[string]float64{"x": 0.1, "y": 0.5, "z": 0.47}, 0.4759, "model"}
+	c := NewCombinedScorer(a, b)
+	tests := []struct {
+		text  string
+		flag  bool
+		label string
+	}{
+		{"x", true, "rules"},  // only the rules fire
+		{"y", true, "model"},  // only the model fires
+		{"z", false, "model"}, // both just under their own thresholds; the model is nearer
+	}
+	for _, tc := range tests {
+		s, l := c.Score(tc.text)
+		if got := s >= c.Threshold(); got != tc.flag || l != tc.label {
+			t.Errorf("%s: score %.3f label %s, want flagged=%v label %s", tc.text, s, l, tc.flag, tc.label)
+		}
+	}
+	for _, s := range []float64{0, 0.3, 0.65, 0.9, 1} {
+		if m := calibrate(s, 0.65); m < 0 || m > 1 || (s >= 0.65) != (m >= 0.5) {
+			t.Errorf("calibrate(%v, 0.65) = %v", s, m)
+		}
+	}
+}
