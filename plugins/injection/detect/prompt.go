@@ -25,7 +25,6 @@ var promptRules = []rule{
 	r(PromptInjection, "bulk_exfil", 0.5, "email|send|forward|post|upload|share|concatenat|get all", `\b(?:email|send|forward|post|upload|share|concatenate|get)\b[^.!?\n]{0,40}\b(?:(?:the )?contents? of|all (?:the |user |of the )?(?:files|emails|messages|data|information|documents|contacts|passwords|channels)|every (?:file|email|message|single))`),
 	r(PromptInjection, "role_assume", 0.7, "role|gpt|you are|simulate|character|persona", `\bassume the (?:role|persona|identity) of\b|\byou are (?:a |an )?[a-z]*gpt\b|\byou are not (?:chatgpt|claude|an ai|a language model|bound)|\bsimulate (?:a conversation|an? (?:ai|chatbot|model|terminal|linux)|being)\b|\b(?:stay|remain) in character\b|\bnever break character\b|\byou (?:will|must|shall) (?:now )?(?:act|behave|respond|answer) (?:as|like)\b|\bnew persona\b`),
 	r(PromptInjection, "pliny_format", 0.85, "userquery|responseformat|free|.-.-|pliny|end input|new rule|######", `userquery\s*:|responseformat\s*:|<\s*i'm\s+free!?\s*>|\.-\.-\.-\.-|\bpliny\b|\[end input\]|\bnew rule\s*:|#{6,}`),
-	r(PromptInjection, "few_shot_dialogue", 0.7, "", `(?:^|\s)(?:q|p|d|f|s|t|س|question|pregunta|frage|hỏi|问|質問|질문|प्रश्न|প্রশ্ন|ถาม|вопрос|в|soru|tanya|tanong)\s*[:ঃ]\s*\S.{2,400}?\s(?:a|r|j|c|o|ج|ए|answer|respuesta|antwort|réponse|jawab|đáp|uttar|उत्तर|উত্তর|ตอบ|答|回答|답변|답|ответ|cevap|sagot)\s*[:ঃ]\s*\S.{2,400}?\s(?:q|p|d|f|s|t|س|question|pregunta|frage|hỏi|问|質問|질문|प्रश्न|প্রশ্ন|ถาม|вопрос|в|soru|tanya|tanong)\s*[:ঃ]\s*\S`),
 	r(PromptInjection, "system_prompt_mention", 0.4, "system prompt|system message|system mode", `system (?:prompt|message|mode|override|instruction)`),
 	r(PromptInjection, "fake_delimiter", 0.85, "[inst|<|#|system|end|assistant|user",
 		`\[/?inst\]|<\|?(?:im_start|im_end|system|endoftext|eot_id|start_header_id|end_header_id)\|?>|<</?sys>>|#{2,}\s*\(?(?:system|instruction|new instruction|admin|developer)|<\s*/?\s*(?:system|instructions?|information|important|admin|developer|sys|system mode|override)\s*>|^\s*(?:system|assistant)\s*:|\n\s*(?:system|assistant|user|human|ai)\s*:\s|\(system_message\)|\bend of (?:user|system)? ?(?:input|prompt|instructions|context)\b|---+\s*(?:system|admin|end)`),
@@ -121,6 +120,9 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 		v.add(PromptInjection, "invisible_chars", w, "")
 	}
 	virtualization(v, t)
+	if m := fewShotDialogue(t); m != "" {
+		v.add(PromptInjection, "few_shot_dialogue", 0.7, m)
+	}
 	// Instruction density: long text addressed to "you" with many imperatives.
 	if len(t) > 120 && v.score(PromptInjection) > 0 {
 		you := strings.Count(t, " you ") + strings.Count(t, " your ")
@@ -150,4 +152,63 @@ func virtualization(v *voter, t string) {
 			v.add(PromptInjection, "virtualization_personal_data", 0.7, snippet(t, loc))
 		}
 	}
+}
+
+// fewShotDialogue finds a question, an answer and a second question marked as such ("q: …
+// a: … q:", "س: … ج: …", "प्रश्न: … उत्तर: …"): a few-shot dialogue that primes the model to
+// go on answering in the attacker's pattern. Each marker is a word at the start of the text
+// or after white space, then a colon (or the Bengali visarga), then text. Written by hand: the
+// regexp form ran over every text with a colon in it (every URL).
+func fewShotDialogue(t string) string {
+	if strings.IndexByte(t, ':') < 0 && !strings.Contains(t, "ঃ") {
+		return ""
+	}
+	if strings.Contains(t, "ঃ") {
+		t = strings.ReplaceAll(t, "ঃ", ":")
+	}
+	state, start := 0, 0 // 0: want Q, 1: want A, 2: want Q again
+	for i := 0; i < len(t); i++ {
+		if t[i] != ':' {
+			continue
+		}
+		e := i
+		for e > 0 && t[e-1] == ' ' {
+			e--
+		}
+		b := e
+		for b > 0 && t[b-1] != ' ' && t[b-1] != '\n' && t[b-1] != '\t' {
+			b--
+		}
+		k := i + 1
+		for k < len(t) && t[k] == ' ' {
+			k++
+		}
+		if b == e || k >= len(t) || t[k] == '\n' || t[k] == '/' {
+			continue
+		}
+		switch w := t[b:e]; {
+		case state != 1 && dialogueQuestion[w]:
+			if state == 0 {
+				state, start = 1, b
+			} else {
+				return t[start:min(len(t), k+40)]
+			}
+		case state == 1 && dialogueAnswer[w]:
+			state = 2
+		}
+	}
+	return ""
+}
+
+var (
+	dialogueQuestion = wordSet("q p d f s t س question pregunta frage hỏi 问 質問 질문 प्रश्न প্রশ্ন ถาม вопрос в soru tanya tanong")
+	dialogueAnswer   = wordSet("a r j c o ج ए answer respuesta antwort réponse jawab đáp uttar उत्तर উত্তর ตอบ 答 回答 답변 답 ответ cevap sagot")
+)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
