@@ -286,9 +286,29 @@ const serverConfigs = `(?:php\.ini|my\.cnf|my\.ini|httpd\.conf|apache2?\.conf|ng
 
 var reServerConfig = newGate(serverConfigs)
 
-// reProjectPath marks paths inside a project checkout: relative, or under a projects or
+// projectPath marks paths inside a project checkout: relative, or under a projects or
 // source folder.
-var reProjectPath = newGate(`^(?:\./|[a-z0-9_-]+/)|/(?:projects|repos|src|workspace|code|git|dev)/`)
+// Written by hand: as a regexp its unanchored branch cost a pass over every text.
+func projectPath(t string) bool {
+	if strings.HasPrefix(t, "./") {
+		return true
+	}
+	i := 0
+	for i < len(t) && (t[i] >= 'a' && t[i] <= 'z' || t[i] >= '0' && t[i] <= '9' || t[i] == '_' || t[i] == '-') {
+		i++
+	}
+	if i > 0 && i < len(t) && t[i] == '/' {
+		return true
+	}
+	for _, d := range projectDirs {
+		if strings.Contains(t, d) {
+			return true
+		}
+	}
+	return false
+}
+
+var projectDirs = []string{"/projects/", "/repos/", "/src/", "/workspace/", "/code/", "/git/", "/dev/"}
 
 // reHarmlessSystem lists system files that are read for ordinary diagnostics.
 var reHarmlessSystem = newGate(`^(?:cat\s+|less\s+|head\s+)?/etc/(?:os-release|lsb-release|debian_version|timezone|localtime|redhat-release|alpine-release)$`)
@@ -369,7 +389,7 @@ func scanSensitive(v *voter, t string) {
 	}
 	for _, ru := range configRules[0].tail {
 		if v.cand[ru.id] {
-			if !reProjectPath.match(v, t) {
+			if !projectPath(t) {
 				applyAll(v, configRules, t)
 			}
 			break
