@@ -586,6 +586,7 @@ func TestWrappedEntryRuns(t *testing.T) {
 
 func TestHookDelegatesToGateway(t *testing.T) {
 	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: agentsBundle(t, ""), NATS: config.NATS{Port: -1},
+		Plugins:   config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")},
 		Upstreams: []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}}} // never called
 	ctx := context.Background()
 	g, err := gateway.New(ctx, gateway.Options{Config: cfg})

@@ -47,6 +47,7 @@ approvals:
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.Plugins.CacheDir = testenv.CacheDir()
 	g, err := gateway.New(t.Context(), gateway.Options{Config: *cfg, Instance: name})
 	if err != nil {
 		t.Fatal(err)

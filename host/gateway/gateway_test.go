@@ -41,6 +41,7 @@ func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstr
 		Upstreams: ups,
 		NATS:      config.NATS{URL: natsURL},
 		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
+		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 	}
 	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n"))
 	if err != nil {

@@ -24,7 +24,8 @@ func TestJudgeSamplesTheClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: testenv.ExampleBundle(t),
-		Upstreams: []config.Upstream{{Name: "everything", URL: direct}}, NATS: config.NATS{URL: ns.ClientURL()}, Extensions: ext.Extensions}
+		Upstreams: []config.Upstream{{Name: "everything", URL: direct}}, NATS: config.NATS{URL: ns.ClientURL()}, Extensions: ext.Extensions,
+		Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}
 	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
 	if err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ const benchRules = `{"rules":[` +
 // BenchmarkStage reports one plugin call (Extism overhead included) for the first-party stages
 // and a no-op baseline, with a 1 KiB and a 64 KiB argument, as p50/p99 µs.
 func BenchmarkStage(b *testing.B) {
-	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: b.TempDir()})
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

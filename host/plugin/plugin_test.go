@@ -34,7 +34,7 @@ func load(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration) 
 }
 
 func newRuntime(t *testing.T) *plugin.Runtime {
-	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: t.TempDir()})
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

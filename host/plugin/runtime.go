@@ -167,14 +167,28 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	for range s.PoolSize {
 		p.slots <- struct{}{}
 	}
-	// Prove the module starts, and keep the instance.
-	<-p.slots
-	inst, err := p.newInstance(ctx)
+	// Fill the pool before the plugin serves (a swap must not leave the first requests waiting
+	// for instances to start), which also proves the module starts.
+	errs := make(chan error, s.PoolSize)
+	for range s.PoolSize {
+		<-p.slots
+		go func() {
+			inst, err := p.newInstance(ctx)
+			if err == nil {
+				p.idle <- inst
+			}
+			errs <- err
+		}()
+	}
+	for range s.PoolSize {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
 	if err != nil {
-		compiled.Close(ctx)
+		p.Close(ctx)
 		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
 	}
-	p.idle <- inst
 	return p, nil
 }
 

@@ -70,3 +70,7 @@ func ReadPlugin(t testing.TB, pkg string) ([]byte, string) {
 	sum := sha256.Sum256(b)
 	return b, hex.EncodeToString(sum[:])
 }
+
+// CacheDir is the wazero compilation cache shared by every test binary of the repository: a Go
+// plugin compiles once (minutes under -race) instead of once per test.
+func CacheDir() string { return filepath.Join(os.TempDir(), "palisade-test-wazero-cache") }
