@@ -6,6 +6,9 @@ GO ?= go
 BUILD := $(CURDIR)/build
 export PALISADE_BUILD := $(BUILD)
 export GOFLAGS := -buildvcs=false
+# Tests that need a toolchain or an npm server fail instead of skipping when it is missing.
+export PALISADE_REQUIRE_TOOLCHAINS := 1
+export PALISADE_REQUIRE_NPM := 1
 
 # Pinned tool versions.
 STATICCHECK_VERSION := v0.6.1

@@ -13,7 +13,6 @@ BENCH_TARGETS += bench-agents
 
 test-agents: setup-core ## stdio proxy to the real npm server-filesystem (never skipped), wrap round-trip fuzz seeds
 	@[ -d testdata/npm/node_modules/@modelcontextprotocol/server-filesystem ] || (cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error)
-	PALISADE_REQUIRE_NPM=1 $(GO) test -count=1 -run 'TestProxyFilesystemServer' ./cmd/palisade/
 	$(GO) test -count=1 -run 'FuzzWrapRoundTrip' ./host/wrap/
 
 bench-agents: ## hook cold time (new process, warm compile cache) and the --gateway round trip

@@ -41,7 +41,6 @@ test-sdk: setup-sdk ## SDK native tests, schemas vs ABI.md, every example throug
 	$(PALISADE_BUILD)/sdk/pathguard_test
 	$(MAKE) -s -C examples/rust test-native TMP=$(PALISADE_BUILD)/sdk/rust
 	PALISADE_REQUIRE_TOOLCHAINS=1 $(GO) test -count=1 $(SDK_GO_PKGS)
-	PALISADE_REQUIRE_TOOLCHAINS=1 $(GO) test -count=1 -run 'TestPluginNewAndTest' ./cmd/palisade/
 
 bench-sdk: setup-sdk ## per-call time of each example plugin with a 1 KiB and a 64 KiB argument
 	PALISADE_REQUIRE_TOOLCHAINS=1 $(GO) test -run '^$$' -bench BenchmarkExamples -benchtime=$(SDK_BENCHTIME) ./examples/

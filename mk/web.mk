@@ -16,7 +16,7 @@ setup-web: ## install Debian chromium (apt) and playwright-core (npm ci in tests
 	@[ -d tests/ui/node_modules/playwright-core ] || (cd tests/ui && npm ci --no-audit --no-fund)
 	@[ -d testdata/npm/node_modules/@modelcontextprotocol/server-everything ] || (cd testdata/npm && npm ci --no-audit --no-fund)
 
-test-web: test-web-go test-web-ui ## approvals (unit, two gateways on one NATS, CLI) and the dashboard in headless Chromium
+test-web: test-web-ui ## the dashboard in headless Chromium (the Go approval tests run in test-core)
 
 test-web-go:
 	$(GO) test -race ./host/approval/ ./plugins/rules/ruleset/
