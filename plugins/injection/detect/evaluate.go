@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
@@ -153,7 +154,9 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
 		return abi.Verdict{}, errors.New("injection: envelope is not valid JSON")
 	}
-	root := gjson.ParseBytes(env)
+	// A string view of env, not a copy: env is not written while the verdict is built, and
+	// a copy of a multi-megabyte envelope is what made large calls run out of memory.
+	root := gjson.Parse(unsafe.String(unsafe.SliceData(env), len(env)))
 	phase := root.Get("phase").String()
 	var leaves []leaf
 	d := e.request
