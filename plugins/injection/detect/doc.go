@@ -6,4 +6,8 @@
 //
 // It imports no Extism or go-pdk code, so native tests, fuzzing and tools/eval run the same
 // code the Wasm plugin runs.
+//
+// Start-up is cheap on purpose (every gateway start, hot swap and hook process pays it): the
+// prefilter's literal tables are generated (tables_gen.go, go generate) rather than derived
+// from the regexps' syntax trees at init, and each regexp is compiled on its first use.
 package detect
