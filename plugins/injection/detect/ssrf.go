@@ -2,6 +2,7 @@ package detect
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -119,7 +120,8 @@ var rebindSuffixes = []string{"nip.io", "sslip.io", "xip.io", "nip.direct", "tra
 
 func isRebindHost(h string) bool {
 	for _, s := range rebindSuffixes {
-		if h == s || strings.HasSuffix(h, "."+s) || strings.HasSuffix(h, "-"+s) {
+		// h is s, or ends in "."+s or "-"+s (checked without building those strings)
+		if strings.HasSuffix(h, s) && (len(h) == len(s) || h[len(h)-len(s)-1] == '.' || h[len(h)-len(s)-1] == '-') {
 			return true
 		}
 	}
@@ -146,6 +148,8 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 	}
 	best := 0.0
 	urls := 0
+	var benignAuth [4]string // authorities already found harmless in this text: skip repeats
+	nb := 0
 	for _, m := range findURLs(t, 16) {
 		urls++
 		scheme := ""
@@ -159,6 +163,9 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 			continue // a path like a//b, not a protocol-relative URL
 		}
 		auth := t[m[4]:m[5]]
+		if slices.Contains(benignAuth[:nb], auth) {
+			continue
+		}
 		if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 			v.add(SSRF, "userinfo", 0.25, auth)
 			auth = auth[i+1:]
@@ -166,6 +173,10 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 		host, port := splitHostPort(auth)
 		w, rule := classifyHost(host, port)
 		if w == 0 {
+			if nb < len(benignAuth) && !strings.Contains(auth, "@") {
+				benignAuth[nb] = auth
+				nb++
+			}
 			continue
 		}
 		rest := t[m[1]:]
