@@ -65,6 +65,8 @@ bundle: build plugins model ## stage the example bundle with built plugins and m
 	cp $(GO_PLUGIN_WASM) $(BUILD)/bundle/plugins/
 	cp $(DETECTOR_MODEL) $(BUILD)/bundle/models/
 	$(BUILD)/palisade bundle pin $(BUILD)/bundle
+	@[ -f $(BUILD)/keys/dev.key ] || { mkdir -p $(BUILD)/keys && $(BUILD)/palisade keys generate -o $(BUILD)/keys/dev.key; }
+	$(BUILD)/palisade bundle sign --key $(BUILD)/keys/dev.key $(BUILD)/bundle
 
 run: setup-core setup-onnxruntime bundle ## gateway on http://127.0.0.1:8420/mcp in front of server-everything, embedded NATS
 	./examples/run.sh

@@ -26,6 +26,9 @@ type Config struct {
 	Plugins   Plugins    `yaml:"plugins"`
 	Log       Log        `yaml:"log"`
 	Admin     Admin      `yaml:"admin"`
+	// BaseDir is the folder of the file the config was loaded from ("" = the working
+	// directory); relative paths in feature sections resolve against it (Resolve).
+	BaseDir string `yaml:"-"`
 	// Extensions holds sections other features read (bundles, approvals, llm, infer, tokens, ...),
 	// kept raw so each feature decodes and validates its own.
 	Extensions map[string]yaml.Node `yaml:",inline"`
@@ -141,6 +144,7 @@ func Load(path string) (*Config, error) {
 	}
 	// Relative paths in a config file are relative to the file.
 	base := filepath.Dir(path)
+	c.BaseDir = base
 	rel := func(p *string) {
 		if *p != "" && !filepath.IsAbs(*p) && !strings.Contains(*p, "://") {
 			*p = filepath.Join(base, *p)
@@ -150,6 +154,19 @@ func Load(path string) (*Config, error) {
 	rel(&c.Bundle)
 	rel(&c.Plugins.CacheDir)
 	return c, nil
+}
+
+// Resolve returns p relative to the config file's folder when p is a relative path that exists
+// there, and p unchanged otherwise (absolute paths, inline values, no config file).
+func (c *Config) Resolve(p string) string {
+	if p == "" || filepath.IsAbs(p) || c.BaseDir == "" || strings.Contains(p, "://") {
+		return p
+	}
+	q := filepath.Join(c.BaseDir, p)
+	if _, err := os.Stat(q); err == nil {
+		return q
+	}
+	return p
 }
 
 // WithDefaults returns a copy with every zero field set to its default.

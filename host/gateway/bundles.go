@@ -82,6 +82,9 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 	if err := g.Config().Extension("bundles", &f.cfg); err != nil {
 		return err
 	}
+	for i, k := range f.cfg.TrustedKeys {
+		f.cfg.TrustedKeys[i] = g.Config().Resolve(k)
+	}
 	keys, err := bundle.LoadKeys(f.cfg.TrustedKeys)
 	if err != nil {
 		return &config.FieldError{Path: "bundles.trusted_keys", Err: err}
@@ -109,6 +112,9 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 // AfterInit creates the manager and activates the first bundle once every feature's Init has
 // set what bundles are built with (host function backends, model loading).
 func (f *bundlesFeature) AfterInit(ctx context.Context, g *Gateway) error {
+	for i, k := range f.cfg.TrustedKeys {
+		f.cfg.TrustedKeys[i] = g.Config().Resolve(k)
+	}
 	keys, err := bundle.LoadKeys(f.cfg.TrustedKeys)
 	if err != nil {
 		return &config.FieldError{Path: "bundles.trusted_keys", Err: err}

@@ -42,6 +42,7 @@ func (f *inferFeature) Init(ctx context.Context, g *Gateway) error {
 	if err := g.Config().Extension("infer", &f.cfg); err != nil {
 		return err
 	}
+	f.cfg.Library = g.Config().Resolve(f.cfg.Library)
 	switch f.cfg.Provider {
 	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
 	default:
