@@ -7,58 +7,45 @@ package detect
 // a few microseconds instead of one regexp pass per rule.
 
 // gramIndex finds which of a fixed set of literals occur in a text: flat tables, no maps
-// (map access is slow in Wasm), built at init from the generated literal list.
+// (map access is slow in Wasm), built at init from the generated literal list. A literal of
+// three or more bytes is filed under one of its byte pairs, the one rarest in ordinary tool-call
+// text (chosen by the generator from the benign training records: genLitKey), so most
+// positions of a benign text hit no pair at all and cost one table load.
 type gramIndex struct {
-	one      [256][]int32 // literal ids of length 1, by byte
-	has1     [256]bool
-	pair     []uint8 // by 16-bit key of two bytes: pairLit | pairPrefix
-	lits     []string
-	rules    [][]int32 // literal id -> clause ids
-	twoOff   []uint16  // offsets into twoIDs by 16-bit key (len 1<<16 + 1)
-	threeOff []uint16  // offsets into threeIDs by 16-bit hash of the first three bytes
-	twoIDs   []int32
-	threeIDs []gramEntry
+	one     [256][]int32 // literal ids of length 1, by byte
+	has1    [256]bool
+	pair    []uint8 // by 16-bit key of two bytes: pairLit | pairKey
+	lits    []string
+	rules   [][]int32 // literal id -> clause ids
+	twoOff  []uint16  // offsets into twoIDs by 16-bit pair (len 1<<16 + 1)
+	keyOff  []uint16  // offsets into keyIDs by 16-bit pair
+	twoIDs  []int32
+	keyIDs  []gramEntry
 }
 
-// gramEntry is a literal of 3+ bytes in its hash bucket, with its first four bytes (three for
-// a 3-byte literal) packed little-endian so that most mismatches cost one compare.
+// gramEntry is a literal of 3+ bytes filed under the pair at offset off.
 type gramEntry struct {
-	id        int32
-	pre, mask uint32
+	id  int32
+	off int32
 }
 
-func packPrefix(l string) (pre, mask uint32) {
-	for k := 0; k < 4 && k < len(l); k++ {
-		pre |= uint32(l[k]) << (8 * k)
-		mask |= 0xFF << (8 * k)
-	}
-	return pre, mask
-}
-
-// pair flags: a 2-byte literal is these two bytes; a longer literal starts with them.
+// pair flags: a 2-byte literal is these two bytes; a longer literal is filed under them.
 const (
-	pairLit    = 1
-	pairPrefix = 2
+	pairLit = 1
+	pairKey = 2
 )
 
-func hash3(a, b, c byte) uint32 { return (uint32(a)*31*31 + uint32(b)*31 + uint32(c)) & 0xFFFF }
-
-// build indexes lits (literal id -> clause ids in rules) by length and first bytes with a
-// counting sort.
-func (g *gramIndex) build(lits []string, rules [][]int32) {
+// build indexes lits (literal id -> clause ids in rules; keys: the offset of the pair each
+// literal of 3+ bytes is filed under) with a counting sort.
+func (g *gramIndex) build(lits []string, rules [][]int32, keys []uint8) {
 	g.lits, g.rules = lits, rules
-	if len(lits) >= 1<<16 {
-		panic("detect: too many prefilter literals")
+	if len(lits) >= 1<<16 || len(keys) != len(lits) {
+		panic("detect: bad prefilter literal tables")
 	}
-	key := func(l string) uint32 {
-		if len(l) == 2 {
-			return uint32(l[0])<<8 | uint32(l[1])
-		}
-		return hash3(l[0], l[1], l[2])
-	}
+	pairAt := func(l string, off int) uint32 { return uint32(l[off])<<8 | uint32(l[off+1]) }
 	g.pair = make([]uint8, 1<<16)
 	g.twoOff = make([]uint16, 1<<16+1)
-	g.threeOff = make([]uint16, 1<<16+1)
+	g.keyOff = make([]uint16, 1<<16+1)
 	for id, l := range lits {
 		switch len(l) {
 		case 0:
@@ -66,32 +53,33 @@ func (g *gramIndex) build(lits []string, rules [][]int32) {
 			g.one[l[0]] = append(g.one[l[0]], int32(id))
 			g.has1[l[0]] = true
 		case 2:
-			k := key(l)
+			k := pairAt(l, 0)
 			g.pair[k] |= pairLit
 			g.twoOff[k+1]++
 		default:
-			g.pair[uint32(l[0])<<8|uint32(l[1])] |= pairPrefix
-			g.threeOff[key(l)+1]++
+			k := pairAt(l, int(keys[id]))
+			g.pair[k] |= pairKey
+			g.keyOff[k+1]++
 		}
 	}
 	for k := 1; k <= 1<<16; k++ {
 		g.twoOff[k] += g.twoOff[k-1]
-		g.threeOff[k] += g.threeOff[k-1]
+		g.keyOff[k] += g.keyOff[k-1]
 	}
 	g.twoIDs = make([]int32, g.twoOff[1<<16])
-	g.threeIDs = make([]gramEntry, g.threeOff[1<<16])
-	var fill2, fill3 [1 << 16]uint16
+	g.keyIDs = make([]gramEntry, g.keyOff[1<<16])
+	fill2 := make([]uint16, 1<<16)
+	fillK := make([]uint16, 1<<16)
 	for id, l := range lits {
 		switch {
 		case len(l) == 2:
-			k := key(l)
+			k := pairAt(l, 0)
 			g.twoIDs[g.twoOff[k]+fill2[k]] = int32(id)
 			fill2[k]++
 		case len(l) >= 3:
-			k := key(l)
-			pre, mask := packPrefix(l)
-			g.threeIDs[g.threeOff[k]+fill3[k]] = gramEntry{int32(id), pre, mask}
-			fill3[k]++
+			k := pairAt(l, int(keys[id]))
+			g.keyIDs[g.keyOff[k]+fillK[k]] = gramEntry{int32(id), int32(keys[id])}
+			fillK[k]++
 		}
 	}
 }
@@ -126,21 +114,16 @@ func (g *gramIndex) scan(t string, seen []bool, found func(id int32)) {
 				}
 			}
 		}
-		if f&pairPrefix == 0 || i+2 >= n {
+		if f&pairKey == 0 {
 			continue
 		}
-		c := t[i+2]
-		w := uint32(a) | uint32(t[i+1])<<8 | uint32(c)<<16
-		if i+3 < n {
-			w |= uint32(t[i+3]) << 24
-		}
-		h := hash3(a, t[i+1], c)
-		for _, e := range g.threeIDs[g.threeOff[h]:g.threeOff[h+1]] {
-			if w&e.mask != e.pre || seen[e.id] {
+		for _, e := range g.keyIDs[g.keyOff[k2]:g.keyOff[k2+1]] {
+			if seen[e.id] {
 				continue
 			}
+			st := i - int(e.off)
 			l := g.lits[e.id]
-			if len(l) <= 4 || len(l) <= n-i && t[i+4:i+len(l)] == l[4:] {
+			if st >= 0 && st+len(l) <= n && t[st:st+len(l)] == l {
 				seen[e.id] = true
 				found(e.id)
 			}

@@ -7,11 +7,14 @@ package detect
 // ships in the plugin.
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/format"
 	"os"
+	"path/filepath"
 	"regexp/syntax"
 	"sort"
 	"strconv"
@@ -29,6 +32,7 @@ type genTables struct {
 	clauseRule  []int32
 	lits        []string
 	litClauses  [][]int32
+	litKey      []uint8 // per literal of 3+ bytes: offset of the pair it is filed under
 }
 
 func deriveTables(t *testing.T) genTables {
@@ -93,7 +97,48 @@ func deriveTables(t *testing.T) genTables {
 		}
 		g.ruleClauses = append(g.ruleClauses, ids)
 	}
+	pairs, bytes := benignGramCounts(t)
+	for _, l := range g.lits {
+		best, bestCost := 0, [2]int{1 << 62, 1 << 62}
+		for off := 0; len(l) >= 3 && off+1 < len(l) && off < 256; off++ {
+			cost := [2]int{pairs[int(l[off])<<8|int(l[off+1])], bytes[l[off]] + bytes[l[off+1]]}
+			if cost[0] < bestCost[0] || cost[0] == bestCost[0] && cost[1] < bestCost[1] {
+				best, bestCost = off, cost
+			}
+		}
+		g.litKey = append(g.litKey, uint8(best))
+	}
 	return g
+}
+
+// benignGramCounts counts byte pairs and bytes in the normalized benign records of the train
+// split: a literal is filed under its rarest pair in ordinary tool-call text.
+func benignGramCounts(t *testing.T) (pairs []int, bytes [256]int) {
+	pairs = make([]int, 1<<16)
+	f, err := os.Open(filepath.Join("..", "..", "..", "data", "split", "train.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var rec struct{ Text, Label string }
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Label != "benign" {
+			continue
+		}
+		x := Normalize(rec.Text).Text
+		for i := 0; i < len(x); i++ {
+			bytes[x[i]]++
+			if i+1 < len(x) {
+				pairs[int(x[i])<<8|int(x[i+1])]++
+			}
+		}
+	}
+	return pairs, bytes
 }
 
 func (g genTables) source() []byte {
@@ -144,7 +189,15 @@ func (g genTables) source() []byte {
 	for _, l := range g.litClauses {
 		b.WriteString(ints(l) + ",\n")
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n\n// genLitKey: per literal of 3+ bytes, the offset of its rarest byte pair (its index key).\n")
+	b.WriteString("var genLitKey = []uint8{")
+	for i, k := range g.litKey {
+		if i%32 == 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(strconv.Itoa(int(k)) + ", ")
+	}
+	b.WriteString("\n}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		panic(err)

@@ -161,7 +161,7 @@ func init() {
 		g.group = g.id
 		allRules = append(allRules, &g.rule)
 	}
-	if len(allRules) != len(genRuleClauses) {
+	if len(allRules) != len(genRuleClauses) || len(genLitKey) != len(genLits) {
 		tablesStale = true
 		return
 	}
@@ -173,7 +173,7 @@ func init() {
 			always = append(always, id)
 		}
 	}
-	index.build(genLits, genLitClauses)
+	index.build(genLits, genLitClauses, genLitKey)
 }
 
 func numTableRules() int {
