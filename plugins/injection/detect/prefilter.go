@@ -12,15 +12,15 @@ package detect
 // text (chosen by the generator from the benign training records: genLitKey), so most
 // positions of a benign text hit no pair at all and cost one table load.
 type gramIndex struct {
-	one     [256][]int32 // literal ids of length 1, by byte
-	has1    [256]bool
-	pair    []uint8 // by 16-bit key of two bytes: pairLit | pairKey
-	lits    []string
-	rules   [][]int32 // literal id -> clause ids
-	twoOff  []uint16  // offsets into twoIDs by 16-bit pair (len 1<<16 + 1)
-	keyOff  []uint16  // offsets into keyIDs by 16-bit pair
-	twoIDs  []int32
-	keyIDs  []gramEntry
+	one    [256][]int32 // literal ids of length 1, by byte
+	has1   [256]bool
+	pair   []uint8 // by 16-bit key of two bytes: pairLit | pairKey
+	lits   []string
+	rules  [][]int32 // literal id -> clause ids
+	twoOff []uint16  // offsets into twoIDs by 16-bit pair (len 1<<16 + 1)
+	keyOff []uint16  // offsets into keyIDs by 16-bit pair
+	twoIDs []int32
+	keyIDs []gramEntry
 }
 
 // gramEntry is a literal of 3+ bytes filed under the pair at offset off.
