@@ -238,9 +238,9 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 	}
 }
 
-// maxPages is the stage memory cap the tests use: 1024 pages (64 MiB). The Go runtime, its
-// tables and a 64 KiB envelope's copies do not fit the 16 MiB default.
-var maxPages uint32 = 1024
+// maxPages is the stage memory cap the tests use: 0, the runtime's default of 256 pages
+// (16 MiB), which the example bundle gives the stage.
+var maxPages uint32
 
 // BenchmarkColdStart measures what a gateway start, a hot swap or a `palisade hook` process
 // pays before its first verdict: rt.Load (module compile, from the runtime's cache after the
