@@ -1,8 +1,8 @@
 package main
 
 import (
+	"github.com/added060/palisade/tools/eval/score"
 	"slices"
-	"sort"
 )
 
 // scored is one example's malicious score (1 - p(benign)) and its truth.
@@ -136,41 +136,9 @@ func evaluate(s []scored, t float64) []Metrics {
 	return out
 }
 
-// auroc is the probability that a random positive outscores a random
-// negative (ties count half): the Mann-Whitney U statistic over |pos||neg|.
-func auroc(pos, neg []float64) float64 {
-	if len(pos) == 0 || len(neg) == 0 {
-		return 0
-	}
-	type pt struct {
-		v   float64
-		pos bool
-	}
-	all := make([]pt, 0, len(pos)+len(neg))
-	for _, v := range pos {
-		all = append(all, pt{v, true})
-	}
-	for _, v := range neg {
-		all = append(all, pt{v, false})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].v < all[j].v })
-	var rankSum float64
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].v == all[i].v {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // ranks i+1..j
-		for k := i; k < j; k++ {
-			if all[k].pos {
-				rankSum += avg
-			}
-		}
-		i = j
-	}
-	np, nn := float64(len(pos)), float64(len(neg))
-	return (rankSum - np*(np+1)/2) / (np * nn)
-}
+// auroc is the probability that a random positive outscores a random negative (ties count
+// half): the same figure make eval prints.
+func auroc(pos, neg []float64) float64 { return score.AUROC(pos, neg) }
 
 // thresholdForFPR returns the lowest threshold whose FPR on the benign
 // scores is at most target.

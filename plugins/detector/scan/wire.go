@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unicode/utf8"
 
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -35,41 +35,8 @@ func EncodeInferRequest(model string, texts []Text) []byte {
 	return append(b, "]}"...)
 }
 
-// appendJSONString appends s as a JSON string; invalid UTF-8 becomes U+FFFD,
-// as encoding/json does.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, `\ufffd`...)
-		} else {
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(b, '"')
-}
+// appendJSONString appends s as a JSON string (see sdk/go/jsonw).
+func appendJSONString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
 
 // Result is one text's answer reduced to what the detector needs.
 type Result struct {
