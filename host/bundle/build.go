@@ -37,6 +37,9 @@ type BuildOptions struct {
 	Unavailable func(s StageSpec) error
 	// SkipFixtures skips the bundle's fixtures (policy test runs them itself).
 	SkipFixtures bool
+	// MaxPool caps every stage's instance pool (0 = as the bundle says): a process that decides
+	// one call (the Claude Code hook) starts one instance per stage, not a pool.
+	MaxPool int
 	// Models, if set, builds the inference backend for the bundle's models: section (host/infer
 	// through the gateway). Its Inferer serves this bundle's stages only, and the closer runs
 	// when the bundle's chain closes. Without it, or without models, Deps.Inferer is used.
@@ -134,7 +137,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			Config:          cfg,
 			Timeout:         time.Duration(s.Timeout),
 			MaxPages:        s.MemoryPages,
-			PoolSize:        s.Pool,
+			PoolSize:        poolSize(s.Pool, o.MaxPool),
 			Uninterruptible: s.Trusted,
 			HostFunctions:   hostfn.Build(s.Name, s.Capabilities, o.Deps),
 			Logger:          o.Logger,
@@ -203,6 +206,13 @@ func CheckABI(v string) error {
 		return fmt.Errorf("plugin ABI %s is newer than the host's %s", v, abi.Version)
 	}
 	return nil
+}
+
+func poolSize(declared, max int) int {
+	if max > 0 && (declared <= 0 || declared > max) {
+		return max
+	}
+	return declared
 }
 
 type unavailable struct{ err error }

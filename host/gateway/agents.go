@@ -159,6 +159,9 @@ type LocalOptions struct {
 	NoAudit bool
 	// Pinning adds tool-definition pinning (DATA_DIR/pins), shared with the gateway.
 	Pinning bool
+	// OneCall starts one instance per stage instead of a pool: the process decides one call
+	// (the hook) and pays for every instance it starts.
+	OneCall bool
 	Logger  *slog.Logger // nil = discard
 }
 
@@ -283,6 +286,9 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		deps.Sampler = j
 	}
 	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: deps, Logger: o.Logger, Models: modelLoader(icfg, o.Logger, nil)}
+	if o.OneCall {
+		l.build.MaxPool = 1
+	}
 	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, l.build)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
