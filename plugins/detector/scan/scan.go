@@ -35,6 +35,10 @@ type Config struct {
 	// this size (stride half of it), each classified on its own, so a short
 	// injection inside a long tool output is not diluted; 0 = 512, -1 = off.
 	WindowBytes int `json:"window_bytes"`
+	// ResponseLabels are the labels that count in tool output (the response phase); nil =
+	// prompt_injection only: tool output legitimately holds commands, paths, SQL and markup
+	// ("Echo: 0" reads like a shell command), as the injection stage also assumes.
+	ResponseLabels []string `json:"response_labels"`
 }
 
 // ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
@@ -57,6 +61,9 @@ func ParseConfig(raw []byte) (Config, error) {
 	}
 	if c.Benign == "" {
 		c.Benign = "benign"
+	}
+	if c.ResponseLabels == nil {
+		c.ResponseLabels = []string{"prompt_injection"}
 	}
 	if c.MaxTexts == 0 {
 		c.MaxTexts = 128
@@ -174,7 +181,11 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	var v abi.Verdict
 	best, bestAt := -1.0, 0
 	var labels []string
+	response := gjson.GetBytes(env, "phase").String() == abi.PhaseResponse
 	for i, r := range results {
+		if response && !slices.Contains(c.ResponseLabels, r.Label) {
+			continue // not a finding in tool output
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -185,6 +196,9 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 			labels = append(labels, r.Label)
 		}
 		v.Evidence = append(v.Evidence, abi.Evidence{Label: r.Label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
+	}
+	if best < 0 {
+		best = 0
 	}
 	v.Score = round(best)
 	v.Rule = "detector"

@@ -229,3 +229,28 @@ func FuzzEncodeInferRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestResponseLabels(t *testing.T) {
+	c, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The model calls a tool's output a command injection; in the response phase only
+	// prompt injection counts by default.
+	call := func([]byte) ([]byte, error) {
+		return []byte(`{"results":[{"label":"command_injection","score":0.95,"scores":{"benign":0.05,"command_injection":0.95}}]}`), nil
+	}
+	resp := []byte(`{"phase":"response","method":"tools/call","result":{"content":[{"type":"text","text":"Echo: 0"}]}}`)
+	v, err := Evaluate(resp, c, call)
+	if err != nil || v.Action != "none" {
+		t.Fatalf("tool output flagged as %s: %+v %v", v.Action, v, err)
+	}
+	req := []byte(`{"phase":"request","method":"tools/call","arguments":{"cmd":"echo 0; rm -rf /"}}`)
+	if v, err := Evaluate(req, c, call); err != nil || v.Action != "deny" {
+		t.Fatalf("request phase: %+v %v", v, err)
+	}
+	c.ResponseLabels = []string{"command_injection"}
+	if v, _ := Evaluate(resp, c, call); v.Action != "deny" {
+		t.Fatalf("configured response label ignored: %+v", v)
+	}
+}
