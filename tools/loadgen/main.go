@@ -49,8 +49,12 @@ func main() {
 		}
 	}
 	dir := *bundleDir
-	if *stages != "" {
-		d, err := onlyStages(dir, strings.Split(*stages, ","))
+	{
+		var keep []string
+		if *stages != "" {
+			keep = strings.Split(*stages, ",")
+		}
+		d, err := onlyStages(dir, keep)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "loadgen:", err)
 			os.Exit(1)
@@ -65,8 +69,9 @@ func main() {
 	}
 }
 
-// onlyStages copies a bundle folder keeping only the named stages (and no fixtures, which may
-// need the others), and pins it.
+// onlyStages copies a bundle folder, unsigned (the load run's gateway trusts no key), keeping
+// only the named stages when keep is not empty (and then no fixtures, which may need the
+// others), and pins it.
 func onlyStages(src string, keep []string) (string, error) {
 	dst, err := os.MkdirTemp("", "palisade-loadgen-bundle-")
 	if err != nil {
@@ -74,6 +79,10 @@ func onlyStages(src string, keep []string) (string, error) {
 	}
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		return "", err
+	}
+	os.Remove(filepath.Join(dst, "signature.json"))
+	if len(keep) == 0 {
+		return dst, nil
 	}
 	m, err := bundle.LoadManifest(dst)
 	if err != nil {
