@@ -284,7 +284,10 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
 		return
 	}
-	defer out.Finish(ctx)
+	defer func() {
+		rw.send() // the client has its answer before the audit event is built
+		out.Finish(ctx)
+	}()
 	if !out.Allowed() {
 		h.count(up.Name, "denied")
 		if params, _, ok := out.Fallback(); ok {

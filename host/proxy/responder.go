@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/added060/palisade/host/internal/sse"
@@ -38,6 +39,16 @@ func copyHeaders(dst http.Header, resp *http.Response) {
 			dst[k] = v
 		}
 	}
+}
+
+// send flushes what was written so far to the client.
+func (r *responder) send() {
+	if r.sink != nil || r.c == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.flush()
 }
 
 // startSSE begins an event stream (once).
@@ -99,6 +110,7 @@ func (r *responder) json(resp *http.Response, b []byte) {
 		status = resp.StatusCode
 	}
 	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	r.w().WriteHeader(status)
 	r.w().Write(b)
 	r.done = true
