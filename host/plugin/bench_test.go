@@ -41,7 +41,9 @@ func BenchmarkStage(b *testing.B) {
 		{"rules", "./plugins/rules", map[string]string{"config": "{}", "rules": benchRules}, false},
 		{"rules-uninterruptible", "./plugins/rules", map[string]string{"config": "{}", "rules": benchRules}, true},
 		{"injection", "./plugins/injection", map[string]string{"config": "{}"}, false},
+		{"injection-uninterruptible", "./plugins/injection", map[string]string{"config": "{}"}, true},
 		{"risk", "./plugins/risk", map[string]string{"config": "{}"}, false},
+		{"risk-uninterruptible", "./plugins/risk", map[string]string{"config": "{}"}, true},
 	} {
 		wasm, _ := testenv.ReadPlugin(b, st.pkg)
 		p, err := rt.Load(context.Background(), plugin.Spec{Name: st.name, Wasm: wasm, Config: st.cfg, Timeout: 5 * time.Second, InitTimeout: time.Minute, MaxPages: 1024, PoolSize: 1, Uninterruptible: st.fast, HostFunctions: hostfn.Build(st.name, nil, hostfn.Deps{})})
