@@ -7,9 +7,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,73 +14,13 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
-var (
-	rtOnce sync.Once
-	rt     *plugin.Runtime
-	rtErr  error
-)
+func runtime(t testing.TB) *plugin.Runtime { return wasmtest.Runtime(t) }
 
-func runtime(t testing.TB) *plugin.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		var dir string
-		if b := os.Getenv("PALISADE_BUILD"); b != "" {
-			dir = filepath.Join(b, "wazero-cache")
-		}
-		rt, rtErr = plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
-	})
-	if rtErr != nil {
-		t.Fatal(rtErr)
-	}
-	return rt
-}
-
-var (
-	buildMu sync.Mutex
-	built   = map[string][]byte{}
-)
-
-// buildWasm builds a wasip1 c-shared module from pkg once per test binary, into
-// $PALISADE_BUILD/plugins when set (else a temp dir). A prebuilt file named by
-// PALISADE_INJECTION_WASM is used instead when set (for machines without a Go toolchain).
-func buildWasm(t testing.TB, pkg, name string) []byte {
-	t.Helper()
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if b, ok := built[pkg]; ok {
-		return b
-	}
-	if p := os.Getenv("PALISADE_" + strings.ToUpper(name) + "_WASM"); p != "" {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		built[pkg] = b
-		return b
-	}
-	dir := os.Getenv("PALISADE_BUILD")
-	if dir == "" {
-		dir = t.TempDir()
-	}
-	out := filepath.Join(dir, "plugins", name+".wasm")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-o", out, pkg)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", pkg, err, msg)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	built[pkg] = b
-	return b
-}
+func buildWasm(t testing.TB, pkg, name string) []byte { return wasmtest.Build(t, pkg, name) }
 
 var (
 	loadMu sync.Mutex

@@ -6,75 +6,21 @@ package main_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
 const testProfiles = `{"tools":{"transfer_funds":{"criticality":"HIGH","fallback":"draft_transfer"},"read_*":{"criticality":"LOW"}}}`
 
-var (
-	rtOnce sync.Once
-	rt     *plugin.Runtime
-	rtErr  error
-)
+func runtime(t testing.TB) *plugin.Runtime { return wasmtest.Runtime(t) }
 
-// runtime is one runtime per test binary, so its compilation cache compiles the module once.
-func runtime(t testing.TB) *plugin.Runtime {
-	t.Helper()
-	rtOnce.Do(func() {
-		var dir string
-		if b := os.Getenv("PALISADE_BUILD"); b != "" {
-			dir = filepath.Join(b, "wazero-cache")
-		}
-		rt, rtErr = plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
-	})
-	if rtErr != nil {
-		t.Fatal(rtErr)
-	}
-	return rt
-}
-
-var (
-	wasmOnce sync.Once
-	wasmBin  []byte
-	wasmErr  error
-)
-
-// buildWasm builds this plugin once per test binary into $PALISADE_BUILD/plugins (or a temp dir).
-func buildWasm(t testing.TB) []byte {
-	t.Helper()
-	wasmOnce.Do(func() {
-		dir := os.Getenv("PALISADE_BUILD")
-		if dir == "" {
-			dir = os.TempDir()
-		}
-		out := filepath.Join(dir, "plugins", "risk.wasm")
-		if wasmErr = os.MkdirAll(filepath.Dir(out), 0o755); wasmErr != nil {
-			return
-		}
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, ".")
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			wasmErr = fmt.Errorf("build risk.wasm: %v\n%s", err, b)
-			return
-		}
-		wasmBin, wasmErr = os.ReadFile(out)
-	})
-	if wasmErr != nil {
-		t.Fatal(wasmErr)
-	}
-	return wasmBin
-}
+func buildWasm(t testing.TB) []byte { return wasmtest.Build(t, ".", "risk") }
 
 func load(t testing.TB, config string) *plugin.Plugin {
 	t.Helper()
