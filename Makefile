@@ -11,7 +11,7 @@ export PALISADE_REQUIRE_TOOLCHAINS := 1
 export PALISADE_REQUIRE_NPM := 1
 
 # Pinned tool versions.
-STATICCHECK_VERSION := v0.6.1
+STATICCHECK_VERSION := v0.8.2
 NODE_MIN := 18
 
 # Fragments under mk/ add to these lists.
@@ -88,7 +88,7 @@ vet: ## go vet, host and wasip1 plugins
 	$(GO) vet ./...
 	GOOS=wasip1 GOARCH=wasm $(GO) vet ./plugins/... ./sdk/go/...
 
-lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned)
+lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned; native build only: it does not see //go:wasmexport)
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-direct load run

@@ -96,7 +96,6 @@ type Gateway struct {
 	current        *bundle.Bundle
 	mu             sync.Mutex
 	closeOnce      sync.Once
-	ready          bool
 }
 
 // New builds a gateway from o: everything is started except the HTTP listener (Start).

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // Metrics are the gateway's Prometheus metrics, on a registry of their own (never the default).
@@ -35,7 +36,7 @@ func NewMetrics() *Metrics {
 		}, []string{"server", "result"}),
 	}
 	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

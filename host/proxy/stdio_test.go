@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP sampling is deprecated from protocol 2026-07-28 but still served for older sessions, and these tests exercise it.
+
 package proxy_test
 
 import (
