@@ -41,8 +41,9 @@ type RestartableNATS struct {
 	port     int
 	storeDir string
 
-	mu sync.Mutex
-	s  *server.Server
+	mu   sync.Mutex
+	s    *server.Server
+	hold net.Listener // while stopped: keeps the port from other tests' servers
 }
 
 // StartRestartableNATS starts a RestartableNATS on a free loopback port with
@@ -62,8 +63,19 @@ func StartRestartableNATS(t testing.TB) *RestartableNATS {
 	}
 	r.port = addr.Port
 	r.s = s
-	t.Cleanup(r.Stop)
+	t.Cleanup(r.close)
 	return r
+}
+
+// close shuts everything down for good (test cleanup).
+func (r *RestartableNATS) close() {
+	r.Stop()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.hold != nil {
+		r.hold.Close()
+		r.hold = nil
+	}
 }
 
 // URL is the client URL; it stays the same across Stop and Start.
@@ -84,15 +96,43 @@ func (r *RestartableNATS) Server() *server.Server {
 	return r.s
 }
 
-// Stop shuts the server down and waits until it has stopped. Stopping a
-// stopped server does nothing.
+// Stop shuts the server down and waits until it has stopped. While stopped,
+// the port is held by a listener that closes every connection at once, so a
+// server started by another test binary cannot take the port and answer in
+// this one's place; clients see a server that is down. Stopping a stopped
+// server does nothing.
 func (r *RestartableNATS) Stop() {
 	r.mu.Lock()
 	s := r.s
 	r.s = nil
 	r.mu.Unlock()
-	if s != nil {
-		shutdownNATS(s)
+	if s == nil {
+		return
+	}
+	shutdownNATS(s)
+	deadline := time.Now().Add(natsReadyTimeout)
+	for {
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(r.port))
+		if err == nil {
+			r.mu.Lock()
+			r.hold = l
+			r.mu.Unlock()
+			go func() {
+				for {
+					c, err := l.Accept()
+					if err != nil {
+						return
+					}
+					c.Close()
+				}
+			}()
+			return
+		}
+		if time.Now().After(deadline) {
+			r.t.Errorf("testenv: hold nats port %d while stopped: %v", r.port, err)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -104,6 +144,10 @@ func (r *RestartableNATS) Start() {
 	defer r.mu.Unlock()
 	if r.s != nil {
 		return
+	}
+	if r.hold != nil {
+		r.hold.Close()
+		r.hold = nil
 	}
 	deadline := time.Now().Add(natsReadyTimeout)
 	for {
