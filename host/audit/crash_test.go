@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -22,6 +23,9 @@ func crashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if nc.IsConnected() {
+		t.Fatalf("the down server at %s answered (%s)", url, nc.ConnectedUrl())
+	}
 	waitFor(t, "spooling", func() bool { return p.Stats().Spooling })
 	for i := 0; i < n; i++ {
 		p.Record(context.Background(), decision(i))
@@ -39,19 +43,33 @@ func TestCrashWhileDownThenReplay(t *testing.T) {
 		crashChild(t)
 		return
 	}
-	r := testenv.StartRestartableNATS(t)
-	r.Stop()
+	// The child's NATS is down: a port this test holds with a listener that closes every
+	// connection, so no other test's server can answer there. The replay goes to a live server.
+	down, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer down.Close()
+	go func() {
+		for {
+			c, err := down.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
 	dir := t.TempDir()
 	const n = 300
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashWhileDownThenReplay$")
-	cmd.Env = append(os.Environ(), "AUDIT_CRASH_CHILD=1", "AUDIT_CRASH_URL="+r.URL(), "AUDIT_CRASH_DIR="+dir, "AUDIT_CRASH_N="+strconv.Itoa(n))
+	cmd.Env = append(os.Environ(), "AUDIT_CRASH_CHILD=1", "AUDIT_CRASH_URL=nats://"+down.Addr().String(), "AUDIT_CRASH_DIR="+dir, "AUDIT_CRASH_N="+strconv.Itoa(n))
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
 		t.Fatalf("child did not crash as planned: %v\n%s", err, out)
 	}
-	r.Start()
-	nc := connect(t, r.URL())
+	s := testenv.StartNATS(t)
+	nc := connect(t, s.ClientURL())
 	waitFor(t, "connect", nc.IsConnected)
 	p := newPublisher(t, nc, dir)
 	if st := p.Stats(); st.Pending != n && st.Published == 0 {
