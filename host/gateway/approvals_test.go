@@ -22,8 +22,6 @@ import (
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
-	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go"
 )
@@ -169,27 +167,6 @@ func wait(t *testing.T, ch <-chan callResult) callResult {
 	return callResult{}
 }
 
-func resultText(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
-}
-
-func denyData(t *testing.T, err error) pmcp.DenyData {
-	t.Helper()
-	var we *jsonrpc.Error
-	if !errors.As(err, &we) || we.Code != pmcp.CodeDenied {
-		t.Fatalf("want JSON-RPC error %d, got %v", pmcp.CodeDenied, err)
-	}
-	var d pmcp.DenyData
-	json.Unmarshal(we.Data, &d)
-	return d
-}
-
 // TestApprovalsAcrossTwoGateways holds calls on gateway A and resolves them from gateway B's
 // admin API and from an operator on the shared NATS server, with a real MCP client waiting.
 func TestApprovalsAcrossTwoGateways(t *testing.T) {
@@ -223,7 +200,7 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 		t.Fatalf("approve on b: %d", code)
 	}
 	r := wait(t, ch)
-	if r.err != nil || resultText(r.res) != "Echo: hold the door" {
+	if r.err != nil || text(r.res) != "Echo: hold the door" {
 		t.Fatalf("approved call = %v %v", r.res, r.err)
 	}
 	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
@@ -258,7 +235,7 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = wait(t, ch)
-	d := denyData(t, r.err)
+	d := denied(t, r.err)
 	if d.AuditID != held.ID || !strings.Contains(d.Reason, "not now") {
 		t.Errorf("deny data = %+v", d)
 	}
@@ -307,7 +284,7 @@ func TestRuleTimeoutAllows(t *testing.T) {
 	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
 	cs := mcpSession(t, g, nil)
 	r, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "brief wait"}})
-	if err != nil || resultText(r) != "Echo: brief wait" {
+	if err != nil || text(r) != "Echo: brief wait" {
 		t.Fatalf("call = %v %v", r, err)
 	}
 	waitEvent(t, g, "timeout approval", func(ev audit.Event) bool {
@@ -473,7 +450,7 @@ func TestApprovalsCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "approved "+id) || !strings.Contains(out, "frank@cli") {
 		t.Fatalf("approve: %d %q %q", code, out, errs)
 	}
-	if r := wait(t, ch); r.err != nil || resultText(r.res) != "Echo: hold for the cli" {
+	if r := wait(t, ch); r.err != nil || text(r.res) != "Echo: hold for the cli" {
 		t.Fatalf("approved call = %v %v", r.res, r.err)
 	}
 	if code, _, _ := approvalsCLI(t, env, "approve", id); code != 1 {
@@ -485,7 +462,7 @@ func TestApprovalsCLI(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "denied "+id) {
 		t.Fatalf("deny over nats: %d %q %q", code, out, errs)
 	}
-	if d := denyData(t, wait(t, ch).err); d.AuditID != id || !strings.Contains(d.Reason, "over nats") {
+	if d := denied(t, wait(t, ch).err); d.AuditID != id || !strings.Contains(d.Reason, "over nats") {
 		t.Errorf("deny data = %+v", d)
 	}
 	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
@@ -558,7 +535,7 @@ func TestCloseReleasesHeldCalls(t *testing.T) {
 	ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold through shutdown"}})
 	held := waitHeld(t, g, "hold through shutdown")
 	g.Close(context.Background())
-	d := denyData(t, wait(t, ch).err)
+	d := denied(t, wait(t, ch).err)
 	if d.AuditID != held.ID || !strings.Contains(d.Reason, "shutting down") {
 		t.Errorf("deny data = %+v", d)
 	}
