@@ -74,18 +74,18 @@ type Result struct {
 	// Norm is the normalized text and what normalization undid.
 	Norm Normalized
 	// Truncated is set when the text was longer than MaxScanBytes and only its head and tail
-	// were scanned.
+	// were scanned (the verdict is then incomplete).
 	Truncated bool
 }
 
-// MaxScanBytes caps the text one Scan looks at: a longer string is scanned as its first
-// ScanHeadBytes and its last MaxScanBytes-ScanHeadBytes bytes, joined by a space (its middle
-// is not looked at; Result.Truncated and the verdict's metadata say so). It bounds a call's
-// time and memory: a 64 KiB string costs about 20 ms in Wasm on a trusted stage, and four
-// megabytes would not fit the default 16 MiB of memory.
+// MaxScanBytes caps the text one Scan looks at. It is the gateway's body limit (4 MiB), so a
+// string of any envelope the host accepts is scanned whole. A longer string (a host with a
+// larger limit) is scanned as its first ScanHeadBytes and its last MaxScanBytes-ScanHeadBytes
+// bytes, joined by a space; Result.Truncated says so, and the verdict is marked incomplete so
+// the stage's failure mode applies.
 const (
-	MaxScanBytes  = 64 << 10
-	ScanHeadBytes = 48 << 10
+	MaxScanBytes  = 4 << 20
+	ScanHeadBytes = 3 << 20
 )
 
 // window returns text cut to MaxScanBytes as described there, on UTF-8 boundaries.
