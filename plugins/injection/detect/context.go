@@ -14,7 +14,7 @@ import (
 // a search query mention markup. It reports whether an analysis had to stop (incomplete).
 func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	switch l.kind {
-	case argkind.Unknown, argkind.Fixed, argkind.Text, argkind.URL:
+	case argkind.Unknown, argkind.Fixed, argkind.URL:
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -72,10 +72,11 @@ func vote(r *Result, d *Detector, c Category, rule string, w float64, match stri
 var tagMention = map[string]bool{"script_tag": true, "active_tag": true, "html_tag_attr": true, "style_injection": true, "js_sink": true}
 
 // mentionNotMarkup lets a search query name markup: XSS counts only when the query holds markup
-// that would run — a closed script element, a script with src, or a non-mention rule.
+// that would run — an event handler, a javascript: URI, a script with src — or, for a script
+// element or a bare tag, when the query is not a question about it.
 func mentionNotMarkup(r *Result) {
 	t := r.Norm.Text
-	if strings.Contains(t, "</script") || strings.Contains(t, "<script src") {
+	if strings.Contains(t, "<script src") || !question(t) && strings.Contains(t, "</script") {
 		return
 	}
 	miss := 1.0
@@ -92,3 +93,22 @@ func mentionNotMarkup(r *Result) {
 	r.Hits = hits
 	r.Scores[XSS] = min(r.Scores[XSS], 1-miss)
 }
+
+// questionWords mark a query that asks about something rather than carrying it.
+var questionWords = []string{"what", "how", "why", "when", "which", "explain", "example", "does", "difference",
+	"prevent", "escape", "sanitize", "sanitise", "vs", "tutorial", "meaning", "is it", "documentation", "docs", "?"}
+
+// question reports whether normalized text reads as a question or a request for explanation.
+func question(t string) bool {
+	for _, w := range questionWords {
+		if i := strings.Index(t, w); i >= 0 {
+			end := i + len(w)
+			if w == "?" || (i == 0 || !isLetter(t[i-1])) && (end == len(t) || !isLetter(t[end])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -86,6 +86,9 @@ type Evaluator struct {
 	request  *Detector
 	response *Detector
 	mode     string
+	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
+	// the split evaluation's baseline.
+	kindsOff bool
 }
 
 // NewEvaluator builds the request- and response-phase detectors from c.
@@ -214,6 +217,9 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		r := d.Scan(l.text)
 		if r.Truncated {
 			truncated++
+		}
+		if e.kindsOff {
+			l.kind = argkind.Unknown
 		}
 		if judgeKind(&r, l, d) {
 			incomplete = true

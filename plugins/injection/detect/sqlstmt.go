@@ -206,7 +206,7 @@ func AnalyzeSQL(stmt string) []SQLFinding {
 				if len(rest) > 0 && rest[0].up == "ALL" {
 					rest = rest[1:]
 				}
-				if (prev.kind == 's' || prev.kind == 'n') && hasWord(code[:i], "WHERE") || unionProbe(rest) {
+				if (prev.kind == 's' || prev.kind == 'n') && hasWord(code[:i], "WHERE") && readsSecrets(rest) || unionProbe(rest) {
 					add("sql/union", "a UNION query appended to a condition's value", joinToks(code[i:min(i+8, len(code))]), 0.9)
 				}
 			}
@@ -280,6 +280,21 @@ func unionProbe(r []sqlTok) bool {
 		}
 	}
 	return nulls >= 2
+}
+
+// readsSecrets reports a SELECT list naming credential columns (password, hash, token...).
+func readsSecrets(r []sqlTok) bool {
+	for _, t := range codeOnly(r) {
+		if t.up == "FROM" {
+			return false
+		}
+		for _, w := range []string{"PASSW", "PWD", "HASH", "SECRET", "TOKEN", "API_KEY", "APIKEY", "SALT", "CREDIT", "SSN"} {
+			if t.kind == 'w' && strings.Contains(t.up, w) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func codeOnly(ts []sqlTok) []sqlTok {

@@ -10,6 +10,7 @@ func TestAnalyzeSQL(t *testing.T) {
 		{"SELECT id, name FROM users WHERE active = 1 -- only active users", ""},
 		{"SELECT id FROM users LIMIT 5 -- first page", ""},
 		{"SELECT a FROM t1 UNION SELECT a FROM t2 ORDER BY a", ""},
+		{"SELECT zone FROM sensors WHERE zone = 'B2' UNION SELECT zone FROM sensors_archive WHERE zone = 'B2'", ""},
 		{"SELECT * FROM orders WHERE status = 'open' AND total > 100", ""},
 		{"SELECT name FROM users WHERE name = 'O''Brien'", ""},
 		{"UPDATE users SET name = 'x' WHERE id = 42", ""},

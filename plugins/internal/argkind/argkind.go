@@ -186,6 +186,10 @@ func (k Kind) Labels() []string {
 		return []string{"prompt_injection"}
 	case Path:
 		return []string{"path_traversal", "sensitive_paths", "command_injection", "prompt_injection"}
+	case Text:
+		// Prose people read: injected instructions, markup and command or SQL syntax do not
+		// belong; a path or an internal URL mentioned in a message is not opened by the tool.
+		return []string{"prompt_injection", "xss", "command_injection", "sql_injection"}
 	case Query:
 		return []string{"sql_injection", "command_injection", "prompt_injection", "xss", "ssrf", "path_traversal", "sensitive_paths"}
 	}
