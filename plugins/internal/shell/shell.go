@@ -15,6 +15,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -54,6 +55,10 @@ type analyzer struct {
 	depth int
 }
 
+// parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
+// buffers again).
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
 func (a *analyzer) add(rule, reason, match string, score float64) {
 	for _, f := range a.res.Findings {
 		if f.Rule == rule && f.Match == match {
@@ -72,7 +77,9 @@ func (a *analyzer) line(src string, d int) {
 		a.res.Incomplete = true
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
 	if err != nil {
 		if d == 0 {
 			a.res.ParseErr = err
@@ -109,6 +116,8 @@ func (e env) Each(fn func(string, expand.Variable) bool) {
 	}
 }
 
+// cfg returns a fresh expansion config: expand keeps per-expansion state in it, and a command
+// substitution expands words again while the outer expansion is under way.
 func (a *analyzer) cfg() *expand.Config {
 	return &expand.Config{
 		Env: env{a},
