@@ -85,6 +85,9 @@ func ParseConfig(b []byte) (Config, error) {
 type Evaluator struct {
 	request  *Detector
 	response *Detector
+	// byKind holds, for each argument kind that judges fewer categories, a request detector
+	// with only those enabled (nil entries use request).
+	byKind   [argkind.Fixed + 1]*Detector
 	mode     string
 	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
 	// the split evaluation's baseline.
@@ -121,11 +124,34 @@ func NewEvaluator(c Config) *Evaluator {
 	if mode == "" {
 		mode = ModeDeny
 	}
-	return &Evaluator{
-		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.Categories, Categories())}),
+	reqOff := disabled(c.Categories, Categories())
+	e := &Evaluator{
+		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff}),
 		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
 		mode:     mode,
 	}
+	for k := range e.byKind {
+		kind := argkind.Kind(k)
+		if kind.Labels() == nil {
+			continue
+		}
+		off := map[Category]bool{}
+		for _, cat := range Categories() {
+			if !kind.Applies(cat.String()) {
+				off[cat] = true
+			}
+		}
+		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off})
+	}
+	return e
+}
+
+// detectorFor returns the request-phase detector for an argument of kind k.
+func (e *Evaluator) detectorFor(k argkind.Kind) *Detector {
+	if !e.kindsOff && int(k) < len(e.byKind) && e.byKind[k] != nil {
+		return e.byKind[k]
+	}
+	return e.request
 }
 
 // leaf is one string scanned, with its JSON path for evidence and what kind of argument it is.
@@ -214,20 +240,24 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			continue
 		}
 		scanned[seen{l.text, l.kind}] = true
-		r := d.Scan(l.text)
-		if r.Truncated {
-			truncated++
-		}
 		if e.kindsOff {
 			l.kind = argkind.Unknown
 		}
-		if judgeKind(&r, l, d) {
+		ld := d
+		if phase != abi.PhaseResponse {
+			ld = e.detectorFor(l.kind)
+		}
+		r := ld.Scan(l.text)
+		if r.Truncated {
+			truncated++
+		}
+		if judgeKind(&r, l, ld) {
 			incomplete = true
 		}
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}
-		if fired := d.Fired(&r); len(fired) > 0 {
+		if fired := ld.Fired(&r); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
 	}
