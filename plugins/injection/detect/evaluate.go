@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
 )
@@ -87,8 +88,8 @@ type Evaluator struct {
 	response *Detector
 	// byKind holds, for each argument kind that judges fewer categories, a request detector
 	// with only those enabled (nil entries use request).
-	byKind   [argkind.Fixed + 1]*Detector
-	mode     string
+	byKind [argkind.Fixed + 1]*Detector
+	mode   string
 	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
 	// the split evaluation's baseline.
 	kindsOff bool
@@ -240,8 +241,8 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			continue
 		}
 		scanned[seen{l.text, l.kind}] = true
-		if e.kindsOff {
-			l.kind = argkind.Unknown
+		if e.kindsOff || l.kind == argkind.Shell && len(l.text) > shell.MaxParseBytes {
+			l.kind = argkind.Unknown // context-free: every rule (stricter)
 		}
 		ld := d
 		if phase != abi.PhaseResponse {
