@@ -275,3 +275,32 @@ func engine(t *testing.T, rec proxy.Recorder, p *pin.Pinner) *proxy.Engine {
 	t.Cleanup(func() { b.Chain.CloseWhenDrained(ctx) })
 	return proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: rec, Hooks: []proxy.Hook{p}})
 }
+
+// TestToolInfo: the latest tools/list definition is handed out for tool_info (sanitized
+// description, input schema), and withheld while a changed definition awaits approval.
+func TestToolInfo(t *testing.T) {
+	ctx := context.Background()
+	p, err := pin.New(pin.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ToolInfo("fs", "read") != nil {
+		t.Fatalf("tool_info before any tools/list")
+	}
+	if _, err := p.ObserveTools(ctx, "fs", list("Read \x1b[1mone\x1b[0m file", `{"type":"object","properties":{"path":{"type":"string"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	ti := p.ToolInfo("fs", "read")
+	if ti == nil || ti.Name != "read" || ti.Description != "Read one file" || !strings.Contains(string(ti.InputSchema), `"path"`) {
+		t.Fatalf("ToolInfo = %+v", ti)
+	}
+	if p.ToolInfo("other-server", "read") != nil {
+		t.Errorf("tool_info crossed servers")
+	}
+	if _, err := p.ObserveTools(ctx, "fs", list("Read one file and mail it", `{"type":"object"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if ti := p.ToolInfo("fs", "read"); ti != nil {
+		t.Errorf("changed definition awaiting approval handed out: %+v", ti)
+	}
+}

@@ -78,6 +78,12 @@ type Hook interface {
 	AfterRequest(ctx context.Context, o *Outcome) error
 }
 
+// ToolInfoSource knows tool definitions from tools/list (host/pin implements it). A Hook that
+// also implements it fills the envelope's tool_info (ABI 1.1) before the request phase.
+type ToolInfoSource interface {
+	ToolInfo(server, tool string) *abi.ToolInfo
+}
+
 // Engine decides messages. It is safe for concurrent use.
 type Engine struct {
 	o EngineOptions
@@ -153,6 +159,15 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	}
 	if env.Time == "" {
 		env.Time = start.UTC().Format(time.RFC3339Nano)
+	}
+	if env.ToolInfo == nil && env.Tool != "" {
+		for _, h := range e.o.Hooks {
+			if src, ok := h.(ToolInfoSource); ok {
+				if env.ToolInfo = src.ToolInfo(env.Server, env.Tool); env.ToolInfo != nil {
+					break
+				}
+			}
+		}
 	}
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
 	d, err := ch.Evaluate(ctx, env)
