@@ -168,7 +168,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				kind = tool.Of(it.key)
+				kind = tool.Of(it.key).ForValue(it.r.Str)
 				add(it.path, it.r.Str)
 			case it.r.IsArray():
 				var kids []item

@@ -385,7 +385,8 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		stack = stack[:len(stack)-1]
 		switch {
 		case it.r.Type == gjson.String:
-			out = append(out, leaf{path: it.path, text: it.r.String(), kind: tool.Of(it.key)})
+			text := it.r.String()
+			out = append(out, leaf{path: it.path, text: text, kind: tool.Of(it.key).ForValue(text)})
 		case it.r.IsArray():
 			var kids []item
 			i := 0
