@@ -41,6 +41,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"xss in a comment body", "add_comment", "", map[string]any{"body": "<script>alert(1)</script>"}, "deny", "xss"},
 		{"sql injection in a search box", "search", "", map[string]any{"query": "' OR 1=1 --"}, "deny", "sql_injection"},
 		{"command injection in a hostname", "ping", "", map[string]any{"host": "example.com; cat /etc/passwd"}, "deny", "command_injection"},
+		{"a search about an attack is a question", "web_search", "", map[string]any{"query": "is ' OR 1=1 -- still a thing with ORMs"}, "none", ""},
+		{"a payload with a question word is not a question", "web_search", "", map[string]any{"query": "RLIKE (SELECT (CASE WHEN (1=1) THEN 0x61 ELSE 0x28 END)) AND 'a'='"}, "deny", "sql_injection"},
 		{"a bare traversal in a message field", "echo", "", map[string]any{"message": "../../../../etc/passwd"}, "deny", "path_traversal"},
 		{"a traversal mentioned in prose", "send_email", "", map[string]any{"body": "Our WAF blocked a request containing ../../etc/passwd last night"}, "none", ""},
 		{"attack in an object key", "echo", "", map[string]any{"opts": map[string]any{"../../../../etc/passwd": "x"}}, "deny", "path_traversal"},
