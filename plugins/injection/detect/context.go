@@ -136,6 +136,12 @@ var questionWords = []string{"what", "how", "why", "which", "explain", "example"
 
 // question reports whether normalized text reads as a question or a request for explanation.
 func question(t string) bool {
+	if f := strings.Fields(t); len(f) > 0 {
+		switch f[0] {
+		case "is", "are", "can", "could", "should", "does", "do", "did", "will", "was", "were":
+			return true
+		}
+	}
 	for _, w := range questionWords {
 		if i := strings.Index(t, w); i >= 0 {
 			end := i + len(w)
