@@ -299,16 +299,29 @@ func TestHookCommand(t *testing.T) {
 	sub.waitFor(t, "four hook decisions", func(evs []audit.Event) bool {
 		return count(evs, func(e audit.Event) bool { return e.Transport == "hook" && e.Agent == "claude-code" }) == 4
 	})
-	// Invalid input: a non-blocking error (exit 1) with a clear message, nothing on stdout.
-	code, out, errs := runCLI(t, "not json", "hook", "--bundle", bundle, "--data-dir", data)
-	if code != 1 || out != "" || !strings.Contains(errs, "invalid input") {
-		t.Errorf("invalid input: exit %d, stdout %q, stderr %q", code, out, errs)
+	// Invalid input blocks the call: exit 2 (exit 1 would let Claude Code run it), nothing on
+	// stdout, the reason on stderr.
+	for _, bad := range []string{"not json", "", `{"hook_event_name":"PreToolUse","tool_input":{}}`} {
+		code, out, errs := runCLI(t, bad, "hook", "--bundle", bundle, "--data-dir", data)
+		if code != 2 || out != "" || !strings.Contains(errs, "invalid input") {
+			t.Errorf("invalid input %q: exit %d, stdout %q, stderr %q", bad, code, out, errs)
+		}
 	}
 	// A valid call Palisade cannot judge (no bundle) is asked, never allowed.
 	in, _ := os.ReadFile("../../host/proxy/testdata/agents/hook/bash_rm_rf.json")
-	code, out, _ = runCLI(t, string(in), "hook", "--bundle", t.TempDir(), "--data-dir", data)
+	code, out, _ := runCLI(t, string(in), "hook", "--bundle", t.TempDir(), "--data-dir", data)
 	if code != 0 || !strings.Contains(out, `"permissionDecision":"ask"`) {
 		t.Errorf("broken bundle: exit %d, %s", code, out)
+	}
+	// With an allow default and no rule for the call, the hook has no opinion: exit 0 and
+	// nothing on stdout, so Claude Code's own permission prompt applies.
+	allowDefault := agentsBundle(t, "")
+	man, _ := os.ReadFile(filepath.Join(allowDefault, "bundle.yaml"))
+	os.WriteFile(filepath.Join(allowDefault, "bundle.yaml"), bytes.Replace(man, []byte("default_action: deny"), []byte("default_action: allow"), 1), 0o644)
+	code, out, errs := runCLI(t, `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"TodoWrite","tool_input":{"todos":[]}}`,
+		"hook", "--bundle", allowDefault, "--data-dir", data, "--timing")
+	if code != 0 || out != "" || !strings.Contains(errs, "no decision") {
+		t.Errorf("default action: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

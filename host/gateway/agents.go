@@ -81,7 +81,7 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 }
 
 func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(bearerOnly(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {
@@ -304,7 +304,8 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		rec = l.pub
 	}
 	l.Ring = selfmcp.NewRing(200, rec)
-	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger}
+	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
+		Hook: proxy.HookOptions{Servers: upstreamNames(cfg)}}
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
@@ -457,4 +458,14 @@ func (l *Local) Close(ctx context.Context) error {
 		_ = l.runtime.Close(ctx)
 	}
 	return nil
+}
+
+// upstreamNames are the configured upstreams' names: MCP servers the hook resolves Claude
+// Code's mcp__<server>__<tool> names against, besides Claude Code's own configuration.
+func upstreamNames(c config.Config) []string {
+	var out []string
+	for _, u := range c.Upstreams {
+		out = append(out, u.Name)
+	}
+	return out
 }

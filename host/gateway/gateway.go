@@ -149,7 +149,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log}
+	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log,
+		Hook: proxy.HookOptions{Servers: upstreamNames(cfg)}}
 
 	// Features: Init.
 	featureMu.Lock()
