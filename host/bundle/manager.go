@@ -268,19 +268,13 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		}
 	}()
 	man, _ := LoadManifest(staged) // for the rejection event; Build reports a bad manifest
-	sig, digest, verr := Verify(staged, m.o.Keys)
-	keyID := ""
-	switch {
-	case verr == nil:
-		keyID = sig.KeyID
-	case errors.Is(verr, ErrUnsigned) && m.o.AllowUnsigned:
-		m.log.Warn("activating an unsigned bundle (allow_unsigned is set)", "source", source, "digest", digest)
-	case errors.Is(verr, ErrUnsigned):
-		verr = fmt.Errorf("%w: no %s (sign it with `palisade bundle sign`, or allow unsigned bundles in config)", ErrUnsigned, SignatureFile)
-		fallthrough
-	default:
+	keyID, digest, verr := CheckTrust(staged, m.o.Keys, m.o.AllowUnsigned)
+	if verr != nil {
 		m.reject(ctx, source, man, digest, verr)
 		return Entry{}, false, verr
+	}
+	if keyID == "" {
+		m.log.Warn("activating an unsigned bundle (allow_unsigned is set)", "source", source, "digest", digest)
 	}
 	if cur, ok := m.Current(); ok && cur.Digest == digest && !rollback {
 		m.log.Info("bundle unchanged", "bundle", cur.Name, "version", cur.Version, "digest", digest, "source", source)
@@ -372,6 +366,35 @@ func (m *Manager) saveHistory() error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// CheckTrust applies the trust policy every mode shares (the gateway's Manager, and the
+// one-process modes through host/gateway.Core): dir must carry a valid signature by one of keys
+// over exactly its files, or, when allowUnsigned is set, no signature at all (a bad signature
+// never passes while keys are trusted). It returns the signer's key id ("" when not checked)
+// and the digest. Errors wrap ErrUnsigned, ErrUntrustedKey, ErrBadSignature or
+// ErrDigestMismatch.
+//
+// # Notes
+//
+// With allowUnsigned and no trusted keys (the development default of a local bundle without a
+// bundles: config section) signatures are not checked at all: there is no key to check them
+// against, and removing signature.json would pass anyway.
+func CheckTrust(dir string, keys KeySet, allowUnsigned bool) (keyID, digest string, err error) {
+	if allowUnsigned && len(keys) == 0 {
+		digest, err := Digest(dir)
+		return "", digest, err
+	}
+	sig, digest, err := Verify(dir, keys)
+	switch {
+	case err == nil:
+		return sig.KeyID, digest, nil
+	case errors.Is(err, ErrUnsigned) && allowUnsigned:
+		return "", digest, nil
+	case errors.Is(err, ErrUnsigned):
+		return "", digest, fmt.Errorf("%w: no %s (sign it with `palisade bundle sign`, or allow unsigned bundles in config)", ErrUnsigned, SignatureFile)
+	}
+	return "", digest, err
 }
 
 // RejectReason names the step a bundle failed at, for events, the admin API and the CLI.

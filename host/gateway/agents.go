@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/added060/palisade/host/llm"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,9 +18,7 @@ import (
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/pin"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/selfmcp"
 	"github.com/labstack/echo/v4"
@@ -35,19 +31,16 @@ import (
 //	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = none (loopback)
 //	  mcp_token: ""         # serve Palisade's own MCP server at /palisade/mcp with this bearer token; "" = off
 //	  pinning: true         # pin tool definitions (DATA_DIR/pins); false = off
+//	  hook_allow_stages: [rules]  # stages whose allow (with a rule) the hook answers as allow
 type AgentsConfig struct {
-	HookToken string `yaml:"hook_token"`
-	MCPToken  string `yaml:"mcp_token"`
-	Pinning   *bool  `yaml:"pinning"`
+	HookToken       string   `yaml:"hook_token"`
+	MCPToken        string   `yaml:"mcp_token"`
+	Pinning         *bool    `yaml:"pinning"`
+	HookAllowStages []string `yaml:"hook_allow_stages"`
 }
 
 // SelfMCPPath is where a gateway serves Palisade's own MCP server when agents.mcp_token is set.
 const SelfMCPPath = "/palisade/mcp"
-
-func init() {
-	config.RegisterExtension("agents")
-	RegisterFeature("agents", func() Feature { return &agentsFeature{} })
-}
 
 // agentsFeature serves the Claude Code hook endpoint, pins tool definitions (engine hook), keeps
 // recent events for audit://recent, and optionally serves Palisade's own MCP server.
@@ -65,6 +58,7 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 	if err := g.Config().Extension("agents", &a.cfg); err != nil {
 		return err
 	}
+	g.engOpts.Hook.AllowStages = a.cfg.HookAllowStages
 	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
 		a.ring = selfmcp.NewRing(200, next)
 		return a.ring
@@ -130,20 +124,6 @@ func (g *Gateway) Pinner() *pin.Pinner {
 	return nil
 }
 
-func bearerOnly(token string, h http.Handler) http.Handler {
-	if token == "" {
-		return h
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // LocalOptions configure a Local engine: the one-process modes (palisade hook, proxy, mcp,
 // policy) that decide in process without starting a gateway.
 type LocalOptions struct {
@@ -173,19 +153,18 @@ type Local struct {
 	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
 	Ring   *selfmcp.Ring  // the latest events (audit://recent)
 
-	cfg     config.Config
-	log     *slog.Logger
-	runtime *plugin.Runtime
-	nc      *nats.Conn
-	pub     *audit.Publisher
-	spool   string
-	lock    *os.File
-	build   bundle.BuildOptions
+	cfg   config.Config
+	log   *slog.Logger
+	core  *Core
+	nc    *nats.Conn
+	pub   *audit.Publisher
+	spool string
+	lock  *os.File
 }
 
 // WatchBundle re-reads the bundle folder every interval (0 = 2s) until ctx ends; when its digest
-// changes it builds the new bundle (fixtures included) and swaps it in, or keeps the current one
-// and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
+// changes it verifies (the Core's trust policy) and builds the new bundle (fixtures included)
+// and swaps it in, or keeps the current one and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
 func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -204,7 +183,7 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 			continue
 		}
 		last = d
-		b, err := bundle.Build(ctx, dir, l.build)
+		b, err := l.core.Build(ctx, dir, false)
 		if err != nil {
 			l.log.Warn("bundle changed but does not build; keeping the current one", "bundle", dir, "err", err)
 			if l.pub != nil {
@@ -223,8 +202,9 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// NewLocal builds the bundle named by o.Config.Bundle (a folder) with the compilation cache in
-// the data dir, and connects audit.
+// NewLocal builds the Core (NewCore, as the gateway does), verifies and builds the bundle named
+// by o.Config.Bundle (a folder) with it, and connects audit. A bundle the trust policy refuses
+// is refused here with the same error the gateway's bundle manager gives.
 func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	cfg := o.Config.WithDefaults()
 	if o.Logger == nil {
@@ -261,35 +241,17 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 			l.Close(context.Background())
 		}
 	}()
-	l.runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cfg.Plugins.CacheDir, Logger: o.Logger})
-	if err != nil {
-		return nil, err
-	}
-	// Host functions as in the gateway: the bundle's models run here (ONNX Runtime), and the
-	// llm: section's judge answers sample (an mcp sampling provider is skipped: no client).
-	var icfg InferConfig
-	if err := cfg.Extension("infer", &icfg); err != nil {
-		return nil, err
-	}
-	deps := hostfn.Deps{KV: hostfn.NewMemKV()}
-	if _, ok := cfg.Extensions["llm"]; ok {
-		var lc llm.Config
-		if err := cfg.Extension("llm", &lc); err != nil {
-			return nil, err
-		}
-		lo := lc.Options()
-		lo.Logger = o.Logger
-		j, err := llm.New(lo)
-		if err != nil {
-			return nil, &config.FieldError{Path: "llm", Err: err}
-		}
-		deps.Sampler = j
-	}
-	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: deps, Logger: o.Logger, Models: modelLoader(icfg, o.Logger, nil)}
+	// The same Core as the gateway: runtime, host functions (the llm: section's judge answers
+	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
+	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
+	core := CoreOptions{Config: cfg, Logger: o.Logger}
 	if o.OneCall {
-		l.build.MaxPool = 1
+		core.MaxPool = 1
 	}
-	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, l.build)
+	if l.core, err = NewCore(ctx, core); err != nil {
+		return nil, err
+	}
+	l.Bundle, err = l.core.Build(ctx, cfg.Bundle, false)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
@@ -299,13 +261,17 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	var ac AgentsConfig
+	if err := cfg.Extension("agents", &ac); err != nil {
+		return nil, err
+	}
 	var rec proxy.Recorder
 	if l.pub != nil {
 		rec = l.pub
 	}
 	l.Ring = selfmcp.NewRing(200, rec)
 	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
-		Hook: proxy.HookOptions{Servers: upstreamNames(cfg)}}
+		Hook: proxy.HookOptions{Servers: upstreamNames(cfg), AllowStages: ac.HookAllowStages}}
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
@@ -454,8 +420,8 @@ func (l *Local) Close(ctx context.Context) error {
 		_ = ch.CloseWhenDrained(cctx)
 		cancel()
 	}
-	if l.runtime != nil {
-		_ = l.runtime.Close(ctx)
+	if l.core != nil {
+		_ = l.core.Close(ctx)
 	}
 	return nil
 }

@@ -35,11 +35,6 @@ type ApprovalsConfig struct {
 	FeedSize      int             `yaml:"feed_size"`
 }
 
-func init() {
-	config.RegisterExtension("approvals")
-	RegisterFeature("approvals", func() Feature { return &approvals{} })
-}
-
 // approvals wires host/approval and the dashboard: it holds ask calls, feeds live decisions to
 // the admin API's SSE stream and chain statistics, and serves /ui.
 type approvals struct {
