@@ -84,7 +84,9 @@ upstreams:
 			func(code int, out string) bool { return code != 0 }},
 		{"hook", string(rmRF), func(c string) []string { return []string{"hook", "--config", c} },
 			// The hook answers ask: a person decides a call Palisade cannot judge.
-			func(code int, out string) bool { return code == 0 && strings.Contains(out, `"permissionDecision":"ask"`) }},
+			func(code int, out string) bool {
+				return code == 0 && strings.Contains(out, `"permissionDecision":"ask"`)
+			}},
 		{"mcp", "", func(c string) []string { return []string{"mcp", "--config", c} },
 			func(code int, out string) bool { return code != 0 }},
 	}
