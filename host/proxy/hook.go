@@ -49,12 +49,13 @@ func ParseHookInput(b []byte) (*HookInput, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("%w: empty stdin (expected Claude Code's PreToolUse JSON)", ErrHookInput)
 	}
+	// The strict scan first: it refuses ambiguous keys and deep nesting before anything is built.
+	if err := mcp.Check(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
+	}
 	var in HookInput
 	if err := json.Unmarshal(b, &in); err != nil {
 		return nil, fmt.Errorf("%w: not JSON: %v", ErrHookInput, err)
-	}
-	if err := AmbiguousKeys(b); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
 	}
 	if in.HookEventName != "" && in.HookEventName != HookEventPreToolUse {
 		return nil, fmt.Errorf("%w: hook_event_name %q: palisade hook handles PreToolUse only", ErrHookInput, in.HookEventName)
@@ -83,8 +84,9 @@ func SplitMCPTool(name string) (server, tool string, ok bool) {
 }
 
 // Envelope maps the hook input to a tools/call request envelope: built-in tools keep their name
-// (Bash, Read, Edit, ...), MCP tools are split into server and tool.
-func (in *HookInput) Envelope() *abi.Envelope {
+// (Bash, Read, Edit, ...), MCP tools are split into server and tool. The call is written as a
+// JSON-RPC message and read back through mcp.Parse, like every other way in.
+func (in *HookInput) Envelope() (*abi.Envelope, error) {
 	tool, server := in.ToolName, ""
 	if s, t, ok := SplitMCPTool(in.ToolName); ok {
 		server, tool = s, t
@@ -93,28 +95,27 @@ func (in *HookInput) Envelope() *abi.Envelope {
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
-	params, _ := json.Marshal(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args})
-	var rid json.RawMessage
+	id := json.RawMessage("null")
 	if in.ToolUseID != "" {
-		rid, _ = json.Marshal(in.ToolUseID)
+		id, _ = json.Marshal(in.ToolUseID)
 	}
-	return &abi.Envelope{
-		ABI:       abi.Version,
-		Phase:     abi.PhaseRequest,
-		Transport: HookTransport,
-		Method:    mcp.MethodToolsCall,
-		RequestID: rid,
-		Server:    server,
-		Session:   in.SessionID,
-		Agent:     HookAgent,
-		Cwd:       in.Cwd,
-		Tool:      tool,
-		Arguments: args,
-		Params:    params,
+	name, _ := json.Marshal(tool)
+	b := make([]byte, 0, 96+len(id)+len(name)+len(args))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = append(b, name...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	b = append(b, "}}"...)
+	p, err := mcp.Parse(b, mcp.Context{Transport: HookTransport, Server: server, Session: in.SessionID, Agent: HookAgent, Cwd: in.Cwd})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
 	}
+	if in.ToolUseID == "" {
+		p.Envelope.RequestID = nil
+	}
+	return p.Envelope, nil
 }
 
 // HookOutput is what the hook prints on stdout.
@@ -133,7 +134,11 @@ type HookDecision struct {
 // event and returns the hook output. An ask verdict that no Approver resolved is handed to Claude
 // Code as "ask" (Claude Code asks the person); sample resolves by the bundle's fallback.
 func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
-	o, err := e.Request(ctx, in.Envelope())
+	env, err := in.Envelope()
+	if err != nil {
+		return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)
+	}
+	o, err := e.Request(ctx, env)
 	if err != nil {
 		return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)
 	}

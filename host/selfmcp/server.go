@@ -236,7 +236,7 @@ func (s *Server) envelope(ctx context.Context, req mcp.Request, c Call) (*abi.En
 			mc.Client = &abi.Client{Name: ip.ClientInfo.Name, Version: ip.ClientInfo.Version}
 		}
 	}
-	return pmcp.Envelope(&pmcp.Message{JSONRPC: "2.0", Method: pmcp.MethodToolsCall, Params: params}, mc, ""), nil
+	return pmcp.NewEnvelope(&pmcp.Message{JSONRPC: "2.0", Method: pmcp.MethodToolsCall, Params: params}, mc)
 }
 
 func riskLevel(d *chain.Decision) string {
