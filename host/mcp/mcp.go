@@ -105,4 +105,3 @@ var (
 	ErrEmptyBatch = errors.New("mcp: empty batch")
 	ErrBadID      = errors.New("mcp: id must be a string, a number or null")
 )
-

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-		"unicode"
+	"unicode"
 	"unicode/utf8"
 )
 
