@@ -55,8 +55,8 @@ func FuzzParseBody(f *testing.F) {
 			}
 			// encoding/json, which matches keys case-insensitively, reads the same message.
 			var g Message
-			if err := json.Unmarshal(b, &g); err != nil || g.Method != m.Method || !bytes.Equal(g.Params, m.Params) {
-				t.Fatalf("encoding/json reads %+v (err %v), the scan %+v", g, err, m)
+			if err := json.Unmarshal(b, &g); err != nil || g.Method != p2.Message.Method || !bytes.Equal(g.Params, p2.Message.Params) {
+				t.Fatalf("encoding/json reads %+v (err %v), the scan %+v", g, err, p2.Message)
 			}
 		}
 	})
@@ -82,14 +82,14 @@ func FuzzCheck(f *testing.F) {
 		if err == nil && !valid {
 			t.Fatalf("Check accepted invalid JSON %q", b)
 		}
-		if !valid {
-			return
+		if !valid || !utf8Valid(b) {
+			return // invalid UTF-8 in a string is refused on purpose: parsers disagree on it
 		}
 		slow := ambiguousKeysSlow(b)
 		if errors.Is(slow, ErrAmbiguousKeys) != errors.Is(err, ErrAmbiguousKeys) {
 			t.Fatalf("%s: reference %v, scanner %v", b, slow, err)
 		}
-		if err != nil && !errors.Is(err, ErrAmbiguousKeys) && utf8Valid(b) {
+		if err != nil && !errors.Is(err, ErrAmbiguousKeys) {
 			t.Fatalf("%s is valid JSON but Check says %v", b, err)
 		}
 	})
