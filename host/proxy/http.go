@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -169,106 +171,181 @@ func (h *HTTP) post(c echo.Context) error {
 		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
 			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
 	}
-	msgs, batch, err := parseStrict(body)
+	msgs, batch, err := mcp.ParseBody(body, h.context(req.Header))
 	if err != nil {
 		code := mcp.CodeInvalidRequest
-		if errors.Is(err, mcp.ErrNotJSON) {
+		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
 			code = mcp.CodeParseError
 		}
 		h.count(up.Name, "malformed")
 		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(code, err.Error(), nil))
 	}
+	// Routing headers describe the whole POST: every message in it must agree with them.
+	for _, p := range msgs {
+		if err := checkHeaders(req.Header, p); err != nil {
+			h.count(up.Name, "header_mismatch")
+			var id json.RawMessage
+			if !batch {
+				id = p.Message.ID
+			}
+			return writeError(c, http.StatusBadRequest, id, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
+		}
+	}
 	if batch {
 		return h.postBatch(c, up, msgs)
 	}
-	m := msgs[0]
-	if m.IsResponse() && h.deliver(m) {
+	p := msgs[0]
+	if p.Message.IsResponse() && h.deliver(p.Message) {
 		return c.NoContent(http.StatusAccepted)
 	}
-	if !m.IsRequest() {
+	if !p.Message.IsRequest() {
 		// Notifications and the client's responses pass through unjudged.
 		return h.forwardRaw(c, up, body)
 	}
-	if err := checkHeaders(req.Header, m); err != nil {
-		h.count(up.Name, "header_mismatch")
-		return writeError(c, http.StatusBadRequest, m.ID, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
-	}
 	rw := newResponder(c)
-	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, m, body)
+	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, p, body)
 	return nil
 }
 
-// parseStrict parses a POST body and refuses what JSON parsers would read differently (a key
-// given twice or in two cases, a significant key in another case), so the chain judges exactly
-// the call the upstream will run.
-func parseStrict(body []byte) ([]*mcp.Message, bool, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, false, mcp.ErrEmpty
+// checkHeaders refuses a message whose routing headers disagree with its body: Mcp-Method with
+// the method, Mcp-Name with the tool or prompt name or resource URI, and each Mcp-Param-{Name}
+// with the tools/call argument it mirrors (see paramHeaders). A header the message has no value
+// for (a response, a method without a name) is a mismatch too: intermediaries route on it.
+func checkHeaders(hdr http.Header, p *mcp.Parsed) error {
+	m := p.Message
+	if v, ok := headerValue(hdr, mcp.HeaderMethod); ok && v != m.Method {
+		return fmt.Errorf("%s header %q does not match the body's method %q", mcp.HeaderMethod, v, m.Method)
 	}
-	if body[0] != '[' {
-		m, err := StrictMessage(body)
-		if err != nil {
-			return nil, false, err
-		}
-		return []*mcp.Message{m}, false, nil
-	}
-	if _, _, err := mcp.ParseBody(body); err != nil {
-		return nil, true, err
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(body, &raws); err != nil {
-		return nil, true, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
-	}
-	out := make([]*mcp.Message, 0, len(raws))
-	for _, r := range raws {
-		m, err := StrictMessage(r)
-		if err != nil {
-			return nil, true, err
-		}
-		out = append(out, m)
-	}
-	return out, true, nil
-}
-
-// checkHeaders refuses a request whose Mcp-Method or Mcp-Name header disagrees with its body.
-func checkHeaders(hdr http.Header, m *mcp.Message) error {
-	if v := hdr.Get(mcp.HeaderMethod); v != "" && v != m.Method {
-		return fmt.Errorf("Mcp-Method header %q does not match the body's method %q", v, m.Method)
-	}
-	if v := hdr.Get(mcp.HeaderName); v != "" {
-		name, uri, _ := mcp.Target(m)
-		if m.Method == mcp.MethodResourcesRead {
-			name = uri
-		}
-		if v != name {
-			return fmt.Errorf("Mcp-Name header %q does not match the body's name %q", v, name)
+	if v, ok := headerValue(hdr, mcp.HeaderName); ok {
+		if name := routedName(p.Envelope); v != name {
+			return fmt.Errorf("%s header %q does not match the body's name %q", mcp.HeaderName, v, name)
 		}
 	}
-	if hdr.Get(mcp.HeaderProtocolVersion) >= mcp.Stateless && hdr.Get(mcp.HeaderMethod) == "" {
-		return fmt.Errorf("protocol %s requires the Mcp-Method header", hdr.Get(mcp.HeaderProtocolVersion))
+	if err := paramHeaders(hdr, p.Envelope); err != nil {
+		return err
+	}
+	if m.Method != "" && hdr.Get(mcp.HeaderProtocolVersion) >= mcp.Stateless && hdr.Get(mcp.HeaderMethod) == "" {
+		return fmt.Errorf("protocol %s requires the %s header", hdr.Get(mcp.HeaderProtocolVersion), mcp.HeaderMethod)
 	}
 	return nil
 }
 
-func (h *HTTP) context(hdr http.Header, up *upstream, m *mcp.Message) mcp.Context {
-	ctx := mcp.Context{Transport: "http", Server: up.Name, Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
+// headerValue returns a header's value; a header given twice with different values is refused
+// by reporting the joined values, which match no body.
+func headerValue(hdr http.Header, k string) (string, bool) {
+	vs := hdr.Values(k)
+	switch len(vs) {
+	case 0:
+		return "", false
+	case 1:
+		return vs[0], true
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// routedName is what Mcp-Name mirrors for a message: the tool or prompt name, or the resource URI.
+func routedName(env *abi.Envelope) string {
+	if env == nil {
+		return ""
+	}
+	switch env.Method {
+	case mcp.MethodToolsCall:
+		return env.Tool
+	case mcp.MethodPromptsGet:
+		return env.Prompt
+	case mcp.MethodResourcesRead:
+		return env.URI
+	}
+	return ""
+}
+
+// paramHeaders compares every Mcp-Param-{Name} header with the tools/call argument it mirrors.
+// The gateway does not hold the tool's inputSchema, so it matches the header to the top-level
+// argument whose key equals Name ignoring case (argument keys are unique ignoring case, see
+// mcp.Parse); a header that mirrors no argument, or one on another method, is refused. Values
+// compare as the spec encodes them: strings as they are or in the =?base64?...?= form, numbers
+// and booleans as their JSON text.
+func paramHeaders(hdr http.Header, env *abi.Envelope) error {
+	var args map[string]json.RawMessage
+	decoded := false
+	for k := range hdr {
+		name, ok := cutFold(k, mcp.HeaderParamPrefix)
+		if !ok {
+			continue
+		}
+		v, _ := headerValue(hdr, k)
+		if env == nil || env.Method != mcp.MethodToolsCall {
+			return fmt.Errorf("%s header on a message that is not a tools/call", k)
+		}
+		if !decoded {
+			decoded = true
+			if len(env.Arguments) > 0 && env.Arguments[0] == '{' {
+				_ = json.Unmarshal(env.Arguments, &args)
+			}
+		}
+		var arg json.RawMessage
+		for ak, av := range args {
+			if strings.EqualFold(ak, name) {
+				arg = av
+			}
+		}
+		if len(arg) == 0 || string(arg) == "null" {
+			return fmt.Errorf("%s header %q mirrors no argument of the call", k, v)
+		}
+		if !paramMatches(v, arg) {
+			return fmt.Errorf("%s header %q does not match the body's argument %s", k, v, arg)
+		}
+	}
+	return nil
+}
+
+func cutFold(s, prefix string) (string, bool) {
+	if len(s) <= len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return "", false
+	}
+	return s[len(prefix):], true
+}
+
+// paramMatches compares a header value with the JSON argument it mirrors.
+func paramMatches(v string, arg json.RawMessage) bool {
+	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if inner, ok = strings.CutSuffix(inner, "?="); ok {
+			b, err := base64.StdEncoding.DecodeString(inner)
+			if err != nil {
+				return false
+			}
+			v = string(b)
+		}
+	}
+	if arg[0] == '"' {
+		var s string
+		return json.Unmarshal(arg, &s) == nil && s == v
+	}
+	if string(arg) == v {
+		return true
+	}
+	a, err1 := strconv.ParseFloat(string(arg), 64)
+	b, err2 := strconv.ParseFloat(v, 64)
+	return err1 == nil && err2 == nil && a == b
+}
+
+// context is what the request's headers say about its session; mcp.Parse adds what the body says.
+func (h *HTTP) context(hdr http.Header) mcp.Context {
+	ctx := mcp.Context{Transport: "http", Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
 	if s, ok := h.sessions.get(ctx.Session); ok {
 		ctx.Client = s.client
 		if ctx.ProtocolVersion == "" {
 			ctx.ProtocolVersion = s.protocol
 		}
 	}
-	if m.Method == mcp.MethodInitialize {
-		ctx.Client, ctx.ProtocolVersion = mcp.ClientInfo(m.Params)
-	}
 	return ctx
 }
 
 // serveRequest judges one request, forwards it if allowed, judges the answer and writes it.
-func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, body []byte) {
-	env := mcp.Envelope(m, h.context(hdr, up, m), audit.NewID())
-	if tok := mcp.ProgressToken(m.Params); tok != nil && acceptsSSE(hdr) {
+func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, p *mcp.Parsed, body []byte) {
+	m, env := p.Message, p.Envelope
+	env.ID, env.Server = audit.NewID(), up.Name
+	if tok := p.ProgressToken; tok != nil && acceptsSSE(hdr) {
 		ctx = WithProgress(ctx, rw.progressFunc(tok))
 	}
 	if h.o.SamplingContext != nil && acceptsSSE(hdr) && rw.sink == nil && env.ProtocolVersion < mcp.Stateless {
@@ -313,7 +390,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: mcp.DeclaresSampling(m.Params)})
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling})
 		}
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -508,11 +585,12 @@ func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
 
 // postBatch judges every element of a JSON-RPC batch; allowed requests are forwarded one by one
 // and the answers returned as one JSON array (progress notifications inside a batch are dropped).
-func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) error {
+func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error {
 	hdr := c.Request().Header.Clone()
 	hdr.Set("Accept", "application/json, text/event-stream")
 	var answers []json.RawMessage
-	for _, m := range msgs {
+	for _, p := range msgs {
+		m := p.Message
 		b, _ := json.Marshal(m)
 		if !m.IsRequest() {
 			if resp, err := h.send(c.Request().Context(), up, hdr, http.MethodPost, b); err == nil {
@@ -521,12 +599,8 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) erro
 			}
 			continue
 		}
-		if err := checkHeadersBatch(m); err != nil {
-			answers = append(answers, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil)))
-			continue
-		}
 		rec := &collector{}
-		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, m, b)
+		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, p, b)
 		answers = append(answers, rec.answer(m.ID))
 	}
 	if len(answers) == 0 {
@@ -534,13 +608,6 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) erro
 	}
 	out, _ := json.Marshal(answers)
 	return c.JSONBlob(http.StatusOK, out)
-}
-
-func checkHeadersBatch(m *mcp.Message) error {
-	if m.Method == "" {
-		return errors.New("batch element without method")
-	}
-	return nil
 }
 
 func (h *HTTP) get(c echo.Context) error {
