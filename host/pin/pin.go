@@ -248,7 +248,14 @@ func joinFields(f []string) string {
 	return b.String()
 }
 
-// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied.
+// CheckRequest implements proxy.Check: a tools/call to a tool with a pending change is denied
+// before any person is asked to approve it.
+func (p *Pinner) CheckRequest(ctx context.Context, o *proxy.Outcome) error {
+	return p.AfterRequest(ctx, o)
+}
+
+// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied
+// (checked again after a hold, for a change seen while the call waited).
 func (p *Pinner) AfterRequest(_ context.Context, o *proxy.Outcome) error {
 	env := o.Envelope
 	if env.Method != mcp.MethodToolsCall || env.Tool == "" {
@@ -328,5 +335,6 @@ func schemaHash(in, out json.RawMessage) string {
 
 var (
 	_ proxy.Hook          = (*Pinner)(nil)
+	_ proxy.Check         = (*Pinner)(nil)
 	_ proxy.ToolsObserver = (*Pinner)(nil)
 )
