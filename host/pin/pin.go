@@ -199,6 +199,13 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 				modified = true
 			}
 		}
+		// Descriptions inside the schemas reach the model as much as the tool's own.
+		for _, k := range []string{"inputSchema", "outputSchema"} {
+			if clean, ok := sanitizeSchema(t[k]); ok {
+				t[k] = clean
+				modified = true
+			}
+		}
 	}
 	var serr error
 	if dirty {
@@ -338,3 +345,45 @@ var (
 	_ proxy.Check         = (*Pinner)(nil)
 	_ proxy.ToolsObserver = (*Pinner)(nil)
 )
+
+// sanitizeSchema sanitizes every description and title string inside a JSON Schema (property
+// descriptions, nested definitions) and returns the schema and true if one changed. It walks
+// with an explicit stack, so a deeply nested schema cannot exhaust the goroutine stack.
+func sanitizeSchema(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"`)) {
+		return raw, false
+	}
+	var root any
+	if json.Unmarshal(raw, &root) != nil {
+		return raw, false
+	}
+	changed := false
+	stack := []any{root}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && (k == "description" || k == "title") {
+					if clean := Sanitize(s); clean != s {
+						x[k] = clean
+						changed = true
+					}
+					continue
+				}
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, x...)
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}
