@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -182,11 +183,18 @@ func hookReason(o *Outcome, decision string) string {
 }
 
 // HookHandler serves hook decisions over HTTP for `palisade hook --gateway URL`: POST the hook
-// input JSON to HookPath, get the HookOutput JSON. Bad input is 400, no active bundle 503.
+// input JSON to HookPath, get the HookOutput JSON. A Content-Type other than application/json is
+// 415, bad input 400, no active bundle 503.
 func HookHandler(e *Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST the PreToolUse hook JSON", http.StatusMethodNotAllowed)
+			return
+		}
+		// JSON only: a web page can POST text/plain (or a form) to any address without a CORS
+		// preflight, but not application/json.
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))

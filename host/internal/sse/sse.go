@@ -160,11 +160,14 @@ func (r *Reader) readLine(limit int) ([]byte, error) {
 // Next returns the next event. It returns io.EOF at the end of the stream; an event cut off by
 // the end of the stream is returned if it had any field, then io.EOF. Comment lines (keepalives)
 // do not count towards the event's size, but each line is bounded by the limit.
-func (r *Reader) Next() (*Event, error) {
+func (r *Reader) Next() (_ *Event, err error) {
 	r.Release()
 	defer func() {
 		if cap(r.line) > freeBytes {
 			r.line = nil // keep no big line buffer between events
+		}
+		if err != nil {
+			r.Release() // what a refused or unfinished event took
 		}
 	}()
 	var ev Event
@@ -178,7 +181,6 @@ func (r *Reader) Next() (*Event, error) {
 	for {
 		line, err := r.readLine(r.limit - size)
 		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget) {
-			r.Release()
 			return nil, err
 		}
 		if err != nil && len(line) == 0 {
@@ -204,11 +206,9 @@ func (r *Reader) Next() (*Event, error) {
 		}
 		size += len(line) + 1
 		if size > r.limit {
-			r.Release()
 			return nil, ErrTooLarge
 		}
 		if err := r.reserve(size); err != nil {
-			r.Release()
 			return nil, err
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
