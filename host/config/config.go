@@ -60,8 +60,8 @@ type Limits struct {
 // HTTP configures the gateway's HTTP listener: timeouts, a connection limit and who may call.
 type HTTP struct {
 	ReadHeaderTimeout Duration `yaml:"read_header_timeout"` // request line and headers; 0 = 10s
-	// ReadTimeout bounds reading one request body; the deadline is lifted once the body is
-	// read, so a long answer stream is not cut. 0 = 30s.
+	// ReadTimeout bounds reading one request, headers and body; net/http lifts it once the
+	// body is read, so a long answer stream is not cut. 0 = 30s.
 	ReadTimeout Duration `yaml:"read_timeout"`
 	IdleTimeout Duration `yaml:"idle_timeout"` // keep-alive connection between requests; 0 = 120s
 	// MaxConnections is how many connections the listener holds at once; more wait to be

@@ -296,10 +296,12 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.srv = &http.Server{
 		Handler:           newGuard(g.echo, hc),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
-		IdleTimeout:       hc.IdleTimeout.D(),
-		MaxHeaderBytes:    hc.MaxHeaderBytes,
-		// No ReadTimeout or WriteTimeout: they would cut long-lived SSE answers. The guard
-		// bounds each request body instead, and ReadHeaderTimeout the headers.
+		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
+		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
+		ReadTimeout:    hc.ReadTimeout.D(),
+		IdleTimeout:    hc.IdleTimeout.D(),
+		MaxHeaderBytes: hc.MaxHeaderBytes,
+		// No WriteTimeout: it would cut long-lived SSE answers.
 	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too

@@ -2,15 +2,12 @@ package gateway
 
 import (
 	"crypto/subtle"
-	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/added060/palisade/host/config"
 )
@@ -76,18 +73,16 @@ func maxConnections(n int) int {
 	return n
 }
 
-// guard checks Host and Origin on every request, the client token on /mcp, and bounds the time
-// a request body may take to arrive.
+// guard checks Host and Origin on every request and the client token on /mcp.
 type guard struct {
-	next        http.Handler
-	hosts       map[string]bool // lower-case "name" (any port) or "name:port"
-	origins     map[string]bool // lower-case scheme://host[:port]
-	token       []byte          // "" = none
-	readTimeout time.Duration
+	next    http.Handler
+	hosts   map[string]bool // lower-case "name" (any port) or "name:port"
+	origins map[string]bool // lower-case scheme://host[:port]
+	token   []byte          // "" = none
 }
 
 func newGuard(next http.Handler, c config.HTTP) *guard {
-	g := &guard{next: next, hosts: map[string]bool{}, origins: map[string]bool{}, readTimeout: c.ReadTimeout.D()}
+	g := &guard{next: next, hosts: map[string]bool{}, origins: map[string]bool{}}
 	for _, h := range c.AllowedHosts {
 		g.hosts[strings.ToLower(h)] = true
 	}
@@ -162,12 +157,6 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// carries the upstream's credentials).
 		r.Header.Del("Authorization")
 	}
-	if g.readTimeout > 0 && r.Body != nil && r.Body != http.NoBody {
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(g.readTimeout)) == nil {
-			r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-		}
-	}
 	g.next.ServeHTTP(w, r)
 }
 
@@ -177,24 +166,4 @@ func quote(s string) string { return "\"" + strings.ReplaceAll(s, "\"", "'") + "
 func bearer(r *http.Request, token []byte) bool {
 	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), token) == 1
-}
-
-// deadlineBody lifts the body's read deadline once the body is read (or failed), so the answer
-// (a long SSE stream) is not cut by it.
-type deadlineBody struct {
-	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && !b.done {
-		b.done = true
-		if !errors.Is(err, io.EOF) {
-			return n, err // a timed-out or broken connection keeps its deadline
-		}
-		b.rc.SetReadDeadline(time.Time{})
-	}
-	return n, err
 }
