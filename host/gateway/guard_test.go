@@ -59,6 +59,12 @@ func recordingUpstream(t *testing.T) (string, *seenHeaders) {
 // guardedGateway runs an in-process gateway with the given http: section.
 func guardedGateway(t *testing.T, hc config.HTTP, up string) *gateway.Gateway {
 	t.Helper()
+	return limitedGateway(t, hc, config.Limits{}, up)
+}
+
+// limitedGateway runs an in-process gateway with the given http: and limits: sections.
+func limitedGateway(t *testing.T, hc config.HTTP, lim config.Limits, up string) *gateway.Gateway {
+	t.Helper()
 	ns := testenv.StartNATS(t)
 	cfg := config.Config{
 		Listen:    "127.0.0.1:0",
@@ -69,6 +75,7 @@ func guardedGateway(t *testing.T, hc config.HTTP, up string) *gateway.Gateway {
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 		Admin:     config.Admin{Token: "admin-secret"},
 		HTTP:      hc,
+		Limits:    lim,
 	}
 	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
 	if err != nil {
@@ -295,5 +302,41 @@ func TestConnectionLimit(t *testing.T) {
 	held[0].Close()
 	if st := <-done; st != http.StatusOK {
 		t.Fatalf("after a slot freed: /healthz %d", st)
+	}
+}
+
+// TestSilentUpstreamStreamEnds: an upstream that starts an SSE answer and then sends nothing is
+// cut after limits.upstream_idle_timeout, and the client gets an answer.
+func TestSilentUpstreamStreamEnds(t *testing.T) {
+	released := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done(): // the gateway hung up
+			close(released)
+		case <-time.After(time.Minute):
+		}
+	}))
+	t.Cleanup(silent.Close)
+	g := limitedGateway(t, config.HTTP{}, config.Limits{UpstreamIdleTimeout: config.Duration(500 * time.Millisecond)}, silent.URL+"/mcp")
+	req, _ := http.NewRequest(http.MethodPost, "http://"+g.Addr()+"/mcp", strings.NewReader(toolsList))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	c := http.Client{Timeout: 30 * time.Second}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatalf("the client's stream did not end cleanly: %v", err)
+	}
+	resp.Body.Close()
+	select {
+	case <-released:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the gateway kept the silent upstream stream open")
 	}
 }
