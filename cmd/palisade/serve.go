@@ -55,6 +55,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		{"upstream", "PALISADE_UPSTREAM", "upstreams as name=url[,name=url] (replaces the config's)"},
 		{"log-level", "PALISADE_LOG_LEVEL", "debug, info, warn or error"},
 		{"admin-token", "PALISADE_ADMIN_TOKEN", "admin API bearer token (default: generated in the data dir)"},
+		{"client-token", "PALISADE_CLIENT_TOKEN", "bearer token /mcp and /v1/hook require (required off loopback)"},
 	} {
 		flags[f.name] = fs.String(f.name, "", f.help+" (env "+f.env+")")
 	}

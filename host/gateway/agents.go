@@ -28,7 +28,7 @@ import (
 // AgentsConfig is the `agents:` section of palisade.yaml: where agents meet the gateway.
 //
 //	agents:
-//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = none (loopback)
+//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = http.client_token
 //	  mcp_token: ""         # serve Palisade's own MCP server at /palisade/mcp with this bearer token; "" = off
 //	  pinning: true         # pin tool definitions (DATA_DIR/pins); false = off
 //	  hook_allow_stages: [rules]  # stages whose allow (with a rule) the hook answers as allow
@@ -75,7 +75,11 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 }
 
 func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
+	hookToken := a.cfg.HookToken
+	if hookToken == "" {
+		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
+	}
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, proxy.HookHandler(g.Engine()))))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {

@@ -188,7 +188,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	for _, u := range cfg.Upstreams {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
-	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log}
+	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
+		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}
@@ -291,16 +292,27 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", g.cfg.Listen, err)
 	}
-	g.ln = ln
-	g.srv = &http.Server{Handler: g.echo, ReadHeaderTimeout: 10 * time.Second}
+	hc := g.cfg.HTTP
+	max := maxConnections(hc.MaxConnections)
+	g.ln = newLimitListener(ln, max)
+	g.srv = &http.Server{
+		Handler:           newGuard(g.echo, hc),
+		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
+		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
+		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
+		ReadTimeout:    hc.ReadTimeout.D(),
+		IdleTimeout:    hc.IdleTimeout.D(),
+		MaxHeaderBytes: hc.MaxHeaderBytes,
+		// No WriteTimeout: it would cut long-lived SSE answers.
+	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too
 	go func() {
-		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := g.srv.Serve(g.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			g.log.Error("http server", "err", err)
 		}
 	}()
-	g.log.Info("gateway listening", "addr", ln.Addr().String(), "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
+	g.log.Info("gateway listening", "addr", ln.Addr().String(), "max_connections", max, "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
 	return nil
 }
 

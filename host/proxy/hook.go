@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -402,11 +403,18 @@ const (
 // Claude Code treats a non-2xx answer from an http hook as a non-blocking error (the call
 // proceeds), so every POST is answered 200 with a decision: invalid input is denied, and a call
 // the gateway cannot judge (no active bundle, an engine error) is asked. HookErrorHeader says
-// which, so HookClient can fall back to deciding in process.
+// which, so HookClient can fall back to deciding in process. A Content-Type other than
+// application/json is refused with 415: a web page can POST text/plain without a CORS preflight.
 func HookHandler(e *Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST the PreToolUse hook JSON", http.StatusMethodNotAllowed)
+			return
+		}
+		// JSON only: a web page can POST text/plain (or a form) to any address without a CORS
+		// preflight, but not application/json.
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -366,6 +367,25 @@ func TestHookOverHTTP(t *testing.T) {
 	}
 	if _, err := (proxy.HookClient{URL: empty.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {
 		t.Errorf("no bundle: client err = %v, want ErrGatewayUnreachable", err)
+	}
+	// What any web page can send without a preflight is refused.
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
+		resp, err := http.Post(srv.URL+proxy.HookPath, ct, bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnsupportedMediaType {
+			t.Errorf("Content-Type %q: status %d, want 415", ct, resp.StatusCode)
+		}
+	}
+	resp, err = http.Post(srv.URL+proxy.HookPath, "Application/JSON; charset=utf-8", bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("Application/JSON; charset=utf-8: status %d, want 200", resp.StatusCode)
 	}
 	srv.Close()
 	if _, err := (proxy.HookClient{URL: srv.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {

@@ -34,11 +34,17 @@ type Upstream struct {
 // HTTPOptions configure the Streamable HTTP proxy.
 type HTTPOptions struct {
 	Upstreams     []Upstream
-	Engine        *Engine      // required
-	BodyLimit     int64        // request body cap; 0 = 4 MiB
-	ResponseLimit int64        // cap on one upstream message judged in the response phase; 0 = 16 MiB
-	Metrics       *Metrics     // nil = none
-	Logger        *slog.Logger // nil = discard
+	Engine        *Engine // required
+	BodyLimit     int64   // request body cap; 0 = 4 MiB
+	ResponseLimit int64   // cap on one upstream message judged in the response phase; 0 = 16 MiB
+	// StreamIdleTimeout ends an upstream's SSE answer to a POST that sends nothing (not even a
+	// keepalive comment) for this long; 0 = 5m. GET streams are the client's to hold.
+	StreamIdleTimeout time.Duration
+	// StreamBudget is the memory all upstream SSE events being read at once may hold; an event
+	// past it ends its stream with an error. 0 = 256 MiB.
+	StreamBudget int64
+	Metrics      *Metrics     // nil = none
+	Logger       *slog.Logger // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
@@ -60,6 +66,7 @@ type HTTP struct {
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
 	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
+	budget    *sse.Budget
 }
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
@@ -77,7 +84,10 @@ type upstream struct {
 // Headers passed through to the upstream, and back to the client.
 var (
 	forwardRequestHeaders = []string{"Accept", "Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion,
-		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization"}
+		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization",
+		// The browser origin, checked by the gateway and forwarded so an upstream that checks
+		// Origin itself keeps doing so through the gateway.
+		"Origin"}
 	forwardResponseHeaders = []string{"Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Cache-Control"}
 )
 
@@ -95,18 +105,26 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{})}
+	if o.StreamIdleTimeout <= 0 {
+		o.StreamIdleTimeout = 5 * time.Minute
+	}
+	if o.StreamBudget <= 0 {
+		o.StreamBudget = 256 << 20
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
 		}
 		tr := &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:          256,
-			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			ResponseHeaderTimeout: u.Timeout,
+			Proxy:                  nil,
+			DialContext:            (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:           256,
+			MaxIdleConnsPerHost:    256,
+			IdleConnTimeout:        90 * time.Second,
+			ResponseHeaderTimeout:  u.Timeout,
+			TLSHandshakeTimeout:    10 * time.Second,
+			MaxResponseHeaderBytes: 64 << 10,
 		}
 		h.upstreams[u.Name] = &upstream{Upstream: u, client: &http.Client{Transport: tr}}
 	}
@@ -501,7 +519,45 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	return up.client.Do(req)
+	if method != http.MethodPost {
+		return up.client.Do(req)
+	}
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout.
+	ictx, cancel := context.WithCancel(ctx)
+	resp, err := up.client.Do(req.WithContext(ictx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = newIdleBody(resp.Body, h.o.StreamIdleTimeout, cancel)
+	return resp, nil
+}
+
+// idleBody cancels its request when no byte arrives for d.
+type idleBody struct {
+	io.ReadCloser
+	d      time.Duration
+	timer  *time.Timer
+	cancel context.CancelFunc
+}
+
+func newIdleBody(rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: rc, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
