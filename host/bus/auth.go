@@ -309,7 +309,7 @@ func Permissions(role string, n Names) (*server.Permissions, error) {
 		}
 		return &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: pub},
-			Subscribe: &server.SubjectPermission{Allow: []string{inbox}},
+			Subscribe: &server.SubjectPermission{Allow: []string{inbox, n.AuditSubject + ".>"}},
 		}, nil
 	case RoleApprover:
 		pub := append(readStream(appr),
