@@ -103,7 +103,8 @@ func Verify(pub string, data, sig []byte) bool {
 	return kp.Verify(data, sig) == nil
 }
 
-// LoadIdentity finds role's credentials: creds when set (a NATS creds file), else the seed
+// LoadIdentity finds role's credentials: creds when set (a NATS creds file, JWT and seed, or a
+// bare nkey seed file), else the seed
 // file DATA_DIR/nats-auth/<role>.nk. A file any other user can read or write is refused with
 // ErrKeyMode; no file at all is ErrNoIdentity.
 func LoadIdentity(dataDir, role, creds string) (*Identity, error) {
@@ -156,6 +157,10 @@ func loadCreds(role, path string) (*Identity, error) {
 	kp, err := jwt.ParseDecoratedNKey(b)
 	if err != nil {
 		return nil, fmt.Errorf("bus: creds %s: %w", path, err)
+	}
+	if tok, err := jwt.ParseDecoratedJWT(b); err != nil || tok == "" || tok == strings.TrimSpace(string(b)) {
+		// A bare nkey seed file: authenticate with the nkey itself.
+		return newIdentity(role, "", kp)
 	}
 	return newIdentity(role, path, kp)
 }
