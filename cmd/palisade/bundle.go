@@ -17,6 +17,7 @@ import (
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats.go"
 )
 
@@ -49,7 +50,7 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 type bundleFlags struct {
 	out, key, natsURL, bucket, object string
-	url, token, dataDir               string
+	url, token, dataDir, creds        string
 	trusted                           listFlag
 	allowUnsigned, asJSON             bool
 }
@@ -89,6 +90,7 @@ func runBundle(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&f.token, "token", envOr(env, "PALISADE_ADMIN_TOKEN", ""), "admin bearer token (env PALISADE_ADMIN_TOKEN)")
 	fs.StringVar(&f.dataDir, "data-dir", envOr(env, "PALISADE_DATA_DIR", ".palisade"), "gateway data dir holding admin.token")
 	fs.BoolVar(&f.asJSON, "json", false, "ls: print JSON")
+	fs.StringVar(&f.creds, "creds", envOr(env, "PALISADE_NATS_CREDS", ""), "push: admin creds or nkey seed file (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/admin.nk)")
 	pos, err := parseMixed(fs, args[1:])
 	if err != nil {
 		return exitUsage
@@ -178,7 +180,14 @@ func runBundle(ctx context.Context, env *cliEnv, args []string) int {
 			return fail(err)
 		}
 	case "push":
-		nc, err := nats.Connect(f.natsURL, nats.Name("palisade bundle push"), nats.Timeout(10*time.Second))
+		opts := []nats.Option{nats.Name("palisade bundle push"), nats.Timeout(10 * time.Second)}
+		// Only the admin identity may write the bundles bucket on the embedded server.
+		if id, err := bus.LoadIdentity(f.dataDir, bus.RoleAdmin, f.creds); err == nil {
+			opts = append(opts, id.Options()...)
+		} else if !errors.Is(err, bus.ErrNoIdentity) || f.creds != "" {
+			return fail(err)
+		}
+		nc, err := nats.Connect(f.natsURL, opts...)
 		if err != nil {
 			return fail(err)
 		}
