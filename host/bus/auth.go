@@ -158,7 +158,7 @@ func loadCreds(role, path string) (*Identity, error) {
 	if err != nil {
 		return nil, fmt.Errorf("bus: creds %s: %w", path, err)
 	}
-	if tok, err := jwt.ParseDecoratedJWT(b); err != nil || tok == "" || tok == strings.TrimSpace(string(b)) {
+	if tok, err := jwt.ParseDecoratedJWT(b); err != nil || strings.Count(strings.TrimSpace(tok), ".") != 2 {
 		// A bare nkey seed file: authenticate with the nkey itself.
 		return newIdentity(role, "", kp)
 	}

@@ -236,3 +236,20 @@ func TestReaderCannotSeeHeldCalls(t *testing.T) {
 		t.Fatal("approver wrote a pending entry")
 	}
 }
+
+// A creds path may be a bare seed file (nkey authentication) or a NATS creds file.
+func TestSeedFileAsCreds(t *testing.T) {
+	b, dir := startAuthBus(t)
+	id, err := bus.LoadIdentity("", bus.RoleReader, bus.KeyPath(dir, bus.RoleReader))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Creds != "" || id.PublicKey() != b.Identity(bus.RoleReader).PublicKey() {
+		t.Fatalf("seed file identity = %+v", id)
+	}
+	nc, err := nats.Connect(b.ClientURL(), id.Options()...)
+	if err != nil {
+		t.Fatalf("connect with a seed file: %v", err)
+	}
+	nc.Close()
+}
