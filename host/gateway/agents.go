@@ -16,6 +16,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/pin"
@@ -320,11 +321,25 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	l.spool, l.lock = dir, lock
 	opts := append([]nats.Option{nats.Name("palisade " + o.Name), nats.Timeout(o.NATSTimeout),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, audit.ConnOptions()...)
+	// The gateway identity of the data dir (or nats.creds): the embedded server of a gateway
+	// sharing this data dir accepts it, and it signs the events. Without one, the connection
+	// is anonymous (an external server without auth) and events go unsigned.
+	var signer audit.Signer
+	id, ierr := bus.LoadIdentity(l.cfg.DataDir, bus.RoleGateway, l.cfg.NATS.Creds)
+	switch {
+	case ierr == nil:
+		opts = append(opts, id.Options()...)
+		signer = id
+	case errors.Is(ierr, bus.ErrNoIdentity):
+		l.log.Debug("no nats identity; connecting without credentials", "err", ierr)
+	default:
+		return fmt.Errorf("audit: %w", ierr)
+	}
 	l.nc, err = nats.Connect(NATSURL(l.cfg), opts...)
 	if err != nil {
 		return fmt.Errorf("audit: nats: %w", err)
 	}
-	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
+	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Signer: signer, Gateway: o.Name + "@" + hostname(), Logger: l.log})
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -125,15 +126,29 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 
 	// NATS and audit.
-	g.bus, err = bus.Start(ctx, bus.Options{DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL, Logger: g.log.With("component", "nats")})
+	g.bus, err = bus.Start(ctx, bus.Options{
+		DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL,
+		Creds: cfg.NATS.Creds, ApproverCreds: cfg.NATS.ApproverCreds, Names: bus.Names{AuditStream: cfg.Audit.Stream},
+		Logger: g.log.With("component", "nats"),
+	})
 	if err != nil {
+		return nil, err
+	}
+	aopts := audit.Options{Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Gateway: g.instance, Logger: g.log.With("component", "audit")}
+	if err := g.ensureAuditStream(ctx, aopts); err != nil {
 		return nil, err
 	}
 	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	g.audit, err = audit.New(ctx, audit.Options{Conn: g.nc, Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Logger: g.log.With("component", "audit")})
+	aopts.Conn = g.nc
+	if id := g.bus.Identity(bus.RoleGateway); id != nil {
+		aopts.Signer = id
+	} else {
+		g.log.Warn("audit events unsigned: no gateway identity (set nats.creds for an external server)")
+	}
+	g.audit, err = audit.New(ctx, aopts)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +226,27 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		}
 	}
 	return g, nil
+}
+
+// ensureAuditStream creates or upgrades the audit stream (deny_delete, deny_purge) as the admin
+// identity of the embedded server: the gateway identity may create the stream but not change it.
+// With an external server the gateway's own connection does what it may.
+func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error {
+	if !g.bus.Embedded() {
+		return nil
+	}
+	nc, err := g.bus.ConnectAs(bus.RoleAdmin, "palisade-gateway-setup "+g.instance)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("audit stream: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return audit.EnsureStream(cctx, js, o)
 }
 
 func portOf(hostport string) string {
