@@ -19,6 +19,7 @@ require (
 	golang.org/x/text v0.43.0
 	google.golang.org/protobuf v1.36.8
 	gopkg.in/yaml.v3 v3.0.1
+	mvdan.cc/sh/v3 v3.12.0
 )
 
 require (
