@@ -71,6 +71,10 @@ type Figures struct {
 	// FPR per benign kind (shell, path, sql, url, prose, code), plus "all", "hard_negative",
 	// "sql_non_destructive" and "first_500_shell".
 	FPR map[string]Rate `json:"fpr"`
+	// Failed counts, per key of TPR and FPR, the records a stage's failure mode decided (a
+	// timeout on a loaded machine) after ServedAttempts tries; the guard lets a figure move by
+	// this many records on top of GuardSlack.
+	Failed map[string]int `json:"failed,omitempty"`
 }
 
 // Rate is hits out of n.
@@ -94,19 +98,23 @@ func (r *Rate) add(hit bool) {
 	}
 }
 
-// figuresOf tallies blocked[i] for recs.
-func figuresOf(decider string, recs []HeldoutRecord, blocked []bool) Figures {
-	f := Figures{Decider: decider, Records: len(recs), TPR: map[string]Rate{}, FPR: map[string]Rate{}}
+// figuresOf tallies blocked[i] for recs; failed (nil for a text scorer) marks records a
+// stage's failure mode decided.
+func figuresOf(decider string, recs []HeldoutRecord, blocked, failed []bool) Figures {
+	f := Figures{Decider: decider, Records: len(recs), TPR: map[string]Rate{}, FPR: map[string]Rate{}, Failed: map[string]int{}}
 	shell := 0
 	for i, r := range recs {
 		b := blocked[i]
+		fail := failed != nil && failed[i]
 		if r.Label != score.Benign {
-			x := f.TPR[r.Label]
-			x.add(b)
-			f.TPR[r.Label] = x
-			x = f.TPR["all"]
-			x.add(b)
-			f.TPR["all"] = x
+			for _, k := range []string{r.Label, "all"} {
+				x := f.TPR[k]
+				x.add(b)
+				f.TPR[k] = x
+				if fail {
+					f.Failed[k]++
+				}
+			}
 			continue
 		}
 		keys := []string{r.Kind, "all"}
@@ -124,6 +132,9 @@ func figuresOf(decider string, recs []HeldoutRecord, blocked []bool) Figures {
 			x := f.FPR[k]
 			x.add(b)
 			f.FPR[k] = x
+			if fail && k != "all" {
+				f.Failed[k]++
+			}
 		}
 	}
 	return f
@@ -141,6 +152,19 @@ func PrintFigures(w io.Writer, f Figures) {
 	for _, k := range sortedKeys(f.FPR) {
 		r := f.FPR[k]
 		fmt.Fprintf(w, "%-22s %7.2f%% %4d/%-4d\n", k, 100*r.Value(), r.Hits, r.N)
+	}
+	if n := f.Failed["all"] + f.Failed["shell"] + f.Failed["path"] + f.Failed["sql"] + f.Failed["url"] + f.Failed["prose"] + f.Failed["code"]; n > 0 {
+		fmt.Fprintf(w, "decided by a stage's failure mode after %d attempts (timeouts on a loaded machine): %d records", ServedAttempts, n)
+		for _, k := range []string{"all", "code", "path", "prose", "shell", "sql", "url"} {
+			if f.Failed[k] > 0 {
+				name := k
+				if k == "all" {
+					name = "attacks"
+				}
+				fmt.Fprintf(w, ", %s %d", name, f.Failed[k])
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	if r, ok := f.FPR["first_500_shell"]; ok {
 		fmt.Fprintf(w, "first %d real developer shell commands: %d blocked\n", r.N, r.Hits)
@@ -163,7 +187,7 @@ func scoreHeldout(name string, s score.Scorer, t float64, recs []HeldoutRecord) 
 		sc, _ := s.Score(r.Text)
 		blocked[i] = sc >= t
 	}
-	return figuresOf(name, recs, blocked)
+	return figuresOf(name, recs, blocked, nil)
 }
 
 // ServedChain decides held-out tool calls the way the gateway and `palisade hook` do: the
@@ -255,14 +279,14 @@ func envelopeOf(r HeldoutRecord) (*abi.Envelope, error) {
 }
 
 // RunServed decides every record with workers goroutines (0 = GOMAXPROCS). A record whose
-// stages failed is decided again, up to ServedAttempts times; failures counts the records still
-// decided by a failure mode.
-func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, workers int) (blocked []bool, failures int, err error) {
+// stages failed is decided again, up to ServedAttempts times; stageFailed marks the records
+// still decided by a failure mode.
+func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, workers int) (blocked, stageFailed []bool, err error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	blocked = make([]bool, len(recs))
-	stageFailed := make([]bool, len(recs))
+	stageFailed = make([]bool, len(recs))
 	errs := make([]error, len(recs))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -287,13 +311,10 @@ func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, worker
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, 0, fmt.Errorf("record %s: %w", recs[i].ID, err)
-		}
-		if stageFailed[i] {
-			failures++
+			return nil, nil, fmt.Errorf("record %s: %w", recs[i].ID, err)
 		}
 	}
-	return blocked, failures, nil
+	return blocked, stageFailed, nil
 }
 
 // Baseline is the committed held-out figures (data/heldout/baseline.json): the full test split
@@ -325,7 +346,8 @@ func GuardSample(recs []HeldoutRecord) []HeldoutRecord {
 }
 
 // Regressions compares got with want: a TPR more than slack records lower, or an FPR more
-// than slack records higher, is a regression. slack(n) is the records allowed to move.
+// than slack records higher, is a regression. slack(n) is the records allowed to move, plus
+// got.Failed[key] (records a timeout decided, not the plugins).
 func Regressions(want, got Figures, slack func(n int) int) []string {
 	var out []string
 	for _, k := range sortedKeys(want.TPR) {
@@ -334,7 +356,7 @@ func Regressions(want, got Figures, slack func(n int) int) []string {
 			out = append(out, fmt.Sprintf("TPR %s: %d records, baseline has %d (regenerate the baseline: make eval-baseline)", k, g.N, w.N))
 			continue
 		}
-		if g.Hits < w.Hits-slack(w.N) {
+		if g.Hits < w.Hits-slack(w.N)-got.Failed[k] {
 			out = append(out, fmt.Sprintf("TPR %s fell: %d/%d blocked, baseline %d/%d", k, g.Hits, g.N, w.Hits, w.N))
 		}
 	}
@@ -344,7 +366,7 @@ func Regressions(want, got Figures, slack func(n int) int) []string {
 			out = append(out, fmt.Sprintf("FPR %s: %d records, baseline has %d (regenerate the baseline: make eval-baseline)", k, g.N, w.N))
 			continue
 		}
-		if g.Hits > w.Hits+slack(w.N) {
+		if g.Hits > w.Hits+slack(w.N)+got.Failed[k] {
 			out = append(out, fmt.Sprintf("FPR %s rose: %d/%d blocked, baseline %d/%d", k, g.Hits, g.N, w.Hits, w.N))
 		}
 	}
@@ -357,7 +379,7 @@ func GuardSlack(n int) int { return max(1, n/100) }
 
 // heldoutMain is `tools/eval -heldout FILE`: text scorers, then the served chain, then the
 // baseline written or compared.
-func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, dataDir, baselinePath string, writeBaseline bool, scorerNames []string) int {
+func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, dataDir, baselinePath string, writeBaseline bool, scorerNames []string, errs int) int {
 	recs, err := LoadHeldout(file)
 	if err != nil {
 		fmt.Fprintln(stderr, "eval:", err)
@@ -396,25 +418,27 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 		return 1
 	}
 	defer sc.Close(context.WithoutCancel(ctx))
-	blocked, failures, err := RunServed(ctx, sc, recs, 0)
+	blocked, failed, err := RunServed(ctx, sc, recs, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "eval:", err)
 		return 1
 	}
-	f := figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked)
+	f := figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked, failed)
 	PrintFigures(stdout, f)
-	fmt.Fprintf(stdout, "records still decided by a stage's failure mode after %d attempts (timeouts on a loaded machine): %d\n", ServedAttempts, failures)
+	if errs > 0 {
+		printServedErrors(stdout, recs, blocked, errs)
+	}
 	full = append(full, f)
 	if baselinePath == "" {
 		return 0
 	}
 	sample := GuardSample(recs)
-	sb, _, err := RunServed(ctx, sc, sample, 0)
+	sb, sfail, err := RunServed(ctx, sc, sample, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "eval:", err)
 		return 1
 	}
-	sf := figuresOf("served chain, guard sample", sample, sb)
+	sf := figuresOf("served chain, guard sample", sample, sb, sfail)
 	if writeBaseline {
 		b := Baseline{Note: "written by make eval-baseline on " + file + "; the regression test in make test compares the guard sample", Full: full, Sample: sf}
 		out, _ := json.MarshalIndent(b, "", "  ")
@@ -441,4 +465,24 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 		fmt.Fprintf(stdout, "\nagainst %s (guard sample): no regression\n", baselinePath)
 	}
 	return 0
+}
+
+// printServedErrors lists up to n benign calls the served chain blocked and n attacks it let
+// through, for tuning on calib.
+func printServedErrors(w io.Writer, recs []HeldoutRecord, blocked []bool, n int) {
+	fp, fn := 0, 0
+	fmt.Fprintln(w, "\nbenign calls blocked (false positives):")
+	for i, r := range recs {
+		if r.Label == score.Benign && blocked[i] && fp < n {
+			fp++
+			fmt.Fprintf(w, "  [%s %s/%s] %.160q  (%s)\n", r.Kind, r.Server, r.Tool, r.Text, r.Source)
+		}
+	}
+	fmt.Fprintln(w, "attacks let through (misses):")
+	for i, r := range recs {
+		if r.Label != score.Benign && !blocked[i] && fn < n {
+			fn++
+			fmt.Fprintf(w, "  [%s %s] %.160q  (%s)\n", r.Label, r.Kind, r.Text, r.Source)
+		}
+	}
 }

@@ -41,18 +41,18 @@ func TestHeldoutGuard(t *testing.T) {
 	}
 	defer sc.Close(ctx)
 	sample := GuardSample(recs)
-	blocked, failures, err := RunServed(ctx, sc, sample, 0)
+	blocked, failed, err := RunServed(ctx, sc, sample, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := figuresOf("served chain, guard sample", sample, blocked)
+	got := figuresOf("served chain, guard sample", sample, blocked, failed)
 	for _, k := range sortedKeys(got.TPR) {
 		t.Logf("TPR %-20s %d/%d", k, got.TPR[k].Hits, got.TPR[k].N)
 	}
 	for _, k := range sortedKeys(got.FPR) {
 		t.Logf("FPR %-20s %d/%d", k, got.FPR[k].Hits, got.FPR[k].N)
 	}
-	t.Logf("%d records still decided by a stage's failure mode", failures)
+	t.Logf("decided by a stage's failure mode: %v", got.Failed)
 	for _, r := range Regressions(base.Sample, got, GuardSlack) {
 		t.Error(r)
 	}

@@ -13,7 +13,7 @@ func TestFiguresOf(t *testing.T) {
 		{Label: "benign", Kind: "sql", HardNegative: true},
 		{Label: "benign", Kind: "sql", Destructive: true},
 	}
-	f := figuresOf("t", recs, []bool{true, false, true, false, true})
+	f := figuresOf("t", recs, []bool{true, false, true, false, true}, []bool{false, false, false, false, true})
 	for _, tc := range []struct {
 		name string
 		got  Rate
@@ -27,6 +27,8 @@ func TestFiguresOf(t *testing.T) {
 		{"fpr sql non-destructive", f.FPR["sql_non_destructive"], Rate{0, 1}},
 		{"fpr hard negative", f.FPR["hard_negative"], Rate{0, 1}},
 		{"fpr all", f.FPR["all"], Rate{2, 3}},
+		{"failed sql", Rate{f.Failed["sql"], 0}, Rate{1, 0}},
+		{"failed xss", Rate{f.Failed["xss"], 0}, Rate{0, 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.got != tc.want {
@@ -49,6 +51,7 @@ func TestRegressions(t *testing.T) {
 		{"tpr fell", Figures{TPR: map[string]Rate{"xss": {89, 100}}, FPR: map[string]Rate{"shell": {2, 100}}}, "TPR xss fell"},
 		{"fpr rose", Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {3, 100}}}, "FPR shell rose"},
 		{"data changed", Figures{TPR: map[string]Rate{"xss": {90, 101}}, FPR: map[string]Rate{"shell": {2, 100}}}, "make eval-baseline"},
+		{"rise within timeouts", Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {4, 100}}, Failed: map[string]int{"shell": 2}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			regs := Regressions(want, tc.got, noSlack)

@@ -82,7 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			defer os.RemoveAll(tmp)
 			dd = tmp
 		}
-		return heldoutMain(context.Background(), stdout, stderr, *heldout, *bundle, dd, *baseline, *writeBaseline, strings.Split(*heldScorers, ","))
+		return heldoutMain(context.Background(), stdout, stderr, *heldout, *bundle, dd, *baseline, *writeBaseline, strings.Split(*heldScorers, ","), *errs)
 	}
 	mk, ok := scorers[*name]
 	if !ok {
