@@ -334,6 +334,7 @@ func TestHookOverHTTP(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
 			if tc.token != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.token)
 			}
@@ -370,7 +371,12 @@ func TestHookOverHTTP(t *testing.T) {
 	}
 	// What any web page can send without a preflight is refused.
 	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
-		resp, err := http.Post(srv.URL+proxy.HookPath, ct, bytes.NewReader(raw))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer tok")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -379,7 +385,10 @@ func TestHookOverHTTP(t *testing.T) {
 			t.Errorf("Content-Type %q: status %d, want 415", ct, resp.StatusCode)
 		}
 	}
-	resp, err = http.Post(srv.URL+proxy.HookPath, "Application/JSON; charset=utf-8", bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Content-Type", "Application/JSON; charset=utf-8")
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
