@@ -340,3 +340,37 @@ func TestSilentUpstreamStreamEnds(t *testing.T) {
 		t.Fatal("the gateway kept the silent upstream stream open")
 	}
 }
+
+// TestStreamBudget: an upstream event that fits limits.response_bytes but not what is left of
+// limits.stream_buffer_bytes ends its stream; with room in the budget the same event passes.
+func TestStreamBudget(t *testing.T) {
+	big := strings.Repeat("y", 2<<20)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message\ndata: "+big+"\n\n")
+	}))
+	t.Cleanup(up.Close)
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		passes bool
+	}{{"over budget", 1 << 20, false}, {"within budget", 8 << 20, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := limitedGateway(t, config.HTTP{}, config.Limits{ResponseBytes: 8 << 20, StreamBufferBytes: tc.budget}, up.URL+"/mcp")
+			req, _ := http.NewRequest(http.MethodPost, "http://"+g.Addr()+"/mcp", strings.NewReader(toolsList))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := strings.Contains(string(b), big); got != tc.passes {
+				t.Fatalf("budget %d: event relayed = %v, want %v (%d bytes)", tc.budget, got, tc.passes, len(b))
+			}
+		})
+	}
+}
