@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, requestPermission, reportAction, getPolicy) on stdio or --http", run: runMCP})
+	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, reportAction, getPolicy) on stdio or --http", run: runMCP})
 }
 
 func runMCP(ctx context.Context, env *cliEnv, args []string) int {

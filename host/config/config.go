@@ -85,6 +85,15 @@ type NATS struct {
 	URL  string `yaml:"url"`  // external server or cluster; "" = embedded server
 	Host string `yaml:"host"` // embedded server host; "" = 127.0.0.1
 	Port int    `yaml:"port"` // embedded server client port; 0 = 4222, -1 = random
+	// Creds is the gateway's creds file for an external server (mode 0600); "" = none. The
+	// embedded server always requires the role keys under DATA_DIR/nats-auth.
+	Creds string `yaml:"creds"`
+	// ApproverCreds lets the gateway sign decisions made on its admin API so that other
+	// gateways accept them (external servers; embedded uses DATA_DIR/nats-auth/approver.nk).
+	ApproverCreds string `yaml:"approver_creds"`
+	// Approvers are approver nkey public keys ("U...") whose signed decisions are accepted,
+	// besides the approver key of the embedded server and ApproverCreds.
+	Approvers []string `yaml:"approvers"`
 }
 
 // Audit configures audit events.
@@ -433,6 +442,9 @@ func (c *Config) Override(getenv func(string) string, flags map[string]string) e
 	}
 	if v, ok := get("nats-url", "PALISADE_NATS_URL"); ok {
 		c.NATS.URL = v
+	}
+	if v, ok := get("nats-creds", "PALISADE_NATS_CREDS"); ok {
+		c.NATS.Creds = v
 	}
 	if v, ok := get("nats-port", "PALISADE_NATS_PORT"); ok {
 		p, err := strconv.Atoi(v)

@@ -147,8 +147,8 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 }
 
 // Evaluate scans the envelope's phase-relevant strings. Request phase: every string leaf of
-// arguments, and uri. Response phase: result.content[].text, result.contents[].text and the
-// string leaves of result.structuredContent. It returns deny when a category fires (or, in
+// arguments, and uri. Response phase: result.content[].text, result.contents[].text, the
+// string leaves of result.structuredContent, error.message and the string leaves of error.data. It returns deny when a category fires (or, in
 // the response phase with redact mode, no opinion plus the redacted result), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
@@ -174,6 +174,13 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			}
 		}
 		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", leaves, 0)
+		// An error answer reaches the model too: its message and the strings of its data.
+		if e := root.Get("error"); e.Exists() {
+			if m := e.Get("message"); m.Type == gjson.String {
+				leaves = append(leaves, leaf{"error.message", m.String()})
+			}
+			leaves = collectStrings(e.Get("data"), "error.data", leaves, 0)
+		}
 	} else {
 		leaves = collectStrings(root.Get("arguments"), "arguments", leaves, 0)
 		if u := root.Get("uri"); u.Type == gjson.String {
@@ -241,7 +248,11 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	v.Score = round3(topScore)
 	v.Rule = "injection/" + top.String() + "/" + topRule
 	v.Reason = fmt.Sprintf("%s detected in %s (score %.2f)", top, topPath, topScore)
-	if phase == abi.PhaseResponse && e.mode == ModeRedact {
+	inError := false // an error answer has no result to redact: it is denied
+	for _, f := range found {
+		inError = inError || strings.HasPrefix(f.path, "error.")
+	}
+	if phase == abi.PhaseResponse && e.mode == ModeRedact && !inError {
 		red, err := redact(env, d, found)
 		if err != nil {
 			return abi.Verdict{}, err
