@@ -157,28 +157,30 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 		name, path, host string
 		hdr              map[string]string
 		want             int
+		contains         string // in the answer, when set
 	}{
-		{"loopback host with token", "/mcp", "", tok, 200},
-		{"localhost name", "/mcp", "localhost:1", tok, 200},
-		{"ipv6 loopback", "/mcp", "[::1]:8420", tok, 200},
-		{"no token", "/mcp", "", nil, 401},
-		{"wrong token", "/mcp/go", "", map[string]string{"Authorization": "Bearer nope"}, 401},
-		{"listed host any port", "/mcp", "palisade.test:9999", tok, 200},
-		{"listed host and port", "/mcp", "gw.test:8443", tok, 200},
-		{"listed host wrong port", "/mcp", "gw.test:8444", tok, 403},
-		{"rebinding host", "/mcp", "evil.example.com", tok, 403},
-		{"rebinding host, hook", "/v1/hook", "evil.example.com", tok, 403},
-		{"rebinding host, admin", "/admin/api/bundles", "evil.example.com", map[string]string{"Authorization": "Bearer admin-secret"}, 403},
-		{"rebinding host, metrics", "/metrics", "evil.example.com", nil, 403},
-		{"listed origin", "/mcp", "", with("Origin", "https://app.test"), 200},
-		{"loopback origin", "/mcp", "", with("Origin", "http://127.0.0.1:3000"), 200},
-		{"own origin", "/mcp", "palisade.test:9999", with("Origin", "https://palisade.test:9999"), 200},
-		{"foreign origin", "/mcp", "", with("Origin", "https://evil.example.com"), 403},
-		{"null origin", "/mcp", "", with("Origin", "null"), 403},
-		{"cross-site without origin", "/mcp", "", with("Sec-Fetch-Site", "cross-site"), 403},
-		{"same-site without origin", "/mcp", "", with("Sec-Fetch-Site", "same-origin"), 200},
-		{"foreign origin, hook", "/v1/hook", "", with("Origin", "https://evil.example.com"), 403},
-		{"hook without token", "/v1/hook", "", nil, 401},
+		{"loopback host with token", "/mcp", "", tok, 200, ""},
+		{"localhost name", "/mcp", "localhost:1", tok, 200, ""},
+		{"ipv6 loopback", "/mcp", "[::1]:8420", tok, 200, ""},
+		{"no token", "/mcp", "", nil, 401, ""},
+		{"wrong token", "/mcp/go", "", map[string]string{"Authorization": "Bearer nope"}, 401, ""},
+		{"listed host any port", "/mcp", "palisade.test:9999", tok, 200, ""},
+		{"listed host and port", "/mcp", "gw.test:8443", tok, 200, ""},
+		{"listed host wrong port", "/mcp", "gw.test:8444", tok, 403, ""},
+		{"rebinding host", "/mcp", "evil.example.com", tok, 403, ""},
+		{"rebinding host, hook", "/v1/hook", "evil.example.com", tok, 403, ""},
+		{"rebinding host, admin", "/admin/api/bundles", "evil.example.com", map[string]string{"Authorization": "Bearer admin-secret"}, 403, ""},
+		{"rebinding host, metrics", "/metrics", "evil.example.com", nil, 403, ""},
+		{"listed origin", "/mcp", "", with("Origin", "https://app.test"), 200, ""},
+		{"loopback origin", "/mcp", "", with("Origin", "http://127.0.0.1:3000"), 200, ""},
+		{"own origin", "/mcp", "palisade.test:9999", with("Origin", "https://palisade.test:9999"), 200, ""},
+		{"foreign origin", "/mcp", "", with("Origin", "https://evil.example.com"), 403, ""},
+		{"null origin", "/mcp", "", with("Origin", "null"), 403, ""},
+		{"cross-site without origin", "/mcp", "", with("Sec-Fetch-Site", "cross-site"), 403, ""},
+		{"same-site without origin", "/mcp", "", with("Sec-Fetch-Site", "same-origin"), 200, ""},
+		{"foreign origin, hook", "/v1/hook", "", with("Origin", "https://evil.example.com"), 403, ""},
+		// A hook answers 200 with a deny decision: a 401 would let Claude Code's http hook proceed.
+		{"hook without token", "/v1/hook", "", nil, 200, "missing or wrong bearer token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			method := http.MethodPost
@@ -201,8 +203,8 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != tc.want {
-				t.Errorf("%s %s Host %q %v: status %d, want %d: %.200s", method, tc.path, tc.host, tc.hdr, resp.StatusCode, tc.want, b)
+			if resp.StatusCode != tc.want || !strings.Contains(string(b), tc.contains) {
+				t.Errorf("%s %s Host %q %v: status %d, want %d %q: %.200s", method, tc.path, tc.host, tc.hdr, resp.StatusCode, tc.want, tc.contains, b)
 			}
 		})
 	}
