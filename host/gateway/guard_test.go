@@ -222,9 +222,18 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 
 	// /v1/hook: the client token, and JSON only.
 	hook := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
-	for ct, want := range map[string]int{"text/plain": 415, "application/x-www-form-urlencoded": 415, "application/json": 200} {
-		if st := postAs(t, base+"/v1/hook", "", hook, with("Content-Type", ct)); st != want {
-			t.Errorf("hook as %s: status %d, want %d", ct, st, want)
+	for ct, refused := range map[string]bool{"text/plain": true, "application/x-www-form-urlencoded": true, "application/json": false} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/hook", strings.NewReader(hook))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer client-secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(b), "Content-Type must be application/json"); resp.StatusCode != 200 || got != refused {
+			t.Errorf("hook as %s: status %d, refused %v, want %v: %s", ct, resp.StatusCode, got, refused, b)
 		}
 	}
 
