@@ -179,8 +179,8 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 }
 
 // Evaluate scans the envelope's phase-relevant strings. Request phase: every string leaf of
-// arguments, and uri. Response phase: result.content[].text, result.contents[].text and the
-// string leaves of result.structuredContent. It returns deny when a category fires (or, in
+// arguments, and uri. Response phase: result.content[].text, result.contents[].text, the
+// string leaves of result.structuredContent, error.message and the string leaves of error.data. It returns deny when a category fires (or, in
 // the response phase with redact mode, no opinion plus the redacted result), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
@@ -211,6 +211,13 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			}
 		}
 		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", nil, leaves)
+		// An error answer reaches the model too: its message and the strings of its data.
+		if e := root.Get("error"); e.Exists() {
+			if m := e.Get("message"); m.Type == gjson.String {
+				leaves = append(leaves, leaf{path: "error.message", text: m.String()})
+			}
+			leaves = collectStrings(e.Get("data"), "error.data", nil, leaves)
+		}
 	} else {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
@@ -298,11 +305,13 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	v.Score = round3(topScore)
 	v.Rule = "injection/" + top.String() + "/" + topRule
 	v.Reason = fmt.Sprintf("%s detected in %s (score %.2f)", top, topPath, topScore)
-	keyFired := false
+	keyFired := false // a key cannot be redacted: deny
+	inError := false  // an error answer has no result to redact: deny
 	for _, f := range found {
 		keyFired = keyFired || strings.HasSuffix(f.path, "{key}")
+		inError = inError || strings.HasPrefix(f.path, "error.")
 	}
-	if phase == abi.PhaseResponse && e.mode == ModeRedact && !keyFired { // a key cannot be redacted: deny
+	if phase == abi.PhaseResponse && e.mode == ModeRedact && !keyFired && !inError {
 		red, err := redact(env, d, found)
 		if err != nil {
 			return abi.Verdict{}, err
