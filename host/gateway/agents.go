@@ -16,6 +16,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/pin"
@@ -28,7 +29,7 @@ import (
 // AgentsConfig is the `agents:` section of palisade.yaml: where agents meet the gateway.
 //
 //	agents:
-//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = none (loopback)
+//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = http.client_token
 //	  mcp_token: ""         # serve Palisade's own MCP server at /palisade/mcp with this bearer token; "" = off
 //	  pinning: true         # pin tool definitions (DATA_DIR/pins); false = off
 //	  hook_allow_stages: [rules]  # stages whose allow (with a rule) the hook answers as allow
@@ -75,7 +76,11 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 }
 
 func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
+	hookToken := a.cfg.HookToken
+	if hookToken == "" {
+		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
+	}
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, proxy.HookHandler(g.Engine()))))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {
@@ -316,11 +321,25 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	l.spool, l.lock = dir, lock
 	opts := append([]nats.Option{nats.Name("palisade " + o.Name), nats.Timeout(o.NATSTimeout),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, audit.ConnOptions()...)
+	// The gateway identity of the data dir (or nats.creds): the embedded server of a gateway
+	// sharing this data dir accepts it, and it signs the events. Without one, the connection
+	// is anonymous (an external server without auth) and events go unsigned.
+	var signer audit.Signer
+	id, ierr := bus.LoadIdentity(l.cfg.DataDir, bus.RoleGateway, l.cfg.NATS.Creds)
+	switch {
+	case ierr == nil:
+		opts = append(opts, id.Options()...)
+		signer = id
+	case errors.Is(ierr, bus.ErrNoIdentity):
+		l.log.Debug("no nats identity; connecting without credentials", "err", ierr)
+	default:
+		return fmt.Errorf("audit: %w", ierr)
+	}
 	l.nc, err = nats.Connect(NATSURL(l.cfg), opts...)
 	if err != nil {
 		return fmt.Errorf("audit: nats: %w", err)
 	}
-	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
+	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Signer: signer, Gateway: o.Name + "@" + hostname(), Logger: l.log})
 	if err != nil {
 		return err
 	}

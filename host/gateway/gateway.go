@@ -24,6 +24,7 @@ import (
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -148,15 +149,29 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 
 	// NATS and audit.
-	g.bus, err = bus.Start(ctx, bus.Options{DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL, Logger: g.log.With("component", "nats")})
+	g.bus, err = bus.Start(ctx, bus.Options{
+		DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL,
+		Creds: cfg.NATS.Creds, ApproverCreds: cfg.NATS.ApproverCreds, Names: bus.Names{AuditStream: cfg.Audit.Stream},
+		Logger: g.log.With("component", "nats"),
+	})
 	if err != nil {
+		return nil, err
+	}
+	aopts := audit.Options{Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Gateway: g.instance, Logger: g.log.With("component", "audit")}
+	if err := g.ensureAuditStream(ctx, aopts); err != nil {
 		return nil, err
 	}
 	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	g.audit, err = audit.New(ctx, audit.Options{Conn: g.nc, Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Logger: g.log.With("component", "audit")})
+	aopts.Conn = g.nc
+	if id := g.bus.Identity(bus.RoleGateway); id != nil {
+		aopts.Signer = id
+	} else {
+		g.log.Warn("audit events unsigned: no gateway identity (set nats.creds for an external server)")
+	}
+	g.audit, err = audit.New(ctx, aopts)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +226,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	for _, u := range cfg.Upstreams {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
-	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log}
+	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
+		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}
@@ -233,6 +249,27 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		}
 	}
 	return g, nil
+}
+
+// ensureAuditStream creates or upgrades the audit stream (deny_delete, deny_purge) as the admin
+// identity of the embedded server: the gateway identity may create the stream but not change it.
+// With an external server the gateway's own connection does what it may.
+func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error {
+	if !g.bus.Embedded() {
+		return nil
+	}
+	nc, err := g.bus.ConnectAs(bus.RoleAdmin, "palisade-gateway-setup "+g.instance)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("audit stream: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return audit.EnsureStream(cctx, js, o)
 }
 
 func portOf(hostport string) string {
@@ -314,16 +351,27 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", g.cfg.Listen, err)
 	}
-	g.ln = ln
-	g.srv = &http.Server{Handler: g.echo, ReadHeaderTimeout: 10 * time.Second}
+	hc := g.cfg.HTTP
+	max := maxConnections(hc.MaxConnections)
+	g.ln = newLimitListener(ln, max)
+	g.srv = &http.Server{
+		Handler:           newGuard(g.echo, hc),
+		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
+		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
+		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
+		ReadTimeout:    hc.ReadTimeout.D(),
+		IdleTimeout:    hc.IdleTimeout.D(),
+		MaxHeaderBytes: hc.MaxHeaderBytes,
+		// No WriteTimeout: it would cut long-lived SSE answers.
+	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too
 	go func() {
-		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := g.srv.Serve(g.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			g.log.Error("http server", "err", err)
 		}
 	}()
-	g.log.Info("gateway listening", "addr", ln.Addr().String(), "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
+	g.log.Info("gateway listening", "addr", ln.Addr().String(), "max_connections", max, "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
 	return nil
 }
 

@@ -103,7 +103,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	defer b.Chain.CloseWhenDrained(ctx)
 	out := make([]Result, 0, len(fixtures))
 	for _, f := range fixtures {
-		d, err := b.Chain.Evaluate(ctx, f.Envelope("policy-test"))
+		env, err := f.Envelope("policy-test")
+		if err != nil {
+			return nil, err
+		}
+		d, err := b.Chain.Evaluate(ctx, env)
 		if err != nil {
 			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 		}

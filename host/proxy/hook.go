@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -53,12 +54,13 @@ func ParseHookInput(b []byte) (*HookInput, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("%w: empty stdin (expected Claude Code's PreToolUse JSON)", ErrHookInput)
 	}
+	// The strict scan first: it refuses ambiguous keys and deep nesting before anything is built.
+	if err := mcp.Check(b); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
+	}
 	var in HookInput
 	if err := json.Unmarshal(b, &in); err != nil {
 		return nil, fmt.Errorf("%w: not JSON: %v", ErrHookInput, err)
-	}
-	if err := AmbiguousKeys(b); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
 	}
 	if in.HookEventName != "" && in.HookEventName != HookEventPreToolUse {
 		return nil, fmt.Errorf("%w: hook_event_name %q: palisade hook handles PreToolUse only", ErrHookInput, in.HookEventName)
@@ -151,8 +153,9 @@ func NormalizeMCPName(s string) string {
 
 // Envelope maps the hook input to a tools/call request envelope for one reading of its tool:
 // built-in tools keep their name (Bash, Read, Edit, ...) and mt is ignored; MCP tools carry
-// mt's server and tool. Envelopes returns one per reading.
-func (in *HookInput) Envelope(mt *MCPTool) *abi.Envelope {
+// mt's server and tool. The call is written as a JSON-RPC message and read back through
+// mcp.Parse, like every other way in. Envelopes returns one per reading.
+func (in *HookInput) Envelope(mt *MCPTool) (*abi.Envelope, error) {
 	tool, server := in.ToolName, ""
 	if mt != nil {
 		server, tool = mt.Server, mt.Tool
@@ -161,42 +164,49 @@ func (in *HookInput) Envelope(mt *MCPTool) *abi.Envelope {
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
-	params, _ := json.Marshal(struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args})
-	var rid json.RawMessage
+	id := json.RawMessage("null")
 	if in.ToolUseID != "" {
-		rid, _ = json.Marshal(in.ToolUseID)
+		id, _ = json.Marshal(in.ToolUseID)
 	}
-	return &abi.Envelope{
-		ABI:       abi.Version,
-		Phase:     abi.PhaseRequest,
-		Transport: HookTransport,
-		Method:    mcp.MethodToolsCall,
-		RequestID: rid,
-		Server:    server,
-		Session:   in.SessionID,
-		Agent:     HookAgent,
-		Cwd:       in.Cwd,
-		Tool:      tool,
-		Arguments: args,
-		Params:    params,
+	name, _ := json.Marshal(tool)
+	b := make([]byte, 0, 96+len(id)+len(name)+len(args))
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"method":"tools/call","params":{"name":`...)
+	b = append(b, name...)
+	b = append(b, `,"arguments":`...)
+	b = append(b, args...)
+	b = append(b, "}}"...)
+	p, err := mcp.Parse(b, mcp.Context{Transport: HookTransport, Server: server, Session: in.SessionID, Agent: HookAgent, Cwd: in.Cwd})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
 	}
+	if in.ToolUseID == "" {
+		p.Envelope.RequestID = nil
+	}
+	return p.Envelope, nil
 }
 
 // Envelopes returns the envelopes to judge for the hook input: one for a built-in tool, one per
 // reading of an MCP tool name (MCPCandidates against servers).
-func (in *HookInput) Envelopes(servers []string) []*abi.Envelope {
+func (in *HookInput) Envelopes(servers []string) ([]*abi.Envelope, error) {
 	cands := MCPCandidates(in.ToolName, servers)
 	if len(cands) == 0 {
-		return []*abi.Envelope{in.Envelope(nil)}
+		env, err := in.Envelope(nil)
+		if err != nil {
+			return nil, err
+		}
+		return []*abi.Envelope{env}, nil
 	}
 	out := make([]*abi.Envelope, len(cands))
 	for i := range cands {
-		out[i] = in.Envelope(&cands[i])
+		env, err := in.Envelope(&cands[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = env
 	}
-	return out
+	return out, nil
 }
 
 // HookOutput is what the hook prints on stdout. A nil HookSpecificOutput is "no decision":
@@ -264,7 +274,10 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 	if strings.HasPrefix(in.ToolName, "mcp__") { // read Claude Code's config only for MCP tools
 		servers = append(append(servers, e.o.Hook.Servers...), ClaudeMCPServers(in.Cwd, e.o.Hook.Home)...)
 	}
-	envs := in.Envelopes(servers)
+	envs, err := in.Envelopes(servers)
+	if err != nil {
+		return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)
+	}
 	var (
 		best     HookOutput
 		bestRank = -1
@@ -393,11 +406,19 @@ const (
 // Claude Code treats a non-2xx answer from an http hook as a non-blocking error (the call
 // proceeds), so every POST is answered 200 with a decision: invalid input is denied, and a call
 // the gateway cannot judge (no active bundle, an engine error) is asked. HookErrorHeader says
-// which, so HookClient can fall back to deciding in process.
+// which, so HookClient can fall back to deciding in process. A Content-Type other than
+// application/json is denied before the engine runs: a web page can POST text/plain without a
+// CORS preflight.
 func HookHandler(e *Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST the PreToolUse hook JSON", http.StatusMethodNotAllowed)
+			return
+		}
+		// JSON only: a web page can POST text/plain (or a form) to any address without a CORS
+		// preflight, but not application/json. Denied before anything runs or is recorded.
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, "Palisade refused the hook call: Content-Type must be application/json"))
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -351,6 +352,7 @@ func TestHookOverHTTP(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
 			if tc.token != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.token)
 			}
@@ -384,6 +386,37 @@ func TestHookOverHTTP(t *testing.T) {
 	}
 	if _, err := (proxy.HookClient{URL: empty.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {
 		t.Errorf("no bundle: client err = %v, want ErrGatewayUnreachable", err)
+	}
+	// What any web page can send without a preflight is denied before it is judged.
+	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer tok")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var o proxy.HookOutput
+		err = json.NewDecoder(resp.Body).Decode(&o)
+		resp.Body.Close()
+		if err != nil || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != proxy.HookErrInput || !strings.Contains(o.Reason(), "Content-Type") {
+			t.Errorf("Content-Type %q: status %d, %+v, %v", ct, resp.StatusCode, o, err)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Content-Type", "Application/JSON; charset=utf-8")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o = proxy.HookOutput{}
+	_ = json.NewDecoder(resp.Body).Decode(&o)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != "" {
+		t.Errorf("Application/JSON; charset=utf-8: status %d, %+v, want the policy's deny", resp.StatusCode, o)
 	}
 	srv.Close()
 	if _, err := (proxy.HookClient{URL: srv.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {
