@@ -398,6 +398,15 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) Sta
 	} else {
 		r.Action, r.Score, r.Labels, r.Reason, r.Rule, r.Evidence = v.Action, v.Score, v.Labels, v.Reason, v.Rule, v.Evidence
 		r.Verdict = &v
+		if v.Incomplete && v.Action != abi.ActionDeny {
+			// The stage could not look at everything: never clean. Failure mode decides.
+			r.Error = "incomplete verdict"
+			if s.FailClosed {
+				r.Action = abi.ActionDeny
+				r.Reason = fmt.Sprintf("stage %s could not examine all input (fail closed): %s", s.Name, v.Reason)
+			}
+			c.o.Logger.Warn("stage verdict incomplete", "stage", s.Name, "phase", phase, "fail_closed", s.FailClosed)
+		}
 	}
 	if c.o.OnStage != nil {
 		c.o.OnStage(s.Name, phase, r.Action, el, err)

@@ -34,11 +34,17 @@ type Upstream struct {
 // HTTPOptions configure the Streamable HTTP proxy.
 type HTTPOptions struct {
 	Upstreams     []Upstream
-	Engine        *Engine      // required
-	BodyLimit     int64        // request body cap; 0 = 4 MiB
-	ResponseLimit int64        // cap on one upstream message judged in the response phase; 0 = 16 MiB
-	Metrics       *Metrics     // nil = none
-	Logger        *slog.Logger // nil = discard
+	Engine        *Engine // required
+	BodyLimit     int64   // request body cap; 0 = 4 MiB
+	ResponseLimit int64   // cap on one upstream message judged in the response phase; 0 = 16 MiB
+	// StreamIdleTimeout ends an upstream's SSE answer to a POST that sends nothing (not even a
+	// keepalive comment) for this long; 0 = 5m. GET streams are the client's to hold.
+	StreamIdleTimeout time.Duration
+	// StreamBudget is the memory all upstream SSE events being read at once may hold; an event
+	// past it ends its stream with an error. 0 = 256 MiB.
+	StreamBudget int64
+	Metrics      *Metrics     // nil = none
+	Logger       *slog.Logger // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
@@ -60,6 +66,7 @@ type HTTP struct {
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
 	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
+	budget    *sse.Budget
 }
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
@@ -77,7 +84,10 @@ type upstream struct {
 // Headers passed through to the upstream, and back to the client.
 var (
 	forwardRequestHeaders = []string{"Accept", "Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion,
-		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization"}
+		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization",
+		// The browser origin, checked by the gateway and forwarded so an upstream that checks
+		// Origin itself keeps doing so through the gateway.
+		"Origin"}
 	forwardResponseHeaders = []string{"Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Cache-Control"}
 )
 
@@ -95,18 +105,26 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{})}
+	if o.StreamIdleTimeout <= 0 {
+		o.StreamIdleTimeout = 5 * time.Minute
+	}
+	if o.StreamBudget <= 0 {
+		o.StreamBudget = 256 << 20
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
 		}
 		tr := &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:          256,
-			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			ResponseHeaderTimeout: u.Timeout,
+			Proxy:                  nil,
+			DialContext:            (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:           256,
+			MaxIdleConnsPerHost:    256,
+			IdleConnTimeout:        90 * time.Second,
+			ResponseHeaderTimeout:  u.Timeout,
+			TLSHandshakeTimeout:    10 * time.Second,
+			MaxResponseHeaderBytes: 64 << 10,
 		}
 		h.upstreams[u.Name] = &upstream{Upstream: u, client: &http.Client{Transport: tr}}
 	}
@@ -393,14 +411,24 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling})
 		}
 	}
-	ct := resp.Header.Get("Content-Type")
-	switch {
-	case strings.HasPrefix(ct, "text/event-stream"):
-		h.relayStream(ctx, rw, resp, up, m, out)
-	case strings.HasPrefix(ct, "application/json"):
-		h.relayJSON(ctx, rw, resp, up, m, out)
+	r := &relay{h: h, up: up, hdr: hdr, m: m, out: out}
+	switch mt := mediaType(resp.Header); {
+	case mt == "text/event-stream":
+		rw.startSSE(resp)
+		if err := r.stream(ctx, rw, resp); err != nil && ctx.Err() == nil {
+			h.o.Logger.Warn("upstream stream broke", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
+			out.Upstream.Error = err.Error()
+		}
+	case mt == "application/json":
+		h.relayJSON(ctx, rw, resp, r)
+	case resp.StatusCode >= 300:
+		// Not a JSON-RPC answer: the status is kept, the body is not passed unread.
+		rw.error(resp.StatusCode, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
 	default:
-		rw.passthrough(resp)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
+		if b := r.unjudgeable(b, fmt.Errorf("content type %q is neither JSON nor SSE", resp.Header.Get("Content-Type"))); len(b) > 0 {
+			rw.json(resp, b[0].b)
+		}
 	}
 	out.Upstream.LatencyUS = time.Since(start).Microseconds()
 	h.count(up.Name, "ok")
@@ -426,14 +454,12 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	defer resp.Body.Close()
 	out.Upstream = &audit.Upstream{Status: resp.StatusCode, LatencyUS: time.Since(start).Microseconds()}
 	var answer []byte
-	ct := resp.Header.Get("Content-Type")
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
-	if err == nil && strings.HasPrefix(ct, "text/event-stream") {
-		raw = answerInStream(raw)
-	}
-	if msg, perr := mcp.ParseMessage(raw); err == nil && perr == nil && msg.IsResponse() && msg.Error == nil {
-		msg.Result = out.MarkFallback(msg.Result)
-		answer, _ = json.Marshal(msg)
+	if err == nil {
+		if msg := answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID); msg != nil && msg.Error == nil {
+			msg.Result = out.MarkFallback(msg.Result)
+			answer, _ = json.Marshal(msg)
+		}
 	}
 	if answer == nil {
 		rw.error(http.StatusOK, m.ID, out.Deny())
@@ -493,79 +519,67 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	return up.client.Do(req)
+	if method != http.MethodPost {
+		return up.client.Do(req)
+	}
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout.
+	ictx, cancel := context.WithCancel(ctx)
+	resp, err := up.client.Do(req.WithContext(ictx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = newIdleBody(resp.Body, h.o.StreamIdleTimeout, cancel)
+	return resp, nil
 }
 
-// relayJSON judges a single JSON answer in the response phase and writes it.
-func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
+// idleBody cancels its request when no byte arrives for d.
+type idleBody struct {
+	io.ReadCloser
+	d      time.Duration
+	timer  *time.Timer
+	cancel context.CancelFunc
+}
+
+func newIdleBody(rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: rc, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
+func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, r *relay) {
 	b, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit+1))
 	if err != nil || int64(len(b)) > h.o.ResponseLimit {
 		if err == nil {
 			err = fmt.Errorf("response over %d bytes", h.o.ResponseLimit)
 		}
-		rw.error(http.StatusBadGateway, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", up.Name, err), nil))
+		rw.error(http.StatusBadGateway, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
 		return
 	}
-	b = h.judgeResponse(ctx, b, m, out)
-	rw.json(resp, b)
-}
-
-// judgeResponse runs the response phase on an upstream message if it answers m, and returns the
-// bytes to send on.
-func (h *HTTP) judgeResponse(ctx context.Context, b []byte, m *mcp.Message, out *Outcome) []byte {
-	msg, err := mcp.ParseMessage(b)
-	if err != nil || !msg.IsResponse() || !bytes.Equal(bytes.TrimSpace(msg.ID), bytes.TrimSpace(m.ID)) {
-		return b
-	}
-	if m.Method == mcp.MethodToolsList && h.o.Tools != nil && msg.Result != nil {
-		if res, err := h.o.Tools.ObserveTools(ctx, out.Envelope.Server, msg.Result); err == nil && res != nil {
-			msg.Result = res
-			nb, err := json.Marshal(msg)
-			if err == nil {
-				b = nb
-			}
-		} else if err != nil {
-			h.o.Logger.Warn("tool pinning", "upstream", out.Envelope.Server, "err", err)
-		}
-	}
-	d, err := h.o.Engine.Response(ctx, out, msg)
-	if err != nil {
-		return b
-	}
-	switch {
-	case d.Action == abi.ActionDeny:
-		return mcp.ErrorResponse(m.ID, out.Deny())
-	case len(d.Result) > 0:
-		msg.Result = d.Result
-		nb, err := json.Marshal(msg)
-		if err == nil {
-			return nb
-		}
-	}
-	return b
-}
-
-// relayStream passes SSE events through as they arrive; the event that answers m is judged first.
-func (h *HTTP) relayStream(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
-	rw.startSSE(resp)
-	r := sse.NewReader(resp.Body, int(h.o.ResponseLimit))
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				h.o.Logger.Warn("upstream stream broke", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
-				if out.Upstream != nil {
-					out.Upstream.Error = err.Error()
-				}
-			}
+	for _, o := range r.filter(ctx, b) {
+		if o.answer {
+			rw.json(resp, o.b)
 			return
 		}
-		if (ev.Name == "" || ev.Name == "message") && len(ev.Data) > 0 {
-			ev.Data = h.judgeResponse(ctx, ev.Data, m, out)
-		}
-		if err := rw.event(ev); err != nil {
-			return // client gone
-		}
+		// A JSON body answers one request: what else it carried cannot reach the client.
+		h.o.Logger.Debug("upstream message beside a JSON answer dropped", "upstream", r.up.Name)
+	}
+	if ans := r.finish(ctx); ans != nil {
+		rw.json(resp, ans)
 	}
 }
 
@@ -579,8 +593,13 @@ func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
 	}
 	defer resp.Body.Close()
 	h.observe(up.Name, "ok", start)
-	newResponder(c).passthrough(resp)
-	return nil
+	// The upstream acknowledges a notification or response with a status and no body: any body
+	// would reach the client unjudged, so only the status passes.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit))
+	if resp.StatusCode >= 300 {
+		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
+	}
+	return c.NoContent(resp.StatusCode)
 }
 
 // postBatch judges every element of a JSON-RPC batch; allowed requests are forwarded one by one
@@ -629,8 +648,68 @@ func (h *HTTP) get(c echo.Context) error {
 		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
 	}
 	defer resp.Body.Close()
-	newResponder(c).passthrough(resp)
+	switch {
+	case resp.StatusCode >= 300:
+		// 405 (no GET stream), 404 (unknown session): the status is what clients act on.
+		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
+	case mediaType(resp.Header) != "text/event-stream":
+		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered GET with %q, not an event stream", up.Name, resp.Header.Get("Content-Type")), nil))
+	}
+	// Headers go to the client now, not with the upstream's first event: clients (the Go SDK)
+	// wait for them inside Connect, and an idle upstream may send nothing for a long time.
+	rw := newResponder(c)
+	rw.startSSE(resp)
+	r := &relay{h: h, up: up, hdr: c.Request().Header}
+	if err := r.stream(ctx, rw, resp); err != nil && ctx.Err() == nil {
+		h.o.Logger.Debug("upstream GET stream ended", "upstream", up.Name, "err", err)
+	}
 	return nil
+}
+
+// judgeServerRequest judges a request the upstream sends the client (sampling/createMessage,
+// elicitation/create) and reports whether it may reach the client; a denied one is answered to
+// the upstream with the deny, as over stdio.
+func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
+	c := h.context(hdr)
+	c.Server = up.Name
+	env, err := mcp.NewEnvelope(m, c)
+	if err != nil {
+		h.o.Logger.Warn("upstream request refused", "method", m.Method, "upstream", up.Name, "err", err)
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+		return false
+	}
+	o, err := h.o.Engine.Request(ctx, env)
+	if err != nil {
+		h.o.Logger.Warn("judge failed; denied", "method", m.Method, "upstream", up.Name, "err", err)
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
+		return false
+	}
+	defer o.Finish(ctx)
+	if !o.Allowed() {
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, o.Deny()))
+		return false
+	}
+	return true
+}
+
+// answerUpstream POSTs the gateway's own answer to a server request to the upstream, in the
+// client's session.
+func (h *HTTP) answerUpstream(ctx context.Context, up *upstream, hdr http.Header, b []byte) {
+	ah := http.Header{}
+	for _, k := range []string{mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Authorization"} {
+		if v := hdr.Values(k); len(v) > 0 {
+			ah[k] = v
+		}
+	}
+	ah.Set("Content-Type", "application/json")
+	ah.Set("Accept", "application/json, text/event-stream")
+	resp, err := h.send(context.WithoutCancel(ctx), up, ah, http.MethodPost, b)
+	if err != nil {
+		h.o.Logger.Warn("answer to upstream request failed", "upstream", up.Name, "err", err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
 }
 
 func (h *HTTP) del(c echo.Context) error {

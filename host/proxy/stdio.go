@@ -75,13 +75,6 @@ func (o StdioOptions) withDefaults() StdioOptions {
 	return o
 }
 
-// judgedFromClient are the client→server requests the chain decides.
-var judgedFromClient = map[string]bool{
-	mcp.MethodToolsCall:     true,
-	mcp.MethodResourcesRead: true,
-	mcp.MethodPromptsGet:    true,
-}
-
 // judgedFromServer are the server→client requests the chain decides.
 var judgedFromServer = map[string]bool{
 	mcp.MethodSampling:    true,
@@ -191,8 +184,9 @@ type stdio struct {
 
 // pendingCall is a client request forwarded to the server, waiting for its response.
 type pendingCall struct {
-	method  string
-	outcome *Outcome // judged requests only
+	id       json.RawMessage // as the client wrote it
+	outcome  *Outcome
+	fallback bool // the fallback tool's call went instead of the denied one
 }
 
 // lineWriter writes whole lines under a lock.
@@ -332,16 +326,14 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 			s.client, s.proto = p.Envelope.Client, p.Envelope.ProtocolVersion
 			s.mu.Unlock()
 		}
-		if judgedFromClient[m.Method] {
-			s.clientJudging.Add(1)
-			go func() {
-				defer s.clientJudging.Done()
-				s.judgeClientRequest(ctx, p, line)
-			}()
-			return
-		}
-		s.o.Logger.Debug("client request", "method", m.Method, "upstream", s.o.Server)
-		s.track(m, nil)
+		// Every request goes through the engine, as over HTTP: a stage matching initialize or
+		// tools/list is not skipped (methods outside JudgedMethods pass quietly otherwise).
+		s.clientJudging.Add(1)
+		go func() {
+			defer s.clientJudging.Done()
+			s.judgeClientRequest(ctx, p, line)
+		}()
+		return
 	case m.IsNotification():
 		s.o.Logger.Debug("client notification", "method", m.Method)
 	}
@@ -355,12 +347,12 @@ func (s *stdio) forwardToServer(line []byte) {
 	}
 }
 
-func (s *stdio) track(m *mcp.Message, o *Outcome) {
+func (s *stdio) track(m *mcp.Message, o *Outcome, fallback bool) {
 	s.mu.Lock()
 	prev := s.pending[idKey(m.ID)]
-	s.pending[idKey(m.ID)] = &pendingCall{method: m.Method, outcome: o}
+	s.pending[idKey(m.ID)] = &pendingCall{id: m.ID, outcome: o, fallback: fallback}
 	s.mu.Unlock()
-	if prev != nil && prev.outcome != nil {
+	if prev != nil {
 		// The client reused an id still in flight: the earlier call's answer can no longer be
 		// told apart, so its decision is recorded now.
 		prev.outcome.Upstream = stdioUpstream(prev.outcome, "request id reused before the answer")
@@ -382,18 +374,25 @@ func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []by
 		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this call: "+err.Error(), nil)))
 		return
 	}
+	fallback := false
 	if !o.Allowed() {
-		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
-		o.Finish(ctx)
-		return
-	}
-	if len(o.Decision.Arguments) > 0 && m.Method != mcp.MethodResourcesRead {
-		// A stage rewrote the arguments: forward what was judged.
-		if nl, err := replaceArguments(line, o.Decision.Arguments); err == nil {
+		params, _, ok := o.Fallback()
+		nl, err := replaceParams(line, params)
+		if !ok || err != nil {
+			_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
+			o.Finish(ctx)
+			return
+		}
+		// The fallback tool the deciding stage named runs instead, under the same id (the
+		// denied call never reached the server).
+		line, fallback = nl, true
+	} else if params, changed := o.ForwardParams(); changed {
+		// Forward what was judged: arguments a stage rewrote, _meta entries hooks added.
+		if nl, err := replaceParams(line, params); err == nil {
 			line = nl
 		}
 	}
-	s.track(m, o)
+	s.track(m, o, fallback)
 	select {
 	case <-s.exited:
 		o.Upstream = stdioUpstream(o, "upstream exited")
@@ -405,45 +404,85 @@ func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []by
 	s.forwardToServer(line)
 }
 
-// fromServer reads the child's stdout until EOF.
+// fromServer reads the child's stdout until EOF. Each line (a batch's elements one by one) is
+// judged or refused: see serverMessage and unreadable.
 func (s *stdio) fromServer(ctx context.Context, r io.Reader) {
 	readLines(r, s.o.MaxLineBytes*4, func(line []byte, tooLong bool) {
 		if tooLong {
 			s.o.Logger.Warn("upstream line over the limit, dropped")
 			return
 		}
-		t := bytes.TrimSpace(line)
-		if t[0] == '[' {
-			var els []json.RawMessage
-			if json.Unmarshal(t, &els) != nil {
-				s.o.Logger.Warn("upstream sent an unreadable batch; dropped")
-				return
-			}
-			for _, el := range els {
-				s.serverMessage(ctx, el)
-			}
+		ms, err := upstreamMessages(line)
+		if err != nil {
+			s.unreadable(ctx, line, err)
 			return
 		}
-		s.serverMessage(ctx, t)
+		for _, um := range ms {
+			if um.err != nil {
+				s.unreadable(ctx, um.raw, um.err)
+				continue
+			}
+			s.serverMessage(ctx, um.msg, um.raw)
+		}
 	})
 }
 
-func (s *stdio) serverMessage(ctx context.Context, line []byte) {
-	m, err := parseExact(line)
-	if err != nil {
-		s.o.Logger.Warn("upstream message unreadable; passed through", "err", err)
-		_ = s.toClient.writeLine(line)
+// take removes and returns the pending call id answers (ids compared as JSON values).
+func (s *stdio) take(id json.RawMessage) *pendingCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending[idKey(id)]
+	delete(s.pending, idKey(id))
+	return p
+}
+
+// unreadable handles an upstream message the proxy cannot judge: if it names the id of a
+// waiting call, that call's answer is refused (ambiguous keys) or handled by the response
+// stages' failure mode; otherwise it is dropped.
+func (s *stdio) unreadable(ctx context.Context, raw []byte, err error) {
+	var v struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	if v.Method != nil {
+		// A request or notification from the server, not an answer: refused.
+		s.o.Logger.Warn("upstream request refused", "upstream", s.o.Server, "err", err)
+		if len(v.ID) > 0 && string(v.ID) != "null" {
+			s.forwardToServer(mcp.ErrorResponse(v.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+		}
 		return
 	}
+	var p *pendingCall
+	if len(v.ID) > 0 {
+		p = s.take(v.ID)
+	}
+	if p == nil {
+		s.o.Logger.Warn("unreadable upstream message answers no waiting call; dropped", "upstream", s.o.Server, "err", err)
+		return
+	}
+	o := p.outcome
+	defer o.Finish(ctx)
+	o.Upstream = stdioUpstream(o, "")
+	switch {
+	case errAmbiguous(err):
+		s.o.Engine.RefuseResponse(o, err.Error())
+	case !s.o.Engine.UnjudgeableResponse(o, err.Error()):
+		_ = s.toClient.writeLine(raw)
+		return
+	}
+	_ = s.toClient.writeLine(mcp.ErrorResponse(p.id, o.Deny()))
+}
+
+func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) {
 	switch {
 	case m.IsResponse():
-		s.mu.Lock()
-		p := s.pending[idKey(m.ID)]
-		delete(s.pending, idKey(m.ID))
-		s.mu.Unlock()
-		if p != nil {
-			line = s.response(ctx, p, m, line)
+		p := s.take(m.ID)
+		if p == nil {
+			s.o.Logger.Warn("upstream response answers no waiting call; dropped", "upstream", s.o.Server, "id", string(m.ID))
+			return
 		}
+		line = s.response(ctx, p, m)
 	case m.IsRequest() && judgedFromServer[m.Method]:
 		p, err := mcp.Parse(line, s.context())
 		if err != nil {
@@ -463,44 +502,25 @@ func (s *stdio) serverMessage(ctx context.Context, line []byte) {
 	_ = s.toClient.writeLine(line)
 }
 
-// response runs the response phase of a judged call and tool pinning of tools/list, and returns
-// the line to send the client.
-func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message, line []byte) []byte {
-	if p.method == mcp.MethodToolsList && s.o.Tools != nil && m.Result != nil {
-		res, err := s.o.Tools.ObserveTools(ctx, s.o.Server, m.Result)
-		if err != nil {
-			s.o.Logger.Warn("tool pinning failed", "upstream", s.o.Server, "err", err)
-		} else if !bytes.Equal(res, m.Result) {
-			m.Result = res
-			line, _ = json.Marshal(m)
-		}
-	}
+// response runs tool pinning (tools/list) and the response phase on the answer to a pending
+// call, and returns the line to send the client.
+func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message) []byte {
 	o := p.outcome
-	if o == nil {
-		return line
-	}
 	defer o.Finish(ctx)
 	o.Upstream = stdioUpstream(o, "")
 	if m.Error != nil {
 		o.Upstream = stdioUpstream(o, m.Error.Message)
 	}
-	d, err := s.o.Engine.Response(ctx, o, m)
-	if err != nil {
-		s.o.Logger.Warn("response phase failed; denied", "audit_id", o.AuditID, "err", err)
-		o.Action = abi.ActionDeny
-		return mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: response phase failed", nil))
-	}
-	if o.Action == abi.ActionDeny {
-		return mcp.ErrorResponse(m.ID, o.Deny())
-	}
-	if len(d.Result) > 0 && m.Error == nil {
-		m.Result = d.Result
-		b, err := json.Marshal(m)
-		if err == nil {
-			return b
+	if p.fallback {
+		if m.Error != nil {
+			return mcp.ErrorResponse(p.id, o.Deny())
 		}
+		m.ID = p.id
+		m.Result = o.MarkFallback(m.Result)
+		b, _ := json.Marshal(m)
+		return b
 	}
-	return line
+	return judgeAnswer(ctx, s.o.Engine, s.o.Tools, s.o.Logger, o, p.id, m)
 }
 
 func (s *stdio) judgeServerRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
@@ -524,10 +544,8 @@ func (s *stdio) finishPending(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, p := range s.pending {
-		if p.outcome != nil {
-			p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
-			p.outcome.Finish(ctx)
-		}
+		p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
+		p.outcome.Finish(ctx)
 		delete(s.pending, k)
 	}
 }
@@ -535,8 +553,6 @@ func (s *stdio) finishPending(ctx context.Context) {
 func stdioUpstream(o *Outcome, errText string) *audit.Upstream {
 	return &audit.Upstream{LatencyUS: time.Since(o.Start).Microseconds(), Error: errText}
 }
-
-func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
 // idOf recovers the id of a message that failed validation, for the error response.
 func idOf(b []byte) json.RawMessage {
@@ -618,22 +634,16 @@ func exactCase(obj map[string]json.RawMessage, names ...string) error {
 	return nil
 }
 
-// replaceArguments rewrites params.arguments of a client line.
-func replaceArguments(line []byte, args json.RawMessage) ([]byte, error) {
+// replaceParams replaces params of a client line (rewritten arguments, _meta, a fallback call).
+func replaceParams(line []byte, params json.RawMessage) ([]byte, error) {
+	if len(params) == 0 {
+		return nil, errors.New("no params")
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return nil, err
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(raw["params"], &p); err != nil {
-		return nil, err
-	}
-	p["arguments"] = args
-	pb, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	raw["params"] = pb
+	raw["params"] = params
 	return json.Marshal(raw)
 }
 
