@@ -89,6 +89,8 @@ func TestHookInvalidInput(t *testing.T) {
 		{"other event", `{"hook_event_name":"PostToolUse","tool_name":"Bash"}`},
 		{"input not object", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}`},
 		{"duplicate argument", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf /"}}`},
+		{"argument in two cases", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","Command":"rm -rf /"}}`},
+		{"deep input", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"a":` + strings.Repeat(`{"a":`, 200_000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := proxy.ParseHookInput([]byte(tc.in)); !errors.Is(err, proxy.ErrHookInput) {
