@@ -66,6 +66,8 @@ type EngineOptions struct {
 	// methods (initialize, tools/list, ping, ...) pass unless a stage has an opinion on them.
 	// nil = DefaultJudgedMethods.
 	JudgedMethods []string
+	// Hook configures the answers to Claude Code's PreToolUse hook (Engine.Hook).
+	Hook HookOptions
 }
 
 // DefaultJudgedMethods are the methods a call is judged on by default.

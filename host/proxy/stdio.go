@@ -311,19 +311,19 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		_ = s.toClient.writeLine(mcp.ErrorResponse(nil, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: JSON-RPC batches are not accepted; send one message per line", nil)))
 		return
 	}
-	m, err := StrictMessage(t)
+	p, err := mcp.Parse(t, s.context())
 	if err != nil {
 		// Never forward what the judge could not read: the server might read it differently.
 		s.o.Logger.Warn("client message refused", "err", err)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(idOf(t), mcp.NewError(mcp.CodeParseError, "palisade proxy: "+err.Error(), nil)))
 		return
 	}
+	m := p.Message
 	switch {
 	case m.IsRequest():
 		if m.Method == mcp.MethodInitialize {
-			c, pv := mcp.ClientInfo(m.Params)
 			s.mu.Lock()
-			s.client, s.proto = c, pv
+			s.client, s.proto = p.Envelope.Client, p.Envelope.ProtocolVersion
 			s.mu.Unlock()
 		}
 		// Every request goes through the engine, as over HTTP: a stage matching initialize or
@@ -331,7 +331,7 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		s.clientJudging.Add(1)
 		go func() {
 			defer s.clientJudging.Done()
-			s.judgeClientRequest(ctx, m, line)
+			s.judgeClientRequest(ctx, p, line)
 		}()
 		return
 	case m.IsNotification():
@@ -366,9 +366,9 @@ func (s *stdio) context() mcp.Context {
 	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: s.session, ProtocolVersion: s.proto, Client: s.client}
 }
 
-func (s *stdio) judgeClientRequest(ctx context.Context, m *mcp.Message, line []byte) {
-	env := exactEnvelope(m, s.context())
-	o, err := s.o.Engine.Request(ctx, env)
+func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
+	m := p.Message
+	o, err := s.o.Engine.Request(ctx, p.Envelope)
 	if err != nil {
 		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this call: "+err.Error(), nil)))
@@ -484,10 +484,16 @@ func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) 
 		}
 		line = s.response(ctx, p, m)
 	case m.IsRequest() && judgedFromServer[m.Method]:
+		p, err := mcp.Parse(line, s.context())
+		if err != nil {
+			s.o.Logger.Warn("upstream request refused", "method", m.Method, "err", err)
+			s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+			return
+		}
 		s.judging.Add(1)
 		go func() {
 			defer s.judging.Done()
-			s.judgeServerRequest(ctx, m, line)
+			s.judgeServerRequest(ctx, p, line)
 		}()
 		return
 	case m.IsRequest():
@@ -517,9 +523,9 @@ func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message) []
 	return judgeAnswer(ctx, s.o.Engine, s.o.Tools, s.o.Logger, o, p.id, m)
 }
 
-func (s *stdio) judgeServerRequest(ctx context.Context, m *mcp.Message, line []byte) {
-	env := exactEnvelope(m, s.context())
-	o, err := s.o.Engine.Request(ctx, env)
+func (s *stdio) judgeServerRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
+	m := p.Message
+	o, err := s.o.Engine.Request(ctx, p.Envelope)
 	if err != nil {
 		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
 		s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
@@ -559,30 +565,21 @@ func idOf(b []byte) json.RawMessage {
 	return v.ID
 }
 
-// StrictMessage parses one JSON-RPC message the way the stdio proxy judges it, refusing what
-// parsers would read differently: keys given twice at any depth or differing only in case
-// (AmbiguousKeys), and a significant key (jsonrpc, id, method, params, result, error; params'
-// name, arguments, uri) spelled in another case. Errors wrap mcp's parse errors or
-// ErrAmbiguousKeys. Other transports (HTTP) should judge bodies through it too.
+// StrictMessage parses one JSON-RPC message with mcp.Parse, the strict parse every client
+// message goes through (duplicate and case-folded keys, miscased significant keys, nesting past
+// mcp.MaxDepth are refused). Errors wrap mcp's parse errors or ErrAmbiguousKeys.
 func StrictMessage(b []byte) (*mcp.Message, error) {
-	// One byte scan refuses duplicate, case-folded and miscased significant keys; once none is
-	// left, encoding/json reads exactly the keys an exact-key reader would.
-	k := keyChecker{b: b}
-	if err := k.check(true); err != nil {
-		if errors.Is(err, ErrAmbiguousKeys) {
-			return nil, err
-		}
-		if _, perr := mcp.ParseMessage(b); perr != nil {
-			return nil, perr
-		}
+	p, err := mcp.Parse(b, mcp.Context{})
+	if err != nil {
 		return nil, err
 	}
-	return mcp.ParseMessage(b)
+	return p.Message, nil
 }
 
 // parseExact validates a JSON-RPC message and reads jsonrpc, id, method, params, result and
 // error by their exact, case-sensitive keys, the last duplicate winning: the way JavaScript's
 // JSON.parse and Python's json read them (Go's encoding/json would match keys case-insensitively).
+// It reads upstream messages; client messages go through mcp.Parse.
 func parseExact(b []byte) (*mcp.Message, error) {
 	if _, err := mcp.ParseMessage(b); err != nil {
 		return nil, err
@@ -637,30 +634,6 @@ func exactCase(obj map[string]json.RawMessage, names ...string) error {
 	return nil
 }
 
-// exactEnvelope builds the request envelope and then sets tool, prompt, URI and arguments from
-// the params' exact keys (see parseExact).
-func exactEnvelope(m *mcp.Message, c mcp.Context) *abi.Envelope {
-	env := mcp.Envelope(m, c, "")
-	var p map[string]json.RawMessage
-	if len(m.Params) == 0 || json.Unmarshal(m.Params, &p) != nil {
-		return env
-	}
-	str := func(k string) string {
-		var s string
-		_ = json.Unmarshal(p[k], &s)
-		return s
-	}
-	switch m.Method {
-	case mcp.MethodToolsCall:
-		env.Tool, env.Arguments = str("name"), p["arguments"]
-	case mcp.MethodPromptsGet:
-		env.Prompt, env.Arguments = str("name"), p["arguments"]
-	case mcp.MethodResourcesRead:
-		env.URI = str("uri")
-	}
-	return env
-}
-
 // replaceParams replaces params of a client line (rewritten arguments, _meta, a fallback call).
 func replaceParams(line []byte, params json.RawMessage) ([]byte, error) {
 	if len(params) == 0 {
@@ -674,15 +647,10 @@ func replaceParams(line []byte, params json.RawMessage) ([]byte, error) {
 	return json.Marshal(raw)
 }
 
-// ErrAmbiguousKeys marks a message with an object key given twice, or two keys that differ only
-// in case: JSON parsers disagree on which one counts (Go's encoding/json matches struct fields
-// case-insensitively and keeps the last; gjson, which plugins use, keeps the first; JavaScript
-// and Python keep the last exact key), so a judge and a server could read different calls.
-var ErrAmbiguousKeys = errors.New("proxy: ambiguous JSON object keys")
+// ErrAmbiguousKeys is mcp.ErrAmbiguousKeys, kept here for callers of StrictMessage and
+// AmbiguousKeys.
+var ErrAmbiguousKeys = mcp.ErrAmbiguousKeys
 
-// AmbiguousKeys walks the whole message and reports the first object holding a duplicate or
-// case-folded duplicate key. Transports refuse such messages instead of judging them.
-func AmbiguousKeys(b []byte) error {
-	k := keyChecker{b: b}
-	return k.check(false)
-}
+// AmbiguousKeys checks a whole JSON value with mcp.Check: it reports the first object holding a
+// duplicate or case-folded duplicate key, invalid JSON, or nesting past mcp.MaxDepth.
+func AmbiguousKeys(b []byte) error { return mcp.Check(b) }

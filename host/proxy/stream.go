@@ -111,7 +111,8 @@ func (r *relay) finish(ctx context.Context) []byte {
 // (progress before the result). Events with data and a name other than message are dropped:
 // clients would not read them as messages, and the gateway does not pass what it did not judge.
 func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) error {
-	rd := sse.NewReader(resp.Body, int(r.h.o.ResponseLimit))
+	rd := sse.NewReader(resp.Body, int(r.h.o.ResponseLimit)).WithBudget(r.h.budget)
+	defer rd.Release()
 	for {
 		ev, err := rd.Next()
 		if err != nil {
