@@ -357,3 +357,26 @@ func TestPinDeniesBeforeAPersonIsAsked(t *testing.T) {
 		})
 	}
 }
+
+func TestSchemaDescriptionsSanitized(t *testing.T) {
+	// Descriptions inside inputSchema reach the model as much as the tool's own.
+	p, err := pin.New(pin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := `{"type":"object","properties":{"path":{"type":"string","description":"Path\u200b to \u001b[8mread\u001b[0m"},"description":{"type":"object","title":"T\u2066x","properties":{"n":{"description":"deep\u202e"}}}}}`
+	out, err := p.ObserveTools(context.Background(), "fs", list("Read one file.", schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{`\u200b`, `\u001b`, `\u2066`, `\u202e`, "\u200b", "\u2066", "\u202e"} {
+		if strings.Contains(string(out), bad) {
+			t.Errorf("sanitized result still holds %q: %s", bad, out)
+		}
+	}
+	for _, want := range []string{`"Path to read"`, `"Tx"`, `"deep"`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("sanitized result lacks %s: %s", want, out)
+		}
+	}
+}
