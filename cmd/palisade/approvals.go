@@ -18,6 +18,7 @@ import (
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/approval"
+	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats.go"
 )
 
@@ -34,10 +35,10 @@ approvals bucket on NATS (no gateway needed).`
 
 // approvalsFlags are the flags every approvals subcommand takes.
 type approvalsFlags struct {
-	url, token, dataDir, natsURL, bucket string
-	asJSON                               bool
-	scope, reason, by                    string
-	minutes                              int
+	url, token, dataDir, natsURL, bucket, creds string
+	asJSON                                      bool
+	scope, reason, by                           string
+	minutes                                     int
 }
 
 func (f *approvalsFlags) set(fs *flag.FlagSet, env *cliEnv) {
@@ -46,6 +47,7 @@ func (f *approvalsFlags) set(fs *flag.FlagSet, env *cliEnv) {
 	fs.StringVar(&f.dataDir, "data-dir", envOr(env, "PALISADE_DATA_DIR", ".palisade"), "gateway data dir holding admin.token (env PALISADE_DATA_DIR)")
 	fs.StringVar(&f.natsURL, "nats-url", "", "decide over NATS instead of the admin API (the gateway's NATS server)")
 	fs.StringVar(&f.bucket, "bucket", approval.DefaultBucket, "approvals KV bucket (with --nats-url)")
+	fs.StringVar(&f.creds, "creds", envOr(env, "PALISADE_NATS_CREDS", ""), "approver creds or nkey seed file (with --nats-url; default DATA_DIR/nats-auth/approver.nk; env PALISADE_NATS_CREDS)")
 	fs.BoolVar(&f.asJSON, "json", false, "list: print JSON")
 	fs.StringVar(&f.scope, "scope", approval.ScopeOnce, "once, session (same session, tool and arguments) or minutes")
 	fs.IntVar(&f.minutes, "minutes", 0, "for --scope minutes: how long the grant lasts (default 15)")
@@ -81,13 +83,20 @@ func runApprovals(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	var c approvalsClient
 	if f.natsURL != "" {
-		nc, err := nats.Connect(f.natsURL, nats.Name("palisade approvals"), nats.Timeout(5*time.Second))
+		// The approver identity: it connects (the embedded server refuses anyone else) and signs
+		// decisions (gateways ignore unsigned ones).
+		id, err := bus.LoadIdentity(f.dataDir, bus.RoleApprover, f.creds)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "palisade approvals: approver identity: %v\n", err)
+			return exitFail
+		}
+		nc, err := nats.Connect(f.natsURL, append(id.Options(), nats.Name("palisade approvals"), nats.Timeout(5*time.Second))...)
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "palisade approvals: connect %s: %v\n", f.natsURL, err)
 			return exitFail
 		}
 		defer nc.Close()
-		m, err := approval.New(ctx, approval.Options{Conn: nc, Bucket: f.bucket})
+		m, err := approval.New(ctx, approval.Options{Conn: nc, Bucket: f.bucket, Signer: id})
 		if err != nil {
 			fmt.Fprintln(env.Stderr, "palisade approvals:", err)
 			return exitFail

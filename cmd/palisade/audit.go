@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats.go"
 )
 
@@ -23,12 +24,15 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func runAudit(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) == 0 || args[0] != "tail" {
-		fmt.Fprintln(env.Stderr, "usage: palisade audit tail [--nats-url URL] [--json] [--filter key=value]... [--last N]")
+		fmt.Fprintln(env.Stderr, "usage: palisade audit tail [--nats-url URL] [--creds FILE] [--json] [--filter key=value]... [--last N] [--verify=false]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("audit tail", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	url := fs.String("nats-url", envOr(env, "PALISADE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server (env PALISADE_NATS_URL)")
+	creds := fs.String("creds", envOr(env, "PALISADE_NATS_CREDS", ""), "reader creds or nkey seed file (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/reader.nk)")
+	dataDir := fs.String("data-dir", envOr(env, "PALISADE_DATA_DIR", ".palisade"), "gateway data dir holding nats-auth/ (env PALISADE_DATA_DIR)")
+	verify := fs.Bool("verify", true, "check each event's signature; forged ones are flagged FORGED(why)")
 	asJSON := fs.Bool("json", false, "print each event as JSON")
 	var filters multiFlag
 	fs.Var(&filters, "filter", "only events matching key=value (action, server, tool, kind, stage, agent); repeatable")
@@ -38,13 +42,27 @@ func runAudit(ctx context.Context, env *cliEnv, args []string) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
-	nc, err := nats.Connect(*url, nats.Name("palisade audit tail"), nats.Timeout(5*time.Second))
+	opts := []nats.Option{nats.Name("palisade audit tail"), nats.Timeout(5 * time.Second)}
+	id, err := bus.LoadIdentity(*dataDir, bus.RoleReader, *creds)
+	switch {
+	case err == nil:
+		opts = append(opts, id.Options()...)
+	case errors.Is(err, bus.ErrNoIdentity) && *creds == "":
+		// No key here: an external server without authentication, perhaps.
+	default:
+		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
+		return exitFail
+	}
+	nc, err := nats.Connect(*url, opts...)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "palisade audit tail: connect %s: %v\n", *url, err)
 		return exitFail
 	}
 	defer nc.Close()
-	o := audit.TailOptions{JSON: *asJSON, Filter: filters, Last: *last, Count: *count}
+	o := audit.TailOptions{JSON: *asJSON, Filter: filters, Last: *last, Count: *count, Verify: *verify}
+	if gw, err := bus.LoadIdentity(*dataDir, bus.RoleGateway, ""); err == nil {
+		o.TrustedKeys = append(o.TrustedKeys, gw.PublicKey()) // besides the signers bucket
+	}
 	if *since > 0 {
 		o.Since = time.Now().Add(-*since)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats.go"
 )
 
@@ -32,7 +33,10 @@ const bundleUsage = `usage: palisade bundle <subcommand>
   verify DIR|FILE --trusted-key K  check signature and pins (K: public key file or text; repeatable)
                   [--allow-unsigned]
   push DIR|FILE --nats-url URL     publish to the fleet's Object Store bucket; every gateway
-                  [--bucket B] [--object O]   following nats://B/O verifies and activates it
+                  [--bucket B] [--object O]   following nats://B/O verifies and activates it;
+                  [--creds FILE] [--rollback] one whose manifest sequence is below a gateway's
+                                   active bundle is refused unless pushed with --rollback
+                                   (connects as the admin identity: DATA_DIR/nats-auth/admin.nk)
   ls [--json]                      kept bundles of a gateway (admin API)
   activate VERSION                 activate a kept bundle by version or digest (admin API)
   rollback                         go back to the previously active bundle (admin API)
@@ -49,9 +53,9 @@ func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
 type bundleFlags struct {
 	out, key, natsURL, bucket, object string
-	url, token, dataDir               string
+	url, token, dataDir, creds        string
 	trusted                           listFlag
-	allowUnsigned, asJSON             bool
+	allowUnsigned, asJSON, rollback   bool
 }
 
 // parseMixed parses flags that may come before or after positional arguments.
@@ -89,6 +93,8 @@ func runBundle(ctx context.Context, env *cliEnv, args []string) int {
 	fs.StringVar(&f.token, "token", envOr(env, "PALISADE_ADMIN_TOKEN", ""), "admin bearer token (env PALISADE_ADMIN_TOKEN)")
 	fs.StringVar(&f.dataDir, "data-dir", envOr(env, "PALISADE_DATA_DIR", ".palisade"), "gateway data dir holding admin.token")
 	fs.BoolVar(&f.asJSON, "json", false, "ls: print JSON")
+	fs.BoolVar(&f.rollback, "rollback", false, "push: an explicit rollback; gateways accept it even when its sequence is below their active bundle's")
+	fs.StringVar(&f.creds, "creds", envOr(env, "PALISADE_NATS_CREDS", ""), "push: admin creds or nkey seed file (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/admin.nk)")
 	pos, err := parseMixed(fs, args[1:])
 	if err != nil {
 		return exitUsage
@@ -178,14 +184,25 @@ func runBundle(ctx context.Context, env *cliEnv, args []string) int {
 			return fail(err)
 		}
 	case "push":
-		nc, err := nats.Connect(f.natsURL, nats.Name("palisade bundle push"), nats.Timeout(10*time.Second))
+		opts := []nats.Option{nats.Name("palisade bundle push"), nats.Timeout(10 * time.Second)}
+		// Only the admin identity may write the bundles bucket on the embedded server.
+		if id, err := bus.LoadIdentity(f.dataDir, bus.RoleAdmin, f.creds); err == nil {
+			opts = append(opts, id.Options()...)
+		} else if !errors.Is(err, bus.ErrNoIdentity) || f.creds != "" {
+			return fail(err)
+		}
+		nc, err := nats.Connect(f.natsURL, opts...)
 		if err != nil {
 			return fail(err)
 		}
 		defer nc.Close()
 		pctx, cancel := context.WithTimeout(ctx, time.Minute)
 		defer cancel()
-		info, e, err := bundle.Push(pctx, nc, f.bucket, f.object, pos[0])
+		push := bundle.Push
+		if f.rollback {
+			push = bundle.PushRollback
+		}
+		info, e, err := push(pctx, nc, f.bucket, f.object, pos[0])
 		if err != nil {
 			return fail(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/infer"
 	"github.com/nats-io/nats.go"
 )
@@ -96,7 +97,12 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		rep.NATS["mode"] = "external"
 	}
 	rep.NATS["url"] = url
-	nc, err := nats.Connect(url, nats.Timeout(2*time.Second), nats.Name("palisade doctor"))
+	opts := []nats.Option{nats.Timeout(2 * time.Second), nats.Name("palisade doctor")}
+	if id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.NATS.Creds); err == nil {
+		opts = append(opts, id.Options()...)
+		rep.NATS["identity"] = id.Role
+	}
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		rep.NATS["reachable"] = false
 		rep.NATS["error"] = err.Error()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 func init() {
@@ -37,30 +38,48 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 	start := time.Now()
 	raw, err := io.ReadAll(io.LimitReader(env.Stdin, 8<<20))
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "palisade hook: reading stdin:", err)
-		return exitFail
+		return hookBlock(env, "reading stdin: "+err.Error())
 	}
-	// Invalid input is a non-blocking error (exit 1): Claude Code's own permission flow applies.
+	// Invalid input blocks the call (exit 2, the reason on stderr): exit 1 would be a
+	// non-blocking error, and Claude Code would run the call unjudged.
 	in, err := proxy.ParseHookInput(raw)
 	if err != nil {
-		fmt.Fprintln(env.Stderr, "palisade hook:", err)
-		return exitFail
+		return hookBlock(env, err.Error())
 	}
 	out, how, err := decideHook(ctx, env, lf, in, raw, *gw, *gwToken)
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
-		out = proxy.HookOutput{HookSpecificOutput: proxy.HookDecision{HookEventName: proxy.HookEventPreToolUse,
-			PermissionDecision: "ask", PermissionDecisionReason: "Palisade could not judge this call: " + err.Error()}}
+		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
 		fmt.Fprintln(env.Stderr, "palisade hook:", err)
 		how = "error"
 	}
-	b, _ := json.Marshal(out)
-	fmt.Fprintln(env.Stdout, string(b))
+	// No decision prints nothing: Claude Code's own permission flow applies.
+	if out.HookSpecificOutput != nil {
+		b, err := json.Marshal(out)
+		if err != nil {
+			return hookBlock(env, "encoding the answer: "+err.Error())
+		}
+		fmt.Fprintln(env.Stdout, string(b))
+	}
 	if *timing {
-		fmt.Fprintf(env.Stderr, "palisade hook: %s in %s (%s)\n", out.HookSpecificOutput.PermissionDecision, time.Since(start).Round(time.Microsecond), how)
+		d := out.Decision()
+		if d == "" {
+			d = "no decision"
+		}
+		fmt.Fprintf(env.Stderr, "palisade hook: %s in %s (%s)\n", d, time.Since(start).Round(time.Microsecond), how)
 	}
 	return exitOK
 }
+
+// hookBlock blocks the tool call: Claude Code reads exit 2 as "deny" and shows stderr to the
+// model as the reason.
+func hookBlock(env *cliEnv, reason string) int {
+	fmt.Fprintln(env.Stderr, "palisade hook: blocked:", reason)
+	return exitHookBlock
+}
+
+// exitHookBlock is the exit status Claude Code reads as a blocking error (the call is denied).
+const exitHookBlock = 2
 
 func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string) (proxy.HookOutput, string, error) {
 	if gw != "" {

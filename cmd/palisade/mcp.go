@@ -13,12 +13,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/selfmcp"
 )
 
 func init() {
-	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, requestPermission, reportAction, getPolicy) on stdio or --http", run: runMCP})
+	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, reportAction, getPolicy) on stdio or --http", run: runMCP})
 }
 
 func runMCP(ctx context.Context, env *cliEnv, args []string) int {
@@ -77,7 +78,11 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go s.Watch(wctx)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	// The bearer token is always required; the SDK handler refuses non-loopback Hosts on a
+	// loopback listener, and cross-origin browser requests are refused here. Timeouts as the
+	// gateway's defaults (no write timeout: SSE answers).
+	srv := &http.Server{Handler: http.NewCrossOriginProtection().Handler(h), ReadHeaderTimeout: config.DefaultReadHeaderTimeout,
+		ReadTimeout: config.DefaultReadTimeout, IdleTimeout: config.DefaultIdleTimeout, MaxHeaderBytes: config.DefaultMaxHeaderBytes}
 	go func() {
 		<-ctx.Done()
 		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)

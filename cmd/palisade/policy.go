@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	bundlepkg "github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/policytest"
 )
 
@@ -35,6 +37,7 @@ func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 	expect := fs.String("expect", "", "action every fixture without its own expected must reach")
 	format := fs.String("format", "text", "text or json (one object per fixture)")
 	dataDir := fs.String("data-dir", envOr(env, "PALISADE_DATA_DIR", ""), "compile cache under DIR/cache (default: none)")
+	cfgPath := fs.String("config", "", "YAML config file (env PALISADE_CONFIG): bundles (trusted keys), infer and llm sections apply as in every mode")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
@@ -42,10 +45,28 @@ func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintln(env.Stderr, "palisade policy test: --format must be text or json")
 		return exitUsage
 	}
-	o := policytest.Options{Bundle: *bundle, Fixtures: fixtures, FixtureDir: *dir, Expect: *expect}
-	if *dataDir != "" {
-		o.CacheDir = filepath.Join(*dataDir, "cache")
+	cfg, err := loadConfig(env, *cfgPath, map[string]string{"bundle": *bundle})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
+		return exitUsage
 	}
+	if *dataDir != "" {
+		cfg.Plugins.CacheDir = filepath.Join(*dataDir, "cache")
+	}
+	lvl := cfg.Log.Level
+	if lvl == "" {
+		lvl = "warn"
+	}
+	// The same Core as serve, proxy, hook and mcp: models on ONNX Runtime, the llm: judge,
+	// and the bundle trust policy.
+	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: *cfg, MemoryCache: *dataDir == "", Logger: newLogger(env, lvl, cfg.Log.Format)})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
+		return exitUsage
+	}
+	defer core.Close(context.WithoutCancel(ctx))
+	o := policytest.Options{Bundle: cfg.Bundle, Fixtures: fixtures, FixtureDir: *dir, Expect: *expect,
+		Build: func(ctx context.Context, dir string) (*bundlepkg.Bundle, error) { return core.Build(ctx, dir, true) }}
 	rs, err := policytest.Run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)

@@ -26,16 +26,17 @@ func init() {
 // localFlags are the flags of the one-process modes (proxy, hook, mcp): they decide in this
 // process with the bundle folder, and publish audit to NATS or spool it.
 type localFlags struct {
-	config, bundle, dataDir, natsURL, logLevel *string
+	config, bundle, dataDir, natsURL, natsCreds, logLevel *string
 }
 
 func addLocalFlags(fs *flag.FlagSet) *localFlags {
 	return &localFlags{
-		config:   fs.String("config", "", "YAML config file (env PALISADE_CONFIG)"),
-		bundle:   fs.String("bundle", "", "policy bundle folder (env PALISADE_BUNDLE)"),
-		dataDir:  fs.String("data-dir", "", "state directory: compile cache, pins, audit spool (env PALISADE_DATA_DIR; default ~/.palisade)"),
-		natsURL:  fs.String("nats-url", "", "NATS for audit (env PALISADE_NATS_URL; default a local gateway's embedded server)"),
-		logLevel: fs.String("log-level", "", "debug, info, warn or error (env PALISADE_LOG_LEVEL; default warn)"),
+		config:    fs.String("config", "", "YAML config file (env PALISADE_CONFIG)"),
+		bundle:    fs.String("bundle", "", "policy bundle folder (env PALISADE_BUNDLE)"),
+		dataDir:   fs.String("data-dir", "", "state directory: compile cache, pins, audit spool (env PALISADE_DATA_DIR; default ~/.palisade)"),
+		natsURL:   fs.String("nats-url", "", "NATS for audit (env PALISADE_NATS_URL; default a local gateway's embedded server)"),
+		natsCreds: fs.String("nats-creds", "", "gateway creds or nkey seed file for NATS (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/gateway.nk)"),
+		logLevel:  fs.String("log-level", "", "debug, info, warn or error (env PALISADE_LOG_LEVEL; default warn)"),
 	}
 }
 
@@ -43,7 +44,7 @@ func addLocalFlags(fs *flag.FlagSet) *localFlags {
 // named is ~/.palisade (these modes run from any working directory), and relative paths are made
 // absolute.
 func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
-	cfg, err := loadConfig(env, *f.config, map[string]string{"bundle": *f.bundle, "data-dir": *f.dataDir, "nats-url": *f.natsURL, "log-level": *f.logLevel})
+	cfg, err := loadConfig(env, *f.config, map[string]string{"bundle": *f.bundle, "data-dir": *f.dataDir, "nats-url": *f.natsURL, "nats-creds": *f.natsCreds, "log-level": *f.logLevel})
 	if err != nil {
 		return config.Config{}, nil, err
 	}

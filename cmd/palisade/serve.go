@@ -52,9 +52,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) int {
 		{"bundle", "PALISADE_BUNDLE", "policy bundle folder"},
 		{"nats-url", "PALISADE_NATS_URL", "external NATS server or cluster (default: embedded)"},
 		{"nats-port", "PALISADE_NATS_PORT", "embedded NATS client port (default 4222, -1 random)"},
+		{"nats-creds", "PALISADE_NATS_CREDS", "gateway creds file for an external NATS (the embedded one uses DATA_DIR/nats-auth)"},
 		{"upstream", "PALISADE_UPSTREAM", "upstreams as name=url[,name=url] (replaces the config's)"},
 		{"log-level", "PALISADE_LOG_LEVEL", "debug, info, warn or error"},
 		{"admin-token", "PALISADE_ADMIN_TOKEN", "admin API bearer token (default: generated in the data dir)"},
+		{"client-token", "PALISADE_CLIENT_TOKEN", "bearer token /mcp and /v1/hook require (required off loopback)"},
 	} {
 		flags[f.name] = fs.String(f.name, "", f.help+" (env "+f.env+")")
 	}

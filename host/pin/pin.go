@@ -199,6 +199,13 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 				modified = true
 			}
 		}
+		// Descriptions inside the schemas reach the model as much as the tool's own.
+		for _, k := range []string{"inputSchema", "outputSchema"} {
+			if clean, ok := sanitizeSchema(t[k]); ok {
+				t[k] = clean
+				modified = true
+			}
+		}
 	}
 	var serr error
 	if dirty {
@@ -248,7 +255,14 @@ func joinFields(f []string) string {
 	return b.String()
 }
 
-// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied.
+// CheckRequest implements proxy.Check: a tools/call to a tool with a pending change is denied
+// before any person is asked to approve it.
+func (p *Pinner) CheckRequest(ctx context.Context, o *proxy.Outcome) error {
+	return p.AfterRequest(ctx, o)
+}
+
+// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied
+// (checked again after a hold, for a change seen while the call waited).
 func (p *Pinner) AfterRequest(_ context.Context, o *proxy.Outcome) error {
 	env := o.Envelope
 	if env.Method != mcp.MethodToolsCall || env.Tool == "" {
@@ -328,5 +342,48 @@ func schemaHash(in, out json.RawMessage) string {
 
 var (
 	_ proxy.Hook          = (*Pinner)(nil)
+	_ proxy.Check         = (*Pinner)(nil)
 	_ proxy.ToolsObserver = (*Pinner)(nil)
 )
+
+// sanitizeSchema sanitizes every description and title string inside a JSON Schema (property
+// descriptions, nested definitions) and returns the schema and true if one changed. It walks
+// with an explicit stack, so a deeply nested schema cannot exhaust the goroutine stack.
+func sanitizeSchema(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"`)) {
+		return raw, false
+	}
+	var root any
+	if json.Unmarshal(raw, &root) != nil {
+		return raw, false
+	}
+	changed := false
+	stack := []any{root}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && (k == "description" || k == "title") {
+					if clean := Sanitize(s); clean != s {
+						x[k] = clean
+						changed = true
+					}
+					continue
+				}
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, x...)
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}

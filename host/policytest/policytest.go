@@ -25,9 +25,14 @@ type Options struct {
 	FixtureDir string   // folder of *.json fixtures
 	// Expect, if set, is the action every fixture without its own expected must reach.
 	Expect   string
-	CacheDir string       // compiled module cache; "" = memory only
-	Deps     hostfn.Deps  // host function backends (sample, infer, kv); zero = none
+	CacheDir string       // compiled module cache; "" = memory only (ignored with Build)
+	Deps     hostfn.Deps  // host function backends (sample, infer, kv); zero = none (ignored with Build)
 	Logger   *slog.Logger // nil = discard
+	// Build, if set, verifies and builds the bundle folder without running its fixtures: the
+	// CLI passes host/gateway.Core.Build, so policy test runs the same stages, models and
+	// signature check as every other mode. nil = a bare runtime with Deps and no models (a
+	// stage that needs inference is then unavailable).
+	Build func(ctx context.Context, dir string) (*bundle.Bundle, error)
 }
 
 // StageResult is one stage's part in a fixture's decision.
@@ -80,19 +85,29 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 		fixtures = append(fixtures, fs...)
 	}
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger})
-	if err != nil {
-		return nil, err
+	build := o.Build
+	if build == nil {
+		rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		defer rt.Close(ctx)
+		build = func(ctx context.Context, dir string) (*bundle.Bundle, error) {
+			return bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true})
+		}
 	}
-	defer rt.Close(ctx)
-	b, err := bundle.Build(ctx, o.Bundle, bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true})
+	b, err := build(ctx, o.Bundle)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", o.Bundle, err)
 	}
 	defer b.Chain.CloseWhenDrained(ctx)
 	out := make([]Result, 0, len(fixtures))
 	for _, f := range fixtures {
-		d, err := b.Chain.Evaluate(ctx, f.Envelope("policy-test"))
+		env, err := f.Envelope("policy-test")
+		if err != nil {
+			return nil, err
+		}
+		d, err := b.Chain.Evaluate(ctx, env)
 		if err != nil {
 			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 		}

@@ -267,15 +267,15 @@ const ServedAttempts = 4
 func envelopeOf(r HeldoutRecord) (*abi.Envelope, error) {
 	if r.Transport == proxy.HookTransport {
 		in := proxy.HookInput{SessionID: "heldout", HookEventName: proxy.HookEventPreToolUse, ToolName: r.Tool, ToolInput: r.Arguments, Cwd: r.Cwd, ToolUseID: r.ID}
-		return in.Envelope(), nil
+		return in.Envelope(nil)
 	}
 	params, _ := json.Marshal(map[string]any{"name": r.Tool, "arguments": r.Arguments})
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcp.MethodToolsCall, "params": json.RawMessage(params)})
-	m, err := mcp.ParseMessage(body)
+	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: mcp.MethodToolsCall, Params: params}
+	env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "http", Server: r.Server, Session: "heldout"})
 	if err != nil {
 		return nil, fmt.Errorf("record %s: %w", r.ID, err)
 	}
-	return mcp.Envelope(m, mcp.Context{Transport: "http", Server: r.Server, Session: "heldout"}, ""), nil
+	return env, nil
 }
 
 // RunServed decides every record with workers goroutines (0 = GOMAXPROCS). A record whose
