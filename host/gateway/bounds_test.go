@@ -260,7 +260,7 @@ func slowClients() int {
 // timeout ends every one of them, and memory stays bounded.
 func TestSlowClients(t *testing.T) {
 	up := testenv.StartGoServer(t, false)
-	const readTimeout = 15 * time.Second
+	const readTimeout = 10 * time.Second
 	s := serveProcess(t, up, fmt.Sprintf("http: {read_timeout: %s}\n", readTimeout))
 	base, _ := s.memKiB(t)
 	n := slowClients()

@@ -157,28 +157,30 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 		name, path, host string
 		hdr              map[string]string
 		want             int
+		contains         string // in the answer, when set
 	}{
-		{"loopback host with token", "/mcp", "", tok, 200},
-		{"localhost name", "/mcp", "localhost:1", tok, 200},
-		{"ipv6 loopback", "/mcp", "[::1]:8420", tok, 200},
-		{"no token", "/mcp", "", nil, 401},
-		{"wrong token", "/mcp/go", "", map[string]string{"Authorization": "Bearer nope"}, 401},
-		{"listed host any port", "/mcp", "palisade.test:9999", tok, 200},
-		{"listed host and port", "/mcp", "gw.test:8443", tok, 200},
-		{"listed host wrong port", "/mcp", "gw.test:8444", tok, 403},
-		{"rebinding host", "/mcp", "evil.example.com", tok, 403},
-		{"rebinding host, hook", "/v1/hook", "evil.example.com", tok, 403},
-		{"rebinding host, admin", "/admin/api/bundles", "evil.example.com", map[string]string{"Authorization": "Bearer admin-secret"}, 403},
-		{"rebinding host, metrics", "/metrics", "evil.example.com", nil, 403},
-		{"listed origin", "/mcp", "", with("Origin", "https://app.test"), 200},
-		{"loopback origin", "/mcp", "", with("Origin", "http://127.0.0.1:3000"), 200},
-		{"own origin", "/mcp", "palisade.test:9999", with("Origin", "https://palisade.test:9999"), 200},
-		{"foreign origin", "/mcp", "", with("Origin", "https://evil.example.com"), 403},
-		{"null origin", "/mcp", "", with("Origin", "null"), 403},
-		{"cross-site without origin", "/mcp", "", with("Sec-Fetch-Site", "cross-site"), 403},
-		{"same-site without origin", "/mcp", "", with("Sec-Fetch-Site", "same-origin"), 200},
-		{"foreign origin, hook", "/v1/hook", "", with("Origin", "https://evil.example.com"), 403},
-		{"hook without token", "/v1/hook", "", nil, 401},
+		{"loopback host with token", "/mcp", "", tok, 200, ""},
+		{"localhost name", "/mcp", "localhost:1", tok, 200, ""},
+		{"ipv6 loopback", "/mcp", "[::1]:8420", tok, 200, ""},
+		{"no token", "/mcp", "", nil, 401, ""},
+		{"wrong token", "/mcp/go", "", map[string]string{"Authorization": "Bearer nope"}, 401, ""},
+		{"listed host any port", "/mcp", "palisade.test:9999", tok, 200, ""},
+		{"listed host and port", "/mcp", "gw.test:8443", tok, 200, ""},
+		{"listed host wrong port", "/mcp", "gw.test:8444", tok, 403, ""},
+		{"rebinding host", "/mcp", "evil.example.com", tok, 403, ""},
+		{"rebinding host, hook", "/v1/hook", "evil.example.com", tok, 403, ""},
+		{"rebinding host, admin", "/admin/api/bundles", "evil.example.com", map[string]string{"Authorization": "Bearer admin-secret"}, 403, ""},
+		{"rebinding host, metrics", "/metrics", "evil.example.com", nil, 403, ""},
+		{"listed origin", "/mcp", "", with("Origin", "https://app.test"), 200, ""},
+		{"loopback origin", "/mcp", "", with("Origin", "http://127.0.0.1:3000"), 200, ""},
+		{"own origin", "/mcp", "palisade.test:9999", with("Origin", "https://palisade.test:9999"), 200, ""},
+		{"foreign origin", "/mcp", "", with("Origin", "https://evil.example.com"), 403, ""},
+		{"null origin", "/mcp", "", with("Origin", "null"), 403, ""},
+		{"cross-site without origin", "/mcp", "", with("Sec-Fetch-Site", "cross-site"), 403, ""},
+		{"same-site without origin", "/mcp", "", with("Sec-Fetch-Site", "same-origin"), 200, ""},
+		{"foreign origin, hook", "/v1/hook", "", with("Origin", "https://evil.example.com"), 403, ""},
+		// A hook answers 200 with a deny decision: a 401 would let Claude Code's http hook proceed.
+		{"hook without token", "/v1/hook", "", nil, 200, "missing or wrong bearer token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			method := http.MethodPost
@@ -201,8 +203,8 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 			}
 			b, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if resp.StatusCode != tc.want {
-				t.Errorf("%s %s Host %q %v: status %d, want %d: %.200s", method, tc.path, tc.host, tc.hdr, resp.StatusCode, tc.want, b)
+			if resp.StatusCode != tc.want || !strings.Contains(string(b), tc.contains) {
+				t.Errorf("%s %s Host %q %v: status %d, want %d %q: %.200s", method, tc.path, tc.host, tc.hdr, resp.StatusCode, tc.want, tc.contains, b)
 			}
 		})
 	}
@@ -220,9 +222,18 @@ func TestGuardHostOriginAndToken(t *testing.T) {
 
 	// /v1/hook: the client token, and JSON only.
 	hook := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
-	for ct, want := range map[string]int{"text/plain": 415, "application/x-www-form-urlencoded": 415, "application/json": 200} {
-		if st := postAs(t, base+"/v1/hook", "", hook, with("Content-Type", ct)); st != want {
-			t.Errorf("hook as %s: status %d, want %d", ct, st, want)
+	for ct, refused := range map[string]bool{"text/plain": true, "application/x-www-form-urlencoded": true, "application/json": false} {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/hook", strings.NewReader(hook))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer client-secret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if got := strings.Contains(string(b), "Content-Type must be application/json"); resp.StatusCode != 200 || got != refused {
+			t.Errorf("hook as %s: status %d, refused %v, want %v: %s", ct, resp.StatusCode, got, refused, b)
 		}
 	}
 
@@ -338,5 +349,39 @@ func TestSilentUpstreamStreamEnds(t *testing.T) {
 	case <-released:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the gateway kept the silent upstream stream open")
+	}
+}
+
+// TestStreamBudget: an upstream event that fits limits.response_bytes but not what is left of
+// limits.stream_buffer_bytes ends its stream; with room in the budget the same event passes.
+func TestStreamBudget(t *testing.T) {
+	big := strings.Repeat("y", 2<<20)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "event: message\ndata: "+big+"\n\n")
+	}))
+	t.Cleanup(up.Close)
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		passes bool
+	}{{"over budget", 1 << 20, false}, {"within budget", 8 << 20, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := limitedGateway(t, config.HTTP{}, config.Limits{ResponseBytes: 8 << 20, StreamBufferBytes: tc.budget}, up.URL+"/mcp")
+			req, _ := http.NewRequest(http.MethodPost, "http://"+g.Addr()+"/mcp", strings.NewReader(toolsList))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := strings.Contains(string(b), big); got != tc.passes {
+				t.Fatalf("budget %d: event relayed = %v, want %v (%d bytes)", tc.budget, got, tc.passes, len(b))
+			}
+		})
 	}
 }

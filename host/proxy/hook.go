@@ -404,7 +404,8 @@ const (
 // proceeds), so every POST is answered 200 with a decision: invalid input is denied, and a call
 // the gateway cannot judge (no active bundle, an engine error) is asked. HookErrorHeader says
 // which, so HookClient can fall back to deciding in process. A Content-Type other than
-// application/json is refused with 415: a web page can POST text/plain without a CORS preflight.
+// application/json is denied before the engine runs: a web page can POST text/plain without a
+// CORS preflight.
 func HookHandler(e *Engine) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -412,9 +413,9 @@ func HookHandler(e *Engine) http.Handler {
 			return
 		}
 		// JSON only: a web page can POST text/plain (or a form) to any address without a CORS
-		// preflight, but not application/json.
+		// preflight, but not application/json. Denied before anything runs or is recorded.
 		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			http.Error(w, "Content-Type must be application/json", http.StatusUnsupportedMediaType)
+			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, "Palisade refused the hook call: Content-Type must be application/json"))
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))

@@ -334,6 +334,7 @@ func TestHookOverHTTP(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
 			if tc.token != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.token)
 			}
@@ -368,24 +369,36 @@ func TestHookOverHTTP(t *testing.T) {
 	if _, err := (proxy.HookClient{URL: empty.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {
 		t.Errorf("no bundle: client err = %v, want ErrGatewayUnreachable", err)
 	}
-	// What any web page can send without a preflight is refused.
+	// What any web page can send without a preflight is denied before it is judged.
 	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
-		resp, err := http.Post(srv.URL+proxy.HookPath, ct, bytes.NewReader(raw))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+		req.Header.Set("Authorization", "Bearer tok")
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var o proxy.HookOutput
+		err = json.NewDecoder(resp.Body).Decode(&o)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnsupportedMediaType {
-			t.Errorf("Content-Type %q: status %d, want 415", ct, resp.StatusCode)
+		if err != nil || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != proxy.HookErrInput || !strings.Contains(o.Reason(), "Content-Type") {
+			t.Errorf("Content-Type %q: status %d, %+v, %v", ct, resp.StatusCode, o, err)
 		}
 	}
-	resp, err = http.Post(srv.URL+proxy.HookPath, "Application/JSON; charset=utf-8", bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+	req.Header.Set("Authorization", "Bearer tok")
+	req.Header.Set("Content-Type", "Application/JSON; charset=utf-8")
+	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	o = proxy.HookOutput{}
+	_ = json.NewDecoder(resp.Body).Decode(&o)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("Application/JSON; charset=utf-8: status %d, want 200", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != "" {
+		t.Errorf("Application/JSON; charset=utf-8: status %d, %+v, want the policy's deny", resp.StatusCode, o)
 	}
 	srv.Close()
 	if _, err := (proxy.HookClient{URL: srv.URL}).Decide(context.Background(), raw); !errors.Is(err, proxy.ErrGatewayUnreachable) {

@@ -270,12 +270,12 @@ func envelopeOf(r HeldoutRecord) (*abi.Envelope, error) {
 		return in.Envelope(nil)
 	}
 	params, _ := json.Marshal(map[string]any{"name": r.Tool, "arguments": r.Arguments})
-	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage("1"), Method: mcp.MethodToolsCall, Params: params}
-	env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "http", Server: r.Server, Session: "heldout"})
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": mcp.MethodToolsCall, "params": json.RawMessage(params)})
+	p, err := mcp.Parse(body, mcp.Context{Transport: "http", Server: r.Server, Session: "heldout"})
 	if err != nil {
 		return nil, fmt.Errorf("record %s: %w", r.ID, err)
 	}
-	return env, nil
+	return p.Envelope, nil
 }
 
 // RunServed decides every record with workers goroutines (0 = GOMAXPROCS). A record whose
