@@ -191,3 +191,40 @@ func TestEnvConfigReachesServe(t *testing.T) {
 		t.Fatalf("serve with PALISADE_CONFIG=%s: exit %d, stderr %q", path, code, errs)
 	}
 }
+
+// TestBoolFlagSpellings checks the spellings scripts used with the standard flag package still
+// parse: --verify=false, --pin=false, and kong's --no-verify.
+func TestBoolFlagSpellings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		get  func(any) bool
+		want bool
+	}{
+		{"verify default", []string{"audit", "tail"}, func(c any) bool { return c.(*auditTailCmd).Verify }, true},
+		{"verify=false", []string{"audit", "tail", "--verify=false"}, func(c any) bool { return c.(*auditTailCmd).Verify }, false},
+		{"no-verify", []string{"audit", "tail", "--no-verify"}, func(c any) bool { return c.(*auditTailCmd).Verify }, false},
+		{"pin default", []string{"proxy", "--", "cat"}, func(c any) bool { return c.(*proxyRunCmd).Pin }, true},
+		{"pin=false", []string{"proxy", "--pin=false", "--", "cat"}, func(c any) bool { return c.(*proxyRunCmd).Pin }, false},
+		{"wrapped entry", []string{"proxy", "--inserted-args", "--", "cat"}, func(c any) bool { return c.(*proxyRunCmd).Inserted }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.get(parsed(t, tc.args, nil)); got != tc.want {
+				t.Errorf("%v = %v, want %v", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestInterspersedArgs checks flags may come before or after positional arguments, and that
+// proxy passes everything after -- to the child untouched.
+func TestInterspersedArgs(t *testing.T) {
+	c := parsed(t, []string{"approvals", "deny", "--reason", "r", "ID", "--scope", "session"}, nil).(*approvalsDecideCmd)
+	if c.ID != "ID" || c.Reason != "r" || c.Scope != "session" {
+		t.Errorf("approvals deny = %+v", c)
+	}
+	p := parsed(t, []string{"proxy", "--server", "fs", "--", "npx", "-y", "server", "--bundle", "x"}, nil).(*proxyRunCmd)
+	if p.Server != "fs" || p.Bundle != "" || strings.Join(p.Command, " ") != "npx -y server --bundle x" && strings.Join(p.Command, " ") != "-- npx -y server --bundle x" {
+		t.Errorf("proxy = server %q bundle %q command %q", p.Server, p.Bundle, p.Command)
+	}
+}
