@@ -68,7 +68,7 @@ func (f *approvalsFlags) open(ctx context.Context, env *cliEnv) (approvalsClient
 		fmt.Fprintf(env.Stderr, "palisade approvals: approver identity: %v\n", err)
 		return nil, nil, exitCode(exitFail)
 	}
-	nc, err := nats.Connect(f.NATSURL, append(id.Options(), nats.Name("palisade approvals"), nats.Timeout(5*time.Second))...)
+	nc, err := bus.Dial(f.NATSURL, id, nats.Name("palisade approvals"), nats.Timeout(5*time.Second))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "palisade approvals: connect %s: %v\n", f.NATSURL, err)
 		return nil, nil, exitCode(exitFail)

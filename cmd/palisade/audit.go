@@ -33,18 +33,16 @@ type auditTailCmd struct {
 
 func (a *auditTailCmd) Run(ctx context.Context, env *cliEnv) error {
 	url, creds, dataDir, verify, asJSON, filters, last, since, count := &a.NATSURL, &a.Creds, &a.DataDir, &a.Verify, &a.JSON, a.Filter, &a.Last, &a.Since, &a.Count
-	opts := []nats.Option{nats.Name("palisade audit tail"), nats.Timeout(5 * time.Second)}
 	id, err := bus.LoadIdentity(*dataDir, bus.RoleReader, *creds)
 	switch {
 	case err == nil:
-		opts = append(opts, id.Options()...)
 	case errors.Is(err, bus.ErrNoIdentity) && *creds == "":
-		// No key here: an external server without authentication, perhaps.
+		id = nil // no key here: an external server without authentication, perhaps
 	default:
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
 		return exitCode(exitFail)
 	}
-	nc, err := nats.Connect(*url, opts...)
+	nc, err := bus.Dial(*url, id, nats.Name("palisade audit tail"), nats.Timeout(5*time.Second))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "palisade audit tail: connect %s: %v\n", *url, err)
 		return exitCode(exitFail)

@@ -160,14 +160,15 @@ type bundlePushCmd struct {
 }
 
 func (c *bundlePushCmd) Run(ctx context.Context, env *cliEnv) error {
-	opts := []nats.Option{nats.Name("palisade bundle push"), nats.Timeout(10 * time.Second)}
 	// Only the admin identity may write the bundles bucket on the embedded server.
-	if id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.Creds); err == nil {
-		opts = append(opts, id.Options()...)
-	} else if !errors.Is(err, bus.ErrNoIdentity) || c.Creds != "" {
+	id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.Creds)
+	if errors.Is(err, bus.ErrNoIdentity) && c.Creds == "" {
+		id, err = nil, nil
+	}
+	if err != nil {
 		return bundleFail(env, "push", err)
 	}
-	nc, err := nats.Connect(c.NATSURL, opts...)
+	nc, err := bus.Dial(c.NATSURL, id, nats.Name("palisade bundle push"), nats.Timeout(10*time.Second))
 	if err != nil {
 		return bundleFail(env, "push", err)
 	}

@@ -12,11 +12,11 @@ import (
 )
 
 func init() {
-	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR --fixture-dir DIR", cmd: &policyCmd{}})
+	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR [--fixture-dir DIR] (default: the bundle's fixtures)", cmd: &policyCmd{}})
 }
 
 type policyCmd struct {
-	Test policyTestCmd `cmd:"" help:"Run fixtures through a bundle built as every mode builds it; exit 1 if one fails."`
+	Test policyTestCmd `cmd:"" help:"Run fixtures (default: the bundle's own) through a bundle built as every mode builds it; exit 1 if one fails."`
 }
 
 type policyTestCmd struct {
@@ -57,7 +57,7 @@ func (p *policyTestCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
 		if errors.Is(err, policytest.ErrUsage) {
-			fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR (--fixture FILE ... | --fixture-dir DIR) [--expect ACTION] [--format text|json]")
+			fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR [--fixture FILE ... | --fixture-dir DIR] [--expect ACTION] [--format text|json]")
 		}
 		return exitCode(exitUsage)
 	}
