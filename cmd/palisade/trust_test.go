@@ -17,7 +17,7 @@ import (
 // bundle.CheckTrust gives for that folder. The signed bundle is accepted by the one-process
 // modes (serve would then run until stopped).
 func TestEveryModeRefusesTheSameBundles(t *testing.T) {
-	natsURL := startNATS(t)
+	natsURL, creds := startNATS(t)
 	pub, priv, err := bundle.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -56,11 +56,12 @@ bundles:
   allow_unsigned: false
 nats:
   url: %s
+  creds: %s
 plugins:
   cache_dir: %s
 upstreams:
   - {name: none, url: "http://127.0.0.1:1/mcp"}
-`, t.TempDir(), dir, pubPath, natsURL, filepath.Join(os.TempDir(), "palisade-test-cache-cli"))
+`, t.TempDir(), dir, pubPath, natsURL, creds, filepath.Join(os.TempDir(), "palisade-test-cache-cli"))
 		if err := os.WriteFile(p, []byte(y), 0o644); err != nil {
 			t.Fatal(err)
 		}
