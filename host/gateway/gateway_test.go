@@ -34,6 +34,13 @@ func startGateway(t *testing.T, natsURL, bundleDir string, ups ...config.Upstrea
 
 func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstream) *gateway.Gateway {
 	t.Helper()
+	return startGatewayExt(t, natsURL, bundleDir, "", ups...)
+}
+
+// startGatewayExt is startGateway with extra config sections (YAML, such as
+// "approvals: {disabled: true}") beside the local LLM provider.
+func startGatewayExt(t testing.TB, natsURL, bundleDir, extra string, ups ...config.Upstream) *gateway.Gateway {
+	t.Helper()
 	cfg := config.Config{
 		Listen:    "127.0.0.1:0",
 		DataDir:   t.TempDir(),
@@ -43,7 +50,7 @@ func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstr
 		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 	}
-	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n"))
+	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n" + extra))
 	if err != nil {
 		t.Fatal(err)
 	}
