@@ -229,6 +229,7 @@ type outcome struct {
 	Action string
 	Rule   string
 	Text   string
+	Reason string // not compared: logged, and checked where a row says why
 }
 
 // callOutcome maps a Go SDK client's CallTool answer to an outcome.
@@ -247,7 +248,7 @@ func callOutcome(t *testing.T, cs *mcp.ClientSession, tool string) outcome {
 		}
 		var d pmcp.DenyData
 		json.Unmarshal(we.Data, &d)
-		return outcome{Action: "deny", Rule: d.Rule}
+		return outcome{Action: "deny", Rule: d.Rule, Reason: we.Message + " " + d.Reason}
 	}
 	if res.IsError {
 		t.Fatalf("%s: tool error %s", tool, text(res))
@@ -324,20 +325,22 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 		mcp, hook, policy outcome
 		// result is a response-phase fixture's upstream result (policy test), "" = request phase.
 		result string
+		// why is a substring of the HTTP and stdio deny reason ("" = any).
+		why string
 	}{
 		{name: "allow", tool: "t-allow", mcp: ok("t-allow"), hook: outcome{Action: "allow"}, policy: outcome{Action: "allow", Rule: "allow-rule"}},
 		{name: "deny", tool: "t-deny", mcp: deny("deny-rule"), hook: deny("deny-rule"), policy: deny("deny-rule")},
 		{name: "ask", tool: "t-ask", mcp: deny("ask-rule"), hook: outcome{Action: "ask", Rule: "ask-rule"}, policy: outcome{Action: "ask", Rule: "ask-rule"}},
 		{name: "sample", tool: "t-sample", mcp: deny("sample-rule"), hook: deny("sample-rule"), policy: outcome{Action: "sample", Rule: "sample-rule"}},
 		{name: "no opinion", tool: "t-none", mcp: ok("t-none"), hook: outcome{Action: "none"}, policy: outcome{Action: "allow"}},
-		{name: "trap fails closed", tool: "t-trap-closed", mcp: deny(""), hook: deny(""), policy: deny("")},
+		{name: "trap fails closed", tool: "t-trap-closed", mcp: deny(""), hook: deny(""), policy: deny(""), why: "stage trap-closed failed (fail closed)"},
 		{name: "trap fails open", tool: "t-trap-open", mcp: ok("t-trap-open"), hook: outcome{Action: "none"}, policy: outcome{Action: "allow"}},
 		{name: "response deny", tool: "t-resp-deny", mcp: deny("resp-rule"), hook: outcome{Action: "none"}, policy: deny("resp-rule"),
 			result: `{"content":[{"type":"text","text":"ok t-resp-deny"}]}`},
 		{name: "redaction", tool: "t-redact", mcp: outcome{Action: "allow", Text: "[REDACTED]"}, hook: outcome{Action: "none"}, policy: outcome{Action: "allow"},
 			result: `{"content":[{"type":"text","text":"ok t-redact"}]}`},
 		// policy test judges envelopes, not upstream bytes: there is no answer to be unjudgeable.
-		{name: "unjudgeable response", tool: "t-dup", mcp: deny(""), hook: outcome{Action: "none"}, policy: na},
+		{name: "unjudgeable response", tool: "t-dup", mcp: deny(""), hook: outcome{Action: "none"}, policy: na, why: `the key "result" twice`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			check := func(way string, got, want outcome) {
@@ -346,8 +349,13 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 					t.Errorf("%s: got %+v, want %+v", way, got, want)
 				}
 			}
-			check("http", callOutcome(t, httpCS, tc.tool), tc.mcp)
-			check("stdio", callOutcome(t, stdioCS, tc.tool), tc.mcp)
+			for way, cs := range map[string]*mcp.ClientSession{"http": httpCS, "stdio": stdioCS} {
+				got := callOutcome(t, cs, tc.tool)
+				check(way, got, tc.mcp)
+				if !strings.Contains(got.Reason, tc.why) {
+					t.Errorf("%s: deny reason %q does not say %q", way, got.Reason, tc.why)
+				}
+			}
 			check("hook", hookOutcome(t, g, tc.tool), tc.hook)
 			if tc.policy != na {
 				check("policy test", policyOutcome(t, core, dir, tc.tool, tc.result), tc.policy)
