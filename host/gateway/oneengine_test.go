@@ -270,8 +270,11 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 	g := startGatewayExt(t, ns.ClientURL(), dir, "approvals: {disabled: true}\n", config.Upstream{Name: "up", URL: startOneEngineHTTP(t)})
 	httpCS := connect(t, "http://"+g.Addr()+"/mcp/up", nil)
 
-	// stdio: the one-process engine (as `palisade proxy`) around this binary as the server.
-	local, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: dir, DataDir: t.TempDir(), Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}, Name: "stdio", NoAudit: true})
+	// stdio: the one-process engine (as `palisade proxy`) around this binary as the server; the
+	// in-process hook (`palisade hook` without a gateway) decides with the same engine, knowing
+	// the upstream "up" from the config as the gateway does.
+	local, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: dir, DataDir: t.TempDir(),
+		Upstreams: []config.Upstream{{Name: "up", URL: "http://127.0.0.1:1/mcp"}}, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}, Name: "stdio", NoAudit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,9 +322,10 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 	ok := func(tool string) outcome { return outcome{Action: "allow", Text: "ok " + tool} }
 	for _, tc := range []struct {
 		name, tool string
-		// mcp is the answer over HTTP and stdio; hook and policy what the hook and policy test
-		// say. The hook has no response phase: for response rows it must give the request
-		// phase's answer (no decision), which the row states.
+		// mcp is the answer over HTTP and stdio; hook and policy what the hook (through the
+		// gateway and in process) and policy test say. The hook runs before the tool and never
+		// sees its answer (no response phase): for the response rows it must give the request
+		// phase's answer, no decision ("none"), and the rows assert exactly that.
 		mcp, hook, policy outcome
 		// result is a response-phase fixture's upstream result (policy test), "" = request phase.
 		result string
@@ -356,7 +360,8 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 					t.Errorf("%s: deny reason %q does not say %q", way, got.Reason, tc.why)
 				}
 			}
-			check("hook", hookOutcome(t, g, tc.tool), tc.hook)
+			check("hook (gateway)", hookOutcome(t, g, nil, tc.tool), tc.hook)
+			check("hook (in process)", hookOutcome(t, nil, local.Engine, tc.tool), tc.hook)
 			if tc.policy != na {
 				check("policy test", policyOutcome(t, core, dir, tc.tool, tc.result), tc.policy)
 			}
@@ -364,13 +369,23 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 	}
 }
 
-// hookOutcome asks the gateway's hook endpoint about Claude Code calling the MCP tool up/tool.
-func hookOutcome(t *testing.T, g *gateway.Gateway, tool string) outcome {
+// hookOutcome asks about Claude Code calling the MCP tool up/tool: the gateway's hook endpoint
+// (g), or, as `palisade hook` without a gateway does, the one-process engine e.
+func hookOutcome(t *testing.T, g *gateway.Gateway, e *proxy.Engine, tool string) outcome {
 	t.Helper()
 	in := fmt.Sprintf(`{"session_id":"one-engine","hook_event_name":"PreToolUse","tool_name":"mcp__up__%s","tool_input":{},"cwd":%q}`, tool, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	out, err := proxy.HookClient{URL: "http://" + g.Addr()}.Decide(ctx, []byte(in))
+	var out proxy.HookOutput
+	var err error
+	if g != nil {
+		out, err = proxy.HookClient{URL: "http://" + g.Addr()}.Decide(ctx, []byte(in))
+	} else {
+		var hin *proxy.HookInput
+		if hin, err = proxy.ParseHookInput([]byte(in)); err == nil {
+			out, err = e.Hook(ctx, hin)
+		}
+	}
 	if err != nil {
 		t.Fatalf("hook %s: %v", tool, err)
 	}
