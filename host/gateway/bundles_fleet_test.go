@@ -234,17 +234,6 @@ func (g *fleetGW) version() string {
 	return st.Bundle.Version
 }
 
-func fleetWait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // cli runs the palisade binary and returns its stdout.
 func fleetCLI(t *testing.T, bin string, args ...string) string {
 	t.Helper()
@@ -301,7 +290,7 @@ func TestFleet(t *testing.T) {
 	natsPort := fleetPort(t)
 	natsURL := fmt.Sprintf("nats://127.0.0.1:%d", natsPort)
 	fleetProc(t, "natsd", natsd, "-port", fmt.Sprint(natsPort), "-store", filepath.Join(work, "nats"))
-	fleetWait(t, "nats-server", func() bool {
+	testenv.Eventually(t, 90*time.Second, "nats-server", func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", natsPort))
 		if err == nil {
 			c.Close()
@@ -319,7 +308,7 @@ func TestFleet(t *testing.T) {
 		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), key+".pub"),
 	}
 	for _, g := range gws {
-		fleetWait(t, g.name+" on v1", func() bool { return g.version() == "1" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v1", func() bool { return g.version() == "1" })
 	}
 
 	// One push: all three switch. Time from push to the last switch.
@@ -327,7 +316,7 @@ func TestFleet(t *testing.T) {
 	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL)
 	pushed := time.Since(start)
 	switched := map[string]time.Duration{}
-	fleetWait(t, "all gateways on v2", func() bool {
+	testenv.Eventually(t, 90*time.Second, "all gateways on v2", func() bool {
 		for _, g := range gws {
 			if _, ok := switched[g.name]; !ok && g.version() == "2" {
 				switched[g.name] = time.Since(start)
@@ -350,14 +339,14 @@ func TestFleet(t *testing.T) {
 	}
 	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL)
 	for _, g := range gws[:2] {
-		fleetWait(t, g.name+" on v3", func() bool { return g.version() == "3" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v3", func() bool { return g.version() == "3" })
 	}
 	if v := gws[2].version(); v != "2" {
 		t.Fatalf("gw3 cut off from NATS serves %q, want 2", v)
 	}
 	rl.Restore()
 	caught := time.Now()
-	fleetWait(t, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
+	testenv.Eventually(t, 90*time.Second, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
 	t.Logf("gw3 caught up %v after NATS returned", time.Since(caught).Round(time.Millisecond))
 	if code, rule := fleetCall(t, gws[2]); code != mcp.CodeDenied || rule != "fleet-3" {
 		t.Fatalf("gw3 after catching up: code %d rule %q", code, rule)
