@@ -180,13 +180,7 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(b, "rules.yaml"), rules, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for decide() != "deny" {
-		if time.Now().After(deadline) {
-			t.Fatal("the changed bundle never took effect")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, "the changed bundle to take effect", func() bool { return decide() == "deny" })
 	// A broken bundle is refused and the last good one keeps serving.
 	if err := os.WriteFile(filepath.Join(b, "bundle.yaml"), []byte("name: [broken"), 0o644); err != nil {
 		t.Fatal(err)

@@ -240,19 +240,11 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 		if early < 3 || !strings.Contains(text(r), "completed") {
 			t.Fatalf("%d progress notifications arrived while the call was in flight (%q), want at least 3 of 4", early, text(r))
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for {
+		testenv.Eventually(t, 5*time.Second, "4 progress notifications", func() bool {
 			progressMu.Lock()
-			n := len(progress)
-			progressMu.Unlock()
-			if n == 4 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("got %d progress notifications, want 4", n)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			defer progressMu.Unlock()
+			return len(progress) == 4
+		})
 	})
 
 	evs := events(t, ns.ClientURL(), 4)

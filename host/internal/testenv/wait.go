@@ -14,8 +14,8 @@ const PollInterval = 10 * time.Millisecond
 //
 // # Notes
 //
-// cond runs on the test goroutine and must not call t.Fatal; within is a ceiling for a loaded
-// machine, not a timing the test asserts.
+// cond runs on the calling goroutine (it may call t.Fatal for an error polling cannot cure);
+// within is a ceiling for a loaded machine, not a timing the test asserts.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
