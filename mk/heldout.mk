@@ -7,7 +7,7 @@ HELDOUT_BASELINE := $(HELDOUT_DIR)/baseline.json
 .PHONY: heldout
 
 heldout: ## regenerate data/heldout/{calib,test}.jsonl from pinned Go modules and npm packages (go mod download, npm pack)
-	$(GO) run ./tools/heldout -out $(HELDOUT_DIR) -cache $(BUILD)/heldout-src
+	$(GO) run ./tools/heldout -out $(HELDOUT_DIR) -cache $(BUILD)/_heldout-src
 
 EVAL_TARGETS += eval-heldout
 TEST_TARGETS += test-heldout

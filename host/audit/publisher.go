@@ -1,12 +1,15 @@
 package audit
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -753,15 +756,21 @@ func (p *Publisher) drainQueue(batch []record) []record {
 // publish sends batch asynchronously and waits for the acks in order. It
 // returns how many leading records were acked, and why it stopped short.
 func (p *Publisher) publish(batch []record) (int, error) {
+	var signErr error
+	if p.o.Signer != nil {
+		signErr = signBatch(p.o.Signer, batch)
+	}
 	futs := make([]jetstream.PubAckFuture, 0, len(batch))
 	var sendErr error
 	for _, r := range batch {
 		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
 		if p.o.Signer != nil {
-			if err := signHeaders(p.o.Signer, m.Header, r.data); err != nil {
-				sendErr = err
+			if r.sig == "" {
+				sendErr = fmt.Errorf("audit: sign %s: %w", r.subject, signErr)
 				break
 			}
+			m.Header.Set(HeaderSigner, p.o.Signer.PublicKey())
+			m.Header.Set(HeaderSignature, r.sig)
 		}
 		// No library retry on no-responders: it would resend on its own
 		// timer, out of order; the worker retries from the first failure.
@@ -795,4 +804,45 @@ func (p *Publisher) publish(batch []record) (int, error) {
 		}
 	}
 	return len(futs), sendErr
+}
+
+// signBatch signs the records of batch not yet signed, on up to GOMAXPROCS goroutines (an
+// ed25519 signature costs more than the publish itself). It returns the first error.
+func signBatch(s Signer, batch []record) error {
+	workers := min(runtime.GOMAXPROCS(0), (len(batch)+63)/64)
+	if workers <= 1 {
+		return signRange(s, batch)
+	}
+	var (
+		wg    sync.WaitGroup
+		errMu sync.Mutex
+		first error
+	)
+	chunk := (len(batch) + workers - 1) / workers
+	for lo := 0; lo < len(batch); lo += chunk {
+		part := batch[lo:min(lo+chunk, len(batch))]
+		wg.Go(func() {
+			if err := signRange(s, part); err != nil {
+				errMu.Lock()
+				first = cmp.Or(first, err)
+				errMu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func signRange(s Signer, part []record) error {
+	for i := range part {
+		if part[i].sig != "" {
+			continue
+		}
+		sig, err := s.Sign(part[i].data)
+		if err != nil {
+			return err
+		}
+		part[i].sig = base64.StdEncoding.EncodeToString(sig)
+	}
+	return nil
 }

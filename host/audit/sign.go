@@ -42,17 +42,6 @@ const (
 // ErrForged wraps a verification failure.
 var ErrForged = errors.New("audit: forged event")
 
-// signHeaders adds the signer and signature of data to h.
-func signHeaders(s Signer, h nats.Header, data []byte) error {
-	sig, err := s.Sign(data)
-	if err != nil {
-		return fmt.Errorf("audit: sign: %w", err)
-	}
-	h.Set(HeaderSigner, s.PublicKey())
-	h.Set(HeaderSignature, base64.StdEncoding.EncodeToString(sig))
-	return nil
-}
-
 // VerifySignature checks that sig64 (standard base64) is pub's ed25519 signature of data.
 func VerifySignature(pub string, data []byte, sig64 string) bool {
 	sig, err := base64.StdEncoding.DecodeString(sig64)

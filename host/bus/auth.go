@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,13 +69,14 @@ type Identity struct {
 	Creds string // creds file; "" = nkey authentication
 	kp    nkeys.KeyPair
 	pub   string
+	priv  ed25519.PrivateKey // expanded once: nkeys re-derives it from the seed on every Sign
 }
 
 // PublicKey is the identity's nkey public key ("U...").
 func (id *Identity) PublicKey() string { return id.pub }
 
 // Sign signs data with the identity's ed25519 key.
-func (id *Identity) Sign(data []byte) ([]byte, error) { return id.kp.Sign(data) }
+func (id *Identity) Sign(data []byte) ([]byte, error) { return ed25519.Sign(id.priv, data), nil }
 
 // Options are the nats.go options that authenticate as this identity, plus an inbox prefix of
 // its own (_INBOX_<role>), so that permissions can keep each role's replies to itself.
@@ -83,7 +85,7 @@ func (id *Identity) Options() []nats.Option {
 	if id.Creds != "" {
 		return append(opts, nats.UserCredentials(id.Creds))
 	}
-	return append(opts, nats.Nkey(id.pub, id.kp.Sign))
+	return append(opts, nats.Nkey(id.pub, id.Sign))
 }
 
 // InboxPrefix is the reply-subject prefix role's connections use.
@@ -173,7 +175,15 @@ func newIdentity(role, creds string, kp nkeys.KeyPair) (*Identity, error) {
 	if !nkeys.IsValidPublicUserKey(pub) {
 		return nil, fmt.Errorf("bus: role %s: %s is not a user nkey", role, pub)
 	}
-	return &Identity{Role: role, Creds: creds, kp: kp, pub: pub}, nil
+	seed, err := kp.Seed()
+	if err != nil {
+		return nil, fmt.Errorf("bus: role %s: %w", role, err)
+	}
+	_, raw, err := nkeys.DecodeSeed(seed)
+	if err != nil {
+		return nil, fmt.Errorf("bus: role %s: %w", role, err)
+	}
+	return &Identity{Role: role, Creds: creds, kp: kp, pub: pub, priv: ed25519.NewKeyFromSeed(raw)}, nil
 }
 
 // EnsureKeys loads the seed of every role from DATA_DIR/nats-auth, generating those missing

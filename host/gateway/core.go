@@ -58,14 +58,18 @@ type Core struct {
 	regs map[*infer.Registry]bool
 }
 
-// NewCore builds the core from o. It validates the bundles, infer and llm sections up front and
-// names the bad field (*config.FieldError).
+// NewCore builds the core from o. It first checks every config section strictly
+// (CheckSections), so each mode refuses the same bad config up front, naming the field
+// (*config.FieldError).
 func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 	cfg := o.Config.WithDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{maxPool: o.MaxPool, log: o.Logger, regs: map[*infer.Registry]bool{}}
+	if err := CheckSections(&cfg); err != nil {
+		return nil, err
+	}
 	// 1. Bundle trust.
 	if err := cfg.Extension("bundles", &c.Bundles); err != nil {
 		return nil, err

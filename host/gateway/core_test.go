@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,31 @@ func copyBundle(t *testing.T, src string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// TestCoreChecksEverySectionUpFront: a misspelt key in any feature's section, or an unknown
+// section, fails NewCore (and so every mode) before anything is built, naming the section.
+func TestCoreChecksEverySectionUpFront(t *testing.T) {
+	for _, tc := range []struct{ label, yaml, path string }{
+		{"approvals typo", "approvals:\n  on_timeot: deny\n", "approvals"},
+		{"tokens typo", "tokens:\n  tll: 30s\n", "tokens"},
+		{"agents typo", "agents:\n  hook_tokn: x\n", "agents"},
+		{"bundles typo", "bundles:\n  trusted_key: [k]\n", "bundles"},
+		{"llm typo", "llm:\n  provders: []\n", "llm"},
+		{"infer provider", "infer:\n  provider: tpu\n", "infer.provider"},
+		{"unknown section", "bundels:\n  keep: 3\n", "bundels"},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			cfg, err := config.Parse([]byte(tc.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Bundle = t.TempDir()
+			_, err = gateway.NewCore(context.Background(), gateway.CoreOptions{Config: *cfg})
+			var fe *config.FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.path {
+				t.Fatalf("err = %v, want a FieldError at %s", err, tc.path)
+			}
+		})
+	}
 }

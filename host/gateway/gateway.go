@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -50,8 +51,9 @@ type Feature interface {
 
 // FeatureSpec names a feature, the config section it owns and its constructor.
 type FeatureSpec struct {
-	Name string // also its top-level config section
-	New  func() Feature
+	Name    string         // also its top-level config section
+	New     func() Feature // a fresh feature for one gateway
+	Section func() any     // a pointer to the section's typed struct (CheckSections decodes into it)
 }
 
 // Features are the gateway's features in the order they run: Init in this order (so agents
@@ -59,12 +61,12 @@ type FeatureSpec struct {
 // AfterInit (bundles builds the first bundle with the Core), then Start; Close in reverse.
 // The order is this list, never the init() order of file names.
 var Features = []FeatureSpec{
-	{"agents", func() Feature { return &agentsFeature{} }},
-	{"approvals", func() Feature { return &approvals{} }},
-	{"bundles", func() Feature { return &bundlesFeature{} }},
-	{"infer", func() Feature { return &inferFeature{} }},
-	{"llm", func() Feature { return &llmFeature{} }},
-	{"tokens", func() Feature { return &tokens{} }},
+	{"agents", func() Feature { return &agentsFeature{} }, func() any { return &AgentsConfig{} }},
+	{"approvals", func() Feature { return &approvals{} }, func() any { return &ApprovalsConfig{} }},
+	{"bundles", func() Feature { return &bundlesFeature{} }, func() any { return &BundlesConfig{} }},
+	{"infer", func() Feature { return &inferFeature{} }, func() any { return &InferConfig{} }},
+	{"llm", func() Feature { return &llmFeature{} }, func() any { return &llm.Config{} }},
+	{"tokens", func() Feature { return &tokens{} }, func() any { return &TokensConfig{} }},
 }
 
 // The features' config sections, claimed in one place.
@@ -72,6 +74,27 @@ func init() {
 	for _, f := range Features {
 		config.RegisterExtension(f.Name)
 	}
+}
+
+// CheckSections decodes every section of c strictly into its feature's typed struct, so a
+// misspelt or unknown key fails up front, in every mode, naming its section
+// (*config.FieldError), whether or not the mode runs that feature. NewCore calls it.
+func CheckSections(c *config.Config) error {
+	names := make([]string, 0, len(c.Extensions))
+	for k := range c.Extensions {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		i := slices.IndexFunc(Features, func(f FeatureSpec) bool { return f.Name == k })
+		if i < 0 {
+			return &config.FieldError{Path: k, Err: errors.New("unknown section")}
+		}
+		if err := c.Extension(k, Features[i].Section()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Gateway is a running Palisade gateway.

@@ -56,15 +56,13 @@ type span struct{ start, end int }
 
 // frame is one open array or object.
 type frame struct {
-	object   bool
-	role     slot // which object this is (slotNone, or slotParams/slotMeta/slotCapabilities; top is rootRole)
-	start    int  // offset of '{' or '['
-	keys     int  // index in scanner.keys where this object's keys begin
-	fold     int  // length of scanner.fold when this object began
-	seen     map[string]struct{}
-	valSlot  slot // slot of the value being scanned inside this object
-	afterKey bool // a key and ':' were read; a value is due
-	n        int  // elements or members so far
+	object  bool
+	role    slot // which object this is (slotNone, or slotParams/slotMeta/slotCapabilities; top is rootRole)
+	start   int  // offset of '{' or '['
+	keys    int  // index in scanner.keys where this object's keys begin
+	fold    int  // length of scanner.fold when this object began
+	seen    map[string]struct{}
+	valSlot slot // slot of the container value being scanned inside this object
 }
 
 // rootRole marks the top object of a message.
@@ -186,7 +184,6 @@ func (s *scanner) value() error {
 			c := s.b[s.i]
 			if c == ',' {
 				s.i++
-				f.n++
 				if f.object {
 					var err error
 					if valSlot, err = s.key(); err != nil {

@@ -65,6 +65,9 @@ type Pinner struct {
 	o       Options
 	mu      sync.Mutex
 	servers map[string]*serverPins
+	// infos holds each server's tool definitions from its latest tools/list (description
+	// sanitized, input schema verbatim), in memory only: ToolInfo hands them to detectors.
+	infos map[string]map[string]abi.ToolInfo
 }
 
 type serverPins struct {
@@ -85,7 +88,7 @@ func New(o Options) (*Pinner, error) {
 			return nil, fmt.Errorf("pin: %w", err)
 		}
 	}
-	return &Pinner{o: o, servers: map[string]*serverPins{}}, nil
+	return &Pinner{o: o, servers: map[string]*serverPins{}, infos: map[string]map[string]abi.ToolInfo{}}, nil
 }
 
 func (p *Pinner) file(server string) string {
@@ -163,6 +166,14 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 			continue
 		}
 		cur := Pin{Name: name, Description: desc, SchemaSHA256: schemaHash(t["inputSchema"], t["outputSchema"]), PinnedAt: now}
+		if p.infos[server] == nil {
+			p.infos[server] = map[string]abi.ToolInfo{}
+		}
+		info := abi.ToolInfo{Name: name, Description: Sanitize(desc)}
+		if in := t["inputSchema"]; len(in) > 0 && in[0] == '{' {
+			info.InputSchema = append(json.RawMessage(nil), in...)
+		}
+		p.infos[server][name] = info
 		old, ok := sp.Pins[name]
 		switch {
 		case !ok:
@@ -229,6 +240,22 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 		return result, err
 	}
 	return out, serr
+}
+
+// ToolInfo returns what the server's latest tools/list said of tool (name, sanitized
+// description, input schema), for the envelope's tool_info (ABI 1.1), or nil when the tool is
+// unknown or its definition changed and awaits approval. It implements proxy.ToolInfoSource.
+func (p *Pinner) ToolInfo(server, tool string) *abi.ToolInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	info, ok := p.infos[server][tool]
+	if !ok {
+		return nil
+	}
+	if _, pending := p.load(server).Pending[tool]; pending {
+		return nil
+	}
+	return &info
 }
 
 func (p *Pinner) record(ctx context.Context, c Change) {

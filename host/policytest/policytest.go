@@ -157,8 +157,14 @@ func WriteText(w io.Writer, rs []Result) error {
 		if exp == "" {
 			exp = "-"
 		}
-		var st []string
+		var st, errs []string
 		for _, s := range r.Stages {
+			if s.Error != "" {
+				// A failed stage is shown, never hidden behind its failure mode.
+				st = append(st, fmt.Sprintf("%s=%s(error)", s.Stage, s.Action))
+				errs = append(errs, s.Stage+": "+s.Error)
+				continue
+			}
 			st = append(st, fmt.Sprintf("%s=%s(%.2f)", s.Stage, s.Action, s.Score))
 		}
 		line := fmt.Sprintf("%s  %-32s expected %-6s got %-6s", mark, r.Fixture, exp, r.Decision)
@@ -170,6 +176,9 @@ func WriteText(w io.Writer, rs []Result) error {
 		}
 		if !r.Pass && r.Reason != "" {
 			line += "\n      reason: " + r.Reason
+		}
+		for _, e := range errs {
+			line += "\n      stage error: " + strings.ReplaceAll(e, "\n", " ")
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

@@ -80,6 +80,12 @@ type Hook interface {
 	AfterRequest(ctx context.Context, o *Outcome) error
 }
 
+// ToolInfoSource knows tool definitions from tools/list (host/pin implements it). A Hook that
+// also implements it fills the envelope's tool_info (ABI 1.1) before the request phase.
+type ToolInfoSource interface {
+	ToolInfo(server, tool string) *abi.ToolInfo
+}
+
 // Check is a Hook that can also deny a call before an ask is put to a person or a sample to
 // the judge (tool pinning): a person is never shown a call the gateway would refuse after they
 // approved it. The Engine calls CheckRequest right after the request phase and AfterRequest
@@ -163,6 +169,15 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	}
 	if env.Time == "" {
 		env.Time = start.UTC().Format(time.RFC3339Nano)
+	}
+	if env.ToolInfo == nil && env.Tool != "" {
+		for _, h := range e.o.Hooks {
+			if src, ok := h.(ToolInfoSource); ok {
+				if env.ToolInfo = src.ToolInfo(env.Server, env.Tool); env.ToolInfo != nil {
+					break
+				}
+			}
+		}
 	}
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
 	d, err := ch.Evaluate(ctx, env)

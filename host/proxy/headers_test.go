@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,7 @@ func echoAllowedEngine(t *testing.T) *proxy.Engine {
 	}
 	for name, b := range map[string][]byte{
 		"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)),
-		"rules.yaml":  []byte("rules:\n  - id: echo-ok\n    priority: 10\n    action: allow\n    reason: echo is harmless\n    when:\n      tool: [echo]\n"),
+		"rules.yaml":  []byte("rules:\n  - id: echo-ok\n    priority: 10\n    action: allow\n    reason: echo and route are harmless\n    when:\n      tool: [echo, route]\n"),
 		"rules.wasm":  wasm,
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -59,7 +60,11 @@ func echoAllowedEngine(t *testing.T) *proxy.Engine {
 // the proxy's /mcp URL.
 func startHTTPProxy(t *testing.T, stateless bool) string {
 	t.Helper()
-	up := testenv.StartGoServer(t, stateless)
+	return startHTTPProxyTo(t, testenv.StartGoServer(t, stateless))
+}
+
+func startHTTPProxyTo(t *testing.T, up string) string {
+	t.Helper()
 	h, err := proxy.NewHTTP(proxy.HTTPOptions{Upstreams: []proxy.Upstream{{Name: "go", URL: up}}, Engine: echoAllowedEngine(t)})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +100,10 @@ func TestRoutingHeadersEveryShape(t *testing.T) {
 		{"single, Mcp-Name twice", echoCall, hdr{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"echo", "get-env"}}, "Mcp-Name"},
 		{"single, Mcp-Param spoofed", echoCall, hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-Message": {"other"}}, "Mcp-Param-Message"},
 		{"single, Mcp-Param of no argument", echoCall, hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-Region": {"eu"}}, "Mcp-Param-Region"},
+		{"single, Mcp-Param under another name", call(1, "echo", `{"message":"hi","opts":{"region":"eu"}}`), hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-Zone": {"eu"}}, ""},
+		{"single, Mcp-Param with another argument's value", call(1, "echo", `{"message":"hi","note":"x"}`), hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-Message": {"x"}}, "Mcp-Param-Message"},
+		{"single, Mcp-Param number", call(1, "echo", `{"message":"hi","n":5}`), hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-N": {"5"}}, ""},
+		{"single, Mcp-Param bad base64", echoCall, hdr{"Mcp-Method": {"tools/call"}, "Mcp-Param-Message": {"=?base64?!!?="}}, "Mcp-Param-Message"},
 		{"Mcp-Param on tools/list", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, hdr{"Mcp-Method": {"tools/list"}, "Mcp-Param-Message": {"hi"}}, "Mcp-Param-Message"},
 		{"notification, Mcp-Method spoofed", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr{"Mcp-Method": {"tools/call"}}, "Mcp-Method"},
 		{"batch, all matching", "[" + echoCall + "," + call(2, "echo", `{"message":"hi"}`) + "]", hdr{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"echo"}, "Mcp-Param-Message": {"hi"}}, ""},
@@ -153,6 +162,55 @@ func TestSDKClientThroughHeaderChecks(t *testing.T) {
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-env", Arguments: map[string]any{"name": "HOME"}}); err == nil {
 		t.Fatal("get-env was not denied")
+	}
+}
+
+// TestSDKParamHeadersThroughProxy: a Go SDK server declares x-mcp-header on a top-level and a
+// nested property (2026-07-28); the Go SDK client mirrors them into Mcp-Param-Region (plain) and
+// Mcp-Param-Zone (base64, not ASCII); the proxy's checks let them through and the upstream, which
+// validates them against its schema, answers.
+func TestSDKParamHeadersThroughProxy(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "routed", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "route", Description: "Answers with its routing arguments.", InputSchema: json.RawMessage(`{"type":"object",
+		"properties":{"region":{"type":"string","x-mcp-header":"Region"},
+		"opts":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Region string `json:"region"`
+				Opts   struct {
+					Zone string `json:"zone"`
+				} `json:"opts"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Region + "/" + in.Opts.Zone}}}, nil
+		})
+	url := startHTTPProxyTo(t, testenv.ServeGo(t, s, true))
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v < pmcp.Stateless {
+		t.Fatalf("negotiated %s, want %s (Mcp-Param-* headers)", v, pmcp.Stateless)
+	}
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "route", Arguments: map[string]any{"region": "eu-west", "opts": map[string]any{"zone": "zé-1"}}})
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("route: %+v %v", res, err)
+	}
+	if tc, _ := res.Content[0].(*mcp.TextContent); tc == nil || tc.Text != "eu-west/zé-1" {
+		t.Fatalf("route answered %+v", res.Content[0])
+	}
+	// The same call with a spoofed Mcp-Param-Region is refused by the proxy.
+	status, body := postRaw(t, url, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"route","arguments":{"region":"eu-west"}}}`,
+		map[string][]string{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"route"}, "Mcp-Param-Region": {"us-east"}})
+	if status != http.StatusBadRequest || !strings.Contains(body, "-32004") {
+		t.Fatalf("spoofed Mcp-Param-Region: %d %s", status, body)
 	}
 }
 

@@ -270,7 +270,10 @@ var DefaultHookAllowStages = []string{"rules"}
 //   - otherwise no decision (HookOutput{}): Claude Code's own permission flow applies, so
 //     installing the hook never makes the agent less guarded.
 func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
-	servers := append(append([]string(nil), e.o.Hook.Servers...), ClaudeMCPServers(in.Cwd, e.o.Hook.Home)...)
+	var servers []string
+	if strings.HasPrefix(in.ToolName, "mcp__") { // read Claude Code's config only for MCP tools
+		servers = append(append(servers, e.o.Hook.Servers...), ClaudeMCPServers(in.Cwd, e.o.Hook.Home)...)
+	}
 	envs, err := in.Envelopes(servers)
 	if err != nil {
 		return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -88,6 +89,8 @@ func TestHookInvalidInput(t *testing.T) {
 		{"other event", `{"hook_event_name":"PostToolUse","tool_name":"Bash"}`},
 		{"input not object", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"rm -rf /"}`},
 		{"duplicate argument", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","command":"rm -rf /"}}`},
+		{"argument in two cases", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls","Command":"rm -rf /"}}`},
+		{"deep input", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"a":` + strings.Repeat(`{"a":`, 200_000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := proxy.ParseHookInput([]byte(tc.in)); !errors.Is(err, proxy.ErrHookInput) {
@@ -265,6 +268,23 @@ func TestHookAnswersAllowOnlyForAnExplicitRule(t *testing.T) {
 	}
 	if !strings.Contains(string(evs[0].Detail), `"hook_decision":"none"`) {
 		t.Errorf("detail %s lacks hook_decision none", evs[0].Detail)
+	}
+	// Over HTTP, no opinion is a 200 with {} (Claude Code's http hooks then apply their own flow),
+	// and the client hands it on as no decision.
+	srv := httptest.NewServer(proxy.HookHandler(e))
+	defer srv.Close()
+	raw := []byte(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"find / -delete"}}`)
+	resp, err := http.Post(srv.URL+proxy.HookPath, "application/json", strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(body)) != "{}" {
+		t.Errorf("no opinion over HTTP: %d %s", resp.StatusCode, body)
+	}
+	if out, err := (proxy.HookClient{URL: srv.URL}).Decide(ctx, raw); err != nil || out.Decision() != "" {
+		t.Errorf("client: %+v %v", out, err)
 	}
 	// A configured allow stage turns that stage's rule into an explicit allow.
 	e2 := hookEngine(t, &sink{}, proxy.HookOptions{AllowStages: []string{"rules", "other"}})

@@ -277,14 +277,17 @@ func routedName(env *abi.Envelope) string {
 	return ""
 }
 
-// paramHeaders compares every Mcp-Param-{Name} header with the tools/call argument it mirrors.
-// The gateway does not hold the tool's inputSchema, so it matches the header to the top-level
-// argument whose key equals Name ignoring case (argument keys are unique ignoring case, see
-// mcp.Parse); a header that mirrors no argument, or one on another method, is refused. Values
-// compare as the spec encodes them: strings as they are or in the =?base64?...?= form, numbers
-// and booleans as their JSON text.
+// paramHeaders compares every Mcp-Param-{Name} header with the tools/call arguments. The name
+// in the header is the x-mcp-header annotation of a property in the tool's inputSchema (at any
+// depth), which the gateway does not hold, so it checks what it can without the schema: when a
+// top-level argument has the header's name (ignoring case; argument keys are unique ignoring
+// case, see mcp.Parse), the header must mirror that argument; otherwise it must mirror some
+// primitive argument at any depth. A header that mirrors nothing in the body, or one on another
+// method, is refused. Values compare as the spec encodes them: strings as they are or in the
+// =?base64?...?= form, numbers and booleans as their JSON text. A header missing for an
+// annotated argument is left to the upstream, which holds the schema.
 func paramHeaders(hdr http.Header, env *abi.Envelope) error {
-	var args map[string]json.RawMessage
+	var args map[string]any
 	decoded := false
 	for k := range hdr {
 		name, ok := cutFold(k, mcp.HeaderParamPrefix)
@@ -298,23 +301,84 @@ func paramHeaders(hdr http.Header, env *abi.Envelope) error {
 		if !decoded {
 			decoded = true
 			if len(env.Arguments) > 0 && env.Arguments[0] == '{' {
-				_ = json.Unmarshal(env.Arguments, &args)
+				d := json.NewDecoder(bytes.NewReader(env.Arguments))
+				d.UseNumber()
+				_ = d.Decode(&args)
 			}
 		}
-		var arg json.RawMessage
+		v, ok = decodeParamHeader(v)
+		if !ok {
+			return fmt.Errorf("%s header has an invalid =?base64?...?= value", k)
+		}
+		named := false
 		for ak, av := range args {
 			if strings.EqualFold(ak, name) {
-				arg = av
+				named = true
+				if !paramMatches(v, av) {
+					return fmt.Errorf("%s header %q does not match the body's argument %q", k, v, ak)
+				}
 			}
 		}
-		if len(arg) == 0 || string(arg) == "null" {
+		if !named && !anyParamMatches(v, args) {
 			return fmt.Errorf("%s header %q mirrors no argument of the call", k, v)
-		}
-		if !paramMatches(v, arg) {
-			return fmt.Errorf("%s header %q does not match the body's argument %s", k, v, arg)
 		}
 	}
 	return nil
+}
+
+// decodeParamHeader undoes the =?base64?...?= form of an Mcp-Param value.
+func decodeParamHeader(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	return string(b), err == nil
+}
+
+// paramMatches compares a decoded header value with a primitive argument.
+func paramMatches(v string, arg any) bool {
+	switch a := arg.(type) {
+	case string:
+		return a == v
+	case bool:
+		return strconv.FormatBool(a) == v
+	case json.Number:
+		if a.String() == v {
+			return true
+		}
+		x, err1 := strconv.ParseFloat(a.String(), 64)
+		y, err2 := strconv.ParseFloat(v, 64)
+		return err1 == nil && err2 == nil && x == y
+	}
+	return false
+}
+
+// anyParamMatches reports whether v mirrors some primitive value inside args. The walk keeps its
+// own stack: mcp.Parse already bounded the depth, and nothing here recurses.
+func anyParamMatches(v string, args map[string]any) bool {
+	stack := []any{args}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch t := x.(type) {
+		case map[string]any:
+			for _, c := range t {
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, t...)
+		default:
+			if paramMatches(v, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func cutFold(s, prefix string) (string, bool) {
@@ -322,29 +386,6 @@ func cutFold(s, prefix string) (string, bool) {
 		return "", false
 	}
 	return s[len(prefix):], true
-}
-
-// paramMatches compares a header value with the JSON argument it mirrors.
-func paramMatches(v string, arg json.RawMessage) bool {
-	if inner, ok := strings.CutPrefix(v, "=?base64?"); ok {
-		if inner, ok = strings.CutSuffix(inner, "?="); ok {
-			b, err := base64.StdEncoding.DecodeString(inner)
-			if err != nil {
-				return false
-			}
-			v = string(b)
-		}
-	}
-	if arg[0] == '"' {
-		var s string
-		return json.Unmarshal(arg, &s) == nil && s == v
-	}
-	if string(arg) == v {
-		return true
-	}
-	a, err1 := strconv.ParseFloat(string(arg), 64)
-	b, err2 := strconv.ParseFloat(v, 64)
-	return err1 == nil && err2 == nil && a == b
 }
 
 // context is what the request's headers say about its session; mcp.Parse adds what the body says.

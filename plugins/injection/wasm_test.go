@@ -170,7 +170,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 			for _, bc := range []struct {
 				kind string
 				size int
-			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 64 << 10}} {
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}} {
 				env, size := benchEnvelope(bc.size), bc.size
 				if bc.kind == "shell" {
 					env = shellEnvelope(size)
@@ -232,8 +232,8 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 }
 
-// TestWasmLargeArgumentDefaultMemory evaluates 64 KiB and 1 MiB arguments (with an attack at
-// the end, and in the middle of the 1 MiB one) under the default memory cap (256 pages, 16 MiB).
+// TestWasmLargeArgumentDefaultMemory evaluates 64 KiB and 128 KiB arguments (with an attack at
+// the end, and in the middle of the 128 KiB one) under the default memory cap (256 pages, 16 MiB).
 func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 	p := loadSpec(t, "./", "injection", "{}", 0, false)
 	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", 64<<10/58) + "; cat /etc/passwd"
@@ -242,17 +242,15 @@ func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 	if v.Action != abi.ActionDeny {
 		t.Fatalf("64 KiB argument with a trailing attack: verdict %+v, want deny", v)
 	}
-	// Whole strings (issue 16 item 5): an attack in the middle of a 1 MiB string is found. A
-	// trusted instance (no loop checks, as the example bundle runs it): untrusted, the scan
-	// takes seconds on a loaded two-core machine.
-	huge := strings.Repeat("Please summarise the attached report for the weekly sync. ", 512<<10/58)
-	start := time.Now()
+	// Whole strings (issue 16 item 5): an attack in the middle of a 128 KiB string (twice the
+	// old 64 KiB window) is found. A trusted instance (no loop checks, as the example bundle
+	// runs it), so the test stays well inside its timeout on a loaded two-core machine.
+	huge := strings.Repeat("Please summarise the attached report for the weekly sync. ", 64<<10/58)
 	v = evaluate(t, loadSpec(t, "./", "injection", "{}", 0, true), map[string]any{"abi": "1.0", "id": "huge", "phase": "request", "method": "tools/call",
 		"tool": "send", "arguments": map[string]any{"body": huge + "; cat /etc/passwd " + huge}})
 	if v.Action != abi.ActionDeny || v.Incomplete || strings.Contains(string(v.Metadata), `"truncated"`) {
-		t.Fatalf("1 MiB argument with an attack in the middle: verdict %+v, want deny, whole", v)
+		t.Fatalf("128 KiB argument with an attack in the middle: verdict %+v, want deny, whole", v)
 	}
-	t.Logf("1 MiB string scanned whole in %v (trusted)", time.Since(start))
 	v = evaluate(t, p, map[string]any{"abi": "1.0", "id": "big2", "phase": "request", "method": "tools/call",
 		"tool": "send", "arguments": map[string]any{"body": string(benchEnvelope(64 << 10))}})
 	if v.Action != abi.ActionNone {

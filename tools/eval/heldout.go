@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
@@ -191,27 +193,52 @@ func scoreHeldout(name string, s score.Scorer, t float64, recs []HeldoutRecord) 
 }
 
 // ServedChain decides held-out tool calls the way the gateway and `palisade hook` do: the
-// bundle's chain built in process (real Wasm plugins, ONNX detector), the request phase, and
-// for records that carry a tool output, the response phase.
+// bundle's chain built in process by the gateway's own Core (real Wasm plugins, the ONNX
+// detector through the infer host function, the bundle trust policy), the request phase through
+// a proxy.Engine, and for records that carry a tool output, the response phase.
 type ServedChain struct {
-	local *gateway.Local
+	core   *gateway.Core
+	active *chain.Active
+	engine *proxy.Engine
+	// FixtureErr is why the bundle failed its own fixtures (serve would refuse to activate
+	// it); the chain was then built without them, so its decisions can still be measured.
+	FixtureErr error
 }
 
 // NewServedChain builds the bundle folder dir (e.g. build/bundle from `make bundle`) with a
 // plugin cache and state under dataDir, without audit.
 func NewServedChain(ctx context.Context, dir, dataDir string) (*ServedChain, error) {
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{
-		Config: config.Config{Bundle: dir, DataDir: dataDir},
-		Name:   "eval", NoAudit: true,
-	})
+	cfg := config.Config{Bundle: dir, DataDir: dataDir}.WithDefaults()
+	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: cfg})
 	if err != nil {
 		return nil, fmt.Errorf("served chain %s: %w", dir, err)
 	}
-	return &ServedChain{local: l}, nil
+	s := &ServedChain{core: core, active: &chain.Active{}}
+	b, err := core.Build(ctx, dir, false)
+	if errors.Is(err, bundle.ErrFixture) {
+		s.FixtureErr = err
+		b, err = core.Build(ctx, dir, true)
+	}
+	if err != nil {
+		core.Close(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("served chain %s: %w", dir, err)
+	}
+	s.active.Swap(b.Chain)
+	eo := proxy.EngineOptions{Active: s.active, Gateway: "eval", AuditArguments: cfg.Audit.Arguments}
+	if a := b.Manifest.Audit.Arguments; a != "" {
+		eo.AuditArguments = a
+	}
+	s.engine = proxy.NewEngine(eo)
+	return s, nil
 }
 
 // Close stops the chain.
-func (s *ServedChain) Close(ctx context.Context) { s.local.Close(ctx) }
+func (s *ServedChain) Close(ctx context.Context) {
+	if old := s.active.Swap(nil); old != nil {
+		old.CloseWhenDrained(ctx)
+	}
+	s.core.Close(ctx)
+}
 
 // Blocked reports whether the served chain stops r: the request is denied, or the tool output
 // is denied or replaced (redacted) in the response phase. stageFailed reports that a stage
@@ -221,7 +248,7 @@ func (s *ServedChain) Blocked(ctx context.Context, r HeldoutRecord) (blocked, st
 	if err != nil {
 		return false, false, err
 	}
-	o, err := s.local.Engine.Request(ctx, env)
+	o, err := s.engine.Request(ctx, env)
 	if err != nil {
 		return false, false, err
 	}
@@ -239,7 +266,7 @@ func (s *ServedChain) Blocked(ctx context.Context, r HeldoutRecord) (blocked, st
 	if err != nil {
 		return false, stageFailed, err
 	}
-	d, err := s.local.Engine.Response(ctx, o, resp)
+	d, err := s.engine.Response(ctx, o, resp)
 	if err != nil {
 		return false, stageFailed, err
 	}
@@ -418,6 +445,9 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 		return 1
 	}
 	defer sc.Close(context.WithoutCancel(ctx))
+	if sc.FixtureErr != nil {
+		fmt.Fprintf(stdout, "\nWARNING: %v\n  serve would refuse to activate this bundle; its chain is measured without the fixtures.\n", sc.FixtureErr)
+	}
 	blocked, failed, err := RunServed(ctx, sc, recs, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "eval:", err)

@@ -40,6 +40,9 @@ func TestHeldoutGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sc.Close(ctx)
+	if sc.FixtureErr != nil {
+		t.Logf("the bundle fails its own fixtures (measured without them): %v", sc.FixtureErr)
+	}
 	sample := GuardSample(recs)
 	blocked, failed, err := RunServed(ctx, sc, sample, 0)
 	if err != nil {

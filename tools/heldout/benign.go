@@ -226,6 +226,12 @@ func makefile(src, rel string, add func(kind, text, rel string, line int)) {
 			cmd = cmd + "\n" + strings.TrimRight(lines[i], " ")
 		}
 		cmd = strings.TrimLeft(cmd, "@-+")
+		// What the shell runs is the recipe after make's expansion: $$ is $, and a line that
+		// still names a make variable ($(GO), ${MAKE}) is left out, its value unknown here.
+		if makeVarRef.MatchString(cmd) {
+			continue
+		}
+		cmd = strings.ReplaceAll(cmd, "$$", "$")
 		if cmd != "" && !strings.HasPrefix(cmd, "#") {
 			add("shell", cmd, rel, start)
 		}
@@ -244,7 +250,9 @@ func workflow(src, rel string, add func(kind, text, rel string, line int)) {
 		}
 		v = strings.TrimSpace(v)
 		if v != "|" && v != ">" && v != "|-" && v != ">-" {
-			add("shell", strings.Trim(v, `"'`), rel, i+1)
+			if !strings.Contains(v, "${{") {
+				add("shell", strings.Trim(v, `"'`), rel, i+1)
+			}
 			continue
 		}
 		indent := len(ln) - len(strings.TrimLeft(ln, " "))
@@ -255,7 +263,8 @@ func workflow(src, rel string, add func(kind, text, rel string, line int)) {
 			}
 			i++
 			c := strings.TrimSpace(nx)
-			if c != "" && !strings.HasPrefix(c, "#") {
+			// ${{ }} is expanded by Actions before the shell runs; its value is unknown here.
+			if c != "" && !strings.HasPrefix(c, "#") && !strings.Contains(c, "${{") {
 				add("shell", c, rel, i+1)
 			}
 		}
@@ -301,6 +310,10 @@ var commandStart = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*=\S*|[a-z0-9_./~$(\[{"'
 // destructiveSQL marks statements that destroy data or schema: a SQL tool may rightly ask
 // before running them, so the report counts them apart.
 var destructiveSQL = regexp.MustCompile(`(?is)\b(drop\s+(table|database|schema|index|view|function|type|trigger|column)|truncate\b|delete\s+from\s+[^;]*$)`)
+
+// makeVarRef matches a make variable or function reference in a recipe: $( or ${ not escaped
+// as $$.
+var makeVarRef = regexp.MustCompile(`(^|[^$])\$[({]`)
 
 var sqlWord = regexp.MustCompile(`(?i)\b(select|insert|update|delete|create|alter|drop|with|grant|begin|commit|truncate|explain|set|copy|comment)\b`)
 

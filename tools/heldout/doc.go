@@ -7,5 +7,5 @@
 //
 // Usage:
 //
-//	go run ./tools/heldout [-out data/heldout] [-cache build/heldout-src]
+//	go run ./tools/heldout [-out data/heldout] [-cache build/_heldout-src]
 package main

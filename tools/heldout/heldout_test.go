@@ -66,13 +66,13 @@ func TestMarkdown(t *testing.T) {
 
 func TestMakefileAndWorkflow(t *testing.T) {
 	mk := collect(func(add func(kind, text, rel string, line int)) {
-		makefile("build:\n\t@go build -o bin/x ./cmd/x\n\t-rm -f tmp\n", "Makefile", add)
+		makefile("build:\n\t@go build -o bin/x ./cmd/x\n\t-rm -f tmp\n\t$(GO) vet ./...\n\tdocker rm $$(docker ps -aq)\n", "Makefile", add)
 	})
-	if strings.Join(mk, "|") != "shell: go build -o bin/x ./cmd/x|shell: rm -f tmp" {
+	if strings.Join(mk, "|") != "shell: go build -o bin/x ./cmd/x|shell: rm -f tmp|shell: docker rm $(docker ps -aq)" {
 		t.Errorf("makefile: %q", mk)
 	}
 	wf := collect(func(add func(kind, text, rel string, line int)) {
-		workflow("steps:\n  - run: go test ./...\n  - name: x\n    run: |\n      make lint\n      make test\n  - uses: y\n", "ci.yml", add)
+		workflow("steps:\n  - run: go test ./...\n  - run: echo ${{ matrix.os }}\n  - name: x\n    run: |\n      make lint\n      make test\n  - uses: y\n", "ci.yml", add)
 	})
 	if strings.Join(wf, "|") != "shell: go test ./...|shell: make lint|shell: make test" {
 		t.Errorf("workflow: %q", wf)

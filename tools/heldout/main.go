@@ -16,7 +16,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("heldout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "data/heldout", "output folder (calib.jsonl, test.jsonl, dropped.jsonl, COUNTS.md)")
-	cache := fs.String("cache", "build/heldout-src", "where npm packages are packed and unpacked")
+	cache := fs.String("cache", "build/_heldout-src", "where npm packages are packed and unpacked (a leading _ keeps go's ./... patterns out of it)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

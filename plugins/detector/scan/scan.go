@@ -44,6 +44,8 @@ type Config struct {
 	// prompt_injection only: tool output legitimately holds commands, paths, SQL and markup
 	// ("Echo: 0" reads like a shell command), as the injection stage also assumes.
 	ResponseLabels []string `json:"response_labels"`
+	// noKinds judges every argument as argkind.Unknown (the split evaluation's baseline).
+	noKinds bool
 }
 
 // ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
@@ -166,7 +168,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				kind = tool.Of(it.key)
+				kind = tool.Of(it.key).ForValue(it.r.Str)
 				add(it.path, it.r.Str)
 			case it.r.IsArray():
 				var kids []item
@@ -211,6 +213,9 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			}
 		}
 		tool = argkind.ForCall(fields[3].String(), info)
+		if c.noKinds {
+			tool = nil
+		}
 	}
 	walk("arguments", fields[0])
 	kind = argkind.URL

@@ -97,6 +97,7 @@ func benchmarkEvaluateShell(b *testing.B, size int) {
 }
 
 func BenchmarkEvaluateShell1KB(b *testing.B)  { benchmarkEvaluateShell(b, 1<<10) }
+func BenchmarkEvaluateShell16KB(b *testing.B) { benchmarkEvaluateShell(b, 16<<10) }
 func BenchmarkEvaluateShell64KB(b *testing.B) { benchmarkEvaluateShell(b, 64<<10) }
 
 // BenchmarkAnalyzeSQL measures the SQL statement check alone on a typical query.

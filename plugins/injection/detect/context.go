@@ -35,6 +35,13 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 	case argkind.Query:
 		keepOnly(r, l.kind)
+		if question(r.Norm.Text) && wordy(r.Norm.Text) {
+			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
+			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
+			// only markup that would run counts.
+			askAbout(r)
+			return false
+		}
 		mentionNotMarkup(r)
 	default: // Path, Code
 		keepOnly(r, l.kind)
@@ -94,12 +101,47 @@ func mentionNotMarkup(r *Result) {
 	r.Scores[XSS] = min(r.Scores[XSS], 1-miss)
 }
 
+// askAbout keeps only the XSS findings that are not tag mentions: markup that would run.
+func askAbout(r *Result) {
+	for c := Category(0); c < NumCategories; c++ {
+		if c != XSS {
+			r.Scores[c] = 0
+		}
+	}
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == XSS {
+			hits = append(hits, h)
+		}
+	}
+	r.Hits = hits
+	mentionNotMarkup(r)
+	if !strings.Contains(r.Norm.Text, "<script src") {
+		miss := 1.0
+		hits := r.Hits[:0]
+		for _, h := range r.Hits {
+			if !tagMention[h.Rule] {
+				miss *= 1 - h.Weight
+				hits = append(hits, h)
+			}
+		}
+		r.Hits = hits
+		r.Scores[XSS] = min(r.Scores[XSS], 1-miss)
+	}
+}
+
 // questionWords mark a query that asks about something rather than carrying it.
-var questionWords = []string{"what", "how", "why", "when", "which", "explain", "example", "does", "difference",
+var questionWords = []string{"what", "how", "why", "which", "explain", "example", "does", "difference",
 	"prevent", "escape", "sanitize", "sanitise", "vs", "tutorial", "meaning", "is it", "documentation", "docs", "?"}
 
 // question reports whether normalized text reads as a question or a request for explanation.
 func question(t string) bool {
+	if f := strings.Fields(t); len(f) > 0 {
+		switch f[0] {
+		case "is", "are", "can", "could", "should", "does", "do", "did", "will", "was", "were":
+			return true
+		}
+	}
 	for _, w := range questionWords {
 		if i := strings.Index(t, w); i >= 0 {
 			end := i + len(w)
@@ -109,6 +151,30 @@ func question(t string) bool {
 		}
 	}
 	return false
+}
+
+// wordy reports text of at least four fields, most of them plain words: prose, not a payload
+// with a question word in it.
+func wordy(t string) bool {
+	fs := strings.Fields(t)
+	if len(fs) < 4 {
+		return false
+	}
+	words := 0
+	for _, f := range fs {
+		f = strings.TrimRight(f, "?.,!:;")
+		plain := f != ""
+		for i := 0; i < len(f); i++ {
+			if !isLetter(f[i]) && f[i] != '\'' && f[i] != '-' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			words++
+		}
+	}
+	return words*10 >= len(fs)*6
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
 )
@@ -247,8 +248,8 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			continue
 		}
 		scanned[seen{l.text, l.kind}] = true
-		if e.kindsOff {
-			l.kind = argkind.Unknown
+		if e.kindsOff || l.kind == argkind.Shell && len(l.text) > shell.MaxParseBytes {
+			l.kind = argkind.Unknown // context-free: every rule (stricter)
 		}
 		ld := d
 		if phase != abi.PhaseResponse {
@@ -393,7 +394,8 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		stack = stack[:len(stack)-1]
 		switch {
 		case it.r.Type == gjson.String:
-			out = append(out, leaf{path: it.path, text: it.r.String(), kind: tool.Of(it.key)})
+			text := it.r.String()
+			out = append(out, leaf{path: it.path, text: text, kind: tool.Of(it.key).ForValue(text)})
 		case it.r.IsArray():
 			var kids []item
 			i := 0

@@ -172,6 +172,16 @@ func (t *Tool) Of(key string) Kind {
 	return Unknown
 }
 
+// ForValue refines k by the value itself: a text field that holds no prose (fewer than three
+// words, such as a bare path or URL in a "message") is judged as unknown, every category: the
+// leniency prose earns does not extend to a payload alone.
+func (k Kind) ForValue(v string) Kind {
+	if k == Text && len(strings.Fields(v)) < 3 {
+		return Unknown
+	}
+	return k
+}
+
 // Labels names the detector categories that are meaningful for a kind: a finding of any other
 // category in an argument of that kind is what the argument is for, not an attack. nil means
 // every category. Shell and SQL arguments are judged by parsers instead (plugins/injection:

@@ -48,6 +48,12 @@ func TestOf(t *testing.T) {
 	}
 }
 
+func TestForValue(t *testing.T) {
+	if Text.ForValue("../../../../etc/passwd") != Unknown || Text.ForValue("a note about ../../etc/passwd in logs") != Text || Shell.ForValue("ls") != Shell {
+		t.Errorf("ForValue: a bare payload in a text field is unknown; prose stays text; other kinds unchanged")
+	}
+}
+
 func TestLastKey(t *testing.T) {
 	for _, tc := range []struct{ path, want string }{
 		{"arguments.options.command", "command"},

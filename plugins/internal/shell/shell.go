@@ -21,6 +21,11 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// MaxParseBytes is the longest command line callers should parse inside a plugin's memory
+// cap: the syntax tree of a 64 KiB chain of commands does not fit 16 MiB of Wasm memory.
+// plugins/injection judges a longer line context-free (every rule), which is stricter.
+const MaxParseBytes = 16 << 10
+
 // MaxDepth bounds nested interpretation (`sh -c "eval \"sh -c ...\""`). Deeper text is not
 // looked at, and Result.Incomplete says so.
 const MaxDepth = 16
