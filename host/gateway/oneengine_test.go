@@ -320,7 +320,7 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 	na := outcome{Action: "n/a"}
 	deny := func(rule string) outcome { return outcome{Action: "deny", Rule: rule} }
 	ok := func(tool string) outcome { return outcome{Action: "allow", Text: "ok " + tool} }
-	for _, tc := range []struct {
+	rows := []struct {
 		name, tool string
 		// mcp is the answer over HTTP and stdio; hook and policy what the hook (through the
 		// gateway and in process) and policy test say. The hook runs before the tool and never
@@ -345,7 +345,16 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 			result: `{"content":[{"type":"text","text":"ok t-redact"}]}`},
 		// policy test judges envelopes, not upstream bytes: there is no answer to be unjudgeable.
 		{name: "unjudgeable response", tool: "t-dup", mcp: deny(""), hook: outcome{Action: "none"}, policy: na, why: `the key "result" twice`},
-	} {
+	}
+	// policy test runs every fixture in one go, as `palisade policy test --fixture-dir` does.
+	var fixtures []map[string]any
+	for _, tc := range rows {
+		if tc.policy != na {
+			fixtures = append(fixtures, policyFixture(tc.tool, tc.result))
+		}
+	}
+	policy := policyOutcomes(t, core, dir, fixtures)
+	for _, tc := range rows {
 		t.Run(tc.name, func(t *testing.T) {
 			check := func(way string, got, want outcome) {
 				t.Helper()
@@ -363,7 +372,7 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 			check("hook (gateway)", hookOutcome(t, g, nil, tc.tool), tc.hook)
 			check("hook (in process)", hookOutcome(t, nil, local.Engine, tc.tool), tc.hook)
 			if tc.policy != na {
-				check("policy test", policyOutcome(t, core, dir, tc.tool, tc.result), tc.policy)
+				check("policy test", policy[tc.tool], tc.policy)
 			}
 		})
 	}
@@ -399,26 +408,33 @@ func hookOutcome(t *testing.T, g *gateway.Gateway, e *proxy.Engine, tool string)
 	return o
 }
 
-// policyOutcome runs one fixture through policytest.Run with the Core's build, as
-// `palisade policy test` does. A result makes it a response-phase fixture.
-func policyOutcome(t *testing.T, core *gateway.Core, dir, tool, result string) outcome {
-	t.Helper()
-	var f map[string]any
+// policyFixture is the fixture for a call of tool: a request, or with result a response-phase
+// envelope carrying the upstream's result.
+func policyFixture(tool, result string) map[string]any {
 	if result == "" {
-		f = map[string]any{"name": tool, "method": "tools/call", "server": "up", "params": map[string]any{"name": tool, "arguments": map[string]any{}}}
-	} else {
-		f = map[string]any{"name": tool, "envelope": map[string]any{"phase": "response", "method": "tools/call", "server": "up", "tool": tool,
-			"arguments": map[string]any{}, "result": json.RawMessage(result)}}
+		return map[string]any{"name": tool, "method": "tools/call", "server": "up", "params": map[string]any{"name": tool, "arguments": map[string]any{}}}
 	}
-	b, _ := json.Marshal(f)
-	p := filepath.Join(t.TempDir(), "fixture.json")
+	return map[string]any{"name": tool, "envelope": map[string]any{"phase": "response", "method": "tools/call", "server": "up", "tool": tool,
+		"arguments": map[string]any{}, "result": json.RawMessage(result)}}
+}
+
+// policyOutcomes runs the fixtures through policytest.Run with the Core's build, as `palisade
+// policy test` does, and returns each fixture's outcome by name.
+func policyOutcomes(t *testing.T, core *gateway.Core, dir string, fixtures []map[string]any) map[string]outcome {
+	t.Helper()
+	b, _ := json.Marshal(fixtures)
+	p := filepath.Join(t.TempDir(), "fixtures.json")
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rs, err := policytest.Run(context.Background(), policytest.Options{Bundle: dir, Fixtures: []string{p},
 		Build: func(ctx context.Context, dir string) (*bundle.Bundle, error) { return core.Build(ctx, dir, true) }})
-	if err != nil || len(rs) != 1 {
-		t.Fatalf("policy test %s: %v %+v", tool, err, rs)
+	if err != nil || len(rs) != len(fixtures) {
+		t.Fatalf("policy test: %v %+v", err, rs)
 	}
-	return outcome{Action: rs[0].Decision, Rule: rs[0].Rule}
+	out := map[string]outcome{}
+	for _, r := range rs {
+		out[r.Fixture] = outcome{Action: r.Decision, Rule: r.Rule}
+	}
+	return out
 }
