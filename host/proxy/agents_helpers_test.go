@@ -11,13 +11,6 @@ import (
 	"github.com/added060/palisade/host/proxy"
 )
 
-// agentsBundleDir writes the agents test bundle (testdata/agents) with the freshly built rules
-// plugin pinned by its sha256.
-func agentsBundleDir(t testing.TB) string {
-	t.Helper()
-	return testenv.AgentsBundle(t, nil)
-}
-
 // agentsEngine builds the agents test bundle and returns an engine recording into rec.
 func agentsEngine(t testing.TB, rec proxy.Recorder) *proxy.Engine {
 	t.Helper()
