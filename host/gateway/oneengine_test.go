@@ -265,7 +265,9 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 	ctx := context.Background()
 
 	// HTTP: the gateway with approvals off, so ask resolves by the bundle's fallback as it does
-	// in the one-process modes (which have no approver).
+	// in the one-process modes (which have no approver). With approvals on, the gateway holds an
+	// ask for a person on every route, /v1/hook included: HookClient's 2s timeout then ends the
+	// exchange and `palisade hook` decides in process (ask) while the held call waits.
 	ns := testenv.StartNATS(t)
 	g := startGatewayExt(t, ns.ClientURL(), dir, "approvals: {disabled: true}\n", config.Upstream{Name: "up", URL: startOneEngineHTTP(t)})
 	httpCS := connect(t, "http://"+g.Addr()+"/mcp/up", nil)
