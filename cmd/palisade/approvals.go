@@ -90,7 +90,7 @@ func runApprovals(ctx context.Context, env *cliEnv, args []string) int {
 			fmt.Fprintf(env.Stderr, "palisade approvals: approver identity: %v\n", err)
 			return exitFail
 		}
-		nc, err := nats.Connect(f.natsURL, append(id.Options(), nats.Name("palisade approvals"), nats.Timeout(5*time.Second))...)
+		nc, err := bus.Dial(f.natsURL, id, nats.Name("palisade approvals"), nats.Timeout(5*time.Second))
 		if err != nil {
 			fmt.Fprintf(env.Stderr, "palisade approvals: connect %s: %v\n", f.natsURL, err)
 			return exitFail

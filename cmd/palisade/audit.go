@@ -42,18 +42,16 @@ func runAudit(ctx context.Context, env *cliEnv, args []string) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
-	opts := []nats.Option{nats.Name("palisade audit tail"), nats.Timeout(5 * time.Second)}
 	id, err := bus.LoadIdentity(*dataDir, bus.RoleReader, *creds)
 	switch {
 	case err == nil:
-		opts = append(opts, id.Options()...)
 	case errors.Is(err, bus.ErrNoIdentity) && *creds == "":
-		// No key here: an external server without authentication, perhaps.
+		id = nil // no key here: an external server without authentication, perhaps
 	default:
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
 		return exitFail
 	}
-	nc, err := nats.Connect(*url, opts...)
+	nc, err := bus.Dial(*url, id, nats.Name("palisade audit tail"), nats.Timeout(5*time.Second))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "palisade audit tail: connect %s: %v\n", *url, err)
 		return exitFail

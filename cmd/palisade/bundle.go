@@ -184,14 +184,15 @@ func runBundle(ctx context.Context, env *cliEnv, args []string) int {
 			return fail(err)
 		}
 	case "push":
-		opts := []nats.Option{nats.Name("palisade bundle push"), nats.Timeout(10 * time.Second)}
 		// Only the admin identity may write the bundles bucket on the embedded server.
-		if id, err := bus.LoadIdentity(f.dataDir, bus.RoleAdmin, f.creds); err == nil {
-			opts = append(opts, id.Options()...)
-		} else if !errors.Is(err, bus.ErrNoIdentity) || f.creds != "" {
+		id, err := bus.LoadIdentity(f.dataDir, bus.RoleAdmin, f.creds)
+		if errors.Is(err, bus.ErrNoIdentity) && f.creds == "" {
+			id, err = nil, nil
+		}
+		if err != nil {
 			return fail(err)
 		}
-		nc, err := nats.Connect(f.natsURL, opts...)
+		nc, err := bus.Dial(f.natsURL, id, nats.Name("palisade bundle push"), nats.Timeout(10*time.Second))
 		if err != nil {
 			return fail(err)
 		}

@@ -97,12 +97,11 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		rep.NATS["mode"] = "external"
 	}
 	rep.NATS["url"] = url
-	opts := []nats.Option{nats.Timeout(2 * time.Second), nats.Name("palisade doctor")}
-	if id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.NATS.Creds); err == nil {
-		opts = append(opts, id.Options()...)
+	id, _ := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.NATS.Creds)
+	if id != nil {
 		rep.NATS["identity"] = id.Role
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := bus.Dial(url, id, nats.Timeout(2*time.Second), nats.Name("palisade doctor"))
 	if err != nil {
 		rep.NATS["reachable"] = false
 		rep.NATS["error"] = err.Error()

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR --fixture-dir DIR", run: runPolicy})
+	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR [--fixture-dir DIR] (default: the bundle's fixtures)", run: runPolicy})
 }
 
 // fixtureFlags collects repeated --fixture flags.
@@ -25,7 +25,7 @@ func (m *fixtureFlags) Set(v string) error { *m = append(*m, v); return nil }
 
 func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) == 0 || args[0] != "test" {
-		fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR (--fixture FILE ... | --fixture-dir DIR) [--expect ACTION] [--format text|json]")
+		fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR [--fixture FILE ... | --fixture-dir DIR] [--expect ACTION] [--format text|json]")
 		return exitUsage
 	}
 	fs := flag.NewFlagSet("policy test", flag.ContinueOnError)
