@@ -302,7 +302,7 @@ func TestFleet(t *testing.T) {
 	// natsd is host/bus's embedded server: it requires the role keys it generated in its store.
 	creds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleGateway)
 	adminCreds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleAdmin)
-	fleetWait(t, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
+	testenv.Eventually(t, 90*time.Second, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
 	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL, "--creds", adminCreds)
 
 	// Three gateways started after the push pick up the current bundle; the third talks to NATS
