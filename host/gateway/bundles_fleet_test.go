@@ -236,17 +236,6 @@ func (g *fleetGW) version() string {
 	return st.Bundle.Version
 }
 
-func fleetWait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // cli runs the palisade binary and returns its stdout.
 func fleetCLI(t *testing.T, bin string, args ...string) string {
 	t.Helper()
@@ -303,7 +292,7 @@ func TestFleet(t *testing.T) {
 	natsPort := fleetPort(t)
 	natsURL := fmt.Sprintf("nats://127.0.0.1:%d", natsPort)
 	fleetProc(t, "natsd", natsd, "-port", fmt.Sprint(natsPort), "-store", filepath.Join(work, "nats"))
-	fleetWait(t, "nats-server", func() bool {
+	testenv.Eventually(t, 90*time.Second, "nats-server", func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", natsPort))
 		if err == nil {
 			c.Close()
@@ -313,7 +302,7 @@ func TestFleet(t *testing.T) {
 	// natsd is host/bus's embedded server: it requires the role keys it generated in its store.
 	creds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleGateway)
 	adminCreds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleAdmin)
-	fleetWait(t, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
+	testenv.Eventually(t, 90*time.Second, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
 	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL, "--creds", adminCreds)
 
 	// Three gateways started after the push pick up the current bundle; the third talks to NATS
@@ -325,7 +314,7 @@ func TestFleet(t *testing.T) {
 		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), creds, key+".pub"),
 	}
 	for _, g := range gws {
-		fleetWait(t, g.name+" on v1", func() bool { return g.version() == "1" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v1", func() bool { return g.version() == "1" })
 	}
 
 	// One push: all three switch. Time from push to the last switch.
@@ -333,7 +322,7 @@ func TestFleet(t *testing.T) {
 	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL, "--creds", adminCreds)
 	pushed := time.Since(start)
 	switched := map[string]time.Duration{}
-	fleetWait(t, "all gateways on v2", func() bool {
+	testenv.Eventually(t, 90*time.Second, "all gateways on v2", func() bool {
 		for _, g := range gws {
 			if _, ok := switched[g.name]; !ok && g.version() == "2" {
 				switched[g.name] = time.Since(start)
@@ -356,14 +345,14 @@ func TestFleet(t *testing.T) {
 	}
 	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL, "--creds", adminCreds)
 	for _, g := range gws[:2] {
-		fleetWait(t, g.name+" on v3", func() bool { return g.version() == "3" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v3", func() bool { return g.version() == "3" })
 	}
 	if v := gws[2].version(); v != "2" {
 		t.Fatalf("gw3 cut off from NATS serves %q, want 2", v)
 	}
 	rl.Restore()
 	caught := time.Now()
-	fleetWait(t, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
+	testenv.Eventually(t, 90*time.Second, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
 	t.Logf("gw3 caught up %v after NATS returned", time.Since(caught).Round(time.Millisecond))
 	if code, rule := fleetCall(t, gws[2]); code != mcp.CodeDenied || rule != "fleet-3" {
 		t.Fatalf("gw3 after catching up: code %d rule %q", code, rule)
