@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 func TestPercentiles(t *testing.T) {
@@ -46,7 +47,7 @@ func TestFeedKeepsNewestAndPassesOn(t *testing.T) {
 	defer stop()
 	for i := range 5 {
 		f.Record(t.Context(), audit.Event{ID: fmt.Sprint(i), Bundle: &audit.Bundle{Digest: "d"},
-			Stages: []audit.StageResult{{Stage: "rules", Action: "deny", LatencyUS: int64(i)}}})
+			Stages: []abi.StageResult{{Stage: "rules", Action: "deny", LatencyUS: int64(i)}}})
 	}
 	got := f.Recent(0)
 	if len(got) != 3 || got[0].ID != "4" || got[2].ID != "2" {
@@ -69,7 +70,7 @@ func TestFeedKeepsNewestAndPassesOn(t *testing.T) {
 		t.Errorf("stats counted %d calls, want 5", calls)
 	}
 	// A new bundle starts the counts afresh.
-	f.Record(t.Context(), audit.Event{Bundle: &audit.Bundle{Digest: "e"}, Stages: []audit.StageResult{{Stage: "rules", Action: "allow"}}})
+	f.Record(t.Context(), audit.Event{Bundle: &audit.Bundle{Digest: "e"}, Stages: []abi.StageResult{{Stage: "rules", Action: "allow"}}})
 	s.mu.Lock()
 	calls = s.stages["rules"].calls
 	s.mu.Unlock()

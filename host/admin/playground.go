@@ -27,15 +27,15 @@ type PlaygroundRequest struct {
 // PlaygroundResult is the answer: the merged request-phase decision and each stage's output.
 // Nothing is forwarded, held or audited.
 type PlaygroundResult struct {
-	Envelope *abi.Envelope       `json:"envelope"`
-	Bundle   chain.Info          `json:"bundle"`
-	Action   string              `json:"action"`  // what the chain decided (allow, deny, ask, sample)
-	Outcome  string              `json:"outcome"` // what a real call would get: allow, deny or held
-	Reason   string              `json:"reason,omitempty"`
-	Rule     string              `json:"rule,omitempty"`
-	Stage    string              `json:"stage,omitempty"`
-	Default  bool                `json:"default,omitempty"`
-	Stages   []chain.StageResult `json:"stages"`
+	Envelope *abi.Envelope     `json:"envelope"`
+	Bundle   chain.Info        `json:"bundle"`
+	Action   string            `json:"action"`  // what the chain decided (allow, deny, ask, sample)
+	Outcome  string            `json:"outcome"` // what a real call would get: allow, deny or held
+	Reason   string            `json:"reason,omitempty"`
+	Rule     string            `json:"rule,omitempty"`
+	Stage    string            `json:"stage,omitempty"`
+	Default  bool              `json:"default,omitempty"`
+	Stages   []abi.StageResult `json:"stages"`
 }
 
 // RegisterPlayground adds POST /playground: run the active chain's request phase on a composed
@@ -101,7 +101,7 @@ func RegisterPlayground(g *echo.Group, active *chain.Active, held bool) {
 			res.Outcome = ch.Fallback(d.Action)
 		}
 		if res.Stages == nil {
-			res.Stages = []chain.StageResult{}
+			res.Stages = []abi.StageResult{}
 		}
 		return c.JSON(http.StatusOK, res)
 	})

@@ -130,22 +130,22 @@ func (o Options) withDefaults() Options {
 
 // Pending is a held call as listings show it.
 type Pending struct {
-	ID              string              `json:"id"` // the decision's audit id
-	Time            time.Time           `json:"time"`
-	Expires         time.Time           `json:"expires"`
-	OnTimeout       string              `json:"on_timeout"`
-	Gateway         string              `json:"gateway,omitempty"`
-	Method          string              `json:"method,omitempty"`
-	Server          string              `json:"server,omitempty"`
-	Session         string              `json:"session,omitempty"`
-	Agent           string              `json:"agent,omitempty"`
-	Tool            string              `json:"tool,omitempty"`
-	Arguments       json.RawMessage     `json:"arguments,omitempty"`
-	ArgumentsSHA256 string              `json:"arguments_sha256,omitempty"`
-	Reason          string              `json:"reason,omitempty"`
-	Rule            string              `json:"rule,omitempty"`
-	Stage           string              `json:"stage,omitempty"`
-	Stages          []chain.StageResult `json:"stages,omitempty"`
+	ID              string            `json:"id"` // the decision's audit id
+	Time            time.Time         `json:"time"`
+	Expires         time.Time         `json:"expires"`
+	OnTimeout       string            `json:"on_timeout"`
+	Gateway         string            `json:"gateway,omitempty"`
+	Method          string            `json:"method,omitempty"`
+	Server          string            `json:"server,omitempty"`
+	Session         string            `json:"session,omitempty"`
+	Agent           string            `json:"agent,omitempty"`
+	Tool            string            `json:"tool,omitempty"`
+	Arguments       json.RawMessage   `json:"arguments,omitempty"`
+	ArgumentsSHA256 string            `json:"arguments_sha256,omitempty"`
+	Reason          string            `json:"reason,omitempty"`
+	Rule            string            `json:"rule,omitempty"`
+	Stage           string            `json:"stage,omitempty"`
+	Stages          []abi.StageResult `json:"stages,omitempty"`
 }
 
 // Decision is a person's answer to a held call.

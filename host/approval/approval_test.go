@@ -42,7 +42,7 @@ func held(id, session, tool, args string) proxy.Held {
 		Envelope: &abi.Envelope{ID: id, Method: "tools/call", Server: "fs", Session: session, Tool: tool,
 			Arguments: json.RawMessage(args)},
 		Decision: &chain.Decision{Action: abi.ActionAsk, Stage: "rules", Rule: "ask-write", Reason: "writes need a human",
-			Stages: []chain.StageResult{{Stage: "rules", Action: abi.ActionAsk}}},
+			Stages: []abi.StageResult{{Stage: "rules", Action: abi.ActionAsk}}},
 	}
 }
 
@@ -162,7 +162,7 @@ func TestRuleTimeoutIsCapped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &chain.Decision{Stage: "rules", Stages: []chain.StageResult{{Stage: "rules",
+	d := &chain.Decision{Stage: "rules", Stages: []abi.StageResult{{Stage: "rules",
 		Verdict: &abi.Verdict{Metadata: json.RawMessage(`{"timeout":"5h"}`)}}}}
 	if got, on := m.ruleTimeout(d); got != time.Minute || on != abi.ActionDeny {
 		t.Errorf("ruleTimeout = %v %s, want 1m deny", got, on)

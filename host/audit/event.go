@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // Event kinds.
@@ -56,13 +58,13 @@ type Event struct {
 	ArgumentsSHA256 string          `json:"arguments_sha256,omitempty"` // hex sha256 of the raw arguments
 	Arguments       json.RawMessage `json:"arguments,omitempty"`        // only when policy allows, redacted
 
-	Action          string        `json:"action,omitempty"`           // final: allow, deny, ask, sample, none
-	RequestedAction string        `json:"requested_action,omitempty"` // what the chain asked before a fallback
-	Reason          string        `json:"reason,omitempty"`
-	Rule            string        `json:"rule,omitempty"`
-	Stage           string        `json:"stage,omitempty"` // deciding stage
-	Stages          []StageResult `json:"stages,omitempty"`
-	LatencyUS       int64         `json:"latency_us,omitempty"` // gateway decision latency
+	Action          string            `json:"action,omitempty"`           // final: allow, deny, ask, sample, none
+	RequestedAction string            `json:"requested_action,omitempty"` // what the chain asked before a fallback
+	Reason          string            `json:"reason,omitempty"`
+	Rule            string            `json:"rule,omitempty"`
+	Stage           string            `json:"stage,omitempty"` // deciding stage
+	Stages          []abi.StageResult `json:"stages,omitempty"`
+	LatencyUS       int64             `json:"latency_us,omitempty"` // gateway decision latency
 
 	Upstream    *Upstream       `json:"upstream,omitempty"`
 	TokenSHA256 string          `json:"token_sha256,omitempty"` // hex sha256 of an approval token
@@ -75,20 +77,6 @@ type Bundle struct {
 	Name    string `json:"name"`
 	Version string `json:"version,omitempty"`
 	Digest  string `json:"digest,omitempty"` // e.g. sha256:...
-}
-
-// StageResult is one stage's part in a decision.
-type StageResult struct {
-	Stage     string   `json:"stage"`
-	Phase     string   `json:"phase,omitempty"`  // request or response
-	Action    string   `json:"action,omitempty"` // none when it had no opinion
-	Score     float64  `json:"score,omitempty"`
-	Labels    []string `json:"labels,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
-	Rule      string   `json:"rule,omitempty"`
-	LatencyUS int64    `json:"latency_us,omitempty"`
-	Error     string   `json:"error,omitempty"`   // trap, timeout, bad output
-	Skipped   bool     `json:"skipped,omitempty"` // did not match; Wasm not entered
 }
 
 // Upstream is the forwarded call's outcome.

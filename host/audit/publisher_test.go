@@ -14,6 +14,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -106,7 +107,7 @@ func decision(n int) audit.Event {
 		Action: "deny", RequestedAction: "ask",
 		Server: "fs", Tool: "read_file", Stage: "rules", Rule: "no-secrets",
 		Reason: "reads ~/.ssh",
-		Stages: []audit.StageResult{{Stage: "rules", Phase: "request", Action: "deny", Score: 1, LatencyUS: 40}},
+		Stages: []abi.StageResult{{Stage: "rules", Phase: "request", Action: "deny", Score: 1, LatencyUS: 40}},
 		Detail: json.RawMessage(fmt.Sprintf(`{"n":%d}`, n)),
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -57,7 +58,7 @@ func TestEventMatchesSchema(t *testing.T) {
 		ArgumentsSHA256: audit.ArgumentsHash([]byte(`{"path":"~/.ssh/id_rsa"}`)),
 		Arguments:       json.RawMessage(`{"path":"[redacted]"}`),
 		Action:          "deny", RequestedAction: "ask", Reason: "secret file", Rule: "no-secrets", Stage: "rules",
-		Stages: []audit.StageResult{
+		Stages: []abi.StageResult{
 			{Stage: "rules", Phase: "request", Action: "deny", Score: 1, Labels: []string{"secrets"}, Rule: "no-secrets", LatencyUS: 35},
 			{Stage: "judge", Phase: "request", Skipped: true},
 			{Stage: "detector", Phase: "request", Action: "none", Error: "timeout", LatencyUS: 250000},

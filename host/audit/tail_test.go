@@ -11,6 +11,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // syncBuffer is written by Tail's goroutine and read by the test.
@@ -147,7 +148,7 @@ func TestParseFilter(t *testing.T) {
 		{"case-insensitive", []string{"Tool=READ_*"}, audit.Event{Tool: "read_file"}, true, false},
 		{"and across keys", []string{"action=deny", "server=fs"}, audit.Event{Action: "deny", Server: "gh"}, false, false},
 		{"or within key", []string{"action=deny", "action=ask"}, audit.Event{Action: "ask"}, true, false},
-		{"label", []string{"label=secrets"}, audit.Event{Stages: []audit.StageResult{{Stage: "x", Labels: []string{"pii", "secrets"}}}}, true, false},
+		{"label", []string{"label=secrets"}, audit.Event{Stages: []abi.StageResult{{Stage: "x", Labels: []string{"pii", "secrets"}}}}, true, false},
 		{"bundle nil", []string{"bundle=base"}, audit.Event{}, false, false},
 		{"unknown key", []string{"colour=red"}, audit.Event{}, false, true},
 		{"no equals", []string{"deny"}, audit.Event{}, false, true},

@@ -182,21 +182,6 @@ func (c *Chain) SetExtra(v any) { c.o.Extra = v }
 // DefaultAction is the action when no stage has an opinion.
 func (c *Chain) DefaultAction() string { return c.o.DefaultAction }
 
-// StageResult is one stage's part in a decision.
-type StageResult struct {
-	Stage     string         `json:"stage"`
-	Phase     string         `json:"phase"`
-	Action    string         `json:"action"`
-	Score     float64        `json:"score,omitempty"`
-	Labels    []string       `json:"labels,omitempty"`
-	Reason    string         `json:"reason,omitempty"`
-	Rule      string         `json:"rule,omitempty"`
-	LatencyUS int64          `json:"latency_us"`
-	Error     string         `json:"error,omitempty"`
-	Evidence  []abi.Evidence `json:"evidence,omitempty"`
-	Verdict   *abi.Verdict   `json:"-"`
-}
-
 // Decision is the merged outcome of one phase.
 type Decision struct {
 	Action       string          // merged action (ask and sample are not resolved here)
@@ -211,7 +196,7 @@ type Decision struct {
 	Result       json.RawMessage // replacement result (response phase), last writer wins
 	RequireToken bool
 	Fallback     string
-	Stages       []StageResult
+	Stages       []abi.StageResult
 }
 
 // Evaluate runs the stages for env.Phase. It never returns an error for a stage failure (that is
@@ -251,7 +236,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		if err != nil {
 			return nil, fmt.Errorf("chain: encode envelope: %w", err)
 		}
-		results := make([]StageResult, len(run))
+		results := make([]abi.StageResult, len(run))
 		if len(run) == 1 {
 			results[0] = c.call(ctx, run[0], phase, in)
 		} else {
@@ -348,7 +333,7 @@ func withPrior(base []byte, prior []abi.Prior) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-func priorOf(base []abi.Prior, rs []StageResult) []abi.Prior {
+func priorOf(base []abi.Prior, rs []abi.StageResult) []abi.Prior {
 	if len(rs) == 0 {
 		return base
 	}
@@ -363,8 +348,8 @@ func priorOf(base []abi.Prior, rs []StageResult) []abi.Prior {
 	return out
 }
 
-func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) StageResult {
-	r := StageResult{Stage: s.Name, Phase: phase}
+func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) abi.StageResult {
+	r := abi.StageResult{Stage: s.Name, Phase: phase}
 	start := time.Now()
 	var out []byte
 	var err error

@@ -302,7 +302,7 @@ func (p *Pinner) AfterRequest(_ context.Context, o *proxy.Outcome) error {
 		return nil
 	}
 	reason := fmt.Sprintf("the definition of tool %q changed (%s) since it was pinned; a person must approve the change", env.Tool, joinFields(c.Fields))
-	var stages []chain.StageResult
+	var stages []abi.StageResult
 	if o.Decision != nil {
 		stages = o.Decision.Stages
 	}

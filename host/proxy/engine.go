@@ -343,15 +343,12 @@ func (o *Outcome) Event() audit.Event {
 			ev.Arguments = env.Arguments
 		}
 	}
-	add := func(rs []chain.StageResult) {
-		for _, r := range rs {
-			ev.Stages = append(ev.Stages, audit.StageResult{Stage: r.Stage, Phase: r.Phase, Action: r.Action, Score: r.Score,
-				Labels: r.Labels, Reason: r.Reason, Rule: r.Rule, LatencyUS: r.LatencyUS, Error: r.Error})
-		}
-	}
-	add(o.Decision.Stages)
+	ev.Stages = append(ev.Stages, o.Decision.Stages...)
 	if o.Response != nil && o.Action != abi.ActionDeny {
-		add(o.Response.Stages)
+		ev.Stages = append(ev.Stages, o.Response.Stages...)
+	}
+	for i := range ev.Stages {
+		ev.Stages[i].Evidence = nil // a match can be the secret: the audit event keeps none
 	}
 	if o.Approval != nil {
 		ev.Approval = &audit.Approval{ID: o.Approval.ID, DecidedBy: o.Approval.DecidedBy, Decision: approvalWord(o.Approval.Action, o.Approval.DecidedBy), Scope: o.Approval.Scope}

@@ -137,7 +137,7 @@ func (e *Engine) RefuseResponse(o *Outcome, why string) {
 }
 
 func (o *Outcome) deny(reason, rule, stage string) {
-	var stages []chain.StageResult
+	var stages []abi.StageResult
 	if o.Decision != nil {
 		stages = o.Decision.Stages
 	}

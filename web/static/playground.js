@@ -32,7 +32,7 @@ export function createPlayground(api) {
       ].filter(Boolean).join(' ');
       $('#pg-stages tbody').replaceChildren(...(r.stages || []).map((st) => h('tr', { dataset: { stage: st.stage } },
         h('td', {}, st.stage), h('td', {}, actionBadge(st.action)), h('td', {}, st.score ?? ''), h('td', {}, st.rule || ''),
-        h('td', {}, st.reason || ''), h('td', {}, (st.labels || []).join(', ')), h('td', {}, fmtUS(st.latency_us)), h('td', { class: 'error' }, st.error || ''))));
+        h('td', {}, st.reason || ''), h('td', {}, (st.labels || []).join(', ')), h('td', {}, fmtUS(st.latency_us || 0)), h('td', { class: 'error' }, st.error || ''))));
       $('#pg-envelope').textContent = pretty(r.envelope);
     } catch (x) {
       err.textContent = x.message;

@@ -133,6 +133,30 @@ type Verdict struct {
 	Incomplete bool `json:"incomplete,omitempty"`
 }
 
+// StageResult is one stage's part in a decision, as the host records it: the chain fills one per
+// stage that ran, the audit event carries them (sdk/schema/audit-event.schema.json, "stages"), and
+// the playground and approval requests show them. It is the only stage-result type in Palisade.
+//
+// # Notes
+//
+// Verdict is host-side only (never encoded): the verdict as the plugin returned it, nil when the
+// stage failed. Evidence is encoded where the host shows it to people who may see the arguments
+// (playground, approvals); the audit event drops it, since a match can be the secret itself.
+type StageResult struct {
+	Stage     string     `json:"stage"`
+	Phase     string     `json:"phase,omitempty"`  // request or response
+	Action    string     `json:"action,omitempty"` // none when it had no opinion
+	Score     float64    `json:"score,omitempty"`
+	Labels    []string   `json:"labels,omitempty"`
+	Reason    string     `json:"reason,omitempty"`
+	Rule      string     `json:"rule,omitempty"`
+	LatencyUS int64      `json:"latency_us,omitempty"`
+	Error     string     `json:"error,omitempty"`   // trap, timeout, bad output
+	Skipped   bool       `json:"skipped,omitempty"` // did not match; Wasm not entered
+	Evidence  []Evidence `json:"evidence,omitempty"`
+	Verdict   *Verdict   `json:"-"`
+}
+
 // Describe is what a plugin's optional describe export returns.
 type Describe struct {
 	Name         string   `json:"name"`
