@@ -46,7 +46,7 @@ func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
 	bctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go l.WatchBundle(bctx, 0)
-	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Ring.Recent, Logger: log})
+	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Recent, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
 		return exitCode(exitFail)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/added060/palisade/host/approval"
@@ -14,127 +13,59 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Recorder receives audit events (proxy.Recorder and audit.Publisher have this method).
+// Recorder receives audit events (proxy.Recorder, audit.Ring and audit.Publisher have this method).
 type Recorder interface {
 	Record(ctx context.Context, ev audit.Event)
 }
 
-// DefaultFeedSize is how many recent events a Feed keeps when FeedOptions.Size is 0.
-const DefaultFeedSize = 1000
-
 // FeedOptions configure a Feed.
 type FeedOptions struct {
-	// Size is how many recent events are kept for the dashboard; 0 = 1000.
-	Size int
-	// Next receives every event after the feed has seen it (the audit publisher); nil = none.
+	// Ring holds the recent events the dashboard shows (GET /events, /decisions): the gateway's
+	// one ring, shared with the own MCP server. nil = a ring of its own (audit.DefaultRingSize)
+	// that the feed records into.
+	Ring *audit.Ring
+	// Next receives every event after the feed has counted it; nil = none.
 	Next Recorder
 }
 
-// Feed is a Recorder that keeps the most recent audit events, fans them out to live
-// subscribers (the dashboard's server-sent events) and feeds the chain statistics, then passes
-// each event on to Next. The gateway wraps its recorder with it, so the engine needs no change.
+// Feed is the dashboard's view of audit events: it counts every event it records into the chain
+// statistics, then passes it on to Next; the live stream and recent decisions come from Ring.
 type Feed struct {
+	ring  *audit.Ring
+	own   bool // ring is the feed's own: Record stores into it
 	next  Recorder
 	stats *Stats
-
-	mu   sync.Mutex
-	ring []audit.Event
-	pos  int // next write
-	full bool
-	subs map[chan audit.Event]struct{}
-
-	closeOnce sync.Once
-	closed    chan struct{} // closed by Close: live streams end
 }
 
 // NewFeed returns a Feed.
 func NewFeed(o FeedOptions) *Feed {
-	if o.Size <= 0 {
-		o.Size = DefaultFeedSize
+	f := &Feed{ring: o.Ring, next: o.Next, stats: NewStats()}
+	if f.ring == nil {
+		f.ring, f.own = audit.NewRing(0, nil), true
 	}
-	return &Feed{next: o.Next, stats: NewStats(), ring: make([]audit.Event, o.Size), subs: map[chan audit.Event]struct{}{}, closed: make(chan struct{})}
+	return f
 }
 
 // Close ends every live event stream (GET /events) so that an HTTP server's graceful Shutdown,
 // which waits for active connections, is not held up by dashboards; Record keeps working.
 // Register it with http.Server.RegisterOnShutdown.
-func (f *Feed) Close() { f.closeOnce.Do(func() { close(f.closed) }) }
+func (f *Feed) Close() { f.ring.Close() }
 
 // Stats returns the per-stage statistics the feed keeps.
 func (f *Feed) Stats() *Stats { return f.stats }
 
-// Record keeps ev, sends it to subscribers (dropping it for a subscriber that is behind) and
-// passes it to Next.
+// Ring returns the recent events the feed serves.
+func (f *Feed) Ring() *audit.Ring { return f.ring }
+
+// Record counts ev in the statistics and passes it to Next (and to its own ring, when it has one).
 func (f *Feed) Record(ctx context.Context, ev audit.Event) {
-	if ev.ID == "" {
-		ev.ID = audit.NewID()
-	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now().UTC()
-	}
-	if ev.Kind == "" {
-		ev.Kind = audit.KindDecision
-	}
+	ev.FillDefaults()
 	f.stats.Add(ev)
-	f.mu.Lock()
-	f.ring[f.pos] = ev
-	f.pos = (f.pos + 1) % len(f.ring)
-	if f.pos == 0 {
-		f.full = true
+	if f.own {
+		f.ring.Record(ctx, ev)
 	}
-	for ch := range f.subs {
-		select {
-		case ch <- ev:
-		default:
-		}
-	}
-	f.mu.Unlock()
 	if f.next != nil {
 		f.next.Record(ctx, ev)
-	}
-}
-
-// Recent returns up to n events, newest first; n <= 0 means all kept.
-func (f *Feed) Recent(n int) []audit.Event {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	size := f.pos
-	if f.full {
-		size = len(f.ring)
-	}
-	if n <= 0 || n > size {
-		n = size
-	}
-	out := make([]audit.Event, 0, n)
-	for i := 1; i <= n; i++ {
-		out = append(out, f.ring[(f.pos-i+len(f.ring))%len(f.ring)])
-	}
-	return out
-}
-
-// Find returns a kept event by id.
-func (f *Feed) Find(id string) (audit.Event, bool) {
-	for _, ev := range f.Recent(0) {
-		if ev.ID == id {
-			return ev, true
-		}
-	}
-	return audit.Event{}, false
-}
-
-// Subscribe returns a channel of new events and the func that ends the subscription.
-func (f *Feed) Subscribe() (<-chan audit.Event, func()) {
-	ch := make(chan audit.Event, 256)
-	f.mu.Lock()
-	f.subs[ch] = struct{}{}
-	f.mu.Unlock()
-	var once sync.Once
-	return ch, func() {
-		once.Do(func() {
-			f.mu.Lock()
-			delete(f.subs, ch)
-			f.mu.Unlock()
-		})
 	}
 }
 
@@ -159,10 +90,10 @@ func RegisterEvents(g *echo.Group, f *Feed, m *approval.Manager) {
 			}
 			n = v
 		}
-		return c.JSON(http.StatusOK, map[string]any{"events": f.Recent(n)})
+		return c.JSON(http.StatusOK, map[string]any{"events": f.ring.Recent(n)})
 	})
 	g.GET("/decisions/:id", func(c echo.Context) error {
-		ev, ok := f.Find(c.Param("id"))
+		ev, ok := f.ring.Find(c.Param("id"))
 		if !ok {
 			return Error(c, http.StatusNotFound, "no recent event with that id")
 		}
@@ -172,12 +103,12 @@ func RegisterEvents(g *echo.Group, f *Feed, m *approval.Manager) {
 
 func streamEvents(c echo.Context, f *Feed, m *approval.Manager) error {
 	select {
-	case <-f.closed:
+	case <-f.ring.Done():
 		return Error(c, http.StatusServiceUnavailable, "shutting down")
 	default:
 	}
 	ctx := c.Request().Context()
-	events, unsub := f.Subscribe()
+	events, unsub := f.ring.Subscribe()
 	defer unsub()
 	var changes <-chan approval.Change
 	if m != nil {
@@ -212,7 +143,7 @@ func streamEvents(c echo.Context, f *Feed, m *approval.Manager) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-f.closed:
+		case <-f.ring.Done():
 			return nil
 		case ev := <-events:
 			err = send("decision", ev)

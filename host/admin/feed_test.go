@@ -40,20 +40,22 @@ type sink struct{ n int }
 
 func (s *sink) Record(context.Context, audit.Event) { s.n++ }
 
-func TestFeedKeepsNewestAndPassesOn(t *testing.T) {
+func TestFeedCountsAndServesTheSharedRing(t *testing.T) {
 	next := &sink{}
-	f := NewFeed(FeedOptions{Size: 3, Next: next})
-	ch, stop := f.Subscribe()
+	// The gateway's order: the feed counts, the shared ring keeps, the publisher (next) sends.
+	ring := audit.NewRing(3, next)
+	f := NewFeed(FeedOptions{Ring: ring, Next: ring})
+	ch, stop := f.Ring().Subscribe()
 	defer stop()
 	for i := range 5 {
 		f.Record(t.Context(), audit.Event{ID: fmt.Sprint(i), Bundle: &audit.Bundle{Digest: "d"},
 			Stages: []abi.StageResult{{Stage: "rules", Action: "deny", LatencyUS: int64(i)}}})
 	}
-	got := f.Recent(0)
+	got := f.Ring().Recent(0)
 	if len(got) != 3 || got[0].ID != "4" || got[2].ID != "2" {
 		t.Errorf("Recent = %v, want ids 4 3 2", got)
 	}
-	if _, ok := f.Find("0"); ok {
+	if _, ok := f.Ring().Find("0"); ok {
 		t.Error("Find returned an event pushed out of the ring")
 	}
 	if next.n != 5 {

@@ -306,22 +306,14 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error 
 	return nil
 }
 
-// Record queues ev for publishing and returns at once: it fills ID (NewID),
-// Time (now, UTC) and Kind (decision) when empty, encodes the event, and
+// Record queues ev for publishing and returns at once: it fills the event's
+// defaults (Event.FillDefaults), encodes the event, and
 // either queues it in memory or, when the queue is full or NATS is down,
 // appends it to the disk spool. It never waits for NATS. ctx is not used
 // for waiting; it is accepted for tracing and symmetry.
 func (p *Publisher) Record(ctx context.Context, ev Event) {
 	_ = ctx
-	if ev.ID == "" || len(ev.ID) > 256 {
-		ev.ID = NewID()
-	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now().UTC()
-	}
-	if ev.Kind == "" {
-		ev.Kind = KindDecision
-	}
+	ev.FillDefaults()
 	data, err := json.Marshal(&ev)
 	if err != nil {
 		// A malformed raw JSON field: keep the event, say what was wrong.

@@ -70,6 +70,10 @@ func (g *Gateway) SetApprover(a proxy.Approver) { g.engOpts.Approver = a }
 // AddHook adds an engine hook. Init only.
 func (g *Gateway) AddHook(h proxy.Hook) { g.engOpts.Hooks = append(g.engOpts.Hooks, h) }
 
+// Recent returns the gateway's one ring of recent audit events (kept before they are published),
+// which the dashboard and the own MCP server both read.
+func (g *Gateway) Recent() *audit.Ring { return g.recent }
+
 // WrapRecorder wraps the recorder every event goes through (e.g. to feed a live view). Init only.
 func (g *Gateway) WrapRecorder(wrap func(proxy.Recorder) proxy.Recorder) {
 	g.recorder = wrap(g.recorder)

@@ -48,7 +48,6 @@ const SelfMCPPath = "/palisade/mcp"
 type agentsFeature struct {
 	cfg    AgentsConfig
 	pinner *pin.Pinner
-	ring   *selfmcp.Ring
 	self   *selfmcp.Server
 	cancel context.CancelFunc
 }
@@ -60,10 +59,6 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 		return err
 	}
 	g.engOpts.Hook.AllowStages = a.cfg.HookAllowStages
-	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
-		a.ring = selfmcp.NewRing(200, next)
-		return a.ring
-	})
 	if a.cfg.Pinning == nil || *a.cfg.Pinning {
 		p, err := pin.New(pin.Options{Dir: filepath.Join(g.DataDir(), "pins"), Recorder: recordVia{g}, Gateway: g.Instance(), Logger: g.Logger()})
 		if err != nil {
@@ -94,7 +89,7 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 		})
 	}
 	if a.cfg.MCPToken != "" {
-		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: a.ring.Recent, Logger: g.Logger()})
+		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.Logger()})
 		if err != nil {
 			return err
 		}
@@ -156,7 +151,7 @@ type Local struct {
 	Active *chain.Active
 	Bundle *bundle.Bundle // the bundle built at start (WatchBundle swaps Active, not this)
 	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
-	Ring   *selfmcp.Ring  // the latest events (audit://recent)
+	Recent *audit.Ring    // the latest events (audit://recent)
 
 	cfg   config.Config
 	log   *slog.Logger
@@ -191,9 +186,7 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 		b, err := l.core.Build(ctx, dir, false)
 		if err != nil {
 			l.log.Warn("bundle changed but does not build; keeping the current one", "bundle", dir, "err", err)
-			if l.pub != nil {
-				l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
-			}
+			l.Recent.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
 			continue
 		}
 		if old := l.Active.Swap(b.Chain); old != nil {
@@ -201,9 +194,7 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 		}
 		info := b.Info()
 		l.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
-		if l.pub != nil {
-			l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
-		}
+		l.Recent.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
 	}
 }
 
@@ -274,14 +265,14 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if l.pub != nil {
 		rec = l.pub
 	}
-	l.Ring = selfmcp.NewRing(200, rec)
-	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
+	l.Recent = audit.NewRing(0, rec)
+	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Recent, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
 		Hook: proxy.HookOptions{Servers: upstreamNames(cfg), AllowStages: ac.HookAllowStages}}
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
 	if o.Pinning {
-		l.Pinner, err = pin.New(pin.Options{Dir: filepath.Join(cfg.DataDir, "pins"), Recorder: l.Ring, Gateway: eo.Gateway, Logger: o.Logger})
+		l.Pinner, err = pin.New(pin.Options{Dir: filepath.Join(cfg.DataDir, "pins"), Recorder: l.Recent, Gateway: eo.Gateway, Logger: o.Logger})
 		if err != nil {
 			return nil, err
 		}

@@ -60,8 +60,11 @@ func (a *approvals) Init(ctx context.Context, g *Gateway) error {
 	default:
 		return &config.FieldError{Path: "approvals.on_timeout", Err: fmt.Errorf("%q must be allow or deny", a.cfg.OnTimeout)}
 	}
+	if a.cfg.FeedSize > 0 {
+		g.Recent().Resize(a.cfg.FeedSize) // the one ring: the own MCP server reads it too
+	}
 	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
-		a.feed = admin.NewFeed(admin.FeedOptions{Size: a.cfg.FeedSize, Next: next})
+		a.feed = admin.NewFeed(admin.FeedOptions{Ring: g.Recent(), Next: next})
 		return a.feed
 	})
 	if a.cfg.Disabled {

@@ -106,6 +106,7 @@ type Gateway struct {
 	bus      *bus.Bus
 	nc       *nats.Conn
 	audit    *audit.Publisher
+	recent   *audit.Ring // the latest events: dashboard and own MCP server
 	recorder proxy.Recorder
 	core     *Core
 	active   chain.Active
@@ -175,7 +176,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.recorder = g.audit
+	g.recent = audit.NewRing(0, g.audit)
+	g.recorder = g.recent
 
 	// Runtime, host functions, LLM judge, inference and bundle trust: the Core every mode shares.
 	g.core, err = NewCore(ctx, CoreOptions{Config: cfg, Logger: g.log})

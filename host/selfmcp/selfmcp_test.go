@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
@@ -27,7 +28,7 @@ func buildChain(t *testing.T) *chain.Chain {
 
 type fixture struct {
 	active *chain.Active
-	ring   *selfmcp.Ring
+	ring   *audit.Ring
 	srv    *selfmcp.Server
 }
 
@@ -35,9 +36,9 @@ func newServer(t *testing.T, now func() time.Time) fixture {
 	t.Helper()
 	active := &chain.Active{}
 	active.Swap(buildChain(t))
-	ring := selfmcp.NewRing(50, nil)
+	ring := audit.NewRing(50, nil)
 	e := proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: ring})
-	s, err := selfmcp.New(selfmcp.Options{Engine: e, Recent: ring.Recent, Now: now, PollInterval: 10 * time.Millisecond})
+	s, err := selfmcp.New(selfmcp.Options{Engine: e, Recent: ring, Now: now, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
@@ -43,9 +43,9 @@ const (
 // Options configure the server.
 type Options struct {
 	Engine *proxy.Engine // required: its active chain answers every tool
-	// Recent returns the latest audit events, newest last, for audit://recent; nil = empty
-	// (Ring provides one).
-	Recent func(n int) []audit.Event
+	// Recent holds the latest audit events, shown oldest first at audit://recent: the gateway's
+	// one ring, which the dashboard shares; nil = empty.
+	Recent *audit.Ring
 	// Recorder receives reportAction events; nil = the engine's recorder.
 	Recorder proxy.Recorder
 	Limits   Limits           // per caller per minute
@@ -461,65 +461,12 @@ func (s *Server) readRules(context.Context, *mcp.ReadResourceRequest) (*mcp.Read
 func (s *Server) readRecent(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	evs := []audit.Event{}
 	if s.o.Recent != nil {
-		evs = append(evs, s.o.Recent(100)...)
+		evs = append(evs, s.o.Recent.Recent(100)...)
+		slices.Reverse(evs) // oldest first
 	}
 	b, err := json.MarshalIndent(evs, "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceRecent, MIMEType: "application/json", Text: string(b)}}}, nil
-}
-
-// Ring keeps the latest audit events for audit://recent and passes each on to Next.
-type Ring struct {
-	Next proxy.Recorder // nil = none
-
-	mu   sync.Mutex
-	buf  []audit.Event
-	size int
-	pos  int
-	full bool
-}
-
-// NewRing returns a ring of n events (0 = 200) in front of next.
-func NewRing(n int, next proxy.Recorder) *Ring {
-	if n <= 0 {
-		n = 200
-	}
-	return &Ring{Next: next, buf: make([]audit.Event, n), size: n}
-}
-
-// Record keeps ev and passes it on.
-func (r *Ring) Record(ctx context.Context, ev audit.Event) {
-	if ev.ID == "" {
-		ev.ID = audit.NewID()
-	}
-	if ev.Time.IsZero() {
-		ev.Time = time.Now().UTC()
-	}
-	r.mu.Lock()
-	r.buf[r.pos] = ev
-	r.pos = (r.pos + 1) % r.size
-	if r.pos == 0 {
-		r.full = true
-	}
-	r.mu.Unlock()
-	if r.Next != nil {
-		r.Next.Record(ctx, ev)
-	}
-}
-
-// Recent returns up to n events, oldest first.
-func (r *Ring) Recent(n int) []audit.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var all []audit.Event
-	if r.full {
-		all = append(all, r.buf[r.pos:]...)
-	}
-	all = append(all, r.buf[:r.pos]...)
-	if n > 0 && len(all) > n {
-		all = all[len(all)-n:]
-	}
-	return all
 }
