@@ -221,11 +221,13 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	l := &Local{cfg: cfg, log: o.Logger, Active: &chain.Active{}}
 	// Audit connects while the bundle builds: both are round trips or disk reads, and a hook
 	// process pays for them on every tool call.
+	// The publisher itself is opened by the Core (OpenAudit), as in serve, once NewCore is done.
 	auditDone := make(chan error, 1)
+	coreReady := make(chan struct{})
 	if o.NoAudit {
 		auditDone <- nil
 	} else {
-		go func() { auditDone <- l.openAudit(ctx, o) }()
+		go func() { auditDone <- l.openAudit(ctx, o, coreReady) }()
 	}
 	defer func() {
 		if auditDone != nil {
@@ -244,7 +246,9 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if o.OneCall {
 		core.MaxPool = 1
 	}
-	if l.core, err = NewCore(ctx, core); err != nil {
+	l.core, err = NewCore(ctx, core)
+	close(coreReady)
+	if err != nil {
 		return nil, err
 	}
 	l.Bundle, err = l.core.Build(ctx, cfg.Bundle, false)
@@ -261,13 +265,11 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if err := cfg.Extension("agents", &ac); err != nil {
 		return nil, err
 	}
-	var rec proxy.Recorder
-	if l.pub != nil {
-		rec = l.pub
+	if l.Recent == nil { // NoAudit: events are kept for audit://recent only
+		l.Recent = audit.NewRing(0, nil)
 	}
-	l.Recent = audit.NewRing(0, rec)
-	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Recent, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
-		Hook: proxy.HookOptions{Servers: upstreamNames(cfg), AllowStages: ac.HookAllowStages}}
+	eo := l.core.EngineOptions(l.Active, l.Recent, o.Name+"@"+hostname())
+	eo.Hook.AllowStages = ac.HookAllowStages
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
@@ -299,7 +301,7 @@ func NATSURL(c config.Config) string {
 
 // openAudit connects to NATS (never waiting past NATSTimeout) and opens a publisher on a spool
 // directory of this process's own, locked so concurrent processes never share one.
-func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
+func (l *Local) openAudit(ctx context.Context, o LocalOptions, coreReady <-chan struct{}) error {
 	root := filepath.Join(l.cfg.DataDir, "spool-local")
 	dir := filepath.Join(root, o.Name+"-"+audit.NewID())
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -334,10 +336,15 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	if err != nil {
 		return fmt.Errorf("audit: nats: %w", err)
 	}
-	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Signer: signer, Gateway: o.Name + "@" + hostname(), Logger: l.log})
+	<-coreReady
+	if l.core == nil {
+		return nil // NewCore failed: NewLocal returns its error
+	}
+	a, err := l.core.OpenAudit(ctx, AuditOptions{Conn: l.nc, SpoolDir: dir, Gateway: o.Name + "@" + hostname(), Signer: signer, PublishTimeout: time.Second})
 	if err != nil {
 		return err
 	}
+	l.pub, l.Recent = a.Publisher, a.Recent
 	if l.nc.IsConnected() {
 		l.replayLeftovers(ctx, root, o.Name)
 	}

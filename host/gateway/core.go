@@ -6,13 +6,18 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/infer"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/nats-io/nats.go"
 )
 
 // CoreOptions configure NewCore.
@@ -50,6 +55,7 @@ type Core struct {
 	// Bundles is the decoded bundles: section (sources, watch and keep settings).
 	Bundles BundlesConfig
 
+	cfg     config.Config // with defaults
 	infer   InferConfig
 	maxPool int
 	log     *slog.Logger
@@ -70,6 +76,7 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 	if err := CheckSections(&cfg); err != nil {
 		return nil, err
 	}
+	c.cfg = cfg
 	// 1. Bundle trust.
 	if err := cfg.Extension("bundles", &c.Bundles); err != nil {
 		return nil, err
@@ -192,4 +199,41 @@ func (c *Core) Close(ctx context.Context) error {
 		return nil
 	}
 	return c.Runtime.Close(ctx)
+}
+
+// AuditOptions say where one mode's audit events go: what only that mode knows. The stream
+// (audit.stream) and the logger come from the Core.
+type AuditOptions struct {
+	Conn           *nats.Conn    // nil = spool only until connected
+	SpoolDir       string        // required: this process's own spool
+	Gateway        string        // instance id stamped on events (host:port, or mode@host)
+	Signer         audit.Signer  // nil = unsigned events
+	PublishTimeout time.Duration // JetStream ack wait; 0 = audit.DefaultPublishTimeout
+}
+
+// Audit is one mode's audit: the publisher, and the one ring of recent events in front of it
+// that the dashboard and the own MCP server read. Recent is the recorder an engine starts from.
+type Audit struct {
+	Publisher *audit.Publisher
+	Recent    *audit.Ring
+}
+
+// OpenAudit opens the audit publisher on the config's stream and puts the ring of recent events
+// in front of it. `serve` (New) and the one-process modes (NewLocal) both open audit here.
+func (c *Core) OpenAudit(ctx context.Context, o AuditOptions) (*Audit, error) {
+	p, err := audit.New(ctx, audit.Options{Conn: o.Conn, Stream: c.cfg.Audit.Stream, SpoolDir: o.SpoolDir, Gateway: o.Gateway,
+		Signer: o.Signer, PublishTimeout: o.PublishTimeout, Logger: c.log.With("component", "audit")})
+	if err != nil {
+		return nil, err
+	}
+	return &Audit{Publisher: p, Recent: audit.NewRing(0, p)}, nil
+}
+
+// EngineOptions are the decision engine's options every mode starts from: the active chain, the
+// recorder, the instance id stamped on events, audit.arguments, and the configured upstreams the
+// hook resolves mcp__<server>__<tool> names against. A mode adds what only it has (metrics,
+// hooks, an approver) and calls proxy.NewEngine.
+func (c *Core) EngineOptions(active *chain.Active, rec proxy.Recorder, gateway string) proxy.EngineOptions {
+	return proxy.EngineOptions{Active: active, Recorder: rec, Gateway: gateway, AuditArguments: c.cfg.Audit.Arguments, Logger: c.log,
+		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}}
 }

@@ -158,32 +158,32 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	aopts := audit.Options{Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Gateway: g.instance, Logger: g.log.With("component", "audit")}
-	if err := g.ensureAuditStream(ctx, aopts); err != nil {
+	if err := g.ensureAuditStream(ctx, audit.Options{Stream: cfg.Audit.Stream}); err != nil {
 		return nil, err
 	}
 	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	aopts.Conn = g.nc
-	if id := g.bus.Identity(bus.RoleGateway); id != nil {
-		aopts.Signer = id
-	} else {
-		g.log.Warn("audit events unsigned: no gateway identity (set nats.creds for an external server)")
-	}
-	g.audit, err = audit.New(ctx, aopts)
-	if err != nil {
-		return nil, err
-	}
-	g.recent = audit.NewRing(0, g.audit)
-	g.recorder = g.recent
 
 	// Runtime, host functions, LLM judge, inference and bundle trust: the Core every mode shares.
 	g.core, err = NewCore(ctx, CoreOptions{Config: cfg, Logger: g.log})
 	if err != nil {
 		return nil, err
 	}
+	// Audit, opened by the Core as in every mode.
+	ao := AuditOptions{Conn: g.nc, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Gateway: g.instance}
+	if id := g.bus.Identity(bus.RoleGateway); id != nil {
+		ao.Signer = id
+	} else {
+		g.log.Warn("audit events unsigned: no gateway identity (set nats.creds for an external server)")
+	}
+	au, err := g.core.OpenAudit(ctx, ao)
+	if err != nil {
+		return nil, err
+	}
+	g.audit, g.recent = au.Publisher, au.Recent
+	g.recorder = g.recent
 	g.metrics = proxy.NewMetrics()
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
@@ -191,8 +191,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log,
-		Hook: proxy.HookOptions{Servers: upstreamNames(cfg)}}
+	g.engOpts = g.core.EngineOptions(&g.active, nil, g.instance) // the recorder once features wrapped it
+	g.engOpts.Metrics = g.metrics
 
 	// Features: Init.
 	for _, spec := range Features {
