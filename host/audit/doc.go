@@ -6,9 +6,11 @@
 // on reconnect. Tail subscribes to the stream and prints events. With a
 // Signer each event carries an ed25519 signature in its headers; Tail (Verify)
 // and Signers flag events that are unsigned, badly signed or signed by a key
-// no gateway registered.
+// no gateway registered. Event.FillDefaults is the one place an event's id,
+// time and kind defaults are set; Ring keeps a process's recent events for the
+// dashboard and the own MCP server alike.
 //
-// It imports nats.go, nkeys (signature checks) and the standard library only: never nats-server (that
-// is host/bus), never other host/ packages. The JSON shape of Event is
+// It imports nats.go, nkeys (signature checks), sdk/go/abi (StageResult) and the standard library
+// only: never nats-server (that is host/bus), never other host/ packages. The JSON shape of Event is
 // normative in sdk/schema/audit-event.schema.json.
 package audit
