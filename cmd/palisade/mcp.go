@@ -81,8 +81,13 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 	// The bearer token is always required; the SDK handler refuses non-loopback Hosts on a
 	// loopback listener, and cross-origin browser requests are refused here. Timeouts as the
 	// gateway's defaults (no write timeout: SSE answers).
-	srv := &http.Server{Handler: http.NewCrossOriginProtection().Handler(h), ReadHeaderTimeout: config.DefaultReadHeaderTimeout,
-		ReadTimeout: config.DefaultReadTimeout, IdleTimeout: config.DefaultIdleTimeout, MaxHeaderBytes: config.DefaultMaxHeaderBytes}
+	// The connection limit and per-write deadline are the gateway's (http.max_connections,
+	// http.send_timeout; defaults unless the config file sets them); it has no /healthz.
+	hc := cfg.WithDefaults().HTTP
+	ln = gateway.LimitListener(ln, gateway.MaxConnections(hc.MaxConnections), "", log)
+	srv := &http.Server{Handler: gateway.SendTimeout(http.NewCrossOriginProtection().Handler(h), hc.SendTimeout.D()),
+		ReadHeaderTimeout: config.DefaultReadHeaderTimeout, ReadTimeout: config.DefaultReadTimeout,
+		IdleTimeout: config.DefaultIdleTimeout, MaxHeaderBytes: config.DefaultMaxHeaderBytes}
 	go func() {
 		<-ctx.Done()
 		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
