@@ -27,15 +27,19 @@ import (
 // gateway from a dead one, and a health probe times out so an orchestrator restarts a gateway
 // that is only busy. So every connection is accepted at once; one over the limit is answered
 // by the listener itself and closed: GET or HEAD health (e.g. "/healthz"; "" = none) with 200
-// and {"status":"ok"}, anything else with 503 and Retry-After: 1. At most 64 refusals are
+// and {"status":"ok"}, anything else with 503 and Retry-After: 1. At most 256 refusals are
 // answered at a time, each within 2 s; past that a connection is closed unanswered. log (nil =
 // discard) gets one warning per 10 s while connections are refused.
 func LimitListener(l net.Listener, max int, health string, log *slog.Logger) net.Listener {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &limitListener{Listener: l, slots: make(chan struct{}, max), refusing: make(chan struct{}, 64), health: health, log: log}
+	return &limitListener{Listener: l, slots: make(chan struct{}, max), refusing: make(chan struct{}, maxRefusing), health: health, log: log}
 }
+
+// maxRefusing is how many refusals LimitListener answers at once (goroutines and descriptors
+// past the limit; max_connections leaves 512 descriptors spare).
+const maxRefusing = 256
 
 type limitListener struct {
 	net.Listener
@@ -95,6 +99,7 @@ func (l *limitListener) refuse(c net.Conn) {
 		if cw, ok := c.(interface{ CloseWrite() error }); ok {
 			_ = cw.CloseWrite()
 		}
+		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
 		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
 	}()
 }
