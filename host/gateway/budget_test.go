@@ -360,3 +360,48 @@ func TestConnectionLimitKeepsHealthz(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestBatchElementStreamIsNotCollected: a batch element whose upstream streams 128 MiB of
+// notifications before its answer costs the gateway one message at a time, not the stream:
+// only the answer is kept for the batch's array.
+func TestBatchElementStreamIsNotCollected(t *testing.T) {
+	const events = 2048
+	up := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		note := "event: message\ndata: " + `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + strings.Repeat("n", 64<<10) + `"}}` + "\n\n"
+		for range events {
+			if _, err := io.WriteString(w, note); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}`+"\n\n")
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go up.Serve(l)
+	t.Cleanup(func() { up.Close() })
+	s := serveProcess(t, "http://"+l.Addr().String()+"/mcp", "")
+	base, _ := s.memKiB(t)
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader("["+callEcho+"]"))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	c := http.Client{Timeout: 2 * time.Minute}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"done"`) || len(b) > 4096 {
+		t.Fatalf("batch answer %d: %.300s", resp.StatusCode, b)
+	}
+	rss, peak := s.memKiB(t)
+	t.Logf("batch element with %d MiB of notifications: gateway RSS %d MiB before, %d MiB after, peak %d MiB", events>>4, base>>10, rss>>10, peak>>10)
+	if bound := base + 64<<10; peak > bound {
+		t.Errorf("peak RSS %d KiB over the bound %d KiB (the stream was collected)", peak, bound)
+	}
+}

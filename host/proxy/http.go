@@ -675,6 +675,12 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 	hdr := c.Request().Header.Clone()
 	hdr.Set("Accept", "application/json, text/event-stream")
 	var answers []json.RawMessage
+	var held []func() // the answers' share of the memory budget, until the array is written
+	defer func() {
+		for _, release := range held {
+			release()
+		}
+	}()
 	for _, p := range msgs {
 		m := p.Message
 		b, _ := json.Marshal(m)
@@ -687,7 +693,13 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 		}
 		rec := &collector{}
 		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, p, b)
-		answers = append(answers, rec.answer(m.ID))
+		ans := rec.answer(m.ID)
+		release, ok := h.budget.Hold(int64(len(ans)))
+		if !ok {
+			ans = mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeUpstream, "the answer does not fit the gateway's memory budget (limits.stream_buffer_bytes) now", nil))
+		}
+		held = append(held, release)
+		answers = append(answers, ans)
 	}
 	if len(answers) == 0 {
 		return c.NoContent(http.StatusAccepted)

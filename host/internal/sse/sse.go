@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -57,6 +58,17 @@ func (b *Budget) take(n int64) bool {
 }
 
 func (b *Budget) give(n int64) { b.left.Add(n) }
+
+// Hold takes n bytes from b for memory its caller keeps outside a Reader (answers collected
+// for a batch); ok is false, and nothing is taken, when b cannot cover n. release gives them
+// back (once; later calls do nothing).
+func (b *Budget) Hold(n int64) (release func(), ok bool) {
+	if !b.take(n) {
+		return func() {}, false
+	}
+	var once sync.Once
+	return func() { once.Do(func() { b.give(n) }) }, true
+}
 
 // freeBytes is what one reader may hold without drawing on a Budget.
 const freeBytes = 64 << 10

@@ -230,5 +230,17 @@ func TestBudgetReadAllShared(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second body after the first was released: %v", err)
 	}
+	if _, ok := b.Hold(700 << 10); ok {
+		t.Fatal("Hold past what is left succeeded")
+	}
 	release()
+	hold, ok := b.Hold(700 << 10)
+	if !ok {
+		t.Fatal("Hold within the budget failed")
+	}
+	hold()
+	hold()
+	if b.InUse() != 0 {
+		t.Fatalf("after release: %d bytes still held", b.InUse())
+	}
 }
