@@ -25,7 +25,8 @@ type config struct {
 
 var sink [][]byte
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, nil)
+
 func evaluate() int32 {
 	var c config
 	if s, ok := palisade.Config("config"); ok {
