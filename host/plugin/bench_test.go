@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -68,4 +69,81 @@ func BenchmarkStage(b *testing.B) {
 		}
 		p.Close(context.Background())
 	}
+}
+
+// BenchmarkCallOverhead is the host's cost per stage call: a no-op Go plugin (it takes its
+// input and answers a constant verdict), untrusted, with a 1 KiB envelope, on the Extism
+// convention (ABI 1.0) and on the direct one (ABI 1.1).
+func BenchmarkCallOverhead(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := envelopeOf(1 << 10)
+	for _, c := range []struct{ name, tags string }{
+		{"go-extism", "palisade_extism"},
+		{"go-direct", ""},
+	} {
+		wasm, err := os.ReadFile(testenv.BuildPluginTags(b, "./plugins/injection/testdata/noop", c.tags))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCalls(b, rt, c.name, wasm, env, false)
+	}
+}
+
+func benchCalls(b *testing.B, rt *plugin.Runtime, name string, wasm, env []byte, trusted bool) {
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: name, Wasm: wasm, Timeout: time.Second, InitTimeout: time.Minute, PoolSize: 1, Uninterruptible: trusted, HostFunctions: hostfn.Build(name, nil, hostfn.Deps{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		var lat []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			if _, err := p.Evaluate(context.Background(), env); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t))
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	})
+}
+
+// BenchmarkLoopStop measures how far past its timeout an untrusted looping plugin is stopped
+// (the target is 10 ms), including the replacement of its instance by the next call.
+func BenchmarkLoopStop(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasm, _ := testenv.ReadPlugin(b, "./host/internal/testenv/misbehave")
+	const timeout = 20 * time.Millisecond
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "loop", Wasm: wasm, Timeout: timeout, PoolSize: 1,
+		Config:        map[string]string{"config": `{"mode":"loop","when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var over []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := p.Evaluate(context.Background(), []byte(`{"tool":"bad"}`)); err == nil {
+			b.Fatal("loop returned")
+		}
+		over = append(over, time.Since(t)-timeout)
+		if _, err := p.Evaluate(context.Background(), []byte(`{"tool":"good"}`)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sort.Slice(over, func(i, j int) bool { return over[i] < over[j] })
+	b.ReportMetric(float64(over[len(over)/2].Microseconds())/1e3, "p50-over-ms")
+	b.ReportMetric(float64(over[len(over)-1].Microseconds())/1e3, "max-over-ms")
 }

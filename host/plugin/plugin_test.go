@@ -16,7 +16,17 @@ import (
 
 func load(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration) *plugin.Plugin {
 	t.Helper()
-	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	return loadTags(t, rt, mode, timeout, "")
+}
+
+// loadTags loads misbehave built with tags: "" is the direct convention (ABI 1.1),
+// "palisade_extism" the Extism one (ABI 1.0).
+func loadTags(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration, tags string) *plugin.Plugin {
+	t.Helper()
+	wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := rt.Load(context.Background(), plugin.Spec{
 		Name:          "mis-" + mode,
 		Wasm:          wasm,
@@ -49,16 +59,27 @@ const (
 func TestFailuresAreClassifiedAndInstancesReplaced(t *testing.T) {
 	rt := newRuntime(t)
 	for _, tc := range []struct {
-		mode string
-		want error
+		mode, tags, convention string
+		want                   error
 	}{
-		{"trap", plugin.ErrTrap},
-		{"loop", plugin.ErrTimeout},
-		{"grow", plugin.ErrTrap},
-		{"error", plugin.ErrPluginErr},
+		{"trap", "", "direct", plugin.ErrTrap},
+		{"loop", "", "direct", plugin.ErrTimeout},
+		{"grow", "", "direct", plugin.ErrTrap},
+		{"error", "", "direct", plugin.ErrPluginErr},
+		{"trap", "palisade_extism", "extism", plugin.ErrTrap},
+		{"loop", "palisade_extism", "extism", plugin.ErrTimeout},
+		{"grow", "palisade_extism", "extism", plugin.ErrTrap},
+		{"error", "palisade_extism", "extism", plugin.ErrPluginErr},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
-			p := load(t, rt, tc.mode, 200*time.Millisecond)
+		t.Run(tc.convention+"/"+tc.mode, func(t *testing.T) {
+			timeout := 200 * time.Millisecond
+			if tc.mode == "grow" {
+				timeout = 10 * time.Second // growing to the cap takes a while on a loaded machine
+			}
+			p := loadTags(t, rt, tc.mode, timeout, tc.tags)
+			if got := p.Convention(); got != tc.convention {
+				t.Fatalf("convention = %s, want %s", got, tc.convention)
+			}
 			_, err := p.Evaluate(context.Background(), []byte(bad))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
@@ -72,6 +93,75 @@ func TestFailuresAreClassifiedAndInstancesReplaced(t *testing.T) {
 			}
 			if tc.want != plugin.ErrPluginErr && p.Stats().Replaced.Load() == 0 {
 				t.Errorf("a %s instance was not replaced", tc.mode)
+			}
+		})
+	}
+}
+
+// TestLoopStoppedAndNextCallServed: an untrusted plugin spinning forever is stopped at its
+// timeout, its instance replaced, and a pool of one serves the next call.
+func TestLoopStoppedAndNextCallServed(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "loop", Wasm: wasm, Timeout: 50 * time.Millisecond, PoolSize: 1,
+		Config:        map[string]string{"config": `{"mode":"loop","when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for i := range 3 {
+		if _, err := p.Evaluate(context.Background(), []byte(bad)); !errors.Is(err, plugin.ErrTimeout) {
+			t.Fatalf("loop %d: err = %v, want ErrTimeout", i, err)
+		}
+		out, err := p.Evaluate(context.Background(), []byte(good))
+		if err != nil || string(out) != `{"action":"none"}` {
+			t.Fatalf("call after loop %d: %q %v", i, out, err)
+		}
+	}
+	if got := p.Stats().Replaced.Load(); got != 3 {
+		t.Fatalf("replaced %d instances, want 3", got)
+	}
+}
+
+// TestCallerDeadlineStopsTheGuest: a caller's deadline earlier than the stage timeout stops an
+// untrusted guest too.
+func TestCallerDeadlineStopsTheGuest(t *testing.T) {
+	rt := newRuntime(t)
+	p := load(t, rt, "loop", time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Evaluate(ctx, []byte(bad)); !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+}
+
+func TestHostFunctionsOnBothConventions(t *testing.T) {
+	rt := newRuntime(t)
+	for _, tags := range []string{"", "palisade_extism"} {
+		t.Run("tags="+tags, func(t *testing.T) {
+			wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := hostfn.NewMemKV()
+			p, err := rt.Load(context.Background(), plugin.Spec{
+				Name: "kv", Wasm: wasm, PoolSize: 1,
+				Config:        map[string]string{"config": `{"mode":"kv"}`},
+				HostFunctions: hostfn.Build("kv", []string{hostfn.CapKV}, hostfn.Deps{KV: store}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			for i := 1; i <= 3; i++ {
+				out, err := p.Evaluate(context.Background(), []byte(good))
+				want := fmt.Sprintf(`{"action":"none","reason":"count %d"}`, i)
+				if err != nil || string(out) != want {
+					t.Fatalf("call %d: %s %v, want %s", i, out, err, want)
+				}
 			}
 		})
 	}

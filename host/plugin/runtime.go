@@ -149,8 +149,8 @@ type Plugin struct {
 	live     map[instance]struct{}
 	cold     map[instance]bool // started but never called: the first call also initializes
 	stats    Stats
-	// undescribed: describe answered zero bytes, which a direct plugin does when it has no
-	// describe (an SDK that always exports it); Exports("describe") then reports false.
+	// undescribed: describe answered zero bytes, which a plugin does when it has no describe
+	// (the Go SDK always exports it); Exports("describe") then reports false.
 	undescribed atomic.Bool
 }
 
@@ -317,7 +317,7 @@ func (p *Plugin) newInstance(ctx context.Context) (instance, error) {
 			p.discard(inst)
 			return nil, fmt.Errorf("start: describe: %w", err)
 		}
-		if p.direct != nil && len(out) == 0 {
+		if len(out) == 0 {
 			p.undescribed.Store(true)
 		}
 	} else {
