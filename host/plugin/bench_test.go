@@ -122,7 +122,7 @@ func BenchmarkLoopStop(b *testing.B) {
 		b.Fatal(err)
 	}
 	wasm, _ := testenv.ReadPlugin(b, "./host/internal/testenv/misbehave")
-	const timeout = 20 * time.Millisecond
+	const timeout = 100 * time.Millisecond
 	p, err := rt.Load(context.Background(), plugin.Spec{
 		Name: "loop", Wasm: wasm, Timeout: timeout, PoolSize: 1,
 		Config:        map[string]string{"config": `{"mode":"loop","when_tool":"bad"}`},
