@@ -90,6 +90,8 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		benchCalls(b, rt, c.name, wasm, env, false)
 	}
+	benchCalls(b, rt, "wat-extism", wat(b, "../../sdk/wat/minimal.wat"), env, false)
+	benchCalls(b, rt, "wat-direct", wat(b, "../../sdk/wat/direct.wat"), env, false)
 }
 
 func benchCalls(b *testing.B, rt *plugin.Runtime, name string, wasm, env []byte, trusted bool) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -164,6 +166,39 @@ func TestHostFunctionsOnBothConventions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// wat assembles a WAT file with wabt's wat2wasm (installed by make setup-sdk).
+func wat(t testing.TB, path string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("wat2wasm"); err != nil {
+		if os.Getenv("PALISADE_REQUIRE_TOOLCHAINS") == "1" {
+			t.Fatal("wat2wasm not installed (run make setup-sdk)")
+		}
+		t.Skip("wat2wasm not installed (make setup-sdk; PALISADE_REQUIRE_TOOLCHAINS=1 makes this fatal)")
+	}
+	out := filepath.Join(t.TempDir(), "m.wasm")
+	if msg, err := exec.Command("wat2wasm", path, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm %s: %v\n%s", path, err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRecursionWithoutLoopsIsStopped: the function-entry checks stop a guest that has no loop.
+func TestRecursionWithoutLoopsIsStopped(t *testing.T) {
+	rt := newRuntime(t)
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: "recurse", Wasm: wat(t, "testdata/recurse.wat"), Timeout: 50 * time.Millisecond, InitTimeout: 50 * time.Millisecond, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if _, err := p.Evaluate(context.Background(), []byte(good)); !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 }
 
