@@ -52,22 +52,14 @@ func BuildPluginTags(t testing.TB, pkg, tags string) string {
 	if p, ok := buildCache[key]; ok {
 		return p
 	}
-	name := strings.NewReplacer("./", "", "/", "_").Replace(pkg)
-	if tags != "" {
-		name += "-" + strings.NewReplacer(",", "_", " ", "_").Replace(tags)
-	}
-	// PALISADE_TEST_PLUGIN_DIR holds prebuilt plugins named like the ones built here, for a
-	// test binary run on a machine without Go (benchmarks on a quiet machine).
-	if d := os.Getenv("PALISADE_TEST_PLUGIN_DIR"); d != "" {
-		if p := filepath.Join(d, name+".wasm"); fileExists(p) {
-			buildCache[key] = p
-			return p
-		}
-	}
 	root := RepoRoot(t)
 	dir := filepath.Join(os.TempDir(), "palisade-test-plugins-"+strings.ReplaceAll(root, "/", "_"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	name := strings.NewReplacer("./", "", "/", "_").Replace(pkg)
+	if tags != "" {
+		name += "-" + strings.NewReplacer(",", "_", " ", "_").Replace(tags)
 	}
 	out := filepath.Join(dir, name+".wasm")
 	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags="+tags, "-o", out, pkg)
@@ -94,8 +86,3 @@ func ReadPlugin(t testing.TB, pkg string) ([]byte, string) {
 // CacheDir is the wazero compilation cache shared by every test binary of the repository: a Go
 // plugin compiles once (minutes under -race) instead of once per test.
 func CacheDir() string { return filepath.Join(os.TempDir(), "palisade-test-wazero-cache") }
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
-}
