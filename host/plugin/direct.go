@@ -164,6 +164,7 @@ type directInstance struct {
 	// Interruption (d.stopped): a timer sets stop at the deadline; the guest traps at its next
 	// function entry or loop header. mu orders the timer against re-arming for the next call.
 	stop     api.MutableGlobal
+	count    api.MutableGlobal // the instrumentation's check counter: 0 sends the guest to the stop check
 	timer    *time.Timer
 	mu       sync.Mutex
 	deadline time.Time // zero when no call is running
@@ -196,6 +197,9 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 			return nil, errors.New("instrumented module lacks its stop global")
 		}
 		in.stop = g
+		if c, ok := mod.ExportedGlobal(countExport).(api.MutableGlobal); ok {
+			in.count = c
+		}
 		in.timer = time.AfterFunc(time.Hour, in.expire)
 		in.timer.Stop()
 		if init := mod.ExportedFunction("_initialize"); init != nil {
@@ -262,6 +266,9 @@ func (in *directInstance) expire() {
 	}
 	in.fired = true
 	in.stop.Set(1)
+	if in.count != nil {
+		in.count.Set(0)
+	}
 }
 
 // callBounded is call under the stop timer: a guest still running at the deadline traps at its

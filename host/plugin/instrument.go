@@ -6,28 +6,32 @@ import (
 )
 
 // stopExport names the global instrument adds: a mutable i32 the host sets to 1 at a call's
-// deadline (from a timer, while the guest runs). Every function entry and loop header of the
-// instrumented module runs this check ($count is a second added global):
+// deadline (from a timer, while the guest runs), setting the second added global, $count, to 0
+// with it. Every function entry and loop header of the instrumented module runs this check:
 //
-//	global.get $count  i32.const -1  i32.add  global.set $count
 //	global.get $count  i32.eqz
-//	if                                  ;; every yieldEvery checks:
-//	  i32.const yieldEvery  global.set $count
+//	if                                  ;; every yieldEvery checks, or at once at the deadline:
 //	  i32.const 0  memory.grow  drop    ;; a no-op that exits to Go
+//	  global.get $palisade_stop
+//	  if  unreachable  end
+//	  i32.const yieldEvery  global.set $count
 //	end
-//	global.get $palisade_stop
-//	if
-//	  unreachable
-//	end
+//	global.get $count  i32.const 1  i32.sub  global.set $count
 //
+// (A function whose body starts with a loop, as every Go function does, gets only the loop's.)
 // The check stays in compiled code: unlike wazero's close-on-context-done, which exits to Go on
 // every loop back-edge (wazero issue 2466), it exits only every yieldEvery checks. Those exits
 // matter: compiled Wasm cannot be preempted, and a Go stop-the-world (every GC cycle) waits
 // for every goroutine, so a guest that never left compiled code would stall the whole process
 // and the timer that sets the flag with it. A guest cannot run unboundedly without passing a
 // function entry or a loop header, so a set flag stops it within one loop iteration or call
-// (bulk memory instructions are bounded by the memory cap).
+// (bulk memory instructions are bounded by the memory cap); the host writes $count from another
+// goroutine, so a guest's decrement may overwrite the 0, and the flag is then seen at most
+// yieldEvery checks later.
 const stopExport = "palisade_stop"
+
+// countExport names the check counter global ($count), exported so the host can zero it.
+const countExport = "palisade_stop_count"
 
 // yieldEvery is how many checks pass between two exits to Go (see stopExport): it bounds how
 // long a guest can hold up a Go stop-the-world, and costs one exit (~0.1 µs) per that many.
@@ -50,6 +54,8 @@ func instrument(wasm []byte) ([]byte, error) {
 		return nil, err
 	} else if _, ok := names[stopExport]; ok {
 		return nil, fmt.Errorf("wasm: the module already exports %s", stopExport)
+	} else if _, ok := names[countExport]; ok {
+		return nil, fmt.Errorf("wasm: the module already exports %s", countExport)
 	}
 	var importedGlobals, definedGlobals, memories uint32
 	for _, s := range secs {
@@ -80,15 +86,16 @@ func instrument(wasm []byte) ([]byte, error) {
 	get := func(b []byte, g uint32) []byte { return appendULEB(append(b, 0x23), uint64(g)) }
 	set := func(b []byte, g uint32) []byte { return appendULEB(append(b, 0x24), uint64(g)) }
 	check := get(nil, count)
-	check = append(check, 0x41, 0x7f, 0x6a) // i32.const -1, i32.add
-	check = set(check, count)
-	check = get(check, count)
-	check = append(check, 0x45, 0x04, 0x40) // i32.eqz, if
-	check = appendSLEB(append(check, 0x41), yieldEvery)
-	check = set(check, count)
-	check = append(check, 0x41, 0x00, 0x40, 0x00, 0x1a, 0x0b) // i32.const 0, memory.grow 0, drop, end
+	check = append(check, 0x45, 0x04, 0x40)             // i32.eqz, if
+	check = append(check, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
 	check = get(check, stop)
 	check = append(check, 0x04, 0x40, 0x00, 0x0b) // if, unreachable, end
+	check = appendSLEB(append(check, 0x41), yieldEvery)
+	check = set(check, count)
+	check = append(check, 0x0b) // end
+	check = get(check, count)
+	check = append(check, 0x41, 0x01, 0x6b) // i32.const 1, i32.sub
+	check = set(check, count)
 
 	global := func(old []byte) ([]byte, error) {
 		n := uint32(0)
@@ -112,12 +119,18 @@ func instrument(wasm []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		b := appendULEB(nil, uint64(n)+1)
+		b := appendULEB(nil, uint64(n)+2)
 		b = append(b, old[r.off:]...)
-		b = appendULEB(b, uint64(len(stopExport)))
-		b = append(b, stopExport...)
-		b = append(b, 0x03)
-		return appendULEB(b, uint64(stop)), nil
+		for _, e := range []struct {
+			name string
+			idx  uint32
+		}{{stopExport, stop}, {countExport, count}} {
+			b = appendULEB(b, uint64(len(e.name)))
+			b = append(b, e.name...)
+			b = append(b, 0x03)
+			b = appendULEB(b, uint64(e.idx))
+		}
+		return b, nil
 	}
 
 	out := append([]byte(nil), wasm[:8]...)
@@ -286,7 +299,9 @@ func instrumentFunc(out, code, check []byte) ([]byte, error) {
 		}
 	}
 	out = append(out, code[:r.off]...)
-	out = append(out, check...)
+	if r.len() == 0 || code[r.off] != 0x03 { // the loop's own check follows at once otherwise
+		out = append(out, check...)
+	}
 	last := r.off
 	for r.len() > 0 {
 		op, _ := r.byte()
