@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -90,8 +92,56 @@ func BenchmarkCallOverhead(b *testing.B) {
 		}
 		benchCalls(b, rt, c.name, wasm, env, false)
 	}
+	for _, c := range []struct {
+		name string
+		cmds [][]string // run in a temp dir $T; the module is $T/m.wasm
+	}{
+		{"c-extism", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-DPALISADE_EXTISM", "-o", "$T/m.wasm", "testdata/noop.c"}}},
+		{"c-direct", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-o", "$T/m.wasm", "testdata/noop.c"}}},
+		{"rust-extism", rustNoop("--cfg=palisade_extism")},
+		{"rust-direct", rustNoop("--cfg=palisade_direct")},
+	} {
+		if wasm := buildWith(b, c.cmds); wasm != nil {
+			benchCalls(b, rt, c.name, wasm, env, false)
+		}
+	}
 	benchCalls(b, rt, "wat-extism", wat(b, "../../sdk/wat/minimal.wat"), env, false)
 	benchCalls(b, rt, "wat-direct", wat(b, "../../sdk/wat/direct.wat"), env, false)
+}
+
+func rustNoop(cfg string) [][]string {
+	rustc := "/usr/bin/rustc" // Debian's, with the wasm32 std (examples/rust/Makefile)
+	if r := os.Getenv("RUSTC"); r != "" {
+		rustc = r
+	}
+	flags := []string{"--edition", "2021", "-O", "-C", "panic=abort", "--target", "wasm32-unknown-unknown", cfg}
+	return [][]string{
+		append([]string{rustc, "--crate-type", "rlib", "--crate-name", "palisade", "-o", "$T/libpalisade.rlib", "../../sdk/rust/src/lib.rs"}, flags...),
+		append([]string{rustc, "--crate-type", "cdylib", "--crate-name", "noop", "--extern", "palisade=$T/libpalisade.rlib", "-L", "$T", "-o", "$T/m.wasm", "testdata/noop.rs"}, flags...),
+	}
+}
+
+// buildWith runs cmds ($T is a temp dir) and returns $T/m.wasm, or nil when a tool is missing.
+func buildWith(b *testing.B, cmds [][]string) []byte {
+	dir := b.TempDir()
+	for _, c := range cmds {
+		if _, err := exec.LookPath(c[0]); err != nil {
+			b.Logf("%s not installed: skipped", c[0])
+			return nil
+		}
+		args := make([]string, len(c)-1)
+		for i, a := range c[1:] {
+			args[i] = strings.ReplaceAll(a, "$T", dir)
+		}
+		if out, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+	wasm, err := os.ReadFile(filepath.Join(dir, "m.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return wasm
 }
 
 func benchCalls(b *testing.B, rt *plugin.Runtime, name string, wasm, env []byte, trusted bool) {
