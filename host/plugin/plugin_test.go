@@ -238,6 +238,18 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 	if len(entries) == 0 {
 		t.Fatal("compilation cache dir is empty after a load")
 	}
+	// The instrumented module (untrusted, direct) is kept too, so the next process skips the rewrite.
+	if entries, _ := os.ReadDir(filepath.Join(dir, "instrumented")); len(entries) != 1 {
+		t.Fatalf("instrumented cache holds %d files, want 1", len(entries))
+	}
+	rt2, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := load(t, rt2, "deny", time.Second)
+	if out, err := q.Evaluate(context.Background(), []byte(good)); err != nil || string(out) != `{"action":"none"}` {
+		t.Fatalf("from the disk cache: %q %v", out, err)
+	}
 }
 
 func TestUninterruptibleTimeoutAbandonsTheInstance(t *testing.T) {

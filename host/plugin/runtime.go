@@ -1,12 +1,15 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,8 +41,9 @@ type Options struct {
 // Runtime compiles plugins. One Runtime is shared by every stage of every bundle so that the
 // compilation cache is shared.
 type Runtime struct {
-	cache  wazero.CompilationCache
-	logger *slog.Logger
+	cache    wazero.CompilationCache
+	cacheDir string // "" = no disk cache
+	logger   *slog.Logger
 
 	mu        sync.Mutex
 	rewritten map[[sha256.Size]byte][]byte // instrument's output by the module's hash
@@ -48,8 +52,10 @@ type Runtime struct {
 // instrumentedCache bounds Runtime.rewritten; past it the map starts over.
 const instrumentedCache = 64
 
-// instrumented returns wasm with stop checks (instrument.go), from memory when seen before; the
-// compiled form of the result is cached by wazero like any module.
+// instrumented returns wasm with stop checks (instrument.go), from memory or the disk cache when
+// seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a process per call,
+// like palisade hook, would pay on every start); wazero caches the result's compiled form like
+// any module's.
 func (r *Runtime) instrumented(wasm []byte) ([]byte, error) {
 	sum := sha256.Sum256(wasm)
 	r.mu.Lock()
@@ -58,9 +64,19 @@ func (r *Runtime) instrumented(wasm []byte) ([]byte, error) {
 	if ok {
 		return out, nil
 	}
-	out, err := instrument(wasm)
-	if err != nil {
-		return nil, err
+	var path string
+	if r.cacheDir != "" {
+		path = filepath.Join(r.cacheDir, "instrumented", hex.EncodeToString(sum[:])+".wasm")
+	}
+	if b, err := os.ReadFile(path); path != "" && err == nil && bytes.HasPrefix(b, []byte("\x00asm")) {
+		out = b
+	} else {
+		if out, err = instrument(wasm); err != nil {
+			return nil, err
+		}
+		if path != "" {
+			r.writeCache(path, out)
+		}
 	}
 	r.mu.Lock()
 	if r.rewritten == nil || len(r.rewritten) >= instrumentedCache {
@@ -76,7 +92,7 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{logger: o.Logger}
+	r := &Runtime{logger: o.Logger, cacheDir: o.CacheDir}
 	if o.CacheDir != "" {
 		if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
 			return nil, fmt.Errorf("plugin cache dir: %w", err)
@@ -90,6 +106,30 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 		r.cache = wazero.NewCompilationCache()
 	}
 	return r, nil
+}
+
+// writeCache stores b at path atomically; a failure only costs the next start a rewrite.
+func (r *Runtime) writeCache(path string, b []byte) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.logger.Debug("plugin cache", "err", err)
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		r.logger.Debug("plugin cache", "err", err)
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		r.logger.Debug("plugin cache", "err", err)
+	}
 }
 
 // Close releases the compilation cache. Plugins loaded from it must be closed first.
