@@ -15,14 +15,14 @@ import (
 func BenchmarkHookProcess(b *testing.B) {
 	bin := palisadeBinary(b)
 	bundle := agentsBundle(b, "")
-	natsURL := startNATS(b)
+	natsURL, creds := startNATS(b)
 	data := b.TempDir()
 	in, err := os.ReadFile(filepath.Join("../../host/proxy/testdata/agents/hook/edit_benign.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	once := func() time.Duration {
-		cmd := exec.Command(bin, "hook", "--bundle", bundle, "--data-dir", data, "--nats-url", natsURL, "--log-level", "error")
+		cmd := exec.Command(bin, "hook", "--bundle", bundle, "--data-dir", data, "--nats-url", natsURL, "--nats-creds", creds, "--log-level", "error")
 		cmd.Stdin = bytes.NewReader(in)
 		start := time.Now()
 		out, err := cmd.Output()

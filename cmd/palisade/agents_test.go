@@ -82,15 +82,18 @@ func rulesPlugin(t testing.TB) ([]byte, string) {
 	return rulesWasm, hex.EncodeToString(sum[:])
 }
 
-// startNATS runs an embedded JetStream server on a random port for the test.
-func startNATS(t testing.TB) string {
+// startNATS runs an embedded JetStream server on a random port for the test. It returns its
+// URL and the gateway identity's key file (pass it with --nats-creds: the server refuses
+// anonymous clients).
+func startNATS(t testing.TB) (url, creds string) {
 	t.Helper()
-	b, err := bus.Start(context.Background(), bus.Options{DataDir: t.TempDir(), Port: -1})
+	dir := t.TempDir()
+	b, err := bus.Start(context.Background(), bus.Options{DataDir: dir, Port: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	return b.ClientURL()
+	return b.ClientURL(), bus.KeyPath(dir, bus.RoleGateway)
 }
 
 var (
@@ -126,9 +129,13 @@ type auditSub struct {
 	evs []audit.Event
 }
 
-func subscribeAudit(t *testing.T, url string) *auditSub {
+func subscribeAudit(t *testing.T, url, creds string) *auditSub {
 	t.Helper()
-	nc, err := nats.Connect(url)
+	id, err := bus.LoadIdentity("", bus.RoleGateway, creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url, id.Options()...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +200,8 @@ func filesystemServer(t *testing.T) string {
 
 func TestProxyFilesystemServer(t *testing.T) {
 	fsjs := filesystemServer(t)
-	natsURL := startNATS(t)
-	sub := subscribeAudit(t, natsURL)
+	natsURL, creds := startNATS(t)
+	sub := subscribeAudit(t, natsURL, creds)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "hello.txt"), []byte("hello from inside the root"), 0o644); err != nil {
 		t.Fatal(err)
@@ -204,7 +211,7 @@ func TestProxyFilesystemServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(palisadeBinary(t), "proxy", "--server", "fs", "--bundle", agentsBundle(t, root),
-		"--data-dir", t.TempDir(), "--nats-url", natsURL, "--", "node", fsjs, root)
+		"--data-dir", t.TempDir(), "--nats-url", natsURL, "--nats-creds", creds, "--", "node", fsjs, root)
 	cmd.Stderr = os.Stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -262,8 +269,8 @@ func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
 }
 
 func TestHookCommand(t *testing.T) {
-	natsURL := startNATS(t)
-	sub := subscribeAudit(t, natsURL)
+	natsURL, creds := startNATS(t)
+	sub := subscribeAudit(t, natsURL, creds)
 	bundle, data := agentsBundle(t, ""), t.TempDir()
 	for _, tc := range []struct{ file, want string }{
 		{"bash_rm_rf.json", "deny"}, {"read_ssh_key.json", "deny"}, {"mcp_github.json", "ask"}, {"edit_benign.json", "allow"},
@@ -273,7 +280,7 @@ func TestHookCommand(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			code, out, errs := runCLI(t, string(in), "hook", "--bundle", bundle, "--data-dir", data, "--nats-url", natsURL,
+			code, out, errs := runCLI(t, string(in), "hook", "--bundle", bundle, "--data-dir", data, "--nats-url", natsURL, "--nats-creds", creds,
 				"--gateway", "http://127.0.0.1:1") // unreachable: falls back to deciding in process
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errs)
@@ -299,16 +306,29 @@ func TestHookCommand(t *testing.T) {
 	sub.waitFor(t, "four hook decisions", func(evs []audit.Event) bool {
 		return count(evs, func(e audit.Event) bool { return e.Transport == "hook" && e.Agent == "claude-code" }) == 4
 	})
-	// Invalid input: a non-blocking error (exit 1) with a clear message, nothing on stdout.
-	code, out, errs := runCLI(t, "not json", "hook", "--bundle", bundle, "--data-dir", data)
-	if code != 1 || out != "" || !strings.Contains(errs, "invalid input") {
-		t.Errorf("invalid input: exit %d, stdout %q, stderr %q", code, out, errs)
+	// Invalid input blocks the call: exit 2 (exit 1 would let Claude Code run it), nothing on
+	// stdout, the reason on stderr.
+	for _, bad := range []string{"not json", "", `{"hook_event_name":"PreToolUse","tool_input":{}}`} {
+		code, out, errs := runCLI(t, bad, "hook", "--bundle", bundle, "--data-dir", data)
+		if code != 2 || out != "" || !strings.Contains(errs, "invalid input") {
+			t.Errorf("invalid input %q: exit %d, stdout %q, stderr %q", bad, code, out, errs)
+		}
 	}
 	// A valid call Palisade cannot judge (no bundle) is asked, never allowed.
 	in, _ := os.ReadFile("../../host/proxy/testdata/agents/hook/bash_rm_rf.json")
-	code, out, _ = runCLI(t, string(in), "hook", "--bundle", t.TempDir(), "--data-dir", data)
+	code, out, _ := runCLI(t, string(in), "hook", "--bundle", t.TempDir(), "--data-dir", data)
 	if code != 0 || !strings.Contains(out, `"permissionDecision":"ask"`) {
 		t.Errorf("broken bundle: exit %d, %s", code, out)
+	}
+	// With an allow default and no rule for the call, the hook has no opinion: exit 0 and
+	// nothing on stdout, so Claude Code's own permission prompt applies.
+	allowDefault := agentsBundle(t, "")
+	man, _ := os.ReadFile(filepath.Join(allowDefault, "bundle.yaml"))
+	os.WriteFile(filepath.Join(allowDefault, "bundle.yaml"), bytes.Replace(man, []byte("default_action: deny"), []byte("default_action: allow"), 1), 0o644)
+	code, out, errs := runCLI(t, `{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"TodoWrite","tool_input":{"todos":[]}}`,
+		"hook", "--bundle", allowDefault, "--data-dir", data, "--timing")
+	if code != 0 || out != "" || !strings.Contains(errs, "no decision") {
+		t.Errorf("default action: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

@@ -49,11 +49,11 @@ func RegisterPlayground(g *echo.Group, active *chain.Active, held bool) {
 		}
 		m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`"playground"`)}
 		if len(r.Message) > 0 {
-			pm, err := mcp.ParseMessage(r.Message)
+			pm, err := mcp.Parse(r.Message, mcp.Context{})
 			if err != nil {
 				return Error(c, http.StatusBadRequest, "message: "+err.Error())
 			}
-			m = pm
+			m = pm.Message
 		} else {
 			if r.Tool == "" {
 				return Error(c, http.StatusBadRequest, "tool or message is required")
@@ -72,7 +72,11 @@ func RegisterPlayground(g *echo.Group, active *chain.Active, held bool) {
 			}
 			m.Params, _ = json.Marshal(map[string]any{key: r.Tool, "arguments": args})
 		}
-		env := mcp.Envelope(m, mcp.Context{Transport: "playground", Server: r.Server, Session: r.Session, Agent: r.Agent, Cwd: r.Cwd}, audit.NewID())
+		env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "playground", Server: r.Server, Session: r.Session, Agent: r.Agent, Cwd: r.Cwd})
+		if err != nil {
+			return Error(c, http.StatusBadRequest, "message: "+err.Error())
+		}
+		env.ID = audit.NewID()
 		ch, release := active.Acquire()
 		if ch == nil {
 			return Error(c, http.StatusServiceUnavailable, "no active bundle")

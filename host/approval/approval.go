@@ -3,11 +3,13 @@ package approval
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +22,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// Signer signs decisions: an approver's NATS identity (*bus.Identity) satisfies it.
+type Signer = audit.Signer
 
 // Scopes of a decision: once applies to the held call only; session to later calls of the same
 // session with the same server, tool and arguments; minutes to the same server, tool and
@@ -44,6 +49,8 @@ const (
 	DefaultMaxTimeout    = time.Hour
 	DefaultProgressEvery = 5 * time.Second
 	DefaultMinutes       = 15
+	// DefaultApproverName names Options.Signer's key when Approvers does not.
+	DefaultApproverName = "approver"
 	// SessionGrantTTL bounds a session-scoped grant: the gateway does not always see a session end.
 	SessionGrantTTL = 24 * time.Hour
 )
@@ -76,8 +83,17 @@ type Options struct {
 	// HideArguments keeps tool arguments out of held-call listings (only their sha256 shows);
 	// false = the person deciding sees them.
 	HideArguments bool
-	// Recorder receives one approval audit event per decided hold; nil = none.
+	// Recorder receives one approval audit event per decided hold, and one approval.forged
+	// event per decision or grant in the bucket that no trusted approver signed; nil = none.
 	Recorder proxy.Recorder
+	// Signer signs the decisions and grants Decide writes (the approver identity, or the
+	// gateway's approver key for its admin API); nil = unsigned, which other gateways ignore.
+	Signer Signer
+	// Approvers maps the public keys ("U...") of trusted approver identities to the name
+	// recorded as decided_by. With Conn, a decision or grant read from the bucket counts only
+	// when one of them signed it; anything else is ignored and audited as approval.forged.
+	// Signer's key is added as "approver" unless listed.
+	Approvers map[string]string
 	// Logger; nil = discard.
 	Logger *slog.Logger
 }
@@ -101,6 +117,14 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	approvers := make(map[string]string, len(o.Approvers)+1)
+	maps.Copy(approvers, o.Approvers)
+	if o.Signer != nil {
+		if _, ok := approvers[o.Signer.PublicKey()]; !ok {
+			approvers[o.Signer.PublicKey()] = DefaultApproverName
+		}
+	}
+	o.Approvers = approvers
 	return o
 }
 
@@ -134,7 +158,12 @@ type Decision struct {
 	Time    time.Time `json:"time,omitzero"`         // filled by Decide
 	Gateway string    `json:"gateway,omitempty"`     // where it was decided
 	Expires time.Time `json:"expires,omitzero"`      // grants only
-	ID      string    `json:"approval_id,omitempty"` // grants only: the held call that granted
+	ID      string    `json:"approval_id,omitempty"` // the held call decided (or that granted)
+	Key     string    `json:"grant_key,omitempty"`   // grants only: the grant's key
+	Signer  string    `json:"signer,omitempty"`      // nkey public key of the approver who signed
+	Sig     string    `json:"sig,omitempty"`         // ed25519 over the decision without sig, base64
+
+	claimed string // By as written, before verification replaced it with the identity
 }
 
 // Validate checks and normalizes d.
@@ -199,6 +228,9 @@ type Manager struct {
 	fleet  map[string]Pending  // held anywhere (from the bucket)
 	grants map[string]Decision // by grant key
 	subs   map[chan Change]struct{}
+	// writing holds ids whose decision this process is writing (Decide, settle): the write's
+	// own echo through the watch is not judged; the writer checks what won.
+	writing map[string]int
 	// released holds ids this gateway released, until the bucket's delete comes back through
 	// the watch: a late echo of the call's own put must not list it again.
 	released map[string]time.Time
@@ -215,7 +247,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	o = o.withDefaults()
 	m := &Manager{
 		o: o, log: o.Logger.With("component", "approval"),
-		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{}, released: map[string]time.Time{},
+		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{}, released: map[string]time.Time{}, writing: map[string]int{},
 		subs: map[chan Change]struct{}{}, done: make(chan struct{}), watched: make(chan struct{}),
 	}
 	if o.Conn == nil {
@@ -227,12 +259,19 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval: jetstream: %w", err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      o.Bucket,
-		Description: "Palisade held calls, decisions and grants",
-		History:     1,
-		TTL:         SessionGrantTTL + time.Hour,
-	})
+	// Open first: an approver identity may read and write the bucket but not create it.
+	kv, err := js.KeyValue(ctx, o.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      o.Bucket,
+			Description: "Palisade held calls, decisions and grants",
+			History:     1,
+			TTL:         SessionGrantTTL + time.Hour,
+		})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			kv, err = js.KeyValue(ctx, o.Bucket)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("approval: kv bucket %s: %w", o.Bucket, err)
 	}
@@ -321,29 +360,33 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 		return
 	}
 	if id, ok := strings.CutPrefix(key, keyDecision); ok {
-		var d Decision
-		if del || json.Unmarshal(e.Value(), &d) != nil {
+		if del {
 			return
 		}
 		m.mu.Lock()
 		h := m.held[id]
+		mine := m.writing[id] > 0
 		m.mu.Unlock()
-		if h != nil {
+		if h == nil || mine {
+			return
+		}
+		if d, ok := m.accept(h.p, id, "", e.Value()); ok {
 			h.resolve(d)
 		}
 		return
 	}
 	if g, ok := strings.CutPrefix(key, keyGrant); ok {
-		m.mu.Lock()
 		if del {
+			m.mu.Lock()
 			delete(m.grants, g)
-		} else {
-			var d Decision
-			if json.Unmarshal(e.Value(), &d) == nil {
-				m.grants[g] = d
-			}
+			m.mu.Unlock()
+			return
 		}
-		m.mu.Unlock()
+		if d, ok := m.accept(Pending{}, "", g, e.Value()); ok {
+			m.mu.Lock()
+			m.grants[g] = d
+			m.mu.Unlock()
+		}
 	}
 }
 
@@ -439,10 +482,19 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 	if d.Gateway == "" {
 		d.Gateway = m.o.Gateway
 	}
+	d.ID, d.Key, d.Signer, d.Sig = id, "", "", ""
+	if m.o.Signer != nil {
+		if err := m.sign(&d); err != nil {
+			return err
+		}
+	}
+	local := d.verified(m.o.Approvers[d.Signer])
 	m.mu.Lock()
 	h := m.held[id]
 	p, inFleet := m.fleet[id]
+	m.writing[id]++
 	m.mu.Unlock()
+	defer m.doneWriting(id)
 	if h != nil {
 		p = h.p
 	}
@@ -457,30 +509,160 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 	}
 	if m.kv != nil {
 		b, _ := json.Marshal(d)
-		if _, err := m.kv.Create(ctx, keyDecision+id, b); err != nil {
-			if errors.Is(err, jetstream.ErrKeyExists) {
-				return fmt.Errorf("%w: %s", ErrDecided, id)
-			}
-			if h == nil {
-				return fmt.Errorf("approval: decide %s: %w", id, err)
+		if err := m.write(ctx, p, h, id, b); err != nil {
+			if errors.Is(err, ErrDecided) || h == nil {
+				return err
 			}
 			// NATS is unreachable but the call is held here: decide it here rather than leave
 			// the person unable to answer a waiting client.
 			m.log.Warn("decided without the fleet (nats unreachable)", "audit_id", id, "err", err)
 		}
 	}
-	if h != nil && !h.resolve(d) && m.kv == nil {
+	if h != nil && !h.resolve(local) && m.kv == nil {
 		return fmt.Errorf("%w: %s", ErrDecided, id)
 	}
 	if d.Scope != ScopeOnce {
-		m.grant(ctx, p, d, id)
+		m.grant(ctx, p, local, id)
 	}
-	m.log.Info("held call decided", "audit_id", id, "action", d.Action, "decided_by", d.By, "scope", d.Scope)
+	m.log.Info("held call decided", "audit_id", id, "action", d.Action, "decided_by", local.By, "scope", d.Scope)
 	return nil
 }
 
+// write creates the decision entry for id. When one is there already, a trusted one wins (and
+// resolves h, ErrDecided); a forgery is audited and replaced, so that writing junk first cannot
+// block an approver.
+func (m *Manager) write(ctx context.Context, p Pending, h *hold, id string, b []byte) error {
+	_, err := m.kv.Create(ctx, keyDecision+id, b)
+	if !errors.Is(err, jetstream.ErrKeyExists) {
+		if err != nil {
+			return fmt.Errorf("approval: decide %s: %w", id, err)
+		}
+		return nil
+	}
+	e, err := m.kv.Get(ctx, keyDecision+id)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrDecided, id)
+	}
+	if won, ok := m.accept(p, id, "", e.Value()); ok {
+		if h != nil {
+			h.resolve(won)
+		}
+		return fmt.Errorf("%w: %s", ErrDecided, id)
+	}
+	if _, err := m.kv.Update(ctx, keyDecision+id, b, e.Revision()); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return fmt.Errorf("%w: %s", ErrDecided, id)
+		}
+		return fmt.Errorf("approval: decide %s: replace forged decision: %w", id, err)
+	}
+	return nil
+}
+
+func (m *Manager) doneWriting(id string) {
+	m.mu.Lock()
+	if m.writing[id]--; m.writing[id] <= 0 {
+		delete(m.writing, id)
+	}
+	m.mu.Unlock()
+}
+
+// signedBytes is what a decision's signature covers: its JSON without sig.
+func signedBytes(d Decision) []byte {
+	d.Sig = ""
+	b, _ := json.Marshal(d)
+	return b
+}
+
+// sign fills d.Signer and d.Sig with the manager's signer.
+func (m *Manager) sign(d *Decision) error {
+	d.Signer, d.Sig = m.o.Signer.PublicKey(), ""
+	sig, err := m.o.Signer.Sign(signedBytes(*d))
+	if err != nil {
+		return fmt.Errorf("approval: sign decision: %w", err)
+	}
+	d.Sig = base64.StdEncoding.EncodeToString(sig)
+	return nil
+}
+
+// verified returns d as decided by the identity name (its signer's; "" = unsigned): By becomes
+// name, or name:by when the approver gave a person's name; the written By is kept aside.
+func (d Decision) verified(name string) Decision {
+	d.claimed = d.By
+	switch {
+	case name == "":
+	case d.By == "" || d.By == name:
+		d.By = name
+	default:
+		d.By = name + ":" + d.By
+	}
+	return d
+}
+
+// Why a decision or grant from the bucket was refused (audit reason of approval.forged).
+const (
+	forgedUnsigned  = "not signed by a trusted approver"
+	forgedSignature = "bad signature"
+	forgedTarget    = "signed for another held call or grant"
+	forgedInvalid   = "invalid decision"
+)
+
+// accept checks raw, a decision for held call id (or grant key when grant is set) read from
+// the bucket: it returns the decision with By set to the verified identity, or records an
+// approval.forged event and returns false.
+func (m *Manager) accept(p Pending, id, grant string, raw []byte) (Decision, bool) {
+	var (
+		d       Decision
+		why     string
+		name    string
+		trusted bool
+	)
+	switch {
+	case json.Unmarshal(raw, &d) != nil:
+		why = forgedInvalid
+	case d.Sig == "" || d.Signer == "":
+		why = forgedUnsigned
+	default:
+		name, trusted = m.o.Approvers[d.Signer]
+		switch {
+		case !trusted:
+			why = forgedUnsigned
+		case !audit.VerifySignature(d.Signer, signedBytes(d), d.Sig):
+			why = forgedSignature
+		case grant != "" && d.Key != grant || grant == "" && d.ID != id:
+			why = forgedTarget
+		case d.Validate() != nil:
+			why = forgedInvalid
+		}
+	}
+	if why == "" {
+		return d.verified(name), true
+	}
+	target := id
+	if grant != "" {
+		target = "grant " + grant
+	}
+	m.log.Warn("forged decision ignored", "audit_id", id, "grant", grant, "why", why, "claimed_by", d.By, "signer", d.Signer)
+	if m.o.Recorder != nil {
+		m.o.Recorder.Record(context.Background(), audit.Event{
+			ID: audit.NewID(), Time: time.Now().UTC(), Kind: audit.KindApproval, Gateway: m.o.Gateway,
+			Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
+			ArgumentsSHA256: p.ArgumentsSHA256, Action: d.Action, RequestedAction: abi.ActionAsk,
+			Reason: why + " (" + target + ")", Rule: p.Rule, Stage: p.Stage,
+			Approval: &audit.Approval{ID: orStr(id, d.ID), Decision: audit.ApprovalForged, ClaimedBy: d.By, Signer: d.Signer, Scope: d.Scope},
+		})
+	}
+	return Decision{}, false
+}
+
+func orStr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
 func (m *Manager) grant(ctx context.Context, p Pending, d Decision, id string) {
-	g := d
+	g := d // already verified: By is the identity
 	g.ID = id
 	key := grantKey(d.Scope, p.Server, p.Tool, p.ArgumentsSHA256, p.Session)
 	if d.Scope == ScopeSession {
@@ -492,7 +674,17 @@ func (m *Manager) grant(ctx context.Context, p Pending, d Decision, id string) {
 	m.grants[key] = g
 	m.mu.Unlock()
 	if m.kv != nil {
-		b, _ := json.Marshal(g)
+		if m.o.Signer == nil {
+			m.log.Warn("grant not shared: no approver key to sign it", "audit_id", id)
+			return
+		}
+		w := g
+		w.By, w.Key = d.claimed, key
+		if err := m.sign(&w); err != nil {
+			m.log.Warn("grant not shared", "audit_id", id, "err", err)
+			return
+		}
+		b, _ := json.Marshal(w)
 		if _, err := m.kv.Put(ctx, keyGrant+key, b); err != nil {
 			m.log.Warn("grant not shared", "audit_id", id, "err", err)
 		}
@@ -663,7 +855,7 @@ wait:
 	if res.Scope == "" {
 		res.Scope = ScopeOnce
 	}
-	m.record(ctx, p, res)
+	m.record(ctx, p, res, d)
 	m.notify(Change{Type: "resolved", ID: id, Resolution: &res})
 	return res, nil
 }
@@ -689,14 +881,18 @@ func (m *Manager) settle(ctx context.Context, h *hold, d Decision) Decision {
 	d.Time = time.Now().UTC()
 	d.Gateway = m.o.Gateway
 	d.Scope = ScopeOnce
+	d.ID = h.p.ID
 	if m.kv != nil {
+		m.mu.Lock()
+		m.writing[h.p.ID]++
+		m.mu.Unlock()
+		defer m.doneWriting(h.p.ID)
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
 		b, _ := json.Marshal(d)
 		if _, err := m.kv.Create(cctx, keyDecision+h.p.ID, b); errors.Is(err, jetstream.ErrKeyExists) {
 			if e, err := m.kv.Get(cctx, keyDecision+h.p.ID); err == nil {
-				var won Decision
-				if json.Unmarshal(e.Value(), &won) == nil {
+				if won, ok := m.accept(h.p, h.p.ID, "", e.Value()); ok {
 					h.resolve(won)
 				}
 			}
@@ -706,7 +902,7 @@ func (m *Manager) settle(ctx context.Context, h *hold, d Decision) Decision {
 	return h.d
 }
 
-func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution) {
+func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution, d Decision) {
 	if m.o.Recorder == nil {
 		return
 	}
@@ -722,6 +918,14 @@ func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution) {
 		Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
 		ArgumentsSHA256: p.ArgumentsSHA256, Action: res.Action, RequestedAction: abi.ActionAsk,
 		Reason: res.Reason, Rule: p.Rule, Stage: p.Stage,
-		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope},
+		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d)},
 	})
+}
+
+// claimedIfOther is the By an approver wrote when verification replaced it with more.
+func claimedIfOther(d Decision) string {
+	if d.claimed == d.By {
+		return ""
+	}
+	return d.claimed
 }

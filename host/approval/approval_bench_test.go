@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/nats-io/nats.go"
 )
@@ -49,16 +50,22 @@ func BenchmarkRoundTripLocal(b *testing.B) {
 	benchRoundTrip(b, m, m)
 }
 
-// BenchmarkRoundTripFleet: held on one gateway, decided on another through NATS KV.
+// BenchmarkRoundTripFleet: held on one gateway, decided on another through NATS KV; the
+// decision is signed with the approver key and verified by the holder.
 func BenchmarkRoundTripFleet(b *testing.B) {
 	s := testenv.StartNATS(b)
+	ids, err := bus.EnsureKeys(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	key := ids[bus.RoleApprover]
 	mk := func() *Manager {
 		nc, err := nats.Connect(s.ClientURL())
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(nc.Close)
-		m, err := New(b.Context(), Options{Conn: nc})
+		m, err := New(b.Context(), Options{Conn: nc, Signer: key})
 		if err != nil {
 			b.Fatal(err)
 		}

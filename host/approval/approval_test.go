@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
@@ -310,12 +311,14 @@ func TestFleetTwoGateways(t *testing.T) {
 		return nc
 	}
 	recA, recB := &events{}, &events{}
-	a, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-a", Recorder: recA, Timeout: time.Hour})
+	keyA, keyB := approverKey(t), approverKey(t)
+	approvers := map[string]string{keyA.PublicKey(): "op-a", keyB.PublicKey(): "op-b"}
+	a, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-a", Recorder: recA, Timeout: time.Hour, Signer: keyA, Approvers: approvers})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	b, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-b", Recorder: recB, Timeout: time.Hour})
+	b, err := New(t.Context(), Options{Conn: connect(), Gateway: "gw-b", Recorder: recB, Timeout: time.Hour, Signer: keyB, Approvers: approvers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,14 +343,15 @@ func TestFleetTwoGateways(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := result(t, ch)
-	if res.Action != abi.ActionAllow || res.DecidedBy != "dana" || res.Scope != ScopeMinutes {
+	if res.Action != abi.ActionAllow || res.DecidedBy != "op-b:dana" || res.Scope != ScopeMinutes {
 		t.Errorf("resolution on a = %+v", res)
 	}
 	if err := a.Decide(t.Context(), "F1", Decision{Action: "deny"}); err == nil {
 		t.Error("deciding a resolved call succeeded")
 	}
 	waitFor(t, "b drops the resolved call", func() bool { return len(b.List()) == 0 })
-	if ev := recA.all(); len(ev) != 1 || ev[0].Approval.DecidedBy != "dana" || ev[0].Gateway != "gw-a" {
+	if ev := recA.all(); len(ev) != 1 || ev[0].Approval.DecidedBy != "op-b:dana" || ev[0].Approval.Signer != keyB.PublicKey() ||
+		ev[0].Approval.ClaimedBy != "dana" || ev[0].Gateway != "gw-a" {
 		t.Errorf("audit on a = %+v", ev)
 	}
 	if ev := recB.all(); len(ev) != 0 {
@@ -371,7 +375,7 @@ func TestFleetTwoGateways(t *testing.T) {
 	if (errA == nil) == (errB == nil) {
 		t.Fatalf("both or neither decided: a=%v b=%v", errA, errB)
 	}
-	if res := result(t, ch); res.DecidedBy != "a-op" || res.Action != abi.ActionDeny {
+	if res := result(t, ch); res.DecidedBy != "op-a:a-op" || res.Action != abi.ActionDeny {
 		t.Errorf("winner = %+v, want a-op deny", res)
 	}
 }
@@ -423,4 +427,14 @@ func TestDecideWhileNATSDown(t *testing.T) {
 	if err := m.Decide(ctx, "missing", Decision{Action: "allow"}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Decide of an unknown id = %v", err)
 	}
+}
+
+// approverKey is a fresh approver nkey, as the embedded bus generates it.
+func approverKey(t *testing.T) *bus.Identity {
+	t.Helper()
+	ids, err := bus.EnsureKeys(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids[bus.RoleApprover]
 }

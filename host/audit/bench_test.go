@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
 )
 
@@ -54,10 +55,26 @@ func BenchmarkRecordToJetStream(b *testing.B) {
 
 // BenchmarkPublishBursts records bursts that fit the memory queue and
 // flushes after each, so nothing spools: the JetStream publish rate alone.
-func BenchmarkPublishBursts(b *testing.B) {
+func BenchmarkPublishBursts(b *testing.B) { benchBursts(b, nil) }
+
+// BenchmarkPublishBurstsSigned is BenchmarkPublishBursts with each event
+// signed (ed25519, the gateway's nkey) as the gateway publishes them.
+func BenchmarkPublishBurstsSigned(b *testing.B) {
+	ids, err := bus.EnsureKeys(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchBursts(b, ids[bus.RoleGateway])
+}
+
+func benchBursts(b *testing.B, signer audit.Signer) {
 	s := testenv.StartNATS(b)
 	nc := connect(b, s.ClientURL())
-	p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir()})
+	o := audit.Options{Conn: nc, SpoolDir: b.TempDir()}
+	if signer != nil {
+		o.Signer = signer
+	}
+	p, err := audit.New(context.Background(), o)
 	if err != nil {
 		b.Fatal(err)
 	}

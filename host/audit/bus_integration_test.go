@@ -27,7 +27,7 @@ func TestThroughEmbeddedBus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := nats.Connect(b.ClientURL())
+	ext, err := nats.Connect(b.ClientURL(), b.Identity(bus.RoleReader).Options()...)
 	if err != nil {
 		t.Fatal(err)
 	}

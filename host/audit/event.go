@@ -24,6 +24,9 @@ const (
 	ApprovalApproved = "approved"
 	ApprovalDenied   = "denied"
 	ApprovalTimeout  = "timeout"
+	// ApprovalForged: a decision or grant in the approvals bucket that no trusted approver
+	// signed; it was ignored (subject palisade.audit.approval.forged).
+	ApprovalForged = "forged"
 )
 
 // SubjectPrefix is the first two tokens of every audit subject; the stream
@@ -98,9 +101,11 @@ type Upstream struct {
 // Approval is a human (or timeout) decision on an ask.
 type Approval struct {
 	ID        string `json:"id"`
-	DecidedBy string `json:"decided_by,omitempty"`
-	Decision  string `json:"decision"`        // approved, denied, timeout
-	Scope     string `json:"scope,omitempty"` // once, session, always
+	DecidedBy string `json:"decided_by,omitempty"` // the verified identity (approver[:name]) or timeout...
+	Decision  string `json:"decision"`             // approved, denied, timeout, forged
+	Scope     string `json:"scope,omitempty"`      // once, session, always
+	Signer    string `json:"signer,omitempty"`     // nkey public key that signed the decision
+	ClaimedBy string `json:"claimed_by,omitempty"` // the decided_by written, when it differs (forged: all of it)
 }
 
 // ArgumentsHash returns the hex sha256 of raw tool arguments, for

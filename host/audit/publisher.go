@@ -1,12 +1,16 @@
 package audit
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,6 +81,13 @@ type Options struct {
 	MaxAge time.Duration
 	// Replicas for the stream (clustered servers); 0 = 1.
 	Replicas int
+	// Signer signs every event (headers Palisade-Signer, Palisade-Signature) and registers
+	// its public key in SignersBucket; nil = events go unsigned (audit tail flags them).
+	Signer Signer
+	// SignersBucket is the KV bucket of trusted signer keys; "" = PALISADE_AUDIT_SIGNERS.
+	SignersBucket string
+	// Gateway names this publisher in the signers bucket.
+	Gateway string
 	// MaxEventBytes caps an encoded event; a larger one loses its arguments
 	// and detail (then more), noted in detail. 0 = 512 KiB (NATS's default
 	// max payload is 1 MiB).
@@ -86,6 +97,9 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Stream == "" {
 		o.Stream = DefaultStream
+	}
+	if o.SignersBucket == "" {
+		o.SignersBucket = DefaultSignersBucket
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -112,7 +126,8 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// StreamConfig is the stream New creates or updates.
+// StreamConfig is the stream New creates or updates. Messages cannot be deleted nor the
+// stream purged, by any identity (deny_delete, deny_purge: JetStream refuses to turn them off).
 func (o Options) StreamConfig() jetstream.StreamConfig {
 	o = o.withDefaults()
 	return jetstream.StreamConfig{
@@ -124,6 +139,8 @@ func (o Options) StreamConfig() jetstream.StreamConfig {
 		Duplicates:  o.Duplicates,
 		MaxAge:      o.MaxAge,
 		Replicas:    o.Replicas,
+		DenyDelete:  true,
+		DenyPurge:   true,
 	}
 }
 
@@ -247,10 +264,45 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 func (p *Publisher) ensureStream(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, p.o.PublishTimeout)
 	defer cancel()
-	if _, err := p.js.CreateOrUpdateStream(ctx, p.o.StreamConfig()); err != nil {
-		return fmt.Errorf("audit: create or update stream %s: %w", p.o.Stream, err)
+	if err := EnsureStream(ctx, p.js, p.o); err != nil {
+		return err
+	}
+	if p.o.Signer != nil {
+		if err := registerSigner(ctx, p.js, p.o.SignersBucket, p.o.Signer, p.o.Gateway); err != nil {
+			return err
+		}
 	}
 	p.streamReady.Store(true)
+	return nil
+}
+
+// EnsureStream creates the audit stream o names, or updates one that differs from
+// o.StreamConfig(). An identity that may not update the stream (the gateway) gets an error only
+// when an update is needed: an admin identity makes it (the gateway does so for its embedded
+// server before it starts publishing).
+func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error {
+	want := o.StreamConfig()
+	s, err := js.Stream(ctx, want.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		if _, err = js.CreateStream(ctx, want); err == nil || !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			if err != nil {
+				return fmt.Errorf("audit: create stream %s: %w", want.Name, err)
+			}
+			return nil
+		}
+		s, err = js.Stream(ctx, want.Name)
+	}
+	if err != nil {
+		return fmt.Errorf("audit: stream %s: %w", want.Name, err)
+	}
+	have := s.CachedInfo().Config
+	if have.DenyDelete && have.DenyPurge && have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge &&
+		slices.Equal(have.Subjects, want.Subjects) {
+		return nil
+	}
+	if _, err := js.UpdateStream(ctx, want); err != nil {
+		return fmt.Errorf("audit: update stream %s (deny_delete, deny_purge, limits): %w", want.Name, err)
+	}
 	return nil
 }
 
@@ -704,10 +756,22 @@ func (p *Publisher) drainQueue(batch []record) []record {
 // publish sends batch asynchronously and waits for the acks in order. It
 // returns how many leading records were acked, and why it stopped short.
 func (p *Publisher) publish(batch []record) (int, error) {
+	var signErr error
+	if p.o.Signer != nil {
+		signErr = signBatch(p.o.Signer, batch)
+	}
 	futs := make([]jetstream.PubAckFuture, 0, len(batch))
 	var sendErr error
 	for _, r := range batch {
 		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
+		if p.o.Signer != nil {
+			if r.sig == "" {
+				sendErr = fmt.Errorf("audit: sign %s: %w", r.subject, signErr)
+				break
+			}
+			m.Header.Set(HeaderSigner, p.o.Signer.PublicKey())
+			m.Header.Set(HeaderSignature, r.sig)
+		}
 		// No library retry on no-responders: it would resend on its own
 		// timer, out of order; the worker retries from the first failure.
 		f, err := p.js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
@@ -740,4 +804,45 @@ func (p *Publisher) publish(batch []record) (int, error) {
 		}
 	}
 	return len(futs), sendErr
+}
+
+// signBatch signs the records of batch not yet signed, on up to GOMAXPROCS goroutines (an
+// ed25519 signature costs more than the publish itself). It returns the first error.
+func signBatch(s Signer, batch []record) error {
+	workers := min(runtime.GOMAXPROCS(0), (len(batch)+63)/64)
+	if workers <= 1 {
+		return signRange(s, batch)
+	}
+	var (
+		wg    sync.WaitGroup
+		errMu sync.Mutex
+		first error
+	)
+	chunk := (len(batch) + workers - 1) / workers
+	for lo := 0; lo < len(batch); lo += chunk {
+		part := batch[lo:min(lo+chunk, len(batch))]
+		wg.Go(func() {
+			if err := signRange(s, part); err != nil {
+				errMu.Lock()
+				first = cmp.Or(first, err)
+				errMu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func signRange(s Signer, part []record) error {
+	for i := range part {
+		if part[i].sig != "" {
+			continue
+		}
+		sig, err := s.Sign(part[i].data)
+		if err != nil {
+			return err
+		}
+		part[i].sig = base64.StdEncoding.EncodeToString(sig)
+	}
+	return nil
 }

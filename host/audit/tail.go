@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -37,6 +38,16 @@ type TailOptions struct {
 	Last int
 	// Count stops after printing this many events; 0 = until ctx ends.
 	Count int
+	// Verify checks each event's signature (see Signers): an unsigned event, a bad signature
+	// or an untrusted signer is flagged, in human lines with a leading "FORGED(problem)" and in
+	// JSON with a "forged" field holding the problem.
+	Verify bool
+	// Signers are the trusted keys; nil = the signers bucket (SignersBucket) plus TrustedKeys.
+	Signers *Signers
+	// TrustedKeys are signer public keys trusted besides the signers bucket.
+	TrustedKeys []string
+	// SignersBucket is the KV bucket of trusted keys; "" = PALISADE_AUDIT_SIGNERS.
+	SignersBucket string
 }
 
 var tailKeys = map[string]func(*Event) []string{
@@ -212,12 +223,21 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 		}
 	}()
 
+	signers := o.Signers
+	if o.Verify && signers == nil {
+		signers = NewSigners(ctx, nc, o.SignersBucket, o.TrustedKeys...)
+	}
 	written := 0
-	emit := func(ev *Event, raw []byte) error {
+	emit := func(ev *Event, raw []byte, problem string) error {
 		var err error
-		if o.JSON {
+		switch {
+		case o.JSON && problem != "":
+			_, err = fmt.Fprintf(w, "{\"forged\":%q,%s\n", problem, bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("{")))
+		case o.JSON:
 			_, err = fmt.Fprintf(w, "%s\n", raw)
-		} else {
+		case problem != "":
+			_, err = fmt.Fprintf(w, "FORGED(%s) %s\n", problem, FormatLine(ev))
+		default:
 			_, err = fmt.Fprintln(w, FormatLine(ev))
 		}
 		if err != nil {
@@ -228,8 +248,9 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 	}
 	// With Last, hold the last N matches until the backlog is read.
 	type held struct {
-		ev  *Event
-		raw []byte
+		ev      *Event
+		raw     []byte
+		problem string
 	}
 	var ring []held
 	catchingUp := o.Last > 0
@@ -248,12 +269,16 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 		var ev Event
 		raw := msg.Data()
 		if err := json.Unmarshal(raw, &ev); err == nil && m.Match(&ev) {
+			problem := ""
+			if signers != nil {
+				problem = signers.Verify(ctx, msg.Headers(), raw)
+			}
 			if catchingUp {
-				ring = append(ring, held{&ev, raw})
+				ring = append(ring, held{&ev, raw, problem})
 				if len(ring) > o.Last {
 					ring = ring[1:]
 				}
-			} else if err := emit(&ev, raw); err != nil {
+			} else if err := emit(&ev, raw, problem); err != nil {
 				return err
 			}
 		}
@@ -263,7 +288,7 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 				if o.Count > 0 && written >= o.Count {
 					break
 				}
-				if err := emit(h.ev, h.raw); err != nil {
+				if err := emit(h.ev, h.raw, h.problem); err != nil {
 					return err
 				}
 			}

@@ -85,25 +85,36 @@ func ReadFixtureFile(p string) ([]Fixture, error) {
 	return fs, nil
 }
 
-// Envelope turns the fixture into an envelope (request phase unless the fixture gives one).
-func (f Fixture) Envelope(id string) *abi.Envelope {
+// Envelope turns the fixture into an envelope (request phase unless the fixture gives one). A
+// fixture's method and params are read through mcp.Parse, as a call from the wire would be; an
+// envelope given whole is held to the same strict scan (mcp.Check) before it is decoded.
+func (f Fixture) Envelope(id string) (*abi.Envelope, error) {
 	if len(f.EnvelopeJSON) > 0 {
-		var env abi.Envelope
-		if json.Unmarshal(f.EnvelopeJSON, &env) == nil {
-			if env.ABI == "" {
-				env.ABI = abi.Version
-			}
-			if env.Phase == "" {
-				env.Phase = abi.PhaseRequest
-			}
-			if env.ID == "" {
-				env.ID = id
-			}
-			return &env
+		if err := mcp.Check(f.EnvelopeJSON); err != nil {
+			return nil, fmt.Errorf("fixture %s: envelope: %w", f.Name, err)
 		}
+		var env abi.Envelope
+		if err := json.Unmarshal(f.EnvelopeJSON, &env); err != nil {
+			return nil, fmt.Errorf("fixture %s: envelope: %w", f.Name, err)
+		}
+		if env.ABI == "" {
+			env.ABI = abi.Version
+		}
+		if env.Phase == "" {
+			env.Phase = abi.PhaseRequest
+		}
+		if env.ID == "" {
+			env.ID = id
+		}
+		return &env, nil
 	}
 	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: f.Method, Params: f.Params}
-	return mcp.Envelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd}, id)
+	env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd})
+	if err != nil {
+		return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
+	}
+	env.ID = id
+	return env, nil
 }
 
 // RunFixtures evaluates every fixture in dir and fails on the first mismatch.
@@ -113,7 +124,11 @@ func (b *Bundle) RunFixtures(ctx context.Context, dir string) error {
 		return err
 	}
 	for _, f := range fs {
-		d, err := b.Chain.Evaluate(ctx, f.Envelope("fixture"))
+		env, err := f.Envelope("fixture")
+		if err != nil {
+			return fmt.Errorf("%w: %v", ErrFixture, err)
+		}
+		d, err := b.Chain.Evaluate(ctx, env)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrFixture, f.Name, err)
 		}

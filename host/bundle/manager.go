@@ -27,6 +27,9 @@ type Recorder interface {
 var (
 	ErrNoPrevious = errors.New("bundle: no earlier bundle kept to roll back to")
 	ErrNotKept    = errors.New("bundle: no kept bundle has that version or digest")
+	// ErrOlder is returned when a bundle's sequence is below the last active bundle's and the
+	// activation is not an explicit rollback.
+	ErrOlder = errors.New("bundle: older than the active bundle (sequence)")
 )
 
 // DefaultKeep is how many bundles a Manager keeps for rollback when ManagerOptions.Keep is 0.
@@ -53,6 +56,7 @@ type ManagerOptions struct {
 type Entry struct {
 	Name        string    `json:"name"`
 	Version     string    `json:"version"`
+	Sequence    uint64    `json:"sequence,omitempty"`
 	Digest      string    `json:"digest"`           // hex sha256 (see Digest)
 	KeyID       string    `json:"key_id,omitempty"` // signer; "" when unsigned
 	Source      string    `json:"source,omitempty"` // where it came from (dir:..., http:..., nats:..., upload)
@@ -156,11 +160,22 @@ func (m *Manager) Activate(ctx context.Context, path, source string) (e Entry, c
 		m.reject(ctx, source, nil, "", err)
 		return Entry{}, false, err
 	}
-	return m.activateStaged(ctx, staged, source, false)
+	return m.activateStaged(ctx, staged, source, false, false)
 }
 
 // ActivateArchive activates a bundle archive read from r (an upload, an HTTP body, an object).
+// A bundle whose sequence is below the last active one's is refused with ErrOlder.
 func (m *Manager) ActivateArchive(ctx context.Context, r io.Reader, source string) (Entry, bool, error) {
+	return m.activateArchive(ctx, r, source, false)
+}
+
+// RollbackArchive is ActivateArchive for an operator's explicit rollback: an older sequence
+// is accepted (and audited with rollback in the event's detail).
+func (m *Manager) RollbackArchive(ctx context.Context, r io.Reader, source string) (Entry, bool, error) {
+	return m.activateArchive(ctx, r, source, true)
+}
+
+func (m *Manager) activateArchive(ctx context.Context, r io.Reader, source string, older bool) (Entry, bool, error) {
 	m.actM.Lock()
 	defer m.actM.Unlock()
 	staged, err := m.stage(func(dst string) error { return Unpack(r, dst) })
@@ -168,7 +183,7 @@ func (m *Manager) ActivateArchive(ctx context.Context, r io.Reader, source strin
 		m.reject(ctx, source, nil, "", err)
 		return Entry{}, false, err
 	}
-	return m.activateStaged(ctx, staged, source, false)
+	return m.activateStaged(ctx, staged, source, false, older)
 }
 
 // ActivateKept activates a kept bundle named by its version or a digest prefix (8+ hex digits).
@@ -179,7 +194,7 @@ func (m *Manager) ActivateKept(ctx context.Context, ref string) (Entry, bool, er
 	if !ok {
 		return Entry{}, false, fmt.Errorf("%w: %q", ErrNotKept, ref)
 	}
-	return m.activateEntry(ctx, e, "kept:"+ref, false)
+	return m.activateEntry(ctx, e, "kept:"+ref, false) // an operator's choice: may be older
 }
 
 // Rollback activates the bundle that was active before the current one and forgets the current
@@ -242,7 +257,7 @@ func (m *Manager) activateEntry(ctx context.Context, e Entry, source string, rol
 	if e.Source != "" {
 		source += " (" + e.Source + ")"
 	}
-	return m.activateStaged(ctx, staged, source, rollback)
+	return m.activateStaged(ctx, staged, source, rollback, true) // kept bundles: operator or restore
 }
 
 // stage fills a fresh private folder so that what is verified is exactly what is built.
@@ -260,7 +275,9 @@ func (m *Manager) stage(fill func(dst string) error) (string, error) {
 
 // activateStaged verifies, builds and swaps the staged bundle; it owns (and removes or keeps)
 // the staged folder. actMu is held.
-func (m *Manager) activateStaged(ctx context.Context, staged, source string, rollback bool) (_ Entry, _ bool, err error) {
+//
+// older allows a sequence below the last active bundle's (operator rollbacks, kept bundles).
+func (m *Manager) activateStaged(ctx context.Context, staged, source string, rollback, older bool) (_ Entry, _ bool, err error) {
 	keep := false
 	defer func() {
 		if !keep {
@@ -268,23 +285,23 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		}
 	}()
 	man, _ := LoadManifest(staged) // for the rejection event; Build reports a bad manifest
-	sig, digest, verr := Verify(staged, m.o.Keys)
-	keyID := ""
-	switch {
-	case verr == nil:
-		keyID = sig.KeyID
-	case errors.Is(verr, ErrUnsigned) && m.o.AllowUnsigned:
-		m.log.Warn("activating an unsigned bundle (allow_unsigned is set)", "source", source, "digest", digest)
-	case errors.Is(verr, ErrUnsigned):
-		verr = fmt.Errorf("%w: no %s (sign it with `palisade bundle sign`, or allow unsigned bundles in config)", ErrUnsigned, SignatureFile)
-		fallthrough
-	default:
+	keyID, digest, verr := CheckTrust(staged, m.o.Keys, m.o.AllowUnsigned)
+	if verr != nil {
 		m.reject(ctx, source, man, digest, verr)
 		return Entry{}, false, verr
+	}
+	if keyID == "" {
+		m.log.Warn("activating an unsigned bundle (allow_unsigned is set)", "source", source, "digest", digest)
 	}
 	if cur, ok := m.Current(); ok && cur.Digest == digest && !rollback {
 		m.log.Info("bundle unchanged", "bundle", cur.Name, "version", cur.Version, "digest", digest, "source", source)
 		return cur, false, nil
+	}
+	if last, ok := m.last(); ok && !older && man != nil && man.Sequence < last.Sequence {
+		err := fmt.Errorf("%w: %s sequence %d is below %s %s sequence %d (roll back explicitly: palisade bundle push --rollback, bundle rollback or bundle activate)",
+			ErrOlder, man.Version, man.Sequence, last.Name, last.Version, last.Sequence)
+		m.reject(ctx, source, man, digest, err)
+		return Entry{}, false, err
 	}
 	start := time.Now()
 	b, err := Build(ctx, staged, m.o.Build)
@@ -305,7 +322,7 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		m.reject(ctx, source, man, digest, err)
 		return Entry{}, false, err
 	}
-	e := Entry{Name: b.Manifest.Name, Version: b.Manifest.Version, Digest: digest, KeyID: keyID, Source: source, ActivatedAt: time.Now().UTC()}
+	e := Entry{Name: b.Manifest.Name, Version: b.Manifest.Version, Sequence: b.Manifest.Sequence, Digest: digest, KeyID: keyID, Source: source, ActivatedAt: time.Now().UTC()}
 
 	prev := m.o.Active.Swap(b.Chain)
 	if prev != nil {
@@ -353,12 +370,23 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 	if hadPrev {
 		detail["previous"] = prevEntry.Info()
 	}
-	if rollback {
+	if rollback || older && hadPrev && e.Sequence < prevEntry.Sequence {
 		detail["rollback"] = true
 	}
 	m.record(ctx, audit.KindBundleActivated, e.Info(), "", detail)
 	m.log.Info("bundle activated", "bundle", e.Name, "version", e.Version, "digest", digest, "key_id", keyID, "source", source, "build_ms", time.Since(start).Milliseconds())
 	return e, true, nil
+}
+
+// last is the last activated bundle (the active one, or after a restart the one that was):
+// the sequence new bundles must not go below.
+func (m *Manager) last() (Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.history) == 0 {
+		return Entry{}, false
+	}
+	return m.history[0], true
 }
 
 func (m *Manager) saveHistory() error {
@@ -372,6 +400,35 @@ func (m *Manager) saveHistory() error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// CheckTrust applies the trust policy every mode shares (the gateway's Manager, and the
+// one-process modes through host/gateway.Core): dir must carry a valid signature by one of keys
+// over exactly its files, or, when allowUnsigned is set, no signature at all (a bad signature
+// never passes while keys are trusted). It returns the signer's key id ("" when not checked)
+// and the digest. Errors wrap ErrUnsigned, ErrUntrustedKey, ErrBadSignature or
+// ErrDigestMismatch.
+//
+// # Notes
+//
+// With allowUnsigned and no trusted keys (the development default of a local bundle without a
+// bundles: config section) signatures are not checked at all: there is no key to check them
+// against, and removing signature.json would pass anyway.
+func CheckTrust(dir string, keys KeySet, allowUnsigned bool) (keyID, digest string, err error) {
+	if allowUnsigned && len(keys) == 0 {
+		digest, err := Digest(dir)
+		return "", digest, err
+	}
+	sig, digest, err := Verify(dir, keys)
+	switch {
+	case err == nil:
+		return sig.KeyID, digest, nil
+	case errors.Is(err, ErrUnsigned) && allowUnsigned:
+		return "", digest, nil
+	case errors.Is(err, ErrUnsigned):
+		return "", digest, fmt.Errorf("%w: no %s (sign it with `palisade bundle sign`, or allow unsigned bundles in config)", ErrUnsigned, SignatureFile)
+	}
+	return "", digest, err
 }
 
 // RejectReason names the step a bundle failed at, for events, the admin API and the CLI.
@@ -388,6 +445,8 @@ func RejectReason(err error) string {
 		return "tampered"
 	case errors.Is(err, ErrHashMismatch):
 		return "hash_mismatch"
+	case errors.Is(err, ErrOlder):
+		return "older_sequence"
 	case errors.Is(err, ErrFixture):
 		return "fixture_failed"
 	case errors.Is(err, ErrBadArchive), errors.Is(err, ErrIrregularFile):

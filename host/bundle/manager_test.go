@@ -23,7 +23,10 @@ func decide(t testing.TB, f *fixture) (string, string) {
 		t.Fatal("no active chain")
 	}
 	defer release()
-	env := mcp.Envelope(&mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: "tools/call", Params: json.RawMessage(`{"name":"fs/read","arguments":{}}`)}, mcp.Context{Transport: "test", Server: "files"}, "id")
+	env, err := mcp.NewEnvelope(&mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: "tools/call", Params: json.RawMessage(`{"name":"fs/read","arguments":{}}`)}, mcp.Context{Transport: "test", Server: "files"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	d, err := ch.Evaluate(context.Background(), env)
 	if err != nil {
 		t.Fatal(err)

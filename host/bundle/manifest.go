@@ -19,8 +19,12 @@ const ManifestFile = "bundle.yaml"
 
 // Manifest is bundle.yaml.
 type Manifest struct {
-	Name          string         `yaml:"name"`
-	Version       string         `yaml:"version"`
+	Name    string `yaml:"name"`
+	Version string `yaml:"version"`
+	// Sequence orders releases: sources refuse a bundle whose sequence is below the last active
+	// one's unless an operator rolls back explicitly. Covered by the signature (bundle.yaml is a
+	// signed file). 0 = unsequenced (refused once a sequenced bundle was active).
+	Sequence      uint64         `yaml:"sequence,omitempty"`
 	ABI           string         `yaml:"abi"`
 	Description   string         `yaml:"description,omitempty"`
 	DefaultAction string         `yaml:"default_action"` // "" = deny

@@ -256,7 +256,11 @@ func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) 
 		return false, err
 	}
 	s.tried = info.NUID
-	_, changed, err := m.ActivateArchive(ctx, bytes.NewReader(body), s.String())
+	activate := m.ActivateArchive
+	if info.Metadata[MetaRollback] == "true" {
+		activate = m.RollbackArchive // palisade bundle push --rollback (admin identity only)
+	}
+	_, changed, err := activate(ctx, bytes.NewReader(body), s.String())
 	if err != nil && ctx.Err() != nil {
 		s.tried = "" // interrupted, not rejected: try again
 	}
@@ -302,6 +306,9 @@ const (
 	MetaName    = "palisade-bundle-name"
 	MetaVersion = "palisade-bundle-version"
 	MetaDigest  = "palisade-bundle-digest"
+	// MetaRollback "true" marks an operator's explicit rollback: gateways accept the object
+	// even when its sequence is below the active bundle's.
+	MetaRollback = "palisade-bundle-rollback"
 )
 
 // OpenBucket opens the bundle bucket, creating it when it does not exist.
@@ -328,6 +335,16 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.Ob
 // current), with the bundle's name, version and digest as metadata. Every gateway following
 // the object activates it (after verifying it against its own trusted keys).
 func Push(ctx context.Context, nc *nats.Conn, bucket, object, path string) (*jetstream.ObjectInfo, Entry, error) {
+	return push(ctx, nc, bucket, object, path, false)
+}
+
+// PushRollback is Push for an operator's explicit rollback: the object is marked so that
+// gateways accept it even when its sequence is below their active bundle's.
+func PushRollback(ctx context.Context, nc *nats.Conn, bucket, object, path string) (*jetstream.ObjectInfo, Entry, error) {
+	return push(ctx, nc, bucket, object, path, true)
+}
+
+func push(ctx context.Context, nc *nats.Conn, bucket, object, path string, rollback bool) (*jetstream.ObjectInfo, Entry, error) {
 	var buf bytes.Buffer
 	dir := path
 	if IsArchive(path) {
@@ -352,7 +369,7 @@ func Push(ctx context.Context, nc *nats.Conn, bucket, object, path string) (*jet
 	if err != nil {
 		return nil, Entry{}, err
 	}
-	e := Entry{Name: m.Name, Version: m.Version, Digest: d}
+	e := Entry{Name: m.Name, Version: m.Version, Sequence: m.Sequence, Digest: d}
 	if sig, err := ReadSignature(dir); err == nil {
 		e.KeyID = sig.KeyID
 	}
@@ -360,10 +377,14 @@ func Push(ctx context.Context, nc *nats.Conn, bucket, object, path string) (*jet
 	if err != nil {
 		return nil, e, err
 	}
+	meta := map[string]string{MetaName: m.Name, MetaVersion: m.Version, MetaDigest: d}
+	if rollback {
+		meta[MetaRollback] = "true"
+	}
 	info, err := obs.Put(ctx, jetstream.ObjectMeta{
 		Name:        orStr(object, DefaultObject),
 		Description: m.Name + " " + m.Version,
-		Metadata:    map[string]string{MetaName: m.Name, MetaVersion: m.Version, MetaDigest: d},
+		Metadata:    meta,
 	}, &buf)
 	if err != nil {
 		return nil, e, fmt.Errorf("bundle push: %w", err)

@@ -59,7 +59,12 @@ func TestSwapUnderLoad(t *testing.T) {
 		wg.Go(func() {
 			for i := 0; !stop.Load(); i++ {
 				msg := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(strconv.Itoa(i)), Method: "tools/call", Params: json.RawMessage(`{"name":"fs/read","arguments":{"w":` + strconv.Itoa(w) + `}}`)}
-				o, err := eng.Request(ctx, mcp.Envelope(msg, mcp.Context{Transport: "test", Server: "files"}, ""))
+				env, err := mcp.NewEnvelope(msg, mcp.Context{Transport: "test", Server: "files"})
+				if err != nil {
+					fail("envelope: %v", err)
+					continue
+				}
+				o, err := eng.Request(ctx, env)
 				if err != nil {
 					fail("request: %v", err)
 					continue

@@ -51,6 +51,15 @@ type Options struct {
 	URL string
 	// ServerName names the embedded server; "" = "palisade".
 	ServerName string
+	// Creds is the gateway's NATS creds file for an external server; "" = none (the external
+	// server must then allow the connection without credentials). The embedded server always
+	// requires the role keys it keeps in DataDir/nats-auth (see Identity).
+	Creds string
+	// ApproverCreds is an approver creds file for an external server: with it the gateway signs
+	// decisions made through its admin API, so other gateways accept them. "" = none.
+	ApproverCreds string
+	// Names are the streams and buckets the embedded server's permissions name.
+	Names Names
 	// Logger receives the embedded server's log and reconnect events; nil = discard.
 	Logger *slog.Logger
 }
@@ -77,6 +86,7 @@ type Bus struct {
 	url     string
 	srv     *server.Server // nil when external
 	tempDir string         // removed on Close when DataDir was ""
+	ids     map[string]*Identity
 
 	mu    sync.Mutex
 	conns []*nats.Conn
@@ -96,8 +106,23 @@ func Start(ctx context.Context, o Options) (*Bus, error) {
 		if err := checkURLs(o.URL); err != nil {
 			return nil, err
 		}
-		o.Logger.Info("nats external", "url", redactURL(o.URL))
-		return &Bus{o: o, url: o.URL}, nil
+		b := &Bus{o: o, url: o.URL, ids: map[string]*Identity{}}
+		if o.Creds != "" {
+			id, err := LoadIdentity("", RoleGateway, o.Creds)
+			if err != nil {
+				return nil, err
+			}
+			b.ids[RoleGateway] = id
+		}
+		if o.ApproverCreds != "" {
+			id, err := LoadIdentity("", RoleApprover, o.ApproverCreds)
+			if err != nil {
+				return nil, err
+			}
+			b.ids[RoleApprover] = id
+		}
+		o.Logger.Info("nats external", "url", redactURL(o.URL), "authenticated", o.Creds != "")
+		return b, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bus: start: %w", err)
@@ -127,6 +152,17 @@ func Start(ctx context.Context, o Options) (*Bus, error) {
 		}
 		_ = l.Close()
 	}
+	ids, err := EnsureKeys(dataDir)
+	if err != nil {
+		b.removeTemp()
+		return nil, err
+	}
+	b.ids = ids
+	users, err := nkeyUsers(ids, o.Names)
+	if err != nil {
+		b.removeTemp()
+		return nil, err
+	}
 	srv, err := server.NewServer(&server.Options{
 		ServerName: o.ServerName,
 		Host:       o.Host,
@@ -134,6 +170,7 @@ func Start(ctx context.Context, o Options) (*Bus, error) {
 		NoSigs:     true,
 		JetStream:  true,
 		StoreDir:   storeDir,
+		Nkeys:      users,
 	})
 	if err != nil {
 		b.removeTemp()
@@ -155,7 +192,7 @@ func Start(ctx context.Context, o Options) (*Bus, error) {
 	}
 	b.srv = srv
 	b.url = srv.ClientURL()
-	o.Logger.Info("nats embedded", "url", b.url, "store_dir", storeDir)
+	o.Logger.Info("nats embedded", "url", b.url, "store_dir", storeDir, "auth_dir", AuthDir(dataDir))
 	return b, nil
 }
 
@@ -166,13 +203,34 @@ func (b *Bus) ClientURL() string { return b.url }
 // Embedded reports whether Start runs a nats-server in this process.
 func (b *Bus) Embedded() bool { return b.srv != nil }
 
-// Connect opens a client connection named name (shown in the server's
-// connection list). It reconnects forever with jittered exponential backoff
+// Identity returns role's credentials: for the embedded server every role's key (from
+// DataDir/nats-auth); for an external server the gateway's and approver's creds when
+// configured. nil = none.
+func (b *Bus) Identity(role string) *Identity { return b.ids[role] }
+
+// AuthDir is the directory holding the embedded server's role keys; "" when external.
+func (b *Bus) AuthDir() string {
+	if b.srv == nil {
+		return ""
+	}
+	if b.o.DataDir != "" {
+		return AuthDir(b.o.DataDir)
+	}
+	return AuthDir(b.tempDir)
+}
+
+// Connect opens a client connection named name as the gateway identity; see ConnectAs.
+func (b *Bus) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
+	return b.ConnectAs(RoleGateway, name, extra...)
+}
+
+// ConnectAs opens a client connection named name (shown in the server's
+// connection list) authenticated as role (when the bus has that identity). It reconnects forever with jittered exponential backoff
 // (50ms doubling to 5s) and, for an external URL, keeps retrying when the
 // server is down at connect time: the returned connection may be not yet
 // connected. extra options are applied after these defaults. Close closes
 // every connection made here.
-func (b *Bus) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
+func (b *Bus) ConnectAs(role, name string, extra ...nats.Option) (*nats.Conn, error) {
 	b.mu.Lock()
 	if b.done {
 		b.mu.Unlock()
@@ -193,6 +251,11 @@ func (b *Bus) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			log.Info("nats reconnected", "url", redactURL(nc.ConnectedUrl()))
 		}),
+	}
+	if id := b.ids[role]; id != nil {
+		opts = append(opts, id.Options()...)
+	} else if b.srv != nil {
+		return nil, fmt.Errorf("%w: role %s", ErrNoIdentity, role)
 	}
 	opts = append(opts, extra...)
 	if b.srv != nil {

@@ -57,7 +57,7 @@ func TestEmbeddedJetStreamStoresUnderDataDir(t *testing.T) {
 		t.Fatalf("jetstream store not under DataDir/nats: %v", err)
 	}
 	// An external subscriber reaches the same server over TCP by ClientURL.
-	ext, err := nats.Connect(b.ClientURL())
+	ext, err := nats.Connect(b.ClientURL(), b.Identity(bus.RoleAdmin).Options()...)
 	if err != nil {
 		t.Fatalf("tcp connect to %s: %v", b.ClientURL(), err)
 	}

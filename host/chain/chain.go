@@ -1,6 +1,7 @@
 package chain
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -223,6 +224,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	decidingSev := -1
 	prior := env.Prior
 	defer func() { env.Prior = prior }()
+	// The envelope is encoded once, without prior verdicts; each group's input is that encoding
+	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
+	// (request) or the result (response).
+	var base []byte
 	for _, g := range c.groups {
 		var run []*Stage
 		for _, s := range g {
@@ -233,8 +238,15 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		if len(run) == 0 {
 			continue
 		}
-		env.Prior = priorOf(prior, d.Stages)
-		in, err := json.Marshal(env)
+		if base == nil {
+			env.Prior = nil
+			b, err := json.Marshal(env)
+			if err != nil {
+				return nil, fmt.Errorf("chain: encode envelope: %w", err)
+			}
+			base = b
+		}
+		in, err := withPrior(base, priorOf(prior, d.Stages))
 		if err != nil {
 			return nil, fmt.Errorf("chain: encode envelope: %w", err)
 		}
@@ -299,11 +311,13 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			return d, nil
 		}
 		// Arguments replaced by a stage are what later stages judge.
-		if len(d.Arguments) > 0 && phase == abi.PhaseRequest {
+		if len(d.Arguments) > 0 && phase == abi.PhaseRequest && !bytes.Equal(env.Arguments, d.Arguments) {
 			env.Arguments = d.Arguments
+			base = nil
 		}
-		if len(d.Result) > 0 && phase == abi.PhaseResponse {
+		if len(d.Result) > 0 && phase == abi.PhaseResponse && !bytes.Equal(env.Result, d.Result) {
 			env.Result = d.Result
+			base = nil
 		}
 	}
 	if d.Action == abi.ActionNone {
@@ -314,6 +328,23 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		}
 	}
 	return d, nil
+}
+
+// withPrior returns the envelope encoding base (which has no "prior") with prior added. prior is
+// the envelope's last field, so the bytes equal encoding the envelope with it.
+func withPrior(base []byte, prior []abi.Prior) ([]byte, error) {
+	if len(prior) == 0 {
+		return base, nil
+	}
+	pb, err := json.Marshal(prior)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(base)+len(pb)+10)
+	out = append(out, base[:len(base)-1]...)
+	out = append(out, `,"prior":`...)
+	out = append(out, pb...)
+	return append(out, '}'), nil
 }
 
 func priorOf(base []abi.Prior, rs []StageResult) []abi.Prior {
@@ -367,6 +398,15 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) Sta
 	} else {
 		r.Action, r.Score, r.Labels, r.Reason, r.Rule, r.Evidence = v.Action, v.Score, v.Labels, v.Reason, v.Rule, v.Evidence
 		r.Verdict = &v
+		if v.Incomplete && v.Action != abi.ActionDeny {
+			// The stage could not look at everything: never clean. Failure mode decides.
+			r.Error = "incomplete verdict"
+			if s.FailClosed {
+				r.Action = abi.ActionDeny
+				r.Reason = fmt.Sprintf("stage %s could not examine all input (fail closed): %s", s.Name, v.Reason)
+			}
+			c.o.Logger.Warn("stage verdict incomplete", "stage", s.Name, "phase", phase, "fail_closed", s.FailClosed)
+		}
 	}
 	if c.o.OnStage != nil {
 		c.o.OnStage(s.Name, phase, r.Action, el, err)

@@ -50,6 +50,9 @@ func TestMerge(t *testing.T) {
 		{name: "first of equal severity decides", stages: []*fixed{v("deny"), v("deny")}, want: "deny", wantStage: "s0"},
 		{name: "failure closed denies", stages: []*fixed{v("allow"), fail}, closed: []bool{true, true}, want: "deny", wantStage: "s1"},
 		{name: "failure open has no opinion", stages: []*fixed{v("allow"), fail}, closed: []bool{true, false}, want: "allow", wantStage: "s0"},
+		{name: "incomplete closed denies", stages: []*fixed{v("allow"), {v: abi.Verdict{Action: "none", Incomplete: true}}}, closed: []bool{true, true}, want: "deny", wantStage: "s1"},
+		{name: "incomplete open keeps its verdict", stages: []*fixed{v("allow"), {v: abi.Verdict{Action: "none", Incomplete: true}}}, closed: []bool{true, false}, want: "allow", wantStage: "s0"},
+		{name: "incomplete deny stays deny", stages: []*fixed{{v: abi.Verdict{Action: "deny", Incomplete: true}}}, closed: []bool{false}, def: "allow", want: "deny", wantStage: "s0"},
 		{name: "bad action counts as failure", stages: []*fixed{{v: abi.Verdict{Action: "maybe"}}}, closed: []bool{false}, def: "allow", want: "allow"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

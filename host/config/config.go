@@ -21,6 +21,7 @@ type Config struct {
 	Bundle    string     `yaml:"bundle"`   // bundle folder, archive, http(s) URL or nats://bucket source
 	Upstreams []Upstream `yaml:"upstreams"`
 	Limits    Limits     `yaml:"limits"`
+	HTTP      HTTP       `yaml:"http"`
 	NATS      NATS       `yaml:"nats"`
 	Audit     Audit      `yaml:"audit"`
 	Plugins   Plugins    `yaml:"plugins"`
@@ -47,6 +48,36 @@ type Limits struct {
 	BodyBytes       int64    `yaml:"body_bytes"`       // request body cap; 0 = 4 MiB
 	ResponseBytes   int64    `yaml:"response_bytes"`   // JSON response cap for the response phase; 0 = 16 MiB
 	UpstreamTimeout Duration `yaml:"upstream_timeout"` // 0 = 60s (streams: time to first byte)
+	// UpstreamIdleTimeout ends an upstream answer stream (the SSE answer to a POST) that sends
+	// nothing, not even a keepalive comment, for this long; 0 = 5m.
+	UpstreamIdleTimeout Duration `yaml:"upstream_idle_timeout"`
+	// StreamBufferBytes is the memory all upstream SSE events being read at once may hold
+	// together (each is also capped by ResponseBytes); an event past it ends its stream with
+	// an error. 0 = 256 MiB.
+	StreamBufferBytes int64 `yaml:"stream_buffer_bytes"`
+}
+
+// HTTP configures the gateway's HTTP listener: timeouts, a connection limit and who may call.
+type HTTP struct {
+	ReadHeaderTimeout Duration `yaml:"read_header_timeout"` // request line and headers; 0 = 10s
+	// ReadTimeout bounds reading one request, headers and body; net/http lifts it once the
+	// body is read, so a long answer stream is not cut. 0 = 30s.
+	ReadTimeout Duration `yaml:"read_timeout"`
+	IdleTimeout Duration `yaml:"idle_timeout"` // keep-alive connection between requests; 0 = 120s
+	// MaxConnections is how many connections the listener holds at once; more wait to be
+	// accepted. 0 = 16384, lowered to the process's file limit less 512.
+	MaxConnections int `yaml:"max_connections"`
+	// MaxHeaderBytes caps a request's headers; 0 = 32 KiB.
+	MaxHeaderBytes int `yaml:"max_header_bytes"`
+	// AllowedHosts are the Host header values accepted besides the loopback names (localhost,
+	// 127.0.0.1, [::1], any port): "name" (any port) or "name:port".
+	AllowedHosts []string `yaml:"allowed_hosts"`
+	// AllowedOrigins are the browser origins (scheme://host[:port]) accepted besides loopback
+	// origins and the gateway's own (an Origin matching the request's allowed Host).
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// ClientToken is the bearer token /mcp and /v1/hook require (agents.hook_token, when set,
+	// is the one /v1/hook takes). Required when Listen is not a loopback address. "" = none.
+	ClientToken string `yaml:"client_token"`
 }
 
 // NATS says where audit events and fleet state go.
@@ -54,6 +85,15 @@ type NATS struct {
 	URL  string `yaml:"url"`  // external server or cluster; "" = embedded server
 	Host string `yaml:"host"` // embedded server host; "" = 127.0.0.1
 	Port int    `yaml:"port"` // embedded server client port; 0 = 4222, -1 = random
+	// Creds is the gateway's creds file for an external server (mode 0600); "" = none. The
+	// embedded server always requires the role keys under DATA_DIR/nats-auth.
+	Creds string `yaml:"creds"`
+	// ApproverCreds lets the gateway sign decisions made on its admin API so that other
+	// gateways accept them (external servers; embedded uses DATA_DIR/nats-auth/approver.nk).
+	ApproverCreds string `yaml:"approver_creds"`
+	// Approvers are approver nkey public keys ("U...") whose signed decisions are accepted,
+	// besides the approver key of the embedded server and ApproverCreds.
+	Approvers []string `yaml:"approvers"`
 }
 
 // Audit configures audit events.
@@ -115,6 +155,14 @@ const (
 	DefaultResponseBytes   = 16 << 20
 	DefaultUpstreamTimeout = 60 * time.Second
 	DefaultNATSPort        = 4222
+
+	DefaultUpstreamIdleTimeout = 5 * time.Minute
+	DefaultStreamBufferBytes   = 256 << 20
+	DefaultReadHeaderTimeout   = 10 * time.Second
+	DefaultReadTimeout         = 30 * time.Second
+	DefaultIdleTimeout         = 120 * time.Second
+	DefaultMaxConnections      = 16384
+	DefaultMaxHeaderBytes      = 32 << 10
 )
 
 // Parse decodes YAML strictly: an unknown top-level key that no feature claims is an error
@@ -186,6 +234,27 @@ func (c Config) WithDefaults() Config {
 	if c.Limits.UpstreamTimeout == 0 {
 		c.Limits.UpstreamTimeout = Duration(DefaultUpstreamTimeout)
 	}
+	if c.Limits.UpstreamIdleTimeout == 0 {
+		c.Limits.UpstreamIdleTimeout = Duration(DefaultUpstreamIdleTimeout)
+	}
+	if c.Limits.StreamBufferBytes == 0 {
+		c.Limits.StreamBufferBytes = DefaultStreamBufferBytes
+	}
+	if c.HTTP.ReadHeaderTimeout == 0 {
+		c.HTTP.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
+	}
+	if c.HTTP.ReadTimeout == 0 {
+		c.HTTP.ReadTimeout = Duration(DefaultReadTimeout)
+	}
+	if c.HTTP.IdleTimeout == 0 {
+		c.HTTP.IdleTimeout = Duration(DefaultIdleTimeout)
+	}
+	if c.HTTP.MaxConnections == 0 {
+		c.HTTP.MaxConnections = DefaultMaxConnections
+	}
+	if c.HTTP.MaxHeaderBytes == 0 {
+		c.HTTP.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	if c.NATS.Host == "" {
 		c.NATS.Host = "127.0.0.1"
 	}
@@ -255,6 +324,37 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.UpstreamTimeout < 0 {
 		return fe("limits.upstream_timeout", "must not be negative")
+	}
+	for _, f := range []struct {
+		path string
+		v    Duration
+	}{{"limits.upstream_idle_timeout", c.Limits.UpstreamIdleTimeout}, {"http.read_header_timeout", c.HTTP.ReadHeaderTimeout},
+		{"http.read_timeout", c.HTTP.ReadTimeout}, {"http.idle_timeout", c.HTTP.IdleTimeout}} {
+		if f.v < 0 {
+			return fe(f.path, "must not be negative")
+		}
+	}
+	if c.Limits.StreamBufferBytes < 0 {
+		return fe("limits.stream_buffer_bytes", "must not be negative")
+	}
+	if c.HTTP.MaxConnections < 0 {
+		return fe("http.max_connections", "must not be negative")
+	}
+	if c.HTTP.MaxHeaderBytes < 0 {
+		return fe("http.max_header_bytes", "must not be negative")
+	}
+	for i, h := range c.HTTP.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			return fe(fmt.Sprintf("http.allowed_hosts[%d]", i), "%q is not a host or host:port", h)
+		}
+	}
+	for i, o := range c.HTTP.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fe(fmt.Sprintf("http.allowed_origins[%d]", i), "%q is not an origin (scheme://host[:port])", o)
+		}
+	}
+	if !LoopbackHost(c.Listen) && c.HTTP.ClientToken == "" {
+		return fe("http.client_token", "required to listen on %q, which is not a loopback address: set a client token (or PALISADE_CLIENT_TOKEN), or listen on 127.0.0.1", c.Listen)
 	}
 	if c.NATS.URL != "" {
 		if u, err := url.Parse(c.NATS.URL); err != nil || u.Host == "" {
@@ -343,6 +443,9 @@ func (c *Config) Override(getenv func(string) string, flags map[string]string) e
 	if v, ok := get("nats-url", "PALISADE_NATS_URL"); ok {
 		c.NATS.URL = v
 	}
+	if v, ok := get("nats-creds", "PALISADE_NATS_CREDS"); ok {
+		c.NATS.Creds = v
+	}
 	if v, ok := get("nats-port", "PALISADE_NATS_PORT"); ok {
 		p, err := strconv.Atoi(v)
 		if err != nil {
@@ -355,6 +458,9 @@ func (c *Config) Override(getenv func(string) string, flags map[string]string) e
 	}
 	if v, ok := get("admin-token", "PALISADE_ADMIN_TOKEN"); ok {
 		c.Admin.Token = v
+	}
+	if v, ok := get("client-token", "PALISADE_CLIENT_TOKEN"); ok {
+		c.HTTP.ClientToken = v
 	}
 	// --upstream name=url[,name=url] replaces the file's upstreams.
 	if v, ok := get("upstream", "PALISADE_UPSTREAM"); ok {
@@ -369,4 +475,21 @@ func (c *Config) Override(getenv func(string) string, flags map[string]string) e
 		c.Upstreams = ups
 	}
 	return nil
+}
+
+// LoopbackHost reports whether hostport (a Listen address or a Host header, port optional)
+// names only the loopback interface: localhost, 127.0.0.0/8 or ::1. An empty host (":8420")
+// listens on every interface and is not loopback.
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else {
+		host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

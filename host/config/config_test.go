@@ -71,3 +71,56 @@ func TestParseStrictAndOverride(t *testing.T) {
 		t.Fatalf("unknown section: %v", err)
 	}
 }
+
+func TestLoopbackHost(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want bool
+	}{
+		{"127.0.0.1:8420", true}, {"localhost:1", true}, {"LOCALHOST", true}, {"[::1]:8420", true},
+		{"::1", true}, {"127.1.2.3:80", true}, {"0.0.0.0:8420", false}, {":8420", false},
+		{"[::]:8420", false}, {"10.0.0.1:8420", false}, {"evil.example.com", false},
+		{"localhost.evil.com:80", false}, {"", false},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := LoopbackHost(tc.in); got != tc.want {
+				t.Errorf("LoopbackHost(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateListenAndHTTP(t *testing.T) {
+	base := func() Config {
+		return Config{Bundle: "b", Upstreams: []Upstream{{Name: "a", URL: "http://127.0.0.1:1/mcp"}}}
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		path string // "" = valid
+	}{
+		{"loopback default", func(*Config) {}, ""},
+		{"every interface without token", func(c *Config) { c.Listen = "0.0.0.0:8420" }, "http.client_token"},
+		{"empty host without token", func(c *Config) { c.Listen = ":8420" }, "http.client_token"},
+		{"every interface with token", func(c *Config) { c.Listen = "0.0.0.0:8420"; c.HTTP.ClientToken = "t" }, ""},
+		{"bad origin", func(c *Config) { c.HTTP.AllowedOrigins = []string{"app.test"} }, "http.allowed_origins[0]"},
+		{"origin with path", func(c *Config) { c.HTTP.AllowedOrigins = []string{"https://app.test/x"} }, "http.allowed_origins[0]"},
+		{"bad host", func(c *Config) { c.HTTP.AllowedHosts = []string{"a b"} }, "http.allowed_hosts[0]"},
+		{"negative limit", func(c *Config) { c.HTTP.MaxConnections = -1 }, "http.max_connections"},
+		{"negative timeout", func(c *Config) { c.HTTP.ReadTimeout = -1 }, "http.read_timeout"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base()
+			tc.edit(&c)
+			c = c.WithDefaults()
+			err := c.Validate()
+			var fe *FieldError
+			switch {
+			case tc.path == "" && err != nil:
+				t.Fatalf("Validate: %v", err)
+			case tc.path != "" && (!errors.As(err, &fe) || fe.Path != tc.path):
+				t.Fatalf("Validate: %v, want a %s field error", err, tc.path)
+			}
+		})
+	}
+}

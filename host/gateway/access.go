@@ -10,7 +10,6 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
@@ -63,10 +62,7 @@ func (g *Gateway) Engine() *proxy.Engine { return g.engine }
 func (g *Gateway) Metrics() *proxy.Metrics { return g.metrics }
 
 // Runtime returns the plugin runtime.
-func (g *Gateway) Runtime() *plugin.Runtime { return g.runtime }
-
-// HostDeps returns the host function backends; features set Sampler and Inferer during Init.
-func (g *Gateway) HostDeps() *hostfn.Deps { return &g.deps }
+func (g *Gateway) Runtime() *plugin.Runtime { return g.core.Runtime }
 
 // SetApprover sets who decides held (ask) calls. Init only.
 func (g *Gateway) SetApprover(a proxy.Approver) { g.engOpts.Approver = a }

@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/added060/palisade/host/llm"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,11 +16,10 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/pin"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/selfmcp"
 	"github.com/labstack/echo/v4"
@@ -32,22 +29,19 @@ import (
 // AgentsConfig is the `agents:` section of palisade.yaml: where agents meet the gateway.
 //
 //	agents:
-//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = none (loopback)
+//	  hook_token: ""        # bearer token for POST /v1/hook (palisade hook --gateway); "" = http.client_token
 //	  mcp_token: ""         # serve Palisade's own MCP server at /palisade/mcp with this bearer token; "" = off
 //	  pinning: true         # pin tool definitions (DATA_DIR/pins); false = off
+//	  hook_allow_stages: [rules]  # stages whose allow (with a rule) the hook answers as allow
 type AgentsConfig struct {
-	HookToken string `yaml:"hook_token"`
-	MCPToken  string `yaml:"mcp_token"`
-	Pinning   *bool  `yaml:"pinning"`
+	HookToken       string   `yaml:"hook_token"`
+	MCPToken        string   `yaml:"mcp_token"`
+	Pinning         *bool    `yaml:"pinning"`
+	HookAllowStages []string `yaml:"hook_allow_stages"`
 }
 
 // SelfMCPPath is where a gateway serves Palisade's own MCP server when agents.mcp_token is set.
 const SelfMCPPath = "/palisade/mcp"
-
-func init() {
-	config.RegisterExtension("agents")
-	RegisterFeature("agents", func() Feature { return &agentsFeature{} })
-}
 
 // agentsFeature serves the Claude Code hook endpoint, pins tool definitions (engine hook), keeps
 // recent events for audit://recent, and optionally serves Palisade's own MCP server.
@@ -65,6 +59,7 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 	if err := g.Config().Extension("agents", &a.cfg); err != nil {
 		return err
 	}
+	g.engOpts.Hook.AllowStages = a.cfg.HookAllowStages
 	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
 		a.ring = selfmcp.NewRing(200, next)
 		return a.ring
@@ -81,7 +76,11 @@ func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
 }
 
 func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(bearerOnly(a.cfg.HookToken, proxy.HookHandler(g.Engine()))))
+	hookToken := a.cfg.HookToken
+	if hookToken == "" {
+		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
+	}
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, proxy.HookHandler(g.Engine()))))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {
@@ -130,20 +129,6 @@ func (g *Gateway) Pinner() *pin.Pinner {
 	return nil
 }
 
-func bearerOnly(token string, h http.Handler) http.Handler {
-	if token == "" {
-		return h
-	}
-	want := []byte("Bearer " + token)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
-			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // LocalOptions configure a Local engine: the one-process modes (palisade hook, proxy, mcp,
 // policy) that decide in process without starting a gateway.
 type LocalOptions struct {
@@ -173,19 +158,18 @@ type Local struct {
 	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
 	Ring   *selfmcp.Ring  // the latest events (audit://recent)
 
-	cfg     config.Config
-	log     *slog.Logger
-	runtime *plugin.Runtime
-	nc      *nats.Conn
-	pub     *audit.Publisher
-	spool   string
-	lock    *os.File
-	build   bundle.BuildOptions
+	cfg   config.Config
+	log   *slog.Logger
+	core  *Core
+	nc    *nats.Conn
+	pub   *audit.Publisher
+	spool string
+	lock  *os.File
 }
 
 // WatchBundle re-reads the bundle folder every interval (0 = 2s) until ctx ends; when its digest
-// changes it builds the new bundle (fixtures included) and swaps it in, or keeps the current one
-// and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
+// changes it verifies (the Core's trust policy) and builds the new bundle (fixtures included)
+// and swaps it in, or keeps the current one and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
 func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -204,7 +188,7 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 			continue
 		}
 		last = d
-		b, err := bundle.Build(ctx, dir, l.build)
+		b, err := l.core.Build(ctx, dir, false)
 		if err != nil {
 			l.log.Warn("bundle changed but does not build; keeping the current one", "bundle", dir, "err", err)
 			if l.pub != nil {
@@ -223,8 +207,9 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// NewLocal builds the bundle named by o.Config.Bundle (a folder) with the compilation cache in
-// the data dir, and connects audit.
+// NewLocal builds the Core (NewCore, as the gateway does), verifies and builds the bundle named
+// by o.Config.Bundle (a folder) with it, and connects audit. A bundle the trust policy refuses
+// is refused here with the same error the gateway's bundle manager gives.
 func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	cfg := o.Config.WithDefaults()
 	if o.Logger == nil {
@@ -261,35 +246,17 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 			l.Close(context.Background())
 		}
 	}()
-	l.runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cfg.Plugins.CacheDir, Logger: o.Logger})
-	if err != nil {
-		return nil, err
-	}
-	// Host functions as in the gateway: the bundle's models run here (ONNX Runtime), and the
-	// llm: section's judge answers sample (an mcp sampling provider is skipped: no client).
-	var icfg InferConfig
-	if err := cfg.Extension("infer", &icfg); err != nil {
-		return nil, err
-	}
-	deps := hostfn.Deps{KV: hostfn.NewMemKV()}
-	if _, ok := cfg.Extensions["llm"]; ok {
-		var lc llm.Config
-		if err := cfg.Extension("llm", &lc); err != nil {
-			return nil, err
-		}
-		lo := lc.Options()
-		lo.Logger = o.Logger
-		j, err := llm.New(lo)
-		if err != nil {
-			return nil, &config.FieldError{Path: "llm", Err: err}
-		}
-		deps.Sampler = j
-	}
-	l.build = bundle.BuildOptions{Runtime: l.runtime, Deps: deps, Logger: o.Logger, Models: modelLoader(icfg, o.Logger, nil)}
+	// The same Core as the gateway: runtime, host functions (the llm: section's judge answers
+	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
+	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
+	core := CoreOptions{Config: cfg, Logger: o.Logger}
 	if o.OneCall {
-		l.build.MaxPool = 1
+		core.MaxPool = 1
 	}
-	l.Bundle, err = bundle.Build(ctx, cfg.Bundle, l.build)
+	if l.core, err = NewCore(ctx, core); err != nil {
+		return nil, err
+	}
+	l.Bundle, err = l.core.Build(ctx, cfg.Bundle, false)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
@@ -299,12 +266,17 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if aerr != nil {
 		return nil, aerr
 	}
+	var ac AgentsConfig
+	if err := cfg.Extension("agents", &ac); err != nil {
+		return nil, err
+	}
 	var rec proxy.Recorder
 	if l.pub != nil {
 		rec = l.pub
 	}
 	l.Ring = selfmcp.NewRing(200, rec)
-	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger}
+	eo := proxy.EngineOptions{Active: l.Active, Recorder: l.Ring, Gateway: o.Name + "@" + hostname(), AuditArguments: cfg.Audit.Arguments, Logger: o.Logger,
+		Hook: proxy.HookOptions{Servers: upstreamNames(cfg), AllowStages: ac.HookAllowStages}}
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
@@ -349,11 +321,29 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	l.spool, l.lock = dir, lock
 	opts := append([]nats.Option{nats.Name("palisade " + o.Name), nats.Timeout(o.NATSTimeout),
 		nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}, audit.ConnOptions()...)
+	// The gateway identity of the data dir (or nats.creds): the embedded server of a gateway
+	// sharing this data dir accepts it, and it signs the events. Without one, the connection
+	// is anonymous (an external server without auth) and events go unsigned.
+	// An external URL without nats.creds is reached without credentials.
+	var signer audit.Signer
+	id, ierr := bus.LoadIdentity(l.cfg.DataDir, bus.RoleGateway, l.cfg.NATS.Creds)
+	if l.cfg.NATS.URL != "" && l.cfg.NATS.Creds == "" {
+		id, ierr = nil, bus.ErrNoIdentity
+	}
+	switch {
+	case ierr == nil:
+		opts = append(opts, id.Options()...)
+		signer = id
+	case errors.Is(ierr, bus.ErrNoIdentity):
+		l.log.Debug("no nats identity; connecting without credentials", "err", ierr)
+	default:
+		return fmt.Errorf("audit: %w", ierr)
+	}
 	l.nc, err = nats.Connect(NATSURL(l.cfg), opts...)
 	if err != nil {
 		return fmt.Errorf("audit: nats: %w", err)
 	}
-	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Logger: l.log})
+	l.pub, err = audit.New(ctx, audit.Options{Conn: l.nc, Stream: l.cfg.Audit.Stream, SpoolDir: dir, PublishTimeout: time.Second, Signer: signer, Gateway: o.Name + "@" + hostname(), Logger: l.log})
 	if err != nil {
 		return err
 	}
@@ -453,8 +443,18 @@ func (l *Local) Close(ctx context.Context) error {
 		_ = ch.CloseWhenDrained(cctx)
 		cancel()
 	}
-	if l.runtime != nil {
-		_ = l.runtime.Close(ctx)
+	if l.core != nil {
+		_ = l.core.Close(ctx)
 	}
 	return nil
+}
+
+// upstreamNames are the configured upstreams' names: MCP servers the hook resolves Claude
+// Code's mcp__<server>__<tool> names against, besides Claude Code's own configuration.
+func upstreamNames(c config.Config) []string {
+	var out []string
+	for _, u := range c.Upstreams {
+		out = append(out, u.Name)
+	}
+	return out
 }

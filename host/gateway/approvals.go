@@ -7,6 +7,7 @@ import (
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/proxy"
 )
@@ -33,11 +34,6 @@ type ApprovalsConfig struct {
 	Local         bool            `yaml:"local"`
 	Bucket        string          `yaml:"bucket"`
 	FeedSize      int             `yaml:"feed_size"`
-}
-
-func init() {
-	config.RegisterExtension("approvals")
-	RegisterFeature("approvals", func() Feature { return &approvals{} })
 }
 
 // approvals wires host/approval and the dashboard: it holds ask calls, feeds live decisions to
@@ -78,6 +74,7 @@ func (a *approvals) Init(ctx context.Context, g *Gateway) error {
 	}
 	if !a.cfg.Local {
 		o.Conn = g.NATS()
+		o.Signer, o.Approvers = g.approvers()
 	}
 	m, err := approval.New(ctx, o)
 	if err != nil {
@@ -105,6 +102,25 @@ func (a *approvals) Close(ctx context.Context) error {
 		return a.manager.Close()
 	}
 	return nil
+}
+
+// approvers are the approval signer of this gateway's admin API (the embedded server's approver
+// key, or nats.approver_creds) and the approver keys whose decisions it accepts: that one as
+// "approver", each of nats.approvers as "approver-" and the key's first 8 characters after U.
+func (g *Gateway) approvers() (approval.Signer, map[string]string) {
+	keys := map[string]string{}
+	for _, k := range g.cfg.NATS.Approvers {
+		keys[k] = "approver-" + k[1:min(len(k), 9)]
+	}
+	id := g.bus.Identity(bus.RoleApprover)
+	if id == nil {
+		if len(keys) == 0 {
+			g.log.Warn("no approver keys: decisions written to the approvals bucket by other processes are ignored (set nats.approvers or nats.approver_creds)")
+		}
+		return nil, keys
+	}
+	keys[id.PublicKey()] = approval.DefaultApproverName
+	return id, keys
 }
 
 // Approvals returns the approval manager, or nil when approvals are disabled or the feature is

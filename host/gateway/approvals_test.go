@@ -19,6 +19,7 @@ import (
 
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
@@ -36,11 +37,11 @@ func approvalsGateway(t *testing.T, name, natsURL, bundleDir, upstream, extra st
 data_dir: %s
 bundle: %s
 upstreams: [{name: up, url: %q}]
-nats: {url: %q}
+nats: {url: %q, approver_creds: %q}
 admin: {token: %s}
 approvals:
   timeout: 1m
-%s`, t.TempDir(), bundleDir, upstream, natsURL, approvalsToken, extra)
+%s`, t.TempDir(), bundleDir, upstream, natsURL, approverSeed(t, natsURL), approvalsToken, extra)
 	cfg, err := config.Parse([]byte(y))
 	if err != nil {
 		t.Fatal(err)
@@ -55,6 +56,28 @@ approvals:
 	}
 	t.Cleanup(func() { g.Close(context.Background()) })
 	return g
+}
+
+var (
+	approverSeedsMu sync.Mutex
+	approverSeeds   = map[string]string{}
+)
+
+// approverSeed is the approver key the gateways on one NATS server share (nats.approver_creds
+// takes a creds file or a bare nkey seed file), so that a decision made on one gateway's admin
+// API is accepted by the gateway holding the call.
+func approverSeed(t *testing.T, natsURL string) string {
+	approverSeedsMu.Lock()
+	defer approverSeedsMu.Unlock()
+	if p, ok := approverSeeds[natsURL]; ok {
+		return p
+	}
+	dir := t.TempDir()
+	if _, err := bus.EnsureKeys(dir); err != nil {
+		t.Fatal(err)
+	}
+	approverSeeds[natsURL] = bus.KeyPath(dir, bus.RoleApprover)
+	return approverSeeds[natsURL]
 }
 
 func approvalsBundle(t *testing.T) string {
@@ -206,11 +229,11 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
 		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == held.ID
 	})
-	if ev.Approval.DecidedBy != "erin" || ev.Approval.Decision != audit.ApprovalApproved {
+	if ev.Approval.DecidedBy != "approver:erin" || ev.Approval.Decision != audit.ApprovalApproved {
 		t.Errorf("approval event = %+v", ev.Approval)
 	}
 	dec := waitEvent(t, a, "decision", func(ev audit.Event) bool { return ev.Kind == audit.KindDecision && ev.ID == held.ID })
-	if dec.Action != "allow" || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != "erin" {
+	if dec.Action != "allow" || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != "approver:erin" {
 		t.Errorf("decision event = %+v", dec)
 	}
 	// Gone (404), or already decided (409) while b's view of the bucket catches up.
@@ -224,7 +247,11 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	op, err := approval.New(t.Context(), approval.Options{Conn: nc})
+	opKey, err := bus.LoadIdentity("", bus.RoleApprover, approverSeed(t, ns.ClientURL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := approval.New(t.Context(), approval.Options{Conn: nc, Signer: opKey})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -458,7 +485,7 @@ func TestApprovalsCLI(t *testing.T) {
 	}
 
 	ch, id = hold("hold for nats")
-	code, out, errs = approvalsCLI(t, env, "deny", "--nats-url", ns.ClientURL(), id, "--reason", "over nats")
+	code, out, errs = approvalsCLI(t, env, "deny", "--nats-url", ns.ClientURL(), "--creds", approverSeed(t, ns.ClientURL()), id, "--reason", "over nats")
 	if code != 0 || !strings.Contains(out, "denied "+id) {
 		t.Fatalf("deny over nats: %d %q %q", code, out, errs)
 	}
@@ -468,7 +495,7 @@ func TestApprovalsCLI(t *testing.T) {
 	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
 		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == id
 	})
-	if ev.Approval.DecidedBy != "frank@cli" || ev.Approval.Decision != audit.ApprovalDenied {
+	if ev.Approval.DecidedBy != "approver:frank@cli" || ev.Approval.Decision != audit.ApprovalDenied {
 		t.Errorf("approval event = %+v", ev.Approval)
 	}
 

@@ -43,11 +43,6 @@ type BundlesConfig struct {
 	Wait          config.Duration `yaml:"wait"`
 }
 
-func init() {
-	config.RegisterExtension("bundles")
-	RegisterFeature("bundles", func() Feature { return &bundlesFeature{} })
-}
-
 // managers maps a gateway to its bundle manager (a registry, so that three gateways can live
 // in one test process).
 var managers sync.Map // *Gateway → *bundle.Manager
@@ -79,48 +74,24 @@ type gatewayRecorder struct{ g *Gateway }
 func (r gatewayRecorder) Record(ctx context.Context, ev audit.Event) { r.g.Record(ctx, ev) }
 
 func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
-	if err := g.Config().Extension("bundles", &f.cfg); err != nil {
-		return err
-	}
-	for i, k := range f.cfg.TrustedKeys {
-		f.cfg.TrustedKeys[i] = g.Config().Resolve(k)
-	}
-	keys, err := bundle.LoadKeys(f.cfg.TrustedKeys)
-	if err != nil {
-		return &config.FieldError{Path: "bundles.trusted_keys", Err: err}
-	}
+	f.cfg = g.Core().Bundles // decoded and its keys loaded by NewCore
 	f.g = g
+	var err error
 	f.src, err = bundle.ParseSource(g.Config().Bundle, g.NATS(), g.Logger().With("component", "bundles"))
 	if err != nil {
 		return &config.FieldError{Path: "bundle", Err: err}
-	}
-	if _, has := g.Config().Extensions["bundles"]; !has {
-		// Without a bundles section, a local folder or archive loads unsigned (development);
-		// a remote source (http, nats) must still be signed, and there are no trusted keys.
-		if _, local := f.src.(*bundle.DirSource); local {
-			f.cfg.AllowUnsigned = true
-			g.Logger().Warn("no bundles section in config: the local bundle is loaded without signature checks; add bundles.trusted_keys to require signatures")
-		}
-	}
-	if len(keys) == 0 && !f.cfg.AllowUnsigned {
-		g.Logger().Warn("no trusted bundle keys and unsigned bundles not allowed: every bundle will be rejected (set bundles.trusted_keys)")
 	}
 	g.ClaimBundles()
 	return nil
 }
 
-// AfterInit creates the manager and activates the first bundle once every feature's Init has
-// set what bundles are built with (host function backends, model loading).
+// AfterInit creates the manager and activates the first bundle once every feature's Init is
+// done. The manager verifies with the Core's trust policy and builds with the Core.
 func (f *bundlesFeature) AfterInit(ctx context.Context, g *Gateway) error {
-	for i, k := range f.cfg.TrustedKeys {
-		f.cfg.TrustedKeys[i] = g.Config().Resolve(k)
-	}
-	keys, err := bundle.LoadKeys(f.cfg.TrustedKeys)
-	if err != nil {
-		return &config.FieldError{Path: "bundles.trusted_keys", Err: err}
-	}
+	c := g.Core()
+	var err error
 	f.m, err = bundle.NewManager(bundle.ManagerOptions{
-		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(), Keys: keys, AllowUnsigned: f.cfg.AllowUnsigned,
+		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(), Keys: c.Keys, AllowUnsigned: c.AllowUnsigned,
 		Keep: f.cfg.Keep, Recorder: gatewayRecorder{g}, Gateway: g.Instance(), Logger: g.Logger().With("component", "bundles"),
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/mcp"
 )
@@ -193,7 +194,7 @@ type fleetGW struct {
 	addr, data string
 }
 
-func fleetGateway(t *testing.T, bin, name, natsURL, pubKey string) *fleetGW {
+func fleetGateway(t *testing.T, bin, name, natsURL, creds, pubKey string) *fleetGW {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), name)
 	addr := fmt.Sprintf("127.0.0.1:%d", fleetPort(t))
@@ -205,11 +206,12 @@ upstreams:
     url: http://127.0.0.1:9/mcp
 nats:
   url: %s
+  creds: %s
 bundles:
   trusted_keys: [%s]
   resync: 1s
   wait: 5s
-`, addr, data, natsURL, pubKey)
+`, addr, data, natsURL, creds, pubKey)
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -308,15 +310,19 @@ func TestFleet(t *testing.T) {
 		}
 		return err == nil
 	})
-	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL)
+	// natsd is host/bus's embedded server: it requires the role keys it generated in its store.
+	creds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleGateway)
+	adminCreds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleAdmin)
+	fleetWait(t, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
+	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL, "--creds", adminCreds)
 
 	// Three gateways started after the push pick up the current bundle; the third talks to NATS
 	// through a relay the test can cut.
 	rl := fleetRelay(t, fmt.Sprintf("127.0.0.1:%d", natsPort))
 	gws := []*fleetGW{
-		fleetGateway(t, palisade, "gw1", natsURL, key+".pub"),
-		fleetGateway(t, palisade, "gw2", natsURL, key+".pub"),
-		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), key+".pub"),
+		fleetGateway(t, palisade, "gw1", natsURL, creds, key+".pub"),
+		fleetGateway(t, palisade, "gw2", natsURL, creds, key+".pub"),
+		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), creds, key+".pub"),
 	}
 	for _, g := range gws {
 		fleetWait(t, g.name+" on v1", func() bool { return g.version() == "1" })
@@ -324,7 +330,7 @@ func TestFleet(t *testing.T) {
 
 	// One push: all three switch. Time from push to the last switch.
 	start := time.Now()
-	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL)
+	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL, "--creds", adminCreds)
 	pushed := time.Since(start)
 	switched := map[string]time.Duration{}
 	fleetWait(t, "all gateways on v2", func() bool {
@@ -348,7 +354,7 @@ func TestFleet(t *testing.T) {
 	if code, rule := fleetCall(t, gws[2]); code != mcp.CodeDenied || rule != "fleet-2" {
 		t.Fatalf("gw3 without NATS: code %d rule %q, want a v2 deny", code, rule)
 	}
-	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL)
+	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL, "--creds", adminCreds)
 	for _, g := range gws[:2] {
 		fleetWait(t, g.name+" on v3", func() bool { return g.version() == "3" })
 	}

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -20,14 +20,12 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/llm"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"gopkg.in/yaml.v3"
 )
 
 // Options configure a gateway.
@@ -39,7 +37,7 @@ type Options struct {
 }
 
 // Feature is an optional part of the gateway (bundle sources, approvals, dashboard, inference,
-// judge, tokens, tool pinning...). Features register in init() with RegisterFeature.
+// judge, tokens, tool pinning...). The gateway runs the features in Features, in that order.
 type Feature interface {
 	Name() string
 	// Init runs before the engine and routes are built: read config extensions, set host
@@ -51,21 +49,52 @@ type Feature interface {
 	Close(ctx context.Context) error
 }
 
-var (
-	featureMu  sync.Mutex
-	featureNew = map[string]func() Feature{}
-	featureOrd []string
-)
+// FeatureSpec names a feature, the config section it owns and its constructor.
+type FeatureSpec struct {
+	Name    string         // also its top-level config section
+	New     func() Feature // a fresh feature for one gateway
+	Section func() any     // a pointer to the section's typed struct (CheckSections decodes into it)
+}
 
-// RegisterFeature adds a feature constructor. It panics on a duplicate name.
-func RegisterFeature(name string, newFeature func() Feature) {
-	featureMu.Lock()
-	defer featureMu.Unlock()
-	if _, dup := featureNew[name]; dup {
-		panic("gateway: feature registered twice: " + name)
+// Features are the gateway's features in the order they run: Init in this order (so agents
+// wraps the recorder first and its pinning hook runs before the tokens hook), then every
+// AfterInit (bundles builds the first bundle with the Core), then Start; Close in reverse.
+// The order is this list, never the init() order of file names.
+var Features = []FeatureSpec{
+	{"agents", func() Feature { return &agentsFeature{} }, func() any { return &AgentsConfig{} }},
+	{"approvals", func() Feature { return &approvals{} }, func() any { return &ApprovalsConfig{} }},
+	{"bundles", func() Feature { return &bundlesFeature{} }, func() any { return &BundlesConfig{} }},
+	{"infer", func() Feature { return &inferFeature{} }, func() any { return &InferConfig{} }},
+	{"llm", func() Feature { return &llmFeature{} }, func() any { return &llm.Config{} }},
+	{"tokens", func() Feature { return &tokens{} }, func() any { return &TokensConfig{} }},
+}
+
+// The features' config sections, claimed in one place.
+func init() {
+	for _, f := range Features {
+		config.RegisterExtension(f.Name)
 	}
-	featureNew[name] = newFeature
-	featureOrd = append(featureOrd, name)
+}
+
+// CheckSections decodes every section of c strictly into its feature's typed struct, so a
+// misspelt or unknown key fails up front, in every mode, naming its section
+// (*config.FieldError), whether or not the mode runs that feature. NewCore calls it.
+func CheckSections(c *config.Config) error {
+	names := make([]string, 0, len(c.Extensions))
+	for k := range c.Extensions {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		i := slices.IndexFunc(Features, func(f FeatureSpec) bool { return f.Name == k })
+		if i < 0 {
+			return &config.FieldError{Path: k, Err: errors.New("unknown section")}
+		}
+		if err := c.Extension(k, Features[i].Section()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Gateway is a running Palisade gateway.
@@ -78,8 +107,7 @@ type Gateway struct {
 	nc       *nats.Conn
 	audit    *audit.Publisher
 	recorder proxy.Recorder
-	runtime  *plugin.Runtime
-	deps     hostfn.Deps
+	core     *Core
 	active   chain.Active
 	metrics  *proxy.Metrics
 	engine   *proxy.Engine
@@ -91,7 +119,6 @@ type Gateway struct {
 	ln       net.Listener
 	features []Feature
 
-	models         func(ctx context.Context, dir string, models []yaml.Node) (hostfn.Inferer, io.Closer, error)
 	bundlesClaimed bool
 	current        *bundle.Bundle
 	mu             sync.Mutex
@@ -122,26 +149,39 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 
 	// NATS and audit.
-	g.bus, err = bus.Start(ctx, bus.Options{DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL, Logger: g.log.With("component", "nats")})
+	g.bus, err = bus.Start(ctx, bus.Options{
+		DataDir: cfg.DataDir, Host: cfg.NATS.Host, Port: cfg.NATS.Port, URL: cfg.NATS.URL,
+		Creds: cfg.NATS.Creds, ApproverCreds: cfg.NATS.ApproverCreds, Names: bus.Names{AuditStream: cfg.Audit.Stream},
+		Logger: g.log.With("component", "nats"),
+	})
 	if err != nil {
+		return nil, err
+	}
+	aopts := audit.Options{Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Gateway: g.instance, Logger: g.log.With("component", "audit")}
+	if err := g.ensureAuditStream(ctx, aopts); err != nil {
 		return nil, err
 	}
 	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
 	if err != nil {
 		return nil, err
 	}
-	g.audit, err = audit.New(ctx, audit.Options{Conn: g.nc, Stream: cfg.Audit.Stream, SpoolDir: filepath.Join(cfg.DataDir, "spool"), Logger: g.log.With("component", "audit")})
+	aopts.Conn = g.nc
+	if id := g.bus.Identity(bus.RoleGateway); id != nil {
+		aopts.Signer = id
+	} else {
+		g.log.Warn("audit events unsigned: no gateway identity (set nats.creds for an external server)")
+	}
+	g.audit, err = audit.New(ctx, aopts)
 	if err != nil {
 		return nil, err
 	}
 	g.recorder = g.audit
 
-	// Plugins.
-	g.runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cfg.Plugins.CacheDir, Logger: g.log})
+	// Runtime, host functions, LLM judge, inference and bundle trust: the Core every mode shares.
+	g.core, err = NewCore(ctx, CoreOptions{Config: cfg, Logger: g.log})
 	if err != nil {
 		return nil, err
 	}
-	g.deps.KV = hostfn.NewMemKV()
 	g.metrics = proxy.NewMetrics()
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
@@ -149,16 +189,14 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log}
+	g.engOpts = proxy.EngineOptions{Active: &g.active, Gateway: g.instance, AuditArguments: cfg.Audit.Arguments, Metrics: g.metrics, Logger: g.log,
+		Hook: proxy.HookOptions{Servers: upstreamNames(cfg)}}
 
 	// Features: Init.
-	featureMu.Lock()
-	names := append([]string(nil), featureOrd...)
-	featureMu.Unlock()
-	for _, n := range names {
-		f := featureNew[n]()
+	for _, spec := range Features {
+		f := spec.New()
 		if err := f.Init(ctx, g); err != nil {
-			return nil, fmt.Errorf("feature %s: %w", n, err)
+			return nil, fmt.Errorf("feature %s: %w", spec.Name, err)
 		}
 		g.features = append(g.features, f)
 	}
@@ -188,7 +226,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	for _, u := range cfg.Upstreams {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
-	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes, Metrics: g.metrics, Logger: g.log}
+	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
+		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}
@@ -210,6 +249,27 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		}
 	}
 	return g, nil
+}
+
+// ensureAuditStream creates or upgrades the audit stream (deny_delete, deny_purge) as the admin
+// identity of the embedded server: the gateway identity may create the stream but not change it.
+// With an external server the gateway's own connection does what it may.
+func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error {
+	if !g.bus.Embedded() {
+		return nil
+	}
+	nc, err := g.bus.ConnectAs(bus.RoleAdmin, "palisade-gateway-setup "+g.instance)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("audit stream: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return audit.EnsureStream(cctx, js, o)
 }
 
 func portOf(hostport string) string {
@@ -238,20 +298,22 @@ func (f clientSampler) CreateMessage(ctx context.Context, params json.RawMessage
 	return f(ctx, params)
 }
 
-// BuildOptions are the options a bundle is built with on this gateway.
+// BuildOptions are the options a bundle is built with on this gateway: the Core's, with the
+// gateway's stage metrics.
 func (g *Gateway) BuildOptions() bundle.BuildOptions {
-	return bundle.BuildOptions{Runtime: g.runtime, Deps: g.deps, Logger: g.log, OnStage: g.metrics.Stage, Models: g.models}
+	o := g.core.BuildOptions()
+	o.OnStage = g.metrics.Stage
+	return o
 }
 
-// SetModels sets how a bundle's models: section becomes an inference backend. Init only.
-func (g *Gateway) SetModels(f func(ctx context.Context, dir string, models []yaml.Node) (hostfn.Inferer, io.Closer, error)) {
-	g.models = f
-}
+// Core returns the runtime, host functions and bundle trust policy the gateway builds with.
+func (g *Gateway) Core() *Core { return g.core }
 
-// Activate builds the bundle in dir and swaps it in; the previous chain closes when drained.
-// A failure leaves the current bundle serving and records a bundle.rejected event.
+// Activate verifies (the Core's trust policy) and builds the bundle in dir and swaps it in; the
+// previous chain closes when drained. A failure leaves the current bundle serving and records a
+// bundle.rejected event. (The bundles feature activates through its bundle.Manager instead.)
 func (g *Gateway) Activate(ctx context.Context, dir string) (*bundle.Bundle, error) {
-	b, err := bundle.Build(ctx, dir, g.BuildOptions())
+	b, err := g.buildVerified(ctx, dir)
 	if err != nil {
 		g.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error(), Detail: jsonDetail(map[string]string{"source": dir})})
 		return nil, fmt.Errorf("activate %s: %w", dir, err)
@@ -289,16 +351,27 @@ func (g *Gateway) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", g.cfg.Listen, err)
 	}
-	g.ln = ln
-	g.srv = &http.Server{Handler: g.echo, ReadHeaderTimeout: 10 * time.Second}
+	hc := g.cfg.HTTP
+	max := maxConnections(hc.MaxConnections)
+	g.ln = newLimitListener(ln, max)
+	g.srv = &http.Server{
+		Handler:           newGuard(g.echo, hc),
+		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
+		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
+		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
+		ReadTimeout:    hc.ReadTimeout.D(),
+		IdleTimeout:    hc.IdleTimeout.D(),
+		MaxHeaderBytes: hc.MaxHeaderBytes,
+		// No WriteTimeout: it would cut long-lived SSE answers.
+	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too
 	go func() {
-		if err := g.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := g.srv.Serve(g.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			g.log.Error("http server", "err", err)
 		}
 	}()
-	g.log.Info("gateway listening", "addr", ln.Addr().String(), "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
+	g.log.Info("gateway listening", "addr", ln.Addr().String(), "max_connections", max, "nats", g.bus.ClientURL(), "upstreams", len(g.cfg.Upstreams))
 	return nil
 }
 
@@ -325,12 +398,19 @@ func (g *Gateway) Close(ctx context.Context) error {
 			g.audit.Close(cctx)
 			cancel()
 		}
-		if g.runtime != nil {
-			g.runtime.Close(ctx)
+		if g.core != nil {
+			g.core.Close(ctx)
 		}
 		if g.bus != nil {
 			g.bus.Close()
 		}
 	})
 	return nil
+}
+
+func (g *Gateway) buildVerified(ctx context.Context, dir string) (*bundle.Bundle, error) {
+	if _, _, err := g.core.Verify(dir); err != nil {
+		return nil, err
+	}
+	return bundle.Build(ctx, dir, g.BuildOptions())
 }

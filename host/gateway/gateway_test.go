@@ -248,7 +248,9 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 		}
 	})
 
-	evs := events(t, ns.ClientURL(), 4)
+	// Five judged calls (echo twice, get-env, get-sum, the long-running one); the last event is
+	// recorded after its answer, so wait for all five rather than read what is there.
+	evs := events(t, ns.ClientURL(), 5)
 	byTool := map[string]audit.Event{}
 	for _, ev := range evs {
 		byTool[ev.Tool] = ev
@@ -535,16 +537,30 @@ func TestMetricsAndHealth(t *testing.T) {
 	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"example"`) {
 		t.Fatalf("/readyz %d %s", code, body)
 	}
-	_, m := get("/metrics")
-	for _, want := range []string{
+	wants := []string{
 		`palisade_decisions_total{action="allow",server="go"} 1`,
 		`palisade_decisions_total{action="deny",server="go"} 1`,
 		`palisade_stage_duration_seconds_count{action="deny",phase="request",stage="rules"}`,
 		`palisade_upstream_duration_seconds_count{outcome="ok",server="go"}`,
 		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1"} 1`,
-	} {
+	}
+	// The decision counter is incremented after the answer is flushed: poll for it.
+	var m string
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		_, m = get("/metrics")
+		missing := false
+		for _, want := range wants {
+			missing = missing || !strings.Contains(m, want)
+		}
+		if !missing || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range wants {
 		if !strings.Contains(m, want) {
-			t.Errorf("/metrics lacks %s\n%s", want, grepLines(m, "palisade_infer"))
+			t.Errorf("/metrics lacks %s\n%s", want, grepLines(m, "palisade_"))
 		}
 	}
 }

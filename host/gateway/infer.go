@@ -6,9 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/infer"
 	"github.com/labstack/echo/v4"
@@ -23,42 +21,17 @@ type InferConfig struct {
 	MaxTexts int    `yaml:"max_texts"` // per infer call; 0 = 256
 }
 
-func init() {
-	config.RegisterExtension("infer")
-	RegisterFeature("infer", func() Feature { return &inferFeature{} })
-}
-
-// inferFeature turns each bundle's models: section into an infer.Registry serving that bundle's
-// stages (closed with the bundle's chain), and exposes the registries' status.
+// inferFeature exposes the inference registries of the bundles the gateway's Core built
+// (metrics and /admin/api/infer). The Core itself turns each bundle's models: section into an
+// infer.Registry (the infer: section configures it).
 type inferFeature struct {
-	cfg  InferConfig
-	mu   sync.Mutex
-	regs map[*infer.Registry]bool
+	core *Core
 }
 
 func (f *inferFeature) Name() string { return "infer" }
 
 func (f *inferFeature) Init(ctx context.Context, g *Gateway) error {
-	if err := g.Config().Extension("infer", &f.cfg); err != nil {
-		return err
-	}
-	f.cfg.Library = g.Config().Resolve(f.cfg.Library)
-	switch f.cfg.Provider {
-	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
-	default:
-		return &config.FieldError{Path: "infer.provider", Err: fmt.Errorf("%q must be cpu, cuda or kserve", f.cfg.Provider)}
-	}
-	f.regs = map[*infer.Registry]bool{}
-	log := g.Logger().With("component", "infer")
-	g.SetModels(modelLoader(f.cfg, log, func(r *infer.Registry, add bool) {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if add {
-			f.regs[r] = true
-		} else {
-			delete(f.regs, r)
-		}
-	}))
+	f.core = g.Core()
 	return nil
 }
 
@@ -116,10 +89,8 @@ var (
 
 // Collect implements prometheus.Collector.
 func (f *inferFeature) Collect(ch chan<- prometheus.Metric) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for r := range f.regs {
-		for _, m := range r.Status().Models {
+	for _, st := range f.core.InferStatus() {
+		for _, m := range st.Models {
 			configured := m.Provider
 			if configured == "" {
 				configured = infer.ProviderCPU
@@ -137,13 +108,7 @@ func (f *inferFeature) Start(ctx context.Context, g *Gateway) error {
 		return err
 	}
 	g.Admin().Group().GET("/infer", func(c echo.Context) error {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		var out []infer.Status
-		for r := range f.regs {
-			out = append(out, r.Status())
-		}
-		return c.JSON(http.StatusOK, map[string]any{"registries": out})
+		return c.JSON(http.StatusOK, map[string]any{"registries": f.core.InferStatus()})
 	})
 	return nil
 }

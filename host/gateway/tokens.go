@@ -21,11 +21,6 @@ type TokensConfig struct {
 // KeyPath is where tool servers fetch the public key (JWK).
 const KeyPath = "/.well-known/palisade-token-key"
 
-func init() {
-	config.RegisterExtension("tokens")
-	RegisterFeature("tokens", func() Feature { return &tokens{} })
-}
-
 // tokens issues a short-lived signed token for every allowed call whose decision requires one
 // (risk: HIGH criticality with low risk) and attaches it at params._meta["palisade/token"].
 type tokens struct {

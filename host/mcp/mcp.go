@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +13,9 @@ const (
 	HeaderMethod          = "Mcp-Method"
 	HeaderName            = "Mcp-Name"
 	HeaderLastEventID     = "Last-Event-ID"
+	// HeaderParamPrefix starts the headers that mirror tools/call arguments (Mcp-Param-{Name},
+	// 2026-07-28, for arguments whose inputSchema property carries x-mcp-header).
+	HeaderParamPrefix = "Mcp-Param-"
 )
 
 // Stateless is the first protocol version without sessions (server/discover, per-request headers).
@@ -30,7 +32,7 @@ const (
 	CodeDenied         = -32001 // the chain denied the call
 	CodeUpstream       = -32002 // the upstream is down, timed out or answered badly
 	CodeTooLarge       = -32003 // the body is over the gateway's limit
-	CodeHeaderMismatch = -32004 // Mcp-Method / Mcp-Name disagree with the body
+	CodeHeaderMismatch = -32004 // Mcp-Method / Mcp-Name / Mcp-Param-* disagree with the body
 )
 
 // Message is one JSON-RPC 2.0 message: a request, a notification or a response.
@@ -101,55 +103,5 @@ var (
 	ErrNoMethod   = errors.New("mcp: message has neither method nor result/error")
 	ErrBadParams  = errors.New("mcp: params must be an object")
 	ErrEmptyBatch = errors.New("mcp: empty batch")
+	ErrBadID      = errors.New("mcp: id must be a string, a number or null")
 )
-
-// ParseBody decodes a POST body: one message or a batch. batch reports whether it was an array.
-func ParseBody(body []byte) (msgs []*Message, batch bool, err error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, false, ErrEmpty
-	}
-	if body[0] == '[' {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(body, &raws); err != nil {
-			return nil, true, fmt.Errorf("%w: %v", ErrNotJSON, err)
-		}
-		if len(raws) == 0 {
-			return nil, true, ErrEmptyBatch
-		}
-		for _, r := range raws {
-			m, err := ParseMessage(r)
-			if err != nil {
-				return nil, true, err
-			}
-			msgs = append(msgs, m)
-		}
-		return msgs, true, nil
-	}
-	m, err := ParseMessage(body)
-	if err != nil {
-		return nil, false, err
-	}
-	return []*Message{m}, false, nil
-}
-
-// ParseMessage decodes and validates one JSON-RPC message.
-func ParseMessage(b []byte) (*Message, error) {
-	var m Message
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
-	}
-	if m.JSONRPC != "2.0" {
-		return nil, ErrBadVersion
-	}
-	if m.Method == "" && m.Result == nil && m.Error == nil {
-		return nil, ErrNoMethod
-	}
-	if len(m.Params) > 0 {
-		p := bytes.TrimSpace(m.Params)
-		if len(p) == 0 || (p[0] != '{' && p[0] != '[' && string(p) != "null") {
-			return nil, ErrBadParams
-		}
-	}
-	return &m, nil
-}

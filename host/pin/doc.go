@@ -2,9 +2,12 @@
 // each tool's name, description and a hash of its schemas; when a later answer changes a pinned
 // definition, calls to that tool are denied until a person approves the change, and an audit
 // event (kind tool.changed) carries the difference. It also strips ANSI escapes and invisible
-// characters from the tool descriptions passed on to clients.
+// characters from the tool descriptions passed on to clients, and from the descriptions and
+// titles inside their input and output schemas.
 //
-// Pinner implements proxy.Hook (the request-phase check) and proxy.ToolsObserver (the
-// tools/list response-phase helper). It imports host/proxy and host/audit; nothing in host/proxy
+// Pinner implements proxy.Check (the request-phase check, run before a held call is shown to a
+// person), proxy.Hook (the same check again once the call is resolved) and proxy.ToolsObserver
+// (the tools/list response-phase helper; the proxy hands it every tools/list answer, however
+// the upstream delivered it). It imports host/proxy and host/audit; nothing in host/proxy
 // imports it.
 package pin

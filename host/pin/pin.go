@@ -65,6 +65,9 @@ type Pinner struct {
 	o       Options
 	mu      sync.Mutex
 	servers map[string]*serverPins
+	// infos holds each server's tool definitions from its latest tools/list (description
+	// sanitized, input schema verbatim), in memory only: ToolInfo hands them to detectors.
+	infos map[string]map[string]abi.ToolInfo
 }
 
 type serverPins struct {
@@ -85,7 +88,7 @@ func New(o Options) (*Pinner, error) {
 			return nil, fmt.Errorf("pin: %w", err)
 		}
 	}
-	return &Pinner{o: o, servers: map[string]*serverPins{}}, nil
+	return &Pinner{o: o, servers: map[string]*serverPins{}, infos: map[string]map[string]abi.ToolInfo{}}, nil
 }
 
 func (p *Pinner) file(server string) string {
@@ -163,6 +166,14 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 			continue
 		}
 		cur := Pin{Name: name, Description: desc, SchemaSHA256: schemaHash(t["inputSchema"], t["outputSchema"]), PinnedAt: now}
+		if p.infos[server] == nil {
+			p.infos[server] = map[string]abi.ToolInfo{}
+		}
+		info := abi.ToolInfo{Name: name, Description: Sanitize(desc)}
+		if in := t["inputSchema"]; len(in) > 0 && in[0] == '{' {
+			info.InputSchema = append(json.RawMessage(nil), in...)
+		}
+		p.infos[server][name] = info
 		old, ok := sp.Pins[name]
 		switch {
 		case !ok:
@@ -199,6 +210,13 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 				modified = true
 			}
 		}
+		// Descriptions inside the schemas reach the model as much as the tool's own.
+		for _, k := range []string{"inputSchema", "outputSchema"} {
+			if clean, ok := sanitizeSchema(t[k]); ok {
+				t[k] = clean
+				modified = true
+			}
+		}
 	}
 	var serr error
 	if dirty {
@@ -222,6 +240,22 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 		return result, err
 	}
 	return out, serr
+}
+
+// ToolInfo returns what the server's latest tools/list said of tool (name, sanitized
+// description, input schema), for the envelope's tool_info (ABI 1.1), or nil when the tool is
+// unknown or its definition changed and awaits approval. It implements proxy.ToolInfoSource.
+func (p *Pinner) ToolInfo(server, tool string) *abi.ToolInfo {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	info, ok := p.infos[server][tool]
+	if !ok {
+		return nil
+	}
+	if _, pending := p.load(server).Pending[tool]; pending {
+		return nil
+	}
+	return &info
 }
 
 func (p *Pinner) record(ctx context.Context, c Change) {
@@ -248,7 +282,14 @@ func joinFields(f []string) string {
 	return b.String()
 }
 
-// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied.
+// CheckRequest implements proxy.Check: a tools/call to a tool with a pending change is denied
+// before any person is asked to approve it.
+func (p *Pinner) CheckRequest(ctx context.Context, o *proxy.Outcome) error {
+	return p.AfterRequest(ctx, o)
+}
+
+// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied
+// (checked again after a hold, for a change seen while the call waited).
 func (p *Pinner) AfterRequest(_ context.Context, o *proxy.Outcome) error {
 	env := o.Envelope
 	if env.Method != mcp.MethodToolsCall || env.Tool == "" {
@@ -328,5 +369,48 @@ func schemaHash(in, out json.RawMessage) string {
 
 var (
 	_ proxy.Hook          = (*Pinner)(nil)
+	_ proxy.Check         = (*Pinner)(nil)
 	_ proxy.ToolsObserver = (*Pinner)(nil)
 )
+
+// sanitizeSchema sanitizes every description and title string inside a JSON Schema (property
+// descriptions, nested definitions) and returns the schema and true if one changed. It walks
+// with an explicit stack, so a deeply nested schema cannot exhaust the goroutine stack.
+func sanitizeSchema(raw json.RawMessage) (json.RawMessage, bool) {
+	if len(raw) == 0 || !bytes.Contains(raw, []byte(`"`)) {
+		return raw, false
+	}
+	var root any
+	if json.Unmarshal(raw, &root) != nil {
+		return raw, false
+	}
+	changed := false
+	stack := []any{root}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if s, ok := c.(string); ok && (k == "description" || k == "title") {
+					if clean := Sanitize(s); clean != s {
+						x[k] = clean
+						changed = true
+					}
+					continue
+				}
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, x...)
+		}
+	}
+	if !changed {
+		return raw, false
+	}
+	b, err := json.Marshal(root)
+	if err != nil {
+		return raw, false
+	}
+	return b, true
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/added060/palisade/host/bundle"
@@ -22,12 +23,17 @@ var ErrUsage = errors.New("policy test: usage")
 type Options struct {
 	Bundle     string   // bundle folder; required
 	Fixtures   []string // fixture files (each an object or an array)
-	FixtureDir string   // folder of *.json fixtures
+	FixtureDir string   // folder of *.json fixtures; with no Fixtures either, the bundle's own
 	// Expect, if set, is the action every fixture without its own expected must reach.
 	Expect   string
-	CacheDir string       // compiled module cache; "" = memory only
-	Deps     hostfn.Deps  // host function backends (sample, infer, kv); zero = none
+	CacheDir string       // compiled module cache; "" = memory only (ignored with Build)
+	Deps     hostfn.Deps  // host function backends (sample, infer, kv); zero = none (ignored with Build)
 	Logger   *slog.Logger // nil = discard
+	// Build, if set, verifies and builds the bundle folder without running its fixtures: the
+	// CLI passes host/gateway.Core.Build, so policy test runs the same stages, models and
+	// signature check as every other mode. nil = a bare runtime with Deps and no models (a
+	// stage that needs inference is then unavailable).
+	Build func(ctx context.Context, dir string) (*bundle.Bundle, error)
 }
 
 // StageResult is one stage's part in a fixture's decision.
@@ -57,7 +63,12 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("%w: --bundle DIR is required", ErrUsage)
 	}
 	if len(o.Fixtures) == 0 && o.FixtureDir == "" {
-		return nil, fmt.Errorf("%w: give --fixture FILE or --fixture-dir DIR", ErrUsage)
+		// No fixtures named: the bundle's own (bundle.yaml fixtures:).
+		if m, err := bundle.LoadManifest(o.Bundle); err == nil && m.Fixtures != "" {
+			o.FixtureDir = filepath.Join(o.Bundle, m.Fixtures)
+		} else {
+			return nil, fmt.Errorf("%w: give --fixture FILE or --fixture-dir DIR (the bundle names no fixtures folder)", ErrUsage)
+		}
 	}
 	if o.Expect != "" && !abi.ValidAction(o.Expect) {
 		return nil, fmt.Errorf("%w: --expect %q is not an action (allow, deny, ask, sample, none)", ErrUsage, o.Expect)
@@ -80,19 +91,29 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 		fixtures = append(fixtures, fs...)
 	}
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger})
-	if err != nil {
-		return nil, err
+	build := o.Build
+	if build == nil {
+		rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+		if err != nil {
+			return nil, err
+		}
+		defer rt.Close(ctx)
+		build = func(ctx context.Context, dir string) (*bundle.Bundle, error) {
+			return bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true})
+		}
 	}
-	defer rt.Close(ctx)
-	b, err := bundle.Build(ctx, o.Bundle, bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true})
+	b, err := build(ctx, o.Bundle)
 	if err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", o.Bundle, err)
 	}
 	defer b.Chain.CloseWhenDrained(ctx)
 	out := make([]Result, 0, len(fixtures))
 	for _, f := range fixtures {
-		d, err := b.Chain.Evaluate(ctx, f.Envelope("policy-test"))
+		env, err := f.Envelope("policy-test")
+		if err != nil {
+			return nil, err
+		}
+		d, err := b.Chain.Evaluate(ctx, env)
 		if err != nil {
 			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 		}
@@ -142,8 +163,14 @@ func WriteText(w io.Writer, rs []Result) error {
 		if exp == "" {
 			exp = "-"
 		}
-		var st []string
+		var st, errs []string
 		for _, s := range r.Stages {
+			if s.Error != "" {
+				// A failed stage is shown, never hidden behind its failure mode.
+				st = append(st, fmt.Sprintf("%s=%s(error)", s.Stage, s.Action))
+				errs = append(errs, s.Stage+": "+s.Error)
+				continue
+			}
 			st = append(st, fmt.Sprintf("%s=%s(%.2f)", s.Stage, s.Action, s.Score))
 		}
 		line := fmt.Sprintf("%s  %-32s expected %-6s got %-6s", mark, r.Fixture, exp, r.Decision)
@@ -155,6 +182,9 @@ func WriteText(w io.Writer, rs []Result) error {
 		}
 		if !r.Pass && r.Reason != "" {
 			line += "\n      reason: " + r.Reason
+		}
+		for _, e := range errs {
+			line += "\n      stage error: " + strings.ReplaceAll(e, "\n", " ")
 		}
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err

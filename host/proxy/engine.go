@@ -66,6 +66,8 @@ type EngineOptions struct {
 	// methods (initialize, tools/list, ping, ...) pass unless a stage has an opinion on them.
 	// nil = DefaultJudgedMethods.
 	JudgedMethods []string
+	// Hook configures the answers to Claude Code's PreToolUse hook (Engine.Hook).
+	Hook HookOptions
 }
 
 // DefaultJudgedMethods are the methods a call is judged on by default.
@@ -76,6 +78,20 @@ var DefaultJudgedMethods = []string{
 // Hook adjusts an outcome after the request phase (before forwarding).
 type Hook interface {
 	AfterRequest(ctx context.Context, o *Outcome) error
+}
+
+// ToolInfoSource knows tool definitions from tools/list (host/pin implements it). A Hook that
+// also implements it fills the envelope's tool_info (ABI 1.1) before the request phase.
+type ToolInfoSource interface {
+	ToolInfo(server, tool string) *abi.ToolInfo
+}
+
+// Check is a Hook that can also deny a call before an ask is put to a person or a sample to
+// the judge (tool pinning): a person is never shown a call the gateway would refuse after they
+// approved it. The Engine calls CheckRequest right after the request phase and AfterRequest
+// once the call is resolved.
+type Check interface {
+	CheckRequest(ctx context.Context, o *Outcome) error
 }
 
 // Engine decides messages. It is safe for concurrent use.
@@ -154,6 +170,15 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	if env.Time == "" {
 		env.Time = start.UTC().Format(time.RFC3339Nano)
 	}
+	if env.ToolInfo == nil && env.Tool != "" {
+		for _, h := range e.o.Hooks {
+			if src, ok := h.(ToolInfoSource); ok {
+				if env.ToolInfo = src.ToolInfo(env.Server, env.Tool); env.ToolInfo != nil {
+					break
+				}
+			}
+		}
+	}
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
 	d, err := ch.Evaluate(ctx, env)
 	if err != nil {
@@ -163,6 +188,17 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	o.Decision = d
 	o.Requested = d.Action
 	o.Action = d.Action
+	for _, h := range e.o.Hooks {
+		if c, ok := h.(Check); ok {
+			if err := c.CheckRequest(ctx, o); err != nil {
+				e.o.Logger.Warn("request check failed", "audit_id", o.AuditID, "err", err)
+			}
+		}
+	}
+	if o.Decision != d && o.Action == abi.ActionDeny {
+		// A check refused the call: nobody is asked about it.
+		return e.hooks(ctx, o), nil
+	}
 	switch d.Action {
 	case abi.ActionAsk:
 		if e.o.Approver != nil {
@@ -186,12 +222,16 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	if o.Action != abi.ActionAllow {
 		o.Action = abi.ActionDeny
 	}
+	return e.hooks(ctx, o), nil
+}
+
+func (e *Engine) hooks(ctx context.Context, o *Outcome) *Outcome {
 	for _, h := range e.o.Hooks {
 		if err := h.AfterRequest(ctx, o); err != nil {
 			e.o.Logger.Warn("decision hook failed", "audit_id", o.AuditID, "err", err)
 		}
 	}
-	return o, nil
+	return o
 }
 
 // Response runs the response phase on the upstream's answer. It returns the decision; when a

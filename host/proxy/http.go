@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,11 +34,17 @@ type Upstream struct {
 // HTTPOptions configure the Streamable HTTP proxy.
 type HTTPOptions struct {
 	Upstreams     []Upstream
-	Engine        *Engine      // required
-	BodyLimit     int64        // request body cap; 0 = 4 MiB
-	ResponseLimit int64        // cap on one upstream message judged in the response phase; 0 = 16 MiB
-	Metrics       *Metrics     // nil = none
-	Logger        *slog.Logger // nil = discard
+	Engine        *Engine // required
+	BodyLimit     int64   // request body cap; 0 = 4 MiB
+	ResponseLimit int64   // cap on one upstream message judged in the response phase; 0 = 16 MiB
+	// StreamIdleTimeout ends an upstream's SSE answer to a POST that sends nothing (not even a
+	// keepalive comment) for this long; 0 = 5m. GET streams are the client's to hold.
+	StreamIdleTimeout time.Duration
+	// StreamBudget is the memory all upstream SSE events being read at once may hold; an event
+	// past it ends its stream with an error. 0 = 256 MiB.
+	StreamBudget int64
+	Metrics      *Metrics     // nil = none
+	Logger       *slog.Logger // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
@@ -58,6 +66,7 @@ type HTTP struct {
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
 	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
+	budget    *sse.Budget
 }
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
@@ -75,7 +84,10 @@ type upstream struct {
 // Headers passed through to the upstream, and back to the client.
 var (
 	forwardRequestHeaders = []string{"Accept", "Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion,
-		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization"}
+		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization",
+		// The browser origin, checked by the gateway and forwarded so an upstream that checks
+		// Origin itself keeps doing so through the gateway.
+		"Origin"}
 	forwardResponseHeaders = []string{"Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Cache-Control"}
 )
 
@@ -93,18 +105,26 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{})}
+	if o.StreamIdleTimeout <= 0 {
+		o.StreamIdleTimeout = 5 * time.Minute
+	}
+	if o.StreamBudget <= 0 {
+		o.StreamBudget = 256 << 20
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
 		}
 		tr := &http.Transport{
-			Proxy:                 nil,
-			DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-			MaxIdleConns:          256,
-			MaxIdleConnsPerHost:   256,
-			IdleConnTimeout:       90 * time.Second,
-			ResponseHeaderTimeout: u.Timeout,
+			Proxy:                  nil,
+			DialContext:            (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			MaxIdleConns:           256,
+			MaxIdleConnsPerHost:    256,
+			IdleConnTimeout:        90 * time.Second,
+			ResponseHeaderTimeout:  u.Timeout,
+			TLSHandshakeTimeout:    10 * time.Second,
+			MaxResponseHeaderBytes: 64 << 10,
 		}
 		h.upstreams[u.Name] = &upstream{Upstream: u, client: &http.Client{Transport: tr}}
 	}
@@ -169,106 +189,222 @@ func (h *HTTP) post(c echo.Context) error {
 		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
 			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
 	}
-	msgs, batch, err := parseStrict(body)
+	msgs, batch, err := mcp.ParseBody(body, h.context(req.Header))
 	if err != nil {
 		code := mcp.CodeInvalidRequest
-		if errors.Is(err, mcp.ErrNotJSON) {
+		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
 			code = mcp.CodeParseError
 		}
 		h.count(up.Name, "malformed")
 		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(code, err.Error(), nil))
 	}
+	// Routing headers describe the whole POST: every message in it must agree with them.
+	for _, p := range msgs {
+		if err := checkHeaders(req.Header, p); err != nil {
+			h.count(up.Name, "header_mismatch")
+			var id json.RawMessage
+			if !batch {
+				id = p.Message.ID
+			}
+			return writeError(c, http.StatusBadRequest, id, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
+		}
+	}
 	if batch {
 		return h.postBatch(c, up, msgs)
 	}
-	m := msgs[0]
-	if m.IsResponse() && h.deliver(m) {
+	p := msgs[0]
+	if p.Message.IsResponse() && h.deliver(p.Message) {
 		return c.NoContent(http.StatusAccepted)
 	}
-	if !m.IsRequest() {
+	if !p.Message.IsRequest() {
 		// Notifications and the client's responses pass through unjudged.
 		return h.forwardRaw(c, up, body)
 	}
-	if err := checkHeaders(req.Header, m); err != nil {
-		h.count(up.Name, "header_mismatch")
-		return writeError(c, http.StatusBadRequest, m.ID, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
-	}
 	rw := newResponder(c)
-	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, m, body)
+	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, p, body)
 	return nil
 }
 
-// parseStrict parses a POST body and refuses what JSON parsers would read differently (a key
-// given twice or in two cases, a significant key in another case), so the chain judges exactly
-// the call the upstream will run.
-func parseStrict(body []byte) ([]*mcp.Message, bool, error) {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 {
-		return nil, false, mcp.ErrEmpty
+// checkHeaders refuses a message whose routing headers disagree with its body: Mcp-Method with
+// the method, Mcp-Name with the tool or prompt name or resource URI, and each Mcp-Param-{Name}
+// with the tools/call argument it mirrors (see paramHeaders). A header the message has no value
+// for (a response, a method without a name) is a mismatch too: intermediaries route on it.
+func checkHeaders(hdr http.Header, p *mcp.Parsed) error {
+	m := p.Message
+	if v, ok := headerValue(hdr, mcp.HeaderMethod); ok && v != m.Method {
+		return fmt.Errorf("%s header %q does not match the body's method %q", mcp.HeaderMethod, v, m.Method)
 	}
-	if body[0] != '[' {
-		m, err := StrictMessage(body)
-		if err != nil {
-			return nil, false, err
-		}
-		return []*mcp.Message{m}, false, nil
-	}
-	if _, _, err := mcp.ParseBody(body); err != nil {
-		return nil, true, err
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(body, &raws); err != nil {
-		return nil, true, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
-	}
-	out := make([]*mcp.Message, 0, len(raws))
-	for _, r := range raws {
-		m, err := StrictMessage(r)
-		if err != nil {
-			return nil, true, err
-		}
-		out = append(out, m)
-	}
-	return out, true, nil
-}
-
-// checkHeaders refuses a request whose Mcp-Method or Mcp-Name header disagrees with its body.
-func checkHeaders(hdr http.Header, m *mcp.Message) error {
-	if v := hdr.Get(mcp.HeaderMethod); v != "" && v != m.Method {
-		return fmt.Errorf("Mcp-Method header %q does not match the body's method %q", v, m.Method)
-	}
-	if v := hdr.Get(mcp.HeaderName); v != "" {
-		name, uri, _ := mcp.Target(m)
-		if m.Method == mcp.MethodResourcesRead {
-			name = uri
-		}
-		if v != name {
-			return fmt.Errorf("Mcp-Name header %q does not match the body's name %q", v, name)
+	if v, ok := headerValue(hdr, mcp.HeaderName); ok {
+		if name := routedName(p.Envelope); v != name {
+			return fmt.Errorf("%s header %q does not match the body's name %q", mcp.HeaderName, v, name)
 		}
 	}
-	if hdr.Get(mcp.HeaderProtocolVersion) >= mcp.Stateless && hdr.Get(mcp.HeaderMethod) == "" {
-		return fmt.Errorf("protocol %s requires the Mcp-Method header", hdr.Get(mcp.HeaderProtocolVersion))
+	if err := paramHeaders(hdr, p.Envelope); err != nil {
+		return err
+	}
+	if m.Method != "" && hdr.Get(mcp.HeaderProtocolVersion) >= mcp.Stateless && hdr.Get(mcp.HeaderMethod) == "" {
+		return fmt.Errorf("protocol %s requires the %s header", hdr.Get(mcp.HeaderProtocolVersion), mcp.HeaderMethod)
 	}
 	return nil
 }
 
-func (h *HTTP) context(hdr http.Header, up *upstream, m *mcp.Message) mcp.Context {
-	ctx := mcp.Context{Transport: "http", Server: up.Name, Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
+// headerValue returns a header's value; a header given twice with different values is refused
+// by reporting the joined values, which match no body.
+func headerValue(hdr http.Header, k string) (string, bool) {
+	vs := hdr.Values(k)
+	switch len(vs) {
+	case 0:
+		return "", false
+	case 1:
+		return vs[0], true
+	}
+	return strings.Join(vs, ", "), true
+}
+
+// routedName is what Mcp-Name mirrors for a message: the tool or prompt name, or the resource URI.
+func routedName(env *abi.Envelope) string {
+	if env == nil {
+		return ""
+	}
+	switch env.Method {
+	case mcp.MethodToolsCall:
+		return env.Tool
+	case mcp.MethodPromptsGet:
+		return env.Prompt
+	case mcp.MethodResourcesRead:
+		return env.URI
+	}
+	return ""
+}
+
+// paramHeaders compares every Mcp-Param-{Name} header with the tools/call arguments. The name
+// in the header is the x-mcp-header annotation of a property in the tool's inputSchema (at any
+// depth), which the gateway does not hold, so it checks what it can without the schema: when a
+// top-level argument has the header's name (ignoring case; argument keys are unique ignoring
+// case, see mcp.Parse), the header must mirror that argument; otherwise it must mirror some
+// primitive argument at any depth. A header that mirrors nothing in the body, or one on another
+// method, is refused. Values compare as the spec encodes them: strings as they are or in the
+// =?base64?...?= form, numbers and booleans as their JSON text. A header missing for an
+// annotated argument is left to the upstream, which holds the schema.
+func paramHeaders(hdr http.Header, env *abi.Envelope) error {
+	var args map[string]any
+	decoded := false
+	for k := range hdr {
+		name, ok := cutFold(k, mcp.HeaderParamPrefix)
+		if !ok {
+			continue
+		}
+		v, _ := headerValue(hdr, k)
+		if env == nil || env.Method != mcp.MethodToolsCall {
+			return fmt.Errorf("%s header on a message that is not a tools/call", k)
+		}
+		if !decoded {
+			decoded = true
+			if len(env.Arguments) > 0 && env.Arguments[0] == '{' {
+				d := json.NewDecoder(bytes.NewReader(env.Arguments))
+				d.UseNumber()
+				_ = d.Decode(&args)
+			}
+		}
+		v, ok = decodeParamHeader(v)
+		if !ok {
+			return fmt.Errorf("%s header has an invalid =?base64?...?= value", k)
+		}
+		named := false
+		for ak, av := range args {
+			if strings.EqualFold(ak, name) {
+				named = true
+				if !paramMatches(v, av) {
+					return fmt.Errorf("%s header %q does not match the body's argument %q", k, v, ak)
+				}
+			}
+		}
+		if !named && !anyParamMatches(v, args) {
+			return fmt.Errorf("%s header %q mirrors no argument of the call", k, v)
+		}
+	}
+	return nil
+}
+
+// decodeParamHeader undoes the =?base64?...?= form of an Mcp-Param value.
+func decodeParamHeader(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	b, err := base64.StdEncoding.DecodeString(inner)
+	return string(b), err == nil
+}
+
+// paramMatches compares a decoded header value with a primitive argument.
+func paramMatches(v string, arg any) bool {
+	switch a := arg.(type) {
+	case string:
+		return a == v
+	case bool:
+		return strconv.FormatBool(a) == v
+	case json.Number:
+		if a.String() == v {
+			return true
+		}
+		x, err1 := strconv.ParseFloat(a.String(), 64)
+		y, err2 := strconv.ParseFloat(v, 64)
+		return err1 == nil && err2 == nil && x == y
+	}
+	return false
+}
+
+// anyParamMatches reports whether v mirrors some primitive value inside args. The walk keeps its
+// own stack: mcp.Parse already bounded the depth, and nothing here recurses.
+func anyParamMatches(v string, args map[string]any) bool {
+	stack := []any{args}
+	for len(stack) > 0 {
+		x := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch t := x.(type) {
+		case map[string]any:
+			for _, c := range t {
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, t...)
+		default:
+			if paramMatches(v, t) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func cutFold(s, prefix string) (string, bool) {
+	if len(s) <= len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return "", false
+	}
+	return s[len(prefix):], true
+}
+
+// context is what the request's headers say about its session; mcp.Parse adds what the body says.
+func (h *HTTP) context(hdr http.Header) mcp.Context {
+	ctx := mcp.Context{Transport: "http", Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
 	if s, ok := h.sessions.get(ctx.Session); ok {
 		ctx.Client = s.client
 		if ctx.ProtocolVersion == "" {
 			ctx.ProtocolVersion = s.protocol
 		}
 	}
-	if m.Method == mcp.MethodInitialize {
-		ctx.Client, ctx.ProtocolVersion = mcp.ClientInfo(m.Params)
-	}
 	return ctx
 }
 
 // serveRequest judges one request, forwards it if allowed, judges the answer and writes it.
-func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, body []byte) {
-	env := mcp.Envelope(m, h.context(hdr, up, m), audit.NewID())
-	if tok := mcp.ProgressToken(m.Params); tok != nil && acceptsSSE(hdr) {
+func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, p *mcp.Parsed, body []byte) {
+	m, env := p.Message, p.Envelope
+	env.ID, env.Server = audit.NewID(), up.Name
+	if tok := p.ProgressToken; tok != nil && acceptsSSE(hdr) {
 		ctx = WithProgress(ctx, rw.progressFunc(tok))
 	}
 	if h.o.SamplingContext != nil && acceptsSSE(hdr) && rw.sink == nil && env.ProtocolVersion < mcp.Stateless {
@@ -313,17 +449,27 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: mcp.DeclaresSampling(m.Params)})
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling})
 		}
 	}
-	ct := resp.Header.Get("Content-Type")
-	switch {
-	case strings.HasPrefix(ct, "text/event-stream"):
-		h.relayStream(ctx, rw, resp, up, m, out)
-	case strings.HasPrefix(ct, "application/json"):
-		h.relayJSON(ctx, rw, resp, up, m, out)
+	r := &relay{h: h, up: up, hdr: hdr, m: m, out: out}
+	switch mt := mediaType(resp.Header); {
+	case mt == "text/event-stream":
+		rw.startSSE(resp)
+		if err := r.stream(ctx, rw, resp); err != nil && ctx.Err() == nil {
+			h.o.Logger.Warn("upstream stream broke", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
+			out.Upstream.Error = err.Error()
+		}
+	case mt == "application/json":
+		h.relayJSON(ctx, rw, resp, r)
+	case resp.StatusCode >= 300:
+		// Not a JSON-RPC answer: the status is kept, the body is not passed unread.
+		rw.error(resp.StatusCode, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
 	default:
-		rw.passthrough(resp)
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
+		if b := r.unjudgeable(b, fmt.Errorf("content type %q is neither JSON nor SSE", resp.Header.Get("Content-Type"))); len(b) > 0 {
+			rw.json(resp, b[0].b)
+		}
 	}
 	out.Upstream.LatencyUS = time.Since(start).Microseconds()
 	h.count(up.Name, "ok")
@@ -349,14 +495,12 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	defer resp.Body.Close()
 	out.Upstream = &audit.Upstream{Status: resp.StatusCode, LatencyUS: time.Since(start).Microseconds()}
 	var answer []byte
-	ct := resp.Header.Get("Content-Type")
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
-	if err == nil && strings.HasPrefix(ct, "text/event-stream") {
-		raw = answerInStream(raw)
-	}
-	if msg, perr := mcp.ParseMessage(raw); err == nil && perr == nil && msg.IsResponse() && msg.Error == nil {
-		msg.Result = out.MarkFallback(msg.Result)
-		answer, _ = json.Marshal(msg)
+	if err == nil {
+		if msg := answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID); msg != nil && msg.Error == nil {
+			msg.Result = out.MarkFallback(msg.Result)
+			answer, _ = json.Marshal(msg)
+		}
 	}
 	if answer == nil {
 		rw.error(http.StatusOK, m.ID, out.Deny())
@@ -416,79 +560,67 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	return up.client.Do(req)
+	if method != http.MethodPost {
+		return up.client.Do(req)
+	}
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout.
+	ictx, cancel := context.WithCancel(ctx)
+	resp, err := up.client.Do(req.WithContext(ictx))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = newIdleBody(resp.Body, h.o.StreamIdleTimeout, cancel)
+	return resp, nil
 }
 
-// relayJSON judges a single JSON answer in the response phase and writes it.
-func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
+// idleBody cancels its request when no byte arrives for d.
+type idleBody struct {
+	io.ReadCloser
+	d      time.Duration
+	timer  *time.Timer
+	cancel context.CancelFunc
+}
+
+func newIdleBody(rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: rc, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.timer.Reset(b.d)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	b.timer.Stop()
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
+}
+
+// relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
+func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, r *relay) {
 	b, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit+1))
 	if err != nil || int64(len(b)) > h.o.ResponseLimit {
 		if err == nil {
 			err = fmt.Errorf("response over %d bytes", h.o.ResponseLimit)
 		}
-		rw.error(http.StatusBadGateway, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", up.Name, err), nil))
+		rw.error(http.StatusBadGateway, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
 		return
 	}
-	b = h.judgeResponse(ctx, b, m, out)
-	rw.json(resp, b)
-}
-
-// judgeResponse runs the response phase on an upstream message if it answers m, and returns the
-// bytes to send on.
-func (h *HTTP) judgeResponse(ctx context.Context, b []byte, m *mcp.Message, out *Outcome) []byte {
-	msg, err := mcp.ParseMessage(b)
-	if err != nil || !msg.IsResponse() || !bytes.Equal(bytes.TrimSpace(msg.ID), bytes.TrimSpace(m.ID)) {
-		return b
-	}
-	if m.Method == mcp.MethodToolsList && h.o.Tools != nil && msg.Result != nil {
-		if res, err := h.o.Tools.ObserveTools(ctx, out.Envelope.Server, msg.Result); err == nil && res != nil {
-			msg.Result = res
-			nb, err := json.Marshal(msg)
-			if err == nil {
-				b = nb
-			}
-		} else if err != nil {
-			h.o.Logger.Warn("tool pinning", "upstream", out.Envelope.Server, "err", err)
-		}
-	}
-	d, err := h.o.Engine.Response(ctx, out, msg)
-	if err != nil {
-		return b
-	}
-	switch {
-	case d.Action == abi.ActionDeny:
-		return mcp.ErrorResponse(m.ID, out.Deny())
-	case len(d.Result) > 0:
-		msg.Result = d.Result
-		nb, err := json.Marshal(msg)
-		if err == nil {
-			return nb
-		}
-	}
-	return b
-}
-
-// relayStream passes SSE events through as they arrive; the event that answers m is judged first.
-func (h *HTTP) relayStream(ctx context.Context, rw *responder, resp *http.Response, up *upstream, m *mcp.Message, out *Outcome) {
-	rw.startSSE(resp)
-	r := sse.NewReader(resp.Body, int(h.o.ResponseLimit))
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
-				h.o.Logger.Warn("upstream stream broke", "upstream", up.Name, "audit_id", out.AuditID, "err", err)
-				if out.Upstream != nil {
-					out.Upstream.Error = err.Error()
-				}
-			}
+	for _, o := range r.filter(ctx, b) {
+		if o.answer {
+			rw.json(resp, o.b)
 			return
 		}
-		if (ev.Name == "" || ev.Name == "message") && len(ev.Data) > 0 {
-			ev.Data = h.judgeResponse(ctx, ev.Data, m, out)
-		}
-		if err := rw.event(ev); err != nil {
-			return // client gone
-		}
+		// A JSON body answers one request: what else it carried cannot reach the client.
+		h.o.Logger.Debug("upstream message beside a JSON answer dropped", "upstream", r.up.Name)
+	}
+	if ans := r.finish(ctx); ans != nil {
+		rw.json(resp, ans)
 	}
 }
 
@@ -502,17 +634,23 @@ func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
 	}
 	defer resp.Body.Close()
 	h.observe(up.Name, "ok", start)
-	newResponder(c).passthrough(resp)
-	return nil
+	// The upstream acknowledges a notification or response with a status and no body: any body
+	// would reach the client unjudged, so only the status passes.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit))
+	if resp.StatusCode >= 300 {
+		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
+	}
+	return c.NoContent(resp.StatusCode)
 }
 
 // postBatch judges every element of a JSON-RPC batch; allowed requests are forwarded one by one
 // and the answers returned as one JSON array (progress notifications inside a batch are dropped).
-func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) error {
+func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error {
 	hdr := c.Request().Header.Clone()
 	hdr.Set("Accept", "application/json, text/event-stream")
 	var answers []json.RawMessage
-	for _, m := range msgs {
+	for _, p := range msgs {
+		m := p.Message
 		b, _ := json.Marshal(m)
 		if !m.IsRequest() {
 			if resp, err := h.send(c.Request().Context(), up, hdr, http.MethodPost, b); err == nil {
@@ -521,12 +659,8 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) erro
 			}
 			continue
 		}
-		if err := checkHeadersBatch(m); err != nil {
-			answers = append(answers, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil)))
-			continue
-		}
 		rec := &collector{}
-		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, m, b)
+		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, p, b)
 		answers = append(answers, rec.answer(m.ID))
 	}
 	if len(answers) == 0 {
@@ -534,13 +668,6 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Message) erro
 	}
 	out, _ := json.Marshal(answers)
 	return c.JSONBlob(http.StatusOK, out)
-}
-
-func checkHeadersBatch(m *mcp.Message) error {
-	if m.Method == "" {
-		return errors.New("batch element without method")
-	}
-	return nil
 }
 
 func (h *HTTP) get(c echo.Context) error {
@@ -562,8 +689,68 @@ func (h *HTTP) get(c echo.Context) error {
 		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
 	}
 	defer resp.Body.Close()
-	newResponder(c).passthrough(resp)
+	switch {
+	case resp.StatusCode >= 300:
+		// 405 (no GET stream), 404 (unknown session): the status is what clients act on.
+		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
+	case mediaType(resp.Header) != "text/event-stream":
+		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered GET with %q, not an event stream", up.Name, resp.Header.Get("Content-Type")), nil))
+	}
+	// Headers go to the client now, not with the upstream's first event: clients (the Go SDK)
+	// wait for them inside Connect, and an idle upstream may send nothing for a long time.
+	rw := newResponder(c)
+	rw.startSSE(resp)
+	r := &relay{h: h, up: up, hdr: c.Request().Header}
+	if err := r.stream(ctx, rw, resp); err != nil && ctx.Err() == nil {
+		h.o.Logger.Debug("upstream GET stream ended", "upstream", up.Name, "err", err)
+	}
 	return nil
+}
+
+// judgeServerRequest judges a request the upstream sends the client (sampling/createMessage,
+// elicitation/create) and reports whether it may reach the client; a denied one is answered to
+// the upstream with the deny, as over stdio.
+func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
+	c := h.context(hdr)
+	c.Server = up.Name
+	env, err := mcp.NewEnvelope(m, c)
+	if err != nil {
+		h.o.Logger.Warn("upstream request refused", "method", m.Method, "upstream", up.Name, "err", err)
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+		return false
+	}
+	o, err := h.o.Engine.Request(ctx, env)
+	if err != nil {
+		h.o.Logger.Warn("judge failed; denied", "method", m.Method, "upstream", up.Name, "err", err)
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
+		return false
+	}
+	defer o.Finish(ctx)
+	if !o.Allowed() {
+		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, o.Deny()))
+		return false
+	}
+	return true
+}
+
+// answerUpstream POSTs the gateway's own answer to a server request to the upstream, in the
+// client's session.
+func (h *HTTP) answerUpstream(ctx context.Context, up *upstream, hdr http.Header, b []byte) {
+	ah := http.Header{}
+	for _, k := range []string{mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Authorization"} {
+		if v := hdr.Values(k); len(v) > 0 {
+			ah[k] = v
+		}
+	}
+	ah.Set("Content-Type", "application/json")
+	ah.Set("Accept", "application/json, text/event-stream")
+	resp, err := h.send(context.WithoutCancel(ctx), up, ah, http.MethodPost, b)
+	if err != nil {
+		h.o.Logger.Warn("answer to upstream request failed", "upstream", up.Name, "err", err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
 }
 
 func (h *HTTP) del(c echo.Context) error {

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -132,15 +131,11 @@ func (r *responder) error(status int, id json.RawMessage, e *mcp.Error) {
 	r.done = true
 }
 
-// passthrough copies an upstream answer as it is, flushing as it goes (for GET streams too).
+// passthrough copies an upstream answer that carries no messages (DELETE) as it is.
 func (r *responder) passthrough(resp *http.Response) {
-	if r.sink != nil {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-		r.sink.add(b)
-		return
-	}
 	copyHeaders(r.w().Header(), resp)
 	r.w().WriteHeader(resp.StatusCode)
+	r.flush()
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := resp.Body.Read(buf)
@@ -176,12 +171,9 @@ func (c *collector) add(b []byte) { c.msgs = append(c.msgs, append([]byte(nil), 
 
 func (c *collector) answer(id json.RawMessage) json.RawMessage {
 	for i := len(c.msgs) - 1; i >= 0; i-- {
+		// Everything collected was judged (relay): the answer is the last response.
 		if m, err := mcp.ParseMessage(c.msgs[i]); err == nil && m.IsResponse() {
 			return c.msgs[i]
-		}
-		// An SSE body collected whole: find the response event in it.
-		if ans := answerInStream(c.msgs[i]); ans != nil {
-			return ans
 		}
 	}
 	return mcp.ErrorResponse(id, mcp.NewError(mcp.CodeUpstream, "upstream sent no answer", nil))

@@ -75,13 +75,6 @@ func (o StdioOptions) withDefaults() StdioOptions {
 	return o
 }
 
-// judgedFromClient are the client→server requests the chain decides.
-var judgedFromClient = map[string]bool{
-	mcp.MethodToolsCall:     true,
-	mcp.MethodResourcesRead: true,
-	mcp.MethodPromptsGet:    true,
-}
-
 // judgedFromServer are the server→client requests the chain decides.
 var judgedFromServer = map[string]bool{
 	mcp.MethodSampling:    true,
@@ -191,8 +184,9 @@ type stdio struct {
 
 // pendingCall is a client request forwarded to the server, waiting for its response.
 type pendingCall struct {
-	method  string
-	outcome *Outcome // judged requests only
+	id       json.RawMessage // as the client wrote it
+	outcome  *Outcome
+	fallback bool // the fallback tool's call went instead of the denied one
 }
 
 // lineWriter writes whole lines under a lock.
@@ -317,31 +311,29 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		_ = s.toClient.writeLine(mcp.ErrorResponse(nil, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: JSON-RPC batches are not accepted; send one message per line", nil)))
 		return
 	}
-	m, err := StrictMessage(t)
+	p, err := mcp.Parse(t, s.context())
 	if err != nil {
 		// Never forward what the judge could not read: the server might read it differently.
 		s.o.Logger.Warn("client message refused", "err", err)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(idOf(t), mcp.NewError(mcp.CodeParseError, "palisade proxy: "+err.Error(), nil)))
 		return
 	}
+	m := p.Message
 	switch {
 	case m.IsRequest():
 		if m.Method == mcp.MethodInitialize {
-			c, pv := mcp.ClientInfo(m.Params)
 			s.mu.Lock()
-			s.client, s.proto = c, pv
+			s.client, s.proto = p.Envelope.Client, p.Envelope.ProtocolVersion
 			s.mu.Unlock()
 		}
-		if judgedFromClient[m.Method] {
-			s.clientJudging.Add(1)
-			go func() {
-				defer s.clientJudging.Done()
-				s.judgeClientRequest(ctx, m, line)
-			}()
-			return
-		}
-		s.o.Logger.Debug("client request", "method", m.Method, "upstream", s.o.Server)
-		s.track(m, nil)
+		// Every request goes through the engine, as over HTTP: a stage matching initialize or
+		// tools/list is not skipped (methods outside JudgedMethods pass quietly otherwise).
+		s.clientJudging.Add(1)
+		go func() {
+			defer s.clientJudging.Done()
+			s.judgeClientRequest(ctx, p, line)
+		}()
+		return
 	case m.IsNotification():
 		s.o.Logger.Debug("client notification", "method", m.Method)
 	}
@@ -355,12 +347,12 @@ func (s *stdio) forwardToServer(line []byte) {
 	}
 }
 
-func (s *stdio) track(m *mcp.Message, o *Outcome) {
+func (s *stdio) track(m *mcp.Message, o *Outcome, fallback bool) {
 	s.mu.Lock()
 	prev := s.pending[idKey(m.ID)]
-	s.pending[idKey(m.ID)] = &pendingCall{method: m.Method, outcome: o}
+	s.pending[idKey(m.ID)] = &pendingCall{id: m.ID, outcome: o, fallback: fallback}
 	s.mu.Unlock()
-	if prev != nil && prev.outcome != nil {
+	if prev != nil {
 		// The client reused an id still in flight: the earlier call's answer can no longer be
 		// told apart, so its decision is recorded now.
 		prev.outcome.Upstream = stdioUpstream(prev.outcome, "request id reused before the answer")
@@ -374,26 +366,33 @@ func (s *stdio) context() mcp.Context {
 	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: s.session, ProtocolVersion: s.proto, Client: s.client}
 }
 
-func (s *stdio) judgeClientRequest(ctx context.Context, m *mcp.Message, line []byte) {
-	env := exactEnvelope(m, s.context())
-	o, err := s.o.Engine.Request(ctx, env)
+func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
+	m := p.Message
+	o, err := s.o.Engine.Request(ctx, p.Envelope)
 	if err != nil {
 		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this call: "+err.Error(), nil)))
 		return
 	}
+	fallback := false
 	if !o.Allowed() {
-		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
-		o.Finish(ctx)
-		return
-	}
-	if len(o.Decision.Arguments) > 0 && m.Method != mcp.MethodResourcesRead {
-		// A stage rewrote the arguments: forward what was judged.
-		if nl, err := replaceArguments(line, o.Decision.Arguments); err == nil {
+		params, _, ok := o.Fallback()
+		nl, err := replaceParams(line, params)
+		if !ok || err != nil {
+			_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
+			o.Finish(ctx)
+			return
+		}
+		// The fallback tool the deciding stage named runs instead, under the same id (the
+		// denied call never reached the server).
+		line, fallback = nl, true
+	} else if params, changed := o.ForwardParams(); changed {
+		// Forward what was judged: arguments a stage rewrote, _meta entries hooks added.
+		if nl, err := replaceParams(line, params); err == nil {
 			line = nl
 		}
 	}
-	s.track(m, o)
+	s.track(m, o, fallback)
 	select {
 	case <-s.exited:
 		o.Upstream = stdioUpstream(o, "upstream exited")
@@ -405,47 +404,88 @@ func (s *stdio) judgeClientRequest(ctx context.Context, m *mcp.Message, line []b
 	s.forwardToServer(line)
 }
 
-// fromServer reads the child's stdout until EOF.
+// fromServer reads the child's stdout until EOF. Each line (a batch's elements one by one) is
+// judged or refused: see serverMessage and unreadable.
 func (s *stdio) fromServer(ctx context.Context, r io.Reader) {
 	readLines(r, s.o.MaxLineBytes*4, func(line []byte, tooLong bool) {
 		if tooLong {
 			s.o.Logger.Warn("upstream line over the limit, dropped")
 			return
 		}
-		t := bytes.TrimSpace(line)
-		if t[0] == '[' {
-			var els []json.RawMessage
-			if json.Unmarshal(t, &els) != nil {
-				s.o.Logger.Warn("upstream sent an unreadable batch; dropped")
-				return
-			}
-			for _, el := range els {
-				s.serverMessage(ctx, el)
-			}
+		ms, err := upstreamMessages(line)
+		if err != nil {
+			s.unreadable(ctx, line, err)
 			return
 		}
-		s.serverMessage(ctx, t)
+		for _, um := range ms {
+			if um.err != nil {
+				s.unreadable(ctx, um.raw, um.err)
+				continue
+			}
+			s.serverMessage(ctx, um.msg, um.raw)
+		}
 	})
 }
 
-func (s *stdio) serverMessage(ctx context.Context, line []byte) {
-	m, err := parseExact(line)
-	if err != nil {
-		s.o.Logger.Warn("upstream message unreadable; passed through", "err", err)
-		_ = s.toClient.writeLine(line)
+// take removes and returns the pending call id answers (ids compared as JSON values).
+func (s *stdio) take(id json.RawMessage) *pendingCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pending[idKey(id)]
+	delete(s.pending, idKey(id))
+	return p
+}
+
+// unreadable handles an upstream message the proxy cannot judge: if it names the id of a
+// waiting call, that call's answer is refused (ambiguous keys) or handled by the response
+// stages' failure mode; otherwise it is dropped.
+func (s *stdio) unreadable(ctx context.Context, raw []byte, err error) {
+	var v struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	_ = json.Unmarshal(raw, &v)
+	if v.Method != nil {
+		// A request or notification from the server, not an answer: refused.
+		s.o.Logger.Warn("upstream request refused", "upstream", s.o.Server, "err", err)
+		if len(v.ID) > 0 && string(v.ID) != "null" {
+			s.forwardToServer(mcp.ErrorResponse(v.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
+		}
 		return
 	}
+	var p *pendingCall
+	if len(v.ID) > 0 {
+		p = s.take(v.ID)
+	}
+	if p == nil {
+		s.o.Logger.Warn("unreadable upstream message answers no waiting call; dropped", "upstream", s.o.Server, "err", err)
+		return
+	}
+	o := p.outcome
+	defer o.Finish(ctx)
+	o.Upstream = stdioUpstream(o, "")
+	switch {
+	case errAmbiguous(err):
+		s.o.Engine.RefuseResponse(o, err.Error())
+	case !s.o.Engine.UnjudgeableResponse(o, err.Error()):
+		_ = s.toClient.writeLine(raw)
+		return
+	}
+	_ = s.toClient.writeLine(mcp.ErrorResponse(p.id, o.Deny()))
+}
+
+func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) {
 	switch {
 	case m.IsResponse():
-		s.mu.Lock()
-		p := s.pending[idKey(m.ID)]
-		delete(s.pending, idKey(m.ID))
-		s.mu.Unlock()
-		if p != nil {
-			line = s.response(ctx, p, m, line)
+		p := s.take(m.ID)
+		if p == nil {
+			s.o.Logger.Warn("upstream response answers no waiting call; dropped", "upstream", s.o.Server, "id", string(m.ID))
+			return
 		}
+		line = s.response(ctx, p, m)
 	case m.IsRequest() && judgedFromServer[m.Method]:
-		if err := AmbiguousKeys(line); err != nil {
+		p, err := mcp.Parse(line, s.context())
+		if err != nil {
 			s.o.Logger.Warn("upstream request refused", "method", m.Method, "err", err)
 			s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
 			return
@@ -453,7 +493,7 @@ func (s *stdio) serverMessage(ctx context.Context, line []byte) {
 		s.judging.Add(1)
 		go func() {
 			defer s.judging.Done()
-			s.judgeServerRequest(ctx, m, line)
+			s.judgeServerRequest(ctx, p, line)
 		}()
 		return
 	case m.IsRequest():
@@ -462,49 +502,30 @@ func (s *stdio) serverMessage(ctx context.Context, line []byte) {
 	_ = s.toClient.writeLine(line)
 }
 
-// response runs the response phase of a judged call and tool pinning of tools/list, and returns
-// the line to send the client.
-func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message, line []byte) []byte {
-	if p.method == mcp.MethodToolsList && s.o.Tools != nil && m.Result != nil {
-		res, err := s.o.Tools.ObserveTools(ctx, s.o.Server, m.Result)
-		if err != nil {
-			s.o.Logger.Warn("tool pinning failed", "upstream", s.o.Server, "err", err)
-		} else if !bytes.Equal(res, m.Result) {
-			m.Result = res
-			line, _ = json.Marshal(m)
-		}
-	}
+// response runs tool pinning (tools/list) and the response phase on the answer to a pending
+// call, and returns the line to send the client.
+func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message) []byte {
 	o := p.outcome
-	if o == nil {
-		return line
-	}
 	defer o.Finish(ctx)
 	o.Upstream = stdioUpstream(o, "")
 	if m.Error != nil {
 		o.Upstream = stdioUpstream(o, m.Error.Message)
 	}
-	d, err := s.o.Engine.Response(ctx, o, m)
-	if err != nil {
-		s.o.Logger.Warn("response phase failed; denied", "audit_id", o.AuditID, "err", err)
-		o.Action = abi.ActionDeny
-		return mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: response phase failed", nil))
-	}
-	if o.Action == abi.ActionDeny {
-		return mcp.ErrorResponse(m.ID, o.Deny())
-	}
-	if len(d.Result) > 0 && m.Error == nil {
-		m.Result = d.Result
-		b, err := json.Marshal(m)
-		if err == nil {
-			return b
+	if p.fallback {
+		if m.Error != nil {
+			return mcp.ErrorResponse(p.id, o.Deny())
 		}
+		m.ID = p.id
+		m.Result = o.MarkFallback(m.Result)
+		b, _ := json.Marshal(m)
+		return b
 	}
-	return line
+	return judgeAnswer(ctx, s.o.Engine, s.o.Tools, s.o.Logger, o, p.id, m)
 }
 
-func (s *stdio) judgeServerRequest(ctx context.Context, m *mcp.Message, line []byte) {
-	env := exactEnvelope(m, s.context())
-	o, err := s.o.Engine.Request(ctx, env)
+func (s *stdio) judgeServerRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
+	m := p.Message
+	o, err := s.o.Engine.Request(ctx, p.Envelope)
 	if err != nil {
 		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
 		s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
@@ -523,10 +544,8 @@ func (s *stdio) finishPending(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, p := range s.pending {
-		if p.outcome != nil {
-			p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
-			p.outcome.Finish(ctx)
-		}
+		p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
+		p.outcome.Finish(ctx)
 		delete(s.pending, k)
 	}
 }
@@ -534,8 +553,6 @@ func (s *stdio) finishPending(ctx context.Context) {
 func stdioUpstream(o *Outcome, errText string) *audit.Upstream {
 	return &audit.Upstream{LatencyUS: time.Since(o.Start).Microseconds(), Error: errText}
 }
-
-func idKey(id json.RawMessage) string { return string(bytes.TrimSpace(id)) }
 
 // idOf recovers the id of a message that failed validation, for the error response.
 func idOf(b []byte) json.RawMessage {
@@ -548,30 +565,21 @@ func idOf(b []byte) json.RawMessage {
 	return v.ID
 }
 
-// StrictMessage parses one JSON-RPC message the way the stdio proxy judges it, refusing what
-// parsers would read differently: keys given twice at any depth or differing only in case
-// (AmbiguousKeys), and a significant key (jsonrpc, id, method, params, result, error; params'
-// name, arguments, uri) spelled in another case. Errors wrap mcp's parse errors or
-// ErrAmbiguousKeys. Other transports (HTTP) should judge bodies through it too.
+// StrictMessage parses one JSON-RPC message with mcp.Parse, the strict parse every client
+// message goes through (duplicate and case-folded keys, miscased significant keys, nesting past
+// mcp.MaxDepth are refused). Errors wrap mcp's parse errors or ErrAmbiguousKeys.
 func StrictMessage(b []byte) (*mcp.Message, error) {
-	// One byte scan refuses duplicate, case-folded and miscased significant keys; once none is
-	// left, encoding/json reads exactly the keys an exact-key reader would.
-	k := keyChecker{b: b}
-	if err := k.check(true); err != nil {
-		if errors.Is(err, ErrAmbiguousKeys) {
-			return nil, err
-		}
-		if _, perr := mcp.ParseMessage(b); perr != nil {
-			return nil, perr
-		}
+	p, err := mcp.Parse(b, mcp.Context{})
+	if err != nil {
 		return nil, err
 	}
-	return mcp.ParseMessage(b)
+	return p.Message, nil
 }
 
 // parseExact validates a JSON-RPC message and reads jsonrpc, id, method, params, result and
 // error by their exact, case-sensitive keys, the last duplicate winning: the way JavaScript's
 // JSON.parse and Python's json read them (Go's encoding/json would match keys case-insensitively).
+// It reads upstream messages; client messages go through mcp.Parse.
 func parseExact(b []byte) (*mcp.Message, error) {
 	if _, err := mcp.ParseMessage(b); err != nil {
 		return nil, err
@@ -626,58 +634,23 @@ func exactCase(obj map[string]json.RawMessage, names ...string) error {
 	return nil
 }
 
-// exactEnvelope builds the request envelope and then sets tool, prompt, URI and arguments from
-// the params' exact keys (see parseExact).
-func exactEnvelope(m *mcp.Message, c mcp.Context) *abi.Envelope {
-	env := mcp.Envelope(m, c, "")
-	var p map[string]json.RawMessage
-	if len(m.Params) == 0 || json.Unmarshal(m.Params, &p) != nil {
-		return env
+// replaceParams replaces params of a client line (rewritten arguments, _meta, a fallback call).
+func replaceParams(line []byte, params json.RawMessage) ([]byte, error) {
+	if len(params) == 0 {
+		return nil, errors.New("no params")
 	}
-	str := func(k string) string {
-		var s string
-		_ = json.Unmarshal(p[k], &s)
-		return s
-	}
-	switch m.Method {
-	case mcp.MethodToolsCall:
-		env.Tool, env.Arguments = str("name"), p["arguments"]
-	case mcp.MethodPromptsGet:
-		env.Prompt, env.Arguments = str("name"), p["arguments"]
-	case mcp.MethodResourcesRead:
-		env.URI = str("uri")
-	}
-	return env
-}
-
-// replaceArguments rewrites params.arguments of a client line.
-func replaceArguments(line []byte, args json.RawMessage) ([]byte, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return nil, err
 	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(raw["params"], &p); err != nil {
-		return nil, err
-	}
-	p["arguments"] = args
-	pb, err := json.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	raw["params"] = pb
+	raw["params"] = params
 	return json.Marshal(raw)
 }
 
-// ErrAmbiguousKeys marks a message with an object key given twice, or two keys that differ only
-// in case: JSON parsers disagree on which one counts (Go's encoding/json matches struct fields
-// case-insensitively and keeps the last; gjson, which plugins use, keeps the first; JavaScript
-// and Python keep the last exact key), so a judge and a server could read different calls.
-var ErrAmbiguousKeys = errors.New("proxy: ambiguous JSON object keys")
+// ErrAmbiguousKeys is mcp.ErrAmbiguousKeys, kept here for callers of StrictMessage and
+// AmbiguousKeys.
+var ErrAmbiguousKeys = mcp.ErrAmbiguousKeys
 
-// AmbiguousKeys walks the whole message and reports the first object holding a duplicate or
-// case-folded duplicate key. Transports refuse such messages instead of judging them.
-func AmbiguousKeys(b []byte) error {
-	k := keyChecker{b: b}
-	return k.check(false)
-}
+// AmbiguousKeys checks a whole JSON value with mcp.Check: it reports the first object holding a
+// duplicate or case-folded duplicate key, invalid JSON, or nesting past mcp.MaxDepth.
+func AmbiguousKeys(b []byte) error { return mcp.Check(b) }

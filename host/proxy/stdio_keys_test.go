@@ -59,6 +59,7 @@ func TestStdioRefusesAmbiguousMessages(t *testing.T) {
 		{"long s folds to s", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a","ſtext":"b","TEXT":"c"}}}`},
 		{"batch", `[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"forbidden_tool","arguments":{}}}]`},
 		{"not json", `{"jsonrpc":"2.0","id":8,"method":"tools/call",`},
+		{"nested past the limit", `{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"forbidden_tool","arguments":{"a":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(tc.line, `"id":`) {

@@ -8,9 +8,10 @@ import (
 	"github.com/added060/palisade/host/mcp"
 )
 
-// FuzzParseExact: a message the stdio proxy accepts (parseExact and AmbiguousKeys) reads the same
-// under Go's case-insensitive decoding (mcp.ParseMessage, mcp.Target) as under exact keys, so a
-// Go, JavaScript or Python server sees the method, tool and arguments the chain judged.
+// FuzzParseExact: a message the strict parse accepts (mcp.Parse, which builds the envelope the
+// chain judges) reads the same under exact keys (parseExact, as JavaScript or Python would) and
+// under Go's case-insensitive decoding (mcp.ParseMessage, mcp.Target), so a Go, JavaScript or
+// Python server sees the method, tool and arguments the chain judged.
 func FuzzParseExact(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`,
@@ -26,9 +27,16 @@ func FuzzParseExact(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := parseExact(b)
-		if err != nil || AmbiguousKeys(b) != nil {
+		p, err := mcp.Parse(b, mcp.Context{})
+		if err != nil {
 			return
+		}
+		m, err := parseExact(b)
+		if err != nil {
+			t.Fatalf("parseExact refuses what Parse accepts: %q: %v", b, err)
+		}
+		if m.Method != p.Message.Method || !bytes.Equal(m.Params, p.Message.Params) {
+			t.Fatalf("exact keys read %q %s, Parse %q %s", m.Method, m.Params, p.Message.Method, p.Message.Params)
 		}
 		g, err := mcp.ParseMessage(b)
 		if err != nil {
@@ -37,7 +45,7 @@ func FuzzParseExact(f *testing.F) {
 		if g.Method != m.Method || !bytes.Equal(bytes.TrimSpace(g.ID), bytes.TrimSpace(m.ID)) {
 			t.Fatalf("method/id differ: exact %q %s, Go %q %s", m.Method, m.ID, g.Method, g.ID)
 		}
-		env := exactEnvelope(m, mcp.Context{})
+		env := p.Envelope
 		name, uri, args := mcp.Target(g)
 		if m.Method == mcp.MethodToolsCall && (env.Tool != name || !jsonEqual(env.Arguments, args)) {
 			t.Fatalf("tool differs: exact %q %s, Go %q %s", env.Tool, env.Arguments, name, args)

@@ -2,22 +2,180 @@ package proxy
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
 
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 )
 
-// answerInStream returns the JSON-RPC response inside a whole SSE body, if any.
-func answerInStream(b []byte) []byte {
-	r := sse.NewReader(bytes.NewReader(b), len(b)+1)
-	var last []byte
-	for {
-		ev, err := r.Next()
-		if err != nil {
-			return last
+// relay judges what an upstream sends on one HTTP answer: the JSON body or SSE stream of a POST
+// (m and out set), or the standalone GET stream (m and out nil). Every message is judged or
+// refused, never passed unread:
+//   - a batch array is split and each element handled on its own;
+//   - an object holding a key twice (or in two cases) is refused;
+//   - the response whose id equals the request's id as a JSON value (1 and 1.0 alike; "1" is
+//     another id) is the answer: tool pinning and the response phase judge it, result and
+//     error alike, and it is sent with the id the client wrote; a second answer, or a response
+//     on the GET stream or with any other id, answers nothing here and is dropped;
+//   - sampling/createMessage and elicitation/create from the server are judged as over stdio; a
+//     denied one is answered to the upstream with the deny and never reaches the client;
+//   - a message the gateway cannot read is handled by the failure mode of the response stages
+//     matching the call (UnjudgeableResponse); on the GET stream it is dropped.
+type relay struct {
+	h   *HTTP
+	up  *upstream
+	hdr http.Header  // the client's request headers (its session), for answers sent upstream
+	m   *mcp.Message // the client's request; nil on the GET stream
+	out *Outcome     // its decision; nil on the GET stream
+
+	answered bool // the client has its answer (judged, denied, or passed by a fail-open mode)
+}
+
+// relayed is one message to send the client.
+type relayed struct {
+	b      []byte
+	answer bool // it answers the request
+}
+
+func (r *relay) filter(ctx context.Context, data []byte) []relayed {
+	e := r.h.o.Engine
+	log := r.h.o.Logger
+	ms, err := upstreamMessages(data)
+	if err != nil {
+		return r.unjudgeable(data, err)
+	}
+	var out []relayed
+	for _, um := range ms {
+		if um.err != nil {
+			out = append(out, r.unjudgeable(um.raw, um.err)...)
+			continue
 		}
-		if m, err := mcp.ParseMessage(ev.Data); err == nil && m.IsResponse() {
-			last = ev.Data
+		m := um.msg
+		switch {
+		case m.IsResponse():
+			if r.m == nil || r.answered || !sameID(m.ID, r.m.ID) {
+				log.Warn("upstream response answers no request on this stream; dropped", "upstream", r.up.Name, "id", string(m.ID))
+				r.h.count(r.up.Name, "dropped_response")
+				continue
+			}
+			r.answered = true
+			out = append(out, relayed{b: judgeAnswer(ctx, e, r.h.o.Tools, log, r.out, r.m.ID, m), answer: true})
+		case m.IsRequest() && judgedFromServer[m.Method]:
+			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
+				out = append(out, relayed{b: um.raw})
+			}
+		default:
+			out = append(out, relayed{b: um.raw})
+		}
+	}
+	return out
+}
+
+// unjudgeable handles upstream bytes the gateway could not read as JSON-RPC messages.
+func (r *relay) unjudgeable(raw []byte, err error) []relayed {
+	log := r.h.o.Logger
+	if r.out == nil || r.answered {
+		log.Warn("unreadable upstream message on a stream with no request waiting; dropped", "upstream", r.up.Name, "err", err)
+		r.h.count(r.up.Name, "dropped_response")
+		return nil
+	}
+	r.answered = true
+	e := r.h.o.Engine
+	if errAmbiguous(err) {
+		e.RefuseResponse(r.out, err.Error())
+	} else if !e.UnjudgeableResponse(r.out, err.Error()) {
+		return []relayed{{b: raw, answer: true}}
+	}
+	return []relayed{{b: mcp.ErrorResponse(r.m.ID, r.out.Deny()), answer: true}}
+}
+
+// finish returns the answer to send when the upstream's body or stream ended without one (nil
+// when the request was answered, on the GET stream, or when the client went away).
+func (r *relay) finish(ctx context.Context) []byte {
+	if r.out == nil || r.answered || ctx.Err() != nil {
+		return nil
+	}
+	r.answered = true
+	if r.h.o.Engine.UnjudgeableResponse(r.out, "the upstream sent no answer to this request") {
+		return mcp.ErrorResponse(r.m.ID, r.out.Deny())
+	}
+	return mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s sent no answer", r.up.Name), nil))
+}
+
+// stream relays an upstream SSE stream event by event, each judged message flushed as it comes
+// (progress before the result). Events with data and a name other than message are dropped:
+// clients would not read them as messages, and the gateway does not pass what it did not judge.
+func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) error {
+	rd := sse.NewReader(resp.Body, int(r.h.o.ResponseLimit)).WithBudget(r.h.budget)
+	defer rd.Release()
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+			}
+			if b := r.finish(ctx); b != nil {
+				rw.json(nil, b)
+			}
+			return err
+		}
+		if len(ev.Data) == 0 {
+			if err := rw.event(ev); err != nil {
+				return nil // client gone
+			}
+			continue
+		}
+		if ev.Name != "" && ev.Name != "message" {
+			r.h.o.Logger.Warn("upstream SSE event with an unknown name; dropped", "upstream", r.up.Name, "event", ev.Name)
+			continue
+		}
+		for i, o := range r.filter(ctx, ev.Data) {
+			out := &sse.Event{Name: ev.Name, Data: o.b}
+			if i == 0 {
+				out.ID, out.Retry = ev.ID, ev.Retry
+			}
+			if err := rw.event(out); err != nil {
+				return nil // client gone
+			}
+		}
+	}
+}
+
+// answerIn returns the upstream's answer to id in a whole body (JSON or SSE), parsed strictly
+// (ambiguous keys refused, ids matched as JSON values); nil if there is none.
+func answerIn(b []byte, sseBody bool, id json.RawMessage) *mcp.Message {
+	find := func(data []byte) *mcp.Message {
+		ms, err := upstreamMessages(data)
+		if err != nil {
+			return nil
+		}
+		for _, um := range ms {
+			if um.err == nil && um.msg.IsResponse() && sameID(um.msg.ID, id) {
+				um.msg.ID = id
+				return um.msg
+			}
+		}
+		return nil
+	}
+	if !sseBody {
+		return find(b)
+	}
+	rd := sse.NewReader(bytes.NewReader(b), len(b)+1)
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			return nil
+		}
+		if ev.Name != "" && ev.Name != "message" {
+			continue
+		}
+		if m := find(ev.Data); m != nil {
+			return m
 		}
 	}
 }

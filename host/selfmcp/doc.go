@@ -1,5 +1,5 @@
 // Package selfmcp is Palisade's own MCP server, for agents that ask before they act: tools
-// checkIntent, requestPermission, reportAction and getPolicy, and resources config://rules and
+// checkIntent, reportAction and getPolicy, and resources config://rules and
 // audit://recent, all answered by the same chain and engine as the proxies. It serves stdio and
 // Streamable HTTP (bearer token) on the official Go SDK (github.com/modelcontextprotocol/go-sdk),
 // limits each caller's rate per tool, and notifies resource subscribers when the bundle changes.

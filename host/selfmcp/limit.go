@@ -7,18 +7,14 @@ import (
 
 // Limits are calls per minute per caller; a zero field takes its default.
 type Limits struct {
-	CheckIntent       int // 0 = 100
-	RequestPermission int // 0 = 10
-	ReportAction      int // 0 = 1000
-	GetPolicy         int // 0 = 600
+	CheckIntent  int // 0 = 100
+	ReportAction int // 0 = 1000
+	GetPolicy    int // 0 = 600
 }
 
 func (l Limits) withDefaults() Limits {
 	if l.CheckIntent <= 0 {
 		l.CheckIntent = 100
-	}
-	if l.RequestPermission <= 0 {
-		l.RequestPermission = 10
 	}
 	if l.ReportAction <= 0 {
 		l.ReportAction = 1000
@@ -33,8 +29,6 @@ func (l Limits) of(tool string) int {
 	switch tool {
 	case ToolCheckIntent:
 		return l.CheckIntent
-	case ToolRequestPermission:
-		return l.RequestPermission
 	case ToolReportAction:
 		return l.ReportAction
 	case ToolGetPolicy:

@@ -31,12 +31,11 @@ import (
 
 // Tool and resource names.
 const (
-	ToolCheckIntent       = "checkIntent"
-	ToolRequestPermission = "requestPermission"
-	ToolReportAction      = "reportAction"
-	ToolGetPolicy         = "getPolicy"
-	ResourceRules         = "config://rules"
-	ResourceRecent        = "audit://recent"
+	ToolCheckIntent  = "checkIntent"
+	ToolReportAction = "reportAction"
+	ToolGetPolicy    = "getPolicy"
+	ResourceRules    = "config://rules"
+	ResourceRecent   = "audit://recent"
 	// Transport is the transport name in envelopes and audit events.
 	Transport = "mcp"
 )
@@ -88,9 +87,9 @@ func New(o Options) (*Server, error) {
 	s := &Server{o: o, active: o.Engine.Options().Active,
 		limiter: &limiter{limits: o.Limits.withDefaults(), now: o.Now, buckets: map[string]*bucket{}}}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "palisade", Title: "Palisade policy gateway", Version: o.Version}, &mcp.ServerOptions{
-		Instructions: "Palisade decides which tool calls are allowed. Call checkIntent before a risky call, " +
-			"requestPermission when checkIntent says a person must decide, reportAction after acting, " +
-			"and getPolicy to read the rules.",
+		Instructions: "Palisade decides which tool calls are allowed. Call checkIntent before a risky call; " +
+			"when it says a person must decide, make the call through the gateway, which holds it until a person does. " +
+			"Call reportAction after acting, and getPolicy to read the rules.",
 		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		Logger:             o.Logger,
@@ -98,7 +97,6 @@ func New(o Options) (*Server, error) {
 	s.srv.AddReceivingMiddleware(s.rateLimit)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCheckIntent, Description: "Ask whether a tool call would be allowed by the active policy, without making it.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.checkIntent)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolRequestPermission, Description: "Ask for permission to make a tool call; a person may be asked. Recorded in the audit log."}, s.requestPermission)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolReportAction, Description: "Report an action the agent took, for the audit log."}, s.reportAction)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolGetPolicy, Description: "Read the active policy: bundle, default action, stages and rules.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.getPolicy)
@@ -236,7 +234,7 @@ func (s *Server) envelope(ctx context.Context, req mcp.Request, c Call) (*abi.En
 			mc.Client = &abi.Client{Name: ip.ClientInfo.Name, Version: ip.ClientInfo.Version}
 		}
 	}
-	return pmcp.Envelope(&pmcp.Message{JSONRPC: "2.0", Method: pmcp.MethodToolsCall, Params: params}, mc, ""), nil
+	return pmcp.NewEnvelope(&pmcp.Message{JSONRPC: "2.0", Method: pmcp.MethodToolsCall, Params: params}, mc)
 }
 
 func riskLevel(d *chain.Decision) string {
@@ -273,75 +271,12 @@ func (s *Server) checkIntent(ctx context.Context, req *mcp.CallToolRequest, in C
 		out.Suggestions = []string{"Do not make this call.", "Choose another tool or narrower arguments the policy allows; getPolicy lists the rules."}
 	default:
 		out.Explanation = "A person (or the policy's judge) must decide this call"
-		out.Suggestions = []string{"Call requestPermission with the same call and a reason.", "Or choose a call the policy allows outright."}
+		out.Suggestions = []string{"Make the call through the gateway: it holds the call until a person decides, and a grant they give (session or minutes) covers the same call later.", "Or choose a call the policy allows outright."}
 	}
 	if d.Reason != "" {
 		out.Explanation += ": " + d.Reason
 	}
 	out.Explanation += "."
-	return nil, out, nil
-}
-
-// RequestPermissionInput is requestPermission's input.
-type RequestPermissionInput struct {
-	Call
-	Reason  string `json:"reason" jsonschema:"why the agent needs this call, shown to the person who decides"`
-	Scope   string `json:"scope,omitempty" jsonschema:"once (default), session or minutes"`
-	Minutes int    `json:"minutes,omitempty" jsonschema:"with scope minutes: how long the permission should last (1-60)"`
-}
-
-// RequestPermissionOutput is requestPermission's answer.
-type RequestPermissionOutput struct {
-	Granted   bool   `json:"granted"`
-	Scope     string `json:"scope"`
-	ExpiresAt string `json:"expires_at,omitempty" jsonschema:"RFC 3339; empty for session scope"`
-	AuditID   string `json:"audit_id"`
-	Reason    string `json:"reason,omitempty"`
-	DecidedBy string `json:"decided_by,omitempty"`
-}
-
-func (s *Server) requestPermission(ctx context.Context, req *mcp.CallToolRequest, in RequestPermissionInput) (*mcp.CallToolResult, RequestPermissionOutput, error) {
-	scope := in.Scope
-	switch scope {
-	case "":
-		scope = "once"
-	case "once", "session", "minutes":
-	default:
-		return nil, RequestPermissionOutput{}, fmt.Errorf("scope %q must be once, session or minutes", in.Scope)
-	}
-	env, err := s.envelope(ctx, req, in.Call)
-	if err != nil {
-		return nil, RequestPermissionOutput{}, err
-	}
-	o, err := s.o.Engine.Request(ctx, env)
-	if err != nil {
-		return nil, RequestPermissionOutput{}, err
-	}
-	if o.Detail == nil {
-		o.Detail = map[string]any{}
-	}
-	o.Detail["permission_request"] = map[string]any{"reason": in.Reason, "scope": scope}
-	o.Finish(ctx)
-	out := RequestPermissionOutput{Granted: o.Allowed(), Scope: scope, AuditID: o.AuditID, Reason: o.Decision.Reason}
-	if o.Approval != nil {
-		out.DecidedBy = o.Approval.DecidedBy
-		if o.Approval.Reason != "" {
-			out.Reason = o.Approval.Reason
-		}
-		if o.Approval.Scope != "" {
-			out.Scope = o.Approval.Scope
-		}
-	}
-	if out.Granted {
-		now := s.o.Now().UTC()
-		switch out.Scope {
-		case "once":
-			out.ExpiresAt = now.Add(5 * time.Minute).Format(time.RFC3339)
-		case "minutes":
-			m := min(max(in.Minutes, 1), 60)
-			out.ExpiresAt = now.Add(time.Duration(m) * time.Minute).Format(time.RFC3339)
-		}
-	}
 	return nil, out, nil
 }
 

@@ -149,6 +149,17 @@ func benchEnvelope(size int) []byte {
 	return b
 }
 
+// shellEnvelope is a Bash tool call whose command is about size bytes of ordinary developer
+// commands joined with && (the shell parser's cost inside Wasm).
+func shellEnvelope(size int) []byte {
+	unit := "go build ./... && go test -run TestX ./pkg/... && git log --oneline -n 20 && "
+	cmd := strings.Repeat(unit, size/len(unit)+1)[:size-len("true")]
+	cmd = cmd[:strings.LastIndex(cmd, "&& ")+3] + "true"
+	b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call",
+		"tool": "Bash", "arguments": map[string]any{"command": cmd, "description": "build and test"}})
+	return b
+}
+
 // BenchmarkEvaluateWasm measures one evaluate call through the real runtime (pooled instance,
 // Extism copies included) for the injection plugin and for a no-op Go plugin (the baseline
 // of Extism's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
@@ -156,9 +167,19 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 	for _, pl := range []struct{ pkg, name string }{{"./", "injection"}, {"./testdata/noop", "noop"}} {
 		for _, trusted := range []bool{false, true} {
 			p := loadSpec(b, pl.pkg, pl.name, "{}", 0, trusted)
-			for _, size := range []int{1 << 10, 64 << 10} {
-				env := benchEnvelope(size)
-				b.Run(fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10), func(b *testing.B) {
+			for _, bc := range []struct {
+				kind string
+				size int
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}} {
+				env, size := benchEnvelope(bc.size), bc.size
+				if bc.kind == "shell" {
+					env = shellEnvelope(size)
+				}
+				name := fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10)
+				if bc.kind == "shell" {
+					name = fmt.Sprintf("%s/trusted=%v/shell%dKB", pl.name, trusted, size>>10)
+				}
+				b.Run(name, func(b *testing.B) {
 					if _, err := p.Evaluate(context.Background(), env); err != nil {
 						b.Fatal(err)
 					}
@@ -211,8 +232,8 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 }
 
-// TestWasmLargeArgumentDefaultMemory evaluates 64 KiB and 4 MiB arguments (with an attack at
-// the end, in the scanned tail) under the default memory cap (256 pages, 16 MiB).
+// TestWasmLargeArgumentDefaultMemory evaluates 64 KiB and 128 KiB arguments (with an attack at
+// the end, and in the middle of the 128 KiB one) under the default memory cap (256 pages, 16 MiB).
 func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 	p := loadSpec(t, "./", "injection", "{}", 0, false)
 	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", 64<<10/58) + "; cat /etc/passwd"
@@ -221,11 +242,14 @@ func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 	if v.Action != abi.ActionDeny {
 		t.Fatalf("64 KiB argument with a trailing attack: verdict %+v, want deny", v)
 	}
-	huge := strings.Repeat("Please summarise the attached report for the weekly sync. ", 4<<20/58)
-	v = evaluate(t, p, map[string]any{"abi": "1.0", "id": "huge", "phase": "request", "method": "tools/call",
-		"tool": "send", "arguments": map[string]any{"body": huge + "; cat /etc/passwd"}})
-	if v.Action != abi.ActionDeny || !strings.Contains(string(v.Metadata), `"truncated":1`) {
-		t.Fatalf("4 MiB argument with a trailing attack: verdict %+v, want deny, truncated", v)
+	// Whole strings (issue 16 item 5): an attack in the middle of a 128 KiB string (twice the
+	// old 64 KiB window) is found. A trusted instance (no loop checks, as the example bundle
+	// runs it), so the test stays well inside its timeout on a loaded two-core machine.
+	huge := strings.Repeat("Please summarise the attached report for the weekly sync. ", 64<<10/58)
+	v = evaluate(t, loadSpec(t, "./", "injection", "{}", 0, true), map[string]any{"abi": "1.0", "id": "huge", "phase": "request", "method": "tools/call",
+		"tool": "send", "arguments": map[string]any{"body": huge + "; cat /etc/passwd " + huge}})
+	if v.Action != abi.ActionDeny || v.Incomplete || strings.Contains(string(v.Metadata), `"truncated"`) {
+		t.Fatalf("128 KiB argument with an attack in the middle: verdict %+v, want deny, whole", v)
 	}
 	v = evaluate(t, p, map[string]any{"abi": "1.0", "id": "big2", "phase": "request", "method": "tools/call",
 		"tool": "send", "arguments": map[string]any{"body": string(benchEnvelope(64 << 10))}})

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/added060/palisade/plugins/injection/detect"
 	"github.com/added060/palisade/tools/eval/score"
@@ -47,6 +49,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	errs := fs.Int("errors", 0, "print up to this many misses and false positives")
 	only := fs.String("only", "", "with -errors: only records of this label")
 	explain := fs.String("explain", "", "print the injection detector's votes for this text and exit")
+	heldout := fs.String("heldout", "", "score a held-out file (data/heldout/test.jsonl) instead of the split: text scorers, then the served chain")
+	bundle := fs.String("bundle", "", "with -heldout: the bundle folder whose chain to run in process (make bundle → build/bundle); \"\" = text scorers only")
+	dataDir := fs.String("data-dir", "", "with -bundle: state and plugin cache folder (default: a temporary folder)")
+	heldScorers := fs.String("scorers", "injection,combined", "with -heldout: comma-separated text scorers")
+	baseline := fs.String("baseline", "", "with -heldout and -bundle: compare the guard sample with this baseline file")
+	writeBaseline := fs.Bool("write-baseline", false, "with -baseline: write the baseline instead of comparing")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -62,6 +70,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %-18s %-28s %.2f %q\n", h.Category, h.Rule, h.Weight, h.Match)
 		}
 		return 0
+	}
+	if *heldout != "" {
+		dd := *dataDir
+		if dd == "" && *bundle != "" {
+			tmp, err := os.MkdirTemp("", "palisade-eval-")
+			if err != nil {
+				fmt.Fprintln(stderr, "eval:", err)
+				return 1
+			}
+			defer os.RemoveAll(tmp)
+			dd = tmp
+		}
+		return heldoutMain(context.Background(), stdout, stderr, *heldout, *bundle, dd, *baseline, *writeBaseline, strings.Split(*heldScorers, ","), *errs)
 	}
 	mk, ok := scorers[*name]
 	if !ok {

@@ -9,7 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
+	"sync/atomic"
 )
 
 // Event is one server-sent event.
@@ -20,16 +20,58 @@ type Event struct {
 	Retry string
 }
 
-// ErrTooLarge is returned when one event exceeds the reader's limit.
+// ErrTooLarge is returned when one event, or one line, exceeds the reader's limit. The reader
+// stops buffering at the limit: it never holds more than limit bytes of a line it refuses.
 var ErrTooLarge = errors.New("sse: event too large")
+
+// ErrBudget is returned when the shared Budget cannot cover the event being read.
+var ErrBudget = errors.New("sse: memory budget exhausted")
+
+// Budget is a byte budget shared by readers (e.g. every upstream stream of a gateway): a reader
+// takes from it as an event grows past a small free allowance and gives back when the caller
+// asks for the next event. The zero value is unusable; use NewBudget.
+type Budget struct {
+	left atomic.Int64
+	size int64
+}
+
+// NewBudget returns a budget of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{size: n}
+	b.left.Store(n)
+	return b
+}
+
+// Size is the budget's total.
+func (b *Budget) Size() int64 { return b.size }
+
+// InUse is how many bytes readers hold now.
+func (b *Budget) InUse() int64 { return b.size - b.left.Load() }
+
+func (b *Budget) take(n int64) bool {
+	if b.left.Add(-n) < 0 {
+		b.left.Add(n)
+		return false
+	}
+	return true
+}
+
+func (b *Budget) give(n int64) { b.left.Add(n) }
+
+// freeBytes is what one reader may hold without drawing on a Budget.
+const freeBytes = 64 << 10
 
 // Reader reads events from a stream.
 type Reader struct {
-	r     *bufio.Reader
-	limit int
+	r      *bufio.Reader
+	limit  int
+	line   []byte // the line being read, when it spans more than the bufio buffer
+	budget *Budget
+	held   int64 // taken from budget for the event last returned
 }
 
-// NewReader returns a reader that refuses events larger than limit bytes (0 = 16 MiB).
+// NewReader returns a reader that refuses events (and lines) larger than limit bytes
+// (0 = 16 MiB).
 func NewReader(r io.Reader, limit int) *Reader {
 	if limit <= 0 {
 		limit = 16 << 20
@@ -37,59 +79,156 @@ func NewReader(r io.Reader, limit int) *Reader {
 	return &Reader{r: bufio.NewReaderSize(r, 4<<10), limit: limit}
 }
 
+// WithBudget makes r draw the bytes of each event over 64 KiB from b; an event b cannot cover
+// fails with ErrBudget. What an event took is given back by the next call to Next or by
+// Release. It returns r.
+func (r *Reader) WithBudget(b *Budget) *Reader {
+	r.budget = b
+	return r
+}
+
+// Release gives back what the last event took from the budget (Next does it too).
+func (r *Reader) Release() {
+	if r.budget != nil && r.held > 0 {
+		r.budget.give(r.held)
+	}
+	r.held = 0
+}
+
+// reserve makes sure the event being read may hold total bytes.
+func (r *Reader) reserve(total int) error {
+	if r.budget == nil {
+		return nil
+	}
+	need := int64(total) - freeBytes
+	if need <= r.held {
+		return nil
+	}
+	// Take in 64 KiB steps so a growing event does not hit the shared counter per line.
+	step := need - r.held
+	if step < freeBytes {
+		step = freeBytes
+	}
+	if !r.budget.take(step) {
+		return ErrBudget
+	}
+	r.held += step
+	return nil
+}
+
+// readLine returns the next line without its line ending, refusing it (ErrTooLarge) once it
+// is longer than limit bytes, before it is buffered further. The returned slice is valid until
+// the next call.
+func (r *Reader) readLine(limit int) ([]byte, error) {
+	r.line = r.line[:0]
+	for {
+		frag, err := r.r.ReadSlice('\n')
+		if len(r.line)+len(frag) > limit+2 { // +2: the line ending is not content
+			r.line = nil
+			return nil, ErrTooLarge
+		}
+		if err == bufio.ErrBufferFull {
+			if err := r.reserve(len(r.line) + len(frag)); err != nil {
+				r.line = nil
+				return nil, err
+			}
+			if need := len(r.line) + len(frag); need > cap(r.line) {
+				// Double, but never past the limit: append's 1.25x growth would allocate
+				// five times the line on the way to refusing it.
+				n := min(max(2*cap(r.line), need, 8<<10), limit+2)
+				r.line = append(make([]byte, 0, n), r.line...)
+			}
+			r.line = append(r.line, frag...)
+			continue
+		}
+		line := frag
+		if len(r.line) > 0 {
+			r.line = append(r.line, frag...)
+			line = r.line
+		}
+		if err != nil && len(line) == 0 {
+			return nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) > limit {
+			return nil, ErrTooLarge
+		}
+		return line, err
+	}
+}
+
 // Next returns the next event. It returns io.EOF at the end of the stream; an event cut off by
-// the end of the stream is returned if it had any field, then io.EOF.
-func (r *Reader) Next() (*Event, error) {
+// the end of the stream is returned if it had any field, then io.EOF. Comment lines (keepalives)
+// do not count towards the event's size, but each line is bounded by the limit.
+func (r *Reader) Next() (_ *Event, err error) {
+	r.Release()
+	defer func() {
+		if cap(r.line) > freeBytes {
+			r.line = nil // keep no big line buffer between events
+		}
+		if err != nil {
+			r.Release() // what a refused or unfinished event took
+		}
+	}()
 	var ev Event
 	var data bytes.Buffer
 	seen := false
 	size := 0
+	done := func() (*Event, error) {
+		ev.Data = data.Bytes()
+		return &ev, nil
+	}
 	for {
-		line, err := r.r.ReadString('\n')
-		size += len(line)
-		if size > r.limit {
-			return nil, ErrTooLarge
+		line, err := r.readLine(r.limit - size)
+		if errors.Is(err, ErrTooLarge) || errors.Is(err, ErrBudget) {
+			return nil, err
 		}
-		if err != nil && line == "" {
+		if err != nil && len(line) == 0 {
 			if seen {
-				ev.Data = data.Bytes()
-				return &ev, nil
+				return done()
 			}
 			return nil, err
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
+		if len(line) == 0 {
 			if !seen {
-				if err != nil {
-					return nil, err
-				}
 				continue
 			}
-			ev.Data = data.Bytes()
-			return &ev, nil
+			return done()
 		}
-		if strings.HasPrefix(line, ":") { // comment
+		if line[0] == ':' { // comment
+			if err != nil {
+				if seen {
+					return done()
+				}
+				return nil, err
+			}
 			continue
 		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
+		size += len(line) + 1
+		if size > r.limit {
+			return nil, ErrTooLarge
+		}
+		if err := r.reserve(size); err != nil {
+			return nil, err
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
 		seen = true
-		switch field {
+		switch string(field) {
 		case "data":
 			if data.Len() > 0 {
 				data.WriteByte('\n')
 			}
-			data.WriteString(value)
+			data.Write(value)
 		case "event":
-			ev.Name = value
+			ev.Name = string(value)
 		case "id":
-			ev.ID = value
+			ev.ID = string(value)
 		case "retry":
-			ev.Retry = value
+			ev.Retry = string(value)
 		}
 		if err != nil {
-			ev.Data = data.Bytes()
-			return &ev, nil
+			return done()
 		}
 	}
 }

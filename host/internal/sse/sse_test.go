@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -73,6 +75,8 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte("id: 1\r\nevent: e\r\ndata: {}\r\n\r\n"))
 	f.Add([]byte(":\n\n\n"))
 	f.Add([]byte("data"))
+	f.Add([]byte("data: " + strings.Repeat("z", 5000) + "\n\n"))
+	f.Add([]byte(":" + strings.Repeat("k", 9000)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := NewReader(bytes.NewReader(in), 4096)
 		for i := 0; i < 10000; i++ {
@@ -89,4 +93,81 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// endless is a stream that never ends a line: what a hostile upstream sends.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+func TestEndlessLineIsRefusedBeforeBuffering(t *testing.T) {
+	for _, prefix := range []string{"data: ", ": comment ", "id: ", ""} {
+		t.Run(prefix, func(t *testing.T) {
+			src := &endless{}
+			const limit = 1 << 20
+			r := NewReader(io.MultiReader(strings.NewReader(prefix), src), limit)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err := r.Next()
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrTooLarge) {
+				t.Fatalf("err = %v, want ErrTooLarge", err)
+			}
+			if src.n > limit+8<<10 {
+				t.Errorf("read %d bytes of the endless line, limit %d", src.n, limit)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4*limit {
+				t.Errorf("allocated %d bytes for a line refused at %d", alloc, limit)
+			}
+		})
+	}
+}
+
+func TestManyLinesOverLimit(t *testing.T) {
+	in := strings.Repeat("data: 0123456789\n", 100) + "\n"
+	if _, err := NewReader(strings.NewReader(in), 1000).Next(); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	// Keepalive comments do not count towards an event.
+	in = strings.Repeat(":\n", 5000) + "data: x\n\n"
+	ev, err := NewReader(strings.NewReader(in), 1000).Next()
+	if err != nil || string(ev.Data) != "x" {
+		t.Fatalf("after keepalives: %+v %v", ev, err)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	b := NewBudget(1 << 20)
+	big := "data: " + strings.Repeat("y", 600<<10) + "\n\n"
+	r1 := NewReader(strings.NewReader(big+big), 4<<20).WithBudget(b)
+	r2 := NewReader(strings.NewReader(big), 4<<20).WithBudget(b)
+	if _, err := r1.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if b.InUse() == 0 {
+		t.Fatal("a 600 KiB event took nothing from the budget")
+	}
+	if _, err := r2.Next(); !errors.Is(err, ErrBudget) {
+		t.Fatalf("second reader: err = %v, want ErrBudget while the first holds its event", err)
+	}
+	if b.InUse() > 1<<20 {
+		t.Fatalf("in use %d over the budget", b.InUse())
+	}
+	if _, err := r1.Next(); err != nil { // gives back the first event, takes for the second
+		t.Fatal(err)
+	}
+	r1.Release()
+	if b.InUse() != 0 {
+		t.Fatalf("in use %d after Release", b.InUse())
+	}
+	small := NewReader(strings.NewReader("data: small\n\n"), 0).WithBudget(NewBudget(0))
+	if ev, err := small.Next(); err != nil || string(ev.Data) != "small" {
+		t.Fatalf("an event under the free allowance needs no budget: %+v %v", ev, err)
+	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/added060/palisade/plugins/internal/argkind"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -25,11 +26,15 @@ type Config struct {
 	// Benign is the model's "nothing found" label; "" = "benign".
 	Benign string `json:"benign"`
 	// MaxTexts bounds the texts (strings or windows) sent per message, the
-	// first in document order; 0 = 128.
+	// first in document order; 0 = 1024. A message with more is classified on
+	// its first MaxTexts and the verdict is marked incomplete (the stage's
+	// failure mode applies), never passed as clean.
 	MaxTexts int `json:"max_texts"`
 	// MinBytes skips shorter strings (ids, flags, numbers as strings); 0 = 3.
 	MinBytes int `json:"min_bytes"`
-	// MaxBytes truncates each string before it is windowed; 0 = 65536.
+	// MaxBytes truncates each string before it is windowed; 0 = 4 MiB (the
+	// gateway's body limit: strings are classified whole). A cut string marks
+	// the verdict incomplete.
 	MaxBytes int `json:"max_bytes"`
 	// WindowBytes splits a longer string into overlapping windows of about
 	// this size (stride half of it), each classified on its own, so a short
@@ -39,6 +44,8 @@ type Config struct {
 	// prompt_injection only: tool output legitimately holds commands, paths, SQL and markup
 	// ("Echo: 0" reads like a shell command), as the injection stage also assumes.
 	ResponseLabels []string `json:"response_labels"`
+	// noKinds judges every argument as argkind.Unknown (the split evaluation's baseline).
+	noKinds bool
 }
 
 // ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
@@ -66,7 +73,7 @@ func ParseConfig(raw []byte) (Config, error) {
 		c.ResponseLabels = []string{"prompt_injection"}
 	}
 	if c.MaxTexts == 0 {
-		c.MaxTexts = 128
+		c.MaxTexts = 1024
 	}
 	if c.WindowBytes == 0 {
 		c.WindowBytes = 512
@@ -75,7 +82,7 @@ func ParseConfig(raw []byte) (Config, error) {
 		c.MinBytes = 3
 	}
 	if c.MaxBytes == 0 {
-		c.MaxBytes = 65536
+		c.MaxBytes = 4 << 20
 	}
 	switch {
 	case c.Threshold < 0 || c.Threshold > 1:
@@ -92,8 +99,11 @@ func ParseConfig(raw []byte) (Config, error) {
 
 // Text is one string found in the envelope and where.
 type Text struct {
-	Path  string // e.g. arguments.query, result.content.0.text
+	Path  string // e.g. arguments.query, result.content.0.text, arguments.opts{key}
 	Value string
+	// Kind is what the argument holds (request phase; argkind.Unknown elsewhere): a finding
+	// counts only in a category that applies to it (argkind.Kind.Labels).
+	Kind argkind.Kind
 }
 
 // Texts collects the strings to classify from an envelope: every string
@@ -103,57 +113,143 @@ type Text struct {
 // c.MaxBytes and, when longer than c.WindowBytes, split into overlapping
 // windows (path suffix `[start:end]`, byte offsets); at most c.MaxTexts.
 func Texts(env []byte, c Config) []Text {
+	out, _ := texts(env, c)
+	return out
+}
+
+// texts is Texts, also reporting whether anything was left out (MaxTexts reached or a string
+// cut at MaxBytes).
+func texts(env []byte, c Config) ([]Text, bool) {
 	var out []Text
+	skipped := false
+	kind := argkind.Unknown
 	add := func(path, s string) {
-		if len(out) >= c.MaxTexts || len(s) < c.MinBytes {
+		if len(s) < c.MinBytes {
 			return
 		}
-		s = s[:runeCut(s, c.MaxBytes)]
+		if len(out) >= c.MaxTexts {
+			skipped = true
+			return
+		}
+		if n := runeCut(s, c.MaxBytes); n < len(s) {
+			s = s[:n]
+			skipped = true
+		}
 		if c.WindowBytes < 0 || len(s) <= c.WindowBytes {
-			out = append(out, Text{Path: path, Value: s})
+			out = append(out, Text{Path: path, Value: s, Kind: kind})
 			return
 		}
 		// Overlapping windows, stride half a window, cut on rune starts.
 		stride := c.WindowBytes / 2
-		for start := 0; start < len(s) && len(out) < c.MaxTexts; {
+		for start := 0; start < len(s); {
+			if len(out) >= c.MaxTexts {
+				skipped = true
+				return
+			}
 			end := start + runeCut(s[start:], c.WindowBytes)
-			out = append(out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end]})
+			out = append(out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end], Kind: kind})
 			if end == len(s) {
 				break
 			}
 			start += runeCut(s[start:], stride)
 		}
 	}
-	var walk func(path string, r gjson.Result)
-	walk = func(path string, r gjson.Result) {
-		if len(out) >= c.MaxTexts {
-			return
-		}
-		switch {
-		case r.Type == gjson.String:
-			add(path, r.Str)
-		case r.IsArray():
-			i := 0
-			r.ForEach(func(_, v gjson.Result) bool {
-				walk(path+"."+strconv.Itoa(i), v)
-				i++
-				return len(out) < c.MaxTexts
-			})
-		case r.IsObject():
-			r.ForEach(func(k, v gjson.Result) bool {
-				if strings.HasPrefix(path, "result") && structural[k.String()] {
-					return true // MCP content metadata, not text
+	var tool *argkind.Tool
+	// The walk is iterative: no nesting is too deep for it, and nothing is skipped but what
+	// MaxTexts and MaxBytes leave out (reported).
+	type item struct {
+		path, key string
+		r         gjson.Result
+	}
+	walk := func(path string, r gjson.Result) {
+		stack := []item{{path, "", r}}
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			switch {
+			case it.r.Type == gjson.String:
+				kind = tool.Of(it.key).ForValue(it.r.Str)
+				add(it.path, it.r.Str)
+			case it.r.IsArray():
+				var kids []item
+				i := 0
+				it.r.ForEach(func(_, v gjson.Result) bool {
+					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v})
+					i++
+					return true
+				})
+				for j := len(kids) - 1; j >= 0; j-- {
+					stack = append(stack, kids[j])
 				}
-				walk(path+"."+k.String(), v)
-				return len(out) < c.MaxTexts
-			})
+			case it.r.IsObject():
+				var kids []item
+				it.r.ForEach(func(k, v gjson.Result) bool {
+					if strings.HasPrefix(it.path, "result") && structural[k.String()] {
+						return true // MCP content metadata, not text
+					}
+					kp := pathJoin(it.path, "."+k.String())
+					if !identifier(k.String()) {
+						// An identifier-shaped key carries nothing to classify (the model
+						// scores lone words at random); any other key is text like a value.
+						kind = argkind.Unknown
+						add(kp+"{key}", k.String())
+					}
+					kids = append(kids, item{kp, k.String(), v})
+					return true
+				})
+				for j := len(kids) - 1; j >= 0; j-- {
+					stack = append(stack, kids[j])
+				}
+			}
 		}
 	}
-	fields := gjson.GetManyBytes(env, "arguments", "uri", "result")
-	for i, name := range []string{"arguments", "uri", "result"} {
-		walk(name, fields[i])
+	fields := gjson.GetManyBytes(env, "arguments", "uri", "result", "tool", "tool_info", "phase")
+	if fields[5].String() != abi.PhaseResponse {
+		var info *abi.ToolInfo
+		if fields[4].IsObject() {
+			var ti abi.ToolInfo
+			if json.Unmarshal([]byte(fields[4].Raw), &ti) == nil {
+				info = &ti
+			}
+		}
+		tool = argkind.ForCall(fields[3].String(), info)
+		if c.noKinds {
+			tool = nil
+		}
 	}
-	return out
+	walk("arguments", fields[0])
+	kind = argkind.URL
+	if fields[1].Type == gjson.String {
+		add("uri", fields[1].Str)
+	}
+	tool = nil
+	walk("result", fields[2])
+	return out, skipped
+}
+
+// identifier reports whether k looks like a field name: 1-64 letters, digits, _ . - or $.
+func identifier(k string) bool {
+	if len(k) == 0 || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || c == '$') {
+			return false
+		}
+	}
+	return true
+}
+
+// pathJoin bounds an evidence path: past 256 bytes it ends in "…" and grows no more.
+func pathJoin(p, s string) string {
+	if len(p) > 256 {
+		if strings.HasSuffix(p, "…") {
+			return p
+		}
+		return p + "…"
+	}
+	return p + s
 }
 
 // structural names the MCP result fields that describe content rather than
@@ -166,9 +262,9 @@ var structural = map[string]bool{"type": true, "mimeType": true, "isError": true
 // otherwise (with the highest score, for the audit). call is the infer host
 // function. An infer error is returned: the stage's failure mode decides.
 func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
-	texts := Texts(env, c)
+	texts, skipped := texts(env, c)
 	if len(texts) == 0 {
-		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify"}, nil
+		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}
 	raw, err := call(EncodeInferRequest(c.Model, texts))
 	if err != nil {
@@ -186,6 +282,9 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
 			continue // not a finding in tool output
 		}
+		if !texts[i].Kind.Applies(r.Label) {
+			continue // what the argument is for (a shell tool's command looks like a command)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -202,6 +301,10 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	}
 	v.Score = round(best)
 	v.Rule = "detector"
+	if skipped {
+		v.Incomplete = true
+		v.Reason = fmt.Sprintf("classified the first %d texts; more exceed max_texts or max_bytes", len(texts))
+	}
 	if len(v.Evidence) == 0 {
 		v.Action = abi.ActionNone
 		return v, nil

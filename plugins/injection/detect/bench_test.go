@@ -64,3 +64,50 @@ func BenchmarkScanParts(b *testing.B) {
 		}
 	})
 }
+
+// shellEnvelope builds a Bash tool call whose command is about size bytes of ordinary
+// developer commands joined with &&: the shell parser's cost on the hot path.
+func shellEnvelope(size int) []byte {
+	unit := "go build ./... && go test -run TestX ./pkg/... && git log --oneline -n 20 && "
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString(unit)
+	}
+	cmd := b.String()[:size-len("true")]
+	cmd = cmd[:strings.LastIndex(cmd, "&& ")+3] + "true"
+	env := map[string]any{
+		"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call", "tool": "Bash",
+		"arguments": map[string]any{"command": cmd, "description": "build and test"},
+	}
+	out, _ := json.Marshal(env)
+	return out
+}
+
+func benchmarkEvaluateShell(b *testing.B, size int) {
+	e := NewEvaluator(Config{})
+	env := shellEnvelope(size)
+	b.SetBytes(int64(len(env)))
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := e.Evaluate(env)
+		if err != nil || v.Action != "none" {
+			b.Fatal(v, err)
+		}
+	}
+}
+
+func BenchmarkEvaluateShell1KB(b *testing.B)  { benchmarkEvaluateShell(b, 1<<10) }
+func BenchmarkEvaluateShell16KB(b *testing.B) { benchmarkEvaluateShell(b, 16<<10) }
+func BenchmarkEvaluateShell64KB(b *testing.B) { benchmarkEvaluateShell(b, 64<<10) }
+
+// BenchmarkAnalyzeSQL measures the SQL statement check alone on a typical query.
+func BenchmarkAnalyzeSQL(b *testing.B) {
+	q := "SELECT o.id, o.total, c.name FROM orders o JOIN customers c ON c.id = o.customer_id WHERE o.status = 'open' AND o.total > 100 ORDER BY o.created_at DESC LIMIT 50 -- dashboard"
+	b.SetBytes(int64(len(q)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if f := AnalyzeSQL(q); len(f) != 0 {
+			b.Fatal(f)
+		}
+	}
+}

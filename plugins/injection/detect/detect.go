@@ -74,18 +74,18 @@ type Result struct {
 	// Norm is the normalized text and what normalization undid.
 	Norm Normalized
 	// Truncated is set when the text was longer than MaxScanBytes and only its head and tail
-	// were scanned.
+	// were scanned (the verdict is then incomplete).
 	Truncated bool
 }
 
-// MaxScanBytes caps the text one Scan looks at: a longer string is scanned as its first
-// ScanHeadBytes and its last MaxScanBytes-ScanHeadBytes bytes, joined by a space (its middle
-// is not looked at; Result.Truncated and the verdict's metadata say so). It bounds a call's
-// time and memory: a 64 KiB string costs about 20 ms in Wasm on a trusted stage, and four
-// megabytes would not fit the default 16 MiB of memory.
+// MaxScanBytes caps the text one Scan looks at. It is the gateway's body limit (4 MiB), so a
+// string of any envelope the host accepts is scanned whole. A longer string (a host with a
+// larger limit) is scanned as its first ScanHeadBytes and its last MaxScanBytes-ScanHeadBytes
+// bytes, joined by a space; Result.Truncated says so, and the verdict is marked incomplete so
+// the stage's failure mode applies.
 const (
-	MaxScanBytes  = 64 << 10
-	ScanHeadBytes = 48 << 10
+	MaxScanBytes  = 4 << 20
+	ScanHeadBytes = 3 << 20
 )
 
 // window returns text cut to MaxScanBytes as described there, on UTF-8 boundaries.
@@ -125,6 +125,9 @@ type Options struct {
 	Margin *float64
 	// Disabled categories are neither scored nor reported.
 	Disabled map[Category]bool
+	// RulesOff categories stay enabled, but Scan runs none of their rules: only votes added
+	// after Scan (a parser's findings, see judgeKind) score them.
+	RulesOff map[Category]bool
 }
 
 // DefaultThreshold is the score at which a category fires before the margin.
@@ -137,6 +140,7 @@ const DefaultMargin = 0.05
 type Detector struct {
 	cut     [NumCategories]float64 // effective threshold: threshold - margin
 	enabled [NumCategories]bool
+	rulesOn [NumCategories]bool
 }
 
 // New returns a detector with opts applied.
@@ -153,6 +157,7 @@ func New(opts Options) *Detector {
 		}
 		d.cut[c] = t - margin
 		d.enabled[c] = !opts.Disabled[c]
+		d.rulesOn[c] = d.enabled[c] && !opts.RulesOff[c]
 	}
 	return d
 }
@@ -187,13 +192,29 @@ func (d *Detector) Scan(text string) Result {
 	}()
 	both := candidatesInto(t, sc.buf, sc.count)
 	v.cand, v.voted = both[:len(allRules)], both[len(allRules):]
-	scanTraversal(&v, text, &r.Norm)
-	scanSensitive(&v, t)
-	scanSQL(&v, t)
-	scanCommand(&v, text, t, &r.Norm)
-	scanSSRF(&v, t, &r.Norm)
-	scanXSS(&v, t)
-	scanPrompt(&v, t, &r.Norm)
+	// A disabled (or RulesOff) category's rules are not run at all: the response phase and the
+	// argument kinds that judge few categories pay only for what they judge.
+	if d.rulesOn[PathTraversal] {
+		scanTraversal(&v, text, &r.Norm)
+	}
+	if d.rulesOn[SensitivePaths] {
+		scanSensitive(&v, t)
+	}
+	if d.rulesOn[SQLInjection] {
+		scanSQL(&v, t)
+	}
+	if d.rulesOn[CommandInjection] {
+		scanCommand(&v, text, t, &r.Norm)
+	}
+	if d.rulesOn[SSRF] {
+		scanSSRF(&v, t, &r.Norm)
+	}
+	if d.rulesOn[XSS] {
+		scanXSS(&v, t)
+	}
+	if d.rulesOn[PromptInjection] {
+		scanPrompt(&v, t, &r.Norm)
+	}
 	statVotes(&v, &r.Stats)
 	for c := range v.miss {
 		if v.miss[c] < 1 {

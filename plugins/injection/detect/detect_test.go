@@ -164,6 +164,7 @@ func TestOptions(t *testing.T) {
 func TestScanLongTextWindow(t *testing.T) {
 	d := New(Options{})
 	filler := strings.Repeat("Please summarise the attached report for the weekly sync. ", 2*MaxScanBytes/58)
+	mid := strings.Repeat("Please summarise the attached report for the weekly sync. ", 200<<10/58)
 	tests := []struct {
 		name      string
 		text      string
@@ -173,7 +174,7 @@ func TestScanLongTextWindow(t *testing.T) {
 		{"short attack", "; cat /etc/passwd", true, false},
 		{"attack in the head", "; cat /etc/passwd " + filler, true, true},
 		{"attack in the tail", filler + " ; cat /etc/passwd", true, true},
-		{"attack in the middle is not scanned", filler[:len(filler)/2] + " ; cat /etc/passwd " + filler[len(filler)/2:], false, true},
+		{"attack in the middle of 200 KiB is scanned", mid[:len(mid)/2] + " ; cat /etc/passwd " + mid[len(mid)/2:], true, false},
 		{"long benign", filler, false, true},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
 )
@@ -84,7 +86,13 @@ func ParseConfig(b []byte) (Config, error) {
 type Evaluator struct {
 	request  *Detector
 	response *Detector
-	mode     string
+	// byKind holds, for each argument kind that judges fewer categories, a request detector
+	// with only those enabled (nil entries use request).
+	byKind [argkind.Fixed + 1]*Detector
+	mode   string
+	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
+	// the split evaluation's baseline.
+	kindsOff bool
 }
 
 // NewEvaluator builds the request- and response-phase detectors from c.
@@ -117,17 +125,41 @@ func NewEvaluator(c Config) *Evaluator {
 	if mode == "" {
 		mode = ModeDeny
 	}
-	return &Evaluator{
-		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.Categories, Categories())}),
+	reqOff := disabled(c.Categories, Categories())
+	e := &Evaluator{
+		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff}),
 		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
 		mode:     mode,
 	}
+	for k := range e.byKind {
+		kind := argkind.Kind(k)
+		if kind.Labels() == nil {
+			continue
+		}
+		off := map[Category]bool{}
+		for _, cat := range Categories() {
+			if !kind.Applies(cat.String()) {
+				off[cat] = true
+			}
+		}
+		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off})
+	}
+	return e
 }
 
-// leaf is one string scanned, with its JSON path for evidence.
+// detectorFor returns the request-phase detector for an argument of kind k.
+func (e *Evaluator) detectorFor(k argkind.Kind) *Detector {
+	if !e.kindsOff && int(k) < len(e.byKind) && e.byKind[k] != nil {
+		return e.byKind[k]
+	}
+	return e.request
+}
+
+// leaf is one string scanned, with its JSON path for evidence and what kind of argument it is.
 type leaf struct {
 	path string
 	text string
+	kind argkind.Kind
 }
 
 // finding is a leaf that fired.
@@ -147,8 +179,8 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 }
 
 // Evaluate scans the envelope's phase-relevant strings. Request phase: every string leaf of
-// arguments, and uri. Response phase: result.content[].text, result.contents[].text and the
-// string leaves of result.structuredContent. It returns deny when a category fires (or, in
+// arguments, and uri. Response phase: result.content[].text, result.contents[].text, the
+// string leaves of result.structuredContent, error.message and the string leaves of error.data. It returns deny when a category fires (or, in
 // the response phase with redact mode, no opinion plus the redacted result), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
@@ -160,56 +192,88 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	phase := root.Get("phase").String()
 	var leaves []leaf
 	d := e.request
+	if depth := maxNesting(env); depth > MaxNesting {
+		// Deeper than any tool's arguments: refuse to guess, and say so (never clean).
+		return abi.Verdict{Action: abi.ActionNone, Incomplete: true, Rule: "injection/nesting",
+			Reason: fmt.Sprintf("envelope nested %d levels deep (limit %d): not scanned", depth, MaxNesting)}, nil
+	}
 	if phase == abi.PhaseResponse {
 		d = e.response
 		res := root.Get("result")
 		for i, item := range res.Get("content").Array() {
 			if t := item.Get("text"); t.Type == gjson.String {
-				leaves = append(leaves, leaf{"result.content[" + strconv.Itoa(i) + "].text", t.String()})
+				leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t.String()})
 			}
 		}
 		for i, item := range res.Get("contents").Array() {
 			if t := item.Get("text"); t.Type == gjson.String {
-				leaves = append(leaves, leaf{"result.contents[" + strconv.Itoa(i) + "].text", t.String()})
+				leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t.String()})
 			}
 		}
-		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", leaves, 0)
+		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", nil, leaves)
+		// An error answer reaches the model too: its message and the strings of its data.
+		if e := root.Get("error"); e.Exists() {
+			if m := e.Get("message"); m.Type == gjson.String {
+				leaves = append(leaves, leaf{path: "error.message", text: m.String()})
+			}
+			leaves = collectStrings(e.Get("data"), "error.data", nil, leaves)
+		}
 	} else {
-		leaves = collectStrings(root.Get("arguments"), "arguments", leaves, 0)
+		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
+		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
 		if u := root.Get("uri"); u.Type == gjson.String {
-			leaves = append(leaves, leaf{"uri", u.String()})
+			leaves = append(leaves, leaf{path: "uri", text: u.String(), kind: argkind.URL})
 		}
 	}
+	incomplete := false
 	var scores [NumCategories]float64
 	var found []finding
 	truncated := 0
-	scanned := map[string]bool{} // a text repeated across leaves is judged once
+	type seen struct {
+		text string
+		kind argkind.Kind
+	}
+	scanned := map[seen]bool{} // a text repeated across leaves of one kind is judged once
 	for _, l := range leaves {
 		if l.text == "" {
 			continue
 		}
-		if scanned[l.text] {
+		if scanned[seen{l.text, l.kind}] {
 			for _, f := range found {
-				if f.text == l.text {
+				if f.text == l.text && f.kind == l.kind {
 					found = append(found, finding{leaf: l, res: f.res, fired: f.fired})
 					break
 				}
 			}
 			continue
 		}
-		scanned[l.text] = true
-		r := d.Scan(l.text)
+		scanned[seen{l.text, l.kind}] = true
+		if e.kindsOff || l.kind == argkind.Shell && len(l.text) > shell.MaxParseBytes {
+			l.kind = argkind.Unknown // context-free: every rule (stricter)
+		}
+		ld := d
+		if phase != abi.PhaseResponse {
+			ld = e.detectorFor(l.kind)
+		}
+		r := ld.Scan(l.text)
 		if r.Truncated {
 			truncated++
+		}
+		if judgeKind(&r, l, ld) {
+			incomplete = true
 		}
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}
-		if fired := d.Fired(&r); len(fired) > 0 {
+		if fired := ld.Fired(&r); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
 	}
 	v := abi.Verdict{Action: abi.ActionNone, Metadata: scoresJSON(d, scores, phase, truncated)}
+	if incomplete || truncated > 0 {
+		v.Incomplete = true
+		v.Reason = "part of the input could not be examined (see metadata)"
+	}
 	if len(found) == 0 {
 		return v, nil
 	}
@@ -241,7 +305,13 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	v.Score = round3(topScore)
 	v.Rule = "injection/" + top.String() + "/" + topRule
 	v.Reason = fmt.Sprintf("%s detected in %s (score %.2f)", top, topPath, topScore)
-	if phase == abi.PhaseResponse && e.mode == ModeRedact {
+	keyFired := false // a key cannot be redacted: deny
+	inError := false  // an error answer has no result to redact: deny
+	for _, f := range found {
+		keyFired = keyFired || strings.HasSuffix(f.path, "{key}")
+		inError = inError || strings.HasPrefix(f.path, "error.")
+	}
+	if phase == abi.PhaseResponse && e.mode == ModeRedact && !keyFired && !inError {
 		red, err := redact(env, d, found)
 		if err != nil {
 			return abi.Verdict{}, err
@@ -254,27 +324,104 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	return v, nil
 }
 
-// collectStrings appends every string leaf under r with its path. Depth is capped so a hostile
-// deeply nested document cannot blow the stack.
-func collectStrings(r gjson.Result, path string, out []leaf, depth int) []leaf {
-	if depth > 64 {
-		return out
+// MaxNesting is the deepest JSON nesting the stage scans. Real tool arguments nest a few
+// levels; a deeper envelope is not scanned and the verdict is marked incomplete, so the stage's
+// failure mode decides (closed = deny) instead of a silent pass.
+const MaxNesting = 512
+
+// maxNesting returns the deepest nesting of arrays and objects in a JSON document, skipping
+// strings. It is a linear byte scan with no recursion.
+func maxNesting(b []byte) int {
+	depth, most, inStr := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{' || c == '[':
+			depth++
+			most = max(most, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
 	}
-	switch {
-	case r.Type == gjson.String:
-		return append(out, leaf{path, r.String()})
-	case r.IsArray():
-		i := 0
-		r.ForEach(func(_, v gjson.Result) bool {
-			out = collectStrings(v, path+"["+strconv.Itoa(i)+"]", out, depth+1)
-			i++
-			return true
-		})
-	case r.IsObject():
-		r.ForEach(func(k, v gjson.Result) bool {
-			out = collectStrings(v, path+"."+k.String(), out, depth+1)
-			return true
-		})
+	return most
+}
+
+// toolInfo decodes the envelope's tool_info (nil when absent or malformed).
+func toolInfo(r gjson.Result) *abi.ToolInfo {
+	if !r.IsObject() {
+		return nil
+	}
+	var ti abi.ToolInfo
+	if json.Unmarshal([]byte(r.Raw), &ti) != nil {
+		return nil
+	}
+	return &ti
+}
+
+// maxPathBytes bounds an evidence path: deeper paths keep their first bytes and "…".
+const maxPathBytes = 256
+
+// collectStrings appends every string under r with its path: string values and object keys
+// (a key is as much the agent's text as a value; its path ends in "{key}"). Nothing is
+// skipped: the walk is iterative, so no nesting depth is too deep for it (maxNesting bounds
+// what reaches here). tool classifies each value by its key (nil: response phase, no kinds).
+func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf) []leaf {
+	type item struct {
+		r    gjson.Result
+		path string
+		key  string
+	}
+	stack := []item{{r, path, ""}}
+	join := func(p, s string) string {
+		if len(p) > maxPathBytes {
+			if strings.HasSuffix(p, "…") {
+				return p
+			}
+			return p + "…"
+		}
+		return p + s
+	}
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch {
+		case it.r.Type == gjson.String:
+			text := it.r.String()
+			out = append(out, leaf{path: it.path, text: text, kind: tool.Of(it.key).ForValue(text)})
+		case it.r.IsArray():
+			var kids []item
+			i := 0
+			it.r.ForEach(func(_, v gjson.Result) bool {
+				kids = append(kids, item{v, join(it.path, "["+strconv.Itoa(i)+"]"), it.key})
+				i++
+				return true
+			})
+			for j := len(kids) - 1; j >= 0; j-- {
+				stack = append(stack, kids[j])
+			}
+		case it.r.IsObject():
+			var kids []item
+			it.r.ForEach(func(k, v gjson.Result) bool {
+				ks := k.String()
+				kp := join(it.path, "."+ks)
+				if ks != "" {
+					out = append(out, leaf{path: kp + "{key}", text: ks})
+				}
+				kids = append(kids, item{v, kp, ks})
+				return true
+			})
+			for j := len(kids) - 1; j >= 0; j-- {
+				stack = append(stack, kids[j])
+			}
+		}
 	}
 	return out
 }

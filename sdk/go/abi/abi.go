@@ -89,6 +89,20 @@ type Envelope struct {
 	Result          json.RawMessage `json:"result,omitempty"`
 	Error           json.RawMessage `json:"error,omitempty"`
 	Prior           []Prior         `json:"prior,omitempty"`
+	// ToolInfo describes the called tool (since ABI 1.1): filled by the host where it knows the
+	// tool's definition; nil otherwise, and plugins then judge from Tool and argument names.
+	ToolInfo *ToolInfo `json:"tool_info,omitempty"`
+}
+
+// ToolInfo is what the host knows about the tool a tools/call names (since ABI 1.1): the
+// definition from the server's tools/list answer, or for a client's built-in tool (Claude Code's
+// Bash, Read, Write...) its name alone.
+type ToolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+	// BuiltIn is true for a tool of the client itself (a hook call), not of an MCP server.
+	BuiltIn bool `json:"built_in,omitempty"`
 }
 
 // Evidence is one piece of matched input supporting a verdict.
@@ -113,6 +127,10 @@ type Verdict struct {
 	RequireToken bool            `json:"require_token,omitempty"`
 	Fallback     string          `json:"fallback,omitempty"`
 	Metadata     json.RawMessage `json:"metadata,omitempty"`
+	// Incomplete is true when the plugin could not examine everything it should have (a limit
+	// stopped a scanner, since ABI 1.1). The host treats such a verdict, unless it denies, by the
+	// stage's failure mode: closed = deny, open = the verdict as given.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // Describe is what a plugin's optional describe export returns.

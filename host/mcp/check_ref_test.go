@@ -1,15 +1,13 @@
-package proxy
+package mcp
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"github.com/added060/palisade/host/mcp"
 )
 
-// The reference implementation (encoding/json tokens): slow, obviously right. keys.go must agree.
+// The reference implementation (encoding/json tokens): slow, obviously right. scan.go must agree.
 func ambiguousKeysSlow(b []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -19,7 +17,7 @@ func ambiguousKeysSlow(b []byte) error {
 func walkKeysSlow(dec *json.Decoder, path string) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
@@ -31,7 +29,7 @@ func walkKeysSlow(dec *json.Decoder, path string) error {
 		for dec.More() {
 			kt, err := dec.Token()
 			if err != nil {
-				return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+				return fmt.Errorf("%w: %v", ErrNotJSON, err)
 			}
 			k, _ := kt.(string)
 			fold := strings.ToLower(strings.ToUpper(k))
@@ -51,7 +49,7 @@ func walkKeysSlow(dec *json.Decoder, path string) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+		return fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
 	return nil
 }

@@ -1,0 +1,150 @@
+package audit
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
+)
+
+// Signature headers. Each published event carries the nkey public key of the identity that
+// signed it and an ed25519 signature over the message data (the event JSON, exactly as
+// stored).
+const (
+	HeaderSigner    = "Palisade-Signer"
+	HeaderSignature = "Palisade-Signature" // standard base64
+)
+
+// DefaultSignersBucket is the KV bucket where publishers register their public keys, keyed by
+// the key itself. Only gateway and admin identities may write it; readers trust what it holds.
+const DefaultSignersBucket = "PALISADE_AUDIT_SIGNERS"
+
+// Signer signs events: a gateway's NATS identity (*bus.Identity) satisfies it.
+type Signer interface {
+	PublicKey() string
+	Sign(data []byte) ([]byte, error)
+}
+
+// Why an event failed verification (Verification.Problem).
+const (
+	ProblemUnsigned     = "unsigned"
+	ProblemUntrusted    = "untrusted-signer"
+	ProblemBadSignature = "bad-signature"
+)
+
+// ErrForged wraps a verification failure.
+var ErrForged = errors.New("audit: forged event")
+
+// VerifySignature checks that sig64 (standard base64) is pub's ed25519 signature of data.
+func VerifySignature(pub string, data []byte, sig64 string) bool {
+	sig, err := base64.StdEncoding.DecodeString(sig64)
+	if err != nil {
+		return false
+	}
+	kp, err := nkeys.FromPublicKey(pub)
+	if err != nil {
+		return false
+	}
+	return kp.Verify(data, sig) == nil
+}
+
+// Signers is the set of public keys a reader trusts: those given, plus those registered in
+// the signers bucket (looked up when first seen, so gateways started later are trusted too).
+// It is safe for concurrent use.
+type Signers struct {
+	kv jetstream.KeyValue // nil = only the given keys
+
+	mu   sync.Mutex
+	keys map[string]bool // true = trusted, false = looked up and absent
+}
+
+// NewSigners trusts keys, plus the keys in bucket ("" = PALISADE_AUDIT_SIGNERS) when nc is not
+// nil and the bucket exists.
+func NewSigners(ctx context.Context, nc *nats.Conn, bucket string, keys ...string) *Signers {
+	s := &Signers{keys: map[string]bool{}}
+	for _, k := range keys {
+		s.keys[k] = true
+	}
+	if nc != nil {
+		if bucket == "" {
+			bucket = DefaultSignersBucket
+		}
+		if js, err := jetstream.New(nc); err == nil {
+			if kv, err := js.KeyValue(ctx, bucket); err == nil {
+				s.kv = kv
+			}
+		}
+	}
+	return s
+}
+
+// Trusted reports whether pub is a trusted signer.
+func (s *Signers) Trusted(ctx context.Context, pub string) bool {
+	if !nkeys.IsValidPublicUserKey(pub) {
+		return false
+	}
+	s.mu.Lock()
+	t, seen := s.keys[pub]
+	s.mu.Unlock()
+	if t || s.kv == nil {
+		return t
+	}
+	_ = seen // a key looked up before is looked up again: it may have registered since
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	_, err := s.kv.Get(cctx, pub)
+	s.mu.Lock()
+	s.keys[pub] = err == nil
+	s.mu.Unlock()
+	return err == nil
+}
+
+// Verify checks a stored message's signature headers against the trusted signers. It returns
+// "" for a good event, else a Problem* constant.
+func (s *Signers) Verify(ctx context.Context, h nats.Header, data []byte) string {
+	pub, sig := h.Get(HeaderSigner), h.Get(HeaderSignature)
+	switch {
+	case pub == "" || sig == "":
+		return ProblemUnsigned
+	case !VerifySignature(pub, data, sig):
+		return ProblemBadSignature
+	case !s.Trusted(ctx, pub):
+		return ProblemUntrusted
+	}
+	return ""
+}
+
+// signerRecord is the value a publisher registers under its key in the signers bucket.
+type signerRecord struct {
+	Gateway string    `json:"gateway,omitempty"`
+	Time    time.Time `json:"time"`
+}
+
+// registerSigner puts the publisher's key into the signers bucket (created when missing).
+func registerSigner(ctx context.Context, js jetstream.JetStream, bucket string, s Signer, gateway string) error {
+	kv, err := js.KeyValue(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Description: "Palisade audit signer public keys", History: 1})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			kv, err = js.KeyValue(ctx, bucket)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("audit: signers bucket %s: %w", bucket, err)
+	}
+	if e, err := kv.Get(ctx, s.PublicKey()); err == nil && e != nil {
+		return nil
+	}
+	b, _ := json.Marshal(signerRecord{Gateway: gateway, Time: time.Now().UTC()})
+	if _, err := kv.Put(ctx, s.PublicKey(), b); err != nil {
+		return fmt.Errorf("audit: register signer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package bundle_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
+)
+
+// sequenced writes and signs a bundle whose manifest carries sequence seq.
+func (f *fixture) sequenced(t *testing.T, version string, seq int) string {
+	t.Helper()
+	dir := writeBundle(t, filepath.Join(t.TempDir(), "seq-"+version), "alpha", version, alphaStages(), "allow")
+	y := filepath.Join(dir, bundle.ManifestFile)
+	b, err := os.ReadFile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(y, append(b, []byte("sequence: "+strconv.Itoa(seq)+"\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.Sign(dir, f.priv); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestOlderSequenceRefused(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	v2, v1 := f.sequenced(t, "2.0.0", 2), f.sequenced(t, "1.0.0", 1)
+	if _, _, err := f.m.Activate(ctx, v2, "dir:v2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.m.Activate(ctx, v1, "dir:v1"); !errors.Is(err, bundle.ErrOlder) {
+		t.Fatalf("older bundle: %v, want ErrOlder", err)
+	}
+	if rej := f.rec.kind("bundle.rejected"); len(rej) != 1 || !strings.Contains(string(rej[0].Detail), "older_sequence") {
+		t.Fatalf("rejections = %+v", rej)
+	}
+	// A restarted manager remembers the last sequence: it refuses v1 before anything is active.
+	m2 := f.manager(t, false)
+	if _, _, err := m2.Activate(ctx, v1, "dir:v1"); !errors.Is(err, bundle.ErrOlder) {
+		t.Fatalf("older bundle after restart: %v, want ErrOlder", err)
+	}
+	// Explicit rollback (the kept v2's predecessor does not exist: roll back by archive).
+	arc := filepath.Join(t.TempDir(), "v1.tar.gz")
+	if err := bundle.PackFile(v1, arc); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := os.Open(arc)
+	defer r.Close()
+	if e, changed, err := f.m.RollbackArchive(ctx, r, "rollback"); err != nil || !changed || e.Sequence != 1 {
+		t.Fatalf("explicit rollback: %+v %v %v", e, changed, err)
+	}
+}
+
+// The fleet path, on the authenticated embedded bus: gateways follow the bucket as the gateway
+// identity (which may not write it); the operator pushes as admin. An older bundle is refused,
+// an explicit rollback is taken.
+func TestObjectStoreRefusesOlderUnlessRollback(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := bus.Start(ctx, bus.Options{DataDir: t.TempDir(), Port: bus.RandomPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	admin, err := b.ConnectAs(bus.RoleAdmin, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := b.Connect("gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, false)
+	v2, v1 := f.sequenced(t, "2.0.0", 2), f.sequenced(t, "1.0.0", 1)
+	if _, _, err := bundle.Push(ctx, admin, "", "", v2); err != nil {
+		t.Fatal(err)
+	}
+	run(t, f, &bundle.ObjectStoreSource{Conn: gw, Resync: 100 * time.Millisecond})
+	waitVersion(t, f.m, "2.0.0")
+
+	pctx, pcancel := context.WithTimeout(ctx, 3*time.Second)
+	if _, _, err := bundle.Push(pctx, gw, "", "", v1); err == nil {
+		t.Error("the gateway identity pushed a bundle")
+	}
+	pcancel()
+
+	if _, _, err := bundle.Push(ctx, admin, "", "", v1); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(f.rec.kind("bundle.rejected")) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the older bundle was not rejected")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if rej := f.rec.kind("bundle.rejected")[0]; !strings.Contains(string(rej.Detail), "older_sequence") {
+		t.Errorf("rejection = %s %s", rej.Reason, rej.Detail)
+	}
+	if cur, _ := f.m.Current(); cur.Version != "2.0.0" {
+		t.Fatalf("current %s after an older push", cur.Version)
+	}
+
+	if _, _, err := bundle.PushRollback(ctx, admin, "", "", v1); err != nil {
+		t.Fatal(err)
+	}
+	waitVersion(t, f.m, "1.0.0")
+	act := f.rec.kind("bundle.activated")
+	if last := act[len(act)-1]; !strings.Contains(string(last.Detail), `"rollback":true`) {
+		t.Errorf("rollback activation detail = %s", last.Detail)
+	}
+}

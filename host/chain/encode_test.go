@@ -1,0 +1,60 @@
+package chain
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// TestGroupInputsEqualFullEncoding: each group's input, built from the one encoding of the
+// envelope with the prior spliced in, is byte for byte what encoding the envelope with that prior
+// gives; a stage's rewritten arguments reach the next group.
+func TestGroupInputsEqualFullEncoding(t *testing.T) {
+	var inputs [][]byte
+	rec := func(v abi.Verdict) evalFunc {
+		return func(b []byte) ([]byte, error) {
+			inputs = append(inputs, bytes.Clone(b))
+			return json.Marshal(v)
+		}
+	}
+	c, err := New(Options{Stages: []*Stage{
+		{Name: "a", Plugin: rec(abi.Verdict{Action: "none", Score: 0.2, Labels: []string{"x"}}), Request: true},
+		{Name: "b", Plugin: rec(abi.Verdict{Action: "allow", Arguments: json.RawMessage(`{"path":"/redacted"}`)}), Request: true, NeedsPrior: true},
+		{Name: "c", Plugin: rec(abi.Verdict{Action: "none"}), Request: true, NeedsPrior: true},
+	}, DefaultAction: "deny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &abi.Envelope{ABI: abi.Version, ID: "a1", Phase: abi.PhaseRequest, Method: "tools/call", Tool: "read", Arguments: json.RawMessage(`{"path":"/etc/passwd"}`),
+		Params: json.RawMessage(`{"name":"read","arguments":{"path":"/etc/passwd"}}`), Client: &abi.Client{Name: "c"}}
+	want := *env
+	if _, err := c.Evaluate(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) != 3 {
+		t.Fatalf("%d stage inputs, want 3", len(inputs))
+	}
+	for i, in := range inputs {
+		var got abi.Envelope
+		if err := json.Unmarshal(in, &got); err != nil {
+			t.Fatalf("group %d input is not JSON: %v\n%s", i, err, in)
+		}
+		want.Prior = got.Prior
+		if i == 2 {
+			want.Arguments = json.RawMessage(`{"path":"/redacted"}`)
+		}
+		full, _ := json.Marshal(&want)
+		if !bytes.Equal(in, full) {
+			t.Errorf("group %d input\n%s\nwant\n%s", i, in, full)
+		}
+		if len(got.Prior) != i {
+			t.Errorf("group %d saw %d prior verdicts", i, len(got.Prior))
+		}
+	}
+	if env.Prior != nil {
+		t.Errorf("Evaluate left prior on the caller's envelope: %+v", env.Prior)
+	}
+}

@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/infer"
+	"github.com/added060/palisade/host/llm"
+	"github.com/added060/palisade/host/plugin"
+)
+
+// CoreOptions configure NewCore.
+type CoreOptions struct {
+	// Config supplies Bundle (the source, for the trust default), Plugins.CacheDir and the
+	// bundles, infer and llm sections. Defaults apply.
+	Config config.Config
+	// MaxPool caps every stage's instance pool (0 = as the bundle says); the hook, which decides
+	// one call per process, sets 1.
+	MaxPool int
+	// MemoryCache keeps compiled modules in memory only, ignoring Plugins.CacheDir (policy test
+	// without --data-dir writes nothing).
+	MemoryCache bool
+	Logger      *slog.Logger // nil = discard
+}
+
+// Core is what every way into Palisade decides with, built in one place by NewCore for `serve`
+// (New), `proxy`, `hook` and `mcp` (NewLocal) and `policy test`: the plugin runtime, the host
+// function backends (kv; sample through the llm: section's judge; infer through ONNX Runtime for
+// each bundle's models:) and the bundle trust policy (bundles.trusted_keys and allow_unsigned).
+// So one bundle gets the same stages, the same models and the same signature check, and is
+// refused for the same reason, in every mode.
+type Core struct {
+	Runtime *plugin.Runtime
+	// Deps are the host function backends bundles are built with; Sampler is nil without an
+	// llm: section, and Inferer is set per bundle from its models: section.
+	Deps hostfn.Deps
+	// Judge is the llm: section's judge (nil without one).
+	Judge *llm.Judge
+	// Keys are the trusted bundle keys; AllowUnsigned lets a bundle without signature.json pass
+	// (a badly signed one never does). Without a bundles: section a local folder or archive
+	// loads unsigned (development) and a remote source must be signed.
+	Keys          bundle.KeySet
+	AllowUnsigned bool
+	// Bundles is the decoded bundles: section (sources, watch and keep settings).
+	Bundles BundlesConfig
+
+	infer   InferConfig
+	maxPool int
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	regs map[*infer.Registry]bool
+}
+
+// NewCore builds the core from o. It first checks every config section strictly
+// (CheckSections), so each mode refuses the same bad config up front, naming the field
+// (*config.FieldError).
+func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
+	cfg := o.Config.WithDefaults()
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Core{maxPool: o.MaxPool, log: o.Logger, regs: map[*infer.Registry]bool{}}
+	if err := CheckSections(&cfg); err != nil {
+		return nil, err
+	}
+	// 1. Bundle trust.
+	if err := cfg.Extension("bundles", &c.Bundles); err != nil {
+		return nil, err
+	}
+	for i, k := range c.Bundles.TrustedKeys {
+		c.Bundles.TrustedKeys[i] = cfg.Resolve(k)
+	}
+	if c.Keys, err = bundle.LoadKeys(c.Bundles.TrustedKeys); err != nil {
+		return nil, &config.FieldError{Path: "bundles.trusted_keys", Err: err}
+	}
+	c.AllowUnsigned = c.Bundles.AllowUnsigned
+	if _, has := cfg.Extensions["bundles"]; !has && localSource(cfg.Bundle) {
+		c.AllowUnsigned = true
+		o.Logger.Warn("no bundles section in config: the local bundle is loaded without signature checks; add bundles.trusted_keys to require signatures")
+	}
+	if len(c.Keys) == 0 && !c.AllowUnsigned {
+		o.Logger.Warn("no trusted bundle keys and unsigned bundles not allowed: every bundle will be rejected (set bundles.trusted_keys)")
+	}
+	// 2. Inference (ONNX Runtime is loaded when a bundle declares models).
+	if err := cfg.Extension("infer", &c.infer); err != nil {
+		return nil, err
+	}
+	c.infer.Library = cfg.Resolve(c.infer.Library)
+	switch c.infer.Provider {
+	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
+	default:
+		return nil, &config.FieldError{Path: "infer.provider", Err: fmt.Errorf("%q must be cpu, cuda or kserve", c.infer.Provider)}
+	}
+	// 3. LLM providers (the judge behind the sample host function).
+	if _, ok := cfg.Extensions["llm"]; ok {
+		var lc llm.Config
+		if err := cfg.Extension("llm", &lc); err != nil {
+			return nil, err
+		}
+		lo := lc.Options()
+		lo.Logger = o.Logger.With("component", "llm")
+		if c.Judge, err = llm.New(lo); err != nil {
+			return nil, &config.FieldError{Path: "llm", Err: err}
+		}
+		c.Deps.Sampler = c.Judge
+	}
+	// 4. Host functions and the plugin runtime.
+	c.Deps.KV = hostfn.NewMemKV()
+	cache := cfg.Plugins.CacheDir
+	if o.MemoryCache {
+		cache = ""
+	}
+	if c.Runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cache, Logger: o.Logger}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// localSource reports whether a bundle source is a folder or an archive (not http, https or
+// nats): the sources that load unsigned when the config has no bundles: section.
+func localSource(src string) bool {
+	return !strings.HasPrefix(src, "nats:") && !strings.HasPrefix(src, "http://") && !strings.HasPrefix(src, "https://")
+}
+
+// BuildOptions are the options every bundle is built with: this core's runtime, host function
+// backends and model loading.
+func (c *Core) BuildOptions() bundle.BuildOptions {
+	track := func(r *infer.Registry, add bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if add {
+			c.regs[r] = true
+		} else {
+			delete(c.regs, r)
+		}
+	}
+	return bundle.BuildOptions{Runtime: c.Runtime, Deps: c.Deps, Logger: c.log, MaxPool: c.maxPool,
+		Models: modelLoader(c.infer, c.log.With("component", "infer"), track)}
+}
+
+// Verify applies the trust policy to the bundle folder dir (bundle.CheckTrust): the same check,
+// with the same errors, as the gateway's bundle manager.
+func (c *Core) Verify(dir string) (keyID, digest string, err error) {
+	return bundle.CheckTrust(dir, c.Keys, c.AllowUnsigned)
+}
+
+// Build verifies and builds the bundle folder dir. skipFixtures leaves the bundle's fixtures to
+// the caller (policy test). A build whose digest differs from the one verified (the folder
+// changed in between) is refused.
+func (c *Core) Build(ctx context.Context, dir string, skipFixtures bool) (*bundle.Bundle, error) {
+	keyID, digest, err := c.Verify(dir)
+	if err != nil {
+		return nil, err
+	}
+	o := c.BuildOptions()
+	o.SkipFixtures = skipFixtures
+	b, err := bundle.Build(ctx, dir, o)
+	if err != nil {
+		return nil, err
+	}
+	if b.Digest != digest {
+		b.Chain.CloseWhenDrained(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("%w: the folder changed while it was built (checked sha256:%s, built sha256:%s)", bundle.ErrDigestMismatch, digest, b.Digest)
+	}
+	if keyID == "" {
+		c.log.Debug("unsigned bundle allowed", "bundle", dir, "digest", digest)
+	}
+	return b, nil
+}
+
+// InferStatus reports the inference registries of the bundles built by this core and still open.
+func (c *Core) InferStatus() []infer.Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]infer.Status, 0, len(c.regs))
+	for r := range c.regs {
+		out = append(out, r.Status())
+	}
+	return out
+}
+
+// Close closes the plugin runtime (close the chains built with it first).
+func (c *Core) Close(ctx context.Context) error {
+	if c.Runtime == nil {
+		return nil
+	}
+	return c.Runtime.Close(ctx)
+}

@@ -1,0 +1,200 @@
+package mcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }
+
+func TestParseBody(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		body  string
+		err   error
+		batch bool
+		n     int
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, false, 1},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, nil, true, 2},
+		{"empty", `  `, ErrEmpty, false, 0},
+		{"empty batch", `[]`, ErrEmptyBatch, true, 0},
+		{"not json", `{`, ErrNotJSON, false, 0},
+		{"trailing", `{"jsonrpc":"2.0","id":1,"method":"ping"} {}`, ErrNotJSON, false, 0},
+		{"batch of scalars", `[1]`, ErrNotJSON, true, 0},
+		{"bad version", `{"jsonrpc":"1.0","id":1,"method":"x"}`, ErrBadVersion, false, 0},
+		{"numeric version", `{"jsonrpc":2.0,"id":1,"method":"x"}`, ErrBadVersion, false, 0},
+		{"no method", `{"jsonrpc":"2.0","id":1}`, ErrNoMethod, false, 0},
+		{"scalar params", `{"jsonrpc":"2.0","id":1,"method":"x","params":"s"}`, ErrBadParams, false, 0},
+		{"object id", `{"jsonrpc":"2.0","id":{},"method":"x"}`, ErrBadID, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, batch, err := ParseBody([]byte(tc.body), Context{})
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("err = %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil || batch != tc.batch || len(msgs) != tc.n {
+				t.Fatalf("got %d msgs batch=%v err=%v", len(msgs), batch, err)
+			}
+		})
+	}
+}
+
+// nested returns a tools/call whose arguments nest depth levels of open (and its close).
+func nested(open, close string, depth int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":`)
+	b.WriteString(strings.Repeat(open, depth))
+	b.WriteString("1")
+	b.WriteString(strings.Repeat(close, depth))
+	b.WriteString(`}}`)
+	return b.Bytes()
+}
+
+// TestStrictTable: nesting depth and ambiguous keys, over Parse and ParseBody.
+func TestStrictTable(t *testing.T) {
+	// The message object and params are two levels; the arguments value adds the rest.
+	const room = MaxDepth - 2
+	for _, tc := range []struct {
+		name string
+		body []byte
+		err  error // nil = accepted
+	}{
+		{"arrays at the limit", nested("[", "]", room), nil},
+		{"arrays one past the limit", nested("[", "]", room+1), ErrTooDeep},
+		{"objects at the limit", nested(`{"a":`, "}", room), nil},
+		{"objects one past the limit", nested(`{"a":`, "}", room+1), ErrTooDeep},
+		{"4 MiB of open arrays", append([]byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":`), bytes.Repeat([]byte("["), 4<<20)...), ErrTooDeep},
+		{"800k open objects", bytes.Repeat([]byte(`{"a":`), 800_000), ErrTooDeep},
+		{"deep but unterminated", []byte(strings.Repeat("[", 10)), ErrNotJSON},
+		{"batch counts as a level", []byte(`[` + string(nested("[", "]", room)) + `]`), ErrTooDeep},
+		{"duplicate top key", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"tools/call"}`), ErrAmbiguousKeys},
+		{"duplicate id", []byte(`{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`), ErrAmbiguousKeys},
+		{"miscased method", []byte(`{"jsonrpc":"2.0","id":1,"Method":"tools/call"}`), ErrAmbiguousKeys},
+		{"miscased params", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","pArAms":{"name":"evil"}}`), ErrAmbiguousKeys},
+		{"name twice in two cases", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","Name":"evil"}}`), ErrAmbiguousKeys},
+		{"NAME alone", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"NAME":"evil"}}`), ErrAmbiguousKeys},
+		{"duplicate argument", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"p":1,"p":2}}}`), ErrAmbiguousKeys},
+		{"duplicate deep inside", nested(`{"a":`, `,"A":2}`, 20), ErrAmbiguousKeys},
+		{"escaped duplicate", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","n\u0061me":"y"}}`), ErrAmbiguousKeys},
+		{"long s folds to s", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"ſ":1,"s":2}}`), ErrAmbiguousKeys},
+		{"kelvin folds to k", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"K":1,"k":2}}`), ErrAmbiguousKeys},
+		{"duplicate in the 40th key", manyKeys(40, true), ErrAmbiguousKeys},
+		{"40 distinct keys", manyKeys(40, false), nil},
+		{"duplicate in a batch element", []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"id":3,"method":"ping"}]`), ErrAmbiguousKeys},
+		{"same key in sibling objects", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":{"k":1},"b":{"k":1}}}`), nil},
+		{"miscased key in arguments is fine", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"Name":"fine","path":"/a"}}}`), nil},
+		{"miscased key outside params is fine", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a"},"extra":{"Uri":1}}`), nil},
+		{"invalid UTF-8", []byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"a\":\"\xff\"}}"), ErrNotJSON},
+		{"control character", []byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\\n\"}"), nil},
+		{"raw newline in string", []byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\n\"}"), ErrNotJSON},
+		{"leading zero", []byte(`{"jsonrpc":"2.0","id":01,"method":"x"}`), ErrNotJSON},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseBody(tc.body, Context{})
+			if tc.err == nil && err != nil || tc.err != nil && !errors.Is(err, tc.err) {
+				t.Errorf("ParseBody = %v, want %v", err, tc.err)
+			}
+		})
+	}
+}
+
+func manyKeys(n int, dup bool) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k := i
+		if dup && i == n-1 {
+			k = 3
+		}
+		b.WriteString(`"k` + strings.Repeat("x", k) + `":1`)
+	}
+	b.WriteString(`}}}`)
+	return b.Bytes()
+}
+
+// TestDeepBodyIsCheap: a 4 MiB body nested as deep as it can go is refused after reading at
+// most MaxDepth levels, allocating next to nothing (the old recursive checker took ~0.8 GB).
+func TestDeepBodyIsCheap(t *testing.T) {
+	body := bytes.Repeat([]byte(`{"a":`), (4<<20)/5)
+	allocs := testing.AllocsPerRun(5, func() {
+		if _, _, err := ParseBody(body, Context{}); !errors.Is(err, ErrTooDeep) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+	if allocs > 40 {
+		t.Errorf("%v allocations to refuse a deep body", allocs)
+	}
+}
+
+func TestEnvelope(t *testing.T) {
+	p, err := Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-env","arguments":{"name":"HOME"},"_meta":{"progressToken":"t1","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2"}}}}`), Context{Server: "s", Session: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := p.Envelope
+	if env.Tool != "get-env" || string(env.Arguments) != `{"name":"HOME"}` || env.Agent != "claude-code" || env.Client.Version != "2" || env.Server != "s" || env.Session != "x" {
+		t.Fatalf("envelope %+v", env)
+	}
+	if string(p.ProgressToken) != `"t1"` {
+		t.Fatalf("progress token %s", p.ProgressToken)
+	}
+	for _, tc := range []struct {
+		body string
+		want func(p *Parsed) bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///x"}}`, func(p *Parsed) bool { return p.Envelope.URI == "file:///x" && p.Envelope.Tool == "" }},
+		{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"p","arguments":{"a":"b"}}}`, func(p *Parsed) bool { return p.Envelope.Prompt == "p" }},
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\u0041"}}`, func(p *Parsed) bool { return p.Envelope.Tool == "tA" }},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"c","version":"1"},"capabilities":{"sampling":{}}}}`, func(p *Parsed) bool {
+			return p.Sampling && p.Envelope.Client.Name == "c" && p.Envelope.ProtocolVersion == "2025-06-18"
+		}},
+		{`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{"sampling":null}}}`, func(p *Parsed) bool { return !p.Sampling }},
+		{`{"jsonrpc":"2.0","id":"a","result":{"x":1}}`, func(p *Parsed) bool { return p.Envelope == nil && p.Message.IsResponse() }},
+		{`{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"m"}}`, func(p *Parsed) bool { return p.Message.Error.Code == -1 }},
+	} {
+		p, err := Parse([]byte(tc.body), Context{})
+		if err != nil || !tc.want(p) {
+			t.Errorf("Parse(%s) = %+v, %v", tc.body, p, err)
+		}
+	}
+	env, err = NewEnvelope(&Message{JSONRPC: "2.0", Method: MethodToolsCall, Params: json.RawMessage(`{"name":"a","arguments":{}}`)}, Context{Transport: "fixture"})
+	if err != nil || env.Tool != "a" || env.Transport != "fixture" {
+		t.Fatalf("NewEnvelope = %+v, %v", env, err)
+	}
+	if _, err := NewEnvelope(&Message{JSONRPC: "2.0", Method: MethodToolsCall, Params: json.RawMessage(`{"name":"a","name":"b"}`)}, Context{}); err == nil {
+		t.Fatal("NewEnvelope accepted a duplicate key")
+	}
+}
+
+var benchRequest = []byte(`{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"/home/dev/project/README.md","encoding":"utf-8","lines":[1,2,3],"opts":{"follow":true,"max":4096}},"_meta":{"progressToken":"t"}}}`)
+
+func BenchmarkParse(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchRequest)))
+	for b.Loop() {
+		if _, err := Parse(benchRequest, Context{Transport: "http", Server: "s"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkParseDeep(b *testing.B) {
+	body := bytes.Repeat([]byte(`{"a":`), (4<<20)/5)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Parse(body, Context{}); !errors.Is(err, ErrTooDeep) {
+			b.Fatal(err)
+		}
+	}
+}

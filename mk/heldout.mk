@@ -1,0 +1,29 @@
+# Held-out set (data/heldout, tools/heldout): real benign tool calls and public attack lists
+# placed in the tool fields where they are attacks. Scored by tools/eval -heldout: the rules and
+# the ONNX detector on the text, and the whole served chain (build/bundle) on the tool call.
+HELDOUT_DIR := data/heldout
+HELDOUT_BASELINE := $(HELDOUT_DIR)/baseline.json
+
+.PHONY: heldout
+
+heldout: ## regenerate data/heldout/{calib,test}.jsonl from pinned Go modules and npm packages (go mod download, npm pack)
+	$(GO) run ./tools/heldout -out $(HELDOUT_DIR) -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout
+TEST_TARGETS += test-heldout
+
+.PHONY: eval-heldout eval-baseline test-heldout
+
+# Text scorers (rules; rules + ONNX detector) and the whole served chain of the example bundle,
+# built in process as `palisade hook`/`serve` build it, on the test split; then the guard sample
+# against the committed baseline.
+eval-heldout: setup-onnxruntime bundle ## held-out test split: per-class TPR, FPR per benign kind and hard negatives, text scorers and the served chain
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE)
+
+eval-baseline: setup-onnxruntime bundle ## re-measure the held-out figures with the plugins built now and write data/heldout/baseline.json
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE) -write-baseline
+
+# The regression guard: the guard sample of the test split through the served chain must not
+# fall below data/heldout/baseline.json (tools/eval/heldout_guard_test.go, build tag heldout).
+test-heldout: setup-onnxruntime bundle ## held-out regression guard: served chain on the guard sample vs data/heldout/baseline.json
+	PALISADE_HELDOUT_BUNDLE=$(BUILD)/bundle PALISADE_HELDOUT_DATA_DIR=$(BUILD)/eval-data $(GO) test -tags heldout -count=1 -run '^TestHeldoutGuard$$' -timeout 10m ./tools/eval/

@@ -1,0 +1,180 @@
+package detect
+
+import (
+	"strings"
+
+	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
+)
+
+// judgeKind turns a context-free Scan into a judgment of the argument as what it is (see
+// package argkind): it drops categories that are the argument's purpose (a shell tool's command
+// looks like a command; a SQL tool's statement is SQL; code holds anything), adds what the
+// parsers find (a dangerous command, a statement whose structure user data changed), and lets
+// a search query mention markup. It reports whether an analysis had to stop (incomplete).
+func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
+	switch l.kind {
+	case argkind.Unknown, argkind.Fixed, argkind.URL:
+		return false
+	case argkind.Shell:
+		a := shell.Analyze(l.text)
+		if a.ParseErr != nil {
+			// Not valid shell: the tool will not run it as written. Judge it as text of
+			// unknown kind (every category), as before kinds existed.
+			return false
+		}
+		keepOnly(r, l.kind)
+		for _, f := range a.Findings {
+			vote(r, d, CommandInjection, "shell/"+f.Rule, f.Score, f.Match)
+		}
+		return a.Incomplete
+	case argkind.SQL:
+		keepOnly(r, l.kind)
+		for _, f := range AnalyzeSQL(l.text) {
+			vote(r, d, SQLInjection, f.Rule, f.Score, f.Match)
+		}
+	case argkind.Query:
+		keepOnly(r, l.kind)
+		if question(r.Norm.Text) && wordy(r.Norm.Text) {
+			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
+			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
+			// only markup that would run counts.
+			askAbout(r)
+			return false
+		}
+		mentionNotMarkup(r)
+	default: // Path, Code
+		keepOnly(r, l.kind)
+	}
+	return false
+}
+
+// keepOnly zeroes the scores and drops the hits of categories that do not apply to kind k.
+func keepOnly(r *Result, k argkind.Kind) {
+	for c := Category(0); c < NumCategories; c++ {
+		if !k.Applies(c.String()) {
+			r.Scores[c] = 0
+		}
+	}
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if k.Applies(h.Category.String()) {
+			hits = append(hits, h)
+		}
+	}
+	r.Hits = hits
+}
+
+// vote adds a parser's finding to r as a hit of category c (noisy-OR with what is there).
+func vote(r *Result, d *Detector, c Category, rule string, w float64, match string) {
+	if !d.enabled[c] {
+		return
+	}
+	r.Scores[c] = 1 - (1-r.Scores[c])*(1-w)
+	r.Hits = append([]Hit{{Category: c, Rule: rule, Weight: w, Match: truncateUTF8(match, maxMatch)}}, r.Hits...)
+}
+
+// tagMention names the XSS rules that fire on a tag being named ("a <script> tag"), as opposed
+// to markup that would run (an event handler, a javascript: URI, a script with a body).
+var tagMention = map[string]bool{"script_tag": true, "active_tag": true, "html_tag_attr": true, "style_injection": true, "js_sink": true}
+
+// mentionNotMarkup lets a search query name markup: XSS counts only when the query holds markup
+// that would run — an event handler, a javascript: URI, a script with src — or, for a script
+// element or a bare tag, when the query is not a question about it.
+func mentionNotMarkup(r *Result) {
+	t := r.Norm.Text
+	if strings.Contains(t, "<script src") || !question(t) && strings.Contains(t, "</script") {
+		return
+	}
+	miss := 1.0
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == XSS && tagMention[h.Rule] {
+			continue
+		}
+		if h.Category == XSS {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	r.Scores[XSS] = min(r.Scores[XSS], 1-miss)
+}
+
+// askAbout keeps only the XSS findings that are not tag mentions: markup that would run.
+func askAbout(r *Result) {
+	for c := Category(0); c < NumCategories; c++ {
+		if c != XSS {
+			r.Scores[c] = 0
+		}
+	}
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == XSS {
+			hits = append(hits, h)
+		}
+	}
+	r.Hits = hits
+	mentionNotMarkup(r)
+	if !strings.Contains(r.Norm.Text, "<script src") {
+		miss := 1.0
+		hits := r.Hits[:0]
+		for _, h := range r.Hits {
+			if !tagMention[h.Rule] {
+				miss *= 1 - h.Weight
+				hits = append(hits, h)
+			}
+		}
+		r.Hits = hits
+		r.Scores[XSS] = min(r.Scores[XSS], 1-miss)
+	}
+}
+
+// questionWords mark a query that asks about something rather than carrying it.
+var questionWords = []string{"what", "how", "why", "which", "explain", "example", "does", "difference",
+	"prevent", "escape", "sanitize", "sanitise", "vs", "tutorial", "meaning", "is it", "documentation", "docs", "?"}
+
+// question reports whether normalized text reads as a question or a request for explanation.
+func question(t string) bool {
+	if f := strings.Fields(t); len(f) > 0 {
+		switch f[0] {
+		case "is", "are", "can", "could", "should", "does", "do", "did", "will", "was", "were":
+			return true
+		}
+	}
+	for _, w := range questionWords {
+		if i := strings.Index(t, w); i >= 0 {
+			end := i + len(w)
+			if w == "?" || (i == 0 || !isLetter(t[i-1])) && (end == len(t) || !isLetter(t[end])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// wordy reports text of at least four fields, most of them plain words: prose, not a payload
+// with a question word in it.
+func wordy(t string) bool {
+	fs := strings.Fields(t)
+	if len(fs) < 4 {
+		return false
+	}
+	words := 0
+	for _, f := range fs {
+		f = strings.TrimRight(f, "?.,!:;")
+		plain := f != ""
+		for i := 0; i < len(f); i++ {
+			if !isLetter(f[i]) && f[i] != '\'' && f[i] != '-' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			words++
+		}
+	}
+	return words*10 >= len(fs)*6
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

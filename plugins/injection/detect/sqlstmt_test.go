@@ -1,0 +1,53 @@
+package detect
+
+import "testing"
+
+func TestAnalyzeSQL(t *testing.T) {
+	for _, tc := range []struct {
+		sql  string
+		want string // a finding's rule; "" = none
+	}{
+		{"SELECT id, name FROM users WHERE active = 1 -- only active users", ""},
+		{"SELECT id FROM users LIMIT 5 -- first page", ""},
+		{"SELECT a FROM t1 UNION SELECT a FROM t2 ORDER BY a", ""},
+		{"SELECT zone FROM sensors WHERE zone = 'B2' UNION SELECT zone FROM sensors_archive WHERE zone = 'B2'", ""},
+		{"SELECT * FROM orders WHERE status = 'open' AND total > 100", ""},
+		{"SELECT name FROM users WHERE name = 'O''Brien'", ""},
+		{"UPDATE users SET name = 'x' WHERE id = 42", ""},
+		{"DELETE FROM sessions WHERE expires_at < now()", ""},
+		{"CREATE TABLE t (id int primary key); INSERT INTO t VALUES (1)", ""},
+		{"SELECT count(*) FROM events /* all */ WHERE kind = 'click'", ""},
+		{"SELECT * FROM t WHERE a = 1 OR b = 2", ""},
+		{"WITH x AS (SELECT 1) SELECT * FROM x", ""},
+		{"SELECT * FROM users WHERE name = '' OR '1'='1'", "sql/tautology"},
+		{"SELECT * FROM users WHERE id = 1 OR 1=1", "sql/tautology"},
+		{"SELECT * FROM users WHERE name = 'admin'--' AND password = 'x'", "sql/comment_truncation"},
+		{"SELECT * FROM products WHERE id = 1 UNION SELECT username, password FROM users", "sql/union"},
+		{"SELECT name FROM items WHERE q = 'a' UNION ALL SELECT NULL, NULL, NULL", "sql/union"},
+		{"SELECT * FROM users WHERE name = 'x'; DROP TABLE users", "sql/stacked"},
+		{"SELECT * FROM users WHERE name = 'x'; DROP TABLE users", "sql/destroy"},
+		{"DELETE FROM users", "sql/destroy"},
+		{"TRUNCATE audit_log", "sql/destroy"},
+		{"UPDATE accounts SET balance = 0", "sql/destroy"},
+		{"SELECT * FROM users WHERE name = 'abc", "sql/unbalanced_quote"},
+		{"SELECT LOAD_FILE('/etc/passwd')", "sql/dangerous_function"},
+		{"SELECT * FROM t WHERE id = 1 AND SLEEP(5)", "sql/dangerous_function"},
+		{"COPY t TO PROGRAM 'curl x.example'", "sql/dangerous_function"},
+	} {
+		t.Run(tc.sql, func(t *testing.T) {
+			got := AnalyzeSQL(tc.sql)
+			if tc.want == "" {
+				if len(got) > 0 {
+					t.Errorf("AnalyzeSQL(%q) = %+v, want none", tc.sql, got)
+				}
+				return
+			}
+			for _, f := range got {
+				if f.Rule == tc.want {
+					return
+				}
+			}
+			t.Errorf("AnalyzeSQL(%q) = %+v, want %s", tc.sql, got, tc.want)
+		})
+	}
+}

@@ -1,0 +1,79 @@
+package argkind
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+func TestOf(t *testing.T) {
+	sqlInfo := &abi.ToolInfo{Name: "run", Description: "Run a read-only SQL query on the analytics database",
+		InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string"}}}`)}
+	for _, tc := range []struct {
+		tool string
+		info *abi.ToolInfo
+		key  string
+		want Kind
+	}{
+		{"Bash", nil, "command", Shell},
+		{"Bash", nil, "description", Text},
+		{"Write", nil, "content", Code},
+		{"Read", nil, "file_path", Path},
+		{"WebFetch", nil, "url", URL},
+		{"WebSearch", nil, "query", Query},
+		{"run_shell", nil, "command", Shell},
+		{"run_sql", nil, "query", SQL},
+		{"run", sqlInfo, "query", SQL},
+		{"web_search", nil, "query", Query},
+		{"send_email", nil, "body", Text},
+		{"write_file", nil, "content", Code},
+		{"ping", nil, "host", Fixed},
+		{"get_issue", nil, "issue_id", Fixed},
+		{"copy", nil, "source_path", Path},
+		{"hook", nil, "callback_url", URL},
+		{"echo", nil, "message", Text},
+		{"echo", nil, "payload", Unknown},
+		{"echo", nil, "", Unknown},
+	} {
+		t.Run(tc.tool+"."+tc.key, func(t *testing.T) {
+			if got := ForCall(tc.tool, tc.info).Of(tc.key); got != tc.want {
+				t.Errorf("ForCall(%q).Of(%q) = %s, want %s", tc.tool, tc.key, got, tc.want)
+			}
+		})
+	}
+	var none *Tool
+	if none.Of("command") != Unknown {
+		t.Errorf("nil Tool: want Unknown")
+	}
+}
+
+func TestForValue(t *testing.T) {
+	if Text.ForValue("../../../../etc/passwd") != Unknown || Text.ForValue("a note about ../../etc/passwd in logs") != Text || Shell.ForValue("ls") != Shell {
+		t.Errorf("ForValue: a bare payload in a text field is unknown; prose stays text; other kinds unchanged")
+	}
+}
+
+func TestLastKey(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"arguments.options.command", "command"},
+		{"arguments.cmds[2]", "cmds"},
+		{"arguments.cmds.2", "cmds"},
+		{"arguments.body[0:512]", "body"},
+		{"arguments", ""},
+		{"uri", ""},
+	} {
+		if got := LastKey(tc.path); got != tc.want {
+			t.Errorf("LastKey(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestApplies(t *testing.T) {
+	if Shell.Applies("command_injection") || !Shell.Applies("prompt_injection") {
+		t.Errorf("shell: command_injection must not count, prompt_injection must")
+	}
+	if !Unknown.Applies("command_injection") || !Fixed.Applies("xss") {
+		t.Errorf("unknown and fixed: every label counts")
+	}
+}

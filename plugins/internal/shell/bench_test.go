@@ -1,0 +1,20 @@
+package shell
+
+import "testing"
+
+// BenchmarkAnalyze measures one parse and analysis of a typical agent command line.
+func BenchmarkAnalyze(b *testing.B) {
+	for _, tc := range []struct{ name, cmd string }{
+		{"short", "git log --oneline -n 20"},
+		{"typical", "cd services/api && go build ./... && ./bin/server --help | head -20"},
+		{"ifs_trick", "IFS=,;c=rm,-rf,/;$c"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tc.cmd)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Analyze(tc.cmd)
+			}
+		})
+	}
+}

@@ -1,0 +1,783 @@
+// Package shell judges a shell command line by what it would do, not by how it looks: it parses
+// the line with mvdan.cc/sh/v3 (bash dialect), resolves what can be resolved statically —
+// variable assignments earlier on the line (the `IFS=,;c=rm,-rf,/;$c` trick), ANSI-C quoting,
+// `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval` — and reports
+// commands that destroy data outside the project, exfiltrate the environment or secrets,
+// download (or decode) and run code, escalate privileges, or hide themselves. Ordinary developer
+// commands (builds, git log, cd, package managers, test runners) are not findings.
+//
+// Pure Go, no go-pdk: the injection plugin and native tests share it.
+package shell
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxParseBytes is the longest command line callers should parse inside a plugin's memory
+// cap: the syntax tree of a 64 KiB chain of commands does not fit 16 MiB of Wasm memory.
+// plugins/injection judges a longer line context-free (every rule), which is stricter.
+const MaxParseBytes = 16 << 10
+
+// MaxDepth bounds nested interpretation (`sh -c "eval \"sh -c ...\""`). Deeper text is not
+// looked at, and Result.Incomplete says so.
+const MaxDepth = 16
+
+// Finding is one dangerous thing the command does.
+type Finding struct {
+	Rule   string  // e.g. destroy/rm_outside, exfil/env_to_network
+	Reason string  // one sentence for the verdict
+	Match  string  // the command (argv joined) or fragment that showed it
+	Score  float64 // confidence in (0,1]
+}
+
+// Result is the analysis of one command line.
+type Result struct {
+	Findings []Finding
+	// ParseErr is set when the line is not valid shell; nothing else was analysed.
+	ParseErr error
+	// Incomplete is set when nesting passed MaxDepth: part of the line was not analysed.
+	Incomplete bool
+}
+
+// Analyze parses cmd and reports what in it is dangerous.
+func Analyze(cmd string) Result {
+	a := &analyzer{vars: map[string]string{}}
+	a.line(cmd, 0)
+	return a.res
+}
+
+type analyzer struct {
+	vars  map[string]string
+	res   Result
+	depth int
+}
+
+// parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
+// buffers again).
+var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+func (a *analyzer) add(rule, reason, match string, score float64) {
+	for _, f := range a.res.Findings {
+		if f.Rule == rule && f.Match == match {
+			return
+		}
+	}
+	if len(match) > 160 {
+		match = match[:160]
+	}
+	a.res.Findings = append(a.res.Findings, Finding{Rule: rule, Reason: reason, Match: match, Score: score})
+}
+
+// line parses and analyses src at nesting depth d.
+func (a *analyzer) line(src string, d int) {
+	if d > MaxDepth {
+		a.res.Incomplete = true
+		return
+	}
+	p := parsers.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parsers.Put(p)
+	if err != nil {
+		if d == 0 {
+			a.res.ParseErr = err
+		}
+		return
+	}
+	saved := a.depth
+	a.depth = d
+	for _, s := range f.Stmts {
+		a.stmt(s)
+	}
+	a.depth = saved
+}
+
+// env resolves variables: those assigned earlier on the line; IFS unset means the default; any
+// other unknown variable stands for itself ("$HOME"), so later checks can still see it.
+type env struct{ a *analyzer }
+
+func (e env) Get(name string) expand.Variable {
+	if v, ok := e.a.vars[name]; ok {
+		return expand.Variable{Set: true, Kind: expand.String, Str: v}
+	}
+	if name == "IFS" {
+		return expand.Variable{}
+	}
+	return expand.Variable{Set: true, Kind: expand.String, Str: "$" + name}
+}
+
+func (e env) Each(fn func(string, expand.Variable) bool) {
+	for k, v := range e.a.vars {
+		if !fn(k, expand.Variable{Set: true, Kind: expand.String, Str: v}) {
+			return
+		}
+	}
+}
+
+// cfg returns a fresh expansion config: expand keeps per-expansion state in it, and a command
+// substitution expands words again while the outer expansion is under way.
+func (a *analyzer) cfg() *expand.Config {
+	return &expand.Config{
+		Env: env{a},
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+			_, err := io.WriteString(w, a.subst(cs.Stmts))
+			return err
+		},
+		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
+			if a.subst(ps.Stmts) == remoteMarker {
+				return remoteMarker, nil
+			}
+			return "/dev/fd/63", nil
+		},
+	}
+}
+
+// remoteMarker is what a substitution that fetches from the network expands to.
+const remoteMarker = "$(remote-content)"
+
+// subst analyses a command substitution and returns what stands for its output: the words of
+// an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
+func (a *analyzer) subst(stmts []*syntax.Stmt) string {
+	for _, s := range stmts {
+		a.stmt(s)
+	}
+	if len(stmts) != 1 {
+		return "$(...)"
+	}
+	var argv []string
+	switch c := stmts[0].Cmd.(type) {
+	case *syntax.CallExpr:
+		argv = a.fields(c.Args)
+	case *syntax.BinaryCmd:
+		for _, st := range pipeline(c) {
+			if ce, ok := st.Cmd.(*syntax.CallExpr); ok && fetcher(base(first(a.fields(ce.Args)))) {
+				return remoteMarker
+			}
+		}
+		return "$(...)"
+	default:
+		return "$(...)"
+	}
+	if len(argv) == 0 {
+		return ""
+	}
+	switch base(argv[0]) {
+	case "echo", "printf":
+		return strings.Join(argv[1:], " ")
+	}
+	if fetcher(base(argv[0])) {
+		return remoteMarker
+	}
+	return "$(" + strings.Join(argv, " ") + ")"
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+// fields expands words to argv; on an expansion error each word's literal text stands in.
+func (a *analyzer) fields(ws []*syntax.Word) []string {
+	out, err := expand.Fields(a.cfg(), ws...)
+	if err == nil {
+		return out
+	}
+	out = out[:0]
+	for _, w := range ws {
+		out = append(out, wordText(w))
+	}
+	return out
+}
+
+func wordText(w *syntax.Word) string {
+	var b strings.Builder
+	_ = syntax.NewPrinter().Print(&b, w)
+	return b.String()
+}
+
+func (a *analyzer) literal(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	s, err := expand.Literal(a.cfg(), w)
+	if err != nil {
+		return wordText(w)
+	}
+	return s
+}
+
+func (a *analyzer) assign(as *syntax.Assign) {
+	if as.Name == nil {
+		return
+	}
+	v := a.literal(as.Value)
+	if as.Append {
+		v = a.vars[as.Name.Value] + v
+	}
+	a.vars[as.Name.Value] = v
+	switch as.Name.Value {
+	case "HISTFILE", "HISTSIZE", "HISTFILESIZE":
+		if v == "/dev/null" || v == "0" || v == "" {
+			a.add("hide/history", "disables shell history", as.Name.Value+"="+v, 0.9)
+		}
+	}
+}
+
+func (a *analyzer) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	for _, r := range s.Redirs {
+		a.redirect(r)
+	}
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		for _, as := range c.Assigns {
+			a.assign(as)
+		}
+		if len(c.Args) > 0 {
+			a.command(a.fields(c.Args))
+		}
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+			a.pipe(pipeline(c))
+			return
+		}
+		a.stmt(c.X)
+		a.stmt(c.Y)
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			if as.Name != nil && as.Value == nil && as.Naked && c.Variant != nil && c.Variant.Value == "unset" {
+				continue
+			}
+			a.assign(as)
+		}
+		if c.Variant != nil && c.Variant.Value == "unset" {
+			for _, as := range c.Args {
+				if as.Name != nil && as.Name.Value == "HISTFILE" {
+					a.add("hide/history", "disables shell history", "unset HISTFILE", 0.9)
+				}
+			}
+		}
+	default:
+		// Compound commands (if, for, while, case, subshells, blocks, functions, time):
+		// analyse every statement inside.
+		syntax.Walk(s.Cmd, func(n syntax.Node) bool {
+			if st, ok := n.(*syntax.Stmt); ok {
+				a.stmt(st)
+				return false
+			}
+			return true
+		})
+	}
+}
+
+// pipeline flattens a | b | c into its stages.
+func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
+	var out []*syntax.Stmt
+	var walk func(s *syntax.Stmt)
+	walk = func(s *syntax.Stmt) {
+		if b, ok := s.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			walk(b.X)
+			walk(b.Y)
+			return
+		}
+		out = append(out, s)
+	}
+	walk(&syntax.Stmt{Cmd: c})
+	return out
+}
+
+func (a *analyzer) pipe(stages []*syntax.Stmt) {
+	var argvs [][]string
+	for _, s := range stages {
+		a.stmt(s)
+		var argv []string
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
+			argv = unwrap(a.fields(c.Args))
+			for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
+				argv = unwrap(argv[1:])
+				for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
+					argv = argv[1:]
+				}
+			}
+		}
+		argvs = append(argvs, argv)
+	}
+	src := ""
+	for i, argv := range argvs {
+		if len(argv) == 0 {
+			continue
+		}
+		name := base(argv[0])
+		if i > 0 && src != "" && interpreter(name) && !runsFile(name, argv[1:]) {
+			switch src {
+			case "fetch":
+				a.add("exec/download_run", "pipes downloaded content into an interpreter", strings.Join(argv, " "), 0.95)
+			case "decode":
+				a.add("exec/decode_run", "pipes decoded (obfuscated) content into an interpreter", strings.Join(argv, " "), 0.95)
+			default:
+				a.add("exec/pipe_to_shell", "pipes generated text into an interpreter", strings.Join(argv, " "), 0.8)
+			}
+		}
+		if i > 0 && (src == "secrets") && network(name) {
+			a.add("exfil/pipe_to_network", "sends the environment or a secret file over the network", strings.Join(argv, " "), 0.95)
+		}
+		switch {
+		case fetcher(name):
+			src = "fetch"
+		case decoder(name, argv[1:]):
+			if src == "" || src == "text" {
+				src = "decode"
+			}
+		case secretSource(name, argv[1:]):
+			src = "secrets"
+		case name == "echo" || name == "printf" || name == "cat":
+			if src == "" {
+				src = "text"
+			}
+		}
+	}
+}
+
+func (a *analyzer) redirect(r *syntax.Redirect) {
+	if r.Word == nil {
+		return
+	}
+	t := a.literal(r.Word)
+	switch {
+	case strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/"):
+		a.add("exfil/dev_tcp", "opens a raw network connection (reverse shell or exfiltration)", t, 0.95)
+	case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut:
+		switch {
+		case rawDevice.MatchString(t):
+			a.add("destroy/raw_device", "writes over a disk device", t, 0.95)
+		case privFile.MatchString(t):
+			a.add("priv/system_file", "writes a system account or privilege file", t, 0.95)
+		case historyFile.MatchString(t):
+			a.add("hide/history", "overwrites shell history", t, 0.9)
+		}
+	}
+}
+
+var (
+	rawDevice   = regexp.MustCompile(`^/dev/(sd|nvme|hd|xvd|vd|mmcblk|disk)`)
+	setuidMode  = regexp.MustCompile(`^[2467][0-7]{3}$`)
+	systemDir   = regexp.MustCompile(`^/(etc|usr|bin|sbin|lib|lib64|boot|var|opt|root|home|srv|sys|proc|dev)(/|$)`)
+	headBack    = regexp.MustCompile(`^(HEAD|@)(~(\d*)|\^+)`)
+	privFile    = regexp.MustCompile(`^/etc/(sudoers|passwd|shadow|group|gshadow|pam\.d|ssh/sshd_config|ld\.so\.preload)|/\.ssh/authorized_keys$`)
+	historyFile = regexp.MustCompile(`(^|/)\.(bash|zsh|sh)_history$|(^|/)\.histfile$`)
+	secretName  = regexp.MustCompile(`(?i)\$\{?[A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)[A-Z0-9_]*`)
+	secretPath  = regexp.MustCompile(`(^|[/@=~])(\.env(\.[a-z]+)?|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|credentials(\.json)?|\.npmrc|\.pypirc|\.git-credentials|shadow|\.aws/|\.ssh/|\.kube/config|\.docker/config\.json|\.gnupg/)`)
+	envSubst    = regexp.MustCompile(`\$\((env|printenv|set|export -p|declare -x)\)`)
+	metadataURL = regexp.MustCompile(`169\.254\.169\.254|metadata\.google\.internal|100\.100\.100\.200|fd00:ec2::254`)
+	codeEnv     = regexp.MustCompile(`process\.env|os\.environ|getenv\s*\(|\bENV\[|%ENV|\$_ENV|\$_SERVER|System\.getenv|Deno\.env`)
+	codeNet     = regexp.MustCompile(`fetch\s*\(|https?://|XMLHttpRequest|require\(\s*['"]https?['"]|urllib|requests\.|socket|http\.client|Net::HTTP|LWP|WebSocket|axios|curl`)
+	codeFile    = regexp.MustCompile(`\.ssh/|id_rsa|\.aws/credentials|\.env['"]|/etc/shadow`)
+)
+
+// unwrap drops command wrappers (sudo handled by command) to reach the command that runs.
+func unwrap(argv []string) []string {
+	for len(argv) > 0 {
+		switch base(argv[0]) {
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate":
+			rest := argv[1:]
+			for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=") && base(argv[0]) == "env" || base(argv[0]) == "timeout" && len(rest[0]) > 0 && rest[0][0] >= '0' && rest[0][0] <= '9') {
+				rest = rest[1:]
+			}
+			if len(rest) == 0 {
+				return argv // "env" alone prints the environment
+			}
+			argv = rest
+		default:
+			return argv
+		}
+	}
+	return argv
+}
+
+func base(s string) string { return path.Base(s) }
+
+func interpreter(name string) bool {
+	switch strings.TrimRight(name, "0123456789.") {
+	case "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "python", "perl", "ruby", "node", "php", "lua", "deno", "bun", "pwsh", "powershell", "osascript", "source", ".":
+		return true
+	}
+	return false
+}
+
+// runsFile reports whether an interpreter's arguments name a script file (so stdin is data).
+func runsFile(name string, args []string) bool {
+	for i, x := range args {
+		if x == "-" || x == "-s" || strings.HasPrefix(x, "/dev/stdin") {
+			return false
+		}
+		if strings.HasPrefix(x, "-") {
+			if x == "-c" || x == "-e" || x == "-r" || x == "--eval" {
+				return true // inline code, judged on its own
+			}
+			if (x == "-m" || x == "-u") && i+1 < len(args) {
+				return true
+			}
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+func fetcher(name string) bool {
+	switch name {
+	case "curl", "wget", "fetch", "http", "https", "aria2c", "lwp-download", "invoke-webrequest", "iwr":
+		return true
+	}
+	return false
+}
+
+func network(name string) bool {
+	switch name {
+	case "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "rsync", "http", "https", "openssl":
+		return true
+	}
+	return false
+}
+
+func decoder(name string, args []string) bool {
+	switch name {
+	case "base64", "base32", "basenc":
+		return hasFlag(args, "-d", "--decode", "-D")
+	case "xxd":
+		return hasFlag(args, "-r")
+	case "openssl":
+		return hasFlag(args, "-d") || hasFlag(args, "base64")
+	case "gunzip", "zcat", "rev", "uudecode":
+		return true
+	case "gzip", "bzip2", "xz":
+		return hasFlag(args, "-d", "--decompress")
+	}
+	return false
+}
+
+func secretSource(name string, args []string) bool {
+	switch name {
+	case "env", "printenv", "set":
+		return len(args) == 0
+	case "cat", "head", "tail", "tar", "zip", "base64", "xxd", "gpg":
+		for _, x := range args {
+			if secretPath.MatchString(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasFlag(args []string, flags ...string) bool {
+	for _, x := range args {
+		for _, f := range flags {
+			if x == f {
+				return true
+			}
+			// combined short flags: -fdx contains d
+			if len(f) == 2 && f[0] == '-' && len(x) > 2 && x[0] == '-' && x[1] != '-' && strings.IndexByte(x[1:], f[1]) >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// command checks one resolved argv.
+func (a *analyzer) command(argv []string) {
+	argv = unwrap(argv)
+	if len(argv) == 0 {
+		return
+	}
+	name := base(argv[0])
+	args := argv[1:]
+	line := strings.Join(argv, " ")
+	switch name {
+	case "sudo", "doas", "pkexec", "su", "run0":
+		a.add("priv/"+name, "runs a command with elevated privileges", line, 0.9)
+		rest := args
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			if rest[0] == "-u" || rest[0] == "-g" || rest[0] == "-c" && name == "su" {
+				if rest[0] == "-c" && len(rest) > 1 {
+					a.line(rest[1], a.depth+1)
+					return
+				}
+				rest = rest[1:]
+			}
+			if len(rest) > 0 {
+				rest = rest[1:]
+			}
+		}
+		a.command(rest)
+		return
+	case "eval":
+		a.add("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
+		a.line(strings.Join(args, " "), a.depth+1)
+		return
+	case "xargs":
+		rest := args
+		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			rest = rest[1:]
+		}
+		if len(rest) > 0 && interpreter(base(rest[0])) && !runsFile(base(rest[0]), rest[1:]) {
+			a.add("exec/pipe_to_shell", "runs generated text through an interpreter", line, 0.85)
+		}
+		a.command(rest)
+		return
+	case "source", ".":
+		if len(args) > 0 && args[0] == remoteMarker {
+			a.add("exec/download_run", "sources downloaded content", line, 0.95)
+		}
+		return
+	case "history":
+		if hasFlag(args, "-c", "-d", "-w") {
+			a.add("hide/history", "clears shell history", line, 0.9)
+		}
+	case "set":
+		if len(args) >= 2 && args[0] == "+o" && args[1] == "history" {
+			a.add("hide/history", "turns shell history off", line, 0.9)
+		}
+	case "unset":
+		for _, x := range args {
+			if x == "HISTFILE" {
+				a.add("hide/history", "disables shell history", line, 0.9)
+			}
+		}
+	case "rm", "rmdir", "shred", "unlink", "srm", "trash":
+		recursive := hasFlag(args, "-r", "-R", "--recursive") || name == "shred"
+		for _, t := range operands(args) {
+			if outside(t, recursive) {
+				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
+				break
+			}
+			if historyFile.MatchString(t) {
+				a.add("hide/history", "deletes shell history", line, 0.9)
+			}
+		}
+	case "find":
+		destructive := false
+		for i, x := range args {
+			if x == "-delete" || (x == "-exec" || x == "-execdir" || x == "-ok") && i+1 < len(args) && (base(args[i+1]) == "rm" || base(args[i+1]) == "shred") {
+				destructive = true
+			}
+		}
+		if destructive {
+			for _, x := range args {
+				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
+					break
+				}
+				if outside(x, true) {
+					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
+					break
+				}
+			}
+		}
+	case "git":
+		a.git(args, line)
+	case "dd":
+		for _, x := range args {
+			if strings.HasPrefix(x, "of=/dev/") && !strings.HasPrefix(x, "of=/dev/null") {
+				a.add("destroy/raw_device", "writes over a disk device", line, 0.95)
+			}
+		}
+	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
+		a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
+	case "chmod", "chown", "chgrp", "setfacl":
+		recursive := hasFlag(args, "-R", "--recursive")
+		for _, x := range args {
+			if name == "chmod" && (strings.Contains(x, "+s") || setuidMode.MatchString(x)) {
+				a.add("priv/setuid", "sets the setuid or setgid bit", line, 0.9)
+			}
+		}
+		for _, t := range operands(args) {
+			if recursive && outside(t, true) || privFile.MatchString(t) {
+				a.add("priv/perms_system", "changes ownership or permissions outside the project", line, 0.9)
+				break
+			}
+		}
+	case "tee":
+		for _, t := range operands(args) {
+			if privFile.MatchString(t) {
+				a.add("priv/system_file", "writes a system account or privilege file", line, 0.95)
+			}
+		}
+	case "visudo", "usermod", "useradd", "passwd", "chpasswd", "setcap":
+		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
+	case "crontab":
+		if !hasFlag(args, "-l") {
+			a.add("hide/persistence", "installs a scheduled job", line, 0.75)
+		}
+	}
+	if interpreter(name) {
+		a.interp(name, args, line)
+	}
+	if network(name) {
+		a.net(name, args, line)
+	}
+}
+
+// operands returns args that are not options.
+func operands(args []string) []string {
+	var out []string
+	dash := false
+	for _, x := range args {
+		if !dash && x == "--" {
+			dash = true
+			continue
+		}
+		if !dash && strings.HasPrefix(x, "-") && x != "-" {
+			continue
+		}
+		out = append(out, x)
+	}
+	return out
+}
+
+// outside reports whether deleting t (recursively when rec) reaches outside the project: the
+// root, the home directory, system directories, or a path climbing out with "..".
+func outside(t string, rec bool) bool {
+	t = strings.TrimSpace(t)
+	if t == "" {
+		return false
+	}
+	home := strings.HasPrefix(t, "~") || strings.HasPrefix(t, "$HOME") || strings.HasPrefix(t, "${HOME}")
+	if home {
+		return rec || secretPath.MatchString(t) || historyFile.MatchString(t)
+	}
+	if strings.HasPrefix(t, "/") {
+		c := path.Clean(t)
+		for _, p := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+			if c != p && strings.HasPrefix(c, p+"/") {
+				return false
+			}
+		}
+		if c == "/" || c == "/*" || rec {
+			return true
+		}
+		return systemDir.MatchString(c)
+	}
+	if rec && (t == ".." || strings.HasPrefix(t, "../") || strings.Contains(t, "/../")) {
+		return true
+	}
+	return false
+}
+
+func (a *analyzer) git(args []string, line string) {
+	sub := ""
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if x == "-C" || x == "-c" || x == "--git-dir" || x == "--work-tree" {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(x, "-") {
+			sub = x
+			args = args[i+1:]
+			break
+		}
+	}
+	switch sub {
+	case "clean":
+		if hasFlag(args, "-f", "--force") && hasFlag(args, "-x", "-X") {
+			a.add("destroy/git_clean", "deletes untracked and ignored files (local config, secrets, data)", line, 0.85)
+		}
+	case "reset":
+		if hasFlag(args, "--hard") {
+			for _, x := range operands(args) {
+				if m := headBack.FindStringSubmatch(x); m != nil {
+					n := 1
+					if m[3] != "" {
+						fmt.Sscan(m[3], &n)
+					} else if strings.HasPrefix(m[2], "^") {
+						n = len(m[2])
+					}
+					if n >= 2 {
+						a.add("destroy/git_reset", "discards committed history and uncommitted work", line, 0.85)
+					}
+				}
+			}
+		}
+	case "push":
+		if hasFlag(args, "--force", "-f") || func() bool {
+			for _, x := range args {
+				if strings.HasPrefix(x, "+") || x == "--mirror" || x == "--delete" || x == "-d" {
+					return true
+				}
+			}
+			return false
+		}() {
+			a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+		}
+	}
+}
+
+// interp checks inline code given to an interpreter (-c, -e, -r, --eval, -p).
+func (a *analyzer) interp(name string, args []string, line string) {
+	shellish := false
+	switch strings.TrimRight(name, "0123456789.") {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish":
+		shellish = true
+	}
+	for i, x := range args {
+		if !(x == "-c" || x == "-e" || x == "-r" || x == "--eval" || x == "-p" || x == "--print" ||
+			shellish && strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c")) || i+1 >= len(args) {
+			continue
+		}
+		code := args[i+1]
+		if strings.Contains(code, remoteMarker) {
+			a.add("exec/download_run", "runs downloaded content", line, 0.95)
+		}
+		if shellish {
+			a.line(code, a.depth+1)
+			return
+		}
+		if codeEnv.MatchString(code) && codeNet.MatchString(code) {
+			a.add("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
+		} else if codeFile.MatchString(code) && codeNet.MatchString(code) {
+			a.add("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
+		}
+		return
+	}
+	for _, x := range args {
+		if x == remoteMarker {
+			a.add("exec/download_run", "runs downloaded content", line, 0.95)
+		}
+	}
+}
+
+// net checks a network command's arguments for the environment, secrets and metadata endpoints.
+func (a *analyzer) net(name string, args []string, line string) {
+	for i, x := range args {
+		switch {
+		case envSubst.MatchString(x):
+			a.add("exfil/env_to_network", "sends the environment over the network", line, 0.95)
+		case secretName.MatchString(x):
+			a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
+		case metadataURL.MatchString(x):
+			a.add("exfil/metadata", "reads cloud instance credentials (metadata endpoint)", line, 0.95)
+		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretPath.MatchString(x):
+			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
+		case (name == "nc" || name == "ncat" || name == "netcat") && (x == "-e" || x == "-c") && i+1 < len(args):
+			a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
+		case (name == "curl" && (x == "-T" || x == "--upload-file" || x == "-d" || x == "--data" || x == "--data-binary" || x == "-F")) && i+1 < len(args) && secretPath.MatchString(args[i+1]) && strings.Contains(args[i+1], "@"):
+			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
+		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && secretPath.MatchString(args[i+1]):
+			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
+		case (name == "scp" || name == "rsync") && secretPath.MatchString(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":"):
+			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
+		}
+	}
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestFiguresOf(t *testing.T) {
+	recs := []HeldoutRecord{
+		{Label: "xss", Kind: "comment_body"},
+		{Label: "xss", Kind: "comment_body"},
+		{Label: "benign", Kind: "shell"},
+		{Label: "benign", Kind: "sql", HardNegative: true},
+		{Label: "benign", Kind: "sql", Destructive: true},
+	}
+	f := figuresOf("t", recs, []bool{true, false, true, false, true}, []bool{false, false, false, false, true})
+	for _, tc := range []struct {
+		name string
+		got  Rate
+		want Rate
+	}{
+		{"tpr xss", f.TPR["xss"], Rate{1, 2}},
+		{"tpr all", f.TPR["all"], Rate{1, 2}},
+		{"fpr shell", f.FPR["shell"], Rate{1, 1}},
+		{"fpr first 500 shell", f.FPR["first_500_shell"], Rate{1, 1}},
+		{"fpr sql", f.FPR["sql"], Rate{1, 2}},
+		{"fpr sql non-destructive", f.FPR["sql_non_destructive"], Rate{0, 1}},
+		{"fpr hard negative", f.FPR["hard_negative"], Rate{0, 1}},
+		{"fpr all", f.FPR["all"], Rate{2, 3}},
+		{"failed sql", Rate{f.Failed["sql"], 0}, Rate{1, 0}},
+		{"failed xss", Rate{f.Failed["xss"], 0}, Rate{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Errorf("got %+v, want %+v", tc.got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRegressions(t *testing.T) {
+	want := Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {2, 100}}}
+	noSlack := func(int) int { return 0 }
+	for _, tc := range []struct {
+		name string
+		got  Figures
+		want string // substring of the one regression, "" = none
+	}{
+		{"same", want, ""},
+		{"better", Figures{TPR: map[string]Rate{"xss": {95, 100}}, FPR: map[string]Rate{"shell": {0, 100}}}, ""},
+		{"tpr fell", Figures{TPR: map[string]Rate{"xss": {89, 100}}, FPR: map[string]Rate{"shell": {2, 100}}}, "TPR xss fell"},
+		{"fpr rose", Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {3, 100}}}, "FPR shell rose"},
+		{"data changed", Figures{TPR: map[string]Rate{"xss": {90, 101}}, FPR: map[string]Rate{"shell": {2, 100}}}, "make eval-baseline"},
+		{"rise within timeouts", Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {4, 100}}, Failed: map[string]int{"shell": 2}}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			regs := Regressions(want, tc.got, noSlack)
+			if tc.want == "" {
+				if len(regs) != 0 {
+					t.Errorf("regressions %v, want none", regs)
+				}
+				return
+			}
+			if len(regs) != 1 || !strings.Contains(regs[0], tc.want) {
+				t.Errorf("regressions %v, want one with %q", regs, tc.want)
+			}
+		})
+	}
+	if GuardSlack(10) != 1 || GuardSlack(500) != 5 {
+		t.Errorf("GuardSlack(10), GuardSlack(500) = %d, %d; want 1, 5", GuardSlack(10), GuardSlack(500))
+	}
+}
+
+func TestGuardSampleKeepsSmallClasses(t *testing.T) {
+	var recs []HeldoutRecord
+	for i := 0; i < 100; i++ {
+		recs = append(recs, HeldoutRecord{Label: "benign", Kind: "shell"})
+	}
+	for i := 0; i < 5; i++ {
+		recs = append(recs, HeldoutRecord{Label: "path_traversal"})
+	}
+	s := GuardSample(recs)
+	n := 0
+	for _, r := range s {
+		if r.Label == "path_traversal" {
+			n++
+		}
+	}
+	if n != 5 {
+		t.Errorf("guard sample keeps %d of 5 path_traversal records", n)
+	}
+	if len(s) != 100/GuardEvery+5 {
+		t.Errorf("guard sample has %d records, want %d", len(s), 100/GuardEvery+5)
+	}
+}

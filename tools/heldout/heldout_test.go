@@ -1,0 +1,98 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestKeep(t *testing.T) {
+	for _, tc := range []struct {
+		label, text string
+		want        bool
+	}{
+		{"command_injection", "; cat /etc/passwd", true},
+		{"command_injection", "$(id)", true},
+		{"command_injection", "for %v in (set) do command", false}, // no separator: a strange hostname
+		{"sql_injection", "' or 1=1 --", true},
+		{"sql_injection", "blue running shoes", false},
+		{"xss", "<img src=x onerror=alert(1)>", true},
+		{"xss", "alert(1)", false},
+		{"path_traversal", "..%2f..%2fetc/passwd", true},
+		{"path_traversal", "docs/readme.md", false},
+		{"sensitive_paths", ".aws/credentials", true},
+		{"sensitive_paths", "package.json", false},
+		{"ssrf", "http://169.254.169.254/latest/", true},
+		{"ssrf", "not a url", false},
+	} {
+		t.Run(tc.label+" "+tc.text, func(t *testing.T) {
+			got, why := keep(attack{label: tc.label, text: tc.text})
+			if got != tc.want {
+				t.Errorf("keep = %v (%s), want %v", got, why, tc.want)
+			}
+			if !got && why == "" {
+				t.Error("a dropped line needs a reason")
+			}
+		})
+	}
+}
+
+func collect(f func(add func(kind, text, rel string, line int))) []string {
+	var out []string
+	f(func(kind, text, _ string, _ int) { out = append(out, kind+": "+strings.TrimSpace(text)) })
+	return out
+}
+
+func TestMarkdown(t *testing.T) {
+	src := "# Title\n\nThis paragraph explains how to install the tool and run it on a new machine today.\n" +
+		"See https://example.org/docs.\n\n```console\n$ go build ./...\nok output line\n```\n\n" +
+		"```sh\nmake test \\\n  -j2\n# a comment\n```\n\n```sql\nSELECT 1;\nDROP TABLE t;\n```\n"
+	got := strings.Join(collect(func(add func(kind, text, rel string, line int)) { markdown(src, "README.md", add) }), "\n")
+	for _, want := range []string{
+		"prose: This paragraph explains",
+		"url: https://example.org/docs",
+		"shell: go build ./...",
+		"shell: make test \\\n  -j2",
+		"sql: SELECT 1;",
+		"sql: DROP TABLE t;",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "ok output line") || strings.Contains(got, "a comment") {
+		t.Errorf("output or comment taken as a command:\n%s", got)
+	}
+}
+
+func TestMakefileAndWorkflow(t *testing.T) {
+	mk := collect(func(add func(kind, text, rel string, line int)) {
+		makefile("build:\n\t@go build -o bin/x ./cmd/x\n\t-rm -f tmp\n\t$(GO) vet ./...\n\tdocker rm $$(docker ps -aq)\n", "Makefile", add)
+	})
+	if strings.Join(mk, "|") != "shell: go build -o bin/x ./cmd/x|shell: rm -f tmp|shell: docker rm $(docker ps -aq)" {
+		t.Errorf("makefile: %q", mk)
+	}
+	wf := collect(func(add func(kind, text, rel string, line int)) {
+		workflow("steps:\n  - run: go test ./...\n  - run: echo ${{ matrix.os }}\n  - name: x\n    run: |\n      make lint\n      make test\n  - uses: y\n", "ci.yml", add)
+	})
+	if strings.Join(wf, "|") != "shell: go test ./...|shell: make lint|shell: make test" {
+		t.Errorf("workflow: %q", wf)
+	}
+}
+
+func TestSplitIsStable(t *testing.T) {
+	first := splitOf("g1")
+	for range 3 {
+		if splitOf("g1") != first {
+			t.Fatal("splitOf is not stable")
+		}
+	}
+	n := 0
+	for i := range 1000 {
+		if splitOf(strings.Repeat("x", i)) == "calib" {
+			n++
+		}
+	}
+	if n < 300 || n > 500 {
+		t.Errorf("%d of 1000 groups in calib, want about %d%%", n, calibShare)
+	}
+}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("heldout", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "data/heldout", "output folder (calib.jsonl, test.jsonl, dropped.jsonl, COUNTS.md)")
+	cache := fs.String("cache", "build/_heldout-src", "where npm packages are packed and unpacked (a leading _ keeps go's ./... patterns out of it)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if err := generate(*out, *cache, stdout); err != nil {
+		fmt.Fprintln(stderr, "heldout:", err)
+		return 1
+	}
+	return 0
+}
+
+func generate(out, cache string, stdout io.Writer) error {
+	var cands []candidate
+	var attacks []attack
+	for _, m := range goModules {
+		dir, err := fetchGo(m)
+		if err != nil {
+			return err
+		}
+		cs, err := extractModule(m, dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.Path, err)
+		}
+		cands = append(cands, cs...)
+		if m.Name == "coreruleset" {
+			a, err := crsAttacks(m, dir)
+			if err != nil {
+				return err
+			}
+			attacks = append(attacks, a...)
+			a, err = crsDataFiles(m, dir)
+			if err != nil {
+				return err
+			}
+			attacks = append(attacks, a...)
+		}
+	}
+	var templates []string
+	var pfSource string
+	for _, p := range npmPackages {
+		dir, err := fetchNPM(cache, p)
+		if err != nil {
+			return err
+		}
+		switch p.Name {
+		case "blns":
+			a, err := blnsAttacks(p, dir)
+			if err != nil {
+				return err
+			}
+			attacks = append(attacks, a...)
+		case "promptfoo":
+			templates, pfSource, err = promptfooInjections(p, dir)
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for i, t := range templates {
+		attacks = append(attacks, attack{label: "prompt_injection", text: t,
+			source: fmt.Sprintf("%s[%d]", pfSource, i), group: fmt.Sprintf("promptfoo/%d", i)})
+	}
+
+	recs := placeBenign(sample(cands))
+	var dropped []Dropped
+	seen := map[string]bool{}
+	for _, a := range attacks {
+		key := a.label + "\x00" + strings.TrimSpace(a.text)
+		if seen[key] {
+			dropped = append(dropped, Dropped{a.label, "duplicate of an earlier line", a.text, a.source})
+			continue
+		}
+		seen[key] = true
+		if ok, why := keep(a); !ok {
+			dropped = append(dropped, Dropped{a.label, why, a.text, a.source})
+			continue
+		}
+		recs = append(recs, placeAttack(a)...)
+	}
+	splits := map[string][]Record{}
+	for _, r := range recs {
+		s := splitOf(r.Group)
+		splits[s] = append(splits[s], r)
+	}
+	for _, s := range []string{"calib", "test"} {
+		sortRecords(splits[s])
+		if err := writeJSONL(filepath.Join(out, s+".jsonl"), splits[s]); err != nil {
+			return err
+		}
+	}
+	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
+		return err
+	}
+	counts := countsMarkdown(splits, dropped)
+	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, counts)
+	return nil
+}
+
+// sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash.
+func sample(cands []candidate) []candidate {
+	byKind := map[string][]candidate{}
+	seen := map[string]bool{}
+	for _, c := range cands {
+		k := c.kind + "\x00" + c.text
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		byKind[c.kind] = append(byKind[c.kind], c)
+	}
+	var out []candidate
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		cs := byKind[k]
+		if n := kindCap[k]; len(cs) > n {
+			sort.SliceStable(cs, func(i, j int) bool {
+				return hash64("sample/"+cs[i].text) < hash64("sample/"+cs[j].text)
+			})
+			cs = cs[:n]
+			sort.SliceStable(cs, func(i, j int) bool { return cs[i].source < cs[j].source })
+		}
+		out = append(out, cs...)
+	}
+	return out
+}
+
+const home = "/home/dev"
+
+// placeBenign puts each candidate in the tool call that would carry it.
+func placeBenign(cs []candidate) []Record {
+	var out []Record
+	for _, c := range cs {
+		cwd := home + "/src/" + c.mod.Name
+		r := Record{Label: "benign", Kind: c.kind, Phase: "request", Text: c.text, Source: c.source, Group: c.group, Cwd: cwd}
+		r.HardNegative = securityModules[c.mod.Path] || attackWords.MatchString(c.text)
+		switch c.kind {
+		case "shell":
+			r.Transport, r.Tool = "hook", "Bash"
+			r.Arguments = mustJSON(map[string]any{"command": c.text})
+		case "path":
+			r.Transport, r.Tool = "hook", "Read"
+			r.Text = cwd + "/" + c.rel
+			r.Arguments = mustJSON(map[string]any{"file_path": r.Text})
+		case "code":
+			r.Transport, r.Tool = "hook", "Write"
+			r.Arguments = mustJSON(map[string]any{"file_path": cwd + "/" + c.rel, "content": c.text})
+		case "sql":
+			r.Transport, r.Server, r.Tool = "mcp", "postgres", "query"
+			r.Arguments = mustJSON(map[string]any{"sql": c.text})
+			r.Destructive = destructiveSQL.MatchString(c.text)
+		case "url":
+			r.Transport, r.Server, r.Tool = "mcp", "fetch", "fetch"
+			r.Arguments = mustJSON(map[string]any{"url": c.text})
+		case "prose":
+			r.Transport, r.Server, r.Tool = "mcp", "slack", "post_message"
+			r.Arguments = mustJSON(map[string]any{"channel": "eng", "text": c.text})
+		}
+		r.ID = fmt.Sprintf("b-%s-%016x", c.kind, hash64(c.kind+"\x00"+c.text))
+		out = append(out, r)
+	}
+	return out
+}
+
+// placeAttack puts an attack line in the field where it is an attack. Prompt injections go
+// twice: in a fetched page (the tool's output) and in a free-text field.
+func placeAttack(a attack) []Record {
+	t := strings.TrimSpace(a.text)
+	// Attack lines are grouped by a normalized key (case, digits, spaces), so near-copies share
+	// a split; benign records are grouped by file.
+	r := Record{Label: a.label, Phase: "request", Text: t, Source: a.source, Group: a.label + "/" + normKey(t)}
+	id := func(kind string) string {
+		return fmt.Sprintf("a-%s-%s-%016x", a.label, kind, hash64(a.label+"\x00"+kind+"\x00"+t))
+	}
+	switch a.label {
+	case "command_injection":
+		r.Kind, r.Transport, r.Server, r.Tool = "hostname_field", "mcp", "netops", "ping"
+		r.Arguments = mustJSON(map[string]any{"host": t, "count": 3})
+	case "sql_injection":
+		r.Kind, r.Transport, r.Server, r.Tool = "search_box", "mcp", "shop", "search_products"
+		r.Arguments = mustJSON(map[string]any{"query": t, "limit": 20})
+	case "xss":
+		r.Kind, r.Transport, r.Server, r.Tool = "comment_body", "mcp", "blog", "add_comment"
+		r.Arguments = mustJSON(map[string]any{"post_id": "42", "body": t})
+	case "ssrf":
+		r.Kind, r.Transport, r.Server, r.Tool = "url_field", "mcp", "fetch", "fetch"
+		r.Arguments = mustJSON(map[string]any{"url": t})
+	case "path_traversal":
+		r.Kind, r.Transport, r.Server, r.Tool = "path_field", "mcp", "files", "read_file"
+		r.Arguments = mustJSON(map[string]any{"path": t})
+	case "sensitive_paths":
+		p := t
+		if strings.HasPrefix(p, ".") {
+			p = home + "/" + p
+		} else if !strings.HasPrefix(p, "/") && !strings.Contains(p, ":") {
+			p = "/" + p
+		}
+		r.Kind, r.Transport, r.Tool, r.Text = "read_path", "hook", "Read", p
+		r.Arguments = mustJSON(map[string]any{"file_path": p})
+	case "prompt_injection":
+		i := int(hash64(t) % uint64(len(injectionGoals)))
+		text := strings.ReplaceAll(t, "__PROMPT__", injectionGoals[i])
+		if !strings.Contains(t, "__PROMPT__") {
+			text = t + "\n\n" + injectionGoals[i]
+		}
+		out := Record{Label: a.label, Kind: "tool_output", Phase: "response", Transport: "mcp", Server: "fetch", Tool: "fetch",
+			Arguments: mustJSON(map[string]any{"url": "https://docs.example.org/getting-started"}),
+			Result:    text, Text: text, Source: a.source, Group: r.Group, ID: id("tool_output")}
+		free := Record{Label: a.label, Kind: "free_text", Phase: "request", Transport: "mcp", Server: "tickets", Tool: "create_ticket",
+			Arguments: mustJSON(map[string]any{"title": "Customer request", "description": text}),
+			Text:      text, Source: a.source, Group: r.Group, ID: id("free_text")}
+		return []Record{out, free}
+	}
+	r.ID = id(r.Kind)
+	return []Record{r}
+}
+
+func countsMarkdown(splits map[string][]Record, dropped []Dropped) string {
+	var b strings.Builder
+	b.WriteString("# Held-out set: counts\n\nWritten by `make heldout` (tools/heldout); do not edit.\n\n")
+	b.WriteString("| label | kind | calib | test | hard negatives (test) |\n|---|---|---:|---:|---:|\n")
+	type key struct{ label, kind string }
+	n := map[key][3]int{}
+	var keys []key
+	for s, rs := range splits {
+		for _, r := range rs {
+			k := key{r.Label, r.Kind}
+			c, ok := n[k]
+			if !ok {
+				keys = append(keys, k)
+			}
+			if s == "calib" {
+				c[0]++
+			} else {
+				c[1]++
+				if r.HardNegative {
+					c[2]++
+				}
+			}
+			n[k] = c
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].label != keys[j].label {
+			return keys[i].label < keys[j].label
+		}
+		return keys[i].kind < keys[j].kind
+	})
+	for _, k := range keys {
+		c := n[k]
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d |\n", k.label, k.kind, c[0], c[1], c[2])
+	}
+	b.WriteString("\n## Dropped attack lines (dropped.jsonl), per reason\n\n| label | reason | lines |\n|---|---|---:|\n")
+	type dk struct{ label, reason string }
+	dn := map[dk]int{}
+	var dks []dk
+	for _, d := range dropped {
+		k := dk{d.Label, d.Reason}
+		if dn[k] == 0 {
+			dks = append(dks, k)
+		}
+		dn[k]++
+	}
+	sort.Slice(dks, func(i, j int) bool {
+		if dks[i].label != dks[j].label {
+			return dks[i].label < dks[j].label
+		}
+		return dks[i].reason < dks[j].reason
+	})
+	for _, k := range dks {
+		fmt.Fprintf(&b, "| %s | %s | %d |\n", k.label, k.reason, dn[k])
+	}
+	return b.String()
+}
+
+func normKey(s string) string {
+	s = strings.ToLower(strings.Join(strings.Fields(s), " "))
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return '0'
+		}
+		return r
+	}, s)
+}
