@@ -3,6 +3,7 @@ module github.com/added060/palisade
 go 1.26.0
 
 require (
+	github.com/alecthomas/kong v1.13.0
 	github.com/extism/go-pdk v1.1.3
 	github.com/extism/go-sdk v1.7.1
 	github.com/labstack/echo/v4 v4.13.4

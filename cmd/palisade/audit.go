@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
@@ -14,49 +12,40 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`", run: runAudit})
+	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`", cmd: &auditCmd{}})
 }
 
-type multiFlag []string
+type auditCmd struct {
+	Tail auditTailCmd `cmd:"" help:"Follow the audit stream on NATS; forged events are flagged FORGED(why)."`
+}
 
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+type auditTailCmd struct {
+	NATSURL string        `name:"nats-url" default:"nats://127.0.0.1:4222" help:"NATS server." env:"PALISADE_NATS_URL" placeholder:"URL"`
+	Creds   string        `help:"Reader creds or nkey seed file (default DATA_DIR/nats-auth/reader.nk)." env:"PALISADE_NATS_CREDS" placeholder:"FILE"`
+	DataDir string        `default:".palisade" help:"Gateway data dir holding nats-auth/." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
+	Verify  bool          `default:"true" negatable:"" help:"Check each event's signature; forged ones are flagged FORGED(why)."`
+	JSON    bool          `name:"json" help:"Print each event as JSON."`
+	Filter  []string      `help:"Only events matching key=value (action, server, tool, kind, stage, agent); repeatable." placeholder:"KEY=VALUE" sep:"none"`
+	Last    int           `help:"Start with the last N stored events (0 = only new ones)."`
+	Since   time.Duration `help:"Start with events from this long ago (e.g. 10m)."`
+	Count   int           `help:"Stop after this many events (0 = follow until interrupted)."`
+}
 
-func runAudit(ctx context.Context, env *cliEnv, args []string) int {
-	if len(args) == 0 || args[0] != "tail" {
-		fmt.Fprintln(env.Stderr, "usage: palisade audit tail [--nats-url URL] [--creds FILE] [--json] [--filter key=value]... [--last N] [--verify=false]")
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("audit tail", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	url := fs.String("nats-url", envOr(env, "PALISADE_NATS_URL", "nats://127.0.0.1:4222"), "NATS server (env PALISADE_NATS_URL)")
-	creds := fs.String("creds", envOr(env, "PALISADE_NATS_CREDS", ""), "reader creds or nkey seed file (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/reader.nk)")
-	dataDir := fs.String("data-dir", envOr(env, "PALISADE_DATA_DIR", ".palisade"), "gateway data dir holding nats-auth/ (env PALISADE_DATA_DIR)")
-	verify := fs.Bool("verify", true, "check each event's signature; forged ones are flagged FORGED(why)")
-	asJSON := fs.Bool("json", false, "print each event as JSON")
-	var filters multiFlag
-	fs.Var(&filters, "filter", "only events matching key=value (action, server, tool, kind, stage, agent); repeatable")
-	last := fs.Int("last", 0, "start with the last N stored events (0 = only new ones)")
-	since := fs.Duration("since", 0, "start with events from this long ago (e.g. 10m)")
-	count := fs.Int("count", 0, "stop after this many events (0 = follow until interrupted)")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
-	}
-	opts := []nats.Option{nats.Name("palisade audit tail"), nats.Timeout(5 * time.Second)}
+func (a *auditTailCmd) Run(ctx context.Context, env *cliEnv) error {
+	url, creds, dataDir, verify, asJSON, filters, last, since, count := &a.NATSURL, &a.Creds, &a.DataDir, &a.Verify, &a.JSON, a.Filter, &a.Last, &a.Since, &a.Count
 	id, err := bus.LoadIdentity(*dataDir, bus.RoleReader, *creds)
 	switch {
 	case err == nil:
-		opts = append(opts, id.Options()...)
 	case errors.Is(err, bus.ErrNoIdentity) && *creds == "":
-		// No key here: an external server without authentication, perhaps.
+		id = nil // no key here: an external server without authentication, perhaps
 	default:
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	nc, err := nats.Connect(*url, opts...)
+	nc, err := bus.Dial(*url, id, nats.Name("palisade audit tail"), nats.Timeout(5*time.Second))
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "palisade audit tail: connect %s: %v\n", *url, err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	defer nc.Close()
 	o := audit.TailOptions{JSON: *asJSON, Filter: filters, Last: *last, Count: *count, Verify: *verify}
@@ -68,7 +57,7 @@ func runAudit(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	if err := audit.Tail(ctx, nc, o, env.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	return exitOK
+	return nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "doctor", summary: "say what this machine has: ONNX Runtime, CUDA, models, NATS, data dir", run: runDoctor})
+	register(command{name: "doctor", summary: "say what this machine has: ONNX Runtime, CUDA, models, NATS, data dir", cmd: &doctorCmd{}})
 }
 
 type doctorReport struct {
@@ -31,21 +30,20 @@ type doctorReport struct {
 	Extra   json.RawMessage `json:"-"`
 }
 
-func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	cfgPath := fs.String("config", "", "gateway config file (env PALISADE_CONFIG)")
-	bundleDir := fs.String("bundle", "", "bundle folder whose models to load (default: the config's bundle)")
-	library := fs.String("onnxruntime", "", "ONNX Runtime library (default: $PALISADE_ONNXRUNTIME_LIB, build/ort, /usr/local/lib)")
-	cuda := fs.Bool("cuda", false, "also try the CUDA execution provider")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
+type doctorCmd struct {
+	Config      string `help:"Gateway config file." env:"PALISADE_CONFIG" placeholder:"FILE"`
+	Bundle      string `help:"Bundle folder whose models to load (default: the config's bundle)." placeholder:"DIR"`
+	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library (default: $$PALISADE_ONNXRUNTIME_LIB, build/ort, /usr/local/lib)." placeholder:"FILE"`
+	CUDA        bool   `name:"cuda" help:"Also try the CUDA execution provider."`
+	JSON        bool   `name:"json" help:"Print the report as JSON."`
+}
+
+func (d *doctorCmd) Run(ctx context.Context, env *cliEnv) error {
+	cfgPath, bundleDir, library, cuda, asJSON := &d.Config, &d.Bundle, &d.ONNXRuntime, &d.CUDA, &d.JSON
 	cfg, err := loadConfig(env, *cfgPath, map[string]string{"bundle": *bundleDir})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade doctor:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	c := cfg.WithDefaults()
 	rep := doctorReport{Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, NATS: map[string]any{}, DataDir: map[string]any{"path": c.DataDir}}
@@ -97,12 +95,11 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		rep.NATS["mode"] = "external"
 	}
 	rep.NATS["url"] = url
-	opts := []nats.Option{nats.Timeout(2 * time.Second), nats.Name("palisade doctor")}
-	if id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.NATS.Creds); err == nil {
-		opts = append(opts, id.Options()...)
+	id, _ := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.NATS.Creds)
+	if id != nil {
 		rep.NATS["identity"] = id.Role
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err := bus.Dial(url, id, nats.Timeout(2*time.Second), nats.Name("palisade doctor"))
 	if err != nil {
 		rep.NATS["reachable"] = false
 		rep.NATS["error"] = err.Error()
@@ -150,7 +147,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		}
 	}
 	if len(rep.Problem) > 0 {
-		return exitFail
+		return exitCode(exitFail)
 	}
-	return exitOK
+	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,22 +18,23 @@ import (
 )
 
 func init() {
-	register(command{name: "hook", summary: "Claude Code PreToolUse hook (stdin JSON → decision); hook install writes it into settings", run: runHook})
+	register(command{name: "hook", summary: "Claude Code PreToolUse hook (stdin JSON → decision); hook install writes it into settings", cmd: &hookCmd{}})
 }
 
-func runHook(ctx context.Context, env *cliEnv, args []string) int {
-	if len(args) > 0 && args[0] == "install" {
-		return runHookInstall(env, args[1:])
-	}
-	fs := flag.NewFlagSet("hook", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	lf := addLocalFlags(fs)
-	gw := fs.String("gateway", envOr(env, "PALISADE_GATEWAY", ""), "delegate to a running gateway at this URL (env PALISADE_GATEWAY); falls back to deciding in process")
-	gwToken := fs.String("gateway-token", envOr(env, "PALISADE_HOOK_TOKEN", ""), "bearer token for the gateway's hook endpoint (env PALISADE_HOOK_TOKEN)")
-	timing := fs.Bool("timing", false, "print the decision time on stderr")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
+// hookCmd is `palisade hook`: by default it decides one call read from stdin.
+type hookCmd struct {
+	Decide  hookDecideCmd  `cmd:"" default:"withargs" help:"Read a PreToolUse event on stdin and print the decision (the default)."`
+	Install hookInstallCmd `cmd:"" help:"Add palisade hook as a PreToolUse hook to Claude Code's settings (keeps a .bak; idempotent)."`
+}
+
+type hookDecideCmd struct {
+	localFlags   `embed:""`
+	Gateway      string `help:"Delegate to a running gateway at this URL; falls back to deciding in process." env:"PALISADE_GATEWAY" placeholder:"URL"`
+	GatewayToken string `help:"Bearer token for the gateway's hook endpoint." env:"PALISADE_HOOK_TOKEN"`
+	Timing       bool   `help:"Print the decision time on stderr."`
+}
+
+func (h *hookDecideCmd) Run(ctx context.Context, env *cliEnv) error {
 	start := time.Now()
 	raw, err := io.ReadAll(io.LimitReader(env.Stdin, 8<<20))
 	if err != nil {
@@ -46,7 +46,7 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return hookBlock(env, err.Error())
 	}
-	out, how, err := decideHook(ctx, env, lf, in, raw, *gw, *gwToken)
+	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken)
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
 		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
@@ -61,21 +61,21 @@ func runHook(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		fmt.Fprintln(env.Stdout, string(b))
 	}
-	if *timing {
+	if h.Timing {
 		d := out.Decision()
 		if d == "" {
 			d = "no decision"
 		}
 		fmt.Fprintf(env.Stderr, "palisade hook: %s in %s (%s)\n", d, time.Since(start).Round(time.Microsecond), how)
 	}
-	return exitOK
+	return nil
 }
 
 // hookBlock blocks the tool call: Claude Code reads exit 2 as "deny" and shows stderr to the
 // model as the reason.
-func hookBlock(env *cliEnv, reason string) int {
+func hookBlock(env *cliEnv, reason string) error {
 	fmt.Fprintln(env.Stderr, "palisade hook: blocked:", reason)
-	return exitHookBlock
+	return exitCode(exitHookBlock)
 }
 
 // exitHookBlock is the exit status Claude Code reads as a blocking error (the call is denied).
@@ -92,8 +92,8 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		}
 		fmt.Fprintln(env.Stderr, "palisade hook: gateway unreachable, deciding in process:", err)
 	}
-	if *lf.logLevel == "" && env.Getenv("PALISADE_LOG_LEVEL") == "" {
-		*lf.logLevel = "error" // once per tool call: spooling notices would be noise
+	if lf.LogLevel == "" { // neither --log-level nor PALISADE_LOG_LEVEL
+		lf.LogLevel = "error" // once per tool call: spooling notices would be noise
 	}
 	cfg, log, err := lf.load(env)
 	if err != nil {
@@ -108,36 +108,30 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 	return out, "in process", err
 }
 
-// runHookInstall adds `palisade hook` as a PreToolUse hook to Claude Code's settings, keeping a
+// hookInstallCmd adds `palisade hook` as a PreToolUse hook to Claude Code's settings, keeping a
 // .bak; running it again changes nothing.
-func runHookInstall(env *cliEnv, args []string) int {
-	fs := flag.NewFlagSet("hook install", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	user := fs.Bool("user", false, "install in ~/.claude/settings.json")
-	project := fs.Bool("project", false, "install in ./.claude/settings.json (the default)")
-	local := fs.Bool("local", false, "install in ./.claude/settings.local.json")
-	settings := fs.String("settings", "", "the settings file to edit (overrides --user/--project/--local)")
-	bundle := fs.String("bundle", "", "bundle folder the hook uses (written into the command)")
-	gw := fs.String("gateway", "", "gateway URL the hook delegates to (written into the command)")
-	matcher := fs.String("matcher", "*", "tool name matcher")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if n := btoi(*user) + btoi(*project) + btoi(*local); n > 1 {
-		fmt.Fprintln(env.Stderr, "palisade hook install: choose one of --user, --project, --local")
-		return exitUsage
-	}
-	path := *settings
+type hookInstallCmd struct {
+	User     bool   `help:"Install in ~/.claude/settings.json." xor:"where"`
+	Project  bool   `help:"Install in ./.claude/settings.json (the default)." xor:"where"`
+	Local    bool   `help:"Install in ./.claude/settings.local.json." xor:"where"`
+	Settings string `help:"The settings file to edit (overrides --user/--project/--local)." placeholder:"FILE"`
+	Bundle   string `help:"Bundle folder the hook uses (written into the command)." placeholder:"DIR"`
+	Gateway  string `help:"Gateway URL the hook delegates to (written into the command)." placeholder:"URL"`
+	Matcher  string `default:"*" help:"Tool name matcher."`
+}
+
+func (h *hookInstallCmd) Run(env *cliEnv) error {
+	path := h.Settings
 	if path == "" {
 		switch {
-		case *user:
+		case h.User:
 			home, err := os.UserHomeDir()
 			if err != nil {
 				fmt.Fprintln(env.Stderr, "palisade hook install:", err)
-				return exitFail
+				return exitCode(exitFail)
 			}
 			path = filepath.Join(home, ".claude", "settings.json")
-		case *local:
+		case h.Local:
 			path = filepath.Join(".claude", "settings.local.json")
 		default:
 			path = filepath.Join(".claude", "settings.json")
@@ -146,37 +140,30 @@ func runHookInstall(env *cliEnv, args []string) int {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade hook install:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	cmd := shellQuote(exe) + " hook"
-	if *bundle != "" {
-		abs, _ := filepath.Abs(*bundle)
+	if h.Bundle != "" {
+		abs, _ := filepath.Abs(h.Bundle)
 		cmd += " --bundle " + shellQuote(abs)
 	}
-	if *gw != "" {
-		cmd += " --gateway " + shellQuote(*gw)
+	if h.Gateway != "" {
+		cmd += " --gateway " + shellQuote(h.Gateway)
 	}
-	if *bundle == "" && *gw == "" {
+	if h.Bundle == "" && h.Gateway == "" {
 		fmt.Fprintln(env.Stderr, "palisade hook install: no --bundle or --gateway: the hook will need PALISADE_BUNDLE (or PALISADE_CONFIG) in Claude Code's environment, or it answers ask")
 	}
-	changed, err := installHook(path, *matcher, cmd)
+	changed, err := installHook(path, h.Matcher, cmd)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade hook install:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	if !changed {
 		fmt.Fprintf(env.Stdout, "already installed in %s\n", path)
-		return exitOK
+		return nil
 	}
 	fmt.Fprintf(env.Stdout, "installed PreToolUse hook %q in %s\n", cmd, path)
-	return exitOK
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	return nil
 }
 
 func shellQuote(s string) string {

@@ -1,45 +1,34 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
 
 	"github.com/added060/palisade/host/bundle"
 )
 
 func init() {
-	register(command{name: "keys", summary: "bundle signing keys: `keys generate [-o FILE]`", run: runKeys})
+	register(command{name: "keys", summary: "bundle signing keys: `keys generate [-o FILE]`", cmd: &keysCmd{}})
 }
 
-const keysUsage = `usage: palisade keys generate [-o FILE]
+type keysCmd struct {
+	Generate keysGenerateCmd `cmd:"" help:"Write an ed25519 private key to FILE (mode 0600) and its public key to FILE.pub. Sign bundles with the private key (palisade bundle sign --key FILE); list the public key file under bundles.trusted_keys in each gateway's config."`
+}
 
-Writes an ed25519 private key to FILE (mode 0600, default palisade-bundle.key) and its public
-key to FILE.pub. Sign bundles with the private key (palisade bundle sign --key FILE); list the
-public key file under bundles.trusted_keys in each gateway's config.`
+type keysGenerateCmd struct {
+	Out string `short:"o" default:"palisade-bundle.key" help:"Private key file (the public key goes to FILE.pub)." placeholder:"FILE"`
+}
 
-func runKeys(_ context.Context, env *cliEnv, args []string) int {
-	if len(args) == 0 || args[0] != "generate" {
-		fmt.Fprintln(env.Stderr, keysUsage)
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("keys generate", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	out := fs.String("o", "palisade-bundle.key", "private key file (the public key goes to FILE.pub)")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() != 0 {
-		fmt.Fprintln(env.Stderr, keysUsage)
-		return exitUsage
-	}
+func (k *keysGenerateCmd) Run(env *cliEnv) error {
 	pub, priv, err := bundle.GenerateKey()
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade keys:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	pubPath, err := bundle.WriteKeyPair(*out, priv)
+	pubPath, err := bundle.WriteKeyPair(k.Out, priv)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade keys:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	fmt.Fprintf(env.Stdout, "key id %s\nprivate key %s (keep it secret)\npublic key  %s\n%s\n", bundle.KeyID(pub), *out, pubPath, bundle.EncodePublicKey(pub))
-	return exitOK
+	fmt.Fprintf(env.Stdout, "key id %s\nprivate key %s (keep it secret)\npublic key  %s\n%s\n", bundle.KeyID(pub), k.Out, pubPath, bundle.EncodePublicKey(pub))
+	return nil
 }

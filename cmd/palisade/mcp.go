@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -18,29 +17,29 @@ import (
 )
 
 func init() {
-	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, reportAction, getPolicy) on stdio or --http", run: runMCP})
+	register(command{name: "mcp", summary: "Palisade's own MCP server (checkIntent, reportAction, getPolicy) on stdio or --http", cmd: &mcpCmd{}})
 }
 
-func runMCP(ctx context.Context, env *cliEnv, args []string) int {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	lf := addLocalFlags(fs)
-	useHTTP := fs.Bool("http", false, "serve Streamable HTTP instead of stdio")
-	host := fs.String("host", "127.0.0.1", "HTTP listen host")
-	port := fs.Int("port", 8421, "HTTP listen port (0 = any free port)")
-	token := fs.String("token", envOr(env, "PALISADE_MCP_TOKEN", ""), "HTTP bearer token (env PALISADE_MCP_TOKEN; default: generated and printed)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
+type mcpCmd struct {
+	localFlags `embed:""`
+	HTTP       bool   `name:"http" help:"Serve Streamable HTTP instead of stdio."`
+	Host       string `default:"127.0.0.1" help:"HTTP listen host."`
+	Port       int    `default:"8421" help:"HTTP listen port (0 = any free port)."`
+	Token      string `help:"HTTP bearer token (default: generated and printed)." env:"PALISADE_MCP_TOKEN"`
+}
+
+func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
+	lf := &m.localFlags
+	useHTTP, host, port, token := &m.HTTP, &m.Host, &m.Port, &m.Token
 	cfg, log, err := lf.load(env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "mcp", Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	bctx, stopWatch := context.WithCancel(ctx)
@@ -49,14 +48,14 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Ring.Recent, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	if !*useHTTP {
 		if err := s.ServeStdio(ctx, env.Stdin, nopWriteCloser{env.Stdout}); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 			fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-			return exitFail
+			return exitCode(exitFail)
 		}
-		return exitOK
+		return nil
 	}
 	if *token == "" {
 		b := make([]byte, 24)
@@ -67,12 +66,12 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 	h, err := s.HTTPHandler(*token)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(*host, strconv.Itoa(*port)))
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -96,9 +95,9 @@ func runMCP(ctx context.Context, env *cliEnv, args []string) int {
 	fmt.Fprintf(env.Stderr, "palisade mcp: serving http://%s/\n", ln.Addr())
 	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	return exitOK
+	return nil
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	bundlepkg "github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/gateway"
@@ -14,41 +12,29 @@ import (
 )
 
 func init() {
-	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR --fixture-dir DIR", run: runPolicy})
+	register(command{name: "policy", summary: "policy CI: palisade policy test --bundle DIR [--fixture-dir DIR] (default: the bundle's fixtures)", cmd: &policyCmd{}})
 }
 
-// fixtureFlags collects repeated --fixture flags.
-type fixtureFlags []string
+type policyCmd struct {
+	Test policyTestCmd `cmd:"" help:"Run fixtures (default: the bundle's own) through a bundle built as every mode builds it; exit 1 if one fails."`
+}
 
-func (m *fixtureFlags) String() string     { return strings.Join(*m, ",") }
-func (m *fixtureFlags) Set(v string) error { *m = append(*m, v); return nil }
+type policyTestCmd struct {
+	Bundle     string   `help:"Bundle folder." env:"PALISADE_BUNDLE" placeholder:"DIR"`
+	Fixture    []string `help:"Fixture file (an object or an array); repeatable." placeholder:"FILE" sep:"none"`
+	FixtureDir string   `help:"Folder of *.json fixtures." placeholder:"DIR"`
+	Expect     string   `help:"Action every fixture without its own expected must reach." placeholder:"ACTION"`
+	Format     string   `default:"text" enum:"text,json" help:"text or json (one object per fixture)."`
+	DataDir    string   `help:"Compile cache under DIR/cache (default: none)." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
+	Config     string   `help:"YAML config file: bundles (trusted keys), infer and llm sections apply as in every mode." env:"PALISADE_CONFIG" placeholder:"FILE"`
+}
 
-func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
-	if len(args) == 0 || args[0] != "test" {
-		fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR (--fixture FILE ... | --fixture-dir DIR) [--expect ACTION] [--format text|json]")
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("policy test", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	bundle := fs.String("bundle", envOr(env, "PALISADE_BUNDLE", ""), "bundle folder (env PALISADE_BUNDLE)")
-	var fixtures fixtureFlags
-	fs.Var(&fixtures, "fixture", "fixture file (an object or an array); repeatable")
-	dir := fs.String("fixture-dir", "", "folder of *.json fixtures")
-	expect := fs.String("expect", "", "action every fixture without its own expected must reach")
-	format := fs.String("format", "text", "text or json (one object per fixture)")
-	dataDir := fs.String("data-dir", envOr(env, "PALISADE_DATA_DIR", ""), "compile cache under DIR/cache (default: none)")
-	cfgPath := fs.String("config", "", "YAML config file (env PALISADE_CONFIG): bundles (trusted keys), infer and llm sections apply as in every mode")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
-	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintln(env.Stderr, "palisade policy test: --format must be text or json")
-		return exitUsage
-	}
+func (p *policyTestCmd) Run(ctx context.Context, env *cliEnv) error {
+	bundle, fixtures, dir, expect, format, dataDir, cfgPath := &p.Bundle, p.Fixture, &p.FixtureDir, &p.Expect, &p.Format, &p.DataDir, &p.Config
 	cfg, err := loadConfig(env, *cfgPath, map[string]string{"bundle": *bundle})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	if *dataDir != "" {
 		cfg.Plugins.CacheDir = filepath.Join(*dataDir, "cache")
@@ -62,7 +48,7 @@ func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: *cfg, MemoryCache: *dataDir == "", Logger: newLogger(env, lvl, cfg.Log.Format)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	defer core.Close(context.WithoutCancel(ctx))
 	o := policytest.Options{Bundle: cfg.Bundle, Fixtures: fixtures, FixtureDir: *dir, Expect: *expect,
@@ -71,9 +57,9 @@ func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
 		if errors.Is(err, policytest.ErrUsage) {
-			fs.Usage()
+			fmt.Fprintln(env.Stderr, "usage: palisade policy test --bundle DIR [--fixture FILE ... | --fixture-dir DIR] [--expect ACTION] [--format text|json]")
 		}
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	if *format == "json" {
 		err = policytest.WriteJSON(env.Stdout, rs)
@@ -82,10 +68,10 @@ func runPolicy(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
 	if policytest.Failed(rs) > 0 {
-		return exitFail
+		return exitCode(exitFail)
 	}
-	return exitOK
+	return nil
 }

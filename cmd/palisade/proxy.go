@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,35 +15,28 @@ import (
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
-	"github.com/added060/palisade/host/wrap"
 )
 
 func init() {
-	register(command{name: "proxy", summary: "run a stdio MCP server behind the chain: palisade proxy [--server NAME] -- CMD ARGS", run: runProxy})
+	register(command{name: "proxy", summary: "run a stdio MCP server behind the chain: palisade proxy [--server NAME] -- CMD ARGS", cmd: &proxyCmd{}})
 }
 
 // localFlags are the flags of the one-process modes (proxy, hook, mcp): they decide in this
 // process with the bundle folder, and publish audit to NATS or spool it.
 type localFlags struct {
-	config, bundle, dataDir, natsURL, natsCreds, logLevel *string
-}
-
-func addLocalFlags(fs *flag.FlagSet) *localFlags {
-	return &localFlags{
-		config:    fs.String("config", "", "YAML config file (env PALISADE_CONFIG)"),
-		bundle:    fs.String("bundle", "", "policy bundle folder (env PALISADE_BUNDLE)"),
-		dataDir:   fs.String("data-dir", "", "state directory: compile cache, pins, audit spool (env PALISADE_DATA_DIR; default ~/.palisade)"),
-		natsURL:   fs.String("nats-url", "", "NATS for audit (env PALISADE_NATS_URL; default a local gateway's embedded server)"),
-		natsCreds: fs.String("nats-creds", "", "gateway creds or nkey seed file for NATS (env PALISADE_NATS_CREDS; default DATA_DIR/nats-auth/gateway.nk)"),
-		logLevel:  fs.String("log-level", "", "debug, info, warn or error (env PALISADE_LOG_LEVEL; default warn)"),
-	}
+	Config    string `help:"YAML config file." env:"PALISADE_CONFIG" placeholder:"FILE"`
+	Bundle    string `help:"Policy bundle folder." env:"PALISADE_BUNDLE" placeholder:"DIR"`
+	DataDir   string `help:"State directory: compile cache, pins, audit spool (default ~/.palisade)." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
+	NATSURL   string `name:"nats-url" help:"NATS for audit (default a local gateway's embedded server)." env:"PALISADE_NATS_URL" placeholder:"URL"`
+	NATSCreds string `name:"nats-creds" help:"Gateway creds or nkey seed file for NATS (default DATA_DIR/nats-auth/gateway.nk)." env:"PALISADE_NATS_CREDS" placeholder:"FILE"`
+	LogLevel  string `help:"debug, info, warn or error (default warn)." env:"PALISADE_LOG_LEVEL"`
 }
 
 // load returns the configuration the flags, environment and config file give. A data dir nobody
 // named is ~/.palisade (these modes run from any working directory), and relative paths are made
 // absolute.
 func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
-	cfg, err := loadConfig(env, *f.config, map[string]string{"bundle": *f.bundle, "data-dir": *f.dataDir, "nats-url": *f.natsURL, "nats-creds": *f.natsCreds, "log-level": *f.logLevel})
+	cfg, err := loadConfig(env, f.Config, map[string]string{"bundle": f.Bundle, "data-dir": f.DataDir, "nats-url": f.NATSURL, "nats-creds": f.NATSCreds, "log-level": f.LogLevel})
 	if err != nil {
 		return config.Config{}, nil, err
 	}
@@ -67,40 +59,40 @@ func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
 	return *cfg, newLogger(env, level, cfg.Log.Format), nil
 }
 
-func runProxy(ctx context.Context, env *cliEnv, args []string) int {
-	if len(args) > 0 && (args[0] == "pins" || args[0] == "approve") {
-		return runPins(env, args[0], args[1:])
-	}
-	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "usage: palisade proxy [flags] -- COMMAND [ARGS...]\n       palisade proxy pins [--data-dir D] SERVER        list pinned tools and pending changes\n       palisade proxy approve [--data-dir D] SERVER TOOL  accept a changed tool definition\n\nRuns the MCP server COMMAND as a child and relays stdio through the policy chain.\n\nflags:")
-		fs.PrintDefaults()
-	}
-	lf := addLocalFlags(fs)
-	server := fs.String("server", "", "upstream name in envelopes and audit events (default: the command's base name)")
-	_ = fs.Bool(strings.TrimPrefix(wrap.InsertedArgs, "--"), false, "set by palisade wrap; ignored")
-	pinning := fs.Bool("pin", true, "pin tool definitions and deny calls to changed tools")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	rest := fs.Args()
+// proxyCmd is `palisade proxy`: by default it runs COMMAND behind the chain; pins and approve
+// manage tool pinning.
+type proxyCmd struct {
+	Run     proxyRunCmd     `cmd:"" default:"withargs" help:"Run the MCP server COMMAND as a child and relay stdio through the policy chain (the default)."`
+	Pins    proxyPinsCmd    `cmd:"" help:"List a server's pinned tools and pending changes."`
+	Approve proxyApproveCmd `cmd:"" help:"Accept a changed tool definition."`
+}
+
+type proxyRunCmd struct {
+	localFlags `embed:""`
+	Server     string   `help:"Upstream name in envelopes and audit events (default: the command's base name)."`
+	Inserted   bool     `name:"inserted-args" hidden:"" help:"Set by palisade wrap; ignored."`
+	Pin        bool     `default:"true" negatable:"" help:"Pin tool definitions and deny calls to changed tools."`
+	Command    []string `arg:"" passthrough:"" help:"The MCP server command and its arguments (after --)."`
+}
+
+func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
+	rest := p.Command
 	if len(rest) > 0 && rest[0] == "--" {
 		rest = rest[1:]
 	}
 	if len(rest) == 0 {
-		fs.Usage()
-		return exitUsage
+		fmt.Fprintln(env.Stderr, "usage: palisade proxy [flags] -- COMMAND [ARGS...] (palisade proxy --help)")
+		return exitCode(exitUsage)
 	}
-	cfg, log, err := lf.load(env)
+	cfg, log, err := p.load(env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
-		return exitUsage
+		return exitCode(exitUsage)
 	}
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "stdio", Pinning: *pinning, Logger: log})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "stdio", Pinning: p.Pin, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	wctx, stopWatch := context.WithCancel(ctx)
@@ -109,7 +101,7 @@ func runProxy(ctx context.Context, env *cliEnv, args []string) int {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
-	o := proxy.StdioOptions{Engine: l.Engine, Command: rest[0], Args: rest[1:], Server: *server,
+	o := proxy.StdioOptions{Engine: l.Engine, Command: rest[0], Args: rest[1:], Server: p.Server,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Logger: log}
 	if l.Pinner != nil {
 		o.Tools = l.Pinner
@@ -118,48 +110,57 @@ func runProxy(ctx context.Context, env *cliEnv, args []string) int {
 	code, err := proxy.RunStdio(context.WithoutCancel(ctx), o)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
-		return exitFail
+		return exitCode(exitFail)
 	}
-	return code
+	return exitCode(code)
 }
 
-// runPins lists a server's pinned tools and pending changes, or approves one change.
-func runPins(env *cliEnv, verb string, args []string) int {
-	fs := flag.NewFlagSet("proxy "+verb, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	lf := addLocalFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+type proxyPinsCmd struct {
+	localFlags `embed:""`
+	Server     string `arg:"" help:"Upstream name."`
+}
+
+func (p *proxyPinsCmd) Run(env *cliEnv) error {
+	pins, err := openPins(env, &p.localFlags)
+	if err != nil {
+		return err
 	}
-	want := 1
-	if verb == "approve" {
-		want = 2
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(map[string]any{"pins": pins.Pins(p.Server), "pending": pins.Pending(p.Server)})
+	return nil
+}
+
+type proxyApproveCmd struct {
+	localFlags `embed:""`
+	Server     string `arg:"" help:"Upstream name."`
+	Tool       string `arg:"" help:"Tool whose new definition to accept."`
+}
+
+func (p *proxyApproveCmd) Run(env *cliEnv) error {
+	pins, err := openPins(env, &p.localFlags)
+	if err != nil {
+		return err
 	}
-	if fs.NArg() != want {
-		fmt.Fprintf(env.Stderr, "usage: palisade proxy %s [--data-dir D] SERVER%s\n", verb, map[bool]string{true: " TOOL"}[verb == "approve"])
-		return exitUsage
+	if err := pins.Approve(p.Server, p.Tool); err != nil {
+		fmt.Fprintln(env.Stderr, "palisade proxy approve:", err)
+		return exitCode(exitFail)
 	}
+	fmt.Fprintf(env.Stdout, "approved the new definition of %s/%s\n", p.Server, p.Tool)
+	return nil
+}
+
+// openPins opens the pin store under the data dir the flags name.
+func openPins(env *cliEnv, lf *localFlags) (*pin.Pinner, error) {
 	cfg, log, err := lf.load(env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
-		return exitUsage
+		return nil, exitCode(exitUsage)
 	}
 	p, err := pin.New(pin.Options{Dir: filepath.Join(cfg.WithDefaults().DataDir, "pins"), Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
-		return exitFail
+		return nil, exitCode(exitFail)
 	}
-	server := fs.Arg(0)
-	if verb == "approve" {
-		if err := p.Approve(server, fs.Arg(1)); err != nil {
-			fmt.Fprintln(env.Stderr, "palisade proxy approve:", err)
-			return exitFail
-		}
-		fmt.Fprintf(env.Stdout, "approved the new definition of %s/%s\n", server, fs.Arg(1))
-		return exitOK
-	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(map[string]any{"pins": p.Pins(server), "pending": p.Pending(server)})
-	return exitOK
+	return p, nil
 }

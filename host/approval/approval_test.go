@@ -60,17 +60,8 @@ func startHold(ctx context.Context, m *Manager, h proxy.Held) <-chan holdResult 
 	return ch
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+// waitLimit bounds every wait for state the manager updates in the background.
+const waitLimit = 20 * time.Second
 
 func listed(m *Manager, id string) func() bool {
 	return func() bool { _, ok := m.Get(id); return ok }
@@ -107,7 +98,7 @@ func TestDecideReleasesHold(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := startHold(t.Context(), m, held("A1", "s1", "write_file", `{"path":"/tmp/x"}`))
-			waitFor(t, "held call listed", listed(m, "A1"))
+			testenv.Eventually(t, waitLimit, "held call listed", listed(m, "A1"))
 			p, _ := m.Get("A1")
 			if p.Tool != "write_file" || p.Rule != "ask-write" || p.Gateway != "gw1" || string(p.Arguments) != `{"path":"/tmp/x"}` {
 				t.Errorf("pending = %+v", p)
@@ -186,7 +177,7 @@ func TestClientDisconnectReleasesAndAudits(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	ch := startHold(ctx, m, held("D1", "s", "write_file", `{}`))
-	waitFor(t, "held", listed(m, "D1"))
+	testenv.Eventually(t, waitLimit, "held", listed(m, "D1"))
 	cancel()
 	res := result(t, ch)
 	if res.Action != abi.ActionDeny || res.DecidedBy != ByDisconnect {
@@ -211,7 +202,7 @@ func TestProgressWhileHeld(t *testing.T) {
 	h := held("P1", "s", "write_file", `{}`)
 	h.Progress = func(msg string) { sent.Add(1); last.Store(msg) }
 	ch := startHold(t.Context(), m, h)
-	waitFor(t, "three progress notifications", func() bool { return sent.Load() >= 3 })
+	testenv.Eventually(t, waitLimit, "three progress notifications", func() bool { return sent.Load() >= 3 })
 	if msg, _ := last.Load().(string); msg == "" {
 		t.Error("empty progress message")
 	}
@@ -244,7 +235,7 @@ func TestScopedGrants(t *testing.T) {
 				t.Fatal(err)
 			}
 			first := startHold(t.Context(), m, held("G1", "s1", "write_file", `{"a":1}`))
-			waitFor(t, "first held", listed(m, "G1"))
+			testenv.Eventually(t, waitLimit, "first held", listed(m, "G1"))
 			if err := m.Decide(t.Context(), "G1", Decision{Action: "allow", By: "carol", Scope: tc.scope, Minutes: 5}); err != nil {
 				t.Fatal(err)
 			}
@@ -257,7 +248,7 @@ func TestScopedGrants(t *testing.T) {
 				}
 				return
 			}
-			waitFor(t, "second held", listed(m, "G2"))
+			testenv.Eventually(t, waitLimit, "second held", listed(m, "G2"))
 			if err := m.Decide(t.Context(), "G2", Decision{Action: "deny"}); err != nil {
 				t.Fatal(err)
 			}
@@ -274,7 +265,7 @@ func TestDecideRejects(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch := startHold(t.Context(), m, held("R1", "s", "t", `{}`))
-	waitFor(t, "held", listed(m, "R1"))
+	testenv.Eventually(t, waitLimit, "held", listed(m, "R1"))
 	for _, tc := range []struct {
 		name string
 		id   string
@@ -327,7 +318,7 @@ func TestFleetTwoGateways(t *testing.T) {
 	defer unsub()
 
 	ch := startHold(t.Context(), a, held("F1", "s1", "write_file", `{"p":1}`))
-	waitFor(t, "gateway b sees the call held on a", listed(b, "F1"))
+	testenv.Eventually(t, waitLimit, "gateway b sees the call held on a", listed(b, "F1"))
 	if p, _ := b.Get("F1"); p.Gateway != "gw-a" {
 		t.Errorf("b lists gateway %q, want gw-a", p.Gateway)
 	}
@@ -349,7 +340,7 @@ func TestFleetTwoGateways(t *testing.T) {
 	if err := a.Decide(t.Context(), "F1", Decision{Action: "deny"}); err == nil {
 		t.Error("deciding a resolved call succeeded")
 	}
-	waitFor(t, "b drops the resolved call", func() bool { return len(b.List()) == 0 })
+	testenv.Eventually(t, waitLimit, "b drops the resolved call", func() bool { return len(b.List()) == 0 })
 	if ev := recA.all(); len(ev) != 1 || ev[0].Approval.DecidedBy != "op-b:dana" || ev[0].Approval.Signer != keyB.PublicKey() ||
 		ev[0].Approval.ClaimedBy != "dana" || ev[0].Gateway != "gw-a" {
 		t.Errorf("audit on a = %+v", ev)
@@ -358,7 +349,7 @@ func TestFleetTwoGateways(t *testing.T) {
 		t.Errorf("b recorded %d events for a call it did not hold", len(ev))
 	}
 	// The grant made on b covers the same call on b, and on a once a has seen it.
-	waitFor(t, "grant shared with a", func() bool {
+	testenv.Eventually(t, waitLimit, "grant shared with a", func() bool {
 		p := Pending{Server: "fs", Tool: "write_file", ArgumentsSHA256: audit.ArgumentsHash([]byte(`{"p":1}`)), Session: "s9"}
 		_, ok := a.findGrant(p, time.Now())
 		return ok
@@ -369,7 +360,7 @@ func TestFleetTwoGateways(t *testing.T) {
 
 	// A race between two deciders: exactly one wins.
 	ch = startHold(t.Context(), a, held("F3", "s1", "rm", `{}`))
-	waitFor(t, "b sees F3", listed(b, "F3"))
+	testenv.Eventually(t, waitLimit, "b sees F3", listed(b, "F3"))
 	errA := a.Decide(t.Context(), "F3", Decision{Action: "deny", By: "a-op"})
 	errB := b.Decide(t.Context(), "F3", Decision{Action: "allow", By: "b-op"})
 	if (errA == nil) == (errB == nil) {
@@ -388,7 +379,7 @@ func TestReleaseAllAtShutdown(t *testing.T) {
 	}
 	a := startHold(t.Context(), m, held("S1", "s", "t", `{"a":1}`))
 	b := startHold(t.Context(), m, held("S2", "s", "t", `{"a":2}`))
-	waitFor(t, "both held", func() bool { return len(m.List()) == 2 })
+	testenv.Eventually(t, waitLimit, "both held", func() bool { return len(m.List()) == 2 })
 	m.ReleaseAll(t.Context(), "bye")
 	for _, ch := range []<-chan holdResult{a, b} {
 		if res := result(t, ch); res.Action != abi.ActionDeny || res.DecidedBy != ByShutdown || res.Reason != "bye" {
@@ -414,7 +405,7 @@ func TestDecideWhileNATSDown(t *testing.T) {
 	}
 	defer m.Close()
 	ch := startHold(t.Context(), m, held("N1", "s", "t", `{}`))
-	waitFor(t, "held", listed(m, "N1"))
+	testenv.Eventually(t, waitLimit, "held", listed(m, "N1"))
 	r.Stop()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()

@@ -8,6 +8,9 @@
 // decision written wins (KV create), and only the gateway holding the call records its audit
 // event.
 //
+// Decisions and grants read from the bucket count only when a trusted approver key signed them;
+// others are ignored and audited as forged (see Options.Approvers).
+//
 // It imports proxy (for Held and Resolution), chain, audit and nats.go; it must not import admin,
 // gateway or cmd.
 package approval

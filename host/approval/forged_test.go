@@ -10,6 +10,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -41,7 +42,7 @@ func TestForgedDecisionIgnoredAndAudited(t *testing.T) {
 	}
 	defer gw.Close()
 	ch := startHold(ctx, gw, held("H1", "s1", "delete_repo", `{"r":1}`))
-	waitFor(t, "held", listed(gw, "H1"))
+	testenv.Eventually(t, waitLimit, "held", listed(gw, "H1"))
 
 	// The attacker holds the gateway's NATS identity (the strongest a compromised local
 	// process could have short of the approver key).
@@ -71,7 +72,7 @@ func TestForgedDecisionIgnoredAndAudited(t *testing.T) {
 	forge(Decision{Action: "allow", By: "admin", ID: "H1"}, nil)
 	forge(Decision{Action: "allow", By: "approver", ID: "H1"}, mallory)
 	forge(Decision{Action: "allow", By: "approver", ID: "OTHER"}, approver) // a real signature for another call
-	waitFor(t, "three approval.forged events", func() bool { return len(forgedEvents(rec)) >= 3 })
+	testenv.Eventually(t, waitLimit, "three approval.forged events", func() bool { return len(forgedEvents(rec)) >= 3 })
 	for i, want := range []string{forgedUnsigned, forgedUnsigned, forgedTarget} {
 		ev := forgedEvents(rec)[i]
 		if !strings.HasPrefix(ev.Reason, want) || ev.Approval.ID != "H1" || ev.Subject() != "palisade.audit.approval.forged" {
@@ -106,7 +107,7 @@ func TestForgedDecisionIgnoredAndAudited(t *testing.T) {
 		t.Fatalf("approver opens the bucket: %v", err)
 	}
 	defer op.Close()
-	waitFor(t, "approver sees the held call", listed(op, "H1"))
+	testenv.Eventually(t, waitLimit, "approver sees the held call", listed(op, "H1"))
 	if err := op.Decide(ctx, "H1", Decision{Action: "deny", By: "erin", Reason: "no"}); err != nil {
 		t.Fatalf("approver decide over a forged entry: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -32,7 +33,7 @@ func TestHammer(t *testing.T) {
 		dg.Go(func() {
 			for i := w; i < n; i += 4 {
 				id := fmt.Sprintf("H%03d", i)
-				waitFor(t, id+" held", listed(m, id))
+				testenv.Eventually(t, waitLimit, id+" held", listed(m, id))
 				action := abi.ActionAllow
 				if i%2 == 1 {
 					action = abi.ActionDeny

@@ -26,7 +26,7 @@ func crashChild(t *testing.T) {
 	if nc.IsConnected() {
 		t.Fatalf("the down server at %s answered (%s)", url, nc.ConnectedUrl())
 	}
-	waitFor(t, "spooling", func() bool { return p.Stats().Spooling })
+	testenv.Eventually(t, waitLimit, "spooling", func() bool { return p.Stats().Spooling })
 	for i := 0; i < n; i++ {
 		p.Record(context.Background(), decision(i))
 	}
@@ -70,7 +70,7 @@ func TestCrashWhileDownThenReplay(t *testing.T) {
 	}
 	s := testenv.StartNATS(t)
 	nc := connect(t, s.ClientURL())
-	waitFor(t, "connect", nc.IsConnected)
+	testenv.Eventually(t, waitLimit, "connect", nc.IsConnected)
 	p := newPublisher(t, nc, dir)
 	if st := p.Stats(); st.Pending != n && st.Published == 0 {
 		t.Fatalf("new publisher sees %d pending, want %d", st.Pending, n)

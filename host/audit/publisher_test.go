@@ -37,17 +37,6 @@ func connect(t testing.TB, url string) *nats.Conn {
 	return nc
 }
 
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func newPublisher(t testing.TB, nc *nats.Conn, dir string) *audit.Publisher {
 	t.Helper()
 	p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: dir, PublishTimeout: 2 * time.Second})
@@ -279,9 +268,9 @@ func TestOutageSpoolsThenReplaysExactlyOnceInOrder(t *testing.T) {
 	flush(t, p)
 
 	r.Stop()
-	waitFor(t, "client to see the outage", func() bool { return !nc.IsConnected() })
+	testenv.Eventually(t, waitLimit, "client to see the outage", func() bool { return !nc.IsConnected() })
 	p.Record(ctx, decision(before))
-	waitFor(t, "publisher to start spooling", func() bool { return p.Stats().Spooling })
+	testenv.Eventually(t, waitLimit, "publisher to start spooling", func() bool { return p.Stats().Spooling })
 	for i := before + 1; i < before+during; i++ {
 		p.Record(ctx, decision(i))
 	}
@@ -333,15 +322,15 @@ func TestOutageWithConcurrentRecorders(t *testing.T) {
 		}()
 	}
 	count := func() int { mu.Lock(); defer mu.Unlock(); return next }
-	waitFor(t, "some events before the outage", func() bool { return count() > 500 })
+	testenv.Eventually(t, waitLimit, "some events before the outage", func() bool { return count() > 500 })
 	r.Stop()
-	waitFor(t, "outage seen", func() bool { return !nc.IsConnected() })
+	testenv.Eventually(t, waitLimit, "outage seen", func() bool { return !nc.IsConnected() })
 	c := count()
-	waitFor(t, "events during the outage", func() bool { return count() > c+2000 })
+	testenv.Eventually(t, waitLimit, "events during the outage", func() bool { return count() > c+2000 })
 	r.Start()
-	waitFor(t, "reconnect", nc.IsConnected)
+	testenv.Eventually(t, waitLimit, "reconnect", nc.IsConnected)
 	c = count()
-	waitFor(t, "events after the restart", func() bool { return count() > c+500 })
+	testenv.Eventually(t, waitLimit, "events after the restart", func() bool { return count() > c+500 })
 	close(stop)
 	wg.Wait()
 	flush(t, p)
@@ -362,7 +351,7 @@ func TestStreamRecreatedWhenServerLosesStore(t *testing.T) {
 	p.Record(ctx, decision(0))
 	flush(t, p)
 	r.Stop()
-	waitFor(t, "outage seen", func() bool { return !nc.IsConnected() })
+	testenv.Eventually(t, waitLimit, "outage seen", func() bool { return !nc.IsConnected() })
 	if err := os.RemoveAll(r.StoreDir()); err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +395,7 @@ func TestCloseSpoolsAndNextRunReplays(t *testing.T) {
 	}
 
 	r.Start()
-	waitFor(t, "reconnect", nc.IsConnected)
+	testenv.Eventually(t, waitLimit, "reconnect", nc.IsConnected)
 	p2 := newPublisher(t, nc, dir)
 	for i := 50; i < 60; i++ {
 		p2.Record(ctx, decision(i))
@@ -443,7 +432,7 @@ func TestFlushHonoursContextWhileDown(t *testing.T) {
 	nc := connect(t, r.URL())
 	p := newPublisher(t, nc, t.TempDir())
 	r.Stop()
-	waitFor(t, "outage seen", func() bool { return !nc.IsConnected() })
+	testenv.Eventually(t, waitLimit, "outage seen", func() bool { return !nc.IsConnected() })
 	p.Record(context.Background(), decision(0))
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

@@ -42,7 +42,7 @@ type record struct {
 	id      string
 	subject string
 	data    []byte
-	end     int64 // spool offset just past this record; 0 when not from the spool
+	end     int64  // spool offset just past this record; 0 when not from the spool
 	sig     string // base64 signature of data, once signed (kept across retries)
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/internal/testenv"
 )
 
 // sequenced writes and signs a bundle whose manifest carries sequence seq.
@@ -98,13 +99,7 @@ func TestObjectStoreRefusesOlderUnlessRollback(t *testing.T) {
 	if _, _, err := bundle.Push(ctx, admin, "", "", v1); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(f.rec.kind("bundle.rejected")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the older bundle was not rejected")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 60*time.Second, "the older bundle's rejection", func() bool { return len(f.rec.kind("bundle.rejected")) > 0 })
 	if rej := f.rec.kind("bundle.rejected")[0]; !strings.Contains(string(rej.Detail), "older_sequence") {
 		t.Errorf("rejection = %s %s", rej.Reason, rej.Detail)
 	}

@@ -21,17 +21,10 @@ import (
 // waitVersion polls until the manager's current bundle has version v.
 func waitVersion(t *testing.T, m *bundle.Manager, v string) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if cur, ok := m.Current(); ok && cur.Version == v {
-			return
-		}
-		if time.Now().After(deadline) {
-			cur, _ := m.Current()
-			t.Fatalf("current is %q, want %q", cur.Version, v)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 60*time.Second, "bundle version "+v, func() bool {
+		cur, ok := m.Current()
+		return ok && cur.Version == v
+	})
 }
 
 func run(t *testing.T, f *fixture, s bundle.Source) {
@@ -70,13 +63,7 @@ func TestObjectStoreSource(t *testing.T) {
 	if _, _, err := bundle.Push(ctx, nc, "", "", bad); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for len(f.rec.kind("bundle.rejected")) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the tampered bundle was not rejected")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.Eventually(t, 60*time.Second, "the tampered bundle's rejection", func() bool { return len(f.rec.kind("bundle.rejected")) > 0 })
 	if cur, _ := f.m.Current(); cur.Version != "2.0.0" {
 		t.Fatalf("current %s after a rejected push", cur.Version)
 	}

@@ -363,3 +363,17 @@ func nkeyUsers(ids map[string]*Identity, n Names) ([]*server.NkeyUser, error) {
 	}
 	return users, nil
 }
+
+// Dial connects to url as id (nil = without credentials), options after id's. A server that
+// requires no authentication refuses an nkey handshake (nats.ErrNkeysNotSupported): Dial then
+// connects without credentials, which such a server grants anyone anyway.
+func Dial(url string, id *Identity, opts ...nats.Option) (*nats.Conn, error) {
+	if id == nil {
+		return nats.Connect(url, opts...)
+	}
+	nc, err := nats.Connect(url, append(id.Options(), opts...)...)
+	if errors.Is(err, nats.ErrNkeysNotSupported) {
+		return nats.Connect(url, append([]nats.Option{nats.CustomInboxPrefix(InboxPrefix(id.Role))}, opts...)...)
+	}
+	return nc, err
+}

@@ -19,13 +19,7 @@ import (
 
 func waitConnected(t *testing.T, nc *nats.Conn) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !nc.IsConnected() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not connected to %s (status %v)", nc.Opts.Url, nc.Status())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, "a connection to "+nc.Opts.Url, nc.IsConnected)
 }
 
 func TestEmbeddedJetStreamStoresUnderDataDir(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -389,10 +390,10 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) Sta
 		r.Error = err.Error()
 		if s.FailClosed {
 			r.Action = abi.ActionDeny
-			r.Reason = fmt.Sprintf("stage %s failed (fail closed): %v", s.Name, err)
+			r.Reason = fmt.Sprintf("stage %s failed (fail closed): %s", s.Name, firstLine(err.Error()))
 		} else {
 			r.Action = abi.ActionNone
-			r.Reason = fmt.Sprintf("stage %s failed (fail open): %v", s.Name, err)
+			r.Reason = fmt.Sprintf("stage %s failed (fail open): %s", s.Name, firstLine(err.Error()))
 		}
 		c.o.Logger.Warn("stage failed", "stage", s.Name, "phase", phase, "fail_closed", s.FailClosed, "err", err)
 	} else {
@@ -495,3 +496,12 @@ func (c *Chain) closeStages() {
 
 // Closed is closed once the chain's stages are closed.
 func (c *Chain) Closed() <-chan struct{} { return c.closed }
+
+// firstLine is the first line of a stage error: what a client is told. A trap's Wasm stack
+// trace stays in the stage result's Error (audit) and the log, not in the deny sent out.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return s
+}

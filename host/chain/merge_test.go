@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -235,5 +236,25 @@ func TestJudgeResolvesSample(t *testing.T) {
 	}})
 	if d, _ := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); d.Action != "sample" {
 		t.Fatalf("a plain allow resolved a sample: %s", d.Action)
+	}
+}
+
+// TestTrapReasonKeepsTheStackTraceInTheAudit: a failed stage's deny tells the client the first
+// line of the error; the whole error (a trap's Wasm stack trace) stays in the stage result.
+func TestTrapReasonKeepsTheStackTraceInTheAudit(t *testing.T) {
+	trap := &fixed{err: errors.New("wasm error: unreachable\nwasm stack trace:\n\tguest.evaluate(i32) i64")}
+	c, err := New(Options{Stages: []*Stage{{Name: "s0", Plugin: trap, Request: true, FailClosed: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Action != "deny" || strings.Contains(d.Reason, "stack trace") || !strings.Contains(d.Reason, "unreachable") {
+		t.Errorf("deny reason %q (action %s)", d.Reason, d.Action)
+	}
+	if len(d.Stages) != 1 || !strings.Contains(d.Stages[0].Error, "stack trace") {
+		t.Errorf("stage result lost the full error: %+v", d.Stages)
 	}
 }

@@ -324,8 +324,12 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions) error {
 	// The gateway identity of the data dir (or nats.creds): the embedded server of a gateway
 	// sharing this data dir accepts it, and it signs the events. Without one, the connection
 	// is anonymous (an external server without auth) and events go unsigned.
+	// An external URL without nats.creds is reached without credentials.
 	var signer audit.Signer
 	id, ierr := bus.LoadIdentity(l.cfg.DataDir, bus.RoleGateway, l.cfg.NATS.Creds)
+	if l.cfg.NATS.URL != "" && l.cfg.NATS.Creds == "" {
+		id, ierr = nil, bus.ErrNoIdentity
+	}
 	switch {
 	case ierr == nil:
 		opts = append(opts, id.Options()...)

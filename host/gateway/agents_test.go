@@ -23,26 +23,8 @@ import (
 // agentsBundle writes the agents test bundle (host/proxy/testdata/agents).
 func agentsBundle(t *testing.T) string {
 	t.Helper()
-	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
-	dir := t.TempDir()
-	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testenv.AgentsBundle(t, nil)
 }
-
-// sharedCache is the compiled-module cache the agents tests share (compiling under -race is slow).
-var sharedCache = filepath.Join(os.TempDir(), "palisade-test-cache-agents")
 
 func hookInput(t *testing.T, name string) []byte {
 	t.Helper()
@@ -106,7 +88,7 @@ func TestLocalSpoolsWhileNATSIsDownAndReplaysLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	// NATS unreachable: the event is spooled in this process's own directory.
-	down := config.Config{Bundle: b, DataDir: data, NATS: config.NATS{URL: "nats://127.0.0.1:1"}, Plugins: config.Plugins{CacheDir: sharedCache}}
+	down := config.Config{Bundle: b, DataDir: data, NATS: config.NATS{URL: "nats://127.0.0.1:1"}, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: down, Name: "hook"})
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +137,7 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	b := agentsBundle(t)
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: b, DataDir: t.TempDir(), Plugins: config.Plugins{CacheDir: sharedCache}}, NoAudit: true})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: config.Config{Bundle: b, DataDir: t.TempDir(), Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}, NoAudit: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,13 +162,7 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(b, "rules.yaml"), rules, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for decide() != "deny" {
-		if time.Now().After(deadline) {
-			t.Fatal("the changed bundle never took effect")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.Eventually(t, 30*time.Second, "the changed bundle to take effect", func() bool { return decide() == "deny" })
 	// A broken bundle is refused and the last good one keeps serving.
 	if err := os.WriteFile(filepath.Join(b, "bundle.yaml"), []byte("name: [broken"), 0o644); err != nil {
 		t.Fatal(err)
@@ -213,7 +189,7 @@ func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Listen, cfg.DataDir, cfg.Bundle = "127.0.0.1:0", t.TempDir(), agentsBundle(t)
-	cfg.Plugins.CacheDir = sharedCache
+	cfg.Plugins.CacheDir = testenv.CacheDir()
 	cfg.NATS = config.NATS{URL: ns.ClientURL()}
 	cfg.Upstreams = []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}} // never called
 	ctx := context.Background()

@@ -117,41 +117,39 @@ type queue struct {
 // waitHeld polls g's queue until a call whose arguments contain text shows, and returns it.
 func waitHeld(t *testing.T, g *gateway.Gateway, text string) approval.Pending {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var held approval.Pending
+	testenv.Eventually(t, 20*time.Second, fmt.Sprintf("a held call with %q on %s", text, g.Instance()), func() bool {
 		var q queue
 		adminCall(t, g, "GET", "/approvals", nil, &q)
 		for _, p := range q.Approvals {
 			if strings.Contains(string(p.Arguments), text) {
-				return p
+				held = p
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no held call with %q on %s: %+v", text, g.Instance(), q)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return held
 }
 
 // waitEvent polls g's recent events until one satisfies ok.
 func waitEvent(t *testing.T, g *gateway.Gateway, what string, ok func(audit.Event) bool) audit.Event {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	var found audit.Event
+	testenv.Eventually(t, 20*time.Second, fmt.Sprintf("a %s event on %s", what, g.Instance()), func() bool {
 		var r struct {
 			Events []audit.Event `json:"events"`
 		}
 		adminCall(t, g, "GET", "/decisions?limit=0", nil, &r)
 		for _, ev := range r.Events {
 			if ok(ev) {
-				return ev
+				found = ev
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s event on %s", what, g.Instance())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return found
 }
 
 func mcpSession(t *testing.T, g *gateway.Gateway, opts *mcp.ClientOptions) *mcp.ClientSession {
@@ -290,18 +288,11 @@ func TestHeldCallClientGoesAway(t *testing.T) {
 	if dec.Action != "deny" || dec.Approval == nil || dec.Approval.DecidedBy != approval.ByDisconnect {
 		t.Errorf("decision event = %+v", dec)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testenv.Eventually(t, 20*time.Second, "the held call to leave the queue", func() bool {
 		var q queue
 		adminCall(t, g, "GET", "/approvals", nil, &q)
-		if q.Count == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("held call leaked: %+v", q)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return q.Count == 0
+	})
 }
 
 // TestRuleTimeoutAllows checks a rule's on_timeout: allow releases the call to the upstream.

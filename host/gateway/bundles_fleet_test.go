@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/mcp"
 )
@@ -193,7 +194,7 @@ type fleetGW struct {
 	addr, data string
 }
 
-func fleetGateway(t *testing.T, bin, name, natsURL, pubKey string) *fleetGW {
+func fleetGateway(t *testing.T, bin, name, natsURL, creds, pubKey string) *fleetGW {
 	t.Helper()
 	data := filepath.Join(t.TempDir(), name)
 	addr := fmt.Sprintf("127.0.0.1:%d", fleetPort(t))
@@ -205,11 +206,12 @@ upstreams:
     url: http://127.0.0.1:9/mcp
 nats:
   url: %s
+  creds: %s
 bundles:
   trusted_keys: [%s]
   resync: 1s
   wait: 5s
-`, addr, data, natsURL, pubKey)
+`, addr, data, natsURL, creds, pubKey)
 	cfgPath := filepath.Join(t.TempDir(), name+".yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -232,17 +234,6 @@ func (g *fleetGW) version() string {
 		return ""
 	}
 	return st.Bundle.Version
-}
-
-func fleetWait(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // cli runs the palisade binary and returns its stdout.
@@ -301,33 +292,37 @@ func TestFleet(t *testing.T) {
 	natsPort := fleetPort(t)
 	natsURL := fmt.Sprintf("nats://127.0.0.1:%d", natsPort)
 	fleetProc(t, "natsd", natsd, "-port", fmt.Sprint(natsPort), "-store", filepath.Join(work, "nats"))
-	fleetWait(t, "nats-server", func() bool {
+	testenv.Eventually(t, 90*time.Second, "nats-server", func() bool {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", natsPort))
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
 	})
-	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL)
+	// natsd is host/bus's embedded server: it requires the role keys it generated in its store.
+	creds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleGateway)
+	adminCreds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleAdmin)
+	testenv.Eventually(t, 90*time.Second, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
+	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL, "--creds", adminCreds)
 
 	// Three gateways started after the push pick up the current bundle; the third talks to NATS
 	// through a relay the test can cut.
 	rl := fleetRelay(t, fmt.Sprintf("127.0.0.1:%d", natsPort))
 	gws := []*fleetGW{
-		fleetGateway(t, palisade, "gw1", natsURL, key+".pub"),
-		fleetGateway(t, palisade, "gw2", natsURL, key+".pub"),
-		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), key+".pub"),
+		fleetGateway(t, palisade, "gw1", natsURL, creds, key+".pub"),
+		fleetGateway(t, palisade, "gw2", natsURL, creds, key+".pub"),
+		fleetGateway(t, palisade, "gw3", fmt.Sprintf("nats://127.0.0.1:%d", rl.port), creds, key+".pub"),
 	}
 	for _, g := range gws {
-		fleetWait(t, g.name+" on v1", func() bool { return g.version() == "1" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v1", func() bool { return g.version() == "1" })
 	}
 
 	// One push: all three switch. Time from push to the last switch.
 	start := time.Now()
-	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL)
+	fleetCLI(t, palisade, "bundle", "push", arch["2"], "--nats-url", natsURL, "--creds", adminCreds)
 	pushed := time.Since(start)
 	switched := map[string]time.Duration{}
-	fleetWait(t, "all gateways on v2", func() bool {
+	testenv.Eventually(t, 90*time.Second, "all gateways on v2", func() bool {
 		for _, g := range gws {
 			if _, ok := switched[g.name]; !ok && g.version() == "2" {
 				switched[g.name] = time.Since(start)
@@ -348,16 +343,16 @@ func TestFleet(t *testing.T) {
 	if code, rule := fleetCall(t, gws[2]); code != mcp.CodeDenied || rule != "fleet-2" {
 		t.Fatalf("gw3 without NATS: code %d rule %q, want a v2 deny", code, rule)
 	}
-	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL)
+	fleetCLI(t, palisade, "bundle", "push", arch["3"], "--nats-url", natsURL, "--creds", adminCreds)
 	for _, g := range gws[:2] {
-		fleetWait(t, g.name+" on v3", func() bool { return g.version() == "3" })
+		testenv.Eventually(t, 90*time.Second, g.name+" on v3", func() bool { return g.version() == "3" })
 	}
 	if v := gws[2].version(); v != "2" {
 		t.Fatalf("gw3 cut off from NATS serves %q, want 2", v)
 	}
 	rl.Restore()
 	caught := time.Now()
-	fleetWait(t, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
+	testenv.Eventually(t, 90*time.Second, "gw3 catching up to v3", func() bool { return gws[2].version() == "3" })
 	t.Logf("gw3 caught up %v after NATS returned", time.Since(caught).Round(time.Millisecond))
 	if code, rule := fleetCall(t, gws[2]); code != mcp.CodeDenied || rule != "fleet-3" {
 		t.Fatalf("gw3 after catching up: code %d rule %q", code, rule)

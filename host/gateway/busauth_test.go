@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/config"
@@ -62,6 +63,36 @@ approvals:
 	case <-time.After(2 * time.Second):
 	}
 	held := waitHeld(t, g, "hold embedded")
+
+	// A process holding the gateway's own NATS key writes an approval: ignored, audited.
+	gwKey, err := bus.LoadIdentity(data, bus.RoleGateway, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc, err := nats.Connect(url, gwKey.Options()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fc.Close()
+	fjs, _ := jetstream.New(fc)
+	kv, err := fjs.KeyValue(t.Context(), approval.DefaultBucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.Put(t.Context(), "decision."+held.ID, []byte(`{"action":"allow","decided_by":"approver:erin","approval_id":"`+held.ID+`"}`)); err != nil {
+		t.Fatal(err)
+	}
+	forged := waitEvent(t, g, "approval.forged", func(ev audit.Event) bool {
+		return ev.Approval != nil && ev.Approval.Decision == audit.ApprovalForged && ev.Approval.ID == held.ID
+	})
+	if forged.Approval.ClaimedBy != "approver:erin" || forged.Subject() != "palisade.audit.approval.forged" {
+		t.Errorf("forged event = %+v", forged.Approval)
+	}
+	select {
+	case r := <-ch:
+		t.Fatalf("a forged approval released the call: %v %v", r.res, r.err)
+	default:
+	}
 	if code := adminCall(t, g, "POST", "/approvals/"+held.ID+"/approve", map[string]any{"by": "erin"}, nil); code != http.StatusOK {
 		t.Fatalf("approve: %d", code)
 	}

@@ -51,6 +51,28 @@ func TestPolicyTestRunsTheDetector(t *testing.T) {
 		}
 	}
 
+	// No fixtures named: the bundle's own, every one passing, the detector without an error.
+	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: config.Config{Bundle: dir, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close(ctx)
+	own, err := policytest.Run(ctx, policytest.Options{Bundle: dir,
+		Build: func(ctx context.Context, dir string) (*bundle.Bundle, error) { return core.Build(ctx, dir, true) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own) == 0 || policytest.Failed(own) != 0 {
+		t.Errorf("the bundle's own fixtures: %d results, %d failed", len(own), policytest.Failed(own))
+	}
+	for _, r := range own {
+		for _, s := range r.Stages {
+			if s.Stage == "detector" && s.Error != "" {
+				t.Errorf("%s: detector: %s", r.Fixture, s.Error)
+			}
+		}
+	}
+
 	// The model file removed: the bundle no longer builds (its sha256 is pinned).
 	gone := copyBundle(t, dir)
 	if err := os.Remove(filepath.Join(gone, "models", "detector-v1.onnx")); err != nil {

@@ -34,6 +34,13 @@ func startGateway(t *testing.T, natsURL, bundleDir string, ups ...config.Upstrea
 
 func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstream) *gateway.Gateway {
 	t.Helper()
+	return startGatewayExt(t, natsURL, bundleDir, "", ups...)
+}
+
+// startGatewayExt is startGateway with extra config sections (YAML, such as
+// "approvals: {disabled: true}") beside the local LLM provider.
+func startGatewayExt(t testing.TB, natsURL, bundleDir, extra string, ups ...config.Upstream) *gateway.Gateway {
+	t.Helper()
 	cfg := config.Config{
 		Listen:    "127.0.0.1:0",
 		DataDir:   t.TempDir(),
@@ -43,7 +50,7 @@ func startGatewayTB(t testing.TB, natsURL, bundleDir string, ups ...config.Upstr
 		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 	}
-	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n"))
+	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n" + extra))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,19 +240,11 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 		if early < 3 || !strings.Contains(text(r), "completed") {
 			t.Fatalf("%d progress notifications arrived while the call was in flight (%q), want at least 3 of 4", early, text(r))
 		}
-		deadline := time.Now().Add(5 * time.Second)
-		for {
+		testenv.Eventually(t, 5*time.Second, "4 progress notifications", func() bool {
 			progressMu.Lock()
-			n := len(progress)
-			progressMu.Unlock()
-			if n == 4 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("got %d progress notifications, want 4", n)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+			defer progressMu.Unlock()
+			return len(progress) == 4
+		})
 	})
 
 	// Five judged calls (echo twice, get-env, get-sum, the long-running one); the last event is

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -62,11 +63,11 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 	}
 	// Five texts fill the first batch at once.
 	go do(0, 1, 2, 3, 4)
-	waitFor(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
+	testenv.Eventually(t, 10*time.Second, "one batch", func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
 	for i := range 5 {
 		go do(int64(10 + i))
 	}
-	waitFor(t, func() bool { return len(b.jobs) == 5 })
+	testenv.Eventually(t, 10*time.Second, "five queued jobs", func() bool { return len(b.jobs) == 5 })
 	close(release)
 	got := map[string]bool{}
 	for range 6 {
@@ -130,17 +131,6 @@ func TestConcatRows(t *testing.T) {
 	}
 	if _, err := concatRows([][]Tensor{a, b[:1]}); err == nil {
 		t.Error("concatRows accepted requests with different inputs")
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met before the deadline")
-		}
-		time.Sleep(time.Millisecond)
 	}
 }
 

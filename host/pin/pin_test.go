@@ -7,18 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
-	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/pin"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -246,33 +243,8 @@ func TestChangedDescriptionBlocksToolThroughStdioProxy(t *testing.T) {
 // engine builds the agents test bundle (host/proxy/testdata/agents) with the pinner as a hook.
 func engine(t *testing.T, rec proxy.Recorder, p *pin.Pinner) *proxy.Engine {
 	t.Helper()
-	ctx := context.Background()
-	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
-	dir := t.TempDir()
-	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(os.TempDir(), "palisade-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
 	active := &chain.Active{}
-	active.Swap(b.Chain)
-	t.Cleanup(func() { b.Chain.CloseWhenDrained(ctx) })
+	active.Swap(testenv.BuildBundle(t, testenv.AgentsBundle(t, nil)).Chain)
 	return proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: rec, Hooks: []proxy.Hook{p}})
 }
 

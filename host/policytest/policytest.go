@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/added060/palisade/host/bundle"
@@ -22,7 +23,7 @@ var ErrUsage = errors.New("policy test: usage")
 type Options struct {
 	Bundle     string   // bundle folder; required
 	Fixtures   []string // fixture files (each an object or an array)
-	FixtureDir string   // folder of *.json fixtures
+	FixtureDir string   // folder of *.json fixtures; with no Fixtures either, the bundle's own
 	// Expect, if set, is the action every fixture without its own expected must reach.
 	Expect   string
 	CacheDir string       // compiled module cache; "" = memory only (ignored with Build)
@@ -62,7 +63,12 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		return nil, fmt.Errorf("%w: --bundle DIR is required", ErrUsage)
 	}
 	if len(o.Fixtures) == 0 && o.FixtureDir == "" {
-		return nil, fmt.Errorf("%w: give --fixture FILE or --fixture-dir DIR", ErrUsage)
+		// No fixtures named: the bundle's own (bundle.yaml fixtures:).
+		if m, err := bundle.LoadManifest(o.Bundle); err == nil && m.Fixtures != "" {
+			o.FixtureDir = filepath.Join(o.Bundle, m.Fixtures)
+		} else {
+			return nil, fmt.Errorf("%w: give --fixture FILE or --fixture-dir DIR (the bundle names no fixtures folder)", ErrUsage)
+		}
 	}
 	if o.Expect != "" && !abi.ValidAction(o.Expect) {
 		return nil, fmt.Errorf("%w: --expect %q is not an action (allow, deny, ask, sample, none)", ErrUsage, o.Expect)

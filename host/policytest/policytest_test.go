@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,25 +16,8 @@ import (
 // bundleDir writes the agents test bundle (host/proxy/testdata/agents) with the rules plugin.
 func bundleDir(t *testing.T) string {
 	t.Helper()
-	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
-	dir := t.TempDir()
-	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testenv.AgentsBundle(t, nil)
 }
-
-var cacheDir = filepath.Join(os.TempDir(), "palisade-test-cache")
 
 func TestRun(t *testing.T) {
 	ctx := context.Background()
@@ -53,7 +34,7 @@ func TestRun(t *testing.T) {
 		{"--expect does not override", policytest.Options{Fixtures: []string{"testdata/wrong.json"}, Expect: "deny"}, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.Bundle, tc.o.CacheDir = dir, cacheDir
+			tc.o.Bundle, tc.o.CacheDir = dir, testenv.CacheDir()
 			rs, err := policytest.Run(ctx, tc.o)
 			if err != nil {
 				t.Fatal(err)
@@ -80,7 +61,7 @@ func TestRunErrors(t *testing.T) {
 		{"fixture missing", policytest.Options{Bundle: dir, Fixtures: []string{"testdata/none.json"}}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.CacheDir = cacheDir
+			tc.o.CacheDir = testenv.CacheDir()
 			_, err := policytest.Run(ctx, tc.o)
 			if err == nil || errors.Is(err, policytest.ErrUsage) != tc.usage {
 				t.Fatalf("err = %v, usage %v", err, tc.usage)
@@ -90,7 +71,7 @@ func TestRunErrors(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
-	rs, err := policytest.Run(context.Background(), policytest.Options{Bundle: bundleDir(t), FixtureDir: "testdata/fixtures", CacheDir: cacheDir})
+	rs, err := policytest.Run(context.Background(), policytest.Options{Bundle: bundleDir(t), FixtureDir: "testdata/fixtures", CacheDir: testenv.CacheDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,16 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/testenv"
 	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,33 +22,9 @@ import (
 // rest (the bundle's default).
 func echoAllowedEngine(t *testing.T) *proxy.Engine {
 	t.Helper()
-	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
-	dir := t.TempDir()
-	tmpl, err := os.ReadFile("testdata/agents/bundle.yaml.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{
-		"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)),
-		"rules.yaml":  []byte("rules:\n  - id: echo-ok\n    priority: 10\n    action: allow\n    reason: echo and route are harmless\n    when:\n      tool: [echo, route]\n"),
-		"rules.wasm":  wasm,
-	} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(os.TempDir(), "palisade-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rules := []byte("rules:\n  - id: echo-ok\n    priority: 10\n    action: allow\n    reason: echo and route are harmless\n    when:\n      tool: [echo, route]\n")
 	active := &chain.Active{}
-	active.Swap(b.Chain)
-	t.Cleanup(func() { b.Chain.CloseWhenDrained(ctx) })
+	active.Swap(testenv.BuildBundle(t, testenv.AgentsBundle(t, rules)).Chain)
 	return proxy.NewEngine(proxy.EngineOptions{Active: active, Gateway: "test"})
 }
 

@@ -7,16 +7,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/selfmcp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -26,32 +22,7 @@ import (
 // buildChain builds the agents test bundle (host/proxy/testdata/agents).
 func buildChain(t *testing.T) *chain.Chain {
 	t.Helper()
-	ctx := context.Background()
-	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
-	dir := t.TempDir()
-	tmpl, err := os.ReadFile("../proxy/testdata/agents/bundle.yaml.tmpl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rules, err := os.ReadFile("../proxy/testdata/agents/rules.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"bundle.yaml": []byte(strings.Replace(string(tmpl), "SHA256", sum, 1)), "rules.yaml": rules, "rules.wasm": wasm} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: filepath.Join(os.TempDir(), "palisade-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Chain.CloseWhenDrained(ctx) })
-	return b.Chain
+	return testenv.BuildBundle(t, testenv.AgentsBundle(t, nil)).Chain
 }
 
 type fixture struct {
