@@ -51,9 +51,10 @@ type Limits struct {
 	// UpstreamIdleTimeout ends an upstream answer stream (the SSE answer to a POST) that sends
 	// nothing, not even a keepalive comment, for this long; 0 = 5m.
 	UpstreamIdleTimeout Duration `yaml:"upstream_idle_timeout"`
-	// StreamBufferBytes is the memory all upstream SSE events being read at once may hold
-	// together (each is also capped by ResponseBytes); an event past it ends its stream with
-	// an error. 0 = 256 MiB.
+	// StreamBufferBytes is the memory all upstream SSE events, whole upstream answers and
+	// request bodies being read or held at once may take together, past 64 KiB each (each is
+	// also capped by ResponseBytes or BodyBytes): an event past it ends its stream with an
+	// error, an answer past it is answered with an error, a body past it gets 503. 0 = 256 MiB.
 	StreamBufferBytes int64 `yaml:"stream_buffer_bytes"`
 }
 
