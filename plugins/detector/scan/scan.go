@@ -282,7 +282,7 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
 			continue // not a finding in tool output
 		}
-		if !texts[i].Kind.Applies(r.Label) {
+		if !texts[i].Kind.Applies(r.Label) || modelOff(texts[i].Kind, r.Label) {
 			continue // what the argument is for (a shell tool's command looks like a command)
 		}
 		if r.Score > best {
@@ -314,6 +314,17 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	v.Labels = labels
 	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil
+}
+
+// modelOff reports the categories the model is not asked to judge in an argument of kind k
+// although they apply to it: in a path argument, sensitive_paths. The model scores a path's
+// character n-grams ("auth", "key", "cert", ".conf"), which source trees are full of; whether a
+// path names a secret is a question of the file's name and place, which the injection stage's
+// rules answer (secret files, system directories). On the held-out calib split the model's
+// sensitive_paths findings in Read paths were 106 of 154 path false positives and caught no
+// sensitive read the rules missed.
+func modelOff(k argkind.Kind, label string) bool {
+	return k == argkind.Path && label == "sensitive_paths"
 }
 
 // runeCut is the largest n ≤ max (and ≤ len(s)) that does not split a

@@ -43,10 +43,38 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
+	case argkind.Text:
+		keepOnly(r, l.kind)
+		if wordy(r.Norm.Text) {
+			codeSpans(r)
+		}
 	default: // Path, Code
 		keepOnly(r, l.kind)
 	}
 	return false
+}
+
+// codeSpans drops the command-injection hits that a backtick set off in prose: in a message
+// people read, `docker ps` is a markdown code span, not a command substitution (nothing runs
+// prose). Command syntax without backticks ($(...), ; rm, | sh) still counts.
+func codeSpans(r *Result) {
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == CommandInjection && strings.Contains(h.Match, "`") {
+			dropped = true
+			continue
+		}
+		if h.Category == CommandInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
+	}
 }
 
 // keepOnly zeroes the scores and drops the hits of categories that do not apply to kind k.
