@@ -14,7 +14,14 @@ import (
 // a search query mention markup. It reports whether an analysis had to stop (incomplete).
 func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	switch l.kind {
-	case argkind.Unknown, argkind.Fixed, argkind.URL:
+	case argkind.Fixed:
+		if hostKeys[strings.ToLower(argkind.LastKey(l.path))] {
+			if m := notAHost(l.text); m != "" {
+				vote(r, d, CommandInjection, "fixed/not_a_host", 0.9, m)
+			}
+		}
+		return false
+	case argkind.Unknown, argkind.URL:
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -75,6 +82,20 @@ func codeSpans(r *Result) {
 	if dropped {
 		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
 	}
+}
+
+// hostKeys are the argument keys that hold a host name or address (argkind.Fixed).
+var hostKeys = map[string]bool{"host": true, "hostname": true, "domain": true, "ip": true, "ip_address": true}
+
+// notAHost returns the part of v around the first white space or shell syntax character
+// (; | & $ ` < > ( ) { } quotes, backslash, ! * ? # =): none belongs in a host name, an IP
+// address or user@host, and a tool that hands its host argument to ping, dig or ssh runs what
+// follows it. "" = nothing of the kind.
+func notAHost(v string) string {
+	if i := strings.IndexAny(v, " \t\r\n\f\v;|&$`<>(){}'\"\\!*?#="); i >= 0 {
+		return v[max(0, i-16):min(len(v), i+16)]
+	}
+	return ""
 }
 
 // keepOnly zeroes the scores and drops the hits of categories that do not apply to kind k.
