@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -50,6 +51,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
+		if m, rule := searchSQL(r.Norm.Text); m != "" {
+			vote(r, d, SQLInjection, rule, 0.9, m)
+		}
 	case argkind.Text:
 		keepOnly(r, l.kind)
 		if wordy(r.Norm.Text) {
@@ -82,6 +86,30 @@ func codeSpans(r *Result) {
 	if dropped {
 		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
 	}
+}
+
+// searchSQLRules are SQL that a search box's value holds only when it was written to break out
+// of the query the search runs: a quote with a trailing comment that cuts the rest off, a
+// literal followed by a PostgreSQL cast or JSON operator, a SELECT of a function call (name and parenthesis glued), and a
+// comment inside a keyword sequence (a filter evasion). Questions never reach them.
+var searchSQLRules = []struct {
+	rule string
+	re   *regexp.Regexp
+}{
+	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`)},
+	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`)},
+	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`)},
+	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`)},
+}
+
+// searchSQL returns the text and rule of the first searchSQLRules match in normalized t.
+func searchSQL(t string) (match, rule string) {
+	for _, r := range searchSQLRules {
+		if loc := r.re.FindStringIndex(t); loc != nil {
+			return t[loc[0]:loc[1]], r.rule
+		}
+	}
+	return "", ""
 }
 
 // hostKeys are the argument keys that hold a host name or address (argkind.Fixed).
