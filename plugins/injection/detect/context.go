@@ -58,6 +58,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		keepOnly(r, l.kind)
 		if wordy(r.Norm.Text) {
 			codeSpans(r)
+			flagsNotComments(r)
 		}
 	default: // Path, Code
 		keepOnly(r, l.kind)
@@ -85,6 +86,36 @@ func codeSpans(r *Result) {
 	r.Hits = hits
 	if dropped {
 		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
+	}
+}
+
+// reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
+// that is not a command-line flag ("--filter") or a quoted hash ('#').
+var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
+
+// flagsNotComments drops the quote_comment hits of prose whose every quote-then-comment is a
+// command-line flag after a quoted value (pass "foo=bar" --filter ...) or a quoted '#':
+// documentation people read is full of them.
+func flagsNotComments(r *Result) {
+	if reProseComment.MatchString(r.Norm.Text) {
+		return
+	}
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == SQLInjection && h.Rule == "quote_comment" {
+			dropped = true
+			continue
+		}
+		if h.Category == SQLInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[SQLInjection] = min(r.Scores[SQLInjection], 1-miss)
 	}
 }
 

@@ -44,6 +44,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a cast after a literal in a search box", "search", "", map[string]any{"query": "'42'::int"}, "deny", "search/cast_or_json_operator"},
 		{"a select of a function in a search box", "search", "", map[string]any{"query": "select ascii("}, "deny", "search/select_call"},
 		{"a comment between keywords in a search box", "search", "", map[string]any{"query": "1 union/**/all"}, "deny", "search/inline_comment"},
+		{"a quoted flag value in a message", "post_message", "", map[string]any{"text": "To narrow the list, pass \"status=open\" --label bug to the command and read the output."}, "none", ""},
+		{"a quote then a SQL comment in a message", "post_message", "", map[string]any{"text": "Log in as admin'-- and the password check is skipped, try it on staging now"}, "deny", "sql_injection"},
 		{"a search with an apostrophe", "search", "", map[string]any{"query": "men's running shoes size 10"}, "none", ""},
 		{"a search for a C# book", "search", "", map[string]any{"query": "O'Reilly C# in depth"}, "none", ""},
 		{"a search for a selection tool", "search", "", map[string]any{"query": "select all (ctrl+a) shortcut"}, "none", ""},
