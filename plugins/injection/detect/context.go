@@ -22,7 +22,12 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			}
 		}
 		return false
-	case argkind.Unknown, argkind.URL:
+	case argkind.URL:
+		if w, rule := schemelessTarget(strings.TrimSpace(l.text)); w > 0 {
+			vote(r, d, SSRF, "url/no_scheme:"+rule, w, l.text)
+		}
+		return false
+	case argkind.Unknown:
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
