@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/selfmcp"
 )
@@ -78,10 +77,15 @@ func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
 	defer cancel()
 	go s.Watch(wctx)
 	// The bearer token is always required; the SDK handler refuses non-loopback Hosts on a
-	// loopback listener, and cross-origin browser requests are refused here. Timeouts as the
-	// gateway's defaults (no write timeout: SSE answers).
-	srv := &http.Server{Handler: http.NewCrossOriginProtection().Handler(h), ReadHeaderTimeout: config.DefaultReadHeaderTimeout,
-		ReadTimeout: config.DefaultReadTimeout, IdleTimeout: config.DefaultIdleTimeout, MaxHeaderBytes: config.DefaultMaxHeaderBytes}
+	// loopback listener, and cross-origin browser requests are refused here.
+	// Timeouts, the connection limit and the per-write deadline are the gateway's (the
+	// config file's http: section, defaults otherwise; no write timeout: SSE answers). Past
+	// the limit every new connection gets 503: there is no /healthz here.
+	hc := cfg.WithDefaults().HTTP
+	ln = gateway.LimitListener(ln, gateway.MaxConnections(hc.MaxConnections), "", log)
+	srv := &http.Server{Handler: gateway.SendTimeout(http.NewCrossOriginProtection().Handler(h), hc.SendTimeout.D()),
+		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(), ReadTimeout: hc.ReadTimeout.D(),
+		IdleTimeout: hc.IdleTimeout.D(), MaxHeaderBytes: hc.MaxHeaderBytes}
 	go func() {
 		<-ctx.Done()
 		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)

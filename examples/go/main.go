@@ -13,7 +13,8 @@ import (
 
 var guard *shellguard.Guard
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, describe)
+
 func evaluate() int32 {
 	if guard == nil {
 		cfg, _ := palisade.Config("config")
@@ -26,7 +27,6 @@ func evaluate() int32 {
 	return palisade.Output(guard.Evaluate(palisade.Input()))
 }
 
-//go:wasmexport describe
 func describe() int32 {
 	return palisade.Describe(abi.Describe{
 		Name: "shellguard", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest},

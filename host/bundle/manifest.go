@@ -61,7 +61,9 @@ type StageSpec struct {
 	Capabilities []string  `yaml:"capabilities"`
 	NeedsPrior   bool      `yaml:"needs_prior"`
 	// Trusted drops loop protection for a plugin the operator trusts (first-party, fuzzed): guest
-	// code runs several times faster, timeout then bounds only the wait (see host/plugin).
+	// code runs 0-35 % faster for direct-convention plugins (2-3x for Extism ones), timeout then
+	// bounds only the wait, and a trusted guest that never returns stalls the whole process at
+	// its next garbage collection (see host/plugin).
 	Trusted bool `yaml:"trusted"`
 	// ResolvesSample marks a judge stage: its opinion replaces a sample from earlier stages.
 	ResolvesSample bool              `yaml:"resolves_sample"`

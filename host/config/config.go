@@ -51,9 +51,10 @@ type Limits struct {
 	// UpstreamIdleTimeout ends an upstream answer stream (the SSE answer to a POST) that sends
 	// nothing, not even a keepalive comment, for this long; 0 = 5m.
 	UpstreamIdleTimeout Duration `yaml:"upstream_idle_timeout"`
-	// StreamBufferBytes is the memory all upstream SSE events being read at once may hold
-	// together (each is also capped by ResponseBytes); an event past it ends its stream with
-	// an error. 0 = 256 MiB.
+	// StreamBufferBytes is the memory all upstream SSE events, whole upstream answers and
+	// request bodies being read or held at once may take together, past 64 KiB each (each is
+	// also capped by ResponseBytes or BodyBytes): an event past it ends its stream with an
+	// error, an answer past it is answered with an error, a body past it gets 503. 0 = 256 MiB.
 	StreamBufferBytes int64 `yaml:"stream_buffer_bytes"`
 }
 
@@ -64,8 +65,14 @@ type HTTP struct {
 	// body is read, so a long answer stream is not cut. 0 = 30s.
 	ReadTimeout Duration `yaml:"read_timeout"`
 	IdleTimeout Duration `yaml:"idle_timeout"` // keep-alive connection between requests; 0 = 120s
-	// MaxConnections is how many connections the listener holds at once; more wait to be
-	// accepted. 0 = 16384, lowered to the process's file limit less 512.
+	// SendTimeout bounds each write to a client (an SSE event, a flush, 64 KiB of an answer),
+	// not the whole answer: a client that stops reading its stream is cut after this long
+	// instead of pinning the stream's buffers and goroutines. 0 = 30s.
+	SendTimeout Duration `yaml:"send_timeout"`
+	// MaxConnections is how many connections the listener holds at once. Past it a new
+	// connection is answered at once and closed: GET /healthz with 200, anything else with 503
+	// and Retry-After (it is not left waiting in the kernel's queue). 0 = 16384, lowered to
+	// the process's file limit less 512.
 	MaxConnections int `yaml:"max_connections"`
 	// MaxHeaderBytes caps a request's headers; 0 = 32 KiB.
 	MaxHeaderBytes int `yaml:"max_header_bytes"`
@@ -161,6 +168,7 @@ const (
 	DefaultReadHeaderTimeout   = 10 * time.Second
 	DefaultReadTimeout         = 30 * time.Second
 	DefaultIdleTimeout         = 120 * time.Second
+	DefaultSendTimeout         = 30 * time.Second
 	DefaultMaxConnections      = 16384
 	DefaultMaxHeaderBytes      = 32 << 10
 )
@@ -249,6 +257,9 @@ func (c Config) WithDefaults() Config {
 	if c.HTTP.IdleTimeout == 0 {
 		c.HTTP.IdleTimeout = Duration(DefaultIdleTimeout)
 	}
+	if c.HTTP.SendTimeout == 0 {
+		c.HTTP.SendTimeout = Duration(DefaultSendTimeout)
+	}
 	if c.HTTP.MaxConnections == 0 {
 		c.HTTP.MaxConnections = DefaultMaxConnections
 	}
@@ -329,7 +340,7 @@ func (c *Config) Validate() error {
 		path string
 		v    Duration
 	}{{"limits.upstream_idle_timeout", c.Limits.UpstreamIdleTimeout}, {"http.read_header_timeout", c.HTTP.ReadHeaderTimeout},
-		{"http.read_timeout", c.HTTP.ReadTimeout}, {"http.idle_timeout", c.HTTP.IdleTimeout}} {
+		{"http.read_timeout", c.HTTP.ReadTimeout}, {"http.idle_timeout", c.HTTP.IdleTimeout}, {"http.send_timeout", c.HTTP.SendTimeout}} {
 		if f.v < 0 {
 			return fe(f.path, "must not be negative")
 		}

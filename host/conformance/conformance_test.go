@@ -182,3 +182,18 @@ func TestLoadFixturesErrors(t *testing.T) {
 		t.Errorf("EnvelopeOf = %s, %v", env, err)
 	}
 }
+
+func TestMinimalDirectPluginConforms(t *testing.T) {
+	rep, err := conformance.Check(context.Background(), runtime(t), wat(t, "../../sdk/wat/direct.wat"), conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	rep.WriteText(&sb)
+	if !rep.Passed() {
+		t.Fatalf("direct minimal plugin failed:\n%s", sb.String())
+	}
+	if c := check(t, rep, "survives empty input"); !c.OK {
+		t.Errorf("empty input: %+v", c)
+	}
+}

@@ -354,17 +354,17 @@ func (g *Gateway) Start(ctx context.Context) error {
 		return fmt.Errorf("listen %s: %w", g.cfg.Listen, err)
 	}
 	hc := g.cfg.HTTP
-	max := maxConnections(hc.MaxConnections)
-	g.ln = newLimitListener(ln, max)
+	max := MaxConnections(hc.MaxConnections)
+	g.ln = LimitListener(ln, max, "/healthz", g.log)
 	g.srv = &http.Server{
-		Handler:           newGuard(g.echo, hc),
+		Handler:           SendTimeout(newGuard(g.echo, hc), hc.SendTimeout.D()),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
 		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
 		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
 		ReadTimeout:    hc.ReadTimeout.D(),
 		IdleTimeout:    hc.IdleTimeout.D(),
 		MaxHeaderBytes: hc.MaxHeaderBytes,
-		// No WriteTimeout: it would cut long-lived SSE answers.
+		// No WriteTimeout: it would cut long-lived SSE answers. SendTimeout bounds each write.
 	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too

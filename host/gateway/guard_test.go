@@ -1,8 +1,10 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -280,11 +282,12 @@ func TestNonLoopbackListenNeedsClientToken(t *testing.T) {
 	}
 }
 
-// TestConnectionLimit: past http.max_connections the listener accepts nothing more until a
-// connection closes.
+// TestConnectionLimit: past http.max_connections a new connection is answered at once and
+// closed, never left waiting: /mcp with 503 and Retry-After, /healthz with 200. Once a held
+// connection closes, /mcp is served again.
 func TestConnectionLimit(t *testing.T) {
 	up := testenv.StartGoServer(t, false)
-	g := guardedGateway(t, config.HTTP{MaxConnections: 4}, up)
+	g := guardedGateway(t, config.HTTP{MaxConnections: 4, ReadHeaderTimeout: config.Duration(2 * time.Minute)}, up)
 	var held []net.Conn
 	for range 4 {
 		c, err := net.Dial("tcp", g.Addr())
@@ -294,25 +297,56 @@ func TestConnectionLimit(t *testing.T) {
 		defer c.Close()
 		held = append(held, c)
 	}
-	done := make(chan int, 1)
-	go func() {
-		c := http.Client{Timeout: time.Minute}
-		resp, err := c.Get("http://" + g.Addr() + "/healthz")
+	// The four held connections are accepted before the probes below: the gateway's answer on
+	// one of them proves it (an idle connection gets none, so send a request on the last).
+	fmt.Fprintf(held[3], "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+	br := bufio.NewReader(held[3])
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz on a held connection: %v %v", resp, err)
+	}
+	client := func() *http.Client {
+		return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	}
+	resp, err := client().Post("http://"+g.Addr()+"/mcp", "application/json", strings.NewReader(toolsList))
+	if err != nil {
+		t.Fatalf("a fifth connection: %v, want a 503", err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("/mcp past the limit: %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	for i := range 5 {
+		resp, err := client().Get("http://" + g.Addr() + "/healthz")
 		if err != nil {
-			done <- -1
-			return
+			t.Fatalf("/healthz %d past the limit: %v", i, err)
 		}
 		resp.Body.Close()
-		done <- resp.StatusCode
-	}()
-	select {
-	case st := <-done:
-		t.Fatalf("a fifth connection was served (%d) while four were held", st)
-	case <-time.After(300 * time.Millisecond):
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("/healthz %d past the limit: %d", i, resp.StatusCode)
+		}
 	}
-	held[0].Close()
-	if st := <-done; st != http.StatusOK {
-		t.Fatalf("after a slot freed: /healthz %d", st)
+	for _, c := range held {
+		c.Close()
+	}
+	// Slots free as the gateway sees the closes: poll until /mcp is served.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+g.Addr()+"/mcp", strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := client().Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the held connections closed: %v %v", resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -1,13 +1,19 @@
 package gateway
 
 import (
+	"bufio"
 	"crypto/subtle"
+	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/added060/palisade/host/config"
 )
@@ -15,39 +21,88 @@ import (
 // Listener limits and request guards: what every HTTP endpoint of the gateway passes through
 // before echo routes it.
 
-// limitListener holds at most n connections open at once; Accept waits for a slot.
-type limitListener struct {
-	net.Listener
-	slots chan struct{}
-	done  chan struct{}
-	once  sync.Once
+// LimitListener holds at most max connections open at once (http.max_connections). Past the
+// limit it refuses fast rather than letting connections wait: a waiting connection sits in the
+// kernel's accept queue, where no timeout of ours applies, the client cannot tell a full
+// gateway from a dead one, and a health probe times out so an orchestrator restarts a gateway
+// that is only busy. So every connection is accepted at once; one over the limit is answered
+// by the listener itself and closed: GET or HEAD health (e.g. "/healthz"; "" = none) with 200
+// and {"status":"ok"}, anything else with 503 and Retry-After: 1. At most 256 refusals are
+// answered at a time, each within 2 s; past that a connection is closed unanswered. log (nil =
+// discard) gets one warning per 10 s while connections are refused.
+func LimitListener(l net.Listener, max int, health string, log *slog.Logger) net.Listener {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &limitListener{Listener: l, slots: make(chan struct{}, max), refusing: make(chan struct{}, maxRefusing), health: health, log: log}
 }
 
-func newLimitListener(l net.Listener, n int) *limitListener {
-	return &limitListener{Listener: l, slots: make(chan struct{}, n), done: make(chan struct{})}
+// maxRefusing is how many refusals LimitListener answers at once (goroutines and descriptors
+// past the limit; max_connections leaves 512 descriptors spare).
+const maxRefusing = 256
+
+type limitListener struct {
+	net.Listener
+	slots    chan struct{} // one per open connection
+	refusing chan struct{} // one per refusal being answered
+	health   string
+	log      *slog.Logger
+	refused  atomic.Int64
+	warned   atomic.Int64 // unix nanoseconds of the last warning
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case l.slots <- struct{}{}:
+			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+		default:
+		}
+		l.refuse(c)
+	}
+}
+
+// refuse answers a connection over the limit (see LimitListener) without holding a slot.
+func (l *limitListener) refuse(c net.Conn) {
+	n := l.refused.Add(1)
+	if now, last := time.Now().UnixNano(), l.warned.Load(); now-last > int64(10*time.Second) && l.warned.CompareAndSwap(last, now) {
+		l.log.Warn("connection limit reached; refusing new connections", "max_connections", cap(l.slots), "refused", n)
+	}
 	select {
-	case l.slots <- struct{}{}:
-	case <-l.done:
-		return nil, net.ErrClosed
+	case l.refusing <- struct{}{}:
+	default:
+		c.Close()
+		return
 	}
-	c, err := l.Listener.Accept()
-	if err != nil {
-		<-l.slots
-		return nil, err
-	}
-	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+	go func() {
+		defer func() { <-l.refusing }()
+		defer c.Close()
+		_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+		status, ctype, body, extra := "503 Service Unavailable", "text/plain; charset=utf-8",
+			"palisade: connection limit reached (http.max_connections); retry later\n", "Retry-After: 1\r\n"
+		req, err := http.ReadRequest(bufio.NewReaderSize(io.LimitReader(c, 8<<10), 4<<10))
+		if err == nil && l.health != "" && req.URL.Path == l.health && (req.Method == http.MethodGet || req.Method == http.MethodHead) {
+			status, ctype, body, extra = "200 OK", "application/json", `{"status":"ok"}`+"\n", ""
+		}
+		if req != nil && req.Method == http.MethodHead {
+			body = ""
+		}
+		if _, err := fmt.Fprintf(c, "HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n%sConnection: close\r\n\r\n%s", status, ctype, len(body), extra, body); err != nil {
+			return
+		}
+		// Half-close and read what the client still sends until it closes, so the answer is
+		// not lost to a reset.
+		if cw, ok := c.(interface{ CloseWrite() error }); ok {
+			_ = cw.CloseWrite()
+		}
+		_ = c.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, _ = io.Copy(io.Discard, io.LimitReader(c, 64<<10))
+	}()
 }
-
-func (l *limitListener) Close() error {
-	l.once.Do(func() { close(l.done) })
-	return l.Listener.Close()
-}
-
-// InUse is how many connections are open.
-func (l *limitListener) InUse() int { return len(l.slots) }
 
 type limitConn struct {
 	net.Conn
@@ -61,9 +116,70 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// maxConnections lowers n to the process's open-file limit less 512 (for NATS, upstream
+// SendTimeout gives every write next makes to a client its own deadline d
+// (http.send_timeout), set with http.ResponseController.SetWriteDeadline before each write of
+// at most 64 KiB and each flush: an answer or SSE stream may last as long as it likes, but a
+// client that stops reading is cut after d, and the handler's next write fails, so the stream
+// ends and releases what it holds. d <= 0 returns next unchanged.
+//
+// # Notes
+//
+// net/http keeps a deadline set by a handler for the connection's next request; SendTimeout
+// clears it when a request starts and sets a fresh one when the handler returns, for the
+// end of the answer net/http writes itself.
+func SendTimeout(next http.Handler, d time.Duration) http.Handler {
+	if d <= 0 {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Time{})
+		dw := &deadlineWriter{ResponseWriter: w, rc: rc, d: d}
+		next.ServeHTTP(dw, r)
+		dw.arm()
+	})
+}
+
+// sendChunk is the most one write deadline covers.
+const sendChunk = 64 << 10
+
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) arm() { _ = w.rc.SetWriteDeadline(time.Now().Add(w.d)) }
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), sendChunk)
+		w.arm()
+		m, err := w.ResponseWriter.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// FlushError is what http.ResponseController.Flush (and echo's Flush) call.
+func (w *deadlineWriter) FlushError() error {
+	w.arm()
+	return w.rc.Flush()
+}
+
+func (w *deadlineWriter) Flush() { _ = w.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection (Hijack, EnableFullDuplex).
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// MaxConnections lowers n to the process's open-file limit less 512 (for NATS, upstream
 // connections, files), so the listener never runs the process out of descriptors.
-func maxConnections(n int) int {
+func MaxConnections(n int) int {
 	var rl syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err == nil && rl.Cur > 1024 {
 		if lim := int(rl.Cur) - 512; lim < n {

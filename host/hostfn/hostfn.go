@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
-	extism "github.com/extism/go-sdk"
 )
 
 // Capability names a stage may be granted in bundle.yaml.
@@ -46,31 +46,25 @@ type Deps struct {
 func Known(c string) bool { return c == CapSample || c == CapInfer || c == CapKV }
 
 // Build returns the three host functions for a stage granted caps. KV keys are prefixed with
-// namespace (the stage name) so stages cannot read each other's state.
-func Build(namespace string, caps []string, d Deps) []extism.HostFunction {
+// namespace (the stage name) so stages cannot read each other's state. host/plugin exposes them
+// under both calling conventions (Extism and direct, sdk/ABI.md).
+func Build(namespace string, caps []string, d Deps) []plugin.HostFunc {
 	granted := func(c string) bool { return slices.Contains(caps, c) }
-	mk := func(name string, call func(ctx context.Context, in []byte) any) extism.HostFunction {
-		f := extism.NewHostFunctionWithStack(name, func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+	mk := func(name string, call func(ctx context.Context, in []byte) any) plugin.HostFunc {
+		return plugin.HostFunc{Name: name, Call: func(ctx context.Context, in []byte) []byte {
 			var out any
 			if !granted(name) {
 				out = map[string]string{"error": "capability not granted: " + name}
-			} else if in, err := p.ReadBytes(stack[0]); err != nil {
-				out = map[string]string{"error": "read request: " + err.Error()}
+			} else if in == nil {
+				out = map[string]string{"error": "read request: no request"}
 			} else {
 				out = call(ctx, in)
 			}
 			b, _ := json.Marshal(out)
-			off, err := p.WriteBytes(b)
-			if err != nil {
-				stack[0] = 0
-				return
-			}
-			stack[0] = off
-		}, []extism.ValueType{extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
-		f.SetNamespace("extism:host/user")
-		return f
+			return b
+		}}
 	}
-	return []extism.HostFunction{
+	return []plugin.HostFunc{
 		mk(CapSample, func(ctx context.Context, in []byte) any {
 			var req abi.SampleRequest
 			if err := json.Unmarshal(in, &req); err != nil {

@@ -3,6 +3,9 @@ package plugin_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -68,4 +71,131 @@ func BenchmarkStage(b *testing.B) {
 		}
 		p.Close(context.Background())
 	}
+}
+
+// BenchmarkCallOverhead is the host's cost per stage call: a no-op Go plugin (it takes its
+// input and answers a constant verdict), untrusted, with a 1 KiB envelope, on the Extism
+// convention (ABI 1.0) and on the direct one (ABI 1.1).
+func BenchmarkCallOverhead(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := envelopeOf(1 << 10)
+	for _, c := range []struct{ name, tags string }{
+		{"go-extism", "palisade_extism"},
+		{"go-direct", ""},
+	} {
+		wasm, err := os.ReadFile(testenv.BuildPluginTags(b, "./plugins/injection/testdata/noop", c.tags))
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchCalls(b, rt, c.name, wasm, env, false)
+	}
+	for _, c := range []struct {
+		name string
+		cmds [][]string // run in a temp dir $T; the module is $T/m.wasm
+	}{
+		{"c-extism", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-DPALISADE_EXTISM", "-o", "$T/m.wasm", "testdata/noop.c"}}},
+		{"c-direct", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-o", "$T/m.wasm", "testdata/noop.c"}}},
+		{"rust-extism", rustNoop("--cfg=palisade_extism")},
+		{"rust-direct", rustNoop("--cfg=palisade_direct")},
+	} {
+		if wasm := buildWith(b, c.cmds); wasm != nil {
+			benchCalls(b, rt, c.name, wasm, env, false)
+		}
+	}
+	benchCalls(b, rt, "wat-extism", wat(b, "../../sdk/wat/minimal.wat"), env, false)
+	benchCalls(b, rt, "wat-direct", wat(b, "../../sdk/wat/direct.wat"), env, false)
+}
+
+func rustNoop(cfg string) [][]string {
+	rustc := "/usr/bin/rustc" // Debian's, with the wasm32 std (examples/rust/Makefile)
+	if r := os.Getenv("RUSTC"); r != "" {
+		rustc = r
+	}
+	flags := []string{"--edition", "2021", "-O", "-C", "panic=abort", "--target", "wasm32-unknown-unknown", cfg}
+	return [][]string{
+		append([]string{rustc, "--crate-type", "rlib", "--crate-name", "palisade", "-o", "$T/libpalisade.rlib", "../../sdk/rust/src/lib.rs"}, flags...),
+		append([]string{rustc, "--crate-type", "cdylib", "--crate-name", "noop", "--extern", "palisade=$T/libpalisade.rlib", "-L", "$T", "-o", "$T/m.wasm", "testdata/noop.rs"}, flags...),
+	}
+}
+
+// buildWith runs cmds ($T is a temp dir) and returns $T/m.wasm, or nil when a tool is missing.
+func buildWith(b *testing.B, cmds [][]string) []byte {
+	dir := b.TempDir()
+	for _, c := range cmds {
+		if _, err := exec.LookPath(c[0]); err != nil {
+			b.Logf("%s not installed: skipped", c[0])
+			return nil
+		}
+		args := make([]string, len(c)-1)
+		for i, a := range c[1:] {
+			args[i] = strings.ReplaceAll(a, "$T", dir)
+		}
+		if out, err := exec.Command(c[0], args...).CombinedOutput(); err != nil {
+			b.Fatalf("%v: %v\n%s", c, err, out)
+		}
+	}
+	wasm, err := os.ReadFile(filepath.Join(dir, "m.wasm"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return wasm
+}
+
+func benchCalls(b *testing.B, rt *plugin.Runtime, name string, wasm, env []byte, trusted bool) {
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: name, Wasm: wasm, Timeout: time.Second, InitTimeout: time.Minute, PoolSize: 1, Uninterruptible: trusted, HostFunctions: hostfn.Build(name, nil, hostfn.Deps{})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	b.Run(name, func(b *testing.B) {
+		b.ReportAllocs()
+		var lat []time.Duration
+		for b.Loop() {
+			t := time.Now()
+			if _, err := p.Evaluate(context.Background(), env); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t))
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	})
+}
+
+// BenchmarkLoopStop measures how far past its timeout an untrusted looping plugin is stopped
+// (the target is 10 ms), including the replacement of its instance by the next call.
+func BenchmarkLoopStop(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	wasm, _ := testenv.ReadPlugin(b, "./host/internal/testenv/misbehave")
+	const timeout = 100 * time.Millisecond
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "loop", Wasm: wasm, Timeout: timeout, PoolSize: 1,
+		Config:        map[string]string{"config": `{"mode":"loop","when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	var over []time.Duration
+	for b.Loop() {
+		t := time.Now()
+		if _, err := p.Evaluate(context.Background(), []byte(`{"tool":"bad"}`)); err == nil {
+			b.Fatal("loop returned")
+		}
+		over = append(over, time.Since(t)-timeout)
+		if _, err := p.Evaluate(context.Background(), []byte(`{"tool":"good"}`)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sort.Slice(over, func(i, j int) bool { return over[i] < over[j] })
+	b.ReportMetric(float64(over[len(over)/2].Microseconds())/1e3, "p50-over-ms")
+	b.ReportMetric(float64(over[len(over)-1].Microseconds())/1e3, "max-over-ms")
 }

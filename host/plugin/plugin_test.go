@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +18,17 @@ import (
 
 func load(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration) *plugin.Plugin {
 	t.Helper()
-	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	return loadTags(t, rt, mode, timeout, "")
+}
+
+// loadTags loads misbehave built with tags: "" is the direct convention (ABI 1.1),
+// "palisade_extism" the Extism one (ABI 1.0).
+func loadTags(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration, tags string) *plugin.Plugin {
+	t.Helper()
+	wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
+	if err != nil {
+		t.Fatal(err)
+	}
 	p, err := rt.Load(context.Background(), plugin.Spec{
 		Name:          "mis-" + mode,
 		Wasm:          wasm,
@@ -49,16 +61,27 @@ const (
 func TestFailuresAreClassifiedAndInstancesReplaced(t *testing.T) {
 	rt := newRuntime(t)
 	for _, tc := range []struct {
-		mode string
-		want error
+		mode, tags, convention string
+		want                   error
 	}{
-		{"trap", plugin.ErrTrap},
-		{"loop", plugin.ErrTimeout},
-		{"grow", plugin.ErrTrap},
-		{"error", plugin.ErrPluginErr},
+		{"trap", "", "direct", plugin.ErrTrap},
+		{"loop", "", "direct", plugin.ErrTimeout},
+		{"grow", "", "direct", plugin.ErrTrap},
+		{"error", "", "direct", plugin.ErrPluginErr},
+		{"trap", "palisade_extism", "extism", plugin.ErrTrap},
+		{"loop", "palisade_extism", "extism", plugin.ErrTimeout},
+		{"grow", "palisade_extism", "extism", plugin.ErrTrap},
+		{"error", "palisade_extism", "extism", plugin.ErrPluginErr},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
-			p := load(t, rt, tc.mode, 200*time.Millisecond)
+		t.Run(tc.convention+"/"+tc.mode, func(t *testing.T) {
+			timeout := 200 * time.Millisecond
+			if tc.mode == "grow" {
+				timeout = 10 * time.Second // growing to the cap takes a while on a loaded machine
+			}
+			p := loadTags(t, rt, tc.mode, timeout, tc.tags)
+			if got := p.Convention(); got != tc.convention {
+				t.Fatalf("convention = %s, want %s", got, tc.convention)
+			}
 			_, err := p.Evaluate(context.Background(), []byte(bad))
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("err = %v, want %v", err, tc.want)
@@ -74,6 +97,108 @@ func TestFailuresAreClassifiedAndInstancesReplaced(t *testing.T) {
 				t.Errorf("a %s instance was not replaced", tc.mode)
 			}
 		})
+	}
+}
+
+// TestLoopStoppedAndNextCallServed: an untrusted plugin spinning forever is stopped at its
+// timeout, its instance replaced, and a pool of one serves the next call.
+func TestLoopStoppedAndNextCallServed(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "loop", Wasm: wasm, Timeout: 50 * time.Millisecond, PoolSize: 1,
+		Config:        map[string]string{"config": `{"mode":"loop","when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for i := range 3 {
+		if _, err := p.Evaluate(context.Background(), []byte(bad)); !errors.Is(err, plugin.ErrTimeout) {
+			t.Fatalf("loop %d: err = %v, want ErrTimeout", i, err)
+		}
+		out, err := p.Evaluate(context.Background(), []byte(good))
+		if err != nil || string(out) != `{"action":"none"}` {
+			t.Fatalf("call after loop %d: %q %v", i, out, err)
+		}
+	}
+	if got := p.Stats().Replaced.Load(); got != 3 {
+		t.Fatalf("replaced %d instances, want 3", got)
+	}
+}
+
+// TestCallerDeadlineStopsTheGuest: a caller's deadline earlier than the stage timeout stops an
+// untrusted guest too.
+func TestCallerDeadlineStopsTheGuest(t *testing.T) {
+	rt := newRuntime(t)
+	p := load(t, rt, "loop", time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Evaluate(ctx, []byte(bad)); !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+}
+
+func TestHostFunctionsOnBothConventions(t *testing.T) {
+	rt := newRuntime(t)
+	for _, tags := range []string{"", "palisade_extism"} {
+		t.Run("tags="+tags, func(t *testing.T) {
+			wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
+			if err != nil {
+				t.Fatal(err)
+			}
+			store := hostfn.NewMemKV()
+			p, err := rt.Load(context.Background(), plugin.Spec{
+				Name: "kv", Wasm: wasm, PoolSize: 1,
+				Config:        map[string]string{"config": `{"mode":"kv"}`},
+				HostFunctions: hostfn.Build("kv", []string{hostfn.CapKV}, hostfn.Deps{KV: store}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			for i := 1; i <= 3; i++ {
+				out, err := p.Evaluate(context.Background(), []byte(good))
+				want := fmt.Sprintf(`{"action":"none","reason":"count %d"}`, i)
+				if err != nil || string(out) != want {
+					t.Fatalf("call %d: %s %v, want %s", i, out, err, want)
+				}
+			}
+		})
+	}
+}
+
+// wat assembles a WAT file with wabt's wat2wasm (installed by make setup-sdk).
+func wat(t testing.TB, path string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("wat2wasm"); err != nil {
+		if os.Getenv("PALISADE_REQUIRE_TOOLCHAINS") == "1" {
+			t.Fatal("wat2wasm not installed (run make setup-sdk)")
+		}
+		t.Skip("wat2wasm not installed (make setup-sdk; PALISADE_REQUIRE_TOOLCHAINS=1 makes this fatal)")
+	}
+	out := filepath.Join(t.TempDir(), "m.wasm")
+	if msg, err := exec.Command("wat2wasm", path, "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("wat2wasm %s: %v\n%s", path, err, msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestRecursionWithoutLoopsIsStopped: the function-entry checks stop a guest that has no loop.
+func TestRecursionWithoutLoopsIsStopped(t *testing.T) {
+	rt := newRuntime(t)
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: "recurse", Wasm: wat(t, "testdata/recurse.wat"), Timeout: 50 * time.Millisecond, InitTimeout: 50 * time.Millisecond, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if _, err := p.Evaluate(context.Background(), []byte(good)); !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 }
 
@@ -112,6 +237,18 @@ func TestCompilationCacheOnDisk(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) == 0 {
 		t.Fatal("compilation cache dir is empty after a load")
+	}
+	// The instrumented module (untrusted, direct) is kept too, so the next process skips the rewrite.
+	if entries, _ := os.ReadDir(filepath.Join(dir, "instrumented")); len(entries) != 1 {
+		t.Fatalf("instrumented cache holds %d files, want 1", len(entries))
+	}
+	rt2, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := load(t, rt2, "deny", time.Second)
+	if out, err := q.Evaluate(context.Background(), []byte(good)); err != nil || string(out) != `{"action":"none"}` {
+		t.Fatalf("from the disk cache: %q %v", out, err)
 	}
 }
 

@@ -1,11 +1,15 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,8 +41,50 @@ type Options struct {
 // Runtime compiles plugins. One Runtime is shared by every stage of every bundle so that the
 // compilation cache is shared.
 type Runtime struct {
-	cache  wazero.CompilationCache
-	logger *slog.Logger
+	cache    wazero.CompilationCache
+	cacheDir string // "" = no disk cache
+	logger   *slog.Logger
+
+	mu        sync.Mutex
+	rewritten map[[sha256.Size]byte][]byte // instrument's output by the module's hash
+}
+
+// instrumentedCache bounds Runtime.rewritten; past it the map starts over.
+const instrumentedCache = 64
+
+// instrumented returns wasm with stop checks (instrument.go), from memory or the disk cache when
+// seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a process per call,
+// like palisade hook, would pay on every start); wazero caches the result's compiled form like
+// any module's.
+func (r *Runtime) instrumented(wasm []byte) ([]byte, error) {
+	sum := sha256.Sum256(wasm)
+	r.mu.Lock()
+	out, ok := r.rewritten[sum]
+	r.mu.Unlock()
+	if ok {
+		return out, nil
+	}
+	var path string
+	if r.cacheDir != "" {
+		path = filepath.Join(r.cacheDir, "instrumented", hex.EncodeToString(sum[:])+".wasm")
+	}
+	if b, err := os.ReadFile(path); path != "" && err == nil && bytes.HasPrefix(b, []byte("\x00asm")) {
+		out = b
+	} else {
+		if out, err = instrument(wasm); err != nil {
+			return nil, err
+		}
+		if path != "" {
+			r.writeCache(path, out)
+		}
+	}
+	r.mu.Lock()
+	if r.rewritten == nil || len(r.rewritten) >= instrumentedCache {
+		r.rewritten = map[[sha256.Size]byte][]byte{}
+	}
+	r.rewritten[sum] = out
+	r.mu.Unlock()
+	return out, nil
 }
 
 // NewRuntime returns a runtime whose compiled modules are cached in o.CacheDir.
@@ -46,7 +92,7 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{logger: o.Logger}
+	r := &Runtime{logger: o.Logger, cacheDir: o.CacheDir}
 	if o.CacheDir != "" {
 		if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
 			return nil, fmt.Errorf("plugin cache dir: %w", err)
@@ -60,6 +106,30 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 		r.cache = wazero.NewCompilationCache()
 	}
 	return r, nil
+}
+
+// writeCache stores b at path atomically; a failure only costs the next start a rewrite.
+func (r *Runtime) writeCache(path string, b []byte) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		r.logger.Debug("plugin cache", "err", err)
+		return
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		r.logger.Debug("plugin cache", "err", err)
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		r.logger.Debug("plugin cache", "err", err)
+	}
 }
 
 // Close releases the compilation cache. Plugins loaded from it must be closed first.
@@ -80,9 +150,15 @@ type Spec struct {
 	// several times slower, for plugins the operator trusts not to loop: Timeout then bounds
 	// only how long a caller waits, and an instance still running past it is discarded when it
 	// returns. Untrusted plugins must keep the default (false).
+	//
+	// # Notes
+	//
+	// Compiled Wasm cannot be preempted: a guest that never returns also holds up every Go
+	// stop-the-world (each GC cycle) of the process, not just its own instance. For direct
+	// plugins, the default's loop checks cost 0-35 % of guest time (instrument.go).
 	Uninterruptible bool
-	HostFunctions   []extism.HostFunction // see host/hostfn; every import the plugin declares must be here
-	Logger          *slog.Logger          // nil = the runtime's
+	HostFunctions   []HostFunc   // see host/hostfn; every import the plugin declares must be here
+	Logger          *slog.Logger // nil = the runtime's
 }
 
 func (s Spec) withDefaults(r *Runtime) Spec {
@@ -110,15 +186,40 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 // Plugin is a compiled module with a pool of instances. It is safe for concurrent use.
 type Plugin struct {
 	spec     Spec
-	compiled *extism.CompiledPlugin
-	idle     chan *extism.Plugin
+	compiled *extism.CompiledPlugin // ABI 1.0 (Extism) convention, or
+	direct   *directModule          // ABI 1.1 direct convention
+	idle     chan instance
 	slots    chan struct{} // one token per instance that may exist
 	closed   atomic.Bool
 	mu       sync.Mutex // guards live
-	live     map[*extism.Plugin]struct{}
-	cold     map[*extism.Plugin]bool // started but never called: the first call also initializes
+	live     map[instance]struct{}
+	cold     map[instance]bool // started but never called: the first call also initializes
 	stats    Stats
+	// undescribed: describe answered zero bytes, which a plugin does when it has no describe
+	// (the Go SDK always exports it); Exports("describe") then reports false.
+	undescribed atomic.Bool
 }
+
+// instance is one instantiated module of either convention, used by one call at a time.
+type instance interface {
+	// call runs export fn on input; rc != 0 is the plugin's own error (err says what).
+	call(ctx context.Context, fn string, input []byte) (rc uint32, out []byte, err error)
+	exports(fn string) bool
+	close(ctx context.Context)
+}
+
+// extismInstance is an instance on the Extism convention (ABI 1.0).
+type extismInstance struct {
+	p       *extism.Plugin
+	timeout time.Duration
+}
+
+func (e *extismInstance) call(ctx context.Context, fn string, input []byte) (uint32, []byte, error) {
+	e.p.Timeout = e.timeout
+	return e.p.CallWithContext(ctx, fn, input)
+}
+func (e *extismInstance) exports(fn string) bool    { return e.p.FunctionExists(fn) }
+func (e *extismInstance) close(ctx context.Context) { e.p.Close(ctx) }
 
 // Stats counts calls and failures of one plugin.
 type Stats struct {
@@ -130,9 +231,68 @@ type Stats struct {
 }
 
 // Load compiles s.Wasm (using the cache), creates one instance to prove the module starts and
-// returns the plugin. A module that fails to compile or to start is an error.
+// returns the plugin. A module that fails to compile or to start is an error. The calling
+// convention is detected from the module's exports: palisade_alloc means the direct convention
+// (ABI 1.1), anything else is an Extism plugin (ABI 1.0).
 func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	s = s.withDefaults(r)
+	p := &Plugin{
+		spec:  s,
+		idle:  make(chan instance, s.PoolSize),
+		slots: make(chan struct{}, s.PoolSize),
+		live:  make(map[instance]struct{}),
+		cold:  make(map[instance]bool),
+	}
+	if exportsDirect(s.Wasm) {
+		wasm := s.Wasm
+		if !s.Uninterruptible {
+			var err error
+			if wasm, err = r.instrumented(s.Wasm); err != nil {
+				return nil, fmt.Errorf("stage %q: instrument: %w", s.Name, err)
+			}
+		}
+		d, err := newDirectModule(ctx, r.cache, s, wasm, !s.Uninterruptible)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
+		}
+		p.direct = d
+	} else {
+		compiled, err := r.compileExtism(ctx, s)
+		if err != nil {
+			return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
+		}
+		p.compiled = compiled
+	}
+	for range s.PoolSize {
+		p.slots <- struct{}{}
+	}
+	// Fill the pool before the plugin serves (a swap must not leave the first requests waiting
+	// for instances to start), which also proves the module starts.
+	errs := make(chan error, s.PoolSize)
+	for range s.PoolSize {
+		<-p.slots
+		go func() {
+			inst, err := p.newInstance(ctx)
+			if err == nil {
+				p.idle <- inst
+			}
+			errs <- err
+		}()
+	}
+	var err error
+	for range s.PoolSize {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	if err != nil {
+		p.Close(ctx)
+		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
+	}
+	return p, nil
+}
+
+func (r *Runtime) compileExtism(ctx context.Context, s Spec) (*extism.CompiledPlugin, error) {
 	ms := s.Timeout.Milliseconds()
 	if ms < 1 {
 		ms = 1
@@ -152,59 +312,44 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		EnableWasi:    true,
 		RuntimeConfig: rc,
 	}
-	compiled, err := extism.NewCompiledPlugin(ctx, manifest, cfg, s.HostFunctions)
-	if err != nil {
-		return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
-	}
-	p := &Plugin{
-		spec:     s,
-		compiled: compiled,
-		idle:     make(chan *extism.Plugin, s.PoolSize),
-		slots:    make(chan struct{}, s.PoolSize),
-		live:     make(map[*extism.Plugin]struct{}),
-		cold:     make(map[*extism.Plugin]bool),
-	}
-	for range s.PoolSize {
-		p.slots <- struct{}{}
-	}
-	// Fill the pool before the plugin serves (a swap must not leave the first requests waiting
-	// for instances to start), which also proves the module starts.
-	errs := make(chan error, s.PoolSize)
-	for range s.PoolSize {
-		<-p.slots
-		go func() {
-			inst, err := p.newInstance(ctx)
-			if err == nil {
-				p.idle <- inst
-			}
-			errs <- err
-		}()
-	}
-	for range s.PoolSize {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-		}
-	}
-	if err != nil {
-		p.Close(ctx)
-		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
-	}
-	return p, nil
+	return extism.NewCompiledPlugin(ctx, manifest, cfg, extismHostFunctions(s.HostFunctions))
 }
 
-func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
+// Convention names the calling convention the plugin was detected to use: "direct" (ABI 1.1)
+// or "extism" (ABI 1.0).
+func (p *Plugin) Convention() string {
+	if p.direct != nil {
+		return "direct"
+	}
+	return "extism"
+}
+
+func (p *Plugin) newInstance(ctx context.Context) (instance, error) {
 	// Real clocks: wazero's default is a fake clock, and policies have time windows.
 	mc := wazero.NewModuleConfig().WithSysWalltime().WithSysNanotime()
-	inst, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
-	if err != nil {
-		p.slots <- struct{}{}
-		return nil, err
+	var inst instance
+	if p.direct != nil {
+		ictx, cancel := context.WithTimeout(context.WithValue(ctx, initTimeoutKey{}, p.spec.InitTimeout), p.spec.InitTimeout)
+		in, err := p.direct.instantiate(ictx, mc)
+		cancel()
+		if err != nil {
+			p.slots <- struct{}{}
+			return nil, err
+		}
+		inst = in
+	} else {
+		in, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+		if err != nil {
+			p.slots <- struct{}{}
+			return nil, err
+		}
+		log := p.spec.Logger
+		name := p.spec.Name
+		in.SetLogger(func(l extism.LogLevel, msg string) {
+			log.Debug("plugin log", "stage", name, "level", l.String(), "msg", msg)
+		})
+		inst = &extismInstance{p: in, timeout: p.spec.Timeout}
 	}
-	log := p.spec.Logger
-	name := p.spec.Name
-	inst.SetLogger(func(l extism.LogLevel, msg string) {
-		log.Debug("plugin log", "stage", name, "level", l.String(), "msg", msg)
-	})
 	p.mu.Lock()
 	p.live[inst] = struct{}{}
 	p.mu.Unlock()
@@ -212,13 +357,15 @@ func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
 	// Start the guest runtime now, under the init timeout, so the first verdict is not charged
 	// for it: through describe when the plugin has it (it has no side effects by the ABI),
 	// otherwise on the instance's first call.
-	inst.Timeout = p.spec.InitTimeout
-	if inst.FunctionExists("describe") {
-		if _, _, err := inst.CallWithContext(ctx, "describe", nil); err != nil {
+	if inst.exports("describe") {
+		_, out, err := p.invoke(ctx, inst, "describe", nil, p.spec.InitTimeout)
+		if err != nil {
 			p.discard(inst)
 			return nil, fmt.Errorf("start: describe: %w", err)
 		}
-		inst.Timeout = p.spec.Timeout
+		if len(out) == 0 {
+			p.undescribed.Store(true)
+		}
 	} else {
 		p.mu.Lock()
 		p.cold[inst] = true
@@ -227,8 +374,21 @@ func (p *Plugin) newInstance(ctx context.Context) (*extism.Plugin, error) {
 	return inst, nil
 }
 
+// invoke calls fn on inst bounded by timeout. An interruptible call is stopped by the runtime;
+// an uninterruptible one is abandoned (see callWatched) and reported as a timeout.
+func (p *Plugin) invoke(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
+	if p.spec.Uninterruptible {
+		return p.callWatched(ctx, inst, fn, input, timeout)
+	}
+	if e, ok := inst.(*extismInstance); ok {
+		e.timeout = timeout // Extism applies it with close-on-context-done
+		return inst.call(ctx, fn, input)
+	}
+	return inst.(*directInstance).callBounded(ctx, fn, input, timeout)
+}
+
 // acquire returns an idle instance, or a new one if the pool has room, or waits.
-func (p *Plugin) acquire(ctx context.Context) (*extism.Plugin, error) {
+func (p *Plugin) acquire(ctx context.Context) (instance, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -247,7 +407,7 @@ func (p *Plugin) acquire(ctx context.Context) (*extism.Plugin, error) {
 	}
 }
 
-func (p *Plugin) release(inst *extism.Plugin) {
+func (p *Plugin) release(inst instance) {
 	if p.closed.Load() {
 		p.discard(inst)
 		return
@@ -256,7 +416,7 @@ func (p *Plugin) release(inst *extism.Plugin) {
 }
 
 // discard closes a broken instance and frees its slot; the next acquire creates a replacement.
-func (p *Plugin) discard(inst *extism.Plugin) {
+func (p *Plugin) discard(inst instance) {
 	p.mu.Lock()
 	_, ok := p.live[inst]
 	delete(p.live, inst)
@@ -265,10 +425,13 @@ func (p *Plugin) discard(inst *extism.Plugin) {
 	if !ok {
 		return
 	}
-	inst.Close(context.Background())
+	inst.close(context.Background())
 	p.stats.Instances.Add(-1)
 	p.slots <- struct{}{}
 }
+
+// errAbandoned marks an uninterruptible call that was still running at its timeout.
+var errAbandoned = errors.New("still running at the timeout; abandoned")
 
 // Call runs export fn with input on a pooled instance. A trap or timeout discards the instance.
 func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, error) {
@@ -277,25 +440,20 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 		return nil, fmt.Errorf("stage %q: instance: %w", p.spec.Name, err)
 	}
 	p.stats.Calls.Add(1)
-	var rc uint32
-	var out []byte
-	if p.spec.Uninterruptible {
-		var abandoned bool
-		rc, out, err, abandoned = p.callWatched(ctx, inst, fn, input)
-		if abandoned {
-			p.stats.Failures.Add(1)
-			p.stats.Timeouts.Add(1)
-			p.stats.Replaced.Add(1)
-			return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, ErrTimeout, err)
-		}
-	} else {
-		rc, out, err = inst.CallWithContext(ctx, fn, input)
-	}
-	if inst.Timeout != p.spec.Timeout {
-		p.mu.Lock()
+	timeout := p.spec.Timeout
+	p.mu.Lock()
+	cold := p.cold[inst]
+	if cold {
 		delete(p.cold, inst)
-		p.mu.Unlock()
-		inst.Timeout = p.spec.Timeout
+		timeout = p.spec.InitTimeout
+	}
+	p.mu.Unlock()
+	rc, out, err := p.invoke(ctx, inst, fn, input, timeout)
+	if errors.Is(err, errAbandoned) {
+		p.stats.Failures.Add(1)
+		p.stats.Timeouts.Add(1)
+		p.stats.Replaced.Add(1)
+		return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, ErrTimeout, err)
 	}
 	if err != nil || rc != 0 {
 		p.stats.Failures.Add(1)
@@ -304,9 +462,15 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 		switch {
 		case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 			kind = ErrTimeout
-		case err != nil && isTimeout(err):
+		case errors.Is(err, errInterrupted):
 			kind = ErrTimeout
-		case err != nil && isTrap(err):
+		case err != nil && rc == 0 && isTimeout(err):
+			kind = ErrTimeout
+		case err != nil && rc == 0 && isTrap(err):
+			kind = ErrTrap
+		case err != nil && p.compiled != nil && isTimeout(err):
+			kind = ErrTimeout
+		case err != nil && p.compiled != nil && isTrap(err):
 			kind = ErrTrap
 		}
 		if kind == ErrTimeout {
@@ -323,16 +487,18 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 		}
 		return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, kind, err)
 	}
-	// Output is a view of instance memory in some SDK versions: copy before release.
-	out = append([]byte(nil), out...)
+	if p.compiled != nil {
+		// Output is a view of instance memory in some SDK versions: copy before release.
+		out = append([]byte(nil), out...)
+	}
 	p.release(inst)
 	return out, nil
 }
 
 // callWatched runs an uninterruptible call on its own goroutine and stops waiting for it after
-// the instance's timeout (or when ctx ends). An abandoned instance is discarded once the call
-// returns, which a plugin stuck in a loop never does: hence only for trusted plugins.
-func (p *Plugin) callWatched(ctx context.Context, inst *extism.Plugin, fn string, input []byte) (uint32, []byte, error, bool) {
+// timeout (or when ctx ends). An abandoned instance is discarded once the call returns, which a
+// plugin stuck in a loop never does: hence only for trusted plugins.
+func (p *Plugin) callWatched(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
 	type result struct {
 		rc  uint32
 		out []byte
@@ -340,14 +506,14 @@ func (p *Plugin) callWatched(ctx context.Context, inst *extism.Plugin, fn string
 	}
 	done := make(chan result, 1)
 	go func() {
-		rc, out, err := inst.CallWithContext(context.WithoutCancel(ctx), fn, input)
+		rc, out, err := inst.call(context.WithoutCancel(ctx), fn, input)
 		done <- result{rc, append([]byte(nil), out...), err}
 	}()
-	t := time.NewTimer(inst.Timeout)
+	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case r := <-done:
-		return r.rc, r.out, r.err, false
+		return r.rc, r.out, r.err
 	case <-t.C:
 	case <-ctx.Done():
 	}
@@ -355,7 +521,7 @@ func (p *Plugin) callWatched(ctx context.Context, inst *extism.Plugin, fn string
 		<-done
 		p.discard(inst)
 	}()
-	return 0, nil, fmt.Errorf("still running after %s; abandoned", inst.Timeout), true
+	return 0, nil, fmt.Errorf("after %s: %w", timeout, errAbandoned)
 }
 
 // Evaluate calls the evaluate export with an envelope and returns the raw verdict JSON.
@@ -370,7 +536,10 @@ func (p *Plugin) Exports(ctx context.Context, fn string) (bool, error) {
 		return false, err
 	}
 	defer p.release(inst)
-	return inst.FunctionExists(fn), nil
+	if fn == "describe" && p.undescribed.Load() {
+		return false, nil
+	}
+	return inst.exports(fn), nil
 }
 
 // Name is the stage name the plugin was loaded for.
@@ -393,6 +562,10 @@ func (p *Plugin) Close(ctx context.Context) error {
 		default:
 		}
 		break
+	}
+	if p.direct != nil {
+		p.direct.close(ctx)
+		return nil
 	}
 	return p.compiled.Close(ctx)
 }

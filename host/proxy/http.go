@@ -40,8 +40,10 @@ type HTTPOptions struct {
 	// StreamIdleTimeout ends an upstream's SSE answer to a POST that sends nothing (not even a
 	// keepalive comment) for this long; 0 = 5m. GET streams are the client's to hold.
 	StreamIdleTimeout time.Duration
-	// StreamBudget is the memory all upstream SSE events being read at once may hold; an event
-	// past it ends its stream with an error. 0 = 256 MiB.
+	// StreamBudget is the memory all upstream SSE events, upstream JSON answers and request
+	// bodies being read or held at once may take past 64 KiB each; an event past it ends its
+	// stream with an error, an answer past it is answered with an error (never passed), and a
+	// body past it is refused with 503. 0 = 256 MiB.
 	StreamBudget int64
 	Metrics      *Metrics     // nil = none
 	Logger       *slog.Logger // nil = discard
@@ -180,14 +182,21 @@ func (h *HTTP) post(c echo.Context) error {
 		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
 	}
 	req := c.Request()
-	body, err := io.ReadAll(io.LimitReader(req.Body, h.o.BodyLimit+1))
-	if err != nil {
-		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
-	}
-	if int64(len(body)) > h.o.BodyLimit {
+	// The body counts in the gateway's memory budget until the request is answered.
+	body, release, err := h.budget.ReadAll(req.Body, req.ContentLength, h.o.BodyLimit)
+	defer release()
+	switch {
+	case errors.Is(err, sse.ErrTooLarge):
 		h.count(up.Name, "too_large")
 		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
 			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
+	case errors.Is(err, sse.ErrBudget):
+		h.count(up.Name, "over_budget")
+		c.Response().Header().Set("Retry-After", "1")
+		return writeError(c, http.StatusServiceUnavailable, nil, mcp.NewError(mcp.CodeTooLarge,
+			"request body does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later", nil))
+	case err != nil:
+		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
 	}
 	msgs, batch, err := mcp.ParseBody(body, h.context(req.Header))
 	if err != nil {
@@ -466,7 +475,12 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		// Not a JSON-RPC answer: the status is kept, the body is not passed unread.
 		rw.error(resp.StatusCode, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
 	default:
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
+		b, release, err := h.readAnswer(resp)
+		defer release()
+		if err != nil {
+			rw.error(http.StatusBadGateway, m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", up.Name, err), nil))
+			break
+		}
 		if b := r.unjudgeable(b, fmt.Errorf("content type %q is neither JSON nor SSE", resp.Header.Get("Content-Type"))); len(b) > 0 {
 			rw.json(resp, b[0].b)
 		}
@@ -495,7 +509,8 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	defer resp.Body.Close()
 	out.Upstream = &audit.Upstream{Status: resp.StatusCode, LatencyUS: time.Since(start).Microseconds()}
 	var answer []byte
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit))
+	raw, release, err := h.readAnswer(resp)
+	defer release()
 	if err == nil {
 		if msg := answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID); msg != nil && msg.Error == nil {
 			msg.Result = out.MarkFallback(msg.Result)
@@ -601,13 +616,24 @@ func (b *idleBody) Close() error {
 	return err
 }
 
+// readAnswer reads a whole upstream answer body, within ResponseLimit and the memory budget
+// (released by release, which is never nil). An answer over either is an error, never passed.
+func (h *HTTP) readAnswer(resp *http.Response) (_ []byte, release func(), err error) {
+	b, release, err := h.budget.ReadAll(resp.Body, resp.ContentLength, h.o.ResponseLimit)
+	switch {
+	case errors.Is(err, sse.ErrTooLarge):
+		err = fmt.Errorf("response over %d bytes", h.o.ResponseLimit)
+	case errors.Is(err, sse.ErrBudget):
+		err = errors.New("response does not fit the gateway's memory budget (limits.stream_buffer_bytes) now")
+	}
+	return b, release, err
+}
+
 // relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
 func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, r *relay) {
-	b, err := io.ReadAll(io.LimitReader(resp.Body, h.o.ResponseLimit+1))
-	if err != nil || int64(len(b)) > h.o.ResponseLimit {
-		if err == nil {
-			err = fmt.Errorf("response over %d bytes", h.o.ResponseLimit)
-		}
+	b, release, err := h.readAnswer(resp)
+	defer release() // once the answer is written
+	if err != nil {
 		rw.error(http.StatusBadGateway, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
 		return
 	}
@@ -649,6 +675,12 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 	hdr := c.Request().Header.Clone()
 	hdr.Set("Accept", "application/json, text/event-stream")
 	var answers []json.RawMessage
+	var held []func() // the answers' share of the memory budget, until the array is written
+	defer func() {
+		for _, release := range held {
+			release()
+		}
+	}()
 	for _, p := range msgs {
 		m := p.Message
 		b, _ := json.Marshal(m)
@@ -661,7 +693,13 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 		}
 		rec := &collector{}
 		h.serveRequest(c.Request().Context(), &responder{sink: rec}, hdr, up, p, b)
-		answers = append(answers, rec.answer(m.ID))
+		ans := rec.answer(m.ID)
+		release, ok := h.budget.Hold(int64(len(ans)))
+		if !ok {
+			ans = mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeUpstream, "the answer does not fit the gateway's memory budget (limits.stream_buffer_bytes) now", nil))
+		}
+		held = append(held, release)
+		answers = append(answers, ans)
 	}
 	if len(answers) == 0 {
 		return c.NoContent(http.StatusAccepted)

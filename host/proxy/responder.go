@@ -162,19 +162,22 @@ func (r *responder) progressFunc(token json.RawMessage) func(string) {
 	}
 }
 
-// collector gathers the messages of one batch element; the answer is the last response.
+// collector keeps the answer of one batch element: the last response among its messages
+// (everything collected was judged by relay). It holds only that one, so an element whose
+// upstream streams notifications without end does not grow it.
 type collector struct {
-	msgs [][]byte
+	last []byte
 }
 
-func (c *collector) add(b []byte) { c.msgs = append(c.msgs, append([]byte(nil), b...)) }
+func (c *collector) add(b []byte) {
+	if m, err := mcp.ParseMessage(b); err == nil && m.IsResponse() {
+		c.last = append(c.last[:0], b...)
+	}
+}
 
 func (c *collector) answer(id json.RawMessage) json.RawMessage {
-	for i := len(c.msgs) - 1; i >= 0; i-- {
-		// Everything collected was judged (relay): the answer is the last response.
-		if m, err := mcp.ParseMessage(c.msgs[i]); err == nil && m.IsResponse() {
-			return c.msgs[i]
-		}
+	if c.last != nil {
+		return c.last
 	}
 	return mcp.ErrorResponse(id, mcp.NewError(mcp.CodeUpstream, "upstream sent no answer", nil))
 }

@@ -49,7 +49,7 @@ var vendored = map[string]map[string]string{
 }
 
 var langNotes = map[string]string{
-	"go":             "\nBuilt with the standard Go toolchain (`GOOS=wasip1 GOARCH=wasm`, Go ≥ 1.24 for `go:wasmexport`) over github.com/extism/go-pdk.\n",
+	"go":             "\nBuilt with the standard Go toolchain (`GOOS=wasip1 GOARCH=wasm`, Go ≥ 1.24 for `go:wasmexport`), on the direct calling convention (ABI 1.1, sdk/ABI.md): no SDK, no go-pdk.\n",
 	"rust":           "\n`palisade-sdk/` is a vendored copy of Palisade's dependency-free Rust SDK (sdk/rust).\n",
 	"c":              "\n`palisade.h` is a vendored copy of Palisade's single-header C SDK (sdk/c).\n",
 	"assemblyscript": "\n`palisade-sdk/` is a vendored copy of Palisade's AssemblyScript SDK (sdk/assemblyscript), used through a `file:` dependency.\n",

@@ -30,7 +30,8 @@ func setup() {
 	evaluator = detect.NewEvaluator(c)
 }
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, describe)
+
 func evaluate() int32 {
 	setup()
 	if cfgErr != nil {
@@ -43,7 +44,6 @@ func evaluate() int32 {
 	return palisade.OutputRaw(out)
 }
 
-//go:wasmexport describe
 func describe() int32 {
 	return palisade.Describe(abi.Describe{
 		Name:    "injection",

@@ -16,7 +16,8 @@ var (
 	buf     = make([]byte, 0, 2048) // reused: an instance runs one call at a time
 )
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, describe)
+
 func evaluate() int32 {
 	if judge == nil && initErr == nil {
 		cfg, _ := palisade.Config("config")
@@ -29,7 +30,6 @@ func evaluate() int32 {
 	return palisade.OutputRaw(buf)
 }
 
-//go:wasmexport describe
 func describe() int32 {
 	return palisade.Describe(abi.Describe{Name: "judge", Version: "0.1.0", ABI: abi.Version,
 		Phases: []string{abi.PhaseRequest}, Capabilities: []string{"sample"}})

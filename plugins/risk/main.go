@@ -23,7 +23,8 @@ func load() {
 	scorer, initErr = riskscore.New([]byte(cfg), []byte(prof))
 }
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, describe)
+
 func evaluate() int32 {
 	if scorer == nil && initErr == nil {
 		load()
@@ -35,7 +36,6 @@ func evaluate() int32 {
 	return palisade.OutputRaw(buf)
 }
 
-//go:wasmexport describe
 func describe() int32 {
 	return palisade.Describe(abi.Describe{Name: "risk", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest}})
 }

@@ -33,7 +33,8 @@ func load() {
 	engine, initErr = ruleset.New(c)
 }
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, describe)
+
 func evaluate() int32 {
 	if engine == nil && initErr == nil {
 		load()
@@ -44,7 +45,6 @@ func evaluate() int32 {
 	return palisade.OutputRaw(engine.Evaluate(palisade.Input(), time.Now()).Verdict())
 }
 
-//go:wasmexport describe
 func describe() int32 {
 	return palisade.Describe(abi.Describe{Name: "rules", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest}})
 }

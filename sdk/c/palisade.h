@@ -5,8 +5,12 @@
  *   clang-14 --target=wasm32-wasi -O2 -mexec-model=reactor -o plugin.wasm plugin.c
  *
  * What it gives you:
- *   - the Extism kernel imports ("extism:host/env") declared by hand, and the Palisade host
- *     functions ("extism:host/user": sample, infer, kv);
+ *   - the direct calling convention (ABI 1.1, the default): the header defines the exports
+ *     palisade_alloc, evaluate and describe, which call your int evaluate(void) and (if you
+ *     define it) int describe(void); the host functions come from module "palisade".
+ *     Define PALISADE_EXTISM for an Extism plugin (ABI 1.0) instead: the Extism kernel imports
+ *     ("extism:host/env") declared by hand, host functions from "extism:host/user", and
+ *     PAL_EXPORT marks your exports. The same plugin code builds either way;
  *   - pal_input / pal_output / pal_error / pal_config: bytes in and out of the host;
  *   - a read-only JSON scanner over spans (pal_json_get, pal_iter_next, pal_json_string) that
  *     never allocates and never recurses;
@@ -30,7 +34,7 @@
 /* Every helper is static and may go unused. */
 #define PAL_FN static __attribute__((unused))
 
-#ifndef PALISADE_NATIVE
+#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
 #define PAL_EXPORT(name) __attribute__((export_name(name)))
 #else
 #define PAL_EXPORT(name)
@@ -38,7 +42,7 @@
 
 /* ---- Extism kernel imports --------------------------------------------------------------- */
 
-#ifndef PALISADE_NATIVE
+#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
 #define PAL_ENV(name) __attribute__((import_module("extism:host/env"), import_name(name)))
 #define PAL_USER(name) __attribute__((import_module("extism:host/user"), import_name(name)))
 PAL_ENV("input_length") uint64_t pal_x_input_length(void);
@@ -59,7 +63,7 @@ PAL_ENV("log_warn") void pal_x_log_warn(uint64_t off);
 PAL_USER("sample") uint64_t pal_x_sample(uint64_t req);
 PAL_USER("infer") uint64_t pal_x_infer(uint64_t req);
 PAL_USER("kv") uint64_t pal_x_kv(uint64_t req);
-#else
+#elif defined(PALISADE_NATIVE)
 /* Native fake: one input buffer, one config value, output captured for the test. */
 PAL_FN const char *pal_native_in;
 PAL_FN size_t pal_native_in_len;
@@ -68,11 +72,33 @@ PAL_FN char *pal_native_out;
 PAL_FN size_t pal_native_out_len;
 PAL_FN void pal_native_set_input(const char *in, size_t n) { pal_native_in = in; pal_native_in_len = n; }
 PAL_FN void pal_native_set_config(const char *cfg) { pal_native_cfg = cfg; }
+#else
+/* Direct convention (ABI 1.1): host functions of module "palisade"; see the direct section below. */
+#define PAL_DIRECT 1
+#define PAL_HOST(name) __attribute__((import_module("palisade"), import_name(name)))
+PAL_HOST("config_get") int32_t pal_x_config_get(const char *key, int32_t n);
+PAL_HOST("result_read") void pal_x_result_read(void *dst);
+PAL_HOST("log") void pal_x_log(int32_t level, const char *msg, int32_t n);
+PAL_HOST("sample") int32_t pal_x_sample(const char *req, int32_t n);
+PAL_HOST("infer") int32_t pal_x_infer(const char *req, int32_t n);
+PAL_HOST("kv") int32_t pal_x_kv(const char *req, int32_t n);
+static char *pal_d_in;      /* this call's input (the buffer palisade_alloc returned) */
+static size_t pal_d_in_len, pal_d_in_cap;
+static char *pal_d_out;     /* this call's output, read by the host after the export returns */
+static size_t pal_d_out_len;
+static int pal_d_failed;    /* the output is an error message */
+static void pal_d_set(const char *s, size_t n, int failed) {
+    char *b = (char *)malloc(n ? n : 1);
+    if (!b) { n = 0; }
+    else if (n) memcpy(b, s, n);
+    free(pal_d_out);
+    pal_d_out = b, pal_d_out_len = n, pal_d_failed = failed;
+}
 #endif
 
 /* ---- Bytes in and out -------------------------------------------------------------------- */
 
-#ifndef PALISADE_NATIVE
+#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
 /* pal_block_write copies n bytes into a new Extism block and returns its offset. */
 PAL_FN uint64_t pal_block_write(const void *p, size_t n) {
     const unsigned char *b = (const unsigned char *)p;
@@ -106,7 +132,12 @@ PAL_FN char *pal_block_read(uint64_t off, size_t *len) {
 
 /* pal_input returns the envelope as a NUL-terminated malloc'd copy (NULL if out of memory). */
 PAL_FN char *pal_input(size_t *len) {
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+    size_t n = pal_d_in_len;
+    char *b = (char *)malloc(n + 1);
+    if (!b) return NULL;
+    memcpy(b, pal_d_in, n);
+#elif !defined(PALISADE_NATIVE)
     size_t n = (size_t)pal_x_input_length();
     char *b = (char *)malloc(n + 1);
     if (!b) return NULL;
@@ -129,7 +160,9 @@ PAL_FN char *pal_input(size_t *len) {
 
 /* pal_output sets the plugin's output (the verdict or describe JSON). */
 PAL_FN void pal_output(const char *s, size_t n) {
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+    pal_d_set(s, n, 0);
+#elif !defined(PALISADE_NATIVE)
     pal_x_output_set(pal_block_write(s, n), n);
 #else
     free(pal_native_out);
@@ -142,7 +175,9 @@ PAL_FN void pal_output(const char *s, size_t n) {
 
 /* pal_error records msg as the plugin error; return non-zero from the export after it. */
 PAL_FN void pal_error(const char *msg) {
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+    pal_d_set(msg, strlen(msg), 1);
+#elif !defined(PALISADE_NATIVE)
     pal_x_error_set(pal_block_write(msg, strlen(msg)));
 #else
     (void)msg;
@@ -151,7 +186,9 @@ PAL_FN void pal_error(const char *msg) {
 
 /* pal_log writes msg to the host log at info level. */
 PAL_FN void pal_log(const char *msg) {
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+    pal_x_log(1, msg, (int32_t)strlen(msg));
+#elif !defined(PALISADE_NATIVE)
     pal_x_log_info(pal_block_write(msg, strlen(msg)));
 #else
     (void)msg;
@@ -161,7 +198,16 @@ PAL_FN void pal_log(const char *msg) {
 /* pal_config returns the config value for key as a malloc'd string, or NULL when absent.
  * Key "config" holds the stage's config JSON. */
 PAL_FN char *pal_config(const char *key, size_t *len) {
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+    int32_t n = pal_x_config_get(key, (int32_t)strlen(key));
+    if (n < 0) return NULL;
+    char *b = (char *)malloc((size_t)n + 1);
+    if (!b) return NULL;
+    if (n > 0) pal_x_result_read(b);
+    b[n] = 0;
+    if (len) *len = (size_t)n;
+    return b;
+#elif !defined(PALISADE_NATIVE)
     uint64_t k = pal_block_write(key, strlen(key));
     uint64_t v = pal_x_config_get(k);
     pal_x_free(k);
@@ -179,7 +225,47 @@ PAL_FN char *pal_config(const char *key, size_t *len) {
 
 /* Host functions: the request is JSON, the response JSON is returned malloc'd (NULL when the
  * host returned nothing). Errors come back as {"error":"..."}. */
-#ifndef PALISADE_NATIVE
+#if defined(PAL_DIRECT)
+PAL_FN char *pal_host_call(int32_t (*fn)(const char *, int32_t), const char *req, size_t n, size_t *len) {
+    int32_t m = fn(req, (int32_t)n);
+    char *r = (char *)malloc((size_t)m + 1);
+    if (!r) return NULL;
+    if (m > 0) pal_x_result_read(r);
+    r[m] = 0;
+    if (len) *len = (size_t)m;
+    return r;
+}
+PAL_FN char *pal_kv(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_kv, req, n, len); }
+PAL_FN char *pal_sample(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_sample, req, n, len); }
+PAL_FN char *pal_infer(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_infer, req, n, len); }
+
+/* The exports of the direct convention. The plugin defines int evaluate(void) and, optionally,
+ * int describe(void), exactly as for Extism (PAL_EXPORT expands to nothing here). */
+int evaluate(void);
+__attribute__((weak)) int describe(void);
+__attribute__((export_name("palisade_alloc"))) int32_t pal_d_alloc(int32_t n) {
+    if ((size_t)n > pal_d_in_cap || !pal_d_in) {
+        char *b = (char *)realloc(pal_d_in, (size_t)n ? (size_t)n : 1);
+        if (!b) __builtin_trap();
+        pal_d_in = b, pal_d_in_cap = (size_t)n;
+    }
+    pal_d_in_len = (size_t)n;
+    return (int32_t)(uintptr_t)pal_d_in;
+}
+static int64_t pal_d_run(int (*fn)(void), int32_t n) {
+    pal_d_in_len = (size_t)n;
+    pal_d_set(NULL, 0, 0);
+    if (fn() != 0 && !pal_d_failed) pal_d_set("plugin error", 12, 1);
+    int64_t packed = (int64_t)(uintptr_t)pal_d_out << 32 | (int64_t)pal_d_out_len;
+    if (pal_d_failed) packed |= (int64_t)1 << 31;
+    return packed;
+}
+__attribute__((export_name("evaluate"))) int64_t pal_d_evaluate(int32_t n) { return pal_d_run(evaluate, n); }
+__attribute__((export_name("describe"))) int64_t pal_d_describe(int32_t n) {
+    if (!describe) return 0; /* zero bytes: no describe (sdk/ABI.md) */
+    return pal_d_run(describe, n);
+}
+#elif !defined(PALISADE_NATIVE)
 PAL_FN char *pal_host_call(uint64_t (*fn)(uint64_t), const char *req, size_t n, size_t *len) {
     uint64_t in = pal_block_write(req, n);
     uint64_t out = fn(in);

@@ -273,6 +273,23 @@ func (s *ServedChain) Blocked(ctx context.Context, r HeldoutRecord) (blocked, st
 	return d.Action == abi.ActionDeny || len(d.Result) > 0, stageFailed || failed(d), nil
 }
 
+// Why names the stage, rule and reason that decided r's request, for the error listing.
+func (s *ServedChain) Why(ctx context.Context, r HeldoutRecord) string {
+	env, err := envelopeOf(r)
+	if err != nil {
+		return err.Error()
+	}
+	o, err := s.engine.Request(ctx, env)
+	if err != nil {
+		return err.Error()
+	}
+	defer o.Finish(ctx)
+	if o.Decision == nil {
+		return o.Action
+	}
+	return fmt.Sprintf("%s %s %s: %.100s", o.Action, o.Decision.Stage, o.Decision.Rule, o.Decision.Reason)
+}
+
 func failed(d *chain.Decision) bool {
 	if d == nil {
 		return false
@@ -456,7 +473,7 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 	f := figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked, failed)
 	PrintFigures(stdout, f)
 	if errs > 0 {
-		printServedErrors(stdout, recs, blocked, errs)
+		printServedErrors(ctx, stdout, sc, recs, blocked, errs)
 	}
 	full = append(full, f)
 	if baselinePath == "" {
@@ -499,13 +516,13 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 
 // printServedErrors lists up to n benign calls the served chain blocked and n attacks it let
 // through, for tuning on calib.
-func printServedErrors(w io.Writer, recs []HeldoutRecord, blocked []bool, n int) {
+func printServedErrors(ctx context.Context, w io.Writer, s *ServedChain, recs []HeldoutRecord, blocked []bool, n int) {
 	fp, fn := 0, 0
 	fmt.Fprintln(w, "\nbenign calls blocked (false positives):")
 	for i, r := range recs {
 		if r.Label == score.Benign && blocked[i] && fp < n {
 			fp++
-			fmt.Fprintf(w, "  [%s %s/%s] %.160q  (%s)\n", r.Kind, r.Server, r.Tool, r.Text, r.Source)
+			fmt.Fprintf(w, "  [%s %s/%s] %.160q  (%s) <- %s\n", r.Kind, r.Server, r.Tool, r.Text, r.Source, s.Why(ctx, r))
 		}
 	}
 	fmt.Fprintln(w, "attacks let through (misses):")

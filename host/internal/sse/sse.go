@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 )
 
@@ -57,6 +58,17 @@ func (b *Budget) take(n int64) bool {
 }
 
 func (b *Budget) give(n int64) { b.left.Add(n) }
+
+// Hold takes n bytes from b for memory its caller keeps outside a Reader (answers collected
+// for a batch); ok is false, and nothing is taken, when b cannot cover n. release gives them
+// back (once; later calls do nothing).
+func (b *Budget) Hold(n int64) (release func(), ok bool) {
+	if !b.take(n) {
+		return func() {}, false
+	}
+	var once sync.Once
+	return func() { once.Do(func() { b.give(n) }) }, true
+}
 
 // freeBytes is what one reader may hold without drawing on a Budget.
 const freeBytes = 64 << 10
@@ -253,4 +265,70 @@ func Write(w io.Writer, ev *Event) error {
 	b.WriteByte('\n')
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// ReadAll reads r to its end, holding at most limit bytes, and draws what it holds past the
+// 64 KiB free allowance from b before reading it: a whole JSON body or answer counts in the
+// same budget as the events being read. size is the length r announces (Content-Length), or
+// -1 when unknown; a size over limit fails with ErrTooLarge before anything is read. It fails
+// with ErrTooLarge once r holds more than limit bytes, and with ErrBudget when b cannot cover
+// what is read. release gives back what the bytes took; call it once the bytes are no longer
+// needed (it is non-nil, and a no-op after an error). A nil b counts nothing.
+func (b *Budget) ReadAll(r io.Reader, size, limit int64) (_ []byte, release func(), err error) {
+	var held int64
+	release = func() {
+		if b != nil && held > 0 {
+			b.give(held)
+		}
+		held = 0
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	// grow makes the buffer's capacity n, drawing it from the budget first.
+	grow := func(buf []byte, n int64) ([]byte, error) {
+		if b != nil {
+			if need := n - freeBytes - held; need > 0 {
+				if !b.take(need) {
+					return nil, ErrBudget
+				}
+				held += need
+			}
+		}
+		return append(make([]byte, 0, n), buf...), nil
+	}
+	if size > limit {
+		return nil, release, ErrTooLarge
+	}
+	n := int64(8 << 10)
+	if size >= 0 {
+		n = size + 1 // +1: the read that sees the end
+	}
+	buf, err := grow(nil, min(n, limit+1))
+	if err != nil {
+		return nil, release, err
+	}
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return nil, release, ErrTooLarge
+			}
+			if buf, err = grow(buf, min(2*int64(cap(buf)), limit+1)); err != nil {
+				return nil, release, err
+			}
+		}
+		m, rerr := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if int64(len(buf)) > limit {
+			return nil, release, ErrTooLarge
+		}
+		if rerr == io.EOF {
+			return buf, release, nil
+		}
+		if rerr != nil {
+			return nil, release, rerr
+		}
+	}
 }

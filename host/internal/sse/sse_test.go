@@ -171,3 +171,76 @@ func TestBudget(t *testing.T) {
 		t.Fatalf("an event under the free allowance needs no budget: %+v %v", ev, err)
 	}
 }
+
+// TestBudgetReadAll: whole bodies draw from the shared budget before they are read, are
+// refused past the limit or the budget, and give back what they took on release.
+func TestBudgetReadAll(t *testing.T) {
+	const free = 64 << 10
+	body := bytes.Repeat([]byte("z"), 1<<20)
+	for _, tc := range []struct {
+		name         string
+		size, limit  int64
+		budget       int64
+		err          error
+		holdsAtLeast int64
+	}{
+		{"known size within budget", int64(len(body)), 2 << 20, 2 << 20, nil, 1<<20 - free},
+		{"unknown size within budget", -1, 2 << 20, 4 << 20, nil, 1<<20 - free},
+		{"known size over limit, nothing read", int64(len(body)), 1 << 19, 8 << 20, ErrTooLarge, 0},
+		{"unknown size over limit", -1, 1 << 19, 8 << 20, ErrTooLarge, 0},
+		{"known size over budget", int64(len(body)), 2 << 20, 1 << 19, ErrBudget, 0},
+		{"unknown size over budget", -1, 2 << 20, 1 << 19, ErrBudget, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBudget(tc.budget)
+			got, release, err := b.ReadAll(bytes.NewReader(body), tc.size, tc.limit)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("ReadAll: %v, want %v", err, tc.err)
+			}
+			if err == nil {
+				if !bytes.Equal(got, body) {
+					t.Fatalf("read %d bytes, want %d", len(got), len(body))
+				}
+				if b.InUse() < tc.holdsAtLeast || b.InUse() > tc.budget {
+					t.Fatalf("holds %d bytes of the budget, want %d..%d", b.InUse(), tc.holdsAtLeast, tc.budget)
+				}
+			}
+			release()
+			release()
+			if b.InUse() != 0 {
+				t.Fatalf("after release: %d bytes still held", b.InUse())
+			}
+		})
+	}
+}
+
+// TestBudgetReadAllShared: two bodies that each fit the budget but not together.
+func TestBudgetReadAllShared(t *testing.T) {
+	b := NewBudget(1 << 20)
+	body := bytes.Repeat([]byte("z"), 700<<10)
+	_, release, err := b.ReadAll(bytes.NewReader(body), int64(len(body)), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := b.ReadAll(bytes.NewReader(body), int64(len(body)), 1<<20); !errors.Is(err, ErrBudget) {
+		t.Fatalf("second body while the first is held: %v, want ErrBudget", err)
+	}
+	release()
+	_, release, err = b.ReadAll(bytes.NewReader(body), -1, 1<<20)
+	if err != nil {
+		t.Fatalf("second body after the first was released: %v", err)
+	}
+	if _, ok := b.Hold(700 << 10); ok {
+		t.Fatal("Hold past what is left succeeded")
+	}
+	release()
+	hold, ok := b.Hold(700 << 10)
+	if !ok {
+		t.Fatal("Hold within the budget failed")
+	}
+	hold()
+	hold()
+	if b.InUse() != 0 {
+		t.Fatalf("after release: %d bytes still held", b.InUse())
+	}
+}

@@ -39,9 +39,17 @@ func RepoRoot(t testing.TB) string {
 // go's build cache makes repeats cheap.
 func BuildPlugin(t testing.TB, pkg string) string {
 	t.Helper()
+	return BuildPluginTags(t, pkg, "")
+}
+
+// BuildPluginTags is BuildPlugin with build tags (go build -tags), such as "palisade_extism" for
+// a Go SDK plugin on the Extism convention (ABI 1.0).
+func BuildPluginTags(t testing.TB, pkg, tags string) string {
+	t.Helper()
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if p, ok := buildCache[pkg]; ok {
+	key := pkg + " " + tags
+	if p, ok := buildCache[key]; ok {
 		return p
 	}
 	root := RepoRoot(t)
@@ -49,14 +57,18 @@ func BuildPlugin(t testing.TB, pkg string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, strings.NewReplacer("./", "", "/", "_").Replace(pkg)+".wasm")
-	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, pkg)
+	name := strings.NewReplacer("./", "", "/", "_").Replace(pkg)
+	if tags != "" {
+		name += "-" + strings.NewReplacer(",", "_", " ", "_").Replace(tags)
+	}
+	out := filepath.Join(dir, name+".wasm")
+	cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-tags="+tags, "-o", out, pkg)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("testenv: build plugin %s: %v\n%s", pkg, err, b)
 	}
-	buildCache[pkg] = out
+	buildCache[key] = out
 	return out
 }
 

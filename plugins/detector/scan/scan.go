@@ -21,6 +21,11 @@ type Config struct {
 	// Threshold flags a text when 1 - p(benign) ≥ it; 0 = 0.9.
 	// models/detector.yaml carries the trained model's dev-set operating point.
 	Threshold float64 `json:"threshold"`
+	// KindThresholds overrides Threshold for the arguments of a kind (argkind names: text,
+	// query, path, url, code, shell, sql, fixed, unknown); nil = none. Prose scores higher on
+	// the model's prompt_injection output than terse fields do, so a message body may need a
+	// higher cut than a hostname field.
+	KindThresholds map[string]float64 `json:"kind_thresholds"`
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
 	// Benign is the model's "nothing found" label; "" = "benign".
@@ -83,6 +88,11 @@ func ParseConfig(raw []byte) (Config, error) {
 	}
 	if c.MaxBytes == 0 {
 		c.MaxBytes = 4 << 20
+	}
+	for k, t := range c.KindThresholds {
+		if t < 0 || t > 1 {
+			return c, fmt.Errorf("detector config: kind_thresholds.%s %v not in [0,1]", k, t)
+		}
 	}
 	switch {
 	case c.Threshold < 0 || c.Threshold > 1:
@@ -282,13 +292,13 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
 			continue // not a finding in tool output
 		}
-		if !texts[i].Kind.Applies(r.Label) {
+		if !texts[i].Kind.Applies(r.Label) || modelOff(texts[i].Kind, r.Label) {
 			continue // what the argument is for (a shell tool's command looks like a command)
 		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
-		if r.Score < c.Threshold {
+		if r.Score < c.threshold(texts[i].Kind) {
 			continue
 		}
 		if !slices.Contains(labels, r.Label) {
@@ -314,6 +324,25 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	v.Labels = labels
 	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil
+}
+
+// threshold is the cut for an argument of kind k.
+func (c Config) threshold(k argkind.Kind) float64 {
+	if t, ok := c.KindThresholds[k.String()]; ok {
+		return t
+	}
+	return c.Threshold
+}
+
+// modelOff reports the categories the model is not asked to judge in an argument of kind k
+// although they apply to it: in a path argument, sensitive_paths. The model scores a path's
+// character n-grams ("auth", "key", "cert", ".conf"), which source trees are full of; whether a
+// path names a secret is a question of the file's name and place, which the injection stage's
+// rules answer (secret files, system directories). On the held-out calib split the model's
+// sensitive_paths findings in Read paths were 106 of 154 path false positives and caught no
+// sensitive read the rules missed.
+func modelOff(k argkind.Kind, label string) bool {
+	return k == argkind.Path && label == "sensitive_paths"
 }
 
 // runeCut is the largest n ≤ max (and ≤ len(s)) that does not split a

@@ -292,3 +292,41 @@ func TestKindsAndIncomplete(t *testing.T) {
 		t.Errorf("3 texts with max_texts 2: %+v %v, want incomplete", v, err)
 	}
 }
+
+// TestKindThresholds: a kind's threshold replaces the stage's for its arguments only, and the
+// model's sensitive_paths output does not count in a path argument (the rules judge paths).
+func TestKindThresholds(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"threshold":0.9,"kind_thresholds":{"text":0.98}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParseConfig([]byte(`{"kind_thresholds":{"text":1.5}}`)); err == nil {
+		t.Error("kind_thresholds.text 1.5 accepted")
+	}
+	answer := func(label string, score float64) CallFunc {
+		return func(b []byte) ([]byte, error) {
+			var req struct{ Texts []string }
+			_ = json.Unmarshal(b, &req)
+			r := strings.Repeat(fmt.Sprintf(`{"label":%q,"score":%v},`, label, score), len(req.Texts))
+			return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
+		}
+	}
+	for _, tc := range []struct {
+		name, env, label string
+		score            float64
+		want             string
+	}{
+		{"text under its cut", `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"text":"please review the release notes today"}}`, "prompt_injection", 0.95, "none"},
+		{"text over its cut", `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"text":"please review the release notes today"}}`, "prompt_injection", 0.99, "deny"},
+		{"other kind keeps the stage cut", `{"phase":"request","method":"tools/call","tool":"ping","arguments":{"host":"example.com"}}`, "prompt_injection", 0.95, "deny"},
+		{"sensitive_paths in a path", `{"phase":"request","method":"tools/call","tool":"Read","arguments":{"file_path":"/home/ana/src/auth/keys.go"}}`, "sensitive_paths", 0.99, "none"},
+		{"path_traversal in a path", `{"phase":"request","method":"tools/call","tool":"Read","arguments":{"file_path":"/home/ana/src/auth/keys.go"}}`, "path_traversal", 0.99, "deny"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := Evaluate([]byte(tc.env), c, answer(tc.label, tc.score))
+			if err != nil || v.Action != tc.want {
+				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
+			}
+		})
+	}
+}

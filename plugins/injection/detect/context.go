@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -14,7 +15,19 @@ import (
 // a search query mention markup. It reports whether an analysis had to stop (incomplete).
 func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	switch l.kind {
-	case argkind.Unknown, argkind.Fixed, argkind.URL:
+	case argkind.Fixed:
+		if hostKeys[strings.ToLower(argkind.LastKey(l.path))] {
+			if m := notAHost(l.text); m != "" {
+				vote(r, d, CommandInjection, "fixed/not_a_host", 0.9, m)
+			}
+		}
+		return false
+	case argkind.URL:
+		if w, rule := schemelessTarget(strings.TrimSpace(l.text)); w > 0 {
+			vote(r, d, SSRF, "url/no_scheme:"+rule, w, l.text)
+		}
+		return false
+	case argkind.Unknown:
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -43,10 +56,110 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
+		if m, rule := searchSQL(r.Norm.Text); m != "" {
+			vote(r, d, SQLInjection, rule, 0.9, m)
+		}
+	case argkind.Text:
+		keepOnly(r, l.kind)
+		if wordy(r.Norm.Text) {
+			codeSpans(r)
+			flagsNotComments(r)
+		}
 	default: // Path, Code
 		keepOnly(r, l.kind)
 	}
 	return false
+}
+
+// codeSpans drops the command-injection hits that a backtick set off in prose: in a message
+// people read, `docker ps` is a markdown code span, not a command substitution (nothing runs
+// prose). Command syntax without backticks ($(...), ; rm, | sh) still counts.
+func codeSpans(r *Result) {
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == CommandInjection && strings.Contains(h.Match, "`") {
+			dropped = true
+			continue
+		}
+		if h.Category == CommandInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
+	}
+}
+
+// reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
+// that is not a command-line flag ("--filter") or a quoted hash ('#').
+var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
+
+// flagsNotComments drops the quote_comment hits of prose whose every quote-then-comment is a
+// command-line flag after a quoted value (pass "foo=bar" --filter ...) or a quoted '#':
+// documentation people read is full of them.
+func flagsNotComments(r *Result) {
+	if reProseComment.MatchString(r.Norm.Text) {
+		return
+	}
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == SQLInjection && h.Rule == "quote_comment" {
+			dropped = true
+			continue
+		}
+		if h.Category == SQLInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[SQLInjection] = min(r.Scores[SQLInjection], 1-miss)
+	}
+}
+
+// searchSQLRules are SQL that a search box's value holds only when it was written to break out
+// of the query the search runs: a quote with a trailing comment that cuts the rest off, a
+// literal followed by a PostgreSQL cast or JSON operator, a SELECT of a function call (name and parenthesis glued), and a
+// comment inside a keyword sequence (a filter evasion). Questions never reach them.
+var searchSQLRules = []struct {
+	rule string
+	re   *regexp.Regexp
+}{
+	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`)},
+	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`)},
+	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`)},
+	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`)},
+}
+
+// searchSQL returns the text and rule of the first searchSQLRules match in normalized t.
+func searchSQL(t string) (match, rule string) {
+	for _, r := range searchSQLRules {
+		if loc := r.re.FindStringIndex(t); loc != nil {
+			return t[loc[0]:loc[1]], r.rule
+		}
+	}
+	return "", ""
+}
+
+// hostKeys are the argument keys that hold a host name or address (argkind.Fixed).
+var hostKeys = map[string]bool{"host": true, "hostname": true, "domain": true, "ip": true, "ip_address": true}
+
+// notAHost returns the part of v around the first white space or shell syntax character
+// (; | & $ ` < > ( ) { } quotes, backslash, ! * ? # =): none belongs in a host name, an IP
+// address or user@host, and a tool that hands its host argument to ping, dig or ssh runs what
+// follows it. "" = nothing of the kind.
+func notAHost(v string) string {
+	if i := strings.IndexAny(v, " \t\r\n\f\v;|&$`<>(){}'\"\\!*?#="); i >= 0 {
+		return v[max(0, i-16):min(len(v), i+16)]
+	}
+	return ""
 }
 
 // keepOnly zeroes the scores and drops the hits of categories that do not apply to kind k.

@@ -308,6 +308,38 @@ func projectPath(t string) bool {
 	return false
 }
 
+// keyExts are the key and certificate extensions secretNames flags on their own.
+var keyExts = []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore"}
+
+// fixtureDirs are folders that hold a project's test material.
+var fixtureDirs = []string{"/test/", "/tests/", "/testdata/", "/testing/", "/fixtures/", "/fixture/", "/_fixture/", "/__fixtures__/", "/__tests__/"}
+
+// fixtureKeyExt returns the key extension ending t when t is a single path inside a project
+// checkout (projectPath) under a test-fixture folder, not under a system or home dot-folder;
+// else "".
+func fixtureKeyExt(t string) string {
+	if strings.ContainsAny(t, " \t\n;|&$`'\"") || strings.Contains(t, "/.") || !projectPath(t) {
+		return ""
+	}
+	ext := ""
+	for _, e := range keyExts {
+		if strings.HasSuffix(t, e) {
+			ext = e
+			break
+		}
+	}
+	if ext == "" {
+		return ""
+	}
+	p := "/" + t
+	for _, d := range fixtureDirs {
+		if strings.Contains(p, d) {
+			return ext
+		}
+	}
+	return ""
+}
+
 var projectDirs = []string{"/projects/", "/repos/", "/src/", "/workspace/", "/code/", "/git/", "/dev/"}
 
 // reHarmlessSystem lists system files that are read for ordinary diagnostics.
@@ -379,6 +411,11 @@ func scanSensitive(v *voter, t string) {
 	}
 	if reHarmlessSystem.match(v, t) {
 		return
+	}
+	if ext := fixtureKeyExt(t); ext != "" {
+		// A key or certificate in a project's test fixtures is test material: judge the path by
+		// its name alone (id_rsa, .env, credentials.json still count), not by its extension.
+		t = t[:len(t)-len(ext)]
 	}
 	applyAll(v, sensitiveRules, t)
 	if m := drivePath(t); m != "" {

@@ -75,6 +75,18 @@ func sqlLex(s string) (toks []sqlTok, unterminated bool) {
 				return toks, true
 			}
 			i = j
+		case c == '$' && dollarTag(s[i:]) != "":
+			// PostgreSQL dollar quoting ($$ ... $$, $body$ ... $body$): a string, as a function
+			// body is; its statements run when the function is called, not now.
+			tag := dollarTag(s[i:])
+			j := strings.Index(s[i+len(tag):], tag)
+			if j < 0 {
+				toks = append(toks, sqlTok{kind: 's', text: s[i:], glued: glued})
+				return toks, true
+			}
+			end := i + len(tag) + j + len(tag)
+			toks = append(toks, sqlTok{kind: 's', text: s[i:end], glued: glued})
+			i = end
 		case isWordByte(c):
 			j := i
 			for j < len(s) && (isWordByte(s[j]) || s[j] == '.' || s[j] == '$') {
@@ -100,6 +112,25 @@ func sqlLex(s string) (toks []sqlTok, unterminated bool) {
 	return toks, false
 }
 
+// dollarTag returns the PostgreSQL dollar-quote opener at the start of s ("$$", "$body$"), or
+// "" when s does not start with one ("$1" is a parameter).
+func dollarTag(s string) string {
+	if len(s) < 2 || s[0] != '$' {
+		return ""
+	}
+	for j := 1; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == '$':
+			return s[:j+1]
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || j > 1 && c >= '0' && c <= '9':
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '@' || c >= 0x80
 }
@@ -109,6 +140,31 @@ var sqlDangerFuncs = map[string]string{
 	"PG_SLEEP": "time-based probing", "SLEEP": "time-based probing", "BENCHMARK": "time-based probing",
 	"DBMS_PIPE.RECEIVE_MESSAGE": "time-based probing", "LO_IMPORT": "reads a server file", "PG_LS_DIR": "lists server files",
 	"UTL_HTTP.REQUEST": "makes a network request", "SYS_EVAL": "runs an OS command", "SYS_EXEC": "runs an OS command",
+}
+
+// alterKeeps names what ALTER TABLE ... DROP removes without losing rows or values: a
+// constraint, a default, an index, an identity or generated expression.
+var alterKeeps = map[string]bool{"NOT": true, "CONSTRAINT": true, "DEFAULT": true, "INDEX": true, "KEY": true,
+	"PRIMARY": true, "FOREIGN": true, "CHECK": true, "IDENTITY": true, "EXPRESSION": true, "TRIGGER": true,
+	"UNIQUE": true, "RULE": true}
+
+// alterDropsData reports whether an ALTER TABLE statement drops a column (or partition): data
+// goes. ALTER COLUMN ... DROP NOT NULL, DROP CONSTRAINT, DROP DEFAULT and the like change the
+// schema's rules only, as migrations do all day.
+func alterDropsData(code []sqlTok) bool {
+	for i, t := range code {
+		if t.kind != 'w' || t.up != "DROP" || i+1 >= len(code) {
+			continue
+		}
+		next := code[i+1]
+		if next.up == "IF" && i+3 < len(code) {
+			next = code[i+3] // DROP IF EXISTS <name>
+		}
+		if !alterKeeps[next.up] {
+			return true // DROP COLUMN c, DROP c, DROP PARTITION p
+		}
+	}
+	return false
 }
 
 // AnalyzeSQL judges a statement given to a SQL tool. A SQL tool runs SQL, so SQL syntax is not
@@ -173,8 +229,8 @@ func AnalyzeSQL(stmt string) []SQLFinding {
 				add("sql/destroy", head+" without WHERE changes every row", text, 0.9)
 			}
 		case "ALTER":
-			if hasWord(code, "DROP") {
-				add("sql/destroy", "drops a column or constraint", text, 0.8)
+			if len(code) > 1 && code[1].up == "TABLE" && alterDropsData(code) {
+				add("sql/destroy", "drops a column", text, 0.8)
 			}
 		case "SHUTDOWN":
 			add("sql/destroy", "shuts the server down", text, 0.9)

@@ -96,6 +96,32 @@ var internalPorts = map[int]bool{
 
 var reMetaPath = newGate(`/latest/(?:meta-data|user-data|api/token|dynamic)|/computemetadata/|/metadata/(?:instance|identity|v1|scheduledevents)|/openstack/latest|/metadata/v1|/v1/metadata|/hetzner/v1|/opc/v[12]/|/iam/security-credentials`)
 
+// loopbackNames are the loopback names /etc/hosts gives besides localhost (Debian, RHEL).
+var loopbackNames = map[string]bool{"localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true,
+	"localhost4": true, "localhost6": true, "localhost4.localdomain4": true, "localhost6.localdomain6": true}
+
+// schemelessTarget classifies the host of a URL argument written without a scheme
+// ("host.docker.internal/", "10.0.0.5:6379"): the tool fetches it all the same. 0 = none.
+func schemelessTarget(u string) (float64, string) {
+	if strings.Contains(u, "://") || strings.HasPrefix(u, "/") {
+		return 0, ""
+	}
+	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+		u = u[:i]
+	}
+	if i := strings.LastIndexByte(u, '@'); i >= 0 {
+		u = u[i+1:]
+	}
+	port := -1
+	if i := strings.LastIndexByte(u, ':'); i >= 0 && !strings.HasSuffix(u, "]") {
+		if p, err := strconv.Atoi(u[i+1:]); err == nil {
+			port = p
+			u = u[:i]
+		}
+	}
+	return classifyHost(strings.Trim(strings.ToLower(u), "[]"), port)
+}
+
 // internalSuffixes are DNS names that only resolve inside a network or cluster.
 var internalSuffixes = []string{".internal", ".local", ".localdomain", ".intranet", ".corp", ".lan",
 	".home.arpa", ".svc", ".cluster.local", ".consul", ".in-addr.arpa"}
@@ -314,7 +340,7 @@ func classifyHost(host string, port int) (float64, string) {
 	if isRebindHost(host) {
 		return 0.9, "rebinding_domain"
 	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") || host == "localhost.localdomain" || host == "ip6-localhost" {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || loopbackNames[host] {
 		switch {
 		case internalPorts[port]:
 			return 0.9, "loopback_service_port"

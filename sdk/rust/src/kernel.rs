@@ -1,4 +1,5 @@
-//! The Extism kernel, declared by hand (wasm32), or an in-process fake (other targets).
+//! The host interface: the direct convention's imports (wasm32, the default), the Extism kernel
+//! declared by hand (wasm32 with `--cfg palisade_extism`), or an in-process fake (other targets).
 
 pub enum HostFn {
     Kv,
@@ -6,7 +7,106 @@ pub enum HostFn {
     Infer,
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(palisade_extism)))]
+mod imp {
+    //! The direct convention (ABI 1.1, sdk/ABI.md): the host writes the input into the buffer
+    //! palisade_alloc returns and reads the output the packed result of evaluate points at.
+    use super::HostFn;
+
+    #[link(wasm_import_module = "palisade")]
+    extern "C" {
+        fn config_get(key: *const u8, n: i32) -> i32;
+        fn result_read(dst: *mut u8);
+        #[link_name = "log"]
+        fn host_log(level: i32, msg: *const u8, n: i32);
+        fn kv(req: *const u8, n: i32) -> i32;
+        fn sample(req: *const u8, n: i32) -> i32;
+        fn infer(req: *const u8, n: i32) -> i32;
+    }
+
+    static mut INPUT: Vec<u8> = Vec::new();
+    static mut OUTPUT: Vec<u8> = Vec::new();
+    static mut FAILED: bool = false;
+
+    #[export_name = "palisade_alloc"]
+    pub extern "C" fn palisade_alloc(n: i32) -> i32 {
+        unsafe {
+            INPUT.clear();
+            INPUT.resize(n as usize, 0);
+            INPUT.as_mut_ptr() as i32
+        }
+    }
+
+    fn result(n: i32) -> Vec<u8> {
+        let mut v = vec![0u8; n.max(0) as usize];
+        if n > 0 {
+            unsafe { result_read(v.as_mut_ptr()) }
+        }
+        v
+    }
+
+    pub fn begin(n: i32) {
+        unsafe {
+            INPUT.truncate(n as usize);
+            OUTPUT.clear();
+            FAILED = false;
+        }
+    }
+
+    pub fn packed() -> i64 {
+        unsafe {
+            let mut p = (OUTPUT.as_ptr() as usize as i64) << 32 | OUTPUT.len() as i64;
+            if FAILED {
+                p |= 1 << 31;
+            }
+            p
+        }
+    }
+
+    pub fn input() -> Vec<u8> {
+        unsafe { INPUT.clone() }
+    }
+
+    pub fn output(b: &[u8]) {
+        unsafe {
+            OUTPUT = b.to_vec();
+            FAILED = false;
+        }
+    }
+
+    pub fn error(msg: &str) {
+        unsafe {
+            OUTPUT = msg.as_bytes().to_vec();
+            FAILED = true;
+        }
+    }
+
+    pub fn log(msg: &str) {
+        unsafe { host_log(1, msg.as_ptr(), msg.len() as i32) }
+    }
+
+    pub fn config(key: &str) -> Option<Vec<u8>> {
+        let n = unsafe { config_get(key.as_ptr(), key.len() as i32) };
+        if n < 0 {
+            return None;
+        }
+        Some(result(n))
+    }
+
+    pub fn host_call(f: HostFn, req: &[u8]) -> Option<Vec<u8>> {
+        let (p, n) = (req.as_ptr(), req.len() as i32);
+        let m = unsafe {
+            match f {
+                HostFn::Kv => kv(p, n),
+                HostFn::Sample => sample(p, n),
+                HostFn::Infer => infer(p, n),
+            }
+        };
+        Some(result(m))
+    }
+}
+
+#[cfg(all(target_arch = "wasm32", palisade_extism))]
 mod imp {
     use super::HostFn;
 
@@ -166,6 +266,10 @@ mod imp {
         STATE.with(|s| s.borrow_mut().error = msg.to_string())
     }
     pub fn log(_msg: &str) {}
+    pub fn begin(_n: i32) {}
+    pub fn packed() -> i64 {
+        0
+    }
     pub fn config(key: &str) -> Option<Vec<u8>> {
         STATE.with(|s| s.borrow().config.get(key).cloned())
     }
@@ -184,6 +288,8 @@ mod imp {
 }
 
 pub(crate) use imp::{config, error, host_call, input, log, output};
+#[cfg(not(all(target_arch = "wasm32", palisade_extism)))]
+pub(crate) use imp::{begin, packed};
 
 /// The in-process fake kernel used off wasm32, for unit tests: set the input and config, run
 /// the plugin's evaluate, read the output.

@@ -1,7 +1,8 @@
 //! Palisade plugin SDK for Rust (ABI v1, see sdk/ABI.md).
 //!
-//! Dependency-free: the Extism kernel imports (`extism:host/env`) and the Palisade host
-//! functions (`extism:host/user`: `sample`, `infer`, `kv`) are declared by hand, and JSON is
+//! Dependency-free: the direct convention's imports (module `palisade`; ABI 1.1, the default) or,
+//! with `--cfg palisade_extism`, the Extism kernel imports (`extism:host/env`) and host functions
+//! (`extism:host/user`: `sample`, `infer`, `kv`) are declared by hand, and JSON is
 //! handled by a small scanner ([`json`]) that borrows from the input instead of building a tree.
 //!
 //! ```ignore
@@ -223,9 +224,17 @@ pub fn run_evaluate(f: fn(&[u8]) -> Result<Verdict, String>) -> i32 {
 /// palisade::plugin!(evaluate, describe);
 /// ```
 /// where `evaluate: fn(&[u8]) -> Result<Verdict, String>` and `describe: fn() -> Describe`.
+/// The exports follow the direct convention (ABI 1.1); build the SDK and the plugin with
+/// `--cfg palisade_extism` for the Extism one (ABI 1.0).
 #[macro_export]
 macro_rules! plugin {
     ($evaluate:path) => {
+        #[cfg(not(palisade_extism))]
+        #[export_name = "evaluate"]
+        pub extern "C" fn __palisade_evaluate(n: i32) -> i64 {
+            $crate::run_direct(n, || $crate::run_evaluate($evaluate))
+        }
+        #[cfg(palisade_extism)]
         #[export_name = "evaluate"]
         pub extern "C" fn __palisade_evaluate() -> i32 {
             $crate::run_evaluate($evaluate)
@@ -233,12 +242,35 @@ macro_rules! plugin {
     };
     ($evaluate:path, $describe:path) => {
         $crate::plugin!($evaluate);
+        #[cfg(not(palisade_extism))]
+        #[export_name = "describe"]
+        pub extern "C" fn __palisade_describe(n: i32) -> i64 {
+            $crate::run_direct(n, || {
+                $crate::output($describe().to_json().as_bytes());
+                0
+            })
+        }
+        #[cfg(palisade_extism)]
         #[export_name = "describe"]
         pub extern "C" fn __palisade_describe() -> i32 {
             $crate::output($describe().to_json().as_bytes());
             0
         }
     };
+}
+
+/// Runs an export body on the direct convention: the input is the n bytes the host wrote, the
+/// result packs the output (or the error message, when f returned non-zero). [`plugin!`] calls it.
+#[cfg(not(all(target_arch = "wasm32", palisade_extism)))]
+pub fn run_direct(n: i32, f: impl FnOnce() -> i32) -> i64 {
+    kernel::begin(n);
+    if f() != 0 {
+        let p = kernel::packed();
+        if p & (1 << 31) == 0 {
+            kernel::error("plugin error");
+        }
+    }
+    kernel::packed()
 }
 
 #[cfg(test)]

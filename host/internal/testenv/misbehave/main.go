@@ -3,13 +3,14 @@
 // Command misbehave is a test plugin that fails on purpose, chosen by its stage config
 // {"mode": ...}: "trap" panics, "loop" never returns, "grow" allocates until the memory cap,
 // "garbage" writes output that is not a verdict, "error" returns a plugin error, "deny" and
-// "allow" answer normally, "verdict" answers the config's verdict verbatim. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
+// "allow" answer normally, "verdict" answers the config's verdict verbatim, "kv" counts its calls in the host's kv store. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
 // has no opinion, so a test can prove the next call still works.
 package main
 
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"time"
 
 	palisade "github.com/added060/palisade/sdk/go"
@@ -25,7 +26,8 @@ type config struct {
 
 var sink [][]byte
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, nil)
+
 func evaluate() int32 {
 	var c config
 	if s, ok := palisade.Config("config"); ok {
@@ -62,6 +64,12 @@ func evaluate() int32 {
 		return palisade.Output(abi.Verdict{Action: abi.ActionNone})
 	case "verdict":
 		return palisade.OutputRaw(c.Verdict)
+	case "kv": // count calls in the host's kv store (capability kv)
+		r, err := palisade.KV(abi.KVRequest{Op: "incr", Key: "calls"})
+		if err != nil {
+			return palisade.Fail(err)
+		}
+		return palisade.Output(abi.Verdict{Action: abi.ActionNone, Reason: "count " + strconv.FormatInt(r.Count, 10)})
 	case "allow":
 		return palisade.Output(abi.Verdict{Action: abi.ActionAllow, Reason: "misbehave says allow"})
 	}

@@ -6,7 +6,8 @@ package main
 
 import palisade "github.com/added060/palisade/sdk/go"
 
-//go:wasmexport evaluate
+var _ = palisade.Export(evaluate, nil)
+
 func evaluate() int32 {
 	_ = palisade.Input()
 	return palisade.OutputRaw([]byte(`{"action":"none"}`))

@@ -1,0 +1,343 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// Names of the direct call convention (ABI 1.1, sdk/ABI.md "Direct convention").
+const (
+	directAllocExport = "palisade_alloc" // (func (param i32) (result i32)): the input buffer
+	directHostModule  = "palisade"       // host functions for direct plugins
+	directErrFlag     = 1 << 31          // set in a packed result's length: the bytes are an error message
+)
+
+// directModule is one plugin compiled for the direct convention: its own wazero runtime (memory
+// cap and loop checks are runtime settings), WASI, the palisade host module and the compiled guest.
+type directModule struct {
+	rt       wazero.Runtime
+	compiled wazero.CompiledModule
+	config   map[string]string
+	stopped  bool // instrumented with a stop check (instrument.go); false for trusted plugins
+	logf     func(level int32, msg string)
+	insts    sync.Map // api.Module → *directInstance, for host functions to find their caller
+}
+
+// exportsDirect reports whether wasm follows the direct convention: it exports palisade_alloc.
+func exportsDirect(wasm []byte) bool {
+	names, err := exportNames(wasm)
+	if err != nil {
+		return false
+	}
+	_, ok := names[directAllocExport]
+	return ok
+}
+
+// newDirectModule compiles wasm (already instrumented when interruptible) in a runtime of its own.
+func newDirectModule(ctx context.Context, cache wazero.CompilationCache, s Spec, wasm []byte, interruptible bool) (*directModule, error) {
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithMemoryLimitPages(s.MaxPages)
+	d := &directModule{rt: wazero.NewRuntimeWithConfig(ctx, rc), config: s.Config, stopped: interruptible}
+	log, name := s.Logger, s.Name
+	d.logf = func(level int32, msg string) {
+		log.Debug("plugin log", "stage", name, "level", level, "msg", msg)
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, d.rt); err != nil {
+		d.close(ctx)
+		return nil, fmt.Errorf("wasi: %w", err)
+	}
+	if err := d.hostModule(ctx, s.HostFunctions); err != nil {
+		d.close(ctx)
+		return nil, fmt.Errorf("host module: %w", err)
+	}
+	c, err := d.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		d.close(ctx)
+		return nil, err
+	}
+	d.compiled = c
+	if f, ok := c.ExportedFunctions()["evaluate"]; !ok || !sig(f, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64}) {
+		d.close(ctx)
+		return nil, errors.New("direct convention: evaluate must be (func (param i32) (result i64))")
+	}
+	if f := c.ExportedFunctions()[directAllocExport]; !sig(f, []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI32}) {
+		d.close(ctx)
+		return nil, errors.New("direct convention: palisade_alloc must be (func (param i32) (result i32))")
+	}
+	return d, nil
+}
+
+func sig(f api.FunctionDefinition, params, results []api.ValueType) bool {
+	if f == nil || len(f.ParamTypes()) != len(params) || len(f.ResultTypes()) != len(results) {
+		return false
+	}
+	for i, p := range params {
+		if f.ParamTypes()[i] != p {
+			return false
+		}
+	}
+	for i, r := range results {
+		if f.ResultTypes()[i] != r {
+			return false
+		}
+	}
+	return true
+}
+
+// hostModule instantiates module "palisade": config_get, result_read, log and the stage's
+// host functions, each (ptr, len) → length of a pending result the guest copies with result_read.
+func (d *directModule) hostModule(ctx context.Context, fs []HostFunc) error {
+	i32 := api.ValueTypeI32
+	b := d.rt.NewHostModuleBuilder(directHostModule)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
+		in := d.instance(m)
+		key, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
+		v, found := d.config[string(key)]
+		if !ok || !found || in == nil {
+			stack[0] = api.EncodeI32(-1)
+			return
+		}
+		in.pending = append(in.pending[:0], v...)
+		stack[0] = uint64(len(in.pending))
+	}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export("config_get")
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
+		in := d.instance(m)
+		if in == nil {
+			return
+		}
+		if !m.Memory().Write(uint32(stack[0]), in.pending) {
+			panic(errors.New("result_read: out of bounds"))
+		}
+		in.pending = in.pending[:0]
+	}), []api.ValueType{i32}, nil).Export("result_read")
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
+		if msg, ok := m.Memory().Read(uint32(stack[1]), uint32(stack[2])); ok {
+			d.logf(api.DecodeI32(stack[0]), string(msg))
+		}
+	}), []api.ValueType{i32, i32, i32}, nil).Export("log")
+	for _, f := range fs {
+		call := f.Call
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
+			in := d.instance(m)
+			req, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
+			if !ok || in == nil {
+				panic(errors.New("host function: request out of bounds"))
+			}
+			// The request is a view of guest memory: the callee gets its own copy.
+			in.pending = append(in.pending[:0], call(ctx, append([]byte{}, req...))...)
+			stack[0] = uint64(len(in.pending))
+		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(f.Name)
+	}
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
+func (d *directModule) instance(m api.Module) *directInstance {
+	v, ok := d.insts.Load(m)
+	if !ok {
+		return nil
+	}
+	return v.(*directInstance)
+}
+
+func (d *directModule) close(ctx context.Context) {
+	d.rt.Close(ctx)
+}
+
+// directInstance is one instance of a direct module. Export handles are looked up once and
+// called with CallWithStack on a stack reused across calls; it is used by one call at a time.
+type directInstance struct {
+	d       *directModule
+	mod     api.Module
+	mem     api.Memory
+	alloc   api.Function
+	fns     map[string]api.Function
+	stack   [2]uint64
+	pending []byte // a host function's or config_get's result, until result_read
+
+	// Interruption (d.stopped): a timer sets stop at the deadline; the guest traps at its next
+	// function entry or loop header. mu orders the timer against re-arming for the next call.
+	stop     api.MutableGlobal
+	count    api.MutableGlobal // the instrumentation's check counter: 0 sends the guest to the stop check
+	timer    *time.Timer
+	mu       sync.Mutex
+	deadline time.Time // zero when no call is running
+	fired    bool      // the timer stopped the current call
+}
+
+// errInterrupted is the error of a call the deadline stopped.
+var errInterrupted = errors.New("interrupted at the deadline")
+
+func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) (*directInstance, error) {
+	if !d.stopped {
+		mc = mc.WithStartFunctions("_initialize")
+	} else {
+		mc = mc.WithStartFunctions() // run _initialize below, under the stop timer
+	}
+	mod, err := d.rt.InstantiateModule(ctx, d.compiled, mc.WithName(""))
+	if err != nil {
+		return nil, err
+	}
+	in := &directInstance{d: d, mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction(directAllocExport), fns: map[string]api.Function{}}
+	if in.mem == nil {
+		mod.Close(ctx)
+		return nil, errors.New("direct convention: the module exports no memory")
+	}
+	d.insts.Store(mod, in)
+	if d.stopped {
+		g, ok := mod.ExportedGlobal(stopExport).(api.MutableGlobal)
+		if !ok {
+			in.close(ctx)
+			return nil, errors.New("instrumented module lacks its stop global")
+		}
+		in.stop = g
+		if c, ok := mod.ExportedGlobal(countExport).(api.MutableGlobal); ok {
+			in.count = c
+		}
+		in.timer = time.AfterFunc(time.Hour, in.expire)
+		in.timer.Stop()
+		if init := mod.ExportedFunction("_initialize"); init != nil {
+			in.arm(ctx, initTimeout(ctx))
+			err := init.CallWithStack(ctx, in.stack[:])
+			if in.disarm() {
+				err = fmt.Errorf("_initialize: %w: %w", errInterrupted, err)
+			}
+			if err != nil {
+				in.close(ctx)
+				return nil, err
+			}
+		}
+	}
+	return in, nil
+}
+
+type initTimeoutKey struct{}
+
+// initTimeout is the init timeout Plugin.newInstance put in ctx (wazero's instantiate takes no
+// other parameter); 10s without one.
+func initTimeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(initTimeoutKey{}).(time.Duration); ok {
+		return d
+	}
+	return 10 * time.Second
+}
+
+// arm starts the stop timer for a call bounded by timeout and ctx's deadline.
+func (in *directInstance) arm(ctx context.Context, timeout time.Duration) {
+	dl := time.Now().Add(timeout)
+	if c, ok := ctx.Deadline(); ok && c.Before(dl) {
+		dl = c
+	}
+	in.mu.Lock()
+	in.deadline, in.fired = dl, false
+	in.stop.Set(0)
+	in.mu.Unlock()
+	in.timer.Reset(time.Until(dl))
+}
+
+// disarm stops the timer after a call and reports whether it stopped the call.
+func (in *directInstance) disarm() bool {
+	in.timer.Stop()
+	in.mu.Lock()
+	fired := in.fired
+	in.deadline, in.fired = time.Time{}, false
+	in.stop.Set(0)
+	in.mu.Unlock()
+	return fired
+}
+
+// expire is the timer's function: it sets the stop flag if a call is still running past its
+// deadline (a late run of a timer from an earlier call finds no deadline, or one not yet due).
+func (in *directInstance) expire() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.deadline.IsZero() {
+		return
+	}
+	if d := time.Until(in.deadline); d > 0 {
+		in.timer.Reset(d)
+		return
+	}
+	in.fired = true
+	in.stop.Set(1)
+	if in.count != nil {
+		in.count.Set(0)
+	}
+}
+
+// callBounded is call under the stop timer: a guest still running at the deadline traps at its
+// next check, and the error wraps errInterrupted.
+func (in *directInstance) callBounded(ctx context.Context, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
+	in.arm(ctx, timeout)
+	rc, out, err := in.call(ctx, fn, input)
+	if in.disarm() && err != nil {
+		err = fmt.Errorf("%w: %w", errInterrupted, err)
+	}
+	return rc, out, err
+}
+
+func (in *directInstance) exports(fn string) bool {
+	return in.function(fn) != nil
+}
+
+func (in *directInstance) function(fn string) api.Function {
+	f, ok := in.fns[fn]
+	if !ok {
+		f = in.mod.ExportedFunction(fn)
+		if f != nil && !sig(f.Definition(), []api.ValueType{api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64}) {
+			f = nil
+		}
+		in.fns[fn] = f
+	}
+	return f
+}
+
+// call writes input into the buffer palisade_alloc returns, calls fn(len) and reads the packed
+// (ptr << 32 | len) result once. A result whose length has bit 31 set is a plugin error.
+func (in *directInstance) call(ctx context.Context, fn string, input []byte) (uint32, []byte, error) {
+	f := in.function(fn)
+	if f == nil {
+		return 0, nil, fmt.Errorf("unknown function: %s", fn)
+	}
+	s := in.stack[:]
+	s[0] = uint64(len(input))
+	if err := in.alloc.CallWithStack(ctx, s); err != nil {
+		return 0, nil, err
+	}
+	if len(input) > 0 && !in.mem.Write(uint32(s[0]), input) {
+		return 0, nil, fmt.Errorf("wasm error: palisade_alloc returned %#x, out of bounds for %d bytes", uint32(s[0]), len(input))
+	}
+	s[0] = uint64(len(input))
+	if err := f.CallWithStack(ctx, s); err != nil {
+		return 0, nil, err
+	}
+	ptr, n := uint32(s[0]>>32), uint32(s[0])
+	failed := n&directErrFlag != 0
+	n &^= directErrFlag
+	b, ok := in.mem.Read(ptr, n)
+	if !ok {
+		return 0, nil, fmt.Errorf("wasm error: %s returned %d bytes at %#x, out of bounds", fn, n, ptr)
+	}
+	out := append([]byte(nil), b...)
+	if failed {
+		if len(out) == 0 {
+			out = []byte("plugin error")
+		}
+		return 1, nil, errors.New(string(out))
+	}
+	return 0, out, nil
+}
+
+func (in *directInstance) close(ctx context.Context) {
+	if in.timer != nil {
+		in.timer.Stop()
+	}
+	in.d.insts.Delete(in.mod)
+	in.mod.Close(ctx)
+}

@@ -1,0 +1,9 @@
+//! A no-op Rust plugin for BenchmarkCallOverhead: takes its input, answers no opinion. Built
+//! with and without `--cfg palisade_extism` to compare the calling conventions.
+use palisade::Verdict;
+
+fn evaluate(_env: &[u8]) -> Result<Verdict, String> {
+    Ok(Verdict::none())
+}
+
+palisade::plugin!(evaluate);

@@ -1,0 +1,144 @@
+//go:build wasip1 && !palisade_extism
+
+package palisade
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"unsafe"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// The direct convention (ABI 1.1, sdk/ABI.md): the host asks palisade_alloc for a buffer, writes
+// the envelope into it once, calls evaluate(len) and reads the packed (ptr<<32 | len) result once.
+
+var (
+	input  []byte // the current call's input; reused across calls
+	output []byte // the current call's output (verdict, describe or error message)
+	failed bool
+)
+
+//go:wasmexport palisade_alloc
+func palisadeAlloc(n int32) int32 {
+	if int(n) > cap(input) {
+		input = make([]byte, n)
+	}
+	input = input[:n]
+	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(input))))
+}
+
+//go:wasmexport evaluate
+func evaluateExport(n int32) int64 { return run(handlers.evaluate, "evaluate", n) }
+
+//go:wasmexport describe
+func describeExport(n int32) int64 { return run(handlers.describe, "describe", n) }
+
+func run(h func() int32, name string, n int32) int64 {
+	input = input[:n]
+	output, failed = nil, false
+	if h == nil && name == "describe" {
+		// Zero bytes: the host treats the plugin as not exporting describe (sdk/ABI.md).
+	} else if h == nil {
+		Fail(errors.New(name + ": not registered with palisade.Export"))
+	} else if rc := h(); rc != 0 && !failed {
+		Fail(errors.New(name + ": exit code " + strconv.Itoa(int(rc))))
+	}
+	packed := int64(uintptr(unsafe.Pointer(unsafe.SliceData(output))))<<32 | int64(len(output))
+	if failed {
+		packed |= 1 << 31
+	}
+	return packed
+}
+
+// Input returns the raw envelope JSON. It is valid until evaluate returns (the buffer is reused
+// by the next call): copy what you keep. Use it with a non-reflective parser on hot paths.
+func Input() []byte { return input }
+
+// Envelope decodes the input as an envelope.
+func Envelope() (abi.Envelope, error) {
+	var env abi.Envelope
+	err := json.Unmarshal(input, &env)
+	return env, err
+}
+
+// Output writes v as the verdict and returns 0, the value evaluate should return.
+func Output(v abi.Verdict) int32 { return outputJSON(v) }
+
+func outputJSON(v any) int32 {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Fail(err)
+	}
+	output = b
+	return 0
+}
+
+// OutputRaw writes an already-encoded verdict and returns 0. b must not change until evaluate
+// returns.
+func OutputRaw(b []byte) int32 {
+	output = b
+	return 0
+}
+
+// Fail records err as the plugin error and returns 1; the host applies the stage's failure mode.
+func Fail(err error) int32 {
+	output, failed = []byte(err.Error()), true
+	return 1
+}
+
+//go:wasmimport palisade config_get
+func hostConfigGet(key unsafe.Pointer, n uint32) int32
+
+//go:wasmimport palisade result_read
+func hostResultRead(dst unsafe.Pointer)
+
+//go:wasmimport palisade log
+func hostLog(level int32, msg unsafe.Pointer, n uint32)
+
+//go:wasmimport palisade sample
+func hostSample(req unsafe.Pointer, n uint32) int32
+
+//go:wasmimport palisade infer
+func hostInfer(req unsafe.Pointer, n uint32) int32
+
+//go:wasmimport palisade kv
+func hostKV(req unsafe.Pointer, n uint32) int32
+
+// result copies the host's pending result of n bytes.
+func result(n int32) []byte {
+	b := make([]byte, n)
+	if n > 0 {
+		hostResultRead(unsafe.Pointer(unsafe.SliceData(b)))
+	}
+	return b
+}
+
+// Config returns the stage config value for key: "config" holds the stage config as JSON, and
+// each name in the stage's data map holds that file's contents (YAML converted to JSON).
+func Config(key string) (string, bool) {
+	n := hostConfigGet(unsafe.Pointer(unsafe.StringData(key)), uint32(len(key)))
+	if n < 0 {
+		return "", false
+	}
+	return string(result(n)), true
+}
+
+// Log writes a message to the host's log at info level.
+func Log(msg string) { hostLog(1, unsafe.Pointer(unsafe.StringData(msg)), uint32(len(msg))) }
+
+func callRaw(fn func(unsafe.Pointer, uint32) int32, req []byte) ([]byte, error) {
+	return result(fn(unsafe.Pointer(unsafe.SliceData(req)), uint32(len(req)))), nil
+}
+
+// SampleRaw is Sample without encoding/json: req is the sample request JSON and the result is
+// the host's response JSON (which may hold "error"). Use it on hot paths inside Wasm, where
+// reflection-based JSON is costly.
+func SampleRaw(req []byte) ([]byte, error) { return callRaw(hostSample, req) }
+
+// InferRaw is Infer without encoding/json (see SampleRaw).
+func InferRaw(req []byte) ([]byte, error) { return callRaw(hostInfer, req) }
+
+// KVRaw is KV without encoding/json (see SampleRaw).
+func KVRaw(req []byte) ([]byte, error) { return callRaw(hostKV, req) }

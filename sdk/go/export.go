@@ -1,0 +1,33 @@
+//go:build wasip1
+
+package palisade
+
+import "github.com/added060/palisade/sdk/go/abi"
+
+// Handlers are the plugin's entry points. Export registers them; the SDK owns the Wasm exports
+// (evaluate and describe), in the calling convention the plugin is built for (sdk/ABI.md).
+var handlers struct {
+	evaluate, describe func() int32
+}
+
+// Export registers the plugin's evaluate and (optional, may be nil) describe functions, which
+// read the envelope with Input or Envelope and answer with Output, OutputRaw, Describe or Fail.
+// Call it from a package-level declaration in package main, so it runs before the first call:
+//
+//	var _ = palisade.Export(evaluate, describe)
+//
+// The SDK exports evaluate and describe itself: do not mark your functions //go:wasmexport.
+// Plugins use the direct convention (ABI 1.1); build with -tags palisade_extism for an Extism
+// plugin (ABI 1.0) instead.
+func Export(evaluate, describe func() int32) struct{} {
+	handlers.evaluate, handlers.describe = evaluate, describe
+	return struct{}{}
+}
+
+// Describe writes d as the describe output and returns 0.
+func Describe(d abi.Describe) int32 {
+	if d.ABI == "" {
+		d.ABI = abi.Version
+	}
+	return outputJSON(d)
+}
