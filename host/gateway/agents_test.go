@@ -16,6 +16,7 @@ import (
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/selfmcp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go"
 )
@@ -192,6 +193,7 @@ func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 	cfg.Plugins.CacheDir = testenv.CacheDir()
 	cfg.NATS = config.NATS{URL: ns.ClientURL()}
 	cfg.Upstreams = []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}} // never called
+	cfg.Admin.Token = approvalsToken
 	ctx := context.Background()
 	g, err := gateway.New(ctx, gateway.Options{Config: *cfg})
 	if err != nil {
@@ -231,5 +233,27 @@ func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 	b, _ := json.Marshal(r.StructuredContent)
 	if !strings.Contains(string(b), `"agents-test"`) || !strings.Contains(string(b), "no-rm-rf-root") {
 		t.Errorf("getPolicy through the gateway: %s", b)
+	}
+	// One ring of recent events: the hook's decision is in the dashboard's /decisions and in the
+	// own MCP server's audit://recent, with the same id.
+	ev := waitEvent(t, g, "hook decision", func(ev audit.Event) bool { return ev.Transport == "hook" && ev.Action == "allow" })
+	testenv.Eventually(t, 20*time.Second, "the hook decision in audit://recent", func() bool {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: selfmcp.ResourceRecent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []audit.Event
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &evs); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range evs {
+			if e.ID == ev.ID {
+				return true
+			}
+		}
+		return false
+	})
+	if g.Recent() == nil || len(g.Recent().Recent(0)) == 0 {
+		t.Error("Gateway.Recent holds no events")
 	}
 }
