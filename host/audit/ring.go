@@ -80,9 +80,9 @@ func (r *Ring) Resize(size int) {
 	if size <= 0 {
 		size = DefaultRingSize
 	}
-	kept := r.Recent(size)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	kept := r.recent(size)
 	r.buf, r.pos, r.full = make([]Event, size), 0, false
 	for i := len(kept) - 1; i >= 0; i-- {
 		r.buf[r.pos] = kept[i]
@@ -97,6 +97,10 @@ func (r *Ring) Resize(size int) {
 func (r *Ring) Recent(n int) []Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.recent(n)
+}
+
+func (r *Ring) recent(n int) []Event {
 	size := r.pos
 	if r.full {
 		size = len(r.buf)
