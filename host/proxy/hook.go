@@ -283,10 +283,13 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 		bestRank = -1
 	)
 	for _, env := range envs {
-		o, err := e.Request(ctx, env)
+		// The hook's exchange ends at the request: Claude Code runs the tool itself, so nothing
+		// is forwarded and no answer comes back to judge.
+		x, err := e.begin(ctx, env, nil, nil)
 		if err != nil {
 			return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)
 		}
+		o := x.Outcome
 		decision := e.hookDecision(o)
 		if decision == abi.ActionAsk {
 			o.Action = abi.ActionAsk // the audit event says Claude Code asked
@@ -302,7 +305,7 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 		if decision != "" {
 			out = HookAnswer(decision, hookReason(o, decision))
 		}
-		o.Finish(ctx)
+		x.Finish(ctx)
 		if r := hookRank(decision); r > bestRank {
 			best, bestRank = out, r
 		}

@@ -423,29 +423,32 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			})
 		}
 	}
-	out, err := h.o.Engine.Request(ctx, env)
+	x, err := h.o.Engine.Begin(ctx, p, h.o.Tools)
 	if err != nil {
 		h.count(up.Name, "error")
 		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
 		return
 	}
+	out := x.Outcome
 	defer func() {
 		rw.send() // the client has its answer before the audit event is built
-		out.Finish(ctx)
+		x.Finish(ctx)
 	}()
-	if !out.Allowed() {
+	switch step, params, changed := x.Forward(); step {
+	case StepDeny:
 		h.count(up.Name, "denied")
-		if params, _, ok := out.Fallback(); ok {
-			h.serveFallback(ctx, rw, hdr, up, m, out, params)
-			return
-		}
-		rw.error(http.StatusOK, m.ID, out.Deny())
+		rw.json(nil, x.Deny())
 		return
-	}
-	if params, changed := out.ForwardParams(); changed {
-		m2 := *m
-		m2.Params = params
-		body, _ = json.Marshal(&m2)
+	case StepFallback:
+		h.count(up.Name, "denied")
+		h.serveFallback(ctx, rw, hdr, up, m, x, params)
+		return
+	default:
+		if changed {
+			m2 := *m
+			m2.Params = params
+			body, _ = json.Marshal(&m2)
+		}
 	}
 	start := time.Now()
 	resp, err := h.send(ctx, up, hdr, http.MethodPost, body)
@@ -461,7 +464,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling})
 		}
 	}
-	r := &relay{h: h, up: up, hdr: hdr, m: m, out: out}
+	r := &relay{h: h, up: up, hdr: hdr, m: m, x: x}
 	switch mt := mediaType(resp.Header); {
 	case mt == "text/event-stream":
 		rw.startSSE(resp)
@@ -491,7 +494,8 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 
 // serveFallback calls the fallback tool a denied call named instead, and answers with its result
 // marked as a fallback. If the fallback fails, the client gets the deny.
-func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, out *Outcome, params json.RawMessage) {
+func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, x *Exchange, params json.RawMessage) {
+	out := x.Outcome
 	fm := *m
 	fm.Params = params
 	body, _ := json.Marshal(&fm)
@@ -508,20 +512,13 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	}
 	defer resp.Body.Close()
 	out.Upstream = &audit.Upstream{Status: resp.StatusCode, LatencyUS: time.Since(start).Microseconds()}
-	var answer []byte
+	var msg *mcp.Message
 	raw, release, err := h.readAnswer(resp)
 	defer release()
 	if err == nil {
-		if msg := answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID); msg != nil && msg.Error == nil {
-			msg.Result = out.MarkFallback(msg.Result)
-			answer, _ = json.Marshal(msg)
-		}
+		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID)
 	}
-	if answer == nil {
-		rw.error(http.StatusOK, m.ID, out.Deny())
-		return
-	}
-	rw.json(nil, answer)
+	rw.json(nil, x.Answer(ctx, msg))
 }
 
 func (h *HTTP) observe(server, outcome string, start time.Time) {
@@ -757,15 +754,8 @@ func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.He
 		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
 		return false
 	}
-	o, err := h.o.Engine.Request(ctx, env)
-	if err != nil {
-		h.o.Logger.Warn("judge failed; denied", "method", m.Method, "upstream", up.Name, "err", err)
-		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
-		return false
-	}
-	defer o.Finish(ctx)
-	if !o.Allowed() {
-		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, o.Deny()))
+	if deny := h.o.Engine.JudgeServerRequest(ctx, &mcp.Parsed{Message: m, Envelope: env}); deny != nil {
+		h.answerUpstream(ctx, up, hdr, deny)
 		return false
 	}
 	return true

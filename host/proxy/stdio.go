@@ -184,9 +184,8 @@ type stdio struct {
 
 // pendingCall is a client request forwarded to the server, waiting for its response.
 type pendingCall struct {
-	id       json.RawMessage // as the client wrote it
-	outcome  *Outcome
-	fallback bool // the fallback tool's call went instead of the denied one
+	id json.RawMessage // as the client wrote it
+	x  *Exchange
 }
 
 // lineWriter writes whole lines under a lock.
@@ -347,16 +346,16 @@ func (s *stdio) forwardToServer(line []byte) {
 	}
 }
 
-func (s *stdio) track(m *mcp.Message, o *Outcome, fallback bool) {
+func (s *stdio) track(m *mcp.Message, x *Exchange) {
 	s.mu.Lock()
 	prev := s.pending[idKey(m.ID)]
-	s.pending[idKey(m.ID)] = &pendingCall{id: m.ID, outcome: o, fallback: fallback}
+	s.pending[idKey(m.ID)] = &pendingCall{id: m.ID, x: x}
 	s.mu.Unlock()
 	if prev != nil {
 		// The client reused an id still in flight: the earlier call's answer can no longer be
 		// told apart, so its decision is recorded now.
-		prev.outcome.Upstream = stdioUpstream(prev.outcome, "request id reused before the answer")
-		prev.outcome.Finish(context.Background())
+		prev.x.Outcome.Upstream = stdioUpstream(prev.x.Outcome, "request id reused before the answer")
+		prev.x.Finish(context.Background())
 	}
 }
 
@@ -368,35 +367,41 @@ func (s *stdio) context() mcp.Context {
 
 func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
 	m := p.Message
-	o, err := s.o.Engine.Request(ctx, p.Envelope)
+	x, err := s.o.Engine.Begin(ctx, p, s.o.Tools)
 	if err != nil {
 		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this call: "+err.Error(), nil)))
 		return
 	}
-	fallback := false
-	if !o.Allowed() {
-		params, _, ok := o.Fallback()
-		nl, err := replaceParams(line, params)
-		if !ok || err != nil {
-			_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, o.Deny()))
-			o.Finish(ctx)
-			return
-		}
+	switch step, params, changed := x.Forward(); step {
+	case StepDeny:
+		_ = s.toClient.writeLine(x.Deny())
+		x.Finish(ctx)
+		return
+	case StepFallback:
 		// The fallback tool the deciding stage named runs instead, under the same id (the
 		// denied call never reached the server).
-		line, fallback = nl, true
-	} else if params, changed := o.ForwardParams(); changed {
-		// Forward what was judged: arguments a stage rewrote, _meta entries hooks added.
-		if nl, err := replaceParams(line, params); err == nil {
-			line = nl
+		nl, err := replaceParams(line, params)
+		if err != nil {
+			x.FallbackFailed()
+			_ = s.toClient.writeLine(x.Deny())
+			x.Finish(ctx)
+			return
+		}
+		line = nl
+	default:
+		if changed {
+			// Forward what was judged: arguments a stage rewrote, _meta entries hooks added.
+			if nl, err := replaceParams(line, params); err == nil {
+				line = nl
+			}
 		}
 	}
-	s.track(m, o, fallback)
+	s.track(m, x)
 	select {
 	case <-s.exited:
-		o.Upstream = stdioUpstream(o, "upstream exited")
-		o.Finish(ctx)
+		x.Outcome.Upstream = stdioUpstream(x.Outcome, "upstream exited")
+		x.Finish(ctx)
 		_ = s.toClient.writeLine(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeUpstream, "upstream exited", nil)))
 		return
 	default:
@@ -461,17 +466,9 @@ func (s *stdio) unreadable(ctx context.Context, raw []byte, err error) {
 		s.o.Logger.Warn("unreadable upstream message answers no waiting call; dropped", "upstream", s.o.Server, "err", err)
 		return
 	}
-	o := p.outcome
-	defer o.Finish(ctx)
-	o.Upstream = stdioUpstream(o, "")
-	switch {
-	case errAmbiguous(err):
-		s.o.Engine.RefuseResponse(o, err.Error())
-	case !s.o.Engine.UnjudgeableResponse(o, err.Error()):
-		_ = s.toClient.writeLine(raw)
-		return
-	}
-	_ = s.toClient.writeLine(mcp.ErrorResponse(p.id, o.Deny()))
+	defer p.x.Finish(ctx)
+	p.x.Outcome.Upstream = stdioUpstream(p.x.Outcome, "")
+	_ = s.toClient.writeLine(p.x.Unjudgeable(raw, err))
 }
 
 func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) {
@@ -505,35 +502,18 @@ func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) 
 // response runs tool pinning (tools/list) and the response phase on the answer to a pending
 // call, and returns the line to send the client.
 func (s *stdio) response(ctx context.Context, p *pendingCall, m *mcp.Message) []byte {
-	o := p.outcome
-	defer o.Finish(ctx)
+	o := p.x.Outcome
+	defer p.x.Finish(ctx)
 	o.Upstream = stdioUpstream(o, "")
 	if m.Error != nil {
 		o.Upstream = stdioUpstream(o, m.Error.Message)
 	}
-	if p.fallback {
-		if m.Error != nil {
-			return mcp.ErrorResponse(p.id, o.Deny())
-		}
-		m.ID = p.id
-		m.Result = o.MarkFallback(m.Result)
-		b, _ := json.Marshal(m)
-		return b
-	}
-	return judgeAnswer(ctx, s.o.Engine, s.o.Tools, s.o.Logger, o, p.id, m)
+	return p.x.Answer(ctx, m)
 }
 
 func (s *stdio) judgeServerRequest(ctx context.Context, p *mcp.Parsed, line []byte) {
-	m := p.Message
-	o, err := s.o.Engine.Request(ctx, p.Envelope)
-	if err != nil {
-		s.o.Logger.Warn("judge failed; denied", "method", m.Method, "err", err)
-		s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil)))
-		return
-	}
-	defer o.Finish(ctx)
-	if !o.Allowed() {
-		s.forwardToServer(mcp.ErrorResponse(m.ID, o.Deny()))
+	if deny := s.o.Engine.JudgeServerRequest(ctx, p); deny != nil {
+		s.forwardToServer(deny)
 		return
 	}
 	_ = s.toClient.writeLine(line)
@@ -544,8 +524,8 @@ func (s *stdio) finishPending(ctx context.Context) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, p := range s.pending {
-		p.outcome.Upstream = stdioUpstream(p.outcome, "upstream exited before answering")
-		p.outcome.Finish(ctx)
+		p.x.Outcome.Upstream = stdioUpstream(p.x.Outcome, "upstream exited before answering")
+		p.x.Finish(ctx)
 		delete(s.pending, k)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 
@@ -31,7 +30,7 @@ type relay struct {
 	up  *upstream
 	hdr http.Header  // the client's request headers (its session), for answers sent upstream
 	m   *mcp.Message // the client's request; nil on the GET stream
-	out *Outcome     // its decision; nil on the GET stream
+	x   *Exchange    // its lifecycle; nil on the GET stream
 
 	answered bool // the client has its answer (judged, denied, or passed by a fail-open mode)
 }
@@ -43,7 +42,6 @@ type relayed struct {
 }
 
 func (r *relay) filter(ctx context.Context, data []byte) []relayed {
-	e := r.h.o.Engine
 	log := r.h.o.Logger
 	ms, err := upstreamMessages(data)
 	if err != nil {
@@ -64,7 +62,7 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 				continue
 			}
 			r.answered = true
-			out = append(out, relayed{b: judgeAnswer(ctx, e, r.h.o.Tools, log, r.out, r.m.ID, m), answer: true})
+			out = append(out, relayed{b: r.x.Answer(ctx, m), answer: true})
 		case m.IsRequest() && judgedFromServer[m.Method]:
 			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
 				out = append(out, relayed{b: um.raw})
@@ -79,32 +77,23 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 // unjudgeable handles upstream bytes the gateway could not read as JSON-RPC messages.
 func (r *relay) unjudgeable(raw []byte, err error) []relayed {
 	log := r.h.o.Logger
-	if r.out == nil || r.answered {
+	if r.x == nil || r.answered {
 		log.Warn("unreadable upstream message on a stream with no request waiting; dropped", "upstream", r.up.Name, "err", err)
 		r.h.count(r.up.Name, "dropped_response")
 		return nil
 	}
 	r.answered = true
-	e := r.h.o.Engine
-	if errAmbiguous(err) {
-		e.RefuseResponse(r.out, err.Error())
-	} else if !e.UnjudgeableResponse(r.out, err.Error()) {
-		return []relayed{{b: raw, answer: true}}
-	}
-	return []relayed{{b: mcp.ErrorResponse(r.m.ID, r.out.Deny()), answer: true}}
+	return []relayed{{b: r.x.Unjudgeable(raw, err), answer: true}}
 }
 
 // finish returns the answer to send when the upstream's body or stream ended without one (nil
 // when the request was answered, on the GET stream, or when the client went away).
 func (r *relay) finish(ctx context.Context) []byte {
-	if r.out == nil || r.answered || ctx.Err() != nil {
+	if r.x == nil || r.answered || ctx.Err() != nil {
 		return nil
 	}
 	r.answered = true
-	if r.h.o.Engine.UnjudgeableResponse(r.out, "the upstream sent no answer to this request") {
-		return mcp.ErrorResponse(r.m.ID, r.out.Deny())
-	}
-	return mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s sent no answer", r.up.Name), nil))
+	return r.x.NoAnswer(r.up.Name)
 }
 
 // stream relays an upstream SSE stream event by event, each judged message flushed as it comes

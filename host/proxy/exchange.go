@@ -1,0 +1,155 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/added060/palisade/host/mcp"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// Exchange is one call's lifecycle, owned in one place so every transport judges alike. In
+// order:
+//
+//  1. judge the request (Engine.Request: the request phase, then the Check hooks such as tool
+//     pinning, before any person is asked), hold an ask for approval, run the decision hooks
+//     (execution tokens);
+//  2. say what goes upstream (Forward): the params with rewritten arguments and _meta, the
+//     fallback tool's call instead of a denied one, or the deny to answer;
+//  3. judge what the upstream answered (Answer, Unjudgeable, NoAnswer): tool pinning on
+//     tools/list, the response phase, redaction, the fallback mark, and the failure mode of the
+//     response stages for an answer that cannot be judged;
+//  4. record the audit event (Finish).
+//
+// A transport only moves bytes: it parses the client's message (mcp.Parse), calls
+// Engine.Begin, sends what Forward says, hands the upstream's answer to the exchange and writes
+// what it returns. What only a transport knows (upstream status and latency, sessions) it sets
+// on Outcome.
+//
+// # Notes
+//
+// Finish must be called exactly once a call is done (it is safe to call more than once). An
+// Exchange is used by one goroutine at a time.
+type Exchange struct {
+	// Outcome is the call's decision, carried to the audit event.
+	Outcome *Outcome
+
+	e        *Engine
+	tools    ToolsObserver
+	id       json.RawMessage // the request id as the client wrote it
+	fallback bool            // the fallback tool's call went instead of the denied one
+}
+
+// Step is what Exchange.Forward says to do with the client's request.
+type Step int
+
+// Steps of Exchange.Forward.
+const (
+	// StepDeny: answer the client with Exchange.Deny; nothing goes upstream.
+	StepDeny Step = iota
+	// StepForward: send the request upstream, with the returned params when changed.
+	StepForward
+	// StepFallback: send the returned params (the fallback tool's call) upstream instead, under
+	// the same id; its answer goes through Exchange.Answer, which marks it.
+	StepFallback
+)
+
+// Begin judges the request p (the result of mcp.Parse, its envelope's Server and ID filled by
+// the transport as it wants them) and returns its exchange. tools, when set, sees the answer to
+// a tools/list before the client (tool pinning). An error means no decision could be made
+// (no active bundle, a stage error): nothing is forwarded and there is nothing to finish.
+func (e *Engine) Begin(ctx context.Context, p *mcp.Parsed, tools ToolsObserver) (*Exchange, error) {
+	return e.begin(ctx, p.Envelope, p.Message.ID, tools)
+}
+
+// begin judges env, the request with JSON-RPC id (nil where there is none: a hook call).
+func (e *Engine) begin(ctx context.Context, env *abi.Envelope, id json.RawMessage, tools ToolsObserver) (*Exchange, error) {
+	o, err := e.Request(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	return &Exchange{Outcome: o, e: e, tools: tools, id: id}, nil
+}
+
+// Forward says what goes upstream: StepForward with the params to send (changed reports
+// whether they differ from the client's: rewritten arguments, _meta entries hooks added),
+// StepFallback with the fallback tool's params, or StepDeny.
+func (x *Exchange) Forward() (step Step, params json.RawMessage, changed bool) {
+	o := x.Outcome
+	if !o.Allowed() {
+		if params, _, ok := o.Fallback(); ok {
+			x.fallback = true
+			return StepFallback, params, true
+		}
+		return StepDeny, nil, false
+	}
+	params, changed = o.ForwardParams()
+	return StepForward, params, changed
+}
+
+// Deny returns the JSON-RPC deny answer to the client's request.
+func (x *Exchange) Deny() []byte { return mcp.ErrorResponse(x.id, x.Outcome.Deny()) }
+
+// FallbackFailed turns a fallback that could not be sent into the deny it replaced.
+func (x *Exchange) FallbackFailed() { x.fallback = false }
+
+// Answer judges the upstream's answer msg to the request (nil when the fallback tool's answer
+// could not be found) and returns the message to send the client, with the id the client wrote:
+// the answer (its result redacted or marked as a fallback's) or the deny.
+func (x *Exchange) Answer(ctx context.Context, msg *mcp.Message) []byte {
+	o := x.Outcome
+	if x.fallback {
+		if msg == nil || msg.Error != nil {
+			return x.Deny()
+		}
+		msg.ID = x.id
+		msg.Result = o.MarkFallback(msg.Result)
+		b, _ := json.Marshal(msg)
+		return b
+	}
+	return judgeAnswer(ctx, x.e, x.tools, x.e.o.Logger, o, x.id, msg)
+}
+
+// Unjudgeable handles upstream bytes meant as the answer that the gateway could not read as a
+// JSON-RPC message: ambiguous keys are refused, anything else goes by the failure mode of the
+// response stages matching the call. It returns what to send the client: the deny, or raw when
+// the stages fail open.
+func (x *Exchange) Unjudgeable(raw []byte, err error) []byte {
+	if errAmbiguous(err) {
+		x.e.RefuseResponse(x.Outcome, err.Error())
+	} else if !x.e.UnjudgeableResponse(x.Outcome, err.Error()) {
+		return raw
+	}
+	return x.Deny()
+}
+
+// NoAnswer handles an upstream that ended without answering: the deny when a matching response
+// stage fails closed, otherwise an upstream error naming server.
+func (x *Exchange) NoAnswer(server string) []byte {
+	if x.e.UnjudgeableResponse(x.Outcome, "the upstream sent no answer to this request") {
+		return x.Deny()
+	}
+	return mcp.ErrorResponse(x.id, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s sent no answer", server), nil))
+}
+
+// Finish records the audit event and releases the chain (Outcome.Finish).
+func (x *Exchange) Finish(ctx context.Context) { x.Outcome.Finish(ctx) }
+
+// JudgeServerRequest judges a request an upstream sends the client (sampling/createMessage,
+// elicitation/create) and finishes its audit event. It returns nil when the request may reach
+// the client, or the answer to send the upstream instead (the deny, or the refusal when it could
+// not be judged).
+func (e *Engine) JudgeServerRequest(ctx context.Context, p *mcp.Parsed) []byte {
+	m := p.Message
+	x, err := e.Begin(ctx, p, nil)
+	if err != nil {
+		e.o.Logger.Warn("judge failed; denied", "method", m.Method, "upstream", p.Envelope.Server, "err", err)
+		return mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "denied: the gateway could not judge this request: "+err.Error(), nil))
+	}
+	defer x.Finish(ctx)
+	if !x.Outcome.Allowed() {
+		return x.Deny()
+	}
+	return nil
+}
