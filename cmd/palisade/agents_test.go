@@ -415,6 +415,8 @@ func TestPolicyTestCommand(t *testing.T) {
 	}{
 		{"pass", []string{"--fixture-dir", "../../host/policytest/testdata/fixtures"}, 0, "3 passed, 0 failed"},
 		{"mismatch json", []string{"--fixture", "../../host/policytest/testdata/wrong.json", "--format", "json"}, 1, `"decision":"deny"`},
+		// Each fixture is also decided as serve decides a call (host/proxy Engine.Judge).
+		{"served", []string{"--fixture-dir", "../../host/policytest/testdata/fixtures", "--format", "json"}, 0, `"decision":"deny","served":"deny"`},
 		{"expect", []string{"--fixture", "../../host/policytest/testdata/noexpect.json", "--expect", "deny"}, 0, "1 passed"},
 		{"usage", []string{}, 2, ""},
 		{"bad format", []string{"--fixture-dir", "../../host/policytest/testdata/fixtures", "--format", "xml"}, 2, ""},

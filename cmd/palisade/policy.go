@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 
 	bundlepkg "github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/policytest"
+	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 func init() {
@@ -52,7 +55,17 @@ func (p *policyTestCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	defer core.Close(context.WithoutCancel(ctx))
 	o := policytest.Options{Bundle: cfg.Bundle, Fixtures: fixtures, FixtureDir: *dir, Expect: *expect,
-		Build: func(ctx context.Context, dir string) (*bundlepkg.Bundle, error) { return core.Build(ctx, dir, true) }}
+		Build: func(ctx context.Context, dir string) (*bundlepkg.Bundle, error) { return core.Build(ctx, dir, true) },
+		// The same lifecycle as a call through serve (host/proxy Exchange), without a person.
+		Serve: func(ctx context.Context, ch *chain.Chain, env *abi.Envelope) (string, error) {
+			active := &chain.Active{}
+			active.Swap(ch)
+			o, err := proxy.NewEngine(core.EngineOptions(active, nil, "policy-test")).Judge(ctx, env)
+			if err != nil {
+				return "", err
+			}
+			return o.Action, nil
+		}}
 	rs, err := policytest.Run(ctx, o)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -34,6 +35,11 @@ type Options struct {
 	// signature check as every other mode. nil = a bare runtime with Deps and no models (a
 	// stage that needs inference is then unavailable).
 	Build func(ctx context.Context, dir string) (*bundle.Bundle, error)
+	// Serve, if set, also decides each fixture the way a call through the gateway is decided
+	// (the CLI passes one on host/proxy's Engine.Judge: unjudged methods pass quietly, ask and
+	// sample go by the bundle's fallback, a response fixture is judged after its request) and
+	// returns the final action, allow or deny, reported as Result.Served. nil = not reported.
+	Serve func(ctx context.Context, ch *chain.Chain, env *abi.Envelope) (string, error)
 }
 
 // StageResult is one stage's part in a fixture's decision.
@@ -46,14 +52,17 @@ type StageResult struct {
 
 // Result is one fixture's outcome.
 type Result struct {
-	Fixture  string        `json:"fixture"`
-	Expected string        `json:"expected,omitempty"`
-	Decision string        `json:"decision"`
-	Reason   string        `json:"reason,omitempty"`
-	Rule     string        `json:"rule,omitempty"`
-	Stage    string        `json:"stage,omitempty"`
-	Pass     bool          `json:"pass"`
-	Stages   []StageResult `json:"stages"`
+	Fixture  string `json:"fixture"`
+	Expected string `json:"expected,omitempty"`
+	Decision string `json:"decision"`
+	// Served is what serve answers the call (allow or deny) when Options.Serve is set: Decision
+	// is the chain's own action (ask, sample, none included), which fixtures expect.
+	Served string        `json:"served,omitempty"`
+	Reason string        `json:"reason,omitempty"`
+	Rule   string        `json:"rule,omitempty"`
+	Stage  string        `json:"stage,omitempty"`
+	Pass   bool          `json:"pass"`
+	Stages []StageResult `json:"stages"`
 }
 
 // Run builds the bundle and evaluates every fixture. An error (usage, bundle, fixture file) means
@@ -118,6 +127,15 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 			return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 		}
 		r := Result{Fixture: f.Name, Expected: f.Expected, Decision: d.Action, Reason: d.Reason, Rule: d.Rule, Stage: d.Stage, Stages: []StageResult{}}
+		if o.Serve != nil {
+			senv, err := f.Envelope("policy-test")
+			if err != nil {
+				return nil, err
+			}
+			if r.Served, err = o.Serve(ctx, b.Chain, senv); err != nil {
+				return nil, fmt.Errorf("fixture %s: serve: %w", f.Name, err)
+			}
+		}
 		if r.Expected == "" {
 			r.Expected = o.Expect
 		}
@@ -176,6 +194,9 @@ func WriteText(w io.Writer, rs []Result) error {
 		line := fmt.Sprintf("%s  %-32s expected %-6s got %-6s", mark, r.Fixture, exp, r.Decision)
 		if r.Rule != "" {
 			line += " rule " + r.Rule
+		}
+		if r.Served != "" {
+			line += " served " + r.Served
 		}
 		if len(st) > 0 {
 			line += "  [" + strings.Join(st, " ") + "]"

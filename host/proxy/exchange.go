@@ -153,3 +153,37 @@ func (e *Engine) JudgeServerRequest(ctx context.Context, p *mcp.Parsed) []byte {
 	}
 	return nil
 }
+
+// Judge decides env as a call through the gateway would be decided, with no person and no
+// upstream (palisade policy test): a request-phase envelope goes through Begin (ask and sample
+// resolve by the bundle's fallback unless the engine has an Approver); a response-phase one
+// (env.Result or env.Error set) is first judged as its request and, if that allows it, its
+// result is handed to Answer as the upstream's answer. The returned Outcome is finished: its
+// Action is what serve would do (allow or deny), its Decision why.
+func (e *Engine) Judge(ctx context.Context, env *abi.Envelope) (*Outcome, error) {
+	req := *env
+	response := env.Phase == abi.PhaseResponse
+	if response {
+		req.Phase, req.Result, req.Error = abi.PhaseRequest, nil, nil
+	}
+	x, err := e.begin(ctx, &req, json.RawMessage(`1`), nil)
+	if err != nil {
+		return nil, err
+	}
+	defer x.Finish(ctx)
+	if !response {
+		return x.Outcome, nil
+	}
+	if step, _, _ := x.Forward(); step != StepForward {
+		return x.Outcome, nil // a denied request never gets an answer to judge
+	}
+	msg := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: env.Result}
+	if len(env.Error) > 0 {
+		msg.Error = &mcp.Error{}
+		if err := json.Unmarshal(env.Error, msg.Error); err != nil {
+			return nil, fmt.Errorf("judge: response error: %w", err)
+		}
+	}
+	x.Answer(ctx, msg)
+	return x.Outcome, nil
+}

@@ -150,3 +150,37 @@ func result(id int, text string) *pmcp.Message {
 	idb, _ := json.Marshal(id)
 	return &pmcp.Message{JSONRPC: "2.0", ID: idb, Result: b}
 }
+
+// TestJudgeAsServeDoes: Engine.Judge (palisade policy test) decides a fixture's envelope through
+// the same lifecycle as a call: the request phase, and for a response-phase envelope the answer's
+// judging after its request.
+func TestJudgeAsServeDoes(t *testing.T) {
+	ctx := context.Background()
+	e := responseEngine(t, "closed", nil)
+	text := func(s string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"content": []map[string]string{{"type": "text", "text": s}}})
+		return b
+	}
+	for _, tc := range []struct {
+		name string
+		env  abi.Envelope
+		want string
+	}{
+		{"request allowed", abi.Envelope{Phase: abi.PhaseRequest, Method: pmcp.MethodToolsCall, Tool: "echo"}, abi.ActionAllow},
+		{"request denied", abi.Envelope{Phase: abi.PhaseRequest, Method: pmcp.MethodSampling}, abi.ActionDeny},
+		{"clean answer", abi.Envelope{Phase: abi.PhaseResponse, Method: pmcp.MethodToolsCall, Tool: "echo", Result: text("fine")}, abi.ActionAllow},
+		{"injected answer", abi.Envelope{Phase: abi.PhaseResponse, Method: pmcp.MethodToolsCall, Tool: "echo", Result: text(injectedText)}, abi.ActionDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := tc.env
+			env.ABI = abi.Version
+			o, err := e.Judge(ctx, &env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Action != tc.want {
+				t.Fatalf("Judge = %s (%s), want %s", o.Action, o.Decision.Reason, tc.want)
+			}
+		})
+	}
+}
