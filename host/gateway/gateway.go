@@ -33,7 +33,7 @@ type Options struct {
 	// Sections are the feature sections (File.Sections), validated by New with Config before
 	// anything starts.
 	Sections Sections
-	Logger *slog.Logger  // nil = discard
+	Logger   *slog.Logger // nil = discard
 	// Instance names this gateway in audit events; "" = hostname:port.
 	Instance string
 }
