@@ -99,7 +99,7 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 	if err != nil {
 		return proxy.HookOutput{}, "", err
 	}
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "hook", Pinning: true, OneCall: true, Logger: log})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log})
 	if err != nil {
 		return proxy.HookOutput{}, "", err
 	}

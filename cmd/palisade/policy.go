@@ -48,7 +48,7 @@ func (p *policyTestCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	// The same Core as serve, proxy, hook and mcp: models on ONNX Runtime, the llm: judge,
 	// and the bundle trust policy.
-	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: *cfg, MemoryCache: *dataDir == "", Logger: newLogger(env, lvl, cfg.Log.Format)})
+	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: cfg.Config, Sections: cfg.Sections, MemoryCache: *dataDir == "", Logger: newLogger(env, lvl, cfg.Log.Format)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade policy test:", err)
 		return exitCode(exitUsage)

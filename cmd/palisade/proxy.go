@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
@@ -35,10 +34,10 @@ type localFlags struct {
 // load returns the configuration the flags, environment and config file give. A data dir nobody
 // named is ~/.palisade (these modes run from any working directory), and relative paths are made
 // absolute.
-func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
+func (f *localFlags) load(env *cliEnv) (*gateway.File, *slog.Logger, error) {
 	cfg, err := loadConfig(env, f.Config, map[string]string{"bundle": f.Bundle, "data-dir": f.DataDir, "nats-url": f.NATSURL, "nats-creds": f.NATSCreds, "log-level": f.LogLevel})
 	if err != nil {
-		return config.Config{}, nil, err
+		return nil, nil, err
 	}
 	if cfg.DataDir == "" {
 		if home, err := os.UserHomeDir(); err == nil {
@@ -56,7 +55,7 @@ func (f *localFlags) load(env *cliEnv) (config.Config, *slog.Logger, error) {
 	if level == "" {
 		level = "warn"
 	}
-	return *cfg, newLogger(env, level, cfg.Log.Format), nil
+	return cfg, newLogger(env, level, cfg.Log.Format), nil
 }
 
 // proxyCmd is `palisade proxy`: by default it runs COMMAND behind the chain; pins and approve
@@ -89,7 +88,7 @@ func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
 		return exitCode(exitUsage)
 	}
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "stdio", Pinning: p.Pin, Logger: log})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "stdio", Pinning: p.Pin, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
 		return exitCode(exitFail)

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 )
 
@@ -40,10 +39,11 @@ func newLogger(env *cliEnv, level, format string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(env.Stderr, opts))
 }
 
-// loadConfig reads the config file (--config, bound to PALISADE_CONFIG) and applies env and flag
-// overrides.
-func loadConfig(env *cliEnv, path string, flags map[string]string) (*config.Config, error) {
-	c, err := config.Load(path)
+// loadConfig reads the config file (--config, bound to PALISADE_CONFIG) into the one typed
+// struct, strictly (an unknown key in any section is refused, naming its path), and applies env
+// and flag overrides.
+func loadConfig(env *cliEnv, path string, flags map[string]string) (*gateway.File, error) {
+	c, err := gateway.LoadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +65,7 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	c := cfg.WithDefaults()
 	log := newLogger(env, c.Log.Level, c.Log.Format)
-	g, err := gateway.New(ctx, gateway.Options{Config: *cfg, Logger: log})
+	g, err := gateway.New(ctx, gateway.Options{Config: cfg.Config, Sections: cfg.Sections, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade serve:", err)
 		return exitCode(exitFail)

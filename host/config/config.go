@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/url"
@@ -30,9 +29,6 @@ type Config struct {
 	// BaseDir is the folder of the file the config was loaded from ("" = the working
 	// directory); relative paths in feature sections resolve against it (Resolve).
 	BaseDir string `yaml:"-"`
-	// Extensions holds sections other features read (bundles, approvals, llm, infer, tokens, ...),
-	// kept raw so each feature decodes and validates its own.
-	Extensions map[string]yaml.Node `yaml:",inline"`
 }
 
 // Upstream is one MCP server behind the gateway.
@@ -173,33 +169,49 @@ const (
 	DefaultMaxHeaderBytes      = 32 << 10
 )
 
-// Parse decodes YAML strictly: an unknown top-level key that no feature claims is an error
-// reported by Validate; unknown nested keys are errors here.
+// Parse decodes the core config strictly: any key it does not know, at any depth, is an error
+// naming its path (*FieldError). Feature sections (bundles, approvals, llm, ...) are not part of
+// Config: the composition root embeds Config in one typed struct with them and decodes that
+// with Decode.
 func Parse(b []byte) (*Config, error) {
 	var c Config
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil && err.Error() != "EOF" {
-		return nil, fmt.Errorf("config: %w", err)
+	if err := Decode(b, &c); err != nil {
+		return nil, err
 	}
 	return &c, nil
 }
 
-// Load reads a YAML file; path "" returns an empty config.
+// Load reads a YAML file into Config (Parse, then RelativeTo the file's folder); path ""
+// returns an empty config.
 func Load(path string) (*Config, error) {
+	c := &Config{}
+	if err := LoadInto(path, c, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoadInto reads the YAML file at path into v (a struct that embeds Config inline, or Config
+// itself) with Decode, then makes core's paths relative to the file (RelativeTo). Path "" leaves
+// v alone.
+func LoadInto(path string, v any, core *Config) error {
 	if path == "" {
-		return &Config{}, nil
+		return nil
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("config: %w", err)
+		return fmt.Errorf("config: %w", err)
 	}
-	c, err := Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := Decode(b, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	// Relative paths in a config file are relative to the file.
-	base := filepath.Dir(path)
+	core.RelativeTo(filepath.Dir(path))
+	return nil
+}
+
+// RelativeTo records base as the config file's folder (BaseDir) and makes DataDir, Bundle and
+// Plugins.CacheDir, when relative, relative to it.
+func (c *Config) RelativeTo(base string) {
 	c.BaseDir = base
 	rel := func(p *string) {
 		if *p != "" && !filepath.IsAbs(*p) && !strings.Contains(*p, "://") {
@@ -209,7 +221,6 @@ func Load(path string) (*Config, error) {
 	rel(&c.DataDir)
 	rel(&c.Bundle)
 	rel(&c.Plugins.CacheDir)
-	return c, nil
 }
 
 // Resolve returns p relative to the config file's folder when p is a relative path that exists
@@ -389,43 +400,6 @@ func (c *Config) Validate() error {
 	case "text", "json":
 	default:
 		return fe("log.format", "%q must be text or json", c.Log.Format)
-	}
-	for k := range c.Extensions {
-		if !knownExtension(k) {
-			return fe(k, "unknown section")
-		}
-	}
-	return nil
-}
-
-var extensions = map[string]bool{}
-
-// RegisterExtension lets a feature claim a top-level section (bundles, approvals, llm, infer,
-// tokens, ...). It panics on a duplicate.
-func RegisterExtension(name string) {
-	if extensions[name] {
-		panic("config: extension registered twice: " + name)
-	}
-	extensions[name] = true
-}
-
-func knownExtension(name string) bool { return extensions[name] }
-
-// Extension decodes the named extension section into v strictly; a missing section leaves v alone.
-func (c *Config) Extension(name string, v any) error {
-	n, ok := c.Extensions[name]
-	if !ok {
-		return nil
-	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(&n); err != nil {
-		return &FieldError{Path: name, Err: err}
-	}
-	dec := yaml.NewDecoder(&buf)
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil {
-		return &FieldError{Path: name, Err: err}
 	}
 	return nil
 }

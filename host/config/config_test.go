@@ -63,12 +63,24 @@ func TestParseStrictAndOverride(t *testing.T) {
 	if err := c.Override(func(string) string { return "" }, map[string]string{"upstream": "nonsense"}); err == nil {
 		t.Fatal("bad --upstream accepted")
 	}
-	c2, _ := Parse([]byte("mystery: 1\n"))
-	*c2 = c2.WithDefaults()
-	c2.Bundle, c2.Upstreams = "b", []Upstream{{Name: "a", URL: "http://x/"}}
-	var fe *FieldError
-	if err := c2.Validate(); !errors.As(err, &fe) || fe.Path != "mystery" {
-		t.Fatalf("unknown section: %v", err)
+}
+
+// TestParseNamesThePath checks that Parse refuses an unknown key or a bad value at any depth,
+// naming its path.
+func TestParseNamesThePath(t *testing.T) {
+	for _, tc := range []struct{ label, yaml, path string }{
+		{"unknown section", "mystery: 1\n", "mystery"},
+		{"nested key", "limits:\n  body_bytes: 1\n  bodybytes: 2\n", "limits.bodybytes"},
+		{"in a list", "upstreams:\n  - name: a\n    url: http://x/\n  - name: b\n    ulr: http://y/\n", "upstreams[1].ulr"},
+		{"wrong type", "nats:\n  port: many\n", "nats.port"},
+	} {
+		t.Run(tc.label, func(t *testing.T) {
+			_, err := Parse([]byte(tc.yaml))
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.path {
+				t.Fatalf("err = %v, want a FieldError at %s", err, tc.path)
+			}
+		})
 	}
 }
 

@@ -21,6 +21,9 @@ import (
 // Config returns the validated configuration (with defaults).
 func (g *Gateway) Config() *config.Config { return &g.cfg }
 
+// Sections returns the gateway's typed feature sections (read-only).
+func (g *Gateway) Sections() *Sections { return &g.sections }
+
 // Logger returns the gateway's logger.
 func (g *Gateway) Logger() *slog.Logger { return g.log }
 

@@ -55,9 +55,7 @@ type agentsFeature struct {
 func (a *agentsFeature) Name() string { return "agents" }
 
 func (a *agentsFeature) Init(ctx context.Context, g *Gateway) error {
-	if err := g.Config().Extension("agents", &a.cfg); err != nil {
-		return err
-	}
+	a.cfg = g.Sections().Agents
 	g.engOpts.Hook.AllowStages = a.cfg.HookAllowStages
 	if a.cfg.Pinning == nil || *a.cfg.Pinning {
 		p, err := pin.New(pin.Options{Dir: filepath.Join(g.DataDir(), "pins"), Recorder: recordVia{g}, Gateway: g.Instance(), Logger: g.Logger()})
@@ -130,6 +128,8 @@ type LocalOptions struct {
 	// Config supplies Bundle (a folder), DataDir, Plugins.CacheDir, NATS (URL, or the embedded
 	// server's host and port of a running gateway) and Audit. Defaults apply.
 	Config config.Config
+	// Sections are the feature sections (File.Sections): agents, bundles, infer and llm apply.
+	Sections Sections
 	// Name tags this process's audit spool and NATS connection (hook, stdio, mcp).
 	Name string
 	// NATSTimeout bounds the first connection to NATS; 0 = 300ms. Unreachable NATS is no error:
@@ -242,7 +242,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	// The same Core as the gateway: runtime, host functions (the llm: section's judge answers
 	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
 	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
-	core := CoreOptions{Config: cfg, Logger: o.Logger}
+	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger}
 	if o.OneCall {
 		core.MaxPool = 1
 	}
@@ -261,10 +261,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	var ac AgentsConfig
-	if err := cfg.Extension("agents", &ac); err != nil {
-		return nil, err
-	}
+	ac := o.Sections.Agents
 	if l.Recent == nil { // NoAudit: events are kept for audit://recent only
 		l.Recent = audit.NewRing(0, nil)
 	}

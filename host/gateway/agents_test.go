@@ -185,7 +185,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 	ns := testenv.StartNATS(t)
-	cfg, err := config.Parse([]byte("agents:\n  mcp_token: mcp-tok\n  hook_token: hook-tok\n"))
+	cfg, err := gateway.ParseFile([]byte("agents:\n  mcp_token: mcp-tok\n  hook_token: hook-tok\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestGatewayServesOwnMCPAndGuardsHook(t *testing.T) {
 	cfg.Upstreams = []config.Upstream{{Name: "none", URL: "http://127.0.0.1:1/mcp"}} // never called
 	cfg.Admin.Token = approvalsToken
 	ctx := context.Background()
-	g, err := gateway.New(ctx, gateway.Options{Config: *cfg})
+	g, err := gateway.New(ctx, gateway.Options{Config: cfg.Config, Sections: cfg.Sections})
 	if err != nil {
 		t.Fatal(err)
 	}

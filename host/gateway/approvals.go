@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/approval"
@@ -52,14 +51,7 @@ type recordVia struct{ g *Gateway }
 func (r recordVia) Record(ctx context.Context, ev audit.Event) { r.g.Record(ctx, ev) }
 
 func (a *approvals) Init(ctx context.Context, g *Gateway) error {
-	if err := g.Config().Extension("approvals", &a.cfg); err != nil {
-		return err
-	}
-	switch a.cfg.OnTimeout {
-	case "", "allow", "deny":
-	default:
-		return &config.FieldError{Path: "approvals.on_timeout", Err: fmt.Errorf("%q must be allow or deny", a.cfg.OnTimeout)}
-	}
+	a.cfg = g.Sections().Approvals // validated by New (Sections.Validate)
 	if a.cfg.FeedSize > 0 {
 		g.Recent().Resize(a.cfg.FeedSize) // the one ring: the own MCP server reads it too
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,12 +41,12 @@ admin: {token: %s}
 approvals:
   timeout: 1m
 %s`, t.TempDir(), bundleDir, upstream, natsURL, approverSeed(t, natsURL), approvalsToken, extra)
-	cfg, err := config.Parse([]byte(y))
+	cfg, err := gateway.ParseFile([]byte(y))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Plugins.CacheDir = testenv.CacheDir()
-	g, err := gateway.New(t.Context(), gateway.Options{Config: *cfg, Instance: name})
+	g, err := gateway.New(t.Context(), gateway.Options{Config: cfg.Config, Sections: cfg.Sections, Instance: name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"gopkg.in/yaml.v3"
 )
 
 // swapBundle writes and signs a two-stage rules bundle; each stage's one rule is named
@@ -73,19 +72,18 @@ func TestSwapThroughGateway(t *testing.T) {
 	beta := swapBundle(t, privText, "beta", "2", "allow", "deny")
 
 	ns := testenv.StartNATS(t)
-	var ext yaml.Node
-	if err := yaml.Unmarshal([]byte("trusted_keys: ['"+bundle.EncodePublicKey(pub)+"']\nwatch: false\n"), &ext); err != nil {
+	ext, err := gateway.ParseFile([]byte("bundles:\n  trusted_keys: ['" + bundle.EncodePublicKey(pub) + "']\n  watch: false\n"))
+	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Config{
 		Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: alpha,
-		Upstreams:  []config.Upstream{{Name: "files", URL: testenv.StartGoServer(t, false)}},
-		NATS:       config.NATS{URL: ns.ClientURL()},
-		Plugins:    config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")}, // shared with host/bundle's tests
-		Extensions: map[string]yaml.Node{"bundles": *ext.Content[0]},
+		Upstreams: []config.Upstream{{Name: "files", URL: testenv.StartGoServer(t, false)}},
+		NATS:      config.NATS{URL: ns.ClientURL()},
+		Plugins:   config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")}, // shared with host/bundle's tests
 	}
 	ctx := context.Background()
-	g, err := gateway.New(ctx, gateway.Options{Config: cfg})
+	g, err := gateway.New(ctx, gateway.Options{Config: cfg, Sections: ext.Sections})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
-	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,12 +34,12 @@ admin: {token: %s}
 approvals:
   timeout: 1m
 `, data, approvalsBundle(t), up, approvalsToken)
-	cfg, err := config.Parse([]byte(y))
+	cfg, err := gateway.ParseFile([]byte(y))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Plugins.CacheDir = testenv.CacheDir()
-	g, err := gateway.New(t.Context(), gateway.Options{Config: *cfg, Instance: "gw-embedded"})
+	g, err := gateway.New(t.Context(), gateway.Options{Config: cfg.Config, Sections: cfg.Sections, Instance: "gw-embedded"})
 	if err != nil {
 		t.Fatal(err)
 	}

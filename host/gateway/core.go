@@ -22,9 +22,11 @@ import (
 
 // CoreOptions configure NewCore.
 type CoreOptions struct {
-	// Config supplies Bundle (the source, for the trust default), Plugins.CacheDir and the
-	// bundles, infer and llm sections. Defaults apply.
+	// Config supplies Bundle (the source, for the trust default), Plugins.CacheDir and
+	// Audit. Defaults apply.
 	Config config.Config
+	// Sections supplies the bundles, infer and llm sections (File.Sections).
+	Sections Sections
 	// MaxPool caps every stage's instance pool (0 = as the bundle says); the hook, which decides
 	// one call per process, sets 1.
 	MaxPool int
@@ -64,31 +66,32 @@ type Core struct {
 	regs map[*infer.Registry]bool
 }
 
-// NewCore builds the core from o. It first checks every config section strictly
-// (CheckSections), so each mode refuses the same bad config up front, naming the field
-// (*config.FieldError).
+// NewCore builds the core from o. It first validates the feature sections (Sections.Validate),
+// so each mode refuses the same bad config up front, naming the field (*config.FieldError).
 func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 	cfg := o.Config.WithDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{maxPool: o.MaxPool, log: o.Logger, regs: map[*infer.Registry]bool{}}
-	if err := CheckSections(&cfg); err != nil {
+	if err := o.Sections.Validate(&cfg); err != nil {
 		return nil, err
 	}
 	c.cfg = cfg
 	// 1. Bundle trust.
-	if err := cfg.Extension("bundles", &c.Bundles); err != nil {
-		return nil, err
+	if o.Sections.Bundles != nil {
+		c.Bundles = *o.Sections.Bundles
 	}
+	keys := make([]string, len(c.Bundles.TrustedKeys)) // the caller's slice is left alone
 	for i, k := range c.Bundles.TrustedKeys {
-		c.Bundles.TrustedKeys[i] = cfg.Resolve(k)
+		keys[i] = cfg.Resolve(k)
 	}
+	c.Bundles.TrustedKeys = keys
 	if c.Keys, err = bundle.LoadKeys(c.Bundles.TrustedKeys); err != nil {
 		return nil, &config.FieldError{Path: "bundles.trusted_keys", Err: err}
 	}
 	c.AllowUnsigned = c.Bundles.AllowUnsigned
-	if _, has := cfg.Extensions["bundles"]; !has && localSource(cfg.Bundle) {
+	if o.Sections.Bundles == nil && localSource(cfg.Bundle) {
 		c.AllowUnsigned = true
 		o.Logger.Warn("no bundles section in config: the local bundle is loaded without signature checks; add bundles.trusted_keys to require signatures")
 	}
@@ -96,21 +99,10 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 		o.Logger.Warn("no trusted bundle keys and unsigned bundles not allowed: every bundle will be rejected (set bundles.trusted_keys)")
 	}
 	// 2. Inference (ONNX Runtime is loaded when a bundle declares models).
-	if err := cfg.Extension("infer", &c.infer); err != nil {
-		return nil, err
-	}
+	c.infer = o.Sections.Infer
 	c.infer.Library = cfg.Resolve(c.infer.Library)
-	switch c.infer.Provider {
-	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
-	default:
-		return nil, &config.FieldError{Path: "infer.provider", Err: fmt.Errorf("%q must be cpu, cuda or kserve", c.infer.Provider)}
-	}
 	// 3. LLM providers (the judge behind the sample host function).
-	if _, ok := cfg.Extensions["llm"]; ok {
-		var lc llm.Config
-		if err := cfg.Extension("llm", &lc); err != nil {
-			return nil, err
-		}
+	if lc := o.Sections.LLM; lc != nil {
 		lo := lc.Options()
 		lo.Logger = o.Logger.With("component", "llm")
 		if c.Judge, err = llm.New(lo); err != nil {

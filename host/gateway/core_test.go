@@ -119,21 +119,21 @@ func copyBundle(t *testing.T, src string) string {
 // section, fails NewCore (and so every mode) before anything is built, naming the section.
 func TestCoreChecksEverySectionUpFront(t *testing.T) {
 	for _, tc := range []struct{ label, yaml, path string }{
-		{"approvals typo", "approvals:\n  on_timeot: deny\n", "approvals"},
-		{"tokens typo", "tokens:\n  tll: 30s\n", "tokens"},
-		{"agents typo", "agents:\n  hook_tokn: x\n", "agents"},
-		{"bundles typo", "bundles:\n  trusted_key: [k]\n", "bundles"},
-		{"llm typo", "llm:\n  provders: []\n", "llm"},
+		{"approvals typo", "approvals:\n  on_timeot: deny\n", "approvals.on_timeot"},
+		{"tokens typo", "tokens:\n  tll: 30s\n", "tokens.tll"},
+		{"agents typo", "agents:\n  hook_tokn: x\n", "agents.hook_tokn"},
+		{"bundles typo", "bundles:\n  trusted_key: [k]\n", "bundles.trusted_key"},
+		{"llm typo", "llm:\n  provders: []\n", "llm.provders"},
 		{"infer provider", "infer:\n  provider: tpu\n", "infer.provider"},
+		{"approvals on_timeout", "approvals:\n  on_timeout: maybe\n", "approvals.on_timeout"},
 		{"unknown section", "bundels:\n  keep: 3\n", "bundels"},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
-			cfg, err := config.Parse([]byte(tc.yaml))
-			if err != nil {
-				t.Fatal(err)
+			cfg, err := gateway.ParseFile([]byte(tc.yaml))
+			if err == nil {
+				cfg.Bundle = t.TempDir()
+				_, err = gateway.NewCore(context.Background(), gateway.CoreOptions{Config: cfg.Config, Sections: cfg.Sections})
 			}
-			cfg.Bundle = t.TempDir()
-			_, err = gateway.NewCore(context.Background(), gateway.CoreOptions{Config: *cfg})
 			var fe *config.FieldError
 			if !errors.As(err, &fe) || fe.Path != tc.path {
 				t.Fatalf("err = %v, want a FieldError at %s", err, tc.path)

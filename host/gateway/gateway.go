@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
@@ -31,7 +30,10 @@ import (
 // Options configure a gateway.
 type Options struct {
 	Config config.Config // validated by New after defaults
-	Logger *slog.Logger  // nil = discard
+	// Sections are the feature sections (File.Sections), validated by New with Config before
+	// anything starts.
+	Sections Sections
+	Logger   *slog.Logger // nil = discard
 	// Instance names this gateway in audit events; "" = hostname:port.
 	Instance string
 }
@@ -49,11 +51,11 @@ type Feature interface {
 	Close(ctx context.Context) error
 }
 
-// FeatureSpec names a feature, the config section it owns and its constructor.
+// FeatureSpec names a feature and its constructor. Its config section is a field of Sections
+// (the one typed struct of palisade.yaml), never registered at run time.
 type FeatureSpec struct {
-	Name    string         // also its top-level config section
-	New     func() Feature // a fresh feature for one gateway
-	Section func() any     // a pointer to the section's typed struct (CheckSections decodes into it)
+	Name string         // also its top-level config section
+	New  func() Feature // a fresh feature for one gateway
 }
 
 // Features are the gateway's features in the order they run: Init in this order (so agents
@@ -61,45 +63,18 @@ type FeatureSpec struct {
 // AfterInit (bundles builds the first bundle with the Core), then Start; Close in reverse.
 // The order is this list, never the init() order of file names.
 var Features = []FeatureSpec{
-	{"agents", func() Feature { return &agentsFeature{} }, func() any { return &AgentsConfig{} }},
-	{"approvals", func() Feature { return &approvals{} }, func() any { return &ApprovalsConfig{} }},
-	{"bundles", func() Feature { return &bundlesFeature{} }, func() any { return &BundlesConfig{} }},
-	{"infer", func() Feature { return &inferFeature{} }, func() any { return &InferConfig{} }},
-	{"llm", func() Feature { return &llmFeature{} }, func() any { return &llm.Config{} }},
-	{"tokens", func() Feature { return &tokens{} }, func() any { return &TokensConfig{} }},
-}
-
-// The features' config sections, claimed in one place.
-func init() {
-	for _, f := range Features {
-		config.RegisterExtension(f.Name)
-	}
-}
-
-// CheckSections decodes every section of c strictly into its feature's typed struct, so a
-// misspelt or unknown key fails up front, in every mode, naming its section
-// (*config.FieldError), whether or not the mode runs that feature. NewCore calls it.
-func CheckSections(c *config.Config) error {
-	names := make([]string, 0, len(c.Extensions))
-	for k := range c.Extensions {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
-		i := slices.IndexFunc(Features, func(f FeatureSpec) bool { return f.Name == k })
-		if i < 0 {
-			return &config.FieldError{Path: k, Err: errors.New("unknown section")}
-		}
-		if err := c.Extension(k, Features[i].Section()); err != nil {
-			return err
-		}
-	}
-	return nil
+	{"agents", func() Feature { return &agentsFeature{} }},
+	{"approvals", func() Feature { return &approvals{} }},
+	{"bundles", func() Feature { return &bundlesFeature{} }},
+	{"infer", func() Feature { return &inferFeature{} }},
+	{"llm", func() Feature { return &llmFeature{} }},
+	{"tokens", func() Feature { return &tokens{} }},
 }
 
 // Gateway is a running Palisade gateway.
 type Gateway struct {
 	cfg      config.Config
+	sections Sections
 	log      *slog.Logger
 	instance string
 
@@ -132,10 +107,13 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := o.Sections.Validate(&cfg); err != nil { // before the data dir, NATS or a listener
+		return nil, err
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{cfg: cfg, log: o.Logger, instance: o.Instance}
+	g := &Gateway{cfg: cfg, sections: o.Sections, log: o.Logger, instance: o.Instance}
 	defer func() {
 		if err != nil {
 			g.Close(context.Background())
@@ -167,7 +145,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 
 	// Runtime, host functions, LLM judge, inference and bundle trust: the Core every mode shares.
-	g.core, err = NewCore(ctx, CoreOptions{Config: cfg, Logger: g.log})
+	g.core, err = NewCore(ctx, CoreOptions{Config: cfg, Sections: g.sections, Logger: g.log})
 	if err != nil {
 		return nil, err
 	}

@@ -50,12 +50,11 @@ func startGatewayExt(t testing.TB, natsURL, bundleDir, extra string, ups ...conf
 		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 	}
-	ext, err := config.Parse([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n" + extra))
+	ext, err := gateway.ParseFile([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n" + extra))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Extensions = ext.Extensions
-	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
+	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: ext.Sections})
 	if err != nil {
 		t.Fatal(err)
 	}

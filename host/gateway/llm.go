@@ -23,10 +23,7 @@ func (f *llmFeature) Init(ctx context.Context, g *Gateway) error {
 	if f.judge == nil {
 		return nil
 	}
-	var c llm.Config
-	if err := g.Config().Extension("llm", &c); err != nil {
-		return err
-	}
+	c := g.Sections().LLM // not nil: NewCore built the judge from it
 	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f.cancel = cancel
 	go f.judge.RunHealthChecks(hctx, c.HealthInterval)

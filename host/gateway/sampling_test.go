@@ -21,14 +21,14 @@ import (
 func TestJudgeSamplesTheClient(t *testing.T) {
 	ns := testenv.StartNATS(t)
 	direct := testenv.StartEverything(t)
-	ext, err := config.Parse([]byte("llm: {providers: [{name: client, kind: mcp}], preference: [client], timeout: 10s}\n"))
+	ext, err := gateway.ParseFile([]byte("llm: {providers: [{name: client, kind: mcp}], preference: [client], timeout: 10s}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: testenv.ExampleBundle(t),
-		Upstreams: []config.Upstream{{Name: "everything", URL: direct}}, NATS: config.NATS{URL: ns.ClientURL()}, Extensions: ext.Extensions,
+		Upstreams: []config.Upstream{{Name: "everything", URL: direct}}, NATS: config.NATS{URL: ns.ClientURL()},
 		Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}
-	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
+	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: ext.Sections})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,10 +30,7 @@ type tokens struct {
 func (t *tokens) Name() string { return "tokens" }
 
 func (t *tokens) Init(ctx context.Context, g *Gateway) error {
-	var c TokensConfig
-	if err := g.Config().Extension("tokens", &c); err != nil {
-		return err
-	}
+	c := g.Sections().Tokens
 	if c.KeyFile == "" {
 		c.KeyFile = filepath.Join(g.DataDir(), "token.key")
 	}

@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"fmt"
+
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/infer"
+	"github.com/added060/palisade/host/llm"
+)
+
+// Sections are palisade.yaml's feature sections, each typed by its feature. A nil pointer is an
+// absent section where absence means something (bundles: the trust default; llm: no judge).
+type Sections struct {
+	Agents    AgentsConfig    `yaml:"agents"`
+	Approvals ApprovalsConfig `yaml:"approvals"`
+	Bundles   *BundlesConfig  `yaml:"bundles"`
+	Infer     InferConfig     `yaml:"infer"`
+	LLM       *llm.Config     `yaml:"llm"`
+	Tokens    TokensConfig    `yaml:"tokens"`
+}
+
+// File is palisade.yaml as one typed struct: the core config (host/config) and every feature's
+// section. ParseFile and LoadFile decode it once, strictly; Override (promoted from
+// config.Config) applies environment and flags; Validate checks all of it up front.
+type File struct {
+	config.Config `yaml:",inline"`
+	Sections      `yaml:",inline"`
+}
+
+// ParseFile decodes palisade.yaml strictly: an unknown key in any section, at any depth, is a
+// *config.FieldError naming its path.
+func ParseFile(b []byte) (*File, error) {
+	var f File
+	if err := config.Decode(b, &f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// LoadFile reads palisade.yaml (ParseFile) and makes its relative paths relative to the file;
+// path "" returns an empty File.
+func LoadFile(path string) (*File, error) {
+	var f File
+	if err := config.LoadInto(path, &f, &f.Config); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// Validate checks the whole file after defaults, the core config (config.Config.Validate) then
+// every feature section, and names the first bad field (*config.FieldError).
+func (f *File) Validate() error {
+	c := f.Config.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return f.Sections.Validate(&c)
+}
+
+// Validate checks the feature sections up front, before anything starts; c resolves relative
+// paths (trusted keys). Every mode calls it (New, NewLocal and policy test through NewCore).
+func (s *Sections) Validate(c *config.Config) error {
+	fe := func(path, format string, a ...any) error {
+		return &config.FieldError{Path: path, Err: fmt.Errorf(format, a...)}
+	}
+	if b := s.Bundles; b != nil {
+		keys := make([]string, len(b.TrustedKeys))
+		for i, k := range b.TrustedKeys {
+			keys[i] = c.Resolve(k)
+		}
+		if _, err := bundle.LoadKeys(keys); err != nil {
+			return &config.FieldError{Path: "bundles.trusted_keys", Err: err}
+		}
+		if b.Keep < 0 {
+			return fe("bundles.keep", "must not be negative")
+		}
+	}
+	a := s.Approvals
+	switch a.OnTimeout {
+	case "", "allow", "deny":
+	default:
+		return fe("approvals.on_timeout", "%q must be allow or deny", a.OnTimeout)
+	}
+	for _, d := range []struct {
+		path string
+		v    config.Duration
+	}{{"approvals.timeout", a.Timeout}, {"approvals.max_timeout", a.MaxTimeout}, {"approvals.progress_every", a.ProgressEvery}, {"tokens.ttl", s.Tokens.TTL}} {
+		if d.v < 0 {
+			return fe(d.path, "must not be negative")
+		}
+	}
+	if a.FeedSize < 0 {
+		return fe("approvals.feed_size", "must not be negative")
+	}
+	switch s.Infer.Provider {
+	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:
+	default:
+		return fe("infer.provider", "%q must be cpu, cuda or kserve", s.Infer.Provider)
+	}
+	if s.Infer.MaxTexts < 0 {
+		return fe("infer.max_texts", "must not be negative")
+	}
+	for i, st := range s.Agents.HookAllowStages {
+		if st == "" {
+			return fe(fmt.Sprintf("agents.hook_allow_stages[%d]", i), "must not be empty")
+		}
+	}
+	if s.LLM != nil {
+		if _, err := llm.New(s.LLM.Options()); err != nil { // resolves keys and checks providers; starts nothing
+			return &config.FieldError{Path: "llm", Err: err}
+		}
+	}
+	return nil
+}
