@@ -124,9 +124,9 @@ func TestExamples(t *testing.T) {
 }
 
 // TestRateLimitWindow drives the AssemblyScript rate limiter through the real runtime (on the
-// direct convention) and the
-// real kv host function (host/hostfn over an in-memory store with a settable clock): the limit
-// holds per tool and per session, and a new window starts once the old one expires.
+// direct convention) and the real kv host function (host/hostfn over an in-memory store with a
+// settable clock): the limit holds per tool and per session, and a new window starts once the
+// old one expires.
 func TestRateLimitWindow(t *testing.T) {
 	ex := find(t, "assemblyscript")
 	wasm := build(t, ex)
