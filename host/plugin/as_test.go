@@ -65,7 +65,8 @@ func TestAssemblyScriptFailuresOnDirect(t *testing.T) {
 				Wasm:          wasm,
 				Config:        map[string]string{"config": fmt.Sprintf(`{"mode":%q,"when_tool":"bad"}`, tc.mode)},
 				Timeout:       timeout,
-				MaxPages:      512, // 32 MiB
+				InitTimeout:   timeout, // AssemblyScript has no runtime to start: the first call is bounded as the others
+				MaxPages:      512,     // 32 MiB
 				PoolSize:      2,
 				HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
 			})
