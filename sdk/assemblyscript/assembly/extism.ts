@@ -4,7 +4,7 @@
 // `evaluate(): i32` and `describe(): i32` itself (see the README).
 
 import { Host, Config, Memory } from "@extism/as-pdk";
-import { error_set, length } from "@extism/as-pdk/lib/env";
+import { error_set, length, log_debug, log_info, log_warn, log_error } from "@extism/as-pdk/lib/env";
 
 export { Host, Config, Memory };
 
@@ -38,6 +38,16 @@ export function fail(msg: string): i32 {
 /** Returns the Extism config value for key; "config" holds the stage config JSON. */
 export function config(key: string): string | null {
   return Config.get(key);
+}
+
+/** Writes msg to the host's debug log; level 0 debug, 1 info, 2 warn, 3 error. */
+export function log(level: i32, msg: string): void {
+  const m = Memory.allocateString(msg);
+  if (level <= 0) log_debug(m.offset);
+  else if (level == 1) log_info(m.offset);
+  else if (level == 2) log_warn(m.offset);
+  else log_error(m.offset);
+  m.free();
 }
 
 function call(fnIndex: i32, req: string): string | null {
