@@ -17,7 +17,8 @@ import (
 // ascPath is the examples' asc 0.28.20 (make setup-sdk installs it).
 const ascPath = "../../examples/assemblyscript/node_modules/.bin/asc"
 
-// buildAS compiles the AssemblyScript file testdata/NAME.ts; without asc the test is skipped
+// buildAS compiles the AssemblyScript file testdata/NAME.ts (--path finds @extism/as-pdk for the
+// SDK's Extism transport); without asc the test is skipped
 // (fatal with PALISADE_REQUIRE_TOOLCHAINS=1, as in host/scaffold).
 func buildAS(t *testing.T, name string) []byte {
 	t.Helper()
@@ -29,7 +30,7 @@ func buildAS(t *testing.T, name string) []byte {
 	}
 	out := filepath.Join(t.TempDir(), name+".wasm")
 	cmd := exec.Command(ascPath, "testdata/"+name+".ts", "--outFile", out, "--optimize",
-		"--use", "abort=testdata/"+name+"/abort")
+		"--use", "abort=testdata/"+name+"/abort", "--path", "../../examples/assemblyscript/node_modules")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("asc %s: %v\n%s", name, err, b)
 	}
@@ -89,6 +90,31 @@ func TestAssemblyScriptFailuresOnDirect(t *testing.T) {
 			}
 			if tc.want != plugin.ErrPluginErr && p.Stats().Replaced.Load() == 0 {
 				t.Errorf("a %s instance was not replaced", tc.mode)
+			}
+		})
+	}
+}
+
+// TestAssemblyScriptConventions loads the no-op plugin built on each of the SDK's transports:
+// the host picks the convention from the exports and both answer the same verdict.
+func TestAssemblyScriptConventions(t *testing.T) {
+	rt := newRuntime(t)
+	for _, conv := range []string{"direct", "extism"} {
+		t.Run(conv, func(t *testing.T) {
+			p, err := rt.Load(context.Background(), plugin.Spec{
+				Name: "as-noop-" + conv, Wasm: buildAS(t, "noop_"+conv), PoolSize: 1,
+				HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { p.Close(context.Background()) })
+			if got := p.Convention(); got != conv {
+				t.Errorf("convention = %s, want %s", got, conv)
+			}
+			out, err := p.Evaluate(context.Background(), []byte(good))
+			if err != nil || string(out) != `{"action":"none"}` {
+				t.Errorf("evaluate: %q, %v", out, err)
 			}
 		})
 	}
