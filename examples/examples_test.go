@@ -123,9 +123,10 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-// TestRateLimitWindow drives the AssemblyScript rate limiter through the real runtime and the
-// real kv host function (host/hostfn over an in-memory store with a settable clock): the limit
-// holds per tool and per session, and a new window starts once the old one expires.
+// TestRateLimitWindow drives the AssemblyScript rate limiter through the real runtime (on the
+// direct convention) and the real kv host function (host/hostfn over an in-memory store with a
+// settable clock): the limit holds per tool and per session, and a new window starts once the
+// old one expires.
 func TestRateLimitWindow(t *testing.T) {
 	ex := find(t, "assemblyscript")
 	wasm := build(t, ex)
@@ -143,6 +144,9 @@ func TestRateLimitWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close(ctx)
+	if c := p.Convention(); c != "direct" {
+		t.Errorf("convention = %s, want direct (the AssemblyScript SDK exports palisade_alloc)", c)
+	}
 	call := func(session string) string {
 		t.Helper()
 		env := fmt.Sprintf(`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","session":%q,"tool":"deploy","arguments":{}}`, session)

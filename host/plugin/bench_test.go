@@ -100,6 +100,8 @@ func BenchmarkCallOverhead(b *testing.B) {
 		{"c-direct", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-o", "$T/m.wasm", "testdata/noop.c"}}},
 		{"rust-extism", rustNoop("--cfg=palisade_extism")},
 		{"rust-direct", rustNoop("--cfg=palisade_direct")},
+		{"as-extism", asNoop("extism")},
+		{"as-direct", asNoop("direct")},
 	} {
 		if wasm := buildWith(b, c.cmds); wasm != nil {
 			benchCalls(b, rt, c.name, wasm, env, false)
@@ -119,6 +121,14 @@ func rustNoop(cfg string) [][]string {
 		append([]string{rustc, "--crate-type", "rlib", "--crate-name", "palisade", "-o", "$T/libpalisade.rlib", "../../sdk/rust/src/lib.rs"}, flags...),
 		append([]string{rustc, "--crate-type", "cdylib", "--crate-name", "noop", "--extern", "palisade=$T/libpalisade.rlib", "-L", "$T", "-o", "$T/m.wasm", "testdata/noop.rs"}, flags...),
 	}
+}
+
+// asNoop builds testdata/noop_CONV.ts with the examples' asc 0.28.20 (make setup-sdk installs
+// it); --path finds @extism/as-pdk there for the Extism build.
+func asNoop(conv string) [][]string {
+	return [][]string{{"../../examples/assemblyscript/node_modules/.bin/asc", "testdata/noop_" + conv + ".ts",
+		"--outFile", "$T/m.wasm", "--optimize", "--use", "abort=testdata/noop_" + conv + "/abort",
+		"--path", "../../examples/assemblyscript/node_modules"}}
 }
 
 // buildWith runs cmds ($T is a temp dir) and returns $T/m.wasm, or nil when a tool is missing.

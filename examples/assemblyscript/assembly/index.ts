@@ -4,8 +4,9 @@
 //
 // config: {"limit": 10, "window_ms": 60000, "per_session": false, "tools": {"send_email": 2}}
 import * as pal from "@palisade/sdk";
+export { palisade_alloc } from "@palisade/sdk";
 
-export function evaluate(): i32 {
+function handle(): i32 {
   const env = pal.input();
   const all = pal.whole(env);
   const method = pal.str(env, pal.get(env, all, "method"));
@@ -44,8 +45,17 @@ export function evaluate(): i32 {
   return pal.emit(pal.Verdict.none());
 }
 
-export function describe(): i32 {
+function info(): i32 {
   return pal.describe("ratelimit", "0.1.0", ["request"], ["kv"]);
+}
+
+// The direct convention's exports (sdk/ABI.md): the host passes the input length.
+export function evaluate(len: i32): i64 {
+  return pal.run(len, handle);
+}
+
+export function describe(len: i32): i64 {
+  return pal.run(len, info);
 }
 
 export function abort(message: string | null, file: string | null, line: u32, column: u32): void {

@@ -1,57 +1,115 @@
-// Palisade plugin SDK for AssemblyScript (ABI v1, see sdk/ABI.md), over @extism/as-pdk.
+// Palisade plugin SDK for AssemblyScript, direct convention (ABI 1.1, see sdk/ABI.md "Direct
+// convention"): the host writes the envelope into this module's memory through palisade_alloc
+// and reads the verdict once; host functions come from the "palisade" import module. No Extism
+// kernel, no @extism/as-pdk. For the Extism convention import "@palisade/sdk/assembly/extism".
 //
-// JSON is scanned as UTF-8 bytes (spans into the input), never decoded whole: a 4 MiB envelope
-// stays 4 MiB instead of becoming an 8 MiB UTF-16 string.
+// A plugin's entry file:
+//
+//   import * as pal from "@palisade/sdk";
+//   export { palisade_alloc } from "@palisade/sdk";
+//   function handle(): i32 { ... return pal.emit(pal.Verdict.none()); }
+//   function info(): i32 { return pal.describe("name", "0.1.0", ["request"], []); }
+//   export function evaluate(len: i32): i64 { return pal.run(len, handle); }
+//   export function describe(len: i32): i64 { return pal.run(len, info); }
+//   export function abort(m: string | null, f: string | null, l: u32, c: u32): void { pal.palisadeAbort(m, f, l, c); }
+//
+// built with `asc assembly/index.ts --optimize --use abort=assembly/index/abort`.
 
-import { Host, Config, Memory } from "@extism/as-pdk";
-import { error_set, length } from "@extism/as-pdk/lib/env";
+export * from "./json";
+import { Verdict, quote } from "./json";
 
-export { Host, Config, Memory };
-
-/** The ABI version this SDK implements. */
+/** The ABI version this SDK states in describe (the host's version is still 1.0, see ABI.md). */
 export const ABI = "1.0";
 
-@external("extism:host/user", "kv")
-declare function host_kv(req: u64): u64;
-@external("extism:host/user", "sample")
-declare function host_sample(req: u64): u64;
-@external("extism:host/user", "infer")
-declare function host_infer(req: u64): u64;
+@external("palisade", "config_get")
+declare function host_config_get(key: usize, keyLen: i32): i32;
+@external("palisade", "result_read")
+declare function host_result_read(dst: usize): void;
+@external("palisade", "log")
+declare function host_log(level: i32, msg: usize, msgLen: i32): void;
+@external("palisade", "kv")
+declare function host_kv(req: usize, reqLen: i32): i32;
+@external("palisade", "sample")
+declare function host_sample(req: usize, reqLen: i32): i32;
+@external("palisade", "infer")
+declare function host_infer(req: usize, reqLen: i32): i32;
+
+// The input buffer palisade_alloc hands out, reused (grown when too small); the globals keep
+// it and the last output reachable for the GC until the host has read them.
+let inBuf: ArrayBuffer = new ArrayBuffer(0);
+let inLen: i32 = 0;
+let outBuf: ArrayBuffer = new ArrayBuffer(0);
+let failed: bool = false;
+
+/** The direct convention's allocator: export it from the plugin's entry file. */
+export function palisade_alloc(len: i32): usize {
+  if (len > inBuf.byteLength) inBuf = new ArrayBuffer(len);
+  inLen = len;
+  return changetype<usize>(inBuf);
+}
+
+/** Runs fn for one evaluate or describe call with len input bytes and returns the packed
+ * (ptr << 32) | len result: the output fn set, or the message it failed with (bit 31). */
+export function run(len: i32, fn: () => i32): i64 {
+  inLen = len;
+  outBuf = new ArrayBuffer(0);
+  failed = false;
+  const rc = fn();
+  if (rc != 0 && !failed) setOut("evaluate returned " + rc.toString(), true);
+  let n = <u64>outBuf.byteLength;
+  if (failed) n |= 0x80000000;
+  return <i64>((<u64>changetype<usize>(outBuf) << 32) | n);
+}
+
+function setOut(s: string, isError: bool): void {
+  outBuf = String.UTF8.encode(s);
+  failed = isError;
+}
 
 /** Returns the input: the envelope JSON for evaluate. */
 export function input(): Uint8Array {
-  return Host.input();
+  return Uint8Array.wrap(inBuf, 0, inLen);
 }
 
-/** Sets the output to s, UTF-8 encoded (Host.outputString in as-pdk 1.0.0 miscounts non-ASCII). */
+/** Sets the output to s, UTF-8 encoded. */
 export function output(s: string): void {
-  Host.output(Uint8Array.wrap(String.UTF8.encode(s)));
+  setOut(s, false);
 }
 
-/** Records msg as the plugin error and returns 1, the value the export should return. */
+/** Records msg as the plugin error and returns 1, the value the handler should return. */
 export function fail(msg: string): i32 {
-  const m = Memory.allocateString(msg);
-  error_set(m.offset);
+  setOut(msg, true);
   return 1;
 }
 
-/** Returns the Extism config value for key; "config" holds the stage config JSON. */
+function pending(n: i32): string | null {
+  if (n < 0) return null;
+  if (n == 0) return "";
+  const b = new ArrayBuffer(n);
+  host_result_read(changetype<usize>(b));
+  return String.UTF8.decode(b);
+}
+
+/** Returns the config value for key; "config" holds the stage config JSON. */
 export function config(key: string): string | null {
-  return Config.get(key);
+  const k = String.UTF8.encode(key);
+  return pending(host_config_get(changetype<usize>(k), k.byteLength));
+}
+
+/** Writes msg to the host's debug log; level 0 debug, 1 info, 2 warn, 3 error. */
+export function log(level: i32, msg: string): void {
+  const m = String.UTF8.encode(msg);
+  host_log(level, changetype<usize>(m), m.byteLength);
 }
 
 function call(fnIndex: i32, req: string): string | null {
-  const m = Memory.allocateString(req);
-  let off: u64 = 0;
-  if (fnIndex == 0) off = host_kv(m.offset);
-  else if (fnIndex == 1) off = host_sample(m.offset);
-  else off = host_infer(m.offset);
-  m.free();
-  if (off == 0) return null;
-  const r = new Memory(off, length(off));
-  const s = r.toString();
-  r.free();
-  return s;
+  const r = String.UTF8.encode(req);
+  const p = changetype<usize>(r), n = r.byteLength;
+  let got: i32;
+  if (fnIndex == 0) got = host_kv(p, n);
+  else if (fnIndex == 1) got = host_sample(p, n);
+  else got = host_infer(p, n);
+  return pending(got);
 }
 
 /** Calls the host's kv function (capability "kv"); returns its response JSON. */
@@ -69,218 +127,7 @@ export function infer(req: string): string | null {
   return call(2, req);
 }
 
-// ---- JSON scanning over bytes ------------------------------------------------------------
-
-/** A span [start, end) of a byte buffer holding one raw JSON value (quotes included). */
-export class Span {
-  constructor(public start: i32, public end: i32) {}
-}
-
-/** All of b. */
-export function whole(b: Uint8Array): Span {
-  return new Span(0, b.length);
-}
-
-function ws(b: Uint8Array, i: i32, end: i32): i32 {
-  while (i < end) {
-    const c = b[i];
-    if (c != 0x20 && c != 0x09 && c != 0x0a && c != 0x0d) break;
-    i++;
-  }
-  return i;
-}
-
-/** Returns the index just past the JSON value at or after i, or -1 when malformed. Iterative. */
-export function skip(b: Uint8Array, i: i32, end: i32): i32 {
-  let depth = 0;
-  i = ws(b, i, end);
-  if (i >= end) return -1;
-  do {
-    i = ws(b, i, end);
-    if (i >= end) return -1;
-    const c = b[i];
-    if (c == 0x22) {
-      i++;
-      while (true) {
-        if (i >= end) return -1;
-        const d = b[i];
-        if (d == 0x5c) { i += 2; continue; }
-        i++;
-        if (d == 0x22) break;
-      }
-    } else if (c == 0x7b || c == 0x5b) {
-      depth++; i++;
-    } else if (c == 0x7d || c == 0x5d) {
-      if (depth == 0) return -1;
-      depth--; i++;
-    } else if (c == 0x2c || c == 0x3a) {
-      if (depth == 0) return -1;
-      i++;
-    } else {
-      const s = i;
-      while (i < end) {
-        const d = b[i];
-        if (d == 0x2c || d == 0x7d || d == 0x5d || d == 0x3a || d == 0x20 || d == 0x09 ||
-            d == 0x0a || d == 0x0d || d == 0x22 || d == 0x7b || d == 0x5b) break;
-        i++;
-      }
-      if (i == s) return -1;
-    }
-  } while (depth > 0);
-  return i;
-}
-
-function keyIs(b: Uint8Array, s: i32, e: i32, key: Uint8Array): bool {
-  if (e - s != key.length + 2) return false;
-  for (let k = 0; k < key.length; k++) if (b[s + 1 + k] != key[k]) return false;
-  return true;
-}
-
-/** Returns the raw value of member key of the object at obj, or null. Nested keys are not seen. */
-export function get(b: Uint8Array, obj: Span, key: string): Span | null {
-  const k = Uint8Array.wrap(String.UTF8.encode(key));
-  const end = obj.end;
-  let i = ws(b, obj.start, end);
-  if (i >= end || b[i] != 0x7b) return null;
-  i = ws(b, i + 1, end);
-  if (i < end && b[i] == 0x7d) return null;
-  while (i < end) {
-    if (b[i] != 0x22) return null;
-    const ke = skip(b, i, end);
-    if (ke < 0) return null;
-    const ks = i;
-    i = ws(b, ke, end);
-    if (i >= end || b[i] != 0x3a) return null;
-    const vs = ws(b, i + 1, end);
-    const ve = skip(b, vs, end);
-    if (ve < 0) return null;
-    if (keyIs(b, ks, ke, k)) return new Span(vs, ve);
-    i = ws(b, ve, end);
-    if (i >= end || b[i] != 0x2c) return null;
-    i = ws(b, i + 1, end);
-  }
-  return null;
-}
-
-function hex(c: u8): i32 {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
-  if (c >= 0x41 && c <= 0x46) return c - 0x41 + 10;
-  return -1;
-}
-
-/** Decodes the JSON string at sp, or null when it is not a string or is malformed. */
-export function str(b: Uint8Array, sp: Span | null): string | null {
-  if (sp === null) return null;
-  const s = sp.start, e = sp.end;
-  if (e - s < 2 || b[s] != 0x22 || b[e - 1] != 0x22) return null;
-  let plain = true;
-  for (let i = s + 1; i < e - 1; i++) if (b[i] == 0x5c || b[i] < 0x20) { plain = false; break; }
-  if (plain) return String.UTF8.decodeUnsafe(b.dataStart + <usize>(s + 1), <usize>(e - s - 2));
-  let out = "";
-  let run = s + 1;
-  let i = s + 1;
-  while (i < e - 1) {
-    const c = b[i];
-    if (c < 0x20) return null;
-    if (c != 0x5c) { i++; continue; }
-    out += String.UTF8.decodeUnsafe(b.dataStart + <usize>run, <usize>(i - run));
-    if (i + 1 >= e - 1) return null;
-    const x = b[i + 1];
-    i += 2;
-    if (x == 0x22) out += "\"";
-    else if (x == 0x5c) out += "\\";
-    else if (x == 0x2f) out += "/";
-    else if (x == 0x62) out += "\b";
-    else if (x == 0x66) out += "\f";
-    else if (x == 0x6e) out += "\n";
-    else if (x == 0x72) out += "\r";
-    else if (x == 0x74) out += "\t";
-    else if (x == 0x75) {
-      if (i + 4 > e - 1) return null;
-      let cp = 0;
-      for (let k = 0; k < 4; k++) {
-        const h = hex(b[i + k]);
-        if (h < 0) return null;
-        cp = cp * 16 + h;
-      }
-      i += 4;
-      out += String.fromCharCode(cp); // UTF-16 code unit: surrogate pairs combine naturally
-    } else return null;
-    run = i;
-  }
-  out += String.UTF8.decodeUnsafe(b.dataStart + <usize>run, <usize>(e - 1 - run));
-  return out;
-}
-
-/** Parses the JSON number at sp, or returns def when sp is null or not a number. */
-export function num(b: Uint8Array, sp: Span | null, def: f64): f64 {
-  if (sp === null || sp.end <= sp.start) return def;
-  const c = b[sp.start];
-  if (!((c >= 0x30 && c <= 0x39) || c == 0x2d)) return def;
-  const v = parseFloat(String.UTF8.decodeUnsafe(b.dataStart + <usize>sp.start, <usize>(sp.end - sp.start)));
-  return isNaN(v) ? def : v;
-}
-
-/** Reports whether the raw value at sp is the literal true. */
-export function isTrue(b: Uint8Array, sp: Span | null): bool {
-  return sp !== null && sp.end - sp.start == 4 && b[sp.start] == 0x74;
-}
-
-/** Quotes s as a JSON string. */
-export function quote(s: string): string {
-  let out = "\"";
-  let run = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0x20 && c != 0x22 && c != 0x5c) continue;
-    out += s.substring(run, i);
-    run = i + 1;
-    if (c == 0x22) out += "\\\"";
-    else if (c == 0x5c) out += "\\\\";
-    else if (c == 0x0a) out += "\\n";
-    else out += "\\u00" + (c < 16 ? "0" : "") + c.toString(16);
-  }
-  return out + s.substring(run) + "\"";
-}
-
-// ---- Verdicts ------------------------------------------------------------------------------
-
-/** What evaluate returns. */
-export class Verdict {
-  reason: string = "";
-  rule: string = "";
-  score: f64 = -1; // < 0 = omitted
-  labels: string[] = [];
-  /** Raw JSON members appended as-is, e.g. `"metadata":{"count":3}`. */
-  extra: string = "";
-  constructor(public action: string) {}
-
-  static none(): Verdict { return new Verdict("none"); }
-  static allow(rule: string, reason: string): Verdict { return new Verdict("allow").why(rule, reason); }
-  static deny(rule: string, reason: string): Verdict { return new Verdict("deny").why(rule, reason); }
-  static ask(rule: string, reason: string): Verdict { return new Verdict("ask").why(rule, reason); }
-
-  why(rule: string, reason: string): Verdict { this.rule = rule; this.reason = reason; return this; }
-  withScore(s: f64): Verdict { this.score = s; return this; }
-  withLabel(l: string): Verdict { this.labels.push(l); return this; }
-
-  toJSON(): string {
-    let s = "{\"action\":" + quote(this.action);
-    if (this.reason.length) s += ",\"reason\":" + quote(this.reason);
-    if (this.rule.length) s += ",\"rule\":" + quote(this.rule);
-    if (this.score >= 0) s += ",\"score\":" + (this.score == Math.floor(this.score) ? (<i64>this.score).toString() : this.score.toString());
-    if (this.labels.length) {
-      s += ",\"labels\":[";
-      for (let i = 0; i < this.labels.length; i++) s += (i ? "," : "") + quote(this.labels[i]);
-      s += "]";
-    }
-    if (this.extra.length) s += "," + this.extra;
-    return s + "}";
-  }
-}
-
-/** Writes v as the output and returns 0, the value evaluate should return. */
+/** Writes v as the output and returns 0, the value the handler should return. */
 export function emit(v: Verdict): i32 {
   output(v.toJSON());
   return 0;
@@ -296,10 +143,10 @@ export function describe(name: string, version: string, phases: string[], capabi
   return 0;
 }
 
-/** An abort handler that reports through the Extism error instead of importing env.abort.
- * Use it from the plugin's entry file: `--use abort=assembly/index/abort` with
+/** An abort handler that logs the message at error level and traps, instead of importing
+ * env.abort. Use it from the plugin's entry file: `--use abort=assembly/index/abort` with
  * `export function abort(...) { palisadeAbort(...) }` there. */
 export function palisadeAbort(message: string | null, file: string | null, line: u32, column: u32): void {
-  fail("abort: " + (message ? message : "") + " at " + (file ? file : "") + ":" + line.toString() + ":" + column.toString());
+  log(3, "abort: " + (message ? message : "") + " at " + (file ? file : "") + ":" + line.toString() + ":" + column.toString());
   unreachable();
 }
