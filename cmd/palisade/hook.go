@@ -33,7 +33,7 @@ type hookDecideCmd struct {
 	localFlags   `embed:""`
 	Gateway      string `help:"Delegate to a running gateway at this URL; falls back to deciding in process." env:"PALISADE_GATEWAY" placeholder:"URL"`
 	GatewayToken string `help:"Bearer token for the gateway's hook endpoint." env:"PALISADE_HOOK_TOKEN"`
-	Engine       string `default:"on" enum:"on,off" help:"on: decide through a background engine kept per user and config (started on first use; in process until it is up); off: always in process." env:"PALISADE_HOOK_ENGINE"`
+	Engine       string `default:"on" help:"on: decide through a background engine kept per user and config (started on first use; in process until it is up); off: always in process." env:"PALISADE_HOOK_ENGINE"`
 	Timing       bool   `help:"Print the decision time on stderr."`
 }
 
@@ -49,12 +49,12 @@ func (h *hookDecideCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return hookBlock(env, err.Error())
 	}
-	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine == "on")
+	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine != "off")
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
 		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
 		fmt.Fprintln(env.Stderr, "palisade hook:", err)
-		how = "error"
+		how = strings.TrimSuffix("error; "+how, "; ")
 	}
 	// No decision prints nothing: Claude Code's own permission flow applies.
 	if out.HookSpecificOutput != nil {
@@ -108,11 +108,11 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		if err == nil {
 			return out, "engine", nil
 		}
-		how = "in process; " + err.Error()
+		how = "in process; " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg, Name: "hook", Pinning: true, OneCall: true, Logger: log})
 	if err != nil {
-		return proxy.HookOutput{}, "", err
+		return proxy.HookOutput{}, how, err
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	out, err := l.Engine.Hook(ctx, in)
