@@ -174,4 +174,3 @@ func stopEngines(t *testing.T, dir string) {
 		t.Errorf("an engine in %s did not exit after its socket was removed", dir)
 	}
 }
-
