@@ -49,7 +49,11 @@ func (h *hookDecideCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return hookBlock(env, err.Error())
 	}
-	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine != "off")
+	var startEngine func()
+	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine != "off", &startEngine)
+	if startEngine != nil {
+		defer startEngine() // after the answer is out: the engine's build would slow this one
+	}
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
 		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
@@ -84,7 +88,7 @@ func hookBlock(env *cliEnv, reason string) error {
 // exitHookBlock is the exit status Claude Code reads as a blocking error (the call is denied).
 const exitHookBlock = 2
 
-func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string, engine bool) (proxy.HookOutput, string, error) {
+func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string, engine bool, startEngine *func()) (proxy.HookOutput, string, error) {
 	if gw != "" {
 		out, err := proxy.HookClient{URL: gw, Token: token}.Decide(ctx, raw)
 		if err == nil {
@@ -104,7 +108,7 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 	}
 	how := "in process"
 	if engine && hookEngineSupported && env.Exe != "" && cfg.Bundle != "" {
-		out, err := decideViaEngine(ctx, env, lf, cfg, raw)
+		out, err := decideViaEngine(ctx, env, lf, cfg, raw, startEngine)
 		if err == nil {
 			return out, "engine", nil
 		}
@@ -120,7 +124,7 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 }
 
 // decideViaEngine asks the background engine for cfg (hookd.go), starting one when none runs.
-func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg config.Config, raw []byte) (proxy.HookOutput, error) {
+func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg config.Config, raw []byte, start *func()) (proxy.HookOutput, error) {
 	id, err := hookIdentity(cfg, env.Exe)
 	if err != nil {
 		return proxy.HookOutput{}, err
@@ -133,7 +137,7 @@ func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg confi
 	if err != nil {
 		return proxy.HookOutput{}, err
 	}
-	return hookViaEngine(ctx, env, lf, sock, id, raw)
+	return hookViaEngine(ctx, env, lf, sock, id, raw, start)
 }
 
 // hookInstallCmd adds `palisade hook` as a PreToolUse hook to Claude Code's settings, keeping a

@@ -110,19 +110,22 @@ func hookSocketPath(dir, id string) (string, error) {
 // errEngineDown: no engine answered (none running, or one starting); the hook decides in process.
 var errEngineDown = errors.New("hook engine not running")
 
-// hookViaEngine asks the engine at sock. When none listens and none is starting, it starts one
-// (detached) and returns errEngineDown at once.
-func hookViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, sock, id string, raw []byte) (proxy.HookOutput, error) {
+// hookViaEngine asks the engine at sock. When none listens and none is starting, it returns
+// errEngineDown at once and sets *start to a func that starts one (detached): the caller calls
+// it once it has decided in process, so the two builds do not compete for the CPU.
+func hookViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, sock, id string, raw []byte, start *func()) (proxy.HookOutput, error) {
 	d := net.Dialer{Timeout: 100 * time.Millisecond}
 	c, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
 		if starting(sock) {
 			return proxy.HookOutput{}, fmt.Errorf("%w (one is starting)", errEngineDown)
 		}
-		if serr := startHookEngine(env, lf, sock, id); serr != nil {
-			return proxy.HookOutput{}, fmt.Errorf("%w; starting one: %v", errEngineDown, serr)
+		*start = func() {
+			if err := startHookEngine(env, lf, sock, id); err != nil {
+				fmt.Fprintln(env.Stderr, "palisade hook: starting the hook engine:", err)
+			}
 		}
-		return proxy.HookOutput{}, fmt.Errorf("%w (started one)", errEngineDown)
+		return proxy.HookOutput{}, fmt.Errorf("%w (starting one)", errEngineDown)
 	}
 	defer c.Close()
 	uc := c.(*net.UnixConn)
