@@ -146,18 +146,15 @@ func TestHookEngineMatchesInProcess(t *testing.T) {
 	}
 }
 
-// stopEngines removes every engine socket under dir and waits for the engines to let go of
-// their locks (an engine exits when its socket is gone).
+// stopEngines removes every engine socket under dir until the engines let go of their locks
+// (an engine exits when its socket is gone; one still building makes its socket later).
 func stopEngines(t *testing.T, dir string) {
-	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
-	for _, s := range socks {
-		os.Remove(s)
-	}
 	locks, _ := filepath.Glob(filepath.Join(dir, "*.lock"))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for _, l := range locks {
 		for ctx.Err() == nil {
+			os.Remove(strings.TrimSuffix(l, ".lock"))
 			f, err := os.OpenFile(l, os.O_RDWR, 0)
 			if err != nil {
 				break
