@@ -25,12 +25,14 @@ func init() {
 type hookCmd struct {
 	Decide  hookDecideCmd  `cmd:"" default:"withargs" help:"Read a PreToolUse event on stdin and print the decision (the default)."`
 	Install hookInstallCmd `cmd:"" help:"Add palisade hook as a PreToolUse hook to Claude Code's settings (keeps a .bak; idempotent)."`
+	Serve   hookServeCmd   `cmd:"" hidden:"" help:"The background hook engine a hook starts (see hookd.go)."`
 }
 
 type hookDecideCmd struct {
 	localFlags   `embed:""`
 	Gateway      string `help:"Delegate to a running gateway at this URL; falls back to deciding in process." env:"PALISADE_GATEWAY" placeholder:"URL"`
 	GatewayToken string `help:"Bearer token for the gateway's hook endpoint." env:"PALISADE_HOOK_TOKEN"`
+	Engine       string `default:"on" help:"on: decide through a background engine kept per user and config (started on first use; in process until it is up); off: always in process." env:"PALISADE_HOOK_ENGINE"`
 	Timing       bool   `help:"Print the decision time on stderr."`
 }
 
@@ -46,12 +48,16 @@ func (h *hookDecideCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return hookBlock(env, err.Error())
 	}
-	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken)
+	var startEngine func()
+	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine != "off", &startEngine)
+	if startEngine != nil {
+		defer startEngine() // after the answer is out: the engine's build would slow this one
+	}
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
 		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
 		fmt.Fprintln(env.Stderr, "palisade hook:", err)
-		how = "error"
+		how = strings.TrimSuffix("error; "+how, "; ")
 	}
 	// No decision prints nothing: Claude Code's own permission flow applies.
 	if out.HookSpecificOutput != nil {
@@ -81,7 +87,7 @@ func hookBlock(env *cliEnv, reason string) error {
 // exitHookBlock is the exit status Claude Code reads as a blocking error (the call is denied).
 const exitHookBlock = 2
 
-func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string) (proxy.HookOutput, string, error) {
+func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string, engine bool, startEngine *func()) (proxy.HookOutput, string, error) {
 	if gw != "" {
 		out, err := proxy.HookClient{URL: gw, Token: token}.Decide(ctx, raw)
 		if err == nil {
@@ -99,13 +105,38 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 	if err != nil {
 		return proxy.HookOutput{}, "", err
 	}
+	how := "in process"
+	if engine && hookEngineSupported && env.Exe != "" && cfg.Bundle != "" {
+		out, err := decideViaEngine(ctx, env, lf, cfg, raw, startEngine)
+		if err == nil {
+			return out, "engine", nil
+		}
+		how = "in process; " + strings.ReplaceAll(err.Error(), "\n", " ")
+	}
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log})
 	if err != nil {
-		return proxy.HookOutput{}, "", err
+		return proxy.HookOutput{}, how, err
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	out, err := l.Engine.Hook(ctx, in)
-	return out, "in process", err
+	return out, how, err
+}
+
+// decideViaEngine asks the background engine for cfg (hookd.go), starting one when none runs.
+func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg *gateway.File, raw []byte, start *func()) (proxy.HookOutput, error) {
+	id, err := hookIdentity(cfg, env.Exe)
+	if err != nil {
+		return proxy.HookOutput{}, err
+	}
+	dir, err := hookSocketDir(env)
+	if err != nil {
+		return proxy.HookOutput{}, err
+	}
+	sock, err := hookSocketPath(dir, id)
+	if err != nil {
+		return proxy.HookOutput{}, err
+	}
+	return hookViaEngine(ctx, env, lf, sock, id, raw, start)
 }
 
 // hookInstallCmd adds `palisade hook` as a PreToolUse hook to Claude Code's settings, keeping a

@@ -25,7 +25,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &cliEnv{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+	exe, _ := os.Executable()
+	code := run(ctx, os.Args[1:], &cliEnv{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Exe: exe})
 	stop()
 	os.Exit(code)
 }
@@ -37,6 +38,9 @@ type cliEnv struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Exe is this binary, for the background hook engine a hook starts; "" (tests driving
+	// run) = the hook never uses one.
+	Exe string
 }
 
 // command is one `palisade <name>` command: cmd is a kong command struct (flags, args, nested

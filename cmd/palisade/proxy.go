@@ -35,6 +35,11 @@ type localFlags struct {
 // named is ~/.palisade (these modes run from any working directory), and relative paths are made
 // absolute.
 func (f *localFlags) load(env *cliEnv) (*gateway.File, *slog.Logger, error) {
+	if f.Config != "" {
+		if abs, err := filepath.Abs(f.Config); err == nil {
+			f.Config = abs // the same file gives the same config from any working directory
+		}
+	}
 	cfg, err := loadConfig(env, f.Config, map[string]string{"bundle": f.Bundle, "data-dir": f.DataDir, "nats-url": f.NATSURL, "nats-creds": f.NATSCreds, "log-level": f.LogLevel})
 	if err != nil {
 		return nil, nil, err

@@ -755,19 +755,9 @@ func (m *Manager) ruleTimeout(d *chain.Decision) (time.Duration, string) {
 	return timeout, on
 }
 
-// Hold implements proxy.Approver: it blocks until the call is decided, times out or ctx ends
-// (the client went away: the call is denied and audited as client-disconnected). It returns an
-// error only when the call could not be held.
-func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, error) {
-	if held.Envelope == nil {
-		return proxy.Resolution{}, errors.New("approval: hold without envelope")
-	}
-	id := held.AuditID
-	if id == "" {
-		id = audit.NewID()
-	}
+// pending describes held as a Pending call with id, held from now.
+func (m *Manager) pending(held proxy.Held, id string, now time.Time) Pending {
 	env := held.Envelope
-	now := time.Now().UTC()
 	timeout, onTimeout := m.ruleTimeout(held.Decision)
 	p := Pending{
 		ID: id, Time: now, Expires: now.Add(timeout), OnTimeout: onTimeout, Gateway: m.o.Gateway,
@@ -785,6 +775,37 @@ func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, 
 	if d := held.Decision; d != nil {
 		p.Reason, p.Rule, p.Stage, p.Stages = d.Reason, d.Rule, d.Stage, d.Stages
 	}
+	return p
+}
+
+// Granted resolves held by a grant a person gave earlier (scope session or minutes), without
+// holding it: the hook path, whose person is Claude Code's own prompt, asks for the rest.
+func (m *Manager) Granted(_ context.Context, held proxy.Held) (proxy.Resolution, bool) {
+	if held.Envelope == nil {
+		return proxy.Resolution{}, false
+	}
+	p := m.pending(held, held.AuditID, time.Now().UTC())
+	g, ok := m.findGrant(p, p.Time)
+	if !ok {
+		return proxy.Resolution{}, false
+	}
+	return proxy.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, true
+}
+
+// Hold implements proxy.Approver: it blocks until the call is decided, times out or ctx ends
+// (the client went away: the call is denied and audited as client-disconnected). It returns an
+// error only when the call could not be held.
+func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, error) {
+	if held.Envelope == nil {
+		return proxy.Resolution{}, errors.New("approval: hold without envelope")
+	}
+	id := held.AuditID
+	if id == "" {
+		id = audit.NewID()
+	}
+	now := time.Now().UTC()
+	p := m.pending(held, id, now)
+	timeout, onTimeout := p.Expires.Sub(now), p.OnTimeout
 	if g, ok := m.findGrant(p, now); ok {
 		m.log.Debug("held call resolved by grant", "audit_id", id, "grant", g.ID)
 		return proxy.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil

@@ -2,8 +2,11 @@ package gateway
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -160,6 +164,11 @@ type Local struct {
 	pub   *audit.Publisher
 	spool string
 	lock  *os.File
+
+	refreshMu sync.Mutex
+	stamp     string // the bundle folder's file stamp when last checked (Refresh)
+	digest    string // the digest of the active bundle
+	broken    error  // why the folder at stamp does not build; nil when it does
 }
 
 // WatchBundle re-reads the bundle folder every interval (0 = 2s) until ctx ends; when its digest
@@ -256,6 +265,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
 	l.Active.Swap(l.Bundle.Chain)
+	l.digest = l.Bundle.Digest
 	aerr := <-auditDone
 	auditDone = nil
 	if aerr != nil {
@@ -279,6 +289,76 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	}
 	l.Engine = proxy.NewEngine(eo)
 	return l, nil
+}
+
+// Refresh makes the active chain the bundle folder's current contents, verified and built the
+// way NewLocal does it (the Core's trust policy, fixtures included), or returns why it cannot:
+// then the caller must not decide with the active chain, which no longer is the folder's. The
+// long-lived hook engine calls it before every decision, so it answers what a new process
+// would. A cheap stamp of the folder (each file's name, size, mtime, ctime and inode) is taken
+// first; only when it changed is the folder hashed (bundle.Digest) and, when the digest
+// changed, rebuilt.
+func (l *Local) Refresh(ctx context.Context) error {
+	l.refreshMu.Lock()
+	defer l.refreshMu.Unlock()
+	dir := l.cfg.Bundle
+	stamp, err := folderStamp(dir)
+	if err != nil {
+		return fmt.Errorf("bundle %s: %w", dir, err)
+	}
+	if stamp == l.stamp {
+		return l.broken
+	}
+	l.stamp, l.broken = stamp, nil
+	d, err := bundle.Digest(dir)
+	if err != nil {
+		l.broken = fmt.Errorf("bundle %s: %w", dir, err)
+		return l.broken
+	}
+	if d == l.digest && l.Active.Load() != nil {
+		return nil
+	}
+	b, err := l.core.Build(ctx, dir, false)
+	if err != nil {
+		l.broken = fmt.Errorf("bundle %s: %w", dir, err)
+		l.log.Warn("bundle changed but does not build; not deciding with the old one", "bundle", dir, "err", err)
+		if l.pub != nil {
+			l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
+		}
+		return l.broken
+	}
+	if old := l.Active.Swap(b.Chain); old != nil {
+		go old.CloseWhenDrained(context.WithoutCancel(ctx))
+	}
+	l.digest = b.Digest
+	info := b.Info()
+	l.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
+	if l.pub != nil {
+		l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
+	}
+	return nil
+}
+
+// folderStamp summarizes dir's files by name, size, mode, mtime and, where the platform has
+// them, ctime and inode (fileStat): a file rewritten in place changes its ctime even when its
+// size and mtime are put back.
+func folderStamp(dir string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		fi, err := os.Stat(path) // follow links, as bundle.Digest reads through them
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "%q %d %o %d %s\n", path, fi.Size(), fi.Mode(), fi.ModTime().UnixNano(), fileStat(fi))
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func hostname() string {

@@ -414,3 +414,15 @@ func sanitizeSchema(raw json.RawMessage) (json.RawMessage, bool) {
 	}
 	return b, true
 }
+
+// Forget drops the pins held in memory, so the next call reads each server's file again: a
+// long-lived process (the hook engine) calls it before each decision to see what other
+// processes (palisade proxy, proxy approve) wrote since. Tool definitions from tools/list stay.
+func (p *Pinner) Forget() {
+	if p.o.Dir == "" {
+		return // memory only: the map is the state
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	clear(p.servers)
+}

@@ -27,6 +27,13 @@ type Approver interface {
 	Hold(ctx context.Context, h Held) (Resolution, error)
 }
 
+// Granter is an Approver that can also resolve a call by a grant a person gave earlier,
+// without holding it. The hook path uses it: Claude Code's own prompt is the person there, so a
+// hook call is never held (see Engine.Hook).
+type Granter interface {
+	Granted(ctx context.Context, h Held) (Resolution, bool)
+}
+
 // Held is a call waiting for a person.
 type Held struct {
 	AuditID  string
@@ -159,6 +166,12 @@ func (o *Outcome) Allowed() bool { return o.Action == abi.ActionAllow }
 // Request runs the request phase for env and resolves ask and sample. The caller must call
 // Finish exactly once (it records the audit event and releases the chain).
 func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, error) {
+	return e.request(ctx, env, true)
+}
+
+// request is Request; hold=false never holds an ask for a person (the hook path): a grant
+// (Granter) may resolve it, otherwise it stays ask.
+func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Outcome, error) {
 	start := time.Now()
 	ch, release := e.o.Active.Acquire()
 	if ch == nil {
@@ -201,7 +214,15 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 	}
 	switch d.Action {
 	case abi.ActionAsk:
-		if e.o.Approver != nil {
+		g, granter := e.o.Approver.(Granter)
+		if !hold && granter {
+			if res, ok := g.Granted(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d}); ok {
+				o.Approval = &res
+				o.Action = res.Action
+			} else {
+				o.Action = ch.Fallback(abi.ActionAsk)
+			}
+		} else if e.o.Approver != nil && hold {
 			res, err := e.o.Approver.Hold(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Progress: progressFrom(ctx)})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}

@@ -60,12 +60,13 @@ const (
 // a tools/list before the client (tool pinning). An error means no decision could be made
 // (no active bundle, a stage error): nothing is forwarded and there is nothing to finish.
 func (e *Engine) Begin(ctx context.Context, p *mcp.Parsed, tools ToolsObserver) (*Exchange, error) {
-	return e.begin(ctx, p.Envelope, p.Message.ID, tools)
+	return e.begin(ctx, p.Envelope, p.Message.ID, tools, true)
 }
 
-// begin judges env, the request with JSON-RPC id (nil where there is none: a hook call).
-func (e *Engine) begin(ctx context.Context, env *abi.Envelope, id json.RawMessage, tools ToolsObserver) (*Exchange, error) {
-	o, err := e.Request(ctx, env)
+// begin judges env, the request with JSON-RPC id (nil where there is none: a hook call); hold
+// false never holds an ask for a person (the hook: Claude Code asks).
+func (e *Engine) begin(ctx context.Context, env *abi.Envelope, id json.RawMessage, tools ToolsObserver, hold bool) (*Exchange, error) {
+	o, err := e.request(ctx, env, hold)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func (e *Engine) Judge(ctx context.Context, env *abi.Envelope) (*Outcome, error)
 	if response {
 		req.Phase, req.Result, req.Error = abi.PhaseRequest, nil, nil
 	}
-	x, err := e.begin(ctx, &req, json.RawMessage(`1`), nil)
+	x, err := e.begin(ctx, &req, json.RawMessage(`1`), nil, true)
 	if err != nil {
 		return nil, err
 	}

@@ -264,9 +264,12 @@ var DefaultHookAllowStages = []string{"rules"}
 // of the tool name, records one audit event per reading and returns the strictest answer:
 //
 //   - deny when a stage denied (or ask/sample resolved to deny by the bundle's fallback);
-//   - ask when a stage asked and no Approver resolved it (Claude Code asks the person);
+//   - ask when a stage asked and no earlier grant resolved it: Claude Code asks the person.
+//     A hook call is never held in the approvals queue (Claude Code's prompt is the hook's
+//     human channel, and the hook could not wait for another); a grant a person gave through
+//     approvals (scope session or minutes, Granter) still applies;
 //   - allow only when an explicit allow rule matched (a stage in HookOptions.AllowStages
-//     answered allow with a rule) or a person approved the call;
+//     answered allow with a rule) or a person's grant allowed the call;
 //   - otherwise no decision (HookOutput{}): Claude Code's own permission flow applies, so
 //     installing the hook never makes the agent less guarded.
 func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
@@ -284,8 +287,9 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 	)
 	for _, env := range envs {
 		// The hook's exchange ends at the request: Claude Code runs the tool itself, so nothing
-		// is forwarded and no answer comes back to judge.
-		x, err := e.begin(ctx, env, nil, nil)
+		// is forwarded and no answer comes back to judge. It is never held: Claude Code asks
+		// the person.
+		x, err := e.begin(ctx, env, nil, nil, false)
 		if err != nil {
 			return HookOutput{}, fmt.Errorf("hook %s: %w", in.ToolName, err)
 		}
