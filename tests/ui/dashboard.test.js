@@ -95,7 +95,7 @@ test('a held call appears within a second; approving releases the client with th
     const r = await stack.api('GET', '/decisions?limit=0');
     return r.events.find((e) => e.kind === 'approval' && e.approval?.id === held.id);
   });
-  assert.equal(ev.approval.decided_by, 'uitester');
+  assert.equal(ev.approval.decided_by, 'approver:uitester'); // the verified approver identity (signed decision)
   assert.equal(ev.approval.decision, 'approved');
 });
 
@@ -136,7 +136,7 @@ test('approving for N minutes lets the same call through without holding it agai
     return r.events.find((e) => e.kind === 'decision' && e.id !== held.id && e.approval?.id === held.id);
   });
   assert.equal(ev.approval.scope, 'minutes');
-  assert.equal(ev.approval.decided_by, 'uitester');
+  assert.equal(ev.approval.decided_by, 'approver:uitester'); // the verified approver identity (signed decision)
   assert.equal((await stack.api('GET', '/approvals')).count, 0);
 });
 
