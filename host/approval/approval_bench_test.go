@@ -2,13 +2,13 @@ package approval
 
 import (
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/nats-io/nats.go"
 )
 
 // benchRoundTrip measures hold → listed on the decider → decided → hold returns.
@@ -36,9 +36,7 @@ func benchRoundTrip(b *testing.B, holder, decider *Manager) {
 		}
 		lat = append(lat, time.Since(start))
 	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50_us")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99_us")
+	testenv.Latencies(lat).Report(b, "", "_us", time.Microsecond)
 }
 
 // BenchmarkRoundTripLocal: one gateway, no NATS.

@@ -2,7 +2,6 @@ package audit_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -43,9 +42,7 @@ func BenchmarkRecordToJetStream(b *testing.B) {
 	elapsed := time.Since(start)
 	b.ReportMetric(float64(n)/elapsed.Seconds(), "events/s")
 	b.ReportMetric(float64(recordTime.Nanoseconds())/float64(n), "record-ns/op")
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds()), "record-p50-ns")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds()), "record-p99-ns")
+	testenv.Latencies(lat).Report(b, "record-", "-ns", time.Nanosecond)
 	st := p.Stats()
 	b.ReportMetric(float64(st.Spooled), "spooled")
 	if st.Published < int64(n) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/added060/palisade/host/internal/testenv"
 )
 
 // BenchmarkActivate measures one activation of a two-stage rules bundle (stage a private copy,
@@ -30,19 +32,5 @@ func BenchmarkActivate(b *testing.B) {
 		lat = append(lat, time.Since(start))
 		i++
 	}
-	reportPercentiles(b, lat)
-}
-
-func reportPercentiles(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	s := append([]time.Duration(nil), lat...)
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	b.ReportMetric(float64(s[len(s)/2].Microseconds())/1000, "p50-ms")
-	b.ReportMetric(float64(s[len(s)*99/100].Microseconds())/1000, "p99-ms")
+	testenv.Latencies(lat).Report(b, "", "-ms", time.Millisecond)
 }

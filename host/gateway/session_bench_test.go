@@ -2,13 +2,13 @@ package gateway_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkSessionEverything measures a whole official Go SDK client session (connect, list
@@ -28,9 +28,7 @@ func BenchmarkSessionEverything(b *testing.B) {
 				session(b, tc.url)
 				lat = append(lat, time.Since(start))
 			}
-			slices.Sort(lat)
-			b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+			testenv.Latencies(lat).Report(b, "", "-ms", time.Millisecond)
 		})
 	}
 }

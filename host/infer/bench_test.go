@@ -6,13 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -69,15 +69,6 @@ func repoRoot(b testing.TB) string {
 	}
 }
 
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
-}
-
 // BenchmarkDetector measures one Infer call of 1 and of 32 texts (no
 // micro-batching: the call is the batch).
 func BenchmarkDetector(b *testing.B) {
@@ -100,7 +91,7 @@ func BenchmarkDetector(b *testing.B) {
 				}
 				lat = append(lat, time.Since(start))
 			}
-			reportLatency(b, lat)
+			testenv.Latencies(lat).Report(b, "", "-µs", time.Microsecond)
 			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "texts/s")
 		})
 	}
@@ -142,7 +133,7 @@ func BenchmarkConcurrent64(b *testing.B) {
 			}
 			wg.Wait()
 			b.StopTimer()
-			reportLatency(b, lat)
+			testenv.Latencies(lat).Report(b, "", "-µs", time.Microsecond)
 			b.ReportMetric(float64(per*callers)/b.Elapsed().Seconds(), "texts/s")
 			st := r.Status().Models[0]
 			if st.Batches > 0 {

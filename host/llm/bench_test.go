@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -42,11 +42,7 @@ func benchSample(b *testing.B, cacheSize int, distinct int) {
 		}
 		i++
 	}
-	slices.Sort(lat)
-	if n := len(lat); n > 0 {
-		b.ReportMetric(float64(lat[n/2].Nanoseconds()), "p50-ns")
-		b.ReportMetric(float64(lat[n*99/100].Nanoseconds()), "p99-ns")
-	}
+	testenv.Latencies(lat).Report(b, "", "-ns", time.Nanosecond)
 }
 
 func BenchmarkSampleLocalUncached(b *testing.B) { benchSample(b, -1, 1024) }

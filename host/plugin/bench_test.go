@@ -64,9 +64,7 @@ func BenchmarkStage(b *testing.B) {
 					}
 					lat = append(lat, time.Since(t))
 				}
-				sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-				b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-				b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+				testenv.Latencies(lat).Report(b, "", "-µs", time.Microsecond)
 			})
 		}
 		p.Close(context.Background())
@@ -170,9 +168,7 @@ func benchCalls(b *testing.B, rt *plugin.Runtime, name string, wasm, env []byte,
 			}
 			lat = append(lat, time.Since(t))
 		}
-		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-		b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+		testenv.Latencies(lat).Report(b, "", "-µs", time.Microsecond)
 	})
 }
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
-	"sort"
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
 )
 
@@ -32,7 +32,5 @@ func BenchmarkHookViaGateway(b *testing.B) {
 			b.Fatalf("%+v %v", out, err)
 		}
 	}
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-us")
-	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-us")
+	testenv.Latencies(ds).Report(b, "", "-us", time.Microsecond)
 }

@@ -8,16 +8,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/added060/palisade/host/proxy"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/added060/palisade/host/proxy"
 )
 
 // TestHelperStdioServer is not a test: run as a child with PALISADE_HELPER_SERVER=1 it is a real
@@ -237,7 +238,5 @@ func BenchmarkStdioProxyCall(b *testing.B) {
 	}
 	cs.Close()
 	<-code
-	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), "p50-us")
-	b.ReportMetric(float64(ds[len(ds)*99/100].Microseconds()), "p99-us")
+	testenv.Latencies(ds).Report(b, "", "-us", time.Microsecond)
 }

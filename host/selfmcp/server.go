@@ -17,6 +17,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"gopkg.in/yaml.v3"
+
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
@@ -24,9 +28,6 @@ import (
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/glob"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"gopkg.in/yaml.v3"
 )
 
 // Tool and resource names.
@@ -252,16 +253,11 @@ func (s *Server) checkIntent(ctx context.Context, req *mcp.CallToolRequest, in C
 	if err != nil {
 		return nil, CheckIntentOutput{}, err
 	}
-	ch, release := s.active.Acquire()
-	defer release()
-	if ch == nil {
-		return nil, CheckIntentOutput{}, proxy.ErrNoChain
-	}
-	env.ID = audit.NewID()
-	d, err := ch.Evaluate(ctx, env)
+	o, err := s.judge().Judge(ctx, env)
 	if err != nil {
 		return nil, CheckIntentOutput{}, err
 	}
+	d := servedDecision(o)
 	out := CheckIntentOutput{Decision: d.Action, Allowed: d.Action == abi.ActionAllow, RiskLevel: riskLevel(d), PolicyRule: d.Rule, Suggestions: []string{}}
 	switch d.Action {
 	case abi.ActionAllow:
@@ -278,6 +274,31 @@ func (s *Server) checkIntent(ctx context.Context, req *mcp.CallToolRequest, in C
 	}
 	out.Explanation += "."
 	return nil, out, nil
+}
+
+// judge returns an engine that decides a call exactly as the gateway's engine serves it (the
+// same chain, tool definitions, pinning and token hooks) but asks no person and records no audit
+// event or metric: check_intent asks about a call, it does not make one. It is built per call
+// (a struct copy), so hooks the gateway adds after New are included.
+func (s *Server) judge() *proxy.Engine {
+	jo := s.o.Engine.Options()
+	jo.Approver, jo.Recorder, jo.Metrics = nil, nil, nil
+	return proxy.NewEngine(jo)
+}
+
+// servedDecision is the decision check_intent reports for o: ask and sample as the chain asked
+// (through the gateway a person or the policy's judge decides them), anything else as served
+// (a pinned tool's pending change denies, no opinion takes the bundle's default).
+func servedDecision(o *proxy.Outcome) *chain.Decision {
+	d := *o.Decision
+	switch {
+	case d.Action == abi.ActionDeny:
+	case o.Requested == abi.ActionAsk || o.Requested == abi.ActionSample:
+		d.Action = o.Requested
+	default:
+		d.Action = o.Action
+	}
+	return &d
 }
 
 // ReportActionInput is reportAction's input.
