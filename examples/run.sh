@@ -13,4 +13,4 @@ for _ in $(seq 1 100); do
 done
 echo "server-everything on http://127.0.0.1:$UP_PORT/mcp"
 echo "try:  curl -s http://127.0.0.1:8420/readyz   and   ./build/palisade audit tail --data-dir build/run"
-exec ./build/palisade serve --config examples/palisade.yaml "$@"
+./build/palisade serve --config examples/palisade.yaml "$@"
