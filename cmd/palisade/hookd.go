@@ -131,7 +131,7 @@ func hookViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, sock, id st
 	}
 	defer c.Close()
 	uc := c.(*net.UnixConn)
-	if err := samePeer(uc); err != nil {
+	if err := samePeer(uc, env.Exe); err != nil { // the engine must run this very binary
 		return proxy.HookOutput{}, err
 	}
 	_ = uc.SetDeadline(time.Now().Add(hookEngineReadTimeout))
@@ -303,7 +303,7 @@ func (s *hookServeCmd) serve(ctx context.Context, env *cliEnv) error {
 // answer decides one request: the peer must be this user and expect this engine's identity,
 // and the bundle folder must still verify and build.
 func (s *hookServeCmd) answer(ctx context.Context, c *net.UnixConn, l *gateway.Local, id string) hookResponse {
-	if err := samePeer(c); err != nil {
+	if err := samePeer(c, ""); err != nil {
 		return hookResponse{Error: err.Error()}
 	}
 	_ = c.SetDeadline(time.Now().Add(hookEngineReadTimeout))

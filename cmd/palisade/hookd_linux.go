@@ -10,8 +10,10 @@ import (
 // hookEngineSupported: the engine needs SO_PEERCRED.
 const hookEngineSupported = true
 
-// samePeer checks that the process at the other end of c runs as this user (SO_PEERCRED).
-func samePeer(c *net.UnixConn) error {
+// samePeer checks that the process at the other end of c runs as this user (SO_PEERCRED) and,
+// when exe is set, that it runs exe itself (/proc/PID/exe is the same file): a process the
+// guarded agent started under the socket's name cannot answer for the engine.
+func samePeer(c *net.UnixConn, exe string) error {
 	rc, err := c.SyscallConn()
 	if err != nil {
 		return err
@@ -28,6 +30,16 @@ func samePeer(c *net.UnixConn) error {
 	}
 	if int(cred.Uid) != os.Getuid() {
 		return fmt.Errorf("peer uid %d is not this user (%d)", cred.Uid, os.Getuid())
+	}
+	if exe != "" {
+		want, err := os.Stat(exe)
+		if err != nil {
+			return err
+		}
+		got, err := os.Stat(fmt.Sprintf("/proc/%d/exe", cred.Pid))
+		if err != nil || !os.SameFile(want, got) {
+			return fmt.Errorf("peer process %d does not run %s", cred.Pid, exe)
+		}
 	}
 	return nil
 }

@@ -12,6 +12,6 @@ const hookEngineSupported = false
 
 var errNoPeerCred = errors.New("hook engine: peer credentials are checked on Linux only")
 
-func samePeer(*net.UnixConn) error { return errNoPeerCred }
+func samePeer(*net.UnixConn, string) error { return errNoPeerCred }
 
 func ownedPrivateDir(string) error { return errNoPeerCred }

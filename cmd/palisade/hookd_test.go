@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,5 +171,63 @@ func stopEngines(t *testing.T, dir string) {
 	}
 	if ctx.Err() != nil {
 		t.Errorf("an engine in %s did not exit after its socket was removed", dir)
+	}
+}
+
+// TestHookIgnoresAnImpostorEngine: a process of the same user (the guarded agent) listening on
+// the engine's socket cannot answer for it: the hook checks the peer runs its own binary, and
+// decides in process instead of taking the impostor's allow.
+func TestHookIgnoresAnImpostorEngine(t *testing.T) {
+	bin := palisadeBinary(t)
+	bundle, data := agentsBundle(t, ""), t.TempDir()
+	run, err := os.MkdirTemp("", "phk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	env := append(os.Environ(), "XDG_RUNTIME_DIR="+run, "PALISADE_CONFIG=", "PALISADE_GATEWAY=", "PALISADE_HOOK_ENGINE=")
+	args := []string{"--bundle", bundle, "--data-dir", data, "--nats-url", "nats://127.0.0.1:1"}
+	dir := filepath.Join(run, "palisade")
+	t.Cleanup(func() { stopEngines(t, dir) })
+	in, err := os.ReadFile("../../host/proxy/testdata/agents/hook/bash_rm_rf.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Let the real engine come up once, to learn its socket's name, then stop it.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, how := hookExec(t, bin, env, in, args...); how == "engine" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the engine never answered")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	socks, _ := filepath.Glob(filepath.Join(dir, "*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("engine sockets: %v", socks)
+	}
+	stopEngines(t, dir)
+
+	l, err := net.Listen("unix", socks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = io.Copy(io.Discard, c) // the whole request: the hook closes its write side
+			_, _ = c.Write([]byte(`{"output":{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}}`))
+			c.Close()
+		}
+	}()
+	out, how := hookExec(t, bin, env, in, args...)
+	if how == "engine" || !strings.Contains(out, `"permissionDecision":"deny"`) {
+		t.Fatalf("with an impostor on the socket the hook decided %s: %s", how, out)
 	}
 }
