@@ -470,28 +470,7 @@ func TestMCPCommand(t *testing.T) {
 		check(t, cs)
 	})
 	t.Run("http", func(t *testing.T) {
-		cmd := exec.Command(bin, "mcp", "--http", "--port", "0", "--bundle", b, "--data-dir", t.TempDir(), "--nats-url", "nats://127.0.0.1:1")
-		cmd.Env = append(os.Environ(), "PALISADE_MCP_TOKEN=tok-123")
-		stderr, _ := cmd.StderrPipe()
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		var url string
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if _, u, ok := strings.Cut(sc.Text(), "serving "); ok {
-				url = strings.TrimSpace(u)
-				break
-			}
-		}
-		go func() {
-			for sc.Scan() {
-			}
-		}()
-		if url == "" {
-			t.Fatal("palisade mcp --http never said where it serves")
-		}
+		url := startMCPHTTP(t, bin, "--bundle", b, "--data-dir", t.TempDir(), "--nats-url", "nats://127.0.0.1:1")
 		connect := func(tok string) (*mcp.ClientSession, error) {
 			tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearerRT{tok}}, MaxRetries: -1}
 			return mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, nil).Connect(ctx, tr, nil)
@@ -625,4 +604,33 @@ func TestHookDelegatesToGateway(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"permissionDecision":"deny"`) || !strings.Contains(out, "no-ssh-keys") || !strings.Contains(errs, "(gateway)") {
 		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, errs)
 	}
+}
+
+// startMCPHTTP runs `palisade mcp --http --port 0 args...` with PALISADE_MCP_TOKEN=tok-123 until
+// the test ends and returns the URL it says it serves.
+func startMCPHTTP(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"mcp", "--http", "--port", "0"}, args...)...)
+	cmd.Env = append(os.Environ(), "PALISADE_MCP_TOKEN=tok-123")
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	var url string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if _, u, ok := strings.Cut(sc.Text(), "serving "); ok {
+			url = strings.TrimSpace(u)
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if url == "" {
+		t.Fatal("palisade mcp --http never said where it serves")
+	}
+	return url
 }

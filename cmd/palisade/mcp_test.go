@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,28 +24,7 @@ func TestMCPHTTPConnectionLimit(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("http: {max_connections: 2, read_header_timeout: 5m}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "mcp", "--http", "--port", "0", "--config", cfg, "--bundle", b, "--data-dir", t.TempDir(), "--nats-url", "nats://127.0.0.1:1")
-	cmd.Env = append(os.Environ(), "PALISADE_MCP_TOKEN=tok-123")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	var url string
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		if _, u, ok := strings.Cut(sc.Text(), "serving "); ok {
-			url = strings.TrimSpace(u)
-			break
-		}
-	}
-	go func() {
-		for sc.Scan() {
-		}
-	}()
-	if url == "" {
-		t.Fatal("palisade mcp --http never said where it serves")
-	}
+	url := startMCPHTTP(t, bin, "--config", cfg, "--bundle", b, "--data-dir", t.TempDir(), "--nats-url", "nats://127.0.0.1:1")
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/")
 	var held []net.Conn
 	for range 2 {

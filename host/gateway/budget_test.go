@@ -346,24 +346,7 @@ func TestConnectionLimitKeepsHealthz(t *testing.T) {
 	for _, c := range held {
 		c.Close()
 	}
-	deadline = time.Now().Add(30 * time.Second)
-	for {
-		req, _ := http.NewRequest(http.MethodPost, s.base+"/mcp", strings.NewReader(callEcho))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := noKeepAlive().Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the held connections closed: %v %v", resp, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	servedAgain(t, noKeepAlive(), s.base+"/mcp", callEcho)
 }
 
 // TestBatchElementStreamIsNotCollected: a batch element whose upstream streams 128 MiB of

@@ -330,24 +330,7 @@ func TestConnectionLimit(t *testing.T) {
 		c.Close()
 	}
 	// Slots free as the gateway sees the closes: poll until /mcp is served.
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		req, _ := http.NewRequest(http.MethodPost, "http://"+g.Addr()+"/mcp", strings.NewReader(initializeBody))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := client().Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after the held connections closed: %v %v", resp, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	servedAgain(t, client(), "http://"+g.Addr()+"/mcp", initializeBody)
 }
 
 // TestSilentUpstreamStreamEnds: an upstream that starts an SSE answer and then sends nothing is
@@ -418,4 +401,22 @@ func TestStreamBudget(t *testing.T) {
 			}
 		})
 	}
+}
+
+// servedAgain polls until a POST of body to url is answered 200: connection slots free as the
+// gateway sees held connections close.
+func servedAgain(t *testing.T, c *http.Client, url, body string) {
+	t.Helper()
+	testenv.Eventually(t, 30*time.Second, "a POST served after the held connections closed", func() bool {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(req)
+		if err != nil {
+			return false
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }
