@@ -157,8 +157,11 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		DefaultAction:  m.DefaultAction,
 		AskFallback:    m.Fallback.Ask,
 		SampleFallback: m.Fallback.Sample,
-		Logger:         o.Logger,
-		OnStage:        o.OnStage,
+		Uncovered: chain.Coverage{Action: m.Coverage.Uncovered, Stages: m.Coverage.JudgeWith,
+			Pass:   chain.Methods{Request: m.Coverage.Pass.Request, Response: m.Coverage.Pass.Response},
+			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},
+		Logger:  o.Logger,
+		OnStage: o.OnStage,
 	})
 	if err != nil {
 		return nil, err

@@ -201,6 +201,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	o.Decision = d
 	o.Requested = d.Action
 	o.Action = d.Action
+	if d.Coverage != "" && d.Coverage != chain.CoveredByStage {
+		o.Detail = map[string]any{"coverage": d.Coverage}
+	}
 	for _, h := range e.o.Hooks {
 		if c, ok := h.(Check); ok {
 			if err := c.CheckRequest(ctx, o); err != nil {

@@ -69,7 +69,7 @@ func stagesEngine(t testing.TB, stages string, hooks ...proxy.Hook) *proxy.Engin
 	inj, injSum := testenv.ReadPlugin(t, "./plugins/injection")
 	mis, misSum := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
 	dir := t.TempDir()
-	y := "name: response-test\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nstages:" +
+	y := "name: response-test\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\ncoverage: {uncovered: pass}\nstages:" +
 		strings.NewReplacer("INJECTION", injSum, "MISBEHAVE", misSum).Replace(stages)
 	for name, b := range map[string][]byte{"bundle.yaml": []byte(y), "injection.wasm": inj, "mis.wasm": mis} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
