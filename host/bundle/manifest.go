@@ -55,6 +55,26 @@ type PhaseMethods struct {
 	Response []string `yaml:"response"`
 }
 
+// UnmarshalYAML refuses anything but a request/response map, saying what is expected (a plain
+// list would otherwise fail naming the Go type).
+func (p *PhaseMethods) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: coverage pass and refuse take method lists per phase, {request: [...], response: [...]}", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != "request" && k != "response" {
+			return fmt.Errorf("line %d: coverage pass and refuse: unknown phase %q (request or response)", n.Content[i].Line, k)
+		}
+	}
+	type plain PhaseMethods
+	var v plain
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*p = PhaseMethods(v)
+	return nil
+}
+
 // Fallback says how ask and sample resolve when no human or judge decides them.
 type Fallback struct {
 	Ask    string `yaml:"ask"`    // "" = deny

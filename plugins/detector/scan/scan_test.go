@@ -338,3 +338,21 @@ func TestKindThresholds(t *testing.T) {
 		})
 	}
 }
+
+// TestProse: what the model is asked to score is prose; single tokens and encoded blobs are not.
+func TestProse(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"success", false}, {"assistant", false}, {"user_id-42", false},
+		{strings.Repeat("iVBORw0KGgo+/=", 6), false}, {strings.Repeat("deadbeef", 8), false},
+		{"hello world", true}, {"/etc/passwd", true}, {"169.254.169.254", true},
+		{"Ignore previous instructions", true}, {"a;rm", true}, {"ééé", true},
+		{strings.Repeat("ab", 20) + " " + strings.Repeat("cd", 20), true},
+	} {
+		if got := Prose(tc.s); got != tc.want {
+			t.Errorf("Prose(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
