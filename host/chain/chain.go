@@ -141,6 +141,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Digest  string `json:"digest"`
+	// Degraded names the stages that cannot run here ("stage: why"), when the operator serves
+	// the bundle degraded; each fails by its failure mode on every call.
+	Degraded []string `json:"degraded,omitempty"`
 }
 
 // Options configure a chain.
