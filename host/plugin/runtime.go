@@ -161,8 +161,10 @@ type Spec struct {
 	// # Notes
 	//
 	// Compiled Wasm cannot be preempted: a guest that never returns also holds up every Go
-	// stop-the-world (each GC cycle) of the process, not just its own instance. For direct
-	// plugins, the default's loop checks cost 0-35 % of guest time (instrument.go).
+	// stop-the-world (each GC cycle) of the process, not just its own instance. The same goes
+	// for instantiation: a trusted start function still running at InitTimeout fails Load (or
+	// the new instance) with ErrTimeout and is abandoned, still running. The default's checks
+	// cost 0-10 % on loops and up to 2× on tiny functions called in a loop (README).
 	Uninterruptible bool
 	HostFunctions   []HostFunc   // see host/hostfn; every import the plugin declares must be here
 	Logger          *slog.Logger // nil = the runtime's
