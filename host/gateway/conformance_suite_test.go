@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +31,27 @@ func TestConformanceSuiteThroughGateway(t *testing.T) {
 		t.Skip("the MCP conformance suite is not installed; `make setup-conformance` installs it (PALISADE_REQUIRE_NPM=1 makes this a failure)")
 	}
 	ns := testenv.StartNATS(t)
-	up := testenv.StartEverything(t)
-	g := startGateway(t, ns.ClientURL(), testenv.ExampleBundle(t), config.Upstream{Name: "everything", URL: up})
+	for _, server := range []struct {
+		name  string
+		start func(t testing.TB) string
+	}{
+		{"npm server-everything", testenv.StartEverything},
+		{"Go SDK conformance everything-server", startGoConformanceServer},
+	} {
+		t.Run(server.name, func(t *testing.T) {
+			up := server.start(t)
+			g := startGateway(t, ns.ClientURL(), testenv.ExampleBundle(t), config.Upstream{Name: "everything", URL: up})
+			conformanceThrough(t, bin, up, "http://"+g.Addr()+"/mcp")
+		})
+	}
+}
 
+// conformanceThrough runs the suite against up directly and through the gateway at through:
+// every scenario that passes directly passes through, and dns-rebinding-protection passes
+// through the gateway whatever the upstream does.
+func conformanceThrough(t *testing.T, bin, up, throughURL string) {
 	direct := runConformance(t, bin, up)
-	through := runConformance(t, bin, "http://"+g.Addr()+"/mcp")
+	through := runConformance(t, bin, throughURL)
 	if len(direct) < 20 {
 		t.Fatalf("the suite reported %d scenarios directly; want the active server suite (30+)", len(direct))
 	}
@@ -80,4 +98,33 @@ func runConformance(t *testing.T, bin, url string) map[string]bool {
 		t.Fatalf("no summary from the conformance suite against %s:\n%s", url, out)
 	}
 	return res
+}
+
+// startGoConformanceServer builds and starts the Go SDK's conformance everything-server (the
+// module's conformance/everything-server, pinned by go.mod) on a free port, stateful, and
+// returns its MCP URL.
+func startGoConformanceServer(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "everything-server")
+	build := exec.Command("go", "build", "-o", bin, "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
+	build.Dir = testenv.RepoRoot(t)
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the Go SDK conformance server: %v\n%s", err, out)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	cmd := exec.Command(bin, "-http", addr, "-stateless=false")
+	var logb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logb, &logb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	testenv.Eventually(t, 30*time.Second, "the Go SDK conformance server listening", func() bool {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+	return "http://" + addr + "/mcp"
 }

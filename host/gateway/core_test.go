@@ -82,8 +82,8 @@ func TestPolicyTestRunsTheDetector(t *testing.T) {
 		t.Errorf("model file removed: the fixture still passed: %+v", rs)
 	}
 
-	// The models: section removed as well: the detector is unavailable, fails open, and the
-	// fixture reports the allow it got.
+	// The models: section removed as well: the detector cannot run, and the bundle is refused
+	// naming it (it used to fail open quietly and the fixture reported the allow it got).
 	noModels := copyBundle(t, gone)
 	man, err := os.ReadFile(filepath.Join(noModels, "bundle.yaml"))
 	if err != nil {
@@ -97,12 +97,8 @@ func TestPolicyTestRunsTheDetector(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(noModels, "bundle.yaml"), man, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rs, err = run(noModels)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if policytest.Failed(rs) != 1 || rs[0].Decision != "allow" {
-		t.Errorf("no models: %+v, want the fixture to fail with allow", rs)
+	if rs, err = run(noModels); err == nil || !errors.Is(err, bundle.ErrStageCannotRun) || !strings.Contains(err.Error(), "stages[2]") {
+		t.Errorf("no models: %+v %v, want the bundle refused naming the detector stage", rs, err)
 	}
 }
 

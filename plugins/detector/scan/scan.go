@@ -167,6 +167,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 		}
 	}
 	var tool *argkind.Tool
+	forModel := false // walking text written for the model: tool output, other messages' params
 	// The walk is iterative: no nesting is too deep for it, and nothing is skipped but what
 	// MaxTexts and MaxBytes leave out (reported).
 	type item struct {
@@ -181,6 +182,11 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			switch {
 			case it.r.Type == gjson.String:
 				kind = tool.Of(it.key).ForValue(it.r.Str)
+				if forModel {
+					// Tool output and other text written for the model to read is prose
+					// (its threshold; fewer than three words: judged as unknown).
+					kind = argkind.Text.ForValue(it.r.Str)
+				}
 				add(it.path, it.r.Str)
 			case it.r.IsArray():
 				var kids []item
@@ -220,6 +226,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 	if fields[5].String() != abi.PhaseResponse && !call {
 		// Any other request or notification (sampling, elicitation, log and progress
 		// notifications, completion): every string its params carry.
+		forModel = true
 		walk("params", fields[7])
 		return out, skipped
 	}
@@ -246,6 +253,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 		// _meta travels with the call to the server, like the arguments.
 		walk("params._meta", fields[7].Get("_meta"))
 	}
+	forModel = true
 	walk("result", fields[2])
 	return out, skipped
 }
