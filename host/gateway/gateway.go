@@ -207,7 +207,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
 	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
-		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log}
+		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
+		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D()}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}

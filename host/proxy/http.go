@@ -45,8 +45,16 @@ type HTTPOptions struct {
 	// stream with an error, an answer past it is answered with an error (never passed), and a
 	// body past it is refused with 503. 0 = 256 MiB.
 	StreamBudget int64
-	Metrics      *Metrics     // nil = none
-	Logger       *slog.Logger // nil = discard
+	// MaxBatch is how many messages one batch POST may hold; a larger one is refused whole
+	// (413, -32003) before any element is judged or forwarded. 0 = 100.
+	MaxBatch int
+	// UpstreamTotalTimeout bounds one POST exchange with an upstream, from sending the request
+	// to the last byte of its answer (SSE keepalives do not extend it); the client then gets a
+	// -32002 error naming the limit. Time spent judging the request (an approval hold) comes
+	// before and does not count. 0 = 5m.
+	UpstreamTotalTimeout time.Duration
+	Metrics              *Metrics     // nil = none
+	Logger               *slog.Logger // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
@@ -112,6 +120,12 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	}
 	if o.StreamBudget <= 0 {
 		o.StreamBudget = 256 << 20
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 100
+	}
+	if o.UpstreamTotalTimeout <= 0 {
+		o.UpstreamTotalTimeout = 5 * time.Minute
 	}
 	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget)}
 	for _, u := range o.Upstreams {
@@ -198,7 +212,13 @@ func (h *HTTP) post(c echo.Context) error {
 	case err != nil:
 		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
 	}
-	msgs, batch, err := mcp.ParseBody(body, h.context(req.Header))
+	msgs, batch, err := mcp.ParseBodyLimit(body, h.context(req.Header), h.o.MaxBatch)
+	if errors.Is(err, mcp.ErrBatchTooLarge) {
+		h.count(up.Name, "batch_too_large")
+		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
+			fmt.Sprintf("the batch holds more than %d messages, the gateway's limit (limits.batch_elements); send fewer per POST", h.o.MaxBatch),
+			map[string]int{"limit": h.o.MaxBatch}))
+	}
 	if err != nil {
 		code := mcp.CodeInvalidRequest
 		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
@@ -530,7 +550,7 @@ func (h *HTTP) observe(server, outcome string, start time.Time) {
 func (h *HTTP) upstreamFailed(ctx context.Context, rw *responder, up *upstream, m *mcp.Message, out *Outcome, start time.Time, err error) {
 	reason := "unreachable"
 	status := http.StatusBadGateway
-	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUpstreamTimeout) || isTimeout(err) {
 		reason, status = "timed out", http.StatusGatewayTimeout
 	}
 	h.observe(up.Name, "error", start)
@@ -575,33 +595,52 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	if method != http.MethodPost {
 		return up.client.Do(req)
 	}
-	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout.
-	ictx, cancel := context.WithCancel(ctx)
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
+	// whatever it sends, UpstreamTotalTimeout after the request went out.
+	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout,
+		fmt.Errorf("%w (%s)", ErrUpstreamTimeout, h.o.UpstreamTotalTimeout))
 	resp, err := up.client.Do(req.WithContext(ictx))
 	if err != nil {
+		err = deadlineCause(ictx, err)
 		cancel()
 		return nil, err
 	}
-	resp.Body = newIdleBody(resp.Body, h.o.StreamIdleTimeout, cancel)
+	resp.Body = newIdleBody(ictx, resp.Body, h.o.StreamIdleTimeout, cancel)
 	return resp, nil
 }
 
-// idleBody cancels its request when no byte arrives for d.
+// ErrUpstreamTimeout marks an upstream exchange cut at HTTPOptions.UpstreamTotalTimeout.
+var ErrUpstreamTimeout = errors.New("the upstream did not finish its answer within the gateway's limit (limits.upstream_total_timeout)")
+
+// deadlineCause returns ctx's cause instead of err when ctx ended at the total deadline.
+func deadlineCause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); errors.Is(c, ErrUpstreamTimeout) {
+		return c
+	}
+	return err
+}
+
+// idleBody cancels its request when no byte arrives for d; a read cut by the total deadline
+// fails with ErrUpstreamTimeout.
 type idleBody struct {
 	io.ReadCloser
+	ctx    context.Context
 	d      time.Duration
 	timer  *time.Timer
 	cancel context.CancelFunc
 }
 
-func newIdleBody(rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
-	return &idleBody{ReadCloser: rc, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
+func newIdleBody(ctx context.Context, rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: rc, ctx: ctx, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.timer.Reset(b.d)
+	}
+	if err != nil && err != io.EOF {
+		err = deadlineCause(b.ctx, err)
 	}
 	return n, err
 }
@@ -631,7 +670,12 @@ func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response
 	b, release, err := h.readAnswer(resp)
 	defer release() // once the answer is written
 	if err != nil {
-		rw.error(http.StatusBadGateway, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
+		status := http.StatusBadGateway
+		if errors.Is(err, ErrUpstreamTimeout) {
+			status = http.StatusGatewayTimeout
+			r.x.Outcome.Upstream.Error = err.Error()
+		}
+		rw.error(status, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
 		return
 	}
 	for _, o := range r.filter(ctx, b) {
@@ -642,7 +686,7 @@ func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response
 		// A JSON body answers one request: what else it carried cannot reach the client.
 		h.o.Logger.Debug("upstream message beside a JSON answer dropped", "upstream", r.up.Name)
 	}
-	if ans := r.finish(ctx); ans != nil {
+	if ans := r.finish(ctx, nil); ans != nil {
 		rw.json(resp, ans)
 	}
 }
@@ -659,7 +703,9 @@ func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
 	h.observe(up.Name, "ok", start)
 	// The upstream acknowledges a notification or response with a status and no body: any body
 	// would reach the client unjudged, so only the status passes.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit))
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit)); errors.Is(err, ErrUpstreamTimeout) {
+		return writeError(c, http.StatusGatewayTimeout, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s timed out: %v", up.Name, err), nil))
+	}
 	if resp.StatusCode >= 300 {
 		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -86,13 +87,19 @@ func (r *relay) unjudgeable(raw []byte, err error) []relayed {
 	return []relayed{{b: r.x.Unjudgeable(raw, err), answer: true}}
 }
 
-// finish returns the answer to send when the upstream's body or stream ended without one (nil
-// when the request was answered, on the GET stream, or when the client went away).
-func (r *relay) finish(ctx context.Context) []byte {
+// finish returns the answer to send when the upstream's body or stream ended (with err, nil at
+// its end) without one (nil when the request was answered, on the GET stream, or when the
+// client went away). A stream cut at the total deadline is answered with that error.
+func (r *relay) finish(ctx context.Context, err error) []byte {
 	if r.x == nil || r.answered || ctx.Err() != nil {
 		return nil
 	}
 	r.answered = true
+	if errors.Is(err, ErrUpstreamTimeout) {
+		out := r.x.Outcome
+		return mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s timed out: %v", r.up.Name, err),
+			map[string]string{"upstream": r.up.Name, "audit_id": out.AuditID}))
+	}
 	return r.x.NoAnswer(r.up.Name)
 }
 
@@ -108,7 +115,7 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			if b := r.finish(ctx); b != nil {
+			if b := r.finish(ctx, err); b != nil {
 				rw.json(nil, b)
 			}
 			return err
