@@ -61,6 +61,10 @@ func (g *Gateway) Current() *bundle.Bundle {
 // Engine returns the decision engine (nil during Init).
 func (g *Gateway) Engine() *proxy.Engine { return g.engine }
 
+// Proxy is the Streamable HTTP proxy (nil before New built it); features serve endpoints that
+// share its memory budget through it (HookHandler).
+func (g *Gateway) Proxy() *proxy.HTTP { return g.http }
+
 // Metrics returns the Prometheus metrics.
 func (g *Gateway) Metrics() *proxy.Metrics { return g.metrics }
 

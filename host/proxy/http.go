@@ -45,6 +45,9 @@ type HTTPOptions struct {
 	// stream with an error, an answer past it is answered with an error (never passed), and a
 	// body past it is refused with 503. 0 = 256 MiB.
 	StreamBudget int64
+	// Budget, if set, is the budget to draw on instead of a new one of StreamBudget, so other
+	// readers (the hook endpoint) share it.
+	Budget *sse.Budget
 	// MaxBatch is how many messages one batch POST may hold; a larger one is refused whole
 	// (413, -32003) before any element is judged or forwarded. 0 = 100.
 	MaxBatch int
@@ -127,7 +130,10 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.UpstreamTotalTimeout <= 0 {
 		o.UpstreamTotalTimeout = 5 * time.Minute
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget)}
+	if o.Budget == nil {
+		o.Budget = sse.NewBudget(o.StreamBudget)
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -443,7 +449,20 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			})
 		}
 	}
+	// Judging costs memory beyond the body's bytes (the envelope encoded for the stages):
+	// the budget covers it while the request phase runs.
+	judged, ok := holdJudging(h.budget, JudgeCost(len(m.Params)))
+	if !ok {
+		h.count(up.Name, "over_budget")
+		if rw.sink == nil {
+			rw.w().Header().Set("Retry-After", "1")
+		}
+		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeTooLarge,
+			"judging this request does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later", nil))
+		return
+	}
 	x, err := h.o.Engine.Begin(ctx, p, h.o.Tools)
+	judged()
 	if err != nil {
 		h.count(up.Name, "error")
 		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
@@ -663,6 +682,28 @@ func (h *HTTP) readAnswer(resp *http.Response) (_ []byte, release func(), err er
 		err = errors.New("response does not fit the gateway's memory budget (limits.stream_buffer_bytes) now")
 	}
 	return b, release, err
+}
+
+// JudgeCost is the memory judging a message whose params (or result) are n bytes costs beyond
+// those bytes, drawn from the budget while it is judged. Measured with one 4 MiB tools/call
+// whose arguments are a flat array of two million zeros, and one whose arguments are a single
+// string (go test -memprofile on an in-process gateway, six calls each): 30-42 MiB allocated per
+// call besides the body, about 17 MiB of it encoding the envelope for the stages
+// (encoding/json's growing buffer and its copy) and 15-19 MiB the plugin instance's memory
+// growing to read it (wazero). Arguments are never decoded on the host, so the cost follows
+// the bytes, not their shape: 8 per byte.
+func JudgeCost(n int) int64 {
+	const perByte = 8
+	if n <= 16<<10 {
+		return 0 // small messages are not counted, as the first 64 KiB of a body are not
+	}
+	return perByte * int64(n)
+}
+
+// holdJudging takes cost from b for a message being judged, but never more than half of b, so
+// a message alone on the gateway is judged whatever the budget's size.
+func holdJudging(b *sse.Budget, cost int64) (release func(), ok bool) {
+	return b.Hold(min(cost, b.Size()/2))
 }
 
 // relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.

@@ -63,7 +63,19 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 				continue
 			}
 			r.answered = true
+			// A response stage reads the answer encoded for it: the budget covers that.
+			var cost int64
+			if responseJudged(r.x.Outcome) {
+				cost = JudgeCost(len(um.raw))
+			}
+			judged, ok := holdJudging(r.h.budget, cost)
+			if !ok {
+				out = append(out, relayed{b: mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream,
+					fmt.Sprintf("upstream %s: judging the answer does not fit the gateway's memory budget (limits.stream_buffer_bytes) now", r.up.Name), nil)), answer: true})
+				continue
+			}
 			out = append(out, relayed{b: r.x.Answer(ctx, m), answer: true})
+			judged()
 		case m.IsRequest() && judgedFromServer[m.Method]:
 			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
 				out = append(out, relayed{b: um.raw})
@@ -73,6 +85,20 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 		}
 	}
 	return out
+}
+
+// responseJudged reports whether a response stage matches o's call, so its answer will be
+// encoded for the stages (what JudgeCost covers).
+func responseJudged(o *Outcome) bool {
+	if o.Chain == nil {
+		return false
+	}
+	for _, s := range o.Chain.Stages() {
+		if s.Response && s.Match.Matches(o.Envelope) {
+			return true
+		}
+	}
+	return false
 }
 
 // unjudgeable handles upstream bytes the gateway could not read as JSON-RPC messages.
