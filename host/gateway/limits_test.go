@@ -97,6 +97,37 @@ func TestBatchElementsLimit(t *testing.T) {
 	}
 }
 
+// TestUpstreamBatchLimit: an upstream answers a call with one SSE event holding a batch of 150
+// notifications and the answer. Over limits.batch_elements (default 100) it is not judged
+// element by element and none of it reaches the client: the call gets -32002 naming the limit.
+// A batch of 9 notifications and the answer is relayed.
+func TestUpstreamBatchLimit(t *testing.T) {
+	url := startUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			Params struct{ Arguments struct{ Message string } }
+		}
+		json.NewDecoder(r.Body).Decode(&m)
+		n := 150
+		if m.Params.Arguments.Message == "small" {
+			n = 9
+		}
+		note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"n"}},`
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\ndata: ["+strings.Repeat(note, n)+`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"done"}]}}]`+"\n\n")
+	})
+	s := serveProcess(t, url, "")
+	st, b := postMCP(t, s, strings.Replace(callEcho, `"x"`, `"small"`, 1), time.Minute)
+	if st != http.StatusOK || strings.Count(string(b), "notifications/message") != 9 || !strings.Contains(string(b), `"done"`) {
+		t.Fatalf("9 notifications and the answer: %d %.300s", st, b)
+	}
+	st, b = postMCP(t, s, callEcho, time.Minute)
+	if st != http.StatusOK || strings.Contains(string(b), "notifications/message") || strings.Contains(string(b), `"done"`) ||
+		!strings.Contains(string(b), "-32002") || !strings.Contains(string(b), "limits.batch_elements") {
+		t.Fatalf("150 notifications and the answer: %d %.500s", st, b)
+	}
+	t.Logf("an upstream batch of 151: %s", strings.TrimSpace(string(b)))
+}
+
 // TestUpstreamTotalTimeout: an upstream that keeps its answer alive without finishing it (SSE
 // keepalive comments, or a JSON body a byte at a time) never trips the idle timeout; after
 // limits.upstream_total_timeout the client gets a -32002 error naming the limit, and the audit

@@ -48,8 +48,10 @@ type HTTPOptions struct {
 	// Budget, if set, is the budget to draw on instead of a new one of StreamBudget, so other
 	// readers (the hook endpoint) share it.
 	Budget *sse.Budget
-	// MaxBatch is how many messages one batch POST may hold; a larger one is refused whole
-	// (413, -32003) before any element is judged or forwarded. 0 = 100.
+	// MaxBatch is how many messages one batch may hold. A client's larger batch POST is
+	// refused whole (413, -32003) before any element is judged or forwarded; an upstream's
+	// larger batch is not judged and nothing in it reaches the client: the request it came
+	// for is answered with -32002. 0 = 100.
 	MaxBatch int
 	// UpstreamTotalTimeout bounds one POST exchange with an upstream, from sending the request
 	// to the last byte of its answer (SSE keepalives do not extend it); the client then gets a
@@ -555,7 +557,7 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	raw, release, err := h.readAnswer(resp)
 	defer release()
 	if err == nil {
-		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID)
+		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID, h.o.MaxBatch)
 	}
 	rw.json(nil, x.Answer(ctx, msg))
 }

@@ -44,7 +44,10 @@ type relayed struct {
 
 func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 	log := r.h.o.Logger
-	ms, err := upstreamMessages(data)
+	ms, err := upstreamMessages(data, r.h.o.MaxBatch)
+	if errors.Is(err, mcp.ErrBatchTooLarge) {
+		return r.batchTooLarge(err)
+	}
 	if err != nil {
 		return r.unjudgeable(data, err)
 	}
@@ -99,6 +102,21 @@ func responseJudged(o *Outcome) bool {
 		}
 	}
 	return false
+}
+
+// batchTooLarge refuses an upstream batch over MaxBatch unread: the waiting request, if any,
+// is answered with the error naming the limit; nothing in the batch reaches the client.
+func (r *relay) batchTooLarge(err error) []relayed {
+	r.h.o.Logger.Warn("upstream batch over the limit; refused", "upstream", r.up.Name, "err", err)
+	r.h.count(r.up.Name, "batch_too_large")
+	if r.x == nil || r.answered {
+		return nil
+	}
+	r.answered = true
+	if u := r.x.Outcome.Upstream; u != nil {
+		u.Error = err.Error()
+	}
+	return []relayed{{b: mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil)), answer: true}}
 }
 
 // unjudgeable handles upstream bytes the gateway could not read as JSON-RPC messages.
@@ -170,9 +188,9 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 
 // answerIn returns the upstream's answer to id in a whole body (JSON or SSE), parsed strictly
 // (ambiguous keys refused, ids matched as JSON values); nil if there is none.
-func answerIn(b []byte, sseBody bool, id json.RawMessage) *mcp.Message {
+func answerIn(b []byte, sseBody bool, id json.RawMessage, maxBatch int) *mcp.Message {
 	find := func(data []byte) *mcp.Message {
-		ms, err := upstreamMessages(data)
+		ms, err := upstreamMessages(data, maxBatch)
 		if err != nil {
 			return nil
 		}
