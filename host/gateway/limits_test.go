@@ -338,3 +338,43 @@ func TestJudgingCostShareBudget(t *testing.T) {
 		})
 	}
 }
+
+// TestPlaygroundBodiesShareBudget: the admin playground's bodies (1 MiB cap) draw on the same
+// budget: with a 4 MiB limits.stream_buffer_bytes, 8 announced 1 MiB bodies that send only
+// their start leave 4 read (waiting) and 4 answered 503 at once. Before, they were read
+// outside any budget.
+func TestPlaygroundBodiesShareBudget(t *testing.T) {
+	url := startUpstream(t, func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) })
+	s := serveProcess(t, url, fmt.Sprintf("limits: {stream_buffer_bytes: %d}\nhttp: {read_timeout: 2m}\nadmin: {token: tok}\n", 4<<20))
+	addr := strings.TrimPrefix(s.base, "http://")
+	statuses := make(chan string, 8)
+	for range 8 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /admin/api/playground HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer tok\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"tool\":", 1<<20)
+		go func() {
+			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+			if err != nil {
+				statuses <- "closed" // the test hung up
+				return
+			}
+			b, _ := io.ReadAll(resp.Body)
+			statuses <- fmt.Sprintf("%d %s", resp.StatusCode, b)
+		}()
+	}
+	timeout := time.After(60 * time.Second)
+	for refused := 0; refused < 4; refused++ {
+		select {
+		case st := <-statuses:
+			if !strings.HasPrefix(st, "503 ") || !strings.Contains(st, "memory budget") {
+				t.Fatalf("a playground body announced while the budget is taken: %s", st)
+			}
+		case <-timeout:
+			t.Fatalf("%d of 8 playground bodies refused, want 4 (4 fit the budget)", refused)
+		}
+	}
+	s.mustBeHealthy(t, "with the budget taken by playground bodies")
+}
