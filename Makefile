@@ -103,6 +103,7 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/glob/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $${FUZZTIME:-20s} ./host/bundle/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
+	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $${FUZZTIME:-20s} ./host/plugin/
 
 eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
 

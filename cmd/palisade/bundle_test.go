@@ -30,7 +30,7 @@ func TestBundleSignVerifyCLI(t *testing.T) {
 	b := filepath.Join(dir, "b")
 	os.MkdirAll(b, 0o755)
 	os.WriteFile(filepath.Join(b, "p.wasm"), []byte("\x00asm\x01\x00\x00\x00"), 0o644)
-	os.WriteFile(filepath.Join(b, "bundle.yaml"), []byte("name: t\nversion: \"1\"\nstages:\n  - name: s\n    plugin: p.wasm\n"), 0o644)
+	os.WriteFile(filepath.Join(b, "bundle.yaml"), []byte("name: t\nversion: \"1\"\ncoverage: {uncovered: pass}\nstages:\n  - name: s\n    plugin: p.wasm\n"), 0o644)
 
 	steps := []struct {
 		args []string

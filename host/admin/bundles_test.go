@@ -29,7 +29,7 @@ func signedBundle(t *testing.T, priv []byte, version, action string) []byte {
 	if err := os.WriteFile(filepath.Join(dir, "rules.wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	y := fmt.Sprintf("name: t\nversion: %q\nstages:\n  - name: rules\n    plugin: rules.wasm\n    config: {rules: [{id: r, action: %s}]}\n", version, action)
+	y := fmt.Sprintf("name: t\nversion: %q\ncoverage: {uncovered: pass}\nstages:\n  - name: rules\n    plugin: rules.wasm\n    config: {rules: [{id: r, action: %s}]}\n", version, action)
 	if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}

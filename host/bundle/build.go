@@ -31,10 +31,14 @@ type BuildOptions struct {
 	Logger  *slog.Logger    // nil = discard
 	// OnStage is passed to the chain (metrics).
 	OnStage func(stage, phase, action string, d time.Duration, err error)
-	// Unavailable, if set, is asked per stage whether it can run here (e.g. a stage granted
-	// infer when no inference runtime exists); a non-nil error makes the stage unavailable, so
-	// its failure mode applies, instead of failing the bundle.
+	// Unavailable, if set, is asked per stage whether it can run here besides the built-in
+	// check (a stage granted infer whose model or runtime is missing): a non-nil error refuses
+	// the bundle (ErrStageCannotRun) unless ServeDegraded.
 	Unavailable func(s StageSpec) error
+	// ServeDegraded builds a bundle whose stages cannot all run: each such stage fails by its
+	// failure mode on every call, the chain's Info.Degraded names them (readiness and every
+	// audit event say so). false refuses the bundle.
+	ServeDegraded bool
 	// SkipFixtures skips the bundle's fixtures (policy test runs them itself).
 	SkipFixtures bool
 	// MaxPool caps every stage's instance pool (0 = as the bundle says): a process that decides
@@ -56,7 +60,7 @@ type Bundle struct {
 
 // Info returns the identity recorded in audit events.
 func (b *Bundle) Info() chain.Info {
-	return chain.Info{Name: b.Manifest.Name, Version: b.Manifest.Version, Digest: b.Digest}
+	return b.Chain.Info()
 }
 
 // Build verifies the bundle in dir, compiles its plugins, fills their pools and runs its
@@ -74,6 +78,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		return nil, err
 	}
 	var stages []*chain.Stage
+	var degraded []string // stages that cannot run, when serving degraded
 	var modelCloser io.Closer
 	if o.Models != nil && len(m.Models) > 0 {
 		inf, cl, merr := o.Models(ctx, dir, m.Models)
@@ -122,13 +127,17 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		if o.Unavailable != nil {
 			uerr = o.Unavailable(s)
 		}
-		if uerr == nil && slices.Contains(s.Capabilities, hostfn.CapInfer) && o.Deps.Inferer == nil {
-			uerr = errors.New("no inference backend: the bundle declares no models, or the gateway has no inference runtime")
+		if uerr == nil && slices.Contains(s.Capabilities, hostfn.CapInfer) {
+			uerr = inferUnavailable(o.Deps.Inferer, s)
 		}
 		if uerr != nil {
-			o.Logger.Warn("stage unavailable", "stage", s.Name, "err", uerr)
+			if !o.ServeDegraded {
+				return nil, &FieldError{Path: p, Err: fmt.Errorf("%w: stage %s cannot run here: %w (bundles.serve_degraded: true serves without it, not ready and every decision marked degraded)", ErrStageCannotRun, s.Name, uerr)}
+			}
+			o.Logger.Warn("stage unavailable; serving degraded", "stage", s.Name, "err", uerr)
 			st.Plugin = unavailable{err: uerr}
 			stages = append(stages, st)
+			degraded = append(degraded, s.Name+": "+uerr.Error())
 			continue
 		}
 		pl, err := o.Runtime.Load(ctx, plugin.Spec{
@@ -152,13 +161,16 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		}
 	}
 	ch, err := chain.New(chain.Options{
-		Info:           chain.Info{Name: m.Name, Version: m.Version, Digest: digest},
+		Info:           chain.Info{Name: m.Name, Version: m.Version, Digest: digest, Degraded: degraded},
 		Stages:         stages,
 		DefaultAction:  m.DefaultAction,
 		AskFallback:    m.Fallback.Ask,
 		SampleFallback: m.Fallback.Sample,
-		Logger:         o.Logger,
-		OnStage:        o.OnStage,
+		Uncovered: chain.Coverage{Action: m.Coverage.Uncovered, Stages: m.Coverage.JudgeWith,
+			Pass:   chain.Methods{Request: m.Coverage.Pass.Request, Response: m.Coverage.Pass.Response},
+			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},
+		Logger:  o.Logger,
+		OnStage: o.OnStage,
 	})
 	if err != nil {
 		return nil, err
@@ -213,6 +225,29 @@ func poolSize(declared, max int) int {
 		return max
 	}
 	return declared
+}
+
+// ErrStageCannotRun refuses a bundle naming a stage that cannot run here (its model or
+// inference runtime is missing) when the operator does not serve degraded.
+var ErrStageCannotRun = errors.New("bundle: stage cannot run")
+
+// modelChecker is an inference backend that can say whether a model answers (infer.Registry).
+type modelChecker interface {
+	Unavailable(model string) error
+}
+
+// inferUnavailable says why stage s, granted infer, cannot run on inf (nil when it can): no
+// backend, or the model its config names (every model when it names none) unavailable.
+func inferUnavailable(inf hostfn.Inferer, s StageSpec) error {
+	if inf == nil {
+		return errors.New("no inference backend: the bundle declares no models, or the host has no inference runtime")
+	}
+	mc, ok := inf.(modelChecker)
+	if !ok {
+		return nil
+	}
+	model, _ := s.Config["model"].(string)
+	return mc.Unavailable(model)
 }
 
 type unavailable struct{ err error }

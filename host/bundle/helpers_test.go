@@ -32,7 +32,7 @@ func writeBundle(t testing.TB, dir, name, version string, stages []stageDef, exp
 		t.Fatal(err)
 	}
 	var y strings.Builder
-	fmt.Fprintf(&y, "name: %s\nversion: %s\nabi: \"1.0\"\ndefault_action: deny\n", name, version)
+	fmt.Fprintf(&y, "name: %s\nversion: %s\nabi: \"1.0\"\ndefault_action: deny\ncoverage: {uncovered: pass}\n", name, version)
 	if expect != "" {
 		y.WriteString("fixtures: fixtures\n")
 	}

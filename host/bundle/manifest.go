@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +35,44 @@ type Manifest struct {
 	Profiles      map[string]any `yaml:"profiles,omitempty"` // tool profiles, read by risk via data/config
 	Fixtures      string         `yaml:"fixtures,omitempty"` // folder of fixtures that must pass before activation
 	Audit         AuditSpec      `yaml:"audit,omitempty"`
+	// Coverage declares what happens to messages no stage matches (host/chain.Coverage).
+	Coverage CoverageSpec `yaml:"coverage,omitempty"`
+}
+
+// CoverageSpec is bundle.yaml's coverage block: every message in either direction reaches the
+// chain; one that no stage's match covers is judged by the text stages, passed or refused.
+type CoverageSpec struct {
+	Uncovered string       `yaml:"uncovered"`  // judge | pass | refuse (required)
+	JudgeWith []string     `yaml:"judge_with"` // stages that judge uncovered messages; empty = every stage of the phase
+	Pass      PhaseMethods `yaml:"pass"`       // method globs that pass uncovered (they carry no text to the model)
+	Refuse    PhaseMethods `yaml:"refuse"`     // method globs refused uncovered
+}
+
+// PhaseMethods are method globs per phase: request (requests and notifications, whoever sends
+// them) and response (answers).
+type PhaseMethods struct {
+	Request  []string `yaml:"request"`
+	Response []string `yaml:"response"`
+}
+
+// UnmarshalYAML refuses anything but a request/response map, saying what is expected (a plain
+// list would otherwise fail naming the Go type).
+func (p *PhaseMethods) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: coverage pass and refuse take method lists per phase, {request: [...], response: [...]}", n.Line)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i].Value; k != "request" && k != "response" {
+			return fmt.Errorf("line %d: coverage pass and refuse: unknown phase %q (request or response)", n.Content[i].Line, k)
+		}
+	}
+	type plain PhaseMethods
+	var v plain
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	*p = PhaseMethods(v)
+	return nil
 }
 
 // Fallback says how ask and sample resolve when no human or judge decides them.
@@ -171,6 +210,18 @@ func (m *Manifest) Validate() error {
 	}
 	if len(m.Stages) == 0 {
 		return fe("stages", "at least one stage is required")
+	}
+	switch m.Coverage.Uncovered {
+	case "":
+		return fe("coverage.uncovered", "required: say what happens to a message no stage's match covers (judge, pass or refuse); every message in either direction reaches the chain")
+	case "judge", "pass", "refuse":
+	default:
+		return fe("coverage.uncovered", "%q must be judge, pass or refuse", m.Coverage.Uncovered)
+	}
+	for j, n := range m.Coverage.JudgeWith {
+		if !slices.ContainsFunc(m.Stages, func(s StageSpec) bool { return s.Name == n }) {
+			return fe(fmt.Sprintf("coverage.judge_with[%d]", j), "no stage is named %q", n)
+		}
 	}
 	seen := map[string]bool{}
 	for i, s := range m.Stages {

@@ -8,6 +8,7 @@ import (
 
 const goodManifest = `name: b
 version: "1"
+coverage: {uncovered: pass}
 stages:
   - name: rules
     plugin: rules.wasm

@@ -17,7 +17,7 @@ func miniBundle(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]string{
-		"bundle.yaml":      "name: m\nversion: \"1\"\nstages:\n  - name: s\n    plugin: p.wasm\n",
+		"bundle.yaml":      "name: m\nversion: \"1\"\ncoverage: {uncovered: pass}\nstages:\n  - name: s\n    plugin: p.wasm\n",
 		"p.wasm":           "\x00asm",
 		"data/rules.yaml":  "rules: []\n",
 		"fixtures/a.json":  `{"method":"tools/call"}`,

@@ -64,6 +64,56 @@ func (m Match) Matches(env *abi.Envelope) bool {
 	return glob.Any(m.Tools, target)
 }
 
+// What a bundle does with a message no stage matches (Coverage.Action).
+const (
+	// UncoveredJudge runs Coverage.Stages on the message whatever they match (the default).
+	UncoveredJudge = "judge"
+	// UncoveredPass lets the message through without a stage.
+	UncoveredPass = "pass"
+	// UncoveredRefuse denies the message.
+	UncoveredRefuse = "refuse"
+)
+
+// Values of Decision.Coverage: how the message was covered.
+const (
+	CoveredByStage = "stages"  // at least one stage matched it
+	CoveredJudged  = "judged"  // no stage matched: Coverage.Stages judged it
+	CoveredPassed  = "passed"  // no stage matched: passed as the bundle declares
+	CoveredRefused = "refused" // no stage matched: refused as the bundle declares
+	RuleUncovered  = "coverage/uncovered"
+	StageCoverage  = "coverage"
+)
+
+// Coverage is a bundle's declaration for the messages its stages do not match: every message in
+// either direction reaches the chain, and one no stage covers is judged, passed or refused as
+// declared here, never passed by omission.
+type Coverage struct {
+	// Action for an uncovered message whose method is in neither Pass nor Refuse: judge
+	// (default), pass or refuse.
+	Action string
+	// Stages judge an uncovered message (Action judge), whatever their Match and phase; empty =
+	// every stage of the message's phase.
+	Stages []string
+	// Pass and Refuse are method globs, per phase, declared to pass (they carry no text to the
+	// model) or be refused when no stage matches them, before Action applies.
+	Pass   Methods
+	Refuse Methods
+}
+
+// Methods are method globs for each phase.
+type Methods struct {
+	Request  []string // requests and notifications, whoever sends them
+	Response []string // answers
+}
+
+// For returns the globs of phase.
+func (m Methods) For(phase string) []string {
+	if phase == abi.PhaseResponse {
+		return m.Response
+	}
+	return m.Request
+}
+
 // Stage is one step of a chain.
 type Stage struct {
 	Name       string
@@ -91,6 +141,9 @@ type Info struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Digest  string `json:"digest"`
+	// Degraded names the stages that cannot run here ("stage: why"), when the operator serves
+	// the bundle degraded; each fails by its failure mode on every call.
+	Degraded []string `json:"degraded,omitempty"`
 }
 
 // Options configure a chain.
@@ -102,6 +155,8 @@ type Options struct {
 	// them (allow or deny; "" = deny).
 	AskFallback    string
 	SampleFallback string
+	// Uncovered is what happens to a message no stage matches in its phase (see Coverage).
+	Uncovered Coverage
 	// Extra is free data carried with the chain (the bundle's manifest, for admin views).
 	Extra  any
 	Logger *slog.Logger // nil = discard
@@ -135,6 +190,13 @@ func New(o Options) (*Chain, error) {
 	if !abi.ValidAction(o.DefaultAction) {
 		return nil, fmt.Errorf("chain: default action %q is not an action", o.DefaultAction)
 	}
+	switch o.Uncovered.Action {
+	case "":
+		o.Uncovered.Action = UncoveredJudge
+	case UncoveredJudge, UncoveredPass, UncoveredRefuse:
+	default:
+		return nil, fmt.Errorf("chain: uncovered action %q is not judge, pass or refuse", o.Uncovered.Action)
+	}
 	c := &Chain{o: o, closed: make(chan struct{})}
 	var g []*Stage
 	seen := map[string]bool{}
@@ -152,7 +214,49 @@ func New(o Options) (*Chain, error) {
 	if len(g) > 0 {
 		c.groups = append(c.groups, g)
 	}
+	for _, n := range o.Uncovered.Stages {
+		if !seen[n] {
+			return nil, fmt.Errorf("chain: uncovered stages: no stage is named %q", n)
+		}
+	}
 	return c, nil
+}
+
+// Covered reports whether a stage of the chain matches env in its phase.
+func (c *Chain) Covered(env *abi.Envelope) bool {
+	phase := env.Phase
+	if phase == "" {
+		phase = abi.PhaseRequest
+	}
+	for _, s := range c.o.Stages {
+		if s.inPhase(phase) && s.Match.Matches(env) {
+			return true
+		}
+	}
+	return false
+}
+
+// Uncovered returns the chain's declaration for messages no stage matches.
+func (c *Chain) Uncovered() Coverage { return c.o.Uncovered }
+
+// uncoveredAction is what the chain does with env, which no stage matches: judge, pass or refuse.
+func (c *Chain) uncoveredAction(env *abi.Envelope, phase string) string {
+	u := c.o.Uncovered
+	if pass := u.Pass.For(phase); len(pass) > 0 && glob.Any(pass, env.Method) {
+		return UncoveredPass
+	}
+	if refuse := u.Refuse.For(phase); len(refuse) > 0 && glob.Any(refuse, env.Method) {
+		return UncoveredRefuse
+	}
+	return u.Action
+}
+
+// judgesUncovered reports whether s judges messages no stage matches (phase is theirs).
+func (c *Chain) judgesUncovered(s *Stage, phase string) bool {
+	if len(c.o.Uncovered.Stages) == 0 {
+		return s.inPhase(phase)
+	}
+	return slices.Contains(c.o.Uncovered.Stages, s.Name)
 }
 
 // Info returns the bundle identity.
@@ -197,6 +301,8 @@ type Decision struct {
 	RequireToken bool
 	Fallback     string
 	Stages       []abi.StageResult
+	// Coverage says how the message was covered (CoveredByStage, CoveredJudged, ...).
+	Coverage string
 }
 
 // Evaluate runs the stages for env.Phase. It never returns an error for a stage failure (that is
@@ -210,6 +316,30 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	decidingSev := -1
 	prior := env.Prior
 	defer func() { env.Prior = prior }()
+	d.Coverage = CoveredByStage
+	selected := func(s *Stage) bool { return s.inPhase(phase) && s.Match.Matches(env) }
+	if !c.Covered(env) {
+		switch c.uncoveredAction(env, phase) {
+		case UncoveredPass:
+			// As if every stage had no opinion: a call gets the bundle's default action.
+			d.Action, d.Default, d.Coverage = c.o.DefaultAction, true, CoveredPassed
+			d.Reason = fmt.Sprintf("no stage covers %s (%s); bundle %s passes it (default %s)", env.Method, phase, c.o.Info.Name, c.o.DefaultAction)
+			return d, nil
+		case UncoveredRefuse:
+			d.Action, d.Coverage, d.Rule, d.Stage = abi.ActionDeny, CoveredRefused, RuleUncovered, StageCoverage
+			d.Reason = fmt.Sprintf("no stage covers %s (%s); bundle %s refuses uncovered messages", env.Method, phase, c.o.Info.Name)
+			return d, nil
+		}
+		d.Coverage = CoveredJudged
+		selected = func(s *Stage) bool { return c.judgesUncovered(s, phase) }
+		if !slices.ContainsFunc(c.o.Stages, selected) {
+			// Judge, by stages the bundle has none of in this phase: it declared that phase
+			// unjudged (a rules-only bundle's answers), which is what the decision says.
+			d.Action, d.Default, d.Coverage = c.o.DefaultAction, true, CoveredPassed
+			d.Reason = fmt.Sprintf("no stage covers %s (%s) and bundle %s has no stage to judge it (default %s)", env.Method, phase, c.o.Info.Name, c.o.DefaultAction)
+			return d, nil
+		}
+	}
 	// The envelope is encoded once, without prior verdicts; each group's input is that encoding
 	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
 	// (request) or the result (response).
@@ -217,7 +347,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	for _, g := range c.groups {
 		var run []*Stage
 		for _, s := range g {
-			if s.inPhase(phase) && s.Match.Matches(env) {
+			if selected(s) {
 				run = append(run, s)
 			}
 		}

@@ -24,6 +24,10 @@ import (
 //	  allow_unsigned: false    # true = accept bundles without signature.json (never a bad one);
 //	                           # with no bundles section at all, a local folder/archive loads
 //	                           # unsigned (development) and remote sources need a signature
+//	  serve_degraded: false    # true = serve a bundle whose stages cannot all run here (its
+//	                           # model or ONNX Runtime missing): /readyz says degraded (503)
+//	                           # and every decision's audit event names the stages; false
+//	                           # refuses such a bundle in every mode (policy test included)
 //	  keep: 5                  # bundles kept for rollback
 //	  watch: true              # false = activate at start only
 //	  poll: 1s                 # folder/archive source: poll period
@@ -34,6 +38,7 @@ import (
 type BundlesConfig struct {
 	TrustedKeys   []string        `yaml:"trusted_keys"`
 	AllowUnsigned bool            `yaml:"allow_unsigned"`
+	ServeDegraded bool            `yaml:"serve_degraded"`
 	Keep          int             `yaml:"keep"`
 	Watch         *bool           `yaml:"watch"`
 	Poll          config.Duration `yaml:"poll"`

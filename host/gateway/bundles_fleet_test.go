@@ -258,7 +258,7 @@ func fleetBundle(t *testing.T, dir, version, action string) string {
 	if err := os.WriteFile(filepath.Join(dir, "plugins", "rules.wasm"), wasm, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	y := fmt.Sprintf("name: fleet\nversion: %q\nstages:\n  - name: rules\n    plugin: plugins/rules.wasm\n    config: {rules: [{id: fleet-%s, action: %s, reason: \"fleet %s\"}]}\n", version, version, action, version)
+	y := fmt.Sprintf("name: fleet\nversion: %q\ncoverage: {uncovered: pass}\nstages:\n  - name: rules\n    plugin: plugins/rules.wasm\n    config: {rules: [{id: fleet-%s, action: %s, reason: \"fleet %s\"}]}\n", version, version, action, version)
 	if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), []byte(y), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func swapBundle(t *testing.T, priv string, name, version, act1, act2 string) str
 		t.Fatal(err)
 	}
 	var y strings.Builder
-	fmt.Fprintf(&y, "name: %s\nversion: %q\nstages:\n", name, version)
+	fmt.Fprintf(&y, "name: %s\nversion: %q\ncoverage: {uncovered: pass}\nstages:\n", name, version)
 	for i, a := range []string{act1, act2} {
 		fmt.Fprintf(&y, "  - name: s%d\n    plugin: rules.wasm\n    pool: 4\n    timeout: 10s\n    config: {rules: [{id: %s-%d, action: %s, reason: %s}]}\n", i+1, name, i+1, a, name)
 	}

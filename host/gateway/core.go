@@ -141,7 +141,7 @@ func (c *Core) BuildOptions() bundle.BuildOptions {
 		}
 	}
 	return bundle.BuildOptions{Runtime: c.Runtime, Deps: c.Deps, Logger: c.log, MaxPool: c.maxPool,
-		Models: modelLoader(c.infer, c.log.With("component", "infer"), track)}
+		Models: modelLoader(c.infer, c.log.With("component", "infer"), track), ServeDegraded: c.Bundles.ServeDegraded}
 }
 
 // Verify applies the trust policy to the bundle folder dir (bundle.CheckTrust): the same check,

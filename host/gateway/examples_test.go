@@ -35,7 +35,7 @@ func TestPluginsInFiveLanguages(t *testing.T) {
 		Match        map[string]any `yaml:"match"`
 		Config       map[string]any `yaml:"config"`
 	}
-	man := map[string]any{"name": "five-languages", "version": "1", "default_action": "allow"}
+	man := map[string]any{"name": "five-languages", "version": "1", "default_action": "allow", "coverage": map[string]any{"uncovered": "pass"}}
 	var stages []stage
 	denying := map[string][]bundle.Fixture{} // the fixtures up to and including the first deny
 	for _, ex := range examples.All {

@@ -270,6 +270,11 @@ func (g *Gateway) readyz(c echo.Context) error {
 		st["status"] = "no active bundle"
 		return c.JSON(http.StatusServiceUnavailable, st)
 	}
+	if d := ch.Info().Degraded; len(d) > 0 {
+		// Serving, by the operator's choice, without stages that cannot run: not ready.
+		st["status"] = "degraded"
+		return c.JSON(http.StatusServiceUnavailable, st)
+	}
 	st["status"] = "ready"
 	return c.JSON(http.StatusOK, st)
 }

@@ -425,6 +425,7 @@ func misbehaveBundle(t *testing.T, mode, failure string) string {
 	y := fmt.Sprintf(`name: mis-%s
 version: "1"
 default_action: allow
+coverage: {uncovered: pass}
 stages:
   - name: mis
     plugin: mis.wasm

@@ -100,7 +100,7 @@ func oneEngineBundle(t *testing.T) string {
 	t.Helper()
 	mis, sum := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
 	dir := t.TempDir()
-	y := "name: one-engine\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nfallback: {ask: deny, sample: deny}\nstages:" +
+	y := "name: one-engine\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nfallback: {ask: deny, sample: deny}\ncoverage: {uncovered: pass}\nstages:" +
 		strings.ReplaceAll(oneEngineStages, "MIS", sum)
 	for name, b := range map[string][]byte{"bundle.yaml": []byte(y), "mis.wasm": mis} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {

@@ -29,6 +29,7 @@ func verdictBundle(t *testing.T) string {
 	y := `name: verdicts
 version: "1"
 default_action: allow
+coverage: {uncovered: pass}
 stages:
   - name: token
     plugin: v.wasm

@@ -21,9 +21,22 @@ type LibraryCandidate struct {
 	Found  bool   `json:"found"`
 }
 
+// binaryDirs is the folder of the running binary, symlinks resolved (none when unknown). A test
+// binary's folder is a temporary one: harmless, nothing is there.
+var binaryDirs = func() []string {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return []string{filepath.Dir(exe)}
+}
+
 // FindLibrary picks the ONNX Runtime library: the configured path, then
-// $PALISADE_ONNXRUNTIME_LIB, then $PALISADE_BUILD/ort/libonnxruntime.so.1.24.1
-// (and ./build/ort/...), then /usr/local/lib. A configured or env path that
+// $PALISADE_ONNXRUNTIME_LIB, then $PALISADE_BUILD/ort/libonnxruntime.so.1.24.1, then beside the
+// binary (DIR/ort/, DIR/../lib/), then ./build/ort/..., then /usr/local/lib. A configured or env path that
 // does not exist is an error (it was asked for explicitly). It returns the
 // path, and every candidate for doctor to print.
 func FindLibrary(configured string) (string, []LibraryCandidate, error) {
@@ -48,6 +61,11 @@ func FindLibrary(configured string) (string, []LibraryCandidate, error) {
 	var builds []string
 	if b := os.Getenv("PALISADE_BUILD"); b != "" {
 		builds = append(builds, filepath.Join(b, "ort", LibraryFile))
+	}
+	// Beside the binary, whatever the working directory: build/palisade finds build/ort/, and
+	// an installed bin/palisade finds lib/.
+	for _, dir := range binaryDirs() {
+		builds = append(builds, filepath.Join(dir, "ort", LibraryFile), filepath.Join(dir, "..", "lib", LibraryFile))
 	}
 	builds = append(builds, filepath.Join("build", "ort", LibraryFile))
 	for _, p := range builds {

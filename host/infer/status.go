@@ -156,3 +156,28 @@ func Diagnose(libraryPath string, cuda bool) Status {
 	}
 	return st
 }
+
+// Unavailable returns why model name cannot answer now (every model when name is ""), or nil
+// when it can. A bundle whose stage infers with an unavailable model is refused unless the
+// operator serves degraded (host/bundle).
+func (r *Registry) Unavailable(name string) error {
+	names := r.order
+	if name != "" {
+		if _, ok := r.models[name]; !ok {
+			return fmt.Errorf("model %q is not declared in the bundle's models", name)
+		}
+		names = []string{name}
+	}
+	for _, n := range names {
+		for _, ms := range r.Status().Models {
+			if ms.Name == n && !ms.Available() {
+				reason := ms.Reason
+				if reason == "" && r.libErr != nil {
+					reason = r.libErr.Error()
+				}
+				return fmt.Errorf("model %s is unavailable: %s", n, reason)
+			}
+		}
+	}
+	return nil
+}

@@ -63,3 +63,62 @@ func ResponseEnvelope(req *abi.Envelope, resp *Message) *abi.Envelope {
 
 // MetaKeyClientInfo is where stateless (2026-07-28) requests carry clientInfo in params._meta.
 const MetaKeyClientInfo = "io.modelcontextprotocol/clientInfo"
+
+// Client capabilities a server→client request needs (initialize params.capabilities).
+const (
+	CapabilitySampling    = "sampling"
+	CapabilityElicitation = "elicitation"
+	CapabilityRoots       = "roots"
+)
+
+// MethodRootsList is the server→client request for the client's roots.
+const MethodRootsList = "roots/list"
+
+// NeededCapability returns the client capability a server→client request method needs, or ""
+// for one every client answers (ping).
+func NeededCapability(method string) string {
+	switch method {
+	case MethodSampling:
+		return CapabilitySampling
+	case MethodElicitation:
+		return CapabilityElicitation
+	case MethodRootsList:
+		return CapabilityRoots
+	}
+	return ""
+}
+
+// Capabilities returns the client capabilities an initialize request's params declare (a
+// capability present with any value but null). params was accepted by Parse, so no key repeats.
+func Capabilities(params json.RawMessage) map[string]bool {
+	var p struct {
+		Capabilities map[string]json.RawMessage `json:"capabilities"`
+	}
+	out := map[string]bool{}
+	if json.Unmarshal(params, &p) != nil {
+		return out
+	}
+	for k, v := range p.Capabilities {
+		if len(v) > 0 && string(v) != "null" {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// AnswerEnvelope is the response-phase envelope of a client's answer m to a server→client
+// request of method (sampling, elicitation, roots; "" when the transport does not know it).
+func AnswerEnvelope(m *Message, c Context, method string) *abi.Envelope {
+	env := &abi.Envelope{
+		ABI: abi.Version, Phase: abi.PhaseResponse, Transport: c.Transport, Method: method,
+		RequestID: m.ID, Server: c.Server, Session: c.Session, ProtocolVersion: c.ProtocolVersion,
+		Client: c.Client, Agent: c.Agent, Cwd: c.Cwd, Result: m.Result,
+	}
+	if env.Agent == "" && env.Client != nil {
+		env.Agent = env.Client.Name
+	}
+	if m.Error != nil {
+		env.Error, _ = json.Marshal(m.Error)
+	}
+	return env
+}

@@ -224,3 +224,15 @@ func TestParseBodyLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestCapabilities(t *testing.T) {
+	caps := Capabilities(json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"sampling":{},"roots":{"listChanged":true},"elicitation":null}}`))
+	if !caps[CapabilitySampling] || !caps[CapabilityRoots] || caps[CapabilityElicitation] {
+		t.Fatalf("Capabilities = %v; want sampling and roots (elicitation is null)", caps)
+	}
+	for method, want := range map[string]string{MethodSampling: CapabilitySampling, MethodElicitation: CapabilityElicitation, MethodRootsList: CapabilityRoots, "ping": ""} {
+		if got := NeededCapability(method); got != want {
+			t.Errorf("NeededCapability(%s) = %q, want %q", method, got, want)
+		}
+	}
+}

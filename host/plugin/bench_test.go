@@ -205,3 +205,59 @@ func BenchmarkLoopStop(b *testing.B) {
 	b.ReportMetric(float64(over[len(over)/2].Microseconds())/1e3, "p50-over-ms")
 	b.ReportMetric(float64(over[len(over)-1].Microseconds())/1e3, "max-over-ms")
 }
+
+// BenchmarkInterruption decides whether the rewriter stays (README "Interrupting untrusted
+// plugins"): one direct-convention call per iteration, as p50 µs, under each way of stopping
+// a guest: "none" (trusted: no checks, abandoned at the timeout), "rewriter" (the default:
+// instrument.go's checks) and "close-on-context-done" (uninstrumented, wazero's check at every
+// loop header, which exits to Go; it misses loop-free recursion). Guests: testdata/spin.wat's
+// tight loop ("loop", 2^20 iterations) and call loop ("calls", a function entry each), and the
+// first-party rules plugin on a 1 KiB envelope.
+func BenchmarkInterruption(b *testing.B) {
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	spin := wat(b, "testdata/spin.wat")
+	rules, _ := testenv.ReadPlugin(b, "./plugins/rules")
+	for _, g := range []struct {
+		name string
+		wasm []byte
+		cfg  map[string]string
+		in   []byte
+	}{
+		{"loop", spin, nil, []byte("l")},
+		{"calls", spin, nil, []byte("c")},
+		{"rules", rules, map[string]string{"config": "{}", "rules": benchRules}, envelopeOf(1 << 10)},
+	} {
+		for _, m := range []struct {
+			name string
+			spec func(plugin.Spec) plugin.Spec
+		}{
+			{"none", func(s plugin.Spec) plugin.Spec { s.Uninterruptible = true; return s }},
+			{"rewriter", func(s plugin.Spec) plugin.Spec { return s }},
+			{"close-on-context-done", plugin.WithCloseOnContextDone},
+		} {
+			p, err := rt.Load(context.Background(), m.spec(plugin.Spec{
+				Name: g.name, Wasm: g.wasm, Config: g.cfg, Timeout: 10 * time.Second, InitTimeout: time.Minute,
+				MaxPages: 1024, PoolSize: 1, HostFunctions: hostfn.Build(g.name, nil, hostfn.Deps{}),
+			}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(g.name+"/"+m.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var lat []time.Duration
+				for b.Loop() {
+					t := time.Now()
+					if _, err := p.Evaluate(context.Background(), g.in); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(t))
+				}
+				testenv.Latencies(lat).Report(b, "", "-µs", time.Microsecond)
+			})
+			p.Close(context.Background())
+		}
+	}
+}

@@ -42,7 +42,8 @@ func exportsDirect(wasm []byte) bool {
 
 // newDirectModule compiles wasm (already instrumented when interruptible) in a runtime of its own.
 func newDirectModule(ctx context.Context, cache wazero.CompilationCache, s Spec, wasm []byte, interruptible bool) (*directModule, error) {
-	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithMemoryLimitPages(s.MaxPages)
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithMemoryLimitPages(s.MaxPages).
+		WithCloseOnContextDone(s.closeOnContextDone)
 	d := &directModule{rt: wazero.NewRuntimeWithConfig(ctx, rc), config: s.Config, stopped: interruptible}
 	log, name := s.Logger, s.Name
 	d.logf = func(level int32, msg string) {
@@ -176,9 +177,11 @@ var errInterrupted = errors.New("interrupted at the deadline")
 
 func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) (*directInstance, error) {
 	if !d.stopped {
+		// Not rewritten: a start section and _initialize run inside InstantiateModule, which
+		// nothing can interrupt; newInstance runs it on a goroutine it can abandon.
 		mc = mc.WithStartFunctions("_initialize")
 	} else {
-		mc = mc.WithStartFunctions() // run _initialize below, under the stop timer
+		mc = mc.WithStartFunctions() // run palisade_start and _initialize below, under the stop timer
 	}
 	mod, err := d.rt.InstantiateModule(ctx, d.compiled, mc.WithName(""))
 	if err != nil {
@@ -202,16 +205,25 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 		}
 		in.timer = time.AfterFunc(time.Hour, in.expire)
 		in.timer.Stop()
-		if init := mod.ExportedFunction("_initialize"); init != nil {
-			in.arm(ctx, initTimeout(ctx))
-			err := init.CallWithStack(ctx, in.stack[:])
-			if in.disarm() {
-				err = fmt.Errorf("_initialize: %w: %w", errInterrupted, err)
+		// The module's start function (moved out of the start section by instrument), then
+		// WASI's reactor initializer, both under one init timeout.
+		in.arm(ctx, initTimeout(ctx))
+		for _, name := range []string{startExport, "_initialize"} {
+			f := mod.ExportedFunction(name)
+			if f == nil {
+				continue
 			}
-			if err != nil {
-				in.close(ctx)
-				return nil, err
+			if err = f.CallWithStack(ctx, in.stack[:]); err != nil {
+				err = fmt.Errorf("%s: %w", name, err)
+				break
 			}
+		}
+		if in.disarm() && err != nil {
+			err = fmt.Errorf("%w: %w", errInterrupted, err)
+		}
+		if err != nil {
+			in.close(ctx)
+			return nil, err
 		}
 	}
 	return in, nil
@@ -228,8 +240,9 @@ func initTimeout(ctx context.Context) time.Duration {
 	return 10 * time.Second
 }
 
-// arm starts the stop timer for a call bounded by timeout and ctx's deadline.
-func (in *directInstance) arm(ctx context.Context, timeout time.Duration) {
+// arm starts the stop timer for a call bounded by timeout and ctx's deadline, and returns
+// that deadline.
+func (in *directInstance) arm(ctx context.Context, timeout time.Duration) time.Time {
 	dl := time.Now().Add(timeout)
 	if c, ok := ctx.Deadline(); ok && c.Before(dl) {
 		dl = c
@@ -239,6 +252,7 @@ func (in *directInstance) arm(ctx context.Context, timeout time.Duration) {
 	in.stop.Set(0)
 	in.mu.Unlock()
 	in.timer.Reset(time.Until(dl))
+	return dl
 }
 
 // disarm stops the timer after a call and reports whether it stopped the call.
@@ -267,20 +281,59 @@ func (in *directInstance) expire() {
 	in.fired = true
 	in.stop.Set(1)
 	if in.count != nil {
-		in.count.Set(0)
+		in.count.Set(uint64(stopNow))
 	}
 }
 
 // callBounded is call under the stop timer: a guest still running at the deadline traps at its
-// next check, and the error wraps errInterrupted.
+// next check, and the error wraps errInterrupted. Host functions the guest calls get a context
+// with the call's deadline, so a slow one (an LLM sample) is bounded too.
 func (in *directInstance) callBounded(ctx context.Context, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
-	in.arm(ctx, timeout)
-	rc, out, err := in.call(ctx, fn, input)
+	cc := &callContext{Context: ctx, deadline: in.arm(ctx, timeout)}
+	rc, out, err := in.call(cc, fn, input)
+	cc.release()
 	if in.disarm() && err != nil {
 		err = fmt.Errorf("%w: %w", errInterrupted, err)
 	}
 	return rc, out, err
 }
+
+// callContext is the context of one bounded call: the caller's, with the call's deadline. Its
+// Done channel (a timer) is made only when a host function asks for it, so a call that uses
+// none costs one small allocation instead of context.WithDeadline's timer.
+type callContext struct {
+	context.Context // the caller's
+	deadline        time.Time
+	once            sync.Once
+	inner           context.Context    // made by the first Done or Err, or by release
+	cancel          context.CancelFunc // nil when release made inner
+}
+
+func (c *callContext) Deadline() (time.Time, bool) { return c.deadline, true }
+func (c *callContext) Done() <-chan struct{}       { return c.bound().Done() }
+func (c *callContext) Err() error                  { return c.bound().Err() }
+
+func (c *callContext) bound() context.Context {
+	c.once.Do(func() { c.inner, c.cancel = context.WithDeadline(c.Context, c.deadline) })
+	return c.inner
+}
+
+// release ends the context after the call, for a host function that kept it.
+func (c *callContext) release() {
+	c.once.Do(func() { c.inner = endedContext{c.Context} })
+	if c.cancel != nil {
+		c.cancel()
+	}
+}
+
+// endedContext is a context whose call has returned.
+type endedContext struct{ context.Context }
+
+func (endedContext) Done() <-chan struct{} { return closedChan }
+func (endedContext) Err() error            { return context.Canceled }
+
+// closedChan is a closed channel, never written: endedContext's Done.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 func (in *directInstance) exports(fn string) bool {
 	return in.function(fn) != nil

@@ -23,7 +23,7 @@ func isTrap(err error) bool {
 		return true
 	}
 	s := err.Error()
-	for _, m := range []string{"wasm error", "module closed", "module is closed", "out of bounds", "unreachable", "memory", "failed to initialize runtime", "exit_code"} {
+	for _, m := range []string{"wasm error", "stack overflow", "module closed", "module is closed", "out of bounds", "unreachable", "memory", "failed to initialize runtime", "exit_code"} {
 		if strings.Contains(s, m) {
 			return true
 		}

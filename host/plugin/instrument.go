@@ -6,46 +6,87 @@ import (
 )
 
 // stopExport names the global instrument adds: a mutable i32 the host sets to 1 at a call's
-// deadline (from a timer, while the guest runs), setting the second added global, $count, to 0
-// with it. Every function entry and loop header of the instrumented module runs this check:
+// deadline (from a timer, while the guest runs), setting the second added global, $count, to
+// stopNow with it. Every function entry and loop header of the instrumented module runs this
+// check, which reads $count once after decrementing it:
 //
-//	global.get $count  i32.eqz
+//	global.get $count  i32.const 1  i32.sub  global.set $count
+//	global.get $count  i32.const yieldEvery  i32.ge_u
 //	if                                  ;; every yieldEvery checks, or at once at the deadline:
 //	  i32.const 0  memory.grow  drop    ;; a no-op that exits to Go
 //	  global.get $palisade_stop
 //	  if  unreachable  end
-//	  i32.const yieldEvery  global.set $count
+//	  i32.const yieldEvery-1  global.set $count
 //	end
-//	global.get $count  i32.const 1  i32.sub  global.set $count
 //
 // (A function whose body starts with a loop, as every Go function does, gets only the loop's.)
+// The guest only ever stores values below yieldEvery; any other value, read as unsigned, sends
+// it to the stop test. So whatever the host or a race leaves in $count is caught: the host's
+// stopNow (or 0, which the next decrement wraps) at the next check, and a host write the
+// guest's own store overwrites (the two run on different threads without atomics) at most
+// yieldEvery checks later, when the countdown wraps by itself. (The check used to test for
+// exactly 0 before decrementing, and a host zero landing between its two reads left −1,
+// tested again only after 2^32 checks: a call-free loop ran seconds past its timeout.)
+//
 // The check stays in compiled code: unlike wazero's close-on-context-done, which exits to Go on
 // every loop back-edge (wazero issue 2466), it exits only every yieldEvery checks. Those exits
 // matter: compiled Wasm cannot be preempted, and a Go stop-the-world (every GC cycle) waits
 // for every goroutine, so a guest that never left compiled code would stall the whole process
 // and the timer that sets the flag with it. A guest cannot run unboundedly without passing a
-// function entry or a loop header, so a set flag stops it within one loop iteration or call
-// (bulk memory instructions are bounded by the memory cap); the host writes $count from another
-// goroutine, so a guest's decrement may overwrite the 0, and the flag is then seen at most
-// yieldEvery checks later.
+// function entry or a loop header, so a set flag stops it within yieldEvery loop iterations or
+// calls, and within one when the host's write is not lost (bulk memory instructions are bounded
+// by the memory cap).
+//
+// A start section would run inside instantiation, before the host can arm its timer: instrument
+// removes it and exports its function as startExport instead, which the host calls after
+// instantiation under the init timeout.
 const stopExport = "palisade_stop"
 
-// countExport names the check counter global ($count), exported so the host can zero it.
+// countExport names the check counter global ($count), exported so the host can set it.
 const countExport = "palisade_stop_count"
+
+// startExport names the export instrument gives the module's start function (see stopExport).
+const startExport = "palisade_start"
 
 // yieldEvery is how many checks pass between two exits to Go (see stopExport): it bounds how
 // long a guest can hold up a Go stop-the-world, and costs one exit (~0.1 µs) per that many.
 const yieldEvery = 4096
 
+// stopNow is what the host stores in $count at the deadline: any value of yieldEvery or more
+// (read as unsigned) sends the next check to the stop test.
+const stopNow = ^uint32(0)
+
+// stopMode says how an instrumented module is stopped, which decides what its checks do when
+// the countdown runs out.
+type stopMode byte
+
+const (
+	// stopByGlobal is for modules run without close-on-context-done (direct convention): the
+	// check exits to Go with memory.grow 0 and traps when the host has set palisade_stop. The
+	// start section is moved to palisade_start, and the module must have a memory.
+	stopByGlobal stopMode = iota
+	// stopByWazero is for modules run with wazero's close-on-context-done (Extism convention),
+	// which checks only at loop headers: the check runs an empty loop, and with it wazero's
+	// check (an exit to Go that stops a module whose context is done). That stops loop-free
+	// recursion too, which wazero alone never does. The start section stays, as the Extism
+	// SDK instantiates it under a context that close-on-context-done watches.
+	stopByWazero
+)
+
+// instrumentVersion changes whenever instrument's output for the same input does, so that
+// Runtime's disk cache of instrumented modules never serves an older rewrite.
+const instrumentVersion = 2
+
 // sectionRank orders known sections as the binary format requires (custom sections, id 0,
 // may appear anywhere and keep their place).
 var sectionRank = map[byte]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
 
-// instrument returns a copy of wasm with a stop check at every function entry and loop header
-// and the stop global exported as palisade_stop. It fails on a module it cannot fully walk (an
+// instrument returns a copy of wasm with a stop check at every function entry and loop header,
+// the stop global exported as palisade_stop and the start function, if any, exported as
+// palisade_start instead of run at instantiation. It fails on a module it cannot fully walk (an
 // instruction it does not know), so no function goes unchecked. The result is deterministic,
 // so wazero's compilation cache (keyed by the module's bytes) serves it on the next load.
-func instrument(wasm []byte) ([]byte, error) {
+func instrument(wasm []byte, mode stopMode) ([]byte, error) {
 	secs, err := sections(wasm)
 	if err != nil {
 		return nil, err
@@ -56,10 +97,19 @@ func instrument(wasm []byte) ([]byte, error) {
 		return nil, fmt.Errorf("wasm: the module already exports %s", stopExport)
 	} else if _, ok := names[countExport]; ok {
 		return nil, fmt.Errorf("wasm: the module already exports %s", countExport)
+	} else if _, ok := names[startExport]; ok {
+		return nil, fmt.Errorf("wasm: the module already exports %s", startExport)
 	}
 	var importedGlobals, definedGlobals, memories uint32
+	start, hasStart := uint32(0), false
 	for _, s := range secs {
 		switch s.id {
+		case 8:
+			r := reader{b: s.body}
+			if start, err = r.u32(); err != nil || r.len() != 0 {
+				return nil, sectionErr(s.id, errors.New("bad start section"))
+			}
+			hasStart = mode == stopByGlobal
 		case 2:
 			if importedGlobals, memories, err = countImports(s.body); err != nil {
 				return nil, sectionErr(s.id, err)
@@ -78,7 +128,7 @@ func instrument(wasm []byte) ([]byte, error) {
 			}
 		}
 	}
-	if memories == 0 {
+	if memories == 0 && mode == stopByGlobal {
 		return nil, errors.New("wasm: the module has no memory")
 	}
 	stop := importedGlobals + definedGlobals
@@ -86,16 +136,21 @@ func instrument(wasm []byte) ([]byte, error) {
 	get := func(b []byte, g uint32) []byte { return appendULEB(append(b, 0x23), uint64(g)) }
 	set := func(b []byte, g uint32) []byte { return appendULEB(append(b, 0x24), uint64(g)) }
 	check := get(nil, count)
-	check = append(check, 0x45, 0x04, 0x40)             // i32.eqz, if
-	check = append(check, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
-	check = get(check, stop)
-	check = append(check, 0x04, 0x40, 0x00, 0x0b) // if, unreachable, end
-	check = appendSLEB(append(check, 0x41), yieldEvery)
-	check = set(check, count)
-	check = append(check, 0x0b) // end
-	check = get(check, count)
 	check = append(check, 0x41, 0x01, 0x6b) // i32.const 1, i32.sub
 	check = set(check, count)
+	check = get(check, count)
+	check = appendSLEB(append(check, 0x41), yieldEvery)
+	check = append(check, 0x4f, 0x04, 0x40) // i32.ge_u, if
+	if mode == stopByGlobal {
+		check = append(check, 0x41, 0x00, 0x40, 0x00, 0x1a) // i32.const 0, memory.grow 0, drop
+		check = get(check, stop)
+		check = append(check, 0x04, 0x40, 0x00, 0x0b) // if, unreachable, end
+	} else {
+		check = append(check, 0x03, 0x40, 0x0b) // loop, end: wazero's check
+	}
+	check = appendSLEB(append(check, 0x41), yieldEvery-1)
+	check = set(check, count)
+	check = append(check, 0x0b) // end
 
 	global := func(old []byte) ([]byte, error) {
 		n := uint32(0)
@@ -108,8 +163,8 @@ func instrument(wasm []byte) ([]byte, error) {
 		b := appendULEB(nil, uint64(n)+2)
 		b = append(b, old[r.off:]...)
 		b = append(b, 0x7f, 0x01, 0x41, 0x00, 0x0b) // $stop: (global (mut i32) (i32.const 0))
-		b = appendSLEB(append(b, 0x7f, 0x01, 0x41), yieldEvery)
-		return append(b, 0x0b), nil // $count: (global (mut i32) (i32.const yieldEvery))
+		b = appendSLEB(append(b, 0x7f, 0x01, 0x41), yieldEvery-1)
+		return append(b, 0x0b), nil // $count: (global (mut i32) (i32.const yieldEvery-1))
 	}
 	export := func(old []byte) ([]byte, error) {
 		n := uint32(0)
@@ -119,15 +174,21 @@ func instrument(wasm []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
-		b := appendULEB(nil, uint64(n)+2)
-		b = append(b, old[r.off:]...)
-		for _, e := range []struct {
+		type entry struct {
 			name string
+			kind byte
 			idx  uint32
-		}{{stopExport, stop}, {countExport, count}} {
+		}
+		add := []entry{{stopExport, 0x03, stop}, {countExport, 0x03, count}}
+		if hasStart {
+			add = append(add, entry{startExport, 0x00, start})
+		}
+		b := appendULEB(nil, uint64(n)+uint64(len(add)))
+		b = append(b, old[r.off:]...)
+		for _, e := range add {
 			b = appendULEB(b, uint64(len(e.name)))
 			b = append(b, e.name...)
-			b = append(b, 0x03)
+			b = append(b, e.kind)
 			b = appendULEB(b, uint64(e.idx))
 		}
 		return b, nil
@@ -168,6 +229,10 @@ func instrument(wasm []byte) ([]byte, error) {
 				return nil, err
 			}
 			doneExport = true
+		case 8:
+			if !hasStart {
+				out = appendSection(out, s.id, s.body)
+			} // else the start function is exported instead (see stopExport)
 		case 10:
 			if err := emit(10, func(old []byte) ([]byte, error) { return instrumentCode(old, check) }, s.body); err != nil {
 				return nil, err

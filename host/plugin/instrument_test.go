@@ -26,11 +26,11 @@ func buildRules(t testing.TB) []byte {
 
 func TestInstrumentIsDeterministicAndAddsTheExports(t *testing.T) {
 	wasm := buildRules(t)
-	a, err := instrument(wasm)
+	a, err := instrument(wasm, stopByGlobal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := instrument(wasm)
+	b, err := instrument(wasm, stopByGlobal)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestInstrumentIsDeterministicAndAddsTheExports(t *testing.T) {
 			t.Errorf("instrumented module lacks export %s", n)
 		}
 	}
-	if _, err := instrument(a); err == nil {
+	if _, err := instrument(a, stopByGlobal); err == nil {
 		t.Error("instrumenting an instrumented module succeeded")
 	}
 }
@@ -62,7 +62,7 @@ func TestInstrumentRejectsGarbage(t *testing.T) {
 		{"no memory", []byte("\x00asm\x01\x00\x00\x00")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := instrument(tc.wasm); err == nil {
+			if _, err := instrument(tc.wasm, stopByGlobal); err == nil {
 				t.Error("instrument accepted it")
 			}
 		})
@@ -73,7 +73,7 @@ func BenchmarkInstrument(b *testing.B) {
 	wasm := buildRules(b)
 	b.SetBytes(int64(len(wasm)))
 	for b.Loop() {
-		if _, err := instrument(wasm); err != nil {
+		if _, err := instrument(wasm, stopByGlobal); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -46,32 +46,33 @@ type Runtime struct {
 	logger   *slog.Logger
 
 	mu        sync.Mutex
-	rewritten map[[sha256.Size]byte][]byte // instrument's output by the module's hash
+	rewritten map[rewriteKey][]byte // instrument's output by the module's hash and stop mode
 }
 
 // instrumentedCache bounds Runtime.rewritten; past it the map starts over.
 const instrumentedCache = 64
 
-// instrumented returns wasm with stop checks (instrument.go), from memory or the disk cache when
-// seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a process per call,
-// like palisade hook, would pay on every start); wazero caches the result's compiled form like
-// any module's.
-func (r *Runtime) instrumented(wasm []byte) ([]byte, error) {
-	sum := sha256.Sum256(wasm)
+// instrumented returns wasm with stop checks for mode (instrument.go), from memory or the disk
+// cache when seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a
+// process per call, like palisade hook, would pay on every start); wazero caches the result's
+// compiled form like any module's.
+func (r *Runtime) instrumented(wasm []byte, mode stopMode) ([]byte, error) {
+	key := rewriteKey{sha256.Sum256(wasm), mode}
 	r.mu.Lock()
-	out, ok := r.rewritten[sum]
+	out, ok := r.rewritten[key]
 	r.mu.Unlock()
 	if ok {
 		return out, nil
 	}
 	var path string
 	if r.cacheDir != "" {
-		path = filepath.Join(r.cacheDir, "instrumented", hex.EncodeToString(sum[:])+".wasm")
+		name := fmt.Sprintf("%s-v%d-%d.wasm", hex.EncodeToString(key.sum[:]), instrumentVersion, mode)
+		path = filepath.Join(r.cacheDir, "instrumented", name)
 	}
 	if b, err := os.ReadFile(path); path != "" && err == nil && bytes.HasPrefix(b, []byte("\x00asm")) {
 		out = b
 	} else {
-		if out, err = instrument(wasm); err != nil {
+		if out, err = instrument(wasm, mode); err != nil {
 			return nil, err
 		}
 		if path != "" {
@@ -80,11 +81,17 @@ func (r *Runtime) instrumented(wasm []byte) ([]byte, error) {
 	}
 	r.mu.Lock()
 	if r.rewritten == nil || len(r.rewritten) >= instrumentedCache {
-		r.rewritten = map[[sha256.Size]byte][]byte{}
+		r.rewritten = map[rewriteKey][]byte{}
 	}
-	r.rewritten[sum] = out
+	r.rewritten[key] = out
 	r.mu.Unlock()
 	return out, nil
+}
+
+// rewriteKey identifies one rewrite: the input module's hash and the stop mode.
+type rewriteKey struct {
+	sum  [sha256.Size]byte
+	mode stopMode
 }
 
 // NewRuntime returns a runtime whose compiled modules are cached in o.CacheDir.
@@ -154,11 +161,17 @@ type Spec struct {
 	// # Notes
 	//
 	// Compiled Wasm cannot be preempted: a guest that never returns also holds up every Go
-	// stop-the-world (each GC cycle) of the process, not just its own instance. For direct
-	// plugins, the default's loop checks cost 0-35 % of guest time (instrument.go).
+	// stop-the-world (each GC cycle) of the process, not just its own instance. The same goes
+	// for instantiation: a trusted start function still running at InitTimeout fails Load (or
+	// the new instance) with ErrTimeout and is abandoned, still running. The default's checks
+	// cost 0-10 % on loops and up to 2× on tiny functions called in a loop (README).
 	Uninterruptible bool
 	HostFunctions   []HostFunc   // see host/hostfn; every import the plugin declares must be here
 	Logger          *slog.Logger // nil = the runtime's
+
+	// closeOnContextDone runs a direct plugin uninstrumented with wazero's close-on-context-done
+	// instead: the alternative the rewriter was chosen over, kept for BenchmarkInterruption.
+	closeOnContextDone bool
 }
 
 func (s Spec) withDefaults(r *Runtime) Spec {
@@ -245,13 +258,14 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	}
 	if exportsDirect(s.Wasm) {
 		wasm := s.Wasm
-		if !s.Uninterruptible {
+		stopped := !s.Uninterruptible && !s.closeOnContextDone
+		if stopped {
 			var err error
-			if wasm, err = r.instrumented(s.Wasm); err != nil {
+			if wasm, err = r.instrumented(s.Wasm, stopByGlobal); err != nil {
 				return nil, fmt.Errorf("stage %q: instrument: %w", s.Name, err)
 			}
 		}
-		d, err := newDirectModule(ctx, r.cache, s, wasm, !s.Uninterruptible)
+		d, err := newDirectModule(ctx, r.cache, s, wasm, stopped)
 		if err != nil {
 			return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
 		}
@@ -297,8 +311,17 @@ func (r *Runtime) compileExtism(ctx context.Context, s Spec) (*extism.CompiledPl
 	if ms < 1 {
 		ms = 1
 	}
+	wasm := s.Wasm
+	if !s.Uninterruptible {
+		// wazero's close-on-context-done checks only loop headers: instrument adds the
+		// function-entry checks that stop loop-free recursion (stopByWazero).
+		var err error
+		if wasm, err = r.instrumented(s.Wasm, stopByWazero); err != nil {
+			return nil, fmt.Errorf("instrument: %w", err)
+		}
+	}
 	manifest := extism.Manifest{
-		Wasm:    []extism.Wasm{extism.WasmData{Data: s.Wasm, Name: "main"}},
+		Wasm:    []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
 		Config:  s.Config,
 		Timeout: uint64(ms),
 		Memory:  &extism.ManifestMemory{MaxPages: s.MaxPages},
@@ -325,22 +348,39 @@ func (p *Plugin) Convention() string {
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (instance, error) {
+	inst, err := p.startInstance(ctx)
+	if err != nil {
+		if !errors.Is(err, errAbandoned) { // an abandoned start frees its slot when it returns
+			p.slots <- struct{}{}
+		}
+		if errors.Is(err, errInterrupted) || errors.Is(err, errAbandoned) || isTimeout(err) {
+			err = fmt.Errorf("%w: %w", ErrTimeout, err)
+		}
+		return nil, err
+	}
+	return p.initInstance(ctx, inst)
+}
+
+// startInstance instantiates the module under the init timeout: the guest's start function
+// (and, for direct plugins, _initialize) runs here. An untrusted guest is stopped at the
+// deadline (direct: instrument moved the start function under the stop timer; Extism: wazero's
+// close-on-context-done); a trusted one cannot be stopped and is abandoned (see startWatched).
+func (p *Plugin) startInstance(ctx context.Context) (instance, error) {
 	// Real clocks: wazero's default is a fake clock, and policies have time windows.
 	mc := wazero.NewModuleConfig().WithSysWalltime().WithSysNanotime()
-	var inst instance
-	if p.direct != nil {
-		ictx, cancel := context.WithTimeout(context.WithValue(ctx, initTimeoutKey{}, p.spec.InitTimeout), p.spec.InitTimeout)
-		in, err := p.direct.instantiate(ictx, mc)
-		cancel()
-		if err != nil {
-			p.slots <- struct{}{}
-			return nil, err
+	timeout := p.spec.InitTimeout
+	start := func(ctx context.Context) (instance, error) {
+		ictx, cancel := context.WithTimeout(context.WithValue(ctx, initTimeoutKey{}, timeout), timeout)
+		defer cancel()
+		if p.direct != nil {
+			in, err := p.direct.instantiate(ictx, mc)
+			if err != nil {
+				return nil, err // not a nil *directInstance in a non-nil instance
+			}
+			return in, nil
 		}
-		inst = in
-	} else {
-		in, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: mc})
+		in, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
 		if err != nil {
-			p.slots <- struct{}{}
 			return nil, err
 		}
 		log := p.spec.Logger
@@ -348,8 +388,47 @@ func (p *Plugin) newInstance(ctx context.Context) (instance, error) {
 		in.SetLogger(func(l extism.LogLevel, msg string) {
 			log.Debug("plugin log", "stage", name, "level", l.String(), "msg", msg)
 		})
-		inst = &extismInstance{p: in, timeout: p.spec.Timeout}
+		return &extismInstance{p: in, timeout: p.spec.Timeout}, nil
 	}
+	if p.spec.Uninterruptible {
+		return p.startWatched(ctx, timeout, start)
+	}
+	return start(ctx)
+}
+
+// startWatched runs start on its own goroutine and stops waiting for it after timeout (or when
+// ctx ends), like callWatched: a trusted guest's start function runs inside instantiation,
+// which nothing interrupts. An abandoned instance is closed, and its pool slot freed, once
+// start returns, which a guest stuck in a loop never does.
+func (p *Plugin) startWatched(ctx context.Context, timeout time.Duration, start func(context.Context) (instance, error)) (instance, error) {
+	type result struct {
+		inst instance
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		inst, err := start(context.WithoutCancel(ctx))
+		done <- result{inst, err}
+	}()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.inst, r.err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	go func() {
+		if r := <-done; r.err == nil {
+			r.inst.close(context.Background())
+		}
+		p.slots <- struct{}{}
+	}()
+	return nil, fmt.Errorf("instantiate (trusted, so not interruptible) after %s: %w", timeout, errAbandoned)
+}
+
+// initInstance adds a started instance to the pool's books and starts its guest runtime.
+func (p *Plugin) initInstance(ctx context.Context, inst instance) (instance, error) {
 	p.mu.Lock()
 	p.live[inst] = struct{}{}
 	p.mu.Unlock()
@@ -361,6 +440,9 @@ func (p *Plugin) newInstance(ctx context.Context) (instance, error) {
 		_, out, err := p.invoke(ctx, inst, "describe", nil, p.spec.InitTimeout)
 		if err != nil {
 			p.discard(inst)
+			if errors.Is(err, errInterrupted) || errors.Is(err, errAbandoned) || isTimeout(err) {
+				err = fmt.Errorf("%w: %w", ErrTimeout, err)
+			}
 			return nil, fmt.Errorf("start: describe: %w", err)
 		}
 		if len(out) == 0 {
@@ -384,7 +466,13 @@ func (p *Plugin) invoke(ctx context.Context, inst instance, fn string, input []b
 		e.timeout = timeout // Extism applies it with close-on-context-done
 		return inst.call(ctx, fn, input)
 	}
-	return inst.(*directInstance).callBounded(ctx, fn, input, timeout)
+	in := inst.(*directInstance)
+	if !in.d.stopped { // closeOnContextDone
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return in.call(ctx, fn, input)
+	}
+	return in.callBounded(ctx, fn, input, timeout)
 }
 
 // acquire returns an idle instance, or a new one if the pool has room, or waits.
@@ -505,8 +593,15 @@ func (p *Plugin) callWatched(ctx context.Context, inst instance, fn string, inpu
 		err error
 	}
 	done := make(chan result, 1)
+	// The guest cannot see the deadline, but its host functions can: a slow one gives up.
+	dl := time.Now().Add(timeout)
+	if c, ok := ctx.Deadline(); ok && c.Before(dl) {
+		dl = c
+	}
+	cctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl)
 	go func() {
-		rc, out, err := inst.call(context.WithoutCancel(ctx), fn, input)
+		defer cancel()
+		rc, out, err := inst.call(cctx, fn, input)
 		done <- result{rc, append([]byte(nil), out...), err}
 	}()
 	t := time.NewTimer(timeout)

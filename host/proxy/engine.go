@@ -201,6 +201,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	o.Decision = d
 	o.Requested = d.Action
 	o.Action = d.Action
+	if d.Coverage != "" && d.Coverage != chain.CoveredByStage {
+		o.Detail = map[string]any{"coverage": d.Coverage}
+	}
 	for _, h := range e.o.Hooks {
 		if c, ok := h.(Check); ok {
 			if err := c.CheckRequest(ctx, o); err != nil {
@@ -238,12 +241,27 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 		o.Action = ch.DefaultAction()
 	}
 	if d.Default && !e.Judged(env.Method) {
-		o.Action, o.Quiet = abi.ActionAllow, true
+		o.Action, o.Quiet = abi.ActionAllow, silent(d)
 	}
 	if o.Action != abi.ActionAllow {
 		o.Action = abi.ActionDeny
 	}
 	return e.hooks(ctx, o), nil
+}
+
+// silent reports whether d is a pass no stage had anything to say about: no opinion, no
+// failure, no rewrite. Such a pass of a message that is not a call (initialize, tools/list, a
+// notification) is not recorded; anything else is.
+func silent(d *chain.Decision) bool {
+	if !d.Default || len(d.Result) > 0 || len(d.Arguments) > 0 {
+		return false
+	}
+	for _, r := range d.Stages {
+		if r.Action != abi.ActionNone || r.Error != "" {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *Engine) hooks(ctx context.Context, o *Outcome) *Outcome {
@@ -268,7 +286,7 @@ func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*
 		d.Action = abi.ActionAllow
 	}
 	o.Response = d
-	if len(d.Stages) > 0 {
+	if !silent(d) {
 		o.Quiet = false
 	}
 	if d.Action == abi.ActionDeny {
@@ -374,8 +392,16 @@ func (o *Outcome) Event() audit.Event {
 	if o.Approval != nil {
 		ev.Approval = &audit.Approval{ID: o.Approval.ID, DecidedBy: o.Approval.DecidedBy, Decision: approvalWord(o.Approval.Action, o.Approval.DecidedBy), Scope: o.Approval.Scope}
 	}
-	if len(o.Detail) > 0 {
-		ev.Detail, _ = json.Marshal(o.Detail)
+	detail := o.Detail
+	if len(info.Degraded) > 0 {
+		// Served degraded: every decision says which stages could not run.
+		detail = map[string]any{"degraded": info.Degraded}
+		for k, v := range o.Detail {
+			detail[k] = v
+		}
+	}
+	if len(detail) > 0 {
+		ev.Detail, _ = json.Marshal(detail)
 	}
 	return ev
 }

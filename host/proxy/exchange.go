@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -153,6 +154,39 @@ func (e *Engine) JudgeServerRequest(ctx context.Context, p *mcp.Parsed) []byte {
 		return x.Deny()
 	}
 	return nil
+}
+
+// JudgeMessage judges a message that answers nothing the gateway waits for and waits for no
+// answer itself: a notification from either side (its request-phase envelope) or a client's
+// answer to a server→client request (mcp.AnswerEnvelope). Like every message it passes the
+// chain (the bundle's coverage decides what judges it) and a denial is recorded. It reports
+// whether the message may go on; one the engine cannot judge does not.
+func (e *Engine) JudgeMessage(ctx context.Context, env *abi.Envelope) bool {
+	o, err := e.request(ctx, env, false)
+	if err != nil {
+		e.o.Logger.Warn("judge failed; message dropped", "method", env.Method, "upstream", env.Server, "err", err)
+		return false
+	}
+	defer o.Finish(ctx)
+	return o.Allowed()
+}
+
+// RefuseServerRequest answers a server→client request the client never declared the capability
+// for (sampling, elicitation, roots): it is never shown to the client, and the refusal is
+// recorded. It returns the error to answer the upstream with.
+func (e *Engine) RefuseServerRequest(ctx context.Context, env *abi.Envelope, capability string) []byte {
+	reason := fmt.Sprintf("the client did not declare the %s capability", capability)
+	ev := audit.Event{Kind: audit.KindDecision, Transport: env.Transport, Method: env.Method, Server: env.Server,
+		Session: env.Session, Agent: env.Agent, RequestID: env.RequestID, Action: abi.ActionDeny,
+		RequestedAction: abi.ActionDeny, Reason: reason, Rule: RuleCapability, Stage: StageGateway, Gateway: e.o.Gateway}
+	if e.o.Recorder != nil {
+		e.o.Recorder.Record(context.WithoutCancel(ctx), ev)
+	}
+	if e.o.Metrics != nil {
+		e.o.Metrics.Decision(abi.ActionDeny, env.Server)
+	}
+	e.o.Logger.Warn("server request refused", "method", env.Method, "upstream", env.Server, "capability", capability)
+	return mcp.ErrorResponse(env.RequestID, mcp.NewError(mcp.CodeMethodNotFound, "palisade: "+reason+"; "+env.Method+" is not delivered", nil))
 }
 
 // Judge decides env as a call through the gateway would be decided, with no person and no

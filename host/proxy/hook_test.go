@@ -199,6 +199,7 @@ default_action: allow
 fallback:
   ask: deny
   sample: allow
+coverage: {uncovered: pass}
 stages:
   - {name: rules, plugin: rules.wasm, sha256: ` + sum + `, timeout: 10s, data: {rules: rules.yaml}}
   - {name: other, plugin: rules.wasm, sha256: ` + sum + `, timeout: 10s, data: {rules: other.yaml}}

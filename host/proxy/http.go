@@ -82,6 +82,7 @@ type HTTP struct {
 	closeOnce sync.Once
 	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
 	budget    *sse.Budget
+	asked     *askedTable // server requests relayed to clients, for judging their answers
 }
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
@@ -135,7 +136,7 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Budget == nil {
 		o.Budget = sse.NewBudget(o.StreamBudget)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget, asked: newAskedTable(10000)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -254,7 +255,13 @@ func (h *HTTP) post(c echo.Context) error {
 		return c.NoContent(http.StatusAccepted)
 	}
 	if !p.Message.IsRequest() {
-		// Notifications and the client's responses pass through unjudged.
+		// A notification or the client's answer to a server request: judged like every message.
+		if b, ok := h.judgeClientMessage(c.Request().Context(), up, req.Header, p); !ok {
+			if b == nil {
+				return writeError(c, http.StatusForbidden, nil, mcp.NewError(mcp.CodeDenied, "denied by policy: "+p.Message.Method+" was not forwarded", nil))
+			}
+			body = b // the upstream gets the refusal in place of the client's answer
+		}
 		return h.forwardRaw(c, up, body)
 	}
 	rw := newResponder(c)
@@ -502,7 +509,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling})
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling, caps: mcp.Capabilities(m.Params)})
 		}
 	}
 	r := &relay{h: h, up: up, hdr: hdr, m: m, x: x}
@@ -771,6 +778,12 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 		m := p.Message
 		b, _ := json.Marshal(m)
 		if !m.IsRequest() {
+			if nb, ok := h.judgeClientMessage(c.Request().Context(), up, c.Request().Header, p); !ok {
+				if nb == nil {
+					continue
+				}
+				b = nb
+			}
 			if resp, err := h.send(c.Request().Context(), up, hdr, http.MethodPost, b); err == nil {
 				io.Copy(io.Discard, resp.Body)
 				resp.Body.Close()
@@ -832,8 +845,9 @@ func (h *HTTP) get(c echo.Context) error {
 }
 
 // judgeServerRequest judges a request the upstream sends the client (sampling/createMessage,
-// elicitation/create) and reports whether it may reach the client; a denied one is answered to
-// the upstream with the deny, as over stdio.
+// elicitation/create, roots/list, ping, ...) and reports whether it may reach the client; a
+// denied one is answered to the upstream with the deny, as over stdio. A request for a
+// capability the client's session did not declare is refused without reaching the chain.
 func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
 	c := h.context(hdr)
 	c.Server = up.Name
@@ -843,11 +857,55 @@ func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.He
 		h.answerUpstream(ctx, up, hdr, mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
 		return false
 	}
+	if need := mcp.NeededCapability(m.Method); need != "" {
+		if s, ok := h.sessions.get(c.Session); !ok || !s.caps[need] {
+			h.answerUpstream(ctx, up, hdr, h.o.Engine.RefuseServerRequest(ctx, env, need))
+			return false
+		}
+	}
 	if deny := h.o.Engine.JudgeServerRequest(ctx, &mcp.Parsed{Message: m, Envelope: env}); deny != nil {
 		h.answerUpstream(ctx, up, hdr, deny)
 		return false
 	}
+	h.asked.put(c.Session, m.ID, m.Method)
 	return true
+}
+
+// judgeServerNotification judges a notification the upstream sends the client and reports
+// whether it may reach the client; a denied one is dropped (the denial is recorded).
+func (h *HTTP) judgeServerNotification(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
+	c := h.context(hdr)
+	c.Server = up.Name
+	env, err := mcp.NewEnvelope(m, c)
+	if err != nil {
+		h.o.Logger.Warn("upstream notification refused", "method", m.Method, "upstream", up.Name, "err", err)
+		return false
+	}
+	if !h.o.Engine.JudgeMessage(ctx, env) {
+		h.count(up.Name, "denied_notification")
+		return false
+	}
+	return true
+}
+
+// judgeClientMessage judges what a client POSTs that is not a request: a notification, or its
+// answer to a server request (judged in the response phase as that request's method). It
+// returns ok, or for a refused answer the error to send the upstream instead (nil for a
+// refused notification: nothing goes upstream).
+func (h *HTTP) judgeClientMessage(ctx context.Context, up *upstream, hdr http.Header, p *mcp.Parsed) ([]byte, bool) {
+	m := p.Message
+	c := h.context(hdr)
+	c.Server = up.Name
+	if m.IsResponse() {
+		env := mcp.AnswerEnvelope(m, c, h.asked.take(c.Session, m.ID))
+		if h.o.Engine.JudgeMessage(ctx, env) {
+			return nil, true
+		}
+		return mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "palisade: the client's answer was denied by policy", nil)), false
+	}
+	env := p.Envelope
+	env.Server = up.Name
+	return nil, h.o.Engine.JudgeMessage(ctx, env)
 }
 
 // answerUpstream POSTs the gateway's own answer to a server request to the upstream, in the
@@ -889,7 +947,8 @@ func (h *HTTP) del(c echo.Context) error {
 type session struct {
 	client   *abi.Client
 	protocol string
-	sampling bool // the client declared the sampling capability
+	sampling bool            // the client declared the sampling capability
+	caps     map[string]bool // every capability the client declared (mcp.Capabilities)
 }
 
 // sample sends sampling/createMessage to the client on the request's SSE answer and waits for
@@ -971,4 +1030,48 @@ func (t *sessionTable) del(id string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.m, id)
+}
+
+// askedTable remembers the method of each server→client request relayed to a client, by
+// session and id, so the client's answer is judged as that method's answer. It is bounded: past
+// max entries the oldest are forgotten (their answers are judged with no method).
+type askedTable struct {
+	mu    sync.Mutex
+	max   int
+	m     map[string]string
+	order []string
+}
+
+func newAskedTable(max int) *askedTable { return &askedTable{max: max, m: map[string]string{}} }
+
+func (t *askedTable) put(session string, id json.RawMessage, method string) {
+	k := session + "\x00" + idKey(id)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.m[k]; !ok {
+		t.order = append(t.order, k)
+	}
+	t.m[k] = method
+	for len(t.m) > t.max && len(t.order) > 0 {
+		delete(t.m, t.order[0])
+		t.order = t.order[1:]
+	}
+	if len(t.order) > 2*t.max { // answered entries leave their keys behind: compact
+		live := t.order[:0]
+		for _, k := range t.order {
+			if _, ok := t.m[k]; ok {
+				live = append(live, k)
+			}
+		}
+		t.order = live
+	}
+}
+
+func (t *askedTable) take(session string, id json.RawMessage) string {
+	k := session + "\x00" + idKey(id)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	method := t.m[k]
+	delete(t.m, k)
+	return method
 }

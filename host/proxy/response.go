@@ -22,6 +22,8 @@ const (
 	RuleUnjudgeable = "unjudgeable-response"
 	// RuleAmbiguous: the upstream message holds a key twice (or in two cases).
 	RuleAmbiguous = "ambiguous-response"
+	// RuleCapability: a server→client request for a capability the client did not declare.
+	RuleCapability = "undeclared-capability"
 	// StageGateway names the gateway itself as the deciding stage.
 	StageGateway = "gateway"
 )

@@ -66,10 +66,16 @@ func responseEngine(t testing.TB, failure string, p *pin.Pinner) *proxy.Engine {
 // MISBEHAVE stand for their sha256.
 func stagesEngine(t testing.TB, stages string, hooks ...proxy.Hook) *proxy.Engine {
 	t.Helper()
+	return coverageEngine(t, "{uncovered: pass}", stages, hooks...)
+}
+
+// coverageEngine is stagesEngine with the bundle's coverage block (YAML flow or block).
+func coverageEngine(t testing.TB, coverage, stages string, hooks ...proxy.Hook) *proxy.Engine {
+	t.Helper()
 	inj, injSum := testenv.ReadPlugin(t, "./plugins/injection")
 	mis, misSum := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
 	dir := t.TempDir()
-	y := "name: response-test\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nstages:" +
+	y := "name: response-test\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\ncoverage: " + coverage + "\nstages:" +
 		strings.NewReplacer("INJECTION", injSum, "MISBEHAVE", misSum).Replace(stages)
 	for name, b := range map[string][]byte{"bundle.yaml": []byte(y), "injection.wasm": inj, "mis.wasm": mis} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -172,6 +178,7 @@ type hostileHTTP struct {
 	silentGET bool
 	gets      chan struct{} // signalled on each GET, if set
 	done      chan struct{}
+	answer    func(m *pmcp.Message, lists int) ([]string, string) // nil = hostileAnswer
 }
 
 func startHostileHTTP(t *testing.T, h *hostileHTTP) string {
@@ -228,7 +235,11 @@ func (h *hostileHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	lists := h.lists
 	h.mu.Unlock()
-	msgs, ct := hostileAnswer(m, lists)
+	answer := hostileAnswer
+	if h.answer != nil {
+		answer = h.answer
+	}
+	msgs, ct := answer(m, lists)
 	w.Header().Set(pmcp.HeaderSessionID, "hostile-session")
 	if ct == "" {
 		w.Header().Set("Content-Type", "application/json")
@@ -505,7 +516,11 @@ func TestHelperHostileStdio(t *testing.T) {
 		if m.Method == "tools/list" {
 			lists++
 		}
-		msgs, _ := hostileAnswer(m, lists)
+		answer := hostileAnswer
+		if os.Getenv("PALISADE_HOSTILE_COVERAGE") == "1" {
+			answer = coverageAnswer
+		}
+		msgs, _ := answer(m, lists)
 		for _, s := range msgs {
 			fmt.Println(s)
 		}
@@ -567,14 +582,14 @@ type stdioClient struct {
 }
 
 // startHostileStdio runs the stdio proxy around TestHelperHostileStdio.
-func startHostileStdio(t *testing.T, e *proxy.Engine, p *pin.Pinner) *stdioClient {
+func startHostileStdio(t *testing.T, e *proxy.Engine, p *pin.Pinner, env ...string) *stdioClient {
 	t.Helper()
 	cr, pw := io.Pipe()
 	pr, cw := io.Pipe()
 	o := proxy.StdioOptions{
 		Engine: e, Server: "hostile",
 		Command: os.Args[0], Args: []string{"-test.run=^TestHelperHostileStdio$"},
-		Env:   append(os.Environ(), "PALISADE_HOSTILE_STDIO=1"),
+		Env:   append(append(os.Environ(), "PALISADE_HOSTILE_STDIO=1"), env...),
 		Stdin: pr, Stdout: pw, Stderr: os.Stderr,
 	}
 	if p != nil {

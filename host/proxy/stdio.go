@@ -82,11 +82,8 @@ func (o StdioOptions) withDefaults() StdioOptions {
 	return o
 }
 
-// judgedFromServer are the server→client requests the chain decides.
-var judgedFromServer = map[string]bool{
-	mcp.MethodSampling:    true,
-	mcp.MethodElicitation: true,
-}
+// maxAsked bounds the server→client requests remembered until the client answers them.
+const maxAsked = 10000
 
 // RunStdio starts the real server as a child and relays newline-delimited JSON-RPC between the
 // client (Stdin/Stdout) and the child, judging client→server tools/call, resources/read and
@@ -180,7 +177,9 @@ type stdio struct {
 	pending map[string]*pendingCall // client request id → what the answer needs
 	client  *abi.Client
 	proto   string
-	session string // one id per proxy run, so its audit events correlate
+	caps    map[string]bool   // capabilities the client declared in initialize
+	asked   map[string]string // server→client request id (idKey) → method, until the client answers
+	session string            // one id per proxy run, so its audit events correlate
 
 	judging       sync.WaitGroup // server→client judgments
 	clientJudging sync.WaitGroup // client→server judgments (Add only from fromClient)
@@ -329,7 +328,7 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 	case m.IsRequest():
 		if m.Method == mcp.MethodInitialize {
 			s.mu.Lock()
-			s.client, s.proto = p.Envelope.Client, p.Envelope.ProtocolVersion
+			s.client, s.proto, s.caps = p.Envelope.Client, p.Envelope.ProtocolVersion, mcp.Capabilities(m.Params)
 			s.mu.Unlock()
 		}
 		// Every request goes through the engine, as over HTTP: a stage matching initialize or
@@ -341,9 +340,20 @@ func (s *stdio) clientLine(ctx context.Context, line []byte) {
 		}()
 		return
 	case m.IsNotification():
-		s.o.Logger.Debug("client notification", "method", m.Method)
+		if !s.o.Engine.JudgeMessage(ctx, p.Envelope) {
+			s.o.Logger.Warn("client notification denied; dropped", "method", m.Method)
+			return
+		}
+	default: // the client's answer to a server request
+		s.mu.Lock()
+		method := s.asked[idKey(m.ID)]
+		delete(s.asked, idKey(m.ID))
+		s.mu.Unlock()
+		if !s.o.Engine.JudgeMessage(ctx, mcp.AnswerEnvelope(m, s.context(), method)) {
+			s.o.Logger.Warn("client answer denied; the server gets the refusal", "method", method)
+			line = mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeDenied, "palisade: the client's answer was denied by policy", nil))
+		}
 	}
-	// Responses (to server requests) and notifications pass through.
 	s.forwardToServer(line)
 }
 
@@ -512,12 +522,21 @@ func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) 
 			return
 		}
 		line = s.response(ctx, p, m)
-	case m.IsRequest() && judgedFromServer[m.Method]:
+	case m.IsRequest():
 		p, err := mcp.Parse(line, s.context())
 		if err != nil {
 			s.o.Logger.Warn("upstream request refused", "method", m.Method, "err", err)
 			s.forwardToServer(mcp.ErrorResponse(m.ID, mcp.NewError(mcp.CodeInvalidRequest, "palisade proxy: "+err.Error(), nil)))
 			return
+		}
+		if need := mcp.NeededCapability(m.Method); need != "" {
+			s.mu.Lock()
+			declared := s.caps[need]
+			s.mu.Unlock()
+			if !declared {
+				s.forwardToServer(s.o.Engine.RefuseServerRequest(ctx, p.Envelope, need))
+				return
+			}
 		}
 		s.judging.Add(1)
 		go func() {
@@ -525,8 +544,12 @@ func (s *stdio) serverMessage(ctx context.Context, m *mcp.Message, line []byte) 
 			s.judgeServerRequest(ctx, p, line)
 		}()
 		return
-	case m.IsRequest():
-		s.o.Logger.Debug("upstream request", "method", m.Method)
+	default: // a notification
+		p, err := mcp.Parse(line, s.context())
+		if err != nil || !s.o.Engine.JudgeMessage(ctx, p.Envelope) {
+			s.o.Logger.Warn("upstream notification denied; dropped", "method", m.Method, "err", err)
+			return
+		}
 	}
 	_ = s.toClient.writeLine(line)
 }
@@ -548,6 +571,12 @@ func (s *stdio) judgeServerRequest(ctx context.Context, p *mcp.Parsed, line []by
 		s.forwardToServer(deny)
 		return
 	}
+	s.mu.Lock()
+	if s.asked == nil || len(s.asked) >= maxAsked {
+		s.asked = map[string]string{} // a client that never answers cannot grow it without bound
+	}
+	s.asked[idKey(p.Message.ID)] = p.Message.Method
+	s.mu.Unlock()
 	_ = s.toClient.writeLine(line)
 }
 

@@ -22,8 +22,10 @@ import (
 //     another id) is the answer: tool pinning and the response phase judge it, result and
 //     error alike, and it is sent with the id the client wrote; a second answer, or a response
 //     on the GET stream or with any other id, answers nothing here and is dropped;
-//   - sampling/createMessage and elicitation/create from the server are judged as over stdio; a
-//     denied one is answered to the upstream with the deny and never reaches the client;
+//   - requests from the server (sampling/createMessage, elicitation/create, roots/list, ping)
+//     are judged as over stdio; one for a capability the client did not declare, or a denied
+//     one, is answered to the upstream with the refusal and never reaches the client;
+//   - notifications from the server are judged; a denied one is dropped;
 //   - a message the gateway cannot read is handled by the failure mode of the response stages
 //     matching the call (UnjudgeableResponse); on the GET stream it is dropped.
 type relay struct {
@@ -79,12 +81,14 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 			}
 			out = append(out, relayed{b: r.x.Answer(ctx, m), answer: true})
 			judged()
-		case m.IsRequest() && judgedFromServer[m.Method]:
+		case m.IsRequest():
 			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
 				out = append(out, relayed{b: um.raw})
 			}
-		default:
-			out = append(out, relayed{b: um.raw})
+		default: // a notification
+			if r.h.judgeServerNotification(ctx, r.up, r.hdr, m) {
+				out = append(out, relayed{b: um.raw})
+			}
 		}
 	}
 	return out

@@ -117,8 +117,10 @@ type Text struct {
 }
 
 // Texts collects the strings to classify from an envelope: every string
-// value under `arguments` (request phase), `uri`, and every string under
-// `result` (response phase) except structural fields such as `type`, in
+// value under `arguments` and `params._meta` (request phase of a call), `uri`,
+// every string under `params` (request phase of any other message), and every
+// string under `result` (response phase) except structural fields such as
+// `type` and strings that are not prose (see Prose), in
 // document order, skipping strings shorter than c.MinBytes, each cut to
 // c.MaxBytes and, when longer than c.WindowBytes, split into overlapping
 // windows (path suffix `[start:end]`, byte offsets); at most c.MaxTexts.
@@ -134,7 +136,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 	skipped := false
 	kind := argkind.Unknown
 	add := func(path, s string) {
-		if len(s) < c.MinBytes {
+		if len(s) < c.MinBytes || !Prose(s) {
 			return
 		}
 		if len(out) >= c.MaxTexts {
@@ -213,7 +215,14 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			}
 		}
 	}
-	fields := gjson.GetManyBytes(env, "arguments", "uri", "result", "tool", "tool_info", "phase")
+	fields := gjson.GetManyBytes(env, "arguments", "uri", "result", "tool", "tool_info", "phase", "method", "params")
+	call := isCall(fields[6].String())
+	if fields[5].String() != abi.PhaseResponse && !call {
+		// Any other request or notification (sampling, elicitation, log and progress
+		// notifications, completion): every string its params carry.
+		walk("params", fields[7])
+		return out, skipped
+	}
 	if fields[5].String() != abi.PhaseResponse {
 		var info *abi.ToolInfo
 		if fields[4].IsObject() {
@@ -233,6 +242,10 @@ func texts(env []byte, c Config) ([]Text, bool) {
 		add("uri", fields[1].Str)
 	}
 	tool = nil
+	if call && fields[5].String() != abi.PhaseResponse {
+		// _meta travels with the call to the server, like the arguments.
+		walk("params._meta", fields[7].Get("_meta"))
+	}
 	walk("result", fields[2])
 	return out, skipped
 }
@@ -262,6 +275,40 @@ func pathJoin(p, s string) string {
 	return p + s
 }
 
+// isCall reports whether method is a call whose request text is its arguments or uri
+// (tools/call, resources/read, prompts/get; "" stands for tools/call).
+func isCall(method string) bool {
+	switch method {
+	case "", "tools/call", "resources/read", "prompts/get":
+		return true
+	}
+	return false
+}
+
+// Prose reports whether s may hold natural language for the model to score. A single token of
+// letters, digits, '_' and '-' (an enum value such as "success", a role such as "assistant", an
+// id, a flag) and a long run of base64 or hex without a space (an image, a hash, a token) carry
+// none: the model, trained on text, scores their character n-grams at random (a base64 PNG
+// scored 0.94 as prompt injection, "success" 0.97 as a sensitive path). The injection stage's
+// rules still read them.
+func Prose(s string) bool {
+	word, blob := true, len(s) >= 64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !alnum && c != '_' && c != '-' {
+			word = false
+		}
+		if !alnum && c != '+' && c != '/' && c != '=' && c != '_' && c != '-' {
+			blob = false
+		}
+		if !word && !blob {
+			return true
+		}
+	}
+	return false
+}
+
 // structural names the MCP result fields that describe content rather than
 // hold it ({"type":"text"}, mimeType): they are never classified.
 var structural = map[string]bool{"type": true, "mimeType": true, "isError": true}
@@ -287,7 +334,10 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	var v abi.Verdict
 	best, bestAt := -1.0, 0
 	var labels []string
-	response := gjson.GetBytes(env, "phase").String() == abi.PhaseResponse
+	// Tool output, and any other message's text (written for a model to read): only
+	// ResponseLabels count.
+	f := gjson.GetManyBytes(env, "phase", "method")
+	response := f[0].String() == abi.PhaseResponse || !isCall(f[1].String())
 	for i, r := range results {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
 			continue // not a finding in tool output

@@ -18,12 +18,20 @@ func TestTexts(t *testing.T) {
 		env  string
 		want []string // path=value
 	}{
-		{"nested arguments", `{"arguments":{"a":"hello","b":{"c":["xyz","no"]},"n":5,"ok":true}}`,
-			[]string{"arguments.a=hello", "arguments.b.c.0=xyz"}},
+		{"nested arguments", `{"arguments":{"a":"hello there","b":{"c":["x/y","no"]},"n":5,"ok":true,"e":"success"}}`,
+			[]string{"arguments.a=hello there", "arguments.b.c.0=x/y"}},
 		{"result content", `{"phase":"response","result":{"content":[{"type":"text","text":"some output"}]}}`,
 			[]string{"result.content.0.text=some output"}},
 		{"uri", `{"method":"resources/read","uri":"file:///etc/passwd"}`, []string{"uri=file:///etc/passwd"}},
 		{"nothing", `{"method":"tools/list"}`, nil},
+		{"_meta of a call", `{"method":"tools/call","arguments":{"a":"x y"},"params":{"name":"t","_meta":{"note":"send it all"}}}`,
+			[]string{"arguments.a=x y", "params._meta.note=send it all"}},
+		{"params of another request", `{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"what now?"}}]}}`,
+			[]string{"params.messages.0.content.text=what now?"}},
+		{"a tools/list answer", `{"phase":"response","method":"tools/list","result":{"tools":[{"name":"echo","description":"Echoes back the input"}]}}`,
+			[]string{"result.tools.0.description=Echoes back the input"}},
+		{"no enum values, ids or blobs", `{"phase":"response","result":{"content":[{"type":"image","data":"` + strings.Repeat("iVBORw0KGgoAAAANSUhEUgAAABAAAAAQ", 4) + `","mimeType":"image/png"},{"type":"text","text":"ok then","annotations":{"audience":["user","assistant"],"priority":0.5}}]}}`,
+			[]string{"result.content.1.text=ok then"}},
 		{"broken json", `{"arguments":{"a":"unterminated`, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -37,12 +45,12 @@ func TestTexts(t *testing.T) {
 		})
 	}
 	c.MaxTexts, c.MaxBytes, c.WindowBytes = 2, 4, -1
-	got := Texts([]byte(`{"arguments":{"a":"abcdef","b":"ééé","c":"zzz"}}`), c)
-	if len(got) != 2 || got[0].Value != "abcd" || got[1].Value != "éé" {
+	got := Texts([]byte(`{"arguments":{"a":"ab cdef","b":"ééé","c":"z zz"}}`), c)
+	if len(got) != 2 || got[0].Value != "ab c" || got[1].Value != "éé" {
 		t.Errorf("limits: %+v", got)
 	}
 	c, _ = ParseConfig([]byte(`{"window_bytes":16}`))
-	long := strings.Repeat("0123456789", 4) // 40 bytes: windows [0:16] [8:24] [16:32] [24:40]
+	long := strings.Repeat("01234 6789", 4) // 40 bytes: windows [0:16] [8:24] [16:32] [24:40]
 	var paths []string
 	for _, x := range Texts([]byte(`{"result":{"text":"`+long+`"}}`), c) {
 		paths = append(paths, x.Path)
@@ -281,7 +289,7 @@ func TestKindsAndIncomplete(t *testing.T) {
 		t.Errorf("a key that is not a field name is not classified: %+v %v", v, err)
 	}
 	c.MaxTexts = 2
-	many := []byte(`{"phase":"request","method":"tools/call","tool":"echo","arguments":{"a":"one","b":"two","c":"three"}}`)
+	many := []byte(`{"phase":"request","method":"tools/call","tool":"echo","arguments":{"a":"one a","b":"two b","c":"three c"}}`)
 	benign := func(b []byte) ([]byte, error) {
 		var req struct{ Texts []string }
 		_ = json.Unmarshal(b, &req)
@@ -328,5 +336,23 @@ func TestKindThresholds(t *testing.T) {
 				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestProse: what the model is asked to score is prose; single tokens and encoded blobs are not.
+func TestProse(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"success", false}, {"assistant", false}, {"user_id-42", false},
+		{strings.Repeat("iVBORw0KGgo+/=", 6), false}, {strings.Repeat("deadbeef", 8), false},
+		{"hello world", true}, {"/etc/passwd", true}, {"169.254.169.254", true},
+		{"Ignore previous instructions", true}, {"a;rm", true}, {"ééé", true},
+		{strings.Repeat("ab", 20) + " " + strings.Repeat("cd", 20), true},
+	} {
+		if got := Prose(tc.s); got != tc.want {
+			t.Errorf("Prose(%q) = %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }

@@ -178,9 +178,12 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// Evaluate scans the envelope's phase-relevant strings. Request phase: every string leaf of
-// arguments, and uri. Response phase: result.content[].text, result.contents[].text, the
-// string leaves of result.structuredContent, error.message and the string leaves of error.data. It returns deny when a category fires (or, in
+// Evaluate scans the envelope's phase-relevant strings. Request phase of a call (tools/call,
+// resources/read, prompts/get): every string leaf of arguments and params._meta, and uri; of
+// any other request or notification: every string leaf of params, with the response detector.
+// Response phase of a call: result.content[].text, result.contents[].text, the string leaves of
+// result.structuredContent (and result.messages for prompts/get); of any other answer: every
+// string leaf of result. Both: error.message and the string leaves of error.data. It returns deny when a category fires (or, in
 // the response phase with redact mode, no opinion plus the redacted result), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
@@ -190,6 +193,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	// a copy of a multi-megabyte envelope is what made large calls run out of memory.
 	root := gjson.Parse(unsafe.String(unsafe.SliceData(env), len(env)))
 	phase := root.Get("phase").String()
+	call := isCall(root.Get("method").String())
 	var leaves []leaf
 	d := e.request
 	if depth := maxNesting(env); depth > MaxNesting {
@@ -200,17 +204,34 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if phase == abi.PhaseResponse {
 		d = e.response
 		res := root.Get("result")
+		if !call {
+			// Any other answer (tools/list descriptions, initialize instructions, completion
+			// values, ...) reaches the model as a whole: every string it holds.
+			leaves = collectStrings(res, "result", nil, leaves)
+		}
 		for i, item := range res.Get("content").Array() {
+			if !call {
+				break
+			}
 			if t := item.Get("text"); t.Type == gjson.String {
 				leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t.String()})
 			}
 		}
 		for i, item := range res.Get("contents").Array() {
+			if !call {
+				break
+			}
 			if t := item.Get("text"); t.Type == gjson.String {
 				leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t.String()})
 			}
 		}
-		leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", nil, leaves)
+		if call {
+			leaves = collectStrings(res.Get("structuredContent"), "result.structuredContent", nil, leaves)
+			if root.Get("method").String() == "prompts/get" {
+				// A prompt's messages are what the model reads.
+				leaves = collectStrings(res.Get("messages"), "result.messages", nil, leaves)
+			}
+		}
 		// An error answer reaches the model too: its message and the strings of its data.
 		if e := root.Get("error"); e.Exists() {
 			if m := e.Get("message"); m.Type == gjson.String {
@@ -218,12 +239,20 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			}
 			leaves = collectStrings(e.Get("data"), "error.data", nil, leaves)
 		}
-	} else {
+	} else if call {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
 		if u := root.Get("uri"); u.Type == gjson.String {
 			leaves = append(leaves, leaf{path: "uri", text: u.String(), kind: argkind.URL})
 		}
+		// _meta travels with the call to the server: an agent's text like the arguments.
+		leaves = collectStrings(root.Get("params._meta"), "params._meta", nil, leaves)
+	} else {
+		// Any other request or notification (sampling and elicitation requests, log and
+		// progress notifications, completion requests): every string its params carry, judged
+		// as text written for a model to read, like tool output.
+		d = e.response
+		leaves = collectStrings(root.Get("params"), "params", nil, leaves)
 	}
 	incomplete := false
 	var scores [NumCategories]float64
@@ -252,7 +281,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			l.kind = argkind.Unknown // context-free: every rule (stricter)
 		}
 		ld := d
-		if phase != abi.PhaseResponse {
+		if phase != abi.PhaseResponse && call {
 			ld = e.detectorFor(l.kind)
 		}
 		r := ld.Scan(l.text)
@@ -322,6 +351,17 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	}
 	v.Action = abi.ActionDeny
 	return v, nil
+}
+
+// isCall reports whether method is a call whose request text is its arguments or uri and
+// whose answer's text is its content (tools/call, resources/read, prompts/get); "" counts as
+// tools/call, the method an envelope without one stands for.
+func isCall(method string) bool {
+	switch method {
+	case "", "tools/call", "resources/read", "prompts/get":
+		return true
+	}
+	return false
 }
 
 // MaxNesting is the deepest JSON nesting the stage scans. Real tool arguments nest a few

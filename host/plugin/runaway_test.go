@@ -1,0 +1,193 @@
+package plugin_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/plugin"
+)
+
+// hangLimit is how long a test waits before it calls a call hung: generous, so a loaded machine
+// never trips it, and far below the seconds (or forever) that a missed stop costs.
+const hangLimit = 60 * time.Second
+
+// within runs f and fails the test if it has not returned after hangLimit.
+func within[T any](t *testing.T, what string, f func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(hangLimit):
+		t.Fatalf("%s: still running after %s", what, hangLimit)
+		panic("unreachable")
+	}
+}
+
+// runawayHostFunctions are the host functions runaway_*.wat import: tick returns at once, block
+// waits until its call's context ends (as a slow LLM sample would).
+func runawayHostFunctions() []plugin.HostFunc {
+	return []plugin.HostFunc{
+		{Name: "tick", Call: func(ctx context.Context, req []byte) []byte { return nil }},
+		{Name: "block", Call: func(ctx context.Context, req []byte) []byte {
+			select {
+			case <-ctx.Done():
+			case <-time.After(hangLimit):
+			}
+			return nil
+		}},
+	}
+}
+
+// TestRunawayIsStopped: on every convention, each way a guest can run away (a call-free loop,
+// unbounded and exponential recursion, a loop calling a host function, a host function
+// blocking past the deadline) ends in ErrTimeout or ErrTrap, and the plugin serves afterwards
+// on a replaced instance.
+func TestRunawayIsStopped(t *testing.T) {
+	rt := newRuntime(t)
+	for _, conv := range []string{"direct", "extism"} {
+		wasm := wat(t, "testdata/runaway_"+conv+".wat")
+		for _, mode := range []string{"loop", "recursion", "fib", "tick", "block"} {
+			t.Run(conv+"/"+mode, func(t *testing.T) {
+				p, err := rt.Load(context.Background(), plugin.Spec{
+					Name: "runaway", Wasm: wasm, Timeout: 50 * time.Millisecond, InitTimeout: 50 * time.Millisecond, PoolSize: 1,
+					HostFunctions: runawayHostFunctions(),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close(context.Background())
+				if got := p.Convention(); got != conv {
+					t.Fatalf("convention = %s, want %s", got, conv)
+				}
+				for i := range 2 {
+					err := within(t, mode, func() error {
+						_, err := p.Evaluate(context.Background(), []byte(mode))
+						return err
+					})
+					if !errors.Is(err, plugin.ErrTimeout) && !errors.Is(err, plugin.ErrTrap) {
+						t.Fatalf("%s %d: err = %v, want ErrTimeout or ErrTrap", mode, i, err)
+					}
+					out, err := p.Evaluate(context.Background(), []byte("good"))
+					if err != nil || string(out) != `{"action":"none"}` {
+						t.Fatalf("call after %s %d: %q %v", mode, i, out, err)
+					}
+				}
+				if got := p.Stats().Replaced.Load(); got != 2 {
+					t.Errorf("replaced %d instances, want 2", got)
+				}
+			})
+		}
+	}
+}
+
+// startWAT is a plugin of convention conv whose start function, which runs inside
+// instantiation, loops forever or, when bounded, for 2^31 iterations (a second or more).
+func startWAT(conv string, bounded bool) string {
+	body := "(loop $l (br $l))"
+	if bounded {
+		body = "(local $i i32) (loop $l (local.set $i (i32.add (local.get $i) (i32.const 1))) " +
+			"(br_if $l (i32.ne (local.get $i) (i32.const 0x80000000))))"
+	}
+	exports := `(func (export "evaluate") (result i32) (i32.const 0))`
+	if conv == "direct" {
+		exports = `(func (export "palisade_alloc") (param i32) (result i32) (i32.const 1024))
+  (func (export "evaluate") (param i32) (result i64) (i64.const 0))`
+	}
+	return "(module (memory (export \"memory\") 1) (func $spin " + body + ") (start $spin)\n  " + exports + ")"
+}
+
+// TestLoopingStartIsStopped: a start function that does not return runs inside instantiation;
+// Load fails with ErrTimeout instead of hanging, on every convention, trusted or not, and the
+// runtime loads and serves other plugins afterwards. An untrusted start is stopped; a trusted
+// one is abandoned, and keeps running (and holding up Go's stop-the-world pauses) until it
+// returns, so the trusted rows use a start that returns after a second or so.
+func TestLoopingStartIsStopped(t *testing.T) {
+	rt := newRuntime(t)
+	for _, conv := range []string{"direct", "extism"} {
+		for _, trusted := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/trusted=%v", conv, trusted), func(t *testing.T) {
+				wasm := watText(t, startWAT(conv, trusted))
+				err := within(t, "Load", func() error {
+					p, err := rt.Load(context.Background(), plugin.Spec{
+						Name: "start", Wasm: wasm, Timeout: 50 * time.Millisecond,
+						InitTimeout: 100 * time.Millisecond, PoolSize: 2, Uninterruptible: trusted,
+					})
+					if err == nil {
+						p.Close(context.Background())
+					}
+					return err
+				})
+				if !errors.Is(err, plugin.ErrTimeout) {
+					t.Fatalf("Load: err = %v, want ErrTimeout", err)
+				}
+				good := map[string]string{"direct": "../../sdk/wat/direct.wat", "extism": "../../sdk/wat/minimal.wat"}[conv]
+				p, err := rt.Load(context.Background(), plugin.Spec{Name: "good", Wasm: wat(t, good), PoolSize: 1, Uninterruptible: trusted})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close(context.Background())
+				if out, err := p.Evaluate(context.Background(), []byte("x")); err != nil || string(out) != `{"action":"none"}` {
+					t.Fatalf("after the looping start: %q %v", out, err)
+				}
+			})
+		}
+	}
+}
+
+// watText assembles WAT source (see wat).
+func watText(t *testing.T, src string) []byte {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "m.wat")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return wat(t, path)
+}
+
+// TestTimeoutHammer: many concurrent calls of a call-free loop with a tiny timeout each end in
+// ErrTimeout. The deadline timer races the guest's check on every call; a check that could
+// miss it (issue 20) left a call spinning for 2^32 checks, which hangLimit catches.
+func TestTimeoutHammer(t *testing.T) {
+	rt := newRuntime(t)
+	for _, conv := range []string{"direct", "extism"} {
+		t.Run(conv, func(t *testing.T) {
+			p, err := rt.Load(context.Background(), plugin.Spec{
+				Name: "hammer", Wasm: wat(t, "testdata/runaway_"+conv+".wat"), Timeout: time.Millisecond,
+				InitTimeout: time.Millisecond, PoolSize: 4, HostFunctions: runawayHostFunctions(),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			const workers, calls = 4, 100
+			errs := make(chan error, workers*calls)
+			within(t, "hammer", func() struct{} {
+				var wg sync.WaitGroup
+				for range workers {
+					wg.Go(func() {
+						for range calls {
+							_, err := p.Evaluate(context.Background(), []byte("loop"))
+							if !errors.Is(err, plugin.ErrTimeout) {
+								errs <- err
+							}
+						}
+					})
+				}
+				wg.Wait()
+				return struct{}{}
+			})
+			close(errs)
+			for err := range errs {
+				t.Errorf("err = %v, want ErrTimeout", err)
+			}
+		})
+	}
+}

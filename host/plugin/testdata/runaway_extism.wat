@@ -1,0 +1,42 @@
+;; runaway_direct.wat on the Extism convention (ABI 1.0): the first input byte picks how to run
+;; away (l loop, r recursion, f fib(90), t tick in a loop, b block in a loop); anything else
+;; answers {"action":"none"}. Used by TestRunawayIsStopped and the fuzz seeds.
+(module
+  (import "extism:host/env" "input_length" (func $input_length (result i64)))
+  (import "extism:host/env" "input_load_u8" (func $input_load_u8 (param i64) (result i32)))
+  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
+  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
+  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
+  (import "extism:host/user" "tick" (func $tick (param i64) (result i64)))
+  (import "extism:host/user" "block" (func $block (param i64) (result i64)))
+  (memory (export "memory") 1)
+  (data (i32.const 0) "{\22action\22:\22none\22}")  ;; 17 bytes at 0
+  (func $deep (param $n i32) (result i32)
+    (i32.add (call $deep (i32.add (local.get $n) (i32.const 1))) (i32.const 1)))
+  (func $fib (param $n i32) (result i32)
+    (if (result i32) (i32.lt_u (local.get $n) (i32.const 2))
+      (then (local.get $n))
+      (else (i32.add (call $fib (i32.sub (local.get $n) (i32.const 1)))
+                     (call $fib (i32.sub (local.get $n) (i32.const 2)))))))
+  (func (export "evaluate") (result i32)
+    (local $c i32) (local $off i64) (local $i i32)
+    (if (i64.ne (call $input_length) (i64.const 0))
+      (then (local.set $c (call $input_load_u8 (i64.const 0)))))
+    (if (i32.eq (local.get $c) (i32.const 108)) (then (loop $spin (br $spin))))
+    (if (i32.eq (local.get $c) (i32.const 114)) (then (drop (call $deep (i32.const 0)))))
+    (if (i32.eq (local.get $c) (i32.const 102)) (then (drop (call $fib (i32.const 90)))))
+    (if (i32.eq (local.get $c) (i32.const 116))
+      (then (loop $again (drop (call $tick (i64.const 0))) (br $again))))
+    (if (i32.eq (local.get $c) (i32.const 98))
+      (then (loop $again (drop (call $block (i64.const 0))) (br $again))))
+    ;; output {"action":"none"}: copy the 17 bytes at 0 into a block
+    (local.set $off (call $alloc (i64.const 17)))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $i) (i32.const 17)))
+      (call $store_u8 (i64.add (local.get $off) (i64.extend_i32_u (local.get $i)))
+                      (i32.load8_u (local.get $i)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $next)))
+    (call $output_set (local.get $off) (i64.const 17))
+    (i32.const 0))
+)
