@@ -33,7 +33,7 @@ type doctorReport struct {
 type doctorCmd struct {
 	Config      string `help:"Gateway config file." env:"PALISADE_CONFIG" placeholder:"FILE"`
 	Bundle      string `help:"Bundle folder whose models to load (default: the config's bundle)." placeholder:"DIR"`
-	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library (default: $$PALISADE_ONNXRUNTIME_LIB, build/ort, /usr/local/lib)." placeholder:"FILE"`
+	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library (default: the config's infer.library, $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
 	CUDA        bool   `name:"cuda" help:"Also try the CUDA execution provider."`
 	JSON        bool   `name:"json" help:"Print the report as JSON."`
 }
@@ -48,6 +48,9 @@ func (d *doctorCmd) Run(ctx context.Context, env *cliEnv) error {
 	c := cfg.WithDefaults()
 	rep := doctorReport{Go: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH, NATS: map[string]any{}, DataDir: map[string]any{"path": c.DataDir}}
 
+	if *library == "" {
+		*library = cfg.Infer.Library // the configured runtime, as every mode finds it
+	}
 	rep.Infer = infer.Diagnose(*library, *cuda)
 	if rep.Infer.LibraryError != "" {
 		rep.Problem = append(rep.Problem, "ONNX Runtime: "+rep.Infer.LibraryError+" (run `make setup-onnxruntime`); detector stages will be unavailable")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/added060/palisade/host/infer"
 	"io"
 	"os"
 	"path/filepath"
@@ -149,6 +150,23 @@ type hookInstallCmd struct {
 	Bundle   string `help:"Bundle folder the hook uses (written into the command)." placeholder:"DIR"`
 	Gateway  string `help:"Gateway URL the hook delegates to (written into the command)." placeholder:"URL"`
 	Matcher  string `default:"*" help:"Tool name matcher."`
+	// ONNXRuntime: the library written into the command (default: the one found now).
+	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library written into the command (default: the one found now: $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
+}
+
+// runtimeFor is the ONNX Runtime library to write into an installed hook or wrapped entry:
+// the one named, or the one found from here and now (absolute), so that the detector runs
+// from whatever directory the client starts palisade in. None found: a warning, and "".
+func runtimeFor(env *cliEnv, named, what string) string {
+	lib, _, err := infer.FindLibrary(named)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "palisade %s: %v: a bundle whose stages infer will be refused there (run `make setup-onnxruntime`, or pass --onnxruntime)\n", what, err)
+		return ""
+	}
+	if abs, err := filepath.Abs(lib); err == nil {
+		lib = abs
+	}
+	return lib
 }
 
 func (h *hookInstallCmd) Run(env *cliEnv) error {
@@ -180,6 +198,9 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 	}
 	if h.Gateway != "" {
 		cmd += " --gateway " + shellQuote(h.Gateway)
+	}
+	if lib := runtimeFor(env, h.ONNXRuntime, "hook install"); lib != "" {
+		cmd += " --onnxruntime " + shellQuote(lib)
 	}
 	if h.Bundle == "" && h.Gateway == "" {
 		fmt.Fprintln(env.Stderr, "palisade hook install: no --bundle or --gateway: the hook will need PALISADE_BUNDLE (or PALISADE_CONFIG) in Claude Code's environment, or it answers ask")

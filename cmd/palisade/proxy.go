@@ -29,6 +29,9 @@ type localFlags struct {
 	NATSURL   string `name:"nats-url" help:"NATS for audit (default a local gateway's embedded server)." env:"PALISADE_NATS_URL" placeholder:"URL"`
 	NATSCreds string `name:"nats-creds" help:"Gateway creds or nkey seed file for NATS (default DATA_DIR/nats-auth/gateway.nk)." env:"PALISADE_NATS_CREDS" placeholder:"FILE"`
 	LogLevel  string `help:"debug, info, warn or error (default warn)." env:"PALISADE_LOG_LEVEL"`
+	// ONNXRuntime is infer.library: hook install and wrap write it into what they install, so
+	// the detector runs wherever the client starts the hook or the proxy.
+	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library (default: infer.library, $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
 }
 
 // load returns the configuration the flags, environment and config file give. A data dir nobody
@@ -55,6 +58,13 @@ func (f *localFlags) load(env *cliEnv) (*gateway.File, *slog.Logger, error) {
 				*p = abs
 			}
 		}
+	}
+	if f.ONNXRuntime != "" {
+		abs, err := filepath.Abs(f.ONNXRuntime)
+		if err != nil {
+			return nil, nil, err
+		}
+		cfg.Infer.Library = abs
 	}
 	level := cfg.Log.Level
 	if level == "" {

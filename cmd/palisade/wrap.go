@@ -23,6 +23,8 @@ type wrapCmd struct {
 	wrapFlags `embed:""`
 	Bundle    string `help:"Bundle folder the proxy uses (written into the entry)." placeholder:"DIR"`
 	DataDir   string `help:"Data dir the proxy uses (written into the entry)." placeholder:"DIR"`
+	// ONNXRuntime: the library written into the entry (default: the one found now).
+	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library written into the entry (default: the one found now)." placeholder:"FILE"`
 }
 
 func (w *wrapCmd) Run(env *cliEnv) error {
@@ -32,6 +34,9 @@ func (w *wrapCmd) Run(env *cliEnv) error {
 			abs, _ := filepath.Abs(f.v)
 			o.ProxyArgs = append(o.ProxyArgs, f.flag, abs)
 		}
+	}
+	if lib := runtimeFor(env, w.ONNXRuntime, "wrap"); lib != "" {
+		o.ProxyArgs = append(o.ProxyArgs, "--onnxruntime", lib)
 	}
 	res, err := wrap.Wrap(o)
 	return wrapDone(env, "wrap", res, err)

@@ -1,15 +1,20 @@
 package gateway_test
 
 import (
+	"context"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/infer"
 	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestStagesRunFromAnyDirectory: a binary with ONNX Runtime beside it (DIR/ort/, as `make build`
@@ -84,5 +89,55 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDegradedIsRefusedOrSaid: a gateway whose ONNX Runtime is missing refuses the example
+// bundle, naming the detector stage; told to serve degraded, it serves without the stage, says
+// not ready, and every decision's audit event names the missing stage.
+func TestDegradedIsRefusedOrSaid(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, true)
+	bundleDir := testenv.ExampleBundle(t)
+	missing := filepath.Join(t.TempDir(), "libonnxruntime.so")
+	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: bundleDir,
+		Upstreams: []config.Upstream{{Name: "go", URL: up}}, NATS: config.NATS{URL: ns.ClientURL()},
+		Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}
+	start := func(extra string) (*gateway.Gateway, error) {
+		f, err := gateway.ParseFile([]byte("infer: {library: " + missing + "}\n" + extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: f.Sections})
+		if err != nil {
+			return nil, err
+		}
+		t.Cleanup(func() { g.Close(context.Background()) })
+		return g, g.Start(context.Background())
+	}
+	if _, err := start(""); err == nil || !strings.Contains(err.Error(), "stages[2]") || !strings.Contains(err.Error(), "detector cannot run") {
+		t.Fatalf("without the runtime: %v, want the bundle refused naming the detector", err)
+	}
+	g, err := start("bundles: {allow_unsigned: true, serve_degraded: true}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + g.Addr() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "degraded") {
+		t.Fatalf("/readyz %d %s, want 503 degraded", resp.StatusCode, body)
+	}
+	cs := connect(t, "http://"+g.Addr()+"/mcp", nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}}); err != nil {
+		t.Fatalf("echo while degraded: %v", err)
+	}
+	for _, ev := range events(t, ns.ClientURL(), 1) {
+		if !strings.Contains(string(ev.Detail), `"degraded":["detector: `) {
+			t.Fatalf("a decision while degraded does not say so: %s", ev.Detail)
+		}
 	}
 }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/added060/palisade/host/infer"
+)
+
+// TestInstallWritesTheRuntime: hook install and wrap write the ONNX Runtime found now (or
+// named) into what they install, absolute, so the hook and the wrapped proxy run the detector
+// from whatever directory the client starts them in.
+func TestInstallWritesTheRuntime(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libonnxruntime.so")
+	if err := os.WriteFile(lib, []byte("not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(infer.LibraryEnv, lib) // found now, as from the build tree
+
+	settings := filepath.Join(dir, "settings.json")
+	if code, out, errs := runCLI(t, "", "hook", "install", "--settings", settings, "--bundle", "/etc/palisade/bundle"); code != 0 {
+		t.Fatalf("hook install: %d %s %s", code, out, errs)
+	}
+	b, _ := os.ReadFile(settings)
+	if !strings.Contains(string(b), "--onnxruntime "+lib) {
+		t.Fatalf("settings do not name the runtime:\n%s", b)
+	}
+
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]}}}`), 0o644)
+	if code, out, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", "/usr/local/bin/palisade", "fs"); code != 0 {
+		t.Fatalf("wrap: %d %s %s", code, out, errs)
+	}
+	b, _ = os.ReadFile(cfg)
+	if !strings.Contains(string(b), `"--onnxruntime", "`+lib+`"`) && !strings.Contains(string(b), `"--onnxruntime","`+lib+`"`) {
+		t.Fatalf("the wrapped entry does not name the runtime:\n%s", b)
+	}
+
+	// None found: installed without it, and the user is told what that means.
+	t.Setenv(infer.LibraryEnv, filepath.Join(dir, "missing.so"))
+	code, _, errs := runCLI(t, "", "hook", "install", "--settings", filepath.Join(dir, "s2.json"), "--bundle", "/b")
+	if code != 0 || !strings.Contains(errs, "will be refused") {
+		t.Fatalf("hook install without a runtime: %d %q", code, errs)
+	}
+}
