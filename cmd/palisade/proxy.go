@@ -116,7 +116,8 @@ func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 	o := proxy.StdioOptions{Engine: l.Engine, Command: rest[0], Args: rest[1:], Server: p.Server,
-		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Logger: log}
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Logger: log,
+		MaxBatch: cfg.Config.Limits.BatchElements}
 	if l.Pinner != nil {
 		o.Tools = l.Pinner
 	}

@@ -2,10 +2,12 @@ package admin
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/labstack/echo/v4"
@@ -41,10 +43,23 @@ type PlaygroundResult struct {
 // RegisterPlayground adds POST /playground: run the active chain's request phase on a composed
 // or pasted call and return every stage's verdict, without forwarding anything. held says whether
 // ask verdicts are held for a person on this gateway (otherwise the bundle's fallback applies).
-func RegisterPlayground(g *echo.Group, active *chain.Active, held bool) {
+// The body (at most 1 MiB) draws on budget until it is answered (nil = counted nowhere); past
+// it the answer is 503.
+func RegisterPlayground(g *echo.Group, active *chain.Active, held bool, budget *sse.Budget) {
 	g.POST("/playground", func(c echo.Context) error {
+		body, release, err := budget.ReadAll(c.Request().Body, c.Request().ContentLength, 1<<20)
+		defer release()
+		switch {
+		case errors.Is(err, sse.ErrBudget):
+			c.Response().Header().Set("Retry-After", "1")
+			return Error(c, http.StatusServiceUnavailable, "the body does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later")
+		case errors.Is(err, sse.ErrTooLarge):
+			return Error(c, http.StatusRequestEntityTooLarge, "the body is over 1 MiB")
+		case err != nil:
+			return Error(c, http.StatusBadRequest, "read body: "+err.Error())
+		}
 		var r PlaygroundRequest
-		if err := json.NewDecoder(http.MaxBytesReader(c.Response(), c.Request().Body, 1<<20)).Decode(&r); err != nil {
+		if err := json.Unmarshal(body, &r); err != nil {
 			return Error(c, http.StatusBadRequest, "body must be JSON: {message} or {tool, arguments, server}")
 		}
 		m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`"playground"`)}

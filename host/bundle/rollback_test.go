@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // sequenced writes and signs a bundle whose manifest carries sequence seq.
@@ -114,5 +116,65 @@ func TestObjectStoreRefusesOlderUnlessRollback(t *testing.T) {
 	act := f.rec.kind("bundle.activated")
 	if last := act[len(act)-1]; !strings.Contains(string(last.Detail), `"rollback":true`) {
 		t.Errorf("rollback activation detail = %s", last.Detail)
+	}
+}
+
+// A put between the source's look at the object's info and its read of the object: the
+// operator's rollback of v1 is replaced by an ordinary push of an older v1.5 while the gateway
+// reads. The gateway must judge the bytes it read by their own info: v1.5 is an ordinary push
+// with a lower sequence than the active v2, so it is refused. (Reading the info and the body in
+// two calls took the rollback mark of one object for the body of the next and activated v1.5.)
+func TestObjectStoreInfoMatchesBody(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := bus.Start(ctx, bus.Options{DataDir: t.TempDir(), Port: bus.RandomPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	admin, err := b.ConnectAs(bus.RoleAdmin, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := b.Connect("gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, false)
+	v2, v1, v15 := f.sequenced(t, "2.0.0", 2), f.sequenced(t, "1.0.0", 1), f.sequenced(t, "1.5.0", 1)
+	if _, _, err := bundle.Push(ctx, admin, "", "", v2); err != nil {
+		t.Fatal(err)
+	}
+	var swapped atomic.Bool
+	pushed := make(chan error, 1)
+	src := &bundle.ObjectStoreSource{Conn: gw, Resync: 100 * time.Millisecond}
+	bundle.SetAfterInfo(src, func(info *jetstream.ObjectInfo) {
+		if info.Metadata[bundle.MetaRollback] == "true" && swapped.CompareAndSwap(false, true) {
+			_, _, err := bundle.Push(ctx, admin, "", "", v15)
+			pushed <- err
+		}
+	})
+	run(t, f, src)
+	waitVersion(t, f.m, "2.0.0")
+	if _, _, err := bundle.PushRollback(ctx, admin, "", "", v1); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-pushed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the source never read the rollback's info")
+	}
+	testenv.Eventually(t, 60*time.Second, "v1.5 decided", func() bool {
+		cur, _ := f.m.Current()
+		return cur.Version != "2.0.0" || len(f.rec.kind("bundle.rejected")) > 0
+	})
+	if cur, _ := f.m.Current(); cur.Version != "2.0.0" {
+		t.Fatalf("current %s: the rollback mark of one object was applied to the next", cur.Version)
+	}
+	if rej := f.rec.kind("bundle.rejected")[0]; !strings.Contains(string(rej.Detail), "older_sequence") {
+		t.Errorf("rejection = %s %s", rej.Reason, rej.Detail)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -196,7 +197,8 @@ type ObjectStoreSource struct {
 	FetchTimeout time.Duration
 	Logger       *slog.Logger
 
-	tried string // NUID of the last object handed to the manager
+	tried     string                      // NUID of the last object handed to the manager
+	afterInfo func(*jetstream.ObjectInfo) // tests: runs between the first look at the info and the read
 }
 
 func (s *ObjectStoreSource) String() string {
@@ -267,7 +269,14 @@ func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) 
 	return changed, err
 }
 
-// fetch returns the object's bytes when it differs from what was tried and what is active.
+// fetch returns the object's bytes when it differs from what was tried and what is active,
+// with the info of the very object those bytes are (not of one put before or after them).
+//
+// # Notes
+//
+// GetInfo alone is a cheap first look (no chunks read when nothing changed), but a put may land
+// between it and the read: the info that decides (its NUID, its rollback mark) is the one Get
+// returns with the body, and the body is checked against that info's size and digest.
 func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jetstream.ObjectInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDur(s.FetchTimeout, 30*time.Second))
 	defer cancel()
@@ -282,14 +291,16 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jet
 	if err != nil {
 		return nil, nil, fmt.Errorf("bundle bucket %s: %w", s.String(), err)
 	}
-	if info.NUID == s.tried {
+	if s.skip(m, info) {
 		return nil, nil, nil
 	}
-	if cur, ok := m.Current(); ok && info.Metadata[MetaDigest] == cur.Digest {
-		s.tried = info.NUID
-		return nil, nil, nil
+	if s.afterInfo != nil {
+		s.afterInfo(info)
 	}
 	res, err := obs.Get(ctx, info.Name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		return nil, nil, nil
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("bundle bucket %s: get: %w", s.String(), err)
 	}
@@ -298,7 +309,42 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jet
 	if err != nil {
 		return nil, nil, fmt.Errorf("bundle bucket %s: read: %w", s.String(), err)
 	}
-	return body, info, nil
+	// The info of the object read, which may be newer than the first look.
+	got, err := res.Info()
+	if err != nil {
+		return nil, nil, fmt.Errorf("bundle bucket %s: info: %w", s.String(), err)
+	}
+	if err := checkObject(body, got); err != nil {
+		return nil, nil, fmt.Errorf("bundle bucket %s: %w", s.String(), err)
+	}
+	if got.NUID != info.NUID && s.skip(m, got) {
+		return nil, nil, nil
+	}
+	return body, got, nil
+}
+
+// skip reports whether the object info names what was last tried or what is active.
+func (s *ObjectStoreSource) skip(m *Manager, info *jetstream.ObjectInfo) bool {
+	if info.NUID == s.tried {
+		return true
+	}
+	if cur, ok := m.Current(); ok && info.Metadata[MetaDigest] == cur.Digest {
+		s.tried = info.NUID
+		return true
+	}
+	return false
+}
+
+// checkObject verifies that body is the object info describes: its size and SHA-256 digest.
+func checkObject(body []byte, info *jetstream.ObjectInfo) error {
+	if uint64(len(body)) != info.Size {
+		return fmt.Errorf("object %s (%s) is %d bytes, its info says %d", info.Name, info.NUID, len(body), info.Size)
+	}
+	sum := sha256.Sum256(body)
+	if want := "SHA-256=" + base64.URLEncoding.EncodeToString(sum[:]); info.Digest != want {
+		return fmt.Errorf("object %s (%s) has digest %s, its info says %s", info.Name, info.NUID, want, info.Digest)
+	}
+	return nil
 }
 
 // Object metadata keys Push writes.

@@ -52,6 +52,15 @@ type Limits struct {
 	// also capped by ResponseBytes or BodyBytes): an event past it ends its stream with an
 	// error, an answer past it is answered with an error, a body past it gets 503. 0 = 256 MiB.
 	StreamBufferBytes int64 `yaml:"stream_buffer_bytes"`
+	// BatchElements is how many messages one JSON-RPC batch (a POST body that is an array) may
+	// hold; a larger batch is refused whole (413, -32003) before any element is judged or
+	// forwarded. 0 = 100.
+	BatchElements int `yaml:"batch_elements"`
+	// UpstreamTotalTimeout bounds one exchange with an upstream, from forwarding the request to
+	// the last byte of its answer, whatever it sends meanwhile (keepalive comments included);
+	// the client then gets a -32002 error and the audit event records it. The time a call is
+	// held for a person's approval comes before and does not count. 0 = 5m.
+	UpstreamTotalTimeout Duration `yaml:"upstream_total_timeout"`
 }
 
 // HTTP configures the gateway's HTTP listener: timeouts, a connection limit and who may call.
@@ -159,14 +168,16 @@ const (
 	DefaultUpstreamTimeout = 60 * time.Second
 	DefaultNATSPort        = 4222
 
-	DefaultUpstreamIdleTimeout = 5 * time.Minute
-	DefaultStreamBufferBytes   = 256 << 20
-	DefaultReadHeaderTimeout   = 10 * time.Second
-	DefaultReadTimeout         = 30 * time.Second
-	DefaultIdleTimeout         = 120 * time.Second
-	DefaultSendTimeout         = 30 * time.Second
-	DefaultMaxConnections      = 16384
-	DefaultMaxHeaderBytes      = 32 << 10
+	DefaultUpstreamIdleTimeout  = 5 * time.Minute
+	DefaultStreamBufferBytes    = 256 << 20
+	DefaultBatchElements        = 100
+	DefaultUpstreamTotalTimeout = 5 * time.Minute
+	DefaultReadHeaderTimeout    = 10 * time.Second
+	DefaultReadTimeout          = 30 * time.Second
+	DefaultIdleTimeout          = 120 * time.Second
+	DefaultSendTimeout          = 30 * time.Second
+	DefaultMaxConnections       = 16384
+	DefaultMaxHeaderBytes       = 32 << 10
 )
 
 // Parse decodes the core config strictly: any key it does not know, at any depth, is an error
@@ -259,6 +270,12 @@ func (c Config) WithDefaults() Config {
 	if c.Limits.StreamBufferBytes == 0 {
 		c.Limits.StreamBufferBytes = DefaultStreamBufferBytes
 	}
+	if c.Limits.BatchElements == 0 {
+		c.Limits.BatchElements = DefaultBatchElements
+	}
+	if c.Limits.UpstreamTotalTimeout == 0 {
+		c.Limits.UpstreamTotalTimeout = Duration(DefaultUpstreamTotalTimeout)
+	}
 	if c.HTTP.ReadHeaderTimeout == 0 {
 		c.HTTP.ReadHeaderTimeout = Duration(DefaultReadHeaderTimeout)
 	}
@@ -350,7 +367,8 @@ func (c *Config) Validate() error {
 	for _, f := range []struct {
 		path string
 		v    Duration
-	}{{"limits.upstream_idle_timeout", c.Limits.UpstreamIdleTimeout}, {"http.read_header_timeout", c.HTTP.ReadHeaderTimeout},
+	}{{"limits.upstream_idle_timeout", c.Limits.UpstreamIdleTimeout},
+		{"limits.upstream_total_timeout", c.Limits.UpstreamTotalTimeout}, {"http.read_header_timeout", c.HTTP.ReadHeaderTimeout},
 		{"http.read_timeout", c.HTTP.ReadTimeout}, {"http.idle_timeout", c.HTTP.IdleTimeout}, {"http.send_timeout", c.HTTP.SendTimeout}} {
 		if f.v < 0 {
 			return fe(f.path, "must not be negative")
@@ -358,6 +376,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Limits.StreamBufferBytes < 0 {
 		return fe("limits.stream_buffer_bytes", "must not be negative")
+	}
+	if c.Limits.BatchElements < 0 {
+		return fe("limits.batch_elements", "must not be negative")
 	}
 	if c.HTTP.MaxConnections < 0 {
 		return fe("http.max_connections", "must not be negative")

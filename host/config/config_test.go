@@ -24,6 +24,8 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"audit", func(c *Config) { c.Audit.Arguments = "all" }, "audit.arguments"},
 		{"nats url", func(c *Config) { c.NATS.URL = "::" }, "nats.url"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "log.level"},
+		{"batch elements", func(c *Config) { c.Limits.BatchElements = -1 }, "limits.batch_elements"},
+		{"upstream total timeout", func(c *Config) { c.Limits.UpstreamTotalTimeout = -1 }, "limits.upstream_total_timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := valid()
@@ -39,6 +41,9 @@ func TestValidateNamesTheField(t *testing.T) {
 	c := valid().WithDefaults()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
+	}
+	if c.Limits.BatchElements != DefaultBatchElements || c.Limits.UpstreamTotalTimeout.D() != DefaultUpstreamTotalTimeout {
+		t.Errorf("defaults: batch_elements %d, upstream_total_timeout %s", c.Limits.BatchElements, c.Limits.UpstreamTotalTimeout.D())
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
@@ -60,6 +61,14 @@ func (g *Gateway) Current() *bundle.Bundle {
 
 // Engine returns the decision engine (nil during Init).
 func (g *Gateway) Engine() *proxy.Engine { return g.engine }
+
+// Proxy is the Streamable HTTP proxy (nil before New built it); features serve endpoints that
+// share its memory budget through it (HookHandler).
+func (g *Gateway) Proxy() *proxy.HTTP { return g.http }
+
+// Budget is the gateway's one memory budget (limits.stream_buffer_bytes): the MCP proxy's
+// bodies, answers and events, the hook's inputs and the admin playground's bodies draw on it.
+func (g *Gateway) Budget() *sse.Budget { return g.budget }
 
 // Metrics returns the Prometheus metrics.
 func (g *Gateway) Metrics() *proxy.Metrics { return g.metrics }

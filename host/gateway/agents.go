@@ -77,7 +77,7 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 	if hookToken == "" {
 		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
 	}
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, proxy.HookHandler(g.Engine()))))
+	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, g.Proxy().HookHandler())))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {

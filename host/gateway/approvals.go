@@ -87,7 +87,7 @@ func (a *approvals) Start(ctx context.Context, g *Gateway) error {
 	}
 	admin.RegisterEvents(grp, a.feed, a.manager)
 	admin.RegisterChain(grp, g.Active(), a.feed.Stats())
-	admin.RegisterPlayground(grp, g.Active(), a.manager != nil)
+	admin.RegisterPlayground(grp, g.Active(), a.manager != nil, g.Budget())
 	admin.RegisterUI(g.Echo(), g.Admin().Prefix())
 	return nil
 }

@@ -28,6 +28,7 @@ import (
 // served is a `palisade serve` child process.
 type served struct {
 	base string // http://127.0.0.1:port
+	nats string // the NATS server its audit events go to
 	cmd  *exec.Cmd
 	logs *syncBuffer
 }
@@ -72,7 +73,7 @@ log: {level: warn}
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &served{base: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &syncBuffer{}}
+	s := &served{base: fmt.Sprintf("http://127.0.0.1:%d", port), nats: ns.ClientURL(), logs: &syncBuffer{}}
 	s.cmd = exec.Command(bin, "serve", "--config", path)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
 	if err := s.cmd.Start(); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"
@@ -89,6 +90,7 @@ type Gateway struct {
 	engine   *proxy.Engine
 	engOpts  proxy.EngineOptions
 	http     *proxy.HTTP
+	budget   *sse.Budget // limits.stream_buffer_bytes: every body, answer and event being read or judged
 	echo     *echo.Echo
 	admin    *admin.Server
 	srv      *http.Server
@@ -113,7 +115,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	g := &Gateway{cfg: cfg, sections: o.Sections, log: o.Logger, instance: o.Instance}
+	g := &Gateway{cfg: cfg, sections: o.Sections, log: o.Logger, instance: o.Instance, budget: sse.NewBudget(cfg.Limits.StreamBufferBytes)}
 	defer func() {
 		if err != nil {
 			g.Close(context.Background())
@@ -207,7 +209,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
 	}
 	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
-		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log}
+		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
+		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}

@@ -103,5 +103,7 @@ var (
 	ErrNoMethod   = errors.New("mcp: message has neither method nor result/error")
 	ErrBadParams  = errors.New("mcp: params must be an object")
 	ErrEmptyBatch = errors.New("mcp: empty batch")
-	ErrBadID      = errors.New("mcp: id must be a string, a number or null")
+	// ErrBatchTooLarge marks a batch with more elements than the reader allows (ParseBodyLimit).
+	ErrBatchTooLarge = errors.New("mcp: batch too large")
+	ErrBadID         = errors.New("mcp: id must be a string, a number or null")
 )

@@ -61,6 +61,13 @@ func Parse(b []byte, c Context) (*Parsed, error) {
 // and turned into an envelope as Parse does. batch reports whether the body was an array. The
 // array counts as one level of nesting.
 func ParseBody(b []byte, c Context) (msgs []*Parsed, batch bool, err error) {
+	return ParseBodyLimit(b, c, 0)
+}
+
+// ParseBodyLimit is ParseBody refusing a batch of more than maxElements elements
+// (ErrBatchTooLarge) as soon as it reads one element more, before parsing the rest;
+// maxElements 0 = no limit.
+func ParseBodyLimit(b []byte, c Context, maxElements int) (msgs []*Parsed, batch bool, err error) {
 	s := scanner{b: b, sig: true}
 	s.ws()
 	if s.i >= len(s.b) {
@@ -83,6 +90,9 @@ func ParseBody(b []byte, c Context) (msgs []*Parsed, batch bool, err error) {
 		}
 		if s.i >= len(s.b) {
 			return nil, true, s.bad("unterminated batch")
+		}
+		if maxElements > 0 && len(msgs) == maxElements {
+			return nil, true, fmt.Errorf("%w: more than %d elements", ErrBatchTooLarge, maxElements)
 		}
 		if s.b[s.i] != '{' {
 			if err := Check(b); err != nil {

@@ -199,6 +199,32 @@ func BenchmarkParseDeep(b *testing.B) {
 	}
 }
 
+func TestParseBodyLimit(t *testing.T) {
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	batch := func(n int) []byte { return []byte("[" + strings.TrimSuffix(strings.Repeat(ping+",", n), ",") + "]") }
+	for _, tc := range []struct {
+		name     string
+		body     []byte
+		max      int
+		n        int
+		tooLarge bool
+	}{
+		{"at the limit", batch(3), 3, 3, false},
+		{"one over", batch(4), 3, 0, true},
+		{"no limit", batch(500), 0, 500, false},
+		{"single message", []byte(ping), 1, 1, false},
+		// Refused at element max+1: what follows is never read, broken or not.
+		{"over then broken", append(batch(2)[:len(batch(2))-1], []byte(`,{"jsonrpc":"2.0","id":1,"method":"ping"},{`)...), 2, 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, _, err := ParseBodyLimit(tc.body, Context{}, tc.max)
+			if tc.tooLarge != errors.Is(err, ErrBatchTooLarge) || (!tc.tooLarge && (err != nil || len(msgs) != tc.n)) {
+				t.Fatalf("%d msgs, err %v; want %d, too large %v", len(msgs), err, tc.n, tc.tooLarge)
+			}
+		})
+	}
+}
+
 func TestCapabilities(t *testing.T) {
 	caps := Capabilities(json.RawMessage(`{"protocolVersion":"2025-06-18","capabilities":{"sampling":{},"roots":{"listChanged":true},"elicitation":null}}`))
 	if !caps[CapabilitySampling] || !caps[CapabilityRoots] || caps[CapabilityElicitation] {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -403,6 +404,9 @@ const (
 	HookErrAuth     = "unauthorized"
 	HookErrNoBundle = "no-bundle"
 	HookErrInternal = "internal"
+	// HookErrBusy: the gateway's memory budget (limits.stream_buffer_bytes) could not cover
+	// the input or judging it now; the call is asked, and HookClient decides in process.
+	HookErrBusy = "over-budget"
 )
 
 // HookHandler serves hook decisions over HTTP, for `palisade hook --gateway URL` and for Claude
@@ -416,7 +420,20 @@ const (
 // which, so HookClient can fall back to deciding in process. A Content-Type other than
 // application/json is denied before the engine runs: a web page can POST text/plain without a
 // CORS preflight.
-func HookHandler(e *Engine) http.Handler {
+//
+// The input (at most HookBodyLimit bytes) counts in no memory budget; the gateway serves
+// HTTP.HookHandler, whose inputs draw on the budget its MCP traffic shares.
+func HookHandler(e *Engine) http.Handler { return hookHandler(e, nil) }
+
+// HookBodyLimit caps one hook input.
+const HookBodyLimit = 4 << 20
+
+// HookHandler is proxy.HookHandler on h's engine, with each input, and the memory judging it
+// costs (JudgeCost), drawn from h's memory budget until it is answered: an input that does not
+// fit is asked (HookErrBusy), never read.
+func (h *HTTP) HookHandler() http.Handler { return hookHandler(h.o.Engine, h.budget) }
+
+func hookHandler(e *Engine, budget *sse.Budget) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST the PreToolUse hook JSON", http.StatusMethodNotAllowed)
@@ -428,8 +445,16 @@ func HookHandler(e *Engine) http.Handler {
 			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, "Palisade refused the hook call: Content-Type must be application/json"))
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, 4<<20))
-		if err != nil {
+		body, release, err := budget.ReadAll(r.Body, r.ContentLength, HookBodyLimit)
+		defer release()
+		switch {
+		case errors.Is(err, sse.ErrBudget):
+			writeHook(w, HookErrBusy, HookAnswer(abi.ActionAsk, "Palisade could not judge this call now: its input does not fit the gateway's memory budget (limits.stream_buffer_bytes)"))
+			return
+		case errors.Is(err, sse.ErrTooLarge):
+			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, fmt.Sprintf("Palisade refused the hook input: over %d bytes", HookBodyLimit)))
+			return
+		case err != nil:
 			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, "Palisade could not read the hook input: "+err.Error()))
 			return
 		}
@@ -438,7 +463,16 @@ func HookHandler(e *Engine) http.Handler {
 			writeHook(w, HookErrInput, HookAnswer(abi.ActionDeny, "Palisade refused invalid hook input: "+err.Error()))
 			return
 		}
+		judged := func() {}
+		if budget != nil {
+			var ok bool
+			if judged, ok = holdJudging(budget, JudgeCost(len(body))); !ok {
+				writeHook(w, HookErrBusy, HookAnswer(abi.ActionAsk, "Palisade could not judge this call now: judging it does not fit the gateway's memory budget (limits.stream_buffer_bytes)"))
+				return
+			}
+		}
 		out, err := e.Hook(r.Context(), in)
+		judged()
 		if err != nil {
 			why := HookErrInternal
 			if errors.Is(err, ErrNoChain) {
@@ -524,7 +558,7 @@ func (c HookClient) Decide(ctx context.Context, input []byte) (HookOutput, error
 		return HookOutput{}, fmt.Errorf("%w: gateway answered %q", ErrGatewayUnreachable, body)
 	}
 	switch why := resp.Header.Get(HookErrorHeader); why {
-	case HookErrNoBundle, HookErrInternal:
+	case HookErrNoBundle, HookErrInternal, HookErrBusy:
 		return HookOutput{}, fmt.Errorf("%w: %s: %s", ErrGatewayUnreachable, why, out.Reason())
 	}
 	return out, nil

@@ -45,8 +45,21 @@ type HTTPOptions struct {
 	// stream with an error, an answer past it is answered with an error (never passed), and a
 	// body past it is refused with 503. 0 = 256 MiB.
 	StreamBudget int64
-	Metrics      *Metrics     // nil = none
-	Logger       *slog.Logger // nil = discard
+	// Budget, if set, is the budget to draw on instead of a new one of StreamBudget, so other
+	// readers (the hook endpoint) share it.
+	Budget *sse.Budget
+	// MaxBatch is how many messages one batch may hold. A client's larger batch POST is
+	// refused whole (413, -32003) before any element is judged or forwarded; an upstream's
+	// larger batch is not judged and nothing in it reaches the client: the request it came
+	// for is answered with -32002. 0 = 100.
+	MaxBatch int
+	// UpstreamTotalTimeout bounds one POST exchange with an upstream, from sending the request
+	// to the last byte of its answer (SSE keepalives do not extend it); the client then gets a
+	// -32002 error naming the limit. Time spent judging the request (an approval hold) comes
+	// before and does not count. 0 = 5m.
+	UpstreamTotalTimeout time.Duration
+	Metrics              *Metrics     // nil = none
+	Logger               *slog.Logger // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools ToolsObserver
@@ -114,7 +127,16 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.StreamBudget <= 0 {
 		o.StreamBudget = 256 << 20
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: sse.NewBudget(o.StreamBudget), asked: newAskedTable(10000)}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 100
+	}
+	if o.UpstreamTotalTimeout <= 0 {
+		o.UpstreamTotalTimeout = 5 * time.Minute
+	}
+	if o.Budget == nil {
+		o.Budget = sse.NewBudget(o.StreamBudget)
+	}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget, asked: newAskedTable(10000)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -199,7 +221,13 @@ func (h *HTTP) post(c echo.Context) error {
 	case err != nil:
 		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
 	}
-	msgs, batch, err := mcp.ParseBody(body, h.context(req.Header))
+	msgs, batch, err := mcp.ParseBodyLimit(body, h.context(req.Header), h.o.MaxBatch)
+	if errors.Is(err, mcp.ErrBatchTooLarge) {
+		h.count(up.Name, "batch_too_large")
+		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
+			fmt.Sprintf("the batch holds more than %d messages, the gateway's limit (limits.batch_elements); send fewer per POST", h.o.MaxBatch),
+			map[string]int{"limit": h.o.MaxBatch}))
+	}
 	if err != nil {
 		code := mcp.CodeInvalidRequest
 		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
@@ -430,7 +458,20 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			})
 		}
 	}
+	// Judging costs memory beyond the body's bytes (the envelope encoded for the stages):
+	// the budget covers it while the request phase runs.
+	judged, ok := holdJudging(h.budget, JudgeCost(len(m.Params)))
+	if !ok {
+		h.count(up.Name, "over_budget")
+		if rw.sink == nil {
+			rw.w().Header().Set("Retry-After", "1")
+		}
+		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeTooLarge,
+			"judging this request does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later", nil))
+		return
+	}
 	x, err := h.o.Engine.Begin(ctx, p, h.o.Tools)
+	judged()
 	if err != nil {
 		h.count(up.Name, "error")
 		rw.error(http.StatusServiceUnavailable, m.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
@@ -523,7 +564,7 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 	raw, release, err := h.readAnswer(resp)
 	defer release()
 	if err == nil {
-		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID)
+		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID, h.o.MaxBatch)
 	}
 	rw.json(nil, x.Answer(ctx, msg))
 }
@@ -537,7 +578,7 @@ func (h *HTTP) observe(server, outcome string, start time.Time) {
 func (h *HTTP) upstreamFailed(ctx context.Context, rw *responder, up *upstream, m *mcp.Message, out *Outcome, start time.Time, err error) {
 	reason := "unreachable"
 	status := http.StatusBadGateway
-	if errors.Is(err, context.DeadlineExceeded) || isTimeout(err) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUpstreamTimeout) || isTimeout(err) {
 		reason, status = "timed out", http.StatusGatewayTimeout
 	}
 	h.observe(up.Name, "error", start)
@@ -582,33 +623,52 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	if method != http.MethodPost {
 		return up.client.Do(req)
 	}
-	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout.
-	ictx, cancel := context.WithCancel(ctx)
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
+	// whatever it sends, UpstreamTotalTimeout after the request went out.
+	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout,
+		fmt.Errorf("%w (%s)", ErrUpstreamTimeout, h.o.UpstreamTotalTimeout))
 	resp, err := up.client.Do(req.WithContext(ictx))
 	if err != nil {
+		err = deadlineCause(ictx, err)
 		cancel()
 		return nil, err
 	}
-	resp.Body = newIdleBody(resp.Body, h.o.StreamIdleTimeout, cancel)
+	resp.Body = newIdleBody(ictx, resp.Body, h.o.StreamIdleTimeout, cancel)
 	return resp, nil
 }
 
-// idleBody cancels its request when no byte arrives for d.
+// ErrUpstreamTimeout marks an upstream exchange cut at HTTPOptions.UpstreamTotalTimeout.
+var ErrUpstreamTimeout = errors.New("the upstream did not finish its answer within the gateway's limit (limits.upstream_total_timeout)")
+
+// deadlineCause returns ctx's cause instead of err when ctx ended at the total deadline.
+func deadlineCause(ctx context.Context, err error) error {
+	if c := context.Cause(ctx); errors.Is(c, ErrUpstreamTimeout) {
+		return c
+	}
+	return err
+}
+
+// idleBody cancels its request when no byte arrives for d; a read cut by the total deadline
+// fails with ErrUpstreamTimeout.
 type idleBody struct {
 	io.ReadCloser
+	ctx    context.Context
 	d      time.Duration
 	timer  *time.Timer
 	cancel context.CancelFunc
 }
 
-func newIdleBody(rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
-	return &idleBody{ReadCloser: rc, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
+func newIdleBody(ctx context.Context, rc io.ReadCloser, d time.Duration, cancel context.CancelFunc) *idleBody {
+	return &idleBody{ReadCloser: rc, ctx: ctx, d: d, cancel: cancel, timer: time.AfterFunc(d, cancel)}
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.timer.Reset(b.d)
+	}
+	if err != nil && err != io.EOF {
+		err = deadlineCause(b.ctx, err)
 	}
 	return n, err
 }
@@ -633,12 +693,39 @@ func (h *HTTP) readAnswer(resp *http.Response) (_ []byte, release func(), err er
 	return b, release, err
 }
 
+// JudgeCost is the memory judging a message whose params (or result) are n bytes costs beyond
+// those bytes, drawn from the budget while it is judged. Measured with one 4 MiB tools/call
+// whose arguments are a flat array of two million zeros, and one whose arguments are a single
+// string (go test -memprofile on an in-process gateway, six calls each): 30-42 MiB allocated per
+// call besides the body, about 17 MiB of it encoding the envelope for the stages
+// (encoding/json's growing buffer and its copy) and 15-19 MiB the plugin instance's memory
+// growing to read it (wazero). Arguments are never decoded on the host, so the cost follows
+// the bytes, not their shape: 8 per byte.
+func JudgeCost(n int) int64 {
+	const perByte = 8
+	if n <= 16<<10 {
+		return 0 // small messages are not counted, as the first 64 KiB of a body are not
+	}
+	return perByte * int64(n)
+}
+
+// holdJudging takes cost from b for a message being judged, but never more than half of b, so
+// a message alone on the gateway is judged whatever the budget's size.
+func holdJudging(b *sse.Budget, cost int64) (release func(), ok bool) {
+	return b.Hold(min(cost, b.Size()/2))
+}
+
 // relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
 func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, r *relay) {
 	b, release, err := h.readAnswer(resp)
 	defer release() // once the answer is written
 	if err != nil {
-		rw.error(http.StatusBadGateway, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
+		status := http.StatusBadGateway
+		if errors.Is(err, ErrUpstreamTimeout) {
+			status = http.StatusGatewayTimeout
+			r.x.Outcome.Upstream.Error = err.Error()
+		}
+		rw.error(status, r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil))
 		return
 	}
 	for _, o := range r.filter(ctx, b) {
@@ -649,7 +736,7 @@ func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response
 		// A JSON body answers one request: what else it carried cannot reach the client.
 		h.o.Logger.Debug("upstream message beside a JSON answer dropped", "upstream", r.up.Name)
 	}
-	if ans := r.finish(ctx); ans != nil {
+	if ans := r.finish(ctx, nil); ans != nil {
 		rw.json(resp, ans)
 	}
 }
@@ -666,7 +753,9 @@ func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
 	h.observe(up.Name, "ok", start)
 	// The upstream acknowledges a notification or response with a status and no body: any body
 	// would reach the client unjudged, so only the status passes.
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit))
+	if _, err := io.Copy(io.Discard, io.LimitReader(resp.Body, h.o.ResponseLimit)); errors.Is(err, ErrUpstreamTimeout) {
+		return writeError(c, http.StatusGatewayTimeout, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s timed out: %v", up.Name, err), nil))
+	}
 	if resp.StatusCode >= 300 {
 		return writeError(c, resp.StatusCode, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s answered HTTP %d", up.Name, resp.StatusCode), nil))
 	}

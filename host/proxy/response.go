@@ -69,8 +69,10 @@ func sameID(a, b json.RawMessage) bool { return idKey(a) == idKey(b) }
 // upstreamMessages splits what an upstream sent as one body or one SSE event into messages:
 // a batch array becomes its elements. Every message is refused if any object in data holds a
 // key twice or in two cases (ErrAmbiguousKeys); an element that is not a JSON-RPC message is
-// returned with its parse error, so the caller can apply the failure mode to it.
-func upstreamMessages(data []byte) ([]upstreamMessage, error) {
+// returned with its parse error, so the caller can apply the failure mode to it. A batch of
+// more than maxBatch elements (0 = no limit) is refused whole (mcp.ErrBatchTooLarge): the
+// caller answers the waiting request with an error instead of judging every element.
+func upstreamMessages(data []byte, maxBatch int) ([]upstreamMessage, error) {
 	t := bytes.TrimSpace(data)
 	if err := AmbiguousKeys(t); err != nil {
 		return nil, err
@@ -79,6 +81,10 @@ func upstreamMessages(data []byte) ([]upstreamMessage, error) {
 		var els []json.RawMessage
 		if err := json.Unmarshal(t, &els); err != nil {
 			return nil, fmt.Errorf("%w: %v", mcp.ErrNotJSON, err)
+		}
+		if maxBatch > 0 && len(els) > maxBatch {
+			return nil, fmt.Errorf("%w: the upstream sent %d messages in one batch, over the gateway's limit of %d (limits.batch_elements)",
+				mcp.ErrBatchTooLarge, len(els), maxBatch)
 		}
 		out := make([]upstreamMessage, 0, len(els))
 		for _, el := range els {

@@ -35,7 +35,7 @@ func FuzzUpstreamMessages(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ms, err := upstreamMessages(b)
+		ms, err := upstreamMessages(b, 0)
 		if err != nil {
 			return
 		}

@@ -135,6 +135,13 @@ func hostileAnswer(m *pmcp.Message, lists int) (msgs []string, contentType strin
 		return []string{answer(id, res(injectedText))}, ""
 	case "batch":
 		return []string{"[" + answer(id, res(injectedText)) + "]"}, ""
+	case "big-batch", "small-batch": // the answer after 150 (9) notifications, in one batch
+		n := 150
+		if p.Name == "small-batch" {
+			n = 9
+		}
+		note := `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"n"}},`
+		return []string{"[" + strings.Repeat(note, n) + answer(id, res("all good")) + "]"}, ""
 	case "content-type":
 		return []string{answer(id, res(injectedText))}, "Text/Event-Stream; charset=utf-8"
 	case "float-id":
@@ -634,6 +641,52 @@ func (c *stdioClient) roundTrip(t *testing.T, line string, id int) *pmcp.Message
 			}
 		case <-deadline:
 			t.Fatalf("no answer to %d", id)
+		}
+	}
+}
+
+// TestStdioUpstreamBatchLimit: a batch line from the server with more messages than MaxBatch
+// (default 100) is not judged element by element: the call it answers gets -32002 naming
+// limits.batch_elements, and none of its notifications reach the client. A batch under the
+// limit is relayed as before.
+func TestStdioUpstreamBatchLimit(t *testing.T) {
+	c := startHostileStdio(t, responseEngine(t, "open", nil), nil)
+	c.roundTrip(t, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, 0)
+	io.WriteString(c.in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if ans := c.roundTrip(t, call(1, "small-batch"), 1); ans.Error != nil || !strings.Contains(string(ans.Result), "all good") {
+		t.Fatalf("9 notifications and the answer: %s %+v", ans.Result, ans.Error)
+	}
+	if _, err := io.WriteString(c.in, call(2, "big-batch")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(60 * time.Second)
+	notes := 0
+	for {
+		select {
+		case l, ok := <-c.lines:
+			if !ok {
+				t.Fatal("the proxy closed its stdout")
+			}
+			m, err := pmcp.ParseMessage(l)
+			if err != nil {
+				t.Fatalf("the proxy sent %s: %v", l, err)
+			}
+			if m.Method == "notifications/message" {
+				notes++
+				continue
+			}
+			if !m.IsResponse() || string(m.ID) != "2" {
+				continue
+			}
+			if m.Error == nil || m.Error.Code != pmcp.CodeUpstream || !strings.Contains(m.Error.Message, "limits.batch_elements") {
+				t.Fatalf("answer to a batch of 151: %s %+v (after %d notifications)", m.Result, m.Error, notes)
+			}
+			if notes != 0 {
+				t.Fatalf("%d of the refused batch's notifications reached the client", notes)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no answer to 2")
 		}
 	}
 }

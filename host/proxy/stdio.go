@@ -50,6 +50,10 @@ type StdioOptions struct {
 	Signals <-chan os.Signal
 	// MaxLineBytes bounds one JSON-RPC line; 0 = 16 MiB. A longer client line is refused.
 	MaxLineBytes int
+	// MaxBatch is how many messages one batch line from the server may hold; a larger one is
+	// not judged, and each waiting call it answers gets -32002 naming the limit. 0 = 100.
+	// (A client's batch is refused whatever its size.)
+	MaxBatch int
 	// Grace is how long the child may take to exit after the client closes stdin or ctx ends,
 	// before SIGTERM and then SIGKILL; 0 = 5s.
 	Grace  time.Duration
@@ -62,6 +66,9 @@ func (o StdioOptions) withDefaults() StdioOptions {
 	}
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = 16 << 20
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 100
 	}
 	if o.Grace <= 0 {
 		o.Grace = 5 * time.Second
@@ -427,7 +434,11 @@ func (s *stdio) fromServer(ctx context.Context, r io.Reader) {
 			s.o.Logger.Warn("upstream line over the limit, dropped")
 			return
 		}
-		ms, err := upstreamMessages(line)
+		ms, err := upstreamMessages(line, s.o.MaxBatch)
+		if errors.Is(err, mcp.ErrBatchTooLarge) {
+			s.batchTooLarge(ctx, line, err)
+			return
+		}
 		if err != nil {
 			s.unreadable(ctx, line, err)
 			return
@@ -440,6 +451,27 @@ func (s *stdio) fromServer(ctx context.Context, r io.Reader) {
 			s.serverMessage(ctx, um.msg, um.raw)
 		}
 	})
+}
+
+// batchTooLarge refuses a server batch over MaxBatch unread: each waiting call it answers gets
+// the error naming the limit; the rest is dropped.
+func (s *stdio) batchTooLarge(ctx context.Context, line []byte, err error) {
+	s.o.Logger.Warn("upstream batch over the limit; refused", "upstream", s.o.Server, "err", err)
+	var els []struct {
+		ID     json.RawMessage `json:"id"`
+		Method *string         `json:"method"`
+	}
+	_ = json.Unmarshal(line, &els)
+	for _, el := range els {
+		if el.Method != nil || len(el.ID) == 0 {
+			continue
+		}
+		if p := s.take(el.ID); p != nil {
+			p.x.Outcome.Upstream = stdioUpstream(p.x.Outcome, err.Error())
+			_ = s.toClient.writeLine(mcp.ErrorResponse(p.id, mcp.NewError(mcp.CodeUpstream, "palisade proxy: "+err.Error(), nil)))
+			p.x.Finish(ctx)
+		}
+	}
 }
 
 // take removes and returns the pending call id answers (ids compared as JSON values).

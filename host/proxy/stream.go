@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -45,7 +46,10 @@ type relayed struct {
 
 func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 	log := r.h.o.Logger
-	ms, err := upstreamMessages(data)
+	ms, err := upstreamMessages(data, r.h.o.MaxBatch)
+	if errors.Is(err, mcp.ErrBatchTooLarge) {
+		return r.batchTooLarge(err)
+	}
 	if err != nil {
 		return r.unjudgeable(data, err)
 	}
@@ -64,7 +68,19 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 				continue
 			}
 			r.answered = true
+			// A response stage reads the answer encoded for it: the budget covers that.
+			var cost int64
+			if responseJudged(r.x.Outcome) {
+				cost = JudgeCost(len(um.raw))
+			}
+			judged, ok := holdJudging(r.h.budget, cost)
+			if !ok {
+				out = append(out, relayed{b: mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream,
+					fmt.Sprintf("upstream %s: judging the answer does not fit the gateway's memory budget (limits.stream_buffer_bytes) now", r.up.Name), nil)), answer: true})
+				continue
+			}
 			out = append(out, relayed{b: r.x.Answer(ctx, m), answer: true})
+			judged()
 		case m.IsRequest():
 			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
 				out = append(out, relayed{b: um.raw})
@@ -76,6 +92,35 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 		}
 	}
 	return out
+}
+
+// responseJudged reports whether a response stage matches o's call, so its answer will be
+// encoded for the stages (what JudgeCost covers).
+func responseJudged(o *Outcome) bool {
+	if o.Chain == nil {
+		return false
+	}
+	for _, s := range o.Chain.Stages() {
+		if s.Response && s.Match.Matches(o.Envelope) {
+			return true
+		}
+	}
+	return false
+}
+
+// batchTooLarge refuses an upstream batch over MaxBatch unread: the waiting request, if any,
+// is answered with the error naming the limit; nothing in the batch reaches the client.
+func (r *relay) batchTooLarge(err error) []relayed {
+	r.h.o.Logger.Warn("upstream batch over the limit; refused", "upstream", r.up.Name, "err", err)
+	r.h.count(r.up.Name, "batch_too_large")
+	if r.x == nil || r.answered {
+		return nil
+	}
+	r.answered = true
+	if u := r.x.Outcome.Upstream; u != nil {
+		u.Error = err.Error()
+	}
+	return []relayed{{b: mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s: %v", r.up.Name, err), nil)), answer: true}}
 }
 
 // unjudgeable handles upstream bytes the gateway could not read as JSON-RPC messages.
@@ -90,13 +135,19 @@ func (r *relay) unjudgeable(raw []byte, err error) []relayed {
 	return []relayed{{b: r.x.Unjudgeable(raw, err), answer: true}}
 }
 
-// finish returns the answer to send when the upstream's body or stream ended without one (nil
-// when the request was answered, on the GET stream, or when the client went away).
-func (r *relay) finish(ctx context.Context) []byte {
+// finish returns the answer to send when the upstream's body or stream ended (with err, nil at
+// its end) without one (nil when the request was answered, on the GET stream, or when the
+// client went away). A stream cut at the total deadline is answered with that error.
+func (r *relay) finish(ctx context.Context, err error) []byte {
 	if r.x == nil || r.answered || ctx.Err() != nil {
 		return nil
 	}
 	r.answered = true
+	if errors.Is(err, ErrUpstreamTimeout) {
+		out := r.x.Outcome
+		return mcp.ErrorResponse(r.m.ID, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s timed out: %v", r.up.Name, err),
+			map[string]string{"upstream": r.up.Name, "audit_id": out.AuditID}))
+	}
 	return r.x.NoAnswer(r.up.Name)
 }
 
@@ -112,7 +163,7 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 			if errors.Is(err, io.EOF) {
 				err = nil
 			}
-			if b := r.finish(ctx); b != nil {
+			if b := r.finish(ctx, err); b != nil {
 				rw.json(nil, b)
 			}
 			return err
@@ -141,9 +192,9 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 
 // answerIn returns the upstream's answer to id in a whole body (JSON or SSE), parsed strictly
 // (ambiguous keys refused, ids matched as JSON values); nil if there is none.
-func answerIn(b []byte, sseBody bool, id json.RawMessage) *mcp.Message {
+func answerIn(b []byte, sseBody bool, id json.RawMessage, maxBatch int) *mcp.Message {
 	find := func(data []byte) *mcp.Message {
-		ms, err := upstreamMessages(data)
+		ms, err := upstreamMessages(data, maxBatch)
 		if err != nil {
 			return nil
 		}
