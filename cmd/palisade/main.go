@@ -20,6 +20,7 @@ import (
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/scaffold"
+	"github.com/added060/palisade/host/version"
 	"github.com/alecthomas/kong"
 )
 
@@ -83,7 +84,9 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 type exitPanic struct{ code int }
 
 // root is the kong model's root: the commands are added with kong.DynamicCommand.
-type root struct{}
+type root struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
 
 // newParser builds the kong parser for every registered command, writing to env.
 func newParser(env *cliEnv, exit func(int)) (*kong.Kong, error) {
@@ -98,6 +101,7 @@ func newParser(env *cliEnv, exit func(int)) (*kong.Kong, error) {
 			"bundle_bucket": bundle.DefaultBucket, "bundle_object": bundle.DefaultObject,
 			"approvals_bucket": approval.DefaultBucket, "approvals_scope": approval.ScopeOnce,
 			"plugin_langs": strings.Join(scaffold.Langs, ", "),
+			"version":      version.String(),
 		},
 	}
 	for _, c := range commands {
