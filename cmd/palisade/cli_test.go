@@ -228,3 +228,18 @@ func TestInterspersedArgs(t *testing.T) {
 		t.Errorf("proxy = server %q bundle %q command %q", p.Server, p.Bundle, p.Command)
 	}
 }
+
+// TestNegativeFlagValues checks a flag value that is a negative number parses as the value,
+// not as a short flag: the help offers `--nats-port -1` for a random port.
+func TestNegativeFlagValues(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--nats-port", "-1"}, {"serve", "--nats-port=-1"}} {
+		if got := parsed(t, args, nil).(*serveCmd).NATSPort; got != "-1" {
+			t.Errorf("%v: NATSPort = %q, want -1", args, got)
+		}
+	}
+	// A flag still cannot swallow the next flag as its value.
+	code, _, errs := runKong(t, []string{"serve", "--nats-port", "--listen", "x"}, nil)
+	if code != exitUsage || !strings.Contains(errs, "nats-port") {
+		t.Errorf("--nats-port --listen: exit %d, stderr %q; want 2 naming --nats-port", code, errs)
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -97,6 +99,8 @@ func newParser(env *cliEnv, exit func(int)) (*kong.Kong, error) {
 		kong.Exit(exit),
 		kong.Resolvers(envResolver(env.Getenv)),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.TypeMapper(reflect.TypeOf(""), negativeNumbers(reflect.TypeOf(""))),
+		kong.TypeMapper(reflect.TypeOf(0), negativeNumbers(reflect.TypeOf(0))),
 		kong.Vars{
 			"bundle_bucket": bundle.DefaultBucket, "bundle_object": bundle.DefaultObject,
 			"approvals_bucket": approval.DefaultBucket, "approvals_scope": approval.ScopeOnce,
@@ -158,6 +162,23 @@ func run(ctx context.Context, args []string, env *cliEnv) (code int) {
 		return exitFail
 	}
 	return exitOK
+}
+
+// negativeNumber is a flag value kong would otherwise read as a short flag ("-1").
+var negativeNumber = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)
+
+// negativeNumbers wraps kong's default mapper for typ so that a flag takes a negative number
+// as its value: `--nats-port -1` (a random port, as the help says), not a short flag `-1`. Any
+// other value starting with "-" is still refused, so a flag never swallows the next flag.
+func negativeNumbers(typ reflect.Type) kong.Mapper {
+	next := kong.NewRegistry().RegisterDefaults().ForType(typ)
+	return kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+		if t := ctx.Scan.Peek(); ctx.Value.Flag != nil && t.Type == kong.UntypedToken && negativeNumber.MatchString(t.String()) {
+			ctx.Scan.Pop()
+			ctx.Scan.PushTyped(t.Value, kong.FlagValueToken)
+		}
+		return next.Decode(ctx, target)
+	})
 }
 
 // envResolver binds each flag's `env:"NAME"` to env.Getenv, not the process environment, so
