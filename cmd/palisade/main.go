@@ -41,6 +41,8 @@ type cliEnv struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Username is the account's name when $USER is unset (approvals --by); nil = os/user.
+	Username func() string
 	// Exe is this binary, for the background hook engine a hook starts; "" (tests driving
 	// run) = the hook never uses one.
 	Exe string
