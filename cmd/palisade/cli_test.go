@@ -243,3 +243,49 @@ func TestNegativeFlagValues(t *testing.T) {
 		t.Errorf("--nats-port --listen: exit %d, stderr %q; want 2 naming --nats-port", code, errs)
 	}
 }
+
+// TestReadmeServeFlags: the README's Configuration section lists exactly serve's flags (it
+// once said every setting had one, when serve had eleven).
+func TestReadmeServeFlags(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "## Configuration")
+	if !ok {
+		t.Fatal("README has no Configuration section")
+	}
+	sec, _, _ = strings.Cut(sec, "```yaml")
+	if strings.Contains(sec, "every setting also has a flag") {
+		t.Error("README claims every setting has a flag")
+	}
+	listed := map[string]bool{}
+	for _, f := range strings.Fields(sec) {
+		f = strings.Trim(f, "`,.:()")
+		if strings.HasPrefix(f, "--") && f != "--config" && f != "--help" {
+			listed[f] = true
+		}
+	}
+	k, err := newParser(&cliEnv{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, err := k.Parse([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range kctx.Selected().Flags {
+		if n := "--" + f.Name; n != "--config" && n != "--help" {
+			have[n] = true
+			if !listed[n] {
+				t.Errorf("README's Configuration section does not list %s", n)
+			}
+		}
+	}
+	for n := range listed {
+		if !have[n] {
+			t.Errorf("README lists %s, which serve does not have", n)
+		}
+	}
+}
