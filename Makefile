@@ -14,6 +14,10 @@ export PALISADE_REQUIRE_NPM := 1
 STATICCHECK_VERSION := v0.8.2
 NODE_MIN := 18
 
+# The version `palisade version` reports; empty outside a git checkout, and then the binary
+# falls back to Go's build info (host/version).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
+
 # Fragments under mk/ add to these lists.
 SETUP_TARGETS :=
 TEST_TARGETS :=
@@ -50,8 +54,8 @@ setup-core: ## node/npm (apt) if missing, then the npm MCP upstreams (npm ci)
 	@v=$$(node -p 'process.versions.node.split(".")[0]'); [ "$$v" -ge $(NODE_MIN) ] || { echo "setup-core: node $$v is older than $(NODE_MIN)"; exit 1; }
 	@[ -d testdata/npm/node_modules/@modelcontextprotocol/server-everything ] || (cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error)
 
-build: ## build the palisade binary → build/palisade
-	$(GO) build -o $(BUILD)/palisade ./cmd/palisade
+build: ## build the palisade binary → build/palisade, stamped with `git describe` (`palisade version`)
+	$(GO) build -ldflags "-X github.com/added060/palisade/host/version.stamp=$(VERSION)" -o $(BUILD)/palisade ./cmd/palisade
 
 $(BUILD)/plugins/%.wasm: FORCE
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@ var forbidden = map[string][]string{
 	"host/proxy":            {"host/gateway", "cmd/", "github.com/nats-io/nats-server"},
 	"host/llm":              {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
 	"host/infer":            {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
+	"host/version":          {"host/", "github.com/"},
 	"sdk/go/abi":            {"host/", "github.com/extism"},
 	"sdk/go/glob":           {"host/", "github.com/extism"},
 	"plugins/rules/ruleset": {"host/", "github.com/extism"},

@@ -102,7 +102,10 @@ var (
 	binErr  error
 )
 
-// palisadeBinary builds this command once per test binary.
+// testStamp is the version palisadeBinary links in, the way the Makefile's build target does.
+const testStamp = "v0.0.0-test-stamp"
+
+// palisadeBinary builds this command once per test binary, stamped with testStamp.
 func palisadeBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -112,7 +115,7 @@ func palisadeBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "palisade")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-ldflags", "-X github.com/added060/palisade/host/version.stamp="+testStamp, "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -467,6 +470,9 @@ func TestMCPCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
+		if v := cs.InitializeResult().ServerInfo.Version; v != testStamp {
+			t.Errorf("serverInfo.version = %q, want the stamped %q", v, testStamp)
+		}
 		check(t, cs)
 	})
 	t.Run("http", func(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os/user"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -48,7 +50,7 @@ type approvalsDecideCmd struct {
 	Scope          string `default:"${approvals_scope}" help:"once, session (same session, tool and arguments) or minutes."`
 	Minutes        int    `help:"For --scope minutes: how long the grant lasts (default 15)."`
 	Reason         string `help:"Reason (shown to the client on deny)."`
-	By             string `help:"Who decides (default: $$USER@cli)."`
+	By             string `help:"Who decides, recorded in the audit event (default: the OS user name, $$USER or the account's, then @cli; required when there is none)."`
 }
 
 // open returns where to list and decide, and a func that closes it.
@@ -116,7 +118,12 @@ func (d *approvalsDecideCmd) Run(ctx context.Context, env *cliEnv, kctx *kong.Co
 	sub := kctx.Selected().Name // approve or deny
 	by := d.By
 	if by == "" {
-		by = envOr(env, "USER", "operator") + "@cli"
+		name := osUserName(env)
+		if name == "" {
+			fmt.Fprintf(env.Stderr, "palisade approvals %s: --by is required: no OS user name to record as who decided\n", sub)
+			return exitCode(exitUsage)
+		}
+		by = name + "@cli"
 	}
 	c, closeFn, err := d.open(ctx, env)
 	if err != nil {
@@ -138,6 +145,21 @@ func (d *approvalsDecideCmd) Run(ctx context.Context, env *cliEnv, kctx *kong.Co
 	word := map[string]string{"allow": "approved", "deny": "denied"}[action]
 	fmt.Fprintf(env.Stdout, "%s %s (scope %s, by %s)\n", word, d.ID, d.Scope, by)
 	return nil
+}
+
+// osUserName is who runs the CLI: $USER (through cliEnv), else the account's name
+// (cliEnv.Username); "" when neither is known.
+func osUserName(env *cliEnv) string {
+	if u := envOr(env, "USER", ""); u != "" {
+		return u
+	}
+	if env.Username != nil {
+		return env.Username()
+	}
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return ""
 }
 
 // approvalsClient is where the CLI lists and decides: the admin API or NATS.
@@ -162,15 +184,23 @@ func approvalErr(method, path string, err error) error {
 	if !errors.As(err, &ae) {
 		return err
 	}
+	var sentinel error
 	switch ae.Status {
 	case http.StatusNotFound:
-		return fmt.Errorf("%w: %s", approval.ErrNotFound, ae.Msg)
+		sentinel = approval.ErrNotFound
 	case http.StatusConflict:
-		return fmt.Errorf("%w: %s", approval.ErrDecided, ae.Msg)
+		sentinel = approval.ErrDecided
 	case http.StatusBadRequest:
-		return fmt.Errorf("%w: %s", approval.ErrBadDecision, ae.Msg)
+		sentinel = approval.ErrBadDecision
+	default:
+		return fmt.Errorf("%s %s: %w", method, path, err)
 	}
-	return fmt.Errorf("%s %s: %w", method, path, err)
+	// The gateway's message already starts with the sentinel's text: say it once.
+	msg := strings.TrimPrefix(strings.TrimPrefix(ae.Msg, sentinel.Error()), ": ")
+	if msg == "" {
+		return sentinel
+	}
+	return fmt.Errorf("%w: %s", sentinel, msg)
 }
 
 func (h httpApprovals) list(ctx context.Context) ([]approval.Pending, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
@@ -12,11 +13,56 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`", cmd: &auditCmd{}})
+	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit creds -o FILE`", cmd: &auditCmd{}})
 }
 
 type auditCmd struct {
-	Tail auditTailCmd `cmd:"" help:"Follow the audit stream on NATS; forged events are flagged FORGED(why)."`
+	Tail  auditTailCmd  `cmd:"" help:"Follow the audit stream on NATS; forged events are flagged FORGED(why)."`
+	Creds auditCredsCmd `cmd:"" help:"Write the reader's nkey seed file, for other NATS clients: nats sub --nkey FILE 'palisade.audit.>'."`
+}
+
+// auditCredsCmd is `palisade audit creds`: it copies a read-only role's key out of the data dir,
+// so that a NATS client other than audit tail (the nats CLI, a script) can read the feed the
+// embedded server only serves to known keys.
+type auditCredsCmd struct {
+	Role    string `default:"reader" enum:"reader,sink" help:"Role whose key to write: reader (audit stream and signers, read only) or sink (reader plus durable consumers)."`
+	Out     string `short:"o" required:"" help:"File to write (mode 0600; an existing file is refused unless --force)." placeholder:"FILE"`
+	Force   bool   `help:"Replace FILE if it exists."`
+	DataDir string `default:".palisade" help:"Gateway data dir holding nats-auth/." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
+}
+
+func (a *auditCredsCmd) Run(_ context.Context, env *cliEnv) error {
+	// LoadIdentity checks the key (mode 0600, a valid user seed) before it is copied.
+	id, err := bus.LoadIdentity(a.DataDir, a.Role, "")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "palisade audit creds: %v (start the gateway once with --data-dir %s to generate the keys)\n", err, a.DataDir)
+		return exitCode(exitFail)
+	}
+	seed, err := os.ReadFile(bus.KeyPath(a.DataDir, a.Role))
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade audit creds:", err)
+		return exitCode(exitFail)
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if a.Force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(a.Out, flags, 0o600)
+	if err == nil {
+		err = f.Chmod(0o600) // an existing file replaced with --force keeps no looser mode
+		if _, werr := f.Write(seed); err == nil {
+			err = werr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade audit creds:", err)
+		return exitCode(exitFail)
+	}
+	fmt.Fprintf(env.Stdout, "wrote the %s key %s to %s\nread the feed: nats sub --server nats://127.0.0.1:4222 --nkey %s 'palisade.audit.>'\n", a.Role, id.PublicKey(), a.Out, a.Out)
+	return nil
 }
 
 type auditTailCmd struct {

@@ -228,3 +228,64 @@ func TestInterspersedArgs(t *testing.T) {
 		t.Errorf("proxy = server %q bundle %q command %q", p.Server, p.Bundle, p.Command)
 	}
 }
+
+// TestNegativeFlagValues checks a flag value that is a negative number parses as the value,
+// not as a short flag: the help offers `--nats-port -1` for a random port.
+func TestNegativeFlagValues(t *testing.T) {
+	for _, args := range [][]string{{"serve", "--nats-port", "-1"}, {"serve", "--nats-port=-1"}} {
+		if got := parsed(t, args, nil).(*serveCmd).NATSPort; got != "-1" {
+			t.Errorf("%v: NATSPort = %q, want -1", args, got)
+		}
+	}
+	// A flag still cannot swallow the next flag as its value.
+	code, _, errs := runKong(t, []string{"serve", "--nats-port", "--listen", "x"}, nil)
+	if code != exitUsage || !strings.Contains(errs, "nats-port") {
+		t.Errorf("--nats-port --listen: exit %d, stderr %q; want 2 naming --nats-port", code, errs)
+	}
+}
+
+// TestReadmeServeFlags: the README's Configuration section lists exactly serve's flags (it
+// once said every setting had one, when serve had eleven).
+func TestReadmeServeFlags(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "## Configuration")
+	if !ok {
+		t.Fatal("README has no Configuration section")
+	}
+	sec, _, _ = strings.Cut(sec, "```yaml")
+	if strings.Contains(sec, "every setting also has a flag") {
+		t.Error("README claims every setting has a flag")
+	}
+	listed := map[string]bool{}
+	for _, f := range strings.Fields(sec) {
+		f = strings.Trim(f, "`,.:()")
+		if strings.HasPrefix(f, "--") && f != "--config" && f != "--help" {
+			listed[f] = true
+		}
+	}
+	k, err := newParser(&cliEnv{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}, func(int) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	kctx, err := k.Parse([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, f := range kctx.Selected().Flags {
+		if n := "--" + f.Name; n != "--config" && n != "--help" {
+			have[n] = true
+			if !listed[n] {
+				t.Errorf("README's Configuration section does not list %s", n)
+			}
+		}
+	}
+	for n := range listed {
+		if !have[n] {
+			t.Errorf("README lists %s, which serve does not have", n)
+		}
+	}
+}

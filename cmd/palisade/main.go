@@ -14,12 +14,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"regexp"
 	"strings"
 	"syscall"
 
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/scaffold"
+	"github.com/added060/palisade/host/version"
 	"github.com/alecthomas/kong"
 )
 
@@ -38,6 +41,8 @@ type cliEnv struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// Username is the account's name when $USER is unset (approvals --by); nil = os/user.
+	Username func() string
 	// Exe is this binary, for the background hook engine a hook starts; "" (tests driving
 	// run) = the hook never uses one.
 	Exe string
@@ -83,7 +88,9 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 type exitPanic struct{ code int }
 
 // root is the kong model's root: the commands are added with kong.DynamicCommand.
-type root struct{}
+type root struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+}
 
 // newParser builds the kong parser for every registered command, writing to env.
 func newParser(env *cliEnv, exit func(int)) (*kong.Kong, error) {
@@ -94,10 +101,13 @@ func newParser(env *cliEnv, exit func(int)) (*kong.Kong, error) {
 		kong.Exit(exit),
 		kong.Resolvers(envResolver(env.Getenv)),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.TypeMapper(reflect.TypeOf(""), negativeNumbers(reflect.TypeOf(""))),
+		kong.TypeMapper(reflect.TypeOf(0), negativeNumbers(reflect.TypeOf(0))),
 		kong.Vars{
 			"bundle_bucket": bundle.DefaultBucket, "bundle_object": bundle.DefaultObject,
 			"approvals_bucket": approval.DefaultBucket, "approvals_scope": approval.ScopeOnce,
 			"plugin_langs": strings.Join(scaffold.Langs, ", "),
+			"version":      version.String(),
 		},
 	}
 	for _, c := range commands {
@@ -154,6 +164,23 @@ func run(ctx context.Context, args []string, env *cliEnv) (code int) {
 		return exitFail
 	}
 	return exitOK
+}
+
+// negativeNumber is a flag value kong would otherwise read as a short flag ("-1").
+var negativeNumber = regexp.MustCompile(`^-[0-9]+(\.[0-9]+)?$`)
+
+// negativeNumbers wraps kong's default mapper for typ so that a flag takes a negative number
+// as its value: `--nats-port -1` (a random port, as the help says), not a short flag `-1`. Any
+// other value starting with "-" is still refused, so a flag never swallows the next flag.
+func negativeNumbers(typ reflect.Type) kong.Mapper {
+	next := kong.NewRegistry().RegisterDefaults().ForType(typ)
+	return kong.MapperFunc(func(ctx *kong.DecodeContext, target reflect.Value) error {
+		if t := ctx.Scan.Peek(); ctx.Value.Flag != nil && t.Type == kong.UntypedToken && negativeNumber.MatchString(t.String()) {
+			ctx.Scan.Pop()
+			ctx.Scan.PushTyped(t.Value, kong.FlagValueToken)
+		}
+		return next.Decode(ctx, target)
+	})
 }
 
 // envResolver binds each flag's `env:"NAME"` to env.Getenv, not the process environment, so

@@ -27,6 +27,9 @@ type serveCmd struct {
 	LogLevel    string `help:"debug, info, warn or error." env:"PALISADE_LOG_LEVEL"`
 	AdminToken  string `help:"Admin API bearer token (default: generated in the data dir)." env:"PALISADE_ADMIN_TOKEN"`
 	ClientToken string `help:"Bearer token /mcp and /v1/hook require (required off loopback)." env:"PALISADE_CLIENT_TOKEN"`
+	// AllowUnsigned is the one way to run a local bundle without signature.json when the config
+	// has no bundles: section (gateway.File.TrustChoice).
+	AllowUnsigned bool `name:"allow-unsigned" help:"Load a bundle without signature.json (bundles.allow_unsigned: true). Without it or a bundles: section, serve refuses a local bundle."`
 }
 
 func newLogger(env *cliEnv, level, format string) *slog.Logger {
@@ -63,8 +66,21 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade serve:", err)
 		return exitCode(exitUsage)
 	}
+	if s.AllowUnsigned {
+		if cfg.Sections.Bundles == nil {
+			cfg.Sections.Bundles = &gateway.BundlesConfig{}
+		}
+		cfg.Sections.Bundles.AllowUnsigned = true
+	}
+	if err := cfg.TrustChoice(); err != nil {
+		fmt.Fprintln(env.Stderr, "palisade serve:", err)
+		return exitCode(exitUsage)
+	}
 	c := cfg.WithDefaults()
 	log := newLogger(env, c.Log.Level, c.Log.Format)
+	if b := cfg.Sections.Bundles; b != nil && b.AllowUnsigned {
+		log.Warn("bundles.allow_unsigned is true: a bundle without signature.json is loaded (a badly signed one is still refused)")
+	}
 	g, err := gateway.New(ctx, gateway.Options{Config: cfg.Config, Sections: cfg.Sections, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade serve:", err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/gateway"
 )
 
 // TestEveryModeRefusesTheSameBundles: with bundles.trusted_keys set and allow_unsigned false,
@@ -120,5 +121,46 @@ upstreams:
 				t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 			}
 		})
+	}
+}
+
+// TestServeRequiresATrustChoice: serve refuses a config that loads a local bundle without a
+// bundles: section (it used to load it unsigned with only a warning), naming the setting that
+// states the choice; --allow-unsigned or a bundles: section makes it explicit.
+func TestServeRequiresATrustChoice(t *testing.T) {
+	dir := t.TempDir()
+	local := filepath.Join(dir, "bundle")
+	write := func(name, bundle, extra string) string {
+		p := filepath.Join(dir, name)
+		y := "listen: 127.0.0.1:0\nbundle: " + bundle + "\nupstreams: [{name: none, url: \"http://127.0.0.1:1/mcp\"}]\n" + extra
+		if err := os.WriteFile(p, []byte(y), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	code, _, errs := runKong(t, []string{"serve", "--config", write("implicit.yaml", local, "")}, nil)
+	if code != exitUsage || !strings.Contains(errs, "bundles.allow_unsigned") || !strings.Contains(errs, "trusted_keys") {
+		t.Fatalf("no bundles: section: exit %d, stderr %q; want 2 naming bundles.allow_unsigned and trusted_keys", code, errs)
+	}
+	for _, tc := range []struct{ name, bundle, extra string }{
+		{"allow_unsigned", local, "bundles: {allow_unsigned: true}\n"},
+		{"trusted_keys", local, "bundles: {trusted_keys: [k.pub]}\n"},
+		{"remote source", "nats://PALISADE_BUNDLES", ""}, // must be signed whatever the config says
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := gateway.LoadFile(write(tc.name+".yaml", tc.bundle, tc.extra))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.TrustChoice(); err != nil {
+				t.Errorf("TrustChoice = %v, want nil", err)
+			}
+		})
+	}
+	// --allow-unsigned states the choice on the command line: serve gets past it (and then fails
+	// on the missing bundle folder, exit 1, not 2).
+	code, _, errs = runKong(t, []string{"serve", "--config", write("flag.yaml", local, ""), "--allow-unsigned", "--data-dir", t.TempDir(), "--nats-url", "nats://127.0.0.1:1"}, nil)
+	if code == exitUsage || strings.Contains(errs, "bundles.allow_unsigned:") {
+		t.Errorf("--allow-unsigned: exit %d, stderr %q; want past the trust check", code, errs)
 	}
 }

@@ -1,7 +1,6 @@
 package bundle
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/sdk/go/abi"
 	"gopkg.in/yaml.v3"
@@ -59,11 +59,11 @@ type PhaseMethods struct {
 // list would otherwise fail naming the Go type).
 func (p *PhaseMethods) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
-		return fmt.Errorf("line %d: coverage pass and refuse take method lists per phase, {request: [...], response: [...]}", n.Line)
+		return lineError(n, "coverage pass and refuse take method lists per phase, {request: [...], response: [...]}")
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if k := n.Content[i].Value; k != "request" && k != "response" {
-			return fmt.Errorf("line %d: coverage pass and refuse: unknown phase %q (request or response)", n.Content[i].Line, k)
+			return lineError(n.Content[i], fmt.Sprintf("coverage pass and refuse: unknown phase %q (request or response)", k))
 		}
 	}
 	type plain PhaseMethods
@@ -128,10 +128,17 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("duration %q: %w", s, err)
+		return lineError(n, fmt.Sprintf("invalid duration %q (write 250ms, 2s)", s))
 	}
 	*d = Duration(v)
 	return nil
+}
+
+// lineError is how an UnmarshalYAML here reports a bad node: a *yaml.TypeError starting
+// "line N: column C: " lets ParseManifest name its path (stages[0].timeout), and decoding goes
+// on.
+func lineError(n *yaml.Node, msg string) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: column %d: %s", n.Line, n.Column, msg)}}
 }
 
 // MarshalYAML writes the duration as a string.
@@ -152,12 +159,16 @@ var (
 	ErrFixture      = errors.New("bundle: fixture failed")
 )
 
-// ParseManifest decodes bundle.yaml strictly (unknown fields are errors) and validates it.
+// ParseManifest decodes bundle.yaml strictly and validates it. An unknown field, a value of the
+// wrong type or a bad duration is a *FieldError naming its YAML path and line
+// (`stages[0].timeout: invalid duration "sixty"`), as Validate's are.
 func ParseManifest(b []byte) (*Manifest, error) {
 	var m Manifest
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
+	if err := config.DecodeStrict(b, &m); err != nil {
+		var fe *config.FieldError
+		if errors.As(err, &fe) {
+			return nil, &FieldError{Path: fe.Path, Err: fe.Err}
+		}
 		return nil, fmt.Errorf("bundle.yaml: %w", err)
 	}
 	if err := m.Validate(); err != nil {

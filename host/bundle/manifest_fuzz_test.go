@@ -45,6 +45,32 @@ func TestManifestValidationNamesTheField(t *testing.T) {
 	}
 }
 
+// TestManifestDecodeNamesThePath checks a typo key, a value of the wrong type and a bad
+// duration are reported at their YAML path (and line), not as a Go type or a bare time error.
+func TestManifestDecodeNamesThePath(t *testing.T) {
+	for _, tc := range []struct{ name, edit, path, msg string }{
+		{"typo at the top", "stages:|stagse:", "stagse", `unknown field "stagse" (line 4)`},
+		{"typo in a stage", "timeout: 100ms|timeuot: 100ms", "stages[0].timeuot", `unknown field "timeuot" (line 8)`},
+		{"bad duration", "timeout: 100ms|timeout: sixty", "stages[0].timeout", `invalid duration "sixty"`},
+		{"bad duration in a flow map", "    timeout: 100ms\n|    timeout: 100ms\n  - {name: b, plugin: b.wasm, timeout: sixty}\n", "stages[1].timeout", `invalid duration "sixty"`},
+		{"wrong type", "timeout: 100ms|timeout: 100ms\n    pool: many", "stages[0].pool", "cannot unmarshal"},
+		{"coverage phase", "coverage: {uncovered: pass}|coverage: {uncovered: pass, pass: [ping]}", "coverage.pass", "per phase"},
+		{"coverage phase typo", "coverage: {uncovered: pass}|coverage: {uncovered: pass, pass: {requests: [ping]}}", "coverage.pass.requests", `unknown phase "requests"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			from, to, _ := strings.Cut(tc.edit, "|")
+			_, err := ParseManifest([]byte(strings.Replace(goodManifest, from, to, 1)))
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.path || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("err = %v, want a FieldError at %s saying %s", err, tc.path, tc.msg)
+			}
+			if strings.Contains(err.Error(), "bundle.Manifest") || strings.Contains(err.Error(), "time: ") {
+				t.Errorf("err = %v names a Go type or package", err)
+			}
+		})
+	}
+}
+
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(goodManifest))
 	f.Add([]byte("name: [\n"))

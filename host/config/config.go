@@ -141,7 +141,8 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return err
+		// A TypeError with the line lets Decode name the field (upstreams[0].timeout).
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: column %d: invalid duration %q (write 30s, 5m, 250ms)", n.Line, n.Column, s)}}
 	}
 	*d = Duration(v)
 	return nil

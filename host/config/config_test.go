@@ -78,6 +78,8 @@ func TestParseNamesThePath(t *testing.T) {
 		{"nested key", "limits:\n  body_bytes: 1\n  bodybytes: 2\n", "limits.bodybytes"},
 		{"in a list", "upstreams:\n  - name: a\n    url: http://x/\n  - name: b\n    ulr: http://y/\n", "upstreams[1].ulr"},
 		{"wrong type", "nats:\n  port: many\n", "nats.port"},
+		{"bad duration", "limits:\n  body_bytes: 1\n  upstream_timeout: sixty\n", "limits.upstream_timeout"},
+		{"bad duration in a flow map", "upstreams:\n  - {name: a, url: http://x/, timeout: sixty}\n", "upstreams[0].timeout"},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			_, err := Parse([]byte(tc.yaml))

@@ -68,6 +68,7 @@ upstreams: [{name: up, url: %q}]
 nats: {url: %q}
 plugins: {cache_dir: %s}
 log: {level: warn}
+bundles: {allow_unsigned: true}
 %s`, port, filepath.Join(dir, "data"), misbehaveBundle(t, "allow", "open"), upstreamURL, ns.ClientURL(), testenv.CacheDir(), extra)
 	path := filepath.Join(dir, "palisade.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {

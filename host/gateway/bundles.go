@@ -22,8 +22,10 @@ import (
 //	                           # keys' text ("palisade-ed25519-pub ...")
 //	    - keys/release.pub
 //	  allow_unsigned: false    # true = accept bundles without signature.json (never a bad one);
-//	                           # with no bundles section at all, a local folder/archive loads
-//	                           # unsigned (development) and remote sources need a signature
+//	                           # with no bundles section at all, `palisade serve` refuses a
+//	                           # local folder/archive (File.TrustChoice; --allow-unsigned),
+//	                           # proxy, hook, mcp and policy test load it unsigned with a
+//	                           # warning, and remote sources need a signature
 //	  serve_degraded: false    # true = serve a bundle whose stages cannot all run here (its
 //	                           # model or ONNX Runtime missing): /readyz says degraded (503)
 //	                           # and every decision's audit event names the stages; false

@@ -51,7 +51,8 @@ type Core struct {
 	Judge *llm.Judge
 	// Keys are the trusted bundle keys; AllowUnsigned lets a bundle without signature.json pass
 	// (a badly signed one never does). Without a bundles: section a local folder or archive
-	// loads unsigned (development) and a remote source must be signed.
+	// loads unsigned with a warning (development: proxy, hook, mcp, policy test; serve refuses
+	// such a config first, File.TrustChoice) and a remote source must be signed.
 	Keys          bundle.KeySet
 	AllowUnsigned bool
 	// Bundles is the decoded bundles: section (sources, watch and keep settings).

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 the demo server exercises MCP sampling, deprecated by the SDK (SEP-2577) but served by server-everything
+
 package gateway_test
 
 import (

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/added060/palisade/host/bundle"
@@ -46,6 +47,24 @@ func LoadFile(path string) (*File, error) {
 		return nil, err
 	}
 	return &f, nil
+}
+
+// ErrNoTrustChoice is TrustChoice's error: the config loads a local bundle without saying
+// whether it must be signed.
+var ErrNoTrustChoice = errors.New("the config says nothing about bundle signatures")
+
+// TrustChoice refuses a config that loads a local bundle (a folder or an archive) with no
+// bundles: section. Without one, every mode's Core loads a local bundle unsigned with only a
+// warning; `palisade serve` calls this so that the choice is written down instead:
+// bundles.trusted_keys to require a signature, or bundles.allow_unsigned: true to run an unsigned
+// bundle. The error is a *config.FieldError at bundles.allow_unsigned wrapping ErrNoTrustChoice.
+func (f *File) TrustChoice() error {
+	if f.Sections.Bundles != nil || f.Config.Bundle == "" || !localSource(f.Config.Bundle) {
+		return nil
+	}
+	return &config.FieldError{Path: "bundles.allow_unsigned", Err: fmt.Errorf("%w: the bundle %s "+
+		"would load without a signature check; add `bundles: {trusted_keys: [KEY.pub]}` to require "+
+		"one, or `bundles: {allow_unsigned: true}` (--allow-unsigned) to run it unsigned", ErrNoTrustChoice, f.Config.Bundle)}
 }
 
 // Validate checks the whole file after defaults, the core config (config.Config.Validate) then

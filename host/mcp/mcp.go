@@ -65,13 +65,30 @@ type Error struct {
 
 func (e *Error) Error() string { return fmt.Sprintf("json-rpc %d: %s", e.Code, e.Message) }
 
-// DenyData is the data of a CodeDenied error.
+// DenyData is the data of a CodeDenied error. On the wire its action is always "deny" (the
+// call was denied, whatever the chain asked first); requested_action says what the chain asked
+// (ask for a call a person denied, sample for one the judge denied), as the audit event does.
 type DenyData struct {
 	Rule    string `json:"rule,omitempty"`
 	Stage   string `json:"stage,omitempty"`
 	Reason  string `json:"reason"`
 	AuditID string `json:"audit_id"`
-	Action  string `json:"action,omitempty"`
+	// Action is the action the chain asked for before it was resolved, written as
+	// requested_action.
+	//
+	// # Notes
+	//
+	// It is not the outcome: that is always deny, and MarshalJSON writes it as action.
+	Action string `json:"requested_action,omitempty"`
+}
+
+// MarshalJSON writes d with "action": "deny" beside its fields.
+func (d DenyData) MarshalJSON() ([]byte, error) {
+	type plain DenyData
+	return json.Marshal(struct {
+		plain
+		Final string `json:"action"`
+	}{plain(d), "deny"})
 }
 
 // NewError returns an error object with optional data.

@@ -73,7 +73,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	}
 	if len(o.Fixtures) == 0 && o.FixtureDir == "" {
 		// No fixtures named: the bundle's own (bundle.yaml fixtures:).
-		if m, err := bundle.LoadManifest(o.Bundle); err == nil && m.Fixtures != "" {
+		m, err := bundle.LoadManifest(o.Bundle)
+		if err != nil {
+			return nil, fmt.Errorf("bundle %s: %w", o.Bundle, err) // what is wrong, not "no fixtures folder"
+		}
+		if m.Fixtures != "" {
 			o.FixtureDir = filepath.Join(o.Bundle, m.Fixtures)
 		} else {
 			return nil, fmt.Errorf("%w: give --fixture FILE or --fixture-dir DIR (the bundle names no fixtures folder)", ErrUsage)

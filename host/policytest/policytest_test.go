@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,5 +110,25 @@ func TestWriteJSON(t *testing.T) {
 	_ = policytest.WriteText(&txt, rs)
 	if !strings.Contains(txt.String(), "3 fixtures, 3 passed, 0 failed") {
 		t.Errorf("text summary: %s", txt.String())
+	}
+}
+
+// TestRunReportsABadManifest checks that with no fixtures named, a bundle.yaml that does not
+// parse or validate is reported as itself (naming the field), not as "no fixtures folder".
+func TestRunReportsABadManifest(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"bad value", "name: b\nversion: \"1\"\ndefault_action: maybe\ncoverage: {uncovered: pass}\nstages: [{name: s, plugin: p.wasm, sha256: " + strings.Repeat("0", 64) + "}]\n", "default_action"},
+		{"bad yaml", "name: [\n", "bundle.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), []byte(tc.yaml), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := policytest.Run(context.Background(), policytest.Options{Bundle: dir})
+			if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "fixtures folder") || errors.Is(err, policytest.ErrUsage) {
+				t.Fatalf("err = %v, want the bundle.yaml error naming %s", err, tc.want)
+			}
+		})
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/added060/palisade/host/chain"
 	pmcp "github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/version"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/glob"
 )
@@ -53,7 +54,7 @@ type Options struct {
 	Now      func() time.Time // nil = time.Now
 	// PollInterval is how often Watch looks for a bundle change; 0 = 1s.
 	PollInterval time.Duration
-	Version      string       // server version reported to clients; "" = "dev"
+	Version      string       // server version reported to clients; "" = version.String()
 	Logger       *slog.Logger // nil = discard
 }
 
@@ -80,7 +81,7 @@ func New(o Options) (*Server, error) {
 		o.PollInterval = time.Second
 	}
 	if o.Version == "" {
-		o.Version = "dev"
+		o.Version = version.String()
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -77,6 +77,7 @@ export async function startStack() {
   writeFileSync(join(work, 'palisade.yaml'), `listen: 127.0.0.1:${port}
 data_dir: ${join(work, 'data')}
 bundle: ${bundle}
+bundles: {allow_unsigned: true}
 upstreams: [{name: everything, url: "${upURL}"}]
 nats: {port: -1}
 admin: {token: ${token}}

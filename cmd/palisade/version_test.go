@@ -1,0 +1,27 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/added060/palisade/host/version"
+)
+
+// TestVersionCommand checks `palisade version` and `palisade --version` print the version and
+// exit 0, in process and from a binary the way the Makefile stamps it.
+func TestVersionCommand(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		code, out, errs := runKong(t, args, nil)
+		if code != exitOK || strings.TrimSpace(out) != version.String() {
+			t.Errorf("%v: exit %d, stdout %q, want 0 and %q (stderr %q)", args, code, out, version.String(), errs)
+		}
+	}
+	bin := palisadeBinary(t)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		if err != nil || strings.TrimSpace(string(out)) != testStamp {
+			t.Errorf("palisade %v: %v, output %q, want %q", args, err, out, testStamp)
+		}
+	}
+}
