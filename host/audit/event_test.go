@@ -104,9 +104,12 @@ func TestNewIDSortableUnique(t *testing.T) {
 		t.Fatal("sequential NewID values are not sorted")
 	}
 	for _, c := range ids[0] {
-		if !strings.ContainsRune(crockford, c) {
+		if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZ", c) {
 			t.Fatalf("id %q has %q outside the Crockford alphabet", ids[0], c)
 		}
+	}
+	if len(ids[0]) != 26 {
+		t.Fatalf("id %q is not 26 characters", ids[0])
 	}
 }
 

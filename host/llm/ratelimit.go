@@ -2,29 +2,28 @@ package llm
 
 import (
 	"math"
-	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// bucket is a token bucket: rate tokens per second up to burst. A nil bucket allows everything.
+// bucket is a provider's rate limit (golang.org/x/time/rate): rate calls per second up to
+// burst. A nil bucket allows everything. now is injectable for tests.
 type bucket struct {
-	rate  float64
-	burst float64
-	now   func() time.Time
-
-	mu     sync.Mutex
-	tokens float64
-	last   time.Time
+	l   *rate.Limiter
+	now func() time.Time
 }
 
-func newBucket(rate float64, burst int, now func() time.Time) *bucket {
-	if rate <= 0 {
+func newBucket(r float64, burst int, now func() time.Time) *bucket {
+	if r <= 0 {
 		return nil
 	}
 	if burst <= 0 {
-		burst = int(math.Max(1, math.Ceil(rate)))
+		burst = int(math.Max(1, math.Ceil(r)))
 	}
-	return &bucket{rate: rate, burst: float64(burst), now: now, tokens: float64(burst), last: now()}
+	l := rate.NewLimiter(rate.Limit(r), burst)
+	l.AllowN(now(), 0) // the bucket starts full at now, not at the zero time
+	return &bucket{l: l, now: now}
 }
 
 // take spends one token if there is one; it never waits (the judge tries the next provider).
@@ -32,14 +31,5 @@ func (b *bucket) take() bool {
 	if b == nil {
 		return true
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	t := b.now()
-	b.tokens = math.Min(b.burst, b.tokens+t.Sub(b.last).Seconds()*b.rate)
-	b.last = t
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return b.l.AllowN(b.now(), 1)
 }
