@@ -1,8 +1,10 @@
 package llm
 
 import (
-	"sync"
+	"errors"
 	"time"
+
+	"github.com/sony/gobreaker/v2"
 )
 
 // BreakerState is a circuit breaker's state.
@@ -43,66 +45,47 @@ func (o BreakerOptions) withDefaults() BreakerOptions {
 	return o
 }
 
-// breaker is a consecutive-failure circuit breaker. now is injectable for tests.
+// errCallFailed is what the breaker is told about a failed call.
+var errCallFailed = errors.New("llm: provider call failed")
+
+// breaker is a consecutive-failure circuit breaker (github.com/sony/gobreaker/v2, two-step):
+// Failures consecutive failures open it, after Cooldown one probe passes (half-open), and the
+// probe's outcome closes or reopens it.
 type breaker struct {
-	opts BreakerOptions
-	now  func() time.Time
-
-	mu       sync.Mutex
-	state    BreakerState
-	fails    int
-	openedAt time.Time
-	probing  bool // a half-open probe is in flight
+	cb *gobreaker.TwoStepCircuitBreaker[struct{}]
 }
 
-func newBreaker(o BreakerOptions, now func() time.Time) *breaker {
-	return &breaker{opts: o.withDefaults(), now: now}
+func newBreaker(o BreakerOptions) *breaker {
+	o = o.withDefaults()
+	return &breaker{cb: gobreaker.NewTwoStepCircuitBreaker[struct{}](gobreaker.Settings{
+		MaxRequests: 1, // one probe at a time while half-open
+		Timeout:     o.Cooldown,
+		ReadyToTrip: func(c gobreaker.Counts) bool { return c.ConsecutiveFailures >= uint32(o.Failures) },
+	})}
 }
 
-// allow reports whether a call may go ahead; in half-open only one probe at a time may.
-func (b *breaker) allow() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	switch b.state {
-	case BreakerOpen:
-		if b.now().Sub(b.openedAt) < b.opts.Cooldown {
-			return false
-		}
-		b.state = BreakerHalfOpen
-		b.probing = true
-		return true
-	case BreakerHalfOpen:
-		if b.probing {
-			return false
-		}
-		b.probing = true
-		return true
+// allow returns the function that records the outcome of a call the breaker lets through, or
+// nil when it refuses the call (open, or half-open with its probe in flight).
+func (b *breaker) allow() func(ok bool) {
+	done, err := b.cb.Allow()
+	if err != nil {
+		return nil
 	}
-	return true
-}
-
-// done records a call's outcome.
-func (b *breaker) done(ok bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.probing = false
-	if ok {
-		b.state = BreakerClosed
-		b.fails = 0
-		return
-	}
-	b.fails++
-	if b.state == BreakerHalfOpen || b.fails >= b.opts.Failures {
-		b.state = BreakerOpen
-		b.openedAt = b.now()
+	return func(ok bool) {
+		if ok {
+			done(nil)
+		} else {
+			done(errCallFailed)
+		}
 	}
 }
 
 func (b *breaker) current() BreakerState {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.state == BreakerOpen && b.now().Sub(b.openedAt) >= b.opts.Cooldown {
+	switch b.cb.State() {
+	case gobreaker.StateOpen:
+		return BreakerOpen
+	case gobreaker.StateHalfOpen:
 		return BreakerHalfOpen
 	}
-	return b.state
+	return BreakerClosed
 }

@@ -124,7 +124,7 @@ func New(o Options) (*Judge, error) {
 		if t <= 0 {
 			t = o.Timeout
 		}
-		byName[name] = &entry{p: p, kind: kind, timeout: t, br: newBreaker(o.Breaker, o.Now), rl: newBucket(cfg.RateLimit, cfg.Burst, o.Now)}
+		byName[name] = &entry{p: p, kind: kind, timeout: t, br: newBreaker(o.Breaker), rl: newBucket(cfg.RateLimit, cfg.Burst, o.Now)}
 		order = append(order, name)
 		return nil
 	}
@@ -198,7 +198,8 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 			errs = append(errs, fmt.Errorf("%s: %w: rate limited", name, ErrUnavailable))
 			continue
 		}
-		if !e.br.allow() {
+		report := e.br.allow()
+		if report == nil {
 			errs = append(errs, fmt.Errorf("%s: %w: breaker open", name, ErrUnavailable))
 			continue
 		}
@@ -207,7 +208,7 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 		ans, err := e.p.Complete(actx, prompt)
 		cancel()
 		if err != nil {
-			e.br.done(false)
+			report(false)
 			e.failures.Add(1)
 			if ctx.Err() != nil { // the caller gave up: do not try others
 				return j.fail(name, fmt.Errorf("llm: sample: %w", ctx.Err()))
@@ -225,16 +226,16 @@ func (j *Judge) Sample(ctx context.Context, req abi.SampleRequest) (abi.SampleRe
 		}
 		if ans.Refusal != "" {
 			e.failures.Add(1)
-			e.br.done(true) // the provider works; the model declined
+			report(true) // the provider works; the model declined
 			return j.fail(name, fmt.Errorf("llm: sample: provider %s: %w: %s", name, ErrRefused, capText(collapseSpace(ans.Refusal), 200)))
 		}
 		resp, err := ParseDecision(ans.Text)
 		if err != nil {
 			e.failures.Add(1)
-			e.br.done(false) // garbage counts against the provider, and this request fails closed
+			report(false) // garbage counts against the provider, and this request fails closed
 			return j.fail(name, fmt.Errorf("llm: sample: provider %s: %w", name, err))
 		}
-		e.br.done(true)
+		report(true)
 		resp.Provider = name
 		j.cache.put(key, resp)
 		j.log.Debug("llm sample", "provider", name, "decision", resp.Decision, "confidence", resp.Confidence, "cache", "miss", "prompt_sha256", key[:16])
