@@ -30,7 +30,9 @@ type Options struct {
 	Breaker       BreakerOptions // per provider
 	HTTPClient    *http.Client   // nil = a client with no overall timeout (attempts carry their own)
 	Logger        *slog.Logger   // nil = discard
-	Now           func() time.Time
+	// Now is the clock of the cache, rate limits and Retry-After backoff (tests); nil =
+	// time.Now. The breakers keep their own clock (gobreaker).
+	Now func() time.Time
 }
 
 func (o Options) withDefaults() Options {
