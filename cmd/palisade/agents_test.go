@@ -344,7 +344,7 @@ func TestHookInstall(t *testing.T) {
 	if err := os.WriteFile(path, []byte(orig), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errs := runCLI(t, "", "hook", "install", "--settings", path, "--bundle", "/etc/palisade/bundle")
+	code, out, errs := runCLI(t, "", "hook", "install", "--settings", path, "--bundle", "/etc/palisade/bundle", "--allow-unsigned")
 	if code != 0 || !strings.Contains(out, "installed") {
 		t.Fatalf("install: %d %s %s", code, out, errs)
 	}
@@ -372,7 +372,7 @@ func TestHookInstall(t *testing.T) {
 	if bak, _ := os.ReadFile(path + ".bak"); string(bak) != orig {
 		t.Errorf(".bak = %q", bak)
 	}
-	code, out, _ = runCLI(t, "", "hook", "install", "--settings", path, "--bundle", "/etc/palisade/bundle")
+	code, out, _ = runCLI(t, "", "hook", "install", "--settings", path, "--bundle", "/etc/palisade/bundle", "--allow-unsigned")
 	if again, _ := os.ReadFile(path); code != 0 || !strings.Contains(out, "already installed") || !bytes.Equal(again, first) {
 		t.Errorf("second install changed the file or did not say so: %d %s", code, out)
 	}
@@ -387,11 +387,11 @@ func TestWrapCommandRoundTrip(t *testing.T) {
 	if err := os.WriteFile(cfg, orig, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "filesystem", "--bundle", "/b"); code != 0 {
+	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "filesystem", "--bundle", "/b", "--allow-unsigned"); code != 0 {
 		t.Fatalf("wrap: %s", errs)
 	}
 	wrapped, _ := os.ReadFile(cfg)
-	if !strings.Contains(string(wrapped), `"proxy","--server","filesystem","--bundle","/b","--","npx"`) {
+	if !strings.Contains(string(wrapped), `"proxy","--server","filesystem","--bundle","/b","--allow-unsigned",`) {
 		t.Fatalf("wrapped: %s", wrapped)
 	}
 	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "filesystem"); code != 1 || !strings.Contains(errs, "already wrapped") {
@@ -551,7 +551,7 @@ func TestWrappedEntryRuns(t *testing.T) {
 	defer cancel()
 	for _, server := range []string{"fs", "fs2"} {
 		t.Run(server, func(t *testing.T) {
-			if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", bin, "--bundle", b, "--data-dir", data, server); code != 0 {
+			if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", bin, "--bundle", b, "--data-dir", data, "--allow-unsigned", server); code != 0 {
 				t.Fatalf("wrap: %s", errs)
 			}
 			var c struct {

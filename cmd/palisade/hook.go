@@ -152,6 +152,9 @@ type hookInstallCmd struct {
 	Matcher  string `default:"*" help:"Tool name matcher."`
 	// ONNXRuntime: the library written into the command (default: the one found now).
 	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library written into the command (default: the one found now: $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
+	// TrustKey and AllowUnsigned: the trust policy written into the command (installTrust).
+	TrustKey      []string `name:"trust-key" help:"Public key (a .pub file or the key text) the bundle must be signed by; its text is written into the command. Required for a signed --bundle. Repeatable." placeholder:"KEY"`
+	AllowUnsigned bool     `name:"allow-unsigned" help:"Install for an unsigned --bundle (writes --allow-unsigned: whoever can write the folder sets the policy)."`
 }
 
 // runtimeFor is the ONNX Runtime library to write into an installed hook or wrapped entry:
@@ -192,9 +195,21 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 		return exitCode(exitFail)
 	}
 	cmd := shellQuote(exe) + " hook"
+	bundleDir := ""
 	if h.Bundle != "" {
-		abs, _ := filepath.Abs(h.Bundle)
-		cmd += " --bundle " + shellQuote(abs)
+		bundleDir, _ = filepath.Abs(h.Bundle)
+		cmd += " --bundle " + shellQuote(bundleDir)
+	}
+	trust, warn, err := installTrust(bundleDir, h.TrustKey, h.AllowUnsigned)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade hook install:", err)
+		return exitCode(exitUsage)
+	}
+	if warn != "" {
+		fmt.Fprintln(env.Stderr, "palisade hook install: warning:", warn)
+	}
+	for _, a := range trust {
+		cmd += " " + shellQuote(a)
 	}
 	if h.Gateway != "" {
 		cmd += " --gateway " + shellQuote(h.Gateway)

@@ -194,6 +194,18 @@ func startHookEngine(env *cliEnv, lf *localFlags, sock, id string) error {
 		}
 		args = append(args, f.name, v)
 	}
+	// What else the hook's flags put in the config (and so in the identity the engine checks).
+	if lf.ONNXRuntime != "" {
+		if abs, err := filepath.Abs(lf.ONNXRuntime); err == nil {
+			args = append(args, "--onnxruntime", abs)
+		}
+	}
+	for _, k := range trustKeyPaths(lf.TrustKey) {
+		args = append(args, "--trust-key", k)
+	}
+	if lf.AllowUnsigned {
+		args = append(args, "--allow-unsigned")
+	}
 	logf, err := os.OpenFile(sock[:len(sock)-len(".sock")]+".log", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return err

@@ -8,9 +8,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
+	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
@@ -32,6 +34,11 @@ type localFlags struct {
 	// ONNXRuntime is infer.library: hook install and wrap write it into what they install, so
 	// the detector runs wherever the client starts the hook or the proxy.
 	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library (default: infer.library, $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
+	// TrustKey and AllowUnsigned are the bundles: trust policy from the command line: hook
+	// install and wrap write them into what they install, so the bundle folder cannot be
+	// edited at will by whoever can write it.
+	TrustKey      []string `name:"trust-key" help:"Require the bundle to be signed by this public key (a .pub file or the key text; adds to bundles.trusted_keys). Repeatable." placeholder:"KEY"`
+	AllowUnsigned bool     `name:"allow-unsigned" help:"Load an unsigned bundle (bundles.allow_unsigned: true); a bad signature by a trusted key still fails."`
 }
 
 // load returns the configuration the flags, environment and config file give. A data dir nobody
@@ -66,11 +73,36 @@ func (f *localFlags) load(env *cliEnv) (*gateway.File, *slog.Logger, error) {
 		}
 		cfg.Infer.Library = abs
 	}
+	if len(f.TrustKey) > 0 || f.AllowUnsigned {
+		// A bundles: section now exists: without one a local bundle loads unchecked.
+		b := gateway.BundlesConfig{}
+		if cfg.Bundles != nil {
+			b = *cfg.Bundles
+		}
+		b.TrustedKeys = append(slices.Clip(b.TrustedKeys), trustKeyPaths(f.TrustKey)...)
+		b.AllowUnsigned = b.AllowUnsigned || f.AllowUnsigned
+		cfg.Bundles = &b
+	}
 	level := cfg.Log.Level
 	if level == "" {
 		level = "warn"
 	}
 	return cfg, newLogger(env, level, cfg.Log.Format), nil
+}
+
+// trustKeyPaths makes each --trust-key that names a file absolute (the key text is kept), so
+// the same flags trust the same key from any working directory.
+func trustKeyPaths(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k
+		if _, err := bundle.ParsePublicKey(k); err != nil {
+			if abs, aerr := filepath.Abs(k); aerr == nil {
+				out[i] = abs
+			}
+		}
+	}
+	return out
 }
 
 // proxyCmd is `palisade proxy`: by default it runs COMMAND behind the chain; pins and approve

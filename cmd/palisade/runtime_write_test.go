@@ -21,7 +21,7 @@ func TestInstallWritesTheRuntime(t *testing.T) {
 	t.Setenv(infer.LibraryEnv, lib) // found now, as from the build tree
 
 	settings := filepath.Join(dir, "settings.json")
-	if code, out, errs := runCLI(t, "", "hook", "install", "--settings", settings, "--bundle", "/etc/palisade/bundle"); code != 0 {
+	if code, out, errs := runCLI(t, "", "hook", "install", "--settings", settings, "--bundle", "/etc/palisade/bundle", "--allow-unsigned"); code != 0 {
 		t.Fatalf("hook install: %d %s %s", code, out, errs)
 	}
 	b, _ := os.ReadFile(settings)
@@ -41,7 +41,7 @@ func TestInstallWritesTheRuntime(t *testing.T) {
 
 	// None found: installed without it, and the user is told what that means.
 	t.Setenv(infer.LibraryEnv, filepath.Join(dir, "missing.so"))
-	code, _, errs := runCLI(t, "", "hook", "install", "--settings", filepath.Join(dir, "s2.json"), "--bundle", "/b")
+	code, _, errs := runCLI(t, "", "hook", "install", "--settings", filepath.Join(dir, "s2.json"), "--bundle", "/b", "--allow-unsigned")
 	if code != 0 || !strings.Contains(errs, "will be refused") {
 		t.Fatalf("hook install without a runtime: %d %q", code, errs)
 	}

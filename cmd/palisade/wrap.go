@@ -25,6 +25,9 @@ type wrapCmd struct {
 	DataDir   string `help:"Data dir the proxy uses (written into the entry)." placeholder:"DIR"`
 	// ONNXRuntime: the library written into the entry (default: the one found now).
 	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library written into the entry (default: the one found now)." placeholder:"FILE"`
+	// TrustKey and AllowUnsigned: the trust policy written into the entry (installTrust).
+	TrustKey      []string `name:"trust-key" help:"Public key (a .pub file or the key text) the bundle must be signed by; its text is written into the entry. Required for a signed --bundle. Repeatable." placeholder:"KEY"`
+	AllowUnsigned bool     `name:"allow-unsigned" help:"Wrap with an unsigned --bundle (writes --allow-unsigned: whoever can write the folder sets the policy)."`
 }
 
 func (w *wrapCmd) Run(env *cliEnv) error {
@@ -35,6 +38,19 @@ func (w *wrapCmd) Run(env *cliEnv) error {
 			o.ProxyArgs = append(o.ProxyArgs, f.flag, abs)
 		}
 	}
+	bundleDir := ""
+	if w.Bundle != "" {
+		bundleDir, _ = filepath.Abs(w.Bundle)
+	}
+	trust, warn, err := installTrust(bundleDir, w.TrustKey, w.AllowUnsigned)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "palisade wrap:", err)
+		return exitCode(exitUsage)
+	}
+	if warn != "" {
+		fmt.Fprintln(env.Stderr, "palisade wrap: warning:", warn)
+	}
+	o.ProxyArgs = append(o.ProxyArgs, trust...)
 	if lib := runtimeFor(env, w.ONNXRuntime, "wrap"); lib != "" {
 		o.ProxyArgs = append(o.ProxyArgs, "--onnxruntime", lib)
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,8 @@ type BuildOptions struct {
 	// MaxPool caps every stage's instance pool (0 = as the bundle says): a process that decides
 	// one call (the Claude Code hook) starts one instance per stage, not a pool.
 	MaxPool int
+	// onClose runs once after the built chain has closed (Load removes its staged copy).
+	onClose func()
 	// Models, if set, builds the inference backend for the bundle's models: section (host/infer
 	// through the gateway). Its Inferer serves this bundle's stages only, and the closer runs
 	// when the bundle's chain closes. Without it, or without models, Deps.Inferer is used.
@@ -65,15 +68,26 @@ func (b *Bundle) Info() chain.Info {
 
 // Build verifies the bundle in dir, compiles its plugins, fills their pools and runs its
 // fixtures. On error everything it started is closed.
+//
+// The digest is taken first, and every file Build reads afterwards (bundle.yaml, plugins, data,
+// fixtures) must hash to what the digest listed, or Build fails with ErrDigestMismatch: the
+// chain is built from exactly the bytes Bundle.Digest names, even if the folder changes while
+// it builds. Model files are read by BuildOptions.Models itself (pin them with sha256:). To
+// check a signature and build from the same bytes, use Load.
 func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	m, err := LoadManifest(dir)
+	digest, sums, err := digestFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	digest, err := Digest(dir)
+	read := pinnedReader(dir, sums)
+	raw, err := read(ManifestFile)
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	m, err := ParseManifest(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +115,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 	}()
 	for i, s := range m.Stages {
 		p := fmt.Sprintf("stages[%d]", i)
-		wasm, err := os.ReadFile(filepath.Join(dir, s.Plugin))
+		wasm, err := read(s.Plugin)
 		if err != nil {
 			return nil, &FieldError{Path: p + ".plugin", Err: err}
 		}
@@ -109,7 +123,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, s.SHA256) {
 			return nil, &FieldError{Path: p + ".sha256", Err: fmt.Errorf("%w: %s is %s, bundle.yaml pins %s", ErrHashMismatch, s.Plugin, got, s.SHA256)}
 		}
-		cfg, err := stageConfig(dir, s)
+		cfg, err := stageConfig(read, s)
 		if err != nil {
 			return nil, &FieldError{Path: p, Err: err}
 		}
@@ -171,6 +185,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},
 		Logger:  o.Logger,
 		OnStage: o.OnStage,
+		OnClose: o.onClose,
 	})
 	if err != nil {
 		return nil, err
@@ -178,7 +193,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 	b := &Bundle{Dir: dir, Manifest: m, Digest: digest, Chain: ch}
 	ch.SetExtra(b)
 	if !o.SkipFixtures && m.Fixtures != "" {
-		if err := b.RunFixtures(ctx, filepath.Join(dir, m.Fixtures)); err != nil {
+		if err := b.runFixtures(ctx, m.Fixtures, read, slices.Sorted(maps.Keys(sums))); err != nil {
 			ch.CloseWhenDrained(context.Background())
 			stages = nil
 			return nil, err
@@ -258,7 +273,7 @@ func (u unavailable) Evaluate(context.Context, []byte) ([]byte, error) {
 
 // stageConfig builds the Extism config: "config" = the stage config as JSON, and one key per
 // data file (YAML converted to JSON).
-func stageConfig(dir string, s StageSpec) (map[string]string, error) {
+func stageConfig(read func(rel string) ([]byte, error), s StageSpec) (map[string]string, error) {
 	cfg := map[string]string{}
 	c := s.Config
 	if c == nil {
@@ -270,7 +285,7 @@ func stageConfig(dir string, s StageSpec) (map[string]string, error) {
 	}
 	cfg["config"] = string(b)
 	for k, f := range s.Data {
-		raw, err := os.ReadFile(filepath.Join(dir, f))
+		raw, err := read(f)
 		if err != nil {
 			return nil, fmt.Errorf("data.%s: %w", k, err)
 		}
@@ -294,7 +309,14 @@ func stageConfig(dir string, s StageSpec) (map[string]string, error) {
 // Only the root signature.json is left out (it carries the signature over this digest).
 // Symlinks and other irregular files are an error: everything the bundle reads must be covered.
 func Digest(dir string) (string, error) {
+	d, _, err := digestFiles(dir)
+	return d, err
+}
+
+// digestFiles is Digest, also returning each file's sha256 (hex) by its relative path.
+func digestFiles(dir string) (string, map[string]string, error) {
 	var lines []string
+	sums := map[string]string{}
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -315,18 +337,40 @@ func Digest(dir string) (string, error) {
 			return err
 		}
 		sum := sha256.Sum256(b)
-		lines = append(lines, rel+"\x00"+hex.EncodeToString(sum[:])+"\n")
+		sums[rel] = hex.EncodeToString(sum[:])
+		lines = append(lines, rel+"\x00"+sums[rel]+"\n")
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("bundle digest: %w", err)
+		return "", nil, fmt.Errorf("bundle digest: %w", err)
 	}
 	sort.Strings(lines)
 	h := sha256.New()
 	for _, l := range lines {
 		h.Write([]byte(l))
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), sums, nil
+}
+
+// pinnedReader reads files of the bundle in dir, each checked against the sha256 the digest
+// listed for it (sums): a file changed, added or removed since the digest was taken is
+// ErrDigestMismatch, so what is built is what the digest (and a signature over it) covers.
+func pinnedReader(dir string, sums map[string]string) func(rel string) ([]byte, error) {
+	return func(rel string) ([]byte, error) {
+		rel = filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
+		want, ok := sums[rel]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s is not a file of the bundle when its digest was taken", ErrDigestMismatch, rel)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, err
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != want {
+			return nil, fmt.Errorf("%w: %s changed while the bundle was built", ErrDigestMismatch, rel)
+		}
+		return b, nil
+	}
 }
 
 // ErrIrregularFile is returned for a symlink, device or other non-regular file in a bundle.

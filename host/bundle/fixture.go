@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -52,6 +53,12 @@ func ReadFixtureFile(p string) ([]Fixture, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fixture: %w", err)
 	}
+	return parseFixtures(p, b)
+}
+
+// parseFixtures decodes the fixture file p holding b.
+func parseFixtures(p string, b []byte) ([]Fixture, error) {
+	var err error
 	var fs []Fixture
 	if t := strings.TrimSpace(string(b)); strings.HasPrefix(t, "[") {
 		err = json.Unmarshal(b, &fs)
@@ -123,6 +130,32 @@ func (b *Bundle) RunFixtures(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	return b.evalFixtures(ctx, fs)
+}
+
+// runFixtures runs the fixtures in the bundle's folder rel (each *.json file directly in it), read
+// through read (Build's pinned reader: only files the digest listed, with those bytes).
+func (b *Bundle) runFixtures(ctx context.Context, rel string, read func(rel string) ([]byte, error), files []string) error {
+	dir := filepath.ToSlash(filepath.Clean(filepath.FromSlash(rel)))
+	var fs []Fixture
+	for _, f := range files { // sorted
+		if path.Dir(f) != dir || path.Ext(f) != ".json" {
+			continue
+		}
+		raw, err := read(f)
+		if err != nil {
+			return fmt.Errorf("fixture: %w", err)
+		}
+		got, err := parseFixtures(filepath.Join(b.Dir, filepath.FromSlash(f)), raw)
+		if err != nil {
+			return err
+		}
+		fs = append(fs, got...)
+	}
+	return b.evalFixtures(ctx, fs)
+}
+
+func (b *Bundle) evalFixtures(ctx context.Context, fs []Fixture) error {
 	for _, f := range fs {
 		env, err := f.Envelope("fixture")
 		if err != nil {

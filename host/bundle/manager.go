@@ -150,12 +150,7 @@ func (m *Manager) History() []Entry {
 func (m *Manager) Activate(ctx context.Context, path, source string) (e Entry, changed bool, err error) {
 	m.actM.Lock()
 	defer m.actM.Unlock()
-	staged, err := m.stage(func(dst string) error {
-		if IsArchive(path) {
-			return UnpackFile(path, dst)
-		}
-		return copyDir(path, dst)
-	})
+	staged, err := Stage(path, m.dir)
 	if err != nil {
 		m.reject(ctx, source, nil, "", err)
 		return Entry{}, false, err

@@ -251,7 +251,8 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	// The same Core as the gateway: runtime, host functions (the llm: section's judge answers
 	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
 	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
-	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger}
+	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger,
+		Sequences: filepath.Join(cfg.DataDir, "bundles", "sequences.json")}
 	if o.OneCall {
 		core.MaxPool = 1
 	}

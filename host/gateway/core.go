@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -33,7 +32,11 @@ type CoreOptions struct {
 	// MemoryCache keeps compiled modules in memory only, ignoring Plugins.CacheDir (policy test
 	// without --data-dir writes nothing).
 	MemoryCache bool
-	Logger      *slog.Logger // nil = discard
+	// Sequences, if set, is the file in which Build remembers the last sequence accepted per
+	// bundle name and refuses an older one (bundle.Sequences): the rollback protection of the
+	// one-process modes (NewLocal sets DATA_DIR/bundles/sequences.json). "" = none (policy test).
+	Sequences string
+	Logger    *slog.Logger // nil = discard
 }
 
 // Core is what every way into Palisade decides with, built in one place by NewCore for `serve`
@@ -62,6 +65,7 @@ type Core struct {
 	infer   InferConfig
 	maxPool int
 	log     *slog.Logger
+	seq     *bundle.Sequences // nil = no rollback protection
 
 	mu   sync.Mutex
 	regs map[*infer.Registry]bool
@@ -75,6 +79,9 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Core{maxPool: o.MaxPool, log: o.Logger, regs: map[*infer.Registry]bool{}}
+	if o.Sequences != "" {
+		c.seq = &bundle.Sequences{Path: o.Sequences}
+	}
 	if err := o.Sections.Validate(&cfg); err != nil {
 		return nil, err
 	}
@@ -151,26 +158,24 @@ func (c *Core) Verify(dir string) (keyID, digest string, err error) {
 	return bundle.CheckTrust(dir, c.Keys, c.AllowUnsigned)
 }
 
-// Build verifies and builds the bundle folder dir. skipFixtures leaves the bundle's fixtures to
-// the caller (policy test). A build whose digest differs from the one verified (the folder
-// changed in between) is refused.
+// Build verifies and builds the bundle folder dir from one private copy of it (bundle.Load:
+// staged once, the trust policy checked over the copy, built from the copy only, so the folder
+// changing meanwhile cannot slip unchecked bytes into the chain). skipFixtures leaves the
+// bundle's fixtures to the caller (policy test). With CoreOptions.Sequences set, a bundle whose
+// sequence is below the last one accepted under its name is refused (bundle.ErrOlder).
 func (c *Core) Build(ctx context.Context, dir string, skipFixtures bool) (*bundle.Bundle, error) {
-	keyID, digest, err := c.Verify(dir)
-	if err != nil {
-		return nil, err
-	}
 	o := c.BuildOptions()
 	o.SkipFixtures = skipFixtures
-	b, err := bundle.Build(ctx, dir, o)
+	return c.load(ctx, dir, o)
+}
+
+func (c *Core) load(ctx context.Context, dir string, o bundle.BuildOptions) (*bundle.Bundle, error) {
+	b, keyID, err := bundle.Load(ctx, dir, bundle.LoadOptions{Keys: c.Keys, AllowUnsigned: c.AllowUnsigned, Sequences: c.seq, Build: o})
 	if err != nil {
 		return nil, err
 	}
-	if b.Digest != digest {
-		b.Chain.CloseWhenDrained(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("%w: the folder changed while it was built (checked sha256:%s, built sha256:%s)", bundle.ErrDigestMismatch, digest, b.Digest)
-	}
 	if keyID == "" {
-		c.log.Debug("unsigned bundle allowed", "bundle", dir, "digest", digest)
+		c.log.Debug("unsigned bundle allowed", "bundle", dir, "digest", b.Digest)
 	}
 	return b, nil
 }

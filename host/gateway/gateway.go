@@ -397,8 +397,5 @@ func (g *Gateway) Close(ctx context.Context) error {
 }
 
 func (g *Gateway) buildVerified(ctx context.Context, dir string) (*bundle.Bundle, error) {
-	if _, _, err := g.core.Verify(dir); err != nil {
-		return nil, err
-	}
-	return bundle.Build(ctx, dir, g.BuildOptions())
+	return g.core.load(ctx, dir, g.BuildOptions())
 }
