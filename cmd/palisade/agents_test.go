@@ -394,10 +394,10 @@ func TestWrapCommandRoundTrip(t *testing.T) {
 	if !strings.Contains(string(wrapped), `"proxy","--server","filesystem","--bundle","/b","--allow-unsigned",`) {
 		t.Fatalf("wrapped: %s", wrapped)
 	}
-	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "filesystem"); code != 1 || !strings.Contains(errs, "already wrapped") {
+	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "filesystem", "--bundle", "/b", "--allow-unsigned"); code != 1 || !strings.Contains(errs, "already wrapped") {
 		t.Errorf("second wrap: %d %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "missing"); code != 1 || !strings.Contains(errs, "not found") {
+	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "missing", "--bundle", "/b", "--allow-unsigned"); code != 1 || !strings.Contains(errs, "not found") {
 		t.Errorf("missing server: %d %s", code, errs)
 	}
 	if code, _, errs := runCLI(t, "", "unwrap", "--config", cfg, "filesystem"); code != 0 {

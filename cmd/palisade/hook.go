@@ -9,6 +9,7 @@ import (
 	"github.com/added060/palisade/host/infer"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -149,6 +150,7 @@ type hookInstallCmd struct {
 	Settings string `help:"The settings file to edit (overrides --user/--project/--local)." placeholder:"FILE"`
 	Bundle   string `help:"Bundle folder the hook uses (written into the command)." placeholder:"DIR"`
 	Gateway  string `help:"Gateway URL the hook delegates to (written into the command)." placeholder:"URL"`
+	Config   string `help:"Palisade config file the hook reads (written into the command): its bundle, trust and infer settings." placeholder:"FILE"`
 	Matcher  string `default:"*" help:"Tool name matcher."`
 	// ONNXRuntime: the library written into the command (default: the one found now).
 	ONNXRuntime string `name:"onnxruntime" help:"ONNX Runtime library written into the command (default: the one found now: $$PALISADE_ONNXRUNTIME_LIB, beside the binary, build/ort, /usr/local/lib)." placeholder:"FILE"`
@@ -173,7 +175,15 @@ func runtimeFor(env *cliEnv, named, what string) string {
 }
 
 func (h *hookInstallCmd) Run(env *cliEnv) error {
+	if h.Bundle == "" && h.Gateway == "" && h.Config == "" {
+		// Without any, the installed hook could only answer ask to every call.
+		fmt.Fprintln(env.Stderr, "palisade hook install: say what the hook decides with: --bundle DIR, --gateway URL or --config FILE (without one it would answer ask to every call)")
+		return exitCode(exitUsage)
+	}
 	path := h.Settings
+	// The project's settings.json is shared with everyone who clones the project: it must not
+	// name paths of this machine only.
+	shared := path == "" && !h.User && !h.Local
 	if path == "" {
 		switch {
 		case h.User:
@@ -194,7 +204,18 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade hook install:", err)
 		return exitCode(exitFail)
 	}
-	cmd := shellQuote(exe) + " hook"
+	bin := exe
+	if shared {
+		if bin, err = onPath(exe); err != nil {
+			fmt.Fprintf(env.Stderr, "palisade hook install: %v; install with --local (.claude/settings.local.json, yours only) or --user instead\n", err)
+			return exitCode(exitUsage)
+		}
+	}
+	cmd := shellQuote(bin) + " hook"
+	if h.Config != "" {
+		abs, _ := filepath.Abs(h.Config)
+		cmd += " --config " + shellQuote(abs)
+	}
 	bundleDir := ""
 	if h.Bundle != "" {
 		bundleDir, _ = filepath.Abs(h.Bundle)
@@ -214,11 +235,12 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 	if h.Gateway != "" {
 		cmd += " --gateway " + shellQuote(h.Gateway)
 	}
-	if lib := runtimeFor(env, h.ONNXRuntime, "hook install"); lib != "" {
+	if shared && h.ONNXRuntime == "" {
+		// A machine's runtime path does not belong in a shared file: palisade finds the
+		// runtime beside itself (DIR/ort, DIR/../lib) or through PALISADE_ONNXRUNTIME_LIB.
+		fmt.Fprintln(env.Stderr, "palisade hook install: the shared settings name no ONNX Runtime: each machine needs it beside palisade (DIR/ort/ or DIR/../lib/) or in PALISADE_ONNXRUNTIME_LIB")
+	} else if lib := runtimeFor(env, h.ONNXRuntime, "hook install"); lib != "" {
 		cmd += " --onnxruntime " + shellQuote(lib)
-	}
-	if h.Bundle == "" && h.Gateway == "" {
-		fmt.Fprintln(env.Stderr, "palisade hook install: no --bundle or --gateway: the hook will need PALISADE_BUNDLE (or PALISADE_CONFIG) in Claude Code's environment, or it answers ask")
 	}
 	changed, err := installHook(path, h.Matcher, cmd)
 	if err != nil {
@@ -231,6 +253,21 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 	}
 	fmt.Fprintf(env.Stdout, "installed PreToolUse hook %q in %s\n", cmd, path)
 	return nil
+}
+
+// onPath returns "palisade" when that name on PATH is exe itself: the command a shared settings
+// file can carry. Otherwise it says why exe cannot be named there.
+func onPath(exe string) (string, error) {
+	found, err := exec.LookPath("palisade")
+	if err != nil {
+		return "", fmt.Errorf("palisade is not on PATH, and the project's shared .claude/settings.json would name %s, a path on this machine only", exe)
+	}
+	a, errA := filepath.EvalSymlinks(found)
+	b, errB := filepath.EvalSymlinks(exe)
+	if errA != nil || errB != nil || a != b {
+		return "", fmt.Errorf("palisade on PATH is %s, not this binary (%s)", found, exe)
+	}
+	return "palisade", nil
 }
 
 func shellQuote(s string) string {

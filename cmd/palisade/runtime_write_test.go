@@ -31,7 +31,7 @@ func TestInstallWritesTheRuntime(t *testing.T) {
 
 	cfg := filepath.Join(dir, "claude_desktop_config.json")
 	os.WriteFile(cfg, []byte(`{"mcpServers":{"fs":{"command":"npx","args":["-y","@modelcontextprotocol/server-filesystem","/tmp"]}}}`), 0o644)
-	if code, out, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", "/usr/local/bin/palisade", "fs"); code != 0 {
+	if code, out, errs := runCLI(t, "", "wrap", "--config", cfg, "--palisade", "/usr/local/bin/palisade", "--bundle", "/etc/palisade/bundle", "--allow-unsigned", "fs"); code != 0 {
 		t.Fatalf("wrap: %d %s %s", code, out, errs)
 	}
 	b, _ = os.ReadFile(cfg)
@@ -44,5 +44,36 @@ func TestInstallWritesTheRuntime(t *testing.T) {
 	code, _, errs := runCLI(t, "", "hook", "install", "--settings", filepath.Join(dir, "s2.json"), "--bundle", "/b", "--allow-unsigned")
 	if code != 0 || !strings.Contains(errs, "will be refused") {
 		t.Fatalf("hook install without a runtime: %d %q", code, errs)
+	}
+}
+
+// TestInstallRefusesWhatCannotWork: hook install with nothing to decide with, a shared project
+// settings file naming a binary path of this machine, and wrap without a bundle are refused
+// with what to do instead; a remote (url) server's refusal says to use the gateway.
+func TestInstallRefusesWhatCannotWork(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := runCLI(t, "", "hook", "install", "--settings", filepath.Join(dir, "s.json")); code != exitUsage || !strings.Contains(errs, "--bundle DIR, --gateway URL or --config FILE") {
+		t.Errorf("hook install with nothing to decide with: %d %q", code, errs)
+	}
+	// The default target is the project's shared settings.json; this test binary is not
+	// palisade on PATH.
+	t.Chdir(dir)
+	t.Setenv("PATH", dir)
+	if code, _, errs := runCLI(t, "", "hook", "install", "--gateway", "http://127.0.0.1:8420"); code != exitUsage || !strings.Contains(errs, "not on PATH") || !strings.Contains(errs, "--local") {
+		t.Errorf("hook install into the shared project settings: %d %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude", "settings.json")); err == nil {
+		t.Error("the shared settings were written")
+	}
+	if code, _, errs := runCLI(t, "", "hook", "install", "--local", "--gateway", "http://127.0.0.1:8420"); code != 0 {
+		t.Errorf("hook install --local: %d %q", code, errs)
+	}
+	cfg := filepath.Join(dir, "claude_desktop_config.json")
+	os.WriteFile(cfg, []byte(`{"mcpServers":{"fs":{"command":"npx","args":["server"]},"remote":{"type":"http","url":"https://mcp.example.com/mcp"}}}`), 0o644)
+	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "fs"); code != exitUsage || !strings.Contains(errs, "--bundle DIR is required") {
+		t.Errorf("wrap without a bundle: %d %q", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "--bundle", dir, "--allow-unsigned", "remote"); code == 0 || !strings.Contains(errs, "palisade serve") {
+		t.Errorf("wrap of a url server: %d %q", code, errs)
 	}
 }

@@ -31,6 +31,12 @@ type wrapCmd struct {
 }
 
 func (w *wrapCmd) Run(env *cliEnv) error {
+	if w.Bundle == "" {
+		// The proxy exits at once without a bundle, and the client only sees the connection
+		// close: refuse here, where the person is.
+		fmt.Fprintln(env.Stderr, "palisade wrap: --bundle DIR is required: the wrapped proxy decides with it (without one the server would not start)")
+		return exitCode(exitUsage)
+	}
 	o := w.options()
 	for _, f := range []struct{ flag, v string }{{"--bundle", w.Bundle}, {"--data-dir", w.DataDir}} {
 		if f.v != "" {

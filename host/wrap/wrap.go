@@ -254,7 +254,7 @@ func readEntry(b []byte, l location) (entry, error) {
 	var e entry
 	var ok bool
 	if e.cmd, ok = last(ms, "command"); !ok {
-		return entry{}, fmt.Errorf("%w: %s has no command (remote servers cannot be wrapped)", ErrNotStdio, l.where)
+		return entry{}, fmt.Errorf("%w: %s has no command: it is a remote server (url); wrap runs local ones. Put the gateway in front of it instead: `palisade serve` with upstreams: [{name: ..., url: ...}], and point the client at the gateway's /mcp/<name>", ErrNotStdio, l.where)
 	}
 	if _, ok := str(b, e.cmd.val); !ok {
 		return entry{}, fmt.Errorf("%w: %s.command is not a string", ErrNotStdio, l.where)
