@@ -42,6 +42,9 @@ type BuildOptions struct {
 	ServeDegraded bool
 	// SkipFixtures skips the bundle's fixtures (policy test runs them itself).
 	SkipFixtures bool
+	// Fixtures, if set, remembers bundles whose fixtures passed on this host: they are not
+	// run again for the same digest (the one-process modes start often).
+	Fixtures *FixtureMemo
 	// MaxPool caps every stage's instance pool (0 = as the bundle says): a process that decides
 	// one call (the Claude Code hook) starts one instance per stage, not a pool.
 	MaxPool int
@@ -193,10 +196,15 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 	b := &Bundle{Dir: dir, Manifest: m, Digest: digest, Chain: ch}
 	ch.SetExtra(b)
 	if !o.SkipFixtures && m.Fixtures != "" {
-		if err := b.runFixtures(ctx, m.Fixtures, read, slices.Sorted(maps.Keys(sums))); err != nil {
-			ch.CloseWhenDrained(context.Background())
-			stages = nil
-			return nil, err
+		if o.Fixtures.Passed(digest) {
+			o.Logger.Debug("fixtures passed before on this host; not run again", "bundle", m.Name, "digest", digest)
+		} else {
+			if err := b.runFixtures(ctx, m.Fixtures, read, slices.Sorted(maps.Keys(sums))); err != nil {
+				ch.CloseWhenDrained(context.Background())
+				stages = nil
+				return nil, err
+			}
+			o.Fixtures.Record(digest)
 		}
 	}
 	return b, nil

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -170,4 +172,70 @@ func (b *Bundle) evalFixtures(ctx context.Context, fs []Fixture) error {
 		}
 	}
 	return nil
+}
+
+// FixtureMemo remembers, in one file, the bundles whose fixtures passed on this host (by
+// digest and host version), so the one-process modes (proxy, hook, mcp: a process per session
+// or call) do not rerun them on every start. The fixtures are the bundle's self-test, not its
+// trust: the signature was checked before, and a bundle whose bytes change has another digest.
+type FixtureMemo struct {
+	Path string // host/gateway uses DATA_DIR/bundles/fixtures-passed.json
+	Host string // the host's version: another build of palisade runs them again
+	mu   sync.Mutex
+}
+
+// fixtureMemoMax bounds the file: past it the oldest entries go.
+const fixtureMemoMax = 64
+
+func (m *FixtureMemo) key(digest string) string { return digest + " " + m.Host }
+
+func (m *FixtureMemo) read() []string {
+	var keys []string
+	if b, err := os.ReadFile(m.Path); err == nil {
+		_ = json.Unmarshal(b, &keys) // unreadable: run the fixtures again
+	}
+	return keys
+}
+
+// Passed reports whether the fixtures of the bundle with digest passed on this host before.
+func (m *FixtureMemo) Passed(digest string) bool {
+	if m == nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Contains(m.read(), m.key(digest))
+}
+
+// Record notes that the fixtures of the bundle with digest passed; a failure to write only
+// costs the next start a rerun.
+func (m *FixtureMemo) Record(digest string) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	keys := m.read()
+	if slices.Contains(keys, m.key(digest)) {
+		return
+	}
+	keys = append(keys, m.key(digest))
+	if len(keys) > fixtureMemoMax {
+		keys = keys[len(keys)-fixtureMemoMax:]
+	}
+	b, _ := json.Marshal(keys)
+	if err := os.MkdirAll(filepath.Dir(m.Path), 0o700); err != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(m.Path), ".fixtures-*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		if os.Rename(tmp.Name(), m.Path) == nil {
+			return
+		}
+	}
+	os.Remove(tmp.Name())
 }

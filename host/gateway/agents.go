@@ -252,7 +252,8 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
 	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
 	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger,
-		Sequences: filepath.Join(cfg.DataDir, "bundles", "sequences.json")}
+		Sequences: filepath.Join(cfg.DataDir, "bundles", "sequences.json"),
+		Fixtures:  filepath.Join(cfg.DataDir, "bundles", "fixtures-passed.json")}
 	if o.OneCall {
 		core.MaxPool = 1
 	}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"github.com/added060/palisade/host/version"
 	"log/slog"
 	"strings"
 	"sync"
@@ -36,7 +37,11 @@ type CoreOptions struct {
 	// bundle name and refuses an older one (bundle.Sequences): the rollback protection of the
 	// one-process modes (NewLocal sets DATA_DIR/bundles/sequences.json). "" = none (policy test).
 	Sequences string
-	Logger    *slog.Logger // nil = discard
+	// Fixtures, if set, is the file in which Build remembers the bundles whose fixtures passed
+	// on this host and version (bundle.FixtureMemo), so a process per session does not rerun
+	// them on every start (NewLocal sets DATA_DIR/bundles/fixtures-passed.json). "" = always run.
+	Fixtures string
+	Logger   *slog.Logger // nil = discard
 }
 
 // Core is what every way into Palisade decides with, built in one place by NewCore for `serve`
@@ -65,7 +70,8 @@ type Core struct {
 	infer   InferConfig
 	maxPool int
 	log     *slog.Logger
-	seq     *bundle.Sequences // nil = no rollback protection
+	seq     *bundle.Sequences   // nil = no rollback protection
+	fixed   *bundle.FixtureMemo // nil = fixtures always run
 
 	mu   sync.Mutex
 	regs map[*infer.Registry]bool
@@ -81,6 +87,9 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 	c := &Core{maxPool: o.MaxPool, log: o.Logger, regs: map[*infer.Registry]bool{}}
 	if o.Sequences != "" {
 		c.seq = &bundle.Sequences{Path: o.Sequences}
+	}
+	if o.Fixtures != "" {
+		c.fixed = &bundle.FixtureMemo{Path: o.Fixtures, Host: version.String()}
 	}
 	if err := o.Sections.Validate(&cfg); err != nil {
 		return nil, err
@@ -165,7 +174,7 @@ func (c *Core) Verify(dir string) (keyID, digest string, err error) {
 // sequence is below the last one accepted under its name is refused (bundle.ErrOlder).
 func (c *Core) Build(ctx context.Context, dir string, skipFixtures bool) (*bundle.Bundle, error) {
 	o := c.BuildOptions()
-	o.SkipFixtures = skipFixtures
+	o.SkipFixtures, o.Fixtures = skipFixtures, c.fixed
 	return c.load(ctx, dir, o)
 }
 
