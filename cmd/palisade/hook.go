@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/added060/palisade/host/gateway"
@@ -115,7 +116,9 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		}
 		how = "in process; " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
+	stop := sayWhileSlow(env.Stderr, slowStart, "palisade hook: still starting: the first use compiles the bundle's plugins into the cache (about 15 s on 2 cores); later calls take milliseconds")
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log})
+	stop()
 	if err != nil {
 		return proxy.HookOutput{}, how, err
 	}
@@ -253,6 +256,29 @@ func (h *hookInstallCmd) Run(env *cliEnv) error {
 	}
 	fmt.Fprintf(env.Stdout, "installed PreToolUse hook %q in %s\n", cmd, path)
 	return nil
+}
+
+// slowStart is how long a start may take before sayWhileSlow says why it takes longer.
+var slowStart = 2 * time.Second
+
+// sayWhileSlow prints msg to w if the returned stop is not called within after: a start that
+// compiles plugins is told to the person waiting, not left silent.
+func sayWhileSlow(w io.Writer, after time.Duration, msg string) (stop func()) {
+	var mu sync.Mutex
+	stopped := false
+	t := time.AfterFunc(after, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			fmt.Fprintln(w, msg)
+		}
+	})
+	return func() {
+		t.Stop()
+		mu.Lock()
+		stopped = true // a message being written finishes first; none starts after
+		mu.Unlock()
+	}
 }
 
 // onPath returns "palisade" when that name on PATH is exe itself: the command a shared settings

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/added060/palisade/host/infer"
 )
@@ -75,5 +76,26 @@ func TestInstallRefusesWhatCannotWork(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "", "wrap", "--config", cfg, "--bundle", dir, "--allow-unsigned", "remote"); code == 0 || !strings.Contains(errs, "palisade serve") {
 		t.Errorf("wrap of a url server: %d %q", code, errs)
+	}
+}
+
+// TestSayWhileSlow: a start that outlasts the threshold says why; a quick one says nothing.
+func TestSayWhileSlow(t *testing.T) {
+	var slow, quick strings.Builder
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stop := sayWhileSlow(&slow, time.Millisecond, "compiling")
+		time.Sleep(20 * time.Millisecond) // the start outlasts the threshold
+		stop()                            // after stop, nothing writes: slow can be read
+		if strings.Contains(slow.String(), "compiling") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no message from a slow start")
+		}
+	}
+	sayWhileSlow(&quick, time.Hour, "compiling")()
+	if quick.Len() != 0 {
+		t.Fatalf("a quick start printed %q", quick.String())
 	}
 }
