@@ -12,5 +12,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 echo "server-everything on http://127.0.0.1:$UP_PORT/mcp"
-echo "try:  curl -s http://127.0.0.1:8420/readyz   and   ./build/palisade audit tail --data-dir build/run"
+echo "the gateway prints its dashboard link (logs in once) and the audit tail command below; then try:"
+echo "  curl -s http://127.0.0.1:8420/readyz"
+echo "  npx -y @modelcontextprotocol/inspector --cli http://127.0.0.1:8420/mcp --transport http --method tools/call --tool-name echo --tool-arg message=hello"
 ./build/palisade serve --config examples/palisade.yaml "$@"

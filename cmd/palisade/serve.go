@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/added060/palisade/host/admin"
 	"log/slog"
 	"time"
 
@@ -92,6 +93,10 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 		return exitCode(exitFail)
 	}
 	fmt.Fprintf(env.Stderr, "palisade: gateway on http://%s/mcp  audit on %s  admin token in %s\n", g.Addr(), g.Bus().ClientURL(), g.DataDir())
+	if link, ok := g.DashboardLogin(); ok {
+		fmt.Fprintf(env.Stderr, "palisade: dashboard %s  (this link logs in once, within %s)\n", link, admin.LoginTTL)
+	}
+	fmt.Fprintf(env.Stderr, "palisade: audit feed: palisade audit tail --data-dir %s\n", g.DataDir())
 	<-ctx.Done()
 	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

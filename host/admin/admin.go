@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 )
@@ -45,6 +46,7 @@ type Server struct {
 	o     Options
 	token []byte
 	group *echo.Group
+	login loginCodes
 }
 
 // New loads or generates the token and mounts the authenticated group on o.Echo.
@@ -65,7 +67,9 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{o: o, token: []byte(tok)}
+	s := &Server{o: o, token: []byte(tok), login: loginCodes{codes: map[[32]byte]time.Time{}, now: time.Now}}
+	// The one route outside the bearer check: a one-time code for the token (login.go).
+	o.Echo.POST(o.Prefix+"/login", s.loginRoute)
 	s.group = o.Echo.Group(o.Prefix, s.auth)
 	return s, nil
 }

@@ -363,6 +363,28 @@ func (g *Gateway) Start(ctx context.Context) error {
 	return nil
 }
 
+// DashboardLogin returns a link to the dashboard that logs in once, within admin.LoginTTL (a
+// one-time code in the fragment, admin.LoginCode), for `palisade serve` to print: where to look,
+// without the admin token itself. ok is false when the gateway serves no dashboard or listens
+// beyond loopback (the link would be a credential in a shared log).
+func (g *Gateway) DashboardLogin() (link string, ok bool) {
+	ip, isTCP := g.ln.Addr().(*net.TCPAddr)
+	if !isTCP || !ip.IP.IsLoopback() || !g.hasUI() {
+		return "", false
+	}
+	return fmt.Sprintf("http://%s%s/#login=%s", g.ln.Addr(), admin.UIPath, g.admin.LoginCode()), true
+}
+
+// hasUI reports whether the dashboard is served (the approvals feature registers it).
+func (g *Gateway) hasUI() bool {
+	for _, r := range g.echo.Routes() {
+		if r.Path == admin.UIPath {
+			return true
+		}
+	}
+	return false
+}
+
 // Close stops serving, drains, flushes audit and stops NATS, in that order.
 func (g *Gateway) Close(ctx context.Context) error {
 	g.closeOnce.Do(func() {

@@ -50,6 +50,28 @@ test('a wrong token is refused', async () => {
   }
 });
 
+test('the one-time login link the gateway prints logs in once', async () => {
+  const m = stack.gateway.log().match(/dashboard (http\S+#login=[0-9a-f]+)/);
+  assert.ok(m, `no dashboard login link in the gateway's log:\n${stack.gateway.log()}`);
+  const page = await stack.browser.newPage();
+  try {
+    await page.goto(m[1]);
+    await page.locator('#conn.on').waitFor({ timeout: 30000 });
+    assert.equal(page.url().includes('login='), false, 'the code stays in the address bar');
+    await page.screenshot({ path: join(outDir, 'login-link.png'), fullPage: true });
+  } finally {
+    await page.close();
+  }
+  const again = await stack.browser.newPage();
+  try {
+    await again.goto(m[1]);
+    await again.locator('#login-error:not([hidden])').waitFor({ timeout: 10000 });
+    assert.match(await again.textContent('#login-error'), /did not work/);
+  } finally {
+    await again.close();
+  }
+});
+
 test('the live feed shows a call made by a real MCP client', async () => {
   const { page } = stack;
   await page.goto(`${stack.base}/ui/#live`);

@@ -92,6 +92,19 @@ async function main() {
   });
   $('#logout').addEventListener('click', () => { sessionStorage.removeItem('palisade.token'); showLogin(); });
   window.addEventListener('hashchange', route);
+  // A one-time login link (#login=CODE, printed by the gateway at start): trade the code for
+  // the token once, and take it out of the address bar and history.
+  const code = new URLSearchParams(location.hash.slice(1)).get('login');
+  if (code) {
+    history.replaceState(null, '', location.pathname);
+    try {
+      const r = await api.request('POST', '/login', { code });
+      start(r.token);
+    } catch (e) {
+      showLogin(`The login link did not work: ${e.message}`);
+    }
+    return;
+  }
   const token = sessionStorage.getItem('palisade.token');
   if (token) start(token); else showLogin();
 }
