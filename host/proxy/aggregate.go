@@ -210,7 +210,7 @@ func (a *aggregator) sessionFor(c echo.Context) *aggSession {
 // post serves a POST on the aggregate endpoint.
 func (a *aggregator) post(c echo.Context) error {
 	h := a.h
-	body, msgs, batch, release, done := h.readPost(c, "")
+	_, msgs, batch, release, done := h.readPost(c, "")
 	defer release()
 	if done {
 		return nil
@@ -253,7 +253,6 @@ func (a *aggregator) post(c echo.Context) error {
 		}
 		return c.NoContent(http.StatusAccepted)
 	}
-	_ = body
 	rw := newResponder(c)
 	if s != a.stateless {
 		rw.headers = http.Header{mcp.HeaderSessionID: {s.id}, mcp.HeaderProtocolVersion: {s.protocol}}
