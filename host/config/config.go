@@ -19,6 +19,7 @@ type Config struct {
 	DataDir   string     `yaml:"data_dir"` // state: NATS store, audit spool, plugin cache, tokens; "" = ./.palisade
 	Bundle    string     `yaml:"bundle"`   // bundle folder, archive, http(s) URL or nats://bucket source
 	Upstreams []Upstream `yaml:"upstreams"`
+	Aggregate Aggregate  `yaml:"aggregate"` // /mcp over several upstreams
 	Limits    Limits     `yaml:"limits"`
 	HTTP      HTTP       `yaml:"http"`
 	NATS      NATS       `yaml:"nats"`
@@ -37,6 +38,15 @@ type Upstream struct {
 	URL     string            `yaml:"url"`     // Streamable HTTP endpoint
 	Timeout Duration          `yaml:"timeout"` // per request; 0 = Limits.UpstreamTimeout
 	Headers map[string]string `yaml:"headers"` // added to every forwarded request (e.g. Authorization)
+}
+
+// Aggregate configures /mcp when there are several upstreams: the gateway serves them all as
+// one MCP server (each upstream keeps its own /mcp/<name>).
+type Aggregate struct {
+	// Names keeps tool and prompt names of different servers apart: "prefix" exposes every
+	// name as <server>__<name>; "refuse" exposes names as given and fails a list that finds a
+	// name two servers offer, naming both. "" = prefix.
+	Names string `yaml:"names"`
 }
 
 // Limits bound what one request may cost.
@@ -316,6 +326,9 @@ func (c Config) WithDefaults() Config {
 	if c.Log.Format == "" {
 		c.Log.Format = "text"
 	}
+	if c.Aggregate.Names == "" {
+		c.Aggregate.Names = "prefix"
+	}
 	for i := range c.Upstreams {
 		if c.Upstreams[i].Timeout == 0 {
 			c.Upstreams[i].Timeout = c.Limits.UpstreamTimeout
@@ -355,6 +368,9 @@ func (c *Config) Validate() error {
 		if u.Timeout < 0 {
 			return fe(p+".timeout", "must not be negative")
 		}
+	}
+	if n := c.Aggregate.Names; n != "" && n != "prefix" && n != "refuse" {
+		return fe("aggregate.names", "%q: want prefix or refuse", n)
 	}
 	if c.Limits.BodyBytes < 0 {
 		return fe("limits.body_bytes", "must not be negative")

@@ -210,7 +210,8 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
 		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
-		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget}
+		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget,
+		Aggregate: proxy.AggregateOptions{Names: cfg.Aggregate.Names}}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}
@@ -260,9 +261,24 @@ func portOf(hostport string) string {
 	return p
 }
 
+// readyz reports the bundle, NATS and every upstream. It is 503 with no active bundle, a
+// degraded bundle, or every upstream down; some upstreams down leave it 200 with status
+// "ready" and upstreams_down naming them (the aggregate /mcp serves the others).
 func (g *Gateway) readyz(c echo.Context) error {
 	ch := g.active.Load()
 	st := map[string]any{"bundle": nil, "nats": g.nc != nil && g.nc.IsConnected()}
+	ups := map[string]proxy.UpstreamStatus{}
+	var down []string
+	for _, u := range g.http.UpstreamStatus() {
+		ups[u.Name] = u
+		if u.Status == proxy.StatusDown {
+			down = append(down, u.Name)
+		}
+	}
+	st["upstreams"] = ups
+	if len(down) > 0 {
+		st["upstreams_down"] = down
+	}
 	if ch != nil {
 		st["bundle"] = ch.Info()
 	}
@@ -273,6 +289,10 @@ func (g *Gateway) readyz(c echo.Context) error {
 	if d := ch.Info().Degraded; len(d) > 0 {
 		// Serving, by the operator's choice, without stages that cannot run: not ready.
 		st["status"] = "degraded"
+		return c.JSON(http.StatusServiceUnavailable, st)
+	}
+	if len(down) > 0 && len(down) == len(ups) {
+		st["status"] = "upstreams down"
 		return c.JSON(http.StatusServiceUnavailable, st)
 	}
 	st["status"] = "ready"

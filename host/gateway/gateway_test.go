@@ -382,7 +382,7 @@ func TestBadInputGetsClearErrors(t *testing.T) {
 		{"not a message", "/mcp/go", `{"jsonrpc":"2.0","id":1}`, nil, 400, pmcp.CodeInvalidRequest, "neither"},
 		{"oversized body", "/mcp/go", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"` + strings.Repeat("x", 70<<10) + `"}}}`, nil, 413, pmcp.CodeTooLarge, "limit"},
 		{"unknown upstream", "/mcp/nope", echo, nil, 404, pmcp.CodeInvalidRequest, "unknown upstream"},
-		{"several upstreams need a name", "/mcp", echo, nil, 404, pmcp.CodeInvalidRequest, "several upstreams"},
+		{"aggregate endpoint needs a session", "/mcp", echo, nil, 400, pmcp.CodeInvalidRequest, "initialize first"},
 		{"upstream down", "/mcp/down", echo, stateless, 502, pmcp.CodeUpstream, "unreachable"},
 		{"method header mismatch", "/mcp/go", echo, map[string]string{pmcp.HeaderMethod: "tools/list"}, 400, pmcp.CodeHeaderMismatch, "Mcp-Method"},
 	} {

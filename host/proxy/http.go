@@ -68,15 +68,20 @@ type HTTPOptions struct {
 	// server-to-client requests mid-call) and returns the context the request is judged in
 	// (the gateway puts it where the LLM judge's mcp provider finds it).
 	SamplingContext func(ctx context.Context, sample func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)) context.Context
+	// Aggregate configures /mcp when there are several upstreams (aggregate.go): it serves
+	// them all as one MCP server. With one upstream /mcp is that upstream's path.
+	Aggregate AggregateOptions
 }
 
-// HTTP is the Streamable HTTP proxy: POST, GET and DELETE on /mcp/<upstream> (and /mcp when there
-// is one upstream), for protocol versions 2024-11-05 through 2025-11-25 (sessions) and the
-// stateless 2026-07-28.
+// HTTP is the Streamable HTTP proxy: POST, GET and DELETE on /mcp/<upstream>, and on /mcp (the
+// one upstream, or with several every upstream as one MCP server: aggregate.go), for protocol
+// versions 2024-11-05 through 2025-11-25 (sessions) and the stateless 2026-07-28.
 type HTTP struct {
 	o         HTTPOptions
 	upstreams map[string]*upstream
+	order     []*upstream // config order
 	only      *upstream
+	agg       *aggregator // /mcp over several upstreams; nil with one
 	sessions  *sessionTable
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
@@ -95,6 +100,7 @@ func (h *HTTP) Close() { h.closeOnce.Do(func() { close(h.closing) }) }
 type upstream struct {
 	Upstream
 	client *http.Client
+	health *health
 }
 
 // Headers passed through to the upstream, and back to the client.
@@ -151,11 +157,21 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			TLSHandshakeTimeout:    10 * time.Second,
 			MaxResponseHeaderBytes: 64 << 10,
 		}
-		h.upstreams[u.Name] = &upstream{Upstream: u, client: &http.Client{Transport: tr}}
+		up := &upstream{Upstream: u, client: &http.Client{Transport: tr}, health: &health{}}
+		h.upstreams[u.Name] = up
+		h.order = append(h.order, up)
+	}
+	switch o.Aggregate.Names {
+	case "", NamesPrefix, NamesRefuse:
+	default:
+		return nil, fmt.Errorf("proxy: aggregate names %q: want %q or %q", o.Aggregate.Names, NamesPrefix, NamesRefuse)
 	}
 	if len(o.Upstreams) == 1 {
 		h.only = h.upstreams[o.Upstreams[0].Name]
+	} else if len(o.Upstreams) > 1 {
+		h.agg = newAggregator(h, o.Aggregate, h.order)
 	}
+	go h.probe()
 	return h, nil
 }
 
@@ -199,53 +215,19 @@ func writeError(c echo.Context, status int, id json.RawMessage, e *mcp.Error) er
 }
 
 func (h *HTTP) post(c echo.Context) error {
+	if c.Param("name") == "" && h.agg != nil {
+		return h.agg.post(c)
+	}
 	up, err := h.upstreamFor(c)
 	if err != nil {
 		h.count(c.Param("name"), "unknown_upstream")
 		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
 	}
 	req := c.Request()
-	// The body counts in the gateway's memory budget until the request is answered.
-	body, release, err := h.budget.ReadAll(req.Body, req.ContentLength, h.o.BodyLimit)
+	body, msgs, batch, release, done := h.readPost(c, up.Name)
 	defer release()
-	switch {
-	case errors.Is(err, sse.ErrTooLarge):
-		h.count(up.Name, "too_large")
-		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
-			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
-	case errors.Is(err, sse.ErrBudget):
-		h.count(up.Name, "over_budget")
-		c.Response().Header().Set("Retry-After", "1")
-		return writeError(c, http.StatusServiceUnavailable, nil, mcp.NewError(mcp.CodeTooLarge,
-			"request body does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later", nil))
-	case err != nil:
-		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
-	}
-	msgs, batch, err := mcp.ParseBodyLimit(body, h.context(req.Header), h.o.MaxBatch)
-	if errors.Is(err, mcp.ErrBatchTooLarge) {
-		h.count(up.Name, "batch_too_large")
-		return writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
-			fmt.Sprintf("the batch holds more than %d messages, the gateway's limit (limits.batch_elements); send fewer per POST", h.o.MaxBatch),
-			map[string]int{"limit": h.o.MaxBatch}))
-	}
-	if err != nil {
-		code := mcp.CodeInvalidRequest
-		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
-			code = mcp.CodeParseError
-		}
-		h.count(up.Name, "malformed")
-		return writeError(c, http.StatusBadRequest, nil, mcp.NewError(code, err.Error(), nil))
-	}
-	// Routing headers describe the whole POST: every message in it must agree with them.
-	for _, p := range msgs {
-		if err := checkHeaders(req.Header, p); err != nil {
-			h.count(up.Name, "header_mismatch")
-			var id json.RawMessage
-			if !batch {
-				id = p.Message.ID
-			}
-			return writeError(c, http.StatusBadRequest, id, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
-		}
+	if done {
+		return nil
 	}
 	if batch {
 		return h.postBatch(c, up, msgs)
@@ -262,11 +244,66 @@ func (h *HTTP) post(c echo.Context) error {
 			}
 			body = b // the upstream gets the refusal in place of the client's answer
 		}
-		return h.forwardRaw(c, up, body)
+		return h.forwardRaw(c, up, req.Header, body)
 	}
 	rw := newResponder(c)
 	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, p, body)
 	return nil
+}
+
+// readPost reads and parses a POST body within the body limit and the memory budget (held
+// until release, never nil) and checks its routing headers; done means the error answer was
+// written. server names the path in metrics ("" for the aggregate endpoint).
+func (h *HTTP) readPost(c echo.Context, server string) (body []byte, msgs []*mcp.Parsed, batch bool, release func(), done bool) {
+	req := c.Request()
+	// The body counts in the gateway's memory budget until the request is answered.
+	body, release, err := h.budget.ReadAll(req.Body, req.ContentLength, h.o.BodyLimit)
+	switch {
+	case errors.Is(err, sse.ErrTooLarge):
+		h.count(server, "too_large")
+		_ = writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
+			fmt.Sprintf("request body is over the gateway's limit of %d bytes", h.o.BodyLimit), nil))
+		return nil, nil, false, release, true
+	case errors.Is(err, sse.ErrBudget):
+		h.count(server, "over_budget")
+		c.Response().Header().Set("Retry-After", "1")
+		_ = writeError(c, http.StatusServiceUnavailable, nil, mcp.NewError(mcp.CodeTooLarge,
+			"request body does not fit the gateway's memory budget (limits.stream_buffer_bytes) now; retry later", nil))
+		return nil, nil, false, release, true
+	case err != nil:
+		_ = writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
+		return nil, nil, false, release, true
+	}
+	msgs, batch, err = mcp.ParseBodyLimit(body, h.context(req.Header), h.o.MaxBatch)
+	if errors.Is(err, mcp.ErrBatchTooLarge) {
+		h.count(server, "batch_too_large")
+		_ = writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
+			fmt.Sprintf("the batch holds more than %d messages, the gateway's limit (limits.batch_elements); send fewer per POST", h.o.MaxBatch),
+			map[string]int{"limit": h.o.MaxBatch}))
+		return nil, nil, false, release, true
+	}
+	if err != nil {
+		code := mcp.CodeInvalidRequest
+		if errors.Is(err, mcp.ErrNotJSON) || errors.Is(err, mcp.ErrTooDeep) {
+			code = mcp.CodeParseError
+		}
+		h.count(server, "malformed")
+		_ = writeError(c, http.StatusBadRequest, nil, mcp.NewError(code, err.Error(), nil))
+		return nil, nil, false, release, true
+	}
+	// Routing headers describe the whole POST: every message in it must agree with them.
+	for _, p := range msgs {
+		if err := checkHeaders(req.Header, p); err != nil {
+			h.count(server, "header_mismatch")
+			var id json.RawMessage
+			if !batch {
+				id = p.Message.ID
+			}
+			_ = writeError(c, http.StatusBadRequest, id, mcp.NewError(mcp.CodeHeaderMismatch, err.Error(), nil))
+			return nil, nil, false, release, true
+		}
+	}
+	return body, msgs, batch, release, false
 }
 
 // checkHeaders refuses a message whose routing headers disagree with its body: Mcp-Method with
@@ -439,6 +476,9 @@ func (h *HTTP) context(hdr http.Header) mcp.Context {
 		ctx.Client = s.client
 		if ctx.ProtocolVersion == "" {
 			ctx.ProtocolVersion = s.protocol
+		}
+		if s.alias != "" {
+			ctx.Session = s.alias // an upstream's session of an aggregate client session
 		}
 	}
 	return ctx
@@ -621,13 +661,16 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 		req.Header.Set(k, v)
 	}
 	if method != http.MethodPost {
-		return up.client.Do(req)
+		resp, err := up.client.Do(req)
+		h.observeSend(ctx, up, err)
+		return resp, err
 	}
 	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
 	// whatever it sends, UpstreamTotalTimeout after the request went out.
 	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout,
 		fmt.Errorf("%w (%s)", ErrUpstreamTimeout, h.o.UpstreamTotalTimeout))
 	resp, err := up.client.Do(req.WithContext(ictx))
+	h.observeSend(ctx, up, err)
 	if err != nil {
 		err = deadlineCause(ictx, err)
 		cancel()
@@ -741,10 +784,11 @@ func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response
 	}
 }
 
-// forwardRaw passes a notification or client response to the upstream and relays the answer.
-func (h *HTTP) forwardRaw(c echo.Context, up *upstream, body []byte) error {
+// forwardRaw passes a notification or client response to the upstream (with hdr) and relays
+// the answer's status.
+func (h *HTTP) forwardRaw(c echo.Context, up *upstream, hdr http.Header, body []byte) error {
 	start := time.Now()
-	resp, err := h.send(c.Request().Context(), up, c.Request().Header, http.MethodPost, body)
+	resp, err := h.send(c.Request().Context(), up, hdr, http.MethodPost, body)
 	if err != nil {
 		h.observe(up.Name, "error", start)
 		return writeError(c, http.StatusBadGateway, nil, mcp.NewError(mcp.CodeUpstream, fmt.Sprintf("upstream %s unreachable: %v", up.Name, err), nil))
@@ -808,6 +852,9 @@ func (h *HTTP) postBatch(c echo.Context, up *upstream, msgs []*mcp.Parsed) error
 }
 
 func (h *HTTP) get(c echo.Context) error {
+	if c.Param("name") == "" && h.agg != nil {
+		return h.agg.get(c)
+	}
 	up, err := h.upstreamFor(c)
 	if err != nil {
 		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
@@ -929,6 +976,9 @@ func (h *HTTP) answerUpstream(ctx context.Context, up *upstream, hdr http.Header
 }
 
 func (h *HTTP) del(c echo.Context) error {
+	if c.Param("name") == "" && h.agg != nil {
+		return h.agg.del(c)
+	}
 	up, err := h.upstreamFor(c)
 	if err != nil {
 		return writeError(c, http.StatusNotFound, nil, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
@@ -949,6 +999,9 @@ type session struct {
 	protocol string
 	sampling bool            // the client declared the sampling capability
 	caps     map[string]bool // every capability the client declared (mcp.Capabilities)
+	// alias, on an upstream's session the aggregate endpoint opened, is the client's own
+	// session on /mcp: what envelopes name and what the client's answers come back with.
+	alias string
 }
 
 // sample sends sampling/createMessage to the client on the request's SSE answer and waits for

@@ -18,8 +18,11 @@ type responder struct {
 	mu   sync.Mutex
 	c    echo.Context
 	sink *collector // batch mode: collect the answer instead of writing
-	sse  bool
-	done bool
+	// headers replace the upstream's in what the client gets (on /mcp: the client's own
+	// session and protocol, not those of the upstream's session).
+	headers http.Header
+	sse     bool
+	done    bool
 }
 
 func newResponder(c echo.Context) *responder { return &responder{c: c} }
@@ -58,6 +61,9 @@ func (r *responder) startSSE(resp *http.Response) {
 }
 
 func (r *responder) startSSELocked(resp *http.Response) {
+	if r.sink != nil && resp != nil {
+		r.sink.header = resp.Header
+	}
 	if r.sse || r.sink != nil {
 		return
 	}
@@ -65,11 +71,18 @@ func (r *responder) startSSELocked(resp *http.Response) {
 	if resp != nil {
 		copyHeaders(h, resp)
 	}
+	r.override(h)
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	r.w().WriteHeader(http.StatusOK)
 	r.sse = true
 	r.flush()
+}
+
+func (r *responder) override(h http.Header) {
+	for k, v := range r.headers {
+		h[k] = v
+	}
 }
 
 // event writes one SSE event and flushes it.
@@ -92,6 +105,9 @@ func (r *responder) event(ev *sse.Event) error {
 func (r *responder) json(resp *http.Response, b []byte) {
 	r.mu.Lock()
 	if r.sink != nil {
+		if resp != nil {
+			r.sink.header = resp.Header
+		}
 		r.sink.add(b)
 		r.mu.Unlock()
 		return
@@ -108,6 +124,7 @@ func (r *responder) json(resp *http.Response, b []byte) {
 		copyHeaders(h, resp)
 		status = resp.StatusCode
 	}
+	r.override(h)
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	r.w().WriteHeader(status)
@@ -166,7 +183,8 @@ func (r *responder) progressFunc(token json.RawMessage) func(string) {
 // (everything collected was judged by relay). It holds only that one, so an element whose
 // upstream streams notifications without end does not grow it.
 type collector struct {
-	last []byte
+	last   []byte
+	header http.Header // the upstream answer's headers (its Mcp-Session-Id); nil if none came
 }
 
 func (c *collector) add(b []byte) {

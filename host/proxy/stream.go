@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
@@ -83,10 +84,18 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 			judged()
 		case m.IsRequest():
 			if r.h.judgeServerRequest(ctx, r.up, r.hdr, m) {
-				out = append(out, relayed{b: um.raw})
+				b := um.raw
+				if s := aggFrom(ctx); s != nil && r.h.agg != nil {
+					// On /mcp the client answers the gateway, which sends the answer on.
+					b = s.serverRequest(r.up, r.hdr, m, r.h.agg.seq.Add(1))
+				}
+				out = append(out, relayed{b: b})
 			}
 		default: // a notification
 			if r.h.judgeServerNotification(ctx, r.up, r.hdr, m) {
+				if s := aggFrom(ctx); s != nil && r.h.agg != nil && strings.HasSuffix(m.Method, "/list_changed") {
+					r.h.agg.listChanged(s, m.Method)
+				}
 				out = append(out, relayed{b: um.raw})
 			}
 		}
@@ -180,7 +189,8 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 		}
 		for i, o := range r.filter(ctx, ev.Data) {
 			out := &sse.Event{Name: ev.Name, Data: o.b}
-			if i == 0 {
+			// On /mcp the stream merges several upstreams: their event ids cannot resume it.
+			if i == 0 && aggFrom(ctx) == nil {
 				out.ID, out.Retry = ev.ID, ev.Retry
 			}
 			if err := rw.event(out); err != nil {
