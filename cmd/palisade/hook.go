@@ -114,7 +114,12 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		}
 		how = "in process; " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log})
+	var self []string
+	if dir, err := hookSocketFolder(env); err == nil {
+		self = append(self, dir)
+	}
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log,
+		SelfPaths: self})
 	if err != nil {
 		return proxy.HookOutput{}, how, err
 	}

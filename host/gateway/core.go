@@ -16,6 +16,7 @@ import (
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 )
 
@@ -36,6 +37,9 @@ type CoreOptions struct {
 	// bundle name and refuses an older one (bundle.Sequences): the rollback protection of the
 	// one-process modes (NewLocal sets DATA_DIR/bundles/sequences.json). "" = none (policy test).
 	Sequences string
+	// SelfPaths are the engine's own paths only the caller knows (the hook's socket folder),
+	// added to SelfPaths' list for the envelopes' `engine` field.
+	SelfPaths []string
 	Logger    *slog.Logger // nil = discard
 }
 
@@ -66,6 +70,7 @@ type Core struct {
 	maxPool int
 	log     *slog.Logger
 	seq     *bundle.Sequences // nil = no rollback protection
+	self    *abi.Engine       // the engine's own paths (SelfPaths)
 
 	mu   sync.Mutex
 	regs map[*infer.Registry]bool
@@ -99,6 +104,7 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 		return nil, &config.FieldError{Path: "bundles.trusted_keys", Err: err}
 	}
 	c.AllowUnsigned = c.Bundles.AllowUnsigned
+	c.self = SelfPaths(cfg, c.Bundles.TrustedKeys, o.SelfPaths)
 	if o.Sections.Bundles == nil && localSource(cfg.Bundle) {
 		c.AllowUnsigned = true
 		o.Logger.Warn("no bundles section in config: the local bundle is loaded without signature checks; add bundles.trusted_keys to require signatures")
@@ -230,8 +236,9 @@ func (c *Core) OpenAudit(ctx context.Context, o AuditOptions) (*Audit, error) {
 // EngineOptions are the decision engine's options every mode starts from: the active chain, the
 // recorder, the instance id stamped on events, audit.arguments, and the configured upstreams the
 // hook resolves mcp__<server>__<tool> names against. A mode adds what only it has (metrics,
-// hooks, an approver) and calls proxy.NewEngine.
+// hooks, an approver) and calls proxy.NewEngine. Self is where the engine's own files are
+// (SelfPaths), which every request envelope carries.
 func (c *Core) EngineOptions(active *chain.Active, rec proxy.Recorder, gateway string) proxy.EngineOptions {
 	return proxy.EngineOptions{Active: active, Recorder: rec, Gateway: gateway, AuditArguments: c.cfg.Audit.Arguments, Logger: c.log,
-		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}}
+		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}, Self: c.self}
 }

@@ -188,13 +188,16 @@ func under(w, p []string) bool {
 func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
 
 // runs reports whether a shell argument runs a command matching one of pats: a command is its
-// argv joined by spaces, argv[0] by its base name; `{engine}` stands for the base name of the
-// engine's binary. pats were compiled by commandGlobs.
+// argv joined by spaces, argv[0] by its base name; `{engine}` stands for "palisade" and for the
+// base name of the engine's binary (a renamed binary, a unit still named palisade). pats were
+// compiled by commandGlobs.
 func (c *call) runs(pats []string) bool {
-	name := DefaultEngineName
+	names := []string{DefaultEngineName}
 	if c.binary != "" {
-		name = path.Base(strings.ReplaceAll(c.binary, `\`, "/"))
-		name = strings.TrimSuffix(name, ".exe")
+		name := strings.TrimSuffix(path.Base(strings.ReplaceAll(c.binary, `\`, "/")), ".exe")
+		if name != DefaultEngineName && name != "." && name != "/" {
+			names = append(names, name)
+		}
 	}
 	for _, argv := range c.commands {
 		line := path.Base(argv[0])
@@ -202,8 +205,10 @@ func (c *call) runs(pats []string) bool {
 			line += " " + strings.Join(argv[1:], " ")
 		}
 		for _, p := range pats {
-			if glob.Match(strings.ReplaceAll(p, "{engine}", name), line) {
-				return true
+			for _, name := range names {
+				if glob.Match(strings.ReplaceAll(p, "{engine}", name), line) {
+					return true
+				}
 			}
 		}
 	}
