@@ -116,8 +116,13 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		}
 		how = "in process; " + strings.ReplaceAll(err.Error(), "\n", " ")
 	}
+	var self []string
+	if dir, err := hookSocketFolder(env); err == nil {
+		self = append(self, dir)
+	}
 	stop := sayWhileSlow(env.Stderr, slowStart, "palisade hook: still starting: the first use compiles the bundle's plugins into the cache (about 15 s on 2 cores); later calls take milliseconds")
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, OneCall: true, Logger: log,
+		SelfPaths: self})
 	stop()
 	if err != nil {
 		return proxy.HookOutput{}, how, err

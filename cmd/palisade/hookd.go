@@ -58,6 +58,20 @@ type hookResponse struct {
 	Error  string            `json:"error,omitempty"`
 }
 
+// hookSocketFolder is hookSocketDir's path, without creating it: one of the engine's own
+// paths (gateway.SelfPaths) whether or not an engine runs.
+func hookSocketFolder(env *cliEnv) (string, error) {
+	base := env.Getenv("XDG_RUNTIME_DIR")
+	if base == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "palisade"), nil
+}
+
 // hookIdentity is the hash of what a hook answer depends on besides the input: the effective
 // config, every section of it (its log settings aside), and this binary (path, size, mtime).
 func hookIdentity(f *gateway.File, exe string) (string, error) {
@@ -82,15 +96,10 @@ func hookIdentity(f *gateway.File, exe string) (string, error) {
 // hookSocketDir is $XDG_RUNTIME_DIR/palisade, else ~/.cache/palisade; it must be a folder this
 // user owns that nobody else can enter.
 func hookSocketDir(env *cliEnv) (string, error) {
-	base := env.Getenv("XDG_RUNTIME_DIR")
-	if base == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		base = filepath.Join(home, ".cache")
+	dir, err := hookSocketFolder(env)
+	if err != nil {
+		return "", err
 	}
-	dir := filepath.Join(base, "palisade")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
@@ -253,7 +262,8 @@ func (s *hookServeCmd) serve(ctx context.Context, env *cliEnv) error {
 	if id != s.Identity {
 		return fmt.Errorf("identity %s differs from the one the hook expects (%s): config, environment or binary differ", id, s.Identity)
 	}
-	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, Logger: log})
+	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, Logger: log,
+		SelfPaths: []string{filepath.Dir(s.Socket)}})
 	if err != nil {
 		return err
 	}

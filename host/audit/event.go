@@ -41,6 +41,9 @@ const HeaderMsgID = "Nats-Msg-Id"
 // Event is one audit record. JSON names are the wire format described by
 // sdk/schema/audit-event.schema.json; empty optional fields are omitted.
 type Event struct {
+	// Chain links the event to its publisher's previous one (set by Publisher.Record, which
+	// replaces any value given; VerifyChain checks it).
+	Chain   *Link     `json:"chain,omitempty"`
 	ID      string    `json:"id"`                // NewID(); Record fills it when empty
 	Time    time.Time `json:"time"`              // Record fills it when zero
 	Kind    string    `json:"kind"`              // Kind*; Record fills "decision" when empty

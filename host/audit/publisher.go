@@ -181,7 +181,8 @@ type Publisher struct {
 	stop  chan struct{} // closed by Close
 	done  chan struct{} // closed when the worker returns
 
-	mu       sync.Mutex // guards spooling, sp, closed
+	mu       sync.Mutex // guards spooling, sp, closed, chain
+	chain    chainer
 	spooling bool
 	closed   bool
 	sp       *spool
@@ -229,6 +230,7 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 		return nil, err
 	}
 	p := &Publisher{
+		chain:    chainer{id: NewID()},
 		o:        o,
 		nc:       o.Conn,
 		js:       js,
@@ -314,6 +316,7 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error 
 func (p *Publisher) Record(ctx context.Context, ev Event) {
 	_ = ctx
 	ev.FillDefaults()
+	ev.Chain = nil // Record links the event below, under the lock
 	data, err := json.Marshal(&ev)
 	if err != nil {
 		// A malformed raw JSON field: keep the event, say what was wrong.
@@ -339,6 +342,7 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 		p.log.Error("audit Record after Close; dropped", "audit_id", r.id)
 		return
 	}
+	r.data = p.chain.link(r.data) // in Record order, the order the stream keeps
 	if !p.spooling && !p.nc.IsConnected() {
 		// NATS is down: straight to disk, where a crash cannot lose it.
 		p.spooling = true

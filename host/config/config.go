@@ -30,6 +30,9 @@ type Config struct {
 	// BaseDir is the folder of the file the config was loaded from ("" = the working
 	// directory); relative paths in feature sections resolve against it (Resolve).
 	BaseDir string `yaml:"-"`
+	// Path is the config file this was loaded from ("" = none): one of the engine's own files
+	// that the guard refuses to let an agent read or change.
+	Path string `yaml:"-"`
 }
 
 // Upstream is one MCP server behind the gateway.
@@ -228,6 +231,9 @@ func LoadInto(path string, v any, core *Config) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	core.RelativeTo(filepath.Dir(path))
+	if abs, err := filepath.Abs(path); err == nil {
+		core.Path = abs
+	}
 	return nil
 }
 

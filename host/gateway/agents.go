@@ -146,7 +146,10 @@ type LocalOptions struct {
 	// OneCall starts one instance per stage instead of a pool: the process decides one call
 	// (the hook) and pays for every instance it starts.
 	OneCall bool
-	Logger  *slog.Logger // nil = discard
+	// SelfPaths are engine paths only the caller knows (the hook's socket folder): see
+	// CoreOptions.SelfPaths.
+	SelfPaths []string
+	Logger    *slog.Logger // nil = discard
 }
 
 // Local is a decision engine in this process: the bundle's chain, audit to NATS or a spool.
@@ -251,7 +254,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	// The same Core as the gateway: runtime, host functions (the llm: section's judge answers
 	// sample; an mcp sampling provider is skipped, there is no client), the bundle's models on
 	// ONNX Runtime, and the bundle trust policy (bundles.trusted_keys, allow_unsigned).
-	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger,
+	core := CoreOptions{Config: cfg, Sections: o.Sections, Logger: o.Logger, SelfPaths: o.SelfPaths,
 		Sequences: filepath.Join(cfg.DataDir, "bundles", "sequences.json"),
 		Fixtures:  filepath.Join(cfg.DataDir, "bundles", "fixtures-passed.json")}
 	if o.OneCall {

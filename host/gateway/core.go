@@ -17,6 +17,7 @@ import (
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 )
 
@@ -41,7 +42,10 @@ type CoreOptions struct {
 	// on this host and version (bundle.FixtureMemo), so a process per session does not rerun
 	// them on every start (NewLocal sets DATA_DIR/bundles/fixtures-passed.json). "" = always run.
 	Fixtures string
-	Logger   *slog.Logger // nil = discard
+	// SelfPaths are the engine's own paths only the caller knows (the hook's socket folder),
+	// added to SelfPaths' list for the envelopes' `engine` field.
+	SelfPaths []string
+	Logger    *slog.Logger // nil = discard
 }
 
 // Core is what every way into Palisade decides with, built in one place by NewCore for `serve`
@@ -72,6 +76,7 @@ type Core struct {
 	log     *slog.Logger
 	seq     *bundle.Sequences   // nil = no rollback protection
 	fixed   *bundle.FixtureMemo // nil = fixtures always run
+	self    *abi.Engine         // the engine's own paths (SelfPaths)
 
 	mu   sync.Mutex
 	regs map[*infer.Registry]bool
@@ -108,6 +113,7 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 		return nil, &config.FieldError{Path: "bundles.trusted_keys", Err: err}
 	}
 	c.AllowUnsigned = c.Bundles.AllowUnsigned
+	c.self = SelfPaths(cfg, c.Bundles.TrustedKeys, o.SelfPaths)
 	if o.Sections.Bundles == nil && localSource(cfg.Bundle) {
 		c.AllowUnsigned = true
 		o.Logger.Warn("no bundles section in config: the local bundle is loaded without signature checks; add bundles.trusted_keys to require signatures")
@@ -239,8 +245,9 @@ func (c *Core) OpenAudit(ctx context.Context, o AuditOptions) (*Audit, error) {
 // EngineOptions are the decision engine's options every mode starts from: the active chain, the
 // recorder, the instance id stamped on events, audit.arguments, and the configured upstreams the
 // hook resolves mcp__<server>__<tool> names against. A mode adds what only it has (metrics,
-// hooks, an approver) and calls proxy.NewEngine.
+// hooks, an approver) and calls proxy.NewEngine. Self is where the engine's own files are
+// (SelfPaths), which every request envelope carries.
 func (c *Core) EngineOptions(active *chain.Active, rec proxy.Recorder, gateway string) proxy.EngineOptions {
 	return proxy.EngineOptions{Active: active, Recorder: rec, Gateway: gateway, AuditArguments: c.cfg.Audit.Arguments, Logger: c.log,
-		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}}
+		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}, Self: c.self}
 }

@@ -75,6 +75,10 @@ type EngineOptions struct {
 	JudgedMethods []string
 	// Hook configures the answers to Claude Code's PreToolUse hook (Engine.Hook).
 	Hook HookOptions
+	// Self is where this engine's own files are: put on every request envelope that has none
+	// (the `engine` field, ABI 1.1) so a stage can refuse calls that read or change them
+	// (plugins/rules `engine_paths`). nil = envelopes carry none.
+	Self *abi.Engine
 }
 
 // DefaultJudgedMethods are the methods a call is judged on by default.
@@ -182,6 +186,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	}
 	if env.Time == "" {
 		env.Time = start.UTC().Format(time.RFC3339Nano)
+	}
+	if env.Engine == nil {
+		env.Engine = e.o.Self
 	}
 	if env.ToolInfo == nil && env.Tool != "" {
 		for _, h := range e.o.Hooks {

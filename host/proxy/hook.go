@@ -10,6 +10,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -286,7 +287,9 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 		best     HookOutput
 		bestRank = -1
 	)
+	self := e.hookSelf(in.Cwd)
 	for _, env := range envs {
+		env.Engine = self
 		// The hook's exchange ends at the request: Claude Code runs the tool itself, so nothing
 		// is forwarded and no answer comes back to judge. It is never held: Claude Code asks
 		// the person.
@@ -316,6 +319,29 @@ func (e *Engine) Hook(ctx context.Context, in *HookInput) (HookOutput, error) {
 		}
 	}
 	return best, nil
+}
+
+// hookSelf is the engine's own paths for a hook call: EngineOptions.Self plus the Claude Code
+// files of the call's project (its settings, where the hook is installed, and its MCP
+// servers), which only the hook input's cwd names.
+func (e *Engine) hookSelf(cwd string) *abi.Engine {
+	if e.o.Self == nil || !filepath.IsAbs(cwd) {
+		return e.o.Self
+	}
+	s := *e.o.Self
+	s.Paths = append(append([]string(nil), s.Paths...), ClaudeProjectFiles(cwd)...)
+	return &s
+}
+
+// ClaudeProjectFiles are the files under a project folder that configure Claude Code there:
+// the settings files `palisade hook install` writes the hook into, and the project's MCP
+// servers (.mcp.json, which `palisade wrap` rewrites).
+func ClaudeProjectFiles(dir string) []string {
+	return []string{
+		filepath.Join(dir, ".claude", "settings.json"),
+		filepath.Join(dir, ".claude", "settings.local.json"),
+		filepath.Join(dir, ".mcp.json"),
+	}
 }
 
 func hookWord(d string) string {

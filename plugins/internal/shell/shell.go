@@ -45,7 +45,17 @@ type Result struct {
 	ParseErr error
 	// Incomplete is set when nesting passed MaxDepth: part of the line was not analysed.
 	Incomplete bool
+	// Commands are the commands the line runs, each an argv after expansion and after
+	// wrappers are dropped (`sudo`, `env`, `nohup`...), including those inside `sh -c`,
+	// `eval` and command substitutions: what plugins/rules matches `commands` and
+	// `engine_paths` against. At most MaxCommands; past that Incomplete is set.
+	Commands [][]string
+	// Files are the redirect targets and sources (`> f`, `< f`), expanded.
+	Files []string
 }
+
+// MaxCommands bounds Result.Commands.
+const MaxCommands = 256
 
 // Analyze parses cmd and reports what in it is dangerous.
 func Analyze(cmd string) Result {
@@ -354,6 +364,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		return
 	}
 	t := a.literal(r.Word)
+	if len(a.res.Files) < MaxCommands {
+		a.res.Files = append(a.res.Files, t)
+	}
 	switch {
 	case strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/"):
 		a.add("exfil/dev_tcp", "opens a raw network connection (reverse shell or exfiltration)", t, 0.95)
@@ -501,6 +514,11 @@ func (a *analyzer) command(argv []string) {
 	argv = unwrap(argv)
 	if len(argv) == 0 {
 		return
+	}
+	if len(a.res.Commands) < MaxCommands {
+		a.res.Commands = append(a.res.Commands, append([]string(nil), argv...))
+	} else {
+		a.res.Incomplete = true
 	}
 	name := base(argv[0])
 	args := argv[1:]

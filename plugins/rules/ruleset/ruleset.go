@@ -44,6 +44,16 @@ type When struct {
 	URI       []string            `json:"uri"`
 	Arguments map[string][]string `json:"arguments"` // gjson key path → globs over the value
 	Time      *Window             `json:"time"`
+	// EnginePaths holds when a path-like argument value, the uri, or a word or redirect of a
+	// shell argument names one of the engine's own paths (the envelope's `engine`, ABI 1.1)
+	// or something below one. Without `engine` in the envelope it never holds.
+	EnginePaths bool `json:"engine_paths"`
+	// Commands are globs over each command a shell argument runs (argv joined by spaces,
+	// argv[0] by base name, after wrappers such as sudo and sh -c are resolved); `*` crosses
+	// `/` here, and `{engine}` stands for the base name of the engine's binary.
+	Commands []string `json:"commands"`
+
+	commands []string // compiled Commands
 }
 
 // Window is a time-of-day and weekday window.
@@ -92,6 +102,9 @@ func New(c Config) (*Engine, error) {
 		case "", abi.ActionAllow, abi.ActionDeny:
 		default:
 			return nil, fmt.Errorf("rules[%d] (%s): on_timeout %q must be allow or deny", i, r.ID, r.OnTimeout)
+		}
+		if len(r.When.Commands) > 0 {
+			r.When.commands = commandGlobs(r.When.Commands)
 		}
 		if w := r.When.Time; w != nil {
 			if err := w.compile(); err != nil {
@@ -191,6 +204,7 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 	}
 	var args gjson.Result
 	argsLoaded := false
+	var c *call
 	for i := range e.rules {
 		r := &e.rules[i]
 		w := &r.When
@@ -208,6 +222,18 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 				argsLoaded = true
 			}
 			if !argsMatch(args, w.Arguments) {
+				continue
+			}
+		}
+		if w.EnginePaths || len(w.commands) > 0 {
+			if c == nil {
+				if !argsLoaded {
+					args = gjson.GetBytes(env, "arguments")
+					argsLoaded = true
+				}
+				c = loadCall(env, args)
+			}
+			if w.EnginePaths && !c.touchesEngine() || len(w.commands) > 0 && !c.runs(w.commands) {
 				continue
 			}
 		}

@@ -92,6 +92,25 @@ type Envelope struct {
 	// ToolInfo describes the called tool (since ABI 1.1): filled by the host where it knows the
 	// tool's definition; nil otherwise, and plugins then judge from Tool and argument names.
 	ToolInfo *ToolInfo `json:"tool_info,omitempty"`
+	// Engine names the host's own files (since ABI 1.1), so a stage can refuse a call that
+	// reads or changes them; nil when the host does not say (policy fixtures, the playground).
+	Engine *Engine `json:"engine,omitempty"`
+}
+
+// Engine is where the host's own files are (since ABI 1.1): its data dir and keys, the bundle
+// it runs and its staged copy, its config, sockets, binary and the agent settings that launch
+// it. A stage that refuses calls touching them (plugins/rules `engine_paths`) reads this, so
+// the guard does not depend on where the engine was installed.
+type Engine struct {
+	// Binary is the running host's executable (absolute); its base name is how a shell
+	// command names it ("palisade").
+	Binary string `json:"binary,omitempty"`
+	// Home is the user's home folder, for `~` and `$HOME` in arguments.
+	Home string `json:"home,omitempty"`
+	// Paths are absolute, cleaned paths; a folder covers everything below it, and a path
+	// element may be a glob (`*`, `?`, `[...]`) matching one element (a staged copy's
+	// random name).
+	Paths []string `json:"paths,omitempty"`
 }
 
 // ToolInfo is what the host knows about the tool a tools/call names (since ABI 1.1): the

@@ -1,0 +1,236 @@
+package ruleset
+
+import (
+	"path"
+	"strings"
+
+	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/glob"
+	"github.com/tidwall/gjson"
+)
+
+// DefaultEngineName stands for `{engine}` in a commands glob when the envelope names no
+// engine binary.
+const DefaultEngineName = "palisade"
+
+// call is what the engine_paths and commands conditions read from one envelope: the engine's
+// own paths (the envelope's `engine`, ABI 1.1), the path-like argument values and the commands
+// of shell arguments. It is built once per Evaluate, and only when a rule asks.
+type call struct {
+	binary, home, cwd string
+	paths             [][]string // engine paths, split into elements
+	values            []string   // path-like argument values and the uri
+	commands          [][]string // argv of every command in a shell argument
+	words             []string   // every word and redirect target of those commands
+}
+
+func loadCall(env []byte, args gjson.Result) *call {
+	f := gjson.GetManyBytes(env, "engine.binary", "engine.home", "engine.paths", "cwd", "uri", "tool", "tool_info")
+	c := &call{binary: f[0].String(), home: f[1].String(), cwd: f[3].String()}
+	f[2].ForEach(func(_, p gjson.Result) bool {
+		if s := path.Clean(p.String()); strings.HasPrefix(s, "/") && s != "/" {
+			c.paths = append(c.paths, strings.Split(s[1:], "/"))
+		}
+		return true
+	})
+	if u := f[4].String(); u != "" {
+		c.values = append(c.values, u)
+	}
+	var info *abi.ToolInfo
+	if ti := f[6]; ti.IsObject() {
+		info = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
+	}
+	kinds := argkind.ForCall(f[5].String(), info)
+	var walk func(key string, v gjson.Result)
+	walk = func(key string, v gjson.Result) {
+		switch {
+		case v.IsObject():
+			v.ForEach(func(k, el gjson.Result) bool { walk(k.String(), el); return true })
+		case v.IsArray():
+			v.ForEach(func(_, el gjson.Result) bool { walk(key, el); return true })
+		case v.Type == gjson.String:
+			s := v.String()
+			switch k := kinds.Of(key); {
+			case k == argkind.Shell:
+				c.shell(s)
+			case k == argkind.Path || pathLike(s):
+				c.values = append(c.values, s)
+			}
+		}
+	}
+	walk("", args)
+	return c
+}
+
+// shell adds the commands a shell argument runs. A line too long or invalid to parse is taken
+// word by word (every word may name a path; no command is known).
+func (c *call) shell(s string) {
+	if len(s) <= shell.MaxParseBytes {
+		if r := shell.Analyze(s); r.ParseErr == nil {
+			for _, argv := range r.Commands {
+				c.commands = append(c.commands, argv)
+				c.words = append(c.words, argv...)
+			}
+			c.words = append(c.words, r.Files...)
+			return
+		}
+	}
+	c.words = append(c.words, strings.Fields(s)...)
+}
+
+// pathLike reports whether an argument value of no known kind reads as a path.
+func pathLike(s string) bool {
+	return strings.HasPrefix(s, "/") || strings.HasPrefix(s, "~") || strings.HasPrefix(s, "./") ||
+		strings.HasPrefix(s, "../") || strings.HasPrefix(s, "$HOME") || strings.HasPrefix(s, "${HOME}") ||
+		strings.HasPrefix(s, "file://")
+}
+
+// touchesEngine reports whether a path-like value or a shell word names one of the engine's
+// paths or something below it.
+func (c *call) touchesEngine() bool {
+	if len(c.paths) == 0 {
+		return false
+	}
+	for _, v := range c.values {
+		if c.names(v) {
+			return true
+		}
+	}
+	for _, w := range c.words {
+		if c.names(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// names reports whether word, read as a path (after `file://`, `@`, a `key=` prefix, `~` and
+// `$HOME`, relative to cwd and to the home folder), is an engine path or below one.
+func (c *call) names(word string) bool {
+	cands := []string{word}
+	if i := strings.IndexByte(word, '='); i >= 0 {
+		cands = append(cands, word[i+1:]) // of=PATH, --config=PATH
+	}
+	for _, w := range cands {
+		w = strings.TrimPrefix(strings.TrimPrefix(w, "file://"), "@")
+		if w == "" {
+			continue
+		}
+		for _, h := range []string{"~", "$HOME", "${HOME}"} {
+			if w == h || strings.HasPrefix(w, h+"/") {
+				if c.home == "" {
+					w = ""
+				} else {
+					w = c.home + w[len(h):]
+				}
+				break
+			}
+		}
+		if w == "" {
+			continue
+		}
+		var abs []string
+		if strings.HasPrefix(w, "/") {
+			abs = []string{w}
+		} else {
+			for _, dir := range []string{c.cwd, c.home} {
+				if strings.HasPrefix(dir, "/") {
+					abs = append(abs, dir+"/"+w)
+				}
+			}
+		}
+		for _, a := range abs {
+			a = path.Clean(a)
+			if a == "/" {
+				continue
+			}
+			el := strings.Split(a[1:], "/")
+			for _, p := range c.paths {
+				if under(el, p) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// under reports whether the path elements w are those of p or of something below p. An element
+// of either may be a glob (a shell glob in a command word; a staged copy's random name in p);
+// a glob element without a leading dot does not match a hidden name, as in the shell.
+func under(w, p []string) bool {
+	if len(w) < len(p) {
+		return false
+	}
+	for i, pe := range p {
+		we := w[i]
+		switch {
+		case hasGlob(we):
+			if strings.HasPrefix(pe, ".") && !strings.HasPrefix(we, ".") {
+				return false
+			}
+			if ok, _ := path.Match(strings.ToLower(we), strings.ToLower(pe)); !ok {
+				return false
+			}
+		case hasGlob(pe):
+			if ok, _ := path.Match(strings.ToLower(pe), strings.ToLower(we)); !ok {
+				return false
+			}
+		case !strings.EqualFold(we, pe): // case-insensitive file systems (macOS, Windows)
+			return false
+		}
+	}
+	return true
+}
+
+func hasGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// runs reports whether a shell argument runs a command matching one of pats: a command is its
+// argv joined by spaces, argv[0] by its base name; `{engine}` stands for "palisade" and for the
+// base name of the engine's binary (a renamed binary, a unit still named palisade). pats were
+// compiled by commandGlobs.
+func (c *call) runs(pats []string) bool {
+	names := []string{DefaultEngineName}
+	if c.binary != "" {
+		name := strings.TrimSuffix(path.Base(strings.ReplaceAll(c.binary, `\`, "/")), ".exe")
+		if name != DefaultEngineName && name != "." && name != "/" {
+			names = append(names, name)
+		}
+	}
+	for _, argv := range c.commands {
+		line := path.Base(argv[0])
+		if len(argv) > 1 {
+			line += " " + strings.Join(argv[1:], " ")
+		}
+		for _, p := range pats {
+			for _, name := range names {
+				if glob.Match(strings.ReplaceAll(p, "{engine}", name), line) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// commandGlobs makes every `*` of a commands glob cross `/` (a command's arguments are paths).
+func commandGlobs(pats []string) []string {
+	out := make([]string, len(pats))
+	for i, p := range pats {
+		var b strings.Builder
+		for j := 0; j < len(p); j++ {
+			if p[j] != '*' {
+				b.WriteByte(p[j])
+				continue
+			}
+			for j+1 < len(p) && p[j+1] == '*' {
+				j++
+			}
+			b.WriteString("**")
+		}
+		out[i] = b.String()
+	}
+	return out
+}
