@@ -139,6 +139,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			NeedsPrior:     s.NeedsPrior || s.ResolvesSample,
 			ResolvesSample: s.ResolvesSample,
 			Timeout:        time.Duration(s.Timeout),
+			Observe:        s.Mode == "observe",
 		}
 		uerr := error(nil)
 		if o.Unavailable != nil {
@@ -183,6 +184,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		DefaultAction:  m.DefaultAction,
 		AskFallback:    m.Fallback.Ask,
 		SampleFallback: m.Fallback.Sample,
+		Observe:        m.Mode == "observe",
 		Uncovered: chain.Coverage{Action: m.Coverage.Uncovered, Stages: m.Coverage.JudgeWith,
 			Pass:   chain.Methods{Request: m.Coverage.Pass.Request, Response: m.Coverage.Pass.Response},
 			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},

@@ -37,6 +37,9 @@ type Manifest struct {
 	Audit         AuditSpec      `yaml:"audit,omitempty"`
 	// Coverage declares what happens to messages no stage matches (host/chain.Coverage).
 	Coverage CoverageSpec `yaml:"coverage,omitempty"`
+	// Mode is enforce (default) or observe: the bundle decides and records, and nothing it
+	// decides is enforced (a team puts Palisade in front of live agents on day one).
+	Mode string `yaml:"mode,omitempty"`
 }
 
 // CoverageSpec is bundle.yaml's coverage block: every message in either direction reaches the
@@ -105,9 +108,12 @@ type StageSpec struct {
 	// its next garbage collection (see host/plugin).
 	Trusted bool `yaml:"trusted"`
 	// ResolvesSample marks a judge stage: its opinion replaces a sample from earlier stages.
-	ResolvesSample bool              `yaml:"resolves_sample"`
-	Config         map[string]any    `yaml:"config"`
-	Data           map[string]string `yaml:"data"`
+	ResolvesSample bool `yaml:"resolves_sample"`
+	// Mode is enforce (default) or observe: the stage runs and its verdict is recorded, not
+	// merged into the decision.
+	Mode   string            `yaml:"mode"`
+	Config map[string]any    `yaml:"config"`
+	Data   map[string]string `yaml:"data"`
 }
 
 // MatchSpec is a stage's match block.
@@ -222,6 +228,9 @@ func (m *Manifest) Validate() error {
 	if len(m.Stages) == 0 {
 		return fe("stages", "at least one stage is required")
 	}
+	if m.Mode != "" && m.Mode != "enforce" && m.Mode != "observe" {
+		return fe("mode", "%q must be enforce or observe", m.Mode)
+	}
 	switch m.Coverage.Uncovered {
 	case "":
 		return fe("coverage.uncovered", "required: say what happens to a message no stage's match covers (judge, pass or refuse); every message in either direction reaches the chain")
@@ -257,6 +266,9 @@ func (m *Manifest) Validate() error {
 		case "", "request", "response", "both":
 		default:
 			return fe(p+".phase", "%q must be request, response or both", s.Phase)
+		}
+		if s.Mode != "" && s.Mode != "enforce" && s.Mode != "observe" {
+			return fe(p+".mode", "%q must be enforce or observe", s.Mode)
 		}
 		switch s.Failure {
 		case "", "closed", "open":

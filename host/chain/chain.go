@@ -127,6 +127,9 @@ type Stage struct {
 	// opinion (allow, ask or deny) replaces it instead of merging by severity.
 	ResolvesSample bool
 	Timeout        time.Duration
+	// Observe runs the stage and records its verdict (StageResult.Observe) without merging
+	// it: a stage tried on live traffic before it enforces.
+	Observe bool
 }
 
 func (s *Stage) inPhase(phase string) bool {
@@ -157,6 +160,10 @@ type Options struct {
 	SampleFallback string
 	// Uncovered is what happens to a message no stage matches in its phase (see Coverage).
 	Uncovered Coverage
+	// Observe puts the whole bundle in observe mode: it decides and records, and the engine
+	// enforces nothing (host/proxy: the audit event's detail.observed says what would have
+	// happened).
+	Observe bool
 	// Extra is free data carried with the chain (the bundle's manifest, for admin views).
 	Extra  any
 	Logger *slog.Logger // nil = discard
@@ -221,6 +228,9 @@ func New(o Options) (*Chain, error) {
 	}
 	return c, nil
 }
+
+// Observing reports whether the bundle is in observe mode (Options.Observe).
+func (c *Chain) Observing() bool { return c.o.Observe }
 
 // Covered reports whether a stage of the chain matches env in its phase.
 func (c *Chain) Covered(env *abi.Envelope) bool {
@@ -381,6 +391,12 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		}
 		final := false
 		for i, r := range results {
+			if run[i].Observe {
+				// Recorded, not merged: an observed stage enforces nothing.
+				r.Observe = true
+				d.Stages = append(d.Stages, r)
+				continue
+			}
 			d.Stages = append(d.Stages, r)
 			sev := abi.Severity(r.Action)
 			if run[i].ResolvesSample && d.Action == abi.ActionSample && r.Action != abi.ActionNone && r.Action != abi.ActionSample && r.Error == "" {

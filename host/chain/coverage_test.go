@@ -58,3 +58,22 @@ func TestCoverage(t *testing.T) {
 		t.Error("judge_with naming no stage was accepted")
 	}
 }
+
+// TestObservedStage: a stage in observe mode runs and is recorded, and its deny is not merged.
+func TestObservedStage(t *testing.T) {
+	trial := &fixed{v: abi.Verdict{Action: "deny", Reason: "new detector"}}
+	c, err := New(Options{DefaultAction: "allow", Uncovered: Coverage{Action: UncoveredPass}, Stages: []*Stage{
+		{Name: "rules", Plugin: &fixed{v: abi.Verdict{Action: "allow"}}, Request: true},
+		{Name: "trial", Plugin: trial, Request: true, Observe: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Action != "allow" || trial.calls != 1 || len(d.Stages) != 2 || !d.Stages[1].Observe || d.Stages[1].Action != "deny" {
+		t.Fatalf("got %s, stages %+v; want allow with the observed deny recorded", d.Action, d.Stages)
+	}
+}

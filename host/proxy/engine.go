@@ -220,10 +220,15 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	}
 	if o.Decision != d && o.Action == abi.ActionDeny {
 		// A check refused the call: nobody is asked about it.
-		return e.hooks(ctx, o), nil
+		return e.hooks(ctx, observe(ch, o)), nil
 	}
 	switch d.Action {
 	case abi.ActionAsk:
+		if ch.Observing() {
+			// Observe mode holds nobody: the event says a person would have been asked.
+			o.Action = abi.ActionAsk
+			break
+		}
 		g, granter := e.o.Approver.(Granter)
 		if !hold && granter {
 			if res, ok := g.Granted(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d}); ok {
@@ -250,10 +255,29 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	if d.Default && !e.Judged(env.Method) {
 		o.Action, o.Quiet = abi.ActionAllow, silent(d)
 	}
+	if o.Action == abi.ActionAsk && ch.Observing() {
+		return e.hooks(ctx, observe(ch, o)), nil
+	}
 	if o.Action != abi.ActionAllow {
 		o.Action = abi.ActionDeny
 	}
-	return e.hooks(ctx, o), nil
+	return e.hooks(ctx, observe(ch, o)), nil
+}
+
+// observe enforces nothing for a bundle in observe mode: an outcome other than allow is
+// recorded in the event's detail.observed (what would have happened, and why) and the call goes
+// on. Enforcing bundles pass through unchanged.
+func observe(ch *chain.Chain, o *Outcome) *Outcome {
+	if !ch.Observing() || o.Action == abi.ActionAllow {
+		return o
+	}
+	if o.Detail == nil {
+		o.Detail = map[string]any{}
+	}
+	o.Detail["observed"] = map[string]any{"action": o.Action, "requested": o.Requested,
+		"rule": o.Decision.Rule, "stage": o.Decision.Stage, "reason": o.Decision.Reason, "phase": abi.PhaseRequest}
+	o.Action, o.Quiet = abi.ActionAllow, false
+	return o
 }
 
 // silent reports whether d is a pass no stage had anything to say about: no opinion, no
@@ -295,6 +319,22 @@ func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*
 	o.Response = d
 	if !silent(d) {
 		o.Quiet = false
+	}
+	if o.Chain.Observing() && (d.Action == abi.ActionDeny || len(d.Result) > 0) {
+		// Observe mode: the answer goes on as the upstream sent it; the event says what
+		// would have happened to it (denied, or redacted).
+		would := d.Action
+		if would != abi.ActionDeny {
+			would = "redact"
+		}
+		if o.Detail == nil {
+			o.Detail = map[string]any{}
+		}
+		o.Detail["observed_response"] = map[string]any{"action": would, "rule": d.Rule, "stage": d.Stage, "reason": d.Reason, "phase": abi.PhaseResponse}
+		o.Quiet = false
+		observed := *d
+		observed.Action, observed.Result = abi.ActionAllow, nil
+		return &observed, nil
 	}
 	if d.Action == abi.ActionDeny {
 		o.Action = abi.ActionDeny

@@ -162,18 +162,21 @@ type Verdict struct {
 // stage failed. Evidence is encoded where the host shows it to people who may see the arguments
 // (playground, approvals); the audit event drops it, since a match can be the secret itself.
 type StageResult struct {
-	Stage     string     `json:"stage"`
-	Phase     string     `json:"phase,omitempty"`  // request or response
-	Action    string     `json:"action,omitempty"` // none when it had no opinion
-	Score     float64    `json:"score,omitempty"`
-	Labels    []string   `json:"labels,omitempty"`
-	Reason    string     `json:"reason,omitempty"`
-	Rule      string     `json:"rule,omitempty"`
-	LatencyUS int64      `json:"latency_us,omitempty"`
-	Error     string     `json:"error,omitempty"`   // trap, timeout, bad output
-	Skipped   bool       `json:"skipped,omitempty"` // did not match; Wasm not entered
-	Evidence  []Evidence `json:"evidence,omitempty"`
-	Verdict   *Verdict   `json:"-"`
+	Stage     string   `json:"stage"`
+	Phase     string   `json:"phase,omitempty"`  // request or response
+	Action    string   `json:"action,omitempty"` // none when it had no opinion
+	Score     float64  `json:"score,omitempty"`
+	Labels    []string `json:"labels,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Rule      string   `json:"rule,omitempty"`
+	LatencyUS int64    `json:"latency_us,omitempty"`
+	Error     string   `json:"error,omitempty"`   // trap, timeout, bad output
+	Skipped   bool     `json:"skipped,omitempty"` // did not match; Wasm not entered
+	// Observe marks a stage in observe mode: its verdict is recorded, not merged (enforces
+	// nothing).
+	Observe  bool       `json:"observe,omitempty"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+	Verdict  *Verdict   `json:"-"`
 }
 
 // Describe is what a plugin's optional describe export returns.
