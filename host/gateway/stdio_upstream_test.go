@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,6 +156,73 @@ func TestStdioUpstreamAggregate(t *testing.T) {
 	testenv.Eventually(t, 15*time.Second, "the fs child to exit on Close", func() bool {
 		return errors.Is(syscall.Kill(newPID, 0), syscall.ESRCH)
 	})
+}
+
+// tsStep is one line testdata/ts_client.mjs prints.
+type tsStep struct {
+	Step    string   `json:"step"`
+	Tools   []string `json:"tools"`   // tools/list
+	Text    string   `json:"text"`    // a call's text content
+	IsError bool     `json:"isError"` // a call's result said isError
+	Code    int      `json:"code"`    // a call's JSON-RPC error code
+}
+
+// The official TypeScript SDK client (node) does the same through /mcp: lists the tools of the
+// three servers and calls each, with get-env denied and the stdio server's file read.
+func TestStdioUpstreamTypeScriptClient(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	everything := testenv.StartEverything(t)
+	goURL := testenv.StartGoServer(t, false)
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := filepath.Join(root, "hello.txt")
+	if err := os.WriteFile(hello, []byte("hello palisade from a file\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := startAggregate(t, ns.ClientURL(), testenv.ExampleBundle(t), "",
+		config.Upstream{Name: "everything", URL: everything}, config.Upstream{Name: "go", URL: goURL},
+		filesystemUpstream(t, "fs", root))
+	calls, _ := json.Marshal([]map[string]any{
+		{"name": "fs__read_text_file", "arguments": map[string]any{"path": hello}},
+		{"name": "go__echo", "arguments": map[string]any{"message": "hello palisade"}},
+		{"name": "everything__echo", "arguments": map[string]any{"message": "hello palisade"}},
+		{"name": "everything__get-env", "arguments": map[string]any{}},
+		{"name": "go__get-env", "arguments": map[string]any{"name": "HOME"}},
+	})
+	cmd := exec.Command("node", filepath.Join("testdata", "ts_client.mjs"), testenv.NodeModules(t), "http://"+g.Addr()+"/mcp", string(calls))
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("ts client: %v\n%s\n%s", err, out, ee.Stderr)
+		}
+		t.Fatalf("ts client: %v", err)
+	}
+	steps := map[string]tsStep{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var st tsStep
+		if err := json.Unmarshal([]byte(line), &st); err != nil {
+			t.Fatalf("ts client line %q: %v", line, err)
+		}
+		steps[st.Step] = st
+	}
+	for _, want := range []string{"everything__echo", "go__echo", "fs__read_text_file"} {
+		if !slices.Contains(steps["tools/list"].Tools, want) {
+			t.Fatalf("tools/list lacks %s: %v", want, steps["tools/list"].Tools)
+		}
+	}
+	for tool, want := range map[string]string{"fs__read_text_file": "hello palisade from a file", "go__echo": "Echo: hello palisade", "everything__echo": "hello palisade"} {
+		if st := steps[tool]; st.IsError || st.Code != 0 || !strings.Contains(st.Text, want) {
+			t.Errorf("%s: %+v, want %q", tool, st, want)
+		}
+	}
+	for _, tool := range []string{"everything__get-env", "go__get-env"} {
+		if st := steps[tool]; st.Code != -32001 {
+			t.Errorf("%s: %+v, want a -32001 denial", tool, st)
+		}
+	}
 }
 
 func textOrNil(r *mcp.CallToolResult) string {
