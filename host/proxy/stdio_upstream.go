@@ -459,7 +459,7 @@ func (s *StdioUpstream) read(c *stdioChild, r io.Reader) error {
 			continue
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			s.fromChild(c, bytes.TrimSpace(line))
+			s.fromChild(c, bytes.Clone(bytes.TrimSpace(line))) // kept: broadcast and answers hold it
 		}
 		line = line[:0]
 		if err != nil {
