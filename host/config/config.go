@@ -35,12 +35,22 @@ type Config struct {
 	Path string `yaml:"-"`
 }
 
-// Upstream is one MCP server behind the gateway.
+// Upstream is one MCP server behind the gateway: a Streamable HTTP endpoint (URL) or a local
+// stdio server the gateway launches and supervises (Command). Exactly one of the two is set.
 type Upstream struct {
 	Name    string            `yaml:"name"`
 	URL     string            `yaml:"url"`     // Streamable HTTP endpoint
 	Timeout Duration          `yaml:"timeout"` // per request; 0 = Limits.UpstreamTimeout
-	Headers map[string]string `yaml:"headers"` // added to every forwarded request (e.g. Authorization)
+	Headers map[string]string `yaml:"headers"` // added to every forwarded request (e.g. Authorization); URL only
+	// Command is a stdio MCP server the gateway starts, restarts with backoff when it exits
+	// (0.5 s doubling to 30 s) and stops with the gateway (SIGTERM, then SIGKILL after 5 s).
+	// Its stderr goes to the gateway log, one line at a time.
+	Command string   `yaml:"command"`
+	Args    []string `yaml:"args"` // Command's arguments
+	// Env is added to Command's environment: the gateway's own, less every PALISADE_* variable
+	// (the gateway's tokens stay with it).
+	Env map[string]string `yaml:"env"`
+	Cwd string            `yaml:"cwd"` // Command's working directory, relative to the config file; "" = the gateway's
 }
 
 // Aggregate configures /mcp when there are several upstreams: the gateway serves them all as
@@ -249,6 +259,9 @@ func (c *Config) RelativeTo(base string) {
 	rel(&c.DataDir)
 	rel(&c.Bundle)
 	rel(&c.Plugins.CacheDir)
+	for i := range c.Upstreams {
+		rel(&c.Upstreams[i].Cwd)
+	}
 }
 
 // Resolve returns p relative to the config file's folder when p is a relative path that exists
@@ -367,9 +380,28 @@ func (c *Config) Validate() error {
 			return fe(p+".name", "%q is repeated", u.Name)
 		}
 		seen[u.Name] = true
-		pu, err := url.Parse(u.URL)
-		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
-			return fe(p+".url", "%q is not an http(s) URL", u.URL)
+		switch {
+		case u.URL != "" && u.Command != "":
+			return fe(p, "set url or command, not both")
+		case u.URL == "" && u.Command == "":
+			return fe(p, "set url (a Streamable HTTP server) or command (a stdio server)")
+		case u.Command != "":
+			if len(u.Headers) > 0 {
+				return fe(p+".headers", "only an url upstream takes headers")
+			}
+			for k := range u.Env {
+				if k == "" || strings.ContainsAny(k, "=\x00") {
+					return fe(p+".env", "%q is not a variable name", k)
+				}
+			}
+		default:
+			if len(u.Args) > 0 || len(u.Env) > 0 || u.Cwd != "" {
+				return fe(p+".url", "args, env and cwd go with command, not url")
+			}
+			pu, err := url.Parse(u.URL)
+			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+				return fe(p+".url", "%q is not an http(s) URL", u.URL)
+			}
 		}
 		if u.Timeout < 0 {
 			return fe(p+".timeout", "must not be negative")

@@ -20,6 +20,15 @@ func TestValidateNamesTheField(t *testing.T) {
 		{"no upstreams", func(c *Config) { c.Upstreams = nil }, "upstreams"},
 		{"bad url", func(c *Config) { c.Upstreams = append(c.Upstreams, Upstream{Name: "b", URL: "ftp://x"}) }, "upstreams[1].url"},
 		{"dup name", func(c *Config) { c.Upstreams = append(c.Upstreams, Upstream{Name: "a", URL: "http://x"}) }, "upstreams[1].name"},
+		{"url and command", func(c *Config) { c.Upstreams[0].Command = "node" }, "upstreams[0]"},
+		{"neither url nor command", func(c *Config) { c.Upstreams[0].URL = "" }, "upstreams[0]"},
+		{"args with url", func(c *Config) { c.Upstreams[0].Args = []string{"x"} }, "upstreams[0].url"},
+		{"headers with command", func(c *Config) {
+			c.Upstreams = append(c.Upstreams, Upstream{Name: "b", Command: "node", Headers: map[string]string{"A": "b"}})
+		}, "upstreams[1].headers"},
+		{"bad env name", func(c *Config) {
+			c.Upstreams = append(c.Upstreams, Upstream{Name: "b", Command: "node", Env: map[string]string{"A=B": "c"}})
+		}, "upstreams[1].env"},
 		{"slash name", func(c *Config) { c.Upstreams[0].Name = "a/b" }, "upstreams[0].name"},
 		{"audit", func(c *Config) { c.Audit.Arguments = "all" }, "audit.arguments"},
 		{"nats url", func(c *Config) { c.NATS.URL = "::" }, "nats.url"},
@@ -38,7 +47,9 @@ func TestValidateNamesTheField(t *testing.T) {
 			}
 		})
 	}
-	c := valid().WithDefaults()
+	c := valid()
+	c.Upstreams = append(c.Upstreams, Upstream{Name: "fs", Command: "node", Args: []string{"server.js"}, Env: map[string]string{"DEBUG": "1"}, Cwd: "."})
+	c = c.WithDefaults()
 	if err := c.Validate(); err != nil {
 		t.Fatalf("valid config rejected: %v", err)
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,6 +98,7 @@ type Gateway struct {
 	srv      *http.Server
 	ln       net.Listener
 	features []Feature
+	stdio    []*proxy.StdioUpstream // upstreams with a command: processes the gateway supervises
 
 	bundlesClaimed bool
 	current        *bundle.Bundle
@@ -206,7 +209,17 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	g.engine = proxy.NewEngine(g.engOpts)
 	var ups []proxy.Upstream
 	for _, u := range cfg.Upstreams {
-		ups = append(ups, proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers})
+		up := proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers}
+		if u.Command != "" {
+			s, err := proxy.NewStdioUpstream(proxy.StdioUpstreamOptions{Name: u.Name, Command: u.Command, Args: u.Args,
+				Env: stdioEnv(os.Environ(), u.Env), Dir: u.Cwd, Logger: g.log})
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: %w", u.Name, err)
+			}
+			g.stdio = append(g.stdio, s)
+			up.URL, up.Transport = s.URL(), s
+		}
+		ups = append(ups, up)
 	}
 	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
 		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
@@ -254,6 +267,26 @@ func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error 
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	return audit.EnsureStream(cctx, js, o)
+}
+
+// stdioEnv is the environment of a stdio upstream: the gateway's, less its PALISADE_*
+// variables (tokens), plus the upstream's env.
+func stdioEnv(environ []string, add map[string]string) []string {
+	var out []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "PALISADE_") {
+			out = append(out, kv)
+		}
+	}
+	keys := make([]string, 0, len(add))
+	for k := range add {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+add[k])
+	}
+	return out
 }
 
 func portOf(hostport string) string {
@@ -411,6 +444,13 @@ func (g *Gateway) Close(ctx context.Context) error {
 		if g.srv != nil {
 			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			g.srv.Shutdown(sctx)
+			cancel()
+		}
+		for _, s := range g.stdio { // SIGTERM, then SIGKILL after its grace
+			cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			if err := s.Close(cctx); err != nil {
+				g.log.Warn("stdio upstream close", "err", err)
+			}
 			cancel()
 		}
 		for i := len(g.features) - 1; i >= 0; i-- {

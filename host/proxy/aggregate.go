@@ -974,8 +974,27 @@ func (a *aggregator) get(c echo.Context) error {
 	defer cancel()
 	rw := newResponder(c)
 	rw.startSSE(nil)
+	// The relays write to rw: the handler waits for them before it returns (after that the
+	// response is net/http's again), and one started after it stopped does nothing.
+	var relays sync.WaitGroup
+	var relaysMu sync.Mutex
+	stopped := false
+	defer func() {
+		relaysMu.Lock()
+		stopped = true
+		relaysMu.Unlock()
+		cancel()
+		relays.Wait()
+	}()
 	relayUp := func(up *upstream, us *upSession) {
+		relaysMu.Lock()
+		defer relaysMu.Unlock()
+		if stopped {
+			return
+		}
+		relays.Add(1)
 		go func() {
+			defer relays.Done()
 			hdr := a.upHeader(s, us, nil, "")
 			hdr.Set("Accept", "text/event-stream")
 			resp, err := h.send(ctx, up, hdr, http.MethodGet, nil)

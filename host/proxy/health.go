@@ -24,6 +24,8 @@ type UpstreamStatus struct {
 	Since  time.Time `json:"since,omitzero"` // when it entered Status
 	// NextTry is when the aggregate endpoint next tries a down upstream (its backoff).
 	NextTry time.Time `json:"next_try,omitzero"`
+	// PID is the process of a stdio upstream (StdioUpstream); 0 = none runs, or an HTTP one.
+	PID int `json:"pid,omitempty"`
 }
 
 // Backoff of a down upstream: the first retry after minBackoff, doubling to maxBackoff.
@@ -88,7 +90,11 @@ func (hl *health) snapshot(name string) UpstreamStatus {
 func (h *HTTP) UpstreamStatus() []UpstreamStatus {
 	out := make([]UpstreamStatus, 0, len(h.order))
 	for _, u := range h.order {
-		out = append(out, u.health.snapshot(u.Name))
+		st := u.health.snapshot(u.Name)
+		if s, ok := u.Transport.(*StdioUpstream); ok {
+			st.PID = s.PID()
+		}
+		out = append(out, st)
 	}
 	return out
 }

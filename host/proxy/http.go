@@ -29,6 +29,10 @@ type Upstream struct {
 	URL     string
 	Timeout time.Duration     // time to the response headers; 0 = 60s
 	Headers map[string]string // added to every forwarded request
+	// Transport, if set, carries the upstream's requests instead of an HTTP connection to URL
+	// (a *StdioUpstream: a local stdio server; Timeout does not apply to it, the total
+	// exchange limit does). nil = HTTP to URL.
+	Transport http.RoundTripper
 }
 
 // HTTPOptions configure the Streamable HTTP proxy.
@@ -158,6 +162,12 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			MaxResponseHeaderBytes: 64 << 10,
 		}
 		up := &upstream{Upstream: u, client: &http.Client{Transport: tr}, health: &health{}}
+		if u.Transport != nil {
+			up.client = &http.Client{Transport: u.Transport}
+		}
+		if s, ok := u.Transport.(*StdioUpstream); ok {
+			s.watch(up.health.observe) // a start marks it up, an exit down, without waiting for traffic
+		}
 		h.upstreams[u.Name] = up
 		h.order = append(h.order, up)
 	}
