@@ -71,19 +71,30 @@ func TestVerifyChain(t *testing.T) {
 	// messages, not for the stream).
 	rewrite := func(msgs []*nats.Msg) {
 		t.Helper()
-		if err := js.DeleteStream(ctx, audit.DefaultStream); err != nil {
-			t.Fatal(err)
-		}
-		for deadline := time.Now().Add(10 * time.Second); ; { // poll until it is gone
-			if _, err := js.Stream(ctx, audit.DefaultStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+		// Delete and recreate until the new stream starts empty: on a loaded machine the server
+		// can hand the old store back to a stream recreated right after the delete.
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			if err := js.DeleteStream(ctx, audit.DefaultStream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				t.Fatal(err)
+			}
+			for { // poll until it is gone
+				if _, err := js.Stream(ctx, audit.DefaultStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("the stream is still there")
+				}
+			}
+			s2, err := js.CreateStream(ctx, info.Config)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if si, err := s2.Info(ctx); err == nil && si.State.Msgs == 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatal("the stream is still there")
+				t.Fatal("a recreated stream never started empty")
 			}
-		}
-		if _, err := js.CreateStream(ctx, info.Config); err != nil {
-			t.Fatal(err)
 		}
 		for _, m := range msgs {
 			if _, err := js.PublishMsg(ctx, &nats.Msg{Subject: m.Subject, Data: m.Data}); err != nil {
