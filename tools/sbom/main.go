@@ -1,7 +1,7 @@
 // Command sbom writes a CycloneDX 1.5 JSON software bill of materials for a Go binary or module,
 // with no external generator:
 //
-//	go run ./tools/sbom -bin build/release/v1.2.3/linux-amd64/bin/palisade -o palisade.cdx.json
+//	go run ./tools/sbom -bin build/palisade -name palisade -version v1.2.3 -o palisade.cdx.json
 //	go run ./tools/sbom -mod . -o module.cdx.json
 //
 // With -bin it reads the build info Go links into every binary (debug/buildinfo), so the list is
@@ -39,6 +39,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mod := fs.String("mod", "", "module folder to describe (go list -m -json all)")
 	out := fs.String("o", "", "output file (default stdout)")
 	name := fs.String("name", "", "name of the described component (default: the main module path)")
+	version := fs.String("version", "", "its version (default: the one in the build info, else devel)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -62,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *name != "" {
 		root.Path = *name
+	}
+	if *version != "" {
+		root.Version = *version
 	}
 	b, err := json.MarshalIndent(Build(root, deps, sourceDate()), "", "  ")
 	if err != nil {

@@ -94,10 +94,13 @@ func TestBinarySBOM(t *testing.T) {
 	}
 	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
 	var stdout, stderr bytes.Buffer
-	if rc := run([]string{"-bin", exe, "-name", "sbom-test"}, &stdout, &stderr); rc != 0 {
+	if rc := run([]string{"-bin", exe, "-name", "sbom-test", "-version", "v9.9.9"}, &stdout, &stderr); rc != 0 {
 		t.Fatalf("rc %d: %s", rc, stderr.String())
 	}
 	checkBOM(t, stdout.Bytes(), "sbom-test", "stdlib")
+	if !strings.Contains(stdout.String(), `"purl": "pkg:golang/sbom-test@v9.9.9"`) {
+		t.Error("-version not used for the described component")
+	}
 	if !strings.Contains(stdout.String(), `"timestamp": "2023-11-14T22:13:20Z"`) {
 		t.Error("SOURCE_DATE_EPOCH not used as the timestamp")
 	}
