@@ -22,7 +22,7 @@ release: plugins bundle setup-onnxruntime ## build/release/<version>/: linux amd
 		-o $(RELEASE_DIR)/palisade-$(VERSION)-linux-arm64/bin/palisade ./cmd/palisade
 	for a in amd64 arm64; do \
 		cp deploy/RELEASE.md $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a/README.md && \
-		$(GO) run ./tools/sbom -bin $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a/bin/palisade -name palisade -version $(VERSION) \
+		$(GO) run ./tools/sbom -bin $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a/bin/palisade -version $(VERSION) \
 			-o $(RELEASE_DIR)/sbom/palisade-$(VERSION)-linux-$$a.cdx.json && \
 		tar -czf $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a.tar.gz -C $(RELEASE_DIR) palisade-$(VERSION)-linux-$$a && \
 		rm -rf $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a || exit 1; \
