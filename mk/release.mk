@@ -28,7 +28,7 @@ release: plugins bundle setup-onnxruntime ## build/release/<version>/: linux amd
 		rm -rf $(RELEASE_DIR)/palisade-$(VERSION)-linux-$$a || exit 1; \
 	done
 	mkdir -p $(RELEASE_DIR)/plugins && cp $(GO_PLUGIN_WASM) $(RELEASE_DIR)/plugins/
-	tar -czf $(RELEASE_DIR)/palisade-example-bundle-$(VERSION).tar.gz -C $(BUILD) bundle
+	tar -czf $(RELEASE_DIR)/palisade-example-bundle-$(VERSION).tar.gz -C $(BUILD)/bundle .
 	cp $(BUILD)/keys/dev.key.pub $(RELEASE_DIR)/example-bundle-dev.pub
 	cp deploy/palisade.service deploy/grafana-dashboard.json deploy/prometheus-alerts.yaml deploy/README.md $(RELEASE_DIR)/deploy/
 	cp deploy/RELEASE.md $(RELEASE_DIR)/README.md
