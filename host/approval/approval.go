@@ -297,21 +297,9 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval: jetstream: %w", err)
 	}
-	// Open first: an approver identity may read and write the bucket but not create it.
-	kv, err := js.KeyValue(ctx, o.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      o.Bucket,
-			Description: "Palisade held calls, decisions and grants",
-			History:     1,
-			TTL:         SessionGrantTTL + time.Hour,
-		})
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = js.KeyValue(ctx, o.Bucket)
-		}
-	}
+	kv, err := EnsureBucket(ctx, js, o.Bucket)
 	if err != nil {
-		return nil, fmt.Errorf("approval: kv bucket %s: %w", o.Bucket, err)
+		return nil, err
 	}
 	m.kv = kv
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -329,6 +317,31 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, ctx.Err()
 	}
 	return m, nil
+}
+
+// EnsureBucket opens the approvals KV bucket ("" = PALISADE_APPROVALS), creating it when it
+// does not exist. It opens first: on an authenticated bus only the admin identity may create
+// it (the gateway's bootstrap does, for its embedded server); gateways and approvers use it.
+func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+	if bucket == "" {
+		bucket = DefaultBucket
+	}
+	kv, err := js.KeyValue(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      bucket,
+			Description: "Palisade held calls, decisions and grants",
+			History:     1,
+			TTL:         SessionGrantTTL + time.Hour,
+		})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			kv, err = js.KeyValue(ctx, bucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approval: kv bucket %s: %w", bucket, err)
+	}
+	return kv, nil
 }
 
 // Close stops watching the bucket. Held calls keep waiting for their timeout or client.

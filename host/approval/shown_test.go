@@ -37,6 +37,7 @@ func newShownBus(t *testing.T, ctx context.Context) *shownBus {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
+	adminBucket(t, ctx, b)
 	s := &shownBus{rec: &events{}, signer: b.Identity(bus.RoleApprover), bundle: &atomic.Pointer[chain.Info]{}}
 	s.bundle.Store(&chain.Info{Name: "b", Version: "1", Digest: "sha256:aaa"})
 	gwConn, err := b.Connect("gateway")
