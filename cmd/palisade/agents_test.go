@@ -93,6 +93,18 @@ func startNATS(t testing.TB) (url, creds string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
+	// The server's owner creates the streams and buckets (`palisade nats setup`): the gateway
+	// identity the modes connect with may only use them.
+	nc, err := b.ConnectAs(bus.RoleAdmin, "setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := gateway.SetupNATS(ctx, nc, gateway.NATSSetup{Signers: []audit.Signer{b.Identity(bus.RoleGateway)}}); err != nil {
+		t.Fatal(err)
+	}
 	return b.ClientURL(), bus.KeyPath(dir, bus.RoleGateway)
 }
 

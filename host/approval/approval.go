@@ -49,6 +49,8 @@ const (
 	DefaultMaxTimeout    = time.Hour
 	DefaultProgressEvery = 5 * time.Second
 	DefaultMinutes       = 15
+	// DecisionTTL is how long a signed decision may be applied after it was made.
+	DecisionTTL = 10 * time.Minute
 	// DefaultApproverName names Options.Signer's key when Approvers does not.
 	DefaultApproverName = "approver"
 	// SessionGrantTTL bounds a session-scoped grant: the gateway does not always see a session end.
@@ -94,6 +96,9 @@ type Options struct {
 	// when one of them signed it; anything else is ignored and audited as approval.forged.
 	// Signer's key is added as "approver" unless listed.
 	Approvers map[string]string
+	// Bundle returns the active bundle: a decision is applied only while the bundle that asked
+	// is still active (a swap in between denies the call). nil = not checked.
+	Bundle func() chain.Info
 	// Logger; nil = discard.
 	Logger *slog.Logger
 }
@@ -142,10 +147,37 @@ type Pending struct {
 	Tool            string            `json:"tool,omitempty"`
 	Arguments       json.RawMessage   `json:"arguments,omitempty"`
 	ArgumentsSHA256 string            `json:"arguments_sha256,omitempty"`
+	BundleDigest    string            `json:"bundle_digest,omitempty"`
+	BundleVersion   string            `json:"bundle_version,omitempty"`
 	Reason          string            `json:"reason,omitempty"`
 	Rule            string            `json:"rule,omitempty"`
 	Stage           string            `json:"stage,omitempty"`
 	Stages          []abi.StageResult `json:"stages,omitempty"`
+}
+
+// Call is the content a person was shown and approves: a decision and a grant sign it, and
+// the holding gateway releases only a held call that still matches it.
+type Call struct {
+	Method          string `json:"method,omitempty"`
+	Agent           string `json:"agent,omitempty"`
+	Server          string `json:"server,omitempty"`
+	Tool            string `json:"tool,omitempty"`
+	Session         string `json:"session,omitempty"`
+	ArgumentsSHA256 string `json:"arguments_sha256,omitempty"`
+	BundleDigest    string `json:"bundle_digest,omitempty"`
+	BundleVersion   string `json:"bundle_version,omitempty"`
+}
+
+// call is the content of p a decision signs. The arguments' digest is computed from the
+// arguments shown when there are any, so an entry whose digest disagrees with them signs what
+// the person saw.
+func (p Pending) call() Call {
+	sum := p.ArgumentsSHA256
+	if len(p.Arguments) > 0 {
+		sum = audit.ArgumentsHash(p.Arguments)
+	}
+	return Call{Method: p.Method, Agent: p.Agent, Server: p.Server, Tool: p.Tool, Session: p.Session,
+		ArgumentsSHA256: sum, BundleDigest: p.BundleDigest, BundleVersion: p.BundleVersion}
 }
 
 // Decision is a person's answer to a held call.
@@ -157,11 +189,15 @@ type Decision struct {
 	Minutes int       `json:"minutes,omitempty"`     // for scope minutes; 0 = 15
 	Time    time.Time `json:"time,omitzero"`         // filled by Decide
 	Gateway string    `json:"gateway,omitempty"`     // where it was decided
-	Expires time.Time `json:"expires,omitzero"`      // grants only
+	Expires time.Time `json:"expires,omitzero"`      // after it the decision (or grant) is not applied
 	ID      string    `json:"approval_id,omitempty"` // the held call decided (or that granted)
-	Key     string    `json:"grant_key,omitempty"`   // grants only: the grant's key
-	Signer  string    `json:"signer,omitempty"`      // nkey public key of the approver who signed
-	Sig     string    `json:"sig,omitempty"`         // ed25519 over the decision without sig, base64
+	// DecisionID names this decision; a gateway applies it once.
+	DecisionID string `json:"decision_id,omitempty"`
+	// Call is what the approver was shown and approves.
+	Call   *Call  `json:"call,omitempty"`
+	Key    string `json:"grant_key,omitempty"` // grants only: the grant's key
+	Signer string `json:"signer,omitempty"`    // nkey public key of the approver who signed
+	Sig    string `json:"sig,omitempty"`       // ed25519 over the decision without sig, base64
 
 	claimed string // By as written, before verification replaced it with the identity
 }
@@ -234,6 +270,8 @@ type Manager struct {
 	// released holds ids this gateway released, until the bucket's delete comes back through
 	// the watch: a late echo of the call's own put must not list it again.
 	released map[string]time.Time
+	// used holds the ids of decisions applied here, until they expire: a decision is single use.
+	used map[string]time.Time
 
 	stop    context.CancelFunc
 	watched chan struct{}
@@ -247,7 +285,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	o = o.withDefaults()
 	m := &Manager{
 		o: o, log: o.Logger.With("component", "approval"),
-		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{}, released: map[string]time.Time{}, writing: map[string]int{},
+		held: map[string]*hold{}, fleet: map[string]Pending{}, grants: map[string]Decision{}, released: map[string]time.Time{}, writing: map[string]int{}, used: map[string]time.Time{},
 		subs: map[chan Change]struct{}{}, done: make(chan struct{}), watched: make(chan struct{}),
 	}
 	if o.Conn == nil {
@@ -259,21 +297,9 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval: jetstream: %w", err)
 	}
-	// Open first: an approver identity may read and write the bucket but not create it.
-	kv, err := js.KeyValue(ctx, o.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      o.Bucket,
-			Description: "Palisade held calls, decisions and grants",
-			History:     1,
-			TTL:         SessionGrantTTL + time.Hour,
-		})
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = js.KeyValue(ctx, o.Bucket)
-		}
-	}
+	kv, err := EnsureBucket(ctx, js, o.Bucket)
 	if err != nil {
-		return nil, fmt.Errorf("approval: kv bucket %s: %w", o.Bucket, err)
+		return nil, err
 	}
 	m.kv = kv
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -291,6 +317,31 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, ctx.Err()
 	}
 	return m, nil
+}
+
+// EnsureBucket opens the approvals KV bucket ("" = PALISADE_APPROVALS), creating it when it
+// does not exist. It opens first: on an authenticated bus only the admin identity may create
+// it (the gateway's bootstrap does, for its embedded server); gateways and approvers use it.
+func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (jetstream.KeyValue, error) {
+	if bucket == "" {
+		bucket = DefaultBucket
+	}
+	kv, err := js.KeyValue(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
+			Bucket:      bucket,
+			Description: "Palisade held calls, decisions and grants",
+			History:     1,
+			TTL:         SessionGrantTTL + time.Hour,
+		})
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			kv, err = js.KeyValue(ctx, bucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approval: kv bucket %s: %w", bucket, err)
+	}
+	return kv, nil
 }
 
 // Close stops watching the bucket. Held calls keep waiting for their timeout or client.
@@ -331,6 +382,15 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 	key := e.Key()
 	del := e.Operation() != jetstream.KeyValuePut
 	if id, ok := strings.CutPrefix(key, keyPending); ok {
+		if !del {
+			m.mu.Lock()
+			h := m.held[id]
+			m.mu.Unlock()
+			if h != nil && !sameEntry(e.Value(), h.p) {
+				m.forgedEntry(h.p, e.Value(), e.Revision())
+				return
+			}
+		}
 		m.mu.Lock()
 		_, had := m.fleet[id]
 		_, gone := m.released[id]
@@ -371,7 +431,10 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 			return
 		}
 		if d, ok := m.accept(h.p, id, "", e.Value()); ok {
-			h.resolve(d)
+			if _, why := m.release(h, d); why != "" {
+				// Refused: the call goes back to waiting for a decision that signs it.
+				m.dropDecision(id, e.Revision())
+			}
 		}
 		return
 	}
@@ -475,6 +538,12 @@ func (m *Manager) Get(id string) (Pending, bool) {
 // Decide resolves the held call id. It returns ErrNotFound when no gateway holds it, ErrDecided
 // when a decision was already made, and an error wrapping ErrBadDecision for an invalid d.
 func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
+	return m.decide(ctx, id, d, nil)
+}
+
+// decide is Decide; shown, when set, is the queue entry the person saw (tests: an entry
+// rewritten after this process read it).
+func (m *Manager) decide(ctx context.Context, id string, d Decision, shown *Pending) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -483,12 +552,7 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 		d.Gateway = m.o.Gateway
 	}
 	d.ID, d.Key, d.Signer, d.Sig = id, "", "", ""
-	if m.o.Signer != nil {
-		if err := m.sign(&d); err != nil {
-			return err
-		}
-	}
-	local := d.verified(m.o.Approvers[d.Signer])
+	d.DecisionID, d.Expires = audit.NewID(), d.Time.Add(DecisionTTL)
 	m.mu.Lock()
 	h := m.held[id]
 	p, inFleet := m.fleet[id]
@@ -507,6 +571,19 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 	if h == nil && !inFleet {
 		return fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
+	// The decision signs what this process shows: the holding gateway's own record when it
+	// holds the call, else the queue entry (which the holding gateway checks).
+	if shown != nil {
+		p = *shown
+	}
+	call := p.call()
+	d.Call = &call
+	if m.o.Signer != nil {
+		if err := m.sign(&d); err != nil {
+			return err
+		}
+	}
+	local := d.verified(m.o.Approvers[d.Signer])
 	if m.kv != nil {
 		b, _ := json.Marshal(d)
 		if err := m.write(ctx, p, h, id, b); err != nil {
@@ -518,8 +595,10 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 			m.log.Warn("decided without the fleet (nats unreachable)", "audit_id", id, "err", err)
 		}
 	}
-	if h != nil && !h.resolve(local) && m.kv == nil {
-		return fmt.Errorf("%w: %s", ErrDecided, id)
+	if h != nil {
+		if applied, _ := m.release(h, local); !applied && m.kv == nil {
+			return fmt.Errorf("%w: %s", ErrDecided, id)
+		}
 	}
 	if d.Scope != ScopeOnce {
 		m.grant(ctx, p, local, id)
@@ -544,10 +623,13 @@ func (m *Manager) write(ctx context.Context, p Pending, h *hold, id string, b []
 		return fmt.Errorf("%w: %s", ErrDecided, id)
 	}
 	if won, ok := m.accept(p, id, "", e.Value()); ok {
-		if h != nil {
-			h.resolve(won)
+		if h == nil {
+			return fmt.Errorf("%w: %s", ErrDecided, id)
 		}
-		return fmt.Errorf("%w: %s", ErrDecided, id)
+		if _, why := m.release(h, won); why == "" {
+			return fmt.Errorf("%w: %s", ErrDecided, id)
+		}
+		// Refused (other content, replayed, expired): replaced like a forgery.
 	}
 	if _, err := m.kv.Update(ctx, keyDecision+id, b, e.Revision()); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) {
@@ -641,17 +723,119 @@ func (m *Manager) accept(p Pending, id, grant string, raw []byte) (Decision, boo
 	if grant != "" {
 		target = "grant " + grant
 	}
-	m.log.Warn("forged decision ignored", "audit_id", id, "grant", grant, "why", why, "claimed_by", d.By, "signer", d.Signer)
-	if m.o.Recorder != nil {
-		m.o.Recorder.Record(context.Background(), audit.Event{
-			ID: audit.NewID(), Time: time.Now().UTC(), Kind: audit.KindApproval, Gateway: m.o.Gateway,
-			Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
-			ArgumentsSHA256: p.ArgumentsSHA256, Action: d.Action, RequestedAction: abi.ActionAsk,
-			Reason: why + " (" + target + ")", Rule: p.Rule, Stage: p.Stage,
-			Approval: &audit.Approval{ID: orStr(id, d.ID), Decision: audit.ApprovalForged, ClaimedBy: d.By, Signer: d.Signer, Scope: d.Scope},
-		})
-	}
+	m.forged(p, orStr(id, d.ID), d, why+" ("+target+")")
 	return Decision{}, false
+}
+
+// forged logs and audits as approval.forged something in the bucket that was not applied to
+// the held call id: a decision d (zero for a queue entry), and why.
+func (m *Manager) forged(p Pending, id string, d Decision, why string) {
+	m.log.Warn("forged approval entry ignored", "audit_id", id, "why", why, "decision_id", d.DecisionID, "claimed_by", d.By, "signer", d.Signer)
+	if m.o.Recorder == nil {
+		return
+	}
+	m.o.Recorder.Record(context.Background(), audit.Event{
+		ID: audit.NewID(), Time: time.Now().UTC(), Kind: audit.KindApproval, Gateway: m.o.Gateway,
+		Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
+		ArgumentsSHA256: p.ArgumentsSHA256, Action: d.Action, RequestedAction: abi.ActionAsk,
+		Reason: why, Rule: p.Rule, Stage: p.Stage,
+		Bundle:   bundleOf(p),
+		Approval: &audit.Approval{ID: id, Decision: audit.ApprovalForged, ClaimedBy: orStr(d.claimed, d.By), Signer: d.Signer, Scope: d.Scope, DecisionID: d.DecisionID},
+	})
+}
+
+func bundleOf(p Pending) *audit.Bundle {
+	if p.BundleDigest == "" && p.BundleVersion == "" {
+		return nil
+	}
+	return &audit.Bundle{Version: p.BundleVersion, Digest: p.BundleDigest}
+}
+
+// Why the holding gateway did not apply a trusted approver's decision (approval.forged).
+const (
+	forgedContent = "signed for other content than the held call"
+	forgedExpired = "decision expired"
+	forgedReplay  = "decision already used"
+	forgedQueue   = "queue entry differs from the held call"
+)
+
+// release applies d, a verified decision for h, only when it signs h's own record of the call
+// (its content and the bundle that asked), is unexpired and was not applied before. A refused
+// decision is audited as approval.forged with its decision id and h stays held (why says
+// why). When the bundle that asked is no longer the active one, the call is denied instead of
+// released. applied reports whether d (or that denial) resolved h.
+func (m *Manager) release(h *hold, d Decision) (applied bool, why string) {
+	now := time.Now()
+	m.mu.Lock()
+	switch {
+	case d.Call == nil || *d.Call != h.p.call():
+		why = forgedContent
+	case d.DecisionID == "" || d.Expires.IsZero() || now.After(d.Expires):
+		why = forgedExpired
+	default:
+		if _, ok := m.used[d.DecisionID]; ok {
+			why = forgedReplay
+			break
+		}
+		for k, exp := range m.used {
+			if now.After(exp) {
+				delete(m.used, k)
+			}
+		}
+		m.used[d.DecisionID] = d.Expires
+	}
+	m.mu.Unlock()
+	if why != "" {
+		m.forged(h.p, h.p.ID, d, why+" ("+h.p.ID+")")
+		return false, why
+	}
+	if m.o.Bundle != nil {
+		if cur := m.o.Bundle(); cur.Digest != h.p.BundleDigest {
+			m.log.Warn("approval not applied: the bundle changed since the call was held", "audit_id", h.p.ID,
+				"decision_id", d.DecisionID, "held_under", h.p.BundleDigest, "active", cur.Digest)
+			d.Action, d.Scope = abi.ActionDeny, ScopeOnce
+			d.Reason = fmt.Sprintf("the bundle changed since the call was held (%s, now %s %s): decision %s not applied",
+				orStr(h.p.BundleVersion, h.p.BundleDigest), cur.Version, cur.Digest, d.DecisionID)
+		}
+	}
+	return h.resolve(d), ""
+}
+
+// dropDecision removes a refused decision at revision rev, so that the approver can decide again.
+func (m *Manager) dropDecision(id string, rev uint64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.kv.Delete(ctx, keyDecision+id, jetstream.LastRevision(rev)); err != nil {
+		m.log.Debug("refused decision not removed", "audit_id", id, "err", err)
+	}
+}
+
+// sameEntry reports whether raw, a queue entry from the bucket, says what p says.
+func sameEntry(raw []byte, p Pending) bool {
+	var q Pending
+	if json.Unmarshal(raw, &q) != nil {
+		return false
+	}
+	a, _ := json.Marshal(q)
+	b, _ := json.Marshal(p)
+	return string(a) == string(b)
+}
+
+// forgedEntry handles a queue entry (revision rev) that disagrees with p, the call held here:
+// it is audited as approval.forged and replaced by p, so approvers are shown the held call.
+func (m *Manager) forgedEntry(p Pending, raw []byte, rev uint64) {
+	var q Pending
+	shown := "junk"
+	if json.Unmarshal(raw, &q) == nil {
+		shown = strings.TrimSpace(q.Method + " " + q.Server + " " + q.Tool)
+	}
+	m.forged(p, p.ID, Decision{}, fmt.Sprintf("%s (%s): it showed %q", forgedQueue, p.ID, shown))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, _ := json.Marshal(p)
+	if _, err := m.kv.Update(ctx, keyPending+p.ID, b, rev); err != nil {
+		m.log.Warn("forged queue entry not replaced", "audit_id", p.ID, "err", err)
+	}
 }
 
 func orStr(a, b string) string {
@@ -720,6 +904,9 @@ func (m *Manager) findGrant(p Pending, now time.Time) (Decision, bool) {
 			delete(m.grants, k)
 			continue
 		}
+		if g.Call == nil || g.Call.BundleDigest != p.BundleDigest {
+			continue // granted under another bundle (or signing no call): ask again
+		}
 		return g, true
 	}
 	return Decision{}, false
@@ -775,6 +962,7 @@ func (m *Manager) pending(held proxy.Held, id string, now time.Time) Pending {
 	if d := held.Decision; d != nil {
 		p.Reason, p.Rule, p.Stage, p.Stages = d.Reason, d.Rule, d.Stage, d.Stages
 	}
+	p.BundleDigest, p.BundleVersion = held.Bundle.Digest, held.Bundle.Version
 	return p
 }
 
@@ -913,8 +1101,13 @@ func (m *Manager) settle(ctx context.Context, h *hold, d Decision) Decision {
 		b, _ := json.Marshal(d)
 		if _, err := m.kv.Create(cctx, keyDecision+h.p.ID, b); errors.Is(err, jetstream.ErrKeyExists) {
 			if e, err := m.kv.Get(cctx, keyDecision+h.p.ID); err == nil {
-				if won, ok := m.accept(h.p, h.p.ID, "", e.Value()); ok {
-					h.resolve(won)
+				won, ok := m.accept(h.p, h.p.ID, "", e.Value())
+				if why := ""; ok {
+					_, why = m.release(h, won)
+					ok = why == ""
+				}
+				if !ok {
+					_, _ = m.kv.Update(cctx, keyDecision+h.p.ID, b, e.Revision())
 				}
 			}
 		}
@@ -939,7 +1132,7 @@ func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution, d
 		Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
 		ArgumentsSHA256: p.ArgumentsSHA256, Action: res.Action, RequestedAction: abi.ActionAsk,
 		Reason: res.Reason, Rule: p.Rule, Stage: p.Stage,
-		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d)},
+		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d), DecisionID: d.DecisionID},
 	})
 }
 

@@ -29,6 +29,7 @@ func TestForgedDecisionIgnoredAndAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
+	adminBucket(t, ctx, b)
 	approver := b.Identity(bus.RoleApprover)
 	trusted := map[string]string{approver.PublicKey(): "approver"}
 	gwConn, err := b.Connect("gateway")
@@ -137,3 +138,18 @@ func forgedEvents(r *events) []audit.Event {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// adminBucket creates the approvals bucket as the admin identity, as the gateway's bootstrap
+// does: the gateway and approver identities may only use it.
+func adminBucket(t *testing.T, ctx context.Context, b *bus.Bus) {
+	t.Helper()
+	nc, err := b.ConnectAs(bus.RoleAdmin, "setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	if _, err := EnsureBucket(ctx, js, ""); err != nil {
+		t.Fatal(err)
+	}
+}

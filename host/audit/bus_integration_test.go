@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The production wiring: an embedded bus, the publisher on a bus
@@ -19,6 +21,7 @@ func TestThroughEmbeddedBus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
+	bootstrap(t, b, nil)
 	nc, err := b.Connect("palisade-audit", audit.ConnOptions()...)
 	if err != nil {
 		t.Fatal(err)
@@ -56,5 +59,27 @@ func TestThroughEmbeddedBus(t *testing.T) {
 	}
 	if st := p.Stats(); st.Pending != 0 || st.Published != 1 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// bootstrap creates the audit stream, and registers signer when set, as the admin identity: the
+// gateway does so for its embedded server, since the gateway identity may not.
+func bootstrap(t *testing.T, b *bus.Bus, signer audit.Signer) {
+	t.Helper()
+	nc, err := b.ConnectAs(bus.RoleAdmin, "setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := audit.EnsureStream(ctx, js, audit.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if signer != nil {
+		if err := audit.RegisterSigner(ctx, js, "", signer, "gw-1"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

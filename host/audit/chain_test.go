@@ -24,6 +24,7 @@ func TestVerifyChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
+	bootstrap(t, b, nil)
 	nc, err := b.Connect("palisade-audit", audit.ConnOptions()...)
 	if err != nil {
 		t.Fatal(err)

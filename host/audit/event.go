@@ -27,7 +27,8 @@ const (
 	ApprovalDenied   = "denied"
 	ApprovalTimeout  = "timeout"
 	// ApprovalForged: a decision or grant in the approvals bucket that no trusted approver
-	// signed; it was ignored (subject palisade.audit.approval.forged).
+	// signed, or that was signed for other call content, replayed or expired; or a queue entry
+	// that disagrees with the held call. It was ignored (subject palisade.audit.approval.forged).
 	ApprovalForged = "forged"
 )
 
@@ -97,6 +98,9 @@ type Approval struct {
 	Scope     string `json:"scope,omitempty"`      // once, session, always
 	Signer    string `json:"signer,omitempty"`     // nkey public key that signed the decision
 	ClaimedBy string `json:"claimed_by,omitempty"` // the decided_by written, when it differs (forged: all of it)
+	// DecisionID is the signed decision's own id (single use), when a person's decision was
+	// applied or refused.
+	DecisionID string `json:"decision_id,omitempty"`
 }
 
 // ArgumentsHash returns the hex sha256 of raw tool arguments, for

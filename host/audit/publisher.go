@@ -270,7 +270,7 @@ func (p *Publisher) ensureStream(ctx context.Context) error {
 		return err
 	}
 	if p.o.Signer != nil {
-		if err := registerSigner(ctx, p.js, p.o.SignersBucket, p.o.Signer, p.o.Gateway); err != nil {
+		if err := RegisterSigner(ctx, p.js, p.o.SignersBucket, p.o.Signer, p.o.Gateway); err != nil {
 			return err
 		}
 	}

@@ -127,8 +127,14 @@ type signerRecord struct {
 	Time    time.Time `json:"time"`
 }
 
-// registerSigner puts the publisher's key into the signers bucket (created when missing).
-func registerSigner(ctx context.Context, js jetstream.JetStream, bucket string, s Signer, gateway string) error {
+// RegisterSigner puts s's public key into the signers bucket ("" = PALISADE_AUDIT_SIGNERS),
+// creating the bucket when missing, unless it is there already. On an authenticated bus only
+// the admin identity may (the gateway's bootstrap registers the gateway key); a publisher
+// whose key is already registered needs no write.
+func RegisterSigner(ctx context.Context, js jetstream.JetStream, bucket string, s Signer, gateway string) error {
+	if bucket == "" {
+		bucket = DefaultSignersBucket
+	}
 	kv, err := js.KeyValue(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Description: "Palisade audit signer public keys", History: 1})

@@ -25,6 +25,7 @@ func TestTailFlagsForgedEvents(t *testing.T) {
 	}
 	defer b.Close()
 	gwID := b.Identity(bus.RoleGateway)
+	bootstrap(t, b, gwID)
 	nc, err := b.Connect("gateway", audit.ConnOptions()...)
 	if err != nil {
 		t.Fatal(err)

@@ -19,8 +19,8 @@ import (
 // agent process holds none of them and cannot connect to the embedded server.
 const (
 	// RoleGateway publishes audit, holds calls, signs audit events and its own
-	// timeout decisions. It cannot purge or delete messages of the audit stream,
-	// change its limits, or write bundles.
+	// timeout decisions. It cannot create, update, purge or delete any stream or bucket,
+	// delete messages, register audit signers, or write bundles.
 	RoleGateway = "gateway"
 	// RoleAdmin is the operator's CLI (bundle push, doctor): every subject.
 	RoleAdmin = "admin"
@@ -292,8 +292,10 @@ func readStream(s string) []string {
 // # Notes
 //
 // Deny wins over allow in NATS. The audit stream's own config (deny_delete, deny_purge) stops
-// purges and deletes for every identity, admin included; the gateway's permissions also deny
-// the API subjects, and deny changing the stream's limits.
+// purges and deletes for every identity, admin included. The gateway's permissions deny every
+// stream management API subject (create, update, delete, purge, message delete, snapshot,
+// restore) and writes to the signers bucket: the admin identity creates the streams and
+// buckets and registers the gateway's signer key before the gateway connects.
 func Permissions(role string, n Names) (*server.Permissions, error) {
 	n = n.withDefaults()
 	inbox := InboxPrefix(role) + ".>"
@@ -309,10 +311,15 @@ func Permissions(role string, n Names) (*server.Permissions, error) {
 			Publish: &server.SubjectPermission{
 				Allow: []string{">"},
 				Deny: []string{
-					"$JS.API.STREAM.PURGE." + audit, "$JS.API.STREAM.DELETE." + audit,
-					"$JS.API.STREAM.MSG.DELETE." + audit, "$JS.API.STREAM.UPDATE." + audit,
-					"$JS.API.STREAM.PURGE." + signers, "$JS.API.STREAM.DELETE." + signers,
-					"$O.>", // bundles are published by the admin identity only
+					// Streams, KV and object buckets are created and configured by the admin
+					// identity (the gateway's bootstrap for its embedded server): the gateway
+					// only publishes and consumes, and erases nothing.
+					"$JS.API.STREAM.CREATE.>", "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.DELETE.>",
+					"$JS.API.STREAM.PURGE.>", "$JS.API.STREAM.MSG.DELETE.>",
+					"$JS.API.STREAM.SNAPSHOT.>", "$JS.API.STREAM.RESTORE.>",
+					"$JS.API.STREAM.PEER.REMOVE.>", "$JS.API.STREAM.LEADER.STEPDOWN.>",
+					"$KV." + n.SignersBucket + ".>", // audit signers are registered by admin
+					"$O.>",                          // bundles are published by the admin identity only
 				},
 			},
 			Subscribe: &server.SubjectPermission{Allow: []string{">"}, Deny: othersInboxes(role)},

@@ -189,12 +189,140 @@ func TestGatewayCannotPurgeAuditStream(t *testing.T) {
 	}
 }
 
+// The gateway identity publishes and consumes what the admin identity set up, and manages
+// nothing: every stream and bucket operation below is refused by the server, while the
+// gateway's own work (audit publish, held-call writes and tombstones, a KV watch, reading the
+// signers bucket) still goes through.
+func TestGatewayLeastPrivilege(t *testing.T) {
+	b, _ := startAuthBus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	admin, _ := jetstream.New(connectAs(t, b, bus.RoleAdmin))
+	if _, err := admin.CreateStream(ctx, jetstream.StreamConfig{Name: bus.DefaultAuditStream, Subjects: []string{bus.DefaultAuditSubject + ".>"}, DenyDelete: true, DenyPurge: true}); err != nil {
+		t.Fatal(err)
+	}
+	apprCfg := jetstream.KeyValueConfig{Bucket: bus.DefaultApprovalsBucket, History: 1}
+	if _, err := admin.CreateKeyValue(ctx, apprCfg); err != nil {
+		t.Fatal(err)
+	}
+	akv, err := admin.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bus.DefaultSignersBucket, History: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := akv.Put(ctx, b.Identity(bus.RoleGateway).PublicKey(), []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+
+	gw, _ := jetstream.New(connectAs(t, b, bus.RoleGateway), jetstream.WithDefaultTimeout(2*time.Second))
+	// Its work.
+	if _, err := gw.Publish(ctx, bus.DefaultAuditSubject+".decision.x", []byte(`{}`)); err != nil {
+		t.Fatalf("gateway publish audit: %v", err)
+	}
+	kv, err := gw.KeyValue(ctx, bus.DefaultApprovalsBucket)
+	if err != nil {
+		t.Fatalf("gateway open approvals: %v", err)
+	}
+	rev, err := kv.Put(ctx, "pending.A1", []byte(`{}`))
+	if err != nil {
+		t.Fatalf("gateway hold: %v", err)
+	}
+	if err := kv.Delete(ctx, "pending.A1"); err != nil {
+		t.Fatalf("gateway release (tombstone): %v", err)
+	}
+	w, err := kv.WatchAll(ctx)
+	if err != nil {
+		t.Fatalf("gateway watch: %v", err)
+	}
+	w.Stop()
+	skv, err := gw.KeyValue(ctx, bus.DefaultSignersBucket)
+	if err != nil {
+		t.Fatalf("gateway open signers: %v", err)
+	}
+	if _, err := skv.Get(ctx, b.Identity(bus.RoleGateway).PublicKey()); err != nil {
+		t.Fatalf("gateway read signers: %v", err)
+	}
+
+	// Management, refused.
+	stream := jetstream.StreamConfig{Name: "AGENT_STREAM", Subjects: []string{"agent.>"}}
+	approvals := "KV_" + bus.DefaultApprovalsBucket
+	signers := "KV_" + bus.DefaultSignersBucket
+	for _, tc := range []struct {
+		name string
+		do   func(context.Context) error
+	}{
+		{"create a stream", func(c context.Context) error { _, err := gw.CreateStream(c, stream); return err }},
+		{"create a KV bucket", func(c context.Context) error {
+			_, err := gw.CreateKeyValue(c, jetstream.KeyValueConfig{Bucket: "AGENT_KV"})
+			return err
+		}},
+		{"create an object store", func(c context.Context) error {
+			_, err := gw.CreateObjectStore(c, jetstream.ObjectStoreConfig{Bucket: "AGENT_OBJ"})
+			return err
+		}},
+		{"update the approvals bucket", func(c context.Context) error {
+			cfg := apprCfg
+			cfg.History = 64
+			_, err := gw.UpdateKeyValue(c, cfg)
+			return err
+		}},
+		{"update the audit stream", func(c context.Context) error {
+			_, err := gw.UpdateStream(c, jetstream.StreamConfig{Name: bus.DefaultAuditStream, Subjects: []string{bus.DefaultAuditSubject + ".>"}, MaxMsgs: 1, DenyDelete: true, DenyPurge: true})
+			return err
+		}},
+		{"register an audit signer", func(c context.Context) error { _, err := skv.Put(c, "UFORGED", []byte(`{}`)); return err }},
+		{"purge the approvals bucket", func(c context.Context) error {
+			s, err := gw.Stream(ctx, approvals)
+			if err != nil {
+				return err // cannot even look: refused
+			}
+			return s.Purge(c)
+		}},
+		{"delete a held call's message", func(c context.Context) error {
+			s, err := gw.Stream(ctx, approvals)
+			if err != nil {
+				return err
+			}
+			return s.DeleteMsg(c, rev)
+		}},
+		{"delete the approvals bucket", func(c context.Context) error { return gw.DeleteKeyValue(c, bus.DefaultApprovalsBucket) }},
+		{"delete the signers bucket", func(c context.Context) error { return gw.DeleteStream(c, signers) }},
+		{"purge the signers bucket", func(c context.Context) error {
+			s, err := gw.Stream(ctx, signers)
+			if err != nil {
+				return err
+			}
+			return s.Purge(c)
+		}},
+		{"delete the audit stream", func(c context.Context) error { return gw.DeleteStream(c, bus.DefaultAuditStream) }},
+	} {
+		if err := tc.do(short(t)); err == nil {
+			t.Errorf("gateway could %s", tc.name)
+		}
+	}
+	// And nothing changed.
+	if _, err := admin.Stream(ctx, "AGENT_STREAM"); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Errorf("AGENT_STREAM exists after the refused create: %v", err)
+	}
+	if _, err := akv.Get(ctx, "UFORGED"); !errors.Is(err, jetstream.ErrKeyNotFound) {
+		t.Errorf("forged signer registered: %v", err)
+	}
+	if s, err := admin.KeyValue(ctx, bus.DefaultApprovalsBucket); err != nil {
+		t.Errorf("approvals bucket gone: %v", err)
+	} else if st, _ := s.Status(ctx); st.History() != 1 {
+		t.Errorf("approvals bucket history = %d, want 1", st.History())
+	}
+}
+
 func TestReaderCannotSeeHeldCalls(t *testing.T) {
 	b, _ := startAuthBus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	admin, _ := jetstream.New(connectAs(t, b, bus.RoleAdmin))
+	if _, err := admin.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bus.DefaultApprovalsBucket}); err != nil {
+		t.Fatal(err)
+	}
 	gw, _ := jetstream.New(connectAs(t, b, bus.RoleGateway))
-	kv, err := gw.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bus.DefaultApprovalsBucket})
+	kv, err := gw.KeyValue(ctx, bus.DefaultApprovalsBucket)
 	if err != nil {
 		t.Fatal(err)
 	}

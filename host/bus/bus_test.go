@@ -32,7 +32,7 @@ func TestEmbeddedJetStreamStoresUnderDataDir(t *testing.T) {
 	if !b.Embedded() {
 		t.Fatal("Embedded() = false for an embedded bus")
 	}
-	nc, err := b.Connect("test")
+	nc, err := b.ConnectAs(bus.RoleAdmin, "test") // only admin creates streams
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

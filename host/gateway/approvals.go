@@ -7,6 +7,7 @@ import (
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/proxy"
 )
@@ -65,7 +66,7 @@ func (a *approvals) Init(ctx context.Context, g *Gateway) error {
 	o := approval.Options{
 		Bucket: a.cfg.Bucket, Gateway: g.Instance(), Timeout: a.cfg.Timeout.D(), MaxTimeout: a.cfg.MaxTimeout.D(),
 		OnTimeout: a.cfg.OnTimeout, ProgressEvery: a.cfg.ProgressEvery.D(), HideArguments: a.cfg.HideArguments,
-		Recorder: recordVia{g}, Logger: g.Logger(),
+		Recorder: recordVia{g}, Logger: g.Logger(), Bundle: g.activeInfo,
 	}
 	if !a.cfg.Local {
 		o.Conn = g.NATS()
@@ -116,6 +117,15 @@ func (g *Gateway) approvers() (approval.Signer, map[string]string) {
 	}
 	keys[id.PublicKey()] = approval.DefaultApproverName
 	return id, keys
+}
+
+// activeInfo identifies the active bundle (zero before the first activation): a held call's
+// approval is applied only while the bundle that asked is still active.
+func (g *Gateway) activeInfo() chain.Info {
+	if c := g.Active().Load(); c != nil {
+		return c.Info()
+	}
+	return chain.Info{}
 }
 
 // Approvals returns the approval manager, or nil when approvals are disabled or the feature is

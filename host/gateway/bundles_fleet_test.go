@@ -303,6 +303,8 @@ func TestFleet(t *testing.T) {
 	creds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleGateway)
 	adminCreds := bus.KeyPath(filepath.Join(work, "nats"), bus.RoleAdmin)
 	testenv.Eventually(t, 90*time.Second, "natsd keys", func() bool { _, err := os.Stat(adminCreds); return err == nil })
+	// The server's owner sets up streams and buckets: the gateway identity may only use them.
+	fleetCLI(t, palisade, "nats", "setup", "--nats-url", natsURL, "--creds", adminCreds, "--signer", creds)
 	fleetCLI(t, palisade, "bundle", "push", arch["1"], "--nats-url", natsURL, "--creds", adminCreds)
 
 	// Three gateways started after the push pick up the current bundle; the third talks to NATS

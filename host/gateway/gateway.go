@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
@@ -141,7 +142,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := g.ensureAuditStream(ctx, audit.Options{Stream: cfg.Audit.Stream}); err != nil {
+	if err := g.bootstrapBus(ctx, audit.Options{Stream: cfg.Audit.Stream}, cfg.Bundle); err != nil {
 		return nil, err
 	}
 	g.nc, err = g.bus.Connect("palisade-gateway "+g.instance, audit.ConnOptions()...)
@@ -248,10 +249,11 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	return g, nil
 }
 
-// ensureAuditStream creates or upgrades the audit stream (deny_delete, deny_purge) as the admin
-// identity of the embedded server: the gateway identity may create the stream but not change it.
-// With an external server the gateway's own connection does what it may.
-func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error {
+// bootstrapBus runs SetupNATS as the admin identity of the embedded server, before the gateway
+// identity connects: that identity may not create, update, purge or delete streams, nor
+// register signers. With an external server its operator runs `palisade nats setup` (host/bus
+// README); the gateway's own connection then only uses what is there.
+func (g *Gateway) bootstrapBus(ctx context.Context, o audit.Options, bundleSpec string) error {
 	if !g.bus.Embedded() {
 		return nil
 	}
@@ -260,13 +262,63 @@ func (g *Gateway) ensureAuditStream(ctx context.Context, o audit.Options) error 
 		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("audit stream: %w", err)
+	s := NATSSetup{AuditStream: o.Stream, Gateway: g.instance, BundleBucket: "-"}
+	if id := g.bus.Identity(bus.RoleGateway); id != nil {
+		s.Signers = []audit.Signer{id}
+	}
+	if a := g.sections.Approvals; a.Disabled || a.Local {
+		s.ApprovalsBucket = "-"
+	} else {
+		s.ApprovalsBucket = a.Bucket
+	}
+	if src, err := bundle.ParseSource(bundleSpec, nc, g.log); err == nil {
+		if b, ok := src.(*bundle.ObjectStoreSource); ok {
+			s.BundleBucket = b.Bucket
+		}
 	}
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	return audit.EnsureStream(cctx, js, o)
+	return SetupNATS(cctx, nc, s)
+}
+
+// NATSSetup names what SetupNATS creates.
+type NATSSetup struct {
+	AuditStream     string         // "" = PALISADE_AUDIT
+	SignersBucket   string         // "" = PALISADE_AUDIT_SIGNERS
+	ApprovalsBucket string         // "" = PALISADE_APPROVALS; "-" = none
+	BundleBucket    string         // "" = PALISADE_BUNDLES; "-" = none
+	Signers         []audit.Signer // audit signer keys to register (the gateway identity)
+	Gateway         string         // recorded with each signer registration
+}
+
+// SetupNATS creates, over nc (an identity that may: admin), the streams and buckets a gateway
+// uses and the gateway identity may not create: the audit stream (deny_delete, deny_purge; an
+// existing one is upgraded), the signers bucket with s.Signers registered, the approvals
+// bucket and the bundle bucket. It is idempotent.
+func SetupNATS(ctx context.Context, nc *nats.Conn, s NATSSetup) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("nats setup: %w", err)
+	}
+	if err := audit.EnsureStream(ctx, js, audit.Options{Stream: s.AuditStream, SignersBucket: s.SignersBucket}); err != nil {
+		return err
+	}
+	for _, id := range s.Signers {
+		if err := audit.RegisterSigner(ctx, js, s.SignersBucket, id, s.Gateway); err != nil {
+			return err
+		}
+	}
+	if s.ApprovalsBucket != "-" {
+		if _, err := approval.EnsureBucket(ctx, js, s.ApprovalsBucket); err != nil {
+			return err
+		}
+	}
+	if s.BundleBucket != "-" {
+		if _, err := bundle.OpenBucket(ctx, nc, s.BundleBucket); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // stdioEnv is the environment of a stdio upstream: the gateway's, less its PALISADE_*

@@ -39,6 +39,9 @@ type Held struct {
 	AuditID  string
 	Envelope *abi.Envelope
 	Decision *chain.Decision
+	// Bundle is the bundle whose chain asked: an approval is released only while it is still
+	// the active one.
+	Bundle chain.Info
 	// Progress, when the client gave a progress token, sends a notifications/progress message
 	// so the client does not time out unnoticed; nil otherwise.
 	Progress func(message string)
@@ -231,14 +234,14 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 		}
 		g, granter := e.o.Approver.(Granter)
 		if !hold && granter {
-			if res, ok := g.Granted(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d}); ok {
+			if res, ok := g.Granted(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info()}); ok {
 				o.Approval = &res
 				o.Action = res.Action
 			} else {
 				o.Action = ch.Fallback(abi.ActionAsk)
 			}
 		} else if e.o.Approver != nil && hold {
-			res, err := e.o.Approver.Hold(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Progress: progressFrom(ctx)})
+			res, err := e.o.Approver.Hold(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx)})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
 			}

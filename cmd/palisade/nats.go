@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/nats-io/nats.go"
+)
+
+func init() {
+	register(command{name: "nats", summary: "NATS set-up: `nats setup` creates the streams and buckets gateways use (admin identity)", cmd: &natsCmd{}})
+}
+
+// natsCmd is `palisade nats`.
+type natsCmd struct {
+	Setup natsSetupCmd `cmd:"" help:"Create the audit stream, signers, approvals and bundle buckets, and register gateway signer keys (as the admin identity). A gateway's embedded server does this itself; run it once for an external server."`
+}
+
+type natsSetupCmd struct {
+	NATSURL   string   `name:"nats-url" default:"nats://127.0.0.1:4222" help:"NATS server." env:"PALISADE_NATS_URL" placeholder:"URL"`
+	Creds     string   `help:"Admin creds or nkey seed file (default DATA_DIR/nats-auth/admin.nk)." env:"PALISADE_NATS_CREDS" placeholder:"FILE"`
+	DataDir   string   `default:".palisade" help:"Data dir holding nats-auth/." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
+	Signer    []string `help:"A gateway's creds or nkey seed file whose public key may sign audit events (repeatable)." placeholder:"FILE"`
+	Stream    string   `help:"Audit stream (default PALISADE_AUDIT)."`
+	Approvals string   `default:"${approvals_bucket}" help:"Approvals KV bucket; - = none."`
+	Bundles   string   `default:"${bundle_bucket}" help:"Bundle Object Store bucket; - = none."`
+}
+
+func (c *natsSetupCmd) Run(ctx context.Context, env *cliEnv) error {
+	fail := func(err error) error {
+		fmt.Fprintln(env.Stderr, "palisade nats setup:", err)
+		return exitCode(exitFail)
+	}
+	id, err := bus.LoadIdentity(c.DataDir, bus.RoleAdmin, c.Creds)
+	if errors.Is(err, bus.ErrNoIdentity) && c.Creds == "" {
+		id, err = nil, nil // a server without authentication
+	}
+	if err != nil {
+		return fail(err)
+	}
+	s := gateway.NATSSetup{AuditStream: c.Stream, ApprovalsBucket: c.Approvals, BundleBucket: c.Bundles, Gateway: "palisade nats setup"}
+	for _, path := range c.Signer {
+		sid, err := bus.LoadIdentity("", bus.RoleGateway, path)
+		if err != nil {
+			return fail(err)
+		}
+		s.Signers = append(s.Signers, audit.Signer(sid))
+	}
+	nc, err := bus.Dial(c.NATSURL, id, nats.Name("palisade nats setup"), nats.Timeout(10*time.Second))
+	if err != nil {
+		return fail(err)
+	}
+	defer nc.Close()
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := gateway.SetupNATS(sctx, nc, s); err != nil {
+		return fail(err)
+	}
+	fmt.Fprintf(env.Stdout, "nats set up on %s (%d signer keys registered)\n", c.NATSURL, len(s.Signers))
+	return nil
+}
