@@ -3,6 +3,7 @@ package bundle_test
 import (
 	"context"
 	"errors"
+	"github.com/added060/palisade/host/audit"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -113,8 +114,14 @@ func TestObjectStoreRefusesOlderUnlessRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitVersion(t, f.m, "1.0.0")
-	act := f.rec.kind("bundle.activated")
-	if last := act[len(act)-1]; !strings.Contains(string(last.Detail), `"rollback":true`) {
+	// The manager makes 1.0.0 current before it records the activation: wait for the event.
+	var last audit.Event
+	testenv.Eventually(t, 60*time.Second, "the rollback's activation event", func() bool {
+		act := f.rec.kind("bundle.activated")
+		last = act[len(act)-1]
+		return last.Bundle != nil && last.Bundle.Version == "1.0.0"
+	})
+	if !strings.Contains(string(last.Detail), `"rollback":true`) {
 		t.Errorf("rollback activation detail = %s", last.Detail)
 	}
 }
