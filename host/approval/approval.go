@@ -242,6 +242,16 @@ type hold struct {
 	d    Decision // set before done closes
 }
 
+// resolved reports whether the call has been decided.
+func (h *hold) resolved() bool {
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
 func (h *hold) resolve(d Decision) bool {
 	ok := false
 	h.once.Do(func() {
@@ -427,7 +437,10 @@ func (m *Manager) apply(e jetstream.KeyValueEntry) {
 		h := m.held[id]
 		mine := m.writing[id] > 0
 		m.mu.Unlock()
-		if h == nil || mine {
+		if h == nil || mine || h.resolved() {
+			// Not held here, this process is writing it, or the call is already decided (the
+			// echo of a decision applied here): nothing to release, and the first decision
+			// stays in the bucket, where it makes a later decider's create fail.
 			return
 		}
 		if d, ok := m.accept(h.p, id, "", e.Value()); ok {

@@ -429,3 +429,44 @@ func approverKey(t *testing.T) *bus.Identity {
 	}
 	return ids[bus.RoleApprover]
 }
+
+// TestOwnDecisionEchoIsKept: the watch brings a gateway its own decision back after the call
+// is released; that echo is neither a replay to audit as forged nor a refusal to drop, so the
+// decision stays in the bucket and a second decider's create still fails. (Dropping the echo
+// let a second decider "win" an already decided call on a loaded machine.)
+func TestOwnDecisionEchoIsKept(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	rec := &events{}
+	key := approverKey(t)
+	a, err := New(t.Context(), Options{Conn: nc, Gateway: "gw-a", Recorder: rec, Timeout: time.Hour, Signer: key, Approvers: map[string]string{key.PublicKey(): "op"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	ch := startHold(t.Context(), a, held("E1", "s1", "rm", `{}`))
+	testenv.Eventually(t, waitLimit, "E1 held", listed(a, "E1"))
+	if err := a.Decide(t.Context(), "E1", Decision{Action: "deny", By: "op"}); err != nil {
+		t.Fatal(err)
+	}
+	if res := result(t, ch); res.Action != abi.ActionDeny {
+		t.Fatalf("resolution %+v", res)
+	}
+	// The echo comes back within milliseconds; give it ample time, then look.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := a.kv.Get(t.Context(), keyDecision+"E1"); err != nil {
+			t.Fatalf("the decision left the bucket: %v", err)
+		}
+		for _, ev := range rec.all() {
+			if ev.Approval != nil && ev.Approval.Decision == audit.ApprovalForged {
+				t.Fatalf("the gateway's own decision was audited as forged: %+v", ev.Approval)
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
