@@ -1054,72 +1054,37 @@ func (h *HTTP) deliver(m *mcp.Message) bool {
 	return true
 }
 
-// sessionTable is a bounded map of sessions; the oldest is dropped when full.
-type sessionTable struct {
+// bounded is a map that keeps at most max entries, dropping the oldest first: the gateway's
+// per-session state (sessions, the server requests relayed to clients) must not grow with
+// what clients open and never close.
+type bounded[V any] struct {
 	mu    sync.Mutex
 	max   int
-	m     map[string]session
-	order []string
+	m     map[string]V
+	order []string // insertion order; may hold keys deleted since (compacted as it grows)
 }
 
-func newSessionTable(max int) *sessionTable {
-	return &sessionTable{max: max, m: map[string]session{}}
-}
+func newBounded[V any](max int) *bounded[V] { return &bounded[V]{max: max, m: map[string]V{}} }
 
-func (t *sessionTable) get(id string) (session, bool) {
-	if id == "" {
-		return session{}, false
-	}
+func (t *bounded[V]) get(k string) (V, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s, ok := t.m[id]
-	return s, ok
+	v, ok := t.m[k]
+	return v, ok
 }
 
-func (t *sessionTable) put(id string, s session) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if _, ok := t.m[id]; !ok {
-		t.order = append(t.order, id)
-	}
-	t.m[id] = s
-	for len(t.m) > t.max && len(t.order) > 0 {
-		delete(t.m, t.order[0])
-		t.order = t.order[1:]
-	}
-}
-
-func (t *sessionTable) del(id string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	delete(t.m, id)
-}
-
-// askedTable remembers the method of each server→client request relayed to a client, by
-// session and id, so the client's answer is judged as that method's answer. It is bounded: past
-// max entries the oldest are forgotten (their answers are judged with no method).
-type askedTable struct {
-	mu    sync.Mutex
-	max   int
-	m     map[string]string
-	order []string
-}
-
-func newAskedTable(max int) *askedTable { return &askedTable{max: max, m: map[string]string{}} }
-
-func (t *askedTable) put(session string, id json.RawMessage, method string) {
-	k := session + "\x00" + idKey(id)
+func (t *bounded[V]) put(k string, v V) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if _, ok := t.m[k]; !ok {
 		t.order = append(t.order, k)
 	}
-	t.m[k] = method
+	t.m[k] = v
 	for len(t.m) > t.max && len(t.order) > 0 {
 		delete(t.m, t.order[0])
 		t.order = t.order[1:]
 	}
-	if len(t.order) > 2*t.max { // answered entries leave their keys behind: compact
+	if len(t.order) > 2*t.max { // deleted entries leave their keys behind: compact
 		live := t.order[:0]
 		for _, k := range t.order {
 			if _, ok := t.m[k]; ok {
@@ -1130,11 +1095,40 @@ func (t *askedTable) put(session string, id json.RawMessage, method string) {
 	}
 }
 
-func (t *askedTable) take(session string, id json.RawMessage) string {
-	k := session + "\x00" + idKey(id)
+// take removes k and returns what it held.
+func (t *bounded[V]) take(k string) V {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	method := t.m[k]
+	v := t.m[k]
 	delete(t.m, k)
-	return method
+	return v
+}
+
+// sessionTable is what the gateway remembers of each MCP session, by session id.
+type sessionTable struct{ *bounded[session] }
+
+func newSessionTable(max int) *sessionTable { return &sessionTable{newBounded[session](max)} }
+
+func (t *sessionTable) get(id string) (session, bool) {
+	if id == "" {
+		return session{}, false
+	}
+	return t.bounded.get(id)
+}
+
+func (t *sessionTable) del(id string) { t.take(id) }
+
+// askedTable remembers the method of each server→client request relayed to a client, by
+// session and id, so the client's answer is judged as that method's answer; past max entries
+// the oldest are forgotten (their answers are judged with no method).
+type askedTable struct{ *bounded[string] }
+
+func newAskedTable(max int) *askedTable { return &askedTable{newBounded[string](max)} }
+
+func (t *askedTable) put(session string, id json.RawMessage, method string) {
+	t.bounded.put(session+"\x00"+idKey(id), method)
+}
+
+func (t *askedTable) take(session string, id json.RawMessage) string {
+	return t.bounded.take(session + "\x00" + idKey(id))
 }
