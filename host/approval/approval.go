@@ -341,8 +341,11 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (j
 		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
 			Bucket:      bucket,
 			Description: "Palisade held calls, decisions and grants",
-			History:     1,
-			TTL:         SessionGrantTTL + time.Hour,
+			// Each key keeps its last writes, so every gateway's watch sees each one even
+			// when they come in a burst: a forged decision overwritten at once is still
+			// audited as approval.forged.
+			History: decisionHistory,
+			TTL:     SessionGrantTTL + time.Hour,
 		})
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, bucket)
@@ -362,6 +365,9 @@ func (m *Manager) Close() error {
 	<-m.done
 	return nil
 }
+
+// decisionHistory is how many writes per key the approvals bucket keeps.
+const decisionHistory = 16
 
 const (
 	keyPending  = "pending."
