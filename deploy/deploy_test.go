@@ -116,7 +116,7 @@ func TestSystemdUnitDirectives(t *testing.T) {
 		"Service.NoNewPrivileges":       "yes",
 		"Service.ProtectSystem":         "strict",
 		"Service.ReadWritePaths":        "/var/lib/palisade",
-		"Service.ExecStart":             "/usr/local/bin/palisade serve --config /etc/palisade/palisade.yaml",
+		"Service.ExecStart":             "/usr/local/bin/palisade serve --config /etc/palisade/palisade.yaml --socket /run/palisade/engine.sock",
 		"Service.Environment":           "PALISADE_DATA_DIR=/var/lib/palisade",
 		"Install.WantedBy":              "multi-user.target",
 		"Service.CapabilityBoundingSet": "",
@@ -130,9 +130,9 @@ func TestSystemdUnitDirectives(t *testing.T) {
 			t.Errorf("%s = %q, want %q among them", key, vs, want)
 		}
 	}
-	// The hook engine's socket folder is $XDG_RUNTIME_DIR/palisade: the RuntimeDirectory.
-	if !strings.Contains(strings.Join(d["Service.Environment"], " "), "XDG_RUNTIME_DIR=/run") {
-		t.Error("Environment lacks XDG_RUNTIME_DIR=/run (hook sockets go to /run/palisade)")
+	// The engine socket's folder is the RuntimeDirectory: the engine's, reachable by all.
+	if got := strings.Join(d["Service.RuntimeDirectoryMode"], " "); got != "0755" {
+		t.Errorf("RuntimeDirectoryMode = %q, want 0755 (agents reach the socket; only the engine creates files)", got)
 	}
 }
 

@@ -13,18 +13,58 @@ const mod = "github.com/added060/palisade/"
 var forbidden = map[string][]string{
 	"host/mcp":              {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
 	"host/config":           {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
-	"host/plugin":           {"host/chain", "host/bundle", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
-	"host/hostfn":           {"host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
-	"host/chain":            {"host/bundle", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io"},
-	"host/bundle":           {"host/proxy", "host/gateway", "host/admin"},
-	"host/audit":            {"host/chain", "host/bundle", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
-	"host/proxy":            {"host/gateway", "cmd/", "github.com/nats-io/nats-server"},
-	"host/llm":              {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
-	"host/infer":            {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
+	"host/plugin":           {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
+	"host/hostfn":           {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
+	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io"},
+	"host/bundle":           {"host/engine", "host/proxy", "host/gateway", "host/admin"},
+	"host/audit":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
+	"host/llm":              {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/infer":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/infer/onnx":       {"host/"},
 	"host/version":          {"host/", "github.com/"},
+	"host/bus":              {"host/"},
+	"host/enginesock":       {"host/"},
+	"host/token":            {"host/", "github.com/labstack/echo"},
+	"host/wrap":             {"host/"},
+	"host/scaffold":         {"host/"},
+	"host/internal/sse":     {"host/"},
+	"host/conformance":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/internal/testenv": {"host/engine", "host/proxy", "host/gateway", "cmd/"},
+	"host/policytest":       {"host/proxy", "host/gateway", "github.com/labstack/echo"},
+	// The engine: decides; imports no transport, no hook built on it and no server.
+	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server"},
+	// Hooks the engine calls and clients of the engine: never a transport.
+	"host/approval": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "cmd/"},
+	"host/pin":      {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "cmd/"},
+	"host/selfmcp":  {"host/proxy", "host/gateway", "host/admin", "cmd/"},
+	"host/admin":    {"host/proxy", "host/gateway", "host/selfmcp", "cmd/"},
+	// Transports: bytes in and out of an exchange; they depend on the engine, never on the
+	// hooks (approval, pinning, tokens) or servers built on it.
+	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server"},
+	// The gateway wires serve's parts together; only cmd/ sits above it.
+	"host/gateway":          {"cmd/"},
 	"sdk/go/abi":            {"host/", "github.com/extism"},
 	"sdk/go/glob":           {"host/", "github.com/extism"},
 	"plugins/rules/ruleset": {"host/", "github.com/extism"},
+}
+
+// TestEveryHostPackageHasArrows: a new package under host/ gets its line in forbidden.
+func TestEveryHostPackageHasArrows(t *testing.T) {
+	cmd := exec.Command("go", "list", "./host/...")
+	cmd.Dir = ".."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		p = strings.TrimPrefix(p, mod)
+		if p == "host" {
+			continue // this test
+		}
+		if _, ok := forbidden[p]; !ok {
+			t.Errorf("%s has no entry in forbidden: say what it must not import", p)
+		}
+	}
 }
 
 func TestImportArrows(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/added060/palisade/host/infer"
 	"io"
 	"os"
 	"os/exec"
@@ -14,6 +13,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/added060/palisade/host/engine"
+	"github.com/added060/palisade/host/enginesock"
+	"github.com/added060/palisade/host/infer"
 
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/proxy"
@@ -35,6 +38,7 @@ type hookDecideCmd struct {
 	localFlags   `embed:""`
 	Gateway      string `help:"Delegate to a running gateway at this URL; falls back to deciding in process." env:"PALISADE_GATEWAY" placeholder:"URL"`
 	GatewayToken string `help:"Bearer token for the gateway's hook endpoint." env:"PALISADE_HOOK_TOKEN"`
+	EngineSocket string `name:"engine-socket" default:"/run/palisade/engine.sock" help:"Ask the engine process (palisade serve --socket) on this Unix socket when it is there; its folder must belong to the engine's user and be writable by nobody else, and the answering process must run as that user. \"\" = never." env:"PALISADE_ENGINE_SOCKET" placeholder:"PATH"`
 	Engine       string `default:"on" help:"on: decide through a background engine kept per user and config (started on first use; in process until it is up); off: always in process." env:"PALISADE_HOOK_ENGINE"`
 	Timing       bool   `help:"Print the decision time on stderr."`
 }
@@ -47,18 +51,18 @@ func (h *hookDecideCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	// Invalid input blocks the call (exit 2, the reason on stderr): exit 1 would be a
 	// non-blocking error, and Claude Code would run the call unjudged.
-	in, err := proxy.ParseHookInput(raw)
+	in, err := engine.ParseHookInput(raw)
 	if err != nil {
 		return hookBlock(env, err.Error())
 	}
 	var startEngine func()
-	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.Engine != "off", &startEngine)
+	out, how, err := decideHook(ctx, env, &h.localFlags, in, raw, h.Gateway, h.GatewayToken, h.EngineSocket, h.Engine != "off", &startEngine)
 	if startEngine != nil {
 		defer startEngine() // after the answer is out: the engine's build would slow this one
 	}
 	if err != nil {
 		// Palisade could not judge a valid call: a person decides, never a silent allow.
-		out = proxy.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
+		out = engine.HookAnswer(abi.ActionAsk, "Palisade could not judge this call: "+err.Error())
 		fmt.Fprintln(env.Stderr, "palisade hook:", err)
 		how = strings.TrimSuffix("error; "+how, "; ")
 	}
@@ -90,14 +94,26 @@ func hookBlock(env *cliEnv, reason string) error {
 // exitHookBlock is the exit status Claude Code reads as a blocking error (the call is denied).
 const exitHookBlock = 2
 
-func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.HookInput, raw []byte, gw, token string, engine bool, startEngine *func()) (proxy.HookOutput, string, error) {
+func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *engine.HookInput, raw []byte, gw, token, sock string, useEngine bool, startEngine *func()) (engine.HookOutput, string, error) {
+	if sock != "" {
+		if _, err := os.Lstat(sock); err == nil {
+			out, err := decideViaSocket(ctx, env, sock, raw)
+			if err == nil {
+				return out, "engine socket", nil
+			}
+			if !errors.Is(err, proxy.ErrGatewayUnreachable) {
+				return engine.HookOutput{}, "", err
+			}
+			fmt.Fprintln(env.Stderr, "palisade hook: engine socket not used, deciding here:", err)
+		}
+	}
 	if gw != "" {
 		out, err := proxy.HookClient{URL: gw, Token: token}.Decide(ctx, raw)
 		if err == nil {
 			return out, "gateway", nil
 		}
 		if !errors.Is(err, proxy.ErrGatewayUnreachable) {
-			return proxy.HookOutput{}, "", err
+			return engine.HookOutput{}, "", err
 		}
 		fmt.Fprintln(env.Stderr, "palisade hook: gateway unreachable, deciding in process:", err)
 	}
@@ -106,10 +122,10 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 	}
 	cfg, log, err := lf.load(env)
 	if err != nil {
-		return proxy.HookOutput{}, "", err
+		return engine.HookOutput{}, "", err
 	}
 	how := "in process"
-	if engine && hookEngineSupported && env.Exe != "" && cfg.Bundle != "" {
+	if useEngine && hookEngineSupported && env.Exe != "" && cfg.Bundle != "" {
 		out, err := decideViaEngine(ctx, env, lf, cfg, raw, startEngine)
 		if err == nil {
 			return out, "engine", nil
@@ -125,26 +141,39 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *proxy.Hook
 		SelfPaths: self})
 	stop()
 	if err != nil {
-		return proxy.HookOutput{}, how, err
+		return engine.HookOutput{}, how, err
 	}
 	defer l.Close(context.WithoutCancel(ctx))
 	out, err := l.Engine.Hook(ctx, in)
 	return out, how, err
 }
 
+// decideViaSocket asks the engine process on its socket (host/enginesock checks that the
+// process answering runs as the user owning the socket's folder). An engine that shares this
+// user is used, and said on stderr: an agent running as this user could answer in its place.
+func decideViaSocket(ctx context.Context, env *cliEnv, sock string, raw []byte) (engine.HookOutput, error) {
+	var shared bool
+	hc := enginesock.Client(sock, hookEngineReadTimeout, func(i enginesock.Info) { shared = i.SharedUser })
+	out, err := proxy.HookClient{URL: "http://engine", Client: hc, Timeout: hookEngineReadTimeout}.Decide(ctx, raw)
+	if err == nil && shared {
+		fmt.Fprintln(env.Stderr, "palisade hook: the engine on", sock, "runs as this user: an agent running as this user could answer in its place (palisade install runs it as its own user)")
+	}
+	return out, err
+}
+
 // decideViaEngine asks the background engine for cfg (hookd.go), starting one when none runs.
-func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg *gateway.File, raw []byte, start *func()) (proxy.HookOutput, error) {
+func decideViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, cfg *gateway.File, raw []byte, start *func()) (engine.HookOutput, error) {
 	id, err := hookIdentity(cfg, env.Exe)
 	if err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	dir, err := hookSocketDir(env)
 	if err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	sock, err := hookSocketPath(dir, id)
 	if err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	return hookViaEngine(ctx, env, lf, sock, id, raw, start)
 }

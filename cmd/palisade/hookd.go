@@ -19,8 +19,8 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
-	"github.com/added060/palisade/host/proxy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -54,8 +54,8 @@ type hookRequest struct {
 }
 
 type hookResponse struct {
-	Output *proxy.HookOutput `json:"output,omitempty"`
-	Error  string            `json:"error,omitempty"`
+	Output *engine.HookOutput `json:"output,omitempty"`
+	Error  string             `json:"error,omitempty"`
 }
 
 // hookSocketFolder is hookSocketDir's path, without creating it: one of the engine's own
@@ -124,49 +124,49 @@ var errEngineDown = errors.New("hook engine not running")
 // hookViaEngine asks the engine at sock. When none listens and none is starting, it returns
 // errEngineDown at once and sets *start to a func that starts one (detached): the caller calls
 // it once it has decided in process, so the two builds do not compete for the CPU.
-func hookViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, sock, id string, raw []byte, start *func()) (proxy.HookOutput, error) {
+func hookViaEngine(ctx context.Context, env *cliEnv, lf *localFlags, sock, id string, raw []byte, start *func()) (engine.HookOutput, error) {
 	d := net.Dialer{Timeout: 100 * time.Millisecond}
 	c, err := d.DialContext(ctx, "unix", sock)
 	if err != nil {
 		if starting(sock) {
-			return proxy.HookOutput{}, fmt.Errorf("%w (one is starting)", errEngineDown)
+			return engine.HookOutput{}, fmt.Errorf("%w (one is starting)", errEngineDown)
 		}
 		*start = func() {
 			if err := startHookEngine(env, lf, sock, id); err != nil {
 				fmt.Fprintln(env.Stderr, "palisade hook: starting the hook engine:", err)
 			}
 		}
-		return proxy.HookOutput{}, fmt.Errorf("%w (starting one)", errEngineDown)
+		return engine.HookOutput{}, fmt.Errorf("%w (starting one)", errEngineDown)
 	}
 	defer c.Close()
 	uc := c.(*net.UnixConn)
 	if err := samePeer(uc, env.Exe); err != nil { // the engine must run this very binary
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	_ = uc.SetDeadline(time.Now().Add(hookEngineReadTimeout))
 	req, err := json.Marshal(hookRequest{Identity: id, Input: raw})
 	if err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	if _, err := uc.Write(req); err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	_ = uc.CloseWrite()
 	body, err := io.ReadAll(io.LimitReader(uc, 4<<20))
 	if err != nil {
-		return proxy.HookOutput{}, err
+		return engine.HookOutput{}, err
 	}
 	var resp hookResponse
 	if err := json.Unmarshal(body, &resp); err != nil {
-		return proxy.HookOutput{}, fmt.Errorf("engine answered %q: %w", bytes.TrimSpace(body), err)
+		return engine.HookOutput{}, fmt.Errorf("engine answered %q: %w", bytes.TrimSpace(body), err)
 	}
 	if resp.Error != "" || resp.Output == nil {
-		return proxy.HookOutput{}, fmt.Errorf("engine: %s", resp.Error)
+		return engine.HookOutput{}, fmt.Errorf("engine: %s", resp.Error)
 	}
 	switch resp.Output.Decision() {
 	case "", "allow", "deny", "ask":
 	default:
-		return proxy.HookOutput{}, fmt.Errorf("engine answered decision %q", resp.Output.Decision())
+		return engine.HookOutput{}, fmt.Errorf("engine answered decision %q", resp.Output.Decision())
 	}
 	return *resp.Output, nil
 }
@@ -340,7 +340,7 @@ func (s *hookServeCmd) answer(ctx context.Context, c *net.UnixConn, l *gateway.L
 	if req.Identity != id {
 		return hookResponse{Error: "this engine serves another config, bundle or binary"}
 	}
-	in, err := proxy.ParseHookInput(req.Input)
+	in, err := engine.ParseHookInput(req.Input)
 	if err != nil {
 		return hookResponse{Error: err.Error()}
 	}

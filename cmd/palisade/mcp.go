@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"time"
 
@@ -26,11 +27,26 @@ type mcpCmd struct {
 	Host       string `default:"127.0.0.1" help:"HTTP listen host."`
 	Port       int    `default:"8421" help:"HTTP listen port (0 = any free port)."`
 	Token      string `help:"HTTP bearer token (default: generated and printed)." env:"PALISADE_MCP_TOKEN"`
+	// EngineSocket: with an engine process installed, the stdio server runs in the engine.
+	EngineSocket string `name:"engine-socket" default:"/run/palisade/engine.sock" help:"On stdio, serve through the engine process on this Unix socket when it is there (checked like the hook's). \"\" = never." env:"PALISADE_ENGINE_SOCKET" placeholder:"PATH"`
 }
 
 func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
 	lf := &m.localFlags
 	useHTTP, host, port, token := &m.HTTP, &m.Host, &m.Port, &m.Token
+	if !*useHTTP && m.EngineSocket != "" {
+		if _, err := os.Lstat(m.EngineSocket); err == nil {
+			err := runThinSelf(ctx, env, m.EngineSocket)
+			if !errors.Is(err, errNoEngine) {
+				if err != nil && !errors.Is(err, io.EOF) {
+					fmt.Fprintln(env.Stderr, "palisade mcp:", err)
+					return exitCode(exitFail)
+				}
+				return nil
+			}
+			fmt.Fprintln(env.Stderr, "palisade mcp: engine socket not used, serving here:", err)
+		}
+	}
 	cfg, log, err := lf.load(env)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)

@@ -8,9 +8,9 @@ import (
 
 	bundlepkg "github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/policytest"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -60,7 +60,7 @@ func (p *policyTestCmd) Run(ctx context.Context, env *cliEnv) error {
 		Serve: func(ctx context.Context, ch *chain.Chain, env *abi.Envelope) (string, error) {
 			active := &chain.Active{}
 			active.Swap(ch)
-			o, err := proxy.NewEngine(core.EngineOptions(active, nil, "policy-test")).Judge(ctx, env)
+			o, err := engine.NewEngine(core.EngineOptions(active, nil, "policy-test")).Judge(ctx, env)
 			if err != nil {
 				return "", err
 			}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -115,10 +116,13 @@ type proxyCmd struct {
 
 type proxyRunCmd struct {
 	localFlags `embed:""`
-	Server     string   `help:"Upstream name in envelopes and audit events (default: the command's base name)."`
-	Inserted   bool     `name:"inserted-args" hidden:"" help:"Set by palisade wrap; ignored."`
-	Pin        bool     `default:"true" negatable:"" help:"Pin tool definitions and deny calls to changed tools."`
-	Command    []string `arg:"" passthrough:"" help:"The MCP server command and its arguments (after --)."`
+	Server     string `help:"Upstream name in envelopes and audit events (default: the command's base name)."`
+	Inserted   bool   `name:"inserted-args" hidden:"" help:"Set by palisade wrap; ignored."`
+	Pin        bool   `default:"true" negatable:"" help:"Pin tool definitions and deny calls to changed tools."`
+	// EngineSocket: with an engine process installed, this proxy only runs the server and
+	// carries bytes; the engine judges and records (thin.go).
+	EngineSocket string   `name:"engine-socket" default:"/run/palisade/engine.sock" help:"Relay through the engine process on this Unix socket when it is there (checked like the hook's); the engine judges every line. \"\" = never." env:"PALISADE_ENGINE_SOCKET" placeholder:"PATH"`
+	Command      []string `arg:"" passthrough:"" help:"The MCP server command and its arguments (after --)."`
 }
 
 func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
@@ -129,6 +133,18 @@ func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
 	if len(rest) == 0 {
 		fmt.Fprintln(env.Stderr, "usage: palisade proxy [flags] -- COMMAND [ARGS...] (palisade proxy --help)")
 		return exitCode(exitUsage)
+	}
+	if p.EngineSocket != "" {
+		if _, err := os.Lstat(p.EngineSocket); err == nil {
+			code, err := runThinProxy(ctx, env, p.EngineSocket, p.Server, rest)
+			if !errors.Is(err, errNoEngine) {
+				if err != nil {
+					fmt.Fprintln(env.Stderr, "palisade proxy:", err)
+				}
+				return exitCode(code)
+			}
+			fmt.Fprintln(env.Stderr, "palisade proxy: engine socket not used, judging here:", err)
+		}
 	}
 	cfg, log, err := p.load(env)
 	if err != nil {

@@ -20,6 +20,7 @@ type serveCmd struct {
 	Config      string `help:"YAML config file." env:"PALISADE_CONFIG" placeholder:"FILE"`
 	Listen      string `help:"Listen address host:port (default 127.0.0.1:8420)." env:"PALISADE_LISTEN"`
 	DataDir     string `help:"State directory (default ./.palisade)." env:"PALISADE_DATA_DIR"`
+	Socket      string `help:"The engine's Unix socket, where palisade hook asks (e.g. /run/palisade/engine.sock; its folder must be writable by this user alone)." env:"PALISADE_SOCKET" placeholder:"PATH"`
 	Bundle      string `help:"Policy bundle folder." env:"PALISADE_BUNDLE"`
 	NATSURL     string `name:"nats-url" help:"External NATS server or cluster (default: embedded)." env:"PALISADE_NATS_URL"`
 	NATSPort    string `name:"nats-port" help:"Embedded NATS client port (default 4222, -1 random)." env:"PALISADE_NATS_PORT"`
@@ -59,7 +60,7 @@ func loadConfig(env *cliEnv, path string, flags map[string]string) (*gateway.Fil
 
 func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 	cfg, err := loadConfig(env, s.Config, map[string]string{
-		"listen": s.Listen, "data-dir": s.DataDir, "bundle": s.Bundle, "nats-url": s.NATSURL,
+		"listen": s.Listen, "socket": s.Socket, "data-dir": s.DataDir, "bundle": s.Bundle, "nats-url": s.NATSURL,
 		"nats-port": s.NATSPort, "nats-creds": s.NATSCreds, "upstream": s.Upstream, "log-level": s.LogLevel,
 		"admin-token": s.AdminToken, "client-token": s.ClientToken,
 	})
@@ -95,6 +96,9 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 	fmt.Fprintf(env.Stderr, "palisade: gateway on http://%s/mcp  audit on %s  admin token in %s\n", g.Addr(), g.Bus().ClientURL(), g.DataDir())
 	if link, ok := g.DashboardLogin(); ok {
 		fmt.Fprintf(env.Stderr, "palisade: dashboard %s  (this link logs in once, within %s)\n", link, admin.LoginTTL)
+	}
+	if c.Socket != "" {
+		fmt.Fprintf(env.Stderr, "palisade: engine socket %s (palisade hook --engine-socket %s)\n", c.Socket, c.Socket)
 	}
 	fmt.Fprintf(env.Stderr, "palisade: audit feed: palisade audit tail --data-dir %s\n", g.DataDir())
 	<-ctx.Done()

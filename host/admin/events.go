@@ -13,7 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// Recorder receives audit events (proxy.Recorder, audit.Ring and audit.Publisher have this method).
+// Recorder receives audit events (engine.Recorder, audit.Ring and audit.Publisher have this method).
 type Recorder interface {
 	Record(ctx context.Context, ev audit.Event)
 }

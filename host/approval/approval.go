@@ -17,7 +17,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
-	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -87,7 +87,7 @@ type Options struct {
 	HideArguments bool
 	// Recorder receives one approval audit event per decided hold, and one approval.forged
 	// event per decision or grant in the bucket that no trusted approver signed; nil = none.
-	Recorder proxy.Recorder
+	Recorder engine.Recorder
 	// Signer signs the decisions and grants Decide writes (the approver identity, or the
 	// gateway's approver key for its admin API); nil = unsigned, which other gateways ignore.
 	Signer Signer
@@ -229,10 +229,10 @@ func (d *Decision) Validate() error {
 
 // Change is one update of the queue, for live views.
 type Change struct {
-	Type       string            `json:"type"` // held or resolved
-	ID         string            `json:"id"`
-	Pending    *Pending          `json:"pending,omitempty"`
-	Resolution *proxy.Resolution `json:"resolution,omitempty"`
+	Type       string             `json:"type"` // held or resolved
+	ID         string             `json:"id"`
+	Pending    *Pending           `json:"pending,omitempty"`
+	Resolution *engine.Resolution `json:"resolution,omitempty"`
 }
 
 type hold struct {
@@ -262,7 +262,7 @@ func (h *hold) resolve(d Decision) bool {
 	return ok
 }
 
-// Manager holds calls and resolves them. It implements proxy.Approver and is safe for concurrent
+// Manager holds calls and resolves them. It implements engine.Approver and is safe for concurrent
 // use.
 type Manager struct {
 	o   Options
@@ -288,7 +288,7 @@ type Manager struct {
 	done    chan struct{}
 }
 
-var _ proxy.Approver = (*Manager)(nil)
+var _ engine.Approver = (*Manager)(nil)
 
 // New returns a Manager. With o.Conn it creates or opens the KV bucket and starts watching it.
 func New(ctx context.Context, o Options) (*Manager, error) {
@@ -962,7 +962,7 @@ func (m *Manager) ruleTimeout(d *chain.Decision) (time.Duration, string) {
 }
 
 // pending describes held as a Pending call with id, held from now.
-func (m *Manager) pending(held proxy.Held, id string, now time.Time) Pending {
+func (m *Manager) pending(held engine.Held, id string, now time.Time) Pending {
 	env := held.Envelope
 	timeout, onTimeout := m.ruleTimeout(held.Decision)
 	p := Pending{
@@ -987,24 +987,24 @@ func (m *Manager) pending(held proxy.Held, id string, now time.Time) Pending {
 
 // Granted resolves held by a grant a person gave earlier (scope session or minutes), without
 // holding it: the hook path, whose person is Claude Code's own prompt, asks for the rest.
-func (m *Manager) Granted(_ context.Context, held proxy.Held) (proxy.Resolution, bool) {
+func (m *Manager) Granted(_ context.Context, held engine.Held) (engine.Resolution, bool) {
 	if held.Envelope == nil {
-		return proxy.Resolution{}, false
+		return engine.Resolution{}, false
 	}
 	p := m.pending(held, held.AuditID, time.Now().UTC())
 	g, ok := m.findGrant(p, p.Time)
 	if !ok {
-		return proxy.Resolution{}, false
+		return engine.Resolution{}, false
 	}
-	return proxy.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, true
+	return engine.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, true
 }
 
-// Hold implements proxy.Approver: it blocks until the call is decided, times out or ctx ends
+// Hold implements engine.Approver: it blocks until the call is decided, times out or ctx ends
 // (the client went away: the call is denied and audited as client-disconnected). It returns an
 // error only when the call could not be held.
-func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, error) {
+func (m *Manager) Hold(ctx context.Context, held engine.Held) (engine.Resolution, error) {
 	if held.Envelope == nil {
-		return proxy.Resolution{}, errors.New("approval: hold without envelope")
+		return engine.Resolution{}, errors.New("approval: hold without envelope")
 	}
 	id := held.AuditID
 	if id == "" {
@@ -1015,7 +1015,7 @@ func (m *Manager) Hold(ctx context.Context, held proxy.Held) (proxy.Resolution, 
 	timeout, onTimeout := p.Expires.Sub(now), p.OnTimeout
 	if g, ok := m.findGrant(p, now); ok {
 		m.log.Debug("held call resolved by grant", "audit_id", id, "grant", g.ID)
-		return proxy.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil
+		return engine.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil
 	}
 
 	h := &hold{p: p, done: make(chan struct{})}
@@ -1079,7 +1079,7 @@ wait:
 		}
 		cancel()
 	}
-	res := proxy.Resolution{Action: d.Action, DecidedBy: d.By, Reason: d.Reason, Scope: d.Scope, ID: id}
+	res := engine.Resolution{Action: d.Action, DecidedBy: d.By, Reason: d.Reason, Scope: d.Scope, ID: id}
 	if res.Scope == "" {
 		res.Scope = ScopeOnce
 	}
@@ -1135,7 +1135,7 @@ func (m *Manager) settle(ctx context.Context, h *hold, d Decision) Decision {
 	return h.d
 }
 
-func (m *Manager) record(ctx context.Context, p Pending, res proxy.Resolution, d Decision) {
+func (m *Manager) record(ctx context.Context, p Pending, res engine.Resolution, d Decision) {
 	if m.o.Recorder == nil {
 		return
 	}

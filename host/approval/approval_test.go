@@ -12,8 +12,8 @@ import (
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 )
@@ -36,8 +36,8 @@ func (e *events) all() []audit.Event {
 	return append([]audit.Event(nil), e.ev...)
 }
 
-func held(id, session, tool, args string) proxy.Held {
-	return proxy.Held{
+func held(id, session, tool, args string) engine.Held {
+	return engine.Held{
 		AuditID: id,
 		Envelope: &abi.Envelope{ID: id, Method: "tools/call", Server: "fs", Session: session, Tool: tool,
 			Arguments: json.RawMessage(args)},
@@ -47,11 +47,11 @@ func held(id, session, tool, args string) proxy.Held {
 }
 
 type holdResult struct {
-	res proxy.Resolution
+	res engine.Resolution
 	err error
 }
 
-func startHold(ctx context.Context, m *Manager, h proxy.Held) <-chan holdResult {
+func startHold(ctx context.Context, m *Manager, h engine.Held) <-chan holdResult {
 	ch := make(chan holdResult, 1)
 	go func() {
 		r, err := m.Hold(ctx, h)
@@ -67,7 +67,7 @@ func listed(m *Manager, id string) func() bool {
 	return func() bool { _, ok := m.Get(id); return ok }
 }
 
-func result(t *testing.T, ch <-chan holdResult) proxy.Resolution {
+func result(t *testing.T, ch <-chan holdResult) engine.Resolution {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -78,7 +78,7 @@ func result(t *testing.T, ch <-chan holdResult) proxy.Resolution {
 	case <-time.After(20 * time.Second):
 		t.Fatal("Hold did not return")
 	}
-	return proxy.Resolution{}
+	return engine.Resolution{}
 }
 
 func TestDecideReleasesHold(t *testing.T) {

@@ -1,5 +1,5 @@
 // Package approval holds calls whose final verdict is ask until a person decides. Manager
-// implements proxy.Approver: Hold parks the call, sends MCP progress notifications while it
+// implements engine.Approver: Hold parks the call, sends MCP progress notifications while it
 // waits, and returns when someone approves or denies it (dashboard, CLI, NATS), when its timeout
 // passes (deny unless the rule says otherwise), or when the client goes away.
 //

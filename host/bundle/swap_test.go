@@ -16,8 +16,8 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -38,7 +38,7 @@ func TestSwapUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &events{}
-	eng := proxy.NewEngine(proxy.EngineOptions{Active: f.active, Recorder: rec, Gateway: "gw"})
+	eng := engine.NewEngine(engine.EngineOptions{Active: f.active, Recorder: rec, Gateway: "gw"})
 
 	var (
 		stop     atomic.Bool

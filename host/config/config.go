@@ -15,9 +15,13 @@ import (
 
 // Config is palisade.yaml.
 type Config struct {
-	Listen    string     `yaml:"listen"`   // host:port of the gateway; "" = 127.0.0.1:8420
-	DataDir   string     `yaml:"data_dir"` // state: NATS store, audit spool, plugin cache, tokens; "" = ./.palisade
-	Bundle    string     `yaml:"bundle"`   // bundle folder, archive, http(s) URL or nats://bucket source
+	Listen  string `yaml:"listen"`   // host:port of the gateway; "" = 127.0.0.1:8420
+	DataDir string `yaml:"data_dir"` // state: NATS store, audit spool, plugin cache, tokens; "" = ./.palisade
+	// Socket is the engine's Unix socket (e.g. /run/palisade/engine.sock): thin clients such as
+	// `palisade hook` ask the engine there. Its folder must be writable by the engine's user
+	// alone (host/enginesock). "" = none.
+	Socket    string     `yaml:"socket"`
+	Bundle    string     `yaml:"bundle"` // bundle folder, archive, http(s) URL or nats://bucket source
 	Upstreams []Upstream `yaml:"upstreams"`
 	Aggregate Aggregate  `yaml:"aggregate"` // /mcp over several upstreams
 	Limits    Limits     `yaml:"limits"`
@@ -361,14 +365,18 @@ func (c *Config) Validate() error {
 	fe := func(path, format string, a ...any) error {
 		return &FieldError{Path: path, Err: fmt.Errorf(format, a...)}
 	}
+	if c.Socket != "" && !filepath.IsAbs(c.Socket) {
+		return fe("socket", "%q is not an absolute path", c.Socket)
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return fe("listen", "%q is not host:port", c.Listen)
 	}
 	if c.Bundle == "" {
 		return fe("bundle", "required: a bundle folder, archive or URL")
 	}
-	if len(c.Upstreams) == 0 {
-		return fe("upstreams", "at least one upstream is required")
+	if len(c.Upstreams) == 0 && c.Socket == "" {
+		// An engine with a socket may serve only thin clients (the hook).
+		return fe("upstreams", "at least one upstream is required (or a socket, for an engine that serves only hooks)")
 	}
 	seen := map[string]bool{}
 	for i, u := range c.Upstreams {
@@ -494,6 +502,9 @@ func (c *Config) Override(getenv func(string) string, flags map[string]string) e
 	}
 	if v, ok := get("listen", "PALISADE_LISTEN"); ok {
 		c.Listen = v
+	}
+	if v, ok := get("socket", "PALISADE_SOCKET"); ok {
+		c.Socket = v
 	}
 	if v, ok := get("data-dir", "PALISADE_DATA_DIR"); ok {
 		c.DataDir = v

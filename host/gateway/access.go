@@ -10,6 +10,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
@@ -60,7 +61,7 @@ func (g *Gateway) Current() *bundle.Bundle {
 }
 
 // Engine returns the decision engine (nil during Init).
-func (g *Gateway) Engine() *proxy.Engine { return g.engine }
+func (g *Gateway) Engine() *engine.Engine { return g.engine }
 
 // Proxy is the Streamable HTTP proxy (nil before New built it); features serve endpoints that
 // share its memory budget through it (HookHandler).
@@ -71,23 +72,23 @@ func (g *Gateway) Proxy() *proxy.HTTP { return g.http }
 func (g *Gateway) Budget() *sse.Budget { return g.budget }
 
 // Metrics returns the Prometheus metrics.
-func (g *Gateway) Metrics() *proxy.Metrics { return g.metrics }
+func (g *Gateway) Metrics() *engine.Metrics { return g.metrics }
 
 // Runtime returns the plugin runtime.
 func (g *Gateway) Runtime() *plugin.Runtime { return g.core.Runtime }
 
 // SetApprover sets who decides held (ask) calls. Init only.
-func (g *Gateway) SetApprover(a proxy.Approver) { g.engOpts.Approver = a }
+func (g *Gateway) SetApprover(a engine.Approver) { g.engOpts.Approver = a }
 
 // AddHook adds an engine hook. Init only.
-func (g *Gateway) AddHook(h proxy.Hook) { g.engOpts.Hooks = append(g.engOpts.Hooks, h) }
+func (g *Gateway) AddHook(h engine.Hook) { g.engOpts.Hooks = append(g.engOpts.Hooks, h) }
 
 // Recent returns the gateway's one ring of recent audit events (kept before they are published),
 // which the dashboard and the own MCP server both read.
 func (g *Gateway) Recent() *audit.Ring { return g.recent }
 
 // WrapRecorder wraps the recorder every event goes through (e.g. to feed a live view). Init only.
-func (g *Gateway) WrapRecorder(wrap func(proxy.Recorder) proxy.Recorder) {
+func (g *Gateway) WrapRecorder(wrap func(engine.Recorder) engine.Recorder) {
 	g.recorder = wrap(g.recorder)
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/selfmcp"
@@ -77,7 +78,7 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 	if hookToken == "" {
 		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
 	}
-	g.Echo().POST(proxy.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, g.Proxy().HookHandler())))
+	g.Echo().POST(engine.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, g.Proxy().HookHandler())))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {
@@ -154,7 +155,7 @@ type LocalOptions struct {
 
 // Local is a decision engine in this process: the bundle's chain, audit to NATS or a spool.
 type Local struct {
-	Engine *proxy.Engine
+	Engine *engine.Engine
 	Active *chain.Active
 	Bundle *bundle.Bundle // the bundle built at start (WatchBundle swaps Active, not this)
 	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
@@ -292,7 +293,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		}
 		eo.Hooks = append(eo.Hooks, l.Pinner)
 	}
-	l.Engine = proxy.NewEngine(eo)
+	l.Engine = engine.NewEngine(eo)
 	return l, nil
 }
 

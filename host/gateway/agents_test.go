@@ -13,6 +13,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
@@ -84,7 +85,7 @@ func collect(t *testing.T, url string) func() []audit.Event {
 func TestLocalSpoolsWhileNATSIsDownAndReplaysLater(t *testing.T) {
 	ctx := context.Background()
 	data, b := t.TempDir(), agentsBundle(t)
-	in, err := proxy.ParseHookInput(hookInput(t, "read_ssh_key.json"))
+	in, err := engine.ParseHookInput(hookInput(t, "read_ssh_key.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestLocalWatchBundleSwapsOnChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close(context.Background())
-	in, err := proxy.ParseHookInput(hookInput(t, "edit_benign.json"))
+	in, err := engine.ParseHookInput(hookInput(t, "edit_benign.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

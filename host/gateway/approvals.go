@@ -9,7 +9,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/engine"
 )
 
 // ApprovalsConfig is the `approvals:` section of palisade.yaml.
@@ -56,7 +56,7 @@ func (a *approvals) Init(ctx context.Context, g *Gateway) error {
 	if a.cfg.FeedSize > 0 {
 		g.Recent().Resize(a.cfg.FeedSize) // the one ring: the own MCP server reads it too
 	}
-	g.WrapRecorder(func(next proxy.Recorder) proxy.Recorder {
+	g.WrapRecorder(func(next engine.Recorder) engine.Recorder {
 		a.feed = admin.NewFeed(admin.FeedOptions{Ring: g.Recent(), Next: next})
 		return a.feed
 	})

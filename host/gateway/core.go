@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"context"
-	"github.com/added060/palisade/host/version"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/added060/palisade/host/engine"
+	"github.com/added060/palisade/host/version"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
@@ -16,7 +18,6 @@ import (
 	"github.com/added060/palisade/host/infer"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 )
@@ -245,9 +246,9 @@ func (c *Core) OpenAudit(ctx context.Context, o AuditOptions) (*Audit, error) {
 // EngineOptions are the decision engine's options every mode starts from: the active chain, the
 // recorder, the instance id stamped on events, audit.arguments, and the configured upstreams the
 // hook resolves mcp__<server>__<tool> names against. A mode adds what only it has (metrics,
-// hooks, an approver) and calls proxy.NewEngine. Self is where the engine's own files are
+// hooks, an approver) and calls engine.NewEngine. Self is where the engine's own files are
 // (SelfPaths), which every request envelope carries.
-func (c *Core) EngineOptions(active *chain.Active, rec proxy.Recorder, gateway string) proxy.EngineOptions {
-	return proxy.EngineOptions{Active: active, Recorder: rec, Gateway: gateway, AuditArguments: c.cfg.Audit.Arguments, Logger: c.log,
-		Hook: proxy.HookOptions{Servers: upstreamNames(c.cfg)}, Self: c.self}
+func (c *Core) EngineOptions(active *chain.Active, rec engine.Recorder, gateway string) engine.EngineOptions {
+	return engine.EngineOptions{Active: active, Recorder: rec, Gateway: gateway, AuditArguments: c.cfg.Audit.Arguments, Logger: c.log,
+		Hook: engine.HookOptions{Servers: upstreamNames(c.cfg)}, Self: c.self}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/proxy"
@@ -86,18 +87,20 @@ type Gateway struct {
 	nc       *nats.Conn
 	audit    *audit.Publisher
 	recent   *audit.Ring // the latest events: dashboard and own MCP server
-	recorder proxy.Recorder
+	recorder engine.Recorder
 	core     *Core
 	active   chain.Active
-	metrics  *proxy.Metrics
-	engine   *proxy.Engine
-	engOpts  proxy.EngineOptions
+	metrics  *engine.Metrics
+	engine   *engine.Engine
+	engOpts  engine.EngineOptions
 	http     *proxy.HTTP
 	budget   *sse.Budget // limits.stream_buffer_bytes: every body, answer and event being read or judged
 	echo     *echo.Echo
 	admin    *admin.Server
 	srv      *http.Server
 	ln       net.Listener
+	sockSrv  *http.Server // the engine socket (socket.go)
+	sockLn   net.Listener
 	features []Feature
 	stdio    []*proxy.StdioUpstream // upstreams with a command: processes the gateway supervises
 
@@ -168,7 +171,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 	g.audit, g.recent = au.Publisher, au.Recent
 	g.recorder = g.recent
-	g.metrics = proxy.NewMetrics()
+	g.metrics = engine.NewMetrics()
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
 	g.admin, err = admin.New(admin.Options{Echo: g.echo, Token: cfg.Admin.Token, DataDir: cfg.DataDir, Logger: g.log})
@@ -207,7 +210,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 
 	g.engOpts.Recorder = g.recorder
-	g.engine = proxy.NewEngine(g.engOpts)
+	g.engine = engine.NewEngine(g.engOpts)
 	var ups []proxy.Upstream
 	for _, u := range cfg.Upstreams {
 		up := proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers}
@@ -457,6 +460,10 @@ func (g *Gateway) Start(ctx context.Context) error {
 		MaxHeaderBytes: hc.MaxHeaderBytes,
 		// No WriteTimeout: it would cut long-lived SSE answers. SendTimeout bounds each write.
 	}
+	if err := g.startSocket(); err != nil {
+		ln.Close()
+		return err
+	}
 	g.srv.RegisterOnShutdown(g.endLiveStreams) // approvals.go: SSE streams never go idle
 	g.srv.RegisterOnShutdown(g.http.Close)     // MCP GET streams end too
 	go func() {
@@ -493,6 +500,7 @@ func (g *Gateway) hasUI() bool {
 // Close stops serving, drains, flushes audit and stops NATS, in that order.
 func (g *Gateway) Close(ctx context.Context) error {
 	g.closeOnce.Do(func() {
+		g.closeSocket(ctx)
 		if g.srv != nil {
 			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			g.srv.Shutdown(sctx)

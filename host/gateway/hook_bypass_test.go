@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/added060/palisade/host/proxy"
 )
 
 // TestHookNeverAllowsTheBypassCommands runs the four commands of issue 12 through the hook as
@@ -27,10 +27,10 @@ func TestHookNeverAllowsTheBypassCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close(context.Background()) })
-	hook := func(tool string, input any) proxy.HookOutput {
+	hook := func(tool string, input any) engine.HookOutput {
 		t.Helper()
 		b, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": t.TempDir(), "tool_name": tool, "tool_input": input})
-		in, err := proxy.ParseHookInput(b)
+		in, err := engine.ParseHookInput(b)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestHookGuardsTheEngine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": project, "tool_name": tc.tool, "tool_input": tc.input})
-			in, err := proxy.ParseHookInput(b)
+			in, err := engine.ParseHookInput(b)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/proxy"
 	"github.com/nats-io/nats.go"
 )
@@ -233,7 +234,7 @@ func TestHookBodiesShareBudget(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"hook_event_name\":", proxy.HookPath, size)
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"hook_event_name\":", engine.HookPath, size)
 		go func() {
 			resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 			if err != nil {
@@ -314,7 +315,7 @@ func TestJudgingCostShareBudget(t *testing.T) {
 		name, path, body string
 	}{
 		{"mcp", "/mcp", flatArrayCall(size)},
-		{"hook", proxy.HookPath, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"mcp__up__echo","tool_input":{"a":` + arr + `}}`},
+		{"hook", engine.HookPath, `{"hook_event_name":"PreToolUse","session_id":"s","cwd":"/tmp","tool_name":"mcp__up__echo","tool_input":{"a":` + arr + `}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := serveProcess(t, url, "http: {read_timeout: 5m}\n")

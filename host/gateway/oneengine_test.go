@@ -19,6 +19,7 @@ import (
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	pmcp "github.com/added060/palisade/host/mcp"
@@ -382,18 +383,18 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 
 // hookOutcome asks about Claude Code calling the MCP tool up/tool: the gateway's hook endpoint
 // (g), or, as `palisade hook` without a gateway does, the one-process engine e.
-func hookOutcome(t *testing.T, g *gateway.Gateway, e *proxy.Engine, tool string) outcome {
+func hookOutcome(t *testing.T, g *gateway.Gateway, e *engine.Engine, tool string) outcome {
 	t.Helper()
 	in := fmt.Sprintf(`{"session_id":"one-engine","hook_event_name":"PreToolUse","tool_name":"mcp__up__%s","tool_input":{},"cwd":%q}`, tool, t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	var out proxy.HookOutput
+	var out engine.HookOutput
 	var err error
 	if g != nil {
 		out, err = proxy.HookClient{URL: "http://" + g.Addr()}.Decide(ctx, []byte(in))
 	} else {
-		var hin *proxy.HookInput
-		if hin, err = proxy.ParseHookInput([]byte(in)); err == nil {
+		var hin *engine.HookInput
+		if hin, err = engine.ParseHookInput([]byte(in)); err == nil {
 			out, err = e.Hook(ctx, hin)
 		}
 	}

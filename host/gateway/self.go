@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/wrap"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -38,6 +38,9 @@ func SelfPaths(cfg config.Config, trustedKeys []string, extra []string) *abi.Eng
 		}
 	}
 	add(cfg.DataDir)
+	if cfg.Socket != "" {
+		add(filepath.Dir(cfg.Socket)) // the engine socket's folder
+	}
 	add(filepath.Join(cfg.DataDir, "nats-auth")) // inside the data dir; named for the reader
 	add(cfg.NATS.Creds)
 	add(cfg.NATS.ApproverCreds)
@@ -66,7 +69,7 @@ func SelfPaths(cfg config.Config, trustedKeys []string, extra []string) *abi.Eng
 			add(p)
 		}
 		if cwd != "" {
-			for _, p := range proxy.ClaudeProjectFiles(cwd) {
+			for _, p := range engine.ClaudeProjectFiles(cwd) {
 				add(p)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/token"
 	"github.com/labstack/echo/v4"
 )
@@ -57,8 +57,8 @@ type tokenHook struct {
 	issuer string
 }
 
-// AfterRequest implements proxy.Hook.
-func (h *tokenHook) AfterRequest(_ context.Context, o *proxy.Outcome) error {
+// AfterRequest implements engine.Hook.
+func (h *tokenHook) AfterRequest(_ context.Context, o *engine.Outcome) error {
 	if !o.Allowed() || !o.Decision.RequireToken {
 		return nil
 	}

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/token"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -105,7 +105,7 @@ func TestExecutionTokenAndFallback(t *testing.T) {
 	if !strings.Contains(all, "[palisade] get-env was denied") || !strings.Contains(all, "Echo: drafted") {
 		t.Fatalf("fallback result %q", all)
 	}
-	fb, _ := r.Meta[proxy.MetaKeyFallback].(map[string]any)
+	fb, _ := r.Meta[engine.MetaKeyFallback].(map[string]any)
 	if fb["from"] != "get-env" || fb["to"] != "echo" {
 		t.Fatalf("fallback _meta %v", r.Meta)
 	}

@@ -5,8 +5,8 @@
 // characters from the tool descriptions passed on to clients, and from the descriptions and
 // titles inside their input and output schemas.
 //
-// Pinner implements proxy.Check (the request-phase check, run before a held call is shown to a
-// person), proxy.Hook (the same check again once the call is resolved) and proxy.ToolsObserver
+// Pinner implements engine.Check (the request-phase check, run before a held call is shown to a
+// person), engine.Hook (the same check again once the call is resolved) and engine.ToolsObserver
 // (the tools/list response-phase helper; the proxy hands it every tools/list answer, however
 // the upstream delivered it). It imports host/proxy and host/audit; nothing in host/proxy
 // imports it.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -54,9 +54,9 @@ type Options struct {
 	// Dir keeps one JSON file per server (pins and pending changes), so pins survive restarts
 	// and separate stdio proxies never write the same file; "" = memory only.
 	Dir      string
-	Recorder proxy.Recorder // receives tool.changed events; nil = none
-	Gateway  string         // instance id in events
-	Logger   *slog.Logger   // nil = discard
+	Recorder engine.Recorder // receives tool.changed events; nil = none
+	Gateway  string          // instance id in events
+	Logger   *slog.Logger    // nil = discard
 	Now      func() time.Time
 }
 
@@ -244,7 +244,7 @@ func (p *Pinner) ObserveTools(ctx context.Context, server string, result json.Ra
 
 // ToolInfo returns what the server's latest tools/list said of tool (name, sanitized
 // description, input schema), for the envelope's tool_info (ABI 1.1), or nil when the tool is
-// unknown or its definition changed and awaits approval. It implements proxy.ToolInfoSource.
+// unknown or its definition changed and awaits approval. It implements engine.ToolInfoSource.
 func (p *Pinner) ToolInfo(server, tool string) *abi.ToolInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -282,15 +282,15 @@ func joinFields(f []string) string {
 	return b.String()
 }
 
-// CheckRequest implements proxy.Check: a tools/call to a tool with a pending change is denied
+// CheckRequest implements engine.Check: a tools/call to a tool with a pending change is denied
 // before any person is asked to approve it.
-func (p *Pinner) CheckRequest(ctx context.Context, o *proxy.Outcome) error {
+func (p *Pinner) CheckRequest(ctx context.Context, o *engine.Outcome) error {
 	return p.AfterRequest(ctx, o)
 }
 
-// AfterRequest implements proxy.Hook: a tools/call to a tool with a pending change is denied
+// AfterRequest implements engine.Hook: a tools/call to a tool with a pending change is denied
 // (checked again after a hold, for a change seen while the call waited).
-func (p *Pinner) AfterRequest(_ context.Context, o *proxy.Outcome) error {
+func (p *Pinner) AfterRequest(_ context.Context, o *engine.Outcome) error {
 	env := o.Envelope
 	if env.Method != mcp.MethodToolsCall || env.Tool == "" {
 		return nil
@@ -368,9 +368,9 @@ func schemaHash(in, out json.RawMessage) string {
 }
 
 var (
-	_ proxy.Hook          = (*Pinner)(nil)
-	_ proxy.Check         = (*Pinner)(nil)
-	_ proxy.ToolsObserver = (*Pinner)(nil)
+	_ engine.Hook          = (*Pinner)(nil)
+	_ engine.Check         = (*Pinner)(nil)
+	_ engine.ToolsObserver = (*Pinner)(nil)
 )
 
 // sanitizeSchema sanitizes every description and title string inside a JSON Schema (property

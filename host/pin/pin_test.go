@@ -14,6 +14,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/pin"
 	"github.com/added060/palisade/host/proxy"
@@ -64,8 +65,8 @@ func list(desc, schema string) json.RawMessage {
 	return json.RawMessage(fmt.Sprintf(`{"tools":[{"name":"read","description":%s,"inputSchema":%s,"x-extra":1},{"name":"other","description":"same","inputSchema":{"type":"object"}}],"nextCursor":"c"}`, d, schema))
 }
 
-func outcome(server, tool string) *proxy.Outcome {
-	return &proxy.Outcome{Envelope: envelope(server, tool), Action: "allow", Decision: &chain.Decision{Action: "allow"}}
+func outcome(server, tool string) *engine.Outcome {
+	return &engine.Outcome{Envelope: envelope(server, tool), Action: "allow", Decision: &chain.Decision{Action: "allow"}}
 }
 
 func envelope(server, tool string) *abi.Envelope {
@@ -88,7 +89,7 @@ func TestPinDetectsChangeAndApprove(t *testing.T) {
 	if strings.Contains(string(out), `\u001b`) || !strings.Contains(string(out), `"Read one file"`) || !strings.Contains(string(out), `"x-extra":1`) || !strings.Contains(string(out), `"nextCursor":"c"`) {
 		t.Fatalf("sanitized result %s", out)
 	}
-	call := func(tool string) *proxy.Outcome {
+	call := func(tool string) *engine.Outcome {
 		o := outcome("fs", tool)
 		if err := p.AfterRequest(ctx, o); err != nil {
 			t.Fatal(err)
@@ -173,7 +174,7 @@ func TestChangedDescriptionBlocksToolThroughStdioProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := engine(t, rec, p)
+	e := newEngine(t, rec, p)
 	cr, pw := io.Pipe()
 	pr, cw := io.Pipe()
 	done := make(chan int, 1)
@@ -241,11 +242,11 @@ func TestChangedDescriptionBlocksToolThroughStdioProxy(t *testing.T) {
 }
 
 // engine builds the agents test bundle (host/proxy/testdata/agents) with the pinner as a hook.
-func engine(t *testing.T, rec proxy.Recorder, p *pin.Pinner) *proxy.Engine {
+func newEngine(t *testing.T, rec engine.Recorder, p *pin.Pinner) *engine.Engine {
 	t.Helper()
 	active := &chain.Active{}
 	active.Swap(testenv.BuildBundle(t, testenv.AgentsBundle(t, nil)).Chain)
-	return proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: rec, Hooks: []proxy.Hook{p}})
+	return engine.NewEngine(engine.EngineOptions{Active: active, Recorder: rec, Hooks: []engine.Hook{p}})
 }
 
 // TestToolInfo: the latest tools/list definition is handed out for tool_info (sanitized
@@ -283,11 +284,11 @@ type holdRecorder struct {
 	tools []string
 }
 
-func (h *holdRecorder) Hold(_ context.Context, held proxy.Held) (proxy.Resolution, error) {
+func (h *holdRecorder) Hold(_ context.Context, held engine.Held) (engine.Resolution, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.tools = append(h.tools, held.Envelope.Tool)
-	return proxy.Resolution{Action: "allow", DecidedBy: "test"}, nil
+	return engine.Resolution{Action: "allow", DecidedBy: "test"}, nil
 }
 
 func TestPinDeniesBeforeAPersonIsAsked(t *testing.T) {
@@ -304,9 +305,9 @@ func TestPinDeniesBeforeAPersonIsAsked(t *testing.T) {
 		}
 	}
 	approver := &holdRecorder{}
-	o := engine(t, &sink{}, p).Options()
+	o := newEngine(t, &sink{}, p).Options()
 	o.Approver = approver
-	e := proxy.NewEngine(o)
+	e := engine.NewEngine(o)
 	for _, tc := range []struct {
 		tool, want string
 		asked      bool

@@ -7,16 +7,16 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
-	"github.com/added060/palisade/host/proxy"
 )
 
 // agentsEngine builds the agents test bundle and returns an engine recording into rec.
-func agentsEngine(t testing.TB, rec proxy.Recorder) *proxy.Engine {
+func agentsEngine(t testing.TB, rec engine.Recorder) *engine.Engine {
 	t.Helper()
 	active := &chain.Active{}
 	active.Swap(testenv.BuildBundle(t, testenv.AgentsBundle(t, nil)).Chain)
-	return proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: rec, Gateway: "test"})
+	return engine.NewEngine(engine.EngineOptions{Active: active, Recorder: rec, Gateway: "test"})
 }
 
 // sink keeps the events it is given (the audit Publisher is exercised by the NATS tests).

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/version"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -346,7 +347,7 @@ func (a *aggregator) initialize(ctx context.Context, c echo.Context, p *mcp.Pars
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != StepForward {
+	if step, _, _ := x.Forward(); step != engine.StepForward {
 		rw.json(nil, x.Deny())
 		return
 	}
@@ -400,7 +401,7 @@ func (a *aggregator) initialize(ctx context.Context, c echo.Context, p *mcp.Pars
 
 // begin judges a request the gateway answers itself (no upstream): the request phase now, the
 // answer through Exchange.Answer.
-func (a *aggregator) begin(ctx context.Context, rw *responder, p *mcp.Parsed) (*Exchange, bool) {
+func (a *aggregator) begin(ctx context.Context, rw *responder, p *mcp.Parsed) (*engine.Exchange, bool) {
 	p.Envelope.ID, p.Envelope.Server = audit.NewID(), ""
 	x, err := a.h.o.Engine.Begin(ctx, p, nil)
 	if err != nil {
@@ -417,7 +418,7 @@ func (a *aggregator) answerLocal(ctx context.Context, rw *responder, p *mcp.Pars
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != StepForward {
+	if step, _, _ := x.Forward(); step != engine.StepForward {
 		rw.json(nil, x.Deny())
 		return
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 )
 
 // coverageStages judge tools/call only, both ways; what else reaches the chain is the bundle's
@@ -137,7 +137,7 @@ func TestCoverageHTTP(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			cover := map[string]string{"judge": coverJudge, "refuse": coverRefuse, "pass": coverPass}[mode]
 			rec := &sink{}
-			e := proxy.NewEngine(withRecorder(coverageEngine(t, cover, coverageStages).Options(), rec))
+			e := engine.NewEngine(withRecorder(coverageEngine(t, cover, coverageStages).Options(), rec))
 			up := &hostileHTTP{answer: coverageAnswer}
 			url := startGatewayHTTP(t, e, nil, startHostileHTTP(t, up))
 			const session = "hostile-session"
@@ -174,7 +174,7 @@ func TestCoverageHTTP(t *testing.T) {
 			// Each refusal is in the record.
 			refusals := 0
 			for _, ev := range rec.events() {
-				if ev.Rule == proxy.RuleCapability && ev.Action == "deny" {
+				if ev.Rule == engine.RuleCapability && ev.Action == "deny" {
 					refusals++
 				}
 			}
@@ -197,7 +197,7 @@ func TestCoverageHTTP(t *testing.T) {
 // TestCoverageStdio is TestCoverageHTTP's judge mode over the stdio proxy.
 func TestCoverageStdio(t *testing.T) {
 	rec := &sink{}
-	e := proxy.NewEngine(withRecorder(coverageEngine(t, coverJudge, coverageStages).Options(), rec))
+	e := engine.NewEngine(withRecorder(coverageEngine(t, coverJudge, coverageStages).Options(), rec))
 	c := startHostileStdio(t, e, nil, "PALISADE_HOSTILE_COVERAGE=1")
 	for _, cc := range coverageCases("judge") {
 		t.Run(cc.name, func(t *testing.T) {
@@ -222,7 +222,7 @@ func TestCoverageStdio(t *testing.T) {
 	assertDeniedEvent(t, rec.events(), "notifications/progress", chain.CoveredJudged)
 	refusals := 0
 	for _, ev := range rec.events() {
-		if ev.Rule == proxy.RuleCapability {
+		if ev.Rule == engine.RuleCapability {
 			refusals++
 		}
 	}

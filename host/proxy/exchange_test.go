@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -19,34 +19,34 @@ func TestExchangeLifecycle(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name    string
-		failure string                                 // the injection stage's failure mode
-		answer  func(x *proxy.Exchange, id int) []byte // hands the upstream's answer over
-		deny    bool                                   // the client gets the deny
-		rule    string                                 // the audit event's rule, when denied
+		failure string                                  // the injection stage's failure mode
+		answer  func(x *engine.Exchange, id int) []byte // hands the upstream's answer over
+		deny    bool                                    // the client gets the deny
+		rule    string                                  // the audit event's rule, when denied
 	}{
-		{"clean answer passes", "closed", func(x *proxy.Exchange, id int) []byte {
+		{"clean answer passes", "closed", func(x *engine.Exchange, id int) []byte {
 			return x.Answer(ctx, result(id, "all good"))
 		}, false, ""},
-		{"injected answer denied", "closed", func(x *proxy.Exchange, id int) []byte {
+		{"injected answer denied", "closed", func(x *engine.Exchange, id int) []byte {
 			return x.Answer(ctx, result(id, injectedText))
 		}, true, ""},
-		{"unreadable answer, stage fails closed", "closed", func(x *proxy.Exchange, _ int) []byte {
+		{"unreadable answer, stage fails closed", "closed", func(x *engine.Exchange, _ int) []byte {
 			return x.Unjudgeable([]byte(`{"jsonrpc":"1.0"}`), pmcp.ErrBadVersion)
-		}, true, proxy.RuleUnjudgeable},
-		{"unreadable answer, stage fails open", "open", func(x *proxy.Exchange, _ int) []byte {
+		}, true, engine.RuleUnjudgeable},
+		{"unreadable answer, stage fails open", "open", func(x *engine.Exchange, _ int) []byte {
 			return x.Unjudgeable([]byte(`{"jsonrpc":"1.0"}`), pmcp.ErrBadVersion)
 		}, false, ""},
-		{"ambiguous answer refused whatever the mode", "open", func(x *proxy.Exchange, _ int) []byte {
+		{"ambiguous answer refused whatever the mode", "open", func(x *engine.Exchange, _ int) []byte {
 			return x.Unjudgeable([]byte(`{"id":1,"id":2}`), pmcp.ErrAmbiguousKeys)
-		}, true, proxy.RuleAmbiguous},
-		{"no answer, stage fails closed", "closed", func(x *proxy.Exchange, _ int) []byte {
+		}, true, engine.RuleAmbiguous},
+		{"no answer, stage fails closed", "closed", func(x *engine.Exchange, _ int) []byte {
 			return x.NoAnswer("up")
-		}, true, proxy.RuleUnjudgeable},
+		}, true, engine.RuleUnjudgeable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &sink{}
 			e := responseEngine(t, tc.failure, nil)
-			e = proxy.NewEngine(withRecorder(e.Options(), rec))
+			e = engine.NewEngine(withRecorder(e.Options(), rec))
 			p, err := pmcp.Parse([]byte(call(7, "echo")), pmcp.Context{Transport: "test", Server: "up"})
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +56,7 @@ func TestExchangeLifecycle(t *testing.T) {
 				t.Fatal(err)
 			}
 			step, params, changed := x.Forward()
-			if step != proxy.StepForward || changed || string(params) != string(p.Message.Params) {
+			if step != engine.StepForward || changed || string(params) != string(p.Message.Params) {
 				t.Fatalf("Forward = %v, %s, %v; want the client's params forwarded unchanged", step, params, changed)
 			}
 			b := tc.answer(x, 7)
@@ -99,7 +99,7 @@ func TestExchangeLifecycle(t *testing.T) {
 func TestExchangeDeniedRequestForwardsNothing(t *testing.T) {
 	ctx := context.Background()
 	rec := &sink{}
-	e := proxy.NewEngine(withRecorder(responseEngine(t, "closed", nil).Options(), rec))
+	e := engine.NewEngine(withRecorder(responseEngine(t, "closed", nil).Options(), rec))
 	p, err := pmcp.Parse([]byte(`{"jsonrpc":"2.0","id":"a","method":"sampling/createMessage","params":{"messages":[]}}`), pmcp.Context{Transport: "test", Server: "up"})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestExchangeDeniedRequestForwardsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if step, _, _ := x.Forward(); step != proxy.StepDeny {
+	if step, _, _ := x.Forward(); step != engine.StepDeny {
 		t.Fatalf("Forward step %v, want StepDeny", step)
 	}
 	var m struct {
@@ -134,13 +134,13 @@ func TestExchangeNoBundle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := proxy.NewEngine(proxy.EngineOptions{Active: &chain.Active{}, Recorder: &sink{}})
-	if _, err := e.Begin(context.Background(), p, nil); !errors.Is(err, proxy.ErrNoChain) {
+	e := engine.NewEngine(engine.EngineOptions{Active: &chain.Active{}, Recorder: &sink{}})
+	if _, err := e.Begin(context.Background(), p, nil); !errors.Is(err, engine.ErrNoChain) {
 		t.Fatalf("Begin without a bundle: %v, want ErrNoChain", err)
 	}
 }
 
-func withRecorder(o proxy.EngineOptions, rec proxy.Recorder) proxy.EngineOptions {
+func withRecorder(o engine.EngineOptions, rec engine.Recorder) engine.EngineOptions {
 	o.Recorder = rec
 	return o
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
 	pmcp "github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/proxy"
@@ -20,12 +21,12 @@ import (
 
 // echoAllowedEngine builds a bundle whose rules allow the Go SDK server's echo tool and deny the
 // rest (the bundle's default).
-func echoAllowedEngine(t *testing.T) *proxy.Engine {
+func echoAllowedEngine(t *testing.T) *engine.Engine {
 	t.Helper()
 	rules := []byte("rules:\n  - id: echo-ok\n    priority: 10\n    action: allow\n    reason: echo and route are harmless\n    when:\n      tool: [echo, route]\n")
 	active := &chain.Active{}
 	active.Swap(testenv.BuildBundle(t, testenv.AgentsBundle(t, rules)).Chain)
-	return proxy.NewEngine(proxy.EngineOptions{Active: active, Gateway: "test"})
+	return engine.NewEngine(engine.EngineOptions{Active: active, Gateway: "test"})
 }
 
 // startHTTPProxy serves the Streamable HTTP proxy in front of a real Go SDK server and returns

@@ -16,6 +16,7 @@ import (
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/host/proxy"
@@ -44,7 +45,7 @@ func TestHookRecordedInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := proxy.ParseHookInput(raw)
+			in, err := engine.ParseHookInput(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +94,7 @@ func TestHookInvalidInput(t *testing.T) {
 		{"deep input", `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"a":` + strings.Repeat(`{"a":`, 200_000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := proxy.ParseHookInput([]byte(tc.in)); !errors.Is(err, proxy.ErrHookInput) {
+			if _, err := engine.ParseHookInput([]byte(tc.in)); !errors.Is(err, engine.ErrHookInput) {
 				t.Fatalf("err = %v, want ErrHookInput", err)
 			}
 		})
@@ -111,37 +112,9 @@ func TestSplitMCPTool(t *testing.T) {
 		{"Bash", "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, tl, ok := proxy.SplitMCPTool(tc.name)
+			s, tl, ok := engine.SplitMCPTool(tc.name)
 			if s != tc.server || tl != tc.tool || ok != tc.ok {
 				t.Errorf("SplitMCPTool(%q) = %q, %q, %v", tc.name, s, tl, ok)
-			}
-		})
-	}
-}
-
-func TestMCPCandidates(t *testing.T) {
-	type mt = proxy.MCPTool
-	for _, tc := range []struct {
-		label   string
-		name    string
-		servers []string
-		want    []mt
-	}{
-		{"built-in", "Bash", []string{"github"}, nil},
-		{"no tool part", "mcp__github", nil, nil},
-		{"plain", "mcp__github__create_issue", []string{"github"}, []mt{{"github", "create_issue"}}},
-		{"tool with __, server known", "mcp__db__drop__table", []string{"db"}, []mt{{"db", "drop__table"}}},
-		{"server with __, known", "mcp__gh__corp__delete_repo", []string{"gh__corp"}, []mt{{"gh__corp", "delete_repo"}}},
-		{"both readings configured", "mcp__db__drop__table", []string{"db", "db__drop"}, []mt{{"db", "drop__table"}, {"db__drop", "table"}}},
-		{"unknown server: every split", "mcp__gh__corp__delete_repo", nil, []mt{{"gh", "corp__delete_repo"}, {"gh__corp", "delete_repo"}}},
-		{"unknown server among known ones", "mcp__a__b__c", []string{"zzz"}, []mt{{"a", "b__c"}, {"a__b", "c"}}},
-		{"normalized server name", "mcp__my_server__x", []string{"my.server"}, []mt{{"my.server", "x"}}},
-		{"three underscores", "mcp__a___b", nil, []mt{{"a", "_b"}, {"a_", "b"}}},
-	} {
-		t.Run(tc.label, func(t *testing.T) {
-			got := proxy.MCPCandidates(tc.name, tc.servers)
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("MCPCandidates(%q, %q) = %v, want %v", tc.name, tc.servers, got, tc.want)
 			}
 		})
 	}
@@ -162,12 +135,12 @@ func TestClaudeMCPServers(t *testing.T) {
 	}
 	write(filepath.Join(proj, ".mcp.json"), `{"mcpServers": {"gh__corp": {"command": "x"}}}`)
 	write(filepath.Join(home, ".claude.json"), `{"mcpServers": {"user-srv": {}}, "projects": {"`+proj+`": {"mcpServers": {"local-srv": {}}}, "/elsewhere": {"mcpServers": {"other": {}}}}}`)
-	got := proxy.ClaudeMCPServers(cwd, home)
+	got := engine.ClaudeMCPServers(cwd, home)
 	slices.Sort(got)
 	if want := []string{"gh__corp", "local-srv", "user-srv"}; !slices.Equal(got, want) {
 		t.Errorf("ClaudeMCPServers = %q, want %q", got, want)
 	}
-	if got := proxy.ClaudeMCPServers(cwd, "-"); !slices.Equal(got, []string{"gh__corp"}) {
+	if got := engine.ClaudeMCPServers(cwd, "-"); !slices.Equal(got, []string{"gh__corp"}) {
 		t.Errorf("without home: %q", got)
 	}
 }
@@ -188,7 +161,7 @@ const otherRules = `rules:
   - {id: other-allows, priority: 1, action: allow, reason: scored harmless, when: {tool: [Bash], arguments: {command: ["ls*"]}}}
 `
 
-func hookEngine(t *testing.T, rec proxy.Recorder, o proxy.HookOptions) *proxy.Engine {
+func hookEngine(t *testing.T, rec engine.Recorder, o engine.HookOptions) *engine.Engine {
 	t.Helper()
 	wasm, sum := testenv.ReadPlugin(t, "./plugins/rules")
 	dir := t.TempDir()
@@ -224,11 +197,11 @@ stages:
 	if o.Home == "" {
 		o.Home = "-"
 	}
-	return proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: rec, Gateway: "test", Hook: o})
+	return engine.NewEngine(engine.EngineOptions{Active: active, Recorder: rec, Gateway: "test", Hook: o})
 }
 
-func hookCall(tool, input, cwd string) *proxy.HookInput {
-	return &proxy.HookInput{SessionID: "s1", HookEventName: proxy.HookEventPreToolUse, ToolName: tool, ToolInput: json.RawMessage(input), Cwd: cwd}
+func hookCall(tool, input, cwd string) *engine.HookInput {
+	return &engine.HookInput{SessionID: "s1", HookEventName: engine.HookEventPreToolUse, ToolName: tool, ToolInput: json.RawMessage(input), Cwd: cwd}
 }
 
 // TestHookAnswersAllowOnlyForAnExplicitRule: the bundle default, an allow fallback and an allow
@@ -236,7 +209,7 @@ func hookCall(tool, input, cwd string) *proxy.HookInput {
 // allow; ask and deny pass through.
 func TestHookAnswersAllowOnlyForAnExplicitRule(t *testing.T) {
 	rec := &sink{}
-	e := hookEngine(t, rec, proxy.HookOptions{})
+	e := hookEngine(t, rec, engine.HookOptions{})
 	ctx := context.Background()
 	for _, tc := range []struct {
 		label, tool, input, want string
@@ -275,7 +248,7 @@ func TestHookAnswersAllowOnlyForAnExplicitRule(t *testing.T) {
 	srv := httptest.NewServer(proxy.HookHandler(e))
 	defer srv.Close()
 	raw := []byte(`{"hook_event_name":"PreToolUse","session_id":"s","tool_name":"Bash","tool_input":{"command":"find / -delete"}}`)
-	resp, err := http.Post(srv.URL+proxy.HookPath, "application/json", strings.NewReader(string(raw)))
+	resp, err := http.Post(srv.URL+engine.HookPath, "application/json", strings.NewReader(string(raw)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +261,7 @@ func TestHookAnswersAllowOnlyForAnExplicitRule(t *testing.T) {
 		t.Errorf("client: %+v %v", out, err)
 	}
 	// A configured allow stage turns that stage's rule into an explicit allow.
-	e2 := hookEngine(t, &sink{}, proxy.HookOptions{AllowStages: []string{"rules", "other"}})
+	e2 := hookEngine(t, &sink{}, engine.HookOptions{AllowStages: []string{"rules", "other"}})
 	if out, _ := e2.Hook(ctx, hookCall("Bash", `{"command":"ls -la"}`, "")); out.Decision() != "allow" {
 		t.Errorf("AllowStages other: %q", out.Decision())
 	}
@@ -317,7 +290,7 @@ func TestHookMCPNamesCannotDodgeRules(t *testing.T) {
 	} {
 		t.Run(tc.label, func(t *testing.T) {
 			rec := &sink{}
-			e := hookEngine(t, rec, proxy.HookOptions{Servers: tc.servers})
+			e := hookEngine(t, rec, engine.HookOptions{Servers: tc.servers})
 			out, err := e.Hook(ctx, hookCall(tc.tool, `{}`, tc.cwd))
 			if err != nil {
 				t.Fatal(err)
@@ -354,7 +327,7 @@ func TestHookOverHTTP(t *testing.T) {
 		{"no token", "", string(raw), "deny", proxy.HookErrAuth},
 	} {
 		t.Run(tc.label, func(t *testing.T) {
-			req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, strings.NewReader(tc.body))
+			req, _ := http.NewRequest(http.MethodPost, srv.URL+engine.HookPath, strings.NewReader(tc.body))
 			req.Header.Set("Content-Type", "application/json")
 			if tc.token != "" {
 				req.Header.Set("Authorization", "Bearer "+tc.token)
@@ -364,7 +337,7 @@ func TestHookOverHTTP(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer resp.Body.Close()
-			var o proxy.HookOutput
+			var o engine.HookOutput
 			if err := json.NewDecoder(resp.Body).Decode(&o); err != nil || resp.StatusCode != 200 || o.Decision() != tc.want || resp.Header.Get(proxy.HookErrorHeader) != tc.why {
 				t.Errorf("status %d, %s %+v, decode %v", resp.StatusCode, resp.Header.Get(proxy.HookErrorHeader), o, err)
 			}
@@ -375,13 +348,13 @@ func TestHookOverHTTP(t *testing.T) {
 		})
 	}
 	// A gateway without a bundle asks (and the client falls back to deciding in process).
-	empty := httptest.NewServer(proxy.HookHandler(proxy.NewEngine(proxy.EngineOptions{Active: &chain.Active{}})))
+	empty := httptest.NewServer(proxy.HookHandler(engine.NewEngine(engine.EngineOptions{Active: &chain.Active{}})))
 	defer empty.Close()
-	resp, err := http.Post(empty.URL+proxy.HookPath, "application/json", strings.NewReader(string(raw)))
+	resp, err := http.Post(empty.URL+engine.HookPath, "application/json", strings.NewReader(string(raw)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o proxy.HookOutput
+	var o engine.HookOutput
 	_ = json.NewDecoder(resp.Body).Decode(&o)
 	resp.Body.Close()
 	if resp.StatusCode != 200 || o.Decision() != "ask" || resp.Header.Get(proxy.HookErrorHeader) != proxy.HookErrNoBundle {
@@ -392,7 +365,7 @@ func TestHookOverHTTP(t *testing.T) {
 	}
 	// What any web page can send without a preflight is denied before it is judged.
 	for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""} {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+engine.HookPath, bytes.NewReader(raw))
 		req.Header.Set("Authorization", "Bearer tok")
 		if ct != "" {
 			req.Header.Set("Content-Type", ct)
@@ -401,21 +374,21 @@ func TestHookOverHTTP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var o proxy.HookOutput
+		var o engine.HookOutput
 		err = json.NewDecoder(resp.Body).Decode(&o)
 		resp.Body.Close()
 		if err != nil || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != proxy.HookErrInput || !strings.Contains(o.Reason(), "Content-Type") {
 			t.Errorf("Content-Type %q: status %d, %+v, %v", ct, resp.StatusCode, o, err)
 		}
 	}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+proxy.HookPath, bytes.NewReader(raw))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+engine.HookPath, bytes.NewReader(raw))
 	req.Header.Set("Authorization", "Bearer tok")
 	req.Header.Set("Content-Type", "Application/JSON; charset=utf-8")
 	resp, err = http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	o = proxy.HookOutput{}
+	o = engine.HookOutput{}
 	_ = json.NewDecoder(resp.Body).Decode(&o)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || o.Decision() != "deny" || resp.Header.Get(proxy.HookErrorHeader) != "" {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -38,9 +39,9 @@ type Upstream struct {
 // HTTPOptions configure the Streamable HTTP proxy.
 type HTTPOptions struct {
 	Upstreams     []Upstream
-	Engine        *Engine // required
-	BodyLimit     int64   // request body cap; 0 = 4 MiB
-	ResponseLimit int64   // cap on one upstream message judged in the response phase; 0 = 16 MiB
+	Engine        *engine.Engine // required
+	BodyLimit     int64          // request body cap; 0 = 4 MiB
+	ResponseLimit int64          // cap on one upstream message judged in the response phase; 0 = 16 MiB
 	// StreamIdleTimeout ends an upstream's SSE answer to a POST that sends nothing (not even a
 	// keepalive comment) for this long; 0 = 5m. GET streams are the client's to hold.
 	StreamIdleTimeout time.Duration
@@ -62,11 +63,11 @@ type HTTPOptions struct {
 	// -32002 error naming the limit. Time spent judging the request (an approval hold) comes
 	// before and does not count. 0 = 5m.
 	UpstreamTotalTimeout time.Duration
-	Metrics              *Metrics     // nil = none
-	Logger               *slog.Logger // nil = discard
+	Metrics              *engine.Metrics // nil = none
+	Logger               *slog.Logger    // nil = discard
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
-	Tools ToolsObserver
+	Tools engine.ToolsObserver
 	// SamplingContext, if set, is given a way to send sampling/createMessage to the client of
 	// a request (when its session declared the sampling capability and the protocol allows
 	// server-to-client requests mid-call) and returns the context the request is judged in
@@ -499,7 +500,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	m, env := p.Message, p.Envelope
 	env.ID, env.Server = audit.NewID(), up.Name
 	if tok := p.ProgressToken; tok != nil && acceptsSSE(hdr) {
-		ctx = WithProgress(ctx, rw.progressFunc(tok))
+		ctx = engine.WithProgress(ctx, rw.progressFunc(tok))
 	}
 	if h.o.SamplingContext != nil && acceptsSSE(hdr) && rw.sink == nil && env.ProtocolVersion < mcp.Stateless {
 		if s, ok := h.sessions.get(env.Session); ok && s.sampling {
@@ -533,11 +534,11 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		x.Finish(ctx)
 	}()
 	switch step, params, changed := x.Forward(); step {
-	case StepDeny:
+	case engine.StepDeny:
 		h.count(up.Name, "denied")
 		rw.json(nil, x.Deny())
 		return
-	case StepFallback:
+	case engine.StepFallback:
 		h.count(up.Name, "denied")
 		h.serveFallback(ctx, rw, hdr, up, m, x, params)
 		return
@@ -592,7 +593,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 
 // serveFallback calls the fallback tool a denied call named instead, and answers with its result
 // marked as a fallback. If the fallback fails, the client gets the deny.
-func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, x *Exchange, params json.RawMessage) {
+func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header, up *upstream, m *mcp.Message, x *engine.Exchange, params json.RawMessage) {
 	out := x.Outcome
 	fm := *m
 	fm.Params = params
@@ -625,7 +626,7 @@ func (h *HTTP) observe(server, outcome string, start time.Time) {
 	}
 }
 
-func (h *HTTP) upstreamFailed(ctx context.Context, rw *responder, up *upstream, m *mcp.Message, out *Outcome, start time.Time, err error) {
+func (h *HTTP) upstreamFailed(ctx context.Context, rw *responder, up *upstream, m *mcp.Message, out *engine.Outcome, start time.Time, err error) {
 	reason := "unreachable"
 	status := http.StatusBadGateway
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUpstreamTimeout) || isTimeout(err) {

@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/added060/palisade/host/engine"
 	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 )
 
 // metaHook adds a _meta entry to every forwarded call, as the execution-token hook does.
 type metaHook struct{}
 
-func (metaHook) AfterRequest(_ context.Context, o *proxy.Outcome) error {
+func (metaHook) AfterRequest(_ context.Context, o *engine.Outcome) error {
 	if o.Allowed() && o.Envelope.Method == pmcp.MethodToolsCall {
 		o.Meta = map[string]any{"palisade/test": "added"}
 	}
@@ -64,7 +64,7 @@ func TestTransportParity(t *testing.T) {
 				t.Errorf("the upstream did not get the hook's _meta: %s %+v", m.Result, m.Error)
 			}
 			m := roundTrip(t, call(3, "dangerous"), 3)
-			if m.Error != nil || strings.Contains(string(m.Result), "REACHED") || !strings.Contains(string(m.Result), proxy.MetaKeyFallback) || !strings.Contains(string(m.Result), "all good") {
+			if m.Error != nil || strings.Contains(string(m.Result), "REACHED") || !strings.Contains(string(m.Result), engine.MetaKeyFallback) || !strings.Contains(string(m.Result), "all good") {
 				t.Errorf("fallback: %s %+v", m.Result, m.Error)
 			}
 		})

@@ -3,11 +3,12 @@ package proxy_test
 import (
 	"context"
 
-	"github.com/added060/palisade/host/audit"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/added060/palisade/host/audit"
 
 	"github.com/added060/palisade/host/proxy"
 	"github.com/labstack/echo/v4"

@@ -18,34 +18,28 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 )
-
-// ToolsObserver sees every tools/list result before the client does (host/pin implements it:
-// it pins tool definitions and strips ANSI escapes and invisible characters from descriptions).
-// It returns the result to pass on (the same bytes when nothing changed).
-type ToolsObserver interface {
-	ObserveTools(ctx context.Context, server string, result json.RawMessage) (json.RawMessage, error)
-}
 
 // StdioTransport is the transport name stdio envelopes and audit events carry.
 const StdioTransport = "stdio"
 
 // StdioOptions configure RunStdio.
 type StdioOptions struct {
-	Engine  *Engine  // required
-	Command string   // the real MCP server; required
-	Args    []string // its arguments
-	Env     []string // its environment; nil = this process's
-	Dir     string   // its working directory; "" = this process's
+	Engine  *engine.Engine // required
+	Command string         // the real MCP server; required
+	Args    []string       // its arguments
+	Env     []string       // its environment; nil = this process's
+	Dir     string         // its working directory; "" = this process's
 	// Server is the upstream name in envelopes and audit events; "" = the command's base name.
 	Server string
 	Stdin  io.Reader // from the MCP client; required
 	Stdout io.Writer // to the MCP client; required
 	Stderr io.Writer // the child's stderr; nil = discarded
 	// Tools, if set, sees each tools/list result (tool pinning).
-	Tools ToolsObserver
+	Tools engine.ToolsObserver
 	// Signals are forwarded to the child (SIGINT, SIGTERM, SIGHUP from the desktop client).
 	Signals <-chan os.Signal
 	// MaxLineBytes bounds one JSON-RPC line; 0 = 16 MiB. A longer client line is refused.
@@ -116,22 +110,12 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 1, fmt.Errorf("stdio proxy: start %s: %w", o.Command, err)
 	}
-	s := &stdio{
-		o:          o,
-		toClient:   &lineWriter{w: o.Stdout},
-		toServer:   &lineWriter{w: childIn},
-		childIn:    childIn,
-		pending:    map[string]*pendingCall{},
-		session:    "stdio-" + audit.NewID(),
-		exited:     make(chan struct{}),
-		clientDone: make(chan struct{}),
-	}
+	s := newStdio(o, childIn)
 	o.Logger.Info("stdio proxy started", "upstream", o.Server, "pid", cmd.Process.Pid)
 
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var wg sync.WaitGroup
-	wg.Go(func() { s.fromClient(runCtx) })
+	go s.fromClient(runCtx)
 	serverDone := make(chan struct{})
 	go func() {
 		defer close(serverDone)
@@ -148,6 +132,44 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	code := exitCode(cmd, werr)
 	o.Logger.Info("stdio proxy: upstream exited", "upstream", o.Server, "code", code)
 	return code, nil
+}
+
+func newStdio(o StdioOptions, serverIn io.WriteCloser) *stdio {
+	return &stdio{
+		o:          o,
+		toClient:   &lineWriter{w: o.Stdout},
+		toServer:   &lineWriter{w: serverIn},
+		childIn:    serverIn,
+		pending:    map[string]*pendingCall{},
+		session:    "stdio-" + audit.NewID(),
+		exited:     make(chan struct{}),
+		clientDone: make(chan struct{}),
+	}
+}
+
+// RelayStdio is RunStdio for a server whose process another runs: the thin `palisade proxy`
+// runs the child as the agent's user and carries its stdio and the client's over the engine
+// socket, and the engine judges here. serverIn is the child's stdin (its Close is the stdio
+// shutdown), serverOut its stdout; o.Command is unused and o.Server required. It returns when
+// serverOut ends, with every call still waiting answered and recorded.
+func RelayStdio(ctx context.Context, o StdioOptions, serverIn io.WriteCloser, serverOut io.Reader) error {
+	if o.Server == "" {
+		return errors.New("stdio relay: Server is required")
+	}
+	o = o.withDefaults()
+	if o.Engine == nil || o.Stdin == nil || o.Stdout == nil {
+		return errors.New("stdio relay: Engine, Stdin and Stdout are required")
+	}
+	s := newStdio(o, serverIn)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.fromClient(runCtx)
+	s.fromServer(runCtx, serverOut)
+	close(s.exited)
+	cancel()
+	s.judging.Wait()
+	s.finishPending(ctx)
+	return nil
 }
 
 func exitCode(cmd *exec.Cmd, werr error) int {
@@ -191,7 +213,7 @@ type stdio struct {
 // pendingCall is a client request forwarded to the server, waiting for its response.
 type pendingCall struct {
 	id json.RawMessage // as the client wrote it
-	x  *Exchange
+	x  *engine.Exchange
 }
 
 // lineWriter writes whole lines under a lock.
@@ -363,7 +385,7 @@ func (s *stdio) forwardToServer(line []byte) {
 	}
 }
 
-func (s *stdio) track(m *mcp.Message, x *Exchange) {
+func (s *stdio) track(m *mcp.Message, x *engine.Exchange) {
 	s.mu.Lock()
 	prev := s.pending[idKey(m.ID)]
 	s.pending[idKey(m.ID)] = &pendingCall{id: m.ID, x: x}
@@ -391,11 +413,11 @@ func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []by
 		return
 	}
 	switch step, params, changed := x.Forward(); step {
-	case StepDeny:
+	case engine.StepDeny:
 		_ = s.toClient.writeLine(x.Deny())
 		x.Finish(ctx)
 		return
-	case StepFallback:
+	case engine.StepFallback:
 		// The fallback tool the deciding stage named runs instead, under the same id (the
 		// denied call never reached the server).
 		nl, err := replaceParams(line, params)
@@ -591,7 +613,7 @@ func (s *stdio) finishPending(ctx context.Context) {
 	}
 }
 
-func stdioUpstream(o *Outcome, errText string) *audit.Upstream {
+func stdioUpstream(o *engine.Outcome, errText string) *audit.Upstream {
 	return &audit.Upstream{LatencyUS: time.Since(o.Start).Microseconds(), Error: errText}
 }
 

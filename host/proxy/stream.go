@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 )
@@ -32,9 +33,9 @@ import (
 type relay struct {
 	h   *HTTP
 	up  *upstream
-	hdr http.Header  // the client's request headers (its session), for answers sent upstream
-	m   *mcp.Message // the client's request; nil on the GET stream
-	x   *Exchange    // its lifecycle; nil on the GET stream
+	hdr http.Header      // the client's request headers (its session), for answers sent upstream
+	m   *mcp.Message     // the client's request; nil on the GET stream
+	x   *engine.Exchange // its lifecycle; nil on the GET stream
 
 	answered bool // the client has its answer (judged, denied, or passed by a fail-open mode)
 }
@@ -105,7 +106,7 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 
 // responseJudged reports whether a response stage matches o's call, so its answer will be
 // encoded for the stages (what JudgeCost covers).
-func responseJudged(o *Outcome) bool {
+func responseJudged(o *engine.Outcome) bool {
 	if o.Chain == nil {
 		return false
 	}

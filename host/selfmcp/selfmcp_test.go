@@ -16,9 +16,9 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/pin"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/selfmcp"
 )
 
@@ -39,7 +39,7 @@ func newServer(t *testing.T, now func() time.Time) fixture {
 	active := &chain.Active{}
 	active.Swap(buildChain(t))
 	ring := audit.NewRing(50, nil)
-	e := proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: ring})
+	e := engine.NewEngine(engine.EngineOptions{Active: active, Recorder: ring})
 	s, err := selfmcp.New(selfmcp.Options{Engine: e, Recent: ring, Now: now, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -249,9 +249,9 @@ func TestHTTPWithBearerToken(t *testing.T) {
 // failApprover fails the test when a person would be asked.
 type failApprover struct{ t *testing.T }
 
-func (a failApprover) Hold(context.Context, proxy.Held) (proxy.Resolution, error) {
+func (a failApprover) Hold(context.Context, engine.Held) (engine.Resolution, error) {
 	a.t.Error("checkIntent asked a person about a call nobody made")
-	return proxy.Resolution{Action: "deny"}, nil
+	return engine.Resolution{Action: "deny"}, nil
 }
 
 // TestCheckIntentServedDecision: checkIntent decides through the engine as serve does (a pinned
@@ -265,7 +265,7 @@ func TestCheckIntentServedDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := proxy.NewEngine(proxy.EngineOptions{Active: active, Recorder: ring, Approver: failApprover{t}, Hooks: []proxy.Hook{pins}})
+	e := engine.NewEngine(engine.EngineOptions{Active: active, Recorder: ring, Approver: failApprover{t}, Hooks: []engine.Hook{pins}})
 	s, err := selfmcp.New(selfmcp.Options{Engine: e, Recent: ring, Now: frozen})
 	if err != nil {
 		t.Fatal(err)

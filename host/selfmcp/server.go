@@ -24,8 +24,8 @@ import (
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/engine"
 	pmcp "github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/host/version"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/glob"
@@ -44,12 +44,12 @@ const (
 
 // Options configure the server.
 type Options struct {
-	Engine *proxy.Engine // required: its active chain answers every tool
+	Engine *engine.Engine // required: its active chain answers every tool
 	// Recent holds the latest audit events, shown oldest first at audit://recent: the gateway's
 	// one ring, which the dashboard shares; nil = empty.
 	Recent *audit.Ring
 	// Recorder receives reportAction events; nil = the engine's recorder.
-	Recorder proxy.Recorder
+	Recorder engine.Recorder
 	Limits   Limits           // per caller per minute
 	Now      func() time.Time // nil = time.Now
 	// PollInterval is how often Watch looks for a bundle change; 0 = 1s.
@@ -281,16 +281,16 @@ func (s *Server) checkIntent(ctx context.Context, req *mcp.CallToolRequest, in C
 // same chain, tool definitions, pinning and token hooks) but asks no person and records no audit
 // event or metric: check_intent asks about a call, it does not make one. It is built per call
 // (a struct copy), so hooks the gateway adds after New are included.
-func (s *Server) judge() *proxy.Engine {
+func (s *Server) judge() *engine.Engine {
 	jo := s.o.Engine.Options()
 	jo.Approver, jo.Recorder, jo.Metrics = nil, nil, nil
-	return proxy.NewEngine(jo)
+	return engine.NewEngine(jo)
 }
 
 // servedDecision is the decision check_intent reports for o: ask and sample as the chain asked
 // (through the gateway a person or the policy's judge decides them), anything else as served
 // (a pinned tool's pending change denies, no opinion takes the bundle's default).
-func servedDecision(o *proxy.Outcome) *chain.Decision {
+func servedDecision(o *engine.Outcome) *chain.Decision {
 	d := *o.Decision
 	switch {
 	case d.Action == abi.ActionDeny:
@@ -331,7 +331,11 @@ func (s *Server) reportAction(ctx context.Context, req *mcp.CallToolRequest, in 
 		i := info.Info()
 		ev.Bundle = &audit.Bundle{Name: i.Name, Version: i.Version, Digest: i.Digest}
 	}
-	ev.Detail, _ = json.Marshal(map[string]any{"report": map[string]string{"outcome": in.Outcome, "details": in.Details}})
+	detail := map[string]any{"report": map[string]string{"outcome": in.Outcome, "details": in.Details}}
+	if c, ok := engine.CallerFrom(ctx); ok {
+		detail["caller"] = c // the OS user the engine socket saw (a thin `palisade mcp`)
+	}
+	ev.Detail, _ = json.Marshal(detail)
 	if s.o.Recorder == nil {
 		return nil, ReportActionOutput{}, errors.New("no audit recorder configured")
 	}
@@ -412,7 +416,7 @@ func (s *Server) Policy() (Policy, error) {
 	ch, release := s.active.Acquire()
 	defer release()
 	if ch == nil {
-		return Policy{}, proxy.ErrNoChain
+		return Policy{}, engine.ErrNoChain
 	}
 	p := Policy{Bundle: ch.Info(), DefaultAction: ch.DefaultAction(), Fallback: FallbackOut{Ask: ch.Fallback(abi.ActionAsk), Sample: ch.Fallback(abi.ActionSample)}, Rules: []any{}}
 	for _, st := range ch.Stages() {

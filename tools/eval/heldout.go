@@ -16,9 +16,9 @@ import (
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/proxy"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/tools/eval/score"
 )
@@ -195,11 +195,11 @@ func scoreHeldout(name string, s score.Scorer, t float64, recs []HeldoutRecord) 
 // ServedChain decides held-out tool calls the way the gateway and `palisade hook` do: the
 // bundle's chain built in process by the gateway's own Core (real Wasm plugins, the ONNX
 // detector through the infer host function, the bundle trust policy), the request phase through
-// a proxy.Engine, and for records that carry a tool output, the response phase.
+// a engine.Engine, and for records that carry a tool output, the response phase.
 type ServedChain struct {
 	core   *gateway.Core
 	active *chain.Active
-	engine *proxy.Engine
+	engine *engine.Engine
 	// FixtureErr is why the bundle failed its own fixtures (serve would refuse to activate
 	// it); the chain was then built without them, so its decisions can still be measured.
 	FixtureErr error
@@ -224,11 +224,11 @@ func NewServedChain(ctx context.Context, dir, dataDir string) (*ServedChain, err
 		return nil, fmt.Errorf("served chain %s: %w", dir, err)
 	}
 	s.active.Swap(b.Chain)
-	eo := proxy.EngineOptions{Active: s.active, Gateway: "eval", AuditArguments: cfg.Audit.Arguments}
+	eo := engine.EngineOptions{Active: s.active, Gateway: "eval", AuditArguments: cfg.Audit.Arguments}
 	if a := b.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
 	}
-	s.engine = proxy.NewEngine(eo)
+	s.engine = engine.NewEngine(eo)
 	return s, nil
 }
 
@@ -309,8 +309,8 @@ const ServedAttempts = 4
 // envelopeOf builds the request envelope the gateway would build: Claude Code built-in tools
 // through the hook adapter, MCP tools as a tools/call on the named upstream.
 func envelopeOf(r HeldoutRecord) (*abi.Envelope, error) {
-	if r.Transport == proxy.HookTransport {
-		in := proxy.HookInput{SessionID: "heldout", HookEventName: proxy.HookEventPreToolUse, ToolName: r.Tool, ToolInput: r.Arguments, Cwd: r.Cwd, ToolUseID: r.ID}
+	if r.Transport == engine.HookTransport {
+		in := engine.HookInput{SessionID: "heldout", HookEventName: engine.HookEventPreToolUse, ToolName: r.Tool, ToolInput: r.Arguments, Cwd: r.Cwd, ToolUseID: r.ID}
 		return in.Envelope(nil)
 	}
 	params, _ := json.Marshal(map[string]any{"name": r.Tool, "arguments": r.Arguments})

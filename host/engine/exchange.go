@@ -1,8 +1,9 @@
-package proxy
+package engine
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/added060/palisade/host/audit"
@@ -118,7 +119,7 @@ func (x *Exchange) Answer(ctx context.Context, msg *mcp.Message) []byte {
 // response stages matching the call. It returns what to send the client: the deny, or raw when
 // the stages fail open.
 func (x *Exchange) Unjudgeable(raw []byte, err error) []byte {
-	if errAmbiguous(err) {
+	if errors.Is(err, mcp.ErrAmbiguousKeys) {
 		x.e.RefuseResponse(x.Outcome, err.Error())
 	} else if !x.e.UnjudgeableResponse(x.Outcome, err.Error()) {
 		return raw
@@ -221,4 +222,11 @@ func (e *Engine) Judge(ctx context.Context, env *abi.Envelope) (*Outcome, error)
 	}
 	x.Answer(ctx, msg)
 	return x.Outcome, nil
+}
+
+// ToolsObserver sees every tools/list result before the client does (host/pin implements it:
+// it pins tool definitions and strips ANSI escapes and invisible characters from descriptions).
+// It returns the result to pass on (the same bytes when nothing changed).
+type ToolsObserver interface {
+	ObserveTools(ctx context.Context, server string, result json.RawMessage) (json.RawMessage, error)
 }

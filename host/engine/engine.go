@@ -1,4 +1,4 @@
-package proxy
+package engine
 
 import (
 	"context"
@@ -203,6 +203,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 		}
 	}
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
+	if c, ok := CallerFrom(ctx); ok {
+		o.Detail = map[string]any{"caller": c}
+	}
 	d, err := ch.Evaluate(ctx, env)
 	if err != nil {
 		release()
@@ -464,6 +467,31 @@ func approvalWord(action, by string) string {
 		return audit.ApprovalApproved
 	}
 	return audit.ApprovalDenied
+}
+
+// Caller is the local process that asked the engine, as the kernel reports it on the engine
+// socket (SO_PEERCRED): never what the caller says of itself.
+type Caller struct {
+	User string `json:"os_user"`
+	UID  int    `json:"uid"`
+	PID  int    `json:"pid"`
+	// Home is the system's home folder for UID (not recorded): what `~` means in the caller's
+	// commands.
+	Home string `json:"-"`
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying the verified local caller; a decision made under it records
+// the caller in its audit event (detail.caller).
+func WithCaller(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller WithCaller put in ctx.
+func CallerFrom(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(callerKey{}).(Caller)
+	return c, ok
 }
 
 type progressKey struct{}
