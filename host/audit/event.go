@@ -56,6 +56,11 @@ type Event struct {
 	Server    string          `json:"server,omitempty"`     // upstream name
 	Session   string          `json:"session,omitempty"`    // MCP session id
 	Agent     string          `json:"agent,omitempty"`      // client/agent name
+	// Principal is who called: the identity the gateway verified (an OAuth access token on
+	// HTTP, host/authn) or the OS user in the local modes; the same value the envelope's
+	// principal carries. Nil when the endpoint took an unauthenticated call. The token itself
+	// is never recorded.
+	Principal *abi.Principal `json:"principal,omitempty"`
 	Tool      string          `json:"tool,omitempty"`       // tool name
 	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
 
