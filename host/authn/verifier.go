@@ -331,4 +331,3 @@ func drain(r io.ReadCloser) {
 	io.Copy(io.Discard, io.LimitReader(r, 64<<10))
 	r.Close()
 }
-
