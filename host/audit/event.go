@@ -56,13 +56,14 @@ type Event struct {
 	Server    string          `json:"server,omitempty"`     // upstream name
 	Session   string          `json:"session,omitempty"`    // MCP session id
 	Agent     string          `json:"agent,omitempty"`      // client/agent name
+	Tool      string          `json:"tool,omitempty"`       // tool name
+	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
+
 	// Principal is who called: the identity the gateway verified (an OAuth access token on
 	// HTTP, host/authn) or the OS user in the local modes; the same value the envelope's
 	// principal carries. Nil when the endpoint took an unauthenticated call. The token itself
 	// is never recorded.
 	Principal *abi.Principal `json:"principal,omitempty"`
-	Tool      string          `json:"tool,omitempty"`       // tool name
-	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
 
 	ArgumentsSHA256 string          `json:"arguments_sha256,omitempty"` // hex sha256 of the raw arguments
 	Arguments       json.RawMessage `json:"arguments,omitempty"`        // only when policy allows, redacted
