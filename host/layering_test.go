@@ -22,6 +22,7 @@ var forbidden = map[string][]string{
 	"host/llm":              {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
 	"host/infer":            {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
 	"host/version":          {"host/", "github.com/"},
+	"host/authn":            {"host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},
 	"sdk/go/abi":            {"host/", "github.com/extism"},
 	"sdk/go/glob":           {"host/", "github.com/extism"},
 	"plugins/rules/ruleset": {"host/", "github.com/extism"},
