@@ -25,7 +25,7 @@ func newServer(issuer string, cfg Config, key *rsa.PrivateKey) (http.Handler, er
 		CodeMethodS256: true,
 		AuthMethodPost: true,
 	}
-	p, err := op.NewOpenIDProvider(issuer, opCfg, st, op.WithAllowInsecure())
+	p, err := op.NewProvider(opCfg, st, op.StaticIssuer(issuer), op.WithAllowInsecure())
 	if err != nil {
 		return nil, err
 	}
