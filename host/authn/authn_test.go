@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/internal/testenv"
@@ -32,11 +33,17 @@ const metadataURL = "https://gw.example.test/.well-known/oauth-protected-resourc
 // the principal as JSON) and serves the metadata.
 func gateway(t *testing.T, op *testenv.OP, c authn.Config) (*authn.Verifier, *httptest.Server) {
 	t.Helper()
-	c.Issuer, c.Resource = op.Issuer, resource
-	if c.Claims == nil {
-		c.Claims = []string{"groups"}
+	return gatewayWith(t, op, authn.Options{Config: c})
+}
+
+// gatewayWith is gateway with Options (Config's issuer and resource are filled in).
+func gatewayWith(t *testing.T, op *testenv.OP, o authn.Options) (*authn.Verifier, *httptest.Server) {
+	t.Helper()
+	o.Config.Issuer, o.Config.Resource = op.Issuer, resource
+	if o.Config.Claims == nil {
+		o.Config.Claims = []string{"groups"}
 	}
-	v, err := authn.New(context.Background(), authn.Options{Config: c})
+	v, err := authn.New(context.Background(), o)
 	if err != nil {
 		t.Fatalf("authn.New: %v", err)
 	}
@@ -340,4 +347,42 @@ func unsigned(t *testing.T, tok string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+func TestKeyRotation(t *testing.T) {
+	op := testenv.StartOP(t, testenv.OPConfig{})
+	// An hour between refetches, so the test does not depend on how fast it runs.
+	_, srv := gatewayWith(t, op, authn.Options{JWKSRefresh: time.Hour})
+	before := op.ClientCredentials(t, testenv.OPService, testenv.OPServiceSecret, resource, "mcp:tools")
+	if status, _, body := call(t, srv, before); status != http.StatusOK {
+		t.Fatalf("before rotation: %d %s", status, body)
+	}
+	op.Rotate(t)
+	after := op.ClientCredentials(t, testenv.OPService, testenv.OPServiceSecret, resource, "mcp:tools")
+	// The new kid is not in the cached set: the verifier refetches it once.
+	if status, _, body := call(t, srv, after); status != http.StatusOK {
+		t.Fatalf("token signed with the new key: %d %s", status, body)
+	}
+	if status, _, body := call(t, srv, before); status != http.StatusOK {
+		t.Errorf("token signed with the old, still published key: %d %s", status, body)
+	}
+	// Another unknown kid within JWKSRefresh does not refetch: refused, and the IdP is spared.
+	op.Rotate(t)
+	again := op.ClientCredentials(t, testenv.OPService, testenv.OPServiceSecret, resource, "mcp:tools")
+	if status, _, _ := call(t, srv, again); status != http.StatusUnauthorized {
+		t.Errorf("a second new kid within the refresh interval: %d, want 401 (no refetch yet)", status)
+	}
+}
+
+func TestIntrospectionUnreachable(t *testing.T) {
+	op := testenv.StartOP(t, testenv.OPConfig{})
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL + "/introspect"
+	dead.Close()
+	_, srv := gateway(t, op, authn.Config{Introspection: &authn.Introspection{URL: deadURL, ClientID: "gw", ClientSecret: "s"}})
+	tok := op.ClientCredentials(t, testenv.OPOpaque, testenv.OPOpaqueSecret, resource, "mcp:tools")
+	status, h, _ := call(t, srv, tok)
+	if status != http.StatusServiceUnavailable || h.Get("WWW-Authenticate") != "" {
+		t.Errorf("introspection down: %d %q, want 503 and no challenge (the token may be good)", status, h.Get("WWW-Authenticate"))
+	}
 }

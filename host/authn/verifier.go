@@ -100,7 +100,8 @@ func New(ctx context.Context, o Options) (*Verifier, error) {
 			cancel()
 			return nil, fmt.Errorf("authn: jwks cache: %w", err)
 		}
-		if err := cache.Register(ctx, v.jwksURL, jwk.WithHTTPClient(v.hc), jwk.WithMinInterval(v.refresh), jwk.WithMaxInterval(15*time.Minute)); err != nil {
+		maxInterval := max(15*time.Minute, v.refresh)
+		if err := cache.Register(ctx, v.jwksURL, jwk.WithHTTPClient(v.hc), jwk.WithMinInterval(v.refresh), jwk.WithMaxInterval(maxInterval)); err != nil {
 			cancel()
 			return nil, fmt.Errorf("authn: jwks %s: %w", v.jwksURL, err)
 		}
@@ -131,7 +132,13 @@ func (v *Verifier) Config() Config { return v.c }
 // Verify checks an access token and returns its principal. A JWT is verified locally
 // (signature against the issuer's JWKS, alg allowed, iss, aud, exp, nbf); any other token is
 // introspected when introspection is configured. Errors wrap ErrInvalidToken, or are a
-// *ScopeError (ErrInsufficientScope) for a valid token lacking a required scope.
+// *ScopeError (ErrInsufficientScope) for a valid token lacking a required scope; any other
+// error (the key set or introspection unreachable) says nothing about the token.
+//
+// # Notes
+//
+// With a *ScopeError the principal is returned too (who was refused, for the audit); check
+// the error before using it.
 func (v *Verifier) Verify(ctx context.Context, token string) (*Principal, error) {
 	if token == "" {
 		return nil, ErrNoToken

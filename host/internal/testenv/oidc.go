@@ -222,5 +222,18 @@ func (o *OP) AuthCode(t testing.TB, clientID, redirectURI, user, resource string
 	return tok.AccessToken
 }
 
+// Rotate makes the provider sign with a new key from now on; its JWKS keeps the old ones.
+func (o *OP) Rotate(t testing.TB) {
+	t.Helper()
+	resp, err := http.Post(o.Issuer+"/rotate", "", nil)
+	if err != nil {
+		t.Fatalf("testenv: rotate: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("testenv: rotate: %s", resp.Status)
+	}
+}
+
 // String names the provider in failure messages.
 func (o *OP) String() string { return fmt.Sprintf("test OP at %s", o.Issuer) }

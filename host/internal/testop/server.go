@@ -40,6 +40,12 @@ func newServer(issuer string, cfg Config, key *rsa.PrivateKey) (http.Handler, er
 		}
 		http.Redirect(w, r, callback(r.Context(), id), http.StatusFound)
 	})
+	// POST /rotate signs from now on with a new key (tests of key rotation).
+	mux.HandleFunc("POST /rotate", func(w http.ResponseWriter, _ *http.Request) {
+		if err := st.rotate(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+		}
+	})
 	mux.Handle("/", p)
 	// RFC 8707: the op package does not read `resource`, so it travels in the context to
 	// the storage, which stamps it as the access token's audience.

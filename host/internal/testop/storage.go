@@ -28,11 +28,10 @@ func newID() string {
 
 // storage is op.Storage in memory.
 type storage struct {
-	cfg   Config
-	key   *rsa.PrivateKey
-	keyID string
+	cfg Config
 
 	mu       sync.Mutex
+	keys     []signingKey            // the last one signs; all are published
 	requests map[string]*authRequest // by id
 	codes    map[string]string       // code → request id
 	tokens   map[string]*token       // by id
@@ -45,7 +44,7 @@ type token struct {
 }
 
 func newStorage(cfg Config, key *rsa.PrivateKey) *storage {
-	return &storage{cfg: cfg, key: key, keyID: newID(), requests: map[string]*authRequest{}, codes: map[string]string{}, tokens: map[string]*token{}}
+	return &storage{cfg: cfg, keys: []signingKey{{id: newID(), key: key}}, requests: map[string]*authRequest{}, codes: map[string]string{}, tokens: map[string]*token{}}
 }
 
 func (s *storage) clientCfg(id string) (Client, bool) {
@@ -204,8 +203,22 @@ func (k publicKey) Algorithm() jose.SignatureAlgorithm { return jose.RS256 }
 func (k publicKey) Use() string                        { return "sig" }
 func (k publicKey) Key() any                           { return &k.key.PublicKey }
 
+// rotate adds a new signing key; the old ones stay published.
+func (s *storage) rotate() error {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys = append(s.keys, signingKey{id: newID(), key: k})
+	return nil
+}
+
 func (s *storage) SigningKey(context.Context) (op.SigningKey, error) {
-	return signingKey{id: s.keyID, key: s.key}, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keys[len(s.keys)-1], nil
 }
 
 func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorithm, error) {
@@ -213,7 +226,13 @@ func (s *storage) SignatureAlgorithms(context.Context) ([]jose.SignatureAlgorith
 }
 
 func (s *storage) KeySet(context.Context) ([]op.Key, error) {
-	return []op.Key{publicKey{signingKey{id: s.keyID, key: s.key}}}, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]op.Key, len(s.keys))
+	for i, k := range s.keys {
+		out[i] = publicKey{k}
+	}
+	return out, nil
 }
 
 // OPStorage.
