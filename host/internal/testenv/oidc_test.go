@@ -32,7 +32,7 @@ func TestStartOP(t *testing.T) {
 	const res = "https://gw.example.test/mcp"
 	for _, tc := range []struct {
 		name, token, sub string
-		groups          []any
+		groups           []any
 	}{
 		{"client credentials", op.ClientCredentials(t, OPService, OPServiceSecret, res, "mcp:tools"), OPService, []any{"sre"}},
 		{"authorization code", op.AuthCode(t, OPPublic, OPPublicRedirect, OPUserDeveloper, res, "mcp:tools"), OPUserDeveloper, []any{"dev"}},
