@@ -68,6 +68,7 @@ type FieldError struct {
 	Err  error
 }
 
+// Error names the path and the problem.
 func (e *FieldError) Error() string { return fmt.Sprintf("config: %s: %v", e.Path, e.Err) }
 
 // Unwrap returns the cause.

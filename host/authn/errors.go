@@ -24,6 +24,7 @@ type ScopeError struct {
 	Missing   []string
 }
 
+// Error names the missing scopes.
 func (e *ScopeError) Error() string {
 	return "authn: insufficient scope: missing " + strings.Join(e.Missing, " ")
 }
