@@ -98,7 +98,7 @@ lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned; native build only:
 bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-direct load run
 
 bench-core: build bundle ## chain/plugin benchmarks and the load run (gateway vs direct, 1 and 16 connections)
-	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/...
+	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/... ./host/authn/
 	$(GO) run ./tools/loadgen -bundle $(BUILD)/bundle -requests 3000
 
 fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)

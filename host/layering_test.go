@@ -43,6 +43,7 @@ var forbidden = map[string][]string{
 	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server"},
 	// The gateway wires serve's parts together; only cmd/ sits above it.
 	"host/gateway":          {"cmd/"},
+	"host/authn":            {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},
 	"sdk/go/abi":            {"host/", "github.com/extism"},
 	"sdk/go/glob":           {"host/", "github.com/extism"},
 	"plugins/rules/ruleset": {"host/", "github.com/extism"},

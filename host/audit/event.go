@@ -59,6 +59,12 @@ type Event struct {
 	Tool      string          `json:"tool,omitempty"`       // tool name
 	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
 
+	// Principal is who called: the identity the gateway verified (an OAuth access token on
+	// HTTP, host/authn) or the OS user in the local modes; the same value the envelope's
+	// principal carries. Nil when the endpoint took an unauthenticated call. The token itself
+	// is never recorded.
+	Principal *abi.Principal `json:"principal,omitempty"`
+
 	ArgumentsSHA256 string          `json:"arguments_sha256,omitempty"` // hex sha256 of the raw arguments
 	Arguments       json.RawMessage `json:"arguments,omitempty"`        // only when policy allows, redacted
 

@@ -54,6 +54,8 @@ func TestEventMatchesSchema(t *testing.T) {
 		ID: audit.NewID(), Time: time.Date(2026, 11, 22, 10, 0, 0, 123e6, time.UTC), Kind: audit.KindDecision,
 		Gateway: "gw-1", Bundle: &audit.Bundle{Name: "base", Version: "1.0.0", Digest: "sha256:00ff"},
 		Transport: "http", Method: "tools/call", Server: "fs", Session: "s1", Agent: "claude-code", Tool: "read_file",
+		Principal: &abi.Principal{Issuer: "https://login.example.com", Subject: "alice", ClientID: "claude-code",
+			Scopes: []string{"mcp:tools"}, Claims: map[string]any{"groups": []any{"sre"}}},
 		RequestID:       json.RawMessage(`7`),
 		ArgumentsSHA256: audit.ArgumentsHash([]byte(`{"path":"~/.ssh/id_rsa"}`)),
 		Arguments:       json.RawMessage(`{"path":"[redacted]"}`),
@@ -92,6 +94,7 @@ func TestEventMatchesSchema(t *testing.T) {
 		{"bad kind", map[string]any{"id": "x", "time": "2026-01-01T00:00:00Z", "kind": "other"}},
 		{"bad action", map[string]any{"id": "x", "time": "2026-01-01T00:00:00Z", "kind": "decision", "action": "maybe"}},
 		{"bad time", map[string]any{"id": "x", "time": "yesterday", "kind": "decision"}},
+		{"principal without subject", map[string]any{"id": "x", "time": "2026-01-01T00:00:00Z", "kind": "decision", "principal": map[string]any{"issuer": "local"}}},
 	} {
 		t.Run("reject "+tc.name, func(t *testing.T) {
 			if err := validate(t, s, tc.v); err == nil {

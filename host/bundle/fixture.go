@@ -25,6 +25,9 @@ type Fixture struct {
 	Agent    string          `json:"agent,omitempty"`
 	Cwd      string          `json:"cwd,omitempty"`
 	Expected string          `json:"expected,omitempty"`
+	// Principal is who calls (the envelope's principal, ABI 1.1), for rules about people:
+	// {"issuer": ..., "subject": ..., "claims": {"groups": [...]}}; absent = unauthenticated.
+	Principal *abi.Principal `json:"principal,omitempty"`
 	// EnvelopeJSON, instead of method and params, gives the whole envelope (e.g. a response
 	// phase with a result).
 	EnvelopeJSON json.RawMessage `json:"envelope,omitempty"`
@@ -118,7 +121,7 @@ func (f Fixture) Envelope(id string) (*abi.Envelope, error) {
 		return &env, nil
 	}
 	m := &mcp.Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Method: f.Method, Params: f.Params}
-	env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd})
+	env, err := mcp.NewEnvelope(m, mcp.Context{Transport: "fixture", Server: f.Server, Agent: f.Agent, Cwd: f.Cwd, Principal: f.Principal})
 	if err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", f.Name, err)
 	}

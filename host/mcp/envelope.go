@@ -15,6 +15,10 @@ type Context struct {
 	Client          *abi.Client
 	Agent           string
 	Cwd             string
+	// Principal is who is calling, as the transport verified it (host/authn: the access
+	// token's principal on HTTP, LocalPrincipal in the local modes); nil = not known. It is
+	// copied into every envelope built with this Context.
+	Principal *abi.Principal
 }
 
 // Methods whose params name what they act on.
@@ -112,7 +116,7 @@ func AnswerEnvelope(m *Message, c Context, method string) *abi.Envelope {
 	env := &abi.Envelope{
 		ABI: abi.Version, Phase: abi.PhaseResponse, Transport: c.Transport, Method: method,
 		RequestID: m.ID, Server: c.Server, Session: c.Session, ProtocolVersion: c.ProtocolVersion,
-		Client: c.Client, Agent: c.Agent, Cwd: c.Cwd, Result: m.Result,
+		Client: c.Client, Agent: c.Agent, Cwd: c.Cwd, Result: m.Result, Principal: c.Principal,
 	}
 	if env.Agent == "" && env.Client != nil {
 		env.Agent = env.Client.Name

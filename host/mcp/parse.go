@@ -231,6 +231,7 @@ func (s *scanner) message(c Context) (*Parsed, error) {
 		Agent:           c.Agent,
 		Cwd:             c.Cwd,
 		Params:          m.Params,
+		Principal:       c.Principal,
 	}
 	if m.Method == MethodInitialize {
 		env.Client = client(raw(slotClientInfo), false)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 func utf8Valid(b []byte) bool { return utf8.Valid(b) }
@@ -234,5 +236,26 @@ func TestCapabilities(t *testing.T) {
 		if got := NeededCapability(method); got != want {
 			t.Errorf("NeededCapability(%s) = %q, want %q", method, got, want)
 		}
+	}
+}
+
+// The transport's principal reaches the request, response and answer envelopes.
+func TestEnvelopePrincipal(t *testing.T) {
+	who := &abi.Principal{Issuer: "https://login.example.com", Subject: "alice", Claims: map[string]any{"groups": []any{"sre"}}}
+	c := Context{Transport: "http", Principal: who}
+	p, err := Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"deploy_api"}}`), c)
+	if err != nil || p.Envelope.Principal != who {
+		t.Fatalf("request envelope principal = %+v, %v", p.Envelope.Principal, err)
+	}
+	resp := ResponseEnvelope(p.Envelope, &Message{JSONRPC: "2.0", ID: json.RawMessage(`1`), Result: json.RawMessage(`{}`)})
+	if resp.Principal != who {
+		t.Errorf("response envelope principal = %+v", resp.Principal)
+	}
+	ans := AnswerEnvelope(&Message{JSONRPC: "2.0", ID: json.RawMessage(`7`), Result: json.RawMessage(`{}`)}, c, MethodSampling)
+	if ans.Principal != who {
+		t.Errorf("answer envelope principal = %+v", ans.Principal)
+	}
+	if p, _ := Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Context{}); p.Envelope.Principal != nil {
+		t.Errorf("no principal in the context, envelope has %+v", p.Envelope.Principal)
 	}
 }

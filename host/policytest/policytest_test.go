@@ -132,3 +132,27 @@ func TestRunReportsABadManifest(t *testing.T) {
 		})
 	}
 }
+
+// Only group sre may call deploy_*, tested as a policy author would: fixtures that name who
+// calls, through the real rules plugin.
+func TestPrincipalFixtures(t *testing.T) {
+	rules := []byte(`rules:
+  - id: sre-deploys
+    priority: 10
+    action: allow
+    when: {tool: ["deploy_*"], principal: {claims: {groups: sre}}}
+  - id: no-deploys
+    priority: 20
+    action: deny
+    reason: only sre may deploy
+    when: {tool: ["deploy_*"]}
+`)
+	rs, err := policytest.Run(context.Background(), policytest.Options{Bundle: testenv.AgentsBundle(t, rules),
+		Fixtures: []string{"testdata/principal.json"}, CacheDir: testenv.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 || policytest.Failed(rs) != 0 {
+		t.Fatalf("%d results, %d failed; want 3 passing: %+v", len(rs), policytest.Failed(rs), rs)
+	}
+}

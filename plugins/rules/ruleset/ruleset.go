@@ -1,7 +1,7 @@
 // Package ruleset is the logic of Palisade's first-party rules plugin: priority-ordered rules with
-// conditions on tool name, arguments (by key path), server, method, cwd, agent and a time window;
-// the lowest priority number among matching rules decides. It is plain Go so `go test` and fuzzing
-// run it natively; main.go is the wasip1 shim.
+// conditions on tool name, arguments (by key path), server, method, cwd, agent, the caller's
+// principal and a time window; the lowest priority number among matching rules decides. It is
+// plain Go so `go test` and fuzzing run it natively; main.go is the wasip1 shim.
 package ruleset
 
 import (
@@ -52,6 +52,9 @@ type When struct {
 	// argv[0] by base name, after wrappers such as sudo and sh -c are resolved); `*` crosses
 	// `/` here, and `{engine}` stands for the base name of the engine's binary.
 	Commands []string `json:"commands"`
+	// Principal holds conditions on who is calling (the envelope's `principal`, ABI 1.1):
+	// issuer, subject, client_id, scopes and claims, e.g. `{claims: {groups: sre}}`.
+	Principal *Principal `json:"principal"`
 
 	commands []string // compiled Commands
 }
@@ -204,6 +207,8 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 	}
 	var args gjson.Result
 	argsLoaded := false
+	var principal gjson.Result
+	principalLoaded := false
 	var c *call
 	for i := range e.rules {
 		r := &e.rules[i]
@@ -222,6 +227,15 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 				argsLoaded = true
 			}
 			if !argsMatch(args, w.Arguments) {
+				continue
+			}
+		}
+		if w.Principal != nil {
+			if !principalLoaded {
+				principal = gjson.GetBytes(env, "principal")
+				principalLoaded = true
+			}
+			if !w.Principal.match(principal) {
 				continue
 			}
 		}

@@ -95,6 +95,27 @@ type Envelope struct {
 	// Engine names the host's own files (since ABI 1.1), so a stage can refuse a call that
 	// reads or changes them; nil when the host does not say (policy fixtures, the playground).
 	Engine *Engine `json:"engine,omitempty"`
+	// Principal is who is calling (since ABI 1.1): the identity the host verified (an OAuth
+	// access token on HTTP, the OS user in the local modes). Only the host sets it; nil when
+	// the host knows no identity (an unauthenticated endpoint, policy fixtures that give none).
+	Principal *Principal `json:"principal,omitempty"`
+}
+
+// Principal is the verified identity of the caller (since ABI 1.1). The host sets it from a
+// token it checked (issuer, signature, audience, expiry) or, in the local modes, to
+// {issuer: "local", subject: OS user name}; a plugin may trust it and never sets it.
+type Principal struct {
+	// Issuer is the token's `iss` (the authorization server), or "local".
+	Issuer string `json:"issuer"`
+	// Subject is the token's `sub` (a user or a client), or the OS user name.
+	Subject string `json:"subject"`
+	// ClientID is the OAuth client the token was issued to (`client_id`, `azp`), when known.
+	ClientID string `json:"client_id,omitempty"`
+	// Scopes are the token's granted scopes.
+	Scopes []string `json:"scopes,omitempty"`
+	// Claims are the token claims the gateway is configured to copy (authn `claims`, e.g.
+	// groups), by claim name, with their JSON values.
+	Claims map[string]any `json:"claims,omitempty"`
 }
 
 // Engine is where the host's own files are (since ABI 1.1): its data dir and keys, the bundle
