@@ -29,6 +29,7 @@ var forbidden = map[string][]string{
 	"host/scaffold":         {"host/"},
 	"host/internal/sse":     {"host/"},
 	"host/conformance":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/internal/testop":  {"host/"},
 	"host/internal/testenv": {"host/engine", "host/proxy", "host/gateway", "cmd/"},
 	"host/policytest":       {"host/proxy", "host/gateway", "github.com/labstack/echo"},
 	// The engine: decides; imports no transport, no hook built on it and no server.
