@@ -162,6 +162,39 @@ func (s *Sink) Run(ctx context.Context) error {
 	if s.o.Retention > 0 {
 		wg.Go(func() { s.retain(ctx) })
 	}
+	// The reader fetches and verifies the next batch while the writer commits this one.
+	ready := make(chan fetched, 1)
+	wg.Go(func() { s.read(ctx, cons, signers, ready) })
+	for b := range ready {
+		if err := s.retry(ctx, "write", func() error { return s.write(ctx, b.recs) }); err != nil {
+			// Stopped before the batch was committed: hand it, and what was read after it,
+			// back for the next run at once.
+			nak(b.msgs)
+			for rest := range ready {
+				nak(rest.msgs)
+			}
+			return nil
+		}
+		for _, m := range b.msgs {
+			if err := m.Ack(); err != nil {
+				// Committed; a redelivery is a duplicate the insert ignores.
+				log.Debug("audit sink ack", "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// fetched is one batch read and verified.
+type fetched struct {
+	msgs []jetstream.Msg
+	recs []*record
+}
+
+// read fetches batches and prepares them until ctx ends, then closes out.
+func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit.Signers, out chan<- fetched) {
+	defer close(out)
+	log := s.o.Logger
 	for ctx.Err() == nil {
 		batch, err := cons.Fetch(s.o.BatchSize, jetstream.FetchMaxWait(s.o.BatchWait))
 		if err != nil {
@@ -181,22 +214,20 @@ func (s *Sink) Run(ctx context.Context) error {
 		if len(msgs) == 0 {
 			continue
 		}
-		recs := s.prepare(ctx, signers, msgs)
-		if err := s.retry(ctx, "write", func() error { return s.write(ctx, recs) }); err != nil {
-			// Stopped before the batch was committed: hand it back for the next run.
-			for _, m := range msgs {
-				_ = m.Nak()
-			}
-			return nil
-		}
-		for _, m := range msgs {
-			if err := m.Ack(); err != nil {
-				// Committed; a redelivery is a duplicate the insert ignores.
-				log.Debug("audit sink ack", "err", err)
-			}
+		b := fetched{msgs: msgs, recs: s.prepare(ctx, signers, msgs)}
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			nak(msgs)
+			return
 		}
 	}
-	return nil
+}
+
+func nak(msgs []jetstream.Msg) {
+	for _, m := range msgs {
+		_ = m.Nak()
+	}
 }
 
 // consumer creates or updates the durable pull consumer.
