@@ -19,6 +19,8 @@ var forbidden = map[string][]string{
 	"host/bundle":           {"host/proxy", "host/gateway", "host/admin"},
 	"host/audit":            {"host/chain", "host/bundle", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
 	"host/proxy":            {"host/gateway", "cmd/", "github.com/nats-io/nats-server"},
+	"host/auditsink":        {"host/proxy", "host/gateway", "host/chain", "host/bundle", "host/plugin", "cmd/", "github.com/nats-io/nats-server", "github.com/extism"},
+	"host/auditsink/pgtest": {"host/", "github.com/"},
 	"host/llm":              {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
 	"host/infer":            {"host/chain", "host/bundle", "host/proxy", "host/gateway"},
 	"host/version":          {"host/", "github.com/"},
