@@ -157,3 +157,20 @@ func TestAuditSinkPostgresAndQuery(t *testing.T) {
 		t.Errorf("bad --dsn: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestAuditDSNFromEnv: PALISADE_AUDIT_DSN fills --dsn of the sink and of query; the flag wins.
+func TestAuditDSNFromEnv(t *testing.T) {
+	env := map[string]string{"PALISADE_AUDIT_DSN": "host=/from-env"}
+	if got := parsed(t, []string{"audit", "sink", "postgres"}, env).(*auditSinkPostgresCmd).DSN; got != "host=/from-env" {
+		t.Errorf("sink --dsn = %q", got)
+	}
+	if got := parsed(t, []string{"audit", "query"}, env).(*auditQueryCmd).DSN; got != "host=/from-env" {
+		t.Errorf("query --dsn = %q", got)
+	}
+	if got := parsed(t, []string{"audit", "query", "--dsn", "host=/flag"}, env).(*auditQueryCmd).DSN; got != "host=/flag" {
+		t.Errorf("query --dsn beside the variable = %q", got)
+	}
+	if code, _, errs := runKong(t, []string{"audit", "query"}, nil); code != exitUsage || !strings.Contains(errs, "--dsn") {
+		t.Errorf("query without a DSN: exit %d, stderr %q; want 2 naming --dsn", code, errs)
+	}
+}

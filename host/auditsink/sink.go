@@ -200,6 +200,7 @@ func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit
 		if err != nil {
 			if ctx.Err() == nil {
 				log.Warn("audit sink fetch", "err", err)
+				cons = s.rebind(ctx, cons, err)
 				sleep(ctx, time.Second)
 			}
 			continue
@@ -210,6 +211,7 @@ func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			log.Warn("audit sink fetch", "err", err)
+			cons = s.rebind(ctx, cons, err)
 		}
 		if len(msgs) == 0 {
 			continue
@@ -222,6 +224,22 @@ func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit
 			return
 		}
 	}
+}
+
+// rebind creates the consumer again when err says it is gone (deleted by an operator, the
+// stream recreated): it resumes where a new durable starts, the first stored event, and the
+// unique index makes the replay a run of duplicates. Other errors keep cons.
+func (s *Sink) rebind(ctx context.Context, cons jetstream.Consumer, err error) jetstream.Consumer {
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrConsumerDeleted) {
+		return cons
+	}
+	c, cerr := s.consumer(ctx)
+	if cerr != nil {
+		s.o.Logger.Warn("audit sink: consumer gone; creating it again failed", "err", cerr)
+		return cons
+	}
+	s.o.Logger.Warn("audit sink: consumer was gone; created it again", "durable", s.o.Durable)
+	return c
 }
 
 func nak(msgs []jetstream.Msg) {

@@ -347,3 +347,36 @@ type kpSigner struct{ kp nkeys.KeyPair }
 
 func (k kpSigner) PublicKey() string             { p, _ := k.kp.PublicKey(); return p }
 func (k kpSigner) Sign(b []byte) ([]byte, error) { return k.kp.Sign(b) }
+
+// TestSinkConsumerDeleted: an operator deletes the durable consumer while the sink runs; the
+// sink creates it again, re-reads the stream from its start, and stores nothing twice.
+func TestSinkConsumerDeleted(t *testing.T) {
+	e := newEnv(t)
+	for i := range 100 {
+		e.pub.Record(context.Background(), decision(i))
+	}
+	if err := e.pub.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := e.sink(auditsink.Options{BatchWait: 50 * time.Millisecond})
+	e.waitCount(100, time.Minute)
+	if err := e.js.DeleteConsumer(context.Background(), audit.DefaultStream, auditsink.DefaultDurable); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 100 {
+		e.pub.Record(context.Background(), decision(i))
+	}
+	if err := e.pub.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if rows, distinct := e.waitCount(200, time.Minute); rows != 200 || distinct != 200 {
+		t.Fatalf("after the consumer was deleted: %d rows, %d distinct; want 200 (stats %+v)", rows, distinct, s.Stats())
+	}
+	deadline := time.Now().Add(time.Minute)
+	for s.Stats().Duplicates < 100 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if st := s.Stats(); st.Duplicates != 100 {
+		t.Fatalf("stats %+v; want the first 100 read again as duplicates", st)
+	}
+}

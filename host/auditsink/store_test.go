@@ -81,11 +81,11 @@ func TestRetention(t *testing.T) {
 	if err := e.pub.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	s, stop := e.sink(auditsink.Options{})
+	_, stop := e.sink(auditsink.Options{})
 	e.waitCount(2, time.Minute)
 	stop()
 	// A sink with retention 720h deletes the 40-day-old event at start.
-	s, _ = e.sink(auditsink.Options{Retention: 720 * time.Hour, RetentionEvery: 50 * time.Millisecond})
+	s, _ := e.sink(auditsink.Options{Retention: 720 * time.Hour, RetentionEvery: 50 * time.Millisecond})
 	deadline := time.Now().Add(time.Minute)
 	for s.Stats().Pruned < 1 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

@@ -167,8 +167,11 @@ func (c *Cluster) command(name string, args ...string) *exec.Cmd {
 
 // FindBin returns the directory of initdb and pg_ctl: the newest /usr/lib/postgresql/*/bin,
 // else wherever PATH has them. Its error says how to install them.
-func FindBin() (string, error) {
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+func FindBin() (string, error) { return findBin("/usr/lib/postgresql/*/bin") }
+
+// findBin is FindBin with the versioned directories' glob.
+func findBin(glob string) (string, error) {
+	dirs, _ := filepath.Glob(glob)
 	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
 	for _, d := range dirs {
 		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) {
