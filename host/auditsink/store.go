@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ func NewStore(db *pgxpool.Pool) *Store { return &Store{db: db} }
 // (it may hold a password).
 func CheckDSN(dsn string) error {
 	if strings.TrimSpace(dsn) == "" {
-		return errors.New("empty")
+		return errors.New("required: a libpq connection string (host=... dbname=...) or a postgres:// URL")
 	}
 	if _, err := pgxpool.ParseConfig(dsn); err != nil {
 		return redact(err)
@@ -54,10 +55,11 @@ func CheckDSN(dsn string) error {
 func redact(err error) error {
 	var pe *pgconn.ParseConfigError
 	if errors.As(err, &pe) {
-		if u := pe.Unwrap(); u != nil {
-			return fmt.Errorf("cannot parse the connection string: %w", u)
+		var ue *url.Error
+		if u := pe.Unwrap(); u != nil && !errors.As(u, &ue) { // a url.Error repeats the URL
+			return fmt.Errorf("cannot parse the connection string (not repeated here: it may hold a password): %w", u)
 		}
-		return errors.New("cannot parse the connection string")
+		return errors.New("cannot parse the connection string (not repeated here: it may hold a password)")
 	}
 	return err
 }
