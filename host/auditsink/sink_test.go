@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -67,6 +69,9 @@ func newEnv(t testing.TB) *env {
 func (e *env) sink(o auditsink.Options) (*auditsink.Sink, func()) {
 	e.t.Helper()
 	o.DSN, o.Conn = e.pg.DSN(), e.nc
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(tWriter{e.t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
 	if o.AckWait == 0 {
 		o.AckWait = 2 * time.Second
 	}
@@ -89,6 +94,14 @@ func (e *env) sink(o auditsink.Options) (*auditsink.Sink, func()) {
 	}
 	e.t.Cleanup(stop)
 	return s, stop
+}
+
+// tWriter sends the sink's warnings to the test log (shown with -v or on failure).
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(b []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(b)))
+	return len(b), nil
 }
 
 // decision is the i-th test event: a deny by rule block-<i%3> on tool t<i%5> of server s<i%2>.
