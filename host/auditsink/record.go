@@ -163,8 +163,9 @@ func values(r *record) []any {
 	}
 	var stages, principal any
 	if len(e.Stages) > 0 {
-		stages, _ = json.Marshal(e.Stages)
-		stages = string(stages.([]byte))
+		if b, err := json.Marshal(e.Stages); err == nil {
+			stages = string(b)
+		}
 	}
 	if len(r.ev.Principal) > 0 {
 		principal = string(r.ev.Principal)
