@@ -21,6 +21,8 @@ var forbidden = map[string][]string{
 	"host/llm":              {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
 	"host/infer":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
 	"host/infer/onnx":       {"host/"},
+	"host/auditsink":        {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/plugin", "cmd/", "github.com/nats-io/nats-server", "github.com/extism"},
+	"host/auditsink/pgtest": {"host/", "github.com/"},
 	"host/version":          {"host/", "github.com/"},
 	"host/bus":              {"host/"},
 	"host/enginesock":       {"host/"},

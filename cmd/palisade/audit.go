@@ -13,13 +13,15 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit creds -o FILE`", cmd: &auditCmd{}})
+	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit sink postgres --dsn DSN`, `audit query --dsn DSN`, `audit creds -o FILE`", cmd: &auditCmd{}})
 }
 
 type auditCmd struct {
 	Tail   auditTailCmd   `cmd:"" help:"Follow the audit stream on NATS; forged events are flagged FORGED(why)."`
 	Verify auditVerifyCmd `cmd:"" help:"Check the stored history's hash chains: exit 1 naming the first deleted, altered or reordered event."`
 	Creds  auditCredsCmd  `cmd:"" help:"Write the reader's nkey seed file, for other NATS clients: nats sub --nkey FILE 'palisade.audit.>'."`
+	Sink   auditSinkCmd   `cmd:"" help:"Copy the audit stream into a database: audit sink postgres --dsn DSN."`
+	Query  auditQueryCmd  `cmd:"" help:"Ask the audit record in PostgreSQL: denials by rule, tool, principal, server over a time range; a call's story (--id)."`
 }
 
 // auditCredsCmd is `palisade audit creds`: it copies a read-only role's key out of the data dir,
@@ -79,28 +81,16 @@ type auditTailCmd struct {
 }
 
 func (a *auditTailCmd) Run(ctx context.Context, env *cliEnv) error {
-	url, creds, dataDir, verify, asJSON, filters, last, since, count := &a.NATSURL, &a.Creds, &a.DataDir, &a.Verify, &a.JSON, a.Filter, &a.Last, &a.Since, &a.Count
-	id, err := bus.LoadIdentity(*dataDir, bus.RoleReader, *creds)
-	switch {
-	case err == nil:
-	case errors.Is(err, bus.ErrNoIdentity) && *creds == "":
-		id = nil // no key here: an external server without authentication, perhaps
-	default:
+	nc, trusted, err := dialAudit(a.NATSURL, bus.RoleReader, a.Creds, a.DataDir, "palisade audit tail")
+	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
 		return exitCode(exitFail)
 	}
-	nc, err := bus.Dial(*url, id, nats.Name("palisade audit tail"), nats.Timeout(5*time.Second))
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "palisade audit tail: connect %s: %v\n", *url, err)
-		return exitCode(exitFail)
-	}
 	defer nc.Close()
-	o := audit.TailOptions{JSON: *asJSON, Filter: filters, Last: *last, Count: *count, Verify: *verify}
-	if gw, err := bus.LoadIdentity(*dataDir, bus.RoleGateway, ""); err == nil {
-		o.TrustedKeys = append(o.TrustedKeys, gw.PublicKey()) // besides the signers bucket
-	}
-	if *since > 0 {
-		o.Since = time.Now().Add(-*since)
+	// The gateway key in DATA_DIR is trusted besides the signers bucket.
+	o := audit.TailOptions{JSON: a.JSON, Filter: a.Filter, Last: a.Last, Count: a.Count, Verify: a.Verify, TrustedKeys: trusted}
+	if a.Since > 0 {
+		o.Since = time.Now().Add(-a.Since)
 	}
 	if err := audit.Tail(ctx, nc, o, env.Stdout); err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(env.Stderr, "palisade audit tail:", err)
@@ -119,18 +109,9 @@ type auditVerifyCmd struct {
 
 // Run reads the whole audit stream and checks each publisher's hash chain (audit.VerifyChain).
 func (a *auditVerifyCmd) Run(ctx context.Context, env *cliEnv) error {
-	id, err := bus.LoadIdentity(a.DataDir, bus.RoleReader, a.Creds)
-	switch {
-	case err == nil:
-	case errors.Is(err, bus.ErrNoIdentity) && a.Creds == "":
-		id = nil
-	default:
-		fmt.Fprintln(env.Stderr, "palisade audit verify:", err)
-		return exitCode(exitFail)
-	}
-	nc, err := bus.Dial(a.NATSURL, id, nats.Name("palisade audit verify"), nats.Timeout(5*time.Second))
+	nc, _, err := dialAudit(a.NATSURL, bus.RoleReader, a.Creds, a.DataDir, "palisade audit verify")
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "palisade audit verify: connect %s: %v\n", a.NATSURL, err)
+		fmt.Fprintln(env.Stderr, "palisade audit verify:", err)
 		return exitCode(exitFail)
 	}
 	defer nc.Close()
@@ -141,4 +122,27 @@ func (a *auditVerifyCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	fmt.Fprintf(env.Stdout, "ok: %d events in %d chains (stream sequences %d-%d)\n", rep.Events, rep.Publishers, rep.FirstSeq, rep.LastSeq)
 	return nil
+}
+
+// dialAudit connects an audit command to NATS as role (reader, sink): creds when given, else
+// the role's key in dataDir, else (no key there) without credentials. It also returns the
+// signer keys trusted besides the signers bucket: dataDir's gateway key, when there.
+func dialAudit(url, role, creds, dataDir, name string, opts ...nats.Option) (*nats.Conn, []string, error) {
+	id, err := bus.LoadIdentity(dataDir, role, creds)
+	switch {
+	case err == nil:
+	case errors.Is(err, bus.ErrNoIdentity) && creds == "":
+		id = nil // no key here: an external server without authentication, perhaps
+	default:
+		return nil, nil, err
+	}
+	nc, err := bus.Dial(url, id, append([]nats.Option{nats.Name(name), nats.Timeout(5 * time.Second)}, opts...)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect %s: %w", url, err)
+	}
+	var trusted []string
+	if gw, err := bus.LoadIdentity(dataDir, bus.RoleGateway, ""); err == nil {
+		trusted = append(trusted, gw.PublicKey())
+	}
+	return nc, trusted, nil
 }

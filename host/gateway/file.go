@@ -15,6 +15,7 @@ import (
 type Sections struct {
 	Agents    AgentsConfig    `yaml:"agents"`
 	Approvals ApprovalsConfig `yaml:"approvals"`
+	AuditSink AuditSinkConfig `yaml:"audit_sink"`
 	Bundles   *BundlesConfig  `yaml:"bundles"`
 	Infer     InferConfig     `yaml:"infer"`
 	LLM       *llm.Config     `yaml:"llm"`
@@ -124,6 +125,9 @@ func (s *Sections) Validate(c *config.Config) error {
 		if st == "" {
 			return fe(fmt.Sprintf("agents.hook_allow_stages[%d]", i), "must not be empty")
 		}
+	}
+	if err := s.AuditSink.validate(); err != nil {
+		return err
 	}
 	if s.LLM != nil {
 		if _, err := llm.New(s.LLM.Options()); err != nil { // resolves keys and checks providers; starts nothing

@@ -31,6 +31,8 @@ func TestFileRefusesUnknownKeysNamingThePath(t *testing.T) {
 		{"llm:\n  providers: [{name: l, kind: local, modle: x}]\n", "llm.providers[0].modle"},
 		{"llm:\n  cache: {size: 1, ttls: 1s}\n", "llm.cache.ttls"},
 		{"tokens:\n  ttl: 1m\n  key: x\n", "tokens.key"},
+		{"audit_sink:\n  postgres: {dsn: x, retension: 1h}\n", "audit_sink.postgres.retension"},
+		{"audit_sink:\n  mysql: {}\n", "audit_sink.mysql"},
 		{"tokens:\n  ttl: soon\n", ""}, // a bad duration: refused (yaml.v3 gives no line for it)
 	} {
 		t.Run(tc.yaml, func(t *testing.T) {
@@ -56,6 +58,10 @@ func TestBadSectionRefusedBeforeAnythingStarts(t *testing.T) {
 		{"bundles:\n  trusted_keys: [no-such-key.pub]\n", "bundles.trusted_keys"},
 		{"tokens:\n  ttl: -1s\n", "tokens.ttl"},
 		{"llm:\n  providers: [{name: x, kind: no-such-kind}]\n", "llm"},
+		{"audit_sink:\n  postgres: {retention: 720h}\n", "audit_sink.postgres.dsn"},
+		{"audit_sink:\n  postgres: {dsn: 'postgres://u@h:notaport/db'}\n", "audit_sink.postgres.dsn"},
+		{"audit_sink:\n  postgres: {dsn: 'host=/tmp', retention: -1h}\n", "audit_sink.postgres.retention"},
+		{"audit_sink:\n  postgres: {dsn: 'host=/tmp', batch_size: -5}\n", "audit_sink.postgres.batch_size"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			f, err := gateway.ParseFile([]byte(tc.yaml))

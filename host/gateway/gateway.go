@@ -74,6 +74,7 @@ var Features = []FeatureSpec{
 	{"infer", func() Feature { return &inferFeature{} }},
 	{"llm", func() Feature { return &llmFeature{} }},
 	{"tokens", func() Feature { return &tokens{} }},
+	{"audit_sink", func() Feature { return &auditSinkFeature{} }},
 }
 
 // Gateway is a running Palisade gateway.
