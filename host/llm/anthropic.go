@@ -2,11 +2,11 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
+
+	anthropicsdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
 
 func init() { Register("anthropic", newAnthropic) }
@@ -14,12 +14,13 @@ func init() { Register("anthropic", newAnthropic) }
 // AnthropicVersion is the anthropic-version header sent with every request.
 const AnthropicVersion = "2023-06-01"
 
-// anthropic speaks the Anthropic Messages API (POST {base}/v1/messages).
+// anthropic speaks the Messages API (POST {base}/v1/messages) through the official client
+// (github.com/anthropics/anthropic-sdk-go). Its own retries are off: the Judge's breaker,
+// retry and fallback decide what a failure means.
 type anthropic struct {
-	cfg  ProviderConfig
-	key  string
-	http *http.Client
-	hdr  map[string]string
+	cfg    ProviderConfig
+	key    string
+	client anthropicsdk.Client
 }
 
 func newAnthropic(cfg ProviderConfig, env Env) (Provider, error) {
@@ -37,141 +38,68 @@ func newAnthropic(cfg ProviderConfig, env Env) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr := map[string]string{"anthropic-version": AnthropicVersion}
-	for k, v := range cfg.Headers {
-		hdr[k] = v
+	opts := []option.RequestOption{
+		// Only what the config names: no ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL or profile on
+		// disk that the client library would otherwise read.
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(cfg.BaseURL + "/"),
+		option.WithHTTPClient(env.HTTPClient),
+		option.WithMaxRetries(0),
+		option.WithHeader("anthropic-version", AnthropicVersion),
 	}
 	if key != "" {
-		hdr["x-api-key"] = key
+		opts = append(opts, option.WithHeader("X-Api-Key", key)) // the Messages API's key header
 	}
-	return &anthropic{cfg: cfg, key: key, http: env.HTTPClient, hdr: hdr}, nil
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	return &anthropic{cfg: cfg, key: key, client: anthropicsdk.NewClient(opts...)}, nil
 }
 
 func (p *anthropic) Name() string { return p.cfg.Name }
 
-type anMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type anRequest struct {
-	Model       string      `json:"model"`
-	MaxTokens   int         `json:"max_tokens"`
-	System      string      `json:"system,omitempty"`
-	Messages    []anMessage `json:"messages"`
-	Temperature float64     `json:"temperature"`
-	Stream      bool        `json:"stream,omitempty"`
-}
-
-type anError struct {
-	Type    string `json:"type"`
-	Message string `json:"message"`
+func (p *anthropic) params(pr Prompt) anthropicsdk.MessageNewParams {
+	return anthropicsdk.MessageNewParams{
+		Model:     anthropicsdk.Model(p.cfg.Model),
+		MaxTokens: int64(p.cfg.MaxTokens),
+		System:    []anthropicsdk.TextBlockParam{{Text: pr.System}},
+		Messages:  []anthropicsdk.MessageParam{anthropicsdk.NewUserMessage(anthropicsdk.NewTextBlock(pr.User))},
+	}
 }
 
 func (p *anthropic) Complete(ctx context.Context, pr Prompt) (Answer, error) {
-	body := anRequest{
-		Model:       p.cfg.Model,
-		MaxTokens:   p.cfg.MaxTokens,
-		System:      pr.System,
-		Messages:    []anMessage{{Role: "user", Content: pr.User}},
-		Temperature: pr.Temperature,
-		Stream:      p.cfg.Stream,
-	}
-	resp, err := post(ctx, p.http, p.cfg.Name, p.cfg.BaseURL+"/v1/messages", p.hdr, body, p.key)
-	if err != nil {
-		return Answer{}, err
-	}
-	defer resp.Body.Close()
+	var m *anthropicsdk.Message
 	if p.cfg.Stream {
-		return p.readStream(resp.Body)
-	}
-	var out struct {
-		Type    string `json:"type"`
-		Model   string `json:"model"`
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		StopReason string   `json:"stop_reason"`
-		Error      *anError `json:"error"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBodyBytes)).Decode(&out); err != nil {
-		return Answer{}, fmt.Errorf("llm: provider %s: %w: decode reply: %v", p.cfg.Name, ErrUnavailable, err)
-	}
-	if out.Type == "error" || out.Error != nil {
-		msg := ""
-		if out.Error != nil {
-			msg = out.Error.Type + ": " + out.Error.Message
-		}
-		return Answer{}, fmt.Errorf("llm: provider %s: %w: %s", p.cfg.Name, ErrUnavailable, redact(msg, p.key))
-	}
-	var text strings.Builder
-	for _, c := range out.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
-	a := Answer{Text: text.String(), Model: out.Model, StopReason: out.StopReason}
-	if out.StopReason == "refusal" {
-		a.Refusal = "stop_reason refusal"
-		if a.Text != "" {
-			a.Refusal = a.Text
-		}
-	}
-	return a, nil
-}
-
-func (p *anthropic) readStream(r io.Reader) (Answer, error) {
-	var a Answer
-	var text strings.Builder
-	err := readSSE(p.cfg.Name, r, func(event, data string) (bool, error) {
-		var ev struct {
-			Type    string `json:"type"`
-			Message struct {
-				Model string `json:"model"`
-			} `json:"message"`
-			Delta struct {
-				Type       string `json:"type"`
-				Text       string `json:"text"`
-				StopReason string `json:"stop_reason"`
-			} `json:"delta"`
-			Error *anError `json:"error"`
-		}
-		if err := json.Unmarshal([]byte(data), &ev); err != nil {
-			return false, fmt.Errorf("llm: provider %s: %w: bad stream event %q: %v", p.cfg.Name, ErrUnavailable, event, err)
-		}
-		if ev.Type == "" {
-			ev.Type = event
-		}
-		switch ev.Type {
-		case "message_start":
-			a.Model = ev.Message.Model
-		case "content_block_delta":
-			if ev.Delta.Type == "text_delta" {
-				text.WriteString(ev.Delta.Text)
+		s := p.client.Messages.NewStreaming(ctx, p.params(pr))
+		defer s.Close()
+		acc := anthropicsdk.Message{}
+		stopped := false
+		for s.Next() {
+			ev := s.Current()
+			if ev.Type == "message_stop" {
+				stopped = true
 			}
-		case "message_delta":
-			if ev.Delta.StopReason != "" {
-				a.StopReason = ev.Delta.StopReason
+			if err := acc.Accumulate(ev); err != nil {
+				return Answer{}, fmt.Errorf("llm: provider %s: %w: bad stream event: %v", p.cfg.Name, ErrUnavailable, err)
 			}
-		case "message_stop":
-			return true, nil
-		case "error":
-			msg := "stream error"
-			if ev.Error != nil {
-				msg = ev.Error.Type + ": " + ev.Error.Message
+			if n := len(textOf(&acc)); n > maxAnswerBytes*4 {
+				return Answer{}, fmt.Errorf("llm: provider %s: %w: answer too long", p.cfg.Name, ErrInvalidAnswer)
 			}
-			return false, fmt.Errorf("llm: provider %s: %w: %s", p.cfg.Name, ErrUnavailable, redact(msg, p.key))
 		}
-		if text.Len() > maxAnswerBytes*4 {
-			return false, fmt.Errorf("llm: provider %s: %w: answer too long", p.cfg.Name, ErrInvalidAnswer)
+		if err := s.Err(); err != nil {
+			return Answer{}, providerError(p.cfg.Name, p.key, err)
 		}
-		return false, nil
-	})
-	if err != nil {
-		return Answer{}, err
+		if !stopped {
+			return Answer{}, fmt.Errorf("llm: provider %s: %w: the stream ended before message_stop", p.cfg.Name, ErrUnavailable)
+		}
+		m = &acc
+	} else {
+		var err error
+		if m, err = p.client.Messages.New(ctx, p.params(pr)); err != nil {
+			return Answer{}, providerError(p.cfg.Name, p.key, err)
+		}
 	}
-	a.Text = text.String()
+	a := Answer{Model: string(m.Model), StopReason: string(m.StopReason), Text: textOf(m)}
 	if a.StopReason == "refusal" {
 		a.Refusal = "stop_reason refusal"
 		if a.Text != "" {
@@ -181,6 +109,20 @@ func (p *anthropic) readStream(r io.Reader) (Answer, error) {
 	return a, nil
 }
 
+// textOf joins the message's text blocks.
+func textOf(m *anthropicsdk.Message) string {
+	var b strings.Builder
+	for _, c := range m.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
 func (p *anthropic) Health(ctx context.Context) error {
-	return get(ctx, p.http, p.cfg.Name, p.cfg.BaseURL+"/v1/models", p.hdr, p.key)
+	if _, err := p.client.Models.List(ctx, anthropicsdk.ModelListParams{}); err != nil {
+		return providerError(p.cfg.Name, p.key, err)
+	}
+	return nil
 }

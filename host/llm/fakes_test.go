@@ -227,13 +227,15 @@ data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":
 				`event: message_stop
 data: {"type":"message_stop"}`)
 		case "stream-refusal":
-			sse(w, start, delta(`{"decision":"al`),
+			sse(w, start, `event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, delta(`{"decision":"al`),
 				`event: message_delta
 data: {"type":"message_delta","delta":{"stop_reason":"refusal","stop_sequence":null},"usage":{"output_tokens":3}}`,
 				`event: message_stop
 data: {"type":"message_stop"}`)
 		case "stream-error":
-			sse(w, start, delta(`{"decision"`), `event: error
+			sse(w, start, `event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`, delta(`{"decision"`), `event: error
 data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}`)
 		case "529":
 			jsonReply(w, 529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`)

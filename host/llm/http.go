@@ -1,21 +1,19 @@
 package llm
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
-)
 
-const maxBodyBytes = 1 << 20 // cap on a provider reply we read
+	anthropicsdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/openai/openai-go/v3"
+)
 
 // keyLike matches API-key-looking tokens that providers echo in error messages.
 var keyLike = regexp.MustCompile(`(?i)\b(sk|key|xai|gsk)[-_][A-Za-z0-9_\-\*\.]{6,}`)
@@ -28,60 +26,40 @@ func redact(s, key string) string {
 	return keyLike.ReplaceAllString(s, "[redacted]")
 }
 
-// post sends a JSON body and returns the response for 2xx; otherwise an *HTTPError.
-func post(ctx context.Context, c *http.Client, name, url string, hdr map[string]string, body any, key string) (*http.Response, error) {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return nil, fmt.Errorf("llm: provider %s: encode request: %w", name, err)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
-	if err != nil {
-		return nil, fmt.Errorf("llm: provider %s: %w", name, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	return do(c, name, req, key)
-}
-
-func get(ctx context.Context, c *http.Client, name, url string, hdr map[string]string, key string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return fmt.Errorf("llm: provider %s: %w", name, err)
-	}
-	for k, v := range hdr {
-		req.Header.Set(k, v)
-	}
-	resp, err := do(c, name, req, key)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxBodyBytes))
-	resp.Body.Close()
-	return nil
-}
-
-func do(c *http.Client, name string, req *http.Request, key string) (*http.Response, error) {
-	resp, err := c.Do(req)
-	if err != nil {
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("llm: provider %s: %w", name, err)
+// providerError classifies what a provider client returned: a non-2xx answer is an
+// *HTTPError (status, Retry-After, the provider's message with keys redacted); the caller's
+// context ending is returned as it is; anything else (connection refused, a reply that does
+// not decode, a stream cut short) is ErrUnavailable.
+func providerError(name, key string, err error) error {
+	var oe *openai.Error
+	var ae *anthropicsdk.Error
+	status, raw, hdr := 0, "", http.Header(nil)
+	switch {
+	case errors.As(err, &oe):
+		status, raw = oe.StatusCode, oe.RawJSON()
+		if raw != "" {
+			raw = `{"error":` + raw + `}` // the client keeps the error object only
 		}
-		return nil, fmt.Errorf("llm: provider %s: %w: %v", name, ErrUnavailable, redact(err.Error(), key))
+		if oe.Response != nil {
+			hdr = oe.Response.Header
+		}
+	case errors.As(err, &ae):
+		status, raw = ae.StatusCode, ae.RawJSON()
+		if ae.Response != nil {
+			hdr = ae.Response.Header
+		}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("llm: provider %s: %w", name, err)
+	default:
+		return fmt.Errorf("llm: provider %s: %w: %v", name, ErrUnavailable, redact(err.Error(), key))
 	}
-	if resp.StatusCode/100 == 2 {
-		return resp, nil
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	he := &HTTPError{Provider: name, Status: resp.StatusCode, Message: redact(errorMessage(raw), key)}
-	if ra := resp.Header.Get("Retry-After"); ra != "" {
+	he := &HTTPError{Provider: name, Status: status, Message: redact(errorMessage([]byte(raw)), key)}
+	if ra := hdr.Get("Retry-After"); ra != "" {
 		if s, err := strconv.Atoi(ra); err == nil {
 			he.RetryAfter = time.Duration(s) * time.Second
 		}
 	}
-	return nil, he
+	return he
 }
 
 // errorMessage pulls error.message out of OpenAI and Anthropic error bodies, or returns the
@@ -100,56 +78,4 @@ func errorMessage(raw []byte) string {
 		return capText(e.Error.Message, 300)
 	}
 	return capText(collapseSpace(string(raw)), 300)
-}
-
-// readSSE calls fn for each server-sent event (event name, joined data lines) until fn returns
-// stop, the stream ends, or an error. fn's errors are returned as they are; a read error, or
-// the stream ending before fn said stop (io.ErrUnexpectedEOF), is classified by streamErr.
-func readSSE(name string, r io.Reader, fn func(event, data string) (stop bool, err error)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxBodyBytes)
-	var event string
-	var data []string
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			if len(data) > 0 || event != "" {
-				stop, err := fn(event, strings.Join(data, "\n"))
-				if err != nil || stop {
-					return err
-				}
-			}
-			event, data = "", data[:0]
-			continue
-		}
-		if strings.HasPrefix(line, ":") {
-			continue // comment / keep-alive
-		}
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "event":
-			event = value
-		case "data":
-			data = append(data, value)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return streamErr(name, err)
-	}
-	if len(data) > 0 { // a final event without the blank line
-		stop, err := fn(event, strings.Join(data, "\n"))
-		if err != nil || stop {
-			return err
-		}
-	}
-	return streamErr(name, io.ErrUnexpectedEOF)
-}
-
-// streamErr classifies an error reading a stream: a cut stream is ErrUnavailable.
-func streamErr(name string, err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("llm: provider %s: stream: %w", name, err)
-	}
-	return fmt.Errorf("llm: provider %s: %w: stream: %w", name, ErrUnavailable, err)
 }

@@ -2,22 +2,24 @@ package llm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 func init() { Register("openai", newOpenAI) }
 
-// openAI speaks OpenAI chat completions (POST {base}/chat/completions), which vLLM, Ollama
-// (base http://host:11434/v1) and llama.cpp server also serve.
+// openAI speaks OpenAI chat completions (POST {base}/chat/completions) through the official
+// client (github.com/openai/openai-go), which vLLM, Ollama (base http://host:11434/v1) and
+// llama.cpp server also serve. The client's own retries are off: the Judge's breaker, retry
+// and fallback to the next provider decide what a failure means.
 type openAI struct {
-	cfg  ProviderConfig
-	key  string
-	http *http.Client
-	hdr  map[string]string
+	cfg    ProviderConfig
+	key    string
+	client openai.Client
 }
 
 func newOpenAI(cfg ProviderConfig, env Env) (Provider, error) {
@@ -35,142 +37,92 @@ func newOpenAI(cfg ProviderConfig, env Env) (Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	hdr := map[string]string{}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL + "/"),
+		option.WithHTTPClient(env.HTTPClient),
+		option.WithMaxRetries(0),
+		// Only what the config names: never OPENAI_API_KEY or OPENAI_BASE_URL from the
+		// environment the client library would otherwise read.
+		option.WithAPIKey(key),
+	}
+	if key == "" {
+		opts = append(opts, option.WithHeaderDel("Authorization"))
+	}
 	for k, v := range cfg.Headers {
-		hdr[k] = v
+		opts = append(opts, option.WithHeader(k, v))
 	}
-	if key != "" {
-		hdr["Authorization"] = "Bearer " + key
-	}
-	return &openAI{cfg: cfg, key: key, http: env.HTTPClient, hdr: hdr}, nil
+	return &openAI{cfg: cfg, key: key, client: openai.NewClient(opts...)}, nil
 }
 
 func (p *openAI) Name() string { return p.cfg.Name }
 
-type oaMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-type oaRequest struct {
-	Model          string      `json:"model"`
-	Messages       []oaMessage `json:"messages"`
-	Temperature    float64     `json:"temperature"`
-	MaxTokens      int         `json:"max_tokens,omitempty"`
-	ResponseFormat struct {
-		Type string `json:"type"`
-	} `json:"response_format"`
-	Stream bool `json:"stream,omitempty"`
-}
-
-type oaError struct {
-	Message string `json:"message"`
-	Type    string `json:"type"`
+func (p *openAI) params(pr Prompt) openai.ChatCompletionNewParams {
+	return openai.ChatCompletionNewParams{
+		Model:          shared.ChatModel(p.cfg.Model),
+		Messages:       []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(pr.System), openai.UserMessage(pr.User)},
+		Temperature:    openai.Float(pr.Temperature),
+		MaxTokens:      openai.Int(int64(p.cfg.MaxTokens)),
+		ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}},
+	}
 }
 
 func (p *openAI) Complete(ctx context.Context, pr Prompt) (Answer, error) {
-	body := oaRequest{
-		Model:       p.cfg.Model,
-		Messages:    []oaMessage{{Role: "system", Content: pr.System}, {Role: "user", Content: pr.User}},
-		Temperature: pr.Temperature,
-		MaxTokens:   p.cfg.MaxTokens,
-		Stream:      p.cfg.Stream,
-	}
-	body.ResponseFormat.Type = "json_object"
-	resp, err := post(ctx, p.http, p.cfg.Name, p.cfg.BaseURL+"/chat/completions", p.hdr, body, p.key)
-	if err != nil {
-		return Answer{}, err
-	}
-	defer resp.Body.Close()
 	if p.cfg.Stream {
-		return p.readStream(resp.Body)
+		return p.stream(ctx, pr)
 	}
-	var out struct {
-		Model   string `json:"model"`
-		Choices []struct {
-			Message struct {
-				Content *string `json:"content"`
-				Refusal *string `json:"refusal"`
-			} `json:"message"`
-			FinishReason string `json:"finish_reason"`
-		} `json:"choices"`
-		Error *oaError `json:"error"`
-	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxBodyBytes)).Decode(&out); err != nil {
-		return Answer{}, fmt.Errorf("llm: provider %s: %w: decode reply: %v", p.cfg.Name, ErrUnavailable, err)
-	}
-	if out.Error != nil {
-		return Answer{}, fmt.Errorf("llm: provider %s: %w: %s", p.cfg.Name, ErrUnavailable, redact(out.Error.Message, p.key))
+	out, err := p.client.Chat.Completions.New(ctx, p.params(pr))
+	if err != nil {
+		return Answer{}, providerError(p.cfg.Name, p.key, err)
 	}
 	if len(out.Choices) == 0 {
+		if e, ok := out.JSON.ExtraFields["error"]; ok {
+			return Answer{}, fmt.Errorf("llm: provider %s: %w: %s", p.cfg.Name, ErrUnavailable, redact(errorMessage([]byte(`{"error":`+e.Raw()+`}`)), p.key))
+		}
 		return Answer{}, fmt.Errorf("llm: provider %s: %w: no choices", p.cfg.Name, ErrUnavailable)
 	}
 	c := out.Choices[0]
-	a := Answer{Model: out.Model, StopReason: c.FinishReason}
-	if c.Message.Content != nil {
-		a.Text = *c.Message.Content
-	}
-	if c.Message.Refusal != nil && *c.Message.Refusal != "" {
-		a.Refusal = *c.Message.Refusal
-	} else if c.FinishReason == "content_filter" {
+	a := Answer{Model: out.Model, StopReason: string(c.FinishReason), Text: c.Message.Content, Refusal: c.Message.Refusal}
+	if a.Refusal == "" && c.FinishReason == "content_filter" {
 		a.Refusal = "content_filter"
 	}
 	return a, nil
 }
 
-func (p *openAI) readStream(r io.Reader) (Answer, error) {
-	var a Answer
-	var text, refusal strings.Builder
-	err := readSSE(p.cfg.Name, r, func(_, data string) (bool, error) {
-		if strings.TrimSpace(data) == "[DONE]" {
-			return true, nil
+// stream reads a streamed completion with the client's SSE reader and accumulator. A stream
+// that ends without a finish reason (cut) or carries an error event is unavailable.
+func (p *openAI) stream(ctx context.Context, pr Prompt) (Answer, error) {
+	s := p.client.Chat.Completions.NewStreaming(ctx, p.params(pr))
+	defer s.Close()
+	var acc openai.ChatCompletionAccumulator
+	for s.Next() {
+		ch := s.Current()
+		if e, ok := ch.JSON.ExtraFields["error"]; ok && len(ch.Choices) == 0 {
+			return Answer{}, fmt.Errorf("llm: provider %s: %w: stream error: %s", p.cfg.Name, ErrUnavailable, redact(errorMessage([]byte(`{"error":`+e.Raw()+`}`)), p.key))
 		}
-		var ch struct {
-			Model   string `json:"model"`
-			Choices []struct {
-				Delta struct {
-					Content *string `json:"content"`
-					Refusal *string `json:"refusal"`
-				} `json:"delta"`
-				FinishReason *string `json:"finish_reason"`
-			} `json:"choices"`
-			Error *oaError `json:"error"`
+		if !acc.AddChunk(ch) {
+			return Answer{}, fmt.Errorf("llm: provider %s: %w: bad stream chunk", p.cfg.Name, ErrUnavailable)
 		}
-		if err := json.Unmarshal([]byte(data), &ch); err != nil {
-			return false, fmt.Errorf("llm: provider %s: %w: bad stream chunk: %v", p.cfg.Name, ErrUnavailable, err)
+		if len(acc.Choices) > 0 && len(acc.Choices[0].Message.Content)+len(acc.Choices[0].Message.Refusal) > maxAnswerBytes*4 {
+			return Answer{}, fmt.Errorf("llm: provider %s: %w: answer too long", p.cfg.Name, ErrInvalidAnswer)
 		}
-		if ch.Error != nil {
-			return false, fmt.Errorf("llm: provider %s: %w: stream error: %s", p.cfg.Name, ErrUnavailable, redact(ch.Error.Message, p.key))
-		}
-		if ch.Model != "" {
-			a.Model = ch.Model
-		}
-		for _, c := range ch.Choices {
-			if c.Delta.Content != nil {
-				text.WriteString(*c.Delta.Content)
-			}
-			if c.Delta.Refusal != nil {
-				refusal.WriteString(*c.Delta.Refusal)
-			}
-			if c.FinishReason != nil {
-				a.StopReason = *c.FinishReason
-			}
-		}
-		if text.Len()+refusal.Len() > maxAnswerBytes*4 {
-			return false, fmt.Errorf("llm: provider %s: %w: answer too long", p.cfg.Name, ErrInvalidAnswer)
-		}
-		return false, nil
-	})
-	if err != nil {
-		return Answer{}, err
 	}
-	a.Text, a.Refusal = text.String(), refusal.String()
-	if a.Refusal == "" && a.StopReason == "content_filter" {
+	if err := s.Err(); err != nil {
+		return Answer{}, providerError(p.cfg.Name, p.key, err)
+	}
+	if len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
+		return Answer{}, fmt.Errorf("llm: provider %s: %w: the stream ended before the answer did", p.cfg.Name, ErrUnavailable)
+	}
+	c := acc.Choices[0]
+	a := Answer{Model: acc.Model, StopReason: string(c.FinishReason), Text: c.Message.Content, Refusal: c.Message.Refusal}
+	if a.Refusal == "" && c.FinishReason == "content_filter" {
 		a.Refusal = "content_filter"
 	}
 	return a, nil
 }
 
 func (p *openAI) Health(ctx context.Context) error {
-	return get(ctx, p.http, p.cfg.Name, p.cfg.BaseURL+"/models", p.hdr, p.key)
+	if _, err := p.client.Models.List(ctx); err != nil {
+		return providerError(p.cfg.Name, p.key, err)
+	}
+	return nil
 }

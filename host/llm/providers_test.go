@@ -230,3 +230,29 @@ func TestHealthSkipsUnhealthyProvider(t *testing.T) {
 		t.Fatalf("recovered provider not used first: %+v", resp)
 	}
 }
+
+// The official clients read OPENAI_* and ANTHROPIC_* from the environment by default; the
+// providers use only what their config names, so a key in the gateway's environment never
+// goes to a base URL the config points elsewhere.
+func TestProvidersIgnoreClientEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-env-openai-0000000")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-env-0000000")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:1")
+	oa := newFakeOpenAI(t, "ok")
+	j := newJudge(t, llm.Options{Providers: []llm.ProviderConfig{{Name: "local", Kind: "openai", BaseURL: oa.URL() + "/v1", Model: "m"}}})
+	if _, err := j.Sample(context.Background(), secretReq); err != nil {
+		t.Fatal(err)
+	}
+	if h := oa.header().Get("Authorization"); h != "" {
+		t.Fatalf("keyless openai provider sent Authorization %q", h)
+	}
+	an := newFakeAnthropic(t, "ok", "")
+	j = newJudge(t, llm.Options{Providers: []llm.ProviderConfig{{Name: "claude", Kind: "anthropic", BaseURL: an.URL(), Model: "m"}}})
+	if _, err := j.Sample(context.Background(), secretReq); err != nil {
+		t.Fatal(err)
+	}
+	if h := an.header(); h.Get("X-Api-Key") != "" || h.Get("Authorization") != "" {
+		t.Fatalf("keyless anthropic provider sent a key: %v", h)
+	}
+}
