@@ -123,6 +123,9 @@ func TestEngineBoundaryTwoUsers(t *testing.T) {
 	if info.UID != eng.uid || info.PID != serve.Process.Pid {
 		t.Fatalf("engine socket answered %+v; want uid %d pid %d", info, eng.uid, serve.Process.Pid)
 	}
+	if strings.Contains(serveErr.String(), "a login user") {
+		t.Errorf("the engine, as a system user without a shell, says it runs as a login user:\n%s", serveErr.String())
+	}
 	natsURL := regexp.MustCompile(`audit on (nats://[0-9.:]+)`).FindStringSubmatch(serveErr.String())
 	if natsURL == nil {
 		t.Fatalf("no NATS address in the engine's output:\n%s", serveErr.String())

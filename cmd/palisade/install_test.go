@@ -44,3 +44,19 @@ func TestInstallUnit(t *testing.T) {
 		}
 	}
 }
+
+// serve says plainly when the engine runs as a login user (as `make run` does): an agent as
+// that user can read its keys. A system user palisade install made has no login shell.
+func TestLoginUser(t *testing.T) {
+	passwd := filepath.Join(t.TempDir(), "passwd")
+	os.WriteFile(passwd, []byte("root:x:0:0:root:/root:/bin/bash\npalisade:x:994:994::/var/lib/palisade:/usr/sbin/nologin\nsvc:x:995:995::/:/bin/false\n"), 0o644)
+	for _, tc := range []struct {
+		uid   int
+		name  string
+		login bool
+	}{{0, "root", true}, {994, "palisade", false}, {995, "svc", false}, {1234, "", false}} {
+		if name, login := loginUser(passwd, tc.uid); name != tc.name || login != tc.login {
+			t.Errorf("uid %d: %q %v, want %q %v", tc.uid, name, login, tc.name, tc.login)
+		}
+	}
+}

@@ -3,9 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/added060/palisade/host/admin"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/added060/palisade/host/admin"
 
 	"github.com/added060/palisade/host/gateway"
 )
@@ -100,10 +105,31 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 	if c.Socket != "" {
 		fmt.Fprintf(env.Stderr, "palisade: engine socket %s (palisade hook --engine-socket %s)\n", c.Socket, c.Socket)
 	}
+	if who, login := loginUser("/etc/passwd", os.Geteuid()); login {
+		fmt.Fprintf(env.Stderr, "palisade: the engine runs as %s, a login user: an agent running as %s can read %s (its keys) and approve its own calls. `sudo palisade install` runs the engine as a user of its own (docs/DESIGN.md \"The process boundary\")\n", who, who, g.DataDir())
+	}
 	fmt.Fprintf(env.Stderr, "palisade: audit feed: palisade audit tail --data-dir %s\n", g.DataDir())
 	<-ctx.Done()
 	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	g.Close(cctx)
 	return nil
+}
+
+// loginUser reports the name of uid in the passwd file and whether it has a login shell (not
+// nologin or false): a user an agent may run as. A system user made by palisade install has none.
+func loginUser(passwd string, uid int) (string, bool) {
+	b, err := os.ReadFile(passwd)
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Split(line, ":")
+		if len(f) < 7 || f[2] != strconv.Itoa(uid) {
+			continue
+		}
+		shell := filepath.Base(strings.TrimSpace(f[6]))
+		return f[0], shell != "nologin" && shell != "false" && shell != ""
+	}
+	return "", false
 }

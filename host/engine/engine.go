@@ -82,6 +82,10 @@ type EngineOptions struct {
 	// (the `engine` field, ABI 1.1) so a stage can refuse calls that read or change them
 	// (plugins/rules `engine_paths`). nil = envelopes carry none.
 	Self *abi.Engine
+	// Unsigned says the events this engine records carry no signature: a one-process mode
+	// deciding without the engine process and without a bus identity. Every event says so
+	// (detail.unsigned), so the record never passes one off as the engine's.
+	Unsigned bool
 }
 
 // DefaultJudgedMethods are the methods a call is judged on by default.
@@ -446,12 +450,20 @@ func (o *Outcome) Event() audit.Event {
 		ev.Approval = &audit.Approval{ID: o.Approval.ID, DecidedBy: o.Approval.DecidedBy, Decision: approvalWord(o.Approval.Action, o.Approval.DecidedBy), Scope: o.Approval.Scope}
 	}
 	detail := o.Detail
+	if o.engine.o.Unsigned {
+		d := map[string]any{"unsigned": "decided in this process without the engine; the event carries no signature"}
+		for k, v := range detail {
+			d[k] = v
+		}
+		detail = d
+	}
 	if len(info.Degraded) > 0 {
 		// Served degraded: every decision says which stages could not run.
-		detail = map[string]any{"degraded": info.Degraded}
-		for k, v := range o.Detail {
-			detail[k] = v
+		d := map[string]any{"degraded": info.Degraded}
+		for k, v := range detail {
+			d[k] = v
 		}
+		detail = d
 	}
 	if len(detail) > 0 {
 		ev.Detail, _ = json.Marshal(detail)

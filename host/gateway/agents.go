@@ -161,13 +161,15 @@ type Local struct {
 	Pinner *pin.Pinner    // nil unless LocalOptions.Pinning
 	Recent *audit.Ring    // the latest events (audit://recent)
 
-	cfg   config.Config
-	log   *slog.Logger
-	core  *Core
-	nc    *nats.Conn
-	pub   *audit.Publisher
-	spool string
-	lock  *os.File
+	cfg  config.Config
+	log  *slog.Logger
+	core *Core
+	nc   *nats.Conn
+	pub  *audit.Publisher
+	// signed: the events are signed with the data dir's bus identity (openAudit found one).
+	signed bool
+	spool  string
+	lock   *os.File
 
 	refreshMu sync.Mutex
 	stamp     string // the bundle folder's file stamp when last checked (Refresh)
@@ -282,6 +284,7 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 		l.Recent = audit.NewRing(0, nil)
 	}
 	eo := l.core.EngineOptions(l.Active, l.Recent, o.Name+"@"+hostname())
+	eo.Unsigned = !l.signed
 	eo.Hook.AllowStages = ac.HookAllowStages
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
 		eo.AuditArguments = a
@@ -410,6 +413,7 @@ func (l *Local) openAudit(ctx context.Context, o LocalOptions, coreReady <-chan 
 	case ierr == nil:
 		opts = append(opts, id.Options()...)
 		signer = id
+		l.signed = true
 	case errors.Is(ierr, bus.ErrNoIdentity):
 		l.log.Debug("no nats identity; connecting without credentials", "err", ierr)
 	default:

@@ -120,6 +120,10 @@ func TestLocalSpoolsWhileNATSIsDownAndReplaysLater(t *testing.T) {
 		for _, ev := range events() {
 			if ev.Transport == "hook" && ev.Tool == "Read" && ev.Action == "deny" && ev.Rule == "no-ssh-keys" {
 				n++
+				// No bus identity in the data dir: the event says it is unsigned.
+				if !strings.Contains(string(ev.Detail), `"unsigned"`) {
+					t.Fatalf("an event recorded without an identity does not say it is unsigned: %s", ev.Detail)
+				}
 			}
 		}
 		if n == 1 {
