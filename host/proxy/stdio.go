@@ -99,6 +99,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 	}
 	cmd := exec.Command(o.Command, o.Args...)
 	cmd.Env, cmd.Dir, cmd.Stderr = o.Env, o.Dir, o.Stderr
+	ownGroup(cmd) // signals and the stop reach what the server starts (npx → node)
 	childIn, err := cmd.StdinPipe()
 	if err != nil {
 		return 1, fmt.Errorf("stdio proxy: %w", err)
@@ -125,6 +126,7 @@ func RunStdio(ctx context.Context, o StdioOptions) (int, error) {
 
 	<-serverDone
 	werr := cmd.Wait()
+	_ = signalGroup(cmd, syscall.SIGKILL) // what the server started does not outlive it
 	close(s.exited)
 	cancel()
 	s.judging.Wait()
@@ -243,7 +245,11 @@ func (s *stdio) supervise(ctx context.Context, cmd *exec.Cmd) {
 				continue
 			}
 			s.o.Logger.Debug("forwarding signal", "signal", sig.String())
-			_ = cmd.Process.Signal(sig)
+			if ss, ok := sig.(syscall.Signal); ok {
+				_ = signalGroup(cmd, ss)
+			} else {
+				_ = cmd.Process.Signal(sig)
+			}
 		case <-s.exited:
 			return
 		case <-s.clientDone:
@@ -260,7 +266,7 @@ func (s *stdio) supervise(ctx context.Context, cmd *exec.Cmd) {
 // before SIGKILL.
 func (s *stdio) stopChild(cmd *exec.Cmd) {
 	s.closeChildStdin()
-	for _, next := range []func(){func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, func() { _ = cmd.Process.Kill() }} {
+	for _, next := range []func(){func() { _ = signalGroup(cmd, syscall.SIGTERM) }, func() { _ = signalGroup(cmd, syscall.SIGKILL) }} {
 		t := time.NewTimer(s.o.Grace)
 		select {
 		case <-s.exited:

@@ -172,17 +172,17 @@ func (s *StdioUpstream) Close(ctx context.Context) error {
 	c := s.proc
 	s.mu.Unlock()
 	if c != nil {
-		_ = c.cmd.Process.Signal(syscall.SIGTERM)
+		_ = signalGroup(c.cmd, syscall.SIGTERM)
 		t := time.NewTimer(s.o.Grace)
 		select {
 		case <-c.exited:
 			t.Stop()
 		case <-t.C:
 			s.o.Logger.Warn("stdio upstream ignored SIGTERM; killing it", "upstream", s.o.Name, "grace", s.o.Grace)
-			_ = c.cmd.Process.Kill()
 		case <-ctx.Done():
-			_ = c.cmd.Process.Kill()
 		}
+		// What the child started goes too, whether or not the child itself is gone.
+		_ = signalGroup(c.cmd, syscall.SIGKILL)
 	}
 	select {
 	case <-s.done:
@@ -250,6 +250,7 @@ func (s *StdioUpstream) runChild() error {
 	cmd.Env, cmd.Dir = s.o.Env, s.o.Dir
 	cmd.Stderr = &stderrLog{log: s.o.Logger, name: s.o.Name}
 	cmd.WaitDelay = time.Second // a grandchild holding stderr does not hold up Wait
+	ownGroup(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -291,11 +292,12 @@ func (s *StdioUpstream) runChild() error {
 	go func() { readErr <- s.read(c, pr) }()
 
 	if err := s.initialize(c); err != nil {
-		_ = cmd.Process.Kill()
+		_ = signalGroup(cmd, syscall.SIGKILL)
 		<-c.exited
 		return fmt.Errorf("initialize: %w", err)
 	}
 	<-c.exited
+	_ = signalGroup(cmd, syscall.SIGKILL) // what it started does not outlive it
 	c.failAll()
 	select {
 	case err := <-readErr:
@@ -453,7 +455,7 @@ func (s *StdioUpstream) read(c *stdioChild, r io.Reader) error {
 		line = append(line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if len(line) > s.o.MaxLineBytes {
-				_ = c.cmd.Process.Kill()
+				_ = signalGroup(c.cmd, syscall.SIGKILL)
 				return fmt.Errorf("a line over %d bytes", s.o.MaxLineBytes)
 			}
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -137,4 +138,54 @@ func TestStdioUpstreamDownWhenItCannotStart(t *testing.T) {
 	if _, err := (&http.Client{Transport: s}).Do(req); !errors.Is(err, proxy.ErrStdioDown) {
 		t.Fatalf("err = %v, want ErrStdioDown", err)
 	}
+}
+
+// The upstream runs in a process group of its own: what it starts (here a shell wrapper's
+// background sleep, as npx starts node) is stopped with it.
+func TestStdioUpstreamStopsItsProcessGroup(t *testing.T) {
+	root := t.TempDir()
+	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
+	server := filepath.Join(testenv.NodeModules(t), "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	s, err := proxy.NewStdioUpstream(proxy.StdioUpstreamOptions{
+		Name: "fs", Command: "/bin/sh", Grace: 2 * time.Second,
+		Args: []string{"-c", `sleep 600 & echo $! > "$1"; exec node "$2" "$3"`, "sh", pidFile, server, root},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.URL(), HTTPClient: &http.Client{Transport: s}}, nil)
+	if err != nil {
+		s.Close(ctx)
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	var grandchild int
+	testenv.Eventually(t, 10*time.Second, "the wrapper's background process", func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Sscan(string(b), &grandchild)
+		return err == nil && grandchild > 0
+	})
+	if err := syscall.Kill(grandchild, 0); err != nil {
+		t.Fatalf("grandchild %d not running before Close: %v", grandchild, err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 10*time.Second, "the grandchild to be gone", func() bool {
+		return errors.Is(syscall.Kill(grandchild, 0), syscall.ESRCH) || zombie(grandchild)
+	})
+}
+
+// zombie reports whether pid has exited and waits for a parent to reap it.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b))
+	return len(f) > 2 && f[2] == "Z"
 }
