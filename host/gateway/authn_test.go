@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -423,5 +426,50 @@ func TestAuthnTypeScriptClient(t *testing.T) {
 	}
 	if got := e.auths.sawToken(); len(got) > 0 {
 		t.Fatalf("an upstream saw the client's token: %q", got)
+	}
+}
+
+// TestEngineSocketCallerPrincipal: a hook call over the engine socket presents no token; its
+// principal is the caller's OS user as the kernel reports it, {issuer: local, subject: user}.
+func TestEngineSocketCallerPrincipal(t *testing.T) {
+	dir, err := os.MkdirTemp("", "psock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	sock := filepath.Join(dir, "engine.sock")
+	ns := testenv.StartNATS(t)
+	cfg := config.Config{
+		Listen:  "127.0.0.1:0",
+		Socket:  sock,
+		DataDir: t.TempDir(),
+		Bundle:  testenv.AgentsBundle(t, []byte(authnEchoRules)),
+		NATS:    config.NATS{URL: ns.ClientURL()},
+		Plugins: config.Plugins{CacheDir: testenv.CacheDir()},
+	}
+	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	c := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+	}}}
+	in := `{"session_id":"s1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"cwd":"/tmp"}`
+	resp, err := c.Post("http://engine"+engine.HookPath, "application/json", strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	me, err := user.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := decisionFor(t, g, "Bash", nil); ev.Principal == nil || ev.Principal.Issuer != "local" || ev.Principal.Subject != me.Username {
+		t.Fatalf("socket hook event principal %+v, want local %s", ev.Principal, me.Username)
 	}
 }
