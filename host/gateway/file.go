@@ -90,7 +90,11 @@ func (s *Sections) Validate(c *config.Config) error {
 	}
 	if s.Authn != nil {
 		if err := s.Authn.Validate(); err != nil {
-			return err // *authn.FieldError values naming authn.<field>
+			var afe *authn.FieldError
+			if errors.As(err, &afe) { // the first bad field, as every section names it
+				return &config.FieldError{Path: afe.Path, Err: afe.Err}
+			}
+			return &config.FieldError{Path: "authn", Err: err}
 		}
 	}
 	if !config.LoopbackHost(c.Listen) && c.HTTP.ClientToken == "" && s.Authn == nil {
