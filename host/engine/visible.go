@@ -17,8 +17,9 @@ const MetaHidesTool = "hides_tool"
 
 // visibleTools returns the tools/list result with the tools the caller may never call left
 // out: for each listed tool, the request phase is run on a tools/call of it by list's principal
-// with empty arguments, and the tool is dropped when the merged decision is a deny that a stage
-// of the chain's first group marked MetaHidesTool. A first-group stage runs for every call
+// with empty arguments (the chain's first group only: chain.WithFirstGroupOnly), and the tool
+// is dropped when the merged decision is a deny that a stage of that group marked
+// MetaHidesTool. A first-group stage runs for every call
 // (no earlier stage's final allow can skip it) and a deny outweighs every other verdict, so
 // such a deny answers every call of that tool by that principal, whatever its arguments: a
 // hidden tool is one the principal cannot call. Nothing is recorded (no call was made).
@@ -72,7 +73,7 @@ func (e *Engine) mayCall(ctx context.Context, ch *chain.Chain, first map[string]
 		return true
 	}
 	env.Time, env.Engine = list.Time, list.Engine
-	d, err := ch.Evaluate(ctx, env)
+	d, err := ch.Evaluate(chain.WithFirstGroupOnly(ctx), env) // no judge, no later stage
 	if err != nil || d.Action != abi.ActionDeny || !first[d.Stage] {
 		return true
 	}
