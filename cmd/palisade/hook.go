@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/enginesock"
 	"github.com/added060/palisade/host/infer"
@@ -144,6 +145,7 @@ func decideHook(ctx context.Context, env *cliEnv, lf *localFlags, in *engine.Hoo
 		return engine.HookOutput{}, how, err
 	}
 	defer l.Close(context.WithoutCancel(ctx))
+	in.Principal = authn.LocalPrincipal() // decided in this process: its user is who calls
 	out, err := l.Engine.Hook(ctx, in)
 	return out, how, err
 }

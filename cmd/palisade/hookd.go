@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/gateway"
@@ -350,6 +351,7 @@ func (s *hookServeCmd) answer(ctx context.Context, c *net.UnixConn, l *gateway.L
 	if l.Pinner != nil {
 		l.Pinner.Forget() // read what other processes pinned or approved since
 	}
+	in.Principal = authn.LocalPrincipal() // the per-user engine: its user is who calls
 	out, err := l.Engine.Hook(ctx, in)
 	if err != nil {
 		return hookResponse{Error: err.Error()}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/selfmcp"
 )
@@ -61,7 +62,7 @@ func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
 	bctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go l.WatchBundle(bctx, 0)
-	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Recent, Logger: log})
+	s, err := selfmcp.New(selfmcp.Options{Engine: l.Engine, Recent: l.Recent, Logger: log, Principal: authn.LocalPrincipal()})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
 		return exitCode(exitFail)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/pin"
@@ -165,7 +166,7 @@ func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
 	defer signal.Stop(sigs)
 	o := proxy.StdioOptions{Engine: l.Engine, Command: rest[0], Args: rest[1:], Server: p.Server,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Logger: log,
-		MaxBatch: cfg.Config.Limits.BatchElements}
+		MaxBatch: cfg.Config.Limits.BatchElements, Principal: authn.LocalPrincipal()}
 	if l.Pinner != nil {
 		o.Tools = l.Pinner
 	}

@@ -33,7 +33,7 @@ type serveCmd struct {
 	Upstream    string `help:"Upstreams as name=url[,name=url] (replaces the config's)." env:"PALISADE_UPSTREAM"`
 	LogLevel    string `help:"debug, info, warn or error." env:"PALISADE_LOG_LEVEL"`
 	AdminToken  string `help:"Admin API bearer token (default: generated in the data dir)." env:"PALISADE_ADMIN_TOKEN"`
-	ClientToken string `help:"Bearer token /mcp and /v1/hook require (required off loopback)." env:"PALISADE_CLIENT_TOKEN"`
+	ClientToken string `help:"One shared bearer token /mcp and /v1/hook require; off loopback this or an authn: section." env:"PALISADE_CLIENT_TOKEN"`
 	// AllowUnsigned is the one way to run a local bundle without signature.json when the config
 	// has no bundles: section (gateway.File.TrustChoice).
 	AllowUnsigned bool `name:"allow-unsigned" help:"Load a bundle without signature.json (bundles.allow_unsigned: true). Without it or a bundles: section, serve refuses a local bundle."`

@@ -315,6 +315,15 @@ type Decision struct {
 	Coverage string
 }
 
+type firstGroupKey struct{}
+
+// WithFirstGroupOnly returns ctx under which Evaluate runs only the chain's first group of
+// stages (those before the first NeedsPrior stage): for a question about what those stages
+// alone say (the engine's tools/list filter), without running a judge or any later stage.
+func WithFirstGroupOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, firstGroupKey{}, true)
+}
+
 // Evaluate runs the stages for env.Phase. It never returns an error for a stage failure (that is
 // the stage's failure mode); it returns an error only when env cannot be encoded or ctx ends.
 func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, error) {
@@ -354,7 +363,11 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
 	// (request) or the result (response).
 	var base []byte
-	for _, g := range c.groups {
+	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
+	for gi, g := range c.groups {
+		if gi > 0 && onlyFirst {
+			break
+		}
 		var run []*Stage
 		for _, s := range g {
 			if selected(s) {

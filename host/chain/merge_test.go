@@ -258,3 +258,21 @@ func TestTrapReasonKeepsTheStackTraceInTheAudit(t *testing.T) {
 		t.Errorf("stage result lost the full error: %+v", d.Stages)
 	}
 }
+
+// TestFirstGroupOnly: under WithFirstGroupOnly the stages after the first NeedsPrior one
+// (a judge, a risk scorer) do not run.
+func TestFirstGroupOnly(t *testing.T) {
+	first := &fixed{v: abi.Verdict{Action: "sample"}}
+	judge := &fixed{v: abi.Verdict{Action: "allow"}}
+	c, _ := New(Options{Stages: []*Stage{
+		{Name: "rules", Plugin: first, Request: true},
+		{Name: "judge", Plugin: judge, Request: true, NeedsPrior: true, ResolvesSample: true},
+	}})
+	d, _ := c.Evaluate(WithFirstGroupOnly(context.Background()), &abi.Envelope{Method: "tools/call"})
+	if d.Action != "sample" || first.calls != 1 || judge.calls != 0 {
+		t.Fatalf("first group only: %s, rules called %d, judge called %d", d.Action, first.calls, judge.calls)
+	}
+	if d, _ = c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); d.Action != "allow" || judge.calls != 1 {
+		t.Fatalf("whole chain: %s, judge called %d", d.Action, judge.calls)
+	}
+}

@@ -115,7 +115,8 @@ type HTTP struct {
 	// origins and the gateway's own (an Origin matching the request's allowed Host).
 	AllowedOrigins []string `yaml:"allowed_origins"`
 	// ClientToken is the bearer token /mcp and /v1/hook require (agents.hook_token, when set,
-	// is the one /v1/hook takes). Required when Listen is not a loopback address. "" = none.
+	// is the one /v1/hook takes). Off loopback the gateway needs it or an `authn:` section
+	// (gateway.Sections.Validate checks). "" = none.
 	ClientToken string `yaml:"client_token"`
 }
 
@@ -458,9 +459,6 @@ func (c *Config) Validate() error {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
 			return fe(fmt.Sprintf("http.allowed_origins[%d]", i), "%q is not an origin (scheme://host[:port])", o)
 		}
-	}
-	if !LoopbackHost(c.Listen) && c.HTTP.ClientToken == "" {
-		return fe("http.client_token", "required to listen on %q, which is not a loopback address: set a client token (or PALISADE_CLIENT_TOKEN), or listen on 127.0.0.1", c.Listen)
 	}
 	if c.NATS.URL != "" {
 		if u, err := url.Parse(c.NATS.URL); err != nil || u.Host == "" {

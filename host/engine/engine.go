@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -209,6 +210,10 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
 	if c, ok := CallerFrom(ctx); ok {
 		o.Detail = map[string]any{"caller": c}
+		if env.Principal == nil {
+			// Asked over the engine socket: the kernel's word for who is calling.
+			env.Principal = CallerPrincipal(c)
+		}
 	}
 	d, err := ch.Evaluate(ctx, env)
 	if err != nil {
@@ -426,6 +431,7 @@ func (o *Outcome) Event() audit.Event {
 		LatencyUS:       time.Since(o.Start).Microseconds(),
 		Upstream:        o.Upstream,
 		TokenSHA256:     o.TokenSHA256,
+		Principal:       env.Principal,
 	}
 	if ev.Tool == "" {
 		ev.Tool = env.Prompt
@@ -498,6 +504,21 @@ type callerKey struct{}
 // the caller in its audit event (detail.caller).
 func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// LocalIssuer is the issuer of a principal the engine knows from the operating system
+// (authn.LocalIssuer).
+const LocalIssuer = "local"
+
+// CallerPrincipal is the principal of a caller on the engine socket: {issuer: "local",
+// subject: its OS user} (the uid when the name is unknown), as authn.LocalPrincipal is for a
+// process's own user.
+func CallerPrincipal(c Caller) *abi.Principal {
+	sub := c.User
+	if sub == "" {
+		sub = strconv.Itoa(c.UID)
+	}
+	return &abi.Principal{Issuer: LocalIssuer, Subject: sub}
 }
 
 // CallerFrom returns the caller WithCaller put in ctx.

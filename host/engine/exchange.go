@@ -179,7 +179,8 @@ func (e *Engine) RefuseServerRequest(ctx context.Context, env *abi.Envelope, cap
 	reason := fmt.Sprintf("the client did not declare the %s capability", capability)
 	ev := audit.Event{Kind: audit.KindDecision, Transport: env.Transport, Method: env.Method, Server: env.Server,
 		Session: env.Session, Agent: env.Agent, RequestID: env.RequestID, Action: abi.ActionDeny,
-		RequestedAction: abi.ActionDeny, Reason: reason, Rule: RuleCapability, Stage: StageGateway, Gateway: e.o.Gateway}
+		RequestedAction: abi.ActionDeny, Reason: reason, Rule: RuleCapability, Stage: StageGateway, Gateway: e.o.Gateway,
+		Principal: env.Principal}
 	if e.o.Recorder != nil {
 		e.o.Recorder.Record(context.WithoutCancel(ctx), ev)
 	}

@@ -42,6 +42,10 @@ type HookInput struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
 	ToolUseID      string          `json:"tool_use_id,omitempty"`
+	// Principal is who is calling, as the transport verified it (never read from the input):
+	// the access token's principal on the gateway's /v1/hook, authn.LocalPrincipal in process;
+	// nil = the engine's caller on the socket, or unknown.
+	Principal *abi.Principal `json:"-"`
 }
 
 // ParseHookInput decodes and validates hook input. Errors wrap ErrHookInput.
@@ -173,7 +177,7 @@ func (in *HookInput) Envelope(mt *MCPTool) (*abi.Envelope, error) {
 	b = append(b, `,"arguments":`...)
 	b = append(b, args...)
 	b = append(b, "}}"...)
-	p, err := mcp.Parse(b, mcp.Context{Transport: HookTransport, Server: server, Session: in.SessionID, Agent: HookAgent, Cwd: in.Cwd})
+	p, err := mcp.Parse(b, mcp.Context{Transport: HookTransport, Server: server, Session: in.SessionID, Agent: HookAgent, Cwd: in.Cwd, Principal: in.Principal})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrHookInput, err)
 	}

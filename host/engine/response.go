@@ -100,6 +100,9 @@ func judgeAnswer(ctx context.Context, e *Engine, tools ToolsObserver, log *slog.
 	if len(d.Result) > 0 && msg.Error == nil {
 		msg.Result = d.Result
 	}
+	if o.Envelope.Method == mcp.MethodToolsList && msg.Error == nil {
+		msg.Result = e.visibleTools(ctx, o, msg.Result) // visible.go: what this caller may call
+	}
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return mcp.ErrorResponse(reqID, mcp.NewError(mcp.CodeInternalError, "gateway: encode answer: "+err.Error(), nil))

@@ -78,7 +78,11 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 	if hookToken == "" {
 		hookToken = g.Config().HTTP.ClientToken // required when the gateway listens off loopback
 	}
-	g.Echo().POST(engine.HookPath, echo.WrapHandler(proxy.HookAuth(hookToken, g.Proxy().HookHandler())))
+	hook := proxy.HookAuth(hookToken, g.Proxy().HookHandler())
+	if g.authn != nil { // authn:: an access token, its principal who the calls are judged as
+		hook = proxy.HookVerify(g.authn, g.Proxy().HookHandler())
+	}
+	g.Echo().POST(engine.HookPath, echo.WrapHandler(hook))
 	if a.pinner != nil {
 		grp := g.Admin().Group()
 		grp.GET("/pins/:server", func(c echo.Context) error {

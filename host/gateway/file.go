@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/infer"
@@ -16,10 +17,13 @@ type Sections struct {
 	Agents    AgentsConfig    `yaml:"agents"`
 	Approvals ApprovalsConfig `yaml:"approvals"`
 	AuditSink AuditSinkConfig `yaml:"audit_sink"`
-	Bundles   *BundlesConfig  `yaml:"bundles"`
-	Infer     InferConfig     `yaml:"infer"`
-	LLM       *llm.Config     `yaml:"llm"`
-	Tokens    TokensConfig    `yaml:"tokens"`
+	// Authn makes the gateway an OAuth resource server for /mcp, /mcp/<name> and /v1/hook
+	// (host/authn); nil = no access tokens (loopback, or http.client_token off loopback).
+	Authn   *authn.Config  `yaml:"authn"`
+	Bundles *BundlesConfig `yaml:"bundles"`
+	Infer   InferConfig    `yaml:"infer"`
+	LLM     *llm.Config    `yaml:"llm"`
+	Tokens  TokensConfig   `yaml:"tokens"`
 }
 
 // File is palisade.yaml as one typed struct: the core config (host/config) and every feature's
@@ -83,6 +87,20 @@ func (f *File) Validate() error {
 func (s *Sections) Validate(c *config.Config) error {
 	fe := func(path, format string, a ...any) error {
 		return &config.FieldError{Path: path, Err: fmt.Errorf(format, a...)}
+	}
+	if s.Authn != nil {
+		if err := s.Authn.Validate(); err != nil {
+			var afe *authn.FieldError
+			if errors.As(err, &afe) { // the first bad field, as every section names it
+				return &config.FieldError{Path: afe.Path, Err: afe.Err}
+			}
+			return &config.FieldError{Path: "authn", Err: err}
+		}
+	}
+	if !config.LoopbackHost(c.Listen) && c.HTTP.ClientToken == "" && s.Authn == nil {
+		return fe("authn", "required to listen on %q, which is not a loopback address: add an authn: section "+
+			"(access tokens from your identity provider), or set http.client_token (PALISADE_CLIENT_TOKEN: one "+
+			"shared secret, no identity), or listen on 127.0.0.1", c.Listen)
 	}
 	if b := s.Bundles; b != nil {
 		keys := make([]string, len(b.TrustedKeys))

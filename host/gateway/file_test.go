@@ -33,6 +33,8 @@ func TestFileRefusesUnknownKeysNamingThePath(t *testing.T) {
 		{"tokens:\n  ttl: 1m\n  key: x\n", "tokens.key"},
 		{"audit_sink:\n  postgres: {dsn: x, retension: 1h}\n", "audit_sink.postgres.retension"},
 		{"audit_sink:\n  mysql: {}\n", "audit_sink.mysql"},
+		{"authn:\n  issuer: https://login.example.com\n  isuer: x\n", "authn.isuer"},
+		{"authn:\n  introspection: {client_id: a, secret: b}\n", "authn.introspection.secret"},
 		{"tokens:\n  ttl: soon\n", ""}, // a bad duration: refused (yaml.v3 gives no line for it)
 	} {
 		t.Run(tc.yaml, func(t *testing.T) {
@@ -62,6 +64,9 @@ func TestBadSectionRefusedBeforeAnythingStarts(t *testing.T) {
 		{"audit_sink:\n  postgres: {dsn: 'postgres://u@h:notaport/db'}\n", "audit_sink.postgres.dsn"},
 		{"audit_sink:\n  postgres: {dsn: 'host=/tmp', retention: -1h}\n", "audit_sink.postgres.retention"},
 		{"audit_sink:\n  postgres: {dsn: 'host=/tmp', batch_size: -5}\n", "audit_sink.postgres.batch_size"},
+		{"authn:\n  resource: https://gw.example.com/mcp\n", "authn.issuer"},
+		{"authn:\n  issuer: https://login.example.com\n  resource: https://gw.example.com/mcp\n  algorithms: [none]\n", "authn.algorithms[0]"},
+		{"authn:\n  issuer: http://login.example.com\n  resource: https://gw.example.com/mcp\n", "authn.issuer"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			f, err := gateway.ParseFile([]byte(tc.yaml))

@@ -18,6 +18,7 @@ import (
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
@@ -95,7 +96,8 @@ type Gateway struct {
 	engine   *engine.Engine
 	engOpts  engine.EngineOptions
 	http     *proxy.HTTP
-	budget   *sse.Budget // limits.stream_buffer_bytes: every body, answer and event being read or judged
+	authn    *authn.Verifier // the authn: section's resource server; nil = none
+	budget   *sse.Budget     // limits.stream_buffer_bytes: every body, answer and event being read or judged
 	echo     *echo.Echo
 	admin    *admin.Server
 	srv      *http.Server
@@ -135,6 +137,9 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := g.startAuthn(ctx); err != nil { // authn.go: the issuer's keys, before NATS or a listener
+		return nil, err
 	}
 
 	// NATS and audit.
@@ -241,6 +246,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		return nil, err
 	}
 	g.http.Register(g.echo)
+	g.registerAuthn()
 	g.echo.GET("/healthz", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"status": "ok"}) })
 	g.echo.GET("/readyz", g.readyz)
 	g.echo.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(g.metrics.Registry, promhttp.HandlerOpts{})))
@@ -452,7 +458,7 @@ func (g *Gateway) Start(ctx context.Context) error {
 	max := MaxConnections(hc.MaxConnections)
 	g.ln = LimitListener(ln, max, "/healthz", g.log)
 	g.srv = &http.Server{
-		Handler:           SendTimeout(newGuard(g.echo, hc), hc.SendTimeout.D()),
+		Handler:           SendTimeout(newGuard(g.echo, hc, g.authn), hc.SendTimeout.D()),
 		ReadHeaderTimeout: hc.ReadHeaderTimeout.D(),
 		// ReadTimeout bounds headers and body; net/http lifts the read deadline once the body
 		// is read, so a long SSE answer is not cut (TestLongStreamOutlivesReadTimeout).
@@ -534,6 +540,9 @@ func (g *Gateway) Close(ctx context.Context) error {
 		}
 		if g.bus != nil {
 			g.bus.Close()
+		}
+		if g.authn != nil {
+			g.authn.Close()
 		}
 	})
 	return nil

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
@@ -272,13 +273,24 @@ func TestLongStreamOutlivesReadTimeout(t *testing.T) {
 }
 
 // TestNonLoopbackListenNeedsClientToken: the gateway refuses to start on every interface with
-// nothing to authenticate its clients.
+// nothing to authenticate its clients (no authn: section, no http.client_token), before
+// anything starts; either one lets it through validation.
 func TestNonLoopbackListenNeedsClientToken(t *testing.T) {
 	cfg := config.Config{Listen: "0.0.0.0:0", DataDir: t.TempDir(), Bundle: "x", Upstreams: []config.Upstream{{Name: "a", URL: "http://127.0.0.1:1/mcp"}}}
 	_, err := gateway.New(context.Background(), gateway.Options{Config: cfg})
 	var fe *config.FieldError
-	if !errors.As(err, &fe) || fe.Path != "http.client_token" {
-		t.Fatalf("New on 0.0.0.0 without a client token: %v, want a http.client_token field error", err)
+	if !errors.As(err, &fe) || fe.Path != "authn" || !strings.Contains(err.Error(), "http.client_token") {
+		t.Fatalf("New on 0.0.0.0 without a client token: %v, want an authn field error naming http.client_token", err)
+	}
+	f := gateway.File{Config: cfg}
+	f.Config.HTTP.ClientToken = "t"
+	if err := f.Validate(); err != nil {
+		t.Errorf("with http.client_token: %v", err)
+	}
+	f.Config.HTTP.ClientToken = ""
+	f.Authn = &authn.Config{Issuer: "https://login.example.com", Resource: "https://gw.example.com/mcp"}
+	if err := f.Validate(); err != nil {
+		t.Errorf("with authn: %v", err)
 	}
 }
 

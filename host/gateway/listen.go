@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/config"
 )
 
@@ -189,16 +190,18 @@ func MaxConnections(n int) int {
 	return n
 }
 
-// guard checks Host and Origin on every request and the client token on /mcp.
+// guard checks Host and Origin on every request and, on /mcp, the access token (authn:) or
+// else the client token.
 type guard struct {
 	next    http.Handler
 	hosts   map[string]bool // lower-case "name" (any port) or "name:port"
 	origins map[string]bool // lower-case scheme://host[:port]
 	token   []byte          // "" = none
+	authn   *authn.Verifier // nil = none; when set, token is not used on /mcp
 }
 
-func newGuard(next http.Handler, c config.HTTP) *guard {
-	g := &guard{next: next, hosts: map[string]bool{}, origins: map[string]bool{}}
+func newGuard(next http.Handler, c config.HTTP, v *authn.Verifier) *guard {
+	g := &guard{next: next, hosts: map[string]bool{}, origins: map[string]bool{}, authn: v}
 	for _, h := range c.AllowedHosts {
 		g.hosts[strings.ToLower(h)] = true
 	}
@@ -261,6 +264,18 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !g.originAllowed(r) {
 		http.Error(w, "palisade: Origin "+quote(r.Header.Get("Origin"))+" is not allowed (loopback origins or http.allowed_origins)", http.StatusForbidden)
+		return
+	}
+	if g.authn != nil && (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/")) {
+		// The resource server: a verified access token, its principal in the context for the
+		// transport (authn.FromContext), or the 401/403 with the challenge host/authn writes.
+		p, err := g.authn.Authenticate(r)
+		if err != nil {
+			g.authn.Challenge(w, r, err)
+			return
+		}
+		authn.StripToken(r) // the proxy strips it again from every upstream request
+		g.next.ServeHTTP(w, r.WithContext(authn.WithPrincipal(r.Context(), p)))
 		return
 	}
 	if g.token != nil && (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/")) {

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/version"
@@ -81,7 +82,6 @@ type aggSession struct {
 	client   *abi.Client
 	sampling bool
 	caps     map[string]bool
-	auth     []string // the client's Authorization values, sent on the gateway's own requests
 	done     chan struct{}
 
 	mu      sync.Mutex
@@ -340,7 +340,6 @@ func (a *aggregator) initialize(ctx context.Context, c echo.Context, p *mcp.Pars
 		s.protocol = protocolVersions[len(protocolVersions)-1]
 	}
 	s.init, s.client, s.sampling, s.caps = p.Message.Params, p.Envelope.Client, p.Sampling, mcp.Capabilities(p.Message.Params)
-	s.auth = c.Request().Header.Values("Authorization")
 	p.Envelope.Session = s.id
 	x, ok := a.begin(ctx, rw, p)
 	if !ok {
@@ -479,8 +478,8 @@ func (s *aggSession) forget(up string) {
 	delete(s.ups, up)
 }
 
-// upHeader is the header of a request to up in s: the client's (hdr, or only its credentials
-// when nil) with the upstream's session and protocol, and Mcp-Name set to the name the
+// upHeader is the header of a request to up in s: the client's (hdr, or none when nil; send
+// strips the client's token either way) with the upstream's session and protocol, and Mcp-Name set to the name the
 // upstream knows (name, when the client sent the header).
 func (a *aggregator) upHeader(s *aggSession, us *upSession, hdr http.Header, name string) http.Header {
 	var out http.Header
@@ -488,7 +487,6 @@ func (a *aggregator) upHeader(s *aggSession, us *upSession, hdr http.Header, nam
 		out = hdr.Clone()
 	} else {
 		out = http.Header{}
-		out["Authorization"] = s.auth
 	}
 	out.Set("Content-Type", "application/json")
 	out.Set("Accept", "application/json, text/event-stream")
@@ -521,7 +519,7 @@ func (a *aggregator) call(ctx context.Context, s *aggSession, us *upSession, up 
 	if us != nil && us.protocol >= mcp.Stateless {
 		hdr.Set(mcp.HeaderMethod, method)
 	}
-	p, err := mcp.Parse(body, mcp.Context{Transport: "http", Session: s.id, ProtocolVersion: s.protocol, Client: s.client})
+	p, err := mcp.Parse(body, mcp.Context{Transport: "http", Session: s.id, ProtocolVersion: s.protocol, Client: s.client, Principal: authn.FromContext(ctx)})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -810,7 +808,7 @@ func (a *aggregator) route(ctx context.Context, rw *responder, hdr http.Header, 
 	m2 := *m
 	m2.Params = params
 	body, _ := json.Marshal(&m2)
-	p2, err := mcp.Parse(body, a.h.context(hdr))
+	p2, err := mcp.Parse(body, a.h.context(ctx, hdr))
 	if err != nil {
 		rw.error(http.StatusBadRequest, m.ID, mcp.NewError(mcp.CodeInvalidRequest, err.Error(), nil))
 		return

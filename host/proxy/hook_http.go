@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -87,6 +88,7 @@ func hookHandler(e *engine.Engine, budget *sse.Budget) http.Handler {
 			writeHook(w, HookErrInput, engine.HookAnswer(abi.ActionDeny, "Palisade refused invalid hook input: "+err.Error()))
 			return
 		}
+		in.Principal = authn.FromContext(r.Context()) // HookVerify's; nil on the socket (the engine's caller)
 		judged := func() {}
 		if budget != nil {
 			var ok bool
@@ -122,6 +124,22 @@ func HookAuth(token string, h http.Handler) http.Handler {
 			return
 		}
 		h.ServeHTTP(w, r)
+	})
+}
+
+// HookVerify guards a hook handler with the gateway's resource server (the `authn:` section):
+// the request's access token is verified and its principal is who the hook's calls are judged
+// as. A missing or refused token is answered 200 with a deny decision and the challenge (a 401
+// would let Claude Code's http hook proceed); the token is not passed on.
+func HookVerify(v *authn.Verifier, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := v.Authenticate(r)
+		if err != nil {
+			writeHook(w, HookErrAuth, engine.HookAnswer(abi.ActionDeny, "Palisade refused this hook call: missing, invalid or insufficient access token"))
+			return
+		}
+		authn.StripToken(r)
+		h.ServeHTTP(w, r.WithContext(authn.WithPrincipal(r.Context(), p)))
 	})
 }
 

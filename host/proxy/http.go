@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
@@ -111,7 +112,7 @@ type upstream struct {
 // Headers passed through to the upstream, and back to the client.
 var (
 	forwardRequestHeaders = []string{"Accept", "Content-Type", mcp.HeaderSessionID, mcp.HeaderProtocolVersion,
-		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID, "Authorization",
+		mcp.HeaderMethod, mcp.HeaderName, mcp.HeaderLastEventID,
 		// The browser origin, checked by the gateway and forwarded so an upstream that checks
 		// Origin itself keeps doing so through the gateway.
 		"Origin"}
@@ -285,7 +286,7 @@ func (h *HTTP) readPost(c echo.Context, server string) (body []byte, msgs []*mcp
 		_ = writeError(c, http.StatusBadRequest, nil, mcp.NewError(mcp.CodeParseError, "read body: "+err.Error(), nil))
 		return nil, nil, false, release, true
 	}
-	msgs, batch, err = mcp.ParseBodyLimit(body, h.context(req.Header), h.o.MaxBatch)
+	msgs, batch, err = mcp.ParseBodyLimit(body, h.context(req.Context(), req.Header), h.o.MaxBatch)
 	if errors.Is(err, mcp.ErrBatchTooLarge) {
 		h.count(server, "batch_too_large")
 		_ = writeError(c, http.StatusRequestEntityTooLarge, nil, mcp.NewError(mcp.CodeTooLarge,
@@ -480,9 +481,12 @@ func cutFold(s, prefix string) (string, bool) {
 	return s[len(prefix):], true
 }
 
-// context is what the request's headers say about its session; mcp.Parse adds what the body says.
-func (h *HTTP) context(hdr http.Header) mcp.Context {
-	ctx := mcp.Context{Transport: "http", Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion)}
+// context is what the request's headers say about its session and who is calling (the
+// principal the gateway verified, in rctx: authn.FromContext); mcp.Parse adds what the body
+// says. The principal is never read from what the client sends.
+func (h *HTTP) context(rctx context.Context, hdr http.Header) mcp.Context {
+	ctx := mcp.Context{Transport: "http", Session: hdr.Get(mcp.HeaderSessionID), ProtocolVersion: hdr.Get(mcp.HeaderProtocolVersion),
+		Principal: authn.FromContext(rctx)}
 	if s, ok := h.sessions.get(ctx.Session); ok {
 		ctx.Client = s.client
 		if ctx.ProtocolVersion == "" {
@@ -668,6 +672,9 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 			req.Header[k] = v
 		}
 	}
+	// The client's token is its credential for the gateway, never for the server behind it
+	// (MCP authorization, "Token Passthrough"); the upstream's own credentials come next.
+	authn.StripToken(req)
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
@@ -907,7 +914,7 @@ func (h *HTTP) get(c echo.Context) error {
 // denied one is answered to the upstream with the deny, as over stdio. A request for a
 // capability the client's session did not declare is refused without reaching the chain.
 func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
-	c := h.context(hdr)
+	c := h.context(ctx, hdr)
 	c.Server = up.Name
 	env, err := mcp.NewEnvelope(m, c)
 	if err != nil {
@@ -932,7 +939,7 @@ func (h *HTTP) judgeServerRequest(ctx context.Context, up *upstream, hdr http.He
 // judgeServerNotification judges a notification the upstream sends the client and reports
 // whether it may reach the client; a denied one is dropped (the denial is recorded).
 func (h *HTTP) judgeServerNotification(ctx context.Context, up *upstream, hdr http.Header, m *mcp.Message) bool {
-	c := h.context(hdr)
+	c := h.context(ctx, hdr)
 	c.Server = up.Name
 	env, err := mcp.NewEnvelope(m, c)
 	if err != nil {
@@ -952,7 +959,7 @@ func (h *HTTP) judgeServerNotification(ctx context.Context, up *upstream, hdr ht
 // refused notification: nothing goes upstream).
 func (h *HTTP) judgeClientMessage(ctx context.Context, up *upstream, hdr http.Header, p *mcp.Parsed) ([]byte, bool) {
 	m := p.Message
-	c := h.context(hdr)
+	c := h.context(ctx, hdr)
 	c.Server = up.Name
 	if m.IsResponse() {
 		env := mcp.AnswerEnvelope(m, c, h.asked.take(c.Session, m.ID))
@@ -970,7 +977,7 @@ func (h *HTTP) judgeClientMessage(ctx context.Context, up *upstream, hdr http.He
 // client's session.
 func (h *HTTP) answerUpstream(ctx context.Context, up *upstream, hdr http.Header, b []byte) {
 	ah := http.Header{}
-	for _, k := range []string{mcp.HeaderSessionID, mcp.HeaderProtocolVersion, "Authorization"} {
+	for _, k := range []string{mcp.HeaderSessionID, mcp.HeaderProtocolVersion} {
 		if v := hdr.Values(k); len(v) > 0 {
 			ah[k] = v
 		}

@@ -16,7 +16,7 @@ func BenchmarkRequestParse(b *testing.B) {
 	hdr := http.Header{"Mcp-Method": {"tools/call"}, "Mcp-Name": {"Bash"}}
 	b.ReportAllocs()
 	for b.Loop() {
-		msgs, _, err := mcp.ParseBody(benchBody, h.context(hdr))
+		msgs, _, err := mcp.ParseBody(benchBody, h.context(b.Context(), hdr))
 		if err != nil {
 			b.Fatal(err)
 		}

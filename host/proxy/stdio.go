@@ -40,6 +40,9 @@ type StdioOptions struct {
 	Stderr io.Writer // the child's stderr; nil = discarded
 	// Tools, if set, sees each tools/list result (tool pinning).
 	Tools engine.ToolsObserver
+	// Principal is who is calling, in every envelope: authn.LocalPrincipal when the proxy runs
+	// as the user; nil over the engine socket, where the engine names the socket's caller.
+	Principal *abi.Principal
 	// Signals are forwarded to the child (SIGINT, SIGTERM, SIGHUP from the desktop client).
 	Signals <-chan os.Signal
 	// MaxLineBytes bounds one JSON-RPC line; 0 = 16 MiB. A longer client line is refused.
@@ -407,7 +410,7 @@ func (s *stdio) track(m *mcp.Message, x *engine.Exchange) {
 func (s *stdio) context() mcp.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: s.session, ProtocolVersion: s.proto, Client: s.client}
+	return mcp.Context{Transport: StdioTransport, Server: s.o.Server, Session: s.session, ProtocolVersion: s.proto, Client: s.client, Principal: s.o.Principal}
 }
 
 func (s *stdio) judgeClientRequest(ctx context.Context, p *mcp.Parsed, line []byte) {

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/proxy"
 )
@@ -104,7 +105,8 @@ func TestStdioProxyJudgesAndRelays(t *testing.T) {
 func testStdioProxy(t *testing.T, version string) {
 	rec := &sink{}
 	e := agentsEngine(t, rec)
-	cs, code := startProxy(t, proxy.StdioOptions{Engine: e, Server: "helper"}, &mcp.ClientOptions{
+	local := authn.LocalPrincipal()
+	cs, code := startProxy(t, proxy.StdioOptions{Engine: e, Server: "helper", Principal: local}, &mcp.ClientOptions{
 		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return &mcp.CreateMessageResult{Content: &mcp.TextContent{Text: "ok"}, Model: "m", Role: "assistant"}, nil
 		},
@@ -168,6 +170,9 @@ func testStdioProxy(t *testing.T, version string) {
 		}
 		if ev.Transport != "stdio" || ev.Server != "helper" {
 			t.Errorf("event transport %q server %q", ev.Transport, ev.Server)
+		}
+		if p := ev.Principal; p == nil || p.Issuer != authn.LocalIssuer || p.Subject != local.Subject {
+			t.Errorf("event %s %s: principal %+v, want the local user %s", ev.Method, ev.Tool, p, local.Subject)
 		}
 	}
 	if denied != 25 || allowed != 75 || sampling != wantSampling {

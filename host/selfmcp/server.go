@@ -56,6 +56,9 @@ type Options struct {
 	PollInterval time.Duration
 	Version      string       // server version reported to clients; "" = version.String()
 	Logger       *slog.Logger // nil = discard
+	// Principal is who is calling, in the envelopes of the calls it judges: authn.LocalPrincipal
+	// for `palisade mcp` in process; nil over the engine socket (the engine names its caller).
+	Principal *abi.Principal
 }
 
 // Server is Palisade's own MCP server.
@@ -229,7 +232,7 @@ func (s *Server) envelope(ctx context.Context, req mcp.Request, c Call) (*abi.En
 		args = []byte("{}")
 	}
 	params, _ := json.Marshal(map[string]any{"name": c.Tool, "arguments": json.RawMessage(args)})
-	mc := pmcp.Context{Transport: Transport, Server: c.Server}
+	mc := pmcp.Context{Transport: Transport, Server: c.Server, Principal: s.o.Principal}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		mc.Session = ss.ID()
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {

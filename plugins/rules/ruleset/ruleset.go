@@ -191,6 +191,17 @@ func (w *Window) contains(t time.Time) bool {
 type Result struct {
 	Rule    *Rule
 	Matched bool
+	// HidesTool: the rule is a deny with a principal condition and no condition on the call's
+	// arguments (arguments, commands, engine_paths), and no rule before it that could match
+	// other arguments says anything but deny. So every call of this tool by this principal,
+	// whatever its arguments, is denied by this rule set, and the gateway may leave the tool
+	// out of the principal's tools/list (verdict metadata {"hides_tool": true}).
+	HidesTool bool
+}
+
+// onArguments reports whether the rule's conditions read the call's arguments.
+func (w *When) onArguments() bool {
+	return len(w.Arguments) > 0 || w.EnginePaths || len(w.Commands) > 0
 }
 
 // Evaluate decides an envelope given as raw JSON. now is used when the envelope has no time.
@@ -210,9 +221,13 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 	var principal gjson.Result
 	principalLoaded := false
 	var c *call
+	argsBefore := false // a rule before this one that is not a deny reads the arguments
 	for i := range e.rules {
 		r := &e.rules[i]
 		w := &r.When
+		if r.Action != abi.ActionDeny && w.onArguments() {
+			argsBefore = true // it may match other arguments (checked before it is skipped)
+		}
 		if !glob.Any(w.Tool, tool) || !glob.Any(w.Server, fields[1].String()) ||
 			!glob.Any(w.Method, fields[2].String()) || !glob.Any(w.Agent, fields[3].String()) ||
 			!glob.Any(w.Cwd, fields[4].String()) || !glob.Any(w.URI, fields[5].String()) {
@@ -251,7 +266,8 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 				continue
 			}
 		}
-		return Result{Rule: r, Matched: true}
+		hides := r.Action == abi.ActionDeny && w.Principal != nil && !w.onArguments() && !argsBefore
+		return Result{Rule: r, Matched: true, HidesTool: hides}
 	}
 	return Result{}
 }
@@ -307,7 +323,9 @@ func (r Result) Verdict() []byte {
 	if r.Rule.Action == abi.ActionDeny {
 		b = append(b, `,"score":1`...)
 	}
-	if r.Rule.Timeout != "" || r.Rule.OnTimeout != "" {
+	if r.HidesTool {
+		b = append(b, `,"metadata":{"hides_tool":true}`...)
+	} else if r.Rule.Timeout != "" || r.Rule.OnTimeout != "" {
 		b = append(b, `,"metadata":{`...)
 		if r.Rule.Timeout != "" {
 			b = append(b, `"timeout":`...)
