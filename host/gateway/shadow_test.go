@@ -1,0 +1,254 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const shadowToken = "shadow-test-token"
+
+// startShadowGateway starts a gateway in front of the Go SDK upstream (tool echo) serving
+// active, trusting pub, with extra lines added to the bundles: section.
+func startShadowGateway(t testing.TB, natsURL, active, pub, extra string) *gateway.Gateway {
+	t.Helper()
+	ext, err := gateway.ParseFile([]byte("bundles:\n  trusted_keys: ['" + pub + "']\n  watch: false\n" + extra))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Config{
+		Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: active,
+		Upstreams: []config.Upstream{{Name: "files", URL: testenv.StartGoServer(t, false)}},
+		NATS:      config.NATS{URL: natsURL},
+		Admin:     config.Admin{Token: shadowToken},
+		Plugins:   config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")},
+	}
+	ctx := context.Background()
+	g, err := gateway.New(ctx, gateway.Options{Config: cfg, Sections: ext.Sections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+	return g
+}
+
+// shadowAdmin calls g's admin API with a raw body and decodes a JSON answer into out.
+func shadowAdmin(t *testing.T, g *gateway.Gateway, method, path string, body []byte, out any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, "http://"+g.Addr()+"/admin/api"+path, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+shadowToken)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/gzip")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s %s: %d %s: %v", method, path, resp.StatusCode, b, err)
+		}
+	}
+	return resp.StatusCode
+}
+
+func packed(t *testing.T, dir string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := bundle.Pack(dir, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestShadowBundle: alpha (allows echo) is active, beta (denies echo, rule beta-2) is the shadow
+// from config. 1,000 echo calls from 4 clients are all answered by the upstream; the shadow
+// judged every one (no drop at this load), palisade_shadow_disagreements_total counts each as
+// allow→deny on beta-2/s2, the admin API lists them, and every audit event carries both
+// verdicts: alpha's allow and the shadow's deny.
+func TestShadowBundle(t *testing.T) {
+	const calls = 1000
+	pub, priv, _ := bundle.GenerateKey()
+	privText := bundle.EncodePrivateKey(priv)
+	alpha := swapBundle(t, privText, "alpha", "1", "allow", "allow")
+	beta := swapBundle(t, privText, "beta", "2", "allow", "deny")
+	ns := testenv.StartNATS(t)
+	g := startShadowGateway(t, ns.ClientURL(), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+beta+"'\n")
+	if e, ok := gateway.BundleManager(g).Shadow(); !ok || e.Name != "beta" || e.KeyID != bundle.KeyID(pub) {
+		t.Fatalf("shadow from config: %+v %v", e, ok)
+	}
+
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for w := range 4 {
+		cs := connect(t, "http://"+g.Addr()+"/mcp", nil)
+		wg.Go(func() {
+			for i := range calls / 4 {
+				msg := fmt.Sprintf("w%d-%d", w, i)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": msg}})
+				if err != nil || res.IsError || text(res) != "Echo: "+msg {
+					errs <- fmt.Errorf("call %s: %v %+v", msg, err, res)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+
+	sh := gateway.Shadow(g)
+	testenv.Eventually(t, 60*time.Second, "the shadow judged every call", func() bool {
+		st := sh.Stats()
+		return st.Judged+st.Dropped >= calls
+	})
+	st := sh.Stats()
+	if st.Dropped != 0 {
+		t.Errorf("%d shadow judgements dropped at this load, want 0", st.Dropped)
+	}
+	if st.Disagreements != calls-st.Dropped {
+		t.Errorf("disagreements %d, want %d (calls minus drops)", st.Disagreements, calls-st.Dropped)
+	}
+
+	// Prometheus.
+	resp, err := http.Get("http://" + g.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	want := fmt.Sprintf(`palisade_shadow_disagreements_total{active_action="allow",rule="beta-2",shadow_action="deny",stage="s2"} %d`, calls)
+	if !strings.Contains(string(body), want) || !strings.Contains(string(body), "palisade_shadow_dropped_total 0") {
+		t.Errorf("metrics lack %q and palisade_shadow_dropped_total 0:\n%s", want, grepLines(string(body), "palisade_shadow"))
+	}
+
+	// Admin API.
+	var dis admin.ShadowDisagreements
+	if code := shadowAdmin(t, g, http.MethodGet, "/shadow/disagreements?limit=5", nil, &dis); code != http.StatusOK || len(dis.Disagreements) != 5 || dis.Stats.Disagreements != calls {
+		t.Fatalf("GET /shadow/disagreements: %d %+v", code, dis)
+	}
+	if d := dis.Disagreements[0]; d.ActiveAction != "allow" || d.ShadowAction != "deny" || d.Rule != "beta-2" || d.Stage != "s2" || d.Tool != "echo" || d.Shadow.Name != "beta" || d.Active.Name != "alpha" || d.AuditID == "" {
+		t.Fatalf("disagreement %+v", d)
+	}
+
+	// Audit: one event per call with both verdicts.
+	evs := echoEvents(t, ns.ClientURL(), calls)
+	if len(evs) != calls {
+		t.Fatalf("%d echo events for %d calls", len(evs), calls)
+	}
+	for _, ev := range evs {
+		s := ev.Shadow
+		if ev.Action != "allow" || ev.Bundle == nil || ev.Bundle.Name != "alpha" || s == nil || s.Bundle == nil || s.Bundle.Name != "beta" ||
+			s.Action != "deny" || s.Rule != "beta-2" || s.Stage != "s2" || !s.Disagrees || s.Dropped || s.Error != "" {
+			b, _ := json.Marshal(ev)
+			t.Fatalf("event without both verdicts: %s", b)
+		}
+	}
+	t.Logf("%d calls allowed by alpha; shadow beta judged %d, disagreed %d, dropped %d", calls, st.Judged, st.Disagreements, st.Dropped)
+}
+
+// TestShadowPromote: a shadow bundle loaded through the admin API is promoted (POST
+// /bundles/shadow/promote): the former shadow decides (echo denied by beta-2), the shadow slot is
+// empty, and the audit has a bundle.activated event for beta from promote-shadow. A shadow
+// signed by an untrusted key, or tampered after signing, is refused with a clear error and
+// leaves the loaded shadow in place.
+func TestShadowPromote(t *testing.T) {
+	pub, priv, _ := bundle.GenerateKey()
+	privText := bundle.EncodePrivateKey(priv)
+	alpha := swapBundle(t, privText, "alpha", "1", "allow", "allow")
+	beta := swapBundle(t, privText, "beta", "2", "allow", "deny")
+	_, otherPriv, _ := bundle.GenerateKey()
+	forged := swapBundle(t, bundle.EncodePrivateKey(otherPriv), "forged", "3", "allow", "allow")
+	tampered := swapBundle(t, privText, "tampered", "4", "allow", "allow")
+	if err := os.WriteFile(filepath.Join(tampered, "bundle.yaml"), append(mustRead(t, filepath.Join(tampered, "bundle.yaml")), "# changed\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ns := testenv.StartNATS(t)
+	g := startShadowGateway(t, ns.ClientURL(), alpha, bundle.EncodePublicKey(pub), "")
+	m := gateway.BundleManager(g)
+
+	var res admin.BundleResult
+	if code := shadowAdmin(t, g, http.MethodPut, "/bundles/shadow", packed(t, beta), &res); code != http.StatusOK || res.Bundle.Name != "beta" || !res.Changed {
+		t.Fatalf("PUT /bundles/shadow: %d %+v", code, res)
+	}
+	for _, tc := range []struct {
+		name, dir, reason string
+	}{{"untrusted key", forged, "untrusted_key"}, {"tampered", tampered, "tampered"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var be admin.BundleError
+			if code := shadowAdmin(t, g, http.MethodPut, "/bundles/shadow", packed(t, tc.dir), &be); code != http.StatusUnprocessableEntity || be.Reason != tc.reason || be.Error == "" {
+				t.Fatalf("PUT a %s shadow: %d %+v, want 422 %s", tc.name, code, be, tc.reason)
+			}
+			if _, _, err := m.LoadShadow(context.Background(), tc.dir, "test"); bundle.RejectReason(err) != tc.reason {
+				t.Fatalf("LoadShadow(%s) = %v, want %s", tc.name, err, tc.reason)
+			}
+			if e, ok := m.Shadow(); !ok || e.Name != "beta" {
+				t.Fatalf("after a refused shadow the shadow is %+v %v, want beta", e, ok)
+			}
+		})
+	}
+
+	cs := connect(t, "http://"+g.Addr()+"/mcp", nil)
+	ctx := context.Background()
+	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "before"}}); err != nil || r.IsError {
+		t.Fatalf("echo before promote: %v %+v", err, r)
+	}
+	if code := shadowAdmin(t, g, http.MethodPost, "/bundles/shadow/promote", nil, &res); code != http.StatusOK || res.Bundle.Name != "beta" || !strings.HasPrefix(res.Bundle.Source, "promote-shadow") {
+		t.Fatalf("POST /bundles/shadow/promote: %d %+v", code, res)
+	}
+	if cur, ok := m.Current(); !ok || cur.Name != "beta" {
+		t.Fatalf("active after promote %+v", cur)
+	}
+	if e, ok := m.Shadow(); ok {
+		t.Fatalf("shadow after promote %+v, want none", e)
+	}
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "after"}})
+	if d := denied(t, err); d.Rule != "beta-2" {
+		t.Fatalf("echo after promote denied by %+v, want beta-2", d)
+	}
+	if code := shadowAdmin(t, g, http.MethodPost, "/bundles/shadow/promote", nil, nil); code != http.StatusNotFound {
+		t.Fatalf("promote with no shadow: %d, want 404", code)
+	}
+	var activated bool
+	testenv.Eventually(t, 20*time.Second, "bundle.activated for the promoted shadow", func() bool {
+		for _, ev := range g.Recent().Recent(0) {
+			if ev.Kind == audit.KindBundleActivated && ev.Bundle != nil && ev.Bundle.Name == "beta" && strings.Contains(string(ev.Detail), "promote-shadow") {
+				activated = true
+			}
+		}
+		return activated
+	})
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
