@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,9 +26,9 @@ import (
 
 const shadowToken = "shadow-test-token"
 
-// startShadowGateway starts a gateway in front of the Go SDK upstream (tool echo) serving
+// startShadowGateway starts a gateway in front of the Go SDK upstream at up (tool echo) serving
 // active, trusting pub, with extra lines added to the bundles: section.
-func startShadowGateway(t testing.TB, natsURL, active, pub, extra string) *gateway.Gateway {
+func startShadowGateway(t testing.TB, natsURL, up, active, pub, extra string) *gateway.Gateway {
 	t.Helper()
 	ext, err := gateway.ParseFile([]byte("bundles:\n  trusted_keys: ['" + pub + "']\n  watch: false\n" + extra))
 	if err != nil {
@@ -35,7 +36,7 @@ func startShadowGateway(t testing.TB, natsURL, active, pub, extra string) *gatew
 	}
 	cfg := config.Config{
 		Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: active,
-		Upstreams: []config.Upstream{{Name: "files", URL: testenv.StartGoServer(t, false)}},
+		Upstreams: []config.Upstream{{Name: "files", URL: up}},
 		NATS:      config.NATS{URL: natsURL},
 		Admin:     config.Admin{Token: shadowToken},
 		Plugins:   config.Plugins{CacheDir: filepath.Join(os.TempDir(), "palisade-test-wazero-cache")},
@@ -95,7 +96,7 @@ func TestShadowBundle(t *testing.T) {
 	alpha := swapBundle(t, privText, "alpha", "1", "allow", "allow")
 	beta := swapBundle(t, privText, "beta", "2", "allow", "deny")
 	ns := testenv.StartNATS(t)
-	g := startShadowGateway(t, ns.ClientURL(), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+beta+"'\n")
+	g := startShadowGateway(t, ns.ClientURL(), testenv.StartGoServer(t, false), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+beta+"'\n")
 	if e, ok := gateway.BundleManager(g).Shadow(); !ok || e.Name != "beta" || e.KeyID != bundle.KeyID(pub) {
 		t.Fatalf("shadow from config: %+v %v", e, ok)
 	}
@@ -188,7 +189,7 @@ func TestShadowPromote(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := testenv.StartNATS(t)
-	g := startShadowGateway(t, ns.ClientURL(), alpha, bundle.EncodePublicKey(pub), "")
+	g := startShadowGateway(t, ns.ClientURL(), testenv.StartGoServer(t, false), alpha, bundle.EncodePublicKey(pub), "")
 	m := gateway.BundleManager(g)
 
 	var res admin.BundleResult
@@ -251,4 +252,89 @@ func mustRead(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// BenchmarkShadowOverhead measures the active path (one tools/call through the gateway to the
+// Go SDK upstream, sequential, the answer read) while the shadow bundle is loaded and while it
+// is not, switching every 200 calls so both see the same machine state. It reports the p50 and
+// p99 of each (ns) and their mean per call (ns/op-with, ns/op-without); the shadow bundle has
+// the active one's stages and cost. No timing is asserted.
+func BenchmarkShadowOverhead(b *testing.B) {
+	pub, priv, _ := bundle.GenerateKey()
+	privText := bundle.EncodePrivateKey(priv)
+	alpha := swapBundle(b, privText, "alpha", "1", "allow", "allow")
+	beta := swapBundle(b, privText, "beta", "2", "allow", "deny")
+	ns := testenv.StartNATS(b)
+	g := startShadowGateway(b, ns.ClientURL(), testenv.StartGoServer(b, true), alpha, bundle.EncodePublicKey(pub), "")
+	m := gateway.BundleManager(g)
+	ctx := context.Background()
+	url := "http://" + g.Addr() + "/mcp"
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	call := func(i int) {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m"}}}`, i)
+		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-03-26")
+		resp, err := c.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !bytes.Contains(out, []byte("Echo: m")) {
+			b.Fatalf("call %d answered %s", i, out)
+		}
+	}
+	for i := range 50 { // warm both chains' pools and the connection
+		call(i)
+	}
+	var with, without []time.Duration
+	shadow := false
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i%200 == 0 {
+			b.StopTimer()
+			var err error
+			if shadow {
+				_, err = m.ClearShadow(ctx)
+			} else {
+				_, _, err = m.LoadShadow(ctx, beta, "bench")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			shadow = !shadow
+			b.StartTimer()
+		}
+		start := time.Now()
+		call(i)
+		d := time.Since(start)
+		if shadow {
+			with = append(with, d)
+		} else {
+			without = append(without, d)
+		}
+		i++
+	}
+	b.StopTimer()
+	report := func(name string, ds []time.Duration) {
+		if len(ds) == 0 {
+			return
+		}
+		slices.Sort(ds)
+		var sum time.Duration
+		for _, d := range ds {
+			sum += d
+		}
+		b.ReportMetric(float64(ds[len(ds)/2].Nanoseconds()), "p50-ns-"+name)
+		b.ReportMetric(float64(ds[len(ds)*99/100].Nanoseconds()), "p99-ns-"+name)
+		b.ReportMetric(float64(sum.Nanoseconds())/float64(len(ds)), "ns/op-"+name)
+	}
+	report("with", with)
+	report("without", without)
+	if st := gateway.Shadow(g).Stats(); st.Dropped > 0 {
+		b.Logf("shadow dropped %d of %d judgements", st.Dropped, st.Judged+st.Dropped)
+	}
 }
