@@ -150,7 +150,8 @@ func (m *Manager) shadowStaged(ctx context.Context, staged, source string) (_ En
 	}
 	final := filepath.Join(m.dir, shadowDir, digest)
 	_ = os.RemoveAll(final)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err == nil {
+	err = os.MkdirAll(filepath.Dir(final), 0o755)
+	if err == nil {
 		err = os.Rename(staged, final)
 	}
 	if err != nil {
