@@ -365,3 +365,34 @@ func benchShadow(b *testing.B, unmatched bool) {
 		b.Logf("shadow dropped %d of %d judgements", st.Dropped, st.Judged+st.Dropped)
 	}
 }
+
+// TestShadowConfigRefused: a configured shadow signed by an untrusted key does not stop the
+// gateway (the active bundle decides either way): it starts without a shadow, records
+// bundle.rejected with detail.slot shadow, and calls are recorded without a shadow verdict.
+func TestShadowConfigRefused(t *testing.T) {
+	pub, priv, _ := bundle.GenerateKey()
+	alpha := swapBundle(t, bundle.EncodePrivateKey(priv), "alpha", "1", "allow", "allow")
+	_, otherPriv, _ := bundle.GenerateKey()
+	forged := swapBundle(t, bundle.EncodePrivateKey(otherPriv), "forged", "2", "allow", "deny")
+	ns := testenv.StartNATS(t)
+	g := startShadowGateway(t, ns.ClientURL(), testenv.StartGoServer(t, false), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+forged+"'\n")
+	if e, ok := gateway.BundleManager(g).Shadow(); ok {
+		t.Fatalf("an untrusted shadow was loaded: %+v", e)
+	}
+	var rejected bool
+	for _, ev := range g.Recent().Recent(0) {
+		d := string(ev.Detail)
+		rejected = rejected || ev.Kind == audit.KindBundleRejected && strings.Contains(d, `"slot":"shadow"`) && strings.Contains(d, "untrusted_key")
+	}
+	if !rejected {
+		t.Fatal("no bundle.rejected event for the shadow slot")
+	}
+	cs := connect(t, "http://"+g.Addr()+"/mcp", nil)
+	if r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "m"}}); err != nil || r.IsError {
+		t.Fatalf("echo: %v %+v", err, r)
+	}
+	evs := echoEvents(t, ns.ClientURL(), 1)
+	if len(evs) != 1 || evs[0].Shadow != nil || evs[0].Action != "allow" {
+		t.Fatalf("events %+v, want one allow without a shadow verdict", evs)
+	}
+}
