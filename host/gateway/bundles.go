@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +40,12 @@ import (
 //	  http_interval: 30s       # http source: poll period
 //	  resync: 5s               # nats source: re-read period besides the watch
 //	  wait: 10s                # nats source: how long each read from the bucket may take
+//	  shadow: ./policy-next    # a shadow bundle: a source as `bundle:` (relative to the config
+//	                           # file), signed like any other; it judges a copy of every
+//	                           # recorded call off the hot path and decides nothing; each audit
+//	                           # event carries its verdict (docs/DESIGN.md "Shadow bundle")
+//	  shadow_queue: 4096       # calls waiting for the shadow; a full queue drops the judgement
+//	  shadow_workers: 4        # goroutines judging with the shadow chain
 type BundlesConfig struct {
 	TrustedKeys   []string        `yaml:"trusted_keys"`
 	AllowUnsigned bool            `yaml:"allow_unsigned"`
@@ -107,8 +115,11 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 	if err != nil {
 		return &config.FieldError{Path: "bundle", Err: err}
 	}
-	if f.cfg.Shadow != "" {
-		f.ssrc, err = bundle.ParseSource(f.cfg.Shadow, g.NATS(), g.Logger().With("component", "bundles", "slot", "shadow"))
+	if spec := f.cfg.Shadow; spec != "" {
+		if base := g.Config().BaseDir; base != "" && !filepath.IsAbs(spec) && !strings.Contains(spec, "://") {
+			spec = filepath.Join(base, spec) // relative to the config file, as `bundle:`
+		}
+		f.ssrc, err = bundle.ParseSource(spec, g.NATS(), g.Logger().With("component", "bundles", "slot", "shadow"))
 		if err != nil {
 			return &config.FieldError{Path: "bundles.shadow", Err: err}
 		}
