@@ -16,7 +16,11 @@ import (
 type ShadowOptions struct {
 	Queue   int           // calls waiting for the shadow; 0 = 4096
 	Workers int           // goroutines judging with the shadow chain; 0 = 4
-	Timeout time.Duration // one shadow judgement; 0 = 5s
+	Timeout time.Duration // one shadow judgement; 0 = 2s
+	// MaxDelay is the longest a call may wait in the queue: one that waited longer is recorded
+	// unjudged, as dropped, so a slow or stuck shadow delays no event by more than about
+	// MaxDelay + Timeout. 0 = 2s.
+	MaxDelay time.Duration
 	Keep    int           // recent disagreements kept for listing; 0 = 1000
 	Metrics *Metrics      // nil = none
 	Logger  *slog.Logger  // nil = discard
@@ -30,7 +34,10 @@ func (o ShadowOptions) withDefaults() ShadowOptions {
 		o.Workers = 4
 	}
 	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Second
+		o.Timeout = 2 * time.Second
+	}
+	if o.MaxDelay <= 0 {
+		o.MaxDelay = 2 * time.Second
 	}
 	if o.Keep <= 0 {
 		o.Keep = 1000
@@ -46,7 +53,8 @@ func (o ShadowOptions) withDefaults() ShadowOptions {
 // and its audit event are queued, a worker judges the copy with the shadow chain, puts the
 // verdict in the event (audit.Event.Shadow) and records it. The client's answer never waits
 // for the shadow. A full queue drops the judgement, never the event: it is recorded at once
-// with shadow.dropped, and palisade_shadow_dropped_total counts it.
+// with shadow.dropped, and palisade_shadow_dropped_total counts it; so is one that waited in the
+// queue longer than MaxDelay.
 //
 // The shadow chain lives in Slot, filled by the bundle manager (bundle.Manager.LoadShadow)
 // with the same staged copy, trust check and build as an active bundle. While Slot is empty the
@@ -108,6 +116,7 @@ type shadowJob struct {
 	active string // the active bundle's own action
 	judged bool   // the method always gets a decision (Engine.Judged)
 	rec    Recorder
+	queued time.Time
 }
 
 // NewShadow starts the shadow's workers; Close stops them.
@@ -141,22 +150,26 @@ func (s *Shadow) submit(o *Outcome, ev audit.Event, rec Recorder) bool {
 	if s.closed {
 		return false
 	}
-	job := shadowJob{env: *o.Envelope, ev: ev, active: o.own, judged: o.engine.Judged(o.Envelope.Method), rec: rec}
+	job := shadowJob{env: *o.Envelope, ev: ev, active: o.own, judged: o.engine.Judged(o.Envelope.Method), rec: rec, queued: time.Now()}
 	select {
 	case s.jobs <- job:
-		return true
 	default:
+		s.drop(ch.Info(), job)
 	}
+	return true
+}
+
+// drop records job's event unjudged, with shadow.dropped, and counts it.
+func (s *Shadow) drop(info chain.Info, job shadowJob) {
 	s.dropped.Add(1)
 	if s.o.Metrics != nil {
 		s.o.Metrics.ShadowDropped()
 	}
-	info := ch.Info()
+	ev := job.ev
 	ev.Shadow = &audit.Shadow{Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}, Dropped: true}
-	if rec != nil {
-		rec.Record(context.Background(), ev)
+	if job.rec != nil {
+		job.rec.Record(context.Background(), ev)
 	}
-	return true
 }
 
 func (s *Shadow) work() {
@@ -165,20 +178,28 @@ func (s *Shadow) work() {
 	}
 }
 
-// judge runs the shadow chain on job's envelope, puts the verdict in its event and records it.
+// judge runs the shadow chain on job's envelope, puts the verdict in its event and records it
+// (unjudged, as dropped, when it waited longer than MaxDelay).
 func (s *Shadow) judge(job shadowJob) {
+	ch, release := s.slot.Acquire()
+	if ch == nil {
+		if job.rec != nil {
+			job.rec.Record(context.Background(), job.ev) // cleared while queued: no shadow verdict
+		}
+		return
+	}
+	defer release()
+	info := ch.Info()
+	if time.Since(job.queued) > s.o.MaxDelay {
+		s.drop(info, job)
+		return
+	}
 	ev := job.ev
 	defer func() {
 		if job.rec != nil {
 			job.rec.Record(context.Background(), ev)
 		}
 	}()
-	ch, release := s.slot.Acquire()
-	if ch == nil {
-		return // cleared while queued: the event goes without a shadow verdict
-	}
-	defer release()
-	info := ch.Info()
 	sh := &audit.Shadow{Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}}
 	ev.Shadow = sh
 	ctx, cancel := context.WithTimeout(context.Background(), s.o.Timeout)

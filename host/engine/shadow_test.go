@@ -179,3 +179,25 @@ func TestShadowQueueFull(t *testing.T) {
 		t.Fatalf("%d events say dropped, stats %d", drops, dropped)
 	}
 }
+
+// TestShadowMaxDelay: a stuck shadow delays no event for long: with one worker held by a stage
+// that never answers (cut by Timeout), the calls queued behind it waited longer than MaxDelay
+// and are recorded unjudged, as dropped.
+func TestShadowMaxDelay(t *testing.T) {
+	active := &chain.Active{}
+	active.Swap(testChain(t, "active", abi.ActionAllow, nil))
+	rec := &recorder{ev: map[string]audit.Event{}}
+	sh := NewShadow(ShadowOptions{Queue: 8, Workers: 1, Timeout: 50 * time.Millisecond, MaxDelay: 10 * time.Millisecond})
+	sh.Slot().Swap(testChain(t, "stuck", abi.ActionDeny, make(chan struct{})))
+	e := NewEngine(EngineOptions{Active: active, Recorder: rec, Shadow: sh})
+	for i := range 5 {
+		call(t, e, i)
+	}
+	if err := sh.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st := sh.Stats()
+	if rec.n.Load() != 5 || st.Judged != 1 || st.Dropped != 4 {
+		t.Fatalf("recorded %d, stats %+v; want 5 recorded, 1 judged (cut by Timeout), 4 dropped after MaxDelay", rec.n.Load(), st)
+	}
+}
