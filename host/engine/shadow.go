@@ -21,9 +21,9 @@ type ShadowOptions struct {
 	// unjudged, as dropped, so a slow or stuck shadow delays no event by more than about
 	// MaxDelay + Timeout. 0 = 2s.
 	MaxDelay time.Duration
-	Keep    int           // recent disagreements kept for listing; 0 = 1000
-	Metrics *Metrics      // nil = none
-	Logger  *slog.Logger  // nil = discard
+	Keep     int          // recent disagreements kept for listing; 0 = 1000
+	Metrics  *Metrics     // nil = none
+	Logger   *slog.Logger // nil = discard
 }
 
 func (o ShadowOptions) withDefaults() ShadowOptions {
