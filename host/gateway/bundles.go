@@ -46,20 +46,22 @@ import (
 //	                           # event carries its verdict (docs/DESIGN.md "Shadow bundle")
 //	  shadow_queue: 4096       # calls waiting for the shadow; a full queue drops the judgement
 //	  shadow_workers: 4        # goroutines judging with the shadow chain
+//	  shadow_max_delay: 2s     # a call queued longer is recorded unjudged (shadow.dropped)
 type BundlesConfig struct {
-	TrustedKeys   []string        `yaml:"trusted_keys"`
-	AllowUnsigned bool            `yaml:"allow_unsigned"`
-	ServeDegraded bool            `yaml:"serve_degraded"`
-	Keep          int             `yaml:"keep"`
-	Watch         *bool           `yaml:"watch"`
-	Poll          config.Duration `yaml:"poll"`
-	Debounce      config.Duration `yaml:"debounce"`
-	HTTPInterval  config.Duration `yaml:"http_interval"`
-	Resync        config.Duration `yaml:"resync"`
-	Wait          config.Duration `yaml:"wait"`
-	Shadow        string          `yaml:"shadow"`
-	ShadowQueue   int             `yaml:"shadow_queue"`
-	ShadowWorkers int             `yaml:"shadow_workers"`
+	TrustedKeys    []string        `yaml:"trusted_keys"`
+	AllowUnsigned  bool            `yaml:"allow_unsigned"`
+	ServeDegraded  bool            `yaml:"serve_degraded"`
+	Keep           int             `yaml:"keep"`
+	Watch          *bool           `yaml:"watch"`
+	Poll           config.Duration `yaml:"poll"`
+	Debounce       config.Duration `yaml:"debounce"`
+	HTTPInterval   config.Duration `yaml:"http_interval"`
+	Resync         config.Duration `yaml:"resync"`
+	Wait           config.Duration `yaml:"wait"`
+	Shadow         string          `yaml:"shadow"`
+	ShadowQueue    int             `yaml:"shadow_queue"`
+	ShadowWorkers  int             `yaml:"shadow_workers"`
+	ShadowMaxDelay config.Duration `yaml:"shadow_max_delay"`
 }
 
 // managers maps a gateway to its bundle manager (a registry, so that three gateways can live
@@ -127,7 +129,7 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 	// The shadow judge is always there (idle workers) so the admin API can load a shadow
 	// bundle at any time; the engine built after Init records through it.
 	f.shadow = engine.NewShadow(engine.ShadowOptions{Queue: f.cfg.ShadowQueue, Workers: f.cfg.ShadowWorkers,
-		Metrics: g.Metrics(), Logger: g.Logger().With("component", "shadow")})
+		MaxDelay: f.cfg.ShadowMaxDelay.D(), Metrics: g.Metrics(), Logger: g.Logger().With("component", "shadow")})
 	g.engOpts.Shadow = f.shadow
 	shadows.Store(g, f.shadow)
 	g.ClaimBundles()

@@ -101,6 +101,9 @@ func (s *Sections) Validate(c *config.Config) error {
 		if b.ShadowWorkers < 0 {
 			return fe("bundles.shadow_workers", "must not be negative")
 		}
+		if b.ShadowMaxDelay < 0 {
+			return fe("bundles.shadow_max_delay", "must not be negative")
+		}
 	}
 	a := s.Approvals
 	switch a.OnTimeout {

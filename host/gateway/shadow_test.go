@@ -86,7 +86,7 @@ func packed(t *testing.T, dir string) []byte {
 }
 
 // TestShadowBundle: alpha (allows echo) is active, beta (denies echo, rule beta-2) is the shadow
-// from config. 1,000 echo calls from 4 clients are all answered by the upstream; the shadow
+// from config (shadow_max_delay 1m: a slow CI machine delays the shadow, it must not drop). 1,000 echo calls from 4 clients are all answered by the upstream; the shadow
 // judged every one (no drop at this load), palisade_shadow_disagreements_total counts each as
 // allow→deny on beta-2/s2, the admin API lists them, and every audit event carries both
 // verdicts: alpha's allow and the shadow's deny.
@@ -97,7 +97,7 @@ func TestShadowBundle(t *testing.T) {
 	alpha := swapBundle(t, privText, "alpha", "1", "allow", "allow")
 	beta := swapBundle(t, privText, "beta", "2", "allow", "deny")
 	ns := testenv.StartNATS(t)
-	g := startShadowGateway(t, ns.ClientURL(), testenv.StartGoServer(t, false), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+beta+"'\n")
+	g := startShadowGateway(t, ns.ClientURL(), testenv.StartGoServer(t, false), alpha, bundle.EncodePublicKey(pub), "  shadow: '"+beta+"'\n  shadow_max_delay: 1m\n")
 	if e, ok := gateway.BundleManager(g).Shadow(); !ok || e.Name != "beta" || e.KeyID != bundle.KeyID(pub) {
 		t.Fatalf("shadow from config: %+v %v", e, ok)
 	}
