@@ -6,18 +6,17 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 )
 
-// TestShadowSlot: a shadow is loaded whatever its sequence, verified like any bundle (a bad
-// signature is refused with ErrBadSignature and leaves the loaded shadow), never touches the
-// active slot, and is promoted only through the activation path: an older one is refused with
-// ErrOlder, a newer one becomes active with a bundle.activated event and empties the slot.
-func TestShadowSlot(t *testing.T) {
-	f := newFixture(t, false)
+// shadowManager returns a manager of f's active slot with a shadow slot, trusting f's key.
+func shadowManager(t *testing.T, f *fixture) (*bundle.Manager, *chain.Active) {
+	t.Helper()
 	slot := &chain.Active{}
 	m, err := bundle.NewManager(bundle.ManagerOptions{
 		Active: f.active, Shadow: slot, Build: bundle.BuildOptions{Runtime: f.rt}, DataDir: t.TempDir(),
@@ -32,6 +31,60 @@ func TestShadowSlot(t *testing.T) {
 		}
 		m.Close(context.Background())
 	})
+	return m, slot
+}
+
+// TestShadowFromObjectStore: the fleet path feeds the shadow slot too (`bundles.shadow:
+// nats://PALISADE_BUNDLES/shadow`): the operator pushes to another object of the bundles
+// bucket and the gateway identity's source loads it as the shadow, leaving the active bundle
+// alone; the same object again is a no-op.
+func TestShadowFromObjectStore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := bus.Start(ctx, bus.Options{DataDir: t.TempDir(), Port: bus.RandomPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	admin, err := b.ConnectAs(bus.RoleAdmin, "operator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := b.Connect("gateway")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFixture(t, false)
+	m, _ := shadowManager(t, f)
+	v1, v2 := f.sequenced(t, "1.0.0", 1), f.sequenced(t, "2.0.0", 2)
+	if _, _, err := m.Activate(ctx, v2, "dir:v2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := bundle.Push(ctx, admin, "", "shadow", v1); err != nil {
+		t.Fatal(err)
+	}
+	src := &bundle.ObjectStoreSource{Conn: gw, Object: "shadow"}
+	if changed, err := src.Sync(ctx, m.ShadowTarget()); err != nil || !changed {
+		t.Fatalf("Sync into the shadow: changed=%v %v", changed, err)
+	}
+	if e, ok := m.Shadow(); !ok || e.Version != "1.0.0" || !strings.HasPrefix(e.Source, "nats:PALISADE_BUNDLES/shadow") {
+		t.Fatalf("shadow %+v %v", e, ok)
+	}
+	if cur, _ := m.Current(); cur.Version != "2.0.0" {
+		t.Fatalf("the shadow source changed the active bundle to %s", cur.Version)
+	}
+	if changed, err := src.Sync(ctx, m.ShadowTarget()); err != nil || changed {
+		t.Fatalf("the same object again: changed=%v %v, want a no-op", changed, err)
+	}
+}
+
+// TestShadowSlot: a shadow is loaded whatever its sequence, verified like any bundle (a bad
+// signature is refused with ErrBadSignature and leaves the loaded shadow), never touches the
+// active slot, and is promoted only through the activation path: an older one is refused with
+// ErrOlder, a newer one becomes active with a bundle.activated event and empties the slot.
+func TestShadowSlot(t *testing.T) {
+	f := newFixture(t, false)
+	m, slot := shadowManager(t, f)
 	ctx := context.Background()
 	v1, v2, v3 := f.sequenced(t, "1.0.0", 1), f.sequenced(t, "2.0.0", 2), f.sequenced(t, "3.0.0", 3)
 	bad := f.sequenced(t, "4.0.0", 4)
