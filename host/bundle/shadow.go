@@ -20,6 +20,11 @@ var (
 	ErrNoShadowSlot = errors.New("bundle: this gateway has no shadow slot")
 )
 
+// ShadowStagePrefix starts the stage name a shadow chain's stage calls report to
+// BuildOptions.OnStage (palisade_stage_duration_seconds{stage="shadow:rules"}), so they never
+// mix with the active chain's.
+const ShadowStagePrefix = "shadow:"
+
 // shadowDir is where the shadow bundle's accepted copy is kept: DataDir/bundles/shadow/<digest>.
 const shadowDir = "shadow"
 
@@ -143,7 +148,14 @@ func (m *Manager) shadowStaged(ctx context.Context, staged, source string) (_ En
 		return cur, false, nil
 	}
 	start := time.Now()
-	b, err := Build(ctx, staged, m.o.Build)
+	bo := m.o.Build
+	if on := bo.OnStage; on != nil {
+		// The shadow's stage calls are not the active chain's: their metrics say so.
+		bo.OnStage = func(stage, phase, action string, d time.Duration, err error) {
+			on(ShadowStagePrefix+stage, phase, action, d, err)
+		}
+	}
+	b, err := Build(ctx, staged, bo)
 	if err != nil {
 		m.rejectSlot(ctx, "shadow", source, man, digest, err)
 		return Entry{}, false, err

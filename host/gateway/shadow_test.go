@@ -147,6 +147,10 @@ func TestShadowBundle(t *testing.T) {
 	if !strings.Contains(string(body), want) || !strings.Contains(string(body), "palisade_shadow_dropped_total 0") {
 		t.Errorf("metrics lack %q and palisade_shadow_dropped_total 0:\n%s", want, grepLines(string(body), "palisade_shadow"))
 	}
+	// The shadow's stage calls are measured apart from the active chain's.
+	if !strings.Contains(string(body), `palisade_stage_duration_seconds_count{action="deny",phase="request",stage="shadow:s2"} `) {
+		t.Errorf("no stage histogram for the shadow's s2:\n%s", grepLines(string(body), "palisade_stage_duration_seconds_count"))
+	}
 
 	// Admin API.
 	var dis admin.ShadowDisagreements
