@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit sink postgres --dsn DSN`, `audit query --dsn DSN`, `audit creds -o FILE`", cmd: &auditCmd{}})
+	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit sink postgres --dsn DSN`, `audit query --dsn DSN`, `audit disagreements`, `audit creds -o FILE`", cmd: &auditCmd{}})
 }
 
 type auditCmd struct {
@@ -22,6 +22,8 @@ type auditCmd struct {
 	Creds  auditCredsCmd  `cmd:"" help:"Write the reader's nkey seed file, for other NATS clients: nats sub --nkey FILE 'palisade.audit.>'."`
 	Sink   auditSinkCmd   `cmd:"" help:"Copy the audit stream into a database: audit sink postgres --dsn DSN."`
 	Query  auditQueryCmd  `cmd:"" help:"Ask the audit record in PostgreSQL: denials by rule, tool, principal, server over a time range; a call's story (--id)."`
+	// Disagreements is `audit disagreements`.
+	Disagreements auditDisagreementsCmd `cmd:"" help:"Recent calls a gateway's shadow bundle would have decided otherwise than the active one (admin API)."`
 }
 
 // auditCredsCmd is `palisade audit creds`: it copies a read-only role's key out of the data dir,

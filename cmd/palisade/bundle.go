@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,7 +19,7 @@ import (
 )
 
 func init() {
-	register(command{name: "bundle", summary: "policy bundles: pin, build, sign, verify, push, ls, activate, rollback, upload", cmd: &bundleCmd{}})
+	register(command{name: "bundle", summary: "policy bundles: pin, build, sign, verify, push, ls, activate, rollback, upload, shadow, promote-shadow", cmd: &bundleCmd{}})
 }
 
 // bundleCmd is `palisade bundle`. pin, build, sign and verify work on files; push publishes to
@@ -33,6 +34,9 @@ type bundleCmd struct {
 	Activate bundleActivateCmd `cmd:"" help:"Activate a kept bundle by version or digest (admin API)."`
 	Rollback bundleRollbackCmd `cmd:"" help:"Go back to the previously active bundle (admin API)."`
 	Upload   bundleUploadCmd   `cmd:"" help:"Upload an archive to a gateway and activate it (admin API)."`
+	Shadow   bundleShadowCmd   `cmd:"" help:"Load a bundle (folder or archive) as a gateway's shadow: it judges copies of the calls the active bundle decides, off the hot path; 'none' clears it; no argument shows it (admin API)."`
+	// PromoteShadow is promote-shadow.
+	PromoteShadow bundlePromoteShadowCmd `cmd:"" name:"promote-shadow" help:"Make the shadow bundle the active one through the signed activation path (trust, sequence, bundle.activated) (admin API)."`
 }
 
 // keyFlag is the private signing key of build and sign.
@@ -262,8 +266,78 @@ func (c *bundleUploadCmd) Run(ctx context.Context, env *cliEnv) error {
 	})
 }
 
+type bundleShadowCmd struct {
+	adminFlags `embed:""`
+	Path       string `arg:"" optional:"" help:"Bundle folder or archive to load as the shadow; 'none' clears the shadow; empty shows it." placeholder:"DIR|FILE|none"`
+	JSON       bool   `name:"json" help:"Print JSON (showing the shadow)."`
+}
+
+func (c *bundleShadowCmd) Run(ctx context.Context, env *cliEnv) error {
+	switch c.Path {
+	case "":
+		ac, err := c.client()
+		if err != nil {
+			return bundleFail(env, "shadow", err)
+		}
+		var st admin.ShadowStatus
+		if err := ac.do(ctx, http.MethodGet, "/bundles/shadow", nil, "", &st); err != nil {
+			return bundleFail(env, "shadow", err)
+		}
+		if c.JSON {
+			b, _ := json.MarshalIndent(st, "", "  ")
+			fmt.Fprintln(env.Stdout, string(b))
+			return nil
+		}
+		if st.Shadow == nil {
+			fmt.Fprintln(env.Stdout, "no shadow bundle")
+			return nil
+		}
+		fmt.Fprintf(env.Stdout, "shadow: %s %s sha256:%s (judged %d, disagreed %d, dropped %d, queued %d)\n", st.Shadow.Name, st.Shadow.Version,
+			st.Shadow.Digest, st.Stats.Judged, st.Stats.Disagreements, st.Stats.Dropped, st.Stats.Queued)
+		return nil
+	case "none":
+		return bundleAdminVerb(ctx, env, "shadow", "shadow cleared", &c.adminFlags, func(ac *adminClient, res *admin.BundleResult) error {
+			return ac.do(ctx, http.MethodDelete, "/bundles/shadow", nil, "", res)
+		})
+	}
+	body, err := packBody(c.Path)
+	if err != nil {
+		return bundleFail(env, "shadow", err)
+	}
+	return bundleAdminVerb(ctx, env, "shadow", "shadow", &c.adminFlags, func(ac *adminClient, res *admin.BundleResult) error {
+		return ac.do(ctx, http.MethodPut, "/bundles/shadow", body, "application/gzip", res)
+	})
+}
+
+type bundlePromoteShadowCmd struct {
+	adminFlags `embed:""`
+}
+
+func (c *bundlePromoteShadowCmd) Run(ctx context.Context, env *cliEnv) error {
+	return bundleAdmin(ctx, env, "promote-shadow", &c.adminFlags, func(ac *adminClient, res *admin.BundleResult) error {
+		return ac.do(ctx, http.MethodPost, "/bundles/shadow/promote", nil, "", res)
+	})
+}
+
+// packBody returns the archive bytes of a bundle folder, or an archive's own bytes.
+func packBody(path string) ([]byte, error) {
+	if bundle.IsArchive(path) {
+		return os.ReadFile(path)
+	}
+	var buf bytes.Buffer
+	if err := bundle.Pack(path, &buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
 // bundleAdmin runs one activating admin call and prints the bundle it left active.
-func bundleAdmin(_ context.Context, env *cliEnv, sub string, f *adminFlags, call func(*adminClient, *admin.BundleResult) error) error {
+func bundleAdmin(ctx context.Context, env *cliEnv, sub string, f *adminFlags, call func(*adminClient, *admin.BundleResult) error) error {
+	return bundleAdminVerb(ctx, env, sub, "active", f, call)
+}
+
+// bundleAdminVerb is bundleAdmin printing verb (active, shadow, ...) before the bundle.
+func bundleAdminVerb(_ context.Context, env *cliEnv, sub, verb string, f *adminFlags, call func(*adminClient, *admin.BundleResult) error) error {
 	ac, err := f.client()
 	if err != nil {
 		return bundleFail(env, sub, err)
@@ -272,9 +346,8 @@ func bundleAdmin(_ context.Context, env *cliEnv, sub string, f *adminFlags, call
 	if err := call(ac, &res); err != nil {
 		return bundleFail(env, sub, err)
 	}
-	verb := "active"
 	if !res.Changed {
-		verb = "already active"
+		verb = "already " + verb
 	}
 	fmt.Fprintf(env.Stdout, "%s: %s %s sha256:%s\n", verb, res.Bundle.Name, res.Bundle.Version, res.Bundle.Digest)
 	return nil

@@ -18,6 +18,9 @@ const (
 	KindBundleRejected  = "bundle.rejected"
 	KindApproval        = "approval"
 	KindToolChanged     = "tool.changed"
+	// KindBundleShadow: a shadow bundle was loaded beside the active one, or cleared
+	// (detail.cleared); docs/DESIGN.md "Shadow bundle".
+	KindBundleShadow = "bundle.shadow"
 )
 
 // Approval decisions (Approval.Decision), also the last subject token of an
@@ -80,6 +83,27 @@ type Event struct {
 	TokenSHA256 string          `json:"token_sha256,omitempty"` // hex sha256 of an approval token
 	Approval    *Approval       `json:"approval,omitempty"`
 	Detail      json.RawMessage `json:"detail,omitempty"` // free JSON (bundle rejection cause, tool diff, ...)
+
+	// Shadow is the shadow bundle's verdict on the same call, when one is loaded: judged off
+	// the hot path after the active bundle decided (docs/DESIGN.md "Shadow bundle").
+	Shadow *Shadow `json:"shadow,omitempty"`
+}
+
+// Shadow is a shadow bundle's verdict on a call the active bundle decided. It changes nothing
+// the client saw; it says what the shadow bundle would have decided.
+type Shadow struct {
+	Bundle    *Bundle `json:"bundle,omitempty"` // the shadow bundle
+	Action    string  `json:"action,omitempty"` // its own action: allow, deny, ask, sample
+	Rule      string  `json:"rule,omitempty"`
+	Stage     string  `json:"stage,omitempty"` // its deciding stage
+	Reason    string  `json:"reason,omitempty"`
+	LatencyUS int64   `json:"latency_us,omitempty"` // the shadow chain's judging time
+	// Disagrees is set when Action differs from the active bundle's own action (its
+	// requested_action, with none resolved to its default).
+	Disagrees bool `json:"disagrees,omitempty"`
+	// Dropped is set when the shadow queue was full: the call was not judged by the shadow.
+	Dropped bool   `json:"dropped,omitempty"`
+	Error   string `json:"error,omitempty"` // the shadow chain failed (a stage error, its timeout)
 }
 
 // Bundle identifies a policy bundle.
@@ -121,6 +145,7 @@ func ArgumentsHash(args []byte) string {
 //	decision          palisade.audit.decision.<action>.<server>.<tool>
 //	bundle.activated  palisade.audit.bundle.activated
 //	bundle.rejected   palisade.audit.bundle.rejected
+//	bundle.shadow     palisade.audit.bundle.shadow
 //	approval          palisade.audit.approval.<approved|denied|timeout>
 //	tool.changed      palisade.audit.tool.changed
 //	other kinds       palisade.audit.event.<kind>
@@ -131,7 +156,7 @@ func (e Event) Subject() string {
 	switch e.Kind {
 	case KindDecision, "":
 		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
-	case KindBundleActivated, KindBundleRejected, KindToolChanged:
+	case KindBundleActivated, KindBundleRejected, KindBundleShadow, KindToolChanged:
 		return SubjectPrefix + "." + e.Kind
 	case KindApproval:
 		d := ""

@@ -70,6 +70,8 @@ func TestEventMatchesSchema(t *testing.T) {
 		TokenSHA256: audit.ArgumentsHash([]byte("tok")),
 		Approval:    &audit.Approval{ID: "ap1", DecidedBy: "alice", Decision: audit.ApprovalApproved, Scope: "once"},
 		Detail:      json.RawMessage(`{"note":"x"}`),
+		Shadow: &audit.Shadow{Bundle: &audit.Bundle{Name: "next", Version: "2", Digest: "sha256:ab"}, Action: "allow",
+			Rule: "r", Stage: "rules", Reason: "ok", LatencyUS: 40, Disagrees: true},
 	}
 	for _, tc := range []struct {
 		name string
@@ -77,6 +79,8 @@ func TestEventMatchesSchema(t *testing.T) {
 	}{
 		{"full decision", full},
 		{"minimal bundle event", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindBundleRejected, Bundle: &audit.Bundle{Name: "b"}}},
+		{"bundle.shadow", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindBundleShadow, Bundle: &audit.Bundle{Name: "b"}}},
+		{"dropped shadow", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindDecision, Shadow: &audit.Shadow{Bundle: &audit.Bundle{Name: "b"}, Dropped: true}}},
 		{"string request id", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindDecision, RequestID: json.RawMessage(`"abc"`)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

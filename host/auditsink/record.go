@@ -108,8 +108,12 @@ func RiskLevel(score float64) string {
 	return "low"
 }
 
-// shadowOf reads what observe mode would have done (request first, then response).
+// shadowOf reads the shadow bundle's verdict (audit.Event.Shadow) when one judged the call,
+// else what observe mode would have done (request first, then response).
 func (r *record) shadowOf() *shadow {
+	if s := r.ev.Shadow; s != nil && s.Action != "" {
+		return &shadow{Action: s.Action, Rule: s.Rule, Stage: s.Stage}
+	}
 	if len(r.ev.Detail) == 0 {
 		return nil
 	}

@@ -114,12 +114,17 @@ func TestQuery(t *testing.T) {
 	e := newEnv(t)
 	base := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
 	var held audit.Event
+	var shadowed string
 	for i := range 20 {
 		ev := decision(i)
 		ev.Time = base.Add(time.Duration(i) * time.Minute)
 		if i == 3 {
 			ev.Action, ev.RequestedAction, ev.Rule = "ask", "ask", "ask-first"
 			held = ev
+		}
+		if i == 5 { // judged by a shadow bundle too: its verdict fills the shadow_* columns
+			ev.Shadow = &audit.Shadow{Bundle: &audit.Bundle{Name: "next"}, Action: "deny", Rule: "next-rule", Stage: "rules", Disagrees: true}
+			shadowed = ev.ID
 		}
 		e.pub.Record(context.Background(), ev)
 	}
@@ -175,6 +180,9 @@ func TestQuery(t *testing.T) {
 				}
 			}
 		})
+	}
+	if story, err := st.Story(ctx, shadowed); err != nil || len(story) != 1 || story[0].ShadowAction != "deny" {
+		t.Errorf("Story(%s) = %+v, %v; want shadow_action deny from the shadow bundle's verdict", shadowed, story, err)
 	}
 	if _, err := st.Counts(ctx, auditsink.Query{}, "colour"); err == nil {
 		t.Error("Counts by an unknown field succeeded")

@@ -9,8 +9,9 @@
 //   - Manager activates bundles like caddy's Load: stage a private copy, verify, Build, one
 //     atomic chain.Active.Swap, then close the old chain once drained. Failures keep the current
 //     bundle and record bundle.rejected; success records bundle.activated. The last Keep bundles
-//     stay on disk for Rollback, ActivateKept and Restore.
-//   - Sources feed a Manager: DirSource (folder or archive, polled with debounce), HTTPSource
+//     stay on disk for Rollback, ActivateKept and Restore. With a shadow slot it also loads a
+//     shadow bundle the same way (LoadShadow) and promotes it through activation (PromoteShadow).
+//   - Sources feed a Target (a Manager, or its ShadowTarget): DirSource (folder or archive, polled with debounce), HTTPSource
 //     (ETag), ObjectStoreSource (NATS Object Store, watched plus resync); Push publishes.
 //
 // It imports chain, plugin, hostfn, audit (the event type) and nats.go; never proxy, admin or

@@ -50,6 +50,9 @@ type ManagerOptions struct {
 	Recorder      Recorder // bundle.activated / bundle.rejected events; nil = none
 	Gateway       string   // instance id recorded in events
 	Logger        *slog.Logger
+	// Shadow is the slot a shadow bundle is installed in (host/engine.Shadow.Slot); nil = this
+	// manager loads no shadow bundle (LoadShadow returns ErrNoShadowSlot). See shadow.go.
+	Shadow *chain.Active
 }
 
 // Entry is one kept bundle, as listed by History and the admin API.
@@ -85,6 +88,7 @@ type Manager struct {
 	mu      sync.Mutex
 	history []Entry // newest first; history[0] is active when active is true
 	active  bool
+	shadow  *Entry // the shadow bundle, nil when none (not kept across restarts)
 }
 
 // NewManager prepares DataDir/bundles and reads the kept history (Restore activates it).
@@ -108,12 +112,14 @@ func NewManager(o ManagerOptions) (*Manager, error) {
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bundle: data dir: %w", err)
 	}
-	// Staging folders left by a crash are garbage.
+	// Staging folders left by a crash are garbage, and so is a shadow copy: a shadow bundle is
+	// loaded again from config or the admin API after a restart.
 	if olds, _ := filepath.Glob(filepath.Join(m.dir, ".staging-*")); len(olds) > 0 {
 		for _, p := range olds {
 			_ = os.RemoveAll(p)
 		}
 	}
+	_ = os.RemoveAll(filepath.Join(m.dir, shadowDir))
 	b, err := os.ReadFile(filepath.Join(m.dir, "history.json"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -319,13 +325,8 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 	}
 	e := Entry{Name: b.Manifest.Name, Version: b.Manifest.Version, Sequence: b.Manifest.Sequence, Digest: digest, KeyID: keyID, Source: source, ActivatedAt: time.Now().UTC()}
 
-	prev := m.o.Active.Swap(b.Chain)
-	if prev != nil {
-		m.wg.Add(1)
-		go func() {
-			defer m.wg.Done()
-			_ = prev.CloseWhenDrained(context.Background())
-		}()
+	if prev := m.o.Active.Swap(b.Chain); prev != nil {
+		m.drain(prev)
 	}
 	prevEntry, hadPrev := m.Current()
 	m.mu.Lock()
@@ -456,13 +457,31 @@ func RejectReason(err error) string {
 	return "error"
 }
 
+// drain closes a chain swapped out once its in-flight requests are done (Close waits for it).
+func (m *Manager) drain(prev *chain.Chain) {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		_ = prev.CloseWhenDrained(context.Background())
+	}()
+}
+
 func (m *Manager) reject(ctx context.Context, source string, man *Manifest, digest string, err error) {
+	m.rejectSlot(ctx, "", source, man, digest, err)
+}
+
+// rejectSlot records bundle.rejected; slot is "shadow" for a shadow bundle ("" = active).
+func (m *Manager) rejectSlot(ctx context.Context, slot, source string, man *Manifest, digest string, err error) {
 	info := chain.Info{Digest: digest}
 	if man != nil {
 		info.Name, info.Version = man.Name, man.Version
 	}
-	m.log.Warn("bundle rejected", "bundle", info.Name, "version", info.Version, "digest", digest, "source", source, "reason", RejectReason(err), "err", err)
-	m.record(ctx, audit.KindBundleRejected, info, err.Error(), map[string]any{"source": source, "reason": RejectReason(err)})
+	m.log.Warn("bundle rejected", "bundle", info.Name, "version", info.Version, "digest", digest, "source", source, "slot", slot, "reason", RejectReason(err), "err", err)
+	detail := map[string]any{"source": source, "reason": RejectReason(err)}
+	if slot != "" {
+		detail["slot"] = slot
+	}
+	m.record(ctx, audit.KindBundleRejected, info, err.Error(), detail)
 }
 
 func (m *Manager) record(ctx context.Context, kind string, info chain.Info, reason string, detail map[string]any) {

@@ -25,9 +25,19 @@ import (
 // until ctx ends; failures to fetch are logged and retried, failures to activate are the
 // Manager's (it keeps the current bundle and records bundle.rejected).
 type Source interface {
-	Run(ctx context.Context, m *Manager) error
+	Run(ctx context.Context, m Target) error
 	// String names the source in logs and events.
 	String() string
+}
+
+// Target is what a Source hands bundles to: a Manager's active slot (*Manager) or its shadow
+// slot (Manager.ShadowTarget).
+type Target interface {
+	Activate(ctx context.Context, path, source string) (Entry, bool, error)
+	ActivateArchive(ctx context.Context, r io.Reader, source string) (Entry, bool, error)
+	RollbackArchive(ctx context.Context, r io.Reader, source string) (Entry, bool, error)
+	// Current is the bundle the slot holds.
+	Current() (Entry, bool)
 }
 
 // Defaults for sources.
@@ -56,7 +66,7 @@ func (s *DirSource) String() string { return "dir:" + s.Path }
 
 // Run polls until ctx ends. The content present when it starts is activated too (a no-op when
 // it is already active).
-func (s *DirSource) Run(ctx context.Context, m *Manager) error {
+func (s *DirSource) Run(ctx context.Context, m Target) error {
 	iv, deb, log := orDur(s.Interval, DefaultPollInterval), orDur(s.Debounce, DefaultDebounce), orLog(s.Logger)
 	tried, seen, since := "", "", time.Now()
 	t := time.NewTicker(min(iv, deb))
@@ -122,7 +132,7 @@ type HTTPSource struct {
 func (s *HTTPSource) String() string { return "http:" + s.URL }
 
 // Run fetches at once, then every Interval, until ctx ends.
-func (s *HTTPSource) Run(ctx context.Context, m *Manager) error {
+func (s *HTTPSource) Run(ctx context.Context, m Target) error {
 	iv, log := orDur(s.Interval, DefaultHTTPInterval), orLog(s.Logger)
 	t := time.NewTicker(iv)
 	defer t.Stop()
@@ -139,7 +149,7 @@ func (s *HTTPSource) Run(ctx context.Context, m *Manager) error {
 }
 
 // Poll fetches once; it reports whether a new bundle was activated.
-func (s *HTTPSource) Poll(ctx context.Context, m *Manager) (bool, error) {
+func (s *HTTPSource) Poll(ctx context.Context, m Target) (bool, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
 	if err != nil {
 		return false, fmt.Errorf("bundle source %s: %w", s.URL, err)
@@ -206,7 +216,7 @@ func (s *ObjectStoreSource) String() string {
 }
 
 // Run watches until ctx ends.
-func (s *ObjectStoreSource) Run(ctx context.Context, m *Manager) error {
+func (s *ObjectStoreSource) Run(ctx context.Context, m Target) error {
 	log := orLog(s.Logger)
 	resync := time.NewTicker(orDur(s.Resync, DefaultResync))
 	defer resync.Stop()
@@ -252,7 +262,7 @@ func (s *ObjectStoreSource) Run(ctx context.Context, m *Manager) error {
 }
 
 // Sync reads the object's info and activates it when it is new; it reports whether it did.
-func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) {
+func (s *ObjectStoreSource) Sync(ctx context.Context, m Target) (bool, error) {
 	body, info, err := s.fetch(ctx, m)
 	if err != nil || body == nil {
 		return false, err
@@ -277,7 +287,7 @@ func (s *ObjectStoreSource) Sync(ctx context.Context, m *Manager) (bool, error) 
 // GetInfo alone is a cheap first look (no chunks read when nothing changed), but a put may land
 // between it and the read: the info that decides (its NUID, its rollback mark) is the one Get
 // returns with the body, and the body is checked against that info's size and digest.
-func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jetstream.ObjectInfo, error) {
+func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetstream.ObjectInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDur(s.FetchTimeout, 30*time.Second))
 	defer cancel()
 	obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
@@ -324,7 +334,7 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m *Manager) ([]byte, *jet
 }
 
 // skip reports whether the object info names what was last tried or what is active.
-func (s *ObjectStoreSource) skip(m *Manager, info *jetstream.ObjectInfo) bool {
+func (s *ObjectStoreSource) skip(m Target, info *jetstream.ObjectInfo) bool {
 	if info.NUID == s.tried {
 		return true
 	}

@@ -1,7 +1,8 @@
 // Package engine decides messages: the Engine (one decision per message: acquire the active
 // chain, run the request phase, resolve ask and sample, run the response phase, record one audit
 // event), the Exchange that sequences one call's lifecycle (judge, hold, forward, fallback, judge
-// the answer, finish) for every transport, the Claude Code hook's judgment (Engine.Hook), and the
+// the answer, finish) for every transport, the shadow judge that tries a second bundle on the
+// same calls off the hot path (Shadow), the Claude Code hook's judgment (Engine.Hook), and the
 // small interfaces the hooks built on it implement (Recorder, Approver, Granter, Hook, Check,
 // ToolInfoSource, ToolsObserver).
 //

@@ -87,6 +87,9 @@ type EngineOptions struct {
 	// deciding without the engine process and without a bus identity. Every event says so
 	// (detail.unsigned), so the record never passes one off as the engine's.
 	Unsigned bool
+	// Shadow, when it holds a shadow chain, judges each recorded call again with the shadow
+	// bundle off the hot path and records the event with both verdicts (shadow.go). nil = none.
+	Shadow *Shadow
 }
 
 // DefaultJudgedMethods are the methods a call is judged on by default.
@@ -156,6 +159,9 @@ type Outcome struct {
 	// audit event is recorded for it.
 	Quiet bool
 
+	// own is the active bundle's own action on the request (ownAction), before a person, a
+	// judge, a fallback or a hook resolved it: what a shadow bundle's verdict is compared to.
+	own      string
 	release  func()
 	finished sync.Once
 	engine   *Engine
@@ -223,6 +229,7 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	o.Decision = d
 	o.Requested = d.Action
 	o.Action = d.Action
+	o.own = ownAction(ch, d, e.Judged(env.Method))
 	if d.Coverage != "" && d.Coverage != chain.CoveredByStage {
 		o.Detail = map[string]any{"coverage": d.Coverage}
 	}
@@ -399,7 +406,11 @@ func (o *Outcome) Finish(ctx context.Context) {
 		if e.o.Metrics != nil && !o.Quiet {
 			e.o.Metrics.Decision(o.Action, o.Envelope.Server)
 		}
-		if e.o.Recorder != nil && !o.Quiet {
+		switch {
+		case o.Quiet:
+		case e.o.Shadow.submit(o, ev, e.o.Recorder):
+			// The shadow worker records ev once the shadow bundle judged it (never blocks).
+		case e.o.Recorder != nil:
 			e.o.Recorder.Record(context.WithoutCancel(ctx), ev)
 		}
 		e.o.Logger.Debug("decision", "audit_id", o.AuditID, "action", o.Action, "tool", o.Envelope.Tool, "stage", o.Decision.Stage)

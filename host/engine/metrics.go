@@ -14,6 +14,9 @@ type Metrics struct {
 	stage     *prometheus.HistogramVec
 	upstream  *prometheus.HistogramVec
 	requests  *prometheus.CounterVec
+	// shadow bundle (shadow.go)
+	shadowDisagree *prometheus.CounterVec
+	shadowDropped  prometheus.Counter
 }
 
 // NewMetrics registers the gateway's metrics on a new registry.
@@ -34,8 +37,14 @@ func NewMetrics() *Metrics {
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "palisade_http_requests_total", Help: "MCP HTTP requests by upstream and result.",
 		}, []string{"server", "result"}),
+		shadowDisagree: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "palisade_shadow_disagreements_total", Help: "Calls the shadow bundle would have decided otherwise than the active one, by both actions and the deciding rule and stage.",
+		}, []string{"active_action", "shadow_action", "rule", "stage"}),
+		shadowDropped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "palisade_shadow_dropped_total", Help: "Calls the shadow bundle did not judge because its queue was full.",
+		}),
 	}
-	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests,
+	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests, m.shadowDisagree, m.shadowDropped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -55,3 +64,11 @@ func (m *Metrics) Upstream(server, outcome string, d time.Duration) {
 
 // Request counts one HTTP request by result (ok, denied, error, too_large, ...).
 func (m *Metrics) Request(server, result string) { m.requests.WithLabelValues(server, result).Inc() }
+
+// ShadowDisagreement counts one call the shadow bundle would have decided otherwise.
+func (m *Metrics) ShadowDisagreement(active, shadow, rule, stage string) {
+	m.shadowDisagree.WithLabelValues(active, shadow, rule, stage).Inc()
+}
+
+// ShadowDropped counts one call the shadow bundle did not judge (its queue was full).
+func (m *Metrics) ShadowDropped() { m.shadowDropped.Inc() }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/engine"
 )
 
 // BundlesConfig is the `bundles:` section of palisade.yaml. The top-level `bundle:` names the
@@ -37,17 +40,28 @@ import (
 //	  http_interval: 30s       # http source: poll period
 //	  resync: 5s               # nats source: re-read period besides the watch
 //	  wait: 10s                # nats source: how long each read from the bucket may take
+//	  shadow: ./policy-next    # a shadow bundle: a source as `bundle:` (relative to the config
+//	                           # file), signed like any other; it judges a copy of every
+//	                           # recorded call off the hot path and decides nothing; each audit
+//	                           # event carries its verdict (docs/DESIGN.md "Shadow bundle")
+//	  shadow_queue: 4096       # calls waiting for the shadow; a full queue drops the judgement
+//	  shadow_workers: 4        # goroutines judging with the shadow chain
+//	  shadow_max_delay: 2s     # a call queued longer is recorded unjudged (shadow.dropped)
 type BundlesConfig struct {
-	TrustedKeys   []string        `yaml:"trusted_keys"`
-	AllowUnsigned bool            `yaml:"allow_unsigned"`
-	ServeDegraded bool            `yaml:"serve_degraded"`
-	Keep          int             `yaml:"keep"`
-	Watch         *bool           `yaml:"watch"`
-	Poll          config.Duration `yaml:"poll"`
-	Debounce      config.Duration `yaml:"debounce"`
-	HTTPInterval  config.Duration `yaml:"http_interval"`
-	Resync        config.Duration `yaml:"resync"`
-	Wait          config.Duration `yaml:"wait"`
+	TrustedKeys    []string        `yaml:"trusted_keys"`
+	AllowUnsigned  bool            `yaml:"allow_unsigned"`
+	ServeDegraded  bool            `yaml:"serve_degraded"`
+	Keep           int             `yaml:"keep"`
+	Watch          *bool           `yaml:"watch"`
+	Poll           config.Duration `yaml:"poll"`
+	Debounce       config.Duration `yaml:"debounce"`
+	HTTPInterval   config.Duration `yaml:"http_interval"`
+	Resync         config.Duration `yaml:"resync"`
+	Wait           config.Duration `yaml:"wait"`
+	Shadow         string          `yaml:"shadow"`
+	ShadowQueue    int             `yaml:"shadow_queue"`
+	ShadowWorkers  int             `yaml:"shadow_workers"`
+	ShadowMaxDelay config.Duration `yaml:"shadow_max_delay"`
 }
 
 // managers maps a gateway to its bundle manager (a registry, so that three gateways can live
@@ -62,6 +76,18 @@ func BundleManager(g *Gateway) *bundle.Manager {
 	return mm
 }
 
+// shadows maps a gateway to its shadow (registered by the bundles feature).
+var shadows sync.Map // *Gateway → *engine.Shadow
+
+// Shadow returns the gateway's shadow judge (nil before the bundles feature's Init): its
+// counters and recent disagreements. Load, clear and promote the shadow bundle with
+// BundleManager(g).LoadShadow, ClearShadow and PromoteShadow.
+func Shadow(g *Gateway) *engine.Shadow {
+	s, _ := shadows.Load(g)
+	ss, _ := s.(*engine.Shadow)
+	return ss
+}
+
 // bundlesFeature claims bundle loading: it verifies signatures against trusted keys, keeps
 // history for rollback, follows the configured source, and serves the admin bundle routes.
 type bundlesFeature struct {
@@ -69,8 +95,11 @@ type bundlesFeature struct {
 	g      *Gateway
 	m      *bundle.Manager
 	src    bundle.Source
+	shadow *engine.Shadow
+	ssrc   bundle.Source // the shadow's source; nil = none configured
 	cancel context.CancelFunc
 	done   chan struct{}
+	sdone  chan struct{}
 }
 
 func (f *bundlesFeature) Name() string { return "bundles" }
@@ -88,6 +117,21 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 	if err != nil {
 		return &config.FieldError{Path: "bundle", Err: err}
 	}
+	if spec := f.cfg.Shadow; spec != "" {
+		if base := g.Config().BaseDir; base != "" && !filepath.IsAbs(spec) && !strings.Contains(spec, "://") {
+			spec = filepath.Join(base, spec) // relative to the config file, as `bundle:`
+		}
+		f.ssrc, err = bundle.ParseSource(spec, g.NATS(), g.Logger().With("component", "bundles", "slot", "shadow"))
+		if err != nil {
+			return &config.FieldError{Path: "bundles.shadow", Err: err}
+		}
+	}
+	// The shadow judge is always there (idle workers) so the admin API can load a shadow
+	// bundle at any time; the engine built after Init records through it.
+	f.shadow = engine.NewShadow(engine.ShadowOptions{Queue: f.cfg.ShadowQueue, Workers: f.cfg.ShadowWorkers,
+		MaxDelay: f.cfg.ShadowMaxDelay.D(), Metrics: g.Metrics(), Logger: g.Logger().With("component", "shadow")})
+	g.engOpts.Shadow = f.shadow
+	shadows.Store(g, f.shadow)
 	g.ClaimBundles()
 	return nil
 }
@@ -100,12 +144,45 @@ func (f *bundlesFeature) AfterInit(ctx context.Context, g *Gateway) error {
 	f.m, err = bundle.NewManager(bundle.ManagerOptions{
 		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(), Keys: c.Keys, AllowUnsigned: c.AllowUnsigned,
 		Keep: f.cfg.Keep, Recorder: gatewayRecorder{g}, Gateway: g.Instance(), Logger: g.Logger().With("component", "bundles"),
+		Shadow: f.shadow.Slot(),
 	})
 	if err != nil {
 		return err
 	}
 	managers.Store(g, f.m)
-	return f.first(ctx)
+	if err := f.first(ctx); err != nil {
+		return err
+	}
+	f.firstShadow(ctx)
+	return nil
+}
+
+// firstShadow loads the configured shadow bundle. A shadow that fails (unsigned, tampered,
+// fixtures) is logged and recorded (bundle.rejected, detail.slot shadow) but does not stop the
+// gateway: the active bundle decides either way.
+func (f *bundlesFeature) firstShadow(ctx context.Context) {
+	var err error
+	t := f.m.ShadowTarget()
+	switch s := f.ssrc.(type) {
+	case nil:
+		return
+	case *bundle.DirSource:
+		s.Interval, s.Debounce = f.cfg.Poll.D(), f.cfg.Debounce.D()
+		_, _, err = t.Activate(ctx, s.Path, s.String())
+	case *bundle.HTTPSource:
+		s.Interval = f.cfg.HTTPInterval.D()
+		_, err = s.Poll(ctx, t)
+	case *bundle.ObjectStoreSource:
+		s.Resync = f.cfg.Resync.D()
+		s.FetchTimeout = f.cfg.Wait.D()
+		if s.FetchTimeout <= 0 {
+			s.FetchTimeout = 10 * time.Second
+		}
+		_, err = s.Sync(ctx, t)
+	}
+	if err != nil {
+		f.g.Logger().Error("shadow bundle not loaded; serving without a shadow", "source", f.ssrc.String(), "err", err)
+	}
 }
 
 // first activates the configured bundle, falling back to the newest kept one; a NATS source
@@ -149,9 +226,11 @@ func (f *bundlesFeature) first(ctx context.Context) error {
 
 func (f *bundlesFeature) Start(_ context.Context, g *Gateway) error {
 	admin.RegisterBundles(g.Admin(), f.m)
-	f.done = make(chan struct{})
+	admin.RegisterShadow(g.Admin(), f.m, f.shadow)
+	f.done, f.sdone = make(chan struct{}), make(chan struct{})
 	if f.cfg.Watch != nil && !*f.cfg.Watch {
 		close(f.done)
+		close(f.sdone)
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -159,6 +238,12 @@ func (f *bundlesFeature) Start(_ context.Context, g *Gateway) error {
 	go func() {
 		defer close(f.done)
 		_ = f.src.Run(ctx, f.m)
+	}()
+	go func() {
+		defer close(f.sdone)
+		if f.ssrc != nil {
+			_ = f.ssrc.Run(ctx, f.m.ShadowTarget())
+		}
 	}()
 	return nil
 }
@@ -169,9 +254,17 @@ func (f *bundlesFeature) Close(ctx context.Context) error {
 	}
 	if f.done != nil {
 		<-f.done
+		<-f.sdone
+	}
+	if f.shadow != nil {
+		// The listener is closed: judge and record what is queued before audit closes.
+		if err := f.shadow.Close(ctx); err != nil {
+			f.g.Logger().Warn("shadow queue not drained", "err", err)
+		}
 	}
 	if f.g != nil {
 		managers.Delete(f.g)
+		shadows.Delete(f.g)
 	}
 	if f.m != nil {
 		return f.m.Close(ctx)

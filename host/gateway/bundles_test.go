@@ -29,7 +29,7 @@ import (
 // "<name>-<n>" so a decision that mixed bundles would show it. Stages get a 10s timeout: CI
 // machines run many tests on two cores (load average 16 seen here), and a starved verdict
 // failing closed would be a latency finding, not a swap one.
-func swapBundle(t *testing.T, priv string, name, version, act1, act2 string) string {
+func swapBundle(t testing.TB, priv string, name, version, act1, act2 string) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	wasm, _ := testenv.ReadPlugin(t, "./plugins/rules")

@@ -113,6 +113,15 @@ func (s *Sections) Validate(c *config.Config) error {
 		if b.Keep < 0 {
 			return fe("bundles.keep", "must not be negative")
 		}
+		if b.ShadowQueue < 0 {
+			return fe("bundles.shadow_queue", "must not be negative")
+		}
+		if b.ShadowWorkers < 0 {
+			return fe("bundles.shadow_workers", "must not be negative")
+		}
+		if b.ShadowMaxDelay < 0 {
+			return fe("bundles.shadow_max_delay", "must not be negative")
+		}
 	}
 	a := s.Approvals
 	switch a.OnTimeout {

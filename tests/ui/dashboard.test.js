@@ -3,8 +3,10 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { startStack, mcpClient, until, outDir, token } from './harness.js';
+import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync, mkdtempSync, cpSync } from 'node:fs';
+import { startStack, mcpClient, until, outDir, token, bin } from './harness.js';
 
 let stack;
 let client;
@@ -213,4 +215,37 @@ test('bundle history: a new version is kept; activate and rollback switch the ac
   await page.click('#rollback');
   await until('rolled back to 1.0.1', async () => (await stack.api('GET', '/bundles')).active?.version === '1.0.1');
   await until('chain view shows 1.0.1', async () => (await version()) === '1.0.1');
+});
+
+test('shadow bundle: loaded with the CLI, its disagreement listed, promoted from the Chain view', async () => {
+  const { page } = stack;
+  // A shadow that denies what the active bundle allows: echo.
+  const dir = mkdtempSync(join(tmpdir(), 'palisade-ui-shadow-'));
+  const shadow = join(dir, 'shadow');
+  cpSync(stack.bundle, shadow, { recursive: true });
+  const manifest = join(shadow, 'bundle.yaml');
+  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('name: approvals-demo', 'name: shadow-demo'));
+  const rules = join(shadow, 'rules.yaml');
+  writeFileSync(rules, readFileSync(rules, 'utf8').replace(/- id: allow-echo\n(\s+)priority: 100\n\s+action: allow/, '- id: shadow-deny-echo\n$1priority: 100\n$1action: deny'));
+  const out = execFileSync(bin, ['bundle', 'shadow', shadow, '--url', stack.base, '--token', token]).toString();
+  assert.match(out, /^shadow: shadow-demo/);
+
+  const r = await client.callTool({ name: 'echo', arguments: { message: 'shadow check' } });
+  assert.ok(!r.isError, 'the active bundle still decides: echo allowed');
+  await page.goto(`${stack.base}/ui/#live`);
+  await page.goto(`${stack.base}/ui/#chain`);
+  await until('the shadow on the chain view', async () => (await page.textContent('#shadow-bundle')).includes('shadow-demo'));
+  await until('the disagreement listed', async () => {
+    await page.goto(`${stack.base}/ui/#live`);
+    await page.goto(`${stack.base}/ui/#chain`);
+    return page.locator('#shadow-disagreements tbody tr', { hasText: 'shadow-deny-echo' }).count();
+  });
+  await shot('chain-shadow');
+
+  await page.click('#shadow-promote');
+  await until('shadow-demo active', async () => (await stack.api('GET', '/bundles')).active?.name === 'shadow-demo');
+  await until('chain view shows shadow-demo', async () => (await page.textContent('#chain-bundle .name')) === 'shadow-demo');
+  assert.equal((await stack.api('GET', '/bundles/shadow')).shadow, null);
+  const denied = await client.callTool({ name: 'echo', arguments: { message: 'after promote' } }).then(() => null, (e) => e);
+  assert.ok(denied && String(denied.message).includes('denied'), `echo after promote: ${denied}`);
 });

@@ -15,7 +15,7 @@ export const build = process.env.PALISADE_BUILD || join(root, 'build');
 export const outDir = join(root, 'test-output', 'ui');
 export const token = 'ui-test-token';
 
-const bin = process.env.PALISADE_BIN || join(build, 'web', 'palisade');
+export const bin = process.env.PALISADE_BIN || join(build, 'web', 'palisade');
 const rulesWasm = process.env.PALISADE_RULES_WASM || join(build, 'web', 'rules.wasm');
 const npmModules = join(root, 'testdata', 'npm', 'node_modules');
 

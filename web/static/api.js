@@ -30,6 +30,7 @@ export class API {
 
   get(path) { return this.request('GET', path); }
   post(path, body) { return this.request('POST', path, body ?? {}); }
+  del(path) { return this.request('DELETE', path); }
 
   // stream reads text/event-stream from path and calls onEvent(name, data) per event until
   // signal aborts; it reconnects after a drop. onState(true|false) reports the connection.

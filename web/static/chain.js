@@ -1,6 +1,7 @@
 // Chain: the active bundle's identity and stages, per-stage counts, deny rates and latency
-// percentiles (a bar chart), and the bundle history with activate and rollback.
-import { h, $, fmtUS } from './dom.js';
+// percentiles (a bar chart), the bundle history with activate and rollback, and the shadow
+// bundle with its recent disagreements and promote.
+import { h, $, fmtUS, fmtTime, actionBadge } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
@@ -63,6 +64,46 @@ export function createChain(api) {
     }));
   }
 
+  async function loadShadow() {
+    const box = $('#shadow-bundle');
+    const msg = $('#shadow-msg');
+    let st;
+    let dis;
+    try {
+      st = await api.get('/bundles/shadow');
+      dis = await api.get('/shadow/disagreements?limit=50');
+    } catch (e) {
+      box.replaceChildren();
+      msg.textContent = e.status === 404 ? 'This gateway has no shadow slot.' : `Shadow: ${e.message}`;
+      return;
+    }
+    const sh = st.shadow;
+    const c = st.stats || {};
+    $('#shadow-promote').hidden = !sh;
+    $('#shadow-clear').hidden = !sh;
+    box.replaceChildren(sh
+      ? h('dl', { class: 'kv' },
+        h('dt', {}, 'Shadow'), h('dd', { class: 'name' }, `${sh.name} ${sh.version}`),
+        h('dt', {}, 'Digest'), h('dd', { class: 'mono' }, sh.digest),
+        h('dt', {}, 'Judged'), h('dd', {}, `${c.judged || 0} (disagreed ${c.disagreements || 0}, dropped ${c.dropped || 0})`))
+      : h('p', { class: 'muted' }, 'No shadow bundle is loaded.'));
+    const list = dis.disagreements || [];
+    msg.textContent = list.length ? '' : 'No disagreements.';
+    $('#shadow-disagreements tbody').replaceChildren(...list.map((d) => h('tr', {},
+      h('td', {}, fmtTime(d.time)), h('td', {}, d.server || ''), h('td', {}, d.tool || ''),
+      h('td', {}, actionBadge(d.active_action)), h('td', {}, actionBadge(d.shadow_action)),
+      h('td', {}, d.rule || ''), h('td', {}, d.stage || ''), h('td', { class: 'mono' }, d.audit_id))));
+  }
+
+  $('#shadow-promote').addEventListener('click', async () => {
+    try { await api.post('/bundles/shadow/promote'); } catch (e) { $('#shadow-msg').textContent = `Promote: ${e.message}`; }
+    load();
+  });
+  $('#shadow-clear').addEventListener('click', async () => {
+    try { await api.del('/bundles/shadow'); } catch (e) { $('#shadow-msg').textContent = `Clear: ${e.message}`; }
+    load();
+  });
+
   $('#rollback').addEventListener('click', async () => {
     try { await api.post('/bundles/rollback'); } catch (e) { $('#bundles-msg').textContent = `Rollback: ${e.message}`; }
     load();
@@ -92,6 +133,7 @@ export function createChain(api) {
       h('td', {}, fmtUS(st.p50_us)), h('td', {}, fmtUS(st.p90_us)), h('td', {}, fmtUS(st.p99_us)))));
     chart($('#chain-chart'), stages);
     await loadBundles();
+    await loadShadow();
   }
 
   return { load };
