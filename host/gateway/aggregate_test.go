@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -261,4 +262,49 @@ func detectorModel(t *testing.T) []byte {
 		t.Fatalf("the detector model: run `make model` (%v)", err)
 	}
 	return b
+}
+
+// An upstream that is down when the client connects, and comes up later: the probe sees it
+// back, the client's session opens one on it, and the client is told its lists changed
+// (notifications/tools/list_changed on its GET stream); its next tools/list has the newcomer's
+// tools and they answer. No reconnect.
+func TestAggregateUpstreamComesBack(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there yet
+	g := startAggregate(t, ns.ClientURL(), testenv.ExampleBundle(t), "",
+		config.Upstream{Name: "live", URL: testenv.StartGoServer(t, false)}, config.Upstream{Name: "late", URL: "http://" + addr + "/mcp"})
+	changed := make(chan struct{}, 4)
+	cs := connect(t, "http://"+g.Addr()+"/mcp", &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	if names := toolNames(t, cs); slices.Contains(names, "late__echo") || !slices.Contains(names, "live__echo") {
+		t.Fatalf("tools while late is down: %v", names)
+	}
+
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return testenv.NewGoServer() }, nil)
+	late := &http.Server{Handler: h}
+	ln, err = net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatalf("listen again on %s: %v", addr, err)
+	}
+	go late.Serve(ln)
+	t.Cleanup(func() { late.Close() })
+
+	select {
+	case <-changed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the upstream came back")
+	}
+	if names := toolNames(t, cs); !slices.Contains(names, "late__echo") {
+		t.Fatalf("tools after late came back: %v", names)
+	}
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "late__echo", Arguments: map[string]any{"message": "back"}})
+	if err != nil || text(r) != "Echo: back" {
+		t.Fatalf("late__echo: %v %v", err, r)
+	}
 }

@@ -5,10 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/added060/palisade/host/config"
-	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -33,25 +31,7 @@ func TestConformanceSuiteThroughAggregate(t *testing.T) {
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, struct{}, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "probe"}}}, struct{}{}, nil
 		})
-	cfg := config.Config{
-		Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: testenv.ExampleBundle(t),
-		Upstreams: []config.Upstream{{Name: "everything", URL: up}, {Name: "other", URL: testenv.ServeGo(t, other, false)}},
-		Aggregate: config.Aggregate{Names: "refuse"},
-		NATS:      config.NATS{URL: ns.ClientURL()},
-		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
-		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
-	}
-	ext, err := gateway.ParseFile([]byte("llm: {providers: [{name: local, kind: local}], preference: [local]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: ext.Sections})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := g.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close(context.Background()) })
+	g := startAggregate(t, ns.ClientURL(), testenv.ExampleBundle(t), "refuse",
+		config.Upstream{Name: "everything", URL: up}, config.Upstream{Name: "other", URL: testenv.ServeGo(t, other, false)})
 	conformanceThrough(t, bin, up, "http://"+g.Addr()+"/mcp")
 }

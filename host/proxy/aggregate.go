@@ -14,10 +14,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/engine"
+	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/version"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -91,6 +93,9 @@ type aggSession struct {
 	pending map[string]pendingRequest // rewritten server-request ids → where they came from
 	streams []func(*upstream, *upSession)
 	closed  bool
+	// notes are the gateway's own notifications for the client's GET stream (list_changed
+	// when an upstream that was down comes back); dropped when no stream reads them.
+	notes chan []byte
 }
 
 // upSession is a client session's session on one upstream.
@@ -122,7 +127,7 @@ type pendingRequest struct {
 }
 
 func (a *aggregator) newSession(id string) *aggSession {
-	return &aggSession{id: id, done: make(chan struct{}), ups: map[string]*upSession{}, owners: map[string]map[string]owner{}, pending: map[string]pendingRequest{}}
+	return &aggSession{id: id, done: make(chan struct{}), notes: make(chan []byte, 8), ups: map[string]*upSession{}, owners: map[string]map[string]owner{}, pending: map[string]pendingRequest{}}
 }
 
 func (a *aggregator) session(id string) *aggSession {
@@ -1035,12 +1040,67 @@ func (a *aggregator) get(c echo.Context) error {
 			relayUp(up, us)
 		}
 	}
-	select {
-	case <-ctx.Done():
-	case <-h.closing:
-	case <-s.done:
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-h.closing:
+			return nil
+		case <-s.done:
+			return nil
+		case b := <-s.notes:
+			if err := rw.event(&sse.Event{Data: b}); err != nil {
+				return nil
+			}
+		}
 	}
-	return nil
+}
+
+// recovered runs when up answers again after being down: every session that has no session on
+// it yet opens one (its GET stream joins the client's), the session's lists are discovered
+// again, and the client is told that the lists it saw changed (notifications/*/list_changed on
+// its GET stream), so tools of a server that came back are offered again without a reconnect.
+func (a *aggregator) recovered(up *upstream) {
+	a.mu.Lock()
+	sessions := make([]*aggSession, 0, len(a.sessions))
+	for _, s := range a.sessions {
+		sessions = append(sessions, s)
+	}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		if s == a.stateless {
+			continue
+		}
+		us := s.upState(up.Name)
+		us.mu.Lock()
+		ready := us.ready
+		us.mu.Unlock()
+		if ready {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), aggKey{}, s), 30*time.Second)
+		us, err := a.open(ctx, s, up)
+		if err != nil {
+			cancel()
+			a.h.o.Logger.Debug("aggregate: session on a recovered upstream not opened", "upstream", up.Name, "err", err)
+			continue
+		}
+		for _, l := range []struct{ list, cap, note string }{
+			{mcp.MethodToolsList, "tools", "notifications/tools/list_changed"},
+			{"prompts/list", "prompts", "notifications/prompts/list_changed"},
+			{"resources/list", "resources", "notifications/resources/list_changed"},
+		} {
+			if !a.declares(us, l.cap) {
+				continue
+			}
+			_, _, _ = a.discover(ctx, s, l.list)
+			select {
+			case s.notes <- []byte(`{"jsonrpc":"2.0","method":"` + l.note + `"}`):
+			default: // no stream is reading: the client lists again when it next connects
+			}
+		}
+		cancel()
+	}
 }
 
 // del ends the client's session and its session on every upstream.

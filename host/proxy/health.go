@@ -46,16 +46,18 @@ type health struct {
 }
 
 // observe records the outcome of one exchange: err is a transport error (no HTTP answer).
-func (hl *health) observe(err error) {
+// recovered is true when this answer brings a down upstream back.
+func (hl *health) observe(err error) (recovered bool) {
 	hl.mu.Lock()
 	defer hl.mu.Unlock()
 	now := time.Now()
 	if err == nil {
+		recovered = hl.status == StatusDown
 		if hl.status != StatusUp {
 			hl.status, hl.since = StatusUp, now
 		}
 		hl.err, hl.backoff, hl.next = "", 0, time.Time{}
-		return
+		return recovered
 	}
 	if hl.status != StatusDown {
 		hl.status, hl.since = StatusDown, now
@@ -64,6 +66,7 @@ func (hl *health) observe(err error) {
 		hl.backoff = min(2*hl.backoff, maxBackoff)
 	}
 	hl.err, hl.next = err.Error(), now.Add(hl.backoff)
+	return false
 }
 
 // due returns nil when the upstream may be tried now: it is not down, or its backoff passed.
@@ -105,7 +108,15 @@ func (h *HTTP) observeSend(ctx context.Context, up *upstream, err error) {
 	if err != nil && (ctx.Err() != nil || errors.Is(err, context.Canceled)) {
 		return
 	}
-	up.health.observe(err)
+	h.observed(up, err)
+}
+
+// observed records an exchange's outcome in up's health; when it brings up back, the
+// aggregate endpoint's sessions open their session on it and tell their clients to list again.
+func (h *HTTP) observed(up *upstream, err error) {
+	if up.health.observe(err) && h.agg != nil {
+		go h.agg.recovered(up)
+	}
 }
 
 // probe retries each down upstream when its backoff passes (any HTTP answer to a GET without
@@ -136,7 +147,7 @@ func (h *HTTP) probe() {
 				}
 			}
 			cancel()
-			up.health.observe(err)
+			h.observed(up, err)
 		}
 	}
 }

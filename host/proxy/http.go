@@ -168,7 +168,9 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			up.client = &http.Client{Transport: u.Transport}
 		}
 		if s, ok := u.Transport.(*StdioUpstream); ok {
-			s.watch(up.health.observe) // a start marks it up, an exit down, without waiting for traffic
+			// A start marks it up (and brings the aggregate's sessions to it), an exit down,
+			// without waiting for traffic.
+			s.watch(func(err error) { h.observed(up, err) })
 		}
 		h.upstreams[u.Name] = up
 		h.order = append(h.order, up)
