@@ -338,15 +338,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (j
 	}
 	kv, err := js.KeyValue(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      bucket,
-			Description: "Palisade held calls, decisions and grants",
-			// Each key keeps its last writes, so every gateway's watch sees each one even
-			// when they come in a burst: a forged decision overwritten at once is still
-			// audited as approval.forged.
-			History: decisionHistory,
-			TTL:     SessionGrantTTL + time.Hour,
-		})
+		kv, err = js.CreateKeyValue(ctx, BucketConfig(bucket, 0))
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, bucket)
 		}
@@ -355,6 +347,24 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (j
 		return nil, fmt.Errorf("approval: kv bucket %s: %w", bucket, err)
 	}
 	return kv, nil
+}
+
+// BucketConfig is the approvals bucket's configuration ("" = PALISADE_APPROVALS) with replicas
+// copies (0 = 1; 3 on a JetStream cluster survives the loss of one server).
+func BucketConfig(bucket string, replicas int) jetstream.KeyValueConfig {
+	if bucket == "" {
+		bucket = DefaultBucket
+	}
+	return jetstream.KeyValueConfig{
+		Bucket:      bucket,
+		Description: "Palisade held calls, decisions and grants",
+		// Each key keeps its last writes, so every gateway's watch sees each one even
+		// when they come in a burst: a forged decision overwritten at once is still
+		// audited as approval.forged.
+		History:  decisionHistory,
+		TTL:      SessionGrantTTL + time.Hour,
+		Replicas: max(replicas, 1),
+	}
 }
 
 // Close stops watching the bucket. Held calls keep waiting for their timeout or client.

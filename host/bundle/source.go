@@ -367,6 +367,13 @@ const (
 	MetaRollback = "palisade-bundle-rollback"
 )
 
+// BucketConfig is the bundle bucket's configuration ("" = PALISADE_BUNDLES) with replicas
+// copies (0 = 1).
+func BucketConfig(bucket string, replicas int) jetstream.ObjectStoreConfig {
+	return jetstream.ObjectStoreConfig{Bucket: orStr(bucket, DefaultBucket), Description: "Palisade policy bundles",
+		Storage: jetstream.FileStorage, Replicas: max(replicas, 1)}
+}
+
 // OpenBucket opens the bundle bucket, creating it when it does not exist.
 func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.ObjectStore, error) {
 	bucket = orStr(bucket, DefaultBucket)
@@ -376,7 +383,7 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.Ob
 	}
 	obs, err := js.ObjectStore(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "Palisade policy bundles", Storage: jetstream.FileStorage})
+		obs, err = js.CreateObjectStore(ctx, BucketConfig(bucket, 0))
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			obs, err = js.ObjectStore(ctx, bucket)
 		}
