@@ -118,9 +118,7 @@ func (o Options) withDefaults() Options {
 		o.Duplicates = DefaultDuplicates
 	}
 	o.Duplicates = max(o.Duplicates, MinDuplicates)
-	if o.Replicas <= 0 {
-		o.Replicas = 1
-	}
+	o.Replicas = max(o.Replicas, 0) // 0 stays 0: EnsureStream then keeps an existing stream's count
 	if o.MaxEventBytes <= 0 {
 		o.MaxEventBytes = 512 << 10
 	}
@@ -139,7 +137,7 @@ func (o Options) StreamConfig() jetstream.StreamConfig {
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  o.Duplicates,
 		MaxAge:      o.MaxAge,
-		Replicas:    o.Replicas,
+		Replicas:    max(o.Replicas, 1),
 		DenyDelete:  true,
 		DenyPurge:   true,
 	}
