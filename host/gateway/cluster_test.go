@@ -142,9 +142,14 @@ func TestReplicatedBusFailover(t *testing.T) {
 	total := int64(len(gws) * clusterSessions * clusterCalls)
 	testenv.Eventually(t, time.Minute, "a third of the load", func() bool { return done.Load() >= total/3 })
 	leader := cl.WaitStreamLeader(audit.DefaultStream)
+	// The approvals and bundle buckets lose their leader with it: the held call's bucket and the
+	// bundle watch fail over too.
+	for _, s := range []string{"KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
+		cl.LeadOn(s, leader)
+	}
 	killed := time.Now()
 	cl.Stop(leader)
-	t.Logf("stopped server %d, leader of %s, after %d of %d calls", leader+1, audit.DefaultStream, done.Load(), total)
+	t.Logf("stopped server %d, leader of %s, the approvals and the bundle bucket, after %d of %d calls", leader+1, audit.DefaultStream, done.Load(), total)
 	newLeader := cl.WaitStreamLeader(audit.DefaultStream)
 	t.Logf("server %d leads %s %v after the stop", newLeader+1, audit.DefaultStream, time.Since(killed).Round(time.Millisecond))
 	lwg.Wait()

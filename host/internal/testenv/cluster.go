@@ -122,6 +122,28 @@ func (c *Cluster) WaitStreamLeader(stream string) int {
 	return i
 }
 
+// LeadOn moves the leadership of stream to server i: it asks the current leader to step down
+// until server i is elected. A test uses it to put several streams' leaders on the server it
+// will stop.
+func (c *Cluster) LeadOn(stream string, i int) {
+	c.t.Helper()
+	Eventually(c.t, natsReadyTimeout, fmt.Sprintf("server %d leading %s", i+1, stream), func() bool {
+		l := c.StreamLeader(stream)
+		if l == i {
+			return true
+		}
+		if s := c.Server(max(l, 0)); l >= 0 && s != nil {
+			_ = s.JetStreamStepdownStream(server.DEFAULT_GLOBAL_ACCOUNT, stream)
+			// Let the election finish before asking again.
+			deadline := time.Now().Add(5 * time.Second)
+			for c.StreamLeader(stream) == l && time.Now().Before(deadline) {
+				time.Sleep(PollInterval)
+			}
+		}
+		return c.StreamLeader(stream) == i
+	})
+}
+
 // Stop shuts server i down and waits until it has stopped; stopping a stopped server does
 // nothing.
 func (c *Cluster) Stop(i int) {
