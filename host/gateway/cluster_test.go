@@ -114,6 +114,13 @@ func TestReplicatedBusFailover(t *testing.T) {
 	held := callAsync(ctx, mcpSession(t, gws[0], nil), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold through failover"}})
 	pending := waitHeld(t, gws[0], "hold through failover")
 
+	// The server to stop leads the audit stream, and the approvals and bundle buckets with it:
+	// the held call's bucket and the bundle watch fail over too.
+	leader := cl.WaitStreamLeader(audit.DefaultStream)
+	for _, s := range []string{"KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
+		cl.LeadOn(s, leader)
+	}
+
 	// Load through both gateways; the audit stream's leader dies a third of the way in.
 	var (
 		answered sync.Map // message → true
@@ -141,11 +148,9 @@ func TestReplicatedBusFailover(t *testing.T) {
 	}
 	total := int64(len(gws) * clusterSessions * clusterCalls)
 	testenv.Eventually(t, time.Minute, "a third of the load", func() bool { return done.Load() >= total/3 })
-	leader := cl.WaitStreamLeader(audit.DefaultStream)
-	// The approvals and bundle buckets lose their leader with it: the held call's bucket and the
-	// bundle watch fail over too.
-	for _, s := range []string{"KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
-		cl.LeadOn(s, leader)
+	if l := cl.StreamLeader(audit.DefaultStream); l != leader {
+		t.Logf("the audit stream's leader moved to server %d under load; stopping that one", l+1)
+		leader = cl.WaitStreamLeader(audit.DefaultStream)
 	}
 	killed := time.Now()
 	cl.Stop(leader)
