@@ -307,7 +307,9 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetst
 	if s.afterInfo != nil {
 		s.afterInfo(info)
 	}
-	res, err := obs.Get(ctx, info.Name)
+	rctx, rcancel := context.WithTimeout(ctx, readTimeout(info.Size))
+	defer rcancel()
+	res, err := obs.Get(rctx, info.Name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, nil, nil
 	}
@@ -331,6 +333,14 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetst
 		return nil, nil, nil
 	}
 	return body, got, nil
+}
+
+// readTimeout bounds one read of an object of size bytes (within FetchTimeout): 5s plus a second
+// per MiB. The chunks come through an ordered consumer; one lost with its stream's leader (a
+// JetStream cluster failover) stalls the read until this deadline, and the next resync reads
+// again with a fresh consumer instead of waiting out FetchTimeout (TestReplicatedBusFailover).
+func readTimeout(size uint64) time.Duration {
+	return 5*time.Second + time.Duration(size>>20)*time.Second
 }
 
 // skip reports whether the object info names what was last tried or what is active.

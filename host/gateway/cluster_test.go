@@ -158,6 +158,7 @@ func TestReplicatedBusFailover(t *testing.T) {
 	newLeader := cl.WaitStreamLeader(audit.DefaultStream)
 	t.Logf("server %d leads %s %v after the stop", newLeader+1, audit.DefaultStream, time.Since(killed).Round(time.Millisecond))
 	lwg.Wait()
+	t.Logf("load done %v after the stop", time.Since(killed).Round(time.Millisecond))
 	if failed.Load() > 0 {
 		t.Errorf("%d of %d calls got no answer", failed.Load(), total)
 	}
@@ -171,17 +172,31 @@ func TestReplicatedBusFailover(t *testing.T) {
 	if err := op.Decide(ctx, pending.ID, approval.Decision{Action: "allow", By: "failover-approver"}); err != nil {
 		t.Fatal(err)
 	}
+	// The bounds below are the fixes' mechanisms, not performance: a watch that lost its consumer
+	// with the leader stalls 15s or more until its heartbeats miss, and a stalled bundle read
+	// used to wait out the 30s FetchTimeout; approval.Options.Recheck (1s) and the bundle source's
+	// read timeout (5s for a small archive) each retry well within them.
+	decided := time.Now()
 	if r := wait(t, held); r.err != nil || text(r.res) != "Echo: hold through failover" {
 		t.Fatalf("held call after the failover = %v %v", r.res, r.err)
 	}
+	if d := time.Since(decided); d > 10*time.Second {
+		t.Errorf("held call returned %v after the decision: the decision waited for the watch", d)
+	}
+	t.Logf("held call returned %v after the decision", time.Since(decided).Round(time.Millisecond))
 
 	// A bundle pushed after the failover, with the old leader still down, reaches both.
 	if _, _, err := bundle.Push(ctx, adm, "", "", clusterBundle(t, "2.0.0")); err != nil {
 		t.Fatal(err)
 	}
+	pushed := time.Now()
 	for _, g := range gws {
 		testenv.Eventually(t, time.Minute, g.Instance()+" on bundle 2.0.0", func() bool { return clusterVersion(g) == "2.0.0" })
 	}
+	if d := time.Since(pushed); d > 20*time.Second {
+		t.Errorf("bundle 2.0.0 reached both gateways %v after the push: a stalled read waited out FetchTimeout", d)
+	}
+	t.Logf("bundle 2.0.0 on both gateways %v after the push", time.Since(pushed).Round(time.Millisecond))
 	cl.Restart(leader)
 
 	// Exactly once in PostgreSQL: one verified decision row per answered call.
@@ -198,6 +213,7 @@ func TestReplicatedBusFailover(t *testing.T) {
 	}
 	defer db.Close()
 	var rows, distinct, verified int
+	flushed := time.Now()
 	deadline := time.Now().Add(time.Minute)
 	for {
 		err := db.QueryRow(ctx, `SELECT count(*), count(DISTINCT event->'arguments'->>'message'), count(*) FILTER (WHERE verified)
@@ -210,6 +226,7 @@ func TestReplicatedBusFailover(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	t.Logf("PostgreSQL caught up %v after the flush", time.Since(flushed).Round(time.Millisecond))
 	if rows != want || distinct != want || verified != want {
 		var pubs []audit.Stats
 		for _, g := range gws {
