@@ -50,7 +50,7 @@ const (
 	DefaultProgressEvery = 5 * time.Second
 	// DefaultRecheck is Options.Recheck's default.
 	DefaultRecheck = time.Second
-	DefaultMinutes       = 15
+	DefaultMinutes = 15
 	// DecisionTTL is how long a signed decision may be applied after it was made.
 	DecisionTTL = 10 * time.Minute
 	// DefaultApproverName names Options.Signer's key when Approvers does not.
