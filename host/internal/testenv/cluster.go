@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/added060/palisade/host/bus"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Cluster is an in-process JetStream cluster: n nats-servers joined by routes on loopback, each
@@ -76,7 +79,36 @@ func StartCluster(t testing.TB, n int) *Cluster {
 		}
 	}
 	c.waitMetaLeader()
+	c.waitPlacement(ids[bus.RoleAdmin], n)
 	return c
+}
+
+// waitPlacement waits until the cluster can place a stream on all n servers: a meta leader is
+// elected before it has heard from every peer, and a stream created then fails with "no
+// suitable peers for placement". It creates and deletes a probe stream as the admin identity.
+func (c *Cluster) waitPlacement(admin *bus.Identity, n int) {
+	c.t.Helper()
+	nc, err := bus.Dial(c.URLs(), admin, nats.Name("testenv cluster probe"))
+	if err != nil {
+		c.t.Fatalf("testenv: cluster probe connect: %v", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		c.t.Fatalf("testenv: cluster probe: %v", err)
+	}
+	cfg := jetstream.StreamConfig{Name: "TESTENV_PROBE", Subjects: []string{"testenv.probe"}, Replicas: n, Storage: jetstream.MemoryStorage}
+	Eventually(c.t, natsReadyTimeout, fmt.Sprintf("room for an R%d stream", n), func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_, err := js.CreateStream(ctx, cfg)
+		return err == nil
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), natsReadyTimeout)
+	defer cancel()
+	if err := js.DeleteStream(ctx, cfg.Name); err != nil {
+		c.t.Fatalf("testenv: delete the probe stream: %v", err)
+	}
 }
 
 // DataDir holds the role keys (nats-auth/) the cluster's servers admit.
