@@ -290,11 +290,16 @@ func (s *ObjectStoreSource) Sync(ctx context.Context, m Target) (bool, error) {
 func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetstream.ObjectInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDur(s.FetchTimeout, 30*time.Second))
 	defer cancel()
-	obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
+	// The first look is two small requests: a request lost with a server that died while it
+	// was in flight is given up after infoTimeout, not FetchTimeout, and the next resync asks
+	// again (TestReplicatedBusFailover).
+	ictx, icancel := context.WithTimeout(ctx, infoTimeout)
+	defer icancel()
+	obs, err := OpenBucket(ictx, s.Conn, s.Bucket)
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := obs.GetInfo(ctx, orStr(s.Object, DefaultObject))
+	info, err := obs.GetInfo(ictx, orStr(s.Object, DefaultObject))
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, nil, nil
 	}
@@ -334,6 +339,9 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetst
 	}
 	return body, got, nil
 }
+
+// infoTimeout bounds the first look at the object (opening the bucket, reading its info).
+const infoTimeout = 5 * time.Second
 
 // readTimeout bounds one read of an object of size bytes (within FetchTimeout): 5s plus a second
 // per MiB. The chunks come through an ordered consumer; one lost with its stream's leader (a

@@ -86,6 +86,14 @@ func TestReplicatedBusFailover(t *testing.T) {
 		}
 	}
 
+	// The server to stop leads the audit stream, and the approvals and bundle buckets with it,
+	// before the gateways start: their watches' consumers (one server each, not replicated) are
+	// placed there, and are lost with it.
+	leader := cl.WaitStreamLeader(audit.DefaultStream)
+	for _, s := range []string{"KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
+		cl.LeadOn(s, leader)
+	}
+
 	// Bundle 1 is in the bucket before the gateways start.
 	v1 := clusterBundle(t, "1.0.0")
 	if _, _, err := bundle.Push(ctx, adm, "", "", v1); err != nil {
@@ -113,13 +121,6 @@ func TestReplicatedBusFailover(t *testing.T) {
 	// A call held for approval on gw-a, before the failover.
 	held := callAsync(ctx, mcpSession(t, gws[0], nil), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold through failover"}})
 	pending := waitHeld(t, gws[0], "hold through failover")
-
-	// The server to stop leads the audit stream, and the approvals and bundle buckets with it:
-	// the held call's bucket and the bundle watch fail over too.
-	leader := cl.WaitStreamLeader(audit.DefaultStream)
-	for _, s := range []string{"KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
-		cl.LeadOn(s, leader)
-	}
 
 	// Load through both gateways; the audit stream's leader dies a third of the way in.
 	var (

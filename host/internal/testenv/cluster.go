@@ -97,7 +97,18 @@ func (c *Cluster) waitPlacement(admin *bus.Identity, n int) {
 	if err != nil {
 		c.t.Fatalf("testenv: cluster probe: %v", err)
 	}
-	cfg := jetstream.StreamConfig{Name: "TESTENV_PROBE", Subjects: []string{"testenv.probe"}, Replicas: n, Storage: jetstream.MemoryStorage}
+	// The meta leader sees every other server current and online (peers are marked offline
+	// until their first statistics arrive), several polls in a row.
+	steady := 0
+	Eventually(c.t, natsReadyTimeout, fmt.Sprintf("%d JetStream peers online", n), func() bool {
+		if c.peersOnline(n) {
+			steady++
+		} else {
+			steady = 0
+		}
+		return steady >= 10
+	})
+	cfg := jetstream.StreamConfig{Name: "TESTENV_PROBE", Subjects: []string{"testenv.probe"}, Replicas: n, Storage: jetstream.FileStorage}
 	Eventually(c.t, natsReadyTimeout, fmt.Sprintf("room for an R%d stream", n), func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -260,6 +271,35 @@ func (c *Cluster) waitMetaLeader() {
 		}
 		return false
 	})
+}
+
+// peersOnline reports whether a running server leads the meta group and sees the other n-1
+// servers current and online.
+func (c *Cluster) peersOnline(n int) bool {
+	c.mu.Lock()
+	var servers []*server.Server
+	for _, nd := range c.nodes {
+		if nd.s != nil {
+			servers = append(servers, nd.s)
+		}
+	}
+	c.mu.Unlock()
+	for _, s := range servers {
+		if !s.JetStreamIsLeader() {
+			continue
+		}
+		jsz, err := s.Jsz(&server.JSzOptions{})
+		if err != nil || jsz.Meta == nil || len(jsz.Meta.Replicas) != n-1 {
+			return false
+		}
+		for _, p := range jsz.Meta.Replicas {
+			if !p.Current || p.Offline {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // freePort returns a loopback port free at the time of the call.
