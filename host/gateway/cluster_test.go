@@ -313,3 +313,53 @@ func clusterVersion(g *gateway.Gateway) string {
 	}
 	return ""
 }
+
+// TestSetupNATSReplicas: on a three-server cluster, SetupNATS without Replicas creates the audit
+// stream and the three buckets with one copy; Replicas 3 resizes all four; a later run without
+// Replicas leaves them at three (a gateway's own set-up never shrinks them).
+func TestSetupNATSReplicas(t *testing.T) {
+	c := testenv.StartCluster(t, 3)
+	id, err := bus.LoadIdentity(c.DataDir(), bus.RoleAdmin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gwID, err := bus.LoadIdentity(c.DataDir(), bus.RoleGateway, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := bus.Dial(c.URLs(), id, nats.MaxReconnects(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	for _, tc := range []struct {
+		name     string
+		replicas int
+		want     int
+	}{
+		{"create", 0, 1},
+		{"resize to 3", 3, 3},
+		{"again without replicas", 0, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := gateway.SetupNATS(ctx, nc, gateway.NATSSetup{Replicas: tc.replicas, Signers: []audit.Signer{gwID}}); err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{audit.DefaultStream, "KV_" + audit.DefaultSignersBucket, "KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
+				st, err := js.Stream(ctx, s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r := st.CachedInfo().Config.Replicas; r != tc.want {
+					t.Errorf("stream %s has %d replicas, want %d", s, r, tc.want)
+				}
+			}
+		})
+	}
+	if err := gateway.SetupNATS(ctx, nc, gateway.NATSSetup{Replicas: -1}); err == nil {
+		t.Error("SetupNATS took replicas -1")
+	}
+}
