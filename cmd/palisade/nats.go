@@ -29,6 +29,7 @@ type natsSetupCmd struct {
 	Stream    string   `help:"Audit stream (default PALISADE_AUDIT)."`
 	Approvals string   `default:"${approvals_bucket}" help:"Approvals KV bucket; - = none."`
 	Bundles   string   `default:"${bundle_bucket}" help:"Bundle Object Store bucket; - = none."`
+	Replicas  int      `help:"Copies of each stream and bucket on a JetStream cluster (3 survives one server down); 0 = create with 1 and leave existing ones as they are." env:"PALISADE_NATS_REPLICAS"`
 }
 
 func (c *natsSetupCmd) Run(ctx context.Context, env *cliEnv) error {
@@ -43,7 +44,7 @@ func (c *natsSetupCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err != nil {
 		return fail(err)
 	}
-	s := gateway.NATSSetup{AuditStream: c.Stream, ApprovalsBucket: c.Approvals, BundleBucket: c.Bundles, Gateway: "palisade nats setup"}
+	s := gateway.NATSSetup{AuditStream: c.Stream, ApprovalsBucket: c.Approvals, BundleBucket: c.Bundles, Gateway: "palisade nats setup", Replicas: c.Replicas}
 	for _, path := range c.Signer {
 		sid, err := bus.LoadIdentity("", bus.RoleGateway, path)
 		if err != nil {
@@ -61,6 +62,14 @@ func (c *natsSetupCmd) Run(ctx context.Context, env *cliEnv) error {
 	if err := gateway.SetupNATS(sctx, nc, s); err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(env.Stdout, "nats set up on %s (%d signer keys registered)\n", c.NATSURL, len(s.Signers))
+	fmt.Fprintf(env.Stdout, "nats set up on %s (%d signer keys registered, replicas %s)\n", c.NATSURL, len(s.Signers), replicasText(c.Replicas))
 	return nil
+}
+
+// replicasText is how setup reports the replica count it asked for.
+func replicasText(n int) string {
+	if n == 0 {
+		return "unchanged (new: 1)"
+	}
+	return fmt.Sprint(n)
 }

@@ -48,7 +48,9 @@ const (
 	DefaultTimeout       = 2 * time.Minute
 	DefaultMaxTimeout    = time.Hour
 	DefaultProgressEvery = 5 * time.Second
-	DefaultMinutes       = 15
+	// DefaultRecheck is Options.Recheck's default.
+	DefaultRecheck = time.Second
+	DefaultMinutes = 15
 	// DecisionTTL is how long a signed decision may be applied after it was made.
 	DecisionTTL = 10 * time.Minute
 	// DefaultApproverName names Options.Signer's key when Approvers does not.
@@ -82,6 +84,11 @@ type Options struct {
 	OnTimeout string
 	// ProgressEvery is the interval of progress notifications to a waiting client; 0 = 5s.
 	ProgressEvery time.Duration
+	// Recheck is how often a held call reads its decision key straight from the bucket, besides
+	// the watch; 0 = 1s. A watch whose consumer was lost with the bucket's stream leader (a
+	// JetStream cluster failover) stalls until its heartbeats are missed; a decision does not
+	// wait for that.
+	Recheck time.Duration
 	// HideArguments keeps tool arguments out of held-call listings (only their sha256 shows);
 	// false = the person deciding sees them.
 	HideArguments bool
@@ -118,6 +125,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = DefaultProgressEvery
+	}
+	if o.Recheck <= 0 {
+		o.Recheck = DefaultRecheck
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -283,6 +293,9 @@ type Manager struct {
 	// used holds the ids of decisions applied here, until they expire: a decision is single use.
 	used map[string]time.Time
 
+	// applyMu serializes apply between the watch and recheck; taken before mu.
+	applyMu sync.Mutex
+
 	stop    context.CancelFunc
 	watched chan struct{}
 	done    chan struct{}
@@ -338,15 +351,7 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (j
 	}
 	kv, err := js.KeyValue(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{
-			Bucket:      bucket,
-			Description: "Palisade held calls, decisions and grants",
-			// Each key keeps its last writes, so every gateway's watch sees each one even
-			// when they come in a burst: a forged decision overwritten at once is still
-			// audited as approval.forged.
-			History: decisionHistory,
-			TTL:     SessionGrantTTL + time.Hour,
-		})
+		kv, err = js.CreateKeyValue(ctx, BucketConfig(bucket, 0))
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, bucket)
 		}
@@ -355,6 +360,24 @@ func EnsureBucket(ctx context.Context, js jetstream.JetStream, bucket string) (j
 		return nil, fmt.Errorf("approval: kv bucket %s: %w", bucket, err)
 	}
 	return kv, nil
+}
+
+// BucketConfig is the approvals bucket's configuration ("" = PALISADE_APPROVALS) with replicas
+// copies (0 = 1; 3 on a JetStream cluster survives the loss of one server).
+func BucketConfig(bucket string, replicas int) jetstream.KeyValueConfig {
+	if bucket == "" {
+		bucket = DefaultBucket
+	}
+	return jetstream.KeyValueConfig{
+		Bucket:      bucket,
+		Description: "Palisade held calls, decisions and grants",
+		// Each key keeps its last writes, so every gateway's watch sees each one even
+		// when they come in a burst: a forged decision overwritten at once is still
+		// audited as approval.forged.
+		History:  decisionHistory,
+		TTL:      SessionGrantTTL + time.Hour,
+		Replicas: max(replicas, 1),
+	}
 }
 
 // Close stops watching the bucket. Held calls keep waiting for their timeout or client.
@@ -387,11 +410,30 @@ func (m *Manager) watch(w jetstream.KeyWatcher) {
 			}
 			continue
 		}
-		m.apply(e)
+		m.applyOne(e)
 	}
 	if initial {
 		close(m.watched)
 	}
+}
+
+// applyOne applies e, one entry at a time: the watch and recheck may both bring a decision, and
+// the second must find the call resolved (not replay the decision as a forgery).
+func (m *Manager) applyOne(e jetstream.KeyValueEntry) {
+	m.applyMu.Lock()
+	defer m.applyMu.Unlock()
+	m.apply(e)
+}
+
+// recheck reads the decision key of held call id and applies what is there.
+func (m *Manager) recheck(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(ctx, m.o.Recheck)
+	defer cancel()
+	e, err := m.kv.Get(ctx, keyDecision+id)
+	if err != nil {
+		return // none yet (ErrKeyNotFound), or the bucket is failing over: the next tick
+	}
+	m.applyOne(e)
 }
 
 func (m *Manager) apply(e jetstream.KeyValueEntry) {
@@ -1040,6 +1082,12 @@ func (m *Manager) Hold(ctx context.Context, held engine.Held) (engine.Resolution
 	progress()
 	tick := time.NewTicker(m.o.ProgressEvery)
 	defer tick.Stop()
+	var recheck <-chan time.Time
+	if m.kv != nil {
+		rt := time.NewTicker(m.o.Recheck)
+		defer rt.Stop()
+		recheck = rt.C
+	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var d Decision
@@ -1051,6 +1099,8 @@ wait:
 			break wait
 		case <-tick.C:
 			progress()
+		case <-recheck:
+			m.recheck(ctx, id)
 		case <-timer.C:
 			d = m.settle(context.WithoutCancel(ctx), h, Decision{Action: onTimeout, By: ByTimeout, Reason: "nobody decided within " + timeout.String()})
 			break wait

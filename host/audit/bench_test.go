@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,5 +95,50 @@ func benchBursts(b *testing.B, signer audit.Signer) {
 	b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
 	if st := p.Stats(); st.Spooled != 0 {
 		b.Logf("spooled %d (queue overflowed)", st.Spooled)
+	}
+}
+
+// BenchmarkPublishReplicas is BenchmarkPublishBurstsSigned on a three-server JetStream cluster
+// (testenv.StartCluster), with the audit stream kept by one server (R1) and by all three (R3):
+// what replication costs the publisher. Reports events/s.
+// go test -run '^$' -bench PublishReplicas -benchtime 20x ./host/audit/
+func BenchmarkPublishReplicas(b *testing.B) {
+	for _, r := range []int{1, 3} {
+		b.Run(fmt.Sprintf("R%d", r), func(b *testing.B) {
+			c := testenv.StartCluster(b, 3)
+			id, err := bus.LoadIdentity(c.DataDir(), bus.RoleAdmin, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			signer, err := bus.LoadIdentity(c.DataDir(), bus.RoleGateway, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			nc, err := bus.Dial(c.URLs(), id, audit.ConnOptions()...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer nc.Close()
+			p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir(), Replicas: r, Signer: signer})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			ev := decision(0)
+			ctx := context.Background()
+			const burst = 1024
+			start := time.Now()
+			n := 0
+			for b.Loop() {
+				for range burst {
+					p.Record(ctx, ev)
+				}
+				if err := p.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+				n += burst
+			}
+			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
+		})
 	}
 }

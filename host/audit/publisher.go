@@ -79,7 +79,8 @@ type Options struct {
 	Duplicates time.Duration
 	// MaxAge bounds how long the stream keeps events; 0 = forever.
 	MaxAge time.Duration
-	// Replicas for the stream (clustered servers); 0 = 1.
+	// Replicas for the stream (clustered servers); 0 = 1 when the stream is created, and an
+	// existing stream keeps its count (EnsureStream changes it only when Replicas is set).
 	Replicas int
 	// Signer signs every event (headers Palisade-Signer, Palisade-Signature) and registers
 	// its public key in SignersBucket; nil = events go unsigned (audit tail flags them).
@@ -117,9 +118,7 @@ func (o Options) withDefaults() Options {
 		o.Duplicates = DefaultDuplicates
 	}
 	o.Duplicates = max(o.Duplicates, MinDuplicates)
-	if o.Replicas <= 0 {
-		o.Replicas = 1
-	}
+	o.Replicas = max(o.Replicas, 0) // 0 stays 0: EnsureStream then keeps an existing stream's count
 	if o.MaxEventBytes <= 0 {
 		o.MaxEventBytes = 512 << 10
 	}
@@ -138,7 +137,7 @@ func (o Options) StreamConfig() jetstream.StreamConfig {
 		Retention:   jetstream.LimitsPolicy,
 		Duplicates:  o.Duplicates,
 		MaxAge:      o.MaxAge,
-		Replicas:    o.Replicas,
+		Replicas:    max(o.Replicas, 1),
 		DenyDelete:  true,
 		DenyPurge:   true,
 	}
@@ -282,6 +281,11 @@ func (p *Publisher) ensureStream(ctx context.Context) error {
 // o.StreamConfig(). An identity that may not update the stream (the gateway) gets an error only
 // when an update is needed: an admin identity makes it (the gateway does so for its embedded
 // server before it starts publishing).
+//
+// # Notes
+//
+// With o.Replicas 0 an existing stream keeps its replica count: a gateway (Replicas 0) never
+// asks to shrink the R3 stream `palisade nats setup --replicas 3` made.
 func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error {
 	want := o.StreamConfig()
 	s, err := js.Stream(ctx, want.Name)
@@ -299,8 +303,11 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error 
 	}
 	have := s.CachedInfo().Config
 	if have.DenyDelete && have.DenyPurge && have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge &&
-		slices.Equal(have.Subjects, want.Subjects) {
+		slices.Equal(have.Subjects, want.Subjects) && (o.Replicas <= 0 || have.Replicas == want.Replicas) {
 		return nil
+	}
+	if o.Replicas <= 0 {
+		want.Replicas = have.Replicas
 	}
 	if _, err := js.UpdateStream(ctx, want); err != nil {
 		return fmt.Errorf("audit: update stream %s (deny_delete, deny_purge, limits): %w", want.Name, err)

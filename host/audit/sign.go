@@ -127,6 +127,15 @@ type signerRecord struct {
 	Time    time.Time `json:"time"`
 }
 
+// SignersBucketConfig is the signers bucket's configuration ("" = PALISADE_AUDIT_SIGNERS) with
+// replicas copies (0 = 1).
+func SignersBucketConfig(bucket string, replicas int) jetstream.KeyValueConfig {
+	if bucket == "" {
+		bucket = DefaultSignersBucket
+	}
+	return jetstream.KeyValueConfig{Bucket: bucket, Description: "Palisade audit signer public keys", History: 1, Replicas: max(replicas, 1)}
+}
+
 // RegisterSigner puts s's public key into the signers bucket ("" = PALISADE_AUDIT_SIGNERS),
 // creating the bucket when missing, unless it is there already. On an authenticated bus only
 // the admin identity may (the gateway's bootstrap registers the gateway key); a publisher
@@ -137,7 +146,7 @@ func RegisterSigner(ctx context.Context, js jetstream.JetStream, bucket string, 
 	}
 	kv, err := js.KeyValue(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Description: "Palisade audit signer public keys", History: 1})
+		kv, err = js.CreateKeyValue(ctx, SignersBucketConfig(bucket, 0))
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			kv, err = js.KeyValue(ctx, bucket)
 		}

@@ -10,6 +10,10 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/auditsink"
+	"github.com/added060/palisade/host/auditsink/pgtest"
+	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -21,8 +25,58 @@ const drainBacklog = 50_000
 // already in the stream, a new durable consumer, until every one is committed in PostgreSQL
 // (verification, COPY, ON CONFLICT insert, ack). Reports events/s. Run it once:
 // go test -run '^$' -bench SinkDrain -benchtime 1x ./host/auditsink/
-func BenchmarkSinkDrain(b *testing.B) {
-	e := newEnv(b)
+func BenchmarkSinkDrain(b *testing.B) { benchDrain(b, newEnv(b)) }
+
+// BenchmarkSinkDrainR3 is BenchmarkSinkDrain from an audit stream kept by all three servers of
+// a JetStream cluster (testenv.StartCluster; `palisade nats setup --replicas 3`): the durable
+// consumer is R3 too, so each ack is replicated. Reports events/s.
+// go test -run '^$' -bench SinkDrainR3 -benchtime 1x ./host/auditsink/
+func BenchmarkSinkDrainR3(b *testing.B) { benchDrain(b, newClusterEnv(b, 3)) }
+
+// newClusterEnv is newEnv on a three-server cluster, with the audit stream and signers bucket
+// created with replicas copies (as the admin identity, which the env's connection is).
+func newClusterEnv(t testing.TB, replicas int) *env {
+	t.Helper()
+	c := testenv.StartCluster(t, 3)
+	admin, err := bus.LoadIdentity(c.DataDir(), bus.RoleAdmin, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := bus.LoadIdentity(c.DataDir(), bus.RoleGateway, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := bus.Dial(c.URLs(), admin, audit.ConnOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := audit.EnsureStream(ctx, js, audit.Options{Replicas: replicas}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateOrUpdateKeyValue(ctx, audit.SignersBucketConfig("", replicas)); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := audit.New(ctx, audit.Options{Conn: nc, SpoolDir: t.TempDir(), Signer: gw, Gateway: "gw-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pub.Close(context.Background()) })
+	pg := pgtest.Start(t)
+	db, err := pgxpool.New(ctx, pg.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return &env{t: t, nc: nc, js: js, pg: pg, db: db, pub: pub, gw: gw}
+}
+
+func benchDrain(b *testing.B, e *env) {
 	ctx := context.Background()
 	// Publish the backlog signed, as the gateway's publisher does, but straight to JetStream:
 	// the publisher's own pace is not what is measured.

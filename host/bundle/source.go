@@ -290,11 +290,16 @@ func (s *ObjectStoreSource) Sync(ctx context.Context, m Target) (bool, error) {
 func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetstream.ObjectInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, orDur(s.FetchTimeout, 30*time.Second))
 	defer cancel()
-	obs, err := OpenBucket(ctx, s.Conn, s.Bucket)
+	// The first look is two small requests: a request lost with a server that died while it
+	// was in flight is given up after infoTimeout, not FetchTimeout, and the next resync asks
+	// again (TestReplicatedBusFailover).
+	ictx, icancel := context.WithTimeout(ctx, infoTimeout)
+	defer icancel()
+	obs, err := OpenBucket(ictx, s.Conn, s.Bucket)
 	if err != nil {
 		return nil, nil, err
 	}
-	info, err := obs.GetInfo(ctx, orStr(s.Object, DefaultObject))
+	info, err := obs.GetInfo(ictx, orStr(s.Object, DefaultObject))
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, nil, nil
 	}
@@ -307,7 +312,9 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetst
 	if s.afterInfo != nil {
 		s.afterInfo(info)
 	}
-	res, err := obs.Get(ctx, info.Name)
+	rctx, rcancel := context.WithTimeout(ctx, readTimeout(info.Size))
+	defer rcancel()
+	res, err := obs.Get(rctx, info.Name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
 		return nil, nil, nil
 	}
@@ -331,6 +338,17 @@ func (s *ObjectStoreSource) fetch(ctx context.Context, m Target) ([]byte, *jetst
 		return nil, nil, nil
 	}
 	return body, got, nil
+}
+
+// infoTimeout bounds the first look at the object (opening the bucket, reading its info).
+const infoTimeout = 5 * time.Second
+
+// readTimeout bounds one read of an object of size bytes (within FetchTimeout): 5s plus a second
+// per MiB. The chunks come through an ordered consumer; one lost with its stream's leader (a
+// JetStream cluster failover) stalls the read until this deadline, and the next resync reads
+// again with a fresh consumer instead of waiting out FetchTimeout (TestReplicatedBusFailover).
+func readTimeout(size uint64) time.Duration {
+	return 5*time.Second + time.Duration(size>>20)*time.Second
 }
 
 // skip reports whether the object info names what was last tried or what is active.
@@ -367,6 +385,13 @@ const (
 	MetaRollback = "palisade-bundle-rollback"
 )
 
+// BucketConfig is the bundle bucket's configuration ("" = PALISADE_BUNDLES) with replicas
+// copies (0 = 1).
+func BucketConfig(bucket string, replicas int) jetstream.ObjectStoreConfig {
+	return jetstream.ObjectStoreConfig{Bucket: orStr(bucket, DefaultBucket), Description: "Palisade policy bundles",
+		Storage: jetstream.FileStorage, Replicas: max(replicas, 1)}
+}
+
 // OpenBucket opens the bundle bucket, creating it when it does not exist.
 func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.ObjectStore, error) {
 	bucket = orStr(bucket, DefaultBucket)
@@ -376,7 +401,7 @@ func OpenBucket(ctx context.Context, nc *nats.Conn, bucket string) (jetstream.Ob
 	}
 	obs, err := js.ObjectStore(ctx, bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		obs, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Description: "Palisade policy bundles", Storage: jetstream.FileStorage})
+		obs, err = js.CreateObjectStore(ctx, BucketConfig(bucket, 0))
 		if errors.Is(err, jetstream.ErrBucketExists) {
 			obs, err = js.ObjectStore(ctx, bucket)
 		}

@@ -355,7 +355,10 @@ func othersInboxes(role string) []string {
 	return out
 }
 
-func nkeyUsers(ids map[string]*Identity, n Names) ([]*server.NkeyUser, error) {
+// NkeyUsers are the users the embedded server admits: the key of each role in ids, with that
+// role's Permissions. A test cluster (testenv.StartCluster) gives each of its servers the same
+// users, so that a cluster enforces what the embedded server does.
+func NkeyUsers(ids map[string]*Identity, n Names) ([]*server.NkeyUser, error) {
 	var users []*server.NkeyUser
 	for _, role := range Roles {
 		id := ids[role]

@@ -158,7 +158,7 @@ func Start(ctx context.Context, o Options) (*Bus, error) {
 		return nil, err
 	}
 	b.ids = ids
-	users, err := nkeyUsers(ids, o.Names)
+	users, err := NkeyUsers(ids, o.Names)
 	if err != nil {
 		b.removeTemp()
 		return nil, err

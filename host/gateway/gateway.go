@@ -299,19 +299,42 @@ type NATSSetup struct {
 	BundleBucket    string         // "" = PALISADE_BUNDLES; "-" = none
 	Signers         []audit.Signer // audit signer keys to register (the gateway identity)
 	Gateway         string         // recorded with each signer registration
+	// Replicas is how many servers of a JetStream cluster keep each stream and bucket: 0 =
+	// create what is missing with 1 and leave existing ones as they are; n = create with n, and
+	// change an existing one to n (3 survives the loss of any one server of a 3-node cluster).
+	Replicas int
 }
 
 // SetupNATS creates, over nc (an identity that may: admin), the streams and buckets a gateway
 // uses and the gateway identity may not create: the audit stream (deny_delete, deny_purge; an
 // existing one is upgraded), the signers bucket with s.Signers registered, the approvals
-// bucket and the bundle bucket. It is idempotent.
+// bucket and the bundle bucket, each with s.Replicas copies. It is idempotent.
 func SetupNATS(ctx context.Context, nc *nats.Conn, s NATSSetup) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("nats setup: %w", err)
 	}
-	if err := audit.EnsureStream(ctx, js, audit.Options{Stream: s.AuditStream, SignersBucket: s.SignersBucket}); err != nil {
+	if s.Replicas < 0 {
+		return fmt.Errorf("nats setup: replicas %d must not be negative", s.Replicas)
+	}
+	if err := audit.EnsureStream(ctx, js, audit.Options{Stream: s.AuditStream, SignersBucket: s.SignersBucket, Replicas: s.Replicas}); err != nil {
 		return err
+	}
+	if s.Replicas > 0 {
+		// Create or resize the buckets first: the calls below only open what exists.
+		if _, err := js.CreateOrUpdateKeyValue(ctx, audit.SignersBucketConfig(s.SignersBucket, s.Replicas)); err != nil {
+			return fmt.Errorf("nats setup: signers bucket: %w", err)
+		}
+		if s.ApprovalsBucket != "-" {
+			if _, err := js.CreateOrUpdateKeyValue(ctx, approval.BucketConfig(s.ApprovalsBucket, s.Replicas)); err != nil {
+				return fmt.Errorf("nats setup: approvals bucket: %w", err)
+			}
+		}
+		if s.BundleBucket != "-" {
+			if _, err := js.CreateOrUpdateObjectStore(ctx, bundle.BucketConfig(s.BundleBucket, s.Replicas)); err != nil {
+				return fmt.Errorf("nats setup: bundle bucket: %w", err)
+			}
+		}
 	}
 	for _, id := range s.Signers {
 		if err := audit.RegisterSigner(ctx, js, s.SignersBucket, id, s.Gateway); err != nil {

@@ -1,5 +1,6 @@
 // Package testenv holds helpers that start real dependencies for tests:
-// an in-process nats-server with JetStream (StartNATS, StartRestartableNATS).
+// an in-process nats-server with JetStream (StartNATS, StartRestartableNATS), and a
+// three-server JetStream cluster with the bus's role identities (StartCluster).
 // Other engineers add their helpers (StartUpstream, BuildPlugin) in their own
 // files here.
 //
