@@ -29,7 +29,7 @@ type natsSetupCmd struct {
 	Stream    string   `help:"Audit stream (default PALISADE_AUDIT)."`
 	Approvals string   `default:"${approvals_bucket}" help:"Approvals KV bucket; - = none."`
 	Bundles   string   `default:"${bundle_bucket}" help:"Bundle Object Store bucket; - = none."`
-	Replicas  int      `help:"Copies of each stream and bucket on a JetStream cluster (3 survives one server down); 0 = create with 1 and leave existing ones as they are." env:"PALISADE_NATS_REPLICAS"`
+	Replicas  int      `default:"0" help:"Copies of each stream and bucket on a JetStream cluster (3 survives one server down); 0 = create with 1 and leave existing ones as they are." env:"PALISADE_NATS_REPLICAS"`
 }
 
 func (c *natsSetupCmd) Run(ctx context.Context, env *cliEnv) error {
