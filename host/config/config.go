@@ -155,7 +155,47 @@ type Log struct {
 
 // Admin configures the admin API.
 type Admin struct {
-	Token string `yaml:"token"` // bearer token; "" = generated on first start into DATA_DIR/admin.token
+	// Token is the break-glass bearer token, held by the engine's user; "" = generated on first
+	// start into DATA_DIR/admin.token. Every use is logged.
+	Token string `yaml:"token"`
+	// OIDC lets people sign in to the dashboard with the identity provider; nil = token only.
+	OIDC *AdminOIDC `yaml:"oidc"`
+}
+
+// AdminOIDC is the dashboard's sign-in with an OpenID provider (authorization code with PKCE).
+//
+//	admin:
+//	  oidc:
+//	    issuer: https://login.example.com/realms/eng   # "" = authn.issuer
+//	    name: Keycloak                                 # the button says "Sign in with Keycloak"
+//	    client_id: palisade-dashboard
+//	    client_secret_file: /etc/palisade/dashboard.secret   # "" = a public client (PKCE only)
+//	    redirect_url: https://gateway.example.com/admin/oidc/callback
+//	    scopes: [openid, email, profile]
+//	    session: 8h
+//	    roles:
+//	      claim: groups
+//	      viewer: [eng]
+//	      approver: [sre]
+//	      admin: [platform]
+type AdminOIDC struct {
+	Issuer           string    `yaml:"issuer"`
+	Name             string    `yaml:"name"`
+	ClientID         string    `yaml:"client_id"`
+	ClientSecretFile string    `yaml:"client_secret_file"`
+	RedirectURL      string    `yaml:"redirect_url"`
+	Scopes           []string  `yaml:"scopes"`
+	Session          Duration  `yaml:"session"`
+	Roles            RoleClaim `yaml:"roles"`
+}
+
+// RoleClaim maps the values of one claim (a string or a list of strings) to the admin API's
+// roles. Roles nest: admin can do what approver can, approver what viewer can.
+type RoleClaim struct {
+	Claim    string   `yaml:"claim"` // "" = groups
+	Viewer   []string `yaml:"viewer"`
+	Approver []string `yaml:"approver"`
+	Admin    []string `yaml:"admin"`
 }
 
 // Duration is a time.Duration written as "30s".
@@ -482,6 +522,16 @@ func (c *Config) Validate() error {
 	case "text", "json":
 	default:
 		return fe("log.format", "%q must be text or json", c.Log.Format)
+	}
+	if o := c.Admin.OIDC; o != nil {
+		switch {
+		case o.ClientID == "":
+			return fe("admin.oidc.client_id", "required")
+		case o.RedirectURL == "":
+			return fe("admin.oidc.redirect_url", "required: this gateway's {prefix}/oidc/callback as the browser reaches it")
+		case len(o.Roles.Viewer)+len(o.Roles.Approver)+len(o.Roles.Admin) == 0:
+			return fe("admin.oidc.roles", "map at least one claim value to viewer, approver or admin")
+		}
 	}
 	return nil
 }

@@ -180,7 +180,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	g.metrics = engine.NewMetrics()
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
-	g.admin, err = admin.New(admin.Options{Echo: g.echo, Token: cfg.Admin.Token, DataDir: cfg.DataDir, Logger: g.log})
+	g.admin, err = admin.NewContext(ctx, g.adminOptions())
 	if err != nil {
 		return nil, err
 	}
