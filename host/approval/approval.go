@@ -986,12 +986,25 @@ func (m *Manager) findGrant(p Pending, now time.Time) (Decision, bool) {
 				continue // granted under another bundle, or to another principal: ask again
 			}
 			if scope == ScopeOnce {
-				delete(m.grants, k) // used up (on this gateway)
+				delete(m.grants, k) // used up: here now, in the fleet's bucket as soon as it is deleted there
+				if m.kv != nil {
+					go m.dropGrant(k)
+				}
 			}
 			return g, true
 		}
 	}
 	return Decision{}, false
+}
+
+// dropGrant deletes a used-up grant from the bucket (best effort: until the delete reaches
+// another gateway, it may apply the grant once more).
+func (m *Manager) dropGrant(key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.kv.Delete(ctx, keyGrant+key); err != nil {
+		m.log.Warn("used once-grant not removed from the fleet", "grant", key, "err", err)
+	}
 }
 
 // holdRule is what the deciding stage's verdict metadata may say about the hold.
