@@ -59,8 +59,8 @@ type TokenVerifier interface {
 	Verify(ctx context.Context, token string) (*abi.Principal, error)
 }
 
-// Server is the admin API: one bearer-token check in front of route sets that features add
-// (bundles here, approvals and events elsewhere) through Group.
+// Server is the admin API: one check of who calls and with which role (auth) in front of route
+// sets that features add (bundles here, approvals and events elsewhere) through Group.
 type Server struct {
 	o     Options
 	token []byte
@@ -116,7 +116,8 @@ func NewContext(ctx context.Context, o Options) (*Server, error) {
 	return s, nil
 }
 
-// Group is the authenticated route group: every route added to it requires the bearer token.
+// Group is the authenticated route group: every route added to it requires a credential and
+// the role the route needs (needs: viewer for reads, approver to decide, admin for the rest).
 // Paths are relative to the prefix (g.GET("/bundles", h) serves /admin/api/bundles).
 func (s *Server) Group() *echo.Group { return s.group }
 
