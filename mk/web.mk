@@ -25,8 +25,9 @@ test-web-go:
 test-web-ui: setup-web
 	@mkdir -p $(WEB_BUILD)
 	$(GO) build -o $(WEB_BUILD)/palisade ./cmd/palisade
+	$(GO) build -o $(WEB_BUILD)/testop ./host/internal/testop
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $(WEB_BUILD)/rules.wasm ./plugins/rules
-	cd tests/ui && PALISADE_BIN=$(WEB_BUILD)/palisade PALISADE_RULES_WASM=$(WEB_BUILD)/rules.wasm npm test
+	cd tests/ui && PALISADE_BIN=$(WEB_BUILD)/palisade PALISADE_TESTOP=$(WEB_BUILD)/testop PALISADE_RULES_WASM=$(WEB_BUILD)/rules.wasm npm test
 
 bench-web: ## approval round trip (local and across two gateways on NATS KV), granted-hold fast path
 	$(GO) test -run '^$$' -bench . -benchtime=500x ./host/approval/

@@ -50,7 +50,7 @@ type approvalsDecideCmd struct {
 	Scope          string `default:"${approvals_scope}" help:"once, session (same session, tool and arguments) or minutes."`
 	Minutes        int    `help:"For --scope minutes: how long the grant lasts (default 15)."`
 	Reason         string `help:"Reason (shown to the client on deny)."`
-	By             string `help:"Who decides, recorded in the audit event (default: the OS user name, $$USER or the account's, then @cli; required when there is none)."`
+	By             string `help:"Who decides, recorded after the approver key's name when deciding over NATS (default: the OS user name, $$USER or the account's, then @cli; required when there is none). The admin API ignores it and records the verified identity of --token (an access token from the identity provider; the admin token is recorded as admin-token)."`
 }
 
 // open returns where to list and decide, and a func that closes it.

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
@@ -14,6 +15,10 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // DefaultPrefix is where the admin API is mounted when Options.Prefix is "".
@@ -38,19 +43,43 @@ type Options struct {
 	DataDir string
 	// Logger; nil = discard.
 	Logger *slog.Logger
+	// OIDC lets people sign in to the dashboard with the identity provider (oidc.go); nil =
+	// only the break-glass token. Its issuer must be set.
+	OIDC *config.AdminOIDC
+	// Tokens verifies a bearer access token from the identity provider (host/authn's
+	// Verifier); nil = no access tokens. Roles come from its claims through OIDC's role
+	// mapping, so the claim must be among authn.claims.
+	Tokens TokenVerifier
+	// Roles maps an access token's claims to a role when OIDC is nil.
+	Roles config.RoleClaim
 }
 
-// Server is the admin API: one bearer-token check in front of route sets that features add
-// (bundles here, approvals and events elsewhere) through Group.
+// TokenVerifier verifies an access token (host/authn.Verifier).
+type TokenVerifier interface {
+	Verify(ctx context.Context, token string) (*abi.Principal, error)
+}
+
+// Server is the admin API: one check of who calls and with which role (auth) in front of route
+// sets that features add (bundles here, approvals and events elsewhere) through Group.
 type Server struct {
 	o     Options
 	token []byte
 	group *echo.Group
 	login loginCodes
+	oidc  *oidcLogin // nil = no sign-in with the identity provider
+	roles roleMapper
+	// breakGlass logs a use of the shared admin token at most once a minute.
+	breakGlass rate.Sometimes
 }
 
-// New loads or generates the token and mounts the authenticated group on o.Echo.
+// New loads or generates the token and mounts the authenticated group on o.Echo. With
+// o.OIDC it discovers the identity provider first (a wrong issuer fails start).
 func New(o Options) (*Server, error) {
+	return NewContext(context.Background(), o)
+}
+
+// NewContext is New with a context for the identity provider's discovery.
+func NewContext(ctx context.Context, o Options) (*Server, error) {
 	if o.Echo == nil {
 		return nil, errors.New("admin: Options.Echo is required")
 	}
@@ -67,14 +96,28 @@ func New(o Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	s := &Server{o: o, token: []byte(tok), login: loginCodes{codes: map[[32]byte]time.Time{}, now: time.Now}}
-	// The one route outside the bearer check: a one-time code for the token (login.go).
+	s := &Server{o: o, token: []byte(tok), login: loginCodes{codes: map[[32]byte]time.Time{}, now: time.Now},
+		roles: roleMapper{o.Roles}, breakGlass: rate.Sometimes{Interval: time.Minute}}
+	// Routes outside the check: a one-time code for the token (login.go) and the sign-in.
 	o.Echo.POST(o.Prefix+"/login", s.loginRoute)
+	o.Echo.GET(o.Prefix+"/oidc", s.oidcInfo)
+	if o.OIDC != nil {
+		l, err := newOIDCLogin(ctx, *o.OIDC)
+		if err != nil {
+			return nil, err
+		}
+		s.oidc, s.roles = l, l.roles
+		o.Echo.GET(o.Prefix+"/oidc/login", l.start(o.Prefix))
+		o.Echo.GET(o.Prefix+"/oidc/callback", l.callback(s))
+		o.Echo.POST(o.Prefix+"/logout", l.logout(o.Prefix))
+	}
 	s.group = o.Echo.Group(o.Prefix, s.auth)
+	s.group.GET("/whoami", whoami)
 	return s, nil
 }
 
-// Group is the authenticated route group: every route added to it requires the bearer token.
+// Group is the authenticated route group: every route added to it requires a credential and
+// the role the route needs (needs: viewer for reads, approver to decide, admin for the rest).
 // Paths are relative to the prefix (g.GET("/bundles", h) serves /admin/api/bundles).
 func (s *Server) Group() *echo.Group { return s.group }
 
@@ -87,17 +130,56 @@ func (s *Server) Token() string { return string(s.token) }
 // Logger is the server's logger, for route sets.
 func (s *Server) Logger() *slog.Logger { return s.o.Logger }
 
-// auth accepts "Authorization: Bearer <token>" only, compared in constant time.
+// auth names the caller and enforces the route's role (needs): a bearer token that is the
+// shared admin token (break-glass: role admin, logged), else an access token from the identity
+// provider (Options.Tokens, role from its claims); without a bearer token, the dashboard
+// session's cookie. The identity is in the echo context (IdentityFrom) and the request's.
 func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		h := c.Request().Header.Get(echo.HeaderAuthorization)
-		scheme, tok, ok := strings.Cut(h, " ")
-		if !ok || !strings.EqualFold(scheme, "Bearer") || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), s.token) != 1 {
-			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="palisade-admin"`)
-			return Error(c, http.StatusUnauthorized, "missing or wrong bearer token")
+		r := c.Request()
+		var (
+			id Identity
+			ok bool
+		)
+		scheme, tok, hasBearer := strings.Cut(r.Header.Get(echo.HeaderAuthorization), " ")
+		tok = strings.TrimSpace(tok)
+		switch {
+		case hasBearer && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(tok), s.token) == 1:
+			id, ok = Identity{Name: BreakGlassName, Role: RoleAdmin, BreakGlass: true, Via: "admin-token"}, true
+			s.breakGlass.Do(func() {
+				s.o.Logger.Warn("admin API used with the shared admin token (break-glass; held by the engine's user)",
+					"method", r.Method, "path", r.URL.Path, "remote", c.RealIP())
+			})
+		case hasBearer && strings.EqualFold(scheme, "Bearer") && s.o.Tokens != nil && tok != "":
+			p, err := s.o.Tokens.Verify(r.Context(), tok)
+			if err != nil {
+				s.o.Logger.Debug("admin API: access token refused", "err", err)
+				break
+			}
+			id, ok = s.roles.fromPrincipal(p), true
+		case !hasBearer && s.oidc != nil:
+			id, ok = s.oidc.lookup(r)
 		}
+		if !ok {
+			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="palisade-admin"`)
+			return Error(c, http.StatusUnauthorized, "sign in, or send a bearer access token (or the admin token)")
+		}
+		if want := needs(r.Method, r.URL.Path, s.o.Prefix); id.Role < want {
+			return forbidden(c, id, want)
+		}
+		c.Set("palisade.identity", id)
+		c.SetRequest(r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
 		return next(c)
 	}
+}
+
+// oidcInfo is GET {prefix}/oidc, without authentication: whether the dashboard offers a
+// sign-in with the identity provider, its name and where it starts.
+func (s *Server) oidcInfo(c echo.Context) error {
+	if s.oidc == nil {
+		return c.JSON(http.StatusOK, map[string]any{"enabled": false})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"enabled": true, "name": s.oidc.name, "login": s.o.Prefix + "/oidc/login"})
 }
 
 // Error writes the admin API's error shape: {"error": "..."}.
@@ -131,4 +213,10 @@ func LoadOrCreateToken(dir string) (string, error) {
 		return "", fmt.Errorf("admin: write token: %w", err)
 	}
 	return t, nil
+}
+
+// whoami is GET {prefix}/whoami: the caller's identity and role, for the dashboard.
+func whoami(c echo.Context) error {
+	id, _ := IdentityFrom(c)
+	return c.JSON(http.StatusOK, id)
 }

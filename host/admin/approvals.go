@@ -11,7 +11,9 @@ import (
 
 // DecisionRequest is the body of POST /approvals/:id/approve and /deny.
 type DecisionRequest struct {
-	By      string `json:"by"`      // who decides; "" = "admin"
+	// By is ignored: decided_by is the caller's verified identity (Identity.String), never a
+	// typed name. Kept so that old clients' bodies still decode.
+	By      string `json:"by"`
 	Reason  string `json:"reason"`  // shown to the client on deny
 	Scope   string `json:"scope"`   // once (default), session, minutes
 	Minutes int    `json:"minutes"` // for scope minutes; 0 = 15
@@ -46,7 +48,13 @@ func RegisterApprovals(g *echo.Group, m *approval.Manager) {
 				}
 			}
 			id := c.Param("id")
-			err := m.Decide(c.Request().Context(), id, approval.Decision{Action: action, By: r.By, Reason: r.Reason, Scope: r.Scope, Minutes: r.Minutes})
+			who, ok := IdentityFrom(c)
+			if !ok {
+				return Error(c, http.StatusUnauthorized, "no verified identity")
+			}
+			// The verified identity, signed into the decision (approval.Decision.Identity).
+			err := m.Decide(c.Request().Context(), id, approval.Decision{Action: action, By: who.String(), Identity: who.String(),
+				Reason: r.Reason, Scope: r.Scope, Minutes: r.Minutes})
 			switch {
 			case errors.Is(err, approval.ErrNotFound):
 				return Error(c, http.StatusNotFound, err.Error())

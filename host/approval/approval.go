@@ -163,6 +163,36 @@ type Pending struct {
 	Rule            string            `json:"rule,omitempty"`
 	Stage           string            `json:"stage,omitempty"`
 	Stages          []abi.StageResult `json:"stages,omitempty"`
+	// Principal is who made the call (or asked for the permission): a grant given for it
+	// applies only to that principal's later calls.
+	Principal *abi.Principal `json:"principal,omitempty"`
+	// Permission is set when this is a permission request (selfmcp requestPermission), not a
+	// held call: what was asked for.
+	Permission *PermissionRequest `json:"permission,omitempty"`
+}
+
+// PermissionRequest is a caller's request for a grant (selfmcp requestPermission): one tool of
+// one server, with given arguments (their digest), or any arguments, for a scope. A person
+// decides it as a held call; an allow becomes a grant bound to the caller's principal.
+type PermissionRequest struct {
+	Scope        string `json:"scope"`             // once, session or minutes
+	Minutes      int    `json:"minutes,omitempty"` // for minutes; 0 = 15
+	AnyArguments bool   `json:"any_arguments,omitempty"`
+	Reason       string `json:"reason,omitempty"` // why the caller asks
+}
+
+// MethodPermission is the method of a permission request's queue entry and audit events.
+const MethodPermission = "palisade/requestPermission"
+
+// anyArguments is the arguments digest of a grant that covers every argument.
+const anyArguments = "*"
+
+// PrincipalKey names a principal for grants: "issuer#subject", "" for none.
+func PrincipalKey(p *abi.Principal) string {
+	if p == nil {
+		return ""
+	}
+	return p.Issuer + "#" + p.Subject
 }
 
 // Call is the content a person was shown and approves: a decision and a grant sign it, and
@@ -176,6 +206,8 @@ type Call struct {
 	ArgumentsSHA256 string `json:"arguments_sha256,omitempty"`
 	BundleDigest    string `json:"bundle_digest,omitempty"`
 	BundleVersion   string `json:"bundle_version,omitempty"`
+	// Principal is PrincipalKey of the caller: a grant from this decision is theirs alone.
+	Principal string `json:"principal,omitempty"`
 }
 
 // call is the content of p a decision signs. The arguments' digest is computed from the
@@ -187,7 +219,7 @@ func (p Pending) call() Call {
 		sum = audit.ArgumentsHash(p.Arguments)
 	}
 	return Call{Method: p.Method, Agent: p.Agent, Server: p.Server, Tool: p.Tool, Session: p.Session,
-		ArgumentsSHA256: sum, BundleDigest: p.BundleDigest, BundleVersion: p.BundleVersion}
+		ArgumentsSHA256: sum, BundleDigest: p.BundleDigest, BundleVersion: p.BundleVersion, Principal: PrincipalKey(p.Principal)}
 }
 
 // Decision is a person's answer to a held call.
@@ -208,6 +240,10 @@ type Decision struct {
 	Key    string `json:"grant_key,omitempty"` // grants only: the grant's key
 	Signer string `json:"signer,omitempty"`    // nkey public key of the approver who signed
 	Sig    string `json:"sig,omitempty"`       // ed25519 over the decision without sig, base64
+	// Identity is the person the deciding admin API verified (an identity provider's issuer
+	// and subject, admin.Identity.String); signed with the decision, it is recorded as
+	// decided_by in place of the signer's name. "" = none (a key holder's decision).
+	Identity string `json:"identity,omitempty"`
 
 	claimed string // By as written, before verification replaced it with the identity
 }
@@ -605,6 +641,12 @@ func (m *Manager) Decide(ctx context.Context, id string, d Decision) error {
 // decide is Decide; shown, when set, is the queue entry the person saw (tests: an entry
 // rewritten after this process read it).
 func (m *Manager) decide(ctx context.Context, id string, d Decision, shown *Pending) error {
+	if d.Scope == "" {
+		// A permission request: the person grants what was asked unless they say otherwise.
+		if p, ok := m.Get(id); ok && p.Permission != nil {
+			d.Scope, d.Minutes = p.Permission.Scope, p.Permission.Minutes
+		}
+	}
 	if err := d.Validate(); err != nil {
 		return err
 	}
@@ -661,7 +703,10 @@ func (m *Manager) decide(ctx context.Context, id string, d Decision, shown *Pend
 			return fmt.Errorf("%w: %s", ErrDecided, id)
 		}
 	}
-	if d.Scope != ScopeOnce {
+	switch {
+	case p.Permission != nil && d.Action == abi.ActionAllow:
+		m.grant(ctx, p, local, id) // once included: one later call
+	case p.Permission == nil && d.Scope != ScopeOnce:
 		m.grant(ctx, p, local, id)
 	}
 	m.log.Info("held call decided", "audit_id", id, "action", d.Action, "decided_by", local.By, "scope", d.Scope)
@@ -732,6 +777,10 @@ func (m *Manager) sign(d *Decision) error {
 func (d Decision) verified(name string) Decision {
 	d.claimed = d.By
 	switch {
+	case d.Identity != "" && (name != "" || d.Signer == ""):
+		// Signed by a trusted approver key (or decided here, unsigned), which vouches for
+		// the person the admin API verified.
+		d.By = d.Identity
 	case name == "":
 	case d.By == "" || d.By == name:
 		d.By = name
@@ -909,10 +958,17 @@ func orStr(a, b string) string {
 func (m *Manager) grant(ctx context.Context, p Pending, d Decision, id string) {
 	g := d // already verified: By is the identity
 	g.ID = id
-	key := grantKey(d.Scope, p.Server, p.Tool, p.ArgumentsSHA256, p.Session)
-	if d.Scope == ScopeSession {
+	args := p.ArgumentsSHA256
+	if p.Permission != nil && p.Permission.AnyArguments {
+		args = anyArguments
+	}
+	key := grantKey(d.Scope, p.Server, p.Tool, args, p.Session, PrincipalKey(p.Principal))
+	switch d.Scope {
+	case ScopeSession:
 		g.Expires = d.Time.Add(SessionGrantTTL)
-	} else {
+	case ScopeOnce:
+		g.Expires = d.Time.Add(DefaultMinutes * time.Minute) // a permission's one later call
+	default:
 		g.Expires = d.Time.Add(time.Duration(d.Minutes) * time.Minute)
 	}
 	m.mu.Lock()
@@ -936,10 +992,11 @@ func (m *Manager) grant(ctx context.Context, p Pending, d Decision, id string) {
 	}
 }
 
-// grantKey names the calls a scoped decision covers.
-func grantKey(scope, server, tool, argsHash, session string) string {
+// grantKey names the calls a scoped decision covers: one principal's (PrincipalKey) calls of
+// one tool with one arguments digest (or anyArguments), in one session for scope session.
+func grantKey(scope, server, tool, argsHash, session, principal string) string {
 	h := sha256.New()
-	for _, s := range []string{scope, server, tool, argsHash} {
+	for _, s := range []string{scope, server, tool, argsHash, principal} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -952,25 +1009,44 @@ func grantKey(scope, server, tool, argsHash, session string) string {
 func (m *Manager) findGrant(p Pending, now time.Time) (Decision, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, scope := range []string{ScopeSession, ScopeMinutes} {
+	who := PrincipalKey(p.Principal)
+	for _, scope := range []string{ScopeSession, ScopeMinutes, ScopeOnce} {
 		if scope == ScopeSession && p.Session == "" {
 			continue
 		}
-		k := grantKey(scope, p.Server, p.Tool, p.ArgumentsSHA256, p.Session)
-		g, ok := m.grants[k]
-		if !ok {
-			continue
+		for _, args := range []string{p.ArgumentsSHA256, anyArguments} {
+			k := grantKey(scope, p.Server, p.Tool, args, p.Session, who)
+			g, ok := m.grants[k]
+			if !ok {
+				continue
+			}
+			if now.After(g.Expires) {
+				delete(m.grants, k)
+				continue
+			}
+			if g.Call == nil || g.Call.BundleDigest != p.BundleDigest || g.Call.Principal != who {
+				continue // granted under another bundle, or to another principal: ask again
+			}
+			if scope == ScopeOnce {
+				delete(m.grants, k) // used up: here now, in the fleet's bucket as soon as it is deleted there
+				if m.kv != nil {
+					go m.dropGrant(k)
+				}
+			}
+			return g, true
 		}
-		if now.After(g.Expires) {
-			delete(m.grants, k)
-			continue
-		}
-		if g.Call == nil || g.Call.BundleDigest != p.BundleDigest {
-			continue // granted under another bundle (or signing no call): ask again
-		}
-		return g, true
 	}
 	return Decision{}, false
+}
+
+// dropGrant deletes a used-up grant from the bucket (best effort: until the delete reaches
+// another gateway, it may apply the grant once more).
+func (m *Manager) dropGrant(key string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := m.kv.Delete(ctx, keyGrant+key); err != nil {
+		m.log.Warn("used once-grant not removed from the fleet", "grant", key, "err", err)
+	}
 }
 
 // holdRule is what the deciding stage's verdict metadata may say about the hold.
@@ -1024,6 +1100,7 @@ func (m *Manager) pending(held engine.Held, id string, now time.Time) Pending {
 		p.Reason, p.Rule, p.Stage, p.Stages = d.Reason, d.Rule, d.Stage, d.Stages
 	}
 	p.BundleDigest, p.BundleVersion = held.Bundle.Digest, held.Bundle.Version
+	p.Principal = env.Principal
 	return p
 }
 
@@ -1045,6 +1122,39 @@ func (m *Manager) Granted(_ context.Context, held engine.Held) (engine.Resolutio
 // (the client went away: the call is denied and audited as client-disconnected). It returns an
 // error only when the call could not be held.
 func (m *Manager) Hold(ctx context.Context, held engine.Held) (engine.Resolution, error) {
+	return m.hold(ctx, held, nil, "")
+}
+
+// RequestPermission holds a permission request (selfmcp requestPermission) until a person
+// decides it, exactly as a held call: env is a tools/call of the tool asked for, with the
+// asking principal (who may be granted) and the arguments (or none, with r.AnyArguments, or
+// their digest argsSHA256 alone). An allow becomes a grant for r's scope, bound to
+// env.Principal: only that principal's later calls on that server and tool (and arguments)
+// are released by it, under bundle b. The timeout and on_timeout are the manager's (on_timeout
+// is always deny for a request). Audited as an approval event naming who asked (principal)
+// and who decided.
+func (m *Manager) RequestPermission(ctx context.Context, env *abi.Envelope, b chain.Info, r PermissionRequest, argsSHA256 string, progress func(string)) (engine.Resolution, error) {
+	switch r.Scope {
+	case "":
+		r.Scope = ScopeOnce
+	case ScopeOnce, ScopeSession:
+	case ScopeMinutes:
+		if r.Minutes < 0 || r.Minutes > 7*24*60 {
+			return engine.Resolution{}, fmt.Errorf("%w: minutes %d outside 0..10080", ErrBadDecision, r.Minutes)
+		}
+		if r.Minutes == 0 {
+			r.Minutes = DefaultMinutes
+		}
+	default:
+		return engine.Resolution{}, fmt.Errorf("%w: scope %q must be once, session or minutes", ErrBadDecision, r.Scope)
+	}
+	held := engine.Held{AuditID: audit.NewID(), Envelope: env, Bundle: b, Progress: progress,
+		Decision: &chain.Decision{Action: abi.ActionAsk, Reason: orStr(r.Reason, "permission requested")}}
+	return m.hold(ctx, held, &r, argsSHA256)
+}
+
+// hold is Hold, or RequestPermission when req is set.
+func (m *Manager) hold(ctx context.Context, held engine.Held, req *PermissionRequest, argsSHA256 string) (engine.Resolution, error) {
 	if held.Envelope == nil {
 		return engine.Resolution{}, errors.New("approval: hold without envelope")
 	}
@@ -1054,8 +1164,17 @@ func (m *Manager) Hold(ctx context.Context, held engine.Held) (engine.Resolution
 	}
 	now := time.Now().UTC()
 	p := m.pending(held, id, now)
+	if req != nil {
+		p.Method, p.Permission, p.OnTimeout = MethodPermission, req, abi.ActionDeny
+		if argsSHA256 != "" {
+			p.Arguments, p.ArgumentsSHA256 = nil, argsSHA256
+		}
+		if req.AnyArguments {
+			p.Arguments, p.ArgumentsSHA256 = nil, ""
+		}
+	}
 	timeout, onTimeout := p.Expires.Sub(now), p.OnTimeout
-	if g, ok := m.findGrant(p, now); ok {
+	if g, ok := m.findGrant(p, now); ok && req == nil {
 		m.log.Debug("held call resolved by grant", "audit_id", id, "grant", g.ID)
 		return engine.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil
 	}
@@ -1201,7 +1320,8 @@ func (m *Manager) record(ctx context.Context, p Pending, res engine.Resolution, 
 		Method: p.Method, Server: p.Server, Session: p.Session, Agent: p.Agent, Tool: p.Tool,
 		ArgumentsSHA256: p.ArgumentsSHA256, Action: res.Action, RequestedAction: abi.ActionAsk,
 		Reason: res.Reason, Rule: p.Rule, Stage: p.Stage,
-		Approval: &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d), DecisionID: d.DecisionID},
+		Principal: p.Principal,
+		Approval:  &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d), DecisionID: d.DecisionID},
 	})
 }
 

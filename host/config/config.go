@@ -88,6 +88,38 @@ type Limits struct {
 	// the client then gets a -32002 error and the audit event records it. The time a call is
 	// held for a person's approval comes before and does not count. 0 = 5m.
 	UpstreamTotalTimeout Duration `yaml:"upstream_total_timeout"`
+	// PerPrincipal limits each principal's tools/call on /mcp and /mcp/<name> (all callers
+	// without a principal share one budget); nil = no limit.
+	PerPrincipal *RateLimit `yaml:"per_principal"`
+	// Tools override PerPrincipal for the tools they match (first match wins): each principal
+	// gets its own budget per tool.
+	Tools []ToolRateLimit `yaml:"tools"`
+	// Self are the own MCP server's limits per principal per tool, calls per minute.
+	Self SelfLimits `yaml:"self"`
+}
+
+// RateLimit is a token bucket: PerMinute calls a minute, Burst at once (0 = PerMinute, at
+// least 1).
+type RateLimit struct {
+	PerMinute float64 `yaml:"per_minute"`
+	Burst     int     `yaml:"burst"`
+}
+
+// ToolRateLimit is a RateLimit for the tools matching Tool (a glob) on the servers matching
+// Server ("" = any).
+type ToolRateLimit struct {
+	Tool      string  `yaml:"tool"`
+	Server    string  `yaml:"server"`
+	PerMinute float64 `yaml:"per_minute"`
+	Burst     int     `yaml:"burst"`
+}
+
+// SelfLimits are the own MCP server's calls per minute per principal; 0 = the default.
+type SelfLimits struct {
+	CheckIntent       int `yaml:"check_intent"`       // 0 = 100
+	RequestPermission int `yaml:"request_permission"` // 0 = 10
+	ReportAction      int `yaml:"report_action"`      // 0 = 1000
+	GetPolicy         int `yaml:"get_policy"`         // 0 = 600
 }
 
 // HTTP configures the gateway's HTTP listener: timeouts, a connection limit and who may call.
@@ -155,7 +187,47 @@ type Log struct {
 
 // Admin configures the admin API.
 type Admin struct {
-	Token string `yaml:"token"` // bearer token; "" = generated on first start into DATA_DIR/admin.token
+	// Token is the break-glass bearer token, held by the engine's user; "" = generated on first
+	// start into DATA_DIR/admin.token. Every use is logged.
+	Token string `yaml:"token"`
+	// OIDC lets people sign in to the dashboard with the identity provider; nil = token only.
+	OIDC *AdminOIDC `yaml:"oidc"`
+}
+
+// AdminOIDC is the dashboard's sign-in with an OpenID provider (authorization code with PKCE).
+//
+//	admin:
+//	  oidc:
+//	    issuer: https://login.example.com/realms/eng   # "" = authn.issuer
+//	    name: Keycloak                                 # the button says "Sign in with Keycloak"
+//	    client_id: palisade-dashboard
+//	    client_secret_file: /etc/palisade/dashboard.secret   # "" = a public client (PKCE only)
+//	    redirect_url: https://gateway.example.com/admin/oidc/callback
+//	    scopes: [openid, email, profile]
+//	    session: 8h
+//	    roles:
+//	      claim: groups
+//	      viewer: [eng]
+//	      approver: [sre]
+//	      admin: [platform]
+type AdminOIDC struct {
+	Issuer           string    `yaml:"issuer"`
+	Name             string    `yaml:"name"`
+	ClientID         string    `yaml:"client_id"`
+	ClientSecretFile string    `yaml:"client_secret_file"`
+	RedirectURL      string    `yaml:"redirect_url"`
+	Scopes           []string  `yaml:"scopes"`
+	Session          Duration  `yaml:"session"`
+	Roles            RoleClaim `yaml:"roles"`
+}
+
+// RoleClaim maps the values of one claim (a string or a list of strings) to the admin API's
+// roles. Roles nest: admin can do what approver can, approver what viewer can.
+type RoleClaim struct {
+	Claim    string   `yaml:"claim"` // "" = groups
+	Viewer   []string `yaml:"viewer"`
+	Approver []string `yaml:"approver"`
+	Admin    []string `yaml:"admin"`
 }
 
 // Duration is a time.Duration written as "30s".
@@ -482,6 +554,24 @@ func (c *Config) Validate() error {
 	case "text", "json":
 	default:
 		return fe("log.format", "%q must be text or json", c.Log.Format)
+	}
+	if r := c.Limits.PerPrincipal; r != nil && (r.PerMinute <= 0 || r.Burst < 0) {
+		return fe("limits.per_principal", "per_minute must be > 0 and burst >= 0")
+	}
+	for i, r := range c.Limits.Tools {
+		if r.Tool == "" || r.PerMinute <= 0 || r.Burst < 0 {
+			return fe(fmt.Sprintf("limits.tools[%d]", i), "tool is required, per_minute must be > 0 and burst >= 0")
+		}
+	}
+	if o := c.Admin.OIDC; o != nil {
+		switch {
+		case o.ClientID == "":
+			return fe("admin.oidc.client_id", "required")
+		case o.RedirectURL == "":
+			return fe("admin.oidc.redirect_url", "required: this gateway's {prefix}/oidc/callback as the browser reaches it")
+		case len(o.Roles.Viewer)+len(o.Roles.Approver)+len(o.Roles.Admin) == 0:
+			return fe("admin.oidc.roles", "map at least one claim value to viewer, approver or admin")
+		}
 	}
 	return nil
 }

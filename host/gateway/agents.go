@@ -96,7 +96,7 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 		})
 	}
 	if a.cfg.MCPToken != "" {
-		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.Logger()})
+		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.Logger(), Permissions: g.permissions(), Limits: g.selfLimits()})
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/engine"
+	"github.com/added060/palisade/host/selfmcp"
 )
 
 // ApprovalsConfig is the `approvals:` section of palisade.yaml.
@@ -153,4 +154,13 @@ func (g *Gateway) endLiveStreams() {
 			}
 		}
 	}
+}
+
+// permissions is the approval queue for the own MCP server's requestPermission, nil (an
+// untyped nil: selfmcp tests the interface) when approvals are off.
+func (g *Gateway) permissions() selfmcp.Permissions {
+	if m := g.Approvals(); m != nil {
+		return m
+	}
+	return nil
 }

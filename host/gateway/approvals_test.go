@@ -226,11 +226,11 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 	ev := waitEvent(t, a, "approval", func(ev audit.Event) bool {
 		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == held.ID
 	})
-	if ev.Approval.DecidedBy != "approver:erin" || ev.Approval.Decision != audit.ApprovalApproved {
+	if ev.Approval.DecidedBy != "admin-token" || ev.Approval.Decision != audit.ApprovalApproved {
 		t.Errorf("approval event = %+v", ev.Approval)
 	}
 	dec := waitEvent(t, a, "decision", func(ev audit.Event) bool { return ev.Kind == audit.KindDecision && ev.ID == held.ID })
-	if dec.Action != "allow" || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != "approver:erin" {
+	if dec.Action != "allow" || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != "admin-token" {
 		t.Errorf("decision event = %+v", dec)
 	}
 	// Gone (404), or already decided (409) while b's view of the bucket catches up.

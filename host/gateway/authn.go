@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/labstack/echo/v4"
 )
 
@@ -49,3 +51,28 @@ func (g *Gateway) registerAuthn() {
 
 // Authn returns the gateway's resource server (the authn: section), nil without one.
 func (g *Gateway) Authn() *authn.Verifier { return g.authn }
+
+// adminOptions are the admin API's options: the break-glass token, the dashboard's sign-in
+// (admin.oidc, its issuer defaulting to authn.issuer) and, with authn:, access tokens from the
+// identity provider, their roles mapped by admin.oidc.roles.
+func (g *Gateway) adminOptions() admin.Options {
+	o := admin.Options{Echo: g.echo, Token: g.cfg.Admin.Token, DataDir: g.cfg.DataDir, Logger: g.log.With("component", "admin")}
+	if oc := g.cfg.Admin.OIDC; oc != nil {
+		c := *oc
+		if c.Issuer == "" && g.sections.Authn != nil {
+			c.Issuer = g.sections.Authn.Issuer
+		}
+		o.OIDC, o.Roles = &c, c.Roles
+	}
+	if g.authn != nil {
+		o.Tokens = tokenVerifier{g.authn}
+	}
+	return o
+}
+
+// tokenVerifier adapts *authn.Verifier to admin.TokenVerifier.
+type tokenVerifier struct{ v *authn.Verifier }
+
+func (t tokenVerifier) Verify(ctx context.Context, tok string) (*abi.Principal, error) {
+	return t.v.Verify(ctx, tok)
+}

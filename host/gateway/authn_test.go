@@ -100,6 +100,12 @@ func authnUpstream(t *testing.T, seen *authSeen) string {
 
 func startAuthn(t *testing.T) *authnEnv {
 	t.Helper()
+	return startAuthnLimits(t, config.Limits{})
+}
+
+// startAuthnLimits is startAuthn with the rate limits of lim (limits.per_principal, tools).
+func startAuthnLimits(t *testing.T, lim config.Limits) *authnEnv {
+	t.Helper()
 	op := testenv.StartOP(t, testenv.OPConfig{Clients: []testenv.OPClient{
 		{ID: authnSRE, Secret: authnSecret, Claims: map[string]any{"groups": []string{"sre"}}},
 		{ID: authnDev, Secret: authnSecret, Claims: map[string]any{"groups": []string{"dev"}}},
@@ -116,7 +122,7 @@ func startAuthn(t *testing.T) *authnEnv {
 		Bundle:    testenv.AgentsBundle(t, []byte(authnEchoRules)),
 		Upstreams: []config.Upstream{{Name: "go", URL: authnUpstream(t, seen)}, {Name: "go2", URL: authnUpstream(t, seen)}},
 		NATS:      config.NATS{URL: ns.ClientURL()},
-		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
+		Limits:    config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second), PerPrincipal: lim.PerPrincipal, Tools: lim.Tools},
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
 	}
 	f, err := gateway.ParseFile(fmt.Appendf(nil, "authn: {issuer: %q, resource: %q, claims: [groups], leeway: 0s}\n", op.Issuer, e.resource))

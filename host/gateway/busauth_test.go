@@ -101,7 +101,7 @@ approvals:
 	ev := waitEvent(t, g, "approval", func(ev audit.Event) bool {
 		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == held.ID
 	})
-	if ev.Approval.DecidedBy != "approver:erin" || ev.Approval.Signer != g.Bus().Identity(bus.RoleApprover).PublicKey() {
+	if ev.Approval.DecidedBy != "admin-token" || ev.Approval.Signer != g.Bus().Identity(bus.RoleApprover).PublicKey() {
 		t.Errorf("approval event = %+v", ev.Approval)
 	}
 

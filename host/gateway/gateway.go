@@ -26,7 +26,9 @@ import (
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/llm"
+	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/proxy"
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/labstack/echo/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -100,12 +102,14 @@ type Gateway struct {
 	budget   *sse.Budget     // limits.stream_buffer_bytes: every body, answer and event being read or judged
 	echo     *echo.Echo
 	admin    *admin.Server
-	srv      *http.Server
-	ln       net.Listener
-	sockSrv  *http.Server // the engine socket (socket.go)
-	sockLn   net.Listener
-	features []Feature
-	stdio    []*proxy.StdioUpstream // upstreams with a command: processes the gateway supervises
+	// rateLimit is limits.per_principal and limits.tools on /mcp; nil = none.
+	rateLimit func(*abi.Envelope) *mcp.Error
+	srv       *http.Server
+	ln        net.Listener
+	sockSrv   *http.Server // the engine socket (socket.go)
+	sockLn    net.Listener
+	features  []Feature
+	stdio     []*proxy.StdioUpstream // upstreams with a command: processes the gateway supervises
 
 	bundlesClaimed bool
 	current        *bundle.Bundle
@@ -180,7 +184,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	g.metrics = engine.NewMetrics()
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
-	g.admin, err = admin.New(admin.Options{Echo: g.echo, Token: cfg.Admin.Token, DataDir: cfg.DataDir, Logger: g.log})
+	g.admin, err = admin.NewContext(ctx, g.adminOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +235,10 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		}
 		ups = append(ups, up)
 	}
-	hopts := proxy.HTTPOptions{Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
+	if l := newCallLimiter(cfg.Limits); l != nil {
+		g.rateLimit = l.check // limits.per_principal, limits.tools (ratelimit.go)
+	}
+	hopts := proxy.HTTPOptions{RateLimit: g.rateLimit, Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
 		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
 		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget,
 		Aggregate: proxy.AggregateOptions{Names: cfg.Aggregate.Names}}

@@ -139,7 +139,7 @@ func (g *Gateway) serveSelf(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the caller's credentials could not be read", http.StatusForbidden)
 		return
 	}
-	s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.log})
+	s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.log, Permissions: g.permissions(), Limits: g.selfLimits()})
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -28,7 +28,7 @@ const (
 	CodeMethodNotFound = -32601
 	CodeInvalidParams  = -32602
 	CodeInternalError  = -32603
-	CodeRateLimited    = -32000 // Palisade's own MCP server: caller over its rate limit
+	CodeRateLimited    = -32000 // the caller is over a rate limit (gateway limits, own MCP server)
 	CodeDenied         = -32001 // the chain denied the call
 	CodeUpstream       = -32002 // the upstream is down, timed out or answered badly
 	CodeTooLarge       = -32003 // the body is over the gateway's limit

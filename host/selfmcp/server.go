@@ -21,7 +21,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gopkg.in/yaml.v3"
 
+	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/engine"
@@ -36,8 +38,10 @@ const (
 	ToolCheckIntent  = "checkIntent"
 	ToolReportAction = "reportAction"
 	ToolGetPolicy    = "getPolicy"
-	ResourceRules    = "config://rules"
-	ResourceRecent   = "audit://recent"
+	// ToolRequestPermission asks a person for a grant bound to the caller's principal.
+	ToolRequestPermission = "requestPermission"
+	ResourceRules         = "config://rules"
+	ResourceRecent        = "audit://recent"
 	// Transport is the transport name in envelopes and audit events.
 	Transport = "mcp"
 )
@@ -50,7 +54,7 @@ type Options struct {
 	Recent *audit.Ring
 	// Recorder receives reportAction events; nil = the engine's recorder.
 	Recorder engine.Recorder
-	Limits   Limits           // per caller per minute
+	Limits   Limits           // per principal (or caller) per tool per minute
 	Now      func() time.Time // nil = time.Now
 	// PollInterval is how often Watch looks for a bundle change; 0 = 1s.
 	PollInterval time.Duration
@@ -59,6 +63,14 @@ type Options struct {
 	// Principal is who is calling, in the envelopes of the calls it judges: authn.LocalPrincipal
 	// for `palisade mcp` in process; nil over the engine socket (the engine names its caller).
 	Principal *abi.Principal
+	// Permissions decides requestPermission through the held-call path (host/approval's
+	// Manager); nil = the tool answers that no person can be asked here.
+	Permissions Permissions
+}
+
+// Permissions holds a permission request until a person decides it: host/approval.Manager.
+type Permissions interface {
+	RequestPermission(ctx context.Context, env *abi.Envelope, b chain.Info, r approval.PermissionRequest, argsSHA256 string, progress func(string)) (engine.Resolution, error)
 }
 
 // Server is Palisade's own MCP server.
@@ -103,6 +115,9 @@ func New(o Options) (*Server, error) {
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCheckIntent, Description: "Ask whether a tool call would be allowed by the active policy, without making it.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.checkIntent)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolReportAction, Description: "Report an action the agent took, for the audit log."}, s.reportAction)
+	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolRequestPermission, Description: "Ask a person for permission to call one tool of one server " +
+		"(with given arguments, their digest, or any arguments) once, for a session, or for N minutes. Blocks until a person decides. " +
+		"A grant covers only your own later calls (your verified identity), through the gateway."}, s.requestPermission)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolGetPolicy, Description: "Read the active policy: bundle, default action, stages and rules.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.getPolicy)
 	s.srv.AddResource(&mcp.Resource{URI: ResourceRules, Name: "rules", Description: "The active bundle's rules and defaults", MIMEType: "application/json"}, s.readRules)
@@ -170,8 +185,24 @@ func (s *Server) BundleChanged(ctx context.Context) {
 	}
 }
 
-// caller names who is calling, for rate limits: the hash of the bearer credential over HTTP, or
-// "stdio" (one client per process).
+// principal is who is calling: Options.Principal (palisade mcp in process), the verified
+// principal in the request's context (authn), or the OS user the engine socket saw; nil when
+// none is known.
+func (s *Server) principal(ctx context.Context) *abi.Principal {
+	if s.o.Principal != nil {
+		return s.o.Principal
+	}
+	if p := authn.FromContext(ctx); p != nil {
+		return p
+	}
+	if c, ok := engine.CallerFrom(ctx); ok {
+		return engine.CallerPrincipal(c)
+	}
+	return nil
+}
+
+// caller names who is calling, for rate limits without a principal: the hash of the bearer
+// credential over HTTP, or "stdio" (one client per process).
 func caller(req mcp.Request) string {
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
 		if a := ex.Header.Get("Authorization"); a != "" {
@@ -187,9 +218,13 @@ func (s *Server) rateLimit(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "tools/call" {
 			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-				if !s.limiter.allow(caller(req), p.Name) {
+				who := approval.PrincipalKey(s.principal(ctx))
+				if who == "" {
+					who = caller(req)
+				}
+				if !s.limiter.allow(who, p.Name) {
 					return nil, &jsonrpc.Error{Code: pmcp.CodeRateLimited,
-						Message: fmt.Sprintf("rate limit: %s allows %d calls per minute per caller", p.Name, s.limiter.limits.of(p.Name))}
+						Message: fmt.Sprintf("rate limit: %s allows %d calls per minute per principal (%s); try again later", p.Name, s.limiter.limits.of(p.Name), who)}
 				}
 			}
 		}
@@ -232,7 +267,7 @@ func (s *Server) envelope(ctx context.Context, req mcp.Request, c Call) (*abi.En
 		args = []byte("{}")
 	}
 	params, _ := json.Marshal(map[string]any{"name": c.Tool, "arguments": json.RawMessage(args)})
-	mc := pmcp.Context{Transport: Transport, Server: c.Server, Principal: s.o.Principal}
+	mc := pmcp.Context{Transport: Transport, Server: c.Server, Principal: s.principal(ctx)}
 	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		mc.Session = ss.ID()
 		if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
@@ -498,4 +533,62 @@ func (s *Server) readRecent(context.Context, *mcp.ReadResourceRequest) (*mcp.Rea
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ResourceRecent, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// RequestPermissionInput is requestPermission's input.
+type RequestPermissionInput struct {
+	Server          string         `json:"server" jsonschema:"the MCP server that offers the tool (the gateway's upstream name)"`
+	Tool            string         `json:"tool" jsonschema:"the tool to be allowed"`
+	Arguments       map[string]any `json:"arguments,omitempty" jsonschema:"only calls with exactly these arguments; omit both this and arguments_sha256 for any arguments"`
+	ArgumentsSHA256 string         `json:"arguments_sha256,omitempty" jsonschema:"only calls whose arguments have this digest (as audit events show it)"`
+	Scope           string         `json:"scope,omitempty" jsonschema:"once (the next call, default), session or minutes"`
+	Minutes         int            `json:"minutes,omitempty" jsonschema:"for scope minutes; default 15"`
+	Session         string         `json:"session,omitempty" jsonschema:"for scope session: the gateway's MCP session id the grant is for"`
+	Reason          string         `json:"reason,omitempty" jsonschema:"why, in a sentence, shown to the person deciding"`
+}
+
+// RequestPermissionOutput is requestPermission's answer.
+type RequestPermissionOutput struct {
+	Granted    bool   `json:"granted"`
+	Decision   string `json:"decision" jsonschema:"allow or deny"`
+	DecidedBy  string `json:"decided_by"`
+	Scope      string `json:"scope,omitempty"`
+	ApprovalID string `json:"approval_id"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// requestPermission holds the request in the approval queue, as a held call, until a person
+// decides it; an allow is a grant for the caller's principal only (host/approval).
+func (s *Server) requestPermission(ctx context.Context, req *mcp.CallToolRequest, in RequestPermissionInput) (*mcp.CallToolResult, RequestPermissionOutput, error) {
+	if s.o.Permissions == nil {
+		return nil, RequestPermissionOutput{}, errors.New("no person can be asked here: permission requests need `palisade serve` with approvals")
+	}
+	if in.Server == "" || in.Tool == "" {
+		return nil, RequestPermissionOutput{}, errors.New("server and tool are required")
+	}
+	if in.Arguments != nil && in.ArgumentsSHA256 != "" {
+		return nil, RequestPermissionOutput{}, errors.New("give arguments or arguments_sha256, not both")
+	}
+	if in.Scope == approval.ScopeSession && in.Session == "" {
+		return nil, RequestPermissionOutput{}, errors.New("scope session needs the gateway session id (session)")
+	}
+	env, err := s.envelope(ctx, req, Call{Tool: in.Tool, Server: in.Server, Arguments: in.Arguments})
+	if err != nil {
+		return nil, RequestPermissionOutput{}, err
+	}
+	if env.Principal == nil {
+		return nil, RequestPermissionOutput{}, errors.New("no verified caller: a grant is bound to a principal")
+	}
+	env.Session = in.Session
+	var b chain.Info
+	if c := s.active.Load(); c != nil {
+		b = c.Info()
+	}
+	r := approval.PermissionRequest{Scope: in.Scope, Minutes: in.Minutes, AnyArguments: in.Arguments == nil && in.ArgumentsSHA256 == "", Reason: in.Reason}
+	res, err := s.o.Permissions.RequestPermission(ctx, env, b, r, in.ArgumentsSHA256, nil)
+	if err != nil {
+		return nil, RequestPermissionOutput{}, err
+	}
+	return nil, RequestPermissionOutput{Granted: res.Action == abi.ActionAllow, Decision: res.Action, DecidedBy: res.DecidedBy,
+		Scope: res.Scope, ApprovalID: res.ID, Reason: res.Reason}, nil
 }

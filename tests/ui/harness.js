@@ -18,6 +18,7 @@ export const token = 'ui-test-token';
 export const bin = process.env.PALISADE_BIN || join(build, 'web', 'palisade');
 const rulesWasm = process.env.PALISADE_RULES_WASM || join(build, 'web', 'rules.wasm');
 const npmModules = join(root, 'testdata', 'npm', 'node_modules');
+const testopBin = process.env.PALISADE_TESTOP || join(build, 'web', 'testop');
 
 export function freePort() {
   return new Promise((ok, fail) => {
@@ -48,7 +49,23 @@ function start(cmd, args, opts, name) {
   return p;
 }
 
-export async function startStack() {
+// startOP runs the test OpenID provider (host/internal/testop, built by `make test-web`) with
+// cfg ({clients, users}) and returns { issuer, proc }.
+export async function startOP(cfg) {
+  if (!existsSync(testopBin)) throw new Error(`testop missing at ${testopBin}: run \`make test-web\``);
+  const work = mkdtempSync(join(tmpdir(), 'palisade-op-'));
+  writeFileSync(join(work, 'op.json'), JSON.stringify(cfg));
+  const proc = start(testopBin, ['-config', join(work, 'op.json')], {}, 'testop');
+  const issuer = await until('testop issuer', async () => {
+    if (proc.exitCode !== null) throw new Error(`testop exited ${proc.exitCode}:\n${proc.log()}`);
+    return proc.log().match(/issuer (http\S+)/)?.[1];
+  });
+  return { issuer, proc };
+}
+
+// startStack starts the stack; opts.configure(base), when given, returns { admin, procs }:
+// the gateway config's admin: value (YAML flow) and processes to stop with the stack.
+export async function startStack(opts = {}) {
   for (const [what, p] of [['palisade binary', bin], ['rules plugin', rulesWasm], ['testdata/npm (make setup)', join(npmModules, '@modelcontextprotocol', 'server-everything')], ['chromium', '/usr/bin/chromium']]) {
     if (!existsSync(p)) throw new Error(`${what} missing at ${p}: run \`make setup-web\` and \`make test-web\``);
   }
@@ -74,13 +91,19 @@ export async function startStack() {
   // Gateway.
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
+  let admin = `{token: ${token}}`;
+  if (opts.configure) {
+    const c = await opts.configure(base);
+    admin = c.admin || admin;
+    procs.push(...(c.procs || []));
+  }
   writeFileSync(join(work, 'palisade.yaml'), `listen: 127.0.0.1:${port}
 data_dir: ${join(work, 'data')}
 bundle: ${bundle}
 bundles: {allow_unsigned: true}
 upstreams: [{name: everything, url: "${upURL}"}]
 nats: {port: -1}
-admin: {token: ${token}}
+admin: ${admin}
 approvals:
   timeout: 2m
   progress_every: 1s

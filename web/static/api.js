@@ -10,7 +10,8 @@ export class API {
   }
 
   async request(method, path, body) {
-    const init = { method, headers: { Authorization: `Bearer ${this.token}` } };
+    // No token: the dashboard session's cookie (HttpOnly, same origin) authenticates.
+    const init = { method, headers: this.token ? { Authorization: `Bearer ${this.token}` } : {} };
     if (body !== undefined) {
       init.headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
@@ -39,7 +40,7 @@ export class API {
     while (!signal.aborted) {
       try {
         const resp = await fetch(this.base + path, {
-          headers: { Authorization: `Bearer ${this.token}`, Accept: 'text/event-stream' }, signal,
+          headers: this.token ? { Authorization: `Bearer ${this.token}`, Accept: 'text/event-stream' } : { Accept: 'text/event-stream' }, signal,
         });
         if (resp.status === 401) throw new Unauthorized('unauthorized');
         if (!resp.ok || !resp.body) throw new Error(`events: ${resp.status}`);

@@ -1,5 +1,6 @@
-// Palisade dashboard: log in with the admin token, then live decisions, held calls, the chain
-// and the playground, all from the documented admin API (host/admin/README.md).
+// Palisade dashboard: sign in with the identity provider (a session cookie) or, break-glass,
+// with the admin token; then live decisions, held calls, the chain and the playground, all from
+// the documented admin API (host/admin/README.md).
 import { API, Unauthorized } from './api.js';
 import { $ } from './dom.js';
 import { createLive } from './live.js';
@@ -12,13 +13,12 @@ let api = null; // one client; the token changes on login
 let views = null; // created once: their listeners must not pile up across logins
 let session = null; // { abort }
 
-function who() { return sessionStorage.getItem('palisade.name') || 'admin'; }
-
 function showLogin(message) {
   if (session) { session.abort.abort(); session = null; }
   for (const v of VIEWS) $(`#view-${v}`).hidden = true;
   $('#login').hidden = false;
   $('#logout').hidden = true;
+  $('#who').hidden = true;
   $('#alert').hidden = true;
   const e = $('#login-error');
   e.textContent = message || '';
@@ -39,17 +39,22 @@ function fail(e) {
   else console.warn(e);
 }
 
-async function start(token) {
+// start opens the dashboard with token, or with the sign-in session's cookie when token is ''
+// (quiet: no session is not an error, the login page shows).
+async function start(token, quiet) {
   if (session) { session.abort.abort(); session = null; }
   api.token = token;
-  try { await api.get('/chain'); } catch (e) {
-    if (e instanceof Unauthorized) { showLogin('The token was refused.'); return; }
+  let me;
+  try { me = await api.get('/whoami'); } catch (e) {
+    if (e instanceof Unauthorized) { showLogin(quiet ? '' : 'The token was refused.'); return; }
     showLogin(`Cannot reach the admin API: ${e.message}`);
     return;
   }
-  sessionStorage.setItem('palisade.token', token);
+  if (token) sessionStorage.setItem('palisade.token', token);
   $('#login').hidden = true;
   $('#logout').hidden = false;
+  $('#who').textContent = `${me.name} (${me.role})`;
+  $('#who').hidden = false;
   const abort = new AbortController();
   session = { abort };
   route();
@@ -83,14 +88,25 @@ async function main() {
     if (r.ok) apiBase = (await r.json()).api || apiBase;
   } catch { /* default prefix */ }
   api = new API(apiBase, '');
-  views = { live: createLive(api), approvals: createApprovals(api, who), chain: createChain(api), playground: createPlayground(api) };
+  views = { live: createLive(api), approvals: createApprovals(api), chain: createChain(api), playground: createPlayground(api) };
+  try {
+    const o = await (await fetch(`${apiBase}/oidc`)).json();
+    if (o.enabled) {
+      $('#oidc-login').textContent = `Sign in with ${o.name}`;
+      $('#oidc-login').href = o.login;
+      $('#oidc').hidden = false;
+    }
+  } catch { /* no sign-in offered */ }
   $('#login-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    const name = $('#name').value.trim();
-    if (name) sessionStorage.setItem('palisade.name', name);
     start($('#token').value.trim());
   });
-  $('#logout').addEventListener('click', () => { sessionStorage.removeItem('palisade.token'); showLogin(); });
+  $('#logout').addEventListener('click', async () => {
+    if (!api.token) await fetch(`${apiBase}/logout`, { method: 'POST' }).catch(() => {});
+    sessionStorage.removeItem('palisade.token');
+    api.token = '';
+    showLogin();
+  });
   window.addEventListener('hashchange', route);
   // A one-time login link (#login=CODE, printed by the gateway at start): trade the code for
   // the token once, and take it out of the address bar and history.
@@ -106,7 +122,7 @@ async function main() {
     return;
   }
   const token = sessionStorage.getItem('palisade.token');
-  if (token) start(token); else showLogin();
+  start(token || '', !token);
 }
 
 main();

@@ -2,7 +2,7 @@
 // with a scope; a count badge and a visible (sound-free) alert while anything waits.
 import { h, $, actionBadge, pretty } from './dom.js';
 
-export function createApprovals(api, who) {
+export function createApprovals(api) {
   let held = [];
   const list = $('#held-list');
 
@@ -24,7 +24,7 @@ export function createApprovals(api, who) {
       buttons.forEach((b) => { b.disabled = true; });
       try {
         await api.post(`/approvals/${encodeURIComponent(p.id)}/${verb}`, {
-          by: who(), reason: reason.value, scope: scope.value, minutes: scope.value === 'minutes' ? Number(minutes.value) : 0,
+          reason: reason.value, scope: scope.value, minutes: scope.value === 'minutes' ? Number(minutes.value) : 0,
         });
         status.textContent = '';
         held = held.filter((x) => x.id !== p.id);

@@ -257,8 +257,15 @@ func (s *storage) SetUserinfoFromScopes(context.Context, *oidc.UserInfo, string,
 	return nil
 }
 
+// SetUserinfoFromRequest puts the user's claims in the ID token too (as an IdP's mappers do:
+// groups, email), for the dashboard's sign-in.
 func (s *storage) SetUserinfoFromRequest(_ context.Context, info *oidc.UserInfo, req op.IDTokenRequest, _ []string) error {
 	info.Subject = req.GetSubject()
+	if uc, ok := s.userClaims(req.GetSubject()); ok {
+		for k, v := range uc {
+			info.AppendClaims(k, v)
+		}
+	}
 	return nil
 }
 
