@@ -46,6 +46,10 @@ type Upstream struct {
 	URL     string            `yaml:"url"`     // Streamable HTTP endpoint
 	Timeout Duration          `yaml:"timeout"` // per request; 0 = Limits.UpstreamTimeout
 	Headers map[string]string `yaml:"headers"` // added to every forwarded request (e.g. Authorization); URL only
+	// OAuth gives the gateway its own access token for this upstream (OAuth 2.1 client
+	// credentials), sent as Authorization on every request to it; URL only. The client's
+	// token is never forwarded.
+	OAuth *UpstreamOAuth `yaml:"oauth"`
 	// Command is a stdio MCP server the gateway starts, restarts with backoff when it exits
 	// (0.5 s doubling to 30 s) and stops with the gateway (SIGTERM, then SIGKILL after 5 s).
 	// Its stderr goes to the gateway log, one line at a time.
@@ -64,6 +68,16 @@ type Aggregate struct {
 	// name as <server>__<name>; "refuse" exposes names as given and fails a list that finds a
 	// name two servers offer, naming both. "" = prefix.
 	Names string `yaml:"names"`
+}
+
+// UpstreamOAuth is an upstream's client credentials grant (RFC 6749 §4.4; the resource
+// indicator of RFC 8707 when set).
+type UpstreamOAuth struct {
+	TokenURL         string   `yaml:"token_url"`
+	ClientID         string   `yaml:"client_id"`
+	ClientSecretFile string   `yaml:"client_secret_file"` // read at start; never in the config itself
+	Scopes           []string `yaml:"scopes"`
+	Resource         string   `yaml:"resource"` // RFC 8707: the token's audience; "" = none asked
 }
 
 // Limits bound what one request may cost.
@@ -470,6 +484,9 @@ func (c *Config) Validate() error {
 			if len(u.Headers) > 0 {
 				return fe(p+".headers", "only an url upstream takes headers")
 			}
+			if u.OAuth != nil {
+				return fe(p+".oauth", "only an url upstream takes oauth")
+			}
 			for k := range u.Env {
 				if k == "" || strings.ContainsAny(k, "=\x00") {
 					return fe(p+".env", "%q is not a variable name", k)
@@ -482,6 +499,24 @@ func (c *Config) Validate() error {
 			pu, err := url.Parse(u.URL)
 			if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
 				return fe(p+".url", "%q is not an http(s) URL", u.URL)
+			}
+			if o := u.OAuth; o != nil {
+				tu, err := url.Parse(o.TokenURL)
+				switch {
+				case err != nil || (tu.Scheme != "https" && tu.Scheme != "http") || tu.Host == "":
+					return fe(p+".oauth.token_url", "%q is not an http(s) URL", o.TokenURL)
+				case tu.Scheme == "http" && !LoopbackHost(tu.Host):
+					return fe(p+".oauth.token_url", "%q: a client secret goes over https only (http on loopback)", o.TokenURL)
+				case o.ClientID == "":
+					return fe(p+".oauth.client_id", "required")
+				case o.ClientSecretFile == "":
+					return fe(p+".oauth.client_secret_file", "required: a file holding the client secret")
+				}
+				for k := range u.Headers {
+					if strings.EqualFold(k, "Authorization") {
+						return fe(p+".headers", "Authorization is set by oauth; not both")
+					}
+				}
 			}
 		}
 		if u.Timeout < 0 {

@@ -30,6 +30,22 @@ func TestValidateNamesTheField(t *testing.T) {
 			c.Upstreams = append(c.Upstreams, Upstream{Name: "b", Command: "node", Env: map[string]string{"A=B": "c"}})
 		}, "upstreams[1].env"},
 		{"slash name", func(c *Config) { c.Upstreams[0].Name = "a/b" }, "upstreams[0].name"},
+		{"oauth with command", func(c *Config) {
+			c.Upstreams = append(c.Upstreams, Upstream{Name: "b", Command: "node", OAuth: &UpstreamOAuth{}})
+		}, "upstreams[1].oauth"},
+		{"oauth token url", func(c *Config) {
+			c.Upstreams[0].OAuth = &UpstreamOAuth{TokenURL: "http://idp.example/token", ClientID: "c", ClientSecretFile: "f"}
+		}, "upstreams[0].oauth.token_url"},
+		{"oauth client id", func(c *Config) {
+			c.Upstreams[0].OAuth = &UpstreamOAuth{TokenURL: "https://idp.example/token", ClientSecretFile: "f"}
+		}, "upstreams[0].oauth.client_id"},
+		{"oauth secret", func(c *Config) {
+			c.Upstreams[0].OAuth = &UpstreamOAuth{TokenURL: "https://idp.example/token", ClientID: "c"}
+		}, "upstreams[0].oauth.client_secret_file"},
+		{"oauth and an Authorization header", func(c *Config) {
+			c.Upstreams[0].OAuth = &UpstreamOAuth{TokenURL: "https://idp.example/token", ClientID: "c", ClientSecretFile: "f"}
+			c.Upstreams[0].Headers = map[string]string{"authorization": "Bearer x"}
+		}, "upstreams[0].headers"},
 		{"audit", func(c *Config) { c.Audit.Arguments = "all" }, "audit.arguments"},
 		{"nats url", func(c *Config) { c.NATS.URL = "::" }, "nats.url"},
 		{"log level", func(c *Config) { c.Log.Level = "loud" }, "log.level"},

@@ -224,6 +224,13 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	var ups []proxy.Upstream
 	for _, u := range cfg.Upstreams {
 		up := proxy.Upstream{Name: u.Name, URL: u.URL, Timeout: u.Timeout.D(), Headers: u.Headers}
+		if u.OAuth != nil {
+			cred, err := upstreamCredentials(u.OAuth)
+			if err != nil {
+				return nil, fmt.Errorf("upstream %s: oauth: %w", u.Name, err)
+			}
+			up.Credentials = cred
+		}
 		if u.Command != "" {
 			s, err := proxy.NewStdioUpstream(proxy.StdioUpstreamOptions{Name: u.Name, Command: u.Command, Args: u.Args,
 				Env: stdioEnv(os.Environ(), u.Env), Dir: u.Cwd, Logger: g.log})

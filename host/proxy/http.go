@@ -35,6 +35,10 @@ type Upstream struct {
 	// (a *StdioUpstream: a local stdio server; Timeout does not apply to it, the total
 	// exchange limit does). nil = HTTP to URL.
 	Transport http.RoundTripper
+	// Credentials, when set, wraps the HTTP transport to URL with the upstream's own
+	// credentials (an OAuth client credentials token source: the gateway's identity towards
+	// this server, never the client's token, which the proxy strips).
+	Credentials func(base http.RoundTripper) http.RoundTripper
 }
 
 // HTTPOptions configure the Streamable HTTP proxy.
@@ -168,6 +172,9 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			MaxResponseHeaderBytes: 64 << 10,
 		}
 		up := &upstream{Upstream: u, client: &http.Client{Transport: tr}, health: &health{}}
+		if u.Credentials != nil && u.Transport == nil {
+			up.client = &http.Client{Transport: u.Credentials(tr)}
+		}
 		if u.Transport != nil {
 			up.client = &http.Client{Transport: u.Transport}
 		}

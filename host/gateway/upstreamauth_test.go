@@ -1,0 +1,89 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/authn"
+	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An upstream with `oauth:` gets the gateway's own access token (client credentials from the
+// real OP, for the upstream's resource), never the client's: the client signs in to the
+// gateway with one token, the upstream sees another, issued to the gateway's client id and
+// verifiable against the OP for the upstream's audience.
+func TestUpstreamClientCredentials(t *testing.T) {
+	op := testenv.StartOP(t, testenv.OPConfig{Clients: []testenv.OPClient{
+		{ID: authnSRE, Secret: authnSecret, Claims: map[string]any{"groups": []string{"sre"}}},
+		{ID: "gateway-upstream", Secret: "gw-secret"},
+	}})
+	ns := testenv.StartNATS(t)
+	seen := &authSeen{}
+	upURL := authnUpstream(t, seen)
+	secret := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(secret, []byte("gw-secret\n"), 0o600)
+	port := testenv.FreePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	cfg := config.Config{
+		Listen: fmt.Sprintf("127.0.0.1:%d", port), DataDir: t.TempDir(),
+		Bundle: testenv.AgentsBundle(t, []byte(authnEchoRules)),
+		Upstreams: []config.Upstream{{Name: "go", URL: upURL, OAuth: &config.UpstreamOAuth{
+			TokenURL: op.Discovery.TokenEndpoint, ClientID: "gateway-upstream", ClientSecretFile: secret, Resource: upURL}}},
+		NATS:    config.NATS{URL: ns.ClientURL()},
+		Limits:  config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
+		Plugins: config.Plugins{CacheDir: testenv.CacheDir()},
+	}
+	f, err := gateway.ParseFile(fmt.Appendf(nil, "authn: {issuer: %q, resource: %q, claims: [groups], leeway: 0s}\n", op.Issuer, base+"/mcp"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: f.Sections})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close(context.Background()) })
+
+	clientTok := op.ClientCredentials(t, authnSRE, authnSecret, base+"/mcp")
+	cs := connectAs(t, base+"/mcp", clientTok)
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
+	if err != nil || text(r) != "Echo: hi" {
+		t.Fatalf("echo through the gateway: %v %v", err, r)
+	}
+	toks := seen.sawToken()
+	if len(toks) == 0 {
+		t.Fatal("the upstream saw no token")
+	}
+	v, err := authn.New(context.Background(), authn.Options{Config: authn.Config{Issuer: op.Issuer, Resource: upURL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for _, a := range toks {
+		tok := strings.TrimPrefix(a, "Bearer ")
+		if strings.Contains(a, clientTok) {
+			t.Fatal("the client's token reached the upstream")
+		}
+		p, err := v.Verify(context.Background(), tok)
+		if err != nil || p.ClientID != "gateway-upstream" && p.Subject != "gateway-upstream" {
+			t.Fatalf("the upstream's token is not the gateway's for its resource: %v %+v", err, p)
+		}
+	}
+
+	// A secret file that is missing refuses the gateway at start, naming the upstream.
+	cfg.Upstreams[0].OAuth.ClientSecretFile = filepath.Join(t.TempDir(), "missing")
+	cfg.Listen, cfg.DataDir = "127.0.0.1:0", t.TempDir()
+	if _, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: f.Sections}); err == nil || !strings.Contains(err.Error(), "upstream go: oauth: client_secret_file") {
+		t.Fatalf("missing secret file: %v", err)
+	}
+}
