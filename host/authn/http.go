@@ -156,7 +156,7 @@ func (v *Verifier) Wrap(next http.Handler) http.Handler {
 			v.Challenge(w, r, err)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+		next.ServeHTTP(w, r.WithContext(WithToken(WithPrincipal(r.Context(), p), BearerToken(r))))
 	})
 }
 
@@ -170,7 +170,7 @@ func (v *Verifier) Echo() echo.MiddlewareFunc {
 				v.Challenge(c.Response(), r, err)
 				return nil
 			}
-			c.SetRequest(r.WithContext(WithPrincipal(r.Context(), p)))
+			c.SetRequest(r.WithContext(WithToken(WithPrincipal(r.Context(), p), BearerToken(r))))
 			return next(c)
 		}
 	}

@@ -21,6 +21,20 @@ func WithPrincipal(ctx context.Context, p *Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
+type tokenKey struct{}
+
+// WithToken returns a copy of ctx carrying the access token the middleware verified. Only an
+// upstream's token exchange (RFC 8693) reads it: the token itself is never forwarded.
+func WithToken(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, tokenKey{}, token)
+}
+
+// TokenFrom returns the verified access token a middleware put in ctx, or "".
+func TokenFrom(ctx context.Context) string {
+	t, _ := ctx.Value(tokenKey{}).(string)
+	return t
+}
+
 // FromContext returns the principal a middleware put in ctx, or nil.
 func FromContext(ctx context.Context) *Principal {
 	p, _ := ctx.Value(principalKey{}).(*Principal)

@@ -78,6 +78,10 @@ type UpstreamOAuth struct {
 	ClientSecretFile string   `yaml:"client_secret_file"` // read at start; never in the config itself
 	Scopes           []string `yaml:"scopes"`
 	Resource         string   `yaml:"resource"` // RFC 8707: the token's audience; "" = none asked
+	// TokenExchange asks for a token on behalf of the caller instead (RFC 8693: the caller's
+	// verified access token as the subject token, this client as the actor), so the upstream
+	// sees who is calling; it needs the gateway's authn: section.
+	TokenExchange bool `yaml:"token_exchange"`
 }
 
 // Limits bound what one request may cost.

@@ -97,6 +97,11 @@ func (s *Sections) Validate(c *config.Config) error {
 			return &config.FieldError{Path: "authn", Err: err}
 		}
 	}
+	for i, u := range c.Upstreams {
+		if u.OAuth != nil && u.OAuth.TokenExchange && s.Authn == nil {
+			return fe(fmt.Sprintf("upstreams[%d].oauth.token_exchange", i), "needs the authn: section: without it no caller token is verified to exchange")
+		}
+	}
 	if !config.LoopbackHost(c.Listen) && c.HTTP.ClientToken == "" && s.Authn == nil {
 		return fe("authn", "required to listen on %q, which is not a loopback address: add an authn: section "+
 			"(access tokens from your identity provider), or set http.client_token (PALISADE_CLIENT_TOKEN: one "+

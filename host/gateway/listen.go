@@ -274,8 +274,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			g.authn.Challenge(w, r, err)
 			return
 		}
-		authn.StripToken(r) // the proxy strips it again from every upstream request
-		g.next.ServeHTTP(w, r.WithContext(authn.WithPrincipal(r.Context(), p)))
+		tok := authn.BearerToken(r) // kept in the context for an upstream's token exchange only
+		authn.StripToken(r)         // the proxy strips it again from every upstream request
+		g.next.ServeHTTP(w, r.WithContext(authn.WithToken(authn.WithPrincipal(r.Context(), p), tok)))
 		return
 	}
 	if g.token != nil && (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/")) {

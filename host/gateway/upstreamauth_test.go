@@ -28,6 +28,8 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	ns := testenv.StartNATS(t)
 	seen := &authSeen{}
 	upURL := authnUpstream(t, seen)
+	dseen := &authSeen{}
+	dgURL := authnUpstream(t, dseen)
 	secret := filepath.Join(t.TempDir(), "secret")
 	os.WriteFile(secret, []byte("gw-secret\n"), 0o600)
 	port := testenv.FreePort(t)
@@ -36,7 +38,9 @@ func TestUpstreamClientCredentials(t *testing.T) {
 		Listen: fmt.Sprintf("127.0.0.1:%d", port), DataDir: t.TempDir(),
 		Bundle: testenv.AgentsBundle(t, []byte(authnEchoRules)),
 		Upstreams: []config.Upstream{{Name: "go", URL: upURL, OAuth: &config.UpstreamOAuth{
-			TokenURL: op.Discovery.TokenEndpoint, ClientID: "gateway-upstream", ClientSecretFile: secret, Resource: upURL}}},
+			TokenURL: op.Discovery.TokenEndpoint, ClientID: "gateway-upstream", ClientSecretFile: secret, Resource: upURL}},
+			{Name: "dg", URL: dgURL, OAuth: &config.UpstreamOAuth{
+				TokenURL: op.Discovery.TokenEndpoint, ClientID: "gateway-upstream", ClientSecretFile: secret, Resource: dgURL, TokenExchange: true}}},
 		NATS:    config.NATS{URL: ns.ClientURL()},
 		Limits:  config.Limits{BodyBytes: 64 << 10, UpstreamTimeout: config.Duration(10 * time.Second)},
 		Plugins: config.Plugins{CacheDir: testenv.CacheDir()},
@@ -55,7 +59,7 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	t.Cleanup(func() { g.Close(context.Background()) })
 
 	clientTok := op.ClientCredentials(t, authnSRE, authnSecret, base+"/mcp")
-	cs := connectAs(t, base+"/mcp", clientTok)
+	cs := connectAs(t, base+"/mcp/go", clientTok)
 	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hi"}})
 	if err != nil || text(r) != "Echo: hi" {
 		t.Fatalf("echo through the gateway: %v %v", err, r)
@@ -78,6 +82,38 @@ func TestUpstreamClientCredentials(t *testing.T) {
 		if err != nil || p.ClientID != "gateway-upstream" && p.Subject != "gateway-upstream" {
 			t.Fatalf("the upstream's token is not the gateway's for its resource: %v %+v", err, p)
 		}
+	}
+
+	// Token exchange: the upstream sees the caller (subject) with the gateway as the actor.
+	ds := connectAs(t, base+"/mcp/dg", clientTok)
+	if r, err := ds.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "on behalf"}}); err != nil || text(r) != "Echo: on behalf" {
+		t.Fatalf("echo through the delegated upstream: %v %v", err, r)
+	}
+	dv, err := authn.New(context.Background(), authn.Options{Config: authn.Config{Issuer: op.Issuer, Resource: dgURL, Claims: []string{"act", "groups"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dv.Close()
+	dtoks := dseen.sawToken()
+	if len(dtoks) == 0 {
+		t.Fatal("the delegated upstream saw no token")
+	}
+	for _, a := range dtoks {
+		if strings.Contains(a, clientTok) {
+			t.Fatal("the client's token reached the delegated upstream")
+		}
+		p, err := dv.Verify(context.Background(), strings.TrimPrefix(a, "Bearer "))
+		if err != nil {
+			t.Fatalf("the delegated upstream's token: %v", err)
+		}
+		act, _ := p.Claims["act"].(map[string]any)
+		if p.Subject != authnSRE || act["sub"] != "gateway-upstream" {
+			t.Fatalf("delegated token: subject %q act %v; want the caller %q with the gateway as actor", p.Subject, p.Claims["act"], authnSRE)
+		}
+	}
+	// Without the authn: section there is no caller token to exchange: refused at start.
+	if _, err := gateway.New(context.Background(), gateway.Options{Config: cfg}); err == nil || !strings.Contains(err.Error(), "upstreams[1].oauth.token_exchange") {
+		t.Fatalf("token exchange without authn: %v", err)
 	}
 
 	// A secret file that is missing refuses the gateway at start, naming the upstream.

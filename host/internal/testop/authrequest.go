@@ -60,7 +60,7 @@ func (c *client) GrantTypes() []oidc.GrantType {
 	if c.c.Secret == "" {
 		return []oidc.GrantType{oidc.GrantTypeCode}
 	}
-	return []oidc.GrantType{oidc.GrantTypeClientCredentials, oidc.GrantTypeCode}
+	return []oidc.GrantType{oidc.GrantTypeClientCredentials, oidc.GrantTypeCode, oidc.GrantTypeTokenExchange}
 }
 func (c *client) LoginURL(id string) string { return "/login?id=" + id }
 func (c *client) AccessTokenType() op.AccessTokenType {
