@@ -45,7 +45,9 @@ type AgentsConfig struct {
 	HookAllowStages []string `yaml:"hook_allow_stages"`
 }
 
-// SelfMCPPath is where a gateway serves Palisade's own MCP server when agents.mcp_token is set.
+// SelfMCPPath is where a gateway serves Palisade's own MCP server: behind the resource server
+// when the authn: section is set (callers' principals, grants bound to them), else when
+// agents.mcp_token is set, behind that one token.
 const SelfMCPPath = "/palisade/mcp"
 
 // agentsFeature serves the Claude Code hook endpoint, pins tool definitions (engine hook), keeps
@@ -95,14 +97,18 @@ func (a *agentsFeature) Start(ctx context.Context, g *Gateway) error {
 			return c.NoContent(http.StatusNoContent)
 		})
 	}
-	if a.cfg.MCPToken != "" {
+	if a.cfg.MCPToken != "" || g.authn != nil {
 		s, err := selfmcp.New(selfmcp.Options{Engine: g.Engine(), Recent: g.Recent(), Logger: g.Logger(), Permissions: g.permissions(), Limits: g.selfLimits()})
 		if err != nil {
 			return err
 		}
-		h, err := s.HTTPHandler(a.cfg.MCPToken)
-		if err != nil {
-			return err
+		// With authn: the resource server verifies callers here as on /mcp (listen.go), and
+		// grants bind to their principal; agents.mcp_token is then not used.
+		h := s.VerifiedHTTPHandler()
+		if g.authn == nil {
+			if h, err = s.HTTPHandler(a.cfg.MCPToken); err != nil {
+				return err
+			}
 		}
 		a.self = s
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

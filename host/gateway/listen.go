@@ -266,7 +266,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "palisade: Origin "+quote(r.Header.Get("Origin"))+" is not allowed (loopback origins or http.allowed_origins)", http.StatusForbidden)
 		return
 	}
-	if g.authn != nil && (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/")) {
+	if g.authn != nil && (r.URL.Path == "/mcp" || strings.HasPrefix(r.URL.Path, "/mcp/") || r.URL.Path == SelfMCPPath) {
 		// The resource server: a verified access token, its principal in the context for the
 		// transport (authn.FromContext), or the 401/403 with the challenge host/authn writes.
 		p, err := g.authn.Authenticate(r)

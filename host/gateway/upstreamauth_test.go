@@ -3,12 +3,14 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
@@ -121,5 +123,25 @@ func TestUpstreamClientCredentials(t *testing.T) {
 	cfg.Listen, cfg.DataDir = "127.0.0.1:0", t.TempDir()
 	if _, err := gateway.New(context.Background(), gateway.Options{Config: cfg, Sections: f.Sections}); err == nil || !strings.Contains(err.Error(), "upstream go: oauth: client_secret_file") {
 		t.Fatalf("missing secret file: %v", err)
+	}
+}
+
+// With authn:, Palisade's own MCP server on the gateway (/palisade/mcp) sits behind the same
+// resource server as /mcp: no token is 401, and a caller's reportAction is recorded under the
+// token's principal (the principal a requestPermission grant binds to).
+func TestSelfMCPBehindAuthn(t *testing.T) {
+	e := startAuthn(t)
+	resp, body := rawPost(t, e.base+gateway.SelfMCPPath, `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata") {
+		t.Fatalf("no token: %s %s", resp.Status, body)
+	}
+	cs := connectAs(t, e.base+gateway.SelfMCPPath, e.token(t, authnSRE))
+	r, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "reportAction", Arguments: map[string]any{"tool": "deploy", "outcome": "success", "details": "self behind authn"}})
+	if err != nil || r.IsError {
+		t.Fatalf("reportAction: %v %v", err, r)
+	}
+	ev := decisionFor(t, e.g, "deploy", func(ev audit.Event) bool { return ev.Method == "palisade/reportAction" })
+	if ev.Principal == nil || ev.Principal.Subject != authnSRE {
+		t.Fatalf("reportAction's event principal = %+v, want %s", ev.Principal, authnSRE)
 	}
 }

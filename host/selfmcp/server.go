@@ -141,6 +141,14 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.WriteClose
 	return ss.Wait()
 }
 
+// VerifiedHTTPHandler serves Streamable HTTP with no token of its own, for a gateway whose
+// resource server (host/authn) has already verified the caller's access token and put the
+// principal in the request's context: requestPermission's grants are then bound to it. Never
+// mount it where nothing verifies callers.
+func (s *Server) VerifiedHTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+}
+
 // HTTPHandler serves Streamable HTTP; every request must carry `Authorization: Bearer token`
 // (401 otherwise). An empty token is refused: use a loopback listener and a token.
 func (s *Server) HTTPHandler(token string) (http.Handler, error) {
@@ -360,7 +368,7 @@ func (s *Server) reportAction(ctx context.Context, req *mcp.CallToolRequest, in 
 	}
 	id := audit.NewID()
 	ev := audit.Event{ID: id, Time: s.o.Now().UTC(), Kind: audit.KindDecision, Transport: Transport, Method: "palisade/reportAction",
-		Server: env.Server, Session: env.Session, Agent: env.Agent, Tool: env.Tool, Action: abi.ActionNone,
+		Server: env.Server, Session: env.Session, Agent: env.Agent, Tool: env.Tool, Action: abi.ActionNone, Principal: env.Principal,
 		Reason: strings.TrimSpace(in.Outcome + ": " + in.Details)}
 	if len(env.Arguments) > 0 {
 		ev.ArgumentsSHA256 = audit.ArgumentsHash(env.Arguments)
