@@ -32,8 +32,13 @@ var forbidden = map[string][]string{
 	"host/internal/sse":     {"host/"},
 	"host/conformance":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
 	"host/internal/testop":  {"host/"},
-	"host/internal/testenv": {"host/engine", "host/proxy", "host/gateway", "cmd/"},
-	"host/policytest":       {"host/proxy", "host/gateway", "github.com/labstack/echo"},
+	// Tracing setup and W3C propagation: the proxy, engine and chain take its tracer or the span
+	// in their context, so it imports none of them.
+	"host/telemetry": {"host/"},
+	// A test's OTLP receiver, a program of its own: it speaks the wire format, nothing of ours.
+	"host/internal/otlprecv": {"host/", "go.opentelemetry.io/otel"},
+	"host/internal/testenv":  {"host/engine", "host/proxy", "host/gateway", "cmd/"},
+	"host/policytest":        {"host/proxy", "host/gateway", "github.com/labstack/echo"},
 	// The engine: decides; imports no transport, no hook built on it and no server.
 	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server"},
 	// Hooks the engine calls and clients of the engine: never a transport.
