@@ -192,4 +192,3 @@ func Inject(ctx context.Context, hdr http.Header) {
 	}
 	propagator.Inject(ctx, propagation.HeaderCarrier(hdr))
 }
-
