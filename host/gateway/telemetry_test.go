@@ -190,3 +190,43 @@ func TestTraceThroughTheGateway(t *testing.T) {
 	}
 	t.Fatal("no audit event for echo")
 }
+
+// TestTraceApprovalWaitFromMeta: a client that carries its trace context in params._meta
+// (SEP-414) instead of a header still parents the gateway's span, and a held call's wait for a
+// person is a child span saying how it ended (here the rule's short timeout allows it).
+func TestTraceApprovalWaitFromMeta(t *testing.T) {
+	const traceID, clientSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	recv, spans := startOTLPReceiver(t)
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up,
+		fmt.Sprintf("telemetry: {otlp_endpoint: %q, sample_ratio: 1}\n", recv))
+	cs := mcpSession(t, g, nil)
+	p := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "brief wait"}}
+	p.Meta = mcp.Meta{"traceparent": "00-" + traceID + "-" + clientSpan + "-01"}
+	r, err := cs.CallTool(t.Context(), p)
+	if err != nil || text(r) != "Echo: brief wait" {
+		t.Fatalf("call = %v %v", r, err)
+	}
+	var call, wait otlpSpan
+	testenv.Eventually(t, 20*time.Second, "the call and approval spans at the receiver", func() bool {
+		all := spans()
+		for _, s := range all {
+			if s.Name == "tools/call echo" && s.TraceID == traceID {
+				call = s
+			}
+		}
+		for _, s := range all {
+			if s.Name == "palisade.approval" && call.SpanID != "" && s.ParentSpanID == call.SpanID {
+				wait = s
+			}
+		}
+		return wait.SpanID != ""
+	})
+	if call.ParentSpanID != clientSpan {
+		t.Fatalf("call span parent %s, want the client's %s from _meta", call.ParentSpanID, clientSpan)
+	}
+	if wait.Attributes["palisade.action"] != "allow" || wait.Attributes["palisade.decided_by"] == "" {
+		t.Fatalf("approval span attributes %v", wait.Attributes)
+	}
+}
