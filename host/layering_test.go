@@ -15,7 +15,7 @@ var forbidden = map[string][]string{
 	"host/config":           {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
 	"host/plugin":           {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
 	"host/hostfn":           {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
-	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io"},
+	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	"host/bundle":           {"host/engine", "host/proxy", "host/gateway", "host/admin"},
 	"host/audit":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
 	"host/llm":              {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
@@ -40,7 +40,7 @@ var forbidden = map[string][]string{
 	"host/internal/testenv":  {"host/engine", "host/proxy", "host/gateway", "cmd/"},
 	"host/policytest":        {"host/proxy", "host/gateway", "github.com/labstack/echo"},
 	// The engine: decides; imports no transport, no hook built on it and no server.
-	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server"},
+	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	// Hooks the engine calls and clients of the engine: never a transport.
 	"host/approval": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "cmd/"},
 	"host/pin":      {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "cmd/"},
@@ -48,7 +48,7 @@ var forbidden = map[string][]string{
 	"host/admin":    {"host/proxy", "host/gateway", "host/selfmcp", "cmd/"},
 	// Transports: bytes in and out of an exchange; they depend on the engine, never on the
 	// hooks (approval, pinning, tokens) or servers built on it.
-	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server"},
+	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	// The gateway wires serve's parts together; only cmd/ sits above it.
 	"host/gateway":          {"cmd/"},
 	"host/authn":            {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},

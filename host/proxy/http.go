@@ -21,7 +21,6 @@ import (
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/telemetry"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/labstack/echo/v4"
 	"go.opentelemetry.io/otel/trace"
@@ -704,7 +703,7 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	// (MCP authorization, "Token Passthrough"); the upstream's own credentials come next.
 	authn.StripToken(req)
 	if h.o.Tracer != nil {
-		telemetry.Inject(ctx, req.Header) // this gateway's span, never the client's header
+		injectTraceContext(ctx, req.Header) // this gateway's span, never the client's header
 	}
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)

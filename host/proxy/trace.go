@@ -2,14 +2,15 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"strconv"
 
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/mcp"
-	"github.com/added060/palisade/host/telemetry"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -29,7 +30,7 @@ func (h *HTTP) startRequestSpan(ctx context.Context, hdr http.Header, p *mcp.Par
 		return ctx, requestSpan{}
 	}
 	env := p.Envelope
-	ctx = telemetry.Extract(ctx, hdr, p.Message.Params)
+	ctx = extractTraceContext(ctx, hdr, p.Message.Params)
 	attrs := []attribute.KeyValue{
 		attribute.String("mcp.method.name", env.Method),
 		attribute.String("palisade.server", env.Server),
@@ -93,4 +94,41 @@ func (s upstreamSpan) end(status int, err error) {
 		s.span.SetStatus(codes.Error, "HTTP "+strconv.Itoa(status))
 	}
 	s.span.End()
+}
+
+var propagator = propagation.TraceContext{}
+
+// extractTraceContext returns ctx carrying the remote span context of a client's request: its traceparent
+// and tracestate headers, or when the request has no valid traceparent header, the same keys in
+// the MCP message's params._meta (SEP-414). A malformed value is ignored.
+func extractTraceContext(ctx context.Context, hdr http.Header, params json.RawMessage) context.Context {
+	if c := propagator.Extract(ctx, propagation.HeaderCarrier(hdr)); trace.SpanContextFromContext(c).IsValid() {
+		return c
+	}
+	if len(params) == 0 {
+		return ctx
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
+		return ctx
+	}
+	carrier := propagation.MapCarrier{}
+	for _, k := range propagator.Fields() {
+		if v, ok := p.Meta[k].(string); ok {
+			carrier[k] = v
+		}
+	}
+	return propagator.Extract(ctx, carrier)
+}
+
+// injectTraceContext writes the span context of ctx into hdr as traceparent and tracestate, replacing what
+// was there; with no valid span context it removes them, so the client's header never passes
+// unchanged.
+func injectTraceContext(ctx context.Context, hdr http.Header) {
+	for _, k := range propagator.Fields() {
+		hdr.Del(k)
+	}
+	propagator.Inject(ctx, propagation.HeaderCarrier(hdr))
 }

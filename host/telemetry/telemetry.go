@@ -2,15 +2,12 @@ package telemetry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"net/url"
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
@@ -154,41 +151,4 @@ func (t *Telemetry) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	return t.tp.Shutdown(ctx)
-}
-
-var propagator = propagation.TraceContext{}
-
-// Extract returns ctx carrying the remote span context of a client's request: its traceparent
-// and tracestate headers, or when the request has no valid traceparent header, the same keys in
-// the MCP message's params._meta (SEP-414). A malformed value is ignored.
-func Extract(ctx context.Context, hdr http.Header, params json.RawMessage) context.Context {
-	if c := propagator.Extract(ctx, propagation.HeaderCarrier(hdr)); trace.SpanContextFromContext(c).IsValid() {
-		return c
-	}
-	if len(params) == 0 {
-		return ctx
-	}
-	var p struct {
-		Meta map[string]any `json:"_meta"`
-	}
-	if json.Unmarshal(params, &p) != nil || p.Meta == nil {
-		return ctx
-	}
-	carrier := propagation.MapCarrier{}
-	for _, k := range propagator.Fields() {
-		if v, ok := p.Meta[k].(string); ok {
-			carrier[k] = v
-		}
-	}
-	return propagator.Extract(ctx, carrier)
-}
-
-// Inject writes the span context of ctx into hdr as traceparent and tracestate, replacing what
-// was there; with no valid span context it removes them, so the client's header never passes
-// unchanged.
-func Inject(ctx context.Context, hdr http.Header) {
-	for _, k := range propagator.Fields() {
-		hdr.Del(k)
-	}
-	propagator.Inject(ctx, propagation.HeaderCarrier(hdr))
 }
