@@ -30,9 +30,10 @@ type otlpSpan struct {
 	Attributes   map[string]string `json:"attributes"`
 }
 
-// startOTLPReceiver builds and runs host/internal/otlprecv, a real OTLP/HTTP receiver process,
+// startOTLPReceiver builds and runs host/internal/otlprecv, a real OTLP receiver process,
 // and returns its URL and a function reading the spans it received so far.
-func startOTLPReceiver(t *testing.T) (string, func() []otlpSpan) {
+// args are otlprecv's extra flags (-grpc).
+func startOTLPReceiver(t *testing.T, args ...string) (string, func() []otlpSpan) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "otlprecv")
@@ -42,7 +43,7 @@ func startOTLPReceiver(t *testing.T) (string, func() []otlpSpan) {
 		t.Fatalf("build otlprecv: %v\n%s", err, out)
 	}
 	out := filepath.Join(dir, "spans.jsonl")
-	cmd := exec.Command(bin, "-addr", "127.0.0.1:0", "-out", out)
+	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0", "-out", out}, args...)...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -229,4 +230,39 @@ func TestTraceApprovalWaitFromMeta(t *testing.T) {
 	if wait.Attributes["palisade.action"] != "allow" || wait.Attributes["palisade.decided_by"] == "" {
 		t.Fatalf("approval span attributes %v", wait.Attributes)
 	}
+}
+
+// TestTraceOverGRPC: protocol grpc exports the same trace over OTLP/gRPC.
+func TestTraceOverGRPC(t *testing.T) {
+	const traceID, clientSpan = "5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174"
+	recv, spans := startOTLPReceiver(t, "-grpc")
+	ns := testenv.StartNATS(t)
+	bdir := testenv.StageBundle(t, "tests/ui/bundle", map[string]string{"plugins/rules.wasm": "./plugins/rules"})
+	g := startGatewayExt(t, ns.ClientURL(), bdir, fmt.Sprintf("telemetry: {otlp_endpoint: %q, protocol: grpc}\n", recv),
+		config.Upstream{Name: "go", URL: testenv.StartGoServer(t, true)})
+	c := mcp.NewClient(&mcp.Implementation{Name: "traced-agent", Version: "1.0.0"}, nil)
+	hc := &http.Client{Transport: traceparentTransport{"00-" + traceID + "-" + clientSpan + "-01"}}
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + g.Addr() + "/mcp/go", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "over grpc"}}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 20*time.Second, "the call span and its stage span over OTLP/gRPC", func() bool {
+		var call string
+		all := spans()
+		for _, s := range all {
+			if s.Name == "tools/call echo" && s.TraceID == traceID && s.ParentSpanID == clientSpan && s.Service == "palisade" {
+				call = s.SpanID
+			}
+		}
+		for _, s := range all {
+			if call != "" && s.Name == "palisade.stage rules" && s.ParentSpanID == call {
+				return true
+			}
+		}
+		return false
+	})
 }

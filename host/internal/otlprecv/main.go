@@ -1,12 +1,14 @@
-// Command otlprecv is a small OTLP/HTTP trace receiver for tests: it accepts
-// POST /v1/traces (protobuf, optionally gzip) and writes every span it receives as one JSON
-// line to the file named by -out. It prints its URL on stdout once it listens.
+// Command otlprecv is a small OTLP trace receiver for tests: it accepts OTLP/HTTP
+// (POST /v1/traces, protobuf, optionally gzip) or, with -grpc, OTLP/gRPC (TraceService/Export),
+// and writes every span it receives as one JSON line to the file named by -out. It prints its
+// URL on stdout once it listens.
 //
 //	go build -o otlprecv ./host/internal/otlprecv && ./otlprecv -addr 127.0.0.1:0 -out spans.jsonl
 package main
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"flag"
@@ -19,6 +21,7 @@ import (
 
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -40,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	out := fs.String("out", "", "file the spans are appended to, one JSON line each (required)")
+	useGRPC := fs.Bool("grpc", false, "serve OTLP/gRPC instead of OTLP/HTTP")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -58,7 +62,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "otlprecv:", err)
 		return 1
 	}
-	var mu sync.Mutex
+	sink := &writer{enc: json.NewEncoder(f)}
+	if *useGRPC {
+		s := grpc.NewServer()
+		coltrace.RegisterTraceServiceServer(s, &traceService{sink: sink})
+		fmt.Fprintf(stdout, "http://%s\n", ln.Addr())
+		if err := s.Serve(ln); err != nil {
+			fmt.Fprintln(stderr, "otlprecv:", err)
+			return 1
+		}
+		return 0
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/traces", func(w http.ResponseWriter, r *http.Request) {
 		var body io.Reader = r.Body
@@ -80,20 +94,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		enc := json.NewEncoder(f)
-		for _, rs := range req.ResourceSpans {
-			service := attrs(rs.GetResource().GetAttributes())["service.name"]
-			for _, ss := range rs.ScopeSpans {
-				for _, s := range ss.Spans {
-					if err := enc.Encode(Span{Service: service, TraceID: hex.EncodeToString(s.TraceId), SpanID: hex.EncodeToString(s.SpanId),
-						ParentSpanID: hex.EncodeToString(s.ParentSpanId), Name: s.Name, Kind: int32(s.Kind), Attributes: attrs(s.Attributes)}); err != nil {
-						http.Error(w, err.Error(), http.StatusInternalServerError)
-						return
-					}
-				}
-			}
+		if err := sink.write(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
 		}
 		resp, _ := proto.Marshal(&coltrace.ExportTraceServiceResponse{})
 		w.Header().Set("Content-Type", "application/x-protobuf")
@@ -105,6 +108,42 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writer appends spans as JSON lines, one export at a time.
+type writer struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+}
+
+func (w *writer) write(req *coltrace.ExportTraceServiceRequest) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, rs := range req.ResourceSpans {
+		service := attrs(rs.GetResource().GetAttributes())["service.name"]
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				if err := w.enc.Encode(Span{Service: service, TraceID: hex.EncodeToString(s.TraceId), SpanID: hex.EncodeToString(s.SpanId),
+					ParentSpanID: hex.EncodeToString(s.ParentSpanId), Name: s.Name, Kind: int32(s.Kind), Attributes: attrs(s.Attributes)}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// traceService is OTLP/gRPC's TraceService.
+type traceService struct {
+	coltrace.UnimplementedTraceServiceServer
+	sink *writer
+}
+
+func (t *traceService) Export(_ context.Context, req *coltrace.ExportTraceServiceRequest) (*coltrace.ExportTraceServiceResponse, error) {
+	if err := t.sink.write(req); err != nil {
+		return nil, err
+	}
+	return &coltrace.ExportTraceServiceResponse{}, nil
 }
 
 // attrs flattens OTLP attributes to strings (numbers and booleans in their JSON form).
