@@ -39,7 +39,8 @@ GO_PLUGIN_WASM := $(patsubst %,$(BUILD)/plugins/%.wasm,$(GO_PLUGINS))
 CORE_PKGS := ./host/ ./host/mcp/... ./host/config/... ./host/plugin/... ./host/hostfn/... ./host/chain/... \
 	./host/bundle/... ./host/proxy/... ./host/internal/... ./host/admin/... \
 	./host/approval/... ./host/llm/... ./host/token/... ./host/pin/... ./host/wrap/... ./host/selfmcp/... \
-	./host/policytest/... ./host/engine/... ./host/enginesock/... ./host/authn/... ./host/version/...
+	./host/policytest/... ./host/engine/... ./host/enginesock/... ./host/authn/... ./host/version/... \
+	./host/telemetry/...
 NATIVE_PKGS := ./sdk/go/... ./plugins/... ./cmd/... ./tools/...
 
 .PHONY: help setup setup-core build plugins bundle run test test-core lint fmt-check vet bench bench-core fuzz eval clean

@@ -15,7 +15,7 @@ var forbidden = map[string][]string{
 	"host/config":           {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
 	"host/plugin":           {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
 	"host/hostfn":           {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
-	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io"},
+	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	"host/bundle":           {"host/engine", "host/proxy", "host/gateway", "host/admin"},
 	"host/audit":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
 	"host/llm":              {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
@@ -32,10 +32,15 @@ var forbidden = map[string][]string{
 	"host/internal/sse":     {"host/"},
 	"host/conformance":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
 	"host/internal/testop":  {"host/"},
-	"host/internal/testenv": {"host/engine", "host/proxy", "host/gateway", "cmd/"},
-	"host/policytest":       {"host/proxy", "host/gateway", "github.com/labstack/echo"},
+	// Tracing setup and W3C propagation: the proxy, engine and chain take its tracer or the span
+	// in their context, so it imports none of them.
+	"host/telemetry": {"host/"},
+	// A test's OTLP receiver, a program of its own: it speaks the wire format, nothing of ours.
+	"host/internal/otlprecv": {"host/", "go.opentelemetry.io/otel"},
+	"host/internal/testenv":  {"host/engine", "host/proxy", "host/gateway", "cmd/"},
+	"host/policytest":        {"host/proxy", "host/gateway", "github.com/labstack/echo"},
 	// The engine: decides; imports no transport, no hook built on it and no server.
-	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server"},
+	"host/engine": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "host/bus", "host/infer", "host/llm", "cmd/", "github.com/labstack/echo", "github.com/nats-io/nats-server", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	// Hooks the engine calls and clients of the engine: never a transport.
 	"host/approval": {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "cmd/"},
 	"host/pin":      {"host/proxy", "host/gateway", "host/admin", "host/selfmcp", "host/approval", "cmd/"},
@@ -43,7 +48,7 @@ var forbidden = map[string][]string{
 	"host/admin":    {"host/proxy", "host/gateway", "host/selfmcp", "cmd/"},
 	// Transports: bytes in and out of an exchange; they depend on the engine, never on the
 	// hooks (approval, pinning, tokens) or servers built on it.
-	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server"},
+	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	// The gateway wires serve's parts together; only cmd/ sits above it.
 	"host/gateway":          {"cmd/"},
 	"host/authn":            {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},

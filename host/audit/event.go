@@ -61,6 +61,9 @@ type Event struct {
 	Agent     string          `json:"agent,omitempty"`      // client/agent name
 	Tool      string          `json:"tool,omitempty"`       // tool name
 	RequestID json.RawMessage `json:"request_id,omitempty"` // JSON-RPC id, string or number as sent
+	// TraceID is the W3C trace id (32 lower-case hex) of the OpenTelemetry trace the call's
+	// span belongs to: the client's when it sent a traceparent; "" with tracing off.
+	TraceID string `json:"trace_id,omitempty"`
 
 	// Principal is who called: the identity the gateway verified (an OAuth access token on
 	// HTTP, host/authn) or the OS user in the local modes; the same value the envelope's

@@ -14,6 +14,9 @@ import (
 
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/glob"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Evaluator is what a stage calls: a plugin pool (host/plugin) or a stand-in for a stage whose
@@ -510,6 +513,20 @@ func priorOf(base []abi.Prior, rs []abi.StageResult) []abi.Prior {
 func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) abi.StageResult {
 	r := abi.StageResult{Stage: s.Name, Phase: phase}
 	start := time.Now()
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		// A child of the request's span (host/proxy); with tracing off there is none and this
+		// costs one context lookup.
+		var stage trace.Span
+		ctx, stage = span.TracerProvider().Tracer(tracerScope).Start(ctx, "palisade.stage "+s.Name,
+			trace.WithAttributes(attribute.String("palisade.stage", s.Name), attribute.String("palisade.phase", phase)))
+		defer func() {
+			stage.SetAttributes(attribute.String("palisade.action", r.Action), attribute.Float64("palisade.score", r.Score))
+			if r.Error != "" {
+				stage.SetStatus(codes.Error, r.Error)
+			}
+			stage.End()
+		}()
+	}
 	var out []byte
 	var err error
 	if s.Plugin == nil {
@@ -558,6 +575,9 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) abi
 	}
 	return r
 }
+
+// tracerScope names the instrumentation scope of stage spans.
+const tracerScope = "github.com/added060/palisade"
 
 // ErrBadVerdict is returned by DecodeVerdict for output that is not a valid verdict.
 var ErrBadVerdict = errors.New("chain: invalid verdict")

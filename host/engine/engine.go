@@ -15,6 +15,7 @@ import (
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Recorder receives audit events (host/audit.Publisher implements it).
@@ -154,7 +155,10 @@ type Outcome struct {
 	// TokenSHA256 is the hash of the execution token attached to the forwarded call (only the
 	// hash is audited).
 	TokenSHA256 string
-	Start       time.Time
+	// TraceID is the W3C trace id of the span the request phase ran in (host/proxy starts it
+	// when tracing is on); "" without one. The audit event carries it.
+	TraceID string
+	Start   time.Time
 	// Quiet marks a pass-through of an unjudged method that no stage had an opinion on: no
 	// audit event is recorded for it.
 	Quiet bool
@@ -214,6 +218,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 		}
 	}
 	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		o.TraceID = sc.TraceID().String()
+	}
 	if c, ok := CallerFrom(ctx); ok {
 		o.Detail = map[string]any{"caller": c}
 		if env.Principal == nil {
@@ -260,10 +267,12 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 				o.Action = ch.Fallback(abi.ActionAsk)
 			}
 		} else if e.o.Approver != nil && hold {
-			res, err := e.o.Approver.Hold(ctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx)})
+			hctx, wait := startApprovalSpan(ctx)
+			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx)})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
 			}
+			wait(res)
 			o.Approval = &res
 			o.Action = res.Action
 		} else {
@@ -434,6 +443,7 @@ func (o *Outcome) Event() audit.Event {
 		Agent:           env.Agent,
 		Tool:            env.Tool,
 		RequestID:       env.RequestID,
+		TraceID:         o.TraceID,
 		Action:          o.Action,
 		RequestedAction: o.Requested,
 		Reason:          o.Decision.Reason,

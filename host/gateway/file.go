@@ -9,6 +9,7 @@ import (
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/infer"
 	"github.com/added060/palisade/host/llm"
+	"github.com/added060/palisade/host/telemetry"
 )
 
 // Sections are palisade.yaml's feature sections, each typed by its feature. A nil pointer is an
@@ -24,6 +25,8 @@ type Sections struct {
 	Infer   InferConfig    `yaml:"infer"`
 	LLM     *llm.Config    `yaml:"llm"`
 	Tokens  TokensConfig   `yaml:"tokens"`
+	// Telemetry exports OpenTelemetry traces over OTLP (host/telemetry); the zero value is off.
+	Telemetry telemetry.Config `yaml:"telemetry"`
 }
 
 // File is palisade.yaml as one typed struct: the core config (host/config) and every feature's
@@ -159,6 +162,9 @@ func (s *Sections) Validate(c *config.Config) error {
 		}
 	}
 	if err := s.AuditSink.validate(); err != nil {
+		return err
+	}
+	if err := validateTelemetry(s.Telemetry); err != nil {
 		return err
 	}
 	if s.LLM != nil {

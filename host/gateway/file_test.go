@@ -67,6 +67,10 @@ func TestBadSectionRefusedBeforeAnythingStarts(t *testing.T) {
 		{"authn:\n  resource: https://gw.example.com/mcp\n", "authn.issuer"},
 		{"authn:\n  issuer: https://login.example.com\n  resource: https://gw.example.com/mcp\n  algorithms: [none]\n", "authn.algorithms[0]"},
 		{"authn:\n  issuer: http://login.example.com\n  resource: https://gw.example.com/mcp\n", "authn.issuer"},
+		{"telemetry:\n  otlp_endpoint: collector:4318\n", "telemetry.otlp_endpoint"},
+		{"telemetry:\n  otlp_endpoint: http://127.0.0.1:4318\n  protocol: thrift\n", "telemetry.protocol"},
+		{"telemetry:\n  otlp_endpoint: http://127.0.0.1:4318\n  sample_ratio: 1.5\n", "telemetry.sample_ratio"},
+		{"telemetry:\n  service_name: gw\n", "telemetry.otlp_endpoint"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			f, err := gateway.ParseFile([]byte(tc.yaml))

@@ -33,6 +33,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure a gateway.
@@ -71,6 +72,7 @@ type FeatureSpec struct {
 // AfterInit (bundles builds the first bundle with the Core), then Start; Close in reverse.
 // The order is this list, never the init() order of file names.
 var Features = []FeatureSpec{
+	{"telemetry", func() Feature { return &telemetryFeature{} }},
 	{"agents", func() Feature { return &agentsFeature{} }},
 	{"approvals", func() Feature { return &approvals{} }},
 	{"bundles", func() Feature { return &bundlesFeature{} }},
@@ -113,6 +115,7 @@ type Gateway struct {
 
 	bundlesClaimed bool
 	current        *bundle.Bundle
+	tracer         trace.Tracer // the telemetry feature's; nil = tracing off
 	mu             sync.Mutex
 	closeOnce      sync.Once
 }
@@ -248,7 +251,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	hopts := proxy.HTTPOptions{RateLimit: g.rateLimit, Upstreams: ups, Engine: g.engine, BodyLimit: cfg.Limits.BodyBytes, ResponseLimit: cfg.Limits.ResponseBytes,
 		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
 		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget,
-		Aggregate: proxy.AggregateOptions{Names: cfg.Aggregate.Names}}
+		Aggregate: proxy.AggregateOptions{Names: cfg.Aggregate.Names}, Tracer: g.tracer}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}

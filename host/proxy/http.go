@@ -23,6 +23,7 @@ import (
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Upstream is one MCP server behind the gateway.
@@ -74,6 +75,10 @@ type HTTPOptions struct {
 	UpstreamTotalTimeout time.Duration
 	Metrics              *engine.Metrics // nil = none
 	Logger               *slog.Logger    // nil = discard
+	// Tracer, if set, traces every judged request (trace.go): a span per request in the
+	// client's W3C trace context, a child span per upstream call, and traceparent on the
+	// upstream's request. nil = no spans, and no trace headers go upstream.
+	Tracer trace.Tracer
 	// Tools, if set, sees every tools/list result before the client (tool pinning and
 	// description sanitizing, host/pin).
 	Tools engine.ToolsObserver
@@ -516,6 +521,8 @@ func (h *HTTP) context(rctx context.Context, hdr http.Header) mcp.Context {
 func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header, up *upstream, p *mcp.Parsed, body []byte) {
 	m, env := p.Message, p.Envelope
 	env.ID, env.Server = audit.NewID(), up.Name
+	ctx, span := h.startRequestSpan(ctx, hdr, p)
+	defer span.end() // last: after the answer is sent and the audit event recorded
 	if tok := p.ProgressToken; tok != nil && acceptsSSE(hdr) {
 		ctx = engine.WithProgress(ctx, rw.progressFunc(tok))
 	}
@@ -556,6 +563,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		return
 	}
 	out := x.Outcome
+	span.out = out
 	defer func() {
 		rw.send() // the client has its answer before the audit event is built
 		x.Finish(ctx)
@@ -577,12 +585,15 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		}
 	}
 	start := time.Now()
-	resp, err := h.send(ctx, up, hdr, http.MethodPost, body)
+	uctx, upSpan := h.startUpstreamSpan(ctx, up)
+	resp, err := h.send(uctx, up, hdr, http.MethodPost, body)
 	if err != nil {
+		upSpan.end(0, err)
 		h.upstreamFailed(ctx, rw, up, m, out, start, err)
 		return
 	}
 	defer resp.Body.Close()
+	defer upSpan.end(resp.StatusCode, nil) // once the answer is relayed
 	out.Upstream = &audit.Upstream{Status: resp.StatusCode}
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
@@ -698,6 +709,9 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	// The client's token is its credential for the gateway, never for the server behind it
 	// (MCP authorization, "Token Passthrough"); the upstream's own credentials come next.
 	authn.StripToken(req)
+	if h.o.Tracer != nil {
+		injectTraceContext(ctx, req.Header) // this gateway's span, never the client's header
+	}
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
