@@ -1,0 +1,180 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/internal/testenv"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// askGateway runs the approvals test bundle (echo "hold..." is held) in front of the Go SDK
+// server, with approvals.ask_client set to ask.
+func askGateway(t *testing.T, ask bool) *gateway.Gateway {
+	t.Helper()
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	extra := "  ask_client: false\n"
+	if ask {
+		extra = "  ask_client: true\n"
+	}
+	return approvalsGateway(t, "gw-ask", ns.ClientURL(), approvalsBundle(t), up, extra)
+}
+
+// via returns an event's detail.via.
+func via(ev audit.Event) string {
+	var d struct {
+		Via string `json:"via"`
+	}
+	_ = json.Unmarshal(ev.Detail, &d)
+	return d.Via
+}
+
+// askEvents waits for the approval and decision events of held call id and checks who decided,
+// how (detail.via) and the outcome.
+func askEvents(t *testing.T, g *gateway.Gateway, id, by, how, action string) {
+	t.Helper()
+	ev := waitEvent(t, g, "approval", func(ev audit.Event) bool {
+		return ev.Kind == audit.KindApproval && ev.Approval != nil && ev.Approval.ID == id
+	})
+	if ev.Approval.DecidedBy != by || ev.Action != action || via(ev) != how {
+		t.Errorf("approval event: decided_by %q, action %q, via %q; want %q, %q, %q", ev.Approval.DecidedBy, ev.Action, via(ev), by, action, how)
+	}
+	dec := waitEvent(t, g, "decision", func(ev audit.Event) bool { return ev.Kind == audit.KindDecision && ev.ID == id })
+	if dec.Action != action || dec.RequestedAction != "ask" || dec.Approval == nil || dec.Approval.DecidedBy != by || via(dec) != how {
+		t.Errorf("decision event = %+v (detail %s)", dec, dec.Detail)
+	}
+}
+
+// TestAskInClient puts held calls to the person at a real Go SDK client through elicitation
+// (approvals.ask_client: true): an approval releases the call with the upstream's result in
+// the same tools/call, a decline or a deny answer is -32001, and both are audited as decided by
+// the client via elicitation. The held call is in the queue meanwhile.
+func TestAskInClient(t *testing.T) {
+	g := askGateway(t, true)
+	const who = "elicitation:approvals-test-client"
+	for _, tc := range []struct {
+		name, msg string
+		answer    *mcp.ElicitResult
+		action    string
+	}{
+		{"approve", "hold approve", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, "allow"},
+		{"deny", "hold deny", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "deny", "reason": "not today"}}, "deny"},
+		{"decline", "hold decline", &mcp.ElicitResult{Action: "decline"}, "deny"},
+		{"cancel", "hold cancel", &mcp.ElicitResult{Action: "cancel"}, "deny"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked atomic.Pointer[mcp.ElicitParams]
+			cs := mcpSession(t, g, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Store(r.Params)
+				return tc.answer, nil
+			}})
+			r := wait(t, callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": tc.msg}}))
+			p := asked.Load()
+			if p == nil {
+				t.Fatal("the client was never asked")
+			}
+			for _, want := range []string{"echo", `"up"`, tc.msg, "hold-echo", "a person approves"} {
+				if !strings.Contains(p.Message, want) {
+					t.Errorf("elicitation message %q does not say %q", p.Message, want)
+				}
+			}
+			if p.Mode != "form" && p.Mode != "" {
+				t.Errorf("mode %q, want form", p.Mode)
+			}
+			var id string
+			if tc.action == "allow" {
+				if r.err != nil || text(r.res) != "Echo: "+tc.msg {
+					t.Fatalf("approved in the client: %v %v", r.res, r.err)
+				}
+				dec := waitEvent(t, g, "decision", func(ev audit.Event) bool {
+					return ev.Kind == audit.KindDecision && ev.Tool == "echo" && strings.Contains(ev.Reason, "a person approves") && ev.Action == "allow"
+				})
+				id = dec.ID
+			} else {
+				d := denied(t, r.err)
+				id = d.AuditID
+				if tc.name == "deny" && !strings.Contains(d.Reason, "not today") {
+					t.Errorf("deny reason %q does not carry the person's reason", d.Reason)
+				}
+			}
+			askEvents(t, g, id, who, "elicitation", tc.action)
+		})
+	}
+}
+
+// TestAskInClientFirstDecisionWins holds a call whose client is asked but does not answer: a
+// person in the dashboard decides first, the call is released, and the client's late approval
+// changes nothing.
+func TestAskInClientFirstDecisionWins(t *testing.T) {
+	g := askGateway(t, true)
+	release := make(chan struct{})
+	var asked atomic.Int32
+	cs := mcpSession(t, g, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked.Add(1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
+	}})
+	defer close(release)
+	ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold for the dashboard"}})
+	held := waitHeld(t, g, "hold for the dashboard")
+	testenv.Eventually(t, 20*time.Second, "the client to be asked", func() bool { return asked.Load() == 1 })
+	if code := adminCall(t, g, "POST", "/approvals/"+held.ID+"/deny", map[string]any{"by": "erin", "reason": "dashboard says no"}, nil); code != http.StatusOK {
+		t.Fatalf("deny in the dashboard: %d", code)
+	}
+	d := denied(t, wait(t, ch).err)
+	if d.AuditID != held.ID || !strings.Contains(d.Reason, "dashboard says no") {
+		t.Errorf("deny = %+v", d)
+	}
+	askEvents(t, g, held.ID, "admin-token", "", "deny")
+}
+
+// TestAskFallsBackToQueue checks the calls that are not asked in the client wait in the queue
+// and are decided there: a client without the elicitation capability, and, with
+// approvals.ask_client off, a client that has it (whose handler is never called).
+func TestAskFallsBackToQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		ask     bool
+		handler bool
+	}{
+		{"no elicitation capability", true, false},
+		{"ask_client off", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := askGateway(t, tc.ask)
+			var asked atomic.Int32
+			var opts *mcp.ClientOptions
+			if tc.handler {
+				opts = &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked.Add(1)
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
+				}}
+			}
+			cs := mcpSession(t, g, opts)
+			ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold in the queue"}})
+			held := waitHeld(t, g, "hold in the queue")
+			if code := adminCall(t, g, "POST", "/approvals/"+held.ID+"/approve", map[string]any{"by": "erin"}, nil); code != http.StatusOK {
+				t.Fatalf("approve: %d", code)
+			}
+			r := wait(t, ch)
+			if r.err != nil || text(r.res) != "Echo: hold in the queue" {
+				t.Fatalf("approved in the queue: %v %v", r.res, r.err)
+			}
+			if n := asked.Load(); n != 0 {
+				t.Errorf("the client was asked %d times", n)
+			}
+			askEvents(t, g, held.ID, "admin-token", "", "allow")
+		})
+	}
+}
