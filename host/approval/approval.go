@@ -1218,7 +1218,17 @@ func (m *Manager) hold(ctx context.Context, held engine.Held, req *PermissionReq
 	if req != nil {
 		held.Ask = nil
 	}
-	answers := m.ask(actx, held, id)
+	answers, asked := m.ask(actx, held, id)
+	defer func() {
+		// The question ends before the hold returns (the transport may tell the client to stop
+		// asking, and must do so before it answers the call); a question stuck writing to the
+		// client is not waited on for long.
+		stopAsking()
+		select {
+		case <-asked:
+		case <-time.After(time.Second):
+		}
+	}()
 	var d Decision
 wait:
 	for {
@@ -1276,13 +1286,16 @@ wait:
 // channel brings their answer, or nothing when there is none (the queue decides then). The
 // question ends with ctx, or when the hold returns (the queue, a timeout or a disconnect came
 // first). A permission request is never asked in the client: it is the client asking.
-func (m *Manager) ask(ctx context.Context, held engine.Held, id string) <-chan engine.Answer {
-	ch := make(chan engine.Answer, 1)
+// done closes when the question has ended.
+func (m *Manager) ask(ctx context.Context, held engine.Held, id string) (answers <-chan engine.Answer, done <-chan struct{}) {
+	ch, end := make(chan engine.Answer, 1), make(chan struct{})
 	if held.Ask == nil {
-		return ch
+		close(end)
+		return ch, end
 	}
 	held.AuditID = id
 	go func() {
+		defer close(end)
 		a, err := held.Ask(ctx, held)
 		switch {
 		case err != nil:
@@ -1293,7 +1306,7 @@ func (m *Manager) ask(ctx context.Context, held engine.Held, id string) <-chan e
 			ch <- a
 		}
 	}()
-	return ch
+	return ch, end
 }
 
 // ReleaseAll denies every call held on this gateway, as decided by ByShutdown, unless a decision

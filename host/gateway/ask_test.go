@@ -111,17 +111,19 @@ func TestAskInClient(t *testing.T) {
 }
 
 // TestAskInClientFirstDecisionWins holds a call whose client is asked but does not answer: a
-// person in the dashboard decides first, the call is released, and the client's late approval
-// changes nothing.
+// person in the dashboard decides first, the call is denied, and the client is told to stop
+// asking (notifications/cancelled: the handler's context ends); its late approval would
+// change nothing.
 func TestAskInClientFirstDecisionWins(t *testing.T) {
 	g := askGateway(t, true)
 	release := make(chan struct{})
-	var asked atomic.Int32
+	var asked, cancelled atomic.Int32
 	cs := mcpSession(t, g, &mcp.ClientOptions{ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked.Add(1)
 		select {
 		case <-release:
 		case <-ctx.Done():
+			cancelled.Add(1)
 		}
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"decision": "approve"}}, nil
 	}})
@@ -137,6 +139,7 @@ func TestAskInClientFirstDecisionWins(t *testing.T) {
 		t.Errorf("deny = %+v", d)
 	}
 	askEvents(t, g, held.ID, "admin-token", "", "deny")
+	testenv.Eventually(t, 20*time.Second, "the client's question to be cancelled", func() bool { return cancelled.Load() == 1 })
 }
 
 // TestAskFallsBackToQueue checks the calls that are not asked in the client wait in the queue

@@ -75,11 +75,10 @@ func (h *HTTP) ask(ctx context.Context, rw *responder, s session, held engine.He
 	case r.Action == "accept" && r.Content.Decision == askApprove:
 		a.Action = abi.ActionAllow
 	case r.Action == "accept" && r.Content.Decision == askDeny:
-	case r.Action == "decline" || r.Action == "cancel":
-		a.Reason = "the person at the client " + r.Action + "d"
-		if r.Action == "cancel" {
-			a.Reason = "the person at the client cancelled"
-		}
+	case r.Action == "decline":
+		a.Reason = "the person at the client declined"
+	case r.Action == "cancel":
+		a.Reason = "the person at the client cancelled"
 	default:
 		return engine.Answer{}, fmt.Errorf("elicitation: answer %q with decision %q is neither approve nor deny", r.Action, r.Content.Decision)
 	}
@@ -178,6 +177,11 @@ func (h *HTTP) clientRequest(ctx context.Context, rw *responder, prefix, session
 		}
 		return m.Result, nil
 	case <-ctx.Done():
+		// Decided elsewhere, timed out, or the client left: the client may stop asking (a write
+		// to a client that left fails, which changes nothing).
+		p, _ := json.Marshal(map[string]any{"requestId": id, "reason": "palisade: no longer needed"})
+		n, _ := json.Marshal(mcp.Message{JSONRPC: "2.0", Method: "notifications/cancelled", Params: p})
+		_ = rw.event(&sse.Event{Name: "message", Data: n})
 		return nil, fmt.Errorf("%s: no answer from the client: %w", method, ctx.Err())
 	}
 }
