@@ -16,16 +16,16 @@ import (
 )
 
 // askGateway runs the approvals test bundle (echo "hold..." is held) in front of the Go SDK
-// server, with approvals.ask_client set to ask.
-func askGateway(t *testing.T, ask bool) *gateway.Gateway {
+// server, with approvals.ask_client set to ask, and more of the approvals section in extra.
+func askGateway(t *testing.T, ask bool, extra ...string) *gateway.Gateway {
 	t.Helper()
 	ns := testenv.StartNATS(t)
 	up := testenv.StartGoServer(t, false)
-	extra := "  ask_client: false\n"
+	section := "  ask_client: false\n"
 	if ask {
-		extra = "  ask_client: true\n"
+		section = "  ask_client: true\n"
 	}
-	return approvalsGateway(t, "gw-ask", ns.ClientURL(), approvalsBundle(t), up, extra)
+	return approvalsGateway(t, "gw-ask", ns.ClientURL(), approvalsBundle(t), up, section+strings.Join(extra, ""))
 }
 
 // via returns an event's detail.via.
@@ -180,4 +180,43 @@ func TestAskFallsBackToQueue(t *testing.T) {
 			askEvents(t, g, held.ID, "admin-token", "", "allow")
 		})
 	}
+}
+
+// TestAskInClientURLMode checks a client that declared elicitation url mode, with
+// approvals.ask_url set: it is sent the approval page of the held call, its accept only opens
+// the page (the call waits for the decision made there), and its decline denies the call.
+func TestAskInClientURLMode(t *testing.T) {
+	g := askGateway(t, true, "  ask_url: https://palisade.example/ui/#/approvals/{id}\n")
+	var accept atomic.Bool
+	var asked atomic.Pointer[mcp.ElicitParams]
+	cs := mcpSession(t, g, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(ctx context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Store(r.Params)
+			if accept.Load() {
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}})
+
+	accept.Store(true)
+	ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold url"}})
+	held := waitHeld(t, g, "hold url")
+	testenv.Eventually(t, 20*time.Second, "the client to be sent the page", func() bool { return asked.Load() != nil })
+	if p := asked.Load(); p.Mode != "url" || p.URL != "https://palisade.example/ui/#/approvals/"+held.ID {
+		t.Errorf("url elicitation = mode %q url %q", p.Mode, p.URL)
+	}
+	// Still held after the accept: the page's approval is what releases it (a decided call
+	// would answer 404 or 409 here).
+	if code := adminCall(t, g, "POST", "/approvals/"+held.ID+"/approve", map[string]any{"by": "erin"}, nil); code != http.StatusOK {
+		t.Fatalf("approve on the page: %d", code)
+	}
+	if r := wait(t, ch); r.err != nil || text(r.res) != "Echo: hold url" {
+		t.Fatalf("approved on the page: %v %v", r.res, r.err)
+	}
+	askEvents(t, g, held.ID, "admin-token", "", "allow")
+
+	accept.Store(false)
+	d := denied(t, wait(t, callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold url again"}})).err)
+	askEvents(t, g, d.AuditID, "elicitation:approvals-test-client", "elicitation", "deny")
 }
