@@ -40,6 +40,9 @@ const (
 	ByTimeout    = "timeout"             // the hold's timeout passed
 	ByDisconnect = "client-disconnected" // the waiting client went away
 	ByShutdown   = "gateway-shutdown"    // the holding gateway shut down (ReleaseAll)
+	// ByElicitation prefixes who answered in the client (engine.Held.Ask):
+	// "elicitation:<principal or client>".
+	ByElicitation = "elicitation"
 )
 
 // Defaults for Options.
@@ -246,6 +249,7 @@ type Decision struct {
 	Identity string `json:"identity,omitempty"`
 
 	claimed string // By as written, before verification replaced it with the identity
+	via     string // how the decision came when not through the queue (engine.Answer.Via)
 }
 
 // Validate checks and normalizes d.
@@ -1209,12 +1213,33 @@ func (m *Manager) hold(ctx context.Context, held engine.Held, req *PermissionReq
 	}
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
+	actx, stopAsking := context.WithCancel(ctx)
+	defer stopAsking()
+	if req != nil {
+		held.Ask = nil
+	}
+	answers, asked := m.ask(actx, held, id)
+	defer func() {
+		// The question ends before the hold returns (the transport may tell the client to stop
+		// asking, and must do so before it answers the call); a question stuck writing to the
+		// client is not waited on for long.
+		stopAsking()
+		select {
+		case <-asked:
+		case <-time.After(time.Second):
+		}
+	}()
 	var d Decision
 wait:
 	for {
 		select {
 		case <-h.done:
 			d = h.d
+			break wait
+		case a := <-answers:
+			// The person at the client answered: applied like a decision, through the same
+			// create, so a decision made in the dashboard meanwhile wins.
+			d = m.settle(context.WithoutCancel(ctx), h, Decision{Action: a.Action, By: ByElicitation + ":" + a.By, Reason: a.Reason, via: a.Via})
 			break wait
 		case <-tick.C:
 			progress()
@@ -1248,13 +1273,40 @@ wait:
 		}
 		cancel()
 	}
-	res := engine.Resolution{Action: d.Action, DecidedBy: d.By, Reason: d.Reason, Scope: d.Scope, ID: id}
+	res := engine.Resolution{Action: d.Action, DecidedBy: d.By, Reason: d.Reason, Scope: d.Scope, ID: id, Via: d.via}
 	if res.Scope == "" {
 		res.Scope = ScopeOnce
 	}
 	m.record(ctx, p, res, d)
 	m.notify(Change{Type: "resolved", ID: id, Resolution: &res})
 	return res, nil
+}
+
+// ask puts held to the person at the client (held.Ask) while it waits in the queue; the
+// channel brings their answer, or nothing when there is none (the queue decides then). The
+// question ends with ctx, or when the hold returns (the queue, a timeout or a disconnect came
+// first). A permission request is never asked in the client: it is the client asking.
+// done closes when the question has ended.
+func (m *Manager) ask(ctx context.Context, held engine.Held, id string) (answers <-chan engine.Answer, done <-chan struct{}) {
+	ch, end := make(chan engine.Answer, 1), make(chan struct{})
+	if held.Ask == nil {
+		close(end)
+		return ch, end
+	}
+	held.AuditID = id
+	go func() {
+		defer close(end)
+		a, err := held.Ask(ctx, held)
+		switch {
+		case err != nil:
+			m.log.Debug("no answer in the client: the queue decides", "audit_id", id, "err", err)
+		case a.Action != abi.ActionAllow && a.Action != abi.ActionDeny:
+			m.log.Warn("answer in the client ignored", "audit_id", id, "action", a.Action)
+		default:
+			ch <- a
+		}
+	}()
+	return ch, end
 }
 
 // ReleaseAll denies every call held on this gateway, as decided by ByShutdown, unless a decision
@@ -1322,7 +1374,18 @@ func (m *Manager) record(ctx context.Context, p Pending, res engine.Resolution, 
 		Reason: res.Reason, Rule: p.Rule, Stage: p.Stage,
 		Principal: p.Principal,
 		Approval:  &audit.Approval{ID: p.ID, DecidedBy: res.DecidedBy, Decision: word, Scope: res.Scope, Signer: d.Signer, ClaimedBy: claimedIfOther(d), DecisionID: d.DecisionID},
+		Detail:    viaDetail(d.via),
 	})
+}
+
+// viaDetail is an approval event's detail for a decision that came by via ("" = the queue:
+// none).
+func viaDetail(via string) json.RawMessage {
+	if via == "" {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]string{"via": via})
+	return b
 }
 
 // claimedIfOther is the By an approver wrote when verification replaced it with more.

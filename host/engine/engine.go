@@ -47,6 +47,20 @@ type Held struct {
 	// Progress, when the client gave a progress token, sends a notifications/progress message
 	// so the client does not time out unnoticed; nil otherwise.
 	Progress func(message string)
+	// Ask, when the transport can put the call to the person at the client (an elicitation on
+	// the call's own stream: approvals.ask_client), asks there and returns their answer; it
+	// returns an error when there is none (no answer, a client error, a URL-mode prompt that
+	// only opened the approval page), and the call keeps waiting in the queue. nil = the queue
+	// only.
+	Ask func(ctx context.Context, h Held) (Answer, error)
+}
+
+// Answer is the answer of the person at the client to Held.Ask.
+type Answer struct {
+	Action string // allow or deny
+	By     string // who answered: the session's principal, or the client's name
+	Reason string
+	Via    string // how: "elicitation"
 }
 
 // Resolution is how a held call was decided.
@@ -56,6 +70,9 @@ type Resolution struct {
 	Reason    string
 	Scope     string // once, session, minutes
 	ID        string // approval id
+	// Via says how the decision came when not through the queue: "elicitation" for an answer
+	// in the client (Held.Ask); recorded as detail.via. "" = the queue.
+	Via string
 }
 
 // ErrNoChain is returned when no bundle is active.
@@ -268,11 +285,17 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 			}
 		} else if e.o.Approver != nil && hold {
 			hctx, wait := startApprovalSpan(ctx)
-			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx)})
+			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx)})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
 			}
 			wait(res)
+			if res.Via != "" {
+				if o.Detail == nil {
+					o.Detail = map[string]any{}
+				}
+				o.Detail["via"] = res.Via
+			}
 			o.Approval = &res
 			o.Action = res.Action
 		} else {
@@ -553,6 +576,19 @@ type progressKey struct{}
 // WithProgress returns a context carrying a progress sender for held calls.
 func WithProgress(ctx context.Context, f func(message string)) context.Context {
 	return context.WithValue(ctx, progressKey{}, f)
+}
+
+type askKey struct{}
+
+// WithAsk returns a context carrying a way to ask the person at the client about a held call
+// (Held.Ask).
+func WithAsk(ctx context.Context, f func(ctx context.Context, h Held) (Answer, error)) context.Context {
+	return context.WithValue(ctx, askKey{}, f)
+}
+
+func askFrom(ctx context.Context) func(context.Context, Held) (Answer, error) {
+	f, _ := ctx.Value(askKey{}).(func(context.Context, Held) (Answer, error))
+	return f
 }
 
 func progressFrom(ctx context.Context) func(string) {

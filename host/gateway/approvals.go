@@ -25,6 +25,8 @@ import (
 //	  local: false         # true = do not share held calls over NATS KV
 //	  bucket: PALISADE_APPROVALS
 //	  feed_size: 1000      # recent events the dashboard keeps
+//	  ask_client: false    # true = also ask the person at the client (MCP elicitation)
+//	  ask_url: ""          # approval page for url-mode clients, "{id}" = the held call
 type ApprovalsConfig struct {
 	Disabled      bool            `yaml:"disabled"`
 	Timeout       config.Duration `yaml:"timeout"`
@@ -35,6 +37,14 @@ type ApprovalsConfig struct {
 	Local         bool            `yaml:"local"`
 	Bucket        string          `yaml:"bucket"`
 	FeedSize      int             `yaml:"feed_size"`
+	// AskClient puts a held call to the person at the client too, as an elicitation/create on
+	// the call's own stream, when the client declared elicitation (proxy.HTTPOptions.AskClient).
+	// Off by default: the client is the agent's process, and its answer is taken as the
+	// person's (docs/DESIGN.md "Asking in the client").
+	AskClient bool `yaml:"ask_client"`
+	// AskURL is the approval page url-mode clients are linked to ("{id}" = the held call's
+	// id); "" = every client gets the form.
+	AskURL string `yaml:"ask_url"`
 }
 
 // approvals wires host/approval and the dashboard: it holds ask calls, feeds live decisions to

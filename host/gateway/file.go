@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/added060/palisade/host/authn"
 	"github.com/added060/palisade/host/bundle"
@@ -147,6 +148,9 @@ func (s *Sections) Validate(c *config.Config) error {
 	}
 	if a.FeedSize < 0 {
 		return fe("approvals.feed_size", "must not be negative")
+	}
+	if a.AskURL != "" && !strings.HasPrefix(a.AskURL, "https://") && !strings.HasPrefix(a.AskURL, "http://") {
+		return fe("approvals.ask_url", "%q must be an http(s) URL", a.AskURL)
 	}
 	switch s.Infer.Provider {
 	case "", infer.ProviderCPU, infer.ProviderCUDA, infer.ProviderKServe:

@@ -252,6 +252,9 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 		StreamIdleTimeout: cfg.Limits.UpstreamIdleTimeout.D(), StreamBudget: cfg.Limits.StreamBufferBytes, Metrics: g.metrics, Logger: g.log,
 		MaxBatch: cfg.Limits.BatchElements, UpstreamTotalTimeout: cfg.Limits.UpstreamTotalTimeout.D(), Budget: g.budget,
 		Aggregate: proxy.AggregateOptions{Names: cfg.Aggregate.Names}, Tracer: g.tracer}
+	if a := g.sections.Approvals; !a.Disabled {
+		hopts.AskClient, hopts.AskURL = a.AskClient, a.AskURL // approvals.ask_client
+	}
 	if p := g.Pinner(); p != nil {
 		hopts.Tools = p
 	}

@@ -250,7 +250,7 @@ func (a *aggregator) post(c echo.Context) error {
 		return c.JSONBlob(http.StatusOK, out)
 	}
 	p := msgs[0]
-	if p.Message.IsResponse() && h.deliver(p.Message) {
+	if p.Message.IsResponse() && h.deliver(p.Message, c.Request().Header.Get(mcp.HeaderSessionID)) {
 		return c.NoContent(http.StatusAccepted)
 	}
 	if !p.Message.IsRequest() {

@@ -87,6 +87,17 @@ type HTTPOptions struct {
 	// server-to-client requests mid-call) and returns the context the request is judged in
 	// (the gateway puts it where the LLM judge's mcp provider finds it).
 	SamplingContext func(ctx context.Context, sample func(ctx context.Context, params json.RawMessage) (json.RawMessage, error)) context.Context
+	// AskClient puts a held call to the person at the client as well as in the queue: an
+	// elicitation/create on the call's SSE answer, when the session declared elicitation and the
+	// protocol allows a server-to-client request mid-call (ask.go; approvals.ask_client). The
+	// client's answer decides the call like an approver's: enable it only where the client's
+	// user is the person who approves (docs/DESIGN.md "Asking in the client"). false = the
+	// queue only.
+	AskClient bool
+	// AskURL, when set, is the approval page ("{id}" = the held call's id) a client that declared
+	// elicitation url mode is sent to instead of the form; its accept only opens the page, and
+	// the decision comes through the queue. "" = form mode for every client.
+	AskURL string
 	// Aggregate configures /mcp when there are several upstreams (aggregate.go): it serves
 	// them all as one MCP server. With one upstream /mcp is that upstream's path.
 	Aggregate AggregateOptions
@@ -104,7 +115,7 @@ type HTTP struct {
 	sessions  *sessionTable
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
-	pending   sync.Map // id → chan *mcp.Message: sampling requests sent to clients
+	pending   sync.Map // id → clientPending: requests the gateway sent clients (sampling, ask)
 	budget    *sse.Budget
 	asked     *askedTable // server requests relayed to clients, for judging their answers
 }
@@ -263,7 +274,7 @@ func (h *HTTP) post(c echo.Context) error {
 		return h.postBatch(c, up, msgs)
 	}
 	p := msgs[0]
-	if p.Message.IsResponse() && h.deliver(p.Message) {
+	if p.Message.IsResponse() && h.deliver(p.Message, req.Header.Get(mcp.HeaderSessionID)) {
 		return c.NoContent(http.StatusAccepted)
 	}
 	if !p.Message.IsRequest() {
@@ -533,6 +544,11 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			})
 		}
 	}
+	if s, ok := h.askable(rw, hdr, env); ok {
+		ctx = engine.WithAsk(ctx, func(ctx context.Context, held engine.Held) (engine.Answer, error) {
+			return h.ask(ctx, rw, s, held)
+		})
+	}
 	if h.o.RateLimit != nil && env.Method == mcp.MethodToolsCall {
 		if e := h.o.RateLimit(env); e != nil {
 			// A JSON-RPC error in a 200 answer, as a deny is: clients read it as the call's
@@ -598,7 +614,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
-			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling, caps: mcp.Capabilities(m.Params)})
+			h.sessions.put(sid, session{client: env.Client, protocol: env.ProtocolVersion, sampling: p.Sampling, caps: mcp.Capabilities(m.Params), elicitURL: elicitURLMode(m.Params)})
 		}
 	}
 	r := &relay{h: h, up: up, hdr: hdr, m: m, x: x}
@@ -1054,6 +1070,9 @@ type session struct {
 	protocol string
 	sampling bool            // the client declared the sampling capability
 	caps     map[string]bool // every capability the client declared (mcp.Capabilities)
+	// elicitURL: the client declared elicitation url mode (approvals asked in the client
+	// link to the approval page).
+	elicitURL bool
 	// alias, on an upstream's session the aggregate endpoint opened, is the client's own
 	// session on /mcp: what envelopes name and what the client's answers come back with.
 	alias string
@@ -1062,38 +1081,32 @@ type session struct {
 // sample sends sampling/createMessage to the client on the request's SSE answer and waits for
 // the client to POST its response.
 func (h *HTTP) sample(ctx context.Context, rw *responder, params json.RawMessage) (json.RawMessage, error) {
-	id := samplingIDPrefix + audit.NewID()
-	ch := make(chan *mcp.Message, 1)
-	h.pending.Store(id, ch)
-	defer h.pending.Delete(id)
-	rawID, _ := json.Marshal(id)
-	b, _ := json.Marshal(mcp.Message{JSONRPC: "2.0", ID: rawID, Method: mcp.MethodSampling, Params: params})
-	if err := rw.event(&sse.Event{Name: "message", Data: b}); err != nil {
-		return nil, fmt.Errorf("sampling: write to client: %w", err)
+	res, err := h.clientRequest(ctx, rw, samplingIDPrefix, "", mcp.MethodSampling, params)
+	if err != nil {
+		return nil, fmt.Errorf("sampling: %w", err)
 	}
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return nil, fmt.Errorf("sampling: client answered %w", m.Error)
-		}
-		return m.Result, nil
-	case <-ctx.Done():
-		return nil, fmt.Errorf("sampling: no answer from the client: %w", ctx.Err())
-	}
+	return res, nil
 }
 
-// deliver hands a client's answer to a sampling request the gateway sent; false if it is not one.
-func (h *HTTP) deliver(m *mcp.Message) bool {
+// deliver hands a client's answer (POSTed in session) to a request the gateway sent it
+// (sampling, an approval asked in the client); false if it is not one. An answer to an
+// approval question counts only in the session it was asked in.
+func (h *HTTP) deliver(m *mcp.Message, session string) bool {
 	var id string
-	if json.Unmarshal(m.ID, &id) != nil || !strings.HasPrefix(id, samplingIDPrefix) {
+	if json.Unmarshal(m.ID, &id) != nil || !strings.HasPrefix(id, samplingIDPrefix) && !strings.HasPrefix(id, askIDPrefix) {
 		return false
 	}
 	v, ok := h.pending.Load(id)
 	if !ok {
 		return true // late or unknown: ours all the same, never the upstream's
 	}
+	p := v.(clientPending)
+	if p.session != "" && p.session != session {
+		h.o.Logger.Warn("answer to a gateway request from another session dropped", "id", id)
+		return true
+	}
 	select {
-	case v.(chan *mcp.Message) <- m:
+	case p.ch <- m:
 	default:
 	}
 	return true
