@@ -88,7 +88,12 @@ func TestVerifyChain(t *testing.T) {
 			}
 			s2, err := js.CreateStream(ctx, info.Config)
 			if err != nil {
-				t.Fatal(err)
+				// Under load the deleted stream's store can still be going away ("error
+				// creating store for stream"): try again until the deadline.
+				if time.Now().After(deadline) {
+					t.Fatal(err)
+				}
+				continue
 			}
 			if si, err := s2.Info(ctx); err == nil && si.State.Msgs == 0 {
 				break

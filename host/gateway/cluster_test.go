@@ -333,8 +333,6 @@ func TestSetupNATSReplicas(t *testing.T) {
 	}
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
 	for _, tc := range []struct {
 		name     string
 		replicas int
@@ -345,7 +343,21 @@ func TestSetupNATSReplicas(t *testing.T) {
 		{"again without replicas", 0, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := gateway.SetupNATS(ctx, nc, gateway.NATSSetup{Replicas: tc.replicas, Signers: []audit.Signer{gwID}}); err != nil {
+			// Setup is idempotent: on a loaded machine a JetStream API call can time out while
+			// the cluster's meta leader settles, so it is tried again, as an operator would.
+			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+			defer cancel()
+			var err error
+			for {
+				actx, acancel := context.WithTimeout(ctx, 30*time.Second)
+				err = gateway.SetupNATS(actx, nc, gateway.NATSSetup{Replicas: tc.replicas, Signers: []audit.Signer{gwID}})
+				acancel()
+				if err == nil || ctx.Err() != nil {
+					break
+				}
+				t.Logf("setup: %v; again", err)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			for _, s := range []string{audit.DefaultStream, "KV_" + audit.DefaultSignersBucket, "KV_" + approval.DefaultBucket, "OBJ_" + bundle.DefaultBucket} {
@@ -359,7 +371,7 @@ func TestSetupNATSReplicas(t *testing.T) {
 			}
 		})
 	}
-	if err := gateway.SetupNATS(ctx, nc, gateway.NATSSetup{Replicas: -1}); err == nil {
+	if err := gateway.SetupNATS(t.Context(), nc, gateway.NATSSetup{Replicas: -1}); err == nil {
 		t.Error("SetupNATS took replicas -1")
 	}
 }

@@ -132,15 +132,20 @@ func TestStdioUpstreamAggregate(t *testing.T) {
 	readHello() // the same client session, through the restarted child
 
 	// Judged once each: fs read_text_file three times (two reads of hello, one outside).
-	evs := events(t, ns.ClientURL(), 9)
-	n := 0
+	// The events are published asynchronously: wait until the third read's is on the stream
+	// (events returns as soon as nine of any kind are), then count.
+	var n int
 	seen := map[string]string{}
-	for _, ev := range evs {
-		seen[ev.Server+" "+ev.Tool] = ev.Action
-		if ev.Server == "fs" && ev.Tool == "read_text_file" {
-			n++
+	testenv.Eventually(t, 30*time.Second, "three fs read_text_file events", func() bool {
+		n, seen = 0, map[string]string{}
+		for _, ev := range events(t, ns.ClientURL(), 9) {
+			seen[ev.Server+" "+ev.Tool] = ev.Action
+			if ev.Server == "fs" && ev.Tool == "read_text_file" {
+				n++
+			}
 		}
-	}
+		return n >= 3
+	})
 	if n != 3 {
 		t.Errorf("fs read_text_file: %d audit events, want 3 (one per call)", n)
 	}
