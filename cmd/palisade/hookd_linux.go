@@ -5,6 +5,8 @@ import (
 	"net"
 	"os"
 	"syscall"
+
+	"github.com/added060/palisade/host/enginesock"
 )
 
 // hookEngineSupported: the engine needs SO_PEERCRED.
@@ -14,31 +16,21 @@ const hookEngineSupported = true
 // when exe is set, that it runs exe itself (/proc/PID/exe is the same file): a process the
 // guarded agent started under the socket's name cannot answer for the engine.
 func samePeer(c *net.UnixConn, exe string) error {
-	rc, err := c.SyscallConn()
+	cred, err := enginesock.PeerOf(c) // SO_PEERCRED, as the engine socket reads it
 	if err != nil {
 		return err
 	}
-	var cred *syscall.Ucred
-	var cerr error
-	if err := rc.Control(func(fd uintptr) {
-		cred, cerr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	}); err != nil {
-		return err
-	}
-	if cerr != nil {
-		return fmt.Errorf("peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("peer uid %d is not this user (%d)", cred.Uid, os.Getuid())
+	if cred.UID != os.Getuid() {
+		return fmt.Errorf("peer uid %d is not this user (%d)", cred.UID, os.Getuid())
 	}
 	if exe != "" {
 		want, err := os.Stat(exe)
 		if err != nil {
 			return err
 		}
-		got, err := os.Stat(fmt.Sprintf("/proc/%d/exe", cred.Pid))
+		got, err := os.Stat(fmt.Sprintf("/proc/%d/exe", cred.PID))
 		if err != nil || !os.SameFile(want, got) {
-			return fmt.Errorf("peer process %d does not run %s", cred.Pid, exe)
+			return fmt.Errorf("peer process %d does not run %s", cred.PID, exe)
 		}
 	}
 	return nil
