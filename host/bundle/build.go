@@ -185,6 +185,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		AskFallback:    m.Fallback.Ask,
 		SampleFallback: m.Fallback.Sample,
 		Observe:        m.Mode == "observe",
+		ShowDenied:     m.ToolsList.HideDenied != nil && !*m.ToolsList.HideDenied,
 		Uncovered: chain.Coverage{Action: m.Coverage.Uncovered, Stages: m.Coverage.JudgeWith,
 			Pass:   chain.Methods{Request: m.Coverage.Pass.Request, Response: m.Coverage.Pass.Response},
 			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},

@@ -40,6 +40,17 @@ type Manifest struct {
 	// Mode is enforce (default) or observe: the bundle decides and records, and nothing it
 	// decides is enforced (a team puts Palisade in front of live agents on day one).
 	Mode string `yaml:"mode,omitempty"`
+	// ToolsList says how the gateway answers tools/list (host/engine visibleTools).
+	ToolsList ToolsListSpec `yaml:"tools_list,omitempty"`
+}
+
+// ToolsListSpec is bundle.yaml's tools_list block.
+type ToolsListSpec struct {
+	// HideDenied leaves a tool out of a caller's tools/list when the first group's deny holds
+	// for every call of it by that caller, whatever the arguments (plugins/rules: a deny with no
+	// condition on arguments or time, and no rule before it that could allow other arguments).
+	// nil = true; false advertises every tool and denies its calls.
+	HideDenied *bool `yaml:"hide_denied,omitempty"`
 }
 
 // CoverageSpec is bundle.yaml's coverage block: every message in either direction reaches the

@@ -167,6 +167,9 @@ type Options struct {
 	// enforces nothing (host/proxy: the audit event's detail.observed says what would have
 	// happened).
 	Observe bool
+	// ShowDenied keeps tools the caller may never call in tools/list (bundle.yaml
+	// tools_list.hide_denied: false); by default they are left out.
+	ShowDenied bool
 	// Extra is free data carried with the chain (the bundle's manifest, for admin views).
 	Extra  any
 	Logger *slog.Logger // nil = discard
@@ -234,6 +237,10 @@ func New(o Options) (*Chain, error) {
 
 // Observing reports whether the bundle is in observe mode (Options.Observe).
 func (c *Chain) Observing() bool { return c.o.Observe }
+
+// HidesDenied reports whether tools/list leaves out the tools the caller may never call
+// (Options.ShowDenied unset).
+func (c *Chain) HidesDenied() bool { return !c.o.ShowDenied }
 
 // Covered reports whether a stage of the chain matches env in its phase.
 func (c *Chain) Covered(env *abi.Envelope) bool {

@@ -10,9 +10,10 @@ import (
 )
 
 // MetaHidesTool is the verdict metadata key a stage sets on a deny that holds for every
-// argument of the call and depends on who is calling (plugins/rules: a deny rule with a
-// `principal` condition, no argument condition, and no argument-dependent non-deny rule before
-// it). Such a deny hides the tool from that principal's tools/list.
+// argument of the call, at any time, for this caller (plugins/rules: a deny rule with no
+// argument or time condition, and no argument- or time-dependent non-deny rule before it; a
+// `principal` condition makes it hold for the principals it matches). Such a deny hides the
+// tool from the caller's tools/list unless the bundle says tools_list.hide_denied: false.
 const MetaHidesTool = "hides_tool"
 
 // visibleTools returns the tools/list result with the tools the caller may never call left
@@ -23,10 +24,11 @@ const MetaHidesTool = "hides_tool"
 // (no earlier stage's final allow can skip it) and a deny outweighs every other verdict, so
 // such a deny answers every call of that tool by that principal, whatever its arguments: a
 // hidden tool is one the principal cannot call. Nothing is recorded (no call was made).
-// Without a principal, in observe mode, or on any error the result is returned unchanged.
+// In observe mode, with tools_list.hide_denied: false, or on any error the result is returned
+// unchanged.
 func (e *Engine) visibleTools(ctx context.Context, o *Outcome, result json.RawMessage) json.RawMessage {
 	list := o.Envelope
-	if list.Principal == nil || o.Chain.Observing() || len(result) == 0 {
+	if o.Chain.Observing() || !o.Chain.HidesDenied() || len(result) == 0 {
 		return result
 	}
 	first := firstGroup(o.Chain)
@@ -58,7 +60,11 @@ func (e *Engine) visibleTools(ctx context.Context, o *Outcome, result json.RawMe
 	if err != nil {
 		return result
 	}
-	e.o.Logger.Debug("tools hidden from the caller", "upstream", list.Server, "principal", list.Principal.Subject, "hidden", len(tools)-len(kept))
+	who := ""
+	if list.Principal != nil {
+		who = list.Principal.Subject
+	}
+	e.o.Logger.Debug("tools hidden from the caller", "upstream", list.Server, "principal", who, "hidden", len(tools)-len(kept))
 	return b
 }
 

@@ -61,8 +61,9 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 }
 
 // One client session on /mcp lists and calls the tools of server-everything (npm, HTTP) and a Go
-// SDK server through one gateway with the example bundle; policy applies per server, and the
-// audit events name the server and the tool as that server knows it.
+// SDK server through one gateway with the example bundle; policy applies per server (a tool it
+// always denies is not advertised, and denied when called anyway), and the audit events name
+// the server and the tool as that server knows it.
 func TestAggregateEndpoint(t *testing.T) {
 	ns := testenv.StartNATS(t)
 	everything := testenv.StartEverything(t)
@@ -76,9 +77,15 @@ func TestAggregateEndpoint(t *testing.T) {
 		t.Fatalf("initialize answered by %+v, capabilities %+v", info.ServerInfo, info.Capabilities)
 	}
 	names := toolNames(t, cs)
-	for _, want := range []string{"everything__echo", "everything__get-env", "go__echo", "go__get-env", "go__progress"} {
+	for _, want := range []string{"everything__echo", "go__echo", "go__progress"} {
 		if !slices.Contains(names, want) {
 			t.Fatalf("tools/list lacks %s: %v", want, names)
+		}
+	}
+	// get-env is denied on every server for everyone (deny-get-env): not advertised.
+	for _, hidden := range []string{"everything__get-env", "go__get-env"} {
+		if slices.Contains(names, hidden) {
+			t.Fatalf("tools/list advertises %s, which the policy always denies: %v", hidden, names)
 		}
 	}
 	for _, tc := range []struct{ tool, want string }{

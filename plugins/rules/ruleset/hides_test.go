@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// TestHidesTool: a deny says hides_tool only when it holds for every argument of the call and
-// depends on who calls: a deny rule with a principal condition, no argument condition, and no
-// rule before it that could match other arguments with anything but deny.
+// TestHidesTool: a deny says hides_tool only when it holds for every argument of the call at
+// any time: a deny rule with no argument or time condition, and no rule before it that could
+// match other arguments or another time with anything but deny. A principal condition only
+// narrows whom it holds for.
 func TestHidesTool(t *testing.T) {
 	dev := `"principal":{"issuer":"https://idp","subject":"bob","claims":{"groups":["dev"]}}`
 	for _, tc := range []struct {
@@ -17,7 +18,9 @@ func TestHidesTool(t *testing.T) {
 		hides bool
 	}{
 		{"principal deny", `[{"id":"d","priority":1,"action":"deny","when":{"tool":["deploy_*"],"principal":{"claims":{"groups":"dev"}}}}]`, true},
-		{"bare deny", `[{"id":"d","priority":1,"action":"deny","when":{"tool":["deploy_*"]}}]`, false},
+		{"bare deny", `[{"id":"d","priority":1,"action":"deny","when":{"tool":["deploy_*"]}}]`, true},
+		{"deny in a time window", `[{"id":"d","priority":1,"action":"deny","when":{"tool":["deploy_*"],"time":{"from":"00:00","to":"23:59"}}}]`, false},
+		{"allow in a time window first", `[{"id":"a","priority":1,"action":"allow","when":{"tool":["deploy_*"],"time":{"from":"03:00","to":"03:01"}}},{"id":"d","priority":2,"action":"deny","when":{"tool":["deploy_*"]}}]`, false},
 		{"deny on arguments", `[{"id":"d","priority":1,"action":"deny","when":{"tool":["deploy_*"],"principal":{"claims":{"groups":"dev"}},"arguments":{"env":["prod"]}}}]`, false},
 		{"deny on commands", `[{"id":"d","priority":1,"action":"deny","when":{"principal":{"subject":"bob"},"commands":["rm *"]}}]`, false},
 		{"allow on arguments first", `[{"id":"a","priority":1,"action":"allow","when":{"tool":["deploy_*"],"arguments":{"env":["staging"]}}},{"id":"d","priority":2,"action":"deny","when":{"principal":{"subject":"bob"}}}]`, false},

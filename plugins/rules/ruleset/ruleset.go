@@ -191,11 +191,12 @@ func (w *Window) contains(t time.Time) bool {
 type Result struct {
 	Rule    *Rule
 	Matched bool
-	// HidesTool: the rule is a deny with a principal condition and no condition on the call's
-	// arguments (arguments, commands, engine_paths), and no rule before it that could match
-	// other arguments says anything but deny. So every call of this tool by this principal,
-	// whatever its arguments, is denied by this rule set, and the gateway may leave the tool
-	// out of the principal's tools/list (verdict metadata {"hides_tool": true}).
+	// HidesTool: the rule is a deny with no condition on the call's arguments (arguments,
+	// commands, engine_paths) or the time, and no rule before it that could match other
+	// arguments or another time says anything but deny. So every call of this tool by this
+	// caller (a principal condition narrows who), whatever its arguments and whenever it
+	// comes, is denied by this rule set, and the gateway may leave the tool out of the
+	// caller's tools/list (verdict metadata {"hides_tool": true}).
 	HidesTool bool
 }
 
@@ -221,12 +222,12 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 	var principal gjson.Result
 	principalLoaded := false
 	var c *call
-	argsBefore := false // a rule before this one that is not a deny reads the arguments
+	argsBefore := false // a rule before this one that is not a deny reads the arguments or the time
 	for i := range e.rules {
 		r := &e.rules[i]
 		w := &r.When
-		if r.Action != abi.ActionDeny && w.onArguments() {
-			argsBefore = true // it may match other arguments (checked before it is skipped)
+		if r.Action != abi.ActionDeny && (w.onArguments() || w.Time != nil) {
+			argsBefore = true // it may match other arguments or another time (checked before it is skipped)
 		}
 		if !glob.Any(w.Tool, tool) || !glob.Any(w.Server, fields[1].String()) ||
 			!glob.Any(w.Method, fields[2].String()) || !glob.Any(w.Agent, fields[3].String()) ||
@@ -266,7 +267,7 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 				continue
 			}
 		}
-		hides := r.Action == abi.ActionDeny && w.Principal != nil && !w.onArguments() && !argsBefore
+		hides := r.Action == abi.ActionDeny && !w.onArguments() && w.Time == nil && !argsBefore
 		return Result{Rule: r, Matched: true, HidesTool: hides}
 	}
 	return Result{}
