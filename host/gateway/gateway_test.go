@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,7 +174,7 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 	}})
 	ctx := context.Background()
 
-	t.Run("tools/list identical to direct", func(t *testing.T) {
+	t.Run("tools/list identical to direct but for what is always denied", func(t *testing.T) {
 		dl, err := dcs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -181,6 +182,13 @@ func TestEverythingThroughTheGateway(t *testing.T) {
 		gl, err := gcs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// get-env is denied for every call (deny-get-env): the gateway does not advertise it,
+		// and leaves every other tool byte for byte as the server listed it.
+		n := len(dl.Tools)
+		dl.Tools = slices.DeleteFunc(dl.Tools, func(tl *mcp.Tool) bool { return tl.Name == "get-env" })
+		if len(dl.Tools) != n-1 {
+			t.Fatalf("the server no longer lists get-env: %d tools", n)
 		}
 		db, _ := json.Marshal(dl.Tools)
 		gb, _ := json.Marshal(gl.Tools)

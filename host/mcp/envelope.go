@@ -29,6 +29,9 @@ const (
 	MethodPromptsGet     = "prompts/get"
 	MethodInitialize     = "initialize"
 	MethodServerDiscover = "server/discover"
+	// MethodSubscriptionsListen is the stateless protocol's stream of notifications
+	// (2026-07-28, SEP-2575): the client names the notifications it wants.
+	MethodSubscriptionsListen = "subscriptions/listen"
 	MethodSampling       = "sampling/createMessage"
 	MethodElicitation    = "elicitation/create"
 )

@@ -517,13 +517,18 @@ func (a *aggregator) upHeader(s *aggSession, us *upSession, hdr http.Header, nam
 // serveRequest, so it is judged like the client's, and returns the result and the answer's
 // headers. us is nil for initialize.
 func (a *aggregator) call(ctx context.Context, s *aggSession, us *upSession, up *upstream, method string, params json.RawMessage) (json.RawMessage, http.Header, error) {
-	h := a.h
-	id, _ := json.Marshal("palisade-aggregate-" + strconv.FormatUint(a.seq.Add(1), 10))
-	body, _ := json.Marshal(&mcp.Message{JSONRPC: "2.0", ID: id, Method: method, Params: params})
 	hdr := a.upHeader(s, us, nil, "")
 	if us != nil && us.protocol >= mcp.Stateless {
 		hdr.Set(mcp.HeaderMethod, method)
 	}
+	return a.callWith(ctx, s, up, hdr, method, params)
+}
+
+// callWith is call with the request's headers given.
+func (a *aggregator) callWith(ctx context.Context, s *aggSession, up *upstream, hdr http.Header, method string, params json.RawMessage) (json.RawMessage, http.Header, error) {
+	h := a.h
+	id, _ := json.Marshal("palisade-aggregate-" + strconv.FormatUint(a.seq.Add(1), 10))
+	body, _ := json.Marshal(&mcp.Message{JSONRPC: "2.0", ID: id, Method: method, Params: params})
 	p, err := mcp.Parse(body, mcp.Context{Transport: "http", Session: s.id, ProtocolVersion: s.protocol, Client: s.client, Principal: authn.FromContext(ctx)})
 	if err != nil {
 		return nil, nil, err
@@ -555,6 +560,10 @@ func (a *aggregator) serve(ctx context.Context, rw *responder, hdr http.Header, 
 		a.list(ctx, rw, s, p)
 	case "logging/setLevel":
 		a.broadcast(ctx, rw, s, p)
+	case mcp.MethodServerDiscover:
+		a.discoverServer(ctx, rw, hdr, s, p)
+	case mcp.MethodSubscriptionsListen:
+		a.listen(ctx, rw, hdr, s, p)
 	case mcp.MethodToolsCall, mcp.MethodPromptsGet, mcp.MethodResourcesRead, "resources/subscribe", "resources/unsubscribe", "completion/complete":
 		a.route(ctx, rw, hdr, s, p)
 	default:

@@ -602,7 +602,9 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	start := time.Now()
 	uctx, upSpan := h.startUpstreamSpan(ctx, up)
-	resp, err := h.send(uctx, up, hdr, http.MethodPost, body)
+	// subscriptions/listen is answered by a stream that lasts as long as the client wants it
+	// (like the GET stream of the session era): no idle or total limit cuts it.
+	resp, err := h.sendTimed(uctx, up, hdr, http.MethodPost, body, m.Method != mcp.MethodSubscriptionsListen)
 	if err != nil {
 		upSpan.end(0, err)
 		h.upstreamFailed(ctx, rw, up, m, out, start, err)
@@ -704,6 +706,12 @@ func isTimeout(err error) bool {
 func acceptsSSE(h http.Header) bool { return strings.Contains(h.Get("Accept"), "text/event-stream") }
 
 func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method string, body []byte) (*http.Response, error) {
+	return h.sendTimed(ctx, up, hdr, method, body, method == http.MethodPost)
+}
+
+// sendTimed is send; timed puts the POST limits (StreamIdleTimeout, UpstreamTotalTimeout) on the
+// answer. A long-lived stream (GET, subscriptions/listen) has none: it lasts as long as ctx.
+func (h *HTTP) sendTimed(ctx context.Context, up *upstream, hdr http.Header, method string, body []byte, timed bool) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -731,7 +739,7 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	if method != http.MethodPost {
+	if !timed {
 		resp, err := up.client.Do(req)
 		h.observeSend(ctx, up, err)
 		return resp, err

@@ -38,6 +38,9 @@ type relay struct {
 	x   *engine.Exchange // its lifecycle; nil on the GET stream
 
 	answered bool // the client has its answer (judged, denied, or passed by a fail-open mode)
+	// listen: an upstream's subscriptions/listen stream on the aggregate /mcp (no request
+	// waiting): its acknowledgement and final result are the gateway's, not the client's.
+	listen bool
 }
 
 // relayed is one message to send the client.
@@ -63,6 +66,8 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 		}
 		m := um.msg
 		switch {
+		case m.IsResponse() && r.listen:
+			continue // the upstream ended its listen stream; the client's continues
 		case m.IsResponse():
 			if r.m == nil || r.answered || !sameID(m.ID, r.m.ID) {
 				log.Warn("upstream response answers no request on this stream; dropped", "upstream", r.up.Name, "id", string(m.ID))
@@ -92,6 +97,8 @@ func (r *relay) filter(ctx context.Context, data []byte) []relayed {
 				}
 				out = append(out, relayed{b: b})
 			}
+		case r.listen && m.Method == notificationSubscriptionsAck:
+			continue // the gateway acknowledged the client's listen itself
 		default: // a notification
 			if r.h.judgeServerNotification(ctx, r.up, r.hdr, m) {
 				if s := aggFrom(ctx); s != nil && r.h.agg != nil && strings.HasSuffix(m.Method, "/list_changed") {
