@@ -32,8 +32,8 @@ const (
 	// MethodSubscriptionsListen is the stateless protocol's stream of notifications
 	// (2026-07-28, SEP-2575): the client names the notifications it wants.
 	MethodSubscriptionsListen = "subscriptions/listen"
-	MethodSampling       = "sampling/createMessage"
-	MethodElicitation    = "elicitation/create"
+	MethodSampling            = "sampling/createMessage"
+	MethodElicitation         = "elicitation/create"
 )
 
 type targetParams struct {
