@@ -76,7 +76,7 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 	case "rsync":
 		if hasPrefixFlag(args, "--delete") {
 			if ops := operands(args); len(ops) >= 2 {
-				if dst := a.resolve(ops[len(ops)-1]); !strings.Contains(dst, ":") && outside(dst, true) {
+				if dst := ops[len(ops)-1]; !strings.Contains(dst, ":") && a.outsideAt(dst, true) {
 					a.add("destroy/rsync_delete", "mirrors into a directory outside the project, deleting what the source lacks", line, 0.9)
 				}
 			}
@@ -101,8 +101,7 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 		a.powershell(line, line)
 	case "shred":
 		for _, t := range operands(args) {
-			t = a.resolve(t)
-			if outside(t, true) || rawDevice.MatchString(t) {
+			if a.outsideAt(t, true) || rawDevice.MatchString(t) {
 				a.add("destroy/shred", "overwrites files outside the project beyond recovery", line, 0.95)
 				break
 			}

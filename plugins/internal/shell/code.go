@@ -101,7 +101,7 @@ func (a *analyzer) codeDelete(call, args, line string) {
 		paths = append(paths, lits[0])
 	}
 	for _, p := range paths {
-		if outside(a.resolve(p), rec) {
+		if a.outsideAt(p, rec) {
 			a.add("destroy/code_delete", "inline code deletes files outside the project", line, 0.95)
 			return
 		}

@@ -3,6 +3,7 @@ package shell
 import (
 	"encoding/base64"
 	"path"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,38 @@ func (a *analyzer) resolve(t string) string {
 	}
 	return j
 }
+
+// outsideAt is outside for an operand t of a command run in the working directory cd set.
+// A path that only reaches outside through cd counts when it is near a root: the root or a
+// system directory and its direct children (`cd /etc && rm passwd`, `cd / && rm -rf *`), the
+// home directory and its direct children (`cd ~ && rm -rf .`), secrets and history, or a climb
+// out of the project. `cd ~/src/app && rm -rf build` is another project's build, not a home.
+func (a *analyzer) outsideAt(t string, rec bool) bool {
+	r := a.resolve(t)
+	if r == t {
+		return outside(t, rec)
+	}
+	if secretFile(r) || historyFile.MatchString(r) {
+		return true
+	}
+	c := path.Clean(r)
+	switch {
+	case home(c) || userDir.MatchString(c):
+		rel := userDir.ReplaceAllString(c, "~")
+		return strings.Count(strings.TrimRight(rel, "/"), "/") <= 1 && (rec || rel == "~")
+	case strings.HasPrefix(c, "/"):
+		for _, p := range []string{"/tmp/", "/var/tmp/", "/dev/shm/"} {
+			if strings.HasPrefix(c, p) {
+				return false
+			}
+		}
+		return c == "/" || c == "/*" || privFile.MatchString(c) || systemDir.MatchString(c) && strings.Count(c, "/") <= 2
+	}
+	return outside(r, rec)
+}
+
+// userDir matches a home directory written out (/home/me, /Users/me, /root).
+var userDir = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)
 
 // fileKey names a file the same way whether it was written as "./a.sh", "a.sh" or after cd.
 func (a *analyzer) fileKey(f string) string {

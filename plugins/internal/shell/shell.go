@@ -499,8 +499,11 @@ var envTemplate = regexp.MustCompile(`\.env\.(example|sample|template|dist|defau
 
 // secretFile reports whether x names a secret file (.env, keys, credentials), not a template.
 func secretFile(x string) bool {
-	return secretPath.MatchString(x) && !envTemplate.MatchString(x)
+	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x)
 }
+
+// secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
+var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|kube|docker|password-store)/?$`)
 
 // unwrap drops command wrappers (sudo handled by command) to reach the command that runs.
 func unwrap(argv []string) []string {
@@ -722,15 +725,14 @@ func (a *analyzer) command(argv []string) {
 	case "rm", "rmdir", "unlink", "srm", "trash":
 		recursive := hasFlag(args, "-r", "-R", "--recursive") || a.feedRec
 		for _, t := range operands(args) {
-			t = a.resolve(t)
-			if outside(t, recursive) {
+			if a.outsideAt(t, recursive) {
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
 				break
 			}
 			if historyFile.MatchString(t) {
 				a.add("hide/history", "deletes shell history", line, 0.9)
 			}
-			if recursive && vendored(t) {
+			if recursive && a.cwd == "" && vendored(t) {
 				a.ask("destroy/rm_vendored", "deletes a vendored directory or the repository inside the project", line, 0.85)
 			}
 		}
@@ -746,7 +748,7 @@ func (a *analyzer) command(argv []string) {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
 				}
-				if outside(a.resolve(x), true) {
+				if a.outsideAt(x, true) {
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
 					break
 				}
@@ -772,8 +774,7 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		for _, t := range operands(args) {
-			t = a.resolve(t)
-			if recursive && outside(t, true) || privFile.MatchString(t) {
+			if recursive && a.outsideAt(t, true) || privFile.MatchString(a.resolve(t)) {
 				a.add("priv/perms_system", "changes ownership or permissions outside the project", line, 0.9)
 				break
 			}
