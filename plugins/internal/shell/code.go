@@ -24,6 +24,8 @@ var (
 	codeEval = regexp.MustCompile(`(?:^|[^.\w])(?:eval|exec|instance_eval|class_eval|Function)\s*\(|\bnew\s+Function\s*\(|\bvm\.runIn\w+\(|[(,]\s*eval\s*\)|\bexec\s+\w|\beval\s+\$|\beval\s*\{`)
 	// codeFetch matches fetching text from the network.
 	codeFetch = regexp.MustCompile(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
+	// codeDecode matches decoding base64, hex or compressed text.
+	codeDecode = regexp.MustCompile(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
 	// homeExpr matches a language's way of naming the home directory.
 	homeExpr = regexp.MustCompile(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
 	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
@@ -44,6 +46,9 @@ func (a *analyzer) code(lang, src, line string) {
 	}
 	if codeEval.MatchString(src) && codeFetch.MatchString(src) {
 		a.add("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
+	}
+	if codeEval.MatchString(src) && codeDecode.MatchString(src) {
+		a.add("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
 	}
 	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
 	for _, loc := range shellCall.FindAllStringIndex(src, 16) {

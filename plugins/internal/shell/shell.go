@@ -668,8 +668,14 @@ func (a *analyzer) command(argv []string) {
 		a.command(rest)
 		return
 	case "eval":
-		a.add("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
-		a.line(strings.Join(args, " "), a.depth+1)
+		// What eval runs is judged below as a line of its own, so eval alone is a question
+		// (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`); evaluating a download is not.
+		text := strings.Join(args, " ")
+		if strings.Contains(text, remoteMarker) {
+			a.add("exec/download_run", "evaluates downloaded content", line, 0.95)
+		}
+		a.ask("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
+		a.line(text, a.depth+1)
 		return
 	case "xargs":
 		rest := args
