@@ -503,7 +503,7 @@ func secretFile(x string) bool {
 }
 
 // secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
-var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|kube|docker|password-store)/?$`)
+var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 
 // unwrap drops command wrappers (sudo handled by command) to reach the command that runs.
 func unwrap(argv []string) []string {
