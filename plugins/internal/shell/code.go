@@ -44,38 +44,59 @@ func (a *analyzer) code(lang, src, line string) {
 	} else if codeFile.MatchString(src) && codeNet.MatchString(src) {
 		a.add("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
 	}
-	if codeEval.MatchString(src) && codeFetch.MatchString(src) {
-		a.add("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
-	}
-	if codeEval.MatchString(src) && codeDecode.MatchString(src) {
-		a.add("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
-	}
-	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
-	for _, loc := range shellCall.FindAllStringIndex(src, 16) {
-		args := balanced(src[loc[1]-1:])
-		if cmd := shellText(args); cmd != "" {
-			a.line(cmd, a.depth+1)
+	// The substring tests skip regular expressions that cannot match: they backtrack, and
+	// most one-liners hold none of these words.
+	if containsAny(src, "eval", "exec", "Function", "runIn") && codeEval.MatchString(src) {
+		if codeFetch.MatchString(src) {
+			a.add("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
+		}
+		if codeDecode.MatchString(src) {
+			a.add("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
 		}
 	}
-	if lang == "perl" || lang == "ruby" || lang == "php" {
+	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
+	if containsAny(src, "system", "popen", "exec", "spawn", "subprocess", "child_process", "shell_exec", "passthru", "proc_open", "Open3", "qx", "getoutput") {
+		for _, loc := range shellCall.FindAllStringIndex(src, 16) {
+			args := balanced(src[loc[1]-1:])
+			if cmd := shellText(args); cmd != "" {
+				a.line(cmd, a.depth+1)
+			}
+		}
+	}
+	if (lang == "perl" || lang == "ruby" || lang == "php") && containsAny(src, "`", "%x(") {
 		for _, m := range backticks.FindAllStringSubmatch(src, 16) {
 			a.line(m[1]+m[2], a.depth+1)
 		}
 	}
-	if lang == "awk" {
+	if lang == "awk" && strings.Contains(src, "|") {
 		// print "cmd" | "sh"
 		if m := awkPipe.FindStringSubmatch(src); m != nil {
 			a.line(strings.Join(literals(m[1]), ""), a.depth+1)
 		}
 	}
 	// Deletes of paths outside the project.
+	if !containsAny(src, "rm", "unlink", "remove", "delete", "rimraf") {
+		return
+	}
 	for _, loc := range deleteCall.FindAllStringIndex(src, 16) {
 		args := balanced(src[loc[1]-1:])
 		a.codeDelete(src[loc[0]:loc[1]], args, line)
 	}
-	for _, m := range pathDelete.FindAllStringSubmatch(src, 16) {
-		a.codeDelete("unlink", m[1], line)
+	if strings.Contains(src, "Path(") {
+		for _, m := range pathDelete.FindAllStringSubmatch(src, 16) {
+			a.codeDelete("unlink", m[1], line)
+		}
 	}
+}
+
+// containsAny reports whether s contains one of words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var backticks = regexp.MustCompile("`([^`]*)`|%x\\(([^)]*)\\)")
