@@ -1,10 +1,13 @@
 // Package shell judges a shell command line by what it would do, not by how it looks: it parses
 // the line with mvdan.cc/sh/v3 (bash dialect), resolves what can be resolved statically —
 // variable assignments earlier on the line (the `IFS=,;c=rm,-rf,/;$c` trick), ANSI-C quoting,
-// `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval` — and reports
-// commands that destroy data outside the project, exfiltrate the environment or secrets,
-// download (or decode) and run code, escalate privileges, or hide themselves. Ordinary developer
-// commands (builds, git log, cd, package managers, test runners) are not findings.
+// `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval`, and what earlier
+// commands set up: the working directory, aliases, functions, files written or downloaded then
+// run, paths piped into xargs (program.go); it reads interpreter one-liners (code.go) — and
+// reports commands that destroy data outside the project, exfiltrate the environment or
+// secrets, download (or decode) and run code, escalate privileges, or hide themselves, from
+// rm to the tools in Catalogue. Ordinary developer commands (builds, git log, cd, package
+// managers, test runners) are not findings; some are questions (Finding.Uncertain).
 //
 // Pure Go, no go-pdk: the injection plugin and native tests share it.
 package shell
