@@ -33,12 +33,17 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		a := shell.Analyze(l.text)
 		if a.ParseErr != nil {
 			// Not valid shell: the tool will not run it as written. Judge it as text of
-			// unknown kind (every category), as before kinds existed.
+			// unknown kind (every category), as before kinds existed, plus what its words
+			// still show (PowerShell's iex of a download).
+			for _, f := range a.Findings {
+				voteHit(r, d, Hit{Category: CommandInjection, Rule: "shell/" + f.Rule, Weight: f.Score, Match: f.Match})
+			}
 			return false
 		}
 		keepOnly(r, l.kind)
+		sensitiveInContext(r, a, l.text)
 		for _, f := range a.Findings {
-			vote(r, d, CommandInjection, "shell/"+f.Rule, f.Score, f.Match)
+			voteHit(r, d, Hit{Category: CommandInjection, Rule: "shell/" + f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
 		}
 		return a.Incomplete
 	case argkind.SQL:
@@ -180,11 +185,32 @@ func keepOnly(r *Result, k argkind.Kind) {
 
 // vote adds a parser's finding to r as a hit of category c (noisy-OR with what is there).
 func vote(r *Result, d *Detector, c Category, rule string, w float64, match string) {
-	if !d.enabled[c] {
+	voteHit(r, d, Hit{Category: c, Rule: rule, Weight: w, Match: match})
+}
+
+// voteHit adds h to r (noisy-OR with what is there), first among the hits.
+func voteHit(r *Result, d *Detector, h Hit) {
+	if !d.enabled[h.Category] {
 		return
 	}
-	r.Scores[c] = 1 - (1-r.Scores[c])*(1-w)
-	r.Hits = append([]Hit{{Category: c, Rule: rule, Weight: w, Match: truncateUTF8(match, maxMatch)}}, r.Hits...)
+	r.Scores[h.Category] = 1 - (1-r.Scores[h.Category])*(1-h.Weight)
+	h.Match = truncateUTF8(h.Match, maxMatch)
+	r.Hits = append([]Hit{h}, r.Hits...)
+}
+
+// uncertainOnly reports whether every hit of category c in r is uncertain (and there is one).
+func uncertainOnly(r *Result, c Category) bool {
+	n := 0
+	for _, h := range r.Hits {
+		if h.Category != c {
+			continue
+		}
+		if !h.Uncertain {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // tagMention names the XSS rules that fire on a tag being named ("a <script> tag"), as opposed
@@ -291,3 +317,42 @@ func wordy(t string) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// sensitiveInContext drops the sensitive-path hits of a shell command whose paths do not
+// warrant them: /dev/null as a redirect target, .env.example, reading ~/.bashrc or /etc/hosts
+// on a line that sends nothing over the network, openssl on a key inside the project. A
+// secret (keys, credentials, /etc/shadow, .env) keeps them, and so does a personal file on a
+// line that talks to the network.
+func sensitiveInContext(r *Result, a shell.Result, text string) {
+	if a.Incomplete {
+		return
+	}
+	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
+		if shell.PathRisk(w) == shell.RiskSecret {
+			return
+		}
+	}
+	most := shell.RiskNone
+	for _, argv := range a.Commands {
+		for i, w := range argv[1:] {
+			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
+				continue // where a download is saved, not what is sent
+			}
+			most = max(most, shell.PathRisk(w))
+		}
+	}
+	for _, f := range a.Files {
+		most = max(most, shell.PathRisk(f))
+	}
+	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network {
+		return
+	}
+	r.Scores[SensitivePaths] = 0
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category != SensitivePaths {
+			hits = append(hits, h)
+		}
+	}
+	r.Hits = hits
+}

