@@ -11,6 +11,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/exclude"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -28,6 +29,9 @@ type Config struct {
 	KindThresholds map[string]float64 `json:"kind_thresholds"`
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
+	// Exclude lists findings that do not count: a label in an argument path of a tool
+	// (plugins/internal/exclude; a window's byte range is not part of the path matched).
+	Exclude exclude.List `json:"exclude,omitempty"`
 	// Benign is the model's "nothing found" label; "" = "benign".
 	Benign string `json:"benign"`
 	// MaxTexts bounds the texts (strings or windows) sent per message, the
@@ -103,6 +107,9 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("detector config: max_texts, min_bytes and max_bytes must be positive")
 	case c.WindowBytes > 0 && c.WindowBytes < 16:
 		return c, fmt.Errorf("detector config: window_bytes %d < 16", c.WindowBytes)
+	}
+	if err := c.Exclude.Validate(); err != nil {
+		return c, fmt.Errorf("detector config: %w", err)
 	}
 	return c, nil
 }
@@ -344,7 +351,7 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	var labels []string
 	// Tool output, and any other message's text (written for a model to read): only
 	// ResponseLabels count.
-	f := gjson.GetManyBytes(env, "phase", "method")
+	f := gjson.GetManyBytes(env, "phase", "method", "server", "tool")
 	response := f[0].String() == abi.PhaseResponse || !isCall(f[1].String())
 	for i, r := range results {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
@@ -358,6 +365,9 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 		}
 		if r.Score < c.threshold(texts[i].Kind) {
 			continue
+		}
+		if len(c.Exclude) > 0 && c.Exclude.Excludes(f[2].String(), f[3].String(), exclude.WithoutWindow(texts[i].Path), r.Label) {
+			continue // excluded at this path (a reviewed false positive)
 		}
 		if !slices.Contains(labels, r.Label) {
 			labels = append(labels, r.Label)

