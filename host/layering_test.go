@@ -50,10 +50,13 @@ var forbidden = map[string][]string{
 	// hooks (approval, pinning, tokens) or servers built on it.
 	"host/proxy": {"host/gateway", "host/admin", "host/selfmcp", "host/approval", "host/pin", "host/token", "cmd/", "github.com/nats-io/nats-server", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
 	// The gateway wires serve's parts together; only cmd/ sits above it.
-	"host/gateway":          {"cmd/"},
-	"host/authn":            {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},
-	"sdk/go/abi":            {"host/", "github.com/extism"},
-	"sdk/go/glob":           {"host/", "github.com/extism"},
+	"host/gateway":   {"cmd/"},
+	"host/authn":     {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/config", "github.com/nats-io"},
+	"sdk/go/abi":     {"host/", "github.com/extism"},
+	"sdk/go/glob":    {"host/", "github.com/extism"},
+	"sdk/go/exclude": {"host/", "github.com/extism"},
+	// Tuning reads audit events and writes a bundle folder: it serves and decides nothing.
+	"host/tune":             {"host/engine", "host/proxy", "host/gateway", "host/admin", "cmd/", "github.com/labstack/echo"},
 	"plugins/rules/ruleset": {"host/", "github.com/extism"},
 }
 

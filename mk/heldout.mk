@@ -26,4 +26,4 @@ eval-baseline: setup-onnxruntime bundle ## re-measure the held-out figures with 
 # The regression guard: the guard sample of the test split through the served chain must not
 # fall below data/heldout/baseline.json (tools/eval/heldout_guard_test.go, build tag heldout).
 test-heldout: setup-onnxruntime bundle ## held-out regression guard: served chain on the guard sample vs data/heldout/baseline.json
-	PALISADE_HELDOUT_BUNDLE=$(BUILD)/bundle PALISADE_HELDOUT_DATA_DIR=$(BUILD)/eval-data $(GO) test -tags heldout -count=1 -run '^TestHeldoutGuard$$' -timeout 10m ./tools/eval/
+	PALISADE_HELDOUT_BUNDLE=$(BUILD)/bundle PALISADE_HELDOUT_DATA_DIR=$(BUILD)/eval-data $(GO) test -tags heldout -count=1 -run '^(TestHeldoutGuard|TestTuneFromFalsePositives)$$' -timeout 10m ./tools/eval/

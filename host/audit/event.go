@@ -21,7 +21,21 @@ const (
 	// KindBundleShadow: a shadow bundle was loaded beside the active one, or cleared
 	// (detail.cleared); docs/DESIGN.md "Shadow bundle".
 	KindBundleShadow = "bundle.shadow"
+	// KindLabel: a person marked a decision as correct, a false positive or a false negative
+	// (Event.Label); the event repeats the decision's call and verdicts, so the label is kept
+	// with what it refers to (docs/DESIGN.md "Feedback that tunes").
+	KindLabel = "label"
 )
+
+// Label verdicts (Label.Verdict).
+const (
+	LabelCorrect       = "correct"
+	LabelFalsePositive = "false_positive" // flagged (denied, asked), should have passed
+	LabelFalseNegative = "false_negative" // passed, should have been stopped
+)
+
+// LabelVerdicts are the verdicts a label may give.
+var LabelVerdicts = []string{LabelCorrect, LabelFalsePositive, LabelFalseNegative}
 
 // Approval decisions (Approval.Decision), also the last subject token of an
 // approval event.
@@ -90,6 +104,17 @@ type Event struct {
 	// Shadow is the shadow bundle's verdict on the same call, when one is loaded: judged off
 	// the hot path after the active bundle decided (docs/DESIGN.md "Shadow bundle").
 	Shadow *Shadow `json:"shadow,omitempty"`
+
+	// Label is a person's verdict on a decision (kind label).
+	Label *Label `json:"label,omitempty"`
+}
+
+// Label is a person's verdict on an earlier decision.
+type Label struct {
+	Ref     string `json:"ref"`            // the decision's audit id
+	Verdict string `json:"verdict"`        // correct, false_positive, false_negative
+	By      string `json:"by"`             // the verified identity that labelled it
+	Note    string `json:"note,omitempty"` // free text
 }
 
 // Shadow is a shadow bundle's verdict on a call the active bundle decided. It changes nothing
@@ -151,6 +176,7 @@ func ArgumentsHash(args []byte) string {
 //	bundle.shadow     palisade.audit.bundle.shadow
 //	approval          palisade.audit.approval.<approved|denied|timeout>
 //	tool.changed      palisade.audit.tool.changed
+//	label             palisade.audit.label.<correct|false_positive|false_negative>
 //	other kinds       palisade.audit.event.<kind>
 //
 // Every variable token goes through SubjectToken, so untrusted names cannot
@@ -161,6 +187,12 @@ func (e Event) Subject() string {
 		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
 	case KindBundleActivated, KindBundleRejected, KindBundleShadow, KindToolChanged:
 		return SubjectPrefix + "." + e.Kind
+	case KindLabel:
+		v := ""
+		if e.Label != nil {
+			v = e.Label.Verdict
+		}
+		return SubjectPrefix + ".label." + SubjectToken(v)
 	case KindApproval:
 		d := ""
 		if e.Approval != nil {

@@ -494,7 +494,10 @@ func (o *Outcome) Event() audit.Event {
 		ev.Stages = append(ev.Stages, o.Response.Stages...)
 	}
 	for i := range ev.Stages {
-		ev.Stages[i].Evidence = nil // a match can be the secret: the audit event keeps none
+		// A match can be the secret: the audit event keeps where each finding was and why (its
+		// path, label and rules; the stage's reason names them anyway), never what matched. Tuning
+		// reads them (host/tune: exclusions at the paths of false positives).
+		ev.Stages[i].Evidence = evidenceWithoutMatch(ev.Stages[i].Evidence)
 	}
 	if o.Approval != nil {
 		ev.Approval = &audit.Approval{ID: o.Approval.ID, DecidedBy: o.Approval.DecidedBy, Decision: approvalWord(o.Approval.Action, o.Approval.DecidedBy), Scope: o.Approval.Scope}
@@ -646,4 +649,16 @@ func (o *Outcome) MarkFallback(result json.RawMessage) json.RawMessage {
 		return result
 	}
 	return b
+}
+
+// evidenceWithoutMatch copies ev with every Match left out (nil when there is none).
+func evidenceWithoutMatch(ev []abi.Evidence) []abi.Evidence {
+	if len(ev) == 0 {
+		return nil
+	}
+	out := make([]abi.Evidence, len(ev))
+	for i, e := range ev {
+		out[i] = abi.Evidence{Label: e.Label, Path: e.Path, Rules: e.Rules}
+	}
+	return out
 }

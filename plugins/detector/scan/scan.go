@@ -11,8 +11,8 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
-	"github.com/added060/palisade/plugins/internal/exclude"
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/exclude"
 )
 
 // Config is the stage's `config:` in bundle.yaml.
@@ -30,7 +30,7 @@ type Config struct {
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
 	// Exclude lists findings that do not count: a label in an argument path of a tool
-	// (plugins/internal/exclude; a window's byte range is not part of the path matched).
+	// (sdk/go/exclude; a window's byte range is not part of the path matched).
 	Exclude exclude.List `json:"exclude,omitempty"`
 	// Benign is the model's "nothing found" label; "" = "benign".
 	Benign string `json:"benign"`

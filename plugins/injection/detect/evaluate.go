@@ -4,15 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
-	"github.com/added060/palisade/plugins/internal/exclude"
 	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/exclude"
 	"github.com/tidwall/gjson"
 )
 
@@ -42,7 +43,7 @@ type Config struct {
 	// ResponseMode is deny (default) or redact.
 	ResponseMode string `json:"response_mode,omitempty"`
 	// Exclude lists findings that do not count: a category in an argument path of a tool
-	// (plugins/internal/exclude; `palisade tune` proposes them from false positives).
+	// (sdk/go/exclude; `palisade tune` proposes them from false positives).
 	Exclude exclude.List `json:"exclude,omitempty"`
 }
 
@@ -286,13 +287,13 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	scanned := map[seen]*scan{} // a text repeated across leaves of one kind is judged once
 	server, tool := root.Get("server").String(), root.Get("tool").String()
 	// keep drops the categories an exclusion covers at l's path.
-	keep := func(l leaf, fired []Category) []Category {
+	keep := func(l leaf, res *Result, fired []Category) []Category {
 		if len(e.exclude) == 0 || len(fired) == 0 {
 			return fired
 		}
 		var out []Category
 		for _, c := range fired {
-			if !e.exclude.Excludes(server, tool, l.path, c.String()) {
+			if !e.exclude.Excludes(server, tool, l.path, c.String(), hitRules(res, c)...) {
 				out = append(out, c)
 			}
 		}
@@ -303,7 +304,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			continue
 		}
 		if sc := scanned[seen{l.text, l.kind}]; sc != nil {
-			if fired := keep(l, sc.fired); len(fired) > 0 {
+			if fired := keep(l, &sc.res, sc.fired); len(fired) > 0 {
 				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
 			continue
@@ -327,7 +328,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		}
 		fired := ld.Fired(&r)
 		scanned[seen{l.text, l.kind}] = &scan{res: r, fired: fired}
-		if fired := keep(l, fired); len(fired) > 0 {
+		if fired := keep(l, &r, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
 	}
@@ -520,7 +521,7 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 }
 
 func evidenceFor(f finding, c Category) abi.Evidence {
-	ev := abi.Evidence{Label: c.String(), Path: f.path}
+	ev := abi.Evidence{Label: c.String(), Path: f.path, Rules: hitRules(&f.res, c)}
 	for _, h := range f.res.Hits {
 		if h.Category == c && h.Match != "" {
 			ev.Match = h.Match
@@ -615,4 +616,18 @@ func redactText(d *Detector, f finding) string {
 		}
 	}
 	return marker
+}
+
+// hitRules names the rules behind category c's hits in r, as `<category>/<rule>`, each once.
+func hitRules(r *Result, c Category) []string {
+	var out []string
+	for _, h := range r.Hits {
+		if h.Category == c && h.Rule != "" {
+			id := c.String() + "/" + h.Rule
+			if !slices.Contains(out, id) {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
 }

@@ -45,6 +45,22 @@ func TestEvaluateExclude(t *testing.T) {
 			}
 		})
 	}
+	// Narrowed to one rule: a command whose only finding is that rule passes; one with another
+	// finding in the same category still denies.
+	c, err = ParseConfig([]byte(`{"exclude":[{"tool":["Bash"],"paths":["arguments.command"],"labels":["command_injection"],"rules":["command_injection/shell/priv/sudo*"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e = NewEvaluator(c)
+	v, err := e.Evaluate(env("Bash", map[string]any{"command": "sudo -i"}))
+	if err != nil || v.Action == abi.ActionDeny {
+		// find what fired, to name it in the failure
+		t.Fatalf("sudo -i with its rule excluded: %+v %v", v, err)
+	}
+	v, err = e.Evaluate(env("Bash", map[string]any{"command": "sudo -i; rm -rf /"}))
+	if err != nil || v.Action != abi.ActionDeny {
+		t.Fatalf("rm -rf / beside an excluded rule: %+v %v", v, err)
+	}
 	for cfg, want := range map[string]string{
 		`{"exclude":[{"labels":["xss"]}]}`:                          "exclude[0].paths is empty",
 		`{"exclude":[{"paths":["arguments.q"]}]}`:                   "exclude[0].labels is empty",

@@ -150,6 +150,10 @@ type Evidence struct {
 	Label string `json:"label,omitempty"`
 	Path  string `json:"path,omitempty"`
 	Match string `json:"match,omitempty"`
+	// Rules are the stage's own rules that found it (plugins/injection:
+	// `command_injection/shell/priv/sudo`): what an exclusion can name more narrowly than the
+	// label (sdk/go/exclude).
+	Rules []string `json:"rules,omitempty"`
 }
 
 // Verdict is what a plugin's evaluate export returns.

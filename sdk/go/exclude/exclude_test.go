@@ -30,6 +30,21 @@ func TestExcludes(t *testing.T) {
 	if (List{}).Excludes("s", "t", "arguments.x", "xss") {
 		t.Error("an empty list excludes something")
 	}
+	// Narrowed to rules: only findings made by those rules alone.
+	sudo := List{{Tool: []string{"Bash"}, Paths: []string{"arguments.command"}, Labels: []string{"command_injection"}, Rules: []string{"command_injection/shell/priv/sudo"}}}
+	for _, tc := range []struct {
+		rules []string
+		want  bool
+	}{
+		{[]string{"command_injection/shell/priv/sudo"}, true},
+		{[]string{"command_injection/shell/priv/sudo", "command_injection/shell/destroy/rm_outside"}, false},
+		{[]string{"command_injection/shell/destroy/rm_outside"}, false},
+		{nil, false}, // a finding that names no rule is not one the exclusion names
+	} {
+		if got := sudo.Excludes("any", "Bash", "arguments.command", "command_injection", tc.rules...); got != tc.want {
+			t.Errorf("rules %v: Excludes = %v, want %v", tc.rules, got, tc.want)
+		}
+	}
 }
 
 func TestValidate(t *testing.T) {

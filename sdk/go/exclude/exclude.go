@@ -4,7 +4,7 @@
 // (a rule excluded for one parameter of one endpoint), without lowering a threshold for every
 // call; `palisade tune` proposes them from labelled decisions (host/tune).
 //
-// Pure Go, no go-pdk: plugins and native tests share it.
+// Pure Go, no go-pdk: plugins (first-party and yours), the host (host/tune) and native tests share it.
 package exclude
 
 import (
@@ -26,6 +26,10 @@ type Rule struct {
 	// Labels are the categories that do not count there (`prompt_injection`, `sql_injection`);
 	// `*` = every category.
 	Labels []string `json:"labels"`
+	// Rules, when set, narrow it to findings made only by these of the stage's rules (globs
+	// over the ids its evidence names, `command_injection/shell/priv/sudo`): a finding with a
+	// rule not listed, or with no rule named, still counts. Empty = any finding of the labels.
+	Rules []string `json:"rules,omitempty"`
 	// Reason says why (for people; e.g. "tune: 12 decisions marked false positive").
 	Reason string `json:"reason,omitempty"`
 }
@@ -54,16 +58,33 @@ func (l List) Validate() error {
 	return nil
 }
 
-// Excludes reports whether a finding of label at path, in a call of tool on server, does not
-// count.
-func (l List) Excludes(server, tool, path, label string) bool {
+// Excludes reports whether a finding of label at path, in a call of tool on server, made by
+// the stage's rules (none when the stage names none), does not count.
+func (l List) Excludes(server, tool, path, label string, rules ...string) bool {
 	for i := range l {
 		r := &l[i]
-		if glob.Any(r.Server, server) && glob.Any(r.Tool, tool) && anyMatch(r.Paths, path) && anyLabel(r.Labels, label) {
+		if glob.Any(r.Server, server) && glob.Any(r.Tool, tool) && anyMatch(r.Paths, path) && anyLabel(r.Labels, label) && r.coversRules(rules) {
 			return true
 		}
 	}
 	return false
+}
+
+// coversRules reports whether every rule of a finding is one r names (true when r names none;
+// false when r names some and the finding names none).
+func (r *Rule) coversRules(rules []string) bool {
+	if len(r.Rules) == 0 {
+		return true
+	}
+	if len(rules) == 0 {
+		return false
+	}
+	for _, x := range rules {
+		if !anyMatch(r.Rules, x) {
+			return false
+		}
+	}
+	return true
 }
 
 func anyMatch(pats []string, s string) bool {

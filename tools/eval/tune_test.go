@@ -1,0 +1,166 @@
+//go:build heldout
+
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/tune"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// TestTuneFromFalsePositives is issue 25's "feedback that tunes", measured: 50 real benign calls
+// of the held-out calib split (the tuning side: no source of it is in the test split) that the
+// served example chain flags by its detecting stages are labelled false positive, as a
+// reviewer would from the dashboard (audit.arguments: full, so the label carries the call);
+// `tune` proposes a bundle from those labels; the proposal, built as `serve` builds it (its
+// fixtures, which include the labelled calls, must pass), flags none of the 50, and on the
+// test split blocks every attack the active bundle blocks.
+func TestTuneFromFalsePositives(t *testing.T) {
+	dir := os.Getenv("PALISADE_HELDOUT_BUNDLE")
+	if dir == "" {
+		t.Fatal("PALISADE_HELDOUT_BUNDLE is not set: run `make test-heldout` (it builds the bundle)")
+	}
+	ctx := context.Background()
+	calib, err := LoadHeldout("../../data/heldout/calib.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	test, err := LoadHeldout("../../data/heldout/test.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, err := NewServedChain(ctx, dir, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer active.Close(ctx)
+
+	var benign []HeldoutRecord
+	for _, r := range calib {
+		if r.Label == "benign" && r.Phase != abi.PhaseResponse {
+			benign = append(benign, r)
+		}
+	}
+	blocked, _, err := RunServed(ctx, active, benign, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The labels: the first 50 false positives a detecting stage flagged, each a label event
+	// repeating its decision (as the gateway writes it, arguments included).
+	const want = 50
+	var fps []HeldoutRecord
+	var events []audit.Event
+	now := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	flaggedBy := map[string]int{}
+	for i, r := range benign {
+		if !blocked[i] || len(fps) == want {
+			continue
+		}
+		env, err := envelopeOf(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o, err := active.engine.Request(ctx, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev := o.Event()
+		o.Finish(ctx)
+		if ev.Stage != "injection" && ev.Stage != "detector" || !quick(ev.Stages) {
+			// Flagged by a rule or the risk matrix (not a detector's false positive), or by a
+			// stage that took long enough to time out when the fixtures replay it on a loaded
+			// machine (issue 26: long texts and the stage's time budget).
+			continue
+		}
+		flaggedBy[ev.Stage]++
+		ev.Arguments = r.Arguments
+		label := ev
+		label.ID, label.Kind, label.Time = audit.NewID(), audit.KindLabel, now
+		label.Label = &audit.Label{Ref: ev.ID, Verdict: audit.LabelFalsePositive, By: "approver:reviewer"}
+		events = append(events, label)
+		fps = append(fps, r)
+	}
+	if len(fps) < want {
+		t.Fatalf("the calib split gave %d false positives of the detecting stages, want %d", len(fps), want)
+	}
+	out := filepath.Join(t.TempDir(), "proposal")
+	rep, err := tune.Propose(events, tune.Options{Bundle: dir, Out: out, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("labels %d (false positives %d; flagged by %v): %d exclusions, %d rules, %d fixtures, version %s",
+		rep.Labels, rep.FalsePositives, flaggedBy, len(rep.Exclusions), len(rep.Rules), rep.Fixtures, rep.Version)
+	for _, u := range rep.Unused {
+		t.Logf("unused: %s", u)
+	}
+	if rep.Fixtures != want || len(rep.Exclusions) == 0 {
+		t.Fatalf("report %+v", rep)
+	}
+
+	proposal, err := NewServedChain(ctx, out, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proposal.Close(ctx)
+	if proposal.FixtureErr != nil {
+		t.Fatalf("the proposal fails its fixtures (the labelled calls): %v", proposal.FixtureErr)
+	}
+	still, _, err := RunServed(ctx, proposal, fps, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range still {
+		if b {
+			t.Errorf("still flagged by the proposal: %s (%s)", fps[i].ID, proposal.Why(ctx, fps[i]))
+		}
+	}
+
+	var attacks []HeldoutRecord
+	for _, r := range test {
+		if r.Label != "benign" {
+			attacks = append(attacks, r)
+		}
+	}
+	before, _, err := RunServed(ctx, active, attacks, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _, err := RunServed(ctx, proposal, attacks, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb, na := 0, 0
+	for i := range attacks {
+		if before[i] {
+			nb++
+		}
+		if after[i] {
+			na++
+		}
+		if before[i] && !after[i] {
+			t.Errorf("the proposal lets through an attack the active bundle blocks: %s %s", attacks[i].ID, attacks[i].Label)
+		}
+	}
+	t.Logf("test-split attacks blocked: active %d/%d, proposal %d/%d", nb, len(attacks), na, len(attacks))
+	if nb == 0 || !slices.Contains(before, true) {
+		t.Fatal("the active bundle blocks no attack: nothing was measured")
+	}
+}
+
+// quick reports whether every stage decided without an error and well inside the example
+// bundle's shortest stage timeout (250 ms).
+func quick(stages []abi.StageResult) bool {
+	for _, s := range stages {
+		if s.Error != "" || s.LatencyUS > 25_000 {
+			return false
+		}
+	}
+	return true
+}
