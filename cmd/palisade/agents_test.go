@@ -55,31 +55,38 @@ func agentsBundle(t testing.TB, root string) string {
 }
 
 var (
-	rulesOnce sync.Once
-	rulesWasm []byte
-	rulesErr  error
+	pluginsMu  sync.Mutex
+	pluginWasm = map[string][]byte{}
 )
 
 // rulesPlugin builds plugins/rules for wasip1 once per test binary (cmd may not import
 // host/internal/testenv).
-func rulesPlugin(t testing.TB) ([]byte, string) {
+func rulesPlugin(t testing.TB) ([]byte, string) { return firstPartyPlugin(t, "rules") }
+
+// firstPartyPlugin builds plugins/<name> for wasip1 once per test binary and returns it with
+// its sha256.
+func firstPartyPlugin(t testing.TB, name string) ([]byte, string) {
 	t.Helper()
-	rulesOnce.Do(func() {
-		out := filepath.Join(os.TempDir(), fmt.Sprintf("palisade-cmd-rules-%d.wasm", os.Getpid()))
-		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "../../plugins/rules")
+	pluginsMu.Lock()
+	defer pluginsMu.Unlock()
+	wasm, ok := pluginWasm[name]
+	if !ok {
+		out := filepath.Join(os.TempDir(), fmt.Sprintf("palisade-cmd-%s-%d.wasm", name, os.Getpid()))
+		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "../../plugins/"+name)
 		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 		if b, err := cmd.CombinedOutput(); err != nil {
-			rulesErr = fmt.Errorf("build rules plugin: %v\n%s", err, b)
-			return
+			t.Fatalf("build %s plugin: %v\n%s", name, err, b)
 		}
-		rulesWasm, rulesErr = os.ReadFile(out)
+		var err error
+		wasm, err = os.ReadFile(out)
 		os.Remove(out)
-	})
-	if rulesErr != nil {
-		t.Fatal(rulesErr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pluginWasm[name] = wasm
 	}
-	sum := sha256.Sum256(rulesWasm)
-	return rulesWasm, hex.EncodeToString(sum[:])
+	sum := sha256.Sum256(wasm)
+	return wasm, hex.EncodeToString(sum[:])
 }
 
 // startNATS runs an embedded JetStream server on a random port for the test. It returns its

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/tune"
+)
+
+func init() {
+	register(command{name: "tune", summary: "propose a bundle from people's labels and approvals: tune --bundle DIR --events FILE -o DIR [--key KEY]", cmd: &tuneCmd{}})
+}
+
+// tuneCmd is `palisade tune`: host/tune over audit events read from NDJSON files (the
+// dashboard's history export, `audit tail --json`, a gateway's GET /history/export?format=ndjson).
+type tuneCmd struct {
+	keyFlag      `embed:""`
+	Bundle       string   `required:"" help:"The active bundle's folder." env:"PALISADE_BUNDLE" placeholder:"DIR"`
+	Events       []string `required:"" help:"NDJSON file of audit events: labels and decisions (repeatable; - = stdin)." placeholder:"FILE" sep:"none"`
+	Out          string   `short:"o" required:"" help:"Folder to write the proposal to (must not exist or be empty)." placeholder:"DIR"`
+	MinApprovals int      `default:"3" help:"Approvals of one kind of call before an allow rule is proposed."`
+	JSON         bool     `name:"json" help:"Print the report as JSON."`
+}
+
+func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
+	fail := func(code int, err error) error {
+		fmt.Fprintln(env.Stderr, "palisade tune:", err)
+		return exitCode(code)
+	}
+	var events []audit.Event
+	for _, f := range c.Events {
+		evs, err := readEvents(env, f)
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		events = append(events, evs...)
+	}
+	r, err := tune.Propose(events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals})
+	if err != nil {
+		return fail(exitFail, err)
+	}
+	signed := ""
+	if c.Key != "" {
+		if _, err := bundle.CheckPins(c.Out); err != nil {
+			return fail(exitFail, err)
+		}
+		sig, err := signDir(c.Out, c.Key)
+		if err != nil {
+			return fail(exitFail, err)
+		}
+		signed = sig.Digest
+	}
+	if c.JSON {
+		b, _ := json.MarshalIndent(r, "", "  ")
+		fmt.Fprintln(env.Stdout, string(b))
+		return nil
+	}
+	printTuneReport(env.Stdout, r, c.Out, signed)
+	return nil
+}
+
+func printTuneReport(w io.Writer, r *tune.Report, out, signed string) {
+	fmt.Fprintf(w, "read %d labels (%d false positive, %d false negative, %d correct) and %d approved, %d denied held calls\n",
+		r.Labels, r.FalsePositives, r.FalseNegatives, r.Correct, r.Approved, r.Denied)
+	for _, x := range r.Exclusions {
+		rules := ""
+		if len(x.Rules) > 0 {
+			rules = " rules " + strings.Join(x.Rules, ",")
+		}
+		fmt.Fprintf(w, "exclusion  %s: %s in %s of %s%s (%d labels)\n", x.Stage, strings.Join(x.Labels, ","), strings.Join(x.Paths, ","), toolOn(x.Tool, x.Server), rules, len(x.Support))
+	}
+	for _, ru := range r.Rules {
+		fmt.Fprintf(w, "rule       %s %s priority %d: %s %v (%d decisions)\n", ru.ID, ru.Action, ru.Priority, toolOn(ru.Tool, ru.Server), ru.Arguments, len(ru.Support))
+	}
+	for _, u := range r.Unused {
+		fmt.Fprintf(w, "not used   %s\n", u)
+	}
+	fmt.Fprintf(w, "wrote %s: version %s, %d fixtures from labelled calls\n", out, r.Version, r.Fixtures)
+	if signed == "" {
+		fmt.Fprintf(w, "next: palisade bundle sign --key KEY %s; palisade policy test --bundle %s; palisade bundle shadow %s\n", out, out, out)
+	} else {
+		fmt.Fprintf(w, "signed %s; next: palisade policy test --bundle %s; palisade bundle shadow %s\n", signed, out, out)
+	}
+}
+
+func toolOn(tool, server []string) string {
+	t := "any tool"
+	if len(tool) > 0 {
+		t = strings.Join(tool, ",")
+	}
+	if len(server) > 0 {
+		t += " on " + strings.Join(server, ",")
+	}
+	return t
+}
+
+// readEvents reads NDJSON audit events from file ("-" = stdin). A history export's lines are
+// events with extra fields (verified, held), which are ignored; a line that is not an event is
+// an error naming the file and line.
+func readEvents(env *cliEnv, file string) ([]audit.Event, error) {
+	var r io.Reader
+	if file == "-" {
+		r = env.Stdin
+	} else {
+		f, err := os.Open(file)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var out []audit.Event
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var ev audit.Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.ID == "" {
+			if err == nil {
+				err = fmt.Errorf("no id")
+			}
+			return nil, fmt.Errorf("%s:%d: not an audit event: %v", file, n, err)
+		}
+		out = append(out, ev)
+	}
+	return out, sc.Err()
+}
