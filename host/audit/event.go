@@ -21,6 +21,11 @@ const (
 	// KindBundleShadow: a shadow bundle was loaded beside the active one, or cleared
 	// (detail.cleared); docs/DESIGN.md "Shadow bundle".
 	KindBundleShadow = "bundle.shadow"
+	// KindHeld: a call was held for a person. Recorded when the hold starts, with the call's
+	// fields and verdicts and Approval{ID: the call's audit id, Decision: "held"}; the call's
+	// own decision event follows when it ends. It is not a decision: it has its own subject
+	// (palisade.audit.held.<server>.<tool>) and counts nowhere a decision counts.
+	KindHeld = "held"
 )
 
 // Approval decisions (Approval.Decision), also the last subject token of an
@@ -33,6 +38,8 @@ const (
 	// signed, or that was signed for other call content, replayed or expired; or a queue entry
 	// that disagrees with the held call. It was ignored (subject palisade.audit.approval.forged).
 	ApprovalForged = "forged"
+	// ApprovalHeld is the Approval.Decision of a held record (KindHeld): nobody decided yet.
+	ApprovalHeld = "held"
 )
 
 // SubjectPrefix is the first two tokens of every audit subject; the stream
@@ -150,6 +157,7 @@ func ArgumentsHash(args []byte) string {
 //	bundle.rejected   palisade.audit.bundle.rejected
 //	bundle.shadow     palisade.audit.bundle.shadow
 //	approval          palisade.audit.approval.<approved|denied|timeout>
+//	held              palisade.audit.held.<server>.<tool>
 //	tool.changed      palisade.audit.tool.changed
 //	other kinds       palisade.audit.event.<kind>
 //
@@ -159,6 +167,8 @@ func (e Event) Subject() string {
 	switch e.Kind {
 	case KindDecision, "":
 		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
+	case KindHeld:
+		return SubjectPrefix + ".held." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
 	case KindBundleActivated, KindBundleRejected, KindBundleShadow, KindToolChanged:
 		return SubjectPrefix + "." + e.Kind
 	case KindApproval:

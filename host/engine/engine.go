@@ -284,6 +284,7 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 				o.Action = ch.Fallback(abi.ActionAsk)
 			}
 		} else if e.o.Approver != nil && hold {
+			e.recordHeld(ctx, o)
 			hctx, wait := startApprovalSpan(ctx)
 			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx)})
 			if err != nil {
@@ -448,6 +449,28 @@ func (o *Outcome) Finish(ctx context.Context) {
 		e.o.Logger.Debug("decision", "audit_id", o.AuditID, "action", o.Action, "tool", o.Envelope.Tool, "stage", o.Decision.Stage)
 		o.release()
 	})
+}
+
+// recordHeld records that o's call is held for a person, before the hold starts: the record is
+// complete even if the gateway dies while the call waits. It is not the call's decision (that
+// event follows when the call ends, with the same audit id the held record names in
+// approval.id): kind held, its own id, on its own subject (audit.KindHeld).
+func (e *Engine) recordHeld(ctx context.Context, o *Outcome) {
+	if e.o.Recorder == nil {
+		return
+	}
+	e.o.Recorder.Record(context.WithoutCancel(ctx), o.HeldEvent())
+}
+
+// HeldEvent is the held record of o's call (audit.KindHeld): the call's fields and verdicts as
+// its decision event would carry them, action ask, and approval {id: the call's audit id,
+// decision: held}.
+func (o *Outcome) HeldEvent() audit.Event {
+	ev := o.Event()
+	ev.ID, ev.Kind, ev.Action = audit.NewID(), audit.KindHeld, abi.ActionAsk
+	ev.Time = time.Now().UTC()
+	ev.Approval = &audit.Approval{ID: o.AuditID, Decision: audit.ApprovalHeld}
+	return ev
 }
 
 // Event builds the audit event for o.

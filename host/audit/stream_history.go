@@ -1,0 +1,407 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/oklog/ulid/v2"
+)
+
+// StreamHistoryOptions configure a StreamHistory.
+type StreamHistoryOptions struct {
+	// Conn reads the stream; required. It needs the reader's rights on the stream (ordered
+	// consumers, stream info) and on the signers bucket.
+	Conn *nats.Conn
+	// Stream is the audit stream; "" = PALISADE_AUDIT.
+	Stream string
+	// Signers verify each event as `audit tail --verify` does; nil = the signers bucket.
+	Signers *Signers
+	// MaxScan is the most stream messages one question reads; 0 = 50000. A search whose
+	// range holds more reads the newest MaxScan before its cursor and says Truncated.
+	MaxScan int
+	// Timeout bounds one question; 0 = 30s.
+	Timeout time.Duration
+}
+
+// StreamHistory answers history questions from the audit stream itself, for a gateway without
+// the PostgreSQL sink: every question is a bounded scan of the stream with an ordered consumer
+// on the decision and held subjects, each event verified as the feed does.
+type StreamHistory struct {
+	o StreamHistoryOptions
+}
+
+// NewStreamHistory returns a StreamHistory.
+func NewStreamHistory(ctx context.Context, o StreamHistoryOptions) *StreamHistory {
+	if o.Stream == "" {
+		o.Stream = DefaultStream
+	}
+	if o.MaxScan <= 0 {
+		o.MaxScan = 50000
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Signers == nil {
+		o.Signers = NewSigners(ctx, o.Conn, "")
+	}
+	return &StreamHistory{o: o}
+}
+
+// SourceJetStream names the stream source in pages (HistoryPage.Source).
+const SourceJetStream = "jetstream"
+
+// historySubjects are what a history scan reads: decisions, held records, approval events.
+var historySubjects = []string{SubjectPrefix + ".decision.>", SubjectPrefix + ".held.>", SubjectPrefix + ".approval.>"}
+
+// scanned is one event a scan read.
+type scanned struct {
+	seq uint64
+	ev  HistoryEvent
+}
+
+// window is the range of stream sequences a question reads: [lo, hi], of which it shows the
+// events up to show (a page's cursor); what lies above show only tells which held calls were
+// decided since.
+type window struct {
+	lo, hi, show uint64
+	truncated    bool
+	empty        bool
+}
+
+// seqAt is the sequence of the first message on the history subjects stored at or after t;
+// ok false when there is none.
+func (h *StreamHistory) seqAt(ctx context.Context, js jetstream.JetStream, t time.Time) (uint64, bool, error) {
+	cons, err := js.OrderedConsumer(ctx, h.o.Stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: historySubjects, DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &t})
+	if err != nil {
+		return 0, false, err
+	}
+	if cons.CachedInfo().NumPending == 0 {
+		return 0, false, nil
+	}
+	msgs, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		return 0, false, err
+	}
+	for m := range msgs.Messages() {
+		md, err := m.Metadata()
+		if err != nil {
+			return 0, false, err
+		}
+		return md.Sequence.Stream, true, nil
+	}
+	return 0, false, msgs.Error()
+}
+
+// window finds the sequences that hold events stored at or after from (an event is stored
+// after its time; a held call's decision can be stored long after, so there is no upper bound
+// by time) below before (0 = no bound): at most MaxScan of them up to before, and at most
+// MaxScan more above it to see which held calls were decided since.
+func (h *StreamHistory) window(ctx context.Context, js jetstream.JetStream, from time.Time, before uint64) (window, error) {
+	st, err := js.Stream(ctx, h.o.Stream)
+	if err != nil {
+		return window{}, err
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		return window{}, err
+	}
+	if info.State.Msgs == 0 {
+		return window{empty: true}, nil
+	}
+	w := window{lo: info.State.FirstSeq, hi: info.State.LastSeq, show: info.State.LastSeq}
+	if before > 0 && before-1 < w.show {
+		w.show = before - 1
+		w.hi = min(w.hi, w.show+uint64(h.o.MaxScan))
+	}
+	if !from.IsZero() {
+		s, ok, err := h.seqAt(ctx, js, from)
+		if err != nil {
+			return window{}, err
+		}
+		if !ok {
+			return window{empty: true}, nil
+		}
+		w.lo = max(w.lo, s)
+	}
+	if w.show < w.lo || w.show == 0 {
+		return window{empty: true}, nil
+	}
+	if w.show-w.lo+1 > uint64(h.o.MaxScan) {
+		w.lo, w.truncated = w.show-uint64(h.o.MaxScan)+1, true
+	}
+	return w, nil
+}
+
+// scan reads the history subjects' events stored in w, verifying each, and calls fn with each
+// in stream order until fn returns false.
+func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w window, fn func(s scanned) bool) error {
+	if w.empty {
+		return nil
+	}
+	cons, err := js.OrderedConsumer(ctx, h.o.Stream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: historySubjects, DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: w.lo})
+	if err != nil {
+		return err
+	}
+	if cons.CachedInfo().NumPending == 0 {
+		return nil
+	}
+	for {
+		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			return err
+		}
+		n := 0
+		for m := range batch.Messages() {
+			n++
+			md, err := m.Metadata()
+			if err != nil {
+				return err
+			}
+			if md.Sequence.Stream > w.hi {
+				return nil
+			}
+			var ev HistoryEvent
+			if err := json.Unmarshal(m.Data(), &ev.Event); err == nil && ev.ID != "" {
+				ev.VerifyProblem = h.o.Signers.Verify(ctx, m.Headers(), m.Data())
+				ev.Verified = ev.VerifyProblem == ""
+				if ev.Kind == "" {
+					ev.Kind = KindDecision
+				}
+				if !fn(scanned{seq: md.Sequence.Stream, ev: ev}) {
+					return nil
+				}
+			}
+			if md.NumPending == 0 || md.Sequence.Stream >= w.hi {
+				return nil
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return err
+		}
+		if n == 0 {
+			return nil // nothing came within the wait: the stream has no more
+		}
+	}
+}
+
+func (h *StreamHistory) js() (jetstream.JetStream, error) {
+	if h.o.Conn == nil {
+		return nil, errors.New("audit: history: no NATS connection")
+	}
+	return jetstream.New(h.o.Conn)
+}
+
+// calls reads w and returns the decisions and still-held records (held records whose decision
+// is in w are dropped), in stream order.
+func (h *StreamHistory) calls(ctx context.Context, js jetstream.JetStream, w window) ([]scanned, error) {
+	var all []scanned
+	decided := map[string]bool{}
+	err := h.scan(ctx, js, w, func(s scanned) bool {
+		switch s.ev.Kind {
+		case KindDecision:
+			decided[s.ev.ID] = true
+			all = append(all, s)
+		case KindHeld:
+			all = append(all, s)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, s := range all {
+		if s.seq > w.show {
+			break
+		}
+		if s.ev.Kind == KindHeld {
+			if decided[s.ev.CallID()] {
+				continue
+			}
+			s.ev.Held = true
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Search returns a page of the decisions q selects, newest first. Its cursor is a stream
+// sequence: the next page reads below it.
+func (h *StreamHistory) Search(ctx context.Context, q HistoryQuery) (HistoryPage, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.o.Timeout)
+	defer cancel()
+	page := HistoryPage{Events: []HistoryEvent{}, Source: SourceJetStream}
+	var before uint64
+	if q.Cursor != "" {
+		v, err := strconv.ParseUint(q.Cursor, 10, 64)
+		if err != nil || v == 0 {
+			return page, fmt.Errorf("%w %q", ErrHistoryCursor, q.Cursor)
+		}
+		before = v
+	}
+	js, err := h.js()
+	if err != nil {
+		return page, err
+	}
+	w, err := h.window(ctx, js, q.From, before)
+	if err != nil {
+		return page, fmt.Errorf("audit: history: %w", err)
+	}
+	all, err := h.calls(ctx, js, w)
+	if err != nil {
+		return page, fmt.Errorf("audit: history: %w", err)
+	}
+	limit := q.PageLimit()
+	var shown uint64 // the stream sequence of the oldest event in the page
+	for i := len(all) - 1; i >= 0; i-- {
+		if !q.Match(&all[i].ev) {
+			continue
+		}
+		if len(page.Events) == limit {
+			// all[i] matches but does not fit: the next page reads below the oldest shown.
+			page.Next = strconv.FormatUint(shown, 10)
+			return page, nil
+		}
+		page.Events = append(page.Events, all[i].ev)
+		shown = all[i].seq
+	}
+	if w.truncated {
+		page.Truncated = true
+		page.Next = strconv.FormatUint(w.lo, 10)
+	}
+	return page, nil
+}
+
+// Event returns the call with audit id: its decision (or, while it waits, its held record)
+// and the events that name it. It reads the stream from a little before the time in the id
+// (a ULID), at most MaxScan messages.
+func (h *StreamHistory) Event(ctx context.Context, id string) (HistoryDetail, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.o.Timeout)
+	defer cancel()
+	d := HistoryDetail{Source: SourceJetStream}
+	u, err := ulid.ParseStrict(id)
+	if err != nil {
+		return d, ErrHistoryNotFound
+	}
+	js, err := h.js()
+	if err != nil {
+		return d, err
+	}
+	from := ulid.Time(u.Time()).Add(-5 * time.Second)
+	w, err := h.window(ctx, js, from, 0)
+	if err != nil {
+		return d, fmt.Errorf("audit: history %s: %w", id, err)
+	}
+	if w.truncated { // read forward from the id's time, not the newest messages
+		s, ok, err := h.seqAt(ctx, js, from)
+		if err != nil {
+			return d, fmt.Errorf("audit: history %s: %w", id, err)
+		}
+		if ok {
+			w.lo, w.hi = s, s+uint64(h.o.MaxScan)-1
+		}
+	}
+	var found, held *HistoryEvent
+	err = h.scan(ctx, js, w, func(s scanned) bool {
+		ev := s.ev
+		switch {
+		case ev.ID == id && ev.Kind != KindHeld && ev.Kind != KindApproval:
+			found = &ev
+			return false // the decision ends a call's story
+		case ev.ID == id:
+			found = &ev
+		case ev.CallID() == id:
+			if ev.Kind == KindHeld {
+				held = &ev
+			}
+			d.Related = append(d.Related, ev)
+		}
+		return true
+	})
+	if err != nil {
+		return d, fmt.Errorf("audit: history %s: %w", id, err)
+	}
+	switch {
+	case found != nil:
+		d.Event = *found
+	case held != nil:
+		held.Held = true
+		d.Event = *held
+		d.Related = slices.DeleteFunc(d.Related, func(e HistoryEvent) bool { return e.ID == held.ID })
+	default:
+		return d, ErrHistoryNotFound
+	}
+	return d, nil
+}
+
+// Chart counts the decisions q selects (its Cursor and Limit ignored) per bucket of width
+// bucket from q.From (or the first event's time, truncated), grouped by field by.
+func (h *StreamHistory) Chart(ctx context.Context, q HistoryQuery, by string, bucket time.Duration) (HistoryChart, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.o.Timeout)
+	defer cancel()
+	c := HistoryChart{By: by, BucketS: int64(bucket / time.Second), Buckets: []HistoryBucket{}, Source: SourceJetStream}
+	if !slices.Contains(HistoryFields, by) {
+		return c, fmt.Errorf("audit: history: group by %q: want one of %v", by, HistoryFields)
+	}
+	js, err := h.js()
+	if err != nil {
+		return c, err
+	}
+	w, err := h.window(ctx, js, q.From, 0)
+	if err != nil {
+		return c, fmt.Errorf("audit: history: %w", err)
+	}
+	all, err := h.calls(ctx, js, w)
+	if err != nil {
+		return c, fmt.Errorf("audit: history: %w", err)
+	}
+	c.Truncated = w.truncated
+	var evs []*HistoryEvent
+	for i := range all {
+		if q.Match(&all[i].ev) {
+			evs = append(evs, &all[i].ev)
+		}
+	}
+	c.Buckets = ChartBuckets(evs, q.From, by, bucket)
+	return c, nil
+}
+
+// ChartBuckets counts evs per bucket of width w counted from origin (zero = the earliest
+// event's time truncated to w), grouped by field by; oldest first.
+func ChartBuckets(evs []*HistoryEvent, origin time.Time, by string, w time.Duration) []HistoryBucket {
+	out := []HistoryBucket{}
+	if len(evs) == 0 {
+		return out
+	}
+	if origin.IsZero() {
+		origin = evs[0].Time
+		for _, e := range evs {
+			if e.Time.Before(origin) {
+				origin = e.Time
+			}
+		}
+		origin = origin.UTC().Truncate(w)
+	}
+	idx := map[time.Time]int{}
+	for _, e := range evs {
+		start := BucketStart(e.Time, origin, w)
+		i, ok := idx[start]
+		if !ok {
+			i = len(out)
+			idx[start] = i
+			out = append(out, HistoryBucket{Start: start, Counts: map[string]int64{}})
+		}
+		out[i].Counts[HistoryGroup(e, by)]++
+	}
+	slices.SortFunc(out, func(a, b HistoryBucket) int { return a.Start.Compare(b.Start) })
+	return out
+}
