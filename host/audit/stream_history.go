@@ -90,14 +90,15 @@ func (h *StreamHistory) seqAt(ctx context.Context, js jetstream.JetStream, t tim
 	if err != nil {
 		return 0, false, err
 	}
-	for m := range msgs.Messages() {
-		md, err := m.Metadata()
-		if err != nil {
-			return 0, false, err
-		}
-		return md.Sequence.Stream, true, nil
+	m, ok := <-msgs.Messages()
+	if !ok {
+		return 0, false, msgs.Error()
 	}
-	return 0, false, msgs.Error()
+	md, err := m.Metadata()
+	if err != nil {
+		return 0, false, err
+	}
+	return md.Sequence.Stream, true, nil
 }
 
 // window finds the sequences that hold events stored at or after from (an event is stored
