@@ -2,11 +2,14 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -35,7 +38,13 @@ type StreamHistoryOptions struct {
 // on the decision and held subjects, each event verified as the feed does.
 type StreamHistory struct {
 	o StreamHistoryOptions
+
+	mu   sync.Mutex
+	good map[[32]byte]struct{} // sha256 of signature and data of events that verified
 }
+
+// goodCap bounds the verified-event cache; at the cap it starts again empty.
+func (h *StreamHistory) goodCap() int { return 4 * h.o.MaxScan }
 
 // NewStreamHistory returns a StreamHistory.
 func NewStreamHistory(ctx context.Context, o StreamHistoryOptions) *StreamHistory {
@@ -60,10 +69,64 @@ const SourceJetStream = "jetstream"
 // historySubjects are what a history scan reads: decisions, held records, approval events.
 var historySubjects = []string{SubjectPrefix + ".decision.>", SubjectPrefix + ".held.>", SubjectPrefix + ".approval.>"}
 
-// scanned is one event a scan read.
+// scanned is one event a scan read. Its signature is checked only when the event is needed
+// (verify): a search verifies the page it returns, not the whole scan.
 type scanned struct {
-	seq uint64
-	ev  HistoryEvent
+	seq      uint64
+	ev       HistoryEvent
+	hdr      nats.Header
+	raw      []byte
+	verified bool // verify ran
+}
+
+// verify checks s's signature against the trusted signers, once.
+func (h *StreamHistory) verify(ctx context.Context, s *scanned) {
+	if s.verified {
+		return
+	}
+	s.verified = true
+	// A stored event and its signature do not change: one that verified once is remembered
+	// (by digest, so a stream recreated under the same sequences cannot reuse the answer).
+	// Failures are not: a signer registered later makes them good.
+	sum := sha256.New()
+	sum.Write([]byte(s.hdr.Get(HeaderSigner)))
+	sum.Write([]byte{0})
+	sum.Write([]byte(s.hdr.Get(HeaderSignature)))
+	sum.Write([]byte{0})
+	sum.Write(s.raw)
+	var key [32]byte
+	sum.Sum(key[:0])
+	h.mu.Lock()
+	_, ok := h.good[key]
+	h.mu.Unlock()
+	if ok {
+		s.ev.Verified, s.ev.VerifyProblem = true, ""
+		return
+	}
+	s.ev.VerifyProblem = h.o.Signers.Verify(ctx, s.hdr, s.raw)
+	s.ev.Verified = s.ev.VerifyProblem == ""
+	if s.ev.Verified {
+		h.mu.Lock()
+		if h.good == nil || len(h.good) >= h.goodCap() {
+			h.good = make(map[[32]byte]struct{})
+		}
+		h.good[key] = struct{}{}
+		h.mu.Unlock()
+	}
+}
+
+// verifyAll verifies all, spread over GOMAXPROCS goroutines.
+func (h *StreamHistory) verifyAll(ctx context.Context, all []scanned) {
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(all)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(all); i += workers {
+				h.verify(ctx, &all[i])
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // window is the range of stream sequences a question reads: [lo, hi], of which it shows the
@@ -141,8 +204,8 @@ func (h *StreamHistory) window(ctx context.Context, js jetstream.JetStream, from
 	return w, nil
 }
 
-// scan reads the history subjects' events stored in w, verifying each, and calls fn with each
-// in stream order until fn returns false.
+// scan reads the history subjects' events stored in w and calls fn with each in stream order
+// until fn returns false. It verifies none (scanned.verify).
 func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w window, fn func(s scanned) bool) error {
 	if w.empty {
 		return nil
@@ -172,12 +235,10 @@ func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w wind
 			}
 			var ev HistoryEvent
 			if err := json.Unmarshal(m.Data(), &ev.Event); err == nil && ev.ID != "" {
-				ev.VerifyProblem = h.o.Signers.Verify(ctx, m.Headers(), m.Data())
-				ev.Verified = ev.VerifyProblem == ""
 				if ev.Kind == "" {
 					ev.Kind = KindDecision
 				}
-				if !fn(scanned{seq: md.Sequence.Stream, ev: ev}) {
+				if !fn(scanned{seq: md.Sequence.Stream, ev: ev, hdr: m.Headers(), raw: m.Data()}) {
 					return nil
 				}
 			}
@@ -201,18 +262,26 @@ func (h *StreamHistory) js() (jetstream.JetStream, error) {
 	return jetstream.New(h.o.Conn)
 }
 
-// calls reads w and returns the decisions and still-held records (held records whose decision
-// is in w are dropped), in stream order.
-func (h *StreamHistory) calls(ctx context.Context, js jetstream.JetStream, w window) ([]scanned, error) {
+// calls reads w and returns the decisions and still-held records that match q apart from
+// their signature (held records whose decision is in w are dropped), in stream order, not yet
+// verified. A decision closes its held record whether or not it verifies (a forged decision
+// under a held call's id hides the held record; the forgery itself is listed with
+// unverified=true).
+func (h *StreamHistory) calls(ctx context.Context, js jetstream.JetStream, w window, q HistoryQuery) ([]scanned, error) {
 	var all []scanned
 	decided := map[string]bool{}
+	q.Unverified = true // verification comes later, on what is shown
 	err := h.scan(ctx, js, w, func(s scanned) bool {
 		switch s.ev.Kind {
 		case KindDecision:
 			decided[s.ev.ID] = true
-			all = append(all, s)
+			if s.seq <= w.show && q.Match(&s.ev) {
+				all = append(all, s)
+			}
 		case KindHeld:
-			all = append(all, s)
+			if s.seq <= w.show && q.Match(&s.ev) {
+				all = append(all, s)
+			}
 		}
 		return true
 	})
@@ -221,9 +290,6 @@ func (h *StreamHistory) calls(ctx context.Context, js jetstream.JetStream, w win
 	}
 	out := all[:0]
 	for _, s := range all {
-		if s.seq > w.show {
-			break
-		}
 		if s.ev.Kind == KindHeld {
 			if decided[s.ev.CallID()] {
 				continue
@@ -257,13 +323,14 @@ func (h *StreamHistory) Search(ctx context.Context, q HistoryQuery) (HistoryPage
 	if err != nil {
 		return page, fmt.Errorf("audit: history: %w", err)
 	}
-	all, err := h.calls(ctx, js, w)
+	all, err := h.calls(ctx, js, w, q)
 	if err != nil {
 		return page, fmt.Errorf("audit: history: %w", err)
 	}
 	limit := q.PageLimit()
 	var shown uint64 // the stream sequence of the oldest event in the page
 	for i := len(all) - 1; i >= 0; i-- {
+		h.verify(ctx, &all[i])
 		if !q.Match(&all[i].ev) {
 			continue
 		}
@@ -313,6 +380,10 @@ func (h *StreamHistory) Event(ctx context.Context, id string) (HistoryDetail, er
 	}
 	var found, held *HistoryEvent
 	err = h.scan(ctx, js, w, func(s scanned) bool {
+		if s.ev.ID != id && s.ev.CallID() != id {
+			return true
+		}
+		h.verify(ctx, &s)
 		ev := s.ev
 		switch {
 		case ev.ID == id && ev.Kind != KindHeld && ev.Kind != KindApproval:
@@ -361,9 +432,12 @@ func (h *StreamHistory) Chart(ctx context.Context, q HistoryQuery, by string, bu
 	if err != nil {
 		return c, fmt.Errorf("audit: history: %w", err)
 	}
-	all, err := h.calls(ctx, js, w)
+	all, err := h.calls(ctx, js, w, q)
 	if err != nil {
 		return c, fmt.Errorf("audit: history: %w", err)
+	}
+	if !q.Unverified {
+		h.verifyAll(ctx, all)
 	}
 	c.Truncated = w.truncated
 	var evs []*HistoryEvent

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/nats-io/nats.go"
 )
@@ -274,5 +276,77 @@ func TestStreamHistoryChart(t *testing.T) {
 	}
 	if _, err := h.Chart(context.Background(), audit.HistoryQuery{}, "colour", time.Minute); err == nil {
 		t.Fatal("group by an unknown field was accepted")
+	}
+}
+
+// BenchmarkStreamHistory measures the stream source at its scan bound: 50 000 signed events,
+// read whole by each question. "needle" matches one event, "newest-100" every event (a page
+// of 100), "chart" counts every event by action (each verified). Reports events scanned per
+// second.
+func BenchmarkStreamHistory(b *testing.B) {
+	const n = 50000
+	s := testenv.StartNATS(b)
+	nc := connect(b, s.ClientURL())
+	ids, err := bus.EnsureKeys(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	gw := ids[bus.RoleGateway]
+	ctx := context.Background()
+	p, err := audit.New(ctx, audit.Options{Conn: nc, SpoolDir: b.TempDir(), Signer: gw, QueueSize: 8192})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(ctx)
+	for i := range n {
+		ev := decision(i)
+		if i == n/2 {
+			ev.Tool = "needle"
+		}
+		p.Record(ctx, ev)
+		if i%4096 == 4095 {
+			flush(b, p)
+		}
+	}
+	flush(b, p)
+	h := audit.NewStreamHistory(ctx, audit.StreamHistoryOptions{Conn: nc, Signers: audit.NewSigners(ctx, nil, "", gw.PublicKey()), Timeout: time.Minute})
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"needle", func() error {
+			page, err := h.Search(ctx, audit.HistoryQuery{Tool: []string{"needle"}})
+			if err == nil && (len(page.Events) != 1 || !page.Events[0].Verified) {
+				err = fmt.Errorf("%d events", len(page.Events))
+			}
+			return err
+		}},
+		{"newest-100", func() error {
+			page, err := h.Search(ctx, audit.HistoryQuery{})
+			if err == nil && len(page.Events) != 100 {
+				err = fmt.Errorf("%d events", len(page.Events))
+			}
+			return err
+		}},
+		{"chart", func() error {
+			c, err := h.Chart(ctx, audit.HistoryQuery{}, "action", time.Hour)
+			if err == nil && (len(c.Buckets) == 0 || c.Buckets[0].Counts["deny"] == 0) {
+				err = fmt.Errorf("chart %+v", c)
+			}
+			return err
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			start := time.Now()
+			runs := 0
+			for b.Loop() {
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+				runs++
+			}
+			b.ReportMetric(float64(n*runs)/time.Since(start).Seconds(), "events-scanned/s")
+		})
 	}
 }
