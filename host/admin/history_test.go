@@ -253,8 +253,9 @@ func checkHistoryAPI(t *testing.T, ts *httptest.Server, ev historyEvents, source
 		if len(d.Related) != 1 || d.Related[0].Kind != audit.KindHeld {
 			t.Fatalf("related %+v, want the held record", d.Related)
 		}
+		d = audit.HistoryDetail{}
 		getJSON(t, ts, "/history/"+ev.waiting, &d)
-		if !d.Event.Held || d.Event.Tool != "push" {
+		if !d.Event.Held || d.Event.Tool != "push" || len(d.Related) != 0 {
 			t.Fatalf("waiting: %+v", d.Event)
 		}
 		if resp, _ := get(t, ts, "/history/"+audit.NewID()); resp.StatusCode != http.StatusNotFound {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -577,6 +578,7 @@ func TestHeldCallInHistory(t *testing.T) {
 	// On an external server without credentials the gateway signs nothing: its events are
 	// listed with unverified=true, flagged unsigned.
 	testenv.Eventually(t, 20*time.Second, "the held call in /history?action=held", func() bool {
+		p = page{}
 		adminCall(t, g, "GET", "/history?action=held&unverified=true", nil, &p)
 		return len(p.Events) == 1 && p.Events[0].CallID() == held.ID
 	})
@@ -591,6 +593,7 @@ func TestHeldCallInHistory(t *testing.T) {
 	}
 	var d audit.HistoryDetail
 	testenv.Eventually(t, 20*time.Second, "the decision in /history/{id}", func() bool {
+		d = audit.HistoryDetail{} // a fresh answer each time: omitted fields must not stay from the last
 		adminCall(t, g, "GET", "/history/"+held.ID, nil, &d)
 		return d.Event.ID == held.ID && d.Event.Kind == audit.KindDecision
 	})
@@ -601,6 +604,7 @@ func TestHeldCallInHistory(t *testing.T) {
 	if d.Event.Action != "allow" || d.Event.Held || kinds[audit.KindHeld] != 1 || kinds[audit.KindApproval] != 1 {
 		t.Fatalf("decided: %+v related %v", d.Event, kinds)
 	}
+	p = page{}
 	adminCall(t, g, "GET", "/history?action=held&unverified=true", nil, &p)
 	if len(p.Events) != 0 {
 		t.Fatalf("still held in history after the decision: %+v", p.Events)
@@ -625,5 +629,23 @@ func TestHeldCallInHistory(t *testing.T) {
 	adminCall(t, g, "GET", "/chain", nil, &chainStats)
 	if heldRecords != 1 || chainStats.Decisions != decisions {
 		t.Fatalf("ring: %d decisions, %d held records; chain counted %d decisions", decisions, heldRecords, chainStats.Decisions)
+	}
+	// And so does Prometheus: palisade_decisions_total sums to the decision events.
+	resp, err := http.Get("http://" + g.Addr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var counted float64
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if strings.HasPrefix(line, "palisade_decisions_total{") {
+			f := strings.Fields(line)
+			v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+			counted += v
+		}
+	}
+	if int(counted) != decisions {
+		t.Fatalf("palisade_decisions_total = %v, want the %d decision events", counted, decisions)
 	}
 }
