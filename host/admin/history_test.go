@@ -357,3 +357,54 @@ func setupAudit(ctx context.Context, nc *nats.Conn, signer audit.Signer) error {
 	}
 	return audit.RegisterSigner(ctx, js, "", signer, "gw-1")
 }
+
+// TestHistoryExportPages: an export longer than a page (1000) streams every page once, newest
+// first, from the audit stream.
+func TestHistoryExportPages(t *testing.T) {
+	const n = 2500
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s := testenv.StartNATS(t)
+	nc, err := nats.Connect(s.ClientURL(), audit.ConnOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	p, err := audit.New(ctx, audit.Options{Conn: nc, SpoolDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for i := range n {
+		p.Record(ctx, audit.Event{Kind: audit.KindDecision, Action: "allow", Server: "s", Tool: fmt.Sprintf("t%d", i)})
+	}
+	if err := p.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Unsigned events: listed with unverified=true.
+	ts := historyServer(t, audit.NewStreamHistory(ctx, audit.StreamHistoryOptions{Conn: nc}))
+	resp, b := get(t, ts, "/history/export?format=ndjson&unverified=true")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("export: %d %s", resp.StatusCode, b)
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	seen := map[string]bool{}
+	next := n - 1
+	for sc.Scan() {
+		var e audit.HistoryEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if seen[e.ID] || e.Tool != fmt.Sprintf("t%d", next) || e.VerifyProblem != audit.ProblemUnsigned {
+			t.Fatalf("line %d: %s (%s), want t%d once", len(seen), e.Tool, e.VerifyProblem, next)
+		}
+		seen[e.ID] = true
+		next--
+	}
+	if len(seen) != n {
+		t.Fatalf("%d events exported, want %d", len(seen), n)
+	}
+	if resp, b := get(t, ts, "/history/export?format=csv"); resp.StatusCode != http.StatusOK || strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("verified only: %d, %d lines; want the header alone", resp.StatusCode, strings.Count(string(b), "\n"))
+	}
+}
