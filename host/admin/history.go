@@ -159,6 +159,9 @@ func historyChart(c echo.Context, src HistorySource) error {
 	if err != nil {
 		return historyError(c, err)
 	}
+	if len(ch.Buckets) > MaxChartBuckets { // an open range: the newest buckets
+		ch.Buckets, ch.Truncated = ch.Buckets[len(ch.Buckets)-MaxChartBuckets:], true
+	}
 	return c.JSON(http.StatusOK, ch)
 }
 
