@@ -21,7 +21,7 @@ const (
 	// KindBundleShadow: a shadow bundle was loaded beside the active one, or cleared
 	// (detail.cleared); docs/DESIGN.md "Shadow bundle".
 	KindBundleShadow = "bundle.shadow"
-	// KindHeld: a call was held for a person. Recorded when the hold starts, with the call's
+	// KindHeld: a call was held for a person. Recorded when it starts waiting, with the call's
 	// fields and verdicts and Approval{ID: the call's audit id, Decision: "held"}; the call's
 	// own decision event follows when it ends. It is not a decision: it has its own subject
 	// (palisade.audit.held.<server>.<tool>) and counts nowhere a decision counts.

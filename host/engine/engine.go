@@ -53,6 +53,11 @@ type Held struct {
 	// only opened the approval page), and the call keeps waiting in the queue. nil = the queue
 	// only.
 	Ask func(ctx context.Context, h Held) (Answer, error)
+	// Waiting, when set, is called by the Approver once the call starts waiting for a person:
+	// after any earlier grant that could resolve it, before it is queued. The engine records
+	// the call's held record then (audit.KindHeld), so a call a grant lets through at once
+	// leaves none. nil = nothing to call.
+	Waiting func()
 }
 
 // Answer is the answer of the person at the client to Held.Ask.
@@ -284,9 +289,10 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 				o.Action = ch.Fallback(abi.ActionAsk)
 			}
 		} else if e.o.Approver != nil && hold {
-			e.recordHeld(ctx, o)
 			hctx, wait := startApprovalSpan(ctx)
-			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx)})
+			var once sync.Once
+			waiting := func() { once.Do(func() { e.recordHeld(ctx, o) }) }
+			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx), Waiting: waiting})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
 			}
@@ -451,8 +457,9 @@ func (o *Outcome) Finish(ctx context.Context) {
 	})
 }
 
-// recordHeld records that o's call is held for a person, before the hold starts: the record is
-// complete even if the gateway dies while the call waits. It is not the call's decision (that
+// recordHeld records that o's call is held for a person, when it starts waiting (Held.Waiting,
+// called by the Approver before it queues the call): the record is complete even if the
+// gateway dies while the call waits. It is not the call's decision (that
 // event follows when the call ends, with the same audit id the held record names in
 // approval.id): kind held, its own id, on its own subject (audit.KindHeld).
 func (e *Engine) recordHeld(ctx context.Context, o *Outcome) {
