@@ -73,6 +73,8 @@ test('history: search, a held call shown as held, its drill-down, the chart and 
   // Approved: the decision replaces the held record; the drill-down shows its stages and story.
   await stack.api('POST', `/approvals/${held.id}/approve`, {});
   assert.equal((await call).content[0].text, 'Echo: hold for the history');
+  // The live stream's decision flips the held row at once, without a search.
+  await page.locator(`#h-table tr[data-id="${held.id}"][data-action="allow"]`).waitFor({ timeout: 10000 });
   rows = await searchUntil('the decided call in the history', (rs) => rs.some((r) => r.id === held.id && r.action === 'allow'));
   assert.equal(rows.filter((r) => r.id === held.id).length, 1, 'the held record is still listed beside its decision');
   await page.click(`#h-table tr[data-id="${held.id}"]`);

@@ -67,6 +67,7 @@ async function start(token, quiet) {
       views.live.add(data); // shown as held until the call's decision arrives
     } else if (name === 'decision') {
       views.live.add(data);
+      views.history.decided(data);
       if (!$('#view-chain').hidden && !chainTimer) {
         chainTimer = setTimeout(() => { chainTimer = null; views.chain.load().catch(fail); }, 500);
       }

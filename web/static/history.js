@@ -204,5 +204,11 @@ export function createHistory(api) {
 
   return {
     async load() { await Promise.all([search(false), loadChart()]); },
+    // decided takes a decision from the live stream: a row listed as held for that call shows
+    // the decision at once (its signature as the held record's; Search reads the stored one).
+    decided(ev) {
+      const tr = [...tbody.children].find((r) => r.dataset.id === ev.id && r.dataset.action === 'held');
+      if (tr) tr.replaceWith(row({ ...ev, verified: !tr.classList.contains('unverified') }));
+    },
   };
 }
