@@ -142,16 +142,22 @@ func collectHistory(rows pgx.Rows) ([]historyRow, error) {
 // record, approval events).
 func (h *History) Event(ctx context.Context, id string) (audit.HistoryDetail, error) {
 	d := audit.HistoryDetail{Source: SourcePostgres}
+	// The trusted row, else the first forgery under that id: each on its own partial index.
+	var found []historyRow
+	for _, verified := range []string{"e.verified", "NOT e.verified"} {
+		rows, err := h.st.db.Query(ctx, "SELECT "+historyCols+` FROM audit_events e
+WHERE e.audit_id = $1 AND `+verified+` AND e.kind NOT IN ('held', 'approval') ORDER BY e.stream_seq LIMIT 1`, id)
+		if err != nil {
+			return d, fmt.Errorf("auditsink: history %s: %w", id, err)
+		}
+		if found, err = collectHistory(rows); err != nil {
+			return d, fmt.Errorf("auditsink: history %s: %w", id, err)
+		}
+		if len(found) > 0 {
+			break
+		}
+	}
 	rows, err := h.st.db.Query(ctx, "SELECT "+historyCols+` FROM audit_events e
-WHERE e.audit_id = $1 AND e.kind NOT IN ('held', 'approval') ORDER BY e.verified DESC, e.stream_seq LIMIT 1`, id)
-	if err != nil {
-		return d, fmt.Errorf("auditsink: history %s: %w", id, err)
-	}
-	found, err := collectHistory(rows)
-	if err != nil {
-		return d, fmt.Errorf("auditsink: history %s: %w", id, err)
-	}
-	rows, err = h.st.db.Query(ctx, "SELECT "+historyCols+` FROM audit_events e
 WHERE e.trace_id = $1 AND e.audit_id <> $1 ORDER BY e.time, e.stream_seq`, id)
 	if err != nil {
 		return d, fmt.Errorf("auditsink: history %s: %w", id, err)

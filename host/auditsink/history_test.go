@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -187,4 +188,86 @@ func TestHistory(t *testing.T) {
 			t.Fatalf("story %+v, %v; want the held record then the decision", story, err)
 		}
 	})
+}
+
+// BenchmarkHistory measures the PostgreSQL source of the dashboard's history over 50 000
+// stored decisions: the newest page, a filtered page (one tool), a text search (no index:
+// every row's reason), a chart by action in hour buckets, and one call's drill-down.
+// go test -run '^$' -bench History -benchtime 20x ./host/auditsink/
+func BenchmarkHistory(b *testing.B) {
+	const n = 50_000
+	e := newEnv(b)
+	ctx := context.Background()
+	needle := ""
+	for i := range n {
+		ev := decision(i)
+		ev.Time = time.Now().Add(-time.Duration(n-i) * time.Second).UTC()
+		if i == n/2 {
+			ev.Tool, ev.Reason, needle = "needle", "a rare reason", ev.ID
+		}
+		e.pub.Record(ctx, ev)
+		if i%4096 == 4095 {
+			if err := e.pub.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := e.pub.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	e.sink(auditsink.Options{})
+	if rows, _ := e.waitCount(n, 5*time.Minute); rows < n {
+		b.Fatalf("%d rows stored, want %d", rows, n)
+	}
+	// As autovacuum would soon after a bulk load: with fresh statistics the newest page is an
+	// index scan backwards on time (an incremental sort by audit id), not a sort of every row.
+	if _, err := e.db.Exec(ctx, "ANALYZE audit_events"); err != nil {
+		b.Fatal(err)
+	}
+	h := auditsink.NewHistory(auditsink.NewStore(e.db))
+	for _, bc := range []struct {
+		name string
+		run  func() error
+	}{
+		{"newest-100", func() error {
+			p, err := h.Search(ctx, audit.HistoryQuery{})
+			if err == nil && len(p.Events) != 100 {
+				err = fmt.Errorf("%d events", len(p.Events))
+			}
+			return err
+		}},
+		{"tool", func() error {
+			p, err := h.Search(ctx, audit.HistoryQuery{Tool: []string{"needle"}})
+			if err == nil && len(p.Events) != 1 {
+				err = fmt.Errorf("%d events", len(p.Events))
+			}
+			return err
+		}},
+		{"text", func() error {
+			p, err := h.Search(ctx, audit.HistoryQuery{Text: "RARE"})
+			if err == nil && len(p.Events) != 1 {
+				err = fmt.Errorf("%d events", len(p.Events))
+			}
+			return err
+		}},
+		{"chart", func() error {
+			c, err := h.Chart(ctx, audit.HistoryQuery{}, "action", time.Hour)
+			if err == nil && len(c.Buckets) == 0 {
+				err = errors.New("no buckets")
+			}
+			return err
+		}},
+		{"drill-down", func() error {
+			_, err := h.Event(ctx, needle)
+			return err
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := bc.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
