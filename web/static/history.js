@@ -134,7 +134,9 @@ export function createHistory(api) {
     p.set('by', $('#h-by').value);
     p.set('bucket', $('#h-bucket').value);
     try {
-      chart($('#h-chart'), $('#h-legend'), await api.get(`/history/chart?${p}`));
+      const c = await api.get(`/history/chart?${p}`);
+      chart($('#h-chart'), $('#h-legend'), c);
+      if (c.truncated) $('#h-legend').append(h('span', { class: 'muted' }, ' (counts of the newest events only: the range is larger than one scan)'));
     } catch (e) {
       $('#h-legend').textContent = `Chart: ${e.message}`;
     }
