@@ -18,5 +18,6 @@ setup-postgres: ## install postgresql (apt) when initdb and pg_ctl are missing: 
 test-auditsink: setup-postgres setup-audit ## audit sink with -race: exactly once across sink and PostgreSQL restarts, forged events, retention, migrations, queries
 	CGO_ENABLED=1 $(GO) test -race -count=1 $(AUDITSINK_PKGS)
 
-bench-auditsink: setup-postgres ## audit sink drain rate: a 50k signed backlog into PostgreSQL (events/s)
+bench-auditsink: setup-postgres ## audit sink drain rate (50k signed backlog, events/s); the dashboard's history queries over 50k rows
 	$(GO) test -run '^$$' -bench '^BenchmarkSinkDrain$$' -benchtime $(AUDITSINK_BENCHTIME) $(AUDITSINK_PKGS)
+	$(GO) test -run '^$$' -bench '^BenchmarkHistory$$' -benchtime 20x ./host/auditsink/

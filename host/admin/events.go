@@ -146,7 +146,11 @@ func streamEvents(c echo.Context, f *Feed, m *approval.Manager) error {
 		case <-f.ring.Done():
 			return nil
 		case ev := <-events:
-			err = send("decision", ev)
+			if ev.Kind == audit.KindHeld {
+				err = send("held", ev) // not a decision: the call's own event follows
+			} else {
+				err = send("decision", ev)
+			}
 		case ch := <-changes:
 			err = send("approval", ch)
 		case <-tick.C:

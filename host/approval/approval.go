@@ -1183,6 +1183,9 @@ func (m *Manager) hold(ctx context.Context, held engine.Held, req *PermissionReq
 		return engine.Resolution{Action: g.Action, DecidedBy: g.By, Reason: g.Reason, Scope: g.Scope, ID: g.ID}, nil
 	}
 
+	if held.Waiting != nil {
+		held.Waiting() // the engine records the held call before anyone can see it queued
+	}
 	h := &hold{p: p, done: make(chan struct{})}
 	m.mu.Lock()
 	m.held[id] = h

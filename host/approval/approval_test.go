@@ -240,15 +240,24 @@ func TestScopedGrants(t *testing.T) {
 				t.Fatal(err)
 			}
 			result(t, first)
-			second := startHold(t.Context(), m, held("G2", tc.session, "write_file", tc.args))
+			var waited atomic.Int32
+			h2 := held("G2", tc.session, "write_file", tc.args)
+			h2.Waiting = func() { waited.Add(1) }
+			second := startHold(t.Context(), m, h2)
 			if tc.autoAllow {
 				res := result(t, second)
 				if res.Action != abi.ActionAllow || res.ID != "G1" || res.DecidedBy != "carol" || res.Scope != tc.scope {
 					t.Errorf("granted resolution = %+v", res)
 				}
+				if waited.Load() != 0 {
+					t.Error("a call a grant resolved was reported waiting (it would get a held record)")
+				}
 				return
 			}
 			testenv.Eventually(t, waitLimit, "second held", listed(m, "G2"))
+			if waited.Load() != 1 { // Waiting runs before the call is queued
+				t.Errorf("a held call was reported waiting %d times, want once", waited.Load())
+			}
 			if err := m.Decide(t.Context(), "G2", Decision{Action: "deny"}); err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,8 @@
 // and Signers flag events that are unsigned, badly signed or signed by a key
 // no gateway registered. Event.FillDefaults is the one place an event's id,
 // time and kind defaults are set; Ring keeps a process's recent events for the
-// dashboard and the own MCP server alike.
+// dashboard and the own MCP server alike. The History types are what the dashboard's stored
+// history speaks; StreamHistory answers them from the stream (a bounded, verified scan).
 //
 // It imports nats.go, nkeys (signature checks), sdk/go/abi (StageResult) and the standard library
 // only: never nats-server (that is host/bus), never other host/ packages. The JSON shape of Event is

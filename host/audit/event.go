@@ -25,6 +25,11 @@ const (
 	// (Event.Label); the event repeats the decision's call and verdicts, so the label is kept
 	// with what it refers to (docs/DESIGN.md "Feedback that tunes").
 	KindLabel = "label"
+	// KindHeld: a call was held for a person. Recorded when it starts waiting, with the call's
+	// fields and verdicts and Approval{ID: the call's audit id, Decision: "held"}; the call's
+	// own decision event follows when it ends. It is not a decision: it has its own subject
+	// (palisade.audit.held.<server>.<tool>) and counts nowhere a decision counts.
+	KindHeld = "held"
 )
 
 // Label verdicts (Label.Verdict).
@@ -47,6 +52,8 @@ const (
 	// signed, or that was signed for other call content, replayed or expired; or a queue entry
 	// that disagrees with the held call. It was ignored (subject palisade.audit.approval.forged).
 	ApprovalForged = "forged"
+	// ApprovalHeld is the Approval.Decision of a held record (KindHeld): nobody decided yet.
+	ApprovalHeld = "held"
 )
 
 // SubjectPrefix is the first two tokens of every audit subject; the stream
@@ -175,6 +182,7 @@ func ArgumentsHash(args []byte) string {
 //	bundle.rejected   palisade.audit.bundle.rejected
 //	bundle.shadow     palisade.audit.bundle.shadow
 //	approval          palisade.audit.approval.<approved|denied|timeout>
+//	held              palisade.audit.held.<server>.<tool>
 //	tool.changed      palisade.audit.tool.changed
 //	label             palisade.audit.label.<correct|false_positive|false_negative>
 //	other kinds       palisade.audit.event.<kind>
@@ -185,6 +193,8 @@ func (e Event) Subject() string {
 	switch e.Kind {
 	case KindDecision, "":
 		return SubjectPrefix + ".decision." + SubjectToken(e.Action) + "." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
+	case KindHeld:
+		return SubjectPrefix + ".held." + SubjectToken(e.Server) + "." + SubjectToken(e.Tool)
 	case KindBundleActivated, KindBundleRejected, KindBundleShadow, KindToolChanged:
 		return SubjectPrefix + "." + e.Kind
 	case KindLabel:

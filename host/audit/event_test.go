@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestSubjectToken(t *testing.T) {
@@ -44,6 +45,7 @@ func TestEventSubject(t *testing.T) {
 		{"bundle activated", Event{Kind: KindBundleActivated, Tool: "x"}, "palisade.audit.bundle.activated"},
 		{"bundle rejected", Event{Kind: KindBundleRejected}, "palisade.audit.bundle.rejected"},
 		{"approval approved", Event{Kind: KindApproval, Approval: &Approval{ID: "a", Decision: ApprovalApproved}}, "palisade.audit.approval.approved"},
+		{"held", Event{Kind: KindHeld, Server: "GitHub", Tool: "merge.pr", Approval: &Approval{ID: "a", Decision: ApprovalHeld}}, "palisade.audit.held.github.merge_pr"},
 		{"approval timeout", Event{Kind: KindApproval, Approval: &Approval{ID: "a", Decision: ApprovalTimeout}}, "palisade.audit.approval.timeout"},
 		{"approval missing", Event{Kind: KindApproval}, "palisade.audit.approval._"},
 		{"tool changed", Event{Kind: KindToolChanged, Server: "s"}, "palisade.audit.tool.changed"},
@@ -117,5 +119,21 @@ func TestArgumentsHash(t *testing.T) {
 	// sha256("") is a known constant.
 	if got, want := ArgumentsHash(nil), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"; got != want {
 		t.Fatalf("ArgumentsHash(nil) = %s, want %s", got, want)
+	}
+}
+
+// A held record names its call: in its tail line and through CallID.
+func TestHeldRecordLine(t *testing.T) {
+	ev := Event{ID: "h1", Kind: KindHeld, Time: time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC), Server: "gh", Tool: "merge",
+		Rule: "review", Action: "ask", Approval: &Approval{ID: "call-1", Decision: ApprovalHeld}}
+	if got, want := FormatLine(&ev), "2026-11-28T09:00:00.000Z held   gh/merge rule=review call=call-1"; got != want {
+		t.Errorf("FormatLine = %q, want %q", got, want)
+	}
+	if ev.CallID() != "call-1" {
+		t.Errorf("CallID = %q", ev.CallID())
+	}
+	d := Event{ID: "d1", Kind: KindDecision, Approval: &Approval{ID: "ap", Decision: ApprovalApproved}}
+	if d.CallID() != "d1" {
+		t.Errorf("a decision's CallID = %q, want its own id", d.CallID())
 	}
 }

@@ -82,6 +82,8 @@ func TestEventMatchesSchema(t *testing.T) {
 		{"bundle.shadow", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindBundleShadow, Bundle: &audit.Bundle{Name: "b"}}},
 		{"dropped shadow", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindDecision, Shadow: &audit.Shadow{Bundle: &audit.Bundle{Name: "b"}, Dropped: true}}},
 		{"string request id", audit.Event{ID: "x", Time: time.Now(), Kind: audit.KindDecision, RequestID: json.RawMessage(`"abc"`)}},
+		{"held record", audit.Event{ID: "h", Time: time.Now(), Kind: audit.KindHeld, Action: "ask", Server: "fs", Tool: "t",
+			Approval: &audit.Approval{ID: "call", Decision: audit.ApprovalHeld}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := validate(t, s, tc.ev); err != nil {

@@ -142,6 +142,12 @@ func FormatLine(ev *Event) string {
 		if ev.Rule != "" {
 			b.WriteString(" rule=" + ev.Rule)
 		}
+	case KindHeld:
+		fmt.Fprintf(&b, "%-6s %s/%s", "held", orDash(ev.Server), orDash(ev.Tool))
+		if ev.Rule != "" {
+			b.WriteString(" rule=" + ev.Rule)
+		}
+		b.WriteString(" call=" + ev.CallID())
 	case KindApproval:
 		b.WriteString("approval")
 		if ev.Approval != nil {

@@ -10,7 +10,8 @@
 //
 // The schema is versioned: embedded migrations/NNNN_name.sql files, applied in order, each in
 // one transaction recorded in schema_migrations (Migrate). Retention deletes events older than
-// Options.Retention. Store answers the questions of `palisade audit query`.
+// Options.Retention. Store answers the questions of `palisade audit query`; History answers
+// the dashboard's stored history (audit.HistoryQuery) from the same table.
 //
 // It owns the record in PostgreSQL and imports audit (the event, verification), nats.go and
 // pgx. It must not import host/proxy or host/gateway; the gateway runs it as its audit_sink

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/added060/palisade/host/audit"
 )
 
 // GroupFields are the fields Query.By may group by, each with its column.
@@ -38,7 +40,7 @@ type Query struct {
 	Tool         []string
 	Server       []string
 	Principal    []string // the principal's subject or client id
-	Kind         []string
+	Kind         []string // "" = every kind but held (audit.KindHeld: not a decision)
 	// Unverified includes events that failed verification (flagged); by default only verified
 	// events are counted and listed.
 	Unverified bool
@@ -120,6 +122,10 @@ func (q Query) where() (string, []any) {
 	if len(q.Principal) > 0 {
 		a := arg(q.Principal)
 		conds = append(conds, "(principal_subject = ANY("+a+") OR principal_client_id = ANY("+a+"))")
+	}
+	if len(q.Kind) == 0 {
+		// A held record is not a decision: counted and listed only when Kind names it.
+		conds = append(conds, "kind <> '"+audit.KindHeld+"'")
 	}
 	if !q.Unverified {
 		conds = append(conds, "verified")

@@ -73,12 +73,9 @@ func (r *record) parse() error {
 }
 
 // traceID is the call the event belongs to: the decision's own id, or for an approval event
-// the held call's id.
+// or a held record the held call's id.
 func (r *record) traceID() string {
-	if r.ev.Kind == audit.KindApproval && r.ev.Approval != nil && r.ev.Approval.ID != "" {
-		return r.ev.Approval.ID
-	}
-	return r.ev.ID
+	return r.ev.CallID()
 }
 
 // risk is the highest stage score and its level: nil when no stage scored.

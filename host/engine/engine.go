@@ -53,6 +53,11 @@ type Held struct {
 	// only opened the approval page), and the call keeps waiting in the queue. nil = the queue
 	// only.
 	Ask func(ctx context.Context, h Held) (Answer, error)
+	// Waiting, when set, is called by the Approver once the call starts waiting for a person:
+	// after any earlier grant that could resolve it, before it is queued. The engine records
+	// the call's held record then (audit.KindHeld), so a call a grant lets through at once
+	// leaves none. nil = nothing to call.
+	Waiting func()
 }
 
 // Answer is the answer of the person at the client to Held.Ask.
@@ -285,7 +290,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 			}
 		} else if e.o.Approver != nil && hold {
 			hctx, wait := startApprovalSpan(ctx)
-			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx)})
+			var once sync.Once
+			waiting := func() { once.Do(func() { e.recordHeld(ctx, o) }) }
+			res, err := e.o.Approver.Hold(hctx, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info(), Progress: progressFrom(ctx), Ask: askFrom(ctx), Waiting: waiting})
 			if err != nil {
 				res = Resolution{Action: abi.ActionDeny, DecidedBy: "gateway", Reason: "approval failed: " + err.Error()}
 			}
@@ -448,6 +455,29 @@ func (o *Outcome) Finish(ctx context.Context) {
 		e.o.Logger.Debug("decision", "audit_id", o.AuditID, "action", o.Action, "tool", o.Envelope.Tool, "stage", o.Decision.Stage)
 		o.release()
 	})
+}
+
+// recordHeld records that o's call is held for a person, when it starts waiting (Held.Waiting,
+// called by the Approver before it queues the call): the record is complete even if the
+// gateway dies while the call waits. It is not the call's decision (that
+// event follows when the call ends, with the same audit id the held record names in
+// approval.id): kind held, its own id, on its own subject (audit.KindHeld).
+func (e *Engine) recordHeld(ctx context.Context, o *Outcome) {
+	if e.o.Recorder == nil {
+		return
+	}
+	e.o.Recorder.Record(context.WithoutCancel(ctx), o.HeldEvent())
+}
+
+// HeldEvent is the held record of o's call (audit.KindHeld): the call's fields and verdicts as
+// its decision event would carry them, action ask, and approval {id: the call's audit id,
+// decision: held}.
+func (o *Outcome) HeldEvent() audit.Event {
+	ev := o.Event()
+	ev.ID, ev.Kind, ev.Action = audit.NewID(), audit.KindHeld, abi.ActionAsk
+	ev.Time = time.Now().UTC()
+	ev.Approval = &audit.Approval{ID: o.AuditID, Decision: audit.ApprovalHeld}
+	return ev
 }
 
 // Event builds the audit event for o.

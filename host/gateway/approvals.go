@@ -6,6 +6,7 @@ import (
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/auditsink"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
@@ -98,6 +99,7 @@ func (a *approvals) Start(ctx context.Context, g *Gateway) error {
 		admin.RegisterApprovals(grp, a.manager)
 	}
 	admin.RegisterEvents(grp, a.feed, a.manager)
+	admin.RegisterHistory(grp, g.historySource(ctx), g.Logger())
 	admin.RegisterChain(grp, g.Active(), a.feed.Stats())
 	admin.RegisterPlayground(grp, g.Active(), a.manager != nil, g.Budget())
 	admin.RegisterUI(g.Echo(), g.Admin().Prefix())
@@ -173,4 +175,19 @@ func (g *Gateway) permissions() selfmcp.Permissions {
 		return m
 	}
 	return nil
+}
+
+// historySource is where the dashboard's history reads stored decisions: the PostgreSQL sink's
+// table when the gateway runs one (audit_sink.postgres), otherwise the audit stream, each event
+// verified against the signers bucket and the gateway's own key.
+func (g *Gateway) historySource(ctx context.Context) admin.HistorySource {
+	if s := g.AuditSink(); s != nil {
+		return auditsink.NewHistory(s.Store())
+	}
+	var trusted []string
+	if id := g.Bus().Identity(bus.RoleGateway); id != nil {
+		trusted = append(trusted, id.PublicKey())
+	}
+	return audit.NewStreamHistory(ctx, audit.StreamHistoryOptions{Conn: g.NATS(), Stream: g.Config().Audit.Stream,
+		Signers: audit.NewSigners(ctx, g.NATS(), "", trusted...)})
 }

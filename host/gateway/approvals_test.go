@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -555,5 +556,103 @@ func TestCloseReleasesHeldCalls(t *testing.T) {
 	d := denied(t, wait(t, ch).err)
 	if d.AuditID != held.ID || !strings.Contains(d.Reason, "shutting down") {
 		t.Errorf("deny data = %+v", d)
+	}
+}
+
+// TestHeldCallInHistory: a held call is in the stored history as held while it waits (its held
+// record, published when the hold starts), and once approved its decision replaces it, with
+// the held record and the approval among its related events. The held record is no decision
+// for the chain statistics.
+func TestHeldCallInHistory(t *testing.T) {
+	ns := testenv.StartNATS(t)
+	up := testenv.StartGoServer(t, false)
+	g := approvalsGateway(t, "gw-1", ns.ClientURL(), approvalsBundle(t), up, "")
+	cs := mcpSession(t, g, nil)
+	ch := callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold for the history"}})
+	held := waitHeld(t, g, "hold for the history")
+	type page struct {
+		Events []audit.HistoryEvent `json:"events"`
+		Source string               `json:"source"`
+	}
+	var p page
+	// On an external server without credentials the gateway signs nothing: its events are
+	// listed with unverified=true, flagged unsigned.
+	testenv.Eventually(t, 20*time.Second, "the held call in /history?action=held", func() bool {
+		p = page{}
+		adminCall(t, g, "GET", "/history?action=held&unverified=true", nil, &p)
+		return len(p.Events) == 1 && p.Events[0].CallID() == held.ID
+	})
+	if e := p.Events[0]; !e.Held || e.Kind != audit.KindHeld || e.VerifyProblem != audit.ProblemUnsigned || e.Tool != "echo" || e.Rule != "hold-echo" || p.Source != "jetstream" {
+		t.Fatalf("held in history: %+v (source %s)", e, p.Source)
+	}
+	if code := adminCall(t, g, "POST", "/approvals/"+held.ID+"/approve", map[string]any{"scope": "minutes", "minutes": 5}, nil); code != http.StatusOK {
+		t.Fatalf("approve: %d", code)
+	}
+	if r := wait(t, ch); r.err != nil {
+		t.Fatal(r.err)
+	}
+	// The same call again: the grant lets it through without waiting, so it gets no held record.
+	if r := wait(t, callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold for the history"}})); r.err != nil {
+		t.Fatal(r.err)
+	}
+	var d audit.HistoryDetail
+	testenv.Eventually(t, 20*time.Second, "the decision in /history/{id}", func() bool {
+		d = audit.HistoryDetail{} // a fresh answer each time: omitted fields must not stay from the last
+		adminCall(t, g, "GET", "/history/"+held.ID, nil, &d)
+		return d.Event.ID == held.ID && d.Event.Kind == audit.KindDecision
+	})
+	kinds := map[string]int{}
+	for _, r := range d.Related {
+		kinds[r.Kind]++
+	}
+	if d.Event.Action != "allow" || d.Event.Held || kinds[audit.KindHeld] != 1 || kinds[audit.KindApproval] != 1 {
+		t.Fatalf("decided: %+v related %v", d.Event, kinds)
+	}
+	p = page{}
+	adminCall(t, g, "GET", "/history?action=held&unverified=true", nil, &p)
+	if len(p.Events) != 0 {
+		t.Fatalf("still held in history after the decision: %+v", p.Events)
+	}
+	// The chain statistics and Prometheus count decisions only: the ring holds the held record
+	// too. The granted call's event is recorded as its exchange ends, so poll until all agree.
+	var decisions, heldRecords, chained int
+	var counted float64
+	testenv.Eventually(t, 20*time.Second, "the ring, /chain and /metrics to agree on 2 decisions", func() bool {
+		var recent struct {
+			Events []audit.Event `json:"events"`
+		}
+		adminCall(t, g, "GET", "/decisions?limit=0", nil, &recent)
+		decisions, heldRecords = 0, 0
+		for _, e := range recent.Events {
+			switch e.Kind {
+			case audit.KindDecision:
+				decisions++
+			case audit.KindHeld:
+				heldRecords++
+			}
+		}
+		var chainStats struct {
+			Decisions int `json:"decisions"`
+		}
+		adminCall(t, g, "GET", "/chain", nil, &chainStats)
+		chained = chainStats.Decisions
+		resp, err := http.Get("http://" + g.Addr() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		counted = 0
+		for line := range strings.SplitSeq(string(body), "\n") {
+			if strings.HasPrefix(line, "palisade_decisions_total{") {
+				f := strings.Fields(line)
+				v, _ := strconv.ParseFloat(f[len(f)-1], 64)
+				counted += v
+			}
+		}
+		return decisions == 2 && chained == 2 && int(counted) == 2
+	})
+	if heldRecords != 1 {
+		t.Fatalf("ring: %d held records, want 1 (the granted call was never held)", heldRecords)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/auditsink/pgtest"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
@@ -31,6 +32,7 @@ func TestAuditSinkFeature(t *testing.T) {
 		Upstreams: []config.Upstream{{Name: "go", URL: srv}},
 		NATS:      config.NATS{Port: -1}, // embedded, with the role keys
 		Plugins:   config.Plugins{CacheDir: testenv.CacheDir()},
+		Admin:     config.Admin{Token: approvalsToken},
 	}
 	f, err := gateway.ParseFile(fmt.Appendf(nil, "audit_sink: {postgres: {dsn: %q, retention: 720h, batch_size: 10}}\n", pg.DSN()))
 	if err != nil {
@@ -75,5 +77,14 @@ func TestAuditSinkFeature(t *testing.T) {
 	var activated int
 	if err := db.QueryRow(context.Background(), `SELECT count(*) FROM audit_events WHERE kind = 'bundle.activated' AND verified`).Scan(&activated); err != nil || activated != 1 {
 		t.Fatalf("bundle.activated rows: %d, %v; want 1", activated, err)
+	}
+	// The dashboard's history reads the sink's table when the gateway runs one.
+	var page struct {
+		Events []audit.HistoryEvent `json:"events"`
+		Source string               `json:"source"`
+	}
+	if code := adminCall(t, g, "GET", "/history?tool=whoami", nil, &page); code != 200 || page.Source != "postgres" ||
+		len(page.Events) != 1 || !page.Events[0].Verified || page.Events[0].Action != "allow" {
+		t.Fatalf("history: %d %+v", code, page)
 	}
 }

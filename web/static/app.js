@@ -1,5 +1,6 @@
 // Palisade dashboard: sign in with the identity provider (a session cookie) or, break-glass,
-// with the admin token; then live decisions, held calls, the chain and the playground, all from
+// with the admin token; then live decisions, the stored history, held calls, the chain and the
+// playground, all from
 // the documented admin API (host/admin/README.md).
 import { API, Unauthorized } from './api.js';
 import { $ } from './dom.js';
@@ -7,8 +8,9 @@ import { createLive } from './live.js';
 import { createApprovals } from './approvals.js';
 import { createChain } from './chain.js';
 import { createPlayground } from './playground.js';
+import { createHistory } from './history.js';
 
-const VIEWS = ['live', 'approvals', 'chain', 'playground'];
+const VIEWS = ['live', 'history', 'approvals', 'chain', 'playground'];
 let api = null; // one client; the token changes on login
 let views = null; // created once: their listeners must not pile up across logins
 let session = null; // { abort }
@@ -32,6 +34,7 @@ function route() {
   for (const v of VIEWS) $(`#view-${v}`).hidden = v !== name;
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('active', a.dataset.view === name);
   if (name === 'chain') views.chain.load().catch(fail);
+  if (name === 'history') views.history.load().catch(fail);
 }
 
 function fail(e) {
@@ -60,8 +63,11 @@ async function start(token, quiet) {
   route();
   let chainTimer = null;
   const onEvent = (name, data) => {
-    if (name === 'decision') {
+    if (name === 'held') {
+      views.live.add(data); // shown as held until the call's decision arrives
+    } else if (name === 'decision') {
       views.live.add(data);
+      views.history.decided(data);
       if (!$('#view-chain').hidden && !chainTimer) {
         chainTimer = setTimeout(() => { chainTimer = null; views.chain.load().catch(fail); }, 500);
       }
@@ -88,7 +94,7 @@ async function main() {
     if (r.ok) apiBase = (await r.json()).api || apiBase;
   } catch { /* default prefix */ }
   api = new API(apiBase, '');
-  views = { live: createLive(api), approvals: createApprovals(api), chain: createChain(api), playground: createPlayground(api) };
+  views = { live: createLive(api), approvals: createApprovals(api), chain: createChain(api), playground: createPlayground(api), history: createHistory(api) };
   try {
     const o = await (await fetch(`${apiBase}/oidc`)).json();
     if (o.enabled) {

@@ -1,5 +1,6 @@
 // Live decisions: recent audit events from GET /decisions, then each new one from the event
-// stream; filters; a click shows the full event.
+// stream; a held call (its held record) shows as held until its decision arrives; filters; a
+// click shows the full event.
 import { h, $, actionBadge, fmtTime, fmtUS, pretty } from './dom.js';
 
 const MAX = 500;
@@ -13,7 +14,7 @@ export function createLive(api) {
   function matches(ev) {
     const a = filters.action.value;
     if (a === 'approval' && ev.kind !== 'approval') return false;
-    if (a === 'held' && ev.requested_action !== 'ask') return false;
+    if (a === 'held' && ev.requested_action !== 'ask' && ev.kind !== 'held') return false;
     if ((a === 'allow' || a === 'deny') && ev.action !== a) return false;
     const has = (v, q) => !q || String(v || '').toLowerCase().includes(q.toLowerCase());
     if (!has(ev.server, filters.server.value) || !has(ev.tool, filters.tool.value)) return false;
@@ -22,7 +23,23 @@ export function createLive(api) {
     return true;
   }
 
+  // decided drops the held records of calls whose decision is in the list: a call shows as
+  // held only until its decision arrives.
+  function decided(list) {
+    const done = new Set(list.filter((e) => e.kind === 'decision' || !e.kind).map((e) => e.id));
+    return list.filter((e) => !(e.kind === 'held' && done.has(e.approval?.id)));
+  }
+
   function row(ev) {
+    if (ev.kind === 'held') {
+      return h('tr', { class: `event held-call${selected === ev.id ? ' selected' : ''}`, dataset: { id: ev.id, call: ev.approval?.id || '', action: 'held' }, onclick: () => show(ev) },
+        h('td', { class: 'mono' }, fmtTime(ev.time)),
+        h('td', {}, ev.server || ''),
+        h('td', { class: 'tool' }, ev.tool || ev.method || ''),
+        h('td', { class: 'act' }, actionBadge('held'), h('span', { class: 'muted' }, ' waiting for a person')),
+        h('td', { class: 'reason' }, ev.reason || ''),
+        h('td', {}, (ev.stages || []).map((s) => h('span', { class: 'stage-chip' }, `${s.stage}: ${s.action || 'none'}`))));
+    }
     const stages = (ev.stages || []).map((s) => h('span', { class: 'stage-chip', title: s.reason || '' },
       `${s.stage}: ${s.action || 'none'} · ${fmtUS(s.latency_us || 0)}`));
     let what = ev.kind === 'decision' || !ev.kind ? null : h('span', { class: 'muted' }, ` ${ev.kind}`);
@@ -58,12 +75,13 @@ export function createLive(api) {
     async load() {
       const r = await api.get('/decisions?limit=200');
       const seen = new Set(events.map((e) => e.id));
-      events = [...events, ...(r.events || []).filter((e) => !seen.has(e.id))].slice(0, MAX);
+      events = decided([...events, ...(r.events || []).filter((e) => !seen.has(e.id))]).slice(0, MAX);
       render();
     },
     add(ev) {
       if (events.some((e) => e.id === ev.id)) return;
       events.unshift(ev);
+      if (ev.kind === 'decision' || !ev.kind) events = decided(events);
       if (events.length > MAX) events.length = MAX;
       render();
     },
