@@ -95,3 +95,25 @@ func (c *adminClient) doJSON(ctx context.Context, method, path string, body, out
 	}
 	return c.do(ctx, method, path, b, "application/json", out)
 }
+
+// get returns a 200 answer's body as it is (an NDJSON export), up to 512 MiB.
+func (c *adminClient) get(ctx context.Context, path string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 512<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &adminError{Status: resp.StatusCode, Msg: strings.TrimSpace(string(b))}
+	}
+	return b, nil
+}

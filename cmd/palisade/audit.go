@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit sink postgres --dsn DSN`, `audit query --dsn DSN`, `audit disagreements`, `audit creds -o FILE`", cmd: &auditCmd{}})
+	register(command{name: "audit", summary: "audit feed: `audit tail [--json] [--filter k=v]`, `audit sink postgres --dsn DSN`, `audit query --dsn DSN`, `audit disagreements`, `audit label ID --verdict V`, `audit creds -o FILE`", cmd: &auditCmd{}})
 }
 
 type auditCmd struct {
@@ -24,6 +24,7 @@ type auditCmd struct {
 	Query  auditQueryCmd  `cmd:"" help:"Ask the audit record in PostgreSQL: denials by rule, tool, principal, server over a time range; a call's story (--id)."`
 	// Disagreements is `audit disagreements`.
 	Disagreements auditDisagreementsCmd `cmd:"" help:"Recent calls a gateway's shadow bundle would have decided otherwise than the active one (admin API)."`
+	Label         auditLabelCmd         `cmd:"" help:"Mark a decision correct, false_positive or false_negative (admin API, approver role); palisade tune learns from labels."`
 }
 
 // auditCredsCmd is `palisade audit creds`: it copies a read-only role's key out of the data dir,

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"text/tabwriter"
 	"time"
 
 	"github.com/added060/palisade/host/admin"
+	"github.com/added060/palisade/host/audit"
 )
 
 // auditDisagreementsCmd is `palisade audit disagreements`: the shadow bundle's recent
@@ -54,4 +57,29 @@ func (c *auditDisagreementsCmd) Run(ctx context.Context, env *cliEnv) error {
 			d.Active.Name+":"+d.ActiveAction, d.Shadow.Name+":"+d.ShadowAction, d.Rule, d.Stage)
 	}
 	return tw.Flush()
+}
+
+// auditLabelCmd is `palisade audit label`: a person's verdict on a decision, through a
+// gateway's admin API (POST /history/:id/label); the gateway records it as a signed audit event
+// with the caller's verified identity.
+type auditLabelCmd struct {
+	adminFlags `embed:""`
+	ID         string `arg:"" help:"The decision's audit id." placeholder:"ID"`
+	Verdict    string `required:"" enum:"correct,false_positive,false_negative" help:"correct, false_positive (flagged, should have passed) or false_negative (passed, should have been stopped)."`
+	Note       string `help:"Why (kept with the label)."`
+}
+
+func (c *auditLabelCmd) Run(ctx context.Context, env *cliEnv) error {
+	ac, err := c.client()
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "palisade audit label: %v\n", err)
+		return exitCode(exitFail)
+	}
+	var ev audit.Event
+	if err := ac.doJSON(ctx, http.MethodPost, "/history/"+url.PathEscape(c.ID)+"/label", admin.LabelRequest{Verdict: c.Verdict, Note: c.Note}, &ev); err != nil {
+		fmt.Fprintf(env.Stderr, "palisade audit label: %s: %v\n", c.ID, err)
+		return exitCode(exitFail)
+	}
+	fmt.Fprintf(env.Stdout, "labelled %s (%s: %s by %s) as %s by %s; label event %s\n", c.ID, ev.Tool, ev.Action, cmp.Or(ev.Rule, ev.Stage), ev.Label.Verdict, ev.Label.By, ev.ID)
+	return nil
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 
@@ -22,8 +24,11 @@ func init() {
 // dashboard's history export, `audit tail --json`, a gateway's GET /history/export?format=ndjson).
 type tuneCmd struct {
 	keyFlag      `embed:""`
+	adminFlags   `embed:""`
 	Bundle       string   `required:"" help:"The active bundle's folder." env:"PALISADE_BUNDLE" placeholder:"DIR"`
-	Events       []string `required:"" help:"NDJSON file of audit events: labels and decisions (repeatable; - = stdin)." placeholder:"FILE" sep:"none"`
+	Events       []string `help:"NDJSON file of audit events: labels and decisions (repeatable; - = stdin)." placeholder:"FILE" sep:"none"`
+	FromGateway  bool     `name:"from-gateway" help:"Read the decisions and labels from the gateway's admin API (--url, --token): GET /history/export and /labels, since --since."`
+	Since        string   `default:"720h" help:"With --from-gateway: events since this (RFC 3339, or a duration back from now)."`
 	Out          string   `short:"o" required:"" help:"Folder to write the proposal to (must not exist or be empty)." placeholder:"DIR"`
 	MinApprovals int      `default:"3" help:"Approvals of one kind of call before an allow rule is proposed."`
 	JSON         bool     `name:"json" help:"Print the report as JSON."`
@@ -34,7 +39,27 @@ func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade tune:", err)
 		return exitCode(code)
 	}
+	if len(c.Events) == 0 && !c.FromGateway {
+		return fail(exitUsage, fmt.Errorf("say where the events are: --events FILE (an NDJSON export) or --from-gateway"))
+	}
 	var events []audit.Event
+	if c.FromGateway {
+		ac, err := c.client()
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		for _, path := range []string{"/history/export?format=ndjson&from=", "/labels?format=ndjson&from="} {
+			b, err := ac.get(ctx, path+url.QueryEscape(c.Since))
+			if err != nil {
+				return fail(exitFail, fmt.Errorf("GET %s: %w", strings.SplitN(path, "?", 2)[0], err))
+			}
+			evs, err := parseEvents(bytes.NewReader(b), c.URL+strings.SplitN(path, "?", 2)[0])
+			if err != nil {
+				return fail(exitFail, err)
+			}
+			events = append(events, evs...)
+		}
+	}
 	for _, f := range c.Events {
 		evs, err := readEvents(env, f)
 		if err != nil {
@@ -116,6 +141,11 @@ func readEvents(env *cliEnv, file string) ([]audit.Event, error) {
 		defer f.Close()
 		r = f
 	}
+	return parseEvents(r, file)
+}
+
+// parseEvents reads NDJSON audit events from r, naming errors by where and line.
+func parseEvents(r io.Reader, file string) ([]audit.Event, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	var out []audit.Event

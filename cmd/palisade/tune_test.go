@@ -2,12 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -107,4 +112,55 @@ func writeTemp(t *testing.T, name, s string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestTuneFromGatewayAndLabelCLI: `audit label` POSTs the verdict to the decision's label
+// route; `tune --from-gateway` reads the gateway's history export and labels (a fake admin API
+// that answers as host/admin does; host/gateway's TestLabelsTeachTune runs the real one).
+func TestTuneFromGatewayAndLabelCLI(t *testing.T) {
+	dec := audit.Event{ID: "01KAAAAAAAAAAAAAAAAAAAAAAC", Time: time.Now().UTC(), Kind: audit.KindDecision, Method: "tools/call", Server: "notes", Tool: "create_note",
+		Action: "deny", RequestedAction: "deny", Stage: "injection",
+		Stages: []abi.StageResult{{Stage: "injection", Action: "deny", Evidence: []abi.Evidence{{Label: "xss", Path: "arguments.body", Rules: []string{"xss/script_tag"}}}}}}
+	lab := dec
+	lab.ID, lab.Kind = "01KAAAAAAAAAAAAAAAAAAAAAAD", audit.KindLabel
+	lab.Label = &audit.Label{Ref: dec.ID, Verdict: audit.LabelFalsePositive, By: "erin <https://idp#erin>"}
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer t" {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		got = append(got, r.Method+" "+strings.TrimPrefix(r.URL.RequestURI(), admin.DefaultPrefix)+" "+string(body))
+		switch p := strings.TrimPrefix(r.URL.Path, admin.DefaultPrefix); {
+		case p == "/history/export":
+			_ = json.NewEncoder(w).Encode(dec)
+		case p == "/labels":
+			_ = json.NewEncoder(w).Encode(lab)
+		case p == "/history/"+dec.ID+"/label":
+			_ = json.NewEncoder(w).Encode(lab)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	code, out, errs := runCLI(t, "", "audit", "label", dec.ID, "--verdict", "false_positive", "--note", "a code sample", "--url", srv.URL, "--token", "t")
+	if code != 0 || !strings.Contains(out, "as false_positive") || !strings.Contains(got[0], `POST /history/`+dec.ID+`/label {"verdict":"false_positive","note":"a code sample"}`) {
+		t.Fatalf("audit label: %d %q %q %q", code, out, errs, got)
+	}
+	if code, _, errs := runCLI(t, "", "audit", "label", dec.ID, "--verdict", "maybe", "--url", srv.URL, "--token", "t"); code != exitUsage || !strings.Contains(errs, "--verdict") {
+		t.Fatalf("a bad verdict: %d %q", code, errs)
+	}
+	outDir := filepath.Join(t.TempDir(), "proposal")
+	code, out, errs = runCLI(t, "", "tune", "--bundle", tuneBundle(t), "--from-gateway", "--since", "24h", "--url", srv.URL, "--token", "t", "-o", outDir)
+	if code != 0 || !strings.Contains(out, "exclusion  injection: xss in arguments.body of create_note on notes rules xss/script_tag (1 labels)") {
+		t.Fatalf("tune --from-gateway: %d\n%s\n%s\n%q", code, out, errs, got)
+	}
+	if !slices.Contains(got, "GET /history/export?format=ndjson&from=24h ") || !slices.Contains(got, "GET /labels?format=ndjson&from=24h ") {
+		t.Fatalf("admin calls %q", got)
+	}
+	if code, _, errs := runCLI(t, "", "tune", "--bundle", tuneBundle(t), "-o", filepath.Join(t.TempDir(), "p")); code != exitUsage || !strings.Contains(errs, "--events FILE") {
+		t.Fatalf("no source: %d %q", code, errs)
+	}
 }

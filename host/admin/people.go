@@ -147,6 +147,9 @@ func needs(method, path, prefix string) Role {
 	if strings.HasPrefix(rel, "/approvals/") && (strings.HasSuffix(rel, "/approve") || strings.HasSuffix(rel, "/deny")) {
 		return RoleApprover
 	}
+	if strings.HasPrefix(rel, "/history/") && strings.HasSuffix(rel, "/label") {
+		return RoleApprover // a person's verdict on a decision, which tuning learns from
+	}
 	if rel == "/playground" { // judges a made-up call; changes nothing
 		return RoleViewer
 	}

@@ -68,10 +68,13 @@ type HistoryEvent struct {
 }
 
 // CallID is the audit id of the call the event belongs to: its own id for a decision, the held
-// call's for a held record or an approval event.
+// call's for a held record or an approval event, the labelled decision's for a label.
 func (e *Event) CallID() string {
 	if (e.Kind == KindHeld || e.Kind == KindApproval) && e.Approval != nil && e.Approval.ID != "" {
 		return e.Approval.ID
+	}
+	if e.Kind == KindLabel && e.Label != nil && e.Label.Ref != "" {
+		return e.Label.Ref
 	}
 	return e.ID
 }

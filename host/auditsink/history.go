@@ -226,3 +226,34 @@ func (h *History) Chart(ctx context.Context, q audit.HistoryQuery, by string, bu
 	}
 	return c, nil
 }
+
+// Labels returns the label events stored at or after from (zero = all), of the decision ref
+// only when ref is set, oldest first: at most audit.MaxHistoryLimit × 50 (truncated says more
+// were left). Only rows whose signature verified: a label decides what `palisade tune`
+// proposes.
+func (h *History) Labels(ctx context.Context, from time.Time, ref string) ([]audit.HistoryEvent, bool, error) {
+	const max = audit.MaxHistoryLimit * 50
+	args := []any{from}
+	cond := ""
+	if ref != "" {
+		args = append(args, ref)
+		cond = " AND e.trace_id = $2"
+	}
+	rows, err := h.st.db.Query(ctx, "SELECT "+historyCols+` FROM audit_events e
+WHERE e.kind = 'label' AND e.verified AND e.time >= $1`+cond+` ORDER BY e.time, e.stream_seq LIMIT `+strconv.Itoa(max+1), args...)
+	if err != nil {
+		return nil, false, fmt.Errorf("auditsink: labels: %w", err)
+	}
+	found, err := collectHistory(rows)
+	if err != nil {
+		return nil, false, fmt.Errorf("auditsink: labels: %w", err)
+	}
+	out := make([]audit.HistoryEvent, 0, len(found))
+	for _, r := range found {
+		out = append(out, r.ev)
+	}
+	if len(out) > max {
+		return out[:max], true, nil
+	}
+	return out, false, nil
+}

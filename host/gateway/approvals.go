@@ -99,7 +99,11 @@ func (a *approvals) Start(ctx context.Context, g *Gateway) error {
 		admin.RegisterApprovals(grp, a.manager)
 	}
 	admin.RegisterEvents(grp, a.feed, a.manager)
-	admin.RegisterHistory(grp, g.historySource(ctx), g.Logger())
+	hist := g.historySource(ctx)
+	admin.RegisterHistory(grp, hist, g.Logger())
+	if ls, ok := hist.(admin.LabelSource); ok {
+		admin.RegisterLabels(grp, hist, ls, recordVia{g})
+	}
 	admin.RegisterChain(grp, g.Active(), a.feed.Stats())
 	admin.RegisterPlayground(grp, g.Active(), a.manager != nil, g.Budget())
 	admin.RegisterUI(g.Echo(), g.Admin().Prefix())
