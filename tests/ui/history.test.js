@@ -1,7 +1,8 @@
 // The History tab in headless Debian Chromium (playwright-core), against a real `palisade serve`
 // (embedded NATS: history read from the signed audit stream) in front of a real MCP server,
 // with a real MCP client: search and filters, a held call shown as held while it waits, the
-// drill-down, the chart, a CSV export parsed back, and the live feed's held row.
+// drill-down, a label on a decision, the chart, a CSV export parsed back, and the live feed's
+// held row.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -85,6 +86,22 @@ test('history: search, a held call shown as held, its drill-down, the chart and 
   const related = await page.textContent('#h-related');
   assert.match(related, /held for a person/);
   assert.match(related, /approval approved/);
+
+  // A person labels the decision; the label is a signed audit event the gateway lists for it.
+  await page.selectOption('#h-label-verdict', 'false_positive');
+  await page.fill('#h-label-note', 'a test message, not an attack');
+  await page.click('#h-label-btn');
+  await page.locator('#h-labels li[data-verdict="false_positive"]').waitFor({ timeout: 10000 });
+  assert.match(await page.textContent('#h-label-status'), /Labelled false_positive/);
+  assert.match(await page.textContent('#h-labels'), /false_positive by admin-token: a test message, not an attack/);
+  const labels = await until('the label on GET /labels', async () => {
+    const r = await stack.api('GET', `/labels?ref=${held.id}`);
+    return r.labels.length === 1 ? r.labels : null;
+  });
+  assert.equal(labels[0].label.ref, held.id);
+  assert.equal(labels[0].tool, 'echo');
+  assert.equal(labels[0].kind, 'label');
+  await shot('history-label');
 
   // The chart counts by action over the stored decisions.
   await page.selectOption('#h-bucket', '1m');

@@ -179,7 +179,41 @@ export function createHistory(api) {
     $('#h-related').replaceChildren(...(d.related || []).map((r) => h('li', { dataset: { kind: r.kind } },
       `${fmtWhen(r.time)} ${story(r)}`)));
     $('#h-json').textContent = pretty(ev);
+    // Labels: a person's verdict on a decided, verified call (palisade tune learns from them).
+    const labellable = !held && ev.kind === 'decision' && ev.verified;
+    $('#h-label').hidden = !labellable;
+    $('#h-label-status').textContent = '';
+    $('#h-labels').replaceChildren();
+    if (labellable) loadLabels(id);
   }
+
+  function labelItem(l) {
+    const lb = l.label || {};
+    return h('li', { dataset: { verdict: lb.verdict || '' } },
+      `${fmtWhen(l.time)} ${lb.verdict} by ${lb.by}${lb.note ? `: ${lb.note}` : ''}`);
+  }
+
+  async function loadLabels(id) {
+    const r = await api.get(`/labels?ref=${encodeURIComponent(id)}`).catch(() => null);
+    if (r && selected === id) $('#h-labels').replaceChildren(...(r.labels || []).map(labelItem));
+  }
+
+  $('#h-label').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const id = selected;
+    if (!id) return;
+    const status = $('#h-label-status');
+    status.textContent = 'Saving…';
+    try {
+      const l = await api.post(`/history/${encodeURIComponent(id)}/label`,
+        { verdict: $('#h-label-verdict').value, note: $('#h-label-note').value });
+      status.textContent = `Labelled ${l.label.verdict}`;
+      $('#h-label-note').value = '';
+      if (selected === id) $('#h-labels').append(labelItem(l));
+    } catch (err) {
+      status.textContent = `Label: ${err.message}`;
+    }
+  });
 
   // download fetches an export with the caller's credential and saves it.
   async function download(format) {
