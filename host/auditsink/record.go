@@ -140,7 +140,7 @@ var columns = []string{
 	"bundle_name", "bundle_version", "bundle_digest", "arguments_sha256", "token_sha256",
 	"principal_issuer", "principal_subject", "principal_client_id", "principal",
 	"approval_id", "approval_decision", "approval_decided_by", "decision_id", "stages", "event",
-	"verified", "verify_problem", "signer", "subject", "stream_seq",
+	"verified", "verify_problem", "signer", "subject", "stream_seq", "otel_trace_id",
 }
 
 func values(r *record) []any {
@@ -186,7 +186,7 @@ func values(r *record) []any {
 		bName, bVersion, bDigest, ns(e.ArgumentsSHA256), ns(e.TokenSHA256),
 		ns(r.p.Issuer), ns(r.p.Subject), ns(r.p.ClientID), principal,
 		aID, aDecision, aBy, dID, stages, string(r.raw),
-		r.problem == "", problem, ns(r.signer), r.subject, int64(r.seq),
+		r.problem == "", problem, ns(r.signer), r.subject, int64(r.seq), ns(e.TraceID),
 	}
 }
 

@@ -159,6 +159,9 @@ func TestSinkStoresEveryEventOnce(t *testing.T) {
 	var evs []audit.Event
 	for i := range n {
 		ev := decision(i)
+		if i == 8 {
+			ev.TraceID = "4bf92f3577b34da6a3ce929d0e0e4736" // traced (host/telemetry)
+		}
 		evs = append(evs, ev)
 		e.pub.Record(context.Background(), ev)
 	}
@@ -198,13 +201,17 @@ func TestSinkStoresEveryEventOnce(t *testing.T) {
 		t.Fatalf("rows %d verified %d (%v); want %d, all verified", rows, verified, err, n)
 	}
 	// The columns carry the event.
-	var tool, action, rule, level string
+	var tool, action, rule, level, otel string
 	var score float64
 	var stages int
-	err = e.db.QueryRow(context.Background(), `SELECT tool, action, rule, risk_score, risk_level, jsonb_array_length(stages) FROM audit_events WHERE audit_id = $1`, evs[8].ID).
-		Scan(&tool, &action, &rule, &score, &level, &stages)
-	if err != nil || tool != "t3" || action != "deny" || rule != "block-2" || score != 0.8 || level != "high" || stages != 2 {
-		t.Fatalf("row of event 8: tool %q action %q rule %q risk %v %q stages %d (%v)", tool, action, rule, score, level, stages, err)
+	err = e.db.QueryRow(context.Background(), `SELECT tool, action, rule, risk_score, risk_level, jsonb_array_length(stages), otel_trace_id FROM audit_events WHERE audit_id = $1`, evs[8].ID).
+		Scan(&tool, &action, &rule, &score, &level, &stages, &otel)
+	if err != nil || tool != "t3" || action != "deny" || rule != "block-2" || score != 0.8 || level != "high" || stages != 2 || otel != evs[8].TraceID {
+		t.Fatalf("row of event 8: tool %q action %q rule %q risk %v %q stages %d otel trace %q (%v)", tool, action, rule, score, level, stages, otel, err)
+	}
+	var untraced int
+	if err := e.db.QueryRow(context.Background(), `SELECT count(*) FROM audit_events WHERE otel_trace_id IS NULL`).Scan(&untraced); err != nil || untraced != n-1 {
+		t.Fatalf("untraced rows %d (%v); want %d", untraced, err, n-1)
 	}
 }
 
