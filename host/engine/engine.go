@@ -288,6 +288,19 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 			} else {
 				o.Action = ch.Fallback(abi.ActionAsk)
 			}
+		} else if e.o.Approver != nil && hold && inputRequired(ctx) {
+			// The client is asked by an input_required result and answers by retrying: a
+			// standing grant may answer now; otherwise nothing is held.
+			if res, ok := grantedFor(ctx, g, granter, Held{AuditID: o.AuditID, Envelope: env, Decision: d, Bundle: ch.Info()}); ok {
+				o.Approval = &res
+				o.Action = res.Action
+				break
+			}
+			o.Action = abi.ActionAsk
+			if o.Detail == nil {
+				o.Detail = map[string]any{}
+			}
+			o.Detail["via"] = ViaInputRequired
 		} else if e.o.Approver != nil && hold {
 			hctx, wait := startApprovalSpan(ctx)
 			var once sync.Once
@@ -318,6 +331,9 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 	}
 	if o.Action == abi.ActionAsk && ch.Observing() {
 		return e.hooks(ctx, observe(ch, o)), nil
+	}
+	if o.Action == abi.ActionAsk && inputRequired(ctx) {
+		return e.hooks(ctx, o), nil // asked in the client: neither allowed nor denied yet
 	}
 	if o.Action != abi.ActionAllow {
 		o.Action = abi.ActionDeny
@@ -619,6 +635,25 @@ func WithAsk(ctx context.Context, f func(ctx context.Context, h Held) (Answer, e
 	return context.WithValue(ctx, askKey{}, f)
 }
 
+type inputRequiredKey struct{}
+
+// ViaInputRequired is detail.via of a call put to the person at the client as an
+// input_required result (2026-07-28): the client answers by retrying the call.
+const ViaInputRequired = "input_required"
+
+// WithInputRequired returns a context saying that the request's client can be asked about it
+// with an input_required result (the 2026-07-28 multi round-trip: it answers by retrying the
+// call): an ask that no standing grant resolves is not held; the outcome's action stays ask
+// (detail.via input_required) for the transport to put the question, and the event says so.
+func WithInputRequired(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inputRequiredKey{}, true)
+}
+
+func inputRequired(ctx context.Context) bool {
+	v, _ := ctx.Value(inputRequiredKey{}).(bool)
+	return v
+}
+
 func askFrom(ctx context.Context) func(context.Context, Held) (Answer, error) {
 	f, _ := ctx.Value(askKey{}).(func(context.Context, Held) (Answer, error))
 	return f
@@ -691,4 +726,20 @@ func evidenceWithoutMatch(ev []abi.Evidence) []abi.Evidence {
 		out[i] = abi.Evidence{Label: e.Label, Path: e.Path, Rules: e.Rules}
 	}
 	return out
+}
+
+// grantedFor asks g for a standing grant of h when the approver grants.
+func grantedFor(ctx context.Context, g Granter, ok bool, h Held) (Resolution, bool) {
+	if !ok {
+		return Resolution{}, false
+	}
+	return g.Granted(ctx, h)
+}
+
+// ActiveInfo identifies the active bundle (zero before the first activation).
+func (e *Engine) ActiveInfo() chain.Info {
+	if c := e.o.Active.Load(); c != nil {
+		return c.Info()
+	}
+	return chain.Info{}
 }

@@ -116,6 +116,8 @@ type HTTP struct {
 	closing   chan struct{} // closed by Close: long-lived GET streams end
 	closeOnce sync.Once
 	pending   sync.Map // id → clientPending: requests the gateway sent clients (sampling, ask)
+	// inputStates sign the requestState of the questions put to 2026-07-28 clients.
+	inputStates *inputStates
 	budget    *sse.Budget
 	asked     *askedTable // server requests relayed to clients, for judging their answers
 }
@@ -172,7 +174,8 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 	if o.Budget == nil {
 		o.Budget = sse.NewBudget(o.StreamBudget)
 	}
-	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget, asked: newAskedTable(10000)}
+	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget, asked: newAskedTable(10000),
+		inputStates: newInputStates()}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -549,6 +552,17 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 			return h.ask(ctx, rw, s, held)
 		})
 	}
+	inputAsk := false // a held call is put to the client as an input_required result
+	if h.inputAskable(env, m.Params) {
+		var retried bool
+		ctx, inputAsk, retried = h.inputAsk(ctx, env, m.Params)
+		if retried { // the gateway's answer and state leave the call before anything sees it
+			m2 := *m
+			m2.Params, _, _, _ = takeInputAnswer(m.Params)
+			m, p.Message = &m2, &m2
+			body, _ = json.Marshal(&m2)
+		}
+	}
 	if h.o.RateLimit != nil && env.Method == mcp.MethodToolsCall {
 		if e := h.o.RateLimit(env); e != nil {
 			// A JSON-RPC error in a 200 answer, as a deny is: clients read it as the call's
@@ -586,6 +600,11 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}()
 	switch step, params, changed := x.Forward(); step {
 	case engine.StepDeny:
+		if inputAsk && out.Action == abi.ActionAsk {
+			h.count(up.Name, "input_required")
+			rw.json(nil, h.inputRequiredAnswer(m.ID, out, h.o.Engine.ActiveInfo().Digest))
+			return
+		}
 		h.count(up.Name, "denied")
 		rw.json(nil, x.Deny())
 		return
