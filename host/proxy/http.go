@@ -118,8 +118,8 @@ type HTTP struct {
 	pending   sync.Map // id → clientPending: requests the gateway sent clients (sampling, ask)
 	// inputStates sign the requestState of the questions put to 2026-07-28 clients.
 	inputStates *inputStates
-	budget    *sse.Budget
-	asked     *askedTable // server requests relayed to clients, for judging their answers
+	budget      *sse.Budget
+	asked       *askedTable // server requests relayed to clients, for judging their answers
 }
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
