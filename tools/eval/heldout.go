@@ -77,6 +77,10 @@ type Figures struct {
 	// timeout on a loaded machine) after ServedAttempts tries; the guard lets a figure move by
 	// this many records on top of GuardSlack.
 	Failed map[string]int `json:"failed,omitempty"`
+	// Asked counts, per key of TPR and FPR, the blocked records the chain asked a person about
+	// (its requested action was ask, resolved by the bundle's fallback where nobody answers)
+	// rather than denied outright; nil for a text scorer.
+	Asked map[string]int `json:"asked,omitempty"`
 }
 
 // Rate is hits out of n.
@@ -145,15 +149,27 @@ func figuresOf(decider string, recs []HeldoutRecord, blocked, failed []bool) Fig
 // PrintFigures writes one decider's table.
 func PrintFigures(w io.Writer, f Figures) {
 	fmt.Fprintf(w, "\n== held-out: %s (%d records)\n", f.Decider, f.Records)
+	// With Asked (the served chain), blocked splits into asked (held for a person) and denied.
+	split := func(k string, r Rate, benignAll bool) string {
+		if f.Asked == nil {
+			return ""
+		}
+		key := k
+		if benignAll && k == "all" {
+			key = "all_benign"
+		}
+		a := f.Asked[key]
+		return fmt.Sprintf("  denied %4d  asked %4d", r.Hits-a, a)
+	}
 	fmt.Fprintf(w, "%-22s %8s %8s\n", "attack class", "TPR", "blocked")
 	for _, k := range sortedKeys(f.TPR) {
 		r := f.TPR[k]
-		fmt.Fprintf(w, "%-22s %7.1f%% %4d/%-4d\n", k, 100*r.Value(), r.Hits, r.N)
+		fmt.Fprintf(w, "%-22s %7.1f%% %4d/%-4d%s\n", k, 100*r.Value(), r.Hits, r.N, split(k, r, false))
 	}
 	fmt.Fprintf(w, "%-22s %8s %8s\n", "benign kind", "FPR", "blocked")
 	for _, k := range sortedKeys(f.FPR) {
 		r := f.FPR[k]
-		fmt.Fprintf(w, "%-22s %7.2f%% %4d/%-4d\n", k, 100*r.Value(), r.Hits, r.N)
+		fmt.Fprintf(w, "%-22s %7.2f%% %4d/%-4d%s\n", k, 100*r.Value(), r.Hits, r.N, split(k, r, true))
 	}
 	if n := f.Failed["all"] + f.Failed["shell"] + f.Failed["path"] + f.Failed["sql"] + f.Failed["url"] + f.Failed["prose"] + f.Failed["code"]; n > 0 {
 		fmt.Fprintf(w, "decided by a stage's failure mode after %d attempts (timeouts on a loaded machine): %d records", ServedAttempts, n)
@@ -244,19 +260,33 @@ func (s *ServedChain) Close(ctx context.Context) {
 // is denied or replaced (redacted) in the response phase. stageFailed reports that a stage
 // failed (timeout, trap) and its failure mode, not its judgement, may have decided.
 func (s *ServedChain) Blocked(ctx context.Context, r HeldoutRecord) (blocked, stageFailed bool, err error) {
+	blocked, _, stageFailed, err = s.decide(ctx, r)
+	return blocked, stageFailed, err
+}
+
+// decide is Blocked, also reporting whether the request was asked about (its chain's action
+// ask, which the served modes put to a person) rather than denied outright.
+func (s *ServedChain) decide(ctx context.Context, r HeldoutRecord) (blocked, asked, stageFailed bool, err error) {
 	env, err := envelopeOf(r)
 	if err != nil {
-		return false, false, err
+		return false, false, false, err
 	}
 	o, err := s.engine.Request(ctx, env)
 	if err != nil {
-		return false, false, err
+		return false, false, false, err
 	}
 	defer o.Finish(ctx)
 	stageFailed = failed(o.Decision)
 	if o.Action != abi.ActionAllow {
-		return true, stageFailed, nil
+		return true, o.Requested == abi.ActionAsk, stageFailed, nil
 	}
+	blocked, stageFailed, err = s.response(ctx, r, o, stageFailed)
+	return blocked, false, stageFailed, err
+}
+
+// response judges r's tool output, when it has one, after its request was allowed; failedNow
+// is stageFailed, or-ed with the response stages' failures.
+func (s *ServedChain) response(ctx context.Context, r HeldoutRecord, o *engine.Outcome, stageFailed bool) (blocked, failedNow bool, err error) {
 	if r.Phase != abi.PhaseResponse {
 		return false, stageFailed, nil
 	}
@@ -326,10 +356,18 @@ func envelopeOf(r HeldoutRecord) (*abi.Envelope, error) {
 // stages failed is decided again, up to ServedAttempts times; stageFailed marks the records
 // still decided by a failure mode.
 func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, workers int) (blocked, stageFailed []bool, err error) {
+	blocked, _, stageFailed, err = RunServedAsked(ctx, s, recs, workers)
+	return blocked, stageFailed, err
+}
+
+// RunServedAsked is RunServed, also reporting which blocked records were asked about rather
+// than denied outright.
+func RunServedAsked(ctx context.Context, s *ServedChain, recs []HeldoutRecord, workers int) (blocked, asked, stageFailed []bool, err error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	blocked = make([]bool, len(recs))
+	asked = make([]bool, len(recs))
 	stageFailed = make([]bool, len(recs))
 	errs := make([]error, len(recs))
 	var wg sync.WaitGroup
@@ -340,7 +378,7 @@ func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, worker
 			defer wg.Done()
 			for i := range next {
 				for a := 0; a < ServedAttempts; a++ {
-					blocked[i], stageFailed[i], errs[i] = s.Blocked(ctx, recs[i])
+					blocked[i], asked[i], stageFailed[i], errs[i] = s.decide(ctx, recs[i])
 					if errs[i] != nil || !stageFailed[i] {
 						break
 					}
@@ -355,10 +393,39 @@ func RunServed(ctx context.Context, s *ServedChain, recs []HeldoutRecord, worker
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, nil, fmt.Errorf("record %s: %w", recs[i].ID, err)
+			return nil, nil, nil, fmt.Errorf("record %s: %w", recs[i].ID, err)
 		}
 	}
-	return blocked, stageFailed, nil
+	return blocked, asked, stageFailed, nil
+}
+
+// withAsked fills f.Asked from asked (records of recs, in the same order).
+func withAsked(f Figures, recs []HeldoutRecord, asked []bool) Figures {
+	f.Asked = map[string]int{}
+	shell := 0
+	for i, r := range recs {
+		if r.Label != score.Benign {
+			if asked[i] {
+				f.Asked[r.Label]++
+				f.Asked["all"]++
+			}
+			continue
+		}
+		keys := []string{r.Kind, "all_benign"}
+		if r.HardNegative {
+			keys = append(keys, "hard_negative")
+		}
+		if r.Kind == "shell" && shell < First500Shell {
+			shell++
+			keys = append(keys, "first_500_shell")
+		}
+		if asked[i] {
+			for _, k := range keys {
+				f.Asked[k]++
+			}
+		}
+	}
+	return f
 }
 
 // Baseline is the committed held-out figures (data/heldout/baseline.json): the full test split
@@ -465,12 +532,12 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 	if sc.FixtureErr != nil {
 		fmt.Fprintf(stdout, "\nWARNING: %v\n  serve would refuse to activate this bundle; its chain is measured without the fixtures.\n", sc.FixtureErr)
 	}
-	blocked, failed, err := RunServed(ctx, sc, recs, 0)
+	blocked, asked, failed, err := RunServedAsked(ctx, sc, recs, 0)
 	if err != nil {
 		fmt.Fprintln(stderr, "eval:", err)
 		return 1
 	}
-	f := figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked, failed)
+	f := withAsked(figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked, failed), recs, asked)
 	PrintFigures(stdout, f)
 	if errs > 0 {
 		printServedErrors(ctx, stdout, sc, recs, blocked, errs)
