@@ -180,15 +180,24 @@ func texts(env []byte, c Config) ([]Text, bool) {
 	type item struct {
 		path, key string
 		r         gjson.Result
+		top       bool // a top-level argument or an item of one: what the schema declares
+		root      bool
 	}
 	walk := func(path string, r gjson.Result) {
-		stack := []item{{path, "", r}}
+		stack := []item{{path, "", r, false, true}}
 		for len(stack) > 0 {
 			it := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				kind = tool.Of(it.key).ForValue(it.r.Str)
+				kind, _ = tool.Judge(it.key, it.r.Str, it.top)
+				if kind == argkind.Typed {
+					// A value of the integer, number, boolean, enum or format the tool's
+					// input schema declares: data of a known shape, not text. (A value that
+					// violates its type is judged strictly, as unknown; the injection stage
+					// reports the mismatch itself.)
+					continue
+				}
 				if forModel {
 					// Tool output and other text written for the model to read is prose
 					// (its threshold; fewer than three words: judged as unknown).
@@ -199,7 +208,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 				var kids []item
 				i := 0
 				it.r.ForEach(func(_, v gjson.Result) bool {
-					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v})
+					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v, it.top, false})
 					i++
 					return true
 				})
@@ -219,7 +228,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 						kind = argkind.Unknown
 						add(kp+"{key}", k.String())
 					}
-					kids = append(kids, item{kp, k.String(), v})
+					kids = append(kids, item{kp, k.String(), v, it.root, false})
 					return true
 				})
 				for j := len(kids) - 1; j >= 0; j-- {

@@ -390,3 +390,24 @@ func TestEvaluateExclude(t *testing.T) {
 		t.Errorf("an exclusion without labels: %v", err)
 	}
 }
+
+// TestTextsSchema: a value that conforms to the type the tool's input schema declares is not
+// sent to the model; one that violates it is sent and judged as unknown (every label); a
+// well-formed URL in a URL field is judged as a URL (issue 26).
+func TestTextsSchema(t *testing.T) {
+	c, _ := ParseConfig(nil)
+	info := `{"name":"get","input_schema":{"type":"object","properties":{"id":{"type":"integer"},"status":{"enum":["open","closed"]},"ref":{"type":"string","format":"uuid"},"url":{"type":"string","format":"uri"},"note":{"type":"string"}}}}`
+	env := `{"phase":"request","method":"tools/call","tool":"get","tool_info":` + info + `,"arguments":{"id":"1 ORDER BY 3","status":"closed and done","ref":"123e4567-e89b-12d3-a456-426614174000","url":"https://example.com/a?b=c","note":"see you at five","opts":{"id":"7 or 8"}}}`
+	var got []string
+	for _, x := range Texts([]byte(env), c) {
+		got = append(got, x.Path+"="+x.Kind.String())
+	}
+	want := []string{"arguments.id=unknown", "arguments.status=unknown", "arguments.url=typed_url", "arguments.note=text", "arguments.opts.id=fixed"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Texts = %q, want %q", got, want)
+	}
+	env = `{"phase":"request","method":"tools/call","tool":"get","tool_info":` + info + `,"arguments":{"id":"42","status":"open","ref":"123e4567-e89b-12d3-a456-426614174000"}}`
+	if got := Texts([]byte(env), c); len(got) != 0 {
+		t.Errorf("conforming values sent: %+v", got)
+	}
+}

@@ -76,6 +76,32 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	return false
 }
 
+// ruleTypeMismatch is the rule of a value that violates its field's declared type.
+const ruleTypeMismatch = "schema/type_mismatch"
+
+// mismatchCategory is the category a type mismatch is reported in. A typed field's value goes
+// into a query or an API call as a parameter; text where a number, an enum member, a uuid or a
+// date belongs ("1 OR 1=1", "1 ORDER BY 3", "open' --") is how SQL injection probes such a
+// field, so the mismatch counts as sql_injection; a malformed value in a URL field counts as
+// ssrf, the URL's own category. Whatever else the value holds is found by the strict scan that
+// runs as well (every category), under its own label.
+func mismatchCategory(m argkind.Mismatch) Category {
+	if m.URL {
+		return SSRF
+	}
+	return SQLInjection
+}
+
+// schemaMismatch adds the finding of a value that violates the type its tool's input schema
+// declares for it (argkind.Tool.Judge): a strong vote, since a careful client never sends
+// one.
+func schemaMismatch(r *Result, l leaf, d *Detector) {
+	if l.mismatch.Declared == "" {
+		return
+	}
+	vote(r, d, mismatchCategory(l.mismatch), ruleTypeMismatch, 0.95, l.text)
+}
+
 // codeSpans drops the command-injection hits that a backtick set off in prose: in a message
 // people read, `docker ps` is a markdown code span, not a command substitution (nothing runs
 // prose). Command syntax without backticks ($(...), ; rm, | sh) still counts.

@@ -1,0 +1,311 @@
+package argkind
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// field is what a tool's input schema declares about one top-level argument's value: a type
+// of integer, number or boolean, an enum, or a string format this package checks. Array
+// properties take their items' declaration (the value of each item is checked).
+type field struct {
+	types  []string // integer, number, boolean (a "null" alternative is dropped)
+	enum   []string // members as strings: a string member as is, any other as its JSON
+	format string   // uuid, date, date-time, email, uri (url and iri are read as uri)
+}
+
+// schemaProp is the part of a JSON Schema property this package reads.
+type schemaProp struct {
+	Type   json.RawMessage   `json:"type"`
+	Enum   []json.RawMessage `json:"enum"`
+	Format string            `json:"format"`
+	Items  *schemaProp       `json:"items"`
+}
+
+// fieldOf reads the typed declaration of p; ok is false when p declares nothing this package
+// checks (a plain string, an object, a format it does not know).
+func fieldOf(p schemaProp) (field, bool) {
+	if p.Items != nil && typeNames(p.Type, "array") {
+		return fieldOf(*p.Items)
+	}
+	var f field
+	for _, e := range p.Enum {
+		var s string
+		if json.Unmarshal(e, &s) == nil {
+			f.enum = append(f.enum, s)
+		} else {
+			f.enum = append(f.enum, string(e))
+		}
+	}
+	if len(f.enum) > 0 {
+		return f, true
+	}
+	var ts []string
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		ts = []string{one}
+	} else {
+		_ = json.Unmarshal(p.Type, &ts)
+	}
+	other := false // a string (or object) alternative: the value may be anything
+	for _, t := range ts {
+		switch t {
+		case "integer", "number", "boolean":
+			f.types = append(f.types, t)
+		case "null":
+		default:
+			other = true
+		}
+	}
+	if len(f.types) > 0 && !other {
+		return f, true
+	}
+	f.types = nil
+	switch fm := strings.ToLower(p.Format); fm {
+	case "uuid", "date", "date-time", "email":
+		f.format = fm
+	case "uri", "url", "iri":
+		f.format = "uri"
+	default:
+		return field{}, false
+	}
+	return f, true
+}
+
+// typeNames reports whether a JSON Schema "type" (a name or a list of names) includes name.
+func typeNames(raw json.RawMessage, name string) bool {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one == name
+	}
+	var ts []string
+	_ = json.Unmarshal(raw, &ts)
+	for _, t := range ts {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// declared names the field's type for a reason: "integer", "one of [open closed]", "a uuid".
+func (f field) declared() string {
+	switch {
+	case len(f.enum) > 0:
+		const most = 8
+		if len(f.enum) > most {
+			return "one of [" + strings.Join(f.enum[:most], " ") + " …]"
+		}
+		return "one of [" + strings.Join(f.enum, " ") + "]"
+	case len(f.types) > 0:
+		return strings.Join(f.types, " or ")
+	case f.format == "uri":
+		return "a URL"
+	case f.format == "email":
+		return "an email address"
+	}
+	return "a " + f.format
+}
+
+// conforms reports whether the string v is a value of the declared type. A string that spells
+// the type is accepted ("42" in an integer field, "true" in a boolean one): clients send them.
+func (f field) conforms(v string) bool {
+	switch {
+	case len(f.enum) > 0:
+		for _, m := range f.enum {
+			if v == m {
+				return true
+			}
+		}
+		return false
+	case len(f.types) > 0:
+		for _, t := range f.types {
+			if t == "integer" && isInteger(v) || t == "number" && isNumber(v) || t == "boolean" && (v == "true" || v == "false") {
+				return true
+			}
+		}
+		return false
+	}
+	switch f.format {
+	case "uuid":
+		return isUUID(v)
+	case "date":
+		_, err := time.Parse("2006-01-02", v)
+		return err == nil
+	case "date-time":
+		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(v))
+		return err == nil
+	case "email":
+		return isEmail(v)
+	case "uri":
+		return WellFormedURL(v)
+	}
+	return false
+}
+
+// isInteger: an optional sign and 1-20 decimal digits.
+func isInteger(v string) bool {
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	if v == "" || len(v) > 20 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber: JSON's number grammar, with an optional leading '+'.
+func isNumber(v string) bool {
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	digits := func(s string) (rest string, n int) {
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		return s[n:], n
+	}
+	v, n := digits(v)
+	if n == 0 || n > 64 {
+		return false
+	}
+	if strings.HasPrefix(v, ".") {
+		if v, n = digits(v[1:]); n == 0 {
+			return false
+		}
+	}
+	if v != "" && (v[0] == 'e' || v[0] == 'E') {
+		v = v[1:]
+		if v != "" && (v[0] == '-' || v[0] == '+') {
+			v = v[1:]
+		}
+		if v, n = digits(v); n == 0 || n > 4 {
+			return false
+		}
+	}
+	return v == ""
+}
+
+// isUUID: 8-4-4-4-12 hexadecimal digits (RFC 9562's string form, any version).
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmail: local@domain, the local part of RFC 5322 atext and dots (no quoted forms), the
+// domain of at least two labels of letters, digits and hyphens (or one in brackets is refused:
+// an address literal is no email a tool needs).
+func isEmail(v string) bool {
+	at := strings.LastIndexByte(v, '@')
+	if at < 1 || at > 64 || len(v) > 254 {
+		return false
+	}
+	local, domain := v[:at], v[at+1:]
+	if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
+		return false
+	}
+	for i := 0; i < len(local); i++ {
+		c := local[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0) {
+			return false
+		}
+	}
+	return hostName(domain) && strings.Contains(domain, ".")
+}
+
+// hostName: dot-separated labels of 1-63 letters, digits and hyphens, not starting or ending
+// with a hyphen.
+func hostName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(h, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// WellFormedURL reports whether v is an absolute URL as a careful client writes one: a scheme
+// of letters, digits, '+', '-' and '.', for a hierarchical URL a host, and only characters RFC
+// 3986 allows unescaped (no white space, quotes, angle brackets, backslashes or control
+// characters); a percent sign is followed by two hex digits.
+func WellFormedURL(v string) bool {
+	if v == "" || len(v) > 8192 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			return false
+		}
+		if c == '%' && (i+2 >= len(v) || !isHex(v[i+1]) || !isHex(v[i+2])) {
+			return false
+		}
+	}
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme == "" {
+		return false
+	}
+	if u.Opaque == "" && u.Host == "" {
+		return false
+	}
+	return true
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// Mismatch describes a value that violates its field's declared type; the zero value means
+// none.
+type Mismatch struct {
+	Declared string // the declared type in words: "integer", "one of [open closed]", "a uuid"
+	URL      bool   // the field is declared a URL (format uri or url)
+}
+
+// Judge classifies the value v of the argument at key with the input schema first. top says
+// whether v is a top-level argument (or an item of a top-level array): only those are
+// declared by the schema's properties. A value that conforms to a declared integer, number,
+// boolean, enum or format is Typed, or TypedURL for a URL; one that violates it is Unknown
+// (every category: strict) with the mismatch; any other value is t.Of(key).ForValue(v).
+func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
+	if t != nil && top {
+		if f, ok := t.fields[key]; ok {
+			if !f.conforms(v) {
+				return Unknown, Mismatch{Declared: f.declared(), URL: f.format == "uri"}
+			}
+			if f.format == "uri" {
+				return TypedURL, Mismatch{}
+			}
+			return Typed, Mismatch{}
+		}
+	}
+	return t.Of(key).ForValue(v), Mismatch{}
+}

@@ -1,0 +1,112 @@
+package argkind
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+func TestJudge(t *testing.T) {
+	info := &abi.ToolInfo{Name: "get_order", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"id": {"type":"integer"},
+		"price": {"type":"number"},
+		"paid": {"type":"boolean"},
+		"limit": {"type":["integer","null"]},
+		"status": {"type":"string","enum":["open","closed"]},
+		"level": {"enum":[1,2,3]},
+		"order_ref": {"type":"string","format":"uuid"},
+		"day": {"type":"string","format":"date"},
+		"at": {"type":"string","format":"date-time"},
+		"email": {"type":"string","format":"email"},
+		"url": {"type":"string","format":"uri"},
+		"callback": {"type":"string","format":"url"},
+		"ids": {"type":"array","items":{"type":"integer"}},
+		"note": {"type":"string"},
+		"mixed": {"type":["integer","string"]},
+		"body": {"type":"string","format":"markdown"}
+	}}`)}
+	tool := ForCall("get_order", info)
+	for _, tc := range []struct {
+		key, v   string
+		top      bool
+		want     Kind
+		mismatch string // Declared; "" = none
+	}{
+		{"id", "42", true, Typed, ""},
+		{"id", "-7", true, Typed, ""},
+		{"id", "1 OR 1=1", true, Unknown, "integer"},
+		{"id", "1 ORDER BY 3", true, Unknown, "integer"},
+		{"id", "1+1", true, Unknown, "integer"},
+		{"id", "1.5", true, Unknown, "integer"},
+		{"id", "", true, Unknown, "integer"},
+		{"price", "19.99", true, Typed, ""},
+		{"price", "1e3", true, Typed, ""},
+		{"price", "0x10", true, Unknown, "number"},
+		{"price", "NaN", true, Unknown, "number"},
+		{"paid", "true", true, Typed, ""},
+		{"paid", "yes; rm -rf /", true, Unknown, "boolean"},
+		{"limit", "10", true, Typed, ""},
+		{"limit", "10 UNION SELECT 1", true, Unknown, "integer"},
+		{"status", "open", true, Typed, ""},
+		{"status", "Open", true, Unknown, "one of [open closed]"},
+		{"status", "open' OR '1'='1", true, Unknown, "one of [open closed]"},
+		{"level", "2", true, Typed, ""},
+		{"level", "4", true, Unknown, "one of [1 2 3]"},
+		{"order_ref", "123e4567-e89b-12d3-a456-426614174000", true, Typed, ""},
+		{"order_ref", "123e4567-e89b-12d3-a456-42661417400'", true, Unknown, "a uuid"},
+		{"order_ref", "123e4567' OR 1=1--", true, Unknown, "a uuid"},
+		{"day", "2026-11-28", true, Typed, ""},
+		{"day", "2026-02-30", true, Unknown, "a date"},
+		{"day", "2026-11-28; DROP TABLE x", true, Unknown, "a date"},
+		{"at", "2026-11-28T10:05:40Z", true, Typed, ""},
+		{"at", "2026-11-28t10:05:40.123+01:00", true, Typed, ""},
+		{"at", "yesterday", true, Unknown, "a date-time"},
+		{"email", "ann.lee+x@example.co.uk", true, Typed, ""},
+		{"email", "ann@example.com<script>", true, Unknown, "an email address"},
+		{"email", "a@b", true, Unknown, "an email address"},
+		{"url", "https://example.com/a?b=c%20d#e", true, TypedURL, ""},
+		{"url", "http://169.254.169.254/latest/meta-data/", true, TypedURL, ""},
+		{"url", "https://example.com/a b", true, Unknown, "a URL"},
+		{"url", "example.com", true, Unknown, "a URL"},
+		{"url", "https://example.com/\"><script>", true, Unknown, "a URL"},
+		{"callback", "https://hooks.example.com/x", true, TypedURL, ""},
+		{"ids", "17", true, Typed, ""},
+		{"ids", "17 AND SLEEP(5)", true, Unknown, "integer"},
+		{"note", "1 OR 1=1", true, Text, ""},           // a plain string: no declaration to check
+		{"mixed", "abc", true, Unknown, ""},            // a string alternative: anything goes
+		{"body", "hello to the world", true, Text, ""}, // an unknown format: by key as before
+		{"id", "1 OR 1=1", false, Fixed, ""},           // nested: the schema's properties do not say
+	} {
+		t.Run(tc.key+"="+tc.v, func(t *testing.T) {
+			k, m := tool.Judge(tc.key, tc.v, tc.top)
+			if k != tc.want || m.Declared != tc.mismatch {
+				t.Errorf("Judge(%q, %q) = %s, %q; want %s, %q", tc.key, tc.v, k, m.Declared, tc.want, tc.mismatch)
+			}
+			if m.URL != (tc.mismatch == "a URL") {
+				t.Errorf("Judge(%q, %q).URL = %v", tc.key, tc.v, m.URL)
+			}
+		})
+	}
+	var none *Tool
+	if k, m := none.Judge("id", "1 OR 1=1", true); k != Unknown || m.Declared != "" {
+		t.Errorf("nil Tool: want Unknown and no mismatch")
+	}
+	if k, _ := ForCall("get_order", nil).Judge("id", "x", true); k != Fixed {
+		t.Errorf("no tool_info: want the key's kind")
+	}
+}
+
+func TestTypedLabels(t *testing.T) {
+	for _, l := range []string{"sql_injection", "prompt_injection", "ssrf", "xss"} {
+		if Typed.Applies(l) {
+			t.Errorf("Typed applies %s; want none", l)
+		}
+	}
+	if !TypedURL.Applies("ssrf") || !TypedURL.Applies("prompt_injection") || TypedURL.Applies("path_traversal") || TypedURL.Applies("sql_injection") {
+		t.Errorf("TypedURL: want ssrf and prompt_injection only")
+	}
+	if Typed.String() != "typed" || TypedURL.String() != "typed_url" || NumKinds.String() != "unknown" {
+		t.Errorf("names: %s %s %s", Typed, TypedURL, NumKinds)
+	}
+}
