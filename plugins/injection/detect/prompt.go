@@ -69,6 +69,15 @@ var promptRules = []rule{
 		`in reverse order|in umgekehrter reihenfolge|en orden inverso|em ordem inversa|in ordine inverso|dans l'ordre inverse|в обратном порядке|trật tự đảo ngược|ters sırayla|उल्टे क्रम|रिवर्स क्रम|역순|逆順|倒序|with (?:dashes|dots|a dot|a dash|hyphens) between|separated by (?:a )?(?:dot|dash|period|hyphen)|con guiones entre|mit bindestrichen|setiap digit|each digit separated`),
 	r(PromptInjection, "split_assignment", 0.75, "",
 		`\ba\s*(?:is|adalah|es|est|ist|는|は|là|ay|है|=|:)\s*["'“][^"'”]{1,80}["'”][^\n]{0,40}?\bb\s*(?:is|adalah|es|est|ist|는|は|là|ay|है|=|:)\s*["'“]|(?:part|parte|partie|teil|часть|ส่วนที่|पार्ट|পার্ট|bahagi|bagian|phần|kısım|bölüm)\s*[1১١一]\s*(?:is|es|est|ist|ay|adalah|là|-|:|है|হল)?\s*["'“][^\n]{0,200}?(?:part|parte|partie|teil|часть|ส่วนที่|पार्ट|পার্ট|bahagi|bagian|phần|kısım|bölüm)\s*[2২٢二]|1부는[^\n]{0,200}2부는`),
+	// issue 26: asking for the system prompt in other words, goal-style hijacks, persona jailbreaks.
+	r(PromptInjection, "prompt_extraction", 0.8, "your|you",
+		`\b(?:print|output|show|display|reveal|repeat|recite|quote|list|dump|write out|spell out|summari[sz]e|paraphrase|rephrase|describe|translate|encode)\b (?:me |out |back )?(?:all |the )?(?:of )?your (?:(?:initial|original|first|full|complete|entire|exact|verbatim|hidden|secret|internal|starting|pre-?set|preloaded|system|developer|base)\s+)+(?:instructions|prompt|directives|message|guidelines)\b|\bwhat (?:were|have) you (?:been )?(?:told|instructed|programmed|prompted)\b[^.!?\n]{0,40}?\b(?:before|at the (?:start|beginning)|initially|originally|earlier|by (?:your|the) (?:developers?|creators?|operators?|system))\b|\bwhat (?:instructions|rules|directives) (?:were|have) you (?:been )?given\b`),
+	r(PromptInjection, "goal_hijack", 0.8, "your|you have",
+		`\byour (?:new |real |true |only |primary |main |actual |ultimate |sole )?(?:goal|objective|mission|purpose|directive) (?:is now|has (?:now )?changed|has been (?:changed|updated|replaced|overridden)|is no longer)\b|\byour (?:\w+ )?(?:task|job) (?:is now|has (?:now )?changed\s*[:;,-]|is no longer to)|\byou have (?:a |been given a )?new (?:goal|task|mission|objective|purpose|directive)\b`),
+	r(PromptInjection, "persona_jailbreak", 0.75, "",
+		`\brewrite the hypothetical response\b|\b(?:take on|adopt|switch to|assume) (?:the )?(?:exact )?opposite (?:personality|persona|character)\b|\bpre-?programmed (?:ai )?personalit(?:y|ies)\b|\byou will now (?:pose|act|play) as\b`),
+	r(PromptInjection, "filter_off", 0.5, "filter|moderation|censorship",
+		`\b(?:profanity|content|nsfw|safety|moderation) filter (?:level )?(?:is )?(?:set to|level)\b|\b(?:receives?|with|has|gets?) (?:zero|no) (?:moderation|censorship|content filtering)\b`),
 }
 
 // reQualified follows an "ignore the previous instructions" that names which instructions
