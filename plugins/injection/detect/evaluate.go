@@ -142,9 +142,13 @@ func NewEvaluator(c Config) *Evaluator {
 		mode = ModeDeny
 	}
 	reqOff := disabled(c.Categories, Categories())
+	exhaustive := false // an exclusion that names rules needs every rule a text trips
+	for _, r := range c.Exclude {
+		exhaustive = exhaustive || len(r.Rules) > 0
+	}
 	e := &Evaluator{
-		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff}),
-		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
+		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, Exhaustive: exhaustive}),
+		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection}), Exhaustive: exhaustive}),
 		mode:     mode,
 		exclude:  c.Exclude,
 	}
@@ -159,7 +163,7 @@ func NewEvaluator(c Config) *Evaluator {
 				off[cat] = true
 			}
 		}
-		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off})
+		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off, Exhaustive: exhaustive})
 	}
 	return e
 }

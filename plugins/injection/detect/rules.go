@@ -74,7 +74,7 @@ func (g *gate) findSub(v *voter, t string) []int {
 }
 
 func (ru *rule) apply(v *voter, t string) bool {
-	if !v.cand[ru.id] || v.voted[ru.group] {
+	if !v.cand[ru.id] || v.voted[ru.group] || v.done(ru.cat) {
 		return false
 	}
 	loc := ru.re().FindStringIndex(t)
