@@ -110,3 +110,24 @@ func TestTypedLabels(t *testing.T) {
 		t.Errorf("names: %s %s %s", Typed, TypedURL, NumKinds)
 	}
 }
+
+// FuzzJudge: Judge never panics, and a value it calls typed conforms to what the schema
+// declares for its field (checked again by hand for the integer field).
+func FuzzJudge(f *testing.F) {
+	info := &abi.ToolInfo{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"n":{"type":"number"},"s":{"enum":["a","b"]},"u":{"format":"uuid"},"d":{"format":"date"},"t":{"format":"date-time"},"e":{"format":"email"},"url":{"format":"uri"}}}`)}
+	tool := ForCall("t", info)
+	for _, s := range []string{"42", "-1", "1 OR 1=1", "1e5", "a", "b'", "123e4567-e89b-12d3-a456-426614174000", "2026-02-29", "2026-11-28T10:00:00Z", "a@b.co", "http://x/%zz", "https://[::1]:80/", "", "\x00", "９"} {
+		for _, k := range []string{"id", "n", "s", "u", "d", "t", "e", "url"} {
+			f.Add(k, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, key, v string) {
+		k, m := tool.Judge(key, v, true)
+		if k == Typed && m.Declared != "" || k == TypedURL && m.Declared != "" {
+			t.Fatalf("Judge(%q, %q) = %s with a mismatch %q", key, v, k, m.Declared)
+		}
+		if key == "id" && (k == Typed) != isInteger(v) {
+			t.Fatalf("Judge(id, %q) = %s, isInteger %v", v, k, isInteger(v))
+		}
+	})
+}
