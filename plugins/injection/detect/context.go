@@ -16,9 +16,15 @@ import (
 func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	switch l.kind {
 	case argkind.Fixed:
-		if hostKeys[strings.ToLower(argkind.LastKey(l.path))] {
+		key := argkind.LastKey(l.path)
+		if hostKeys[strings.ToLower(key)] {
 			if m := notAHost(l.text); m != "" {
 				vote(r, d, CommandInjection, "fixed/not_a_host", 0.9, m)
+			}
+		}
+		if idKey(key) {
+			if m := notAnID(strings.TrimSpace(l.text)); m != "" {
+				vote(r, d, SQLInjection, "fixed/not_an_id", 0.9, m)
 			}
 		}
 		return false
@@ -189,6 +195,36 @@ var hostKeys = map[string]bool{"host": true, "hostname": true, "domain": true, "
 func notAHost(v string) string {
 	if i := strings.IndexAny(v, " \t\r\n\f\v;|&$`<>(){}'\"\\!*?#="); i >= 0 {
 		return v[max(0, i-16):min(len(v), i+16)]
+	}
+	return ""
+}
+
+// idKey reports whether key names an identifier: id, or ending in _id, Id or ID.
+func idKey(key string) bool {
+	lk := strings.ToLower(key)
+	return lk == "id" || strings.HasSuffix(lk, "_id") || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
+}
+
+// notAnID returns v when it is a number followed by SQL syntax ("1 ORDER BY 3", "1+1",
+// "1 OR 1=1", "7'", "7;", "7--"): how SQL injection probes a numeric id where the tool's
+// schema is unknown (issue 26). Ids that merely start with digits (a sha, "123abc", a date, a
+// list "1,2,3") pass. "" = nothing of the kind.
+func notAnID(v string) string {
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(v) {
+		return ""
+	}
+	rest := strings.TrimLeft(v[i:], " \t")
+	switch {
+	case rest == "":
+		return ""
+	case strings.ContainsRune("'\"();+*=<>|&^%", rune(rest[0])), strings.HasPrefix(rest, "--"), strings.HasPrefix(rest, "/*"):
+		return v
+	case len(rest) < len(v[i:]): // white space, then a word: "1 ORDER BY 3", "1 AND SLEEP(5)"
+		return v
 	}
 	return ""
 }
