@@ -2,9 +2,7 @@ package argkind
 
 import (
 	"encoding/json"
-	"net/url"
 	"strings"
-	"time"
 )
 
 // field is what a tool's input schema declares about one top-level argument's value: a type
@@ -132,11 +130,9 @@ func (f field) conforms(v string) bool {
 	case "uuid":
 		return isUUID(v)
 	case "date":
-		_, err := time.Parse("2006-01-02", v)
-		return err == nil
+		return isDate(v)
 	case "date-time":
-		_, err := time.Parse(time.RFC3339Nano, strings.ToUpper(v))
-		return err == nil
+		return isDateTime(v)
 	case "email":
 		return isEmail(v)
 	case "uri":
@@ -271,14 +267,132 @@ func WellFormedURL(v string) bool {
 			return false
 		}
 	}
-	u, err := url.Parse(v)
-	if err != nil || u.Scheme == "" {
+	colon := strings.IndexByte(v, ':')
+	if colon < 1 || !isLetter(v[0]) {
 		return false
 	}
-	if u.Opaque == "" && u.Host == "" {
+	for i := 1; i < colon; i++ {
+		if c := v[i]; !isLetter(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	rest := v[colon+1:]
+	switch strings.ToLower(v[:colon]) {
+	case "javascript", "vbscript":
+		return false // script, not a resource: judged as text, every category
+	case "mailto", "urn", "tel", "sms", "data", "news", "geo", "magnet", "about", "cid", "mid", "xmpp", "sip", "sips":
+		return rest != "" // opaque: mailto:a@b.c, urn:isbn:..., data:image/png;base64,...
+	}
+	if !strings.HasPrefix(rest, "//") {
+		return false // "localhost:6379", "example.com:8080/x": a host and port, not a scheme
+	}
+	auth := rest[2:]
+	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+		auth = auth[:i]
+	}
+	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+		auth = auth[i+1:]
+	}
+	host := auth
+	if strings.HasPrefix(auth, "[") {
+		end := strings.IndexByte(auth, ']')
+		if end < 2 {
+			return false
+		}
+		host, auth = auth[:end+1], auth[end+1:]
+	} else if i := strings.LastIndexByte(auth, ':'); i >= 0 {
+		host, auth = auth[:i], auth[i:]
+	} else {
+		auth = ""
+	}
+	if host == "" || strings.ContainsAny(host[min(1, len(host)):], "[") {
 		return false
+	}
+	if auth != "" { // a port: ':' and digits
+		if auth[0] != ':' {
+			return false
+		}
+		for i := 1; i < len(auth); i++ {
+			if !isDigit(auth[i]) {
+				return false
+			}
+		}
 	}
 	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digits parses s as a decimal number of exactly len(s) digits; ok is false otherwise.
+func digits(s string) (n int, ok bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// isDate: YYYY-MM-DD, a day that exists (RFC 3339 full-date).
+func isDate(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	y, ok1 := digits(v[:4])
+	m, ok2 := digits(v[5:7])
+	d, ok3 := digits(v[8:])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
+// isDateTime: RFC 3339 date-time: a full-date, 'T' (or 't'), hh:mm:ss, an optional fraction,
+// then 'Z' (or 'z') or ±hh:mm.
+func isDateTime(v string) bool {
+	if len(v) < 20 || !isDate(v[:10]) || v[10] != 'T' && v[10] != 't' {
+		return false
+	}
+	t := v[11:]
+	if len(t) < 8 || t[2] != ':' || t[5] != ':' {
+		return false
+	}
+	h, ok1 := digits(t[:2])
+	mi, ok2 := digits(t[3:5])
+	s, ok3 := digits(t[6:8])
+	if !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || s > 60 {
+		return false
+	}
+	t = t[8:]
+	if strings.HasPrefix(t, ".") {
+		n := 1
+		for n < len(t) && isDigit(t[n]) {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		t = t[n:]
+	}
+	switch {
+	case t == "Z" || t == "z":
+		return true
+	case len(t) == 6 && (t[0] == '+' || t[0] == '-') && t[3] == ':':
+		oh, ok1 := digits(t[1:3])
+		om, ok2 := digits(t[4:])
+		return ok1 && ok2 && oh <= 23 && om <= 59
+	}
+	return false
 }
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
