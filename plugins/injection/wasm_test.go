@@ -105,6 +105,29 @@ func TestWasmRequestPhase(t *testing.T) {
 	}
 }
 
+// TestWasmSchema: the built plugin judges a typed field by the input schema in tool_info
+// (issue 26): a conforming value passes, a violating one is denied with the schema rule.
+func TestWasmSchema(t *testing.T) {
+	p := load(t, "./", "injection", "{}")
+	info := map[string]any{"name": "get_order", "input_schema": map[string]any{"type": "object", "properties": map[string]any{
+		"id": map[string]any{"type": "integer"}, "status": map[string]any{"enum": []string{"open", "closed"}}}}}
+	for _, tc := range []struct {
+		args   map[string]any
+		action string
+		rule   string
+	}{
+		{map[string]any{"id": "42", "status": "open"}, abi.ActionNone, ""},
+		{map[string]any{"id": "1 ORDER BY 3"}, abi.ActionDeny, "injection/sql_injection/schema/type_mismatch"},
+		{map[string]any{"status": "open' --"}, abi.ActionDeny, "injection/sql_injection/schema/type_mismatch"},
+	} {
+		v := evaluate(t, p, map[string]any{"abi": "1.1", "id": "w", "phase": "request", "method": "tools/call",
+			"tool": "get_order", "tool_info": info, "arguments": tc.args})
+		if v.Action != tc.action || v.Rule != tc.rule && tc.rule != "" {
+			t.Errorf("args %v: verdict %+v, want %s %s", tc.args, v, tc.action, tc.rule)
+		}
+	}
+}
+
 func TestWasmResponseRedact(t *testing.T) {
 	p := load(t, "./", "injection", `{"response_mode":"redact"}`)
 	v := evaluate(t, p, map[string]any{"abi": "1.0", "id": "r", "phase": "response", "method": "tools/call",
