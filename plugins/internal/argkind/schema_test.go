@@ -14,6 +14,7 @@ func TestJudge(t *testing.T) {
 		"paid": {"type":"boolean"},
 		"limit": {"type":["integer","null"]},
 		"status": {"type":"string","enum":["open","closed"]},
+		"mode": {"enum":["fast","; rm -rf /","../../etc/passwd"]},
 		"level": {"enum":[1,2,3]},
 		"order_ref": {"type":"string","format":"uuid"},
 		"day": {"type":"string","format":"date"},
@@ -52,6 +53,10 @@ func TestJudge(t *testing.T) {
 		{"status", "Open", true, Unknown, "one of [open closed]"},
 		{"status", "open' OR '1'='1", true, Unknown, "one of [open closed]"},
 		{"level", "2", true, Typed, ""},
+		{"status", "closed", true, Typed, ""},
+		{"mode", "fast", true, Typed, ""},
+		{"mode", "; rm -rf /", true, Unknown, ""}, // a member with command syntax: judged strictly
+		{"mode", "../../etc/passwd", true, Unknown, ""},
 		{"level", "4", true, Unknown, "one of [1 2 3]"},
 		{"order_ref", "123e4567-e89b-12d3-a456-426614174000", true, Typed, ""},
 		{"order_ref", "123e4567-e89b-12d3-a456-42661417400'", true, Unknown, "a uuid"},
