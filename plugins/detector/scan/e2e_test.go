@@ -120,6 +120,17 @@ func TestWasmEndToEnd(t *testing.T) {
 	if st := r.Status().Models[0]; st.Requests != 4 {
 		t.Errorf("registry saw %d requests, want 4", st.Requests)
 	}
+	// issue 26: a value of the type the input schema declares (an enum member) is not sent to
+	// the model: nothing is left to classify.
+	typed := `{"abi":"1.1","id":"5","phase":"request","method":"tools/call","tool":"get-structured-content","tool_info":{"name":"get-structured-content","input_schema":{"type":"object","properties":{"location":{"type":"string","enum":["New York","Chicago","Los Angeles"]}}}},"arguments":{"location":"Los Angeles"}}`
+	out, err = p.Evaluate(ctx, []byte(typed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v abi.Verdict
+	if err := json.Unmarshal(out, &v); err != nil || v.Action != abi.ActionNone || v.Reason != "no text to classify" {
+		t.Errorf("typed enum value: verdict %s (%v), want none with nothing to classify", out, err)
+	}
 }
 
 // TestWasmUnavailable: without the runtime, or without the capability, the

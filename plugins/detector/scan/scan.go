@@ -180,15 +180,24 @@ func texts(env []byte, c Config) ([]Text, bool) {
 	type item struct {
 		path, key string
 		r         gjson.Result
+		top       bool // a top-level argument or an item of one: what the schema declares
+		root      bool
 	}
 	walk := func(path string, r gjson.Result) {
-		stack := []item{{path, "", r}}
+		stack := []item{{path, "", r, false, true}}
 		for len(stack) > 0 {
 			it := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				kind = tool.Of(it.key).ForValue(it.r.Str)
+				kind, _ = tool.Judge(it.key, it.r.Str, it.top)
+				if kind == argkind.Typed {
+					// A value of the integer, number, boolean, enum or format the tool's
+					// input schema declares: data of a known shape, not text. (A value that
+					// violates its type is judged strictly, as unknown; the injection stage
+					// reports the mismatch itself.)
+					continue
+				}
 				if forModel {
 					// Tool output and other text written for the model to read is prose
 					// (its threshold; fewer than three words: judged as unknown).
@@ -199,7 +208,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 				var kids []item
 				i := 0
 				it.r.ForEach(func(_, v gjson.Result) bool {
-					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v})
+					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v, it.top, false})
 					i++
 					return true
 				})
@@ -219,7 +228,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 						kind = argkind.Unknown
 						add(kp+"{key}", k.String())
 					}
-					kids = append(kids, item{kp, k.String(), v})
+					kids = append(kids, item{kp, k.String(), v, it.root, false})
 					return true
 				})
 				for j := len(kids) - 1; j >= 0; j-- {
@@ -300,28 +309,196 @@ func isCall(method string) bool {
 	return false
 }
 
-// Prose reports whether s may hold natural language for the model to score. A single token of
-// letters, digits, '_' and '-' (an enum value such as "success", a role such as "assistant", an
-// id, a flag) and a long run of base64 or hex without a space (an image, a hash, a token) carry
-// none: the model, trained on text, scores their character n-grams at random (a base64 PNG
-// scored 0.94 as prompt injection, "success" 0.97 as a sensitive path). The injection stage's
-// rules still read them.
+// Prose reports whether s may hold natural language for the model to score. These carry none,
+// and the model, trained on text, scores their character n-grams at random (a base64 PNG scored
+// 0.94 as prompt injection, "success" 0.97 as a sensitive path):
+//   - a single token of letters, digits, '_' and '-': an enum value such as "success", a role
+//     such as "assistant", a snake_case or camelCase identifier, a uuid, a sha, an integer;
+//   - a number written as a string ("-1.5e3", "1,234.50", "75%");
+//   - a date or a timestamp ("2026-11-28", "2026-11-28T10:05:40.123Z");
+//   - a long run of base64 or hex with no space (an image, a hash, a token), also wrapped in
+//     lines (MIME, PEM with its armor lines), and a JSON Web Token;
+//   - a data: URI of base64 or of a binary media type (image, audio, video, font, octet-stream);
+//   - hex bytes written with separators ("de:ad:be:ef", "48 65 6c 6c 6f 20 77 6f").
+//
+// A path, a URL, an IP address or anything with punctuation between words is still read. The
+// injection stage's rules read every string, prose or not.
 func Prose(s string) bool {
-	word, blob := true, len(s) >= 64
+	switch {
+	case token(s), number(s), timestamp(s), blob(s), wrappedBlob(s), jwt(s), dataURI(s), hexBytes(s):
+		return false
+	}
+	return true
+}
+
+// token: letters, digits, '_' and '-' only.
+func token(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !alnum(c) && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+
+func digit(c byte) bool { return c >= '0' && c <= '9' }
+
+func hexDigit(c byte) bool { return digit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// number: an optional sign or currency sign, digits with ',' or '_' group separators, an
+// optional fraction and exponent, an optional '%'.
+func number(s string) bool {
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(strings.TrimLeft(s, "+-"), "$"), "€"), "%")
+	n := 0
+	for n < len(s) && (digit(s[n]) || n > 0 && (s[n] == ',' || s[n] == '_') && n+1 < len(s) && digit(s[n+1])) {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	s = s[n:]
+	if len(s) > 1 && s[0] == '.' && digit(s[1]) {
+		s = strings.TrimLeft(s[1:], "0123456789")
+	}
+	if len(s) > 1 && (s[0] == 'e' || s[0] == 'E') {
+		s = strings.TrimLeft(strings.TrimLeft(s[1:], "+-"), "0123456789")
+	}
+	return s == ""
+}
+
+// timestamp: a date (YYYY-MM-DD), optionally followed by 'T' or a space and a time of day with
+// seconds, a fraction and a zone ("Z" or ±hh:mm).
+func timestamp(s string) bool {
+	if len(s) < 10 || len(s) > 40 {
+		return false
+	}
+	for i := 0; i < 10; i++ {
+		if i == 4 || i == 7 {
+			if s[i] != '-' {
+				return false
+			}
+		} else if !digit(s[i]) {
+			return false
+		}
+	}
+	rest := s[10:]
+	if rest == "" {
+		return true
+	}
+	if rest[0] != 'T' && rest[0] != 't' && rest[0] != ' ' {
+		return false
+	}
+	for i := 1; i < len(rest); i++ {
+		if c := rest[i]; !digit(c) && !strings.ContainsRune(":.+-Zz", rune(c)) {
+			return false
+		}
+	}
+	return len(rest) >= 6 && rest[3] == ':'
+}
+
+// blob: 64 bytes or more of the base64 (standard or URL) or hex alphabet, no space, with a
+// digit somewhere (encoded bytes have them), not starting with '/' or '~' (a long path of words
+// is not a blob).
+func blob(s string) bool {
+	if len(s) < 64 || s[0] == '/' || s[0] == '~' {
+		return false
+	}
+	digits := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		alnum := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-		if !alnum && c != '_' && c != '-' {
-			word = false
+		if !alnum(c) && c != '+' && c != '/' && c != '=' && c != '_' && c != '-' {
+			return false
 		}
-		if !alnum && c != '+' && c != '/' && c != '=' && c != '_' && c != '-' {
-			blob = false
+		digits = digits || digit(c)
+	}
+	return digits
+}
+
+// wrappedBlob: lines of a blob's alphabet (MIME base64 wrapped at 64 or 76 columns), at least two
+// and 64 bytes in all, optionally between PEM armor lines ("-----BEGIN CERTIFICATE-----").
+func wrappedBlob(s string) bool {
+	if len(s) < 64 || !strings.Contains(s, "\n") {
+		return false
+	}
+	lines, body := 0, 0
+	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
+		ln = strings.TrimSuffix(ln, "\r")
+		if strings.HasPrefix(ln, "-----BEGIN ") || strings.HasPrefix(ln, "-----END ") {
+			if !strings.HasSuffix(ln, "-----") {
+				return false
+			}
+			continue
 		}
-		if !word && !blob {
+		if ln == "" {
+			continue
+		}
+		for i := 0; i < len(ln); i++ {
+			if c := ln[i]; !alnum(c) && c != '+' && c != '/' && c != '=' {
+				return false
+			}
+		}
+		lines++
+		body += len(ln)
+	}
+	return lines >= 2 && body >= 64
+}
+
+// jwt: a JSON Web Token, three base64url segments (the first a JSON object: "eyJ").
+func jwt(s string) bool {
+	if !strings.HasPrefix(s, "eyJ") || strings.Count(s, ".") != 2 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !alnum(c) && c != '_' && c != '-' && c != '.' && c != '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// dataURI: a data: URI whose payload is base64, or whose media type is binary (image, audio,
+// video, font, application/octet-stream). A text/html or text/plain payload is read: markup and
+// words can be an attack there.
+func dataURI(s string) bool {
+	if len(s) < 5 || !strings.EqualFold(s[:5], "data:") {
+		return false
+	}
+	comma := strings.IndexByte(s, ',')
+	if comma < 0 {
+		return false
+	}
+	meta, payload := strings.ToLower(s[5:comma]), s[comma+1:]
+	if strings.HasSuffix(meta, ";base64") {
+		for i := 0; i < len(payload); i++ {
+			if c := payload[i]; !alnum(c) && !strings.ContainsRune("+/=_-\r\n", rune(c)) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, p := range []string{"image/", "audio/", "video/", "font/", "application/octet-stream"} {
+		if strings.HasPrefix(meta, p) && !strings.HasPrefix(meta, "image/svg") {
 			return true
 		}
 	}
 	return false
+}
+
+// hexBytes: eight or more two-digit hex bytes separated by ':' or white space, or three or more
+// separated by ':' (a fingerprint, a MAC address, a hex dump line).
+func hexBytes(s string) bool {
+	fs := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ' ' || r == '\n' || r == '\t' })
+	if len(fs) < 3 || len(fs) < 8 && strings.ContainsAny(s, " \n\t") {
+		return false
+	}
+	for _, f := range fs {
+		if len(f) != 2 || !hexDigit(f[0]) || !hexDigit(f[1]) {
+			return false
+		}
+	}
+	return true
 }
 
 // structural names the MCP result fields that describe content rather than

@@ -16,9 +16,15 @@ import (
 func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	switch l.kind {
 	case argkind.Fixed:
-		if hostKeys[strings.ToLower(argkind.LastKey(l.path))] {
+		key := argkind.LastKey(l.path)
+		if hostKeys[strings.ToLower(key)] {
 			if m := notAHost(l.text); m != "" {
 				vote(r, d, CommandInjection, "fixed/not_a_host", 0.9, m)
+			}
+		}
+		if idKey(key) {
+			if m := notAnID(strings.TrimSpace(l.text)); m != "" {
+				vote(r, d, SQLInjection, "fixed/not_an_id", 0.9, m)
 			}
 		}
 		return false
@@ -74,6 +80,32 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		keepOnly(r, l.kind)
 	}
 	return false
+}
+
+// ruleTypeMismatch is the rule of a value that violates its field's declared type.
+const ruleTypeMismatch = "schema/type_mismatch"
+
+// mismatchCategory is the category a type mismatch is reported in. A typed field's value goes
+// into a query or an API call as a parameter; text where a number, an enum member, a uuid or a
+// date belongs ("1 OR 1=1", "1 ORDER BY 3", "open' --") is how SQL injection probes such a
+// field, so the mismatch counts as sql_injection; a malformed value in a URL field counts as
+// ssrf, the URL's own category. Whatever else the value holds is found by the strict scan that
+// runs as well (every category), under its own label.
+func mismatchCategory(m argkind.Mismatch) Category {
+	if m.URL {
+		return SSRF
+	}
+	return SQLInjection
+}
+
+// schemaMismatch adds the finding of a value that violates the type its tool's input schema
+// declares for it (argkind.Tool.Judge): a strong vote, since a careful client never sends
+// one.
+func schemaMismatch(r *Result, l leaf, d *Detector) {
+	if l.mismatch.Declared == "" {
+		return
+	}
+	vote(r, d, mismatchCategory(l.mismatch), ruleTypeMismatch, 0.95, l.text)
 }
 
 // codeSpans drops the command-injection hits that a backtick set off in prose: in a message
@@ -163,6 +195,36 @@ var hostKeys = map[string]bool{"host": true, "hostname": true, "domain": true, "
 func notAHost(v string) string {
 	if i := strings.IndexAny(v, " \t\r\n\f\v;|&$`<>(){}'\"\\!*?#="); i >= 0 {
 		return v[max(0, i-16):min(len(v), i+16)]
+	}
+	return ""
+}
+
+// idKey reports whether key names an identifier: id, or ending in _id, Id or ID.
+func idKey(key string) bool {
+	lk := strings.ToLower(key)
+	return lk == "id" || strings.HasSuffix(lk, "_id") || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
+}
+
+// notAnID returns v when it is a number followed by SQL syntax ("1 ORDER BY 3", "1+1",
+// "1 OR 1=1", "7'", "7;", "7--"): how SQL injection probes a numeric id where the tool's
+// schema is unknown (issue 26). Ids that merely start with digits (a sha, "123abc", a date, a
+// list "1,2,3") pass. "" = nothing of the kind.
+func notAnID(v string) string {
+	i := 0
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	if i == 0 || i == len(v) {
+		return ""
+	}
+	rest := strings.TrimLeft(v[i:], " \t")
+	switch {
+	case rest == "":
+		return ""
+	case strings.ContainsRune("'\"();+*=<>|&^%", rune(rest[0])), strings.HasPrefix(rest, "--"), strings.HasPrefix(rest, "/*"):
+		return v
+	case len(rest) < len(v[i:]): // white space, then a word: "1 ORDER BY 3", "1 AND SLEEP(5)"
+		return v
 	}
 	return ""
 }

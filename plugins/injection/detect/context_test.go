@@ -90,6 +90,14 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a bare traversal in a message field", "echo", "", map[string]any{"message": "../../../../etc/passwd"}, "deny", "path_traversal"},
 		{"a traversal mentioned in prose", "send_email", "", map[string]any{"body": "Our WAF blocked a request containing ../../etc/passwd last night"}, "none", ""},
 		{"attack in an object key", "echo", "", map[string]any{"opts": map[string]any{"../../../../etc/passwd": "x"}}, "deny", "path_traversal"},
+		// issue 26: a numeric id followed by SQL, where the schema is unknown
+		{"order by in an id", "get_post", "", map[string]any{"post_id": "1 ORDER BY 3"}, "deny", "fixed/not_an_id"},
+		{"arithmetic in an id", "get_post", "", map[string]any{"id": "1+1"}, "deny", "fixed/not_an_id"},
+		{"a quote after an id", "get_user", "", map[string]any{"userId": "7'"}, "deny", "sql_injection"},
+		{"a sha as an id", "get_commit", "", map[string]any{"commit_id": "9fceb02d0ae598e95dc970b74767f19372d61af8"}, "none", ""},
+		{"a date as an id", "get_report", "", map[string]any{"report_id": "2026-11-28"}, "none", ""},
+		{"a list of ids", "get_posts", "", map[string]any{"post_id": "1,2,3"}, "none", ""},
+		{"an id with a suffix", "get_item", "", map[string]any{"item_id": "123abc"}, "none", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, _ := json.Marshal(tc.args)

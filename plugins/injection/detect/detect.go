@@ -131,7 +131,18 @@ type Options struct {
 	// RulesOff categories stay enabled, but Scan runs none of their rules: only votes added
 	// after Scan (a parser's findings, see judgeKind) score them.
 	RulesOff map[Category]bool
+	// Exhaustive runs every prompt-injection rule a text selects even after the category is
+	// certain (see certainScore). Exclusions that name rules need it: they drop a finding only
+	// when every rule behind it is one they name, so a rule left unrun could drop one.
+	Exhaustive bool
 }
+
+// certainScore is the prompt-injection score past which Scan runs no more prompt-injection
+// rules (unless Options.Exhaustive): the category fires whatever else matches, and a long
+// jailbreak selects fifty of them, each a pass over the whole text. Only prompt injection
+// stops early: the argument kinds' post-processing of the other categories (backtick code
+// spans, quoted flags) recomputes their scores from the hits, and needs them all.
+const certainScore = 0.999
 
 // DefaultThreshold is the score at which a category fires before the margin.
 const DefaultThreshold = 0.7
@@ -144,11 +155,13 @@ type Detector struct {
 	cut     [NumCategories]float64 // effective threshold: threshold - margin
 	enabled [NumCategories]bool
 	rulesOn [NumCategories]bool
+	// exhaustive: see Options.Exhaustive.
+	exhaustive bool
 }
 
 // New returns a detector with opts applied.
 func New(opts Options) *Detector {
-	d := &Detector{}
+	d := &Detector{exhaustive: opts.Exhaustive}
 	margin := DefaultMargin
 	if opts.Margin != nil {
 		margin = *opts.Margin
@@ -186,6 +199,7 @@ func (d *Detector) Scan(text string) Result {
 	r.Norm = Normalize(text)
 	r.Stats = computeStats(r.Norm.Text)
 	v := newVoter(&d.enabled)
+	v.exhaustive = d.exhaustive
 	t := r.Norm.Text
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
@@ -242,6 +256,14 @@ type voter struct {
 	cand    []bool             // rules the prefilter allows to run
 	voted   []bool             // rule groups that already voted
 	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
+	// exhaustive: run every selected rule (Options.Exhaustive).
+	exhaustive bool
+}
+
+// done reports whether the rules of category c need not run: c is prompt injection and
+// already certain (see certainScore).
+func (v *voter) done(c Category) bool {
+	return c == PromptInjection && !v.exhaustive && 1-v.miss[c] >= certainScore
 }
 
 func newVoter(enabled *[NumCategories]bool) voter {

@@ -103,7 +103,7 @@ type Evaluator struct {
 	response *Detector
 	// byKind holds, for each argument kind that judges fewer categories, a request detector
 	// with only those enabled (nil entries use request).
-	byKind [argkind.Fixed + 1]*Detector
+	byKind [argkind.NumKinds]*Detector
 	mode   string
 	// kindsOff judges every argument as argkind.Unknown (context-free, as before kinds):
 	// the split evaluation's baseline.
@@ -142,9 +142,13 @@ func NewEvaluator(c Config) *Evaluator {
 		mode = ModeDeny
 	}
 	reqOff := disabled(c.Categories, Categories())
+	exhaustive := false // an exclusion that names rules needs every rule a text trips
+	for _, r := range c.Exclude {
+		exhaustive = exhaustive || len(r.Rules) > 0
+	}
 	e := &Evaluator{
-		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff}),
-		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection})}),
+		request:  New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, Exhaustive: exhaustive}),
+		response: New(Options{Thresholds: th, Margin: c.Margin, Disabled: disabled(c.ResponseCategories, []Category{PromptInjection}), Exhaustive: exhaustive}),
 		mode:     mode,
 		exclude:  c.Exclude,
 	}
@@ -159,7 +163,7 @@ func NewEvaluator(c Config) *Evaluator {
 				off[cat] = true
 			}
 		}
-		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off})
+		e.byKind[k] = New(Options{Thresholds: th, Margin: c.Margin, Disabled: reqOff, RulesOff: off, Exhaustive: exhaustive})
 	}
 	return e
 }
@@ -177,6 +181,9 @@ type leaf struct {
 	path string
 	text string
 	kind argkind.Kind
+	// mismatch is set when the tool's input schema declares the argument's type and the value
+	// violates it: a finding of its own (see schemaMismatch), and the value is judged strictly.
+	mismatch argkind.Mismatch
 }
 
 // finding is a leaf that fired.
@@ -279,6 +286,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	type seen struct {
 		text string
 		kind argkind.Kind
+		mm   argkind.Mismatch
 	}
 	type scan struct {
 		res   Result
@@ -303,7 +311,10 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		if l.text == "" {
 			continue
 		}
-		if sc := scanned[seen{l.text, l.kind}]; sc != nil {
+		if l.kind == argkind.Typed {
+			continue // a value of the type the input schema declares: data, not text
+		}
+		if sc := scanned[seen{l.text, l.kind, l.mismatch}]; sc != nil {
 			if fired := keep(l, &sc.res, sc.fired); len(fired) > 0 {
 				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
@@ -323,11 +334,12 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		if judgeKind(&r, l, ld) {
 			incomplete = true
 		}
+		schemaMismatch(&r, l, ld)
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}
 		fired := ld.Fired(&r)
-		scanned[seen{l.text, l.kind}] = &scan{res: r, fired: fired}
+		scanned[seen{l.text, l.kind, l.mismatch}] = &scan{res: r, fired: fired}
 		if fired := keep(l, &r, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
@@ -368,6 +380,16 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	v.Score = round3(topScore)
 	v.Rule = "injection/" + top.String() + "/" + topRule
 	v.Reason = fmt.Sprintf("%s detected in %s (score %.2f)", top, topPath, topScore)
+	for _, f := range found {
+		if f.mismatch.Declared == "" || !slices.Contains(f.fired, mismatchCategory(f.mismatch)) {
+			continue
+		}
+		// The clearest reason there is: the value is not what the tool declares it takes.
+		v.Rule = "injection/" + mismatchCategory(f.mismatch).String() + "/" + ruleTypeMismatch
+		v.Reason = fmt.Sprintf("%s holds %q, not %s as the tool's input schema declares; %s",
+			f.path, truncateUTF8(f.text, 60), f.mismatch.Declared, v.Reason)
+		break
+	}
 	keyFired := false // a key cannot be redacted: deny
 	inError := false  // an error answer has no result to redact: deny
 	for _, f := range found {
@@ -472,8 +494,10 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		r    gjson.Result
 		path string
 		key  string
+		top  bool // a top-level argument or an item of one: what the schema's properties declare
+		root bool
 	}
-	stack := []item{{r, path, ""}}
+	stack := []item{{r, path, "", false, true}}
 	join := func(p, s string) string {
 		if len(p) > maxPathBytes {
 			if strings.HasSuffix(p, "…") {
@@ -489,12 +513,13 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		switch {
 		case it.r.Type == gjson.String:
 			text := it.r.String()
-			out = append(out, leaf{path: it.path, text: text, kind: tool.Of(it.key).ForValue(text)})
+			kind, mm := tool.Judge(it.key, text, it.top)
+			out = append(out, leaf{path: it.path, text: text, kind: kind, mismatch: mm})
 		case it.r.IsArray():
 			var kids []item
 			i := 0
 			it.r.ForEach(func(_, v gjson.Result) bool {
-				kids = append(kids, item{v, join(it.path, "["+strconv.Itoa(i)+"]"), it.key})
+				kids = append(kids, item{v, join(it.path, "["+strconv.Itoa(i)+"]"), it.key, it.top, false})
 				i++
 				return true
 			})
@@ -509,7 +534,7 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 				if ks != "" {
 					out = append(out, leaf{path: kp + "{key}", text: ks})
 				}
-				kids = append(kids, item{v, kp, ks})
+				kids = append(kids, item{v, kp, ks, it.root, false})
 				return true
 			})
 			for j := len(kids) - 1; j >= 0; j-- {

@@ -60,6 +60,11 @@ func normalizeFull(s string) Normalized {
 		n.Overlong = n.Overlong || overlong
 		cur = next
 	}
+	if n.DecodeRounds > 0 && strings.IndexByte(s, '+') >= 0 && !strings.ContainsAny(s, " \t\n") {
+		// Percent-encoded with '+' and no white space: a form-encoded value
+		// (application/x-www-form-urlencoded), where '+' is a space ("%27%3B+waitfor+delay+%27").
+		cur = strings.ReplaceAll(cur, "+", " ")
+	}
 	if strings.IndexByte(cur, '&') >= 0 {
 		if u := html.UnescapeString(cur); u != cur {
 			n.Entities = true

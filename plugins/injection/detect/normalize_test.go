@@ -36,6 +36,9 @@ func TestNormalize(t *testing.T) {
 		{name: "whitespace runs", in: "a \t b\n\n c", want: "a b\nc"},
 		{name: "curly quotes", in: "‘ or 1=1 --", want: "' or 1=1 --"},
 		{name: "invalid escape kept", in: "100%zz", want: "100%zz"},
+		{name: "form encoded plus is a space", in: "%27%3B+waitfor+delay+%27", want: "'; waitfor delay '", rounds: 1},
+		{name: "plus kept without percent encoding", in: "c++ 1+1", want: "c++ 1+1"},
+		{name: "plus kept beside white space", in: "a+b %41", want: "a+b a", rounds: 1},
 		{name: "invalid utf8", in: "a\xffb", want: "a\ufffdb"},
 	}
 	for _, tc := range tests {

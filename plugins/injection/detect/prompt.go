@@ -1,6 +1,9 @@
 package detect
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 var promptRules = []rule{
 	r(PromptInjection, "ignore_instructions", 0.9, "ignore|disregard|forget|override|bypass|skip|abandon|neglect|omit|discard|drop|set aside|overrule",
@@ -34,8 +37,8 @@ var promptRules = []rule{
 		`\b(?:ai|llm|gpt)\s+(?:readers?|agents?|assistants?|models?|systems?)\b[^.!?\n]{0,30}?\b(?:reading|processing|should|must|please|need to|are (?:required|instructed))\b|@(?:assistant|ai|agent|claude|copilot|llm|bot)\b|\btodo\s*\(\s*(?:ai|agent|assistant|llm|ai-agent)[^)]*\)|(?:^|[.!"\n]\s*)(?:ai|llm) (?:agent|assistant)s?\s*:|\bto (?:the |any |all )?(?:ai|llm)(?: assistants?| agents?| models?)\b|\b(?:note|message|instructions?|attention|notice|reminder) (?:to|for) (?:any|all|the)? ?(?:ai|assistant|agent|model|llm|bot|chatbot|language model)s?\b|\b(?:dear|hey|hello|hi|attention|attn)[ ,]+(?:ai|assistant|agent|claude|chatgpt|gpt|llm|bot|chatbot)\b|\bto (?:you,? )?(?:the )?(?:ai|ai model|ai assistant|language model|assistant|llm|agent)\b[,.:]|\bif you are (?:an? )?(?:ai|llm|language model|assistant|agent)\b|\b(?:ai|llm) (?:agents?|assistants?|models?) (?:reading|processing|summari[sz]ing) this\b`),
 	r(PromptInjection, "before_task", 0.75, "before|instead|after you|first", `\bbefore (?:you )?(?:can |continue to |proceed (?:to|with) )?(?:solv|answer|complet|do|proceed|continu|respond|summari[sz]|finish|perform)\w*\b[^.!?\n]{0,40}\b(?:task|question|request|that|this)\b|\binstead(?: of (?:that|this|answering|summari[sz]ing))?,? (?:you (?:should|must|will)|please|do|first)\b|\b(?:first|now),? (?:you )?(?:must|need to|have to)\b`),
 	r(PromptInjection, "hide_from_user", 0.85, "user|tell|mention", `\b(?:do not|don't|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|alert(?:ing)?|notify(?:ing)?|ask(?:ing)?|let(?:ting)?|reveal(?:ing)?|show(?:ing)?)\b[^.!?\n]{0,20}\b(?:the user|me|them|anyone|user)\b|\b(?:silently|secretly|quietly|covertly|without (?:the user'?s? )?(?:knowledge|consent|permission|confirmation))\b`),
-	r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
-		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`),
+	withFind(matchExfil, r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
+		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`)),
 	r(PromptInjection, "markdown_exfil", 0.85, "![|<img", `!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
 	r(PromptInjection, "hidden_markup", 0.7, "<!--|display|font-size|color|opacity|visibility|hidden", `<!--[^>]{0,400}?\b(?:ignore|instruction|assistant|ai\b|agent|send|email|forward|must|should|important|system|execute|run|delete)|display\s*:\s*none|font-size\s*:\s*0|(?:^|[;"\s])color\s*:\s*(?:white|#fff(?:fff)?|transparent)|opacity\s*:\s*0[;"\s]|visibility\s*:\s*hidden`),
 	r(PromptInjection, "output_control", 0.55, "respond|reply|answer|output|print|say|begin|start", `\b(?:respond|reply|answer|output|print|say|begin|start)\b[^.!?\n]{0,20}\b(?:only|exactly|solely|just)?\s*(?:with|by saying)?\s*['"](?:access granted|pwned|hacked|i have been pwned|haha|yes|sure|ok|confirmed)['"]|\b(?:i have been pwned|access granted)\b`),
@@ -69,6 +72,15 @@ var promptRules = []rule{
 		`in reverse order|in umgekehrter reihenfolge|en orden inverso|em ordem inversa|in ordine inverso|dans l'ordre inverse|в обратном порядке|trật tự đảo ngược|ters sırayla|उल्टे क्रम|रिवर्स क्रम|역순|逆順|倒序|with (?:dashes|dots|a dot|a dash|hyphens) between|separated by (?:a )?(?:dot|dash|period|hyphen)|con guiones entre|mit bindestrichen|setiap digit|each digit separated`),
 	r(PromptInjection, "split_assignment", 0.75, "",
 		`\ba\s*(?:is|adalah|es|est|ist|는|は|là|ay|है|=|:)\s*["'“][^"'”]{1,80}["'”][^\n]{0,40}?\bb\s*(?:is|adalah|es|est|ist|는|は|là|ay|है|=|:)\s*["'“]|(?:part|parte|partie|teil|часть|ส่วนที่|पार्ट|পার্ট|bahagi|bagian|phần|kısım|bölüm)\s*[1১١一]\s*(?:is|es|est|ist|ay|adalah|là|-|:|है|হল)?\s*["'“][^\n]{0,200}?(?:part|parte|partie|teil|часть|ส่วนที่|पार्ट|পার্ট|bahagi|bagian|phần|kısım|bölüm)\s*[2২٢二]|1부는[^\n]{0,200}2부는`),
+	// issue 26: asking for the system prompt in other words, goal-style hijacks, persona jailbreaks.
+	r(PromptInjection, "prompt_extraction", 0.8, "your|you",
+		`\b(?:print|output|show|display|reveal|repeat|recite|quote|list|dump|write out|spell out|summari[sz]e|paraphrase|rephrase|describe|translate|encode)\b (?:me |out |back )?(?:all |the )?(?:of )?your (?:(?:initial|original|first|full|complete|entire|exact|verbatim|hidden|secret|internal|starting|pre-?set|preloaded|system|developer|base)\s+)+(?:instructions|prompt|directives|message|guidelines)\b|\bwhat (?:were|have) you (?:been )?(?:told|instructed|programmed|prompted)\b[^.!?\n]{0,40}?\b(?:before|at the (?:start|beginning)|initially|originally|earlier|by (?:your|the) (?:developers?|creators?|operators?|system))\b|\bwhat (?:instructions|rules|directives) (?:were|have) you (?:been )?given\b`),
+	r(PromptInjection, "goal_hijack", 0.8, "your|you have",
+		`\byour (?:new |real |true |only |primary |main |actual |ultimate |sole )?(?:goal|objective|mission|purpose|directive) (?:is now|has (?:now )?changed|has been (?:changed|updated|replaced|overridden)|is no longer)\b|\byour (?:\w+ )?(?:task|job) (?:is now|has (?:now )?changed\s*[:;,-]|is no longer to)|\byou have (?:a |been given a )?new (?:goal|task|mission|objective|purpose|directive)\b`),
+	r(PromptInjection, "persona_jailbreak", 0.75, "",
+		`\brewrite the hypothetical response\b|\b(?:take on|adopt|switch to|assume) (?:the )?(?:exact )?opposite (?:personality|persona|character)\b|\bpre-?programmed (?:ai )?personalit(?:y|ies)\b|\byou will now (?:pose|act|play) as\b`),
+	r(PromptInjection, "filter_off", 0.5, "filter|moderation|censorship",
+		`\b(?:profanity|content|nsfw|safety|moderation) filter (?:level )?(?:is )?(?:set to|level)\b|\b(?:receives?|with|has|gets?) (?:zero|no) (?:moderation|censorship|content filtering)\b`),
 }
 
 // reQualified follows an "ignore the previous instructions" that names which instructions
@@ -211,4 +223,48 @@ func wordSet(words string) map[string]bool {
 		m[w] = true
 	}
 	return m
+}
+
+// withFind sets a rule's own matcher (see rule.find).
+func withFind(find func(string) []int, ru rule) rule {
+	ru.find = find
+	return ru
+}
+
+// The exfiltrate rule's two ends. Its regexp, a verb, up to 80 characters of one sentence and a
+// destination, runs as an NFA of some eighty states per position: 3.5 ms on 5.7 KiB of Go test
+// code full of "post" and "message" (natively; 10-15 times that in Wasm). matchExfil finds the
+// rarer destinations first and looks back for a verb: the same matches
+// (TestExfilMatcherSame).
+var (
+	reExfilVerb = lazyRegexp(`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b`)
+	reExfilDest = lazyRegexp(`\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`)
+)
+
+// matchExfil returns a match of the exfiltrate rule's regexp in t (not necessarily the
+// leftmost), or nil: a verb, then at most 80 characters without . ! ? or a newline, then a
+// destination.
+func matchExfil(t string) []int {
+	dests := reExfilDest().FindAllStringIndex(t, -1)
+	if dests == nil {
+		return nil
+	}
+	for _, d := range dests {
+		// A verb ends at most 80 runes (320 bytes) before the destination and is at most 11
+		// bytes long: look only there. A match at the window's start counts only if \b holds
+		// in t (no word byte before it); one ending at d[0] cannot occur (d starts at \b after
+		// a non-word byte).
+		start := max(0, d[0]-4*80-16)
+		w := t[start:d[0]]
+		for _, vb := range reExfilVerb().FindAllStringIndex(w, -1) {
+			if vb[0] == 0 && start > 0 && isWordChar(t[start-1]) {
+				continue
+			}
+			gap := w[vb[1]:]
+			if utf8.RuneCountInString(gap) <= 80 && !strings.ContainsAny(gap, ".!?\n") {
+				return []int{start + vb[0], d[1]}
+			}
+		}
+	}
+	return nil
 }

@@ -22,6 +22,9 @@ type rule struct {
 	expr  string
 	re    func() *regexp.Regexp // compiles expr once, on first call
 	tail  []*rule               // table rules: this rule and the ones after it, as run
+	// find, when set, finds a match of expr in another way (same matches, cheaper); the
+	// prefilter still derives from expr.
+	find func(t string) []int
 }
 
 // lazyRegexp returns a function that compiles expr on its first call and then returns the
@@ -74,10 +77,15 @@ func (g *gate) findSub(v *voter, t string) []int {
 }
 
 func (ru *rule) apply(v *voter, t string) bool {
-	if !v.cand[ru.id] || v.voted[ru.group] {
+	if !v.cand[ru.id] || v.voted[ru.group] || v.done(ru.cat) {
 		return false
 	}
-	loc := ru.re().FindStringIndex(t)
+	var loc []int
+	if ru.find != nil {
+		loc = ru.find(t)
+	} else {
+		loc = ru.re().FindStringIndex(t)
+	}
 	if loc == nil {
 		return false
 	}
@@ -137,6 +145,9 @@ func init() {
 			k++
 			ru.id = len(allRules)
 			ru.group = ru.id
+			if branches != nil && ru.find != nil {
+				panic("detect: rule " + ru.name + " has its own matcher and cannot be split")
+			}
 			if branches == nil {
 				allRules = append(allRules, ru)
 				xs = append(xs, ru)

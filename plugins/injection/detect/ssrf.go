@@ -139,19 +139,111 @@ func isInternalName(h string) bool {
 	return false
 }
 
-// rebindSuffixes are wildcard DNS services that resolve a name to an address written in it
-// (127.0.0.1.nip.io) or always to loopback (localtest.me, lvh.me), or rebind by design.
-var rebindSuffixes = []string{"nip.io", "sslip.io", "xip.io", "nip.direct", "traefik.me", "localtest.me",
-	"lvh.me", "vcap.me", "rbndr.us", "1u.ms"}
+// wildcardDNS are DNS services that resolve a name to the address written in it
+// (127.0.0.1.nip.io, 10-0-0-1.sslip.io, 7f000001.nip.io, --1.sslip.io for ::1) or rebind it
+// between addresses by design (rbndr.us, 1u.ms): a subdomain of one reaches whatever host its
+// author wrote, without a DNS lookup saying so. The apex is the service's own site.
+var wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "xip.name", "nip.direct", "traefik.me", "backname.io",
+	"rbndr.us", "1u.ms", "rebind.it", "rebind.network", "r3dir.me", "localdomain.pw"}
 
-func isRebindHost(h string) bool {
-	for _, s := range rebindSuffixes {
-		// h is s, or ends in "."+s or "-"+s (checked without building those strings)
-		if strings.HasSuffix(h, s) && (len(h) == len(s) || h[len(h)-len(s)-1] == '.' || h[len(h)-len(s)-1] == '-') {
-			return true
+// loopbackDomains resolve, apex and every subdomain, to 127.0.0.1: names made to reach a
+// local server through filters that only refuse "localhost".
+var loopbackDomains = []string{"localtest.me", "lvh.me", "vcap.me", "lacolhost.com", "fuf.me", "yoogle.com",
+	"localho.st", "smackaho.st", "local.gd", "localhost.direct"}
+
+// loopbackHosts are single public names that resolve to a loopback address (SSRF payload lists
+// use them: 127.0.0.1, 127.0.0.2, 127.0.0.6).
+var loopbackHosts = map[string]bool{"spoofed.burpcollaborator.net": true, "bugbounty.dod.network": true, "mail.ebc.apple.com": true}
+
+// under reports whether h is a subdomain of domain (apex too when apex is set), matching on a
+// label boundary ('.' or, for the dashed forms of wildcard DNS, '-').
+func under(h, domain string, apex bool) bool {
+	if !strings.HasSuffix(h, domain) {
+		return false
+	}
+	if len(h) == len(domain) {
+		return apex
+	}
+	c := h[len(h)-len(domain)-1]
+	return c == '.' || c == '-'
+}
+
+// rebindTarget classifies a host under a wildcard DNS, loopback or rebinding service: ok is
+// false when h is none. A wildcard name scores as the address written in it when that address
+// is internal (169.254.169.254.nip.io is the metadata service), and at least 0.9: the name
+// exists to reach an address a filter would refuse.
+func rebindTarget(h string, port int) (w float64, rule string, ok bool) {
+	if loopbackHosts[h] {
+		return 0.9, "loopback_domain", true
+	}
+	for _, s := range loopbackDomains {
+		if under(h, s, true) {
+			return 0.9, "loopback_domain", true
 		}
 	}
-	return strings.HasPrefix(h, "127-0-0-1.") || strings.Contains(h, ".rebind.") || strings.HasPrefix(h, "rebind.")
+	for _, s := range wildcardDNS {
+		if !under(h, s, false) {
+			continue
+		}
+		if a, found := embeddedAddr(h[:len(h)-len(s)-1]); found {
+			if w, rule := classifyHost(a, port); w > 0 {
+				return max(w, 0.9), "wildcard_dns:" + rule, true
+			}
+		}
+		return 0.9, "rebinding_domain", true
+	}
+	if strings.HasPrefix(h, "127-0-0-1.") || strings.Contains(h, ".rebind.") || strings.HasPrefix(h, "rebind.") {
+		return 0.9, "rebinding_domain", true
+	}
+	return 0, "", false
+}
+
+// embeddedAddr finds the address a wildcard DNS name's labels spell (the part before the
+// service's domain): four dotted numbers at the end (app.10.0.0.1), a label of four dashed
+// numbers (10-0-0-1, app-10-0-0-1), eight hex digits (7f000001), or a dashed IPv6 (--1,
+// fe80--1). The first found, as a host string for classifyHost.
+func embeddedAddr(sub string) (string, bool) {
+	labels := strings.Split(sub, ".")
+	if n := len(labels); n >= 4 {
+		if q := strings.Join(labels[n-4:], "."); isDotted(q) {
+			return q, true
+		}
+	}
+	for i := len(labels) - 1; i >= 0; i-- {
+		l := labels[i]
+		parts := strings.Split(l, "-")
+		if n := len(parts); n >= 4 {
+			if q := strings.Join(parts[n-4:], "."); isDotted(q) {
+				return q, true
+			}
+		}
+		if len(l) == 8 && isHexString(l) {
+			v, _ := strconv.ParseUint(l, 16, 32)
+			return strconv.FormatUint(v>>24, 10) + "." + strconv.FormatUint(v>>16&0xff, 10) + "." +
+				strconv.FormatUint(v>>8&0xff, 10) + "." + strconv.FormatUint(v&0xff, 10), true
+		}
+		if strings.Contains(l, "--") || strings.Count(l, "-") >= 2 {
+			if a, err := netip.ParseAddr(strings.ReplaceAll(l, "-", ":")); err == nil && a.Is6() {
+				return a.String(), true
+			}
+		}
+	}
+	return "", false
+}
+
+// isDotted: four decimal numbers 0-255 joined by dots.
+func isDotted(q string) bool {
+	a, err := netip.ParseAddr(q)
+	return err == nil && a.Is4()
+}
+
+func isHexString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // devPorts on localhost are the ports local dev servers use; with no other signal, a localhost
@@ -162,10 +254,14 @@ var devPorts = map[int]bool{
 }
 
 func scanSSRF(v *voter, t string, n *Normalized) {
+	if w, rule := bareURL(t); w > 0 {
+		v.add(SSRF, "bare_url:"+rule, w, truncateUTF8(t, maxMatch))
+	}
 	if !strings.Contains(t, "//") && !strings.Contains(t, "localhost") && !hasDigitDot(t) &&
 		!strings.Contains(t, "metadata") && !strings.Contains(t, "[") {
 		return
 	}
+	slashless(v, t)
 	if strings.Contains(t, "jar:") {
 		v.add(SSRF, "scheme:jar", 0.9, "jar:")
 	}
@@ -222,6 +318,15 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 		best = max(best, w)
 		v.add(SSRF, rule, w, t[m[0]:min(len(t), m[0]+maxMatch)])
 	}
+	if best == 0 && urls > 0 && hasDigitDot(t) {
+		// A redirector that takes its target in the path (nicob.net/redir-http-169.254.169.254:80-,
+		// ssrf.localdomain.pw/img-without-body/301-http-127.0.0.1:80-.i.jpg) sends the fetch on
+		// to the address written there.
+		if w, rule, m := addressInPath(t); w > 0 {
+			best = w
+			v.add(SSRF, "redirect_target:"+rule, w, m)
+		}
+	}
 	if urls > 0 {
 		for _, m := range reAtHost.findAll(v, t, 8) {
 			port := -1
@@ -253,6 +358,103 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 			}
 		}
 	}
+}
+
+// slashless finds http: and https: followed by a host without "//" (http:127.0.0.1,
+// https:\\10.0.0.1): WHATWG URL parsers, browsers and many HTTP clients read them as
+// http://127.0.0.1.
+func slashless(v *voter, t string) {
+	for off := 0; ; {
+		i := strings.Index(t[off:], "http")
+		if i < 0 {
+			return
+		}
+		i += off
+		off = i + 4
+		j := i + 4
+		if j < len(t) && t[j] == 's' {
+			j++
+		}
+		if j >= len(t) || t[j] != ':' || i > 0 && isWordChar(t[i-1]) {
+			continue
+		}
+		j++
+		k := j
+		for k < len(t) && (t[k] == '/' || t[k] == '\\') {
+			k++
+		}
+		if k-j == 2 && t[j] == '/' && t[j+1] == '/' {
+			continue // an ordinary URL: findURLs has it
+		}
+		e := k
+		for e < len(t) && !strings.ContainsRune("/?#'\"<>\\ \n\t", rune(t[e])) {
+			e++
+		}
+		host, port := splitHostPort(t[k:e])
+		if i := strings.LastIndexByte(host, '@'); i >= 0 {
+			host = host[i+1:]
+		}
+		if w, rule := classifyHost(strings.Trim(host, "[]"), port); w > 0 {
+			v.add(SSRF, "slashless:"+rule, max(w, 0.85), t[i:e])
+		}
+	}
+}
+
+// bareURL classifies a text that is one URL without a scheme — a host or address, an optional
+// port, then a path ("lvh.me/", "host.docker.internal/", "10.0.0.5:6379/"): fetched all the
+// same where a URL is expected. Only an internal or loopback target counts, and localhost on
+// its own does not (a developer's own server).
+func bareURL(t string) (float64, string) {
+	t = strings.TrimSpace(t)
+	slash := strings.IndexByte(t, '/')
+	if slash <= 0 || len(t) > 2048 || strings.ContainsAny(t, " \t\n") || strings.Contains(t, "://") {
+		return 0, ""
+	}
+	for i := 0; i < slash; i++ {
+		if c := t[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':' || c == '[' || c == ']' || c == '_') {
+			return 0, ""
+		}
+	}
+	if !strings.ContainsAny(t[:slash], ".:") && !strings.HasPrefix(t, "localhost") {
+		return 0, "" // a relative path ("src/main.go"), not a host
+	}
+	w, rule := schemelessTarget(t)
+	if w < 0.5 {
+		return 0, ""
+	}
+	return w, rule
+}
+
+// addressInPath finds an IPv4 address written in the path or query of a URL that is loopback,
+// link-local or a metadata address, and returns its score, rule and the text around it.
+func addressInPath(t string) (float64, string, string) {
+	for _, m := range findURLs(t, 4) {
+		rest := t[m[5]:]
+		if i := strings.IndexAny(rest, " \n\t"); i >= 0 {
+			rest = rest[:i]
+		}
+		for i := 0; i < len(rest); i++ {
+			if rest[i] < '0' || rest[i] > '9' || i > 0 && (rest[i-1] >= '0' && rest[i-1] <= '9' || rest[i-1] == '.') {
+				continue
+			}
+			e := i
+			for e < len(rest) && (rest[e] >= '0' && rest[e] <= '9' || rest[e] == '.') {
+				e++
+			}
+			q := strings.TrimRight(rest[i:e], ".")
+			if !isDotted(q) {
+				continue
+			}
+			a, _ := netip.ParseAddr(q)
+			switch {
+			case metadataHosts[q]:
+				return 0.9, "metadata_ip", rest[max(0, i-24):e]
+			case a.IsLoopback() || a.IsLinkLocalUnicast() || a.IsUnspecified():
+				return 0.85, "internal_ip", rest[max(0, i-24):e]
+			}
+		}
+	}
+	return 0, "", ""
 }
 
 func hasDigitDot(t string) bool {
@@ -337,8 +539,8 @@ func classifyHost(host string, port int) (float64, string) {
 	if metadataHosts[host] {
 		return 1, "metadata_host"
 	}
-	if isRebindHost(host) {
-		return 0.9, "rebinding_domain"
+	if w, rule, ok := rebindTarget(host, port); ok {
+		return w, rule
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") || loopbackNames[host] {
 		switch {
@@ -361,6 +563,13 @@ func classifyHost(host string, port int) (float64, string) {
 	}
 	addr = addr.Unmap()
 	weird := 0.0
+	if v4, ok := embeddedV4(addr); ok {
+		// An IPv6 address that carries an IPv4 one (::127.0.0.1, 64:ff9b::a9fe:a9fe,
+		// 2002:a9fe:a9fe::) reaches it through a compatible stack, a NAT64 or a 6to4 relay.
+		if w, rule := classifyHost(v4.String(), port); w > 0 {
+			return max(w, 0.9), rule + "+ipv6_embedded"
+		}
+	}
 	if !canonical {
 		weird = 0.9
 	}
@@ -392,6 +601,32 @@ func classifyHost(host string, port int) (float64, string) {
 		return 0.5, "odd_ip_notation"
 	}
 	return 0, ""
+}
+
+// embeddedV4 returns the IPv4 address an IPv6 one carries: IPv4-compatible (::a.b.c.d, not
+// :: or ::1), NAT64 (64:ff9b::/96) or 6to4 (2002:AABB:CCDD::/16).
+func embeddedV4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	zero := func(bs []byte) bool {
+		for _, x := range bs {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case zero(b[:12]) && !zero(b[12:15]): // ::a.b.c.d (not :: or ::1)
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && zero(b[4:12]):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case b[0] == 0x20 && b[1] == 0x02:
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
 }
 
 func isCGNAT(a netip.Addr) bool {

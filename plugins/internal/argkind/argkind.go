@@ -33,9 +33,18 @@ const (
 	Text                // prose: a comment, message or body others read
 	Code                // source code or file content written by the agent
 	Fixed               // a fixed-shape token: id, host name, branch, email, number
+	// Typed is a value that conforms to the integer, number, boolean, enum or format (uuid,
+	// date, date-time, email) its tool's input schema declares (see Tool.Judge): data of a
+	// known shape, not text. No detector category applies.
+	Typed
+	// TypedURL is a well-formed URL in a field the input schema declares a URL (format uri or
+	// url): judged as a URL — where it points (SSRF) and injected instructions — not as text.
+	TypedURL
+	// NumKinds is the number of kinds (for tables indexed by kind).
+	NumKinds
 )
 
-var names = [...]string{"unknown", "shell", "sql", "path", "url", "query", "text", "code", "fixed"}
+var names = [...]string{"unknown", "shell", "sql", "path", "url", "query", "text", "code", "fixed", "typed", "typed_url"}
 
 // String is the kind's lower-case name (shell, sql, ...).
 func (k Kind) String() string {
@@ -77,6 +86,9 @@ type Tool struct {
 	text  string // lower-case name, description and schema descriptions, for hints
 	props map[string]string
 	known map[string]Kind
+	// fields holds the typed declarations of the input schema's top-level properties (see
+	// Judge), by exact property name.
+	fields map[string]field
 }
 
 // ForCall builds the classification context from the envelope's tool name and tool_info (nil
@@ -93,13 +105,19 @@ func ForCall(tool string, info *abi.ToolInfo) *Tool {
 		var s struct {
 			Properties map[string]struct {
 				Description string `json:"description"`
-				Format      string `json:"format"`
+				schemaProp
 			} `json:"properties"`
 		}
 		if len(info.InputSchema) > 0 && json.Unmarshal(info.InputSchema, &s) == nil {
 			t.props = map[string]string{}
 			for k, p := range s.Properties {
 				t.props[strings.ToLower(k)] = strings.ToLower(p.Description + " " + p.Format)
+				if f, ok := fieldOf(p.schemaProp); ok {
+					if t.fields == nil {
+						t.fields = map[string]field{}
+					}
+					t.fields[k] = f
+				}
 			}
 		}
 	}
@@ -196,6 +214,10 @@ func (k Kind) Labels() []string {
 		return []string{"prompt_injection"}
 	case Path:
 		return []string{"path_traversal", "sensitive_paths", "command_injection", "prompt_injection"}
+	case Typed:
+		return []string{}
+	case TypedURL:
+		return []string{"ssrf", "prompt_injection"}
 	case Text:
 		// Prose people read: injected instructions, markup and command or SQL syntax do not
 		// belong; a path or an internal URL mentioned in a message is not opened by the tool.

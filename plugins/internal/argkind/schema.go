@@ -1,0 +1,437 @@
+package argkind
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// field is what a tool's input schema declares about one top-level argument's value: a type
+// of integer, number or boolean, an enum, or a string format this package checks. Array
+// properties take their items' declaration (the value of each item is checked).
+type field struct {
+	types  []string // integer, number, boolean (a "null" alternative is dropped)
+	enum   []string // members as strings: a string member as is, any other as its JSON
+	format string   // uuid, date, date-time, email, uri (url and iri are read as uri)
+}
+
+// schemaProp is the part of a JSON Schema property this package reads.
+type schemaProp struct {
+	Type   json.RawMessage   `json:"type"`
+	Enum   []json.RawMessage `json:"enum"`
+	Format string            `json:"format"`
+	Items  *schemaProp       `json:"items"`
+}
+
+// fieldOf reads the typed declaration of p; ok is false when p declares nothing this package
+// checks (a plain string, an object, a format it does not know).
+func fieldOf(p schemaProp) (field, bool) {
+	if p.Items != nil && typeNames(p.Type, "array") {
+		return fieldOf(*p.Items)
+	}
+	var f field
+	for _, e := range p.Enum {
+		var s string
+		if json.Unmarshal(e, &s) == nil {
+			f.enum = append(f.enum, s)
+		} else {
+			f.enum = append(f.enum, string(e))
+		}
+	}
+	if len(f.enum) > 0 {
+		return f, true
+	}
+	var ts []string
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		ts = []string{one}
+	} else {
+		_ = json.Unmarshal(p.Type, &ts)
+	}
+	other := false // a string (or object) alternative: the value may be anything
+	for _, t := range ts {
+		switch t {
+		case "integer", "number", "boolean":
+			f.types = append(f.types, t)
+		case "null":
+		default:
+			other = true
+		}
+	}
+	if len(f.types) > 0 && !other {
+		return f, true
+	}
+	f.types = nil
+	switch fm := strings.ToLower(p.Format); fm {
+	case "uuid", "date", "date-time", "email":
+		f.format = fm
+	case "uri", "url", "iri":
+		f.format = "uri"
+	default:
+		return field{}, false
+	}
+	return f, true
+}
+
+// typeNames reports whether a JSON Schema "type" (a name or a list of names) includes name.
+func typeNames(raw json.RawMessage, name string) bool {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return one == name
+	}
+	var ts []string
+	_ = json.Unmarshal(raw, &ts)
+	for _, t := range ts {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+// declared names the field's type for a reason: "integer", "one of [open closed]", "a uuid".
+func (f field) declared() string {
+	switch {
+	case len(f.enum) > 0:
+		const most = 8
+		if len(f.enum) > most {
+			return "one of [" + strings.Join(f.enum[:most], " ") + " …]"
+		}
+		return "one of [" + strings.Join(f.enum, " ") + "]"
+	case len(f.types) > 0:
+		return strings.Join(f.types, " or ")
+	case f.format == "uri":
+		return "a URL"
+	case f.format == "email":
+		return "an email address"
+	}
+	return "a " + f.format
+}
+
+// conforms reports whether the string v is a value of the declared type. A string that spells
+// the type is accepted ("42" in an integer field, "true" in a boolean one): clients send them.
+func (f field) conforms(v string) bool {
+	switch {
+	case len(f.enum) > 0:
+		for _, m := range f.enum {
+			if v == m {
+				return true
+			}
+		}
+		return false
+	case len(f.types) > 0:
+		for _, t := range f.types {
+			if t == "integer" && isInteger(v) || t == "number" && isNumber(v) || t == "boolean" && (v == "true" || v == "false") {
+				return true
+			}
+		}
+		return false
+	}
+	switch f.format {
+	case "uuid":
+		return isUUID(v)
+	case "date":
+		return isDate(v)
+	case "date-time":
+		return isDateTime(v)
+	case "email":
+		return isEmail(v)
+	case "uri":
+		return WellFormedURL(v)
+	}
+	return false
+}
+
+// isInteger: an optional sign and 1-20 decimal digits.
+func isInteger(v string) bool {
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	if v == "" || len(v) > 20 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isNumber: JSON's number grammar, with an optional leading '+'.
+func isNumber(v string) bool {
+	if v != "" && (v[0] == '-' || v[0] == '+') {
+		v = v[1:]
+	}
+	digits := func(s string) (rest string, n int) {
+		for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+			n++
+		}
+		return s[n:], n
+	}
+	v, n := digits(v)
+	if n == 0 || n > 64 {
+		return false
+	}
+	if strings.HasPrefix(v, ".") {
+		if v, n = digits(v[1:]); n == 0 {
+			return false
+		}
+	}
+	if v != "" && (v[0] == 'e' || v[0] == 'E') {
+		v = v[1:]
+		if v != "" && (v[0] == '-' || v[0] == '+') {
+			v = v[1:]
+		}
+		if v, n = digits(v); n == 0 || n > 4 {
+			return false
+		}
+	}
+	return v == ""
+}
+
+// isUUID: 8-4-4-4-12 hexadecimal digits (RFC 9562's string form, any version).
+func isUUID(v string) bool {
+	if len(v) != 36 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+			continue
+		}
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// isEmail: local@domain, the local part of RFC 5322 atext and dots (no quoted forms), the
+// domain of at least two labels of letters, digits and hyphens (or one in brackets is refused:
+// an address literal is no email a tool needs).
+func isEmail(v string) bool {
+	at := strings.LastIndexByte(v, '@')
+	if at < 1 || at > 64 || len(v) > 254 {
+		return false
+	}
+	local, domain := v[:at], v[at+1:]
+	if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
+		return false
+	}
+	for i := 0; i < len(local); i++ {
+		c := local[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".!#$%&'*+/=?^_`{|}~-", c) >= 0) {
+			return false
+		}
+	}
+	return hostName(domain) && strings.Contains(domain, ".")
+}
+
+// hostName: dot-separated labels of 1-63 letters, digits and hyphens, not starting or ending
+// with a hyphen.
+func hostName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, l := range strings.Split(h, ".") {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(l); i++ {
+			c := l[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// WellFormedURL reports whether v is an absolute URL as a careful client writes one: a scheme
+// of letters, digits, '+', '-' and '.', for a hierarchical URL a host, and only characters RFC
+// 3986 allows unescaped (no white space, quotes, angle brackets, backslashes or control
+// characters); a percent sign is followed by two hex digits.
+func WellFormedURL(v string) bool {
+	if v == "" || len(v) > 8192 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
+			return false
+		}
+		if c == '%' && (i+2 >= len(v) || !isHex(v[i+1]) || !isHex(v[i+2])) {
+			return false
+		}
+	}
+	colon := strings.IndexByte(v, ':')
+	if colon < 1 || !isLetter(v[0]) {
+		return false
+	}
+	for i := 1; i < colon; i++ {
+		if c := v[i]; !isLetter(c) && !isDigit(c) && c != '+' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	rest := v[colon+1:]
+	switch strings.ToLower(v[:colon]) {
+	case "javascript", "vbscript":
+		return false // script, not a resource: judged as text, every category
+	case "mailto", "urn", "tel", "sms", "data", "news", "geo", "magnet", "about", "cid", "mid", "xmpp", "sip", "sips":
+		return rest != "" // opaque: mailto:a@b.c, urn:isbn:..., data:image/png;base64,...
+	}
+	if !strings.HasPrefix(rest, "//") {
+		return false // "localhost:6379", "example.com:8080/x": a host and port, not a scheme
+	}
+	auth := rest[2:]
+	if i := strings.IndexAny(auth, "/?#"); i >= 0 {
+		auth = auth[:i]
+	}
+	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+		auth = auth[i+1:]
+	}
+	host := auth
+	if strings.HasPrefix(auth, "[") {
+		end := strings.IndexByte(auth, ']')
+		if end < 2 {
+			return false
+		}
+		host, auth = auth[:end+1], auth[end+1:]
+	} else if i := strings.LastIndexByte(auth, ':'); i >= 0 {
+		host, auth = auth[:i], auth[i:]
+	} else {
+		auth = ""
+	}
+	if host == "" || strings.ContainsAny(host[min(1, len(host)):], "[") {
+		return false
+	}
+	if auth != "" { // a port: ':' and digits
+		if auth[0] != ':' {
+			return false
+		}
+		for i := 1; i < len(auth); i++ {
+			if !isDigit(auth[i]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// digits parses s as a decimal number of exactly len(s) digits; ok is false otherwise.
+func digits(s string) (n int, ok bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, true
+}
+
+// isDate: YYYY-MM-DD, a day that exists (RFC 3339 full-date).
+func isDate(v string) bool {
+	if len(v) != 10 || v[4] != '-' || v[7] != '-' {
+		return false
+	}
+	y, ok1 := digits(v[:4])
+	m, ok2 := digits(v[5:7])
+	d, ok3 := digits(v[8:])
+	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [...]int{31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m-1]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
+// isDateTime: RFC 3339 date-time: a full-date, 'T' (or 't'), hh:mm:ss, an optional fraction,
+// then 'Z' (or 'z') or ±hh:mm.
+func isDateTime(v string) bool {
+	if len(v) < 20 || !isDate(v[:10]) || v[10] != 'T' && v[10] != 't' {
+		return false
+	}
+	t := v[11:]
+	if len(t) < 8 || t[2] != ':' || t[5] != ':' {
+		return false
+	}
+	h, ok1 := digits(t[:2])
+	mi, ok2 := digits(t[3:5])
+	s, ok3 := digits(t[6:8])
+	if !ok1 || !ok2 || !ok3 || h > 23 || mi > 59 || s > 60 {
+		return false
+	}
+	t = t[8:]
+	if strings.HasPrefix(t, ".") {
+		n := 1
+		for n < len(t) && isDigit(t[n]) {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		t = t[n:]
+	}
+	switch {
+	case t == "Z" || t == "z":
+		return true
+	case len(t) == 6 && (t[0] == '+' || t[0] == '-') && t[3] == ':':
+		oh, ok1 := digits(t[1:3])
+		om, ok2 := digits(t[4:])
+		return ok1 && ok2 && oh <= 23 && om <= 59
+	}
+	return false
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// plainMember reports whether an enum member is data a detector has nothing to say about: at
+// most 64 bytes, without shell, SQL or markup syntax (; | & $ ` < > ( ) { } quotes, backslash)
+// or a parent-directory step.
+func plainMember(v string) bool {
+	return len(v) <= 64 && !strings.ContainsAny(v, ";|&$`<>(){}'\"\\") && !strings.Contains(v, "..")
+}
+
+// Mismatch describes a value that violates its field's declared type; the zero value means
+// none.
+type Mismatch struct {
+	Declared string // the declared type in words: "integer", "one of [open closed]", "a uuid"
+	URL      bool   // the field is declared a URL (format uri or url)
+}
+
+// Judge classifies the value v of the argument at key with the input schema first. top says
+// whether v is a top-level argument (or an item of a top-level array): only those are
+// declared by the schema's properties. A value that conforms to a declared integer, number,
+// boolean, enum or format is Typed, or TypedURL for a URL; one that violates it is Unknown
+// (every category: strict) with the mismatch; any other value is t.Of(key).ForValue(v).
+func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
+	if t != nil && top {
+		if f, ok := t.fields[key]; ok {
+			if !f.conforms(v) {
+				return Unknown, Mismatch{Declared: f.declared(), URL: f.format == "uri"}
+			}
+			if f.format == "uri" {
+				return TypedURL, Mismatch{}
+			}
+			if len(f.enum) > 0 && !plainMember(v) {
+				// The schema comes from the server: an enum member that holds command, SQL or
+				// markup syntax ("; rm -rf /") is no proof of harmlessness. Judge it strictly.
+				return Unknown, Mismatch{}
+			}
+			return Typed, Mismatch{}
+		}
+	}
+	return t.Of(key).ForValue(v), Mismatch{}
+}

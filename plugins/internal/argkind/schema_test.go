@@ -1,0 +1,153 @@
+package argkind
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+func TestJudge(t *testing.T) {
+	info := &abi.ToolInfo{Name: "get_order", InputSchema: json.RawMessage(`{"type":"object","properties":{
+		"id": {"type":"integer"},
+		"price": {"type":"number"},
+		"paid": {"type":"boolean"},
+		"limit": {"type":["integer","null"]},
+		"status": {"type":"string","enum":["open","closed"]},
+		"mode": {"enum":["fast","; rm -rf /","../../etc/passwd"]},
+		"level": {"enum":[1,2,3]},
+		"order_ref": {"type":"string","format":"uuid"},
+		"day": {"type":"string","format":"date"},
+		"at": {"type":"string","format":"date-time"},
+		"email": {"type":"string","format":"email"},
+		"url": {"type":"string","format":"uri"},
+		"callback": {"type":"string","format":"url"},
+		"ids": {"type":"array","items":{"type":"integer"}},
+		"note": {"type":"string"},
+		"mixed": {"type":["integer","string"]},
+		"body": {"type":"string","format":"markdown"}
+	}}`)}
+	tool := ForCall("get_order", info)
+	for _, tc := range []struct {
+		key, v   string
+		top      bool
+		want     Kind
+		mismatch string // Declared; "" = none
+	}{
+		{"id", "42", true, Typed, ""},
+		{"id", "-7", true, Typed, ""},
+		{"id", "1 OR 1=1", true, Unknown, "integer"},
+		{"id", "1 ORDER BY 3", true, Unknown, "integer"},
+		{"id", "1+1", true, Unknown, "integer"},
+		{"id", "1.5", true, Unknown, "integer"},
+		{"id", "", true, Unknown, "integer"},
+		{"price", "19.99", true, Typed, ""},
+		{"price", "1e3", true, Typed, ""},
+		{"price", "0x10", true, Unknown, "number"},
+		{"price", "NaN", true, Unknown, "number"},
+		{"paid", "true", true, Typed, ""},
+		{"paid", "yes; rm -rf /", true, Unknown, "boolean"},
+		{"limit", "10", true, Typed, ""},
+		{"limit", "10 UNION SELECT 1", true, Unknown, "integer"},
+		{"status", "open", true, Typed, ""},
+		{"status", "Open", true, Unknown, "one of [open closed]"},
+		{"status", "open' OR '1'='1", true, Unknown, "one of [open closed]"},
+		{"level", "2", true, Typed, ""},
+		{"status", "closed", true, Typed, ""},
+		{"mode", "fast", true, Typed, ""},
+		{"mode", "; rm -rf /", true, Unknown, ""}, // a member with command syntax: judged strictly
+		{"mode", "../../etc/passwd", true, Unknown, ""},
+		{"level", "4", true, Unknown, "one of [1 2 3]"},
+		{"order_ref", "123e4567-e89b-12d3-a456-426614174000", true, Typed, ""},
+		{"order_ref", "123e4567-e89b-12d3-a456-42661417400'", true, Unknown, "a uuid"},
+		{"order_ref", "123e4567' OR 1=1--", true, Unknown, "a uuid"},
+		{"day", "2026-11-28", true, Typed, ""},
+		{"day", "2026-02-30", true, Unknown, "a date"},
+		{"day", "2026-11-28; DROP TABLE x", true, Unknown, "a date"},
+		{"at", "2026-11-28T10:05:40Z", true, Typed, ""},
+		{"at", "2026-11-28t10:05:40.123+01:00", true, Typed, ""},
+		{"at", "yesterday", true, Unknown, "a date-time"},
+		{"email", "ann.lee+x@example.co.uk", true, Typed, ""},
+		{"email", "ann@example.com<script>", true, Unknown, "an email address"},
+		{"email", "a@b", true, Unknown, "an email address"},
+		{"url", "https://example.com/a?b=c%20d#e", true, TypedURL, ""},
+		{"url", "http://169.254.169.254/latest/meta-data/", true, TypedURL, ""},
+		{"url", "https://example.com/a b", true, Unknown, "a URL"},
+		{"url", "example.com", true, Unknown, "a URL"},
+		{"url", "https://example.com/\"><script>", true, Unknown, "a URL"},
+		{"callback", "https://hooks.example.com/x", true, TypedURL, ""},
+		{"url", "mailto:ann@example.com", true, TypedURL, ""},
+		{"url", "data:image/png;base64,iVBORw0KGgo=", true, TypedURL, ""},
+		{"url", "https://[::1]:8080/x", true, TypedURL, ""},
+		{"url", "https://user@example.com:8443/", true, TypedURL, ""},
+		{"url", "javascript:alert(1)", true, Unknown, "a URL"},
+		{"url", "localhost:6379", true, Unknown, "a URL"},
+		{"url", "http://example.com:80x/", true, Unknown, "a URL"},
+		{"url", "http:///path", true, Unknown, "a URL"},
+		{"url", "1http://x/", true, Unknown, "a URL"},
+		{"day", "2024-02-29", true, Typed, ""},
+		{"day", "2023-02-29", true, Unknown, "a date"},
+		{"day", "2026-13-01", true, Unknown, "a date"},
+		{"at", "2026-11-28T24:00:00Z", true, Unknown, "a date-time"},
+		{"at", "2026-11-28T10:05:40", true, Unknown, "a date-time"},
+		{"at", "2026-11-28T10:05:40.5-07:00", true, Typed, ""},
+		{"ids", "17", true, Typed, ""},
+		{"ids", "17 AND SLEEP(5)", true, Unknown, "integer"},
+		{"note", "1 OR 1=1", true, Text, ""},           // a plain string: no declaration to check
+		{"mixed", "abc", true, Unknown, ""},            // a string alternative: anything goes
+		{"body", "hello to the world", true, Text, ""}, // an unknown format: by key as before
+		{"id", "1 OR 1=1", false, Fixed, ""},           // nested: the schema's properties do not say
+	} {
+		t.Run(tc.key+"="+tc.v, func(t *testing.T) {
+			k, m := tool.Judge(tc.key, tc.v, tc.top)
+			if k != tc.want || m.Declared != tc.mismatch {
+				t.Errorf("Judge(%q, %q) = %s, %q; want %s, %q", tc.key, tc.v, k, m.Declared, tc.want, tc.mismatch)
+			}
+			if m.URL != (tc.mismatch == "a URL") {
+				t.Errorf("Judge(%q, %q).URL = %v", tc.key, tc.v, m.URL)
+			}
+		})
+	}
+	var none *Tool
+	if k, m := none.Judge("id", "1 OR 1=1", true); k != Unknown || m.Declared != "" {
+		t.Errorf("nil Tool: want Unknown and no mismatch")
+	}
+	if k, _ := ForCall("get_order", nil).Judge("id", "x", true); k != Fixed {
+		t.Errorf("no tool_info: want the key's kind")
+	}
+}
+
+func TestTypedLabels(t *testing.T) {
+	for _, l := range []string{"sql_injection", "prompt_injection", "ssrf", "xss"} {
+		if Typed.Applies(l) {
+			t.Errorf("Typed applies %s; want none", l)
+		}
+	}
+	if !TypedURL.Applies("ssrf") || !TypedURL.Applies("prompt_injection") || TypedURL.Applies("path_traversal") || TypedURL.Applies("sql_injection") {
+		t.Errorf("TypedURL: want ssrf and prompt_injection only")
+	}
+	if Typed.String() != "typed" || TypedURL.String() != "typed_url" || NumKinds.String() != "unknown" {
+		t.Errorf("names: %s %s %s", Typed, TypedURL, NumKinds)
+	}
+}
+
+// FuzzJudge: Judge never panics, and a value it calls typed conforms to what the schema
+// declares for its field (checked again by hand for the integer field).
+func FuzzJudge(f *testing.F) {
+	info := &abi.ToolInfo{Name: "t", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"n":{"type":"number"},"s":{"enum":["a","b"]},"u":{"format":"uuid"},"d":{"format":"date"},"t":{"format":"date-time"},"e":{"format":"email"},"url":{"format":"uri"}}}`)}
+	tool := ForCall("t", info)
+	for _, s := range []string{"42", "-1", "1 OR 1=1", "1e5", "a", "b'", "123e4567-e89b-12d3-a456-426614174000", "2026-02-29", "2026-11-28T10:00:00Z", "a@b.co", "http://x/%zz", "https://[::1]:80/", "", "\x00", "９"} {
+		for _, k := range []string{"id", "n", "s", "u", "d", "t", "e", "url"} {
+			f.Add(k, s)
+		}
+	}
+	f.Fuzz(func(t *testing.T, key, v string) {
+		k, m := tool.Judge(key, v, true)
+		if k == Typed && m.Declared != "" || k == TypedURL && m.Declared != "" {
+			t.Fatalf("Judge(%q, %q) = %s with a mismatch %q", key, v, k, m.Declared)
+		}
+		if key == "id" && (k == Typed) != isInteger(v) {
+			t.Fatalf("Judge(id, %q) = %s, isInteger %v", v, k, isInteger(v))
+		}
+	})
+}
