@@ -109,6 +109,7 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $${FUZZTIME:-20s} ./host/bundle/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
 	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $${FUZZTIME:-20s} ./host/plugin/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendVerdict$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
 
 eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
 
