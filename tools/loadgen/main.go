@@ -257,7 +257,11 @@ func (r runner) through(v *variant, u upstreamDef, c int) (cellResult, error) {
 	if r.profile != "" && r.cell.n == 0 {
 		prof = make(chan error, 1)
 		go func() {
-			prof <- v.proc.cpuProfile(r.cell.d, filepath.Join(r.profile, fmt.Sprintf("%s-%s-c%d.pprof", v.name, u.name, c)))
+			name := filepath.Join(r.profile, fmt.Sprintf("%s-%s-c%d.pprof", v.name, u.name, c))
+			for i := 2; exists(name); i++ { // the same cell again (-conns 16,16)
+				name = filepath.Join(r.profile, fmt.Sprintf("%s-%s-c%d-%d.pprof", v.name, u.name, c, i))
+			}
+			prof <- v.proc.cpuProfile(r.cell.d, name)
 		}()
 	}
 	res, err := load(v.proc.url(u.name), c, r.cell)
@@ -282,6 +286,11 @@ func (r runner) through(v *variant, u upstreamDef, c int) (cellResult, error) {
 		out.cpuPerReq = (s1.cpu - s0.cpu) / time.Duration(res.n+res.warm)
 	}
 	return out, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // printStages prints each stage's p50 and mean as served (the gateway's own histogram during
