@@ -15,7 +15,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -211,6 +213,7 @@ func (r runner) run(bundleDir string, stages, only []string, everything bool) er
 				return fmt.Errorf("%s direct: %w", u.name, err)
 			}
 			fmt.Printf("%-11s %5d %-8s %8.0f %8.0f %8.0f %6s %8s %8s %9s %7s\n", u.name, c, "direct", d.p50, d.p99, d.rps, "1.00", "", "", "", "")
+			d.note()
 			for _, v := range vs {
 				g, err := r.through(v, u, c)
 				if err != nil {
@@ -218,6 +221,7 @@ func (r runner) run(bundleDir string, stages, only []string, everything bool) er
 				}
 				fmt.Printf("%-11s %5d %-8s %8.0f %8.0f %8.0f %6.2f %8.0f %8.0f %9.0f %7.0f\n", u.name, c, v.name, g.p50, g.p99, g.rps,
 					g.rps/d.rps, g.p50-d.p50, g.p99-d.p99, float64(g.cpuPerReq.Microseconds()), float64(g.rss)/(1<<20))
+				g.note()
 				if u.name == ups[0].name {
 					if served[v.name] == nil {
 						served[v.name] = map[int]map[stageKey]*histogram{}
@@ -358,14 +362,24 @@ func (r runner) runSoak(v *variant, u upstreamDef) error {
 			return err
 		}
 		fmt.Printf("%10d %8.0f %8.0f %9.0f\n", done+step, float64(s1.rss)/(1<<20), res.rps, float64(((s1.cpu - s0.cpu) / time.Duration(res.n+res.warm)).Microseconds()))
+		res.note()
 	}
 	return nil
 }
 
 type result struct {
 	p50, p99, rps float64
-	n             int // measured requests
-	warm          int // warm-up requests before them
+	n             int    // measured requests
+	warm          int    // warm-up requests before them
+	refused       int    // of n, answered with a JSON-RPC error
+	sample        string // one of them
+}
+
+// note prints how many of the cell's calls were refused, if any.
+func (r result) note() {
+	if r.refused > 0 {
+		fmt.Printf("      %d of %d calls answered with an error, e.g. %s\n", r.refused, r.n, r.sample)
+	}
 }
 
 // session performs the MCP handshake and returns the session headers.
@@ -426,7 +440,7 @@ func load(url string, conns int, cell cellSpec) (result, error) {
 		hs[i] = h
 	}
 	for i := 0; i < warmup; i++ {
-		if err := call(c, url, hs[0], i); err != nil {
+		if err := call(c, url, hs[0], i); err != nil && !errors.Is(err, errRefused) {
 			return result{}, err
 		}
 	}
@@ -434,6 +448,8 @@ func load(url string, conns int, cell cellSpec) (result, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
+	var refused int
+	var sample string
 	var next atomic.Int64
 	start := time.Now()
 	deadline := start.Add(cell.d)
@@ -447,11 +463,15 @@ func load(url string, conns int, cell cellSpec) (result, error) {
 				t := time.Now()
 				if err := call(c, url, hs[w], i); err != nil {
 					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
+					if !errors.Is(err, errRefused) {
+						firstErr = cmp.Or(firstErr, err)
+						mu.Unlock()
+						return
 					}
+					// An answer, counted: a stage timing out under load fails closed.
+					refused++
+					sample = cmp.Or(sample, err.Error())
 					mu.Unlock()
-					return
 				}
 				lats[w] = append(lats[w], time.Since(t))
 			}
@@ -469,8 +489,11 @@ func load(url string, conns int, cell cellSpec) (result, error) {
 	}
 	slices.Sort(lat)
 	pct := func(p float64) float64 { return float64(lat[int(p*float64(n-1))].Microseconds()) }
-	return result{p50: pct(0.50), p99: pct(0.99), rps: float64(n) / el.Seconds(), n: n, warm: warmup + 2*conns}, nil
+	return result{p50: pct(0.50), p99: pct(0.99), rps: float64(n) / el.Seconds(), n: n, warm: warmup + 2*conns, refused: refused, sample: sample}, nil
 }
+
+// errRefused marks a call answered with a JSON-RPC error (a deny): counted, not fatal.
+var errRefused = errors.New("answered with an error")
 
 func call(c *http.Client, url string, h http.Header, i int) error {
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"message":"load %d"}}}`, i+1, i)
@@ -484,7 +507,7 @@ func call(c *http.Client, url string, h http.Header, i int) error {
 		return err
 	}
 	if !bytes.Contains(b, []byte(`"result"`)) {
-		return fmt.Errorf("no result: %s", b)
+		return fmt.Errorf("%w: %.300s", errRefused, b)
 	}
 	return nil
 }
