@@ -4,6 +4,7 @@ package plugin
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"syscall"
 
@@ -30,35 +31,44 @@ func withLinearMemory(ctx context.Context) context.Context {
 }
 
 // mappedMemory is one instance's linear memory in an anonymous private mapping.
-type mappedMemory struct {
+type mappedMemory struct{ r *region }
+
+// region is the mapping, apart from mappedMemory so that a cleanup can unmap it once nothing
+// holds the mappedMemory (an instance dropped without Close), never twice.
+type region struct {
 	mu  sync.Mutex
-	buf []byte // the whole reservation; nil once freed or when mmap failed
+	buf []byte // the whole reservation; nil once unmapped or when mmap failed
 }
 
 func mapMemory(_, max uint64) experimental.LinearMemory {
+	m := &mappedMemory{r: &region{}}
 	b, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
 	if err != nil {
-		return &mappedMemory{} // Reallocate fails: the instance cannot start or grow
+		return m // Reallocate fails: the instance cannot start or grow
 	}
-	return &mappedMemory{buf: b}
+	m.r.buf = b
+	runtime.AddCleanup(m, (*region).unmap, m.r)
+	return m
 }
 
 // Reallocate returns the first size bytes of the reservation, nil past it.
 func (m *mappedMemory) Reallocate(size uint64) []byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.buf == nil || size > uint64(len(m.buf)) {
+	m.r.mu.Lock()
+	defer m.r.mu.Unlock()
+	if m.r.buf == nil || size > uint64(len(m.r.buf)) {
 		return nil
 	}
-	return m.buf[:size:size]
+	return m.r.buf[:size:size]
 }
 
 // Free unmaps the memory; wazero calls it once when the instance closes.
-func (m *mappedMemory) Free() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.buf != nil {
-		syscall.Munmap(m.buf)
-		m.buf = nil
+func (m *mappedMemory) Free() { m.r.unmap() }
+
+func (r *region) unmap() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.buf != nil {
+		syscall.Munmap(r.buf)
+		r.buf = nil
 	}
 }

@@ -2,7 +2,11 @@
 
 package plugin
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+	"time"
+)
 
 func TestMappedMemory(t *testing.T) {
 	const page = 64 << 10
@@ -25,4 +29,23 @@ func TestMappedMemory(t *testing.T) {
 	if m.Reallocate(page) != nil {
 		t.Error("Reallocate after Free succeeded")
 	}
+}
+
+// A memory nothing holds any more is unmapped by its cleanup, once.
+func TestMappedMemoryCleanup(t *testing.T) {
+	m := mapMemory(0, 64<<10).(*mappedMemory)
+	r := m.r
+	m.Reallocate(64 << 10)[0] = 1
+	m = nil
+	for i := 0; i < 50; i++ {
+		runtime.GC()
+		r.mu.Lock()
+		done := r.buf == nil
+		r.mu.Unlock()
+		if done {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("the cleanup did not unmap an unreachable memory")
 }
