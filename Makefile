@@ -98,9 +98,9 @@ lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned; native build only:
 
 bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-direct load run
 
-bench-core: build bundle ## chain/plugin benchmarks and the load run (gateway vs direct, 1 and 16 connections)
+bench-core: build bundle ## chain/plugin benchmarks and the load run (direct, full chain, rules only; 1 and 16 connections; per-stage times served and isolated)
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/... ./host/authn/
-	$(GO) run ./tools/loadgen -bundle $(BUILD)/bundle -requests 3000
+	$(GO) run ./tools/loadgen -bundle $(BUILD)/bundle -duration $${LOAD_CELL:-5s}
 
 fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBody$$' -fuzztime $${FUZZTIME:-20s} ./host/mcp/
@@ -109,6 +109,7 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $${FUZZTIME:-20s} ./host/bundle/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
 	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $${FUZZTIME:-20s} ./host/plugin/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendVerdict$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
 
 eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
 

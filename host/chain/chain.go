@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -183,6 +185,9 @@ type Options struct {
 type Chain struct {
 	o      Options
 	groups [][]*Stage
+	// inflight counts the calls in Evaluate; procs is GOMAXPROCS at New (idle).
+	inflight atomic.Int32
+	procs    int
 
 	mu      sync.Mutex
 	refs    int
@@ -210,7 +215,7 @@ func New(o Options) (*Chain, error) {
 	default:
 		return nil, fmt.Errorf("chain: uncovered action %q is not judge, pass or refuse", o.Uncovered.Action)
 	}
-	c := &Chain{o: o, closed: make(chan struct{})}
+	c := &Chain{o: o, closed: make(chan struct{}), procs: runtime.GOMAXPROCS(0)}
 	var g []*Stage
 	seen := map[string]bool{}
 	for _, s := range o.Stages {
@@ -369,6 +374,8 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			return d, nil
 		}
 	}
+	c.inflight.Add(1)
+	defer c.inflight.Add(-1)
 	// The envelope is encoded once, without prior verdicts; each group's input is that encoding
 	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
 	// (request) or the result (response).
@@ -400,15 +407,19 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			return nil, fmt.Errorf("chain: encode envelope: %w", err)
 		}
 		results := make([]abi.StageResult, len(run))
-		if len(run) == 1 {
-			results[0] = c.call(ctx, run[0], phase, in)
-		} else {
-			var wg sync.WaitGroup
-			for i, s := range run {
-				wg.Go(func() { results[i] = c.call(ctx, s, phase, in) })
-			}
-			wg.Wait()
+		// The group's last stages go to goroutines, one each, only as far as there are idle
+		// cores; the caller's goroutine runs the rest in order. With every core busy the group
+		// runs inline: more goroutines would only add their start, stack growth and wake-ups to
+		// the same CPU work.
+		spread := max(0, min(len(run)-1, c.idle()))
+		var wg sync.WaitGroup
+		for i := len(run) - spread; i < len(run); i++ {
+			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, in) })
 		}
+		for i := range len(run) - spread {
+			results[i] = c.call(ctx, run[i], phase, in)
+		}
+		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -484,6 +495,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	}
 	return d, nil
 }
+
+// idle is the number of cores no call in Evaluate is using: GOMAXPROCS when the chain was built
+// minus the calls in Evaluate (this one included).
+func (c *Chain) idle() int { return c.procs - int(c.inflight.Load()) }
 
 // withPrior returns the envelope encoding base (which has no "prior") with prior added. prior is
 // the envelope's last field, so the bytes equal encoding the envelope with it.

@@ -183,7 +183,7 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 	} else {
 		mc = mc.WithStartFunctions() // run palisade_start and _initialize below, under the stop timer
 	}
-	mod, err := d.rt.InstantiateModule(ctx, d.compiled, mc.WithName(""))
+	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx), d.compiled, mc.WithName(""))
 	if err != nil {
 		return nil, err
 	}

@@ -46,14 +46,14 @@ type Runtime struct {
 	logger   *slog.Logger
 
 	mu        sync.Mutex
-	rewritten map[rewriteKey][]byte // instrument's output by the module's hash and stop mode
+	rewritten map[rewriteKey][]byte // instrument's output by the module's hash and stop mode, without a disk cache
 }
 
 // instrumentedCache bounds Runtime.rewritten; past it the map starts over.
 const instrumentedCache = 64
 
-// instrumented returns wasm with stop checks for mode (instrument.go), from memory or the disk
-// cache when seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a
+// instrumented returns wasm with stop checks for mode (instrument.go), from the disk cache (or,
+// without one, from memory) when seen before (rewriting a 4 MB Go module takes tens of milliseconds, which a
 // process per call, like palisade hook, would pay on every start); wazero caches the result's
 // compiled form like any module's.
 func (r *Runtime) instrumented(wasm []byte, mode stopMode) ([]byte, error) {
@@ -78,6 +78,11 @@ func (r *Runtime) instrumented(wasm []byte, mode stopMode) ([]byte, error) {
 		if path != "" {
 			r.writeCache(path, out)
 		}
+	}
+	if path != "" {
+		// The disk cache serves the next build; keeping every rewritten module in memory too
+		// would hold megabytes per plugin for the life of the process.
+		return out, nil
 	}
 	r.mu.Lock()
 	if r.rewritten == nil || len(r.rewritten) >= instrumentedCache {
@@ -303,6 +308,9 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		p.Close(ctx)
 		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
 	}
+	// Instances come from the compiled module: the module's bytes (megabytes for a Go guest)
+	// need not live as long as the plugin.
+	p.spec.Wasm = nil
 	return p, nil
 }
 

@@ -9,15 +9,17 @@ import (
 	"unsafe"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 )
 
 // The direct convention (ABI 1.1, sdk/ABI.md): the host asks palisade_alloc for a buffer, writes
 // the envelope into it once, calls evaluate(len) and reads the packed (ptr<<32 | len) result once.
 
 var (
-	input  []byte // the current call's input; reused across calls
-	output []byte // the current call's output (verdict, describe or error message)
-	failed bool
+	input   []byte // the current call's input; reused across calls
+	output  []byte // the current call's output (verdict, describe or error message)
+	failed  bool
+	verdict []byte // Output's encoding; reused across calls (the host copies it after evaluate)
 )
 
 //go:wasmexport palisade_alloc
@@ -63,8 +65,17 @@ func Envelope() (abi.Envelope, error) {
 	return env, err
 }
 
-// Output writes v as the verdict and returns 0, the value evaluate should return.
-func Output(v abi.Verdict) int32 { return outputJSON(v) }
+// Output writes v as the verdict and returns 0, the value evaluate should return. It encodes
+// without reflection (jsonw.AppendVerdict) into a buffer reused across calls.
+func Output(v abi.Verdict) int32 {
+	b, err := jsonw.AppendVerdict(verdict[:0], v)
+	if err != nil {
+		return Fail(err)
+	}
+	verdict = b
+	output = b
+	return 0
+}
 
 func outputJSON(v any) int32 {
 	b, err := json.Marshal(v)

@@ -7,6 +7,7 @@ import (
 	"errors"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/extism/go-pdk"
 )
 
@@ -43,8 +44,20 @@ func Envelope() (abi.Envelope, error) {
 // each name in the stage's data map holds that file's contents (YAML converted to JSON).
 func Config(key string) (string, bool) { return pdk.GetConfig(key) }
 
-// Output writes v as the verdict and returns 0, the value evaluate should return.
-func Output(v abi.Verdict) int32 { return outputJSON(v) }
+// verdict is Output's encoding, reused across calls (pdk.Output copies it out).
+var verdict []byte
+
+// Output writes v as the verdict and returns 0, the value evaluate should return. It encodes
+// without reflection (jsonw.AppendVerdict).
+func Output(v abi.Verdict) int32 {
+	b, err := jsonw.AppendVerdict(verdict[:0], v)
+	if err != nil {
+		return Fail(err)
+	}
+	verdict = b
+	pdk.Output(b)
+	return 0
+}
 
 func outputJSON(v any) int32 {
 	b, err := json.Marshal(v)

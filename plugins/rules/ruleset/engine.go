@@ -3,6 +3,7 @@ package ruleset
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
 	"github.com/added060/palisade/plugins/internal/shell"
@@ -26,23 +27,46 @@ type call struct {
 	words             []string   // every word and redirect target of those commands
 }
 
-func loadCall(env []byte, args gjson.Result) *call {
-	f := gjson.GetManyBytes(env, "engine.binary", "engine.home", "engine.paths", "cwd", "uri", "tool", "tool_info")
-	c := &call{binary: f[0].String(), home: f[1].String(), cwd: f[3].String()}
-	f[2].ForEach(func(_, p gjson.Result) bool {
+// engineCache holds the last envelope's `engine` object parsed: the host sends the same one on
+// every call (its own paths), so the paths are cleaned and split once, not per call.
+type engineCache struct {
+	mu           sync.Mutex
+	raw          string // the object's JSON, copied
+	binary, home string
+	paths        [][]string // shared by every call that reads it: never modified
+}
+
+// get returns the binary, home and split paths of the engine object eng.
+func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]string) {
+	ec.mu.Lock()
+	defer ec.mu.Unlock()
+	if eng.Raw == ec.raw && eng.Raw != "" {
+		return ec.binary, ec.home, ec.paths
+	}
+	binary, home = eng.Get("binary").String(), eng.Get("home").String()
+	eng.Get("paths").ForEach(func(_, p gjson.Result) bool {
 		if s := path.Clean(p.String()); strings.HasPrefix(s, "/") && s != "/" {
-			c.paths = append(c.paths, strings.Split(s[1:], "/"))
+			paths = append(paths, strings.Split(s[1:], "/"))
 		}
 		return true
 	})
-	if u := f[4].String(); u != "" {
+	// Raw may be a view of the caller's input buffer, which the next call overwrites.
+	ec.raw, ec.binary, ec.home, ec.paths = strings.Clone(eng.Raw), binary, home, paths
+	return binary, home, paths
+}
+
+func (e *Engine) loadCall(env []byte, args gjson.Result) *call {
+	f := gjson.GetManyBytes(env, "engine", "cwd", "uri", "tool", "tool_info")
+	c := &call{cwd: f[1].String()}
+	c.binary, c.home, c.paths = e.engine.get(f[0])
+	if u := f[2].String(); u != "" {
 		c.values = append(c.values, u)
 	}
 	var info *abi.ToolInfo
-	if ti := f[6]; ti.IsObject() {
+	if ti := f[4]; ti.IsObject() {
 		info = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
 	}
-	kinds := argkind.ForCall(f[5].String(), info)
+	kinds := argkind.ForCall(f[3].String(), info)
 	var walk func(key string, v gjson.Result)
 	walk = func(key string, v gjson.Result) {
 		switch {

@@ -108,3 +108,36 @@ func TestEngineNameFromBinary(t *testing.T) {
 		t.Fatalf("the engine's own name was not recognised: %+v", r)
 	}
 }
+
+// The engine object is parsed once and reused while it is unchanged: calls with the same engine
+// in a row (cache hits) and a change of engine, each read from one input buffer that every call
+// overwrites (as the SDK's Input is), decide each call by its own engine.
+func TestEngineObjectCache(t *testing.T) {
+	e := engine(t, selfGuard)
+	other := &abi.Engine{Binary: "/usr/bin/pal-guard", Paths: []string{"/var/lib/pal"}}
+	buf := make([]byte, 0, 4096)
+	for i, tc := range []struct {
+		en         *abi.Engine
+		path, want string
+	}{
+		{eng, "/srv/guard/data/x", "engine-paths"},
+		{eng, "/srv/guard/data/x", "engine-paths"},
+		{eng, "/var/lib/pal/x", ""},
+		{other, "/srv/guard/data/x", ""},
+		{other, "/var/lib/pal/x", "engine-paths"},
+		{nil, "/var/lib/pal/x", ""},
+		{eng, "/srv/guard/bundle/rules.yaml", "engine-paths"},
+	} {
+		b, _ := json.Marshal(abi.Envelope{Method: "tools/call", Tool: "Read", Arguments: json.RawMessage(`{"file_path":"` + tc.path + `"}`), Engine: tc.en})
+		buf = append(buf[:0], b...)
+		r := e.Evaluate(buf, time.Now())
+		got := ""
+		if r.Matched {
+			got = r.Rule.ID
+		}
+		if got != tc.want {
+			t.Errorf("call %d (%s): rule %q, want %q", i, tc.path, got, tc.want)
+		}
+		clear(buf[:cap(buf)])
+	}
+}

@@ -78,7 +78,8 @@ type Config struct {
 
 // Engine evaluates envelopes against compiled rules.
 type Engine struct {
-	rules []Rule
+	rules  []Rule
+	engine engineCache
 }
 
 var dayIndex = map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
@@ -261,7 +262,7 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 					args = gjson.GetBytes(env, "arguments")
 					argsLoaded = true
 				}
-				c = loadCall(env, args)
+				c = e.loadCall(env, args)
 			}
 			if w.EnginePaths && !c.touchesEngine() || len(w.commands) > 0 && !c.runs(w.commands) {
 				continue

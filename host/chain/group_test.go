@@ -1,0 +1,92 @@
+package chain
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// counting answers a fixed verdict and counts its calls; safe for concurrent use, unlike fixed.
+type counting struct {
+	v     abi.Verdict
+	calls atomic.Int64
+}
+
+func (c *counting) Evaluate(context.Context, []byte) ([]byte, error) {
+	c.calls.Add(1)
+	return json.Marshal(c.v)
+}
+
+// A group's stages go to goroutines only as far as cores are idle, the rest run inline: the
+// decision and the stage results, in stage order, are the same however the group is spread.
+func TestGroupInlineOrFanOut(t *testing.T) {
+	for _, procs := range []int{0, 1, 2, 3, 1 << 20} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			actions := []string{"allow", "ask", "none", "deny"}
+			var stages []*Stage
+			for i, a := range actions {
+				stages = append(stages, &Stage{Name: fmt.Sprintf("s%d", i), Request: true, Plugin: &counting{v: abi.Verdict{Action: a, Rule: a}}})
+			}
+			c, err := New(Options{Stages: stages})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.procs = procs
+			d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != "deny" || d.Stage != "s3" || len(d.Stages) != len(actions) {
+				t.Fatalf("decision %s by %s with %d results, want deny by s3 with %d", d.Action, d.Stage, len(d.Stages), len(actions))
+			}
+			for i, r := range d.Stages {
+				if r.Stage != stages[i].Name || r.Action != actions[i] {
+					t.Errorf("result %d = %s %s, want %s %s", i, r.Stage, r.Action, stages[i].Name, actions[i])
+				}
+			}
+		})
+	}
+}
+
+// Hammer for -race: concurrent Evaluate calls cross the busy threshold both ways.
+func TestGroupHammer(t *testing.T) {
+	var evs []*counting
+	var stages []*Stage
+	for i := range 3 {
+		e := &counting{v: abi.Verdict{Action: "allow"}}
+		evs = append(evs, e)
+		stages = append(stages, &Stage{Name: fmt.Sprintf("s%d", i), Request: true, Plugin: e})
+	}
+	c, err := New(Options{Stages: stages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.procs = 4
+	const callers, calls = 16, 200
+	var wg sync.WaitGroup
+	for range callers {
+		wg.Go(func() {
+			for range calls {
+				d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "x"})
+				if err != nil || d.Action != "allow" || len(d.Stages) != 3 {
+					t.Errorf("Evaluate = %+v, %v", d, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, e := range evs {
+		if n := e.calls.Load(); n != callers*calls {
+			t.Errorf("stage s%d called %d times, want %d", i, n, callers*calls)
+		}
+	}
+	if n := c.inflight.Load(); n != 0 {
+		t.Errorf("inflight = %d after all calls returned", n)
+	}
+}

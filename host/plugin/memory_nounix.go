@@ -1,0 +1,9 @@
+//go:build !unix
+
+package plugin
+
+import "context"
+
+// withLinearMemory leaves linear memory to wazero (a []byte on the Go heap) where there is no
+// mmap (see memory_unix.go).
+func withLinearMemory(ctx context.Context) context.Context { return ctx }

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/added060/palisade/host/gateway"
+)
+
+// The gateways under load run as child processes of loadgen (this binary, re-executed with
+// -child CONFIG), so the CPU time and RSS read from /proc/<pid> are the gateway's alone: the
+// client and the Go SDK upstream stay in the parent. The child is wired like `palisade serve`
+// (gateway.LoadFile, gateway.New with the file's sections) and also serves net/http/pprof on a
+// loopback port of its own, never on the gateway's listener.
+
+// childMain runs one gateway from the config file path until stdin closes or SIGTERM, printing
+// "addr HOST:PORT" and "pprof HOST:PORT" on stdout once it serves.
+func childMain(path string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	f, err := gateway.LoadFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen child:", err)
+		return 1
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	g, err := gateway.New(ctx, gateway.Options{Config: f.Config, Sections: f.Sections, Logger: log})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen child:", err)
+		return 1
+	}
+	if err := g.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen child:", err)
+		g.Close(context.Background())
+		return 1
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/heap", pprof.Index)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen child:", err)
+		return 1
+	}
+	go http.Serve(l, mux)
+	fmt.Printf("addr %s\npprof %s\n", g.Addr(), l.Addr())
+	go func() { io.Copy(io.Discard, os.Stdin); stop() }() // the parent went away
+	<-ctx.Done()
+	cctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	g.Close(cctx)
+	return 0
+}
+
+// gatewayProc is a running child gateway.
+type gatewayProc struct {
+	name  string // full, rules...
+	addr  string // host:port of /mcp
+	pprof string // host:port of the child's pprof server
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	dir   string // its data dir and config
+}
+
+// gatewayConfig is the child's palisade.yaml: one upstream, embedded NATS on a random port,
+// the bundle unsigned (the run's copy) and the local judge as in examples/palisade.yaml.
+const gatewayConfig = `listen: 127.0.0.1:0
+data_dir: %q
+bundle: %q
+bundles: {allow_unsigned: true}
+upstreams:
+%snats: {port: -1}
+log: {level: warn}
+llm:
+  providers: [{name: local, kind: local}]
+  preference: [local]
+`
+
+// startGateway starts a child gateway serving bundleDir in front of ups.
+func startGateway(name, bundleDir string, ups []upstreamDef) (*gatewayProc, error) {
+	dir, err := os.MkdirTemp("", "palisade-loadgen-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	cfg := filepath.Join(dir, "palisade.yaml")
+	if err := os.WriteFile(cfg, fmt.Appendf(nil, gatewayConfig, filepath.Join(dir, "data"), bundleDir, upstreamsYAML(ups)), 0o600); err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	p := &gatewayProc{name: name, dir: dir, cmd: exec.Command(self, "-child", cfg)}
+	p.cmd.Stderr = os.Stderr
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		k, v, _ := strings.Cut(sc.Text(), " ")
+		switch k {
+		case "addr":
+			p.addr = v
+		case "pprof":
+			p.pprof = v
+		}
+		if p.addr != "" && p.pprof != "" {
+			break
+		}
+	}
+	if p.addr == "" || p.pprof == "" {
+		p.stop()
+		return nil, fmt.Errorf("gateway %s did not start", name)
+	}
+	go io.Copy(io.Discard, out)
+	return p, nil
+}
+
+func upstreamsYAML(ups []upstreamDef) string {
+	var b strings.Builder
+	for _, u := range ups {
+		fmt.Fprintf(&b, "  - {name: %s, url: %q}\n", u.name, u.url)
+	}
+	return b.String()
+}
+
+func (p *gatewayProc) url(upstream string) string { return "http://" + p.addr + "/mcp/" + upstream }
+
+func (p *gatewayProc) stop() {
+	p.stdin.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(25 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+	os.RemoveAll(p.dir)
+}
+
+// procStat is a process's CPU time (user+system) and resident set size, from /proc.
+type procStat struct {
+	cpu time.Duration
+	rss int64 // bytes
+}
+
+// clockTick is USER_HZ, the unit of utime and stime in /proc/<pid>/stat: 100 on Linux.
+const clockTick = 100
+
+func (p *gatewayProc) stat() (procStat, error) {
+	pid := p.cmd.Process.Pid
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, err
+	}
+	// Fields after the command name (which may hold spaces) start at state, field 3.
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	ut, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	st, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	rssPages, _ := strconv.ParseInt(f[21], 10, 64)
+	return procStat{cpu: time.Duration(ut+st) * time.Second / clockTick, rss: rssPages * int64(os.Getpagesize())}, nil
+}
+
+// cpuProfile fetches a CPU profile of the child for d into file.
+func (p *gatewayProc) cpuProfile(d time.Duration, file string) error {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.pprof, int(d.Seconds())))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		return fmt.Errorf("pprof: %s", resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
