@@ -18,7 +18,7 @@ func Stage(path, parent string) (string, error) {
 	if IsArchive(path) {
 		err = UnpackFile(path, dst)
 	} else {
-		err = copyDir(path, dst)
+		err = CopyDir(path, dst)
 	}
 	if err != nil {
 		os.RemoveAll(dst)

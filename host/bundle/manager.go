@@ -250,7 +250,7 @@ func (m *Manager) find(ref string) (Entry, bool) {
 }
 
 func (m *Manager) activateEntry(ctx context.Context, e Entry, source string, rollback bool) (Entry, bool, error) {
-	staged, err := m.stage(func(dst string) error { return copyDir(filepath.Join(m.dir, e.Digest), dst) })
+	staged, err := m.stage(func(dst string) error { return CopyDir(filepath.Join(m.dir, e.Digest), dst) })
 	if err != nil {
 		m.reject(ctx, source, nil, e.Digest, err)
 		return Entry{}, false, err
@@ -499,8 +499,9 @@ func (m *Manager) record(ctx context.Context, kind string, info chain.Info, reas
 	m.o.Recorder.Record(context.WithoutCancel(ctx), ev)
 }
 
-// copyDir copies the regular files of src into dst, refusing links and devices.
-func copyDir(src, dst string) error {
+// CopyDir copies the regular files of the folder src into dst, refusing links and devices
+// (ErrIrregularFile).
+func CopyDir(src, dst string) error {
 	st, err := os.Stat(src)
 	if err != nil {
 		return fmt.Errorf("bundle: %w", err)

@@ -93,7 +93,7 @@ func (m *Manager) PromoteShadow(ctx context.Context) (Entry, bool, error) {
 	if !ok {
 		return Entry{}, false, ErrNoShadow
 	}
-	staged, err := m.stage(func(dst string) error { return copyDir(filepath.Join(m.dir, shadowDir, sh.Digest), dst) })
+	staged, err := m.stage(func(dst string) error { return CopyDir(filepath.Join(m.dir, shadowDir, sh.Digest), dst) })
 	if err != nil {
 		m.reject(ctx, "promote-shadow", nil, sh.Digest, err)
 		return Entry{}, false, err

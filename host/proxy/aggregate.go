@@ -351,10 +351,6 @@ func (a *aggregator) initialize(ctx context.Context, c echo.Context, p *mcp.Pars
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != engine.StepForward {
-		rw.json(nil, x.Deny())
-		return
-	}
 	h.sessions.put(s.id, session{client: s.client, protocol: s.protocol, sampling: s.sampling, caps: s.caps})
 	a.put(s)
 	// The upstreams' sessions open now (their capabilities make the gateway's); one that is
@@ -371,40 +367,26 @@ func (a *aggregator) initialize(ctx context.Context, c echo.Context, p *mcp.Pars
 		}()
 	}
 	wg.Wait()
-	caps := map[string]any{
-		"tools":     map[string]any{"listChanged": true},
-		"prompts":   map[string]any{"listChanged": true},
-		"resources": map[string]any{"listChanged": true, "subscribe": true},
-	}
-	var instr []string
+	merged := newMergedCaps()
 	for _, up := range a.order {
 		us := s.upState(up.Name)
 		us.mu.Lock()
-		for k := range us.caps {
-			if caps[k] == nil && k != "experimental" {
-				caps[k] = map[string]any{}
-			}
-		}
-		if us.instructions != "" {
-			instr = append(instr, up.Name+": "+us.instructions)
-		}
+		merged.add(up.Name, us.caps, us.instructions)
 		us.mu.Unlock()
 	}
 	res := map[string]any{
 		"protocolVersion": s.protocol,
-		"capabilities":    caps,
 		"serverInfo":      map[string]string{"name": "palisade", "title": "Palisade gateway", "version": version.String()},
 	}
-	if len(instr) > 0 {
-		res["instructions"] = strings.Join(instr, "\n\n")
-	}
+	merged.into(res)
 	rb, _ := json.Marshal(res)
 	rw.w().Header().Set(mcp.HeaderSessionID, s.id)
 	rw.json(nil, x.Answer(ctx, &mcp.Message{JSONRPC: "2.0", Result: rb}))
 }
 
 // begin judges a request the gateway answers itself (no upstream): the request phase now, the
-// answer through Exchange.Answer.
+// answer through Exchange.Answer. When the request is not forwarded it answers the client
+// (the deny, or the error) and returns false; otherwise the caller answers and finishes x.
 func (a *aggregator) begin(ctx context.Context, rw *responder, p *mcp.Parsed) (*engine.Exchange, bool) {
 	p.Envelope.ID, p.Envelope.Server = audit.NewID(), ""
 	x, err := a.h.o.Engine.Begin(ctx, p, nil)
@@ -412,7 +394,48 @@ func (a *aggregator) begin(ctx context.Context, rw *responder, p *mcp.Parsed) (*
 		rw.error(http.StatusServiceUnavailable, p.Message.ID, mcp.NewError(mcp.CodeInternalError, "gateway: "+err.Error(), nil))
 		return nil, false
 	}
+	if step, _, _ := x.Forward(); step != engine.StepForward {
+		rw.json(nil, x.Deny())
+		x.Finish(ctx)
+		return nil, false
+	}
 	return x, true
+}
+
+// mergedCaps are the capabilities and instructions the aggregate endpoint declares: list
+// changes and resource subscriptions of its own, plus every capability an upstream declares
+// (logging, completions); each upstream's instructions prefixed with its name.
+type mergedCaps struct {
+	caps  map[string]any
+	instr []string
+}
+
+func newMergedCaps() *mergedCaps {
+	return &mergedCaps{caps: map[string]any{
+		"tools":     map[string]any{"listChanged": true},
+		"prompts":   map[string]any{"listChanged": true},
+		"resources": map[string]any{"listChanged": true, "subscribe": true},
+	}}
+}
+
+// add takes one upstream's capabilities and instructions.
+func (m *mergedCaps) add(name string, caps map[string]json.RawMessage, instructions string) {
+	for k := range caps {
+		if m.caps[k] == nil && k != "experimental" {
+			m.caps[k] = map[string]any{}
+		}
+	}
+	if instructions != "" {
+		m.instr = append(m.instr, name+": "+instructions)
+	}
+}
+
+// into sets capabilities and, when there are any, instructions in res.
+func (m *mergedCaps) into(res map[string]any) {
+	res["capabilities"] = m.caps
+	if len(m.instr) > 0 {
+		res["instructions"] = strings.Join(m.instr, "\n\n")
+	}
 }
 
 // answerLocal judges a request the gateway answers itself with msg.
@@ -422,10 +445,6 @@ func (a *aggregator) answerLocal(ctx context.Context, rw *responder, p *mcp.Pars
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != engine.StepForward {
-		rw.json(nil, x.Deny())
-		return
-	}
 	msg.JSONRPC = "2.0"
 	rw.json(nil, x.Answer(ctx, msg))
 }

@@ -6,10 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/host/version"
@@ -41,10 +39,6 @@ func (a *aggregator) discoverServer(ctx context.Context, rw *responder, hdr http
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != engine.StepForward {
-		rw.json(nil, x.Deny())
-		return
-	}
 	type found struct {
 		caps      map[string]json.RawMessage
 		instr     string
@@ -84,12 +78,8 @@ func (a *aggregator) discoverServer(ctx context.Context, rw *responder, hdr http
 		}()
 	}
 	wg.Wait()
-	caps := map[string]any{
-		"tools":     map[string]any{"listChanged": true},
-		"prompts":   map[string]any{"listChanged": true},
-		"resources": map[string]any{"listChanged": true, "subscribe": true},
-	}
-	var instr, down []string
+	merged := newMergedCaps()
+	var down []string
 	stateless := true
 	for i, up := range a.order {
 		stateless = stateless && per[i].stateless
@@ -98,14 +88,7 @@ func (a *aggregator) discoverServer(ctx context.Context, rw *responder, hdr http
 			a.h.o.Logger.Debug("aggregate: upstream did not answer server/discover", "upstream", up.Name, "err", per[i].err)
 			continue
 		}
-		for k := range per[i].caps {
-			if caps[k] == nil && k != "experimental" {
-				caps[k] = map[string]any{}
-			}
-		}
-		if per[i].instr != "" {
-			instr = append(instr, up.Name+": "+per[i].instr)
-		}
+		merged.add(up.Name, per[i].caps, per[i].instr)
 	}
 	var versions []string
 	if stateless {
@@ -121,13 +104,10 @@ func (a *aggregator) discoverServer(ctx context.Context, rw *responder, hdr http
 	res := map[string]any{
 		"resultType":        "complete",
 		"supportedVersions": versions,
-		"capabilities":      caps,
 		"ttlMs":             0, // upstreams come and go: always ask again
 		"_meta":             meta,
 	}
-	if len(instr) > 0 {
-		res["instructions"] = strings.Join(instr, "\n\n")
-	}
+	merged.into(res)
 	rb, _ := json.Marshal(res)
 	rw.json(nil, x.Answer(ctx, &mcp.Message{JSONRPC: "2.0", Result: rb}))
 }
@@ -145,10 +125,6 @@ func (a *aggregator) listen(ctx context.Context, rw *responder, hdr http.Header,
 		return
 	}
 	defer x.Finish(ctx)
-	if step, _, _ := x.Forward(); step != engine.StepForward {
-		rw.json(nil, x.Deny())
-		return
-	}
 	var params struct {
 		Notifications struct {
 			Tools     bool     `json:"toolsListChanged,omitempty"`

@@ -58,6 +58,20 @@ func (h *HTTP) ask(ctx context.Context, rw *responder, s session, held engine.He
 	if err != nil {
 		return engine.Answer{}, err
 	}
+	if url {
+		var r struct {
+			Action string `json:"action"`
+		}
+		if json.Unmarshal(res, &r) == nil && r.Action == "accept" {
+			return engine.Answer{}, ErrOnlyOpened
+		}
+	}
+	return formAnswer(res, who, "elicitation")
+}
+
+// formAnswer reads the person's answer to the approval form (an elicitation result): approve
+// or deny with an optional reason; decline and cancel deny. via says how it came.
+func formAnswer(raw json.RawMessage, who, via string) (engine.Answer, error) {
 	var r struct {
 		Action  string `json:"action"`
 		Content struct {
@@ -65,13 +79,11 @@ func (h *HTTP) ask(ctx context.Context, rw *responder, s session, held engine.He
 			Reason   string `json:"reason"`
 		} `json:"content"`
 	}
-	if err := json.Unmarshal(res, &r); err != nil {
+	if err := json.Unmarshal(raw, &r); err != nil {
 		return engine.Answer{}, fmt.Errorf("elicitation: unreadable answer: %w", err)
 	}
-	a := engine.Answer{Action: abi.ActionDeny, By: who, Via: "elicitation", Reason: r.Content.Reason}
+	a := engine.Answer{Action: abi.ActionDeny, By: who, Via: via, Reason: r.Content.Reason}
 	switch {
-	case r.Action == "accept" && url:
-		return engine.Answer{}, ErrOnlyOpened
 	case r.Action == "accept" && r.Content.Decision == askApprove:
 		a.Action = abi.ActionAllow
 	case r.Action == "accept" && r.Content.Decision == askDeny:

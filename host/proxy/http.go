@@ -554,11 +554,11 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	inputAsk := false // a held call is put to the client as an input_required result
 	if h.inputAskable(env, m.Params) {
-		var retried bool
-		ctx, inputAsk, retried = h.inputAsk(ctx, env, m.Params)
-		if retried { // the gateway's answer and state leave the call before anything sees it
+		var rest json.RawMessage
+		ctx, inputAsk, rest = h.inputAsk(ctx, env, m.Params)
+		if rest != nil { // the gateway's answer and state leave the call before anything sees it
 			m2 := *m
-			m2.Params, _, _, _ = takeInputAnswer(m.Params)
+			m2.Params = rest
 			m, p.Message = &m2, &m2
 			body, _ = json.Marshal(&m2)
 		}

@@ -177,36 +177,6 @@ func takeInputAnswer(params json.RawMessage) (rest json.RawMessage, state string
 	return rest, state, answer, true
 }
 
-// inputAnswer reads the client's answer to the approval form (an elicitation result).
-func inputAnswer(raw json.RawMessage, who string) (engine.Answer, error) {
-	var r struct {
-		Action  string `json:"action"`
-		Content struct {
-			Decision string `json:"decision"`
-			Reason   string `json:"reason"`
-		} `json:"content"`
-	}
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return engine.Answer{}, errors.New("unreadable answer")
-	}
-	a := engine.Answer{Action: abi.ActionDeny, By: who, Via: engine.ViaInputRequired, Reason: r.Content.Reason}
-	switch {
-	case r.Action == "accept" && r.Content.Decision == askApprove:
-		a.Action = abi.ActionAllow
-	case r.Action == "accept" && r.Content.Decision == askDeny:
-	case r.Action == "decline":
-		a.Reason = "the person at the client declined"
-	case r.Action == "cancel":
-		a.Reason = "the person at the client cancelled"
-	default:
-		return engine.Answer{}, errors.New("the answer is neither approve nor deny")
-	}
-	if a.Action == abi.ActionDeny && a.Reason == "" {
-		a.Reason = "denied by the person at the client"
-	}
-	return a, nil
-}
-
 // inputRequiredAnswer is the input_required result that puts the held call o to the person at
 // the client.
 func (h *HTTP) inputRequiredAnswer(id json.RawMessage, o *engine.Outcome, bundle string) []byte {
@@ -225,12 +195,12 @@ func (h *HTTP) inputRequiredAnswer(id json.RawMessage, o *engine.Outcome, bundle
 // inputAsk prepares the request of a client that can be asked with input_required: a retry
 // whose requestState and answer hold decides the held call with that answer (engine.WithAsk,
 // via input_required); otherwise the engine leaves an ask unheld for the gateway to put as an
-// input_required result (ask true). retried reports a requestState of the gateway's in the call,
-// which the caller removes before the call goes on.
-func (h *HTTP) inputAsk(ctx context.Context, env *abi.Envelope, params json.RawMessage) (_ context.Context, ask, retried bool) {
-	_, state, answer, retried := takeInputAnswer(params)
+// input_required result (ask true). rest is the call's params without the gateway's answer and
+// requestState (nil when it carried none), which go no further.
+func (h *HTTP) inputAsk(ctx context.Context, env *abi.Envelope, params json.RawMessage) (_ context.Context, ask bool, rest json.RawMessage) {
+	rest, state, answer, retried := takeInputAnswer(params)
 	if !retried {
-		return engine.WithInputRequired(ctx), true, false
+		return engine.WithInputRequired(ctx), true, nil
 	}
 	err := h.inputStates.check(state, stateFor(env, h.o.Engine.ActiveInfo().Digest), time.Now())
 	var a engine.Answer
@@ -238,11 +208,11 @@ func (h *HTTP) inputAsk(ctx context.Context, env *abi.Envelope, params json.RawM
 		err = errors.New("the retry carries no answer to the gateway's question")
 	}
 	if err == nil {
-		a, err = inputAnswer(answer, askWho(env))
+		a, err = formAnswer(answer, askWho(env), engine.ViaInputRequired)
 	}
 	if err != nil {
 		h.o.Logger.Info("input_required: the retry's answer is not applied; asking again", "audit_id", env.ID, "tool", env.Tool, "err", err)
-		return engine.WithInputRequired(ctx), true, true
+		return engine.WithInputRequired(ctx), true, rest
 	}
-	return engine.WithAsk(ctx, func(context.Context, engine.Held) (engine.Answer, error) { return a, nil }), false, true
+	return engine.WithAsk(ctx, func(context.Context, engine.Held) (engine.Answer, error) { return a, nil }), false, rest
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -21,6 +20,7 @@ import (
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/exclude"
+	"github.com/added060/palisade/sdk/go/glob"
 )
 
 // Options configure Propose.
@@ -444,7 +444,7 @@ func (r Rule) matchesAny(evs []audit.Event) string {
 		all := true
 		for k, globs := range r.Arguments {
 			s, _ := args[k].(string)
-			if !slices.ContainsFunc(globs, func(g string) bool { return strings.HasPrefix(path.Clean(s)+"/", strings.TrimSuffix(g, "**")) }) {
+			if !glob.Any(globs, path.Clean(s)) { // as plugins/rules matches arguments
 				all = false
 				break
 			}
@@ -503,7 +503,7 @@ func (p *proposer) write(m *bundle.Manifest, rulesFile string) error {
 	if ents, err := os.ReadDir(o.Out); err == nil && len(ents) > 0 {
 		return fmt.Errorf("%w: %s", ErrOutExists, o.Out)
 	}
-	if err := copyDir(o.Bundle, o.Out); err != nil {
+	if err := bundle.CopyDir(o.Bundle, o.Out); err != nil {
 		return err
 	}
 	_ = os.Remove(filepath.Join(o.Out, bundle.SignatureFile)) // the proposal is signed anew
@@ -663,25 +663,4 @@ func stageNode(root *yaml.Node, name string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-func copyDir(src, dst string) error {
-	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(to, 0o755)
-		}
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("tune: %s is not a regular file: bundles hold files and folders only", p)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(to, b, 0o644)
-	})
 }

@@ -56,7 +56,7 @@ func inj(label, path string, rules ...string) abi.StageResult {
 func exampleBundle(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "bundle")
-	if err := copyDir("../../examples/bundle", dir); err != nil {
+	if err := bundle.CopyDir("../../examples/bundle", dir); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, bundle.ManifestFile)

@@ -293,11 +293,14 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		fired []Category
 	}
 	scanned := map[seen]*scan{} // a text repeated across leaves of one kind is judged once
-	server, tool := root.Get("server").String(), root.Get("tool").String()
+	var server, tool string // read once, and only when there are exclusions to match
 	// keep drops the categories an exclusion covers at l's path.
 	keep := func(l leaf, res *Result, fired []Category) []Category {
 		if len(e.exclude) == 0 || len(fired) == 0 {
 			return fired
+		}
+		if server == "" && tool == "" {
+			server, tool = root.Get("server").String(), root.Get("tool").String()
 		}
 		var out []Category
 		for _, c := range fired {
