@@ -293,7 +293,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		fired []Category
 	}
 	scanned := map[seen]*scan{} // a text repeated across leaves of one kind is judged once
-	var server, tool string // read once, and only when there are exclusions to match
+	var server, tool string     // read once, and only when there are exclusions to match
 	// keep drops the categories an exclusion covers at l's path.
 	keep := func(l leaf, res *Result, fired []Category) []Category {
 		if len(e.exclude) == 0 || len(fired) == 0 {
