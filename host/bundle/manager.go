@@ -53,6 +53,20 @@ type ManagerOptions struct {
 	// Shadow is the slot a shadow bundle is installed in (host/engine.Shadow.Slot); nil = this
 	// manager loads no shadow bundle (LoadShadow returns ErrNoShadowSlot). See shadow.go.
 	Shadow *chain.Active
+	// Ephemeral keeps nothing on disk: the manager of a one-process mode (proxy, hook, mcp,
+	// policy test), which may run as many processes at once beside a gateway on the same data
+	// dir. Each bundle is staged in a fresh private folder under StagingDir, checked and built
+	// from it, and the folder is removed when the bundle's chain closes; DataDir is not used
+	// (no history.json, no kept copies, so no Rollback, ActivateKept, Restore or shadow), and
+	// the history lives in memory. Sequences carries the rollback protection across processes.
+	Ephemeral bool
+	// StagingDir is where an ephemeral manager stages bundles ("" = the system temp dir).
+	StagingDir string
+	// Sequences, if set, refuses a bundle whose sequence is below the last one accepted under
+	// its name in the file (ErrOlder), judged on the bundle.yaml that was built, and remembers
+	// each higher one: the rollback protection of processes that keep no history. An operator's
+	// explicit rollback (Rollback, ActivateKept, RollbackArchive) is not checked against it.
+	Sequences *Sequences
 }
 
 // Entry is one kept bundle, as listed by History and the admin API.
@@ -88,7 +102,8 @@ type Manager struct {
 	mu      sync.Mutex
 	history []Entry // newest first; history[0] is active when active is true
 	active  bool
-	shadow  *Entry // the shadow bundle, nil when none (not kept across restarts)
+	cur     *Bundle // the active bundle as built; nil when none
+	shadow  *Entry  // the shadow bundle, nil when none (not kept across restarts)
 }
 
 // NewManager prepares DataDir/bundles and reads the kept history (Restore activates it).
@@ -96,17 +111,24 @@ func NewManager(o ManagerOptions) (*Manager, error) {
 	if o.Active == nil || o.Build.Runtime == nil {
 		return nil, errors.New("bundle: ManagerOptions.Active and Build.Runtime are required")
 	}
-	if o.DataDir == "" {
-		return nil, errors.New("bundle: ManagerOptions.DataDir is required")
-	}
-	if o.Keep <= 0 {
-		o.Keep = DefaultKeep
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Build.Logger == nil {
 		o.Build.Logger = o.Logger
+	}
+	if o.Ephemeral {
+		if o.Shadow != nil {
+			return nil, errors.New("bundle: an ephemeral manager keeps no shadow bundle (ManagerOptions.Shadow)")
+		}
+		o.Keep = 1
+		return &Manager{o: o, dir: o.StagingDir, log: o.Logger}, nil
+	}
+	if o.DataDir == "" {
+		return nil, errors.New("bundle: ManagerOptions.DataDir is required")
+	}
+	if o.Keep <= 0 {
+		o.Keep = DefaultKeep
 	}
 	m := &Manager{o: o, dir: filepath.Join(o.DataDir, "bundles"), log: o.Logger}
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
@@ -142,6 +164,17 @@ func (m *Manager) Current() (e Entry, ok bool) {
 		return Entry{}, false
 	}
 	return m.history[0], true
+}
+
+// Bundle returns the active bundle as it was built (its manifest, chain and digest); nil when
+// none is active.
+func (m *Manager) Bundle() *Bundle {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.active {
+		return nil
+	}
+	return m.cur
 }
 
 // History returns the kept bundles, newest first (the first is the active one, if any).
@@ -192,7 +225,7 @@ func (m *Manager) ActivateKept(ctx context.Context, ref string) (Entry, bool, er
 	m.actM.Lock()
 	defer m.actM.Unlock()
 	e, ok := m.find(ref)
-	if !ok {
+	if !ok || m.o.Ephemeral {
 		return Entry{}, false, fmt.Errorf("%w: %q", ErrNotKept, ref)
 	}
 	return m.activateEntry(ctx, e, "kept:"+ref, false) // an operator's choice: may be older
@@ -204,7 +237,7 @@ func (m *Manager) Rollback(ctx context.Context) (Entry, error) {
 	m.actM.Lock()
 	defer m.actM.Unlock()
 	h := m.History()
-	if len(h) < 2 {
+	if len(h) < 2 || m.o.Ephemeral {
 		return Entry{}, ErrNoPrevious
 	}
 	e, _, err := m.activateEntry(ctx, h[1], "rollback", true)
@@ -216,6 +249,9 @@ func (m *Manager) Rollback(ctx context.Context) (Entry, error) {
 func (m *Manager) Restore(ctx context.Context) (Entry, error) {
 	m.actM.Lock()
 	defer m.actM.Unlock()
+	if m.o.Ephemeral {
+		return Entry{}, fmt.Errorf("%w: an ephemeral manager keeps no bundle", ErrNotKept)
+	}
 	var errs []error
 	for _, e := range m.History() {
 		got, _, err := m.activateEntry(ctx, e, "restore", false)
@@ -291,8 +327,10 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		m.reject(ctx, source, man, digest, verr)
 		return Entry{}, false, verr
 	}
-	if keyID == "" {
+	if keyID == "" && !m.o.Ephemeral {
 		m.log.Warn("activating an unsigned bundle (allow_unsigned is set)", "source", source, "digest", digest)
+	} else if keyID == "" {
+		m.log.Debug("unsigned bundle allowed", "source", source, "digest", digest)
 	}
 	if cur, ok := m.Current(); ok && cur.Digest == digest && !rollback {
 		m.log.Info("bundle unchanged", "bundle", cur.Name, "version", cur.Version, "digest", digest, "source", source)
@@ -305,13 +343,35 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		return Entry{}, false, err
 	}
 	start := time.Now()
-	b, err := Build(ctx, staged, m.o.Build)
+	bo := m.o.Build
+	if m.o.Ephemeral {
+		bo.onClose = func() { os.RemoveAll(staged) } // built from the private copy: gone with its chain
+	}
+	b, err := Build(ctx, staged, bo)
 	if err != nil {
 		m.reject(ctx, source, man, digest, err)
 		return Entry{}, false, err
 	}
+	if b.Digest != digest { // the private copy changed between the check and the build
+		b.Chain.CloseWhenDrained(context.WithoutCancel(ctx))
+		err := fmt.Errorf("%w: the staged copy changed while it was built (checked sha256:%s, built sha256:%s)", ErrDigestMismatch, digest, b.Digest)
+		m.reject(ctx, source, man, digest, err)
+		return Entry{}, false, err
+	}
+	if m.o.Sequences != nil && !older {
+		// b.Manifest is the bundle.yaml Build read, pinned to the checked digest: the sequence
+		// judged is the signed one.
+		if err := m.o.Sequences.Accept(b.Manifest, digest); err != nil {
+			b.Chain.CloseWhenDrained(context.WithoutCancel(ctx))
+			m.reject(ctx, source, b.Manifest, digest, err)
+			return Entry{}, false, err
+		}
+	}
 	final := filepath.Join(m.dir, digest)
-	if _, serr := os.Stat(final); serr == nil {
+	if m.o.Ephemeral {
+		keep = true // removed by the chain's close (onClose)
+		b.Dir = staged
+	} else if _, serr := os.Stat(final); serr == nil {
 		// Same content kept earlier: keep the old copy, drop the staged one.
 		b.Dir = final
 	} else if rerr := os.Rename(staged, final); rerr == nil {
@@ -347,15 +407,18 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 	}
 	m.history = nh
 	m.active = true
+	m.cur = b
 	m.mu.Unlock()
-	for _, x := range dropped {
-		_ = os.RemoveAll(filepath.Join(m.dir, x.Digest))
-	}
-	if rollback && hadPrev && prevEntry.Digest != digest {
-		_ = os.RemoveAll(filepath.Join(m.dir, prevEntry.Digest))
-	}
-	if err := m.saveHistory(); err != nil {
-		m.log.Warn("bundle history not saved", "err", err)
+	if !m.o.Ephemeral {
+		for _, x := range dropped {
+			_ = os.RemoveAll(filepath.Join(m.dir, x.Digest))
+		}
+		if rollback && hadPrev && prevEntry.Digest != digest {
+			_ = os.RemoveAll(filepath.Join(m.dir, prevEntry.Digest))
+		}
+		if err := m.saveHistory(); err != nil {
+			m.log.Warn("bundle history not saved", "err", err)
+		}
 	}
 	detail := map[string]any{"source": source, "build_ms": time.Since(start).Milliseconds()}
 	if keyID != "" {
@@ -370,7 +433,11 @@ func (m *Manager) activateStaged(ctx context.Context, staged, source string, rol
 		detail["rollback"] = true
 	}
 	m.record(ctx, audit.KindBundleActivated, e.Info(), "", detail)
-	m.log.Info("bundle activated", "bundle", e.Name, "version", e.Version, "digest", digest, "key_id", keyID, "source", source, "build_ms", time.Since(start).Milliseconds())
+	level := slog.LevelInfo
+	if m.o.Ephemeral && !hadPrev {
+		level = slog.LevelDebug // the bundle a one-process mode starts with (a hook starts per call)
+	}
+	m.log.Log(ctx, level, "bundle activated", "bundle", e.Name, "version", e.Version, "digest", digest, "key_id", keyID, "source", source, "build_ms", time.Since(start).Milliseconds())
 	return e, true, nil
 }
 

@@ -53,11 +53,12 @@ func (g *Gateway) Admin() *admin.Server { return g.admin }
 // Active returns the active chain holder.
 func (g *Gateway) Active() *chain.Active { return &g.active }
 
-// Current returns the active bundle (nil before the first activation).
+// Current returns the active bundle as built (nil before the first activation).
 func (g *Gateway) Current() *bundle.Bundle {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.current
+	if g.bundles == nil {
+		return nil
+	}
+	return g.bundles.Bundle()
 }
 
 // Engine returns the decision engine (nil during Init).
@@ -91,9 +92,6 @@ func (g *Gateway) Recent() *audit.Ring { return g.recent }
 func (g *Gateway) WrapRecorder(wrap func(engine.Recorder) engine.Recorder) {
 	g.recorder = wrap(g.recorder)
 }
-
-// ClaimBundles tells the gateway a feature loads and activates bundles itself. Init only.
-func (g *Gateway) ClaimBundles() { g.bundlesClaimed = true }
 
 // Addr returns the listening address after Start.
 func (g *Gateway) Addr() string {

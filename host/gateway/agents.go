@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -174,8 +175,12 @@ type Local struct {
 	cfg  config.Config
 	log  *slog.Logger
 	core *Core
-	nc   *nats.Conn
-	pub  *audit.Publisher
+	// mgr is the one activation path (Core.NewManager, ephemeral): NewLocal, WatchBundle and
+	// Refresh all activate through it; rec passes its events on once the mode has started.
+	mgr *bundle.Manager
+	rec startedRecorder
+	nc  *nats.Conn
+	pub *audit.Publisher
 	// signed: the events are signed with the data dir's bus identity (openAudit found one).
 	signed bool
 	spool  string
@@ -187,14 +192,15 @@ type Local struct {
 	broken    error  // why the folder at stamp does not build; nil when it does
 }
 
-// WatchBundle re-reads the bundle folder every interval (0 = 2s) until ctx ends; when its digest
-// changes it verifies (the Core's trust policy) and builds the new bundle (fixtures included)
-// and swaps it in, or keeps the current one and logs why. Long-lived modes (proxy, mcp) run it; the hook does not.
+// WatchBundle checks the bundle folder every interval (0 = 2s) until ctx ends, the way Refresh
+// does: when it changed, the new bundle is verified (the Core's trust policy), built (fixtures
+// included) and swapped in through the mode's bundle manager, or the current one keeps deciding
+// and the manager records why (bundle.rejected). Long-lived modes (proxy, mcp) run it; the hook
+// does not.
 func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 	if interval <= 0 {
 		interval = 2 * time.Second
 	}
-	dir, last := l.cfg.Bundle, l.Bundle.Digest
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -203,23 +209,17 @@ func (l *Local) WatchBundle(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		d, err := bundle.Digest(dir)
-		if err != nil || d == last {
-			continue
-		}
-		last = d
-		b, err := l.core.Build(ctx, dir, false)
-		if err != nil {
-			l.log.Warn("bundle changed but does not build; keeping the current one", "bundle", dir, "err", err)
-			l.Recent.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
-			continue
-		}
-		if old := l.Active.Swap(b.Chain); old != nil {
-			go old.CloseWhenDrained(context.WithoutCancel(ctx))
-		}
-		info := b.Info()
-		l.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
-		l.Recent.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
+		_ = l.Refresh(ctx) // a bundle that does not build is logged and recorded by Refresh
+	}
+}
+
+// startedRecorder passes events to the ring once the mode has started: the bundle a process
+// starts with is not an event (a hook process starts on every call), a later swap is.
+type startedRecorder struct{ ring atomic.Pointer[audit.Ring] }
+
+func (r *startedRecorder) Record(ctx context.Context, ev audit.Event) {
+	if ring := r.ring.Load(); ring != nil {
+		ring.Record(ctx, ev)
 	}
 }
 
@@ -278,11 +278,16 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if err != nil {
 		return nil, err
 	}
-	l.Bundle, err = l.core.Build(ctx, cfg.Bundle, false)
+	instance := o.Name + "@" + hostname()
+	l.mgr, err = l.core.NewManager(bundle.ManagerOptions{Active: l.Active, Ephemeral: true, Recorder: &l.rec, Gateway: instance,
+		Logger: o.Logger.With("component", "bundles")})
 	if err != nil {
+		return nil, err
+	}
+	if _, _, err := l.mgr.Activate(ctx, cfg.Bundle, "dir:"+cfg.Bundle); err != nil {
 		return nil, fmt.Errorf("bundle %s: %w", cfg.Bundle, err)
 	}
-	l.Active.Swap(l.Bundle.Chain)
+	l.Bundle = l.mgr.Bundle()
 	l.digest = l.Bundle.Digest
 	aerr := <-auditDone
 	auditDone = nil
@@ -293,7 +298,8 @@ func NewLocal(ctx context.Context, o LocalOptions) (_ *Local, err error) {
 	if l.Recent == nil { // NoAudit: events are kept for audit://recent only
 		l.Recent = audit.NewRing(0, nil)
 	}
-	eo := l.core.EngineOptions(l.Active, l.Recent, o.Name+"@"+hostname())
+	l.rec.ring.Store(l.Recent)
+	eo := l.core.EngineOptions(l.Active, l.Recent, instance)
 	eo.Unsigned = !l.signed
 	eo.Hook.AllowStages = ac.HookAllowStages
 	if a := l.Bundle.Manifest.Audit.Arguments; a != "" {
@@ -337,24 +343,12 @@ func (l *Local) Refresh(ctx context.Context) error {
 	if d == l.digest && l.Active.Load() != nil {
 		return nil
 	}
-	b, err := l.core.Build(ctx, dir, false)
-	if err != nil {
+	if _, _, err := l.mgr.Activate(ctx, dir, "dir:"+dir); err != nil {
+		// The manager logged and recorded it (bundle.rejected) and kept the active chain.
 		l.broken = fmt.Errorf("bundle %s: %w", dir, err)
-		l.log.Warn("bundle changed but does not build; not deciding with the old one", "bundle", dir, "err", err)
-		if l.pub != nil {
-			l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error()})
-		}
 		return l.broken
 	}
-	if old := l.Active.Swap(b.Chain); old != nil {
-		go old.CloseWhenDrained(context.WithoutCancel(ctx))
-	}
-	l.digest = b.Digest
-	info := b.Info()
-	l.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
-	if l.pub != nil {
-		l.pub.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}})
-	}
+	l.digest = l.mgr.Bundle().Digest
 	return nil
 }
 
@@ -533,11 +527,14 @@ func (l *Local) Close(ctx context.Context) error {
 	if l.lock != nil {
 		l.lock.Close()
 	}
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	if ch := l.Active.Swap(nil); ch != nil {
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_ = ch.CloseWhenDrained(cctx)
-		cancel()
+		_ = ch.CloseWhenDrained(cctx) // removes its staged copy
 	}
+	if l.mgr != nil {
+		_ = l.mgr.Close(cctx) // the chains swapped out, drained and closed
+	}
+	cancel()
 	if l.core != nil {
 		_ = l.core.Close(ctx)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/added060/palisade/host/admin"
@@ -64,29 +63,14 @@ type BundlesConfig struct {
 	ShadowMaxDelay config.Duration `yaml:"shadow_max_delay"`
 }
 
-// managers maps a gateway to its bundle manager (a registry, so that three gateways can live
-// in one test process).
-var managers sync.Map // *Gateway → *bundle.Manager
-
-// BundleManager returns the gateway's bundle manager (nil before the bundles feature's Init).
-// Use it to activate, roll back or list bundles from Go.
-func BundleManager(g *Gateway) *bundle.Manager {
-	m, _ := managers.Load(g)
-	mm, _ := m.(*bundle.Manager)
-	return mm
-}
-
-// shadows maps a gateway to its shadow (registered by the bundles feature).
-var shadows sync.Map // *Gateway → *engine.Shadow
+// BundleManager returns the gateway's bundle manager (nil before the bundles feature's
+// AfterInit). Use it to activate, roll back or list bundles from Go.
+func BundleManager(g *Gateway) *bundle.Manager { return g.bundles }
 
 // Shadow returns the gateway's shadow judge (nil before the bundles feature's Init): its
 // counters and recent disagreements. Load, clear and promote the shadow bundle with
 // BundleManager(g).LoadShadow, ClearShadow and PromoteShadow.
-func Shadow(g *Gateway) *engine.Shadow {
-	s, _ := shadows.Load(g)
-	ss, _ := s.(*engine.Shadow)
-	return ss
-}
+func Shadow(g *Gateway) *engine.Shadow { return g.shadow }
 
 // bundlesFeature claims bundle loading: it verifies signatures against trusted keys, keeps
 // history for rollback, follows the configured source, and serves the admin bundle routes.
@@ -131,25 +115,23 @@ func (f *bundlesFeature) Init(ctx context.Context, g *Gateway) error {
 	f.shadow = engine.NewShadow(engine.ShadowOptions{Queue: f.cfg.ShadowQueue, Workers: f.cfg.ShadowWorkers,
 		MaxDelay: f.cfg.ShadowMaxDelay.D(), Metrics: g.Metrics(), Logger: g.Logger().With("component", "shadow")})
 	g.engOpts.Shadow = f.shadow
-	shadows.Store(g, f.shadow)
-	g.ClaimBundles()
+	g.shadow = f.shadow
 	return nil
 }
 
 // AfterInit creates the manager and activates the first bundle once every feature's Init is
 // done. The manager verifies with the Core's trust policy and builds with the Core.
 func (f *bundlesFeature) AfterInit(ctx context.Context, g *Gateway) error {
-	c := g.Core()
 	var err error
-	f.m, err = bundle.NewManager(bundle.ManagerOptions{
-		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(), Keys: c.Keys, AllowUnsigned: c.AllowUnsigned,
+	f.m, err = g.Core().NewManager(bundle.ManagerOptions{
+		Active: g.Active(), Build: g.BuildOptions(), DataDir: g.DataDir(),
 		Keep: f.cfg.Keep, Recorder: gatewayRecorder{g}, Gateway: g.Instance(), Logger: g.Logger().With("component", "bundles"),
 		Shadow: f.shadow.Slot(),
 	})
 	if err != nil {
 		return err
 	}
-	managers.Store(g, f.m)
+	g.bundles = f.m
 	if err := f.first(ctx); err != nil {
 		return err
 	}
@@ -261,10 +243,6 @@ func (f *bundlesFeature) Close(ctx context.Context) error {
 		if err := f.shadow.Close(ctx); err != nil {
 			f.g.Logger().Warn("shadow queue not drained", "err", err)
 		}
-	}
-	if f.g != nil {
-		managers.Delete(f.g)
-		shadows.Delete(f.g)
 	}
 	if f.m != nil {
 		return f.m.Close(ctx)

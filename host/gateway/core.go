@@ -174,26 +174,47 @@ func (c *Core) Verify(dir string) (keyID, digest string, err error) {
 	return bundle.CheckTrust(dir, c.Keys, c.AllowUnsigned)
 }
 
-// Build verifies and builds the bundle folder dir from one private copy of it (bundle.Load:
-// staged once, the trust policy checked over the copy, built from the copy only, so the folder
-// changing meanwhile cannot slip unchecked bytes into the chain). skipFixtures leaves the
-// bundle's fixtures to the caller (policy test). With CoreOptions.Sequences set, a bundle whose
-// sequence is below the last one accepted under its name is refused (bundle.ErrOlder).
-func (c *Core) Build(ctx context.Context, dir string, skipFixtures bool) (*bundle.Bundle, error) {
-	o := c.BuildOptions()
-	o.SkipFixtures, o.Fixtures = skipFixtures, c.fixed
-	return c.load(ctx, dir, o)
+// NewManager makes the bundle manager a mode activates bundles with: the one activation path
+// of every mode (bundle.Manager: a private staged copy, this core's trust policy checked over
+// the copy, built from the copy only with this core's runtime, host functions and models, the
+// sequence checked, bundle.activated and bundle.rejected recorded). o supplies what only the
+// mode knows: the slot, the recorder, and for serve the data dir, shadow slot and per-stage
+// metrics (o.Build; zero = BuildOptions). The trust policy is always this core's. An ephemeral
+// manager (the one-process modes) gets the core's sequences file and fixture memo.
+func (c *Core) NewManager(o bundle.ManagerOptions) (*bundle.Manager, error) {
+	o.Keys, o.AllowUnsigned = c.Keys, c.AllowUnsigned
+	if o.Build.Runtime == nil {
+		o.Build = c.BuildOptions()
+	}
+	if o.Logger == nil {
+		o.Logger = c.log
+	}
+	if o.Ephemeral {
+		o.Sequences = c.seq
+		if o.Build.Fixtures == nil {
+			o.Build.Fixtures = c.fixed
+		}
+	}
+	return bundle.NewManager(o)
 }
 
-func (c *Core) load(ctx context.Context, dir string, o bundle.BuildOptions) (*bundle.Bundle, error) {
-	b, keyID, err := bundle.Load(ctx, dir, bundle.LoadOptions{Keys: c.Keys, AllowUnsigned: c.AllowUnsigned, Sequences: c.seq, Build: o})
+// Build verifies and builds the bundle folder dir through an ephemeral manager (NewManager):
+// staged once, the trust policy checked over the copy, built from the copy only, so the folder
+// changing meanwhile cannot slip unchecked bytes into the chain. skipFixtures leaves the
+// bundle's fixtures to the caller (policy test). With CoreOptions.Sequences set, a bundle whose
+// sequence is below the last one accepted under its name is refused (bundle.ErrOlder). The
+// bundle's staged copy is removed when its chain closes.
+func (c *Core) Build(ctx context.Context, dir string, skipFixtures bool) (*bundle.Bundle, error) {
+	o := c.BuildOptions()
+	o.SkipFixtures = skipFixtures
+	m, err := c.NewManager(bundle.ManagerOptions{Active: &chain.Active{}, Ephemeral: true, Build: o})
 	if err != nil {
 		return nil, err
 	}
-	if keyID == "" {
-		c.log.Debug("unsigned bundle allowed", "bundle", dir, "digest", b.Digest)
+	if _, _, err := m.Activate(ctx, dir, "dir:"+dir); err != nil {
+		return nil, err
 	}
-	return b, nil
+	return m.Bundle(), nil
 }
 
 // InferStatus reports the inference registries of the bundles built by this core and still open.

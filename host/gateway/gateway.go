@@ -113,11 +113,14 @@ type Gateway struct {
 	features  []Feature
 	stdio     []*proxy.StdioUpstream // upstreams with a command: processes the gateway supervises
 
-	bundlesClaimed bool
-	current        *bundle.Bundle
-	tracer         trace.Tracer // the telemetry feature's; nil = tracing off
-	mu             sync.Mutex
-	closeOnce      sync.Once
+	// bundles is the bundle manager (the bundles feature's), the one activation path of the
+	// gateway; shadow is its shadow judge. Both are set in the bundles feature's Init and
+	// AfterInit, before the gateway serves.
+	bundles   *bundle.Manager
+	shadow    *engine.Shadow
+	tracer    trace.Tracer // the telemetry feature's; nil = tracing off
+	mu        sync.Mutex
+	closeOnce sync.Once
 }
 
 // New builds a gateway from o: everything is started except the HTTP listener (Start).
@@ -212,13 +215,6 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 			if err := a.AfterInit(ctx, g); err != nil {
 				return nil, fmt.Errorf("feature %s: %w", f.Name(), err)
 			}
-		}
-	}
-
-	// The first bundle.
-	if !g.bundlesClaimed {
-		if _, err := g.Activate(ctx, cfg.Bundle); err != nil {
-			return nil, err
 		}
 	}
 
@@ -455,32 +451,6 @@ func (g *Gateway) BuildOptions() bundle.BuildOptions {
 // Core returns the runtime, host functions and bundle trust policy the gateway builds with.
 func (g *Gateway) Core() *Core { return g.core }
 
-// Activate verifies (the Core's trust policy) and builds the bundle in dir and swaps it in; the
-// previous chain closes when drained. A failure leaves the current bundle serving and records a
-// bundle.rejected event. (The bundles feature activates through its bundle.Manager instead.)
-func (g *Gateway) Activate(ctx context.Context, dir string) (*bundle.Bundle, error) {
-	b, err := g.buildVerified(ctx, dir)
-	if err != nil {
-		g.Record(ctx, audit.Event{Kind: audit.KindBundleRejected, Reason: err.Error(), Detail: jsonDetail(map[string]string{"source": dir})})
-		return nil, fmt.Errorf("activate %s: %w", dir, err)
-	}
-	g.Swap(ctx, b)
-	return b, nil
-}
-
-// Swap installs b as the active bundle and records bundle.activated.
-func (g *Gateway) Swap(ctx context.Context, b *bundle.Bundle) {
-	g.mu.Lock()
-	g.current = b
-	g.mu.Unlock()
-	if old := g.active.Swap(b.Chain); old != nil {
-		go old.CloseWhenDrained(context.Background())
-	}
-	info := b.Info()
-	g.Record(ctx, audit.Event{Kind: audit.KindBundleActivated, Bundle: &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}, Reason: "activated " + info.Version})
-	g.log.Info("bundle activated", "bundle", info.Name, "version", info.Version, "digest", info.Digest)
-}
-
 // Record publishes an event through the gateway's recorder chain.
 func (g *Gateway) Record(ctx context.Context, ev audit.Event) {
 	if ev.Gateway == "" {
@@ -589,8 +559,4 @@ func (g *Gateway) Close(ctx context.Context) error {
 		}
 	})
 	return nil
-}
-
-func (g *Gateway) buildVerified(ctx context.Context, dir string) (*bundle.Bundle, error) {
-	return g.core.load(ctx, dir, g.BuildOptions())
 }

@@ -47,7 +47,8 @@ func SelfPaths(cfg config.Config, trustedKeys []string, extra []string) *abi.Eng
 	if cfg.Bundle != "" && localSource(cfg.Bundle) {
 		add(cfg.Bundle)
 	}
-	// bundle.Load stages the one-process modes' copy in the temp dir (serve's is in the data dir).
+	// The one-process modes' ephemeral bundle manager stages its copy in the temp dir (serve's is in
+	// the data dir).
 	e.Paths = append(e.Paths, filepath.Join(os.TempDir(), ".staging-*"))
 	add(cfg.Plugins.CacheDir)
 	add(cfg.Path)

@@ -33,7 +33,8 @@ type Options struct {
 	// Build, if set, verifies and builds the bundle folder without running its fixtures: the
 	// CLI passes host/gateway.Core.Build, so policy test runs the same stages, models and
 	// signature check as every other mode. nil = a bare runtime with Deps and no models (a
-	// stage that needs inference is then unavailable).
+	// stage that needs inference is then unavailable), activated through an ephemeral
+	// bundle.Manager with no trust policy.
 	Build func(ctx context.Context, dir string) (*bundle.Bundle, error)
 	// Serve, if set, also decides each fixture the way a call through the gateway is decided
 	// (the CLI passes one on host/proxy's Engine.Judge: unjudged methods pass quietly, ask and
@@ -112,7 +113,16 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 		}
 		defer rt.Close(ctx)
 		build = func(ctx context.Context, dir string) (*bundle.Bundle, error) {
-			return bundle.Build(ctx, dir, bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true})
+			// The one activation path, without a trust policy (no keys: nothing to check with).
+			m, err := bundle.NewManager(bundle.ManagerOptions{Active: &chain.Active{}, Ephemeral: true, AllowUnsigned: true, Logger: o.Logger,
+				Build: bundle.BuildOptions{Runtime: rt, Deps: o.Deps, Logger: o.Logger, SkipFixtures: true}})
+			if err != nil {
+				return nil, err
+			}
+			if _, _, err := m.Activate(ctx, dir, "dir:"+dir); err != nil {
+				return nil, err
+			}
+			return m.Bundle(), nil
 		}
 	}
 	b, err := build(ctx, o.Bundle)
