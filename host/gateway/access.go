@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"encoding/json"
 	"log/slog"
 
 	"github.com/added060/palisade/host/admin"
@@ -99,9 +98,4 @@ func (g *Gateway) Addr() string {
 		return ""
 	}
 	return g.ln.Addr().String()
-}
-
-func jsonDetail(v any) json.RawMessage {
-	b, _ := json.Marshal(v)
-	return b
 }

@@ -119,7 +119,6 @@ type Gateway struct {
 	bundles   *bundle.Manager
 	shadow    *engine.Shadow
 	tracer    trace.Tracer // the telemetry feature's; nil = tracing off
-	mu        sync.Mutex
 	closeOnce sync.Once
 }
 
