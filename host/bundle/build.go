@@ -186,6 +186,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		SampleFallback: m.Fallback.Sample,
 		Observe:        m.Mode == "observe",
 		ShowDenied:     m.ToolsList.HideDenied != nil && !*m.ToolsList.HideDenied,
+		Uncertain:      m.Uncertain,
 		Uncovered: chain.Coverage{Action: m.Coverage.Uncovered, Stages: m.Coverage.JudgeWith,
 			Pass:   chain.Methods{Request: m.Coverage.Pass.Request, Response: m.Coverage.Pass.Response},
 			Refuse: chain.Methods{Request: m.Coverage.Refuse.Request, Response: m.Coverage.Refuse.Response}},

@@ -42,3 +42,28 @@ func TestCoverageRequired(t *testing.T) {
 		t.Fatalf("coverage = %+v", c)
 	}
 }
+
+// TestUncertainMapping: bundle.yaml's uncertain: names known ways in and maps them to ask,
+// deny or sample; anything else is refused naming the key.
+func TestUncertainMapping(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, path string }{
+		{"allow is refused", "uncertain: {hook: allow}\n", "uncertain.hook"},
+		{"unknown way in", "uncertain: {sse: deny}\n", "uncertain.sse"},
+		{"not an action", "uncertain: {default: maybe}\n", "uncertain.default"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(tc.yaml + goodManifest))
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Path != tc.path {
+				t.Fatalf("error %v, want a field error at %s", err, tc.path)
+			}
+		})
+	}
+	m, err := ParseManifest([]byte("uncertain: {default: ask, stdio: deny, hook: ask}\n" + goodManifest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Uncertain["stdio"] != "deny" || m.Uncertain["hook"] != "ask" {
+		t.Fatalf("uncertain = %v", m.Uncertain)
+	}
+}

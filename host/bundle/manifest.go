@@ -3,12 +3,14 @@ package bundle
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -42,7 +44,14 @@ type Manifest struct {
 	Mode string `yaml:"mode,omitempty"`
 	// ToolsList says how the gateway answers tools/list (host/engine visibleTools).
 	ToolsList ToolsListSpec `yaml:"tools_list,omitempty"`
+	// Uncertain maps a stage's uncertain verdict per way in (envelope transport, or default)
+	// to ask, deny or sample (host/chain.Options.Uncertain); absent = ask everywhere.
+	Uncertain map[string]string `yaml:"uncertain,omitempty"`
 }
+
+// UncertainKeys are the ways in bundle.yaml's uncertain: may name: the envelope transports,
+// and default for every one not named.
+var UncertainKeys = []string{"default", "http", "stdio", "hook", "mcp", "fixture", "playground"}
 
 // ToolsListSpec is bundle.yaml's tools_list block.
 type ToolsListSpec struct {
@@ -229,6 +238,14 @@ func (m *Manifest) Validate() error {
 	for _, f := range []struct{ path, v string }{{"fallback.ask", m.Fallback.Ask}, {"fallback.sample", m.Fallback.Sample}} {
 		if f.v != "" && f.v != abi.ActionAllow && f.v != abi.ActionDeny {
 			return fe(f.path, "%q must be allow or deny", f.v)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(m.Uncertain)) {
+		if !slices.Contains(UncertainKeys, k) {
+			return fe("uncertain."+k, "unknown way in (%s)", strings.Join(UncertainKeys, ", "))
+		}
+		if a := m.Uncertain[k]; !chain.UncertainTarget(a) {
+			return fe("uncertain."+k, "%q must be ask, deny or sample (an uncertain finding is never allowed by a mapping)", a)
 		}
 	}
 	switch m.Audit.Arguments {

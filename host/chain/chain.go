@@ -165,6 +165,10 @@ type Options struct {
 	SampleFallback string
 	// Uncovered is what happens to a message no stage matches in its phase (see Coverage).
 	Uncovered Coverage
+	// Uncertain maps a stage's uncertain verdict to ask, deny or sample per way in: keys are
+	// envelope transports (http, stdio, hook, mcp, fixture, playground) and "default"; a
+	// transport not named takes default, and without default uncertain is ask.
+	Uncertain map[string]string
 	// Observe puts the whole bundle in observe mode: it decides and records, and the engine
 	// enforces nothing (host/proxy: the audit event's detail.observed says what would have
 	// happened).
@@ -207,6 +211,11 @@ func New(o Options) (*Chain, error) {
 	}
 	if !abi.ValidAction(o.DefaultAction) {
 		return nil, fmt.Errorf("chain: default action %q is not an action", o.DefaultAction)
+	}
+	for k, a := range o.Uncertain {
+		if !UncertainTarget(a) {
+			return nil, fmt.Errorf("chain: uncertain %s: %q is not ask, deny or sample", k, a)
+		}
 	}
 	switch o.Uncovered.Action {
 	case "":
@@ -307,6 +316,24 @@ func (c *Chain) Extra() any { return c.o.Extra }
 
 // SetExtra sets the free data; call it before the chain is shared.
 func (c *Chain) SetExtra(v any) { c.o.Extra = v }
+
+// UncertainTarget reports whether a is what an uncertain verdict may become: ask, deny or
+// sample (never allow: a stage that found something is never waved through by a mapping).
+func UncertainTarget(a string) bool {
+	return a == abi.ActionAsk || a == abi.ActionDeny || a == abi.ActionSample
+}
+
+// UncertainAction is what a stage's uncertain verdict becomes for a message that came in by
+// transport (Options.Uncertain).
+func (c *Chain) UncertainAction(transport string) string {
+	if a, ok := c.o.Uncertain[transport]; ok {
+		return a
+	}
+	if a, ok := c.o.Uncertain["default"]; ok {
+		return a
+	}
+	return abi.ActionAsk
+}
 
 // DefaultAction is the action when no stage has an opinion.
 func (c *Chain) DefaultAction() string { return c.o.DefaultAction }
@@ -414,10 +441,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		spread := max(0, min(len(run)-1, c.idle()))
 		var wg sync.WaitGroup
 		for i := len(run) - spread; i < len(run); i++ {
-			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, in) })
+			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, in) })
 		}
 		for i := range len(run) - spread {
-			results[i] = c.call(ctx, run[i], phase, in)
+			results[i] = c.call(ctx, run[i], phase, env.Transport, in)
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
@@ -532,7 +559,7 @@ func priorOf(base []abi.Prior, rs []abi.StageResult) []abi.Prior {
 	return out
 }
 
-func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) abi.StageResult {
+func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in []byte) abi.StageResult {
 	r := abi.StageResult{Stage: s.Name, Phase: phase}
 	start := time.Now()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
@@ -582,6 +609,10 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase string, in []byte) abi
 	} else {
 		r.Action, r.Score, r.Labels, r.Reason, r.Rule, r.Evidence = v.Action, v.Score, v.Labels, v.Reason, v.Rule, v.Evidence
 		r.Verdict = &v
+		if v.Action == abi.ActionUncertain {
+			// Mapped here, before merging: the decision is ask, deny or sample for this way in.
+			r.Uncertain, r.Action = true, c.UncertainAction(transport)
+		}
 		if v.Incomplete && v.Action != abi.ActionDeny {
 			// The stage could not look at everything: never clean. Failure mode decides.
 			r.Error = "incomplete verdict"
@@ -613,7 +644,7 @@ func DecodeVerdict(b []byte) (abi.Verdict, error) {
 	if v.Action == "" {
 		v.Action = abi.ActionNone
 	}
-	if !abi.ValidAction(v.Action) {
+	if !abi.ValidAction(v.Action) && v.Action != abi.ActionUncertain {
 		return v, fmt.Errorf("%w: action %q", ErrBadVerdict, v.Action)
 	}
 	if v.Score < 0 || v.Score > 1 {

@@ -276,3 +276,49 @@ func TestFirstGroupOnly(t *testing.T) {
 		t.Fatalf("whole chain: %s, judge called %d", d.Action, judge.calls)
 	}
 }
+
+// A stage's uncertain verdict becomes what the bundle maps it to for the way the message came
+// in, before merging; the stage's result keeps that it was uncertain.
+func TestUncertainMappedPerWayIn(t *testing.T) {
+	unc := func() *fixed { return &fixed{v: abi.Verdict{Action: "uncertain", Reason: "sudo"}} }
+	for _, tc := range []struct {
+		name      string
+		mapping   map[string]string
+		transport string
+		others    []string // other stages' actions
+		want      string
+	}{
+		{name: "no mapping asks", transport: "http", want: "ask"},
+		{name: "hook asks, stdio denies: hook", mapping: map[string]string{"hook": "ask", "stdio": "deny"}, transport: "hook", want: "ask"},
+		{name: "hook asks, stdio denies: stdio", mapping: map[string]string{"hook": "ask", "stdio": "deny"}, transport: "stdio", want: "deny"},
+		{name: "unnamed way takes default", mapping: map[string]string{"default": "deny", "hook": "ask"}, transport: "http", want: "deny"},
+		{name: "unnamed way without default asks", mapping: map[string]string{"stdio": "deny"}, transport: "mcp", want: "ask"},
+		{name: "sample hands it to the judge", mapping: map[string]string{"default": "sample"}, transport: "http", want: "sample"},
+		{name: "a certain deny still wins over ask", transport: "hook", others: []string{"deny"}, want: "deny"},
+		{name: "uncertain mapped to ask beats an allow", transport: "hook", others: []string{"allow"}, want: "ask"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stages := []*Stage{{Name: "unc", Plugin: unc(), Request: true}}
+			for i, a := range tc.others {
+				stages = append(stages, &Stage{Name: "o" + string(rune('0'+i)), Plugin: &fixed{v: abi.Verdict{Action: a}}, Request: true})
+			}
+			c, err := New(Options{Stages: stages, Uncertain: tc.mapping})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "Bash", Transport: tc.transport})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != tc.want {
+				t.Fatalf("decision %s, want %s (%s)", d.Action, tc.want, d.Reason)
+			}
+			if r := d.Stages[0]; !r.Uncertain || r.Action != c.UncertainAction(tc.transport) || r.Error != "" {
+				t.Fatalf("stage result %+v: want uncertain, mapped to %s", r, c.UncertainAction(tc.transport))
+			}
+		})
+	}
+	if _, err := New(Options{Stages: []*Stage{{Name: "a", Plugin: unc(), Request: true}}, Uncertain: map[string]string{"hook": "allow"}}); err == nil || !strings.Contains(err.Error(), "uncertain hook") {
+		t.Fatalf("uncertain mapped to allow: %v, want refused", err)
+	}
+}

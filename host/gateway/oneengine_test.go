@@ -61,6 +61,13 @@ const oneEngineStages = `
     timeout: 10s
     failure: closed
     config: {mode: verdict, when_tool: t-sample, verdict: {action: sample, rule: sample-rule, reason: a judge decides}}
+  - name: unsure
+    plugin: mis.wasm
+    sha256: MIS
+    phase: request
+    timeout: 10s
+    failure: closed
+    config: {mode: verdict, when_tool: t-uncertain, verdict: {action: uncertain, rule: unsure-rule, reason: a reviewer would ask}}
   - name: trap-closed
     plugin: mis.wasm
     sha256: MIS
@@ -96,12 +103,13 @@ const oneEngineStages = `
 `
 
 // oneEngineBundle writes and pins the table's bundle: default allow; ask and sample that no
-// person or judge resolves fall back to deny.
+// person or judge resolves fall back to deny; an uncertain stage asks in the hook (Claude Code's
+// prompt) and denies on every other way in.
 func oneEngineBundle(t *testing.T) string {
 	t.Helper()
 	mis, sum := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
 	dir := t.TempDir()
-	y := "name: one-engine\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nfallback: {ask: deny, sample: deny}\ncoverage: {uncovered: pass}\nstages:" +
+	y := "name: one-engine\nversion: 0.0.1\nabi: \"1.0\"\ndefault_action: allow\nfallback: {ask: deny, sample: deny}\nuncertain: {default: deny, hook: ask}\ncoverage: {uncovered: pass}\nstages:" +
 		strings.ReplaceAll(oneEngineStages, "MIS", sum)
 	for name, b := range map[string][]byte{"bundle.yaml": []byte(y), "mis.wasm": mis} {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
@@ -117,7 +125,7 @@ func oneEngineBundle(t *testing.T) string {
 // oneEngineTools are the upstream's tools, one per row: each answers "ok <name>"; t-dup answers
 // a JSON-RPC response with two "result" keys (the first harmless, the last not), which no
 // transport may pass on unjudged.
-var oneEngineTools = []string{"t-allow", "t-deny", "t-ask", "t-sample", "t-none", "t-trap-closed", "t-trap-open", "t-resp-deny", "t-redact", "t-dup"}
+var oneEngineTools = []string{"t-allow", "t-deny", "t-ask", "t-uncertain", "t-sample", "t-none", "t-trap-closed", "t-trap-open", "t-resp-deny", "t-redact", "t-dup"}
 
 // dupAnswer is the ambiguous answer to the request with id: readers disagree on its result.
 func dupAnswer(id json.RawMessage) []byte {
@@ -338,6 +346,9 @@ func TestOneEngineEveryWayIn(t *testing.T) {
 		{name: "allow", tool: "t-allow", mcp: ok("t-allow"), hook: outcome{Action: "allow"}, policy: outcome{Action: "allow", Rule: "allow-rule"}},
 		{name: "deny", tool: "t-deny", mcp: deny("deny-rule"), hook: deny("deny-rule"), policy: deny("deny-rule")},
 		{name: "ask", tool: "t-ask", mcp: deny("ask-rule"), hook: outcome{Action: "ask", Rule: "ask-rule"}, policy: outcome{Action: "ask", Rule: "ask-rule"}},
+		// The bundle maps uncertain per way in: ask in the hook, deny elsewhere (policy test's
+		// fixtures come in as "fixture", which takes default).
+		{name: "uncertain", tool: "t-uncertain", mcp: deny("unsure-rule"), hook: outcome{Action: "ask", Rule: "unsure-rule"}, policy: deny("unsure-rule")},
 		{name: "sample", tool: "t-sample", mcp: deny("sample-rule"), hook: deny("sample-rule"), policy: outcome{Action: "sample", Rule: "sample-rule"}},
 		{name: "no opinion", tool: "t-none", mcp: ok("t-none"), hook: outcome{Action: "none"}, policy: outcome{Action: "allow"}},
 		{name: "trap fails closed", tool: "t-trap-closed", mcp: deny(""), hook: deny(""), policy: deny(""), why: "stage trap-closed failed (fail closed)"},

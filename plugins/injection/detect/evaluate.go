@@ -209,7 +209,7 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 // result.structuredContent (and result.messages for prompts/get); of any other answer: every
 // string leaf of result. Both: error.message and the string leaves of error.data. It returns deny when a category fires (or, in
 // the response phase with redact mode, no opinion plus the redacted result; in the request
-// phase, ask when every category that fired rests on uncertain findings only), else none.
+// phase, uncertain when every category that fired rests on uncertain findings only), else none.
 func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if !gjson.ValidBytes(env) {
 		return abi.Verdict{}, errors.New("injection: envelope is not valid JSON")
@@ -410,8 +410,9 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	}
 	if phase != abi.PhaseResponse && allUncertain(found) {
 		// Every finding is one a careful reviewer would ask about (a package install with
-		// sudo, a vendor's installer): hold the call for a person instead of refusing it.
-		v.Action = abi.ActionAsk
+		// sudo, a vendor's installer): uncertain, which the bundle maps per way in (ask by
+		// default: held for a person, or Claude Code's own prompt in the hook).
+		v.Action = abi.ActionUncertain
 		v.Reason = "uncertain: " + v.Reason
 		return v, nil
 	}

@@ -21,6 +21,11 @@ const (
 	ActionSample = "sample"
 	ActionAsk    = "ask"
 	ActionDeny   = "deny"
+	// ActionUncertain is a verdict only, never a decision: the stage found something a careful
+	// reviewer would ask about rather than refuse. The host maps it per way in (bundle.yaml
+	// uncertain:, default ask) before merging, so the chain's decision is ask, deny or sample
+	// and the stage's result says uncertain.
+	ActionUncertain = "uncertain"
 )
 
 // Severity orders actions for merging: deny > ask > sample > allow > none.
@@ -31,7 +36,7 @@ func Severity(action string) int {
 		return 1
 	case ActionSample:
 		return 2
-	case ActionAsk:
+	case ActionAsk, ActionUncertain: // uncertain ranks as ask where nothing maps it
 		return 3
 	case ActionDeny:
 		return 4
@@ -199,9 +204,12 @@ type StageResult struct {
 	Skipped   bool     `json:"skipped,omitempty"` // did not match; Wasm not entered
 	// Observe marks a stage in observe mode: its verdict is recorded, not merged (enforces
 	// nothing).
-	Observe  bool       `json:"observe,omitempty"`
-	Evidence []Evidence `json:"evidence,omitempty"`
-	Verdict  *Verdict   `json:"-"`
+	Observe bool `json:"observe,omitempty"`
+	// Uncertain marks a stage that answered uncertain: Action is what the bundle mapped it to
+	// for this way in (bundle.yaml uncertain:).
+	Uncertain bool       `json:"uncertain,omitempty"`
+	Evidence  []Evidence `json:"evidence,omitempty"`
+	Verdict   *Verdict   `json:"-"`
 }
 
 // Describe is what a plugin's optional describe export returns.
