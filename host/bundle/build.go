@@ -227,23 +227,10 @@ func checkDescribe(ctx context.Context, pl *plugin.Plugin) error {
 	if err := json.Unmarshal(out, &d); err != nil {
 		return fmt.Errorf("describe: not JSON: %w", err)
 	}
-	return CheckABI(d.ABI)
-}
-
-// CheckABI rejects a plugin ABI with another major or a newer minor than the host's.
-func CheckABI(v string) error {
-	if v == "" {
+	if d.ABI == "" { // no version stated: taken as 1.0 (sdk/ABI.md "Versions")
 		return nil
 	}
-	pm, pn, _ := strings.Cut(v, ".")
-	hm, hn, _ := strings.Cut(abi.Version, ".")
-	if pm != hm {
-		return fmt.Errorf("plugin ABI %s: host implements %s (different major)", v, abi.Version)
-	}
-	if pn > hn && len(pn) >= len(hn) {
-		return fmt.Errorf("plugin ABI %s is newer than the host's %s", v, abi.Version)
-	}
-	return nil
+	return abi.Compatible(d.ABI)
 }
 
 func poolSize(declared, max int) int {
