@@ -269,8 +269,8 @@ func (u unavailable) Evaluate(context.Context, []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: %w", chain.ErrUnavailable, u.err)
 }
 
-// stageConfig builds the Extism config: "config" = the stage config as JSON, and one key per
-// data file (YAML converted to JSON).
+// stageConfig builds the config a plugin reads with config_get: "config" = the stage config as
+// JSON, and one key per data file (YAML converted to JSON).
 func stageConfig(read func(rel string) ([]byte, error), s StageSpec) (map[string]string, error) {
 	cfg := map[string]string{}
 	c := s.Config

@@ -25,7 +25,7 @@ const HugeInputBytes = 4 << 20
 type Options struct {
 	// Fixtures is a folder of *.json fixture files (see Fixture); "" = no fixtures.
 	Fixtures string
-	// Config is the Extism config handed to the plugin; key "config" holds the stage config JSON.
+	// Config is the config handed to the plugin (config_get); key "config" holds the stage config JSON.
 	// nil = {"config": "{}"}.
 	Config map[string]string
 	// Deps back the sample, infer and kv host functions. A nil KV gets a fresh in-memory store;
