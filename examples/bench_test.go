@@ -23,7 +23,8 @@ func benchEnvelope(size int) []byte {
 }
 
 // BenchmarkExamples measures one evaluate call per example through the real runtime (pooled
-// instance, Extism input/output copies included) with a 1 KiB and a 64 KiB envelope.
+// instance, the envelope written into guest memory and the verdict read out included) with a
+// 1 KiB and a 64 KiB envelope.
 func BenchmarkExamples(b *testing.B) {
 	ctx := context.Background()
 	rt := newRuntime(b)

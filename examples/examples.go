@@ -60,8 +60,8 @@ func (e Example) Build(ctx context.Context, root, outDir string) ([]byte, error)
 	return os.ReadFile(out)
 }
 
-// Config returns the example's stage config (testdata/config.json) as the Extism config map the
-// host passes: {"config": JSON}.
+// Config returns the example's stage config (testdata/config.json) as the config map the host
+// serves to config_get: {"config": JSON}.
 func (e Example) Config(root string) (map[string]string, error) {
 	b, err := os.ReadFile(filepath.Join(root, "examples", e.Lang, "testdata", "config.json"))
 	if errors.Is(err, os.ErrNotExist) {

@@ -33,7 +33,7 @@ fuzz-injection: ## longer fuzz of Normalize and Scan (INJ_FUZZTIME=5m)
 generate-injection: ## regenerate plugins/injection/detect/tables_gen.go (prefilter tables) after changing a rule
 	cd plugins/injection/detect && $(GO) generate .
 
-bench-injection: ## evaluate time native and through Extism (untrusted and trusted, no-op baseline), 1 KiB and 64 KiB; cold start
+bench-injection: ## evaluate time native and through the host runtime (untrusted and trusted, no-op baseline), 1 KiB and 64 KiB; cold start
 	$(GO) test -run '^$$' -bench 'Evaluate|ScanParts' -benchtime=$(INJ_BENCHTIME) ./plugins/injection/detect/ ./plugins/injection/
 	$(GO) test -run '^$$' -bench 'ColdStart' -benchtime=5x ./plugins/injection/
 

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/enginesock"
+	"github.com/added060/palisade/host/proxy"
 )
 
 // errNoEngine wraps why the engine socket could not be used before anything was relayed: the
@@ -82,7 +83,8 @@ func runThinProxy(ctx context.Context, env *cliEnv, sock, server string, command
 		// The session ended first: the engine finished (it saw the client's EOF and closed the
 		// server's stdin) or went away. Either way the server gets its grace, then is stopped.
 		childIn.Close()
-		stopWithin(cmd, exited, thinGrace)
+		proxy.StopWithin(cmd, exited, thinGrace)
+		<-exited
 	}
 	if serr != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy: the engine session failed; the server was stopped:", serr)
@@ -97,21 +99,6 @@ func runThinProxy(ctx context.Context, env *cliEnv, sock, server string, command
 		return c, nil
 	}
 	return 1, nil
-}
-
-// stopWithin waits grace for the process to exit, then sends SIGTERM, waits again, then SIGKILL.
-func stopWithin(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration) {
-	for _, next := range []func(){func() { _ = cmd.Process.Signal(syscall.SIGTERM) }, func() { _ = cmd.Process.Kill() }} {
-		t := time.NewTimer(grace)
-		select {
-		case <-exited:
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		next()
-	}
-	<-exited
 }
 
 // dialSession opens an upgraded session on the engine socket (checked by enginesock.Dial). An

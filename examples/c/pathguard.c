@@ -188,7 +188,7 @@ static int is(pal_str v, const char *quoted) {
     return v.n == n && memcmp(v.p, quoted, n) == 0;
 }
 
-PAL_EXPORT("evaluate") int evaluate(void) {
+int evaluate(void) {
     if (nroots < 0) load_config();
     size_t n;
     char *in = pal_input(&n);
@@ -225,7 +225,7 @@ PAL_EXPORT("evaluate") int evaluate(void) {
     return rc;
 }
 
-PAL_EXPORT("describe") int describe(void) {
+int describe(void) {
     static const char d[] = "{\"name\":\"pathguard\",\"version\":\"0.1.0\",\"abi\":\"" PALISADE_ABI
                             "\",\"phases\":[\"request\"],\"capabilities\":[]}";
     pal_output(d, sizeof d - 1);

@@ -4,20 +4,16 @@
 ;; {"tools": ["echo", "add"]} and allows the listed ones. Other methods, and the response
 ;; phase, get no opinion. A tool name with JSON escapes is denied (fail closed).
 ;;
+;; It is on the direct calling convention (sdk/ABI.md): the host writes the envelope where
+;; palisade_alloc says and reads the verdict evaluate's packed result points at.
+;;
 ;; Linear memory:
 ;;   0    .. 1023   static strings (keys, verdicts, describe output)
-;;   65536 ..       the input envelope, copied from Extism input
-;;   after it       the stage config, copied from Extism config "config"
+;;   65536 ..       the input envelope, written there by the host (palisade_alloc)
+;;   after it       the stage config, copied from the host with config_get and result_read
 (module
-  (import "extism:host/env" "input_length"   (func $input_length (result i64)))
-  (import "extism:host/env" "input_load_u64" (func $input_load_u64 (param i64) (result i64)))
-  (import "extism:host/env" "input_load_u8"  (func $input_load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "alloc"          (func $alloc (param i64) (result i64)))
-  (import "extism:host/env" "length"         (func $length (param i64) (result i64)))
-  (import "extism:host/env" "load_u8"        (func $load_u8 (param i64) (result i32)))
-  (import "extism:host/env" "store_u8"       (func $store_u8 (param i64 i32)))
-  (import "extism:host/env" "output_set"     (func $output_set (param i64 i64)))
-  (import "extism:host/env" "config_get"     (func $config_get (param i64) (result i64)))
+  (import "palisade" "config_get"  (func $config_get (param i32 i32) (result i32)))
+  (import "palisade" "result_read" (func $result_read (param i32)))
 
   (memory (export "memory") 2)
 
@@ -31,7 +27,7 @@
   (data (i32.const 160) "{\22action\22:\22allow\22,\22rule\22:\22allow-list\22,\22reason\22:\22tool is on the allow-list\22}")
   (data (i32.const 256) "{\22action\22:\22deny\22,\22rule\22:\22allow-list\22,\22reason\22:\22tool is not on the allow-list\22,\22labels\22:[\22allow-list\22],\22score\22:1}")
   (data (i32.const 384) "{\22action\22:\22deny\22,\22rule\22:\22allow-list\22,\22reason\22:\22no allow-list configured\22,\22labels\22:[\22allow-list\22],\22score\22:1}")
-  (data (i32.const 512) "{\22name\22:\22allowlist\22,\22version\22:\220.1.0\22,\22abi\22:\221.0\22,\22phases\22:[\22request\22],\22capabilities\22:[]}")
+  (data (i32.const 512) "{\22name\22:\22allowlist\22,\22version\22:\220.1.0\22,\22abi\22:\221.1\22,\22phases\22:[\22request\22],\22capabilities\22:[]}")
 
   ;; Field spans found by $scan: offset in linear memory and length; length -1 = absent,
   ;; -2 = the string holds an escape.
@@ -61,41 +57,16 @@
         (br $next)))
     (i32.const 0))
 
-  ;; $output copies n bytes at ptr into a new Extism block and makes it the output.
-  (func $output (param $ptr i32) (param $n i32)
-    (local $blk i64) (local $i i32)
-    (local.set $blk (call $alloc (i64.extend_i32_u (local.get $n))))
-    (block $done
-      (loop $next
-        (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-        (call $store_u8 (i64.add (local.get $blk) (i64.extend_i32_u (local.get $i)))
-                        (i32.load8_u (i32.add (local.get $ptr) (local.get $i))))
-        (local.set $i (i32.add (local.get $i) (i32.const 1)))
-        (br $next)))
-    (call $output_set (local.get $blk) (i64.extend_i32_u (local.get $n))))
+  ;; $output packs n bytes at ptr as an export's result, (ptr << 32) | n: the host reads them.
+  (func $output (param $ptr i32) (param $n i32) (result i64)
+    (i64.or (i64.shl (i64.extend_i32_u (local.get $ptr)) (i64.const 32)) (i64.extend_i32_u (local.get $n))))
 
-  ;; $read_input copies the input to 65536 and returns its length, or -1 if it does not fit.
-  (func $read_input (result i32)
-    (local $n i64) (local $i i64)
-    (local.set $n (call $input_length))
-    (if (i64.gt_u (local.get $n) (i64.const 0x40000000)) (then (return (i32.const -1))))
-    (if (i32.eqz (call $ensure (i32.add (i32.const 65536) (i32.wrap_i64 (local.get $n)))))
-      (then (return (i32.const -1))))
-    (block $done
-      (loop $next
-        (br_if $done (i64.gt_u (i64.add (local.get $i) (i64.const 8)) (local.get $n)))
-        (i64.store (i32.add (i32.const 65536) (i32.wrap_i64 (local.get $i)))
-                   (call $input_load_u64 (local.get $i)))
-        (local.set $i (i64.add (local.get $i) (i64.const 8)))
-        (br $next)))
-    (block $done
-      (loop $next
-        (br_if $done (i64.ge_u (local.get $i) (local.get $n)))
-        (i32.store8 (i32.add (i32.const 65536) (i32.wrap_i64 (local.get $i)))
-                    (call $input_load_u8 (local.get $i)))
-        (local.set $i (i64.add (local.get $i) (i64.const 1)))
-        (br $next)))
-    (i32.wrap_i64 (local.get $n)))
+  ;; palisade_alloc makes room for the next call's input at 65536; the host writes it there.
+  ;; An input past the memory cap traps, which the host handles by the stage's failure mode.
+  (func (export "palisade_alloc") (param $len i32) (result i32)
+    (if (i32.gt_u (local.get $len) (i32.const 0x40000000)) (then unreachable))
+    (if (i32.eqz (call $ensure (i32.add (i32.const 65536) (local.get $len)))) (then unreachable))
+    (i32.const 65536))
 
   ;; $is_ws reports JSON whitespace.
   (func $is_ws (param $c i32) (result i32)
@@ -205,51 +176,33 @@
         (br $next)))
     (i32.const 0))
 
-  (func (export "evaluate") (result i32)
-    (local $n i32) (local $key i64) (local $cfg i64) (local $cfg_len i32) (local $cfg_at i32) (local $i i32)
-    (local.set $n (call $read_input))
-    (if (i32.lt_s (local.get $n) (i32.const 0))
-      (then (call $output (i32.const 384) (i32.const 107)) (return (i32.const 0))))
+  (func (export "evaluate") (param $n i32) (result i64)
+    (local $cfg_len i32) (local $cfg_at i32)
     (global.set $m_len (i32.const -1)) (global.set $t_len (i32.const -1)) (global.set $p_len (i32.const -1))
     (call $scan (local.get $n))
     ;; response phase or another method: no opinion
     (if (i32.and (i32.eq (global.get $p_len) (i32.const 8))
                  (call $memeq (global.get $p_off) (i32.const 32) (i32.const 8)))
-      (then (call $output (i32.const 128) (i32.const 17)) (return (i32.const 0))))
+      (then (return (call $output (i32.const 128) (i32.const 17)))))
     (if (i32.eqz (i32.and (i32.eq (global.get $m_len) (i32.const 10))
                           (call $memeq (global.get $m_off) (i32.const 16) (i32.const 10))))
-      (then (call $output (i32.const 128) (i32.const 17)) (return (i32.const 0))))
+      (then (return (call $output (i32.const 128) (i32.const 17)))))
     (if (i32.eq (global.get $t_len) (i32.const -1))
-      (then (call $output (i32.const 128) (i32.const 17)) (return (i32.const 0))))
+      (then (return (call $output (i32.const 128) (i32.const 17)))))
     (if (i32.lt_s (global.get $t_len) (i32.const 0))
-      (then (call $output (i32.const 256) (i32.const 112)) (return (i32.const 0))))
-    ;; fetch the config and copy it after the input
-    (local.set $key (call $alloc (i64.const 6)))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $i) (i32.const 6)))
-      (call $store_u8 (i64.add (local.get $key) (i64.extend_i32_u (local.get $i))) (i32.load8_u (local.get $i)))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (local.set $cfg (call $config_get (local.get $key)))
-    (if (i64.eqz (local.get $cfg))
-      (then (call $output (i32.const 384) (i32.const 107)) (return (i32.const 0))))
-    (local.set $cfg_len (i32.wrap_i64 (call $length (local.get $cfg))))
+      (then (return (call $output (i32.const 256) (i32.const 112)))))
+    ;; fetch the config (key "config", the 6 bytes at 0) and copy it after the input
+    (local.set $cfg_len (call $config_get (i32.const 0) (i32.const 6)))
+    (if (i32.lt_s (local.get $cfg_len) (i32.const 0))
+      (then (return (call $output (i32.const 384) (i32.const 107)))))
     (local.set $cfg_at (i32.add (i32.const 65536) (local.get $n)))
     (if (i32.eqz (call $ensure (i32.add (local.get $cfg_at) (local.get $cfg_len))))
-      (then (call $output (i32.const 384) (i32.const 107)) (return (i32.const 0))))
-    (local.set $i (i32.const 0))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $i) (local.get $cfg_len)))
-      (i32.store8 (i32.add (local.get $cfg_at) (local.get $i))
-                  (call $load_u8 (i64.add (local.get $cfg) (i64.extend_i32_u (local.get $i)))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (if (call $listed (local.get $cfg_at) (local.get $cfg_len))
+      (then (return (call $output (i32.const 384) (i32.const 107)))))
+    (call $result_read (local.get $cfg_at))
+    (if (result i64) (call $listed (local.get $cfg_at) (local.get $cfg_len))
       (then (call $output (i32.const 160) (i32.const 75)))
-      (else (call $output (i32.const 256) (i32.const 112))))
-    (i32.const 0))
+      (else (call $output (i32.const 256) (i32.const 112)))))
 
-  (func (export "describe") (result i32)
-    (call $output (i32.const 512) (i32.const 89))
-    (i32.const 0))
+  (func (export "describe") (param i32) (result i64)
+    (call $output (i32.const 512) (i32.const 89)))
 )

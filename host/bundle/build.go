@@ -228,23 +228,10 @@ func checkDescribe(ctx context.Context, pl *plugin.Plugin) error {
 	if err := json.Unmarshal(out, &d); err != nil {
 		return fmt.Errorf("describe: not JSON: %w", err)
 	}
-	return CheckABI(d.ABI)
-}
-
-// CheckABI rejects a plugin ABI with another major or a newer minor than the host's.
-func CheckABI(v string) error {
-	if v == "" {
+	if d.ABI == "" { // no version stated: taken as 1.0 (sdk/ABI.md "Versions")
 		return nil
 	}
-	pm, pn, _ := strings.Cut(v, ".")
-	hm, hn, _ := strings.Cut(abi.Version, ".")
-	if pm != hm {
-		return fmt.Errorf("plugin ABI %s: host implements %s (different major)", v, abi.Version)
-	}
-	if pn > hn && len(pn) >= len(hn) {
-		return fmt.Errorf("plugin ABI %s is newer than the host's %s", v, abi.Version)
-	}
-	return nil
+	return abi.Compatible(d.ABI)
 }
 
 func poolSize(declared, max int) int {
@@ -283,8 +270,8 @@ func (u unavailable) Evaluate(context.Context, []byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: %w", chain.ErrUnavailable, u.err)
 }
 
-// stageConfig builds the Extism config: "config" = the stage config as JSON, and one key per
-// data file (YAML converted to JSON).
+// stageConfig builds the config a plugin reads with config_get: "config" = the stage config as
+// JSON, and one key per data file (YAML converted to JSON).
 func stageConfig(read func(rel string) ([]byte, error), s StageSpec) (map[string]string, error) {
 	cfg := map[string]string{}
 	c := s.Config

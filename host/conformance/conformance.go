@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,7 +25,7 @@ const HugeInputBytes = 4 << 20
 type Options struct {
 	// Fixtures is a folder of *.json fixture files (see Fixture); "" = no fixtures.
 	Fixtures string
-	// Config is the Extism config handed to the plugin; key "config" holds the stage config JSON.
+	// Config is the config handed to the plugin (config_get); key "config" holds the stage config JSON.
 	// nil = {"config": "{}"}.
 	Config map[string]string
 	// Deps back the sample, infer and kv host functions. A nil KV gets a fresh in-memory store;
@@ -247,36 +246,10 @@ func checkDescribe(ctx context.Context, p *plugin.Plugin) (*abi.Describe, error)
 	if err := json.Unmarshal(out, &d); err != nil {
 		return nil, fmt.Errorf("describe output: %w", err)
 	}
-	if err := Compatible(d.ABI); err != nil {
+	if err := abi.Compatible(d.ABI); err != nil {
 		return &d, err
 	}
 	return &d, nil
-}
-
-// Compatible reports whether a plugin built for ABI version v (MAJOR.MINOR) can run on this host:
-// the major must equal and the minor must not be newer than abi.Version.
-func Compatible(v string) error {
-	pmaj, pmin, ok := parseVersion(v)
-	hmaj, hmin, _ := parseVersion(abi.Version)
-	switch {
-	case !ok:
-		return fmt.Errorf("abi %q is not MAJOR.MINOR", v)
-	case pmaj != hmaj:
-		return fmt.Errorf("abi %s: major %d differs from the host's %s", v, pmaj, abi.Version)
-	case pmin > hmin:
-		return fmt.Errorf("abi %s is newer than the host's %s", v, abi.Version)
-	}
-	return nil
-}
-
-func parseVersion(v string) (major, minor int, ok bool) {
-	a, b, found := strings.Cut(v, ".")
-	if !found {
-		return 0, 0, false
-	}
-	major, err1 := strconv.Atoi(a)
-	minor, err2 := strconv.Atoi(b)
-	return major, minor, err1 == nil && err2 == nil && major >= 0 && minor >= 0
 }
 
 func checkVerdict(ctx context.Context, p *plugin.Plugin, env []byte) error {

@@ -18,7 +18,7 @@ import (
 const ascPath = "../../examples/assemblyscript/node_modules/.bin/asc"
 
 // buildAS compiles the AssemblyScript file testdata/NAME.ts (--path finds @extism/as-pdk for the
-// SDK's Extism transport); without asc the test is skipped
+// Extism PDK plugin); without asc the test is skipped
 // (fatal with PALISADE_REQUIRE_TOOLCHAINS=1, as in host/scaffold).
 func buildAS(t *testing.T, name string) []byte {
 	t.Helper()
@@ -95,8 +95,9 @@ func TestAssemblyScriptFailuresOnDirect(t *testing.T) {
 	}
 }
 
-// TestAssemblyScriptConventions loads the no-op plugin built on each of the SDK's transports:
-// the host picks the convention from the exports and both answer the same verdict.
+// TestAssemblyScriptConventions loads the no-op plugin built with the SDK (direct) and with
+// Extism's AssemblyScript PDK (the compatibility path): the host picks the convention from the
+// exports and both answer the same verdict.
 func TestAssemblyScriptConventions(t *testing.T) {
 	rt := newRuntime(t)
 	for _, conv := range []string{"direct", "extism"} {

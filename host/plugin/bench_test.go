@@ -71,50 +71,46 @@ func BenchmarkStage(b *testing.B) {
 	}
 }
 
-// BenchmarkCallOverhead is the host's cost per stage call: a no-op Go plugin (it takes its
-// input and answers a constant verdict), untrusted, with a 1 KiB envelope, on the Extism
-// convention (ABI 1.0) and on the direct one (ABI 1.1).
+// BenchmarkCallOverhead is the host's cost per stage call: a no-op plugin (it takes its input
+// and answers a constant verdict), untrusted, with a 1 KiB envelope, on the direct convention
+// (each SDK's build) and on the Extism compatibility path (Extism's Go and AssemblyScript PDKs,
+// hand-written WAT).
 func BenchmarkCallOverhead(b *testing.B) {
 	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	env := envelopeOf(1 << 10)
-	for _, c := range []struct{ name, tags string }{
-		{"go-extism", "palisade_extism"},
-		{"go-direct", ""},
+	for _, c := range []struct{ name, pkg string }{
+		{"go-extism-pdk", "./host/internal/testenv/extismpdk"},
+		{"go-direct", "./plugins/injection/testdata/noop"},
 	} {
-		wasm, err := os.ReadFile(testenv.BuildPluginTags(b, "./plugins/injection/testdata/noop", c.tags))
-		if err != nil {
-			b.Fatal(err)
-		}
+		wasm, _ := testenv.ReadPlugin(b, c.pkg)
 		benchCalls(b, rt, c.name, wasm, env, false)
 	}
 	for _, c := range []struct {
 		name string
 		cmds [][]string // run in a temp dir $T; the module is $T/m.wasm
 	}{
-		{"c-extism", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-DPALISADE_EXTISM", "-o", "$T/m.wasm", "testdata/noop.c"}}},
 		{"c-direct", [][]string{{"clang-14", "--target=wasm32-wasi", "--sysroot=/usr", "-O2", "-mexec-model=reactor", "-o", "$T/m.wasm", "testdata/noop.c"}}},
-		{"rust-extism", rustNoop("--cfg=palisade_extism")},
-		{"rust-direct", rustNoop("--cfg=palisade_direct")},
-		{"as-extism", asNoop("extism")},
+		{"rust-direct", rustNoop()},
+		{"as-extism-pdk", asNoop("extism")},
 		{"as-direct", asNoop("direct")},
 	} {
 		if wasm := buildWith(b, c.cmds); wasm != nil {
 			benchCalls(b, rt, c.name, wasm, env, false)
 		}
 	}
-	benchCalls(b, rt, "wat-extism", wat(b, "../../sdk/wat/minimal.wat"), env, false)
-	benchCalls(b, rt, "wat-direct", wat(b, "../../sdk/wat/direct.wat"), env, false)
+	benchCalls(b, rt, "wat-extism", wat(b, "testdata/extism_minimal.wat"), env, false)
+	benchCalls(b, rt, "wat-direct", wat(b, "../../sdk/wat/minimal.wat"), env, false)
 }
 
-func rustNoop(cfg string) [][]string {
+func rustNoop() [][]string {
 	rustc := "/usr/bin/rustc" // Debian's, with the wasm32 std (examples/rust/Makefile)
 	if r := os.Getenv("RUSTC"); r != "" {
 		rustc = r
 	}
-	flags := []string{"--edition", "2021", "-O", "-C", "panic=abort", "--target", "wasm32-unknown-unknown", cfg}
+	flags := []string{"--edition", "2021", "-O", "-C", "panic=abort", "--target", "wasm32-unknown-unknown"}
 	return [][]string{
 		append([]string{rustc, "--crate-type", "rlib", "--crate-name", "palisade", "-o", "$T/libpalisade.rlib", "../../sdk/rust/src/lib.rs"}, flags...),
 		append([]string{rustc, "--crate-type", "cdylib", "--crate-name", "noop", "--extern", "palisade=$T/libpalisade.rlib", "-L", "$T", "-o", "$T/m.wasm", "testdata/noop.rs"}, flags...),
@@ -122,7 +118,7 @@ func rustNoop(cfg string) [][]string {
 }
 
 // asNoop builds testdata/noop_CONV.ts with the examples' asc 0.28.20 (make setup-sdk installs
-// it); --path finds @extism/as-pdk there for the Extism build.
+// it); --path finds @extism/as-pdk there for the Extism PDK build.
 func asNoop(conv string) [][]string {
 	return [][]string{{"../../examples/assemblyscript/node_modules/.bin/asc", "testdata/noop_" + conv + ".ts",
 		"--outFile", "$T/m.wasm", "--optimize", "--use", "abort=testdata/noop_" + conv + "/abort",

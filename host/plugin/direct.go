@@ -12,7 +12,7 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// Names of the direct call convention (ABI 1.1, sdk/ABI.md "Direct convention").
+// Names of the direct call convention (sdk/ABI.md "Exports" and "Host functions").
 const (
 	directAllocExport = "palisade_alloc" // (func (param i32) (result i32)): the input buffer
 	directHostModule  = "palisade"       // host functions for direct plugins

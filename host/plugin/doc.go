@@ -1,7 +1,7 @@
 // Package plugin runs Palisade plugins on wazero, in either calling convention (sdk/ABI.md): the
-// direct one (ABI 1.1, a module exporting palisade_alloc: the envelope is written into guest
-// memory once, the verdict read once) straight on wazero, and the Extism one (ABI 1.0) on the
-// Extism go-sdk. It compiles a module once (with an on-disk compilation cache shared by every
+// direct one (a module exporting palisade_alloc: the envelope is written into guest memory
+// once, the verdict read once; every SDK builds for it) straight on wazero, and Extism, kept
+// for compatibility with plugins built on an Extism PDK, on the Extism go-sdk. It compiles a module once (with an on-disk compilation cache shared by every
 // stage), keeps a pool of instances per stage, enforces a per-call timeout and a memory cap, and
 // discards and replaces an instance that traps or times out. Untrusted direct plugins are
 // instrumented at load (instrument.go) so a timer can stop them without wazero's

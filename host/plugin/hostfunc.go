@@ -8,8 +8,8 @@ import (
 
 // HostFunc is one host function granted to a stage (see host/hostfn): it takes the request
 // bytes the plugin passed and returns the response bytes to hand back. The runtime exposes it
-// under both calling conventions: as an Extism host function in module extism:host/user (ABI
-// 1.0) and as a function of module palisade (ABI 1.1 direct), see sdk/ABI.md.
+// under both calling conventions: as a function of module palisade (the direct convention) and
+// as an Extism host function in module extism:host/user (Extism compatibility), see sdk/ABI.md.
 type HostFunc struct {
 	Name string
 	Call func(ctx context.Context, req []byte) []byte

@@ -18,17 +18,20 @@ import (
 
 func load(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration) *plugin.Plugin {
 	t.Helper()
-	return loadTags(t, rt, mode, timeout, "")
+	return loadPkg(t, rt, mode, timeout, misbehave)
 }
 
-// loadTags loads misbehave built with tags: "" is the direct convention (ABI 1.1),
-// "palisade_extism" the Extism one (ABI 1.0).
-func loadTags(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration, tags string) *plugin.Plugin {
+// The test plugins of each convention: misbehave is built with the Go SDK (the direct
+// convention); extismPDK with Extism's Go PDK alone, the compatibility path.
+const (
+	misbehave = "./host/internal/testenv/misbehave"
+	extismPDK = "./host/internal/testenv/extismpdk"
+)
+
+// loadPkg loads the test plugin pkg (misbehave or extismPDK) in mode.
+func loadPkg(t *testing.T, rt *plugin.Runtime, mode string, timeout time.Duration, pkg string) *plugin.Plugin {
 	t.Helper()
-	wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
-	if err != nil {
-		t.Fatal(err)
-	}
+	wasm, _ := testenv.ReadPlugin(t, pkg)
 	p, err := rt.Load(context.Background(), plugin.Spec{
 		Name:          "mis-" + mode,
 		Wasm:          wasm,
@@ -61,24 +64,24 @@ const (
 func TestFailuresAreClassifiedAndInstancesReplaced(t *testing.T) {
 	rt := newRuntime(t)
 	for _, tc := range []struct {
-		mode, tags, convention string
-		want                   error
+		mode, pkg, convention string
+		want                  error
 	}{
-		{"trap", "", "direct", plugin.ErrTrap},
-		{"loop", "", "direct", plugin.ErrTimeout},
-		{"grow", "", "direct", plugin.ErrTrap},
-		{"error", "", "direct", plugin.ErrPluginErr},
-		{"trap", "palisade_extism", "extism", plugin.ErrTrap},
-		{"loop", "palisade_extism", "extism", plugin.ErrTimeout},
-		{"grow", "palisade_extism", "extism", plugin.ErrTrap},
-		{"error", "palisade_extism", "extism", plugin.ErrPluginErr},
+		{"trap", misbehave, "direct", plugin.ErrTrap},
+		{"loop", misbehave, "direct", plugin.ErrTimeout},
+		{"grow", misbehave, "direct", plugin.ErrTrap},
+		{"error", misbehave, "direct", plugin.ErrPluginErr},
+		{"trap", extismPDK, "extism", plugin.ErrTrap},
+		{"loop", extismPDK, "extism", plugin.ErrTimeout},
+		{"grow", extismPDK, "extism", plugin.ErrTrap},
+		{"error", extismPDK, "extism", plugin.ErrPluginErr},
 	} {
 		t.Run(tc.convention+"/"+tc.mode, func(t *testing.T) {
 			timeout := 200 * time.Millisecond
 			if tc.mode == "grow" {
 				timeout = 10 * time.Second // growing to the cap takes a while on a loaded machine
 			}
-			p := loadTags(t, rt, tc.mode, timeout, tc.tags)
+			p := loadPkg(t, rt, tc.mode, timeout, tc.pkg)
 			if got := p.Convention(); got != tc.convention {
 				t.Fatalf("convention = %s, want %s", got, tc.convention)
 			}
@@ -142,12 +145,9 @@ func TestCallerDeadlineStopsTheGuest(t *testing.T) {
 
 func TestHostFunctionsOnBothConventions(t *testing.T) {
 	rt := newRuntime(t)
-	for _, tags := range []string{"", "palisade_extism"} {
-		t.Run("tags="+tags, func(t *testing.T) {
-			wasm, err := os.ReadFile(testenv.BuildPluginTags(t, "./host/internal/testenv/misbehave", tags))
-			if err != nil {
-				t.Fatal(err)
-			}
+	for conv, pkg := range map[string]string{"direct": misbehave, "extism": extismPDK} {
+		t.Run(conv, func(t *testing.T) {
+			wasm, _ := testenv.ReadPlugin(t, pkg)
 			store := hostfn.NewMemKV()
 			p, err := rt.Load(context.Background(), plugin.Spec{
 				Name: "kv", Wasm: wasm, PoolSize: 1,
@@ -166,6 +166,22 @@ func TestHostFunctionsOnBothConventions(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestExtismPDKPluginDecides: a plugin built on Extism's PDK, not on a Palisade SDK, loads on
+// the compatibility path and its verdict comes back as it wrote it.
+func TestExtismPDKPluginDecides(t *testing.T) {
+	p := loadPkg(t, newRuntime(t), "deny", time.Second, extismPDK)
+	if got := p.Convention(); got != "extism" {
+		t.Fatalf("convention = %s, want extism", got)
+	}
+	out, err := p.Evaluate(context.Background(), []byte(bad))
+	if want := `{"action":"deny","rule":"extismpdk","reason":"extismpdk says deny"}`; err != nil || string(out) != want {
+		t.Fatalf("evaluate: %s %v, want %s", out, err, want)
+	}
+	if out, err := p.Evaluate(context.Background(), []byte(good)); err != nil || string(out) != `{"action":"none"}` {
+		t.Fatalf("another tool: %s %v", out, err)
 	}
 }
 

@@ -128,7 +128,7 @@ func TestLoopingStartIsStopped(t *testing.T) {
 				if !errors.Is(err, plugin.ErrTimeout) {
 					t.Fatalf("Load: err = %v, want ErrTimeout", err)
 				}
-				good := map[string]string{"direct": "../../sdk/wat/direct.wat", "extism": "../../sdk/wat/minimal.wat"}[conv]
+				good := map[string]string{"direct": "../../sdk/wat/minimal.wat", "extism": "testdata/extism_minimal.wat"}[conv]
 				p, err := rt.Load(context.Background(), plugin.Spec{Name: "good", Wasm: wat(t, good), PoolSize: 1, Uninterruptible: trusted})
 				if err != nil {
 					t.Fatal(err)

@@ -204,8 +204,8 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 // Plugin is a compiled module with a pool of instances. It is safe for concurrent use.
 type Plugin struct {
 	spec     Spec
-	compiled *extism.CompiledPlugin // ABI 1.0 (Extism) convention, or
-	direct   *directModule          // ABI 1.1 direct convention
+	compiled *extism.CompiledPlugin // Extism compatibility, or
+	direct   *directModule          // the direct convention
 	idle     chan instance
 	slots    chan struct{} // one token per instance that may exist
 	closed   atomic.Bool
@@ -226,7 +226,7 @@ type instance interface {
 	close(ctx context.Context)
 }
 
-// extismInstance is an instance on the Extism convention (ABI 1.0).
+// extismInstance is an instance on the Extism compatibility path.
 type extismInstance struct {
 	p       *extism.Plugin
 	timeout time.Duration
@@ -250,8 +250,8 @@ type Stats struct {
 
 // Load compiles s.Wasm (using the cache), creates one instance to prove the module starts and
 // returns the plugin. A module that fails to compile or to start is an error. The calling
-// convention is detected from the module's exports: palisade_alloc means the direct convention
-// (ABI 1.1), anything else is an Extism plugin (ABI 1.0).
+// convention is detected from the module's exports: palisade_alloc means the direct convention,
+// anything else is an Extism plugin (the compatibility path, sdk/ABI.md "Extism compatibility").
 func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	s = s.withDefaults(r)
 	p := &Plugin{
@@ -346,8 +346,8 @@ func (r *Runtime) compileExtism(ctx context.Context, s Spec) (*extism.CompiledPl
 	return extism.NewCompiledPlugin(ctx, manifest, cfg, extismHostFunctions(s.HostFunctions))
 }
 
-// Convention names the calling convention the plugin was detected to use: "direct" (ABI 1.1)
-// or "extism" (ABI 1.0).
+// Convention names the calling convention the plugin was detected to use: "direct" (the one
+// every SDK targets) or "extism" (the compatibility path).
 func (p *Plugin) Convention() string {
 	if p.direct != nil {
 		return "direct"

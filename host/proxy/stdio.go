@@ -269,15 +269,24 @@ func (s *stdio) supervise(ctx context.Context, cmd *exec.Cmd) {
 // before SIGKILL.
 func (s *stdio) stopChild(cmd *exec.Cmd) {
 	s.closeChildStdin()
-	for _, next := range []func(){func() { _ = signalGroup(cmd, syscall.SIGTERM) }, func() { _ = signalGroup(cmd, syscall.SIGKILL) }} {
-		t := time.NewTimer(s.o.Grace)
+	StopWithin(cmd, s.exited, s.o.Grace)
+}
+
+// StopWithin stops a started process that was asked to exit (its stdin closed, say): it waits
+// grace for exited to close, then sends SIGTERM and waits grace more, then sends SIGKILL. It
+// returns once exited has closed or SIGKILL is sent; exited must close when the process has
+// been waited for. The signals reach the process group when cmd was started in one of its own
+// (as the stdio proxy starts servers), else the process alone.
+func StopWithin(cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t := time.NewTimer(grace)
 		select {
-		case <-s.exited:
+		case <-exited:
 			t.Stop()
 			return
 		case <-t.C:
 		}
-		next()
+		_ = signalGroup(cmd, sig)
 	}
 }
 

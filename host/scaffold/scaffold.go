@@ -42,19 +42,18 @@ var vendored = map[string]map[string]string{
 	},
 	"c": {"c/palisade.h": "palisade.h"},
 	"assemblyscript": {
-		"assemblyscript/package.json":       "palisade-sdk/package.json",
-		"assemblyscript/index.ts":           "palisade-sdk/index.ts",
-		"assemblyscript/assembly/index.ts":  "palisade-sdk/assembly/index.ts",
-		"assemblyscript/assembly/json.ts":   "palisade-sdk/assembly/json.ts",
-		"assemblyscript/assembly/extism.ts": "palisade-sdk/assembly/extism.ts",
+		"assemblyscript/package.json":      "palisade-sdk/package.json",
+		"assemblyscript/index.ts":          "palisade-sdk/index.ts",
+		"assemblyscript/assembly/index.ts": "palisade-sdk/assembly/index.ts",
+		"assemblyscript/assembly/json.ts":  "palisade-sdk/assembly/json.ts",
 	},
 }
 
 var langNotes = map[string]string{
-	"go":             "\nBuilt with the standard Go toolchain (`GOOS=wasip1 GOARCH=wasm`, Go ≥ 1.24 for `go:wasmexport`), on the direct calling convention (ABI 1.1, sdk/ABI.md): no SDK, no go-pdk.\n",
+	"go":             "\nBuilt with the standard Go toolchain (`GOOS=wasip1 GOARCH=wasm`, Go ≥ 1.24 for `go:wasmexport`), on the direct calling convention (sdk/ABI.md): no go-pdk, no Extism kernel.\n",
 	"rust":           "\n`palisade-sdk/` is a vendored copy of Palisade's dependency-free Rust SDK (sdk/rust).\n",
 	"c":              "\n`palisade.h` is a vendored copy of Palisade's single-header C SDK (sdk/c).\n",
-	"assemblyscript": "\n`palisade-sdk/` is a vendored copy of Palisade's AssemblyScript SDK (sdk/assemblyscript), used through a `file:` dependency, on the direct calling convention (ABI 1.1, sdk/ABI.md).\n",
+	"assemblyscript": "\n`palisade-sdk/` is a vendored copy of Palisade's AssemblyScript SDK (sdk/assemblyscript), used through a `file:` dependency, on the direct calling convention (sdk/ABI.md).\n",
 }
 
 type data struct {

@@ -1,7 +1,7 @@
 package main_test
 
 // Host tests: build the plugin for wasip1 and run it through the real runtime (host/plugin,
-// Extism over wazero) the gateway uses.
+// the direct convention on wazero) the gateway uses.
 
 import (
 	"context"
@@ -199,8 +199,8 @@ func jailbreakEnvelope(size int) []byte {
 }
 
 // BenchmarkEvaluateWasm measures one evaluate call through the real runtime (pooled instance,
-// Extism copies included) for the injection plugin and for a no-op Go plugin (the baseline
-// of Extism's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
+// input and output copies included) for the injection plugin and for a no-op Go plugin (the
+// baseline of the host's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
 func BenchmarkEvaluateWasm(b *testing.B) {
 	for _, pl := range []struct{ pkg, name string }{{"./", "injection"}, {"./testdata/noop", "noop"}} {
 		for _, trusted := range []bool{false, true} {

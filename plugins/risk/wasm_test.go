@@ -1,7 +1,7 @@
 package main_test
 
 // Host tests: build the plugin for wasip1 and run it through the real runtime (host/plugin,
-// Extism over wazero) the gateway uses.
+// the direct convention on wazero) the gateway uses.
 
 import (
 	"context"
@@ -113,7 +113,7 @@ func BenchmarkRiskPluginWasm(b *testing.B) {
 	}
 }
 
-// BenchmarkRiskPluginDescribe is the floor: one Extism call into the same module that does no
+// BenchmarkRiskPluginDescribe is the floor: one host call into the same module that does no
 // scoring (describe), to separate the runtime's per-call cost from the plugin's work.
 func BenchmarkRiskPluginDescribe(b *testing.B) {
 	p := load(b, `{}`)

@@ -5,19 +5,16 @@
  *   clang-14 --target=wasm32-wasi -O2 -mexec-model=reactor -o plugin.wasm plugin.c
  *
  * What it gives you:
- *   - the direct calling convention (ABI 1.1, the default): the header defines the exports
+ *   - the direct calling convention (sdk/ABI.md): the header defines the exports
  *     palisade_alloc, evaluate and describe, which call your int evaluate(void) and (if you
- *     define it) int describe(void); the host functions come from module "palisade".
- *     Define PALISADE_EXTISM for an Extism plugin (ABI 1.0) instead: the Extism kernel imports
- *     ("extism:host/env") declared by hand, host functions from "extism:host/user", and
- *     PAL_EXPORT marks your exports. The same plugin code builds either way;
+ *     define it) int describe(void); the host functions come from module "palisade";
  *   - pal_input / pal_output / pal_error / pal_config: bytes in and out of the host;
  *   - a read-only JSON scanner over spans (pal_json_get, pal_iter_next, pal_json_string) that
  *     never allocates and never recurses;
  *   - pal_buf, a growable buffer with JSON string escaping, to write verdicts.
  *
  * Define PALISADE_NATIVE before including it to build the same code for the machine you are on
- * (unit tests): the kernel imports become a tiny in-process fake fed by pal_native_set_input.
+ * (unit tests): the host imports become a tiny in-process fake fed by pal_native_set_input.
  *
  * ABI: sdk/ABI.md. Licence: Apache-2.0.
  */
@@ -29,41 +26,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PALISADE_ABI "1.0"
+/* The envelope schema version the header's plugins read and write, for "abi" in describe. */
+#define PALISADE_ABI "1.1"
 
 /* Every helper is static and may go unused. */
 #define PAL_FN static __attribute__((unused))
 
-#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
-#define PAL_EXPORT(name) __attribute__((export_name(name)))
-#else
+/* PAL_EXPORT(name) expands to nothing: the header defines the exports. It is kept so that
+ * plugins written for earlier headers, which marked evaluate and describe with it, still build. */
 #define PAL_EXPORT(name)
-#endif
 
-/* ---- Extism kernel imports --------------------------------------------------------------- */
+/* ---- Host imports ------------------------------------------------------------------------ */
 
-#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
-#define PAL_ENV(name) __attribute__((import_module("extism:host/env"), import_name(name)))
-#define PAL_USER(name) __attribute__((import_module("extism:host/user"), import_name(name)))
-PAL_ENV("input_length") uint64_t pal_x_input_length(void);
-PAL_ENV("input_load_u8") uint32_t pal_x_input_load_u8(uint64_t off);
-PAL_ENV("input_load_u64") uint64_t pal_x_input_load_u64(uint64_t off);
-PAL_ENV("output_set") void pal_x_output_set(uint64_t off, uint64_t len);
-PAL_ENV("error_set") void pal_x_error_set(uint64_t off);
-PAL_ENV("alloc") uint64_t pal_x_alloc(uint64_t len);
-PAL_ENV("free") void pal_x_free(uint64_t off);
-PAL_ENV("length") uint64_t pal_x_length(uint64_t off);
-PAL_ENV("load_u8") uint32_t pal_x_load_u8(uint64_t off);
-PAL_ENV("load_u64") uint64_t pal_x_load_u64(uint64_t off);
-PAL_ENV("store_u8") void pal_x_store_u8(uint64_t off, uint32_t v);
-PAL_ENV("store_u64") void pal_x_store_u64(uint64_t off, uint64_t v);
-PAL_ENV("config_get") uint64_t pal_x_config_get(uint64_t key);
-PAL_ENV("log_info") void pal_x_log_info(uint64_t off);
-PAL_ENV("log_warn") void pal_x_log_warn(uint64_t off);
-PAL_USER("sample") uint64_t pal_x_sample(uint64_t req);
-PAL_USER("infer") uint64_t pal_x_infer(uint64_t req);
-PAL_USER("kv") uint64_t pal_x_kv(uint64_t req);
-#elif defined(PALISADE_NATIVE)
+#if defined(PALISADE_NATIVE)
 /* Native fake: one input buffer, one config value, output captured for the test. */
 PAL_FN const char *pal_native_in;
 PAL_FN size_t pal_native_in_len;
@@ -73,7 +48,7 @@ PAL_FN size_t pal_native_out_len;
 PAL_FN void pal_native_set_input(const char *in, size_t n) { pal_native_in = in; pal_native_in_len = n; }
 PAL_FN void pal_native_set_config(const char *cfg) { pal_native_cfg = cfg; }
 #else
-/* Direct convention (ABI 1.1): host functions of module "palisade"; see the direct section below. */
+/* The direct convention: host functions of module "palisade"; the exports are defined below. */
 #define PAL_DIRECT 1
 #define PAL_HOST(name) __attribute__((import_module("palisade"), import_name(name)))
 PAL_HOST("config_get") int32_t pal_x_config_get(const char *key, int32_t n);
@@ -98,38 +73,6 @@ static void pal_d_set(const char *s, size_t n, int failed) {
 
 /* ---- Bytes in and out -------------------------------------------------------------------- */
 
-#if defined(PALISADE_EXTISM) && !defined(PALISADE_NATIVE)
-/* pal_block_write copies n bytes into a new Extism block and returns its offset. */
-PAL_FN uint64_t pal_block_write(const void *p, size_t n) {
-    const unsigned char *b = (const unsigned char *)p;
-    uint64_t off = pal_x_alloc(n);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v;
-        memcpy(&v, b + i, 8);
-        pal_x_store_u64(off + i, v);
-    }
-    for (; i < n; i++) pal_x_store_u8(off + i, b[i]);
-    return off;
-}
-
-/* pal_block_read copies an Extism block into a new NUL-terminated malloc'd buffer. */
-PAL_FN char *pal_block_read(uint64_t off, size_t *len) {
-    size_t n = (size_t)pal_x_length(off);
-    char *b = (char *)malloc(n + 1);
-    if (!b) return NULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v = pal_x_load_u64(off + i);
-        memcpy(b + i, &v, 8);
-    }
-    for (; i < n; i++) b[i] = (char)pal_x_load_u8(off + i);
-    b[n] = 0;
-    if (len) *len = n;
-    return b;
-}
-#endif
-
 /* pal_input returns the envelope as a NUL-terminated malloc'd copy (NULL if out of memory). */
 PAL_FN char *pal_input(size_t *len) {
 #if defined(PAL_DIRECT)
@@ -137,16 +80,6 @@ PAL_FN char *pal_input(size_t *len) {
     char *b = (char *)malloc(n + 1);
     if (!b) return NULL;
     memcpy(b, pal_d_in, n);
-#elif !defined(PALISADE_NATIVE)
-    size_t n = (size_t)pal_x_input_length();
-    char *b = (char *)malloc(n + 1);
-    if (!b) return NULL;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t v = pal_x_input_load_u64(i);
-        memcpy(b + i, &v, 8);
-    }
-    for (; i < n; i++) b[i] = (char)pal_x_input_load_u8(i);
 #else
     size_t n = pal_native_in_len;
     char *b = (char *)malloc(n + 1);
@@ -162,8 +95,6 @@ PAL_FN char *pal_input(size_t *len) {
 PAL_FN void pal_output(const char *s, size_t n) {
 #if defined(PAL_DIRECT)
     pal_d_set(s, n, 0);
-#elif !defined(PALISADE_NATIVE)
-    pal_x_output_set(pal_block_write(s, n), n);
 #else
     free(pal_native_out);
     pal_native_out = (char *)malloc(n + 1);
@@ -177,8 +108,6 @@ PAL_FN void pal_output(const char *s, size_t n) {
 PAL_FN void pal_error(const char *msg) {
 #if defined(PAL_DIRECT)
     pal_d_set(msg, strlen(msg), 1);
-#elif !defined(PALISADE_NATIVE)
-    pal_x_error_set(pal_block_write(msg, strlen(msg)));
 #else
     (void)msg;
 #endif
@@ -188,8 +117,6 @@ PAL_FN void pal_error(const char *msg) {
 PAL_FN void pal_log(const char *msg) {
 #if defined(PAL_DIRECT)
     pal_x_log(1, msg, (int32_t)strlen(msg));
-#elif !defined(PALISADE_NATIVE)
-    pal_x_log_info(pal_block_write(msg, strlen(msg)));
 #else
     (void)msg;
 #endif
@@ -207,12 +134,6 @@ PAL_FN char *pal_config(const char *key, size_t *len) {
     b[n] = 0;
     if (len) *len = (size_t)n;
     return b;
-#elif !defined(PALISADE_NATIVE)
-    uint64_t k = pal_block_write(key, strlen(key));
-    uint64_t v = pal_x_config_get(k);
-    pal_x_free(k);
-    if (v == 0) return NULL;
-    return pal_block_read(v, len);
 #else
     if (strcmp(key, "config") != 0 || !pal_native_cfg) return NULL;
     size_t n = strlen(pal_native_cfg);
@@ -240,7 +161,7 @@ PAL_FN char *pal_sample(const char *req, size_t n, size_t *len) { return pal_hos
 PAL_FN char *pal_infer(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_infer, req, n, len); }
 
 /* The exports of the direct convention. The plugin defines int evaluate(void) and, optionally,
- * int describe(void), exactly as for Extism (PAL_EXPORT expands to nothing here). */
+ * int describe(void). */
 int evaluate(void);
 __attribute__((weak)) int describe(void);
 __attribute__((export_name("palisade_alloc"))) int32_t pal_d_alloc(int32_t n) {
@@ -265,19 +186,6 @@ __attribute__((export_name("describe"))) int64_t pal_d_describe(int32_t n) {
     if (!describe) return 0; /* zero bytes: no describe (sdk/ABI.md) */
     return pal_d_run(describe, n);
 }
-#elif !defined(PALISADE_NATIVE)
-PAL_FN char *pal_host_call(uint64_t (*fn)(uint64_t), const char *req, size_t n, size_t *len) {
-    uint64_t in = pal_block_write(req, n);
-    uint64_t out = fn(in);
-    pal_x_free(in);
-    if (out == 0) return NULL;
-    char *r = pal_block_read(out, len);
-    pal_x_free(out);
-    return r;
-}
-PAL_FN char *pal_kv(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_kv, req, n, len); }
-PAL_FN char *pal_sample(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_sample, req, n, len); }
-PAL_FN char *pal_infer(const char *req, size_t n, size_t *len) { return pal_host_call(pal_x_infer, req, n, len); }
 #endif
 
 /* ---- JSON scanning ----------------------------------------------------------------------- */

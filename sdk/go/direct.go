@@ -1,4 +1,4 @@
-//go:build wasip1 && !palisade_extism
+//go:build wasip1
 
 package palisade
 
@@ -12,7 +12,7 @@ import (
 	"github.com/added060/palisade/sdk/go/jsonw"
 )
 
-// The direct convention (ABI 1.1, sdk/ABI.md): the host asks palisade_alloc for a buffer, writes
+// The direct calling convention (sdk/ABI.md): the host asks palisade_alloc for a buffer, writes
 // the envelope into it once, calls evaluate(len) and reads the packed (ptr<<32 | len) result once.
 
 var (

@@ -1,4 +1,4 @@
-// Package palisade is the Go SDK for Palisade plugins (ABI v1, see sdk/ABI.md): read the envelope,
+// Package palisade is the Go SDK for Palisade plugins (see sdk/ABI.md): read the envelope,
 // read stage config, write a verdict, call the host functions sample, infer and kv. Build plugins
 // with
 //
@@ -22,9 +22,9 @@
 //
 // # Notes
 //
-// Plugins use the direct calling convention (ABI 1.1): Input returns a buffer the next call
-// reuses, so copy what you keep past evaluate. Build with -tags palisade_extism for the Extism
-// convention (ABI 1.0, over github.com/extism/go-pdk); the code is the same.
+// Plugins use the direct calling convention, the only one the SDKs target: Input returns a
+// buffer the next call reuses, so copy what you keep past evaluate. Describe states the
+// envelope schema version abi.Version unless told otherwise.
 //
 // The types live in sdk/go/abi (pure Go) so plugin logic can be tested natively.
 package palisade

@@ -16,15 +16,15 @@ var handlers struct {
 //
 //	var _ = palisade.Export(evaluate, describe)
 //
-// The SDK exports evaluate and describe itself: do not mark your functions //go:wasmexport.
-// Plugins use the direct convention (ABI 1.1); build with -tags palisade_extism for an Extism
-// plugin (ABI 1.0) instead.
+// The SDK exports evaluate and describe itself, on the direct calling convention: do not mark
+// your functions //go:wasmexport.
 func Export(evaluate, describe func() int32) struct{} {
 	handlers.evaluate, handlers.describe = evaluate, describe
 	return struct{}{}
 }
 
-// Describe writes d as the describe output and returns 0.
+// Describe writes d as the describe output and returns 0. An empty d.ABI states abi.Version,
+// the envelope schema version the SDK was built with.
 func Describe(d abi.Describe) int32 {
 	if d.ABI == "" {
 		d.ABI = abi.Version

@@ -1,31 +1,23 @@
-;; The smallest useful Palisade plugin: no opinion on anything, an error on empty input.
-;; Build: wat2wasm minimal.wat -o minimal.wasm
+;; The smallest useful Palisade plugin (the direct convention, ../ABI.md): no opinion on
+;; anything, an error on empty input. No imports at all. Build: wat2wasm minimal.wat -o minimal.wasm
 (module
-  (import "extism:host/env" "input_length" (func $input_length (result i64)))
-  (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
-  (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
-  (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
-  (import "extism:host/env" "error_set" (func $error_set (param i64)))
   (memory (export "memory") 1)
   (data (i32.const 0) "{\22action\22:\22none\22}")  ;; 17 bytes at 0
   (data (i32.const 32) "empty input")               ;; 11 bytes at 32
 
-  ;; $block copies n bytes at ptr into a new Extism block and returns its offset.
-  (func $block (param $ptr i32) (param $n i32) (result i64)
-    (local $off i64) (local $i i32)
-    (local.set $off (call $alloc (i64.extend_i32_u (local.get $n))))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $i) (local.get $n)))
-      (call $store_u8 (i64.add (local.get $off) (i64.extend_i32_u (local.get $i)))
-                      (i32.load8_u (i32.add (local.get $ptr) (local.get $i))))
-      (local.set $i (i32.add (local.get $i) (i32.const 1)))
-      (br $next)))
-    (local.get $off))
+  ;; The host writes each call's input at 1024; grow memory to fit it.
+  (func (export "palisade_alloc") (param $len i32) (result i32)
+    (local $need i32)
+    (local.set $need (i32.sub
+      (i32.shr_u (i32.add (i32.add (i32.const 1024) (local.get $len)) (i32.const 65535)) (i32.const 16))
+      (memory.size)))
+    (if (i32.gt_s (local.get $need) (i32.const 0))
+      (then (if (i32.eq (memory.grow (local.get $need)) (i32.const -1)) (then unreachable))))
+    (i32.const 1024))
 
-  (func (export "evaluate") (result i32)
-    (if (i64.eqz (call $input_length))
-      (then (call $error_set (call $block (i32.const 32) (i32.const 11)))
-            (return (i32.const 1))))
-    (call $output_set (call $block (i32.const 0) (i32.const 17)) (i64.const 17))
-    (i32.const 0))
+  ;; evaluate(len) returns (ptr << 32) | len of its output; bit 31 of len marks an error message.
+  (func (export "evaluate") (param $len i32) (result i64)
+    (if (i32.eqz (local.get $len))
+      (then (return (i64.or (i64.shl (i64.const 32) (i64.const 32)) (i64.const 0x8000000b)))))
+    (i64.const 17))                                 ;; ptr 0, 17 bytes: {"action":"none"}
 )

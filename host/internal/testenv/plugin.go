@@ -42,8 +42,7 @@ func BuildPlugin(t testing.TB, pkg string) string {
 	return BuildPluginTags(t, pkg, "")
 }
 
-// BuildPluginTags is BuildPlugin with build tags (go build -tags), such as "palisade_extism" for
-// a Go SDK plugin on the Extism convention (ABI 1.0).
+// BuildPluginTags is BuildPlugin with build tags (go build -tags).
 func BuildPluginTags(t testing.TB, pkg, tags string) string {
 	t.Helper()
 	buildMu.Lock()

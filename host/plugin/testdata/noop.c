@@ -1,8 +1,7 @@
-/* A no-op C plugin for BenchmarkCallOverhead: takes its input, answers no opinion. Built with
- * and without -DPALISADE_EXTISM to compare the calling conventions. */
+/* A no-op C plugin for BenchmarkCallOverhead: takes its input, answers no opinion. */
 #include "../../../sdk/c/palisade.h"
 
-PAL_EXPORT("evaluate") int evaluate(void) {
+int evaluate(void) {
     size_t n;
     char *in = pal_input(&n);
     free(in);

@@ -1,5 +1,4 @@
-//! A no-op Rust plugin for BenchmarkCallOverhead: takes its input, answers no opinion. Built
-//! with and without `--cfg palisade_extism` to compare the calling conventions.
+//! A no-op Rust plugin for BenchmarkCallOverhead: takes its input, answers no opinion.
 use palisade::Verdict;
 
 fn evaluate(_env: &[u8]) -> Result<Verdict, String> {

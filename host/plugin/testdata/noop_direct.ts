@@ -1,5 +1,5 @@
-// A no-op AssemblyScript plugin for BenchmarkCallOverhead on the direct convention: takes its
-// input, answers no opinion. noop_extism.ts is the same on the Extism convention.
+// A no-op AssemblyScript plugin for BenchmarkCallOverhead, built with the SDK (the direct
+// convention): takes its input, answers no opinion. noop_extism.ts is the same on Extism's PDK.
 import * as pal from "../../../sdk/assemblyscript/assembly/index";
 export { palisade_alloc } from "../../../sdk/assemblyscript/assembly/index";
 

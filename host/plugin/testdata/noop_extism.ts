@@ -1,12 +1,16 @@
-// A no-op AssemblyScript plugin for BenchmarkCallOverhead on the Extism convention (ABI 1.0):
-// takes its input, answers no opinion. noop_direct.ts is the same on the direct convention.
-import * as pal from "../../../sdk/assemblyscript/assembly/extism";
+// A no-op AssemblyScript plugin built on Extism's PDK (@extism/as-pdk 1.0.0), not on a Palisade
+// SDK: the compatibility path (sdk/ABI.md "Extism compatibility"). It takes its input and
+// answers no opinion; noop_direct.ts is the same with the SDK, on the direct convention.
+import { Host, Memory } from "@extism/as-pdk";
+import { error_set } from "@extism/as-pdk/lib/env";
 
 export function evaluate(): i32 {
-  pal.input();
-  return pal.emit(pal.Verdict.none());
+  Host.input();
+  Host.outputString("{\"action\":\"none\"}");
+  return 0;
 }
 
 export function abort(message: string | null, file: string | null, line: u32, column: u32): void {
-  pal.palisadeAbort(message, file, line, column);
+  error_set(Memory.allocateString("abort: " + (message ? message : "")).offset);
+  unreachable();
 }

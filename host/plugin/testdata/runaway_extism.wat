@@ -1,4 +1,4 @@
-;; runaway_direct.wat on the Extism convention (ABI 1.0): the first input byte picks how to run
+;; runaway_direct.wat on the Extism compatibility path: the first input byte picks how to run
 ;; away (l loop, r recursion, f fib(90), t tick in a loop, b block in a loop); anything else
 ;; answers {"action":"none"}. Used by TestRunawayIsStopped and the fuzz seeds.
 (module

@@ -74,7 +74,7 @@ func loadStage(t testing.TB, caps []string, inferer hostfn.Inferer, config strin
 	return p
 }
 
-// TestWasmEndToEnd runs the built plugin in the real Extism runtime with the
+// TestWasmEndToEnd runs the built plugin in the real host runtime (host/plugin) with the
 // real `infer` host function backed by the registry and the trained model.
 func TestWasmEndToEnd(t *testing.T) {
 	r, spec := detectorRegistry(t, "")

@@ -4,7 +4,7 @@
 // command injection, SSRF, XSS, prompt injection) and statistical features, combined per
 // category by a weighted noisy-OR vote and compared with a threshold minus a fail-safe margin.
 //
-// It imports no Extism or go-pdk code, so native tests, fuzzing and tools/eval run the same
+// It imports no Wasm or SDK export code, so native tests, fuzzing and tools/eval run the same
 // code the Wasm plugin runs.
 //
 // Start-up is cheap on purpose (every gateway start, hot swap and hook process pays it): the

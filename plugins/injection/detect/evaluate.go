@@ -29,7 +29,7 @@ const RedactionMarker = "[REDACTED: %s]"
 // maxEvidence caps the evidence list of one verdict.
 const maxEvidence = 16
 
-// Config is the stage config (Extism config key "config", JSON). Every field is optional.
+// Config is the stage config (config key "config", JSON). Every field is optional.
 type Config struct {
 	// Thresholds per category label; DefaultThreshold when absent.
 	Thresholds map[string]float64 `json:"thresholds,omitempty"`

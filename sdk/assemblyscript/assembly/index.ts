@@ -1,7 +1,6 @@
-// Palisade plugin SDK for AssemblyScript, direct convention (ABI 1.1, see sdk/ABI.md "Direct
-// convention"): the host writes the envelope into this module's memory through palisade_alloc
-// and reads the verdict once; host functions come from the "palisade" import module. No Extism
-// kernel, no @extism/as-pdk. For the Extism convention import "@palisade/sdk/assembly/extism".
+// Palisade plugin SDK for AssemblyScript, on the direct calling convention (sdk/ABI.md): the
+// host writes the envelope into this module's memory through palisade_alloc and reads the
+// verdict once; host functions come from the "palisade" import module. No Extism kernel.
 //
 // A plugin's entry file:
 //
@@ -18,8 +17,8 @@
 export * from "./json";
 import { Verdict, quote } from "./json";
 
-/** The ABI version this SDK states in describe (the host's version is still 1.0, see ABI.md). */
-export const ABI = "1.0";
+/** The envelope schema version this SDK reads and writes, stated as "abi" in describe (ABI.md "Versions"). */
+export const ABI = "1.1";
 
 @external("palisade", "config_get")
 declare function host_config_get(key: usize, keyLen: i32): i32;

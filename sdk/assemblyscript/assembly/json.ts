@@ -1,5 +1,4 @@
-// Palisade AssemblyScript SDK: JSON scanning over UTF-8 bytes and verdicts, shared by the direct
-// (index.ts) and Extism (extism.ts) transports.
+// Palisade AssemblyScript SDK: JSON scanning over UTF-8 bytes and verdicts, used by index.ts.
 //
 // JSON is scanned as UTF-8 bytes (spans into the input), never decoded whole: a 4 MiB envelope
 // stays 4 MiB instead of becoming an 8 MiB UTF-16 string.

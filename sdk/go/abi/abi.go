@@ -5,8 +5,11 @@ package abi
 
 import "encoding/json"
 
-// Version is the ABI version this package implements.
-const Version = "1.0"
+// Version is the envelope schema version this package implements: the shape of the envelope,
+// verdict, describe and host-function JSON (sdk/ABI.md "Versions"). The host writes it as the
+// envelope's abi and accepts a plugin whose describe states the same major and a minor no newer.
+// The call convention (direct, or Extism compatibility) is versioned apart and is not in it.
+const Version = "1.1"
 
 // Phases.
 const (

@@ -1,5 +1,5 @@
-//! The host interface: the direct convention's imports (wasm32, the default), the Extism kernel
-//! declared by hand (wasm32 with `--cfg palisade_extism`), or an in-process fake (other targets).
+//! The host interface: the direct convention's imports (wasm32), or an in-process fake (other
+//! targets).
 
 pub enum HostFn {
     Kv,
@@ -7,9 +7,9 @@ pub enum HostFn {
     Infer,
 }
 
-#[cfg(all(target_arch = "wasm32", not(palisade_extism)))]
+#[cfg(target_arch = "wasm32")]
 mod imp {
-    //! The direct convention (ABI 1.1, sdk/ABI.md): the host writes the input into the buffer
+    //! The direct convention (sdk/ABI.md): the host writes the input into the buffer
     //! palisade_alloc returns and reads the output the packed result of evaluate points at.
     use super::HostFn;
 
@@ -106,136 +106,6 @@ mod imp {
     }
 }
 
-#[cfg(all(target_arch = "wasm32", palisade_extism))]
-mod imp {
-    use super::HostFn;
-
-    #[link(wasm_import_module = "extism:host/env")]
-    extern "C" {
-        fn input_length() -> u64;
-        fn input_load_u8(off: u64) -> u32;
-        fn input_load_u64(off: u64) -> u64;
-        fn output_set(off: u64, len: u64);
-        fn error_set(off: u64);
-        fn alloc(len: u64) -> u64;
-        fn free(off: u64);
-        fn length(off: u64) -> u64;
-        fn load_u8(off: u64) -> u32;
-        fn load_u64(off: u64) -> u64;
-        fn store_u8(off: u64, v: u32);
-        fn store_u64(off: u64, v: u64);
-        fn config_get(key: u64) -> u64;
-        fn log_info(off: u64);
-    }
-
-    #[link(wasm_import_module = "extism:host/user")]
-    extern "C" {
-        fn kv(req: u64) -> u64;
-        fn sample(req: u64) -> u64;
-        fn infer(req: u64) -> u64;
-    }
-
-    fn write_block(b: &[u8]) -> u64 {
-        unsafe {
-            let off = alloc(b.len() as u64);
-            let mut i = 0;
-            while i + 8 <= b.len() {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&b[i..i + 8]);
-                store_u64(off + i as u64, u64::from_le_bytes(w));
-                i += 8;
-            }
-            while i < b.len() {
-                store_u8(off + i as u64, b[i] as u32);
-                i += 1;
-            }
-            off
-        }
-    }
-
-    fn read_block(off: u64) -> Vec<u8> {
-        unsafe {
-            let n = length(off) as usize;
-            let mut v = Vec::with_capacity(n);
-            let mut i = 0;
-            while i + 8 <= n {
-                v.extend_from_slice(&load_u64(off + i as u64).to_le_bytes());
-                i += 8;
-            }
-            while i < n {
-                v.push(load_u8(off + i as u64) as u8);
-                i += 1;
-            }
-            v
-        }
-    }
-
-    pub fn input() -> Vec<u8> {
-        unsafe {
-            let n = input_length() as usize;
-            let mut v = Vec::with_capacity(n);
-            let mut i = 0;
-            while i + 8 <= n {
-                v.extend_from_slice(&input_load_u64(i as u64).to_le_bytes());
-                i += 8;
-            }
-            while i < n {
-                v.push(input_load_u8(i as u64) as u8);
-                i += 1;
-            }
-            v
-        }
-    }
-
-    pub fn output(b: &[u8]) {
-        let off = write_block(b);
-        unsafe { output_set(off, b.len() as u64) }
-    }
-
-    pub fn error(msg: &str) {
-        let off = write_block(msg.as_bytes());
-        unsafe { error_set(off) }
-    }
-
-    pub fn log(msg: &str) {
-        let off = write_block(msg.as_bytes());
-        unsafe {
-            log_info(off);
-            free(off)
-        }
-    }
-
-    pub fn config(key: &str) -> Option<Vec<u8>> {
-        let k = write_block(key.as_bytes());
-        let v = unsafe { config_get(k) };
-        unsafe { free(k) };
-        if v == 0 {
-            return None;
-        }
-        let out = read_block(v);
-        unsafe { free(v) };
-        Some(out)
-    }
-
-    pub fn host_call(f: HostFn, req: &[u8]) -> Option<Vec<u8>> {
-        let r = write_block(req);
-        let out = unsafe {
-            match f {
-                HostFn::Kv => kv(r),
-                HostFn::Sample => sample(r),
-                HostFn::Infer => infer(r),
-            }
-        };
-        unsafe { free(r) };
-        if out == 0 {
-            return None;
-        }
-        let v = read_block(out);
-        unsafe { free(out) };
-        Some(v)
-    }
-}
-
 #[cfg(not(target_arch = "wasm32"))]
 mod imp {
     use super::HostFn;
@@ -246,7 +116,7 @@ mod imp {
         pub static STATE: RefCell<Fake> = RefCell::new(Fake::default());
     }
 
-    /// The fake kernel's state, per thread.
+    /// The fake host's state, per thread.
     #[derive(Default)]
     pub struct Fake {
         pub input: Vec<u8>,
@@ -287,11 +157,9 @@ mod imp {
     }
 }
 
-pub(crate) use imp::{config, error, host_call, input, log, output};
-#[cfg(not(all(target_arch = "wasm32", palisade_extism)))]
-pub(crate) use imp::{begin, packed};
+pub(crate) use imp::{begin, config, error, host_call, input, log, output, packed};
 
-/// The in-process fake kernel used off wasm32, for unit tests: set the input and config, run
+/// The in-process fake host used off wasm32, for unit tests: set the input and config, run
 /// the plugin's evaluate, read the output.
 #[cfg(not(target_arch = "wasm32"))]
 pub mod native {
@@ -317,6 +185,6 @@ pub mod native {
     }
 }
 
-/// Empty on wasm32: the real kernel is in use.
+/// Empty on wasm32: the real host is in use.
 #[cfg(target_arch = "wasm32")]
 pub mod native {}

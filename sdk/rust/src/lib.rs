@@ -1,9 +1,8 @@
 //! Palisade plugin SDK for Rust (ABI v1, see sdk/ABI.md).
 //!
-//! Dependency-free: the direct convention's imports (module `palisade`; ABI 1.1, the default) or,
-//! with `--cfg palisade_extism`, the Extism kernel imports (`extism:host/env`) and host functions
-//! (`extism:host/user`: `sample`, `infer`, `kv`) are declared by hand, and JSON is
-//! handled by a small scanner ([`json`]) that borrows from the input instead of building a tree.
+//! Dependency-free: the direct calling convention's imports (module `palisade`: `config_get`,
+//! `result_read`, `log` and the host functions `sample`, `infer`, `kv`) are declared by hand, and
+//! JSON is handled by a small scanner ([`json`]) that borrows from the input instead of building a tree.
 //!
 //! ```ignore
 //! use palisade::{json, Verdict};
@@ -15,7 +14,7 @@
 //! palisade::plugin!(evaluate);
 //! ```
 //!
-//! Builds with Debian's rustc 1.63 for `wasm32-unknown-unknown`; on other targets the kernel is
+//! Builds with Debian's rustc 1.63 for `wasm32-unknown-unknown`; on other targets the host is
 //! replaced by an in-process fake ([`native`]) so plugin logic runs under `rustc --test`.
 
 pub mod json;
@@ -24,8 +23,9 @@ pub mod json;
 pub mod kernel;
 pub use kernel::native;
 
-/// The ABI version this SDK implements.
-pub const ABI: &str = "1.0";
+/// The envelope schema version this SDK reads and writes, stated as `abi` in describe
+/// (sdk/ABI.md "Versions").
+pub const ABI: &str = "1.1";
 
 /// Returns the input (the envelope JSON for `evaluate`).
 pub fn input() -> Vec<u8> {
@@ -224,25 +224,18 @@ pub fn run_evaluate(f: fn(&[u8]) -> Result<Verdict, String>) -> i32 {
 /// palisade::plugin!(evaluate, describe);
 /// ```
 /// where `evaluate: fn(&[u8]) -> Result<Verdict, String>` and `describe: fn() -> Describe`.
-/// The exports follow the direct convention (ABI 1.1); build the SDK and the plugin with
-/// `--cfg palisade_extism` for the Extism one (ABI 1.0).
+/// The exports follow the direct calling convention (sdk/ABI.md): `palisade_alloc` comes from
+/// the SDK, `evaluate(len)` and `describe(len)` from this macro.
 #[macro_export]
 macro_rules! plugin {
     ($evaluate:path) => {
-        #[cfg(not(palisade_extism))]
         #[export_name = "evaluate"]
         pub extern "C" fn __palisade_evaluate(n: i32) -> i64 {
             $crate::run_direct(n, || $crate::run_evaluate($evaluate))
         }
-        #[cfg(palisade_extism)]
-        #[export_name = "evaluate"]
-        pub extern "C" fn __palisade_evaluate() -> i32 {
-            $crate::run_evaluate($evaluate)
-        }
     };
     ($evaluate:path, $describe:path) => {
         $crate::plugin!($evaluate);
-        #[cfg(not(palisade_extism))]
         #[export_name = "describe"]
         pub extern "C" fn __palisade_describe(n: i32) -> i64 {
             $crate::run_direct(n, || {
@@ -250,18 +243,11 @@ macro_rules! plugin {
                 0
             })
         }
-        #[cfg(palisade_extism)]
-        #[export_name = "describe"]
-        pub extern "C" fn __palisade_describe() -> i32 {
-            $crate::output($describe().to_json().as_bytes());
-            0
-        }
     };
 }
 
 /// Runs an export body on the direct convention: the input is the n bytes the host wrote, the
 /// result packs the output (or the error message, when f returned non-zero). [`plugin!`] calls it.
-#[cfg(not(all(target_arch = "wasm32", palisade_extism)))]
 pub fn run_direct(n: i32, f: impl FnOnce() -> i32) -> i64 {
     kernel::begin(n);
     if f() != 0 {
@@ -290,7 +276,7 @@ mod tests {
     #[test]
     fn describe_json() {
         let d = Describe { name: "n", version: "1", phases: &["request"], capabilities: &[] };
-        assert_eq!(d.to_json(), r#"{"name":"n","version":"1","abi":"1.0","phases":["request"],"capabilities":[]}"#);
+        assert_eq!(d.to_json(), r#"{"name":"n","version":"1","abi":"1.1","phases":["request"],"capabilities":[]}"#);
     }
 
     #[test]
