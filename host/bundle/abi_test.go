@@ -58,8 +58,8 @@ func TestActivationChecksDescribedABI(t *testing.T) {
 		{`{"name":"old","abi":"1.0"}`, ""},
 		{`{"name":"now","abi":"1.1"}`, ""},
 		{`{"name":"none"}`, ""}, // no version stated: taken as 1.0
-		{`{"name":"newer","abi":"1.2"}`, "plugin abi 1.2 is newer than the host's envelope schema 1.1"},
-		{`{"name":"major","abi":"2.0"}`, "plugin abi 2.0: major 2 differs from the host's envelope schema 1.1"},
+		{`{"name":"newer","abi":"1.3"}`, "plugin abi 1.3 is newer than the host's envelope schema 1.2"},
+		{`{"name":"major","abi":"2.0"}`, "plugin abi 2.0: major 2 differs from the host's envelope schema 1.2"},
 	} {
 		t.Run(tc.describe, func(t *testing.T) {
 			p, err := rt.Load(context.Background(), plugin.Spec{Name: "d", Wasm: describing(t, tc.describe), PoolSize: 1})

@@ -9,7 +9,7 @@ import "encoding/json"
 // verdict, describe and host-function JSON (sdk/ABI.md "Versions"). The host writes it as the
 // envelope's abi and accepts a plugin whose describe states the same major and a minor no newer.
 // The call convention (direct, or Extism compatibility) is versioned apart and is not in it.
-const Version = "1.1"
+const Version = "1.2"
 
 // Phases.
 const (

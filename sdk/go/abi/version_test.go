@@ -14,7 +14,8 @@ func TestCompatible(t *testing.T) {
 	}{
 		{"1.0", ""},
 		{"1.1", ""},
-		{"1.2", "newer than the host's envelope schema 1.1"},
+		{"1.2", ""},
+		{"1.3", "newer than the host's envelope schema 1.2"},
 		{"1.10", "newer"},
 		{"2.0", "major 2 differs"},
 		{"0.9", "major 0 differs"},
