@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/added060/palisade/host/audit"
@@ -31,6 +32,8 @@ type tuneCmd struct {
 	Since        string   `default:"720h" help:"With --from-gateway: events since this (RFC 3339, or a duration back from now)."`
 	Out          string   `short:"o" required:"" help:"Folder to write the proposal to (must not exist or be empty)." placeholder:"DIR"`
 	MinApprovals int      `default:"3" help:"Approvals of one kind of call before an allow rule is proposed."`
+	TrainData    string   `name:"train-data" default:"data/split" help:"The detector's training data (train.jsonl, dev.jsonl, test.jsonl): labelled detector texts retrain its model; \"\" = do not retrain." env:"PALISADE_TRAIN_DATA" placeholder:"DIR"`
+	ExtraBenign  []string `name:"extra-benign" default:"models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl" help:"Extra benign training texts, as make model uses them (.txt lines or .jsonl text)." placeholder:"FILE"`
 	JSON         bool     `name:"json" help:"Print the report as JSON."`
 }
 
@@ -67,7 +70,8 @@ func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
 		}
 		events = append(events, evs...)
 	}
-	r, err := tune.Propose(events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals})
+	r, err := tune.Propose(ctx, events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals,
+		TrainData: c.TrainData, ExtraBenign: c.ExtraBenign})
 	if err != nil {
 		return fail(exitFail, err)
 	}
@@ -103,6 +107,14 @@ func printTuneReport(w io.Writer, r *tune.Report, out, signed string) {
 	}
 	for _, ru := range r.Rules {
 		fmt.Fprintf(w, "rule       %s %s priority %d: %s %v (%d decisions)\n", ru.ID, ru.Action, ru.Priority, toolOn(ru.Tool, ru.Server), ru.Arguments, len(ru.Support))
+	}
+	if d := r.Detector; d != nil && d.Skipped != "" {
+		fmt.Fprintf(w, "detector   %s: %s\n", d.Stage, d.Skipped)
+	} else if d != nil {
+		fmt.Fprintf(w, "detector   %s: model %s retrained with %d labelled texts (%d benign, %d attack) in %.1fs: sha256 %.12s → %.12s, threshold %.4f → %.4f\n",
+			d.Stage, d.Model, len(d.Added), d.AddedBenign, d.AddedAttack, d.TrainSeconds, d.OldSHA256, d.NewSHA256, d.OldThreshold, d.NewThreshold)
+		fmt.Fprintf(w, "detector   at the stage's threshold %.4g: labelled false positives flagged %d → %d of %d, false negatives %d → %d of %d; model card diff in %s\n",
+			d.StageThreshold, d.FPFlaggedBefore, d.FPFlaggedAfter, d.AddedBenign, d.FNFlaggedBefore, d.FNFlaggedAfter, d.AddedAttack, filepath.Join(out, d.CardDiff))
 	}
 	for _, u := range r.Unused {
 		fmt.Fprintf(w, "not used   %s\n", u)

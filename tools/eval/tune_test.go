@@ -91,7 +91,7 @@ func TestTuneFromFalsePositives(t *testing.T) {
 		t.Fatalf("the calib split gave %d false positives of the detecting stages, want %d", len(fps), want)
 	}
 	out := filepath.Join(t.TempDir(), "proposal")
-	rep, err := tune.Propose(events, tune.Options{Bundle: dir, Out: out, Now: now})
+	rep, err := tune.Propose(ctx, events, tune.Options{Bundle: dir, Out: out, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
