@@ -108,6 +108,13 @@ func printTuneReport(w io.Writer, r *tune.Report, out, signed string) {
 	for _, ru := range r.Rules {
 		fmt.Fprintf(w, "rule       %s %s priority %d: %s %v (%d decisions)\n", ru.ID, ru.Action, ru.Priority, toolOn(ru.Tool, ru.Server), ru.Arguments, len(ru.Support))
 	}
+	for _, th := range r.Thresholds {
+		if th.Moved {
+			fmt.Fprintf(w, "threshold  %s %s: %.4f → %.4f (%s)\n", th.Stage, th.Key, th.Old, th.New, th.Why)
+		} else {
+			fmt.Fprintf(w, "threshold  %s %s: kept at %.4f (%s)\n", th.Stage, th.Key, th.Old, th.Why)
+		}
+	}
 	if d := r.Detector; d != nil && d.Skipped != "" {
 		fmt.Fprintf(w, "detector   %s: %s\n", d.Stage, d.Skipped)
 	} else if d != nil {

@@ -57,6 +57,9 @@ type Report struct {
 	Fixtures   int         `json:"fixtures"`
 	Unused     []string    `json:"unused,omitempty"`
 
+	// Thresholds are the score thresholds of the detector and injection stages the labels
+	// bear on: moved, or kept with why.
+	Thresholds []ThresholdChange `json:"thresholds,omitempty"`
 	// Detector is the retrained detector model, or why it was not retrained; nil when no
 	// label concerned a detector stage's text.
 	Detector *Retrain `json:"detector,omitempty"`
@@ -125,6 +128,7 @@ func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, err
 		p.label(ev)
 	}
 	p.approvals(events)
+	p.thresholds(labels, m)
 	defer func() {
 		for _, f := range p.cleanup {
 			f()
@@ -587,6 +591,9 @@ func (p *proposer) write(m *bundle.Manifest, rulesFile string) error {
 		if err := os.WriteFile(filepath.Join(o.Out, dir, "tune-labels.json"), append(fb, '\n'), 0o644); err != nil {
 			return err
 		}
+	}
+	if err := p.writeThresholds(root); err != nil {
+		return err
 	}
 	if p.model != nil {
 		if err := p.writeModel(child(root, "models")); err != nil {
