@@ -57,6 +57,10 @@ type Report struct {
 	Fixtures   int         `json:"fixtures"`
 	Unused     []string    `json:"unused,omitempty"`
 
+	// Events says how the events were vetted, when the caller checked their signatures
+	// (`palisade tune --events`); nil = not by Propose's caller.
+	Events *EventCheck `json:"events,omitempty"`
+
 	// Thresholds are the score thresholds of the detector and injection stages the labels
 	// bear on: moved, or kept with why.
 	Thresholds []ThresholdChange `json:"thresholds,omitempty"`
@@ -66,6 +70,22 @@ type Report struct {
 
 	Version  string `json:"version"`
 	Sequence uint64 `json:"sequence,omitempty"`
+}
+
+// EventCheck counts the events whose signatures a caller checked before Propose.
+type EventCheck struct {
+	Verified   int            `json:"verified"`             // signed by a trusted signer
+	Unverified int            `json:"unverified,omitempty"` // used without a verified signature (trusted unsigned)
+	Skipped    map[string]int `json:"skipped,omitempty"`    // left out, by audit.Problem*
+}
+
+// SkippedTotal is the number of events left out.
+func (c *EventCheck) SkippedTotal() int {
+	n := 0
+	for _, v := range c.Skipped {
+		n += v
+	}
+	return n
 }
 
 // Exclusion is one proposed exclusion of a stage.
