@@ -175,7 +175,9 @@ func (p *proposer) thresholds(labels []audit.Event, m *bundle.Manifest) {
 		p.r.Thresholds = append(p.r.Thresholds, ThresholdChange{Stage: sp.stage, Key: sp.key, Old: round4(cut + margin), New: round4(nc + margin),
 			Moved: moved, Why: why, Negatives: len(sp.neg), Positives: len(sp.pos)})
 	}
-	slices.SortFunc(p.r.Thresholds, func(a, b ThresholdChange) int { return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Key, b.Key)) })
+	slices.SortFunc(p.r.Thresholds, func(a, b ThresholdChange) int {
+		return cmp.Or(cmp.Compare(a.Stage, b.Stage), cmp.Compare(a.Key, b.Key))
+	})
 }
 
 // writeThresholds sets the moved thresholds in the stages' config.
