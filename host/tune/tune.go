@@ -123,6 +123,9 @@ func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, err
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
+	if ents, err := os.ReadDir(o.Out); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrOutExists, o.Out) // before retraining takes seconds
+	}
 	m, err := bundle.LoadManifest(o.Bundle)
 	if err != nil {
 		return nil, err
