@@ -11,16 +11,18 @@ const mod = "github.com/added060/palisade/"
 
 // forbidden lists, per package, packages it must not import (directly or not).
 var forbidden = map[string][]string{
-	"host/mcp":              {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
-	"host/config":           {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
-	"host/plugin":           {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
-	"host/hostfn":           {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
-	"host/chain":            {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
-	"host/bundle":           {"host/engine", "host/proxy", "host/gateway", "host/admin"},
-	"host/audit":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
-	"host/llm":              {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
-	"host/infer":            {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
-	"host/infer/onnx":       {"host/"},
+	"host/mcp":        {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
+	"host/config":     {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
+	"host/plugin":     {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
+	"host/hostfn":     {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
+	"host/chain":      {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
+	"host/bundle":     {"host/engine", "host/proxy", "host/gateway", "host/admin"},
+	"host/audit":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/extism", "github.com/nats-io/nats-server"},
+	"host/llm":        {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/infer":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway"},
+	"host/infer/onnx": {"host/"},
+	// The trainer fits, writes and scores a model; tools/train and host/tune drive it.
+	"host/infer/train":      {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "host/hostfn", "host/tune", "host/audit", "cmd/", "tools/"},
 	"host/auditsink":        {"host/engine", "host/proxy", "host/gateway", "host/chain", "host/bundle", "host/plugin", "cmd/", "github.com/nats-io/nats-server", "github.com/extism"},
 	"host/auditsink/pgtest": {"host/", "github.com/"},
 	"host/version":          {"host/", "github.com/"},

@@ -34,7 +34,7 @@ $(ORT_LIB):
 
 model: $(DETECTOR_MODEL) ## train the detector (deterministic) → build/models/detector-v1.onnx + models/MODEL_CARD.md
 
-$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl) | setup-onnxruntime
+$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go host/infer/train/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl) | setup-onnxruntime
 	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
 
 plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm (top Makefile's plugin rule)

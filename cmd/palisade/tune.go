@@ -7,12 +7,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/nats-io/nkeys"
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
+	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/tune"
 )
 
@@ -31,7 +37,13 @@ type tuneCmd struct {
 	Since        string   `default:"720h" help:"With --from-gateway: events since this (RFC 3339, or a duration back from now)."`
 	Out          string   `short:"o" required:"" help:"Folder to write the proposal to (must not exist or be empty)." placeholder:"DIR"`
 	MinApprovals int      `default:"3" help:"Approvals of one kind of call before an allow rule is proposed."`
+	TrainData    string   `name:"train-data" default:"data/split" help:"The detector's training data (train.jsonl, dev.jsonl, test.jsonl): labelled detector texts retrain its model; \"\" = do not retrain." env:"PALISADE_TRAIN_DATA" placeholder:"DIR"`
+	ExtraBenign  []string `name:"extra-benign" default:"models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl" help:"Extra benign training texts, as make model uses them (.txt lines or .jsonl text)." placeholder:"FILE"`
 	JSON         bool     `name:"json" help:"Print the report as JSON."`
+	// The events of --events files must carry signatures (audit tail --json --signed) by a
+	// trusted signer, unless --trust-unsigned.
+	TrustedSigner []string `name:"trusted-signer" help:"With --events: an audit signer's public nkey (U...), or a file holding one, whose signed events are trusted (repeatable); DATA_DIR's gateway key is trusted too." placeholder:"KEY" sep:"none"`
+	TrustUnsigned bool     `name:"trust-unsigned" help:"With --events: use events whose signature is missing or does not verify (counted in the report)."`
 }
 
 func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
@@ -60,17 +72,46 @@ func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
 			events = append(events, evs...)
 		}
 	}
-	for _, f := range c.Events {
-		evs, err := readEvents(env, f)
+	var check *tune.EventCheck
+	if len(c.Events) > 0 {
+		signers, err := c.signers(ctx)
 		if err != nil {
 			return fail(exitUsage, err)
 		}
-		events = append(events, evs...)
+		check = &tune.EventCheck{Skipped: map[string]int{}}
+		for _, f := range c.Events {
+			lines, err := readEvents(env, f)
+			if err != nil {
+				return fail(exitUsage, err)
+			}
+			for _, l := range lines {
+				problem := audit.ProblemUnsigned
+				if l.signed != nil {
+					problem = signers.VerifyEvent(ctx, *l.signed)
+				}
+				switch {
+				case problem == "":
+					check.Verified++
+				case c.TrustUnsigned:
+					check.Unverified++
+				default:
+					check.Skipped[problem]++
+					continue
+				}
+				events = append(events, l.ev)
+			}
+		}
+		if check.Verified+check.Unverified == 0 && len(check.Skipped) > 0 {
+			return fail(exitUsage, fmt.Errorf("no event of %s verified against a trusted signer (%s): write them with `palisade audit tail --json --signed` and name the signer with --trusted-signer, or use --trust-unsigned",
+				strings.Join(c.Events, ", "), skippedText(check)))
+		}
 	}
-	r, err := tune.Propose(events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals})
+	r, err := tune.Propose(ctx, events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals,
+		TrainData: c.TrainData, ExtraBenign: c.ExtraBenign})
 	if err != nil {
 		return fail(exitFail, err)
 	}
+	r.Events = check
 	signed := ""
 	if c.Key != "" {
 		if _, err := bundle.CheckPins(c.Out); err != nil {
@@ -104,8 +145,33 @@ func printTuneReport(w io.Writer, r *tune.Report, out, signed string) {
 	for _, ru := range r.Rules {
 		fmt.Fprintf(w, "rule       %s %s priority %d: %s %v (%d decisions)\n", ru.ID, ru.Action, ru.Priority, toolOn(ru.Tool, ru.Server), ru.Arguments, len(ru.Support))
 	}
+	for _, th := range r.Thresholds {
+		if th.Moved {
+			fmt.Fprintf(w, "threshold  %s %s: %.4f → %.4f (%s)\n", th.Stage, th.Key, th.Old, th.New, th.Why)
+		} else {
+			fmt.Fprintf(w, "threshold  %s %s: kept at %.4f (%s)\n", th.Stage, th.Key, th.Old, th.Why)
+		}
+	}
+	if d := r.Detector; d != nil && d.Skipped != "" {
+		fmt.Fprintf(w, "detector   %s: %s\n", d.Stage, d.Skipped)
+	} else if d != nil {
+		fmt.Fprintf(w, "detector   %s: model %s retrained with %d labelled texts (%d benign, %d attack) in %.1fs: sha256 %.12s → %.12s, threshold %.4f → %.4f\n",
+			d.Stage, d.Model, len(d.Added), d.AddedBenign, d.AddedAttack, d.TrainSeconds, d.OldSHA256, d.NewSHA256, d.OldThreshold, d.NewThreshold)
+		fmt.Fprintf(w, "detector   at the stage's threshold %.4g: labelled false positives flagged %d → %d of %d, false negatives %d → %d of %d; model card diff in %s\n",
+			d.StageThreshold, d.FPFlaggedBefore, d.FPFlaggedAfter, d.AddedBenign, d.FNFlaggedBefore, d.FNFlaggedAfter, d.AddedAttack, filepath.Join(out, d.CardDiff))
+	}
 	for _, u := range r.Unused {
 		fmt.Fprintf(w, "not used   %s\n", u)
+	}
+	if ec := r.Events; ec != nil {
+		fmt.Fprintf(w, "events     %d with a verified signature", ec.Verified)
+		if ec.Unverified > 0 {
+			fmt.Fprintf(w, ", %d used unverified (--trust-unsigned)", ec.Unverified)
+		}
+		if len(ec.Skipped) > 0 {
+			fmt.Fprintf(w, ", %d skipped (%s)", ec.SkippedTotal(), skippedText(ec))
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "wrote %s: version %s, %d fixtures from labelled calls\n", out, r.Version, r.Fixtures)
 	if signed == "" {
@@ -126,10 +192,37 @@ func toolOn(tool, server []string) string {
 	return t
 }
 
+// signers are the keys --events files are checked against: --trusted-signer and DATA_DIR's
+// gateway key.
+func (c *tuneCmd) signers(ctx context.Context) (*audit.Signers, error) {
+	var keys []string
+	for _, k := range c.TrustedSigner {
+		if b, err := os.ReadFile(k); err == nil {
+			k = strings.TrimSpace(string(b))
+		}
+		if !nkeys.IsValidPublicUserKey(k) {
+			return nil, fmt.Errorf("--trusted-signer %.20q: not a public user nkey (U...) or a file holding one", k)
+		}
+		keys = append(keys, k)
+	}
+	if gw, err := bus.LoadIdentity(c.DataDir, bus.RoleGateway, ""); err == nil {
+		keys = append(keys, gw.PublicKey())
+	}
+	return audit.NewSigners(ctx, nil, "", keys...), nil
+}
+
+// eventLine is one line of an events file: an event, signed (audit tail --json --signed) or
+// not.
+type eventLine struct {
+	ev     audit.Event
+	signed *audit.SignedEvent
+}
+
 // readEvents reads NDJSON audit events from file ("-" = stdin). A history export's lines are
-// events with extra fields (verified, held), which are ignored; a line that is not an event is
-// an error naming the file and line.
-func readEvents(env *cliEnv, file string) ([]audit.Event, error) {
+// events with extra fields (verified, held), which are ignored; a signed line carries the
+// event's stored bytes and signature; a line that is neither is an error naming the file and
+// line.
+func readEvents(env *cliEnv, file string) ([]eventLine, error) {
 	var r io.Reader
 	if file == "-" {
 		r = env.Stdin
@@ -141,27 +234,52 @@ func readEvents(env *cliEnv, file string) ([]audit.Event, error) {
 		defer f.Close()
 		r = f
 	}
-	return parseEvents(r, file)
+	return parseEventLines(r, file)
 }
 
 // parseEvents reads NDJSON audit events from r, naming errors by where and line.
 func parseEvents(r io.Reader, file string) ([]audit.Event, error) {
+	lines, err := parseEventLines(r, file)
+	out := make([]audit.Event, len(lines))
+	for i, l := range lines {
+		out[i] = l.ev
+	}
+	return out, err
+}
+
+// parseEventLines reads NDJSON lines of events, signed or not, from r.
+func parseEventLines(r io.Reader, file string) ([]eventLine, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var out []audit.Event
+	var out []eventLine
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
 			continue
 		}
-		var ev audit.Event
-		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.ID == "" {
+		var l eventLine
+		var se audit.SignedEvent
+		if json.Unmarshal(line, &se) == nil && len(se.Event) > 0 {
+			l.signed = &se
+			line = se.Event
+		}
+		err := json.Unmarshal(line, &l.ev)
+		if err != nil || l.ev.ID == "" {
 			if err == nil {
 				err = fmt.Errorf("no id")
 			}
 			return nil, fmt.Errorf("%s:%d: not an audit event: %v", file, n, err)
 		}
-		out = append(out, ev)
+		out = append(out, l)
 	}
 	return out, sc.Err()
+}
+
+// skippedText is "2 unsigned, 1 bad-signature": the skipped events by problem.
+func skippedText(ec *tune.EventCheck) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(ec.Skipped)) {
+		parts = append(parts, fmt.Sprintf("%d %s", ec.Skipped[k], k))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -163,3 +163,26 @@ func RegisterSigner(ctx context.Context, js jetstream.JetStream, bucket string, 
 	}
 	return nil
 }
+
+// SignedEvent is a stored event with its signature: one NDJSON line of `palisade audit tail
+// --json --signed`, which files can carry to a reader that checks them (`palisade tune
+// --events`). Event holds the stored bytes exactly: the signature covers them, so a line whose
+// event was edited, even by a byte, fails.
+type SignedEvent struct {
+	Signer    string          `json:"signer"`
+	Signature string          `json:"signature"` // standard base64
+	Event     json.RawMessage `json:"event"`
+}
+
+// VerifyEvent checks se as Verify checks a stored message: "" for a good event, else a
+// Problem* constant.
+func (s *Signers) VerifyEvent(ctx context.Context, se SignedEvent) string {
+	h := nats.Header{}
+	if se.Signer != "" {
+		h.Set(HeaderSigner, se.Signer)
+	}
+	if se.Signature != "" {
+		h.Set(HeaderSignature, se.Signature)
+	}
+	return s.Verify(ctx, h, se.Event)
+}

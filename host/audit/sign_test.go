@@ -110,6 +110,28 @@ func TestTailFlagsForgedEvents(t *testing.T) {
 	if l := js.Lines(); len(l) != 1 || json.Unmarshal([]byte(l[0]), &got) != nil || got.Forged != audit.ProblemUnsigned || got.Tool != "unsigned" {
 		t.Fatalf("JSON tail = %q, want forged=unsigned", js.Lines())
 	}
+
+	// Signed JSON lines carry what a file reader needs to check them later, with the same
+	// verdicts (palisade tune --events).
+	var sl syncBuffer
+	if err := audit.Tail(ctx, reader, audit.TailOptions{JSON: true, Signed: true, Last: 10, Count: 4}, &sl); err != nil {
+		t.Fatal(err)
+	}
+	offline := audit.NewSigners(ctx, nil, "", gwID.PublicKey())
+	if len(sl.Lines()) != 4 {
+		t.Fatalf("signed tail printed %q", sl.Lines())
+	}
+	for _, l := range sl.Lines() {
+		var se audit.SignedEvent
+		var ev audit.Event
+		if err := json.Unmarshal([]byte(l), &se); err != nil || json.Unmarshal(se.Event, &ev) != nil {
+			t.Fatalf("signed line %q: %v", l, err)
+		}
+		tool := ev.Tool
+		if got := offline.VerifyEvent(ctx, se); got != want[tool] {
+			t.Errorf("%s: VerifyEvent = %q, want %q", tool, got, want[tool])
+		}
+	}
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

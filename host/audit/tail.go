@@ -48,6 +48,9 @@ type TailOptions struct {
 	TrustedKeys []string
 	// SignersBucket is the KV bucket of trusted keys; "" = PALISADE_AUDIT_SIGNERS.
 	SignersBucket string
+	// Signed (with JSON) writes each event as a SignedEvent line: its signature headers and the
+	// stored bytes, so a reader of the file can check them (`palisade tune --events`).
+	Signed bool
 }
 
 var tailKeys = map[string]func(*Event) []string{
@@ -234,9 +237,11 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 		signers = NewSigners(ctx, nc, o.SignersBucket, o.TrustedKeys...)
 	}
 	written := 0
-	emit := func(ev *Event, raw []byte, problem string) error {
+	emit := func(ev *Event, raw []byte, hdr nats.Header, problem string) error {
 		var err error
 		switch {
+		case o.JSON && o.Signed:
+			_, err = fmt.Fprintf(w, "{\"signer\":%q,\"signature\":%q,\"event\":%s}\n", hdr.Get(HeaderSigner), hdr.Get(HeaderSignature), raw)
 		case o.JSON && problem != "":
 			_, err = fmt.Fprintf(w, "{\"forged\":%q,%s\n", problem, bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("{")))
 		case o.JSON:
@@ -256,6 +261,7 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 	type held struct {
 		ev      *Event
 		raw     []byte
+		hdr     nats.Header
 		problem string
 	}
 	var ring []held
@@ -280,11 +286,11 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 				problem = signers.Verify(ctx, msg.Headers(), raw)
 			}
 			if catchingUp {
-				ring = append(ring, held{&ev, raw, problem})
+				ring = append(ring, held{&ev, raw, msg.Headers(), problem})
 				if len(ring) > o.Last {
 					ring = ring[1:]
 				}
-			} else if err := emit(&ev, raw, problem); err != nil {
+			} else if err := emit(&ev, raw, msg.Headers(), problem); err != nil {
 				return err
 			}
 		}
@@ -294,7 +300,7 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 				if o.Count > 0 && written >= o.Count {
 					break
 				}
-				if err := emit(h.ev, h.raw, h.problem); err != nil {
+				if err := emit(h.ev, h.raw, h.hdr, h.problem); err != nil {
 					return err
 				}
 			}

@@ -130,7 +130,7 @@ approvals: {timeout: 1m}
 		t.Fatalf("GET /labels: %+v", labels[0])
 	}
 	events := append(adminNDJSON(t, g.Addr(), "/history/export?format=ndjson"), labels...)
-	rep, err := tune.Propose(events, tune.Options{Bundle: dir, Out: filepath.Join(t.TempDir(), "proposal")})
+	rep, err := tune.Propose(context.Background(), events, tune.Options{Bundle: dir, Out: filepath.Join(t.TempDir(), "proposal")})
 	if err != nil {
 		t.Fatal(err)
 	}

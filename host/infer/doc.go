@@ -7,8 +7,8 @@
 //
 // A Preprocessor turns texts into model inputs in Go (hashed character and
 // word n-grams today; a tokenizer can implement the same interface). The
-// trainer in tools/train shares it, so features match at training and at
-// inference.
+// trainer (host/infer/train, run by tools/train and palisade tune) shares
+// it, so features match at training and at inference.
 //
 // (*Registry).Infer has the shape the `infer` host function needs
 // (host/hostfn declares the Inferer interface). Status feeds doctor and

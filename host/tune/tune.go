@@ -2,6 +2,7 @@ package tune
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,6 +33,14 @@ type Options struct {
 	MinApprovals int
 	// Now stamps the proposal's version; zero = time.Now().
 	Now time.Time
+
+	// TrainData is the detector's training data (data/split: train.jsonl, dev.jsonl,
+	// test.jsonl); "" = the model is not retrained (Report.Detector says so).
+	TrainData string
+	// ExtraBenign are the extra benign files `make model` trains with (models/data); nil = none.
+	ExtraBenign []string
+	ONNXRuntime string // the ONNX Runtime library; "" = search as host/infer does
+	Epochs      int    // training epochs; 0 = the trainer's default (tests use fewer)
 }
 
 // Report is what Propose proposed, and what it could not use and why.
@@ -48,8 +57,35 @@ type Report struct {
 	Fixtures   int         `json:"fixtures"`
 	Unused     []string    `json:"unused,omitempty"`
 
+	// Events says how the events were vetted, when the caller checked their signatures
+	// (`palisade tune --events`); nil = not by Propose's caller.
+	Events *EventCheck `json:"events,omitempty"`
+
+	// Thresholds are the score thresholds of the detector and injection stages the labels
+	// bear on: moved, or kept with why.
+	Thresholds []ThresholdChange `json:"thresholds,omitempty"`
+	// Detector is the retrained detector model, or why it was not retrained; nil when no
+	// label concerned a detector stage's text.
+	Detector *Retrain `json:"detector,omitempty"`
+
 	Version  string `json:"version"`
 	Sequence uint64 `json:"sequence,omitempty"`
+}
+
+// EventCheck counts the events whose signatures a caller checked before Propose.
+type EventCheck struct {
+	Verified   int            `json:"verified"`             // signed by a trusted signer
+	Unverified int            `json:"unverified,omitempty"` // used without a verified signature (trusted unsigned)
+	Skipped    map[string]int `json:"skipped,omitempty"`    // left out, by audit.Problem*
+}
+
+// SkippedTotal is the number of events left out.
+func (c *EventCheck) SkippedTotal() int {
+	n := 0
+	for _, v := range c.Skipped {
+		n += v
+	}
+	return n
 }
 
 // Exclusion is one proposed exclusion of a stage.
@@ -80,12 +116,15 @@ const (
 
 // Propose reads events (labels and decisions, any order, other kinds ignored), writes the
 // proposal to o.Out and reports it.
-func Propose(events []audit.Event, o Options) (*Report, error) {
+func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, error) {
 	if o.MinApprovals <= 0 {
 		o.MinApprovals = 3
 	}
 	if o.Now.IsZero() {
 		o.Now = time.Now()
+	}
+	if ents, err := os.ReadDir(o.Out); err == nil && len(ents) > 0 {
+		return nil, fmt.Errorf("%w: %s", ErrOutExists, o.Out) // before retraining takes seconds
 	}
 	m, err := bundle.LoadManifest(o.Bundle)
 	if err != nil {
@@ -112,6 +151,13 @@ func Propose(events []audit.Event, o Options) (*Report, error) {
 		p.label(ev)
 	}
 	p.approvals(events)
+	p.thresholds(labels, m)
+	defer func() {
+		for _, f := range p.cleanup {
+			f()
+		}
+	}()
+	p.retrain(ctx, m)
 
 	for _, x := range p.excl {
 		r.Exclusions = append(r.Exclusions, *x)
@@ -141,6 +187,9 @@ type proposer struct {
 	rules      []ruleEntry
 	excl       map[string]*Exclusion
 	fixtures   []bundle.Fixture
+	texts      []detectorText // for the detector's training data
+	model      *newModel      // the retrained detector model, when there is one
+	cleanup    []func()
 }
 
 // ruleEntry is what tune reads of an existing rule.
@@ -234,6 +283,15 @@ func (p *proposer) falsePositive(ev audit.Event) {
 			found = true
 			continue
 		}
+		if kind == kindDetector {
+			var paths []string
+			for _, e := range s.Evidence {
+				if e.Path != "" && !slices.Contains(paths, e.Path) {
+					paths = append(paths, e.Path)
+				}
+			}
+			p.collectFP(ev, s.Stage, paths)
+		}
 		for _, e := range s.Evidence {
 			if e.Path == "" || e.Label == "" {
 				continue
@@ -287,6 +345,7 @@ func (p *proposer) falseNegative(ev audit.Event) {
 		p.r.Unused = append(p.r.Unused, fmt.Sprintf("%s: marked false negative; no string argument to name the call by", id))
 		return
 	}
+	p.collectFN(ev)
 	p.r.Rules = append(p.r.Rules, Rule{ID: "tune-deny-" + strings.ToLower(id), Priority: p.firstPriority() - 1, Action: abi.ActionDeny,
 		Reason: "tune: marked false negative by " + ev.Label.By, Server: nonEmpty(ev.Server), Tool: nonEmpty(ev.Tool), Arguments: args, Support: []string{id}})
 	p.fixture(ev, abi.ActionDeny)
@@ -553,6 +612,14 @@ func (p *proposer) write(m *bundle.Manifest, rulesFile string) error {
 		}
 		fb, _ := json.MarshalIndent(p.fixtures, "", " ")
 		if err := os.WriteFile(filepath.Join(o.Out, dir, "tune-labels.json"), append(fb, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if err := p.writeThresholds(root); err != nil {
+		return err
+	}
+	if p.model != nil {
+		if err := p.writeModel(child(root, "models")); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -76,7 +77,7 @@ func propose(t *testing.T, events []audit.Event, o Options) (*Report, string) {
 	o.Bundle = exampleBundle(t)
 	o.Out = filepath.Join(t.TempDir(), "proposal")
 	o.Now = now
-	r, err := Propose(events, o)
+	r, err := Propose(context.Background(), events, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestProposeExclusions(t *testing.T) {
 		t.Fatal("bundle.yaml lost its comments")
 	}
 	// Proposing again into the same folder is refused.
-	if _, err := Propose(events, Options{Bundle: exampleBundle(t), Out: out}); !errors.Is(err, ErrOutExists) {
+	if _, err := Propose(context.Background(), events, Options{Bundle: exampleBundle(t), Out: out}); !errors.Is(err, ErrOutExists) {
 		t.Fatalf("second proposal into %s: %v", out, err)
 	}
 }

@@ -91,7 +91,7 @@ func TestTuneFromFalsePositives(t *testing.T) {
 		t.Fatalf("the calib split gave %d false positives of the detecting stages, want %d", len(fps), want)
 	}
 	out := filepath.Join(t.TempDir(), "proposal")
-	rep, err := tune.Propose(events, tune.Options{Bundle: dir, Out: out, Now: now})
+	rep, err := tune.Propose(ctx, events, tune.Options{Bundle: dir, Out: out, Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,6 +152,52 @@ func TestTuneFromFalsePositives(t *testing.T) {
 	if nb == 0 || !slices.Contains(before, true) {
 		t.Fatal("the active bundle blocks no attack: nothing was measured")
 	}
+
+	// The same labels with the training data: the detector's texts among them retrain its model.
+	out2 := filepath.Join(t.TempDir(), "retrained")
+	rep2, err := tune.Propose(ctx, events, tune.Options{Bundle: dir, Out: out2, Now: now, TrainData: "../../data/split",
+		ExtraBenign: []string{"../../models/data/benign_short.txt", "../../models/data/benign_outputs.jsonl", "../../models/data/benign_long.jsonl"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := rep2.Detector
+	if d == nil || d.Skipped != "" {
+		t.Fatalf("the detector was not retrained: %+v", d)
+	}
+	t.Logf("retrained %s in %.1fs with %d benign texts: threshold %.4f → %.4f; at the stage's %.2f the model flags %d → %d of them",
+		d.Model, d.TrainSeconds, d.AddedBenign, d.OldThreshold, d.NewThreshold, d.StageThreshold, d.FPFlaggedBefore, d.FPFlaggedAfter)
+	tprAfter := map[string]float64{}
+	for _, m := range d.After {
+		tprAfter[m.Category] = m.TPR
+	}
+	for _, m := range d.Before {
+		t.Logf("  %-18s TPR %.4f → %.4f  FPR %.4f", m.Category, m.TPR, tprAfter[m.Category], m.FPR)
+	}
+	if d.FPFlaggedAfter > d.FPFlaggedBefore {
+		t.Errorf("the retrained model flags more of the labelled false positives (%d) than the old (%d)", d.FPFlaggedAfter, d.FPFlaggedBefore)
+	}
+	retrained, err := NewServedChain(ctx, out2, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer retrained.Close(ctx)
+	if retrained.FixtureErr != nil {
+		t.Fatalf("the retrained proposal fails its fixtures: %v", retrained.FixtureErr)
+	}
+	after2, _, err := RunServed(ctx, retrained, attacks, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nr, lost := 0, 0
+	for i := range attacks {
+		if after2[i] {
+			nr++
+		}
+		if before[i] && !after2[i] {
+			lost++
+		}
+	}
+	t.Logf("test-split attacks blocked: active %d/%d, retrained proposal %d/%d (%d the active blocks let through)", nb, len(attacks), nr, len(attacks), lost)
 }
 
 // quick reports whether every stage decided without an error and well inside the example

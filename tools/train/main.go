@@ -2,23 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/added060/palisade/host/infer"
-	"github.com/added060/palisade/host/infer/onnx"
-	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/host/infer/train"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -75,117 +69,35 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func doTrain(c config, stdout io.Writer) error {
-	trainEx, err := readExamples(c.train)
-	if err != nil {
+	ctx := context.Background()
+	var tc train.Config
+	var err error
+	if tc.Train, err = train.ReadExamples(c.train); err != nil {
 		return err
 	}
-	devEx, err := readExamples(c.dev)
-	if err != nil {
+	if tc.Dev, err = train.ReadExamples(c.dev); err != nil {
 		return err
 	}
-	testEx, err := readExamples(c.test)
-	if err != nil {
+	if tc.Test, err = train.ReadExamples(c.test); err != nil {
 		return err
 	}
-	var extraFiles []string
 	if c.extra != "" {
-		extraFiles = strings.Split(c.extra, ",")
+		tc.ExtraFiles = strings.Split(c.extra, ",")
 	}
-	extras, err := benignExtras(trainEx, extraFiles)
+	tc.Name, tc.Out, tc.Epochs, tc.TargetFPR, tc.Probe, tc.Library = c.name, c.out, c.epochs, c.targetFPR, c.probe, c.lib
+	tc.Preprocessor = train.DefaultPreprocessor(c.format, c.dim)
+	r, err := train.Run(ctx, tc)
 	if err != nil {
 		return err
 	}
-	fitEx := append(slices.Clip(trainEx), extras...)
-	labels := labelsOf(trainEx)
-	index := map[string]int{}
-	for i, l := range labels {
-		index[l] = i
-	}
-	pspec := infer.PreprocessorSpec{Kind: infer.KindHashedNgrams, Format: c.format, Dim: c.dim, CharMin: 3, CharMax: 5, WordMax: 2, MaxBytes: 8192}
-	pre, err := infer.NewPreprocessor(pspec)
-	if err != nil {
-		return err
-	}
-	h := pre.(*infer.HashedNgrams)
-	rows := featurize(h, fitEx)
-	y := make([]int, len(fitEx))
-	for i, e := range fitEx {
-		y[i] = index[e.Label]
-	}
-	to := defaultTrainOptions()
-	if c.epochs > 0 {
-		to.Epochs = c.epochs
-	}
-	lin := train(rows, y, c.dim, len(labels), to)
-
-	pj, _ := json.Marshal(pspec)
-	meta := map[string]string{
-		"labels":       strings.Join(labels, ","),
-		"preprocessor": string(pj),
-		"trainer":      fmt.Sprintf("palisade tools/train: softmax regression, AdaGrad lr=%g l2=%g epochs=%d seed=%d, class-balanced", to.LearningRate, to.L2, to.Epochs, to.Seed),
-	}
-	build := onnx.LinearSoftmaxSparse
-	if c.format == infer.FormatDense {
-		build = onnx.LinearSoftmax
-	}
-	m, err := build(lin, c.name, meta)
-	if err != nil {
-		return err
-	}
-	data, err := onnx.Marshal(m)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
-		return err
-	}
-	if err := os.WriteFile(c.out, data, 0o644); err != nil {
-		return err
-	}
-	sum := sha256.Sum256(data)
-	spec := infer.ModelSpec{
-		Name: c.name, File: filepath.Base(c.out), SHA256: hex.EncodeToString(sum[:]),
-		Preprocessor: pspec, Outputs: []string{onnx.OutputProbs, onnx.OutputLogits},
-		Labels: labels, Benign: BenignLabel,
-	}
-
-	// Score through ONNX Runtime: the numbers in the card are the deployed model's.
-	reg, err := openRegistry(c.lib, filepath.Dir(c.out), spec)
-	if err != nil {
-		return err
-	}
-	defer reg.Close()
-	devScores, _, err := scoreAll(reg, c.name, devEx, nil, nil)
-	if err != nil {
-		return err
-	}
-	var benign []float64
-	for _, s := range devScores {
-		if s.label == BenignLabel {
-			benign = append(benign, s.score)
-		}
-	}
-	threshold := math.Round(thresholdForFPR(benign, c.targetFPR)*1e4) / 1e4
-	spec.Thresholds = map[string]float64{"malicious": threshold}
-	testScores, maxDiff, err := scoreAll(reg, c.name, testEx, h, &lin)
-	if err != nil {
-		return err
-	}
-	var probe probeResult
 	if c.probe != "" {
-		if probe, err = probeFPR(reg, c.name, c.probe, threshold); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "long benign probe %s: %d of %d flagged (FPR %.4f)\n", c.probe, probe.flagged, probe.n, probe.fpr())
+		fmt.Fprintf(stdout, "long benign probe %s: %d of %d flagged (FPR %.4f)\n", c.probe, r.Probe.Flagged, r.Probe.N, r.Probe.FPR())
 	}
-	metrics := evaluate(testScores, threshold)
-	devMetrics := evaluate(devScores, threshold)
-	benignTest := benignBreakdown(testScores, threshold)
-	printMetrics(stdout, fmt.Sprintf("test set %s, threshold %.4f (dev FPR ≤ %.0f%%)", c.test, threshold, 100*c.targetFPR), metrics, benignTest)
-	fmt.Fprintf(stdout, "model %s: %d bytes, sha256 %s; max |onnx - go| = %.2e\n", c.out, len(data), spec.SHA256, maxDiff)
+	printMetrics(stdout, fmt.Sprintf("test set %s, threshold %.4f (dev FPR ≤ %.0f%%)", c.test, r.Threshold, 100*c.targetFPR), r.Metrics, r.Benign)
+	fmt.Fprintf(stdout, "model %s: %d bytes, sha256 %s; max |onnx - go| = %.2e\n", c.out, r.Size, r.Spec.SHA256, r.MaxDiff)
 
 	if c.spec != "" {
-		b, err := yaml.Marshal(spec)
+		b, err := yaml.Marshal(r.Spec)
 		if err != nil {
 			return err
 		}
@@ -195,59 +107,11 @@ func doTrain(c config, stdout io.Writer) error {
 		}
 	}
 	if c.card != "" {
-		card := modelCard(cardInput{
-			spec: spec, size: len(data), train: trainEx, extras: len(extras), extraFiles: extraFiles, dev: devEx, test: testEx, opts: to,
-			threshold: threshold, targetFPR: c.targetFPR, metrics: metrics, devMetrics: devMetrics, maxDiff: maxDiff,
-			paths: [3]string{c.train, c.dev, c.test}, probe: probe, probePath: c.probe, benign: benignTest,
-		})
-		if err := os.WriteFile(c.card, []byte(card), 0o644); err != nil {
+		if err := os.WriteFile(c.card, []byte(train.ModelCard(r, [3]string{c.train, c.dev, c.test})), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func openRegistry(lib, baseDir string, spec infer.ModelSpec) (*infer.Registry, error) {
-	reg, err := infer.New(context.Background(), infer.Options{Models: []infer.ModelSpec{spec}, BaseDir: baseDir, LibraryPath: lib, MaxTexts: 1024})
-	if err != nil {
-		return nil, err
-	}
-	if st := reg.Status().Models[0]; !st.Available() {
-		reg.Close()
-		return nil, fmt.Errorf("model %s unavailable: %s", spec.Name, st.Reason)
-	}
-	return reg, nil
-}
-
-// scoreAll runs every example through the registry in batches of 256. With
-// h and lin it also returns the largest difference between ONNX Runtime's
-// probabilities and the Go reference.
-func scoreAll(reg *infer.Registry, model string, ex []Example, h *infer.HashedNgrams, lin *onnx.Linear) ([]scored, float64, error) {
-	out := make([]scored, 0, len(ex))
-	var maxDiff float64
-	spec, _ := reg.Spec(model)
-	for start := 0; start < len(ex); start += 256 {
-		end := min(start+256, len(ex))
-		texts := make([]string, 0, end-start)
-		for _, e := range ex[start:end] {
-			texts = append(texts, e.Text)
-		}
-		resp, err := reg.Infer(context.Background(), abi.InferRequest{Model: model, Texts: texts})
-		if err != nil {
-			return nil, 0, err
-		}
-		for i, r := range resp.Results {
-			e := ex[start+i]
-			out = append(out, scored{score: 1 - r.Scores[spec.Benign], label: e.Label, category: e.Category, hard: e.HardNegative, pred: r.Label})
-			if lin != nil {
-				ref := lin.Probs(h.Sparse(e.Text))
-				for c, p := range ref {
-					maxDiff = max(maxDiff, math.Abs(p-r.Scores[spec.Labels[c]]))
-				}
-			}
-		}
-	}
-	return out, maxDiff, nil
 }
 
 func doEval(c config, stdout io.Writer) error {
@@ -260,16 +124,17 @@ func doEval(c config, stdout io.Writer) error {
 		return fmt.Errorf("%s: %w", c.specIn, err)
 	}
 	spec.File = filepath.Base(c.model)
-	reg, err := openRegistry(c.lib, filepath.Dir(c.model), spec)
+	ctx := context.Background()
+	reg, err := train.OpenRegistry(ctx, c.lib, filepath.Dir(c.model), spec)
 	if err != nil {
 		return err
 	}
 	defer reg.Close()
-	testEx, err := readExamples(c.test)
+	testEx, err := train.ReadExamples(c.test)
 	if err != nil {
 		return err
 	}
-	scores, _, err := scoreAll(reg, spec.Name, testEx, nil, nil)
+	scores, _, err := train.Score(ctx, reg, spec.Name, testEx, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -277,11 +142,11 @@ func doEval(c config, stdout io.Writer) error {
 	if t == 0 {
 		t = 0.5
 	}
-	printMetrics(stdout, fmt.Sprintf("detector %s on %s, threshold %.4f (ONNX Runtime %s)", spec.Name, c.test, t, infer.RuntimeVersion()), evaluate(scores, t), benignBreakdown(scores, t))
+	printMetrics(stdout, fmt.Sprintf("detector %s on %s, threshold %.4f (ONNX Runtime %s)", spec.Name, c.test, t, infer.RuntimeVersion()), train.Evaluate(scores, t), train.BenignBreakdown(scores, t))
 	return nil
 }
 
-func printMetrics(w io.Writer, title string, ms []Metrics, benign []BenignFPR) {
+func printMetrics(w io.Writer, title string, ms []train.Metrics, benign []train.BenignFPR) {
 	fmt.Fprintln(w, title)
 	fmt.Fprintf(w, "%-20s %6s %6s %7s %7s %7s %9s\n", "category", "pos", "neg", "TPR", "FPR", "AUROC", "label-acc")
 	for _, m := range ms {
@@ -290,50 +155,4 @@ func printMetrics(w io.Writer, title string, ms []Metrics, benign []BenignFPR) {
 	for _, b := range benign {
 		fmt.Fprintf(w, "benign %-20s n=%-5d false positives=%-3d FPR %.4f\n", b.Category, b.N, b.FP, b.FPR)
 	}
-}
-
-type probeResult struct {
-	n, flagged int
-	worst      []string // sources of flagged texts
-}
-
-func (p probeResult) fpr() float64 {
-	if p.n == 0 {
-		return 0
-	}
-	return float64(p.flagged) / float64(p.n)
-}
-
-// probeFPR scores held-out benign texts (JSONL with text and source) and
-// counts those at or above the threshold.
-func probeFPR(reg *infer.Registry, model, path string, threshold float64) (probeResult, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return probeResult{}, fmt.Errorf("probe: %w", err)
-	}
-	var ex []Example
-	var sources []string
-	for i, line := range strings.Split(string(raw), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var e struct{ Text, Source string }
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			return probeResult{}, fmt.Errorf("probe: %s:%d: %w", path, i+1, err)
-		}
-		ex = append(ex, Example{Text: e.Text, Label: BenignLabel})
-		sources = append(sources, e.Source)
-	}
-	scores, _, err := scoreAll(reg, model, ex, nil, nil)
-	if err != nil {
-		return probeResult{}, err
-	}
-	p := probeResult{n: len(scores)}
-	for i, s := range scores {
-		if s.score >= threshold {
-			p.flagged++
-			p.worst = append(p.worst, fmt.Sprintf("%s (%s, %.3f)", sources[i], s.pred, s.score))
-		}
-	}
-	return p, nil
 }

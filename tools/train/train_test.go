@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/added060/palisade/host/infer/train"
+	"github.com/added060/palisade/tools/eval/score"
 )
 
 func TestAUROC(t *testing.T) {
@@ -23,8 +26,11 @@ func TestAUROC(t *testing.T) {
 		{"mixed", []float64{0.9, 0.3}, []float64{0.5, 0.1}, 0.75},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := auroc(tc.pos, tc.neg); math.Abs(got-tc.want) > 1e-12 {
-				t.Errorf("auroc = %v, want %v", got, tc.want)
+			if got := train.AUROC(tc.pos, tc.neg); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("AUROC = %v, want %v", got, tc.want)
+			}
+			if got, want := train.AUROC(tc.pos, tc.neg), score.AUROC(tc.pos, tc.neg); got != want {
+				t.Errorf("train.AUROC = %v, tools/eval/score.AUROC = %v: make model and make eval disagree", got, want)
 			}
 		})
 	}
@@ -32,7 +38,7 @@ func TestAUROC(t *testing.T) {
 
 func TestThresholdForFPR(t *testing.T) {
 	benign := []float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95}
-	th := thresholdForFPR(benign, 0.1) // one of ten may be flagged
+	th := train.ThresholdForFPR(benign, 0.1) // one of ten may be flagged
 	flagged := 0
 	for _, b := range benign {
 		if b >= th {
@@ -55,7 +61,7 @@ func writeSet(t *testing.T, dir, name string, n int) string {
 	}
 	for i := range n {
 		for _, label := range []string{"benign", "sql_injection", "xss"} {
-			line, _ := json.Marshal(Example{Text: fmt.Sprintf(kinds[label], i), Label: label})
+			line, _ := json.Marshal(train.Example{Text: fmt.Sprintf(kinds[label], i), Label: label})
 			b.Write(line)
 			b.WriteByte('\n')
 		}
@@ -131,13 +137,13 @@ func libPath(t *testing.T) string {
 }
 
 func TestBenignBreakdown(t *testing.T) {
-	s := []scored{
-		{score: 0.9, label: BenignLabel, category: "shell", hard: true},
-		{score: 0.1, label: BenignLabel, category: "shell"},
-		{score: 0.2, label: BenignLabel, category: "url", hard: true},
-		{score: 0.9, label: "xss"},
+	s := []train.Scored{
+		{Score: 0.9, Label: train.BenignLabel, Category: "shell", Hard: true},
+		{Score: 0.1, Label: train.BenignLabel, Category: "shell"},
+		{Score: 0.2, Label: train.BenignLabel, Category: "url", Hard: true},
+		{Score: 0.9, Label: "xss"},
 	}
-	got := fmt.Sprint(benignBreakdown(s, 0.5))
+	got := fmt.Sprint(train.BenignBreakdown(s, 0.5))
 	want := "[{shell 2 1 0.5} {url 1 0 0} {(hard negatives) 2 1 0.5}]"
 	if got != want {
 		t.Errorf("benignBreakdown = %s, want %s", got, want)

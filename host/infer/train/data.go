@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"bufio"
@@ -22,8 +22,8 @@ type Example struct {
 // BenignLabel is the label meaning "no attack".
 const BenignLabel = "benign"
 
-// readExamples reads a JSONL file of examples in file order.
-func readExamples(path string) ([]Example, error) {
+// ReadExamples reads a JSONL file of examples in file order.
+func ReadExamples(path string) ([]Example, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read examples: %w", err)
@@ -53,10 +53,10 @@ func readExamples(path string) ([]Example, error) {
 	return out, nil
 }
 
-// benignExtras returns the extra benign training texts: every string value
+// BenignExtras returns the extra benign training texts: every string value
 // in the arguments of benign examples (other than the example's own text),
 // then each line of the files, de-duplicated, in a fixed order.
-func benignExtras(ex []Example, files []string) ([]Example, error) {
+func BenignExtras(ex []Example, files []string) ([]Example, error) {
 	seen := map[string]bool{}
 	for _, e := range ex {
 		seen[e.Text] = true
@@ -121,9 +121,9 @@ func benignExtras(ex []Example, files []string) ([]Example, error) {
 	return out, nil
 }
 
-// labelsOf returns benign first, then the other labels sorted: a fixed order
+// LabelsOf returns benign first, then the other labels sorted: a fixed order
 // that does not depend on the file's order.
-func labelsOf(ex []Example) []string {
+func LabelsOf(ex []Example) []string {
 	seen := map[string]bool{}
 	for _, e := range ex {
 		seen[e.Label] = true
@@ -136,4 +136,13 @@ func labelsOf(ex []Example) []string {
 	}
 	slices.Sort(rest)
 	return append([]string{BenignLabel}, rest...)
+}
+
+// countLabels counts examples per label.
+func countLabels(ex []Example) map[string]int {
+	m := map[string]int{}
+	for _, e := range ex {
+		m[e.Label]++
+	}
+	return m
 }

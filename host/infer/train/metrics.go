@@ -1,17 +1,17 @@
-package main
+package train
 
 import (
-	"github.com/added060/palisade/tools/eval/score"
 	"slices"
+	"sort"
 )
 
-// scored is one example's malicious score (1 - p(benign)) and its truth.
-type scored struct {
-	score    float64
-	label    string // true label
-	category string // benign category (file_path, sql...) or ""
-	hard     bool   // a hard negative
-	pred     string // arg-max label
+// Scored is one example's malicious score (1 - p(benign)) and its truth.
+type Scored struct {
+	Score    float64
+	Label    string // true label
+	Category string // benign category (file_path, sql...) or ""
+	Hard     bool   // a hard negative
+	Pred     string // arg-max label
 }
 
 // BenignFPR is the false-positive rate on one kind of benign text.
@@ -22,8 +22,8 @@ type BenignFPR struct {
 	FPR      float64 `json:"fpr"`
 }
 
-// benignBreakdown gives the FPR per benign category, then for hard negatives.
-func benignBreakdown(s []scored, t float64) []BenignFPR {
+// BenignBreakdown gives the FPR per benign category, then for hard negatives.
+func BenignBreakdown(s []Scored, t float64) []BenignFPR {
 	by := map[string]*BenignFPR{}
 	var names []string
 	count := func(name string, flagged bool) {
@@ -39,19 +39,19 @@ func benignBreakdown(s []scored, t float64) []BenignFPR {
 		}
 	}
 	for _, x := range s {
-		if x.label != BenignLabel {
+		if x.Label != BenignLabel {
 			continue
 		}
-		cat := x.category
+		cat := x.Category
 		if cat == "" {
 			cat = "other"
 		}
-		count(cat, x.score >= t)
+		count(cat, x.Score >= t)
 	}
 	slices.Sort(names)
 	for _, x := range s {
-		if x.label == BenignLabel && x.hard {
-			count("(hard negatives)", x.score >= t)
+		if x.Label == BenignLabel && x.Hard {
+			count("(hard negatives)", x.Score >= t)
 		}
 	}
 	out := make([]BenignFPR, 0, len(names))
@@ -74,28 +74,28 @@ type Metrics struct {
 	LabelAcc  float64 `json:"label_accuracy"` // detected and the arg-max names the right category
 }
 
-// evaluate computes per-category and overall metrics at threshold t.
-func evaluate(s []scored, t float64) []Metrics {
+// Evaluate computes per-category and overall metrics at threshold t.
+func Evaluate(s []Scored, t float64) []Metrics {
 	var neg []float64
 	fp := 0
 	for _, x := range s {
-		if x.label == BenignLabel {
-			neg = append(neg, x.score)
-			if x.score >= t {
+		if x.Label == BenignLabel {
+			neg = append(neg, x.Score)
+			if x.Score >= t {
 				fp++
 			}
 		}
 	}
-	cats := map[string][]scored{}
+	cats := map[string][]Scored{}
 	var names []string
 	for _, x := range s {
-		if x.label == BenignLabel {
+		if x.Label == BenignLabel {
 			continue
 		}
-		if _, ok := cats[x.label]; !ok {
-			names = append(names, x.label)
+		if _, ok := cats[x.Label]; !ok {
+			names = append(names, x.Label)
 		}
-		cats[x.label] = append(cats[x.label], x)
+		cats[x.Label] = append(cats[x.Label], x)
 	}
 	slices.Sort(names)
 	fpr := 0.0
@@ -109,10 +109,10 @@ func evaluate(s []scored, t float64) []Metrics {
 		var pos []float64
 		tp, right := 0, 0
 		for _, x := range cats[name] {
-			pos = append(pos, x.score)
-			if x.score >= t {
+			pos = append(pos, x.Score)
+			if x.Score >= t {
 				tp++
-				if x.pred == name {
+				if x.Pred == name {
 					right++
 				}
 			}
@@ -122,14 +122,14 @@ func evaluate(s []scored, t float64) []Metrics {
 		allRight += right
 		out = append(out, Metrics{
 			Category: name, Positives: len(pos), Negatives: len(neg),
-			TPR: float64(tp) / float64(len(pos)), FPR: fpr, AUROC: auroc(pos, neg),
+			TPR: float64(tp) / float64(len(pos)), FPR: fpr, AUROC: AUROC(pos, neg),
 			LabelAcc: float64(right) / float64(len(pos)),
 		})
 	}
 	if len(allPos) > 0 {
 		out = append(out, Metrics{
 			Category: "all", Positives: len(allPos), Negatives: len(neg),
-			TPR: float64(allTP) / float64(len(allPos)), FPR: fpr, AUROC: auroc(allPos, neg),
+			TPR: float64(allTP) / float64(len(allPos)), FPR: fpr, AUROC: AUROC(allPos, neg),
 			LabelAcc: float64(allRight) / float64(len(allPos)),
 		})
 	}
@@ -138,11 +138,46 @@ func evaluate(s []scored, t float64) []Metrics {
 
 // auroc is the probability that a random positive outscores a random negative (ties count
 // half): the same figure make eval prints.
-func auroc(pos, neg []float64) float64 { return score.AUROC(pos, neg) }
+// AUROC is the probability that a random positive outscores a random negative (ties count
+// half), from ranks: the figure tools/eval/score.AUROC gives (`make eval`; tools/train's test
+// checks they agree).
+func AUROC(pos, neg []float64) float64 {
+	if len(pos) == 0 || len(neg) == 0 {
+		return 0
+	}
+	type item struct {
+		s   float64
+		pos bool
+	}
+	all := make([]item, 0, len(pos)+len(neg))
+	for _, s := range pos {
+		all = append(all, item{s, true})
+	}
+	for _, s := range neg {
+		all = append(all, item{s, false})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].s < all[j].s })
+	rankSum := 0.0
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].s == all[i].s {
+			j++
+		}
+		avg := float64(i+j+1) / 2
+		for k := i; k < j; k++ {
+			if all[k].pos {
+				rankSum += avg
+			}
+		}
+		i = j
+	}
+	np, nn := float64(len(pos)), float64(len(neg))
+	return (rankSum - np*(np+1)/2) / (np * nn)
+}
 
-// thresholdForFPR returns the lowest threshold whose FPR on the benign
+// ThresholdForFPR returns the lowest threshold whose FPR on the benign
 // scores is at most target.
-func thresholdForFPR(benign []float64, target float64) float64 {
+func ThresholdForFPR(benign []float64, target float64) float64 {
 	s := slices.Clone(benign)
 	slices.Sort(s)
 	allowed := int(target * float64(len(s)))
@@ -153,10 +188,10 @@ func thresholdForFPR(benign []float64, target float64) float64 {
 	}
 	t := s[idx]
 	// Strictly above the idx-th benign score, so it is not flagged.
-	return nextAbove(t)
+	return NextAbove(t)
 }
 
-func nextAbove(t float64) float64 {
+func NextAbove(t float64) float64 {
 	if t >= 1 {
 		return 1
 	}

@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"math"
@@ -8,37 +8,37 @@ import (
 	"github.com/added060/palisade/host/infer/onnx"
 )
 
-// TrainOptions are the trainer's hyper-parameters. The zero value is not
-// useful; see defaultTrainOptions.
-type TrainOptions struct {
+// Options are the trainer's hyper-parameters. The zero value is not
+// useful; see defaultOptions.
+type Options struct {
 	Epochs       int     // passes over the training set
 	LearningRate float64 // AdaGrad base rate
 	L2           float64 // weight decay on the rows an example touches
 	Seed         uint64  // shuffling seed
 }
 
-func defaultTrainOptions() TrainOptions {
-	return TrainOptions{Epochs: 12, LearningRate: 0.5, L2: 1e-6, Seed: 20261122}
+func DefaultOptions() Options {
+	return Options{Epochs: 12, LearningRate: 0.5, L2: 1e-6, Seed: 20261122}
 }
 
-// sparseRow is one example's features.
-type sparseRow struct {
+// Row is one example's features.
+type Row struct {
 	idx []int32
 	val []float32
 }
 
-func featurize(h *infer.HashedNgrams, ex []Example) []sparseRow {
-	rows := make([]sparseRow, len(ex))
+func Featurize(h *infer.HashedNgrams, ex []Example) []Row {
+	rows := make([]Row, len(ex))
 	for i, e := range ex {
 		rows[i].idx, rows[i].val = h.Sparse(e.Text)
 	}
 	return rows
 }
 
-// train fits multinomial logistic regression (softmax over labels) with
+// Fit fits multinomial logistic regression (softmax over labels) with
 // class-balanced weights and AdaGrad, single-threaded in a fixed order, so
 // the same data and options give the same bits.
-func train(rows []sparseRow, y []int, dim, classes int, o TrainOptions) onnx.Linear {
+func Fit(rows []Row, y []int, dim, classes int, o Options) onnx.Linear {
 	w := make([]float64, dim*classes)
 	b := make([]float64, classes)
 	gw := make([]float64, dim*classes) // AdaGrad accumulators

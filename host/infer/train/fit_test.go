@@ -1,0 +1,53 @@
+package train
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/added060/palisade/host/infer"
+)
+
+// TestFitDeterministic: the same examples and options give the same weights, bit for bit; an
+// added example changes them.
+func TestFitDeterministic(t *testing.T) {
+	pre, err := infer.NewPreprocessor(DefaultPreprocessor(infer.FormatSparse, 1024))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := pre.(*infer.HashedNgrams)
+	ex := []Example{{Text: "read the notes", Label: BenignLabel}, {Text: "' OR 1=1 --", Label: "sql_injection"}, {Text: "list my files", Label: BenignLabel}}
+	y := []int{0, 1, 0}
+	o := DefaultOptions()
+	o.Epochs = 2
+	a := Fit(Featurize(h, ex), y, 1024, 2, o)
+	b := Fit(Featurize(h, ex), y, 1024, 2, o)
+	if !slices.Equal(a.W, b.W) || !slices.Equal(a.B, b.B) {
+		t.Fatal("two fits of the same data differ")
+	}
+	c := Fit(Featurize(h, append(ex, Example{Text: "x' UNION SELECT 1", Label: "sql_injection"})), append(y, 1), 1024, 2, o)
+	if slices.Equal(a.W, c.W) {
+		t.Fatal("an added example changed nothing")
+	}
+}
+
+func TestPickThreshold(t *testing.T) {
+	var s []Scored
+	for i := range 100 {
+		s = append(s, Scored{Score: float64(i)/100 + 0.00007, Label: BenignLabel})
+	}
+	s = append(s, Scored{Score: 0.995, Label: "xss"})
+	// 1% of 100 benign may be flagged: just above the 99th, 0.98007, to 4 decimals.
+	got := PickThreshold(s, 0.01)
+	if got != 0.9801 {
+		t.Errorf("PickThreshold = %v, want 0.9801", got)
+	}
+	flagged := 0
+	for _, x := range s {
+		if x.Label == BenignLabel && x.Score >= got {
+			flagged++
+		}
+	}
+	if flagged != 1 {
+		t.Errorf("%d benign flagged at %v, want 1", flagged, got)
+	}
+}
