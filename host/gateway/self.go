@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/engine"
@@ -83,6 +84,13 @@ func SelfPaths(cfg config.Config, trustedKeys []string, extra []string) *abi.Eng
 	}
 	for _, p := range extra {
 		add(p)
+	}
+	// The process deciding: a signal to it stops the guard, and its /proc folder holds its
+	// memory, environment and open files (the keys it read).
+	pid := os.Getpid()
+	e.Pids = append(e.Pids, pid)
+	if runtime.GOOS == "linux" {
+		e.Paths = append(e.Paths, "/proc/"+strconv.Itoa(pid))
 	}
 	return e
 }

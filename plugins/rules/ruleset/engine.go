@@ -2,6 +2,8 @@ package ruleset
 
 import (
 	"path"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -22,6 +24,7 @@ const DefaultEngineName = "palisade"
 type call struct {
 	binary, home, cwd string
 	paths             [][]string // engine paths, split into elements
+	pids              []string   // the engine's process ids, as decimal words
 	values            []string   // path-like argument values and the uri
 	commands          [][]string // argv of every command in a shell argument
 	words             []string   // every word and redirect target of those commands
@@ -34,14 +37,15 @@ type engineCache struct {
 	raw          string // the object's JSON, copied
 	binary, home string
 	paths        [][]string // shared by every call that reads it: never modified
+	pids         []string   // likewise
 }
 
-// get returns the binary, home and split paths of the engine object eng.
-func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]string) {
+// get returns the binary, home, split paths and process ids of the engine object eng.
+func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]string, pids []string) {
 	ec.mu.Lock()
 	defer ec.mu.Unlock()
 	if eng.Raw == ec.raw && eng.Raw != "" {
-		return ec.binary, ec.home, ec.paths
+		return ec.binary, ec.home, ec.paths, ec.pids
 	}
 	binary, home = eng.Get("binary").String(), eng.Get("home").String()
 	eng.Get("paths").ForEach(func(_, p gjson.Result) bool {
@@ -50,15 +54,21 @@ func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]str
 		}
 		return true
 	})
+	eng.Get("pids").ForEach(func(_, p gjson.Result) bool {
+		if n := p.Int(); n > 0 {
+			pids = append(pids, strconv.FormatInt(n, 10))
+		}
+		return true
+	})
 	// Raw may be a view of the caller's input buffer, which the next call overwrites.
-	ec.raw, ec.binary, ec.home, ec.paths = strings.Clone(eng.Raw), binary, home, paths
-	return binary, home, paths
+	ec.raw, ec.binary, ec.home, ec.paths, ec.pids = strings.Clone(eng.Raw), binary, home, paths, pids
+	return binary, home, paths, pids
 }
 
 func (e *Engine) loadCall(env []byte, args gjson.Result) *call {
 	f := gjson.GetManyBytes(env, "engine", "cwd", "uri", "tool", "tool_info")
 	c := &call{cwd: f[1].String()}
-	c.binary, c.home, c.paths = e.engine.get(f[0])
+	c.binary, c.home, c.paths, c.pids = e.engine.get(f[0])
 	if u := f[2].String(); u != "" {
 		c.values = append(c.values, u)
 	}
@@ -224,11 +234,16 @@ func (c *call) runs(pats []string) bool {
 		}
 	}
 	for _, argv := range c.commands {
+		words := argv[1:]
+		if len(c.pids) > 0 {
+			words = c.markPids(words)
+		}
 		line := path.Base(argv[0])
-		if len(argv) > 1 {
-			line += " " + strings.Join(argv[1:], " ")
+		if len(words) > 0 {
+			line += " " + strings.Join(words, " ")
 		}
 		for _, p := range pats {
+			p = strings.ReplaceAll(p, "{engine_pid}", pidMark)
 			for _, name := range names {
 				if glob.Match(strings.ReplaceAll(p, "{engine}", name), line) {
 					return true
@@ -237,6 +252,26 @@ func (c *call) runs(pats []string) bool {
 		}
 	}
 	return false
+}
+
+// pidMark stands for an engine process id in a command line and for `{engine_pid}` in a commands
+// glob, so that `kill *{engine_pid}*` matches `kill -9 4242` for the engine's pid 4242 and not
+// `kill 42420`. A shell word cannot hold its NUL bytes.
+const pidMark = "\x00engine-pid\x00"
+
+// markPids returns words with each one that names an engine process (4242, or -4242 for its
+// process group) replaced by pidMark.
+func (c *call) markPids(words []string) []string {
+	out := words
+	for i, w := range words {
+		if slices.Contains(c.pids, strings.TrimPrefix(w, "-")) {
+			if &out[0] == &words[0] {
+				out = slices.Clone(words)
+			}
+			out[i] = pidMark
+		}
+	}
+	return out
 }
 
 // commandGlobs makes every `*` of a commands glob cross `/` (a command's arguments are paths).

@@ -12,7 +12,7 @@ import (
 const selfGuard = `{"rules": [
  {"id": "engine-paths", "priority": 1, "action": "deny", "when": {"engine_paths": true}},
  {"id": "engine-cli", "priority": 2, "action": "deny", "when": {"commands": ["{engine} approvals*", "{engine} bundle*", "{engine} keys*"]}},
- {"id": "engine-stop", "priority": 3, "action": "deny", "when": {"commands": ["kill *{engine}*", "pkill *{engine}*", "killall *{engine}*", "systemctl *stop *{engine}*"]}}
+ {"id": "engine-stop", "priority": 3, "action": "deny", "when": {"commands": ["kill *{engine}*", "pkill *{engine}*", "killall *{engine}*", "systemctl *stop *{engine}*", "kill *{engine_pid}*"]}}
 ]}`
 
 // An engine installed away from the defaults: nothing below may rely on ~/.palisade.
@@ -22,8 +22,9 @@ var eng = &abi.Engine{
 	Paths: []string{
 		"/srv/guard/data", "/srv/guard/data/nats-auth", "/srv/guard/bundle", "/tmp/.staging-*",
 		"/srv/guard/palisade.yaml", "/opt/pal/bin/palisade", "/home/ann/.claude/settings.json",
-		"/run/user/1000/palisade",
+		"/run/user/1000/palisade", "/proc/4242",
 	},
+	Pids: []int{4242},
 }
 
 func TestEngineGuard(t *testing.T) {
@@ -83,6 +84,15 @@ func TestEngineGuard(t *testing.T) {
 		{"palisade policy test", bash("palisade policy test --bundle ./b"), ""},
 		{"palisade --version", bash("palisade version"), ""},
 		{"kill another process", bash("kill 1234"), ""},
+		{"kill the engine's pid", bash("kill 4242"), "engine-stop"},
+		{"kill -9 the engine's pid", bash("kill -9 4242"), "engine-stop"},
+		{"kill -STOP among others", bash("kill -s STOP 1234 4242"), "engine-stop"},
+		{"kill the engine's process group", bash("kill -- -4242"), "engine-stop"},
+		{"kill inside sh -c", bash(`sh -c 'kill -9 4242'`), "engine-stop"},
+		{"kill a pid that only contains the engine's", bash("kill 42420 14242"), ""},
+		{"the engine's environment", bash("cat /proc/4242/environ"), "engine-paths"},
+		{"the engine's memory", call("Read", `{"file_path":"/proc/4242/mem"}`), "engine-paths"},
+		{"another process's status", bash("cat /proc/1234/status"), ""},
 		{"no engine in the envelope", abi.Envelope{Method: "tools/call", Tool: "Read", Arguments: json.RawMessage(`{"file_path":"/srv/guard/data/x"}`)}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -140,6 +140,9 @@ type Engine struct {
 	// element may be a glob (`*`, `?`, `[...]`) matching one element (a staged copy's
 	// random name).
 	Paths []string `json:"paths,omitempty"`
+	// Pids are the engine's own process ids (since 1.2): a command that signals one of them
+	// (`kill -9 4242`) stops or pauses the guard, whatever name it uses.
+	Pids []int `json:"pids,omitempty"`
 }
 
 // ToolInfo is what the host knows about the tool a tools/call names (since ABI 1.1): the
