@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/added060/palisade/host/version"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 func init() {
@@ -12,9 +14,17 @@ func init() {
 }
 
 // versionCmd is `palisade version`; `palisade --version` prints the same line (root.Version).
-type versionCmd struct{}
+// With --verbose it also says which plugins this host loads: the envelope schema it writes and
+// accepts (sdk/ABI.md "Versions") and the call conventions.
+type versionCmd struct {
+	Verbose bool `short:"v" help:"Also print the plugin envelope schema and call conventions this host supports."`
+}
 
-func (versionCmd) Run(_ context.Context, env *cliEnv) error {
+func (c versionCmd) Run(_ context.Context, env *cliEnv) error {
 	fmt.Fprintln(env.Stdout, version.String())
+	if c.Verbose {
+		fmt.Fprintf(env.Stdout, "plugin envelope schema: %s (loads plugins stating %s.0 to %s)\n", abi.Version, strings.Split(abi.Version, ".")[0], abi.Version)
+		fmt.Fprintln(env.Stdout, "plugin call conventions: direct 1; Extism (compatibility)")
+	}
 	return nil
 }

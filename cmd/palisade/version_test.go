@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/host/version"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // TestVersionCommand checks `palisade version` and `palisade --version` print the version and
@@ -16,6 +17,11 @@ func TestVersionCommand(t *testing.T) {
 		if code != exitOK || strings.TrimSpace(out) != version.String() {
 			t.Errorf("%v: exit %d, stdout %q, want 0 and %q (stderr %q)", args, code, out, version.String(), errs)
 		}
+	}
+	code, out, _ := runKong(t, []string{"version", "--verbose"}, nil)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != exitOK || len(lines) != 3 || lines[0] != version.String() ||
+		!strings.Contains(lines[1], "envelope schema: "+abi.Version) || !strings.Contains(lines[2], "direct 1") {
+		t.Errorf("version --verbose: exit %d, stdout %q", code, out)
 	}
 	bin := palisadeBinary(t)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
