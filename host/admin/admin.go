@@ -52,6 +52,10 @@ type Options struct {
 	Tokens TokenVerifier
 	// Roles maps an access token's claims to a role when OIDC is nil.
 	Roles config.RoleClaim
+	// Passkeys lets people sign in to the dashboard with a passkey (WebAuthn, passkeys.go),
+	// registered by themselves once signed in, or for them by an admin; kept in
+	// DataDir/passkeys.json. nil = no passkeys.
+	Passkeys *config.AdminPasskeys
 }
 
 // TokenVerifier verifies an access token (host/authn.Verifier).
@@ -66,7 +70,9 @@ type Server struct {
 	token []byte
 	group *echo.Group
 	login loginCodes
-	oidc  *oidcLogin // nil = no sign-in with the identity provider
+	oidc  *oidcLogin    // nil = no sign-in with the identity provider
+	pk    *passkeys     // nil = no sign-in with a passkey
+	sess  *sessionStore // the signed-in people; nil = neither sign-in is configured
 	roles roleMapper
 	// breakGlass logs a use of the shared admin token at most once a minute.
 	breakGlass rate.Sometimes
@@ -107,12 +113,36 @@ func NewContext(ctx context.Context, o Options) (*Server, error) {
 			return nil, err
 		}
 		s.oidc, s.roles = l, l.roles
+		s.sess = newSessionStore(o.Prefix, l.secure, l.ttl)
 		o.Echo.GET(o.Prefix+"/oidc/login", l.start(o.Prefix))
 		o.Echo.GET(o.Prefix+"/oidc/callback", l.callback(s))
-		o.Echo.POST(o.Prefix+"/logout", l.logout(o.Prefix))
+	}
+	o.Echo.GET(o.Prefix+"/passkeys", s.passkeyInfo)
+	if o.Passkeys != nil {
+		pk, err := newPasskeys(*o.Passkeys, o.DataDir, o.Logger)
+		if err != nil {
+			return nil, err
+		}
+		s.pk = pk
+		if s.sess == nil {
+			s.sess = newSessionStore(o.Prefix, pk.secure, pk.ttl)
+		} else {
+			s.sess.secure = s.sess.secure || pk.secure
+		}
+		o.Echo.POST(o.Prefix+"/passkeys/login/begin", s.passkeyLoginBegin)
+		o.Echo.POST(o.Prefix+"/passkeys/login/finish", s.passkeyLoginFinish)
+	}
+	if s.sess != nil {
+		o.Echo.POST(o.Prefix+"/logout", s.sess.logout)
 	}
 	s.group = o.Echo.Group(o.Prefix, s.auth)
 	s.group.GET("/whoami", whoami)
+	if s.pk != nil {
+		s.group.POST("/passkeys/register/begin", s.passkeyRegisterBegin)
+		s.group.POST("/passkeys/register/finish", s.passkeyRegisterFinish)
+		s.group.GET("/passkeys/list", s.passkeyList)
+		s.group.DELETE("/passkeys/:id", s.passkeyDelete)
+	}
 	return s, nil
 }
 
@@ -157,8 +187,8 @@ func (s *Server) auth(next echo.HandlerFunc) echo.HandlerFunc {
 				break
 			}
 			id, ok = s.roles.fromPrincipal(p), true
-		case !hasBearer && s.oidc != nil:
-			id, ok = s.oidc.lookup(r)
+		case !hasBearer && s.sess != nil:
+			id, ok = s.sess.lookup(r)
 		}
 		if !ok {
 			c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="palisade-admin"`)

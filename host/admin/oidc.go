@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -50,20 +49,14 @@ type oidcLogin struct {
 	secure   bool
 	ttl      time.Duration
 
-	mu       sync.Mutex
-	flows    map[string]flow                // by state
-	sessions map[[sha256.Size]byte]*session // by the id's hash
-	now      func() time.Time
+	mu    sync.Mutex
+	flows map[string]flow // by state
+	now   func() time.Time
 }
 
 type flow struct {
 	nonce, verifier string
 	expires         time.Time
-}
-
-type session struct {
-	id      Identity
-	expires time.Time
 }
 
 // newOIDCLogin discovers the provider (a wrong issuer fails start).
@@ -109,7 +102,7 @@ func newOIDCLogin(ctx context.Context, c config.AdminOIDC) (*oidcLogin, error) {
 		oauth:    oauth2.Config{ClientID: c.ClientID, ClientSecret: secret, RedirectURL: c.RedirectURL, Endpoint: p.Endpoint(), Scopes: scopes},
 		verifier: p.Verifier(&oidc.Config{ClientID: c.ClientID}),
 		secure:   !(ru.Scheme == "http" && loopback(ru.Hostname())),
-		flows:    map[string]flow{}, sessions: map[[sha256.Size]byte]*session{}, now: time.Now,
+		flows:    map[string]flow{}, now: time.Now,
 	}, nil
 }
 
@@ -204,52 +197,8 @@ func (l *oidcLogin) callback(s *Server) echo.HandlerFunc {
 			s.o.Logger.Warn("dashboard sign-in refused: no role", "who", id.String())
 			return Error(c, http.StatusForbidden, id.String()+" has no role here (admin.oidc.roles)")
 		}
-		sid := randomHex(32)
-		l.mu.Lock()
-		now := l.now()
-		for k, se := range l.sessions {
-			if now.After(se.expires) {
-				delete(l.sessions, k)
-			}
-		}
-		l.sessions[sha256.Sum256([]byte(sid))] = &session{id: id, expires: now.Add(l.ttl)}
-		l.mu.Unlock()
-		c.SetCookie(&http.Cookie{Name: SessionCookie, Value: sid, Path: s.o.Prefix, MaxAge: int(l.ttl.Seconds()),
-			HttpOnly: true, Secure: l.secure, SameSite: http.SameSiteStrictMode})
+		s.sess.start(c, id)
 		s.o.Logger.Info("dashboard sign-in", "who", id.String(), "role", id.Role.String())
 		return c.Redirect(http.StatusFound, UIPath+"/")
-	}
-}
-
-// lookup returns the session of the request's cookie.
-func (l *oidcLogin) lookup(r *http.Request) (Identity, bool) {
-	ck, err := r.Cookie(SessionCookie)
-	if err != nil || ck.Value == "" {
-		return Identity{}, false
-	}
-	h := sha256.Sum256([]byte(ck.Value))
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	se, ok := l.sessions[h]
-	if !ok {
-		return Identity{}, false
-	}
-	if l.now().After(se.expires) {
-		delete(l.sessions, h)
-		return Identity{}, false
-	}
-	return se.id, true
-}
-
-// logout is POST {prefix}/logout: the session ends here and the cookie is cleared.
-func (l *oidcLogin) logout(prefix string) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if ck, err := c.Cookie(SessionCookie); err == nil {
-			l.mu.Lock()
-			delete(l.sessions, sha256.Sum256([]byte(ck.Value)))
-			l.mu.Unlock()
-		}
-		c.SetCookie(&http.Cookie{Name: SessionCookie, Path: prefix, MaxAge: -1, HttpOnly: true, Secure: l.secure, SameSite: http.SameSiteStrictMode})
-		return c.NoContent(http.StatusNoContent)
 	}
 }

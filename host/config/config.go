@@ -210,6 +210,24 @@ type Admin struct {
 	Token string `yaml:"token"`
 	// OIDC lets people sign in to the dashboard with the identity provider; nil = token only.
 	OIDC *AdminOIDC `yaml:"oidc"`
+	// Passkeys lets people sign in to the dashboard with a passkey (WebAuthn); nil = none.
+	Passkeys *AdminPasskeys `yaml:"passkeys"`
+}
+
+// AdminPasskeys is the dashboard's sign-in with a passkey (WebAuthn). A person signed in
+// (identity provider, or the one-time login with the admin token) registers a passkey for
+// themselves with the role they hold; an admin may register one for another person with a role.
+// Registered passkeys live in DATA_DIR/passkeys.json, which only the engine's user can read.
+//
+//	admin:
+//	  passkeys:
+//	    rp_id: gateway.example.com                 # "" = the host of the first origin
+//	    origins: [https://gateway.example.com]     # where the dashboard is opened; required
+//	    session: 8h
+type AdminPasskeys struct {
+	RPID    string   `yaml:"rp_id"`
+	Origins []string `yaml:"origins"`
+	Session Duration `yaml:"session"`
 }
 
 // AdminOIDC is the dashboard's sign-in with an OpenID provider (authorization code with PKCE).

@@ -53,8 +53,8 @@ func (g *Gateway) registerAuthn() {
 func (g *Gateway) Authn() *authn.Verifier { return g.authn }
 
 // adminOptions are the admin API's options: the break-glass token, the dashboard's sign-in
-// (admin.oidc, its issuer defaulting to authn.issuer) and, with authn:, access tokens from the
-// identity provider, their roles mapped by admin.oidc.roles.
+// (admin.oidc, its issuer defaulting to authn.issuer; admin.passkeys) and, with authn:, access
+// tokens from the identity provider, their roles mapped by admin.oidc.roles.
 func (g *Gateway) adminOptions() admin.Options {
 	o := admin.Options{Echo: g.echo, Token: g.cfg.Admin.Token, DataDir: g.cfg.DataDir, Logger: g.log.With("component", "admin")}
 	if oc := g.cfg.Admin.OIDC; oc != nil {
@@ -67,6 +67,7 @@ func (g *Gateway) adminOptions() admin.Options {
 	if g.authn != nil {
 		o.Tokens = tokenVerifier{g.authn}
 	}
+	o.Passkeys = g.cfg.Admin.Passkeys
 	return o
 }
 

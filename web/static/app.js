@@ -9,17 +9,21 @@ import { createApprovals } from './approvals.js';
 import { createChain } from './chain.js';
 import { createPlayground } from './playground.js';
 import { createHistory } from './history.js';
+import * as passkey from './passkey.js';
 
 const VIEWS = ['live', 'history', 'approvals', 'chain', 'playground'];
 let api = null; // one client; the token changes on login
 let views = null; // created once: their listeners must not pile up across logins
 let session = null; // { abort }
+let passkeys = false; // the gateway offers passkeys and the browser can use them
 
 function showLogin(message) {
   if (session) { session.abort.abort(); session = null; }
   for (const v of VIEWS) $(`#view-${v}`).hidden = true;
   $('#login').hidden = false;
   $('#logout').hidden = true;
+  $('#passkey-add').hidden = true;
+  $('#passkeys').hidden = true;
   $('#who').hidden = true;
   $('#alert').hidden = true;
   const e = $('#login-error');
@@ -56,7 +60,12 @@ async function start(token, quiet) {
   if (token) sessionStorage.setItem('palisade.token', token);
   $('#login').hidden = true;
   $('#logout').hidden = false;
-  $('#who').textContent = `${me.name} (${me.role})`;
+  $('#passkey-add').hidden = !passkeys;
+  const admin = me.role === 'admin';
+  $('#passkey-for').hidden = !admin;
+  $('#passkey-role-l').hidden = !admin;
+  $('#passkey-name').required = !!me.break_glass;
+  $('#who').textContent = `${me.name} (${me.role}${me.via === 'passkey' ? ', passkey' : ''})`;
   $('#who').hidden = false;
   const abort = new AbortController();
   session = { abort };
@@ -103,6 +112,30 @@ async function main() {
       $('#oidc').hidden = false;
     }
   } catch { /* no sign-in offered */ }
+  passkeys = await passkey.available(apiBase);
+  $('#passkey').hidden = !passkeys;
+  $('#passkey-login').addEventListener('click', async () => {
+    try {
+      await passkey.signIn(apiBase);
+      start('');
+    } catch (e) {
+      showLogin(`Passkey sign-in failed: ${e.message}`);
+    }
+  });
+  $('#passkey-add').addEventListener('click', () => { $('#passkeys').hidden = false; $('#passkey-status').textContent = ''; });
+  $('#passkey-close').addEventListener('click', () => { $('#passkeys').hidden = true; });
+  $('#passkey-form').addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const name = $('#passkey-name').value.trim();
+    const st = $('#passkey-status');
+    st.textContent = 'Waiting for the authenticator…';
+    try {
+      const r = await passkey.register(api, name ? { name, role: $('#passkey-role').value } : null);
+      st.textContent = `Registered a passkey for ${r.name} (${r.role}).`;
+    } catch (err) {
+      st.textContent = `Not registered: ${err.message}`;
+    }
+  });
   $('#login-form').addEventListener('submit', (e) => {
     e.preventDefault();
     start($('#token').value.trim());
