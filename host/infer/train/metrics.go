@@ -139,8 +139,8 @@ func Evaluate(s []Scored, t float64) []Metrics {
 // auroc is the probability that a random positive outscores a random negative (ties count
 // half): the same figure make eval prints.
 // AUROC is the probability that a random positive outscores a random negative (ties count
-// half), from ranks: the figure tools/eval/score.AUROC gives (`make eval`; tools/train's test
-// checks they agree).
+// half), from ranks. tools/eval/score.AUROC (`make eval`) is this function, so the model card
+// and the evaluation report the same figure.
 func AUROC(pos, neg []float64) float64 {
 	if len(pos) == 0 || len(neg) == 0 {
 		return 0

@@ -8,6 +8,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/added060/palisade/host/infer/train"
 )
 
 // Scorer scores one text: a maliciousness score in [0,1] and the predicted label
@@ -168,40 +170,9 @@ func ratio(a, b int) float64 {
 }
 
 // AUROC is the probability that a random positive scores above a random negative (ties count
-// half), computed from ranks.
-func AUROC(pos, neg []float64) float64 {
-	if len(pos) == 0 || len(neg) == 0 {
-		return 0
-	}
-	type item struct {
-		s   float64
-		pos bool
-	}
-	all := make([]item, 0, len(pos)+len(neg))
-	for _, s := range pos {
-		all = append(all, item{s, true})
-	}
-	for _, s := range neg {
-		all = append(all, item{s, false})
-	}
-	sort.Slice(all, func(i, j int) bool { return all[i].s < all[j].s })
-	rankSum := 0.0
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].s == all[i].s {
-			j++
-		}
-		avg := float64(i+j+1) / 2 // ranks are 1-based: (i+1 .. j) averaged
-		for k := i; k < j; k++ {
-			if all[k].pos {
-				rankSum += avg
-			}
-		}
-		i = j
-	}
-	np, nn := float64(len(pos)), float64(len(neg))
-	return (rankSum - np*(np+1)/2) / (np * nn)
-}
+// half), computed from ranks: the trainer's own figure (host/infer/train.AUROC), so the model
+// card and `make eval` cannot disagree.
+func AUROC(pos, neg []float64) float64 { return train.AUROC(pos, neg) }
 
 // TPRAtFPR returns the best TPR over thresholds whose FPR is at most maxFPR, and that threshold.
 func TPRAtFPR(pos, neg []float64, maxFPR float64) (float64, float64) {
