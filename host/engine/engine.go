@@ -186,8 +186,12 @@ type Outcome struct {
 	Quiet bool
 
 	// own is the active bundle's own action on the request (ownAction), before a person, a
-	// judge, a fallback or a hook resolved it: what a shadow bundle's verdict is compared to.
-	own      string
+	// judge, a fallback or a hook resolved it, and deny when its response phase denied the
+	// answer: what a shadow bundle's verdict on the same call is compared to.
+	own string
+	// respEnv is the answer's envelope the response phase judged (nil when none ran): the
+	// shadow judges it too.
+	respEnv  *abi.Envelope
 	release  func()
 	finished sync.Once
 	engine   *Engine
@@ -385,9 +389,16 @@ func (e *Engine) hooks(ctx context.Context, o *Outcome) *Outcome {
 // stage replaced the result (redaction), Decision.Result holds the replacement.
 func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*chain.Decision, error) {
 	env := mcp.ResponseEnvelope(o.Envelope, resp)
+	if o.engine.o.Shadow.Loaded() {
+		cp := *env // the shadow judges the answer as it came, before a stage rewrote it
+		o.respEnv = &cp
+	}
 	d, err := o.Chain.Evaluate(ctx, env)
 	if err != nil {
 		return nil, err
+	}
+	if !d.Default && d.Action == abi.ActionDeny {
+		o.own = abi.ActionDeny
 	}
 	if d.Default {
 		// No response stage had an opinion: the request decision stands.

@@ -112,6 +112,7 @@ type ShadowStats struct {
 
 type shadowJob struct {
 	env    abi.Envelope // a copy: the transport may reuse nothing of it, the chain may
+	resp   *abi.Envelope // the answer's envelope when the active bundle's response phase ran
 	ev     audit.Event
 	active string // the active bundle's own action
 	judged bool   // the method always gets a decision (Engine.Judged)
@@ -150,7 +151,7 @@ func (s *Shadow) submit(o *Outcome, ev audit.Event, rec Recorder) bool {
 	if s.closed {
 		return false
 	}
-	job := shadowJob{env: *o.Envelope, ev: ev, active: o.own, judged: o.engine.Judged(o.Envelope.Method), rec: rec, queued: time.Now()}
+	job := shadowJob{env: *o.Envelope, resp: o.respEnv, ev: ev, active: o.own, judged: o.engine.Judged(o.Envelope.Method), rec: rec, queued: time.Now()}
 	select {
 	case s.jobs <- job:
 	default:
@@ -214,6 +215,19 @@ func (s *Shadow) judge(job shadowJob) {
 		return
 	}
 	sh.Action = ownAction(ch, d, job.judged)
+	if job.resp != nil && sh.Action != abi.ActionDeny {
+		// The same answer through the shadow's response phase, as the active bundle's ran.
+		rd, err := ch.Evaluate(ctx, job.resp)
+		sh.LatencyUS = time.Since(start).Microseconds()
+		if err != nil {
+			sh.Error = err.Error()
+			s.o.Logger.Warn("shadow judgement of the answer failed", "audit_id", ev.ID, "bundle", info.Name, "err", err)
+			return
+		}
+		if !rd.Default && rd.Action == abi.ActionDeny {
+			sh.Action, d = abi.ActionDeny, rd
+		}
+	}
 	sh.Rule, sh.Stage, sh.Reason = d.Rule, d.Stage, d.Reason
 	if sh.Action == job.active {
 		return
