@@ -111,7 +111,7 @@ type ShadowStats struct {
 }
 
 type shadowJob struct {
-	env    abi.Envelope // a copy: the transport may reuse nothing of it, the chain may
+	env    abi.Envelope  // a copy: the transport may reuse nothing of it, the chain may
 	resp   *abi.Envelope // the answer's envelope when the active bundle's response phase ran
 	ev     audit.Event
 	active string // the active bundle's own action
