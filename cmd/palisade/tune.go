@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/nats-io/nkeys"
 
+	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
@@ -44,6 +46,9 @@ type tuneCmd struct {
 	// trusted signer, unless --trust-unsigned.
 	TrustedSigner []string `name:"trusted-signer" help:"With --events: an audit signer's public nkey (U...), or a file holding one, whose signed events are trusted (repeatable); DATA_DIR's gateway key is trusted too." placeholder:"KEY" sep:"none"`
 	TrustUnsigned bool     `name:"trust-unsigned" help:"With --events: use events whose signature is missing or does not verify (counted in the report)."`
+	// Shadow loads the proposal into the gateway's shadow slot: it judges copies of the live
+	// calls beside the active bundle, off the hot path, until a person promotes it.
+	Shadow bool `name:"shadow" help:"Load the proposal as the gateway's shadow bundle (--url, --token; sign it with --key unless the gateway allows unsigned bundles), so it judges live traffic beside the active bundle before anyone promotes it."`
 }
 
 func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
@@ -126,9 +131,26 @@ func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
 	if c.JSON {
 		b, _ := json.MarshalIndent(r, "", "  ")
 		fmt.Fprintln(env.Stdout, string(b))
+	} else {
+		printTuneReport(env.Stdout, r, c.Out, signed)
+	}
+	if !c.Shadow {
 		return nil
 	}
-	printTuneReport(env.Stdout, r, c.Out, signed)
+	body, err := packBody(c.Out)
+	if err != nil {
+		return fail(exitFail, err)
+	}
+	ac, err := c.client()
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	var res admin.BundleResult
+	if err := ac.do(ctx, http.MethodPut, "/bundles/shadow", body, "application/gzip", &res); err != nil {
+		return fail(exitFail, fmt.Errorf("loading the proposal as the shadow: %w", err))
+	}
+	fmt.Fprintf(env.Stderr, "loaded as the gateway's shadow: %s %s sha256:%s; watch `palisade audit disagreements`, then `palisade bundle promote-shadow`\n",
+		res.Bundle.Name, res.Bundle.Version, res.Bundle.Digest)
 	return nil
 }
 

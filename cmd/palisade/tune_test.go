@@ -18,6 +18,7 @@ import (
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/audit"
+	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/tune"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -135,6 +136,7 @@ func TestTuneFromGatewayAndLabelCLI(t *testing.T) {
 	lab.ID, lab.Kind = "01KAAAAAAAAAAAAAAAAAAAAAAD", audit.KindLabel
 	lab.Label = &audit.Label{Ref: dec.ID, Verdict: audit.LabelFalsePositive, By: "erin <https://idp#erin>"}
 	var got []string
+	var shadowed *bundle.Manifest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer t" {
 			w.WriteHeader(http.StatusUnauthorized)
@@ -149,6 +151,20 @@ func TestTuneFromGatewayAndLabelCLI(t *testing.T) {
 			_ = json.NewEncoder(w).Encode(lab)
 		case p == "/history/"+dec.ID+"/label":
 			_ = json.NewEncoder(w).Encode(lab)
+		case p == "/bundles/shadow" && r.Method == http.MethodPut:
+			// As host/admin does: unpack the archive and answer the bundle it holds.
+			dir := t.TempDir()
+			if err := bundle.Unpack(bytes.NewReader(body), dir); err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			m, err := bundle.LoadManifest(dir)
+			if err != nil {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			shadowed = m
+			_ = json.NewEncoder(w).Encode(admin.BundleResult{Bundle: bundle.Entry{Name: m.Name, Version: m.Version, Digest: "ab"}, Changed: true})
 		default:
 			w.WriteHeader(http.StatusNotFound)
 		}
@@ -169,6 +185,13 @@ func TestTuneFromGatewayAndLabelCLI(t *testing.T) {
 	}
 	if !slices.Contains(got, "GET /history/export?format=ndjson&from=24h ") || !slices.Contains(got, "GET /labels?format=ndjson&from=24h ") {
 		t.Fatalf("admin calls %q", got)
+	}
+	// --shadow: the proposal goes to the gateway's shadow slot.
+	outDir2 := filepath.Join(t.TempDir(), "proposal2")
+	code, _, errs = runCLI(t, "", "tune", "--bundle", tuneBundle(t), "--from-gateway", "--url", srv.URL, "--token", "t", "-o", outDir2, "--shadow")
+	want, _ := bundle.LoadManifest(outDir2)
+	if code != 0 || shadowed == nil || want == nil || shadowed.Version != want.Version || !strings.Contains(errs, "loaded as the gateway's shadow: ") {
+		t.Fatalf("tune --shadow: %d %q, shadow %+v", code, errs, shadowed)
 	}
 	if code, _, errs := runCLI(t, "", "tune", "--bundle", tuneBundle(t), "-o", filepath.Join(t.TempDir(), "p")); code != exitUsage || !strings.Contains(errs, "--events FILE") {
 		t.Fatalf("no source: %d %q", code, errs)

@@ -50,7 +50,7 @@
 // Report.Detector.Skipped says why.
 //
 // The proposal is unsigned: `palisade tune --key` signs it like `bundle sign`, and it goes to
-// the shadow lane first (`palisade bundle shadow`). What could not become a proposal is listed
+// the shadow lane first (`palisade tune --shadow`, or `palisade bundle shadow`). What could not become a proposal is listed
 // with why (Report.Unused), never dropped silently. The caller checks the events' signatures
 // (`tune --events` against trusted signers, `--from-gateway` by the gateway) and records what
 // it skipped in Report.Events.
