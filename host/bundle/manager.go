@@ -103,7 +103,9 @@ type Manager struct {
 	history []Entry // newest first; history[0] is active when active is true
 	active  bool
 	cur     *Bundle // the active bundle as built; nil when none
-	shadow  *Entry  // the shadow bundle, nil when none (not kept across restarts)
+	shadow  *Entry  // the shadow bundle, nil when none
+	// keptShadow is the shadow bundle shadow.json named at start (RestoreShadow); nil = none.
+	keptShadow *Entry
 }
 
 // NewManager prepares DataDir/bundles and reads the kept history (Restore activates it).
@@ -134,14 +136,21 @@ func NewManager(o ManagerOptions) (*Manager, error) {
 	if err := os.MkdirAll(m.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bundle: data dir: %w", err)
 	}
-	// Staging folders left by a crash are garbage, and so is a shadow copy: a shadow bundle is
-	// loaded again from config or the admin API after a restart.
+	// Staging folders left by a crash are garbage, and so is any shadow copy but the one
+	// shadow.json names (RestoreShadow loads it again after a restart).
 	if olds, _ := filepath.Glob(filepath.Join(m.dir, ".staging-*")); len(olds) > 0 {
 		for _, p := range olds {
 			_ = os.RemoveAll(p)
 		}
 	}
-	_ = os.RemoveAll(filepath.Join(m.dir, shadowDir))
+	m.keptShadow = m.readKeptShadow()
+	if copies, _ := filepath.Glob(filepath.Join(m.dir, shadowDir, "*")); len(copies) > 0 {
+		for _, p := range copies {
+			if m.keptShadow == nil || filepath.Base(p) != m.keptShadow.Digest {
+				_ = os.RemoveAll(p)
+			}
+		}
+	}
 	b, err := os.ReadFile(filepath.Join(m.dir, "history.json"))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -2,11 +2,13 @@ package bundle
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/added060/palisade/host/audit"
@@ -213,8 +215,76 @@ func (m *Manager) clearShadow(ctx context.Context, detail map[string]any) {
 	m.record(ctx, audit.KindBundleShadow, e.Info(), "", detail)
 }
 
+// swapShadow sets the shadow entry and keeps it in DataDir/bundles/shadow.json (removed when
+// e is nil), so a restarted gateway judges with the same shadow (RestoreShadow).
 func (m *Manager) swapShadow(e *Entry) {
 	m.mu.Lock()
 	m.shadow = e
 	m.mu.Unlock()
+	p := filepath.Join(m.dir, shadowFile)
+	if e == nil {
+		_ = os.Remove(p)
+		return
+	}
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err == nil {
+		tmp := p + ".tmp"
+		if err = os.WriteFile(tmp, b, 0o644); err == nil {
+			err = os.Rename(tmp, p)
+		}
+	}
+	if err != nil {
+		m.log.Warn("shadow bundle not kept for a restart", "err", err)
+	}
+}
+
+// shadowFile names the shadow bundle a restart loads again (its copy is shadowDir/<digest>).
+const shadowFile = "shadow.json"
+
+// readKeptShadow reads shadow.json; nil when there is none, it is unreadable or its copy is
+// gone.
+func (m *Manager) readKeptShadow() *Entry {
+	b, err := os.ReadFile(filepath.Join(m.dir, shadowFile))
+	if err != nil {
+		return nil
+	}
+	var e Entry
+	if err := json.Unmarshal(b, &e); err != nil || e.Digest == "" || filepath.Base(e.Digest) != e.Digest {
+		m.log.Warn("shadow.json unreadable; no shadow bundle restored", "err", err)
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(m.dir, shadowDir, e.Digest)); err != nil {
+		return nil
+	}
+	return &e
+}
+
+// RestoreShadow loads the shadow bundle that was loaded before a restart (however it came: the
+// admin API, `palisade tune --shadow`, a source), through the same staged copy, trust check and
+// build as LoadShadow, so a key no longer trusted refuses it. It returns ErrNoShadow when there
+// was none. The gateway calls it at start when the config names no shadow source.
+func (m *Manager) RestoreShadow(ctx context.Context) (Entry, error) {
+	m.actM.Lock()
+	defer m.actM.Unlock()
+	if m.o.Shadow == nil {
+		return Entry{}, ErrNoShadowSlot
+	}
+	k := m.keptShadow
+	if k == nil {
+		return Entry{}, ErrNoShadow
+	}
+	staged, err := m.stage(func(dst string) error { return CopyDir(filepath.Join(m.dir, shadowDir, k.Digest), dst) })
+	if err != nil {
+		m.rejectSlot(ctx, "shadow", "restore", nil, k.Digest, err)
+		return Entry{}, err
+	}
+	source := "restore"
+	switch {
+	case strings.HasPrefix(k.Source, "restore"):
+		source = k.Source // restored before: the origin is already named once
+	case k.Source != "":
+		source += " (" + k.Source + ")"
+	}
+	e, _, err := m.shadowStaged(ctx, staged, source)
+	return e, err
 }

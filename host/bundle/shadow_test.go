@@ -151,3 +151,51 @@ func TestShadowSlot(t *testing.T) {
 		t.Fatalf("a manager without a shadow slot: %v, want ErrNoShadowSlot", err)
 	}
 }
+
+// TestShadowKeptAcrossRestart: a shadow loaded through the manager (the admin API, `tune
+// --shadow`) judges again after a restart, checked again; one cleared stays cleared.
+func TestShadowKeptAcrossRestart(t *testing.T) {
+	f := newFixture(t, false)
+	ctx := context.Background()
+	data := t.TempDir()
+	open := func() (*bundle.Manager, *chain.Active) {
+		slot := &chain.Active{}
+		m, err := bundle.NewManager(bundle.ManagerOptions{Active: &chain.Active{}, Shadow: slot, Build: bundle.BuildOptions{Runtime: f.rt},
+			DataDir: data, Keys: bundle.KeySet{bundle.KeyID(f.pub): f.pub}, Recorder: f.rec})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if c := slot.Swap(nil); c != nil {
+				c.CloseWhenDrained(ctx)
+			}
+			m.Close(ctx)
+		})
+		return m, slot
+	}
+	m, _ := open()
+	if _, err := m.RestoreShadow(ctx); !errors.Is(err, bundle.ErrNoShadow) {
+		t.Fatalf("restore with nothing kept: %v, want ErrNoShadow", err)
+	}
+	v1 := f.sequenced(t, "1.0.0", 1)
+	loaded, _, err := m.LoadShadow(ctx, v1, "upload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, slot2 := open() // the restart
+	e, err := m2.RestoreShadow(ctx)
+	if err != nil || e.Digest != loaded.Digest || slot2.Load() == nil || e.Source != "restore (upload)" {
+		t.Fatalf("restored %+v %v, want %s from upload", e, err, loaded.Digest)
+	}
+	m3, _ := open() // a second restart names the origin once
+	if e, err := m3.RestoreShadow(ctx); err != nil || e.Source != "restore (upload)" {
+		t.Fatalf("restored again %+v %v", e, err)
+	}
+	if _, err := m3.ClearShadow(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m4, slot4 := open()
+	if _, err := m4.RestoreShadow(ctx); !errors.Is(err, bundle.ErrNoShadow) || slot4.Load() != nil {
+		t.Fatalf("a cleared shadow came back: %v", err)
+	}
+}

@@ -147,6 +147,13 @@ func (f *bundlesFeature) firstShadow(ctx context.Context) {
 	t := f.m.ShadowTarget()
 	switch s := f.ssrc.(type) {
 	case nil:
+		// No shadow source in the config: the shadow loaded before a restart (admin API,
+		// `palisade tune --shadow`) judges again, checked again.
+		if e, err := f.m.RestoreShadow(ctx); err == nil {
+			f.g.Logger().Info("shadow bundle restored", "bundle", e.Name, "version", e.Version, "digest", e.Digest)
+		} else if !errors.Is(err, bundle.ErrNoShadow) {
+			f.g.Logger().Error("shadow bundle not restored; serving without a shadow", "err", err)
+		}
 		return
 	case *bundle.DirSource:
 		s.Interval, s.Debounce = f.cfg.Poll.D(), f.cfg.Debounce.D()
