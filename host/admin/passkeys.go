@@ -292,6 +292,7 @@ func (s *Server) passkeyRegisterFinish(c echo.Context) error {
 	if cer.caller != caller.String() {
 		return Error(c, http.StatusForbidden, "this registration was begun by someone else")
 	}
+	limitBody(c)
 	cred, err := pk.wa.FinishRegistration(cer.person, cer.data, c.Request())
 	if err != nil {
 		return Error(c, http.StatusBadRequest, "passkey registration refused: "+protocolError(err))
@@ -343,6 +344,7 @@ func (s *Server) passkeyLoginFinish(c echo.Context) error {
 	if !ok || cer.person != nil {
 		return Error(c, http.StatusBadRequest, "unknown or expired passkey sign-in: begin again")
 	}
+	limitBody(c)
 	var who *passkeyPerson
 	user, cred, err := pk.wa.FinishPasskeyLogin(func(_, handle []byte) (webauthn.User, error) {
 		if who = pk.find("", "", handle); who == nil {
@@ -437,6 +439,15 @@ func (s *Server) passkeyDelete(c echo.Context) error {
 		return c.NoContent(http.StatusNoContent)
 	}
 	return Error(c, http.StatusNotFound, "no passkey has that id")
+}
+
+// maxCredentialBody bounds a browser's credential JSON (a few KiB; attestation certificates
+// included); the sign-in routes take it without authentication.
+const maxCredentialBody = 64 << 10
+
+func limitBody(c echo.Context) {
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, maxCredentialBody)
 }
 
 // clonePerson copies p with its own credentials slice (the stored one is never changed in place:
