@@ -312,6 +312,11 @@ func TestPasskeyRefusals(t *testing.T) {
 	if code, _ := e.call(t, c, "POST", "/passkeys/login/finish?ceremony="+b2.Ceremony, "", a1); code != http.StatusUnauthorized {
 		t.Fatalf("a replayed assertion signed in: %d", code)
 	}
+	// An oversized answer is refused, not read whole.
+	b3 := e.begin(t, c, "/passkeys/login/begin", "", nil)
+	if code, out := e.call(t, c, "POST", "/passkeys/login/finish?ceremony="+b3.Ceremony, "", bytes.Repeat([]byte(" "), maxCredentialBody+1)); code != http.StatusUnauthorized {
+		t.Fatalf("an oversized assertion: %d %s", code, out)
+	}
 	// A cloned key: its counter goes back.
 	clone := *carol
 	clone.count = 0
