@@ -55,11 +55,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.SQL:
 		keepOnly(r, l.kind)
 		for _, f := range AnalyzeSQL(l.text) {
-			vote(r, d, SQLInjection, f.Rule, f.Score, f.Match)
+			voteHit(r, d, Hit{Category: SQLInjection, Rule: f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
 		}
 	case argkind.Query:
 		keepOnly(r, l.kind)
-		if question(r.Norm.Text) && wordy(r.Norm.Text) {
+		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) {
 			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
 			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
 			// only markup that would run counts.
@@ -67,7 +67,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
-		if m, rule := searchSQL(r.Norm.Text); m != "" {
+		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
 	case argkind.Text:
@@ -165,24 +165,98 @@ func flagsNotComments(r *Result) {
 // of the query the search runs: a quote with a trailing comment that cuts the rest off, a
 // literal followed by a PostgreSQL cast or JSON operator, a SELECT of a function call (name and parenthesis glued), and a
 // comment inside a keyword sequence (a filter evasion). Questions never reach them.
+//
+// The rules marked breakout (issue 26) are the shapes of a value that closes the query's
+// string literal and goes on as SQL (or as the script a document store evaluates): a quote
+// then a boolean operator with an operand (`x' or name like`, `user'and id is`), two literals
+// compared (`'1'='1`, `1='1'`, `'1' not regexp '2'`), a literal then a value list (`'item',
+// (5)`), a quote then a statement terminator (`admin';`), a value that starts by closing a
+// string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
+// and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
+// aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, and a
+// value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
+// search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
+// break-out. A code-search tool's query (codeSearch) holds code by nature: the breakout rules
+// do not apply there.
 var searchSQLRules = []struct {
-	rule string
-	re   *regexp.Regexp
+	rule     string
+	re       *regexp.Regexp
+	breakout bool
 }{
-	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`)},
-	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`)},
-	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`)},
-	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`)},
+	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`), false},
+	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`), false},
+	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`), false},
+	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
+	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
+	{"search/literal_comparison", regexp.MustCompile(`(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
+	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
+	{"search/quote_terminator", regexp.MustCompile(`['"]\s*\)*\s*;`), true},
+	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
+	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
+	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
+	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b`), true},
+	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+[a-z_]+\s*\(`), true},
+	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
+	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
+	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message)\s*\(`), true},
+	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
 }
 
-// searchSQL returns the text and rule of the first searchSQLRules match in normalized t.
-func searchSQL(t string) (match, rule string) {
-	for _, r := range searchSQLRules {
-		if loc := r.re.FindStringIndex(t); loc != nil {
-			return t[loc[0]:loc[1]], r.rule
+// searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a
+// code-search tool's query (codeSearch), only the rules that are not breakout shapes. A value
+// with no white space is also read with '+' as a space (a form-encoded query string).
+func searchSQL(t string, codeSearch bool) (match, rule string) {
+	texts := []string{t}
+	if strings.Contains(t, "+") && !strings.ContainsAny(t, " \t") {
+		texts = append(texts, strings.ReplaceAll(t, "+", " "))
+	}
+	for _, t := range texts {
+		for _, r := range searchSQLRules {
+			if r.breakout && codeSearch {
+				continue
+			}
+			if loc := r.re.FindStringIndex(t); loc != nil {
+				return t[loc[0]:loc[1]], r.rule
+			}
+		}
+		if !codeSearch && noWords(t) {
+			return t, "search/no_words"
 		}
 	}
 	return "", ""
+}
+
+// endsStatement reports whether t ends as a SQL statement or a commented-out rest does (';' or
+// '--' last): a question does not, a break-out does (`x' or name like a escape 'x';`,
+// `user'and id is not?--`), so the question words in it do not make it one.
+func endsStatement(t string) bool {
+	t = strings.TrimSpace(t)
+	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, "--")
+}
+
+// noWords reports whether a search value holds no letter or digit at all and at least one of
+// the characters that end a SQL literal or statement (a quote, ';') or start a comment ('--',
+// '#', '/*'): there is nothing in it to search for, only a probe of the query around it.
+func noWords(t string) bool {
+	for _, c := range t {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c > 0x7f {
+			return false
+		}
+	}
+	return strings.ContainsAny(t, "'\"`;#") || strings.Contains(t, "--") || strings.Contains(t, "/*")
+}
+
+// codeSearchTool reports whether a tool's name says it searches code (search_code, code_search,
+// grep, sourcegraph, symbol or regex search): its query holds quotes, operators and SQL as
+// the code it looks for does.
+func codeSearchTool(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"code", "grep", "sourcegraph", "symbol", "regex", "repo"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hostKeys are the argument keys that hold a host name or address (argkind.Fixed).

@@ -27,6 +27,10 @@ func TestEvaluateInContext(t *testing.T) {
 		{"tldr", "Bash", "", map[string]any{"command": "tldr sleep"}, "none", ""},
 		{"grep for a script tag in code", "Bash", "", map[string]any{"command": "grep -rn '<script>' web/static | head"}, "none", ""},
 		{"sql with a trailing comment", "query", sqlTool, map[string]any{"sql": "SELECT id, name FROM users WHERE active = 1 -- only active users"}, "none", ""},
+		{"a migration drops a table: ask", "query", sqlTool, map[string]any{"sql": "-- +goose Down\nDROP TABLE post;"}, "uncertain", "sql/destroy"},
+		{"delete without where: ask", "query", sqlTool, map[string]any{"sql": "DELETE FROM sessions;"}, "uncertain", "sql/destroy"},
+		{"drop database: deny", "query", sqlTool, map[string]any{"sql": "DROP DATABASE analytics"}, "deny", "sql/destroy"},
+		{"a drop stacked after a value: deny", "query", sqlTool, map[string]any{"sql": "SELECT * FROM t WHERE name = 'x'; DROP TABLE t"}, "deny", "sql/"},
 		{"search query about XSS", "search", "", map[string]any{"query": "explain XSS with a <script> tag example"}, "none", ""},
 		{"code write with SQL and markup", "Write", "", map[string]any{"file_path": "web/app.py", "content": "q = \"SELECT * FROM users WHERE id = %s\"\nhtml = '<script src=\"/app.js\"></script>'\nos.system('rm -rf build')\n"}, "none", ""},
 		{"IFS trick", "Bash", "", map[string]any{"command": "IFS=,;c=rm,-rf,/;$c"}, "deny", "shell/destroy"},
@@ -158,5 +162,72 @@ func TestEvaluateNothingUnseen(t *testing.T) {
 	v, _ = e.Evaluate([]byte(`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","tool":"echo","arguments":` + string(args) + `}`))
 	if v.Action != abi.ActionDeny {
 		t.Errorf("attack in the 5000th argument: %s, want deny", v.Action)
+	}
+}
+
+// TestSearchBreakout: the search box's break-out shapes (issue 26), each with values a person
+// searches for that share its characters, and a code-search tool's queries, which hold code.
+func TestSearchBreakout(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name, tool, query string
+		rule              string // "" = none
+	}{
+		{"quote then or with a comparison", "search_products", "bob' or email like '%a%", "search/quote_boolean"},
+		{"quote glued to and with a condition", "search_products", "carol'and role is not null", "search/quote_boolean"},
+		{"double quote then and with a call", "search_products", `x" and(length(name)>3)`, "search/quote_boolean"},
+		{"possessives then or", "search_products", "men's or women's boots", ""},
+		{"a quote then or then a number", "search_products", "x' or 2>1", "sql_injection"},
+		{"a French name", "search_products", "ballon d'or 2023 replica", ""},
+		{"two literals compared", "search_products", "'7'='7", "search/literal_comparison"},
+		{"a number compared to a literal", "search_products", "2='2' --", "sql_injection"},
+		{"literals with regexp", "search_products", "'a' rlike 'b'", "search/literal_comparison"},
+		{"a screen size", "search_products", `monitor 27" or larger`, ""},
+		{"a literal then a value list", "search_products", "'shoe', (12)", "search/literal_list"},
+		{"a quoted title with a count", "search_products", `"dune" 2 copies`, ""},
+		{"a quote then a terminator", "search_products", "dave@example.org\";", "search/quote_terminator"},
+		{"a quote, parenthesis and terminator", "search_products", "abc');", "search/quote_terminator"},
+		{"a value that starts by closing a string", "search_products", "') * 3", "search/leading_close"},
+		{"a quoted title", "search_products", `"the hobbit" hardcover`, ""},
+		{"an escaped quote before or", "search_products", `name\" or 2>1`, "sql_injection"},
+		{"an escaped quote before a terminator", "search_products", `abc\';`, "sql_injection"},
+		{"a function literal after a quote", "search_products", "q' (function(){return 1})() '", "search/function_literal"},
+		{"a subquery", "search_products", "x in (select name from users)", "search/subquery"},
+		{"a form-encoded subquery", "search_products", "+in+%28select+pass+from+users%29%0A", "search/subquery"},
+		{"a size chart in parentheses", "search_products", "boots (select size in cart)", ""},
+		{"having with an aggregate", "search_products", "having sum(price) > 9", "search/having_aggregate"},
+		{"having fun", "search_products", "having fun board games", ""},
+		{"execute immediate", "search_products", "exec immediate 'x'", "search/execute_immediate"},
+		{"a union behind a comment", "search_products", "1 union#c\nselect 2", "search/union_behind_comment"},
+		{"a server file function", "search_products", "lo_export(1, '/tmp/x')", "search/file_function"},
+		{"a condition group", "search_products", "x or (name = 'y'", "sql_injection"},
+		{"no words, only a quote", "search_products", "`'", "search/no_words"},
+		{"no words, a comment", "search_products", "----", "search/no_words"},
+		{"no words, no probe", "search_products", "...", ""},
+		{"a question ends as a statement", "web_search", "what is x' or name like 'a' escape 'x';", "sql_injection"},
+		{"a question about a payload", "web_search", "is ' OR 1=1 -- still a thing with ORMs", ""},
+		// A code-search tool's query holds code: the break-out shapes are what it looks for.
+		{"code search for a JS function", "search_code", `"use strict"; (function() {`, ""},
+		{"code search for a SQL subquery", "search_code", "WHERE id IN (SELECT user_id FROM", ""},
+		{"code search for a comparison", "code_search", `'a' == 'a'`, ""},
+		{"code search for an escaped quote", "grep_repo", `\'; `, ""},
+		{"code search still sees a classic payload", "search_code", "' OR 1=1 --", "sql_injection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": tc.tool, "arguments": map[string]any{"query": tc.query}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.rule == "" {
+				if v.Action != abi.ActionNone {
+					t.Errorf("%s %q: %s %s, want none", tc.tool, tc.query, v.Action, v.Rule)
+				}
+				return
+			}
+			if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, tc.rule) {
+				t.Errorf("%s %q: %s %q, want deny by %s", tc.tool, tc.query, v.Action, v.Rule, tc.rule)
+			}
+		})
 	}
 }
