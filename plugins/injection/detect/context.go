@@ -75,8 +75,12 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if wordy(r.Norm.Text) {
 			codeSpans(r)
 			flagsNotComments(r)
+			proseMentions(r)
 		}
-	default: // Path, Code
+	case argkind.Code:
+		keepOnly(r, l.kind)
+		codeVocabulary(r)
+	default: // Path
 		keepOnly(r, l.kind)
 	}
 	return false
@@ -128,6 +132,96 @@ func codeSpans(r *Result) {
 	r.Hits = hits
 	if dropped {
 		r.Scores[CommandInjection] = min(r.Scores[CommandInjection], 1-miss)
+	}
+}
+
+// dropHits removes the hits of category c that drop reports, and then the statistical votes
+// (stat:*) of c when no rule hit of c is left: they strengthen a rule, they do not stand
+// alone. The score is recomputed as the noisy-OR of what is left, never raised.
+func dropHits(r *Result, c Category, drop func(Hit) bool) {
+	dropped, rules := false, 0
+	for _, h := range r.Hits {
+		if h.Category != c {
+			continue
+		}
+		if drop(h) {
+			dropped = true
+		} else if !strings.HasPrefix(h.Rule, "stat:") {
+			rules++
+		}
+	}
+	if !dropped {
+		return
+	}
+	miss := 1.0
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == c && (drop(h) || rules == 0) {
+			continue
+		}
+		if h.Category == c {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	r.Scores[c] = min(r.Scores[c], 1-miss)
+}
+
+// reQuotedWords is a quoted word or phrase, then or/and, then another ("lightweight process"
+// or "kernel task"; "retained" or not): English, where SQL puts a literal or an operand.
+var reQuotedWords = regexp.MustCompile(`['"][a-z][a-z -]{0,40}['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
+
+// reTagMention is a tag in prose that is a placeholder or a name, not markup that runs: no
+// attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
+var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
+
+// proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
+// -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
+// (quote_or_quote and quote_tautology on English), and a tag named as a placeholder
+// (`docker run <image>`). Markup with an attribute value or a handler, SQL literals compared
+// (`' or '1'='1`), and command separators still count.
+func proseMentions(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "shell_path" })
+	if reQuotedWords.MatchString(t) {
+		dropHits(r, SQLInjection, func(h Hit) bool {
+			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
+		})
+	}
+	dropHits(r, XSS, func(h Hit) bool {
+		if h.Rule != "active_tag" {
+			return false
+		}
+		i := strings.Index(t, h.Match)
+		if i < 0 {
+			return false
+		}
+		j := strings.IndexByte(t[i:], '>')
+		return j > 0 && j < 80 && reTagMention.MatchString(t[i:i+j+1])
+	})
+}
+
+// reQuotedLiteralCompare is the tautology proper: a literal compared with a literal.
+var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
+
+// codeWeakPrompt are prompt-injection rules that ordinary source code trips with its own
+// vocabulary: a banner of '#', a `user:` key, "show internal", "silently", a Q/A-shaped loop.
+// In code (a file's content), they count only beside another prompt-injection rule; an
+// instruction to the model (ignore previous instructions, a note to the AI) counts alone.
+var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": true, "leak_request": true, "hide_from_user": true, "few_shot_dialogue": true}
+
+// codeVocabulary drops a code argument's prompt-injection hits when every one of them is a
+// rule of codeWeakPrompt.
+func codeVocabulary(r *Result) {
+	weakOnly := true
+	for _, h := range r.Hits {
+		if h.Category == PromptInjection && !codeWeakPrompt[h.Rule] && !strings.HasPrefix(h.Rule, "stat:") {
+			weakOnly = false
+		}
+	}
+	if weakOnly {
+		dropHits(r, PromptInjection, func(h Hit) bool { return codeWeakPrompt[h.Rule] })
 	}
 }
 
@@ -437,7 +531,9 @@ func wordy(t string) bool {
 	}
 	words := 0
 	for _, f := range fs {
-		f = strings.TrimRight(f, "?.,!:;")
+		// Markdown's emphasis, quotes and brackets around a word leave it a word.
+		f = strings.TrimLeft(f, "*_([{\"'>")
+		f = strings.TrimRight(f, "?.,!:;*_)]}\"'")
 		plain := f != ""
 		for i := 0; i < len(f); i++ {
 			if !isLetter(f[i]) && f[i] != '\'' && f[i] != '-' {
