@@ -275,3 +275,36 @@ func TestProseAndCodeMentions(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicPEM: certificates and public keys are published by design; private keys are not
+// (issue 26).
+func TestPublicPEM(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		path string
+		deny bool
+	}{
+		{"/home/dev/src/app/configs/certs/tls/server-cert-rsa-4096.pem", false},
+		{"/etc/letsencrypt/live/example.com/fullchain.pem", true}, // its folder holds the private keys
+		{"/srv/app/ca.pem", false},
+		{"/srv/app/tls/fullchain.pem", false},
+		{"/home/dev/src/jwt/ed25519-public.pem", false},
+		{"/etc/letsencrypt/live/example.com/privkey.pem", true},
+		{"/home/dev/src/app/configs/certs/server-key.pem", true},
+		{"/home/dev/src/app/configs/certs/key.pem", true},
+		{"/srv/app/cert-keypair.pem", true},
+		{"/home/dev/.ssh/id_rsa", true},
+		{"/srv/app/cert.pem; cat /etc/shadow", true},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Action == abi.ActionDeny; got != tc.deny {
+				t.Errorf("Read %q: %s %s, want deny = %v", tc.path, v.Action, v.Rule, tc.deny)
+			}
+		})
+	}
+}

@@ -351,6 +351,31 @@ func fixtureKeyExt(t string) string {
 	return ""
 }
 
+// publicPEM reports whether t is a single path to a .pem file whose name says it holds a
+// certificate, a chain or a public key (server-cert.pem, fullchain.pem, ca.pem,
+// ed25519-public.pem) and nothing private (privkey.pem, server-key.pem, keypair.pem): what
+// a TLS server sends every client is not a secret.
+func publicPEM(t string) bool {
+	if strings.ContainsAny(t, " \t\n;|&$`'\"") || !strings.HasSuffix(t, ".pem") {
+		return false
+	}
+	name := strings.TrimSuffix(t[strings.LastIndexByte(t, '/')+1:], ".pem")
+	for _, w := range []string{"key", "priv", "secret", "pass", "token", "cred"} {
+		if strings.Contains(name, w) {
+			return false
+		}
+	}
+	if name == "ca" || strings.HasPrefix(name, "ca-") || strings.HasPrefix(name, "ca_") || strings.HasSuffix(name, "-ca") || strings.HasSuffix(name, "_ca") {
+		return true
+	}
+	for _, w := range []string{"cert", "chain", "bundle", "public", "pubkey"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
 var projectDirs = []string{"/projects/", "/repos/", "/src/", "/workspace/", "/code/", "/git/", "/dev/"}
 
 // reHarmlessSystem lists system files that are read for ordinary diagnostics.
@@ -427,6 +452,9 @@ func scanSensitive(v *voter, t string) {
 		// A key or certificate in a project's test fixtures is test material: judge the path by
 		// its name alone (id_rsa, .env, credentials.json still count), not by its extension.
 		t = t[:len(t)-len(ext)]
+	} else if publicPEM(t) {
+		// A certificate or public key is published by design: judge it by its name alone.
+		t = strings.TrimSuffix(t, ".pem")
 	}
 	applyAll(v, sensitiveRules, t)
 	if m := drivePath(t); m != "" {
