@@ -649,6 +649,11 @@ func (a *analyzer) command(argv []string) {
 		switch inner := unwrap(sudoArgs(args)); {
 		case rootShell(name, args, inner):
 			a.add("priv/"+name, "opens a root shell", line, 0.9)
+		case distroInstall(inner), readOnlyAsRoot(inner):
+			// Installing a named package from the system's own signed repositories, or
+			// looking at the system (ls, df, journalctl, systemctl status): nothing a
+			// reviewer would refuse. What the command reads is still judged below (a
+			// secret named on the line counts), and so is every other command.
 		case packageInstall(inner):
 			a.ask("priv/"+name, "installs a named package with elevated privileges", line, 0.9)
 		default:
