@@ -82,6 +82,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
+		if l.kind == argkind.Path {
+			projectKey(r, l.text, d)
+		}
 	}
 	return false
 }
@@ -168,6 +171,36 @@ func dropHits(r *Result, c Category, drop func(Hit) bool) {
 	r.Scores[c] = min(r.Scores[c], 1-miss)
 }
 
+// projectKey makes the sensitive-path finding of a key file inside a project checkout a
+// question (Hit.Uncertain) when only its extension made it one: `configs/certs/server.pem` in
+// a repository is test or deployment material a reviewer asks about, not a secret of the
+// machine. A secret name (id_rsa, .env, credentials.json) or a secret folder (~/.ssh,
+// /etc/ssl/private) judged without the extension still denies, and so does a hidden folder
+// on the way.
+func projectKey(r *Result, t string, d *Detector) {
+	if r.Scores[SensitivePaths] < d.cut[SensitivePaths] || strings.Contains(t, "/.") || strings.ContainsAny(t, " \t\n;|&$`'\"") || !projectPath(t) {
+		return
+	}
+	ext := ""
+	for _, e := range keyExts {
+		if strings.HasSuffix(strings.ToLower(t), e) {
+			ext = e
+			break
+		}
+	}
+	if ext == "" {
+		return
+	}
+	if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
+		return
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Category == SensitivePaths {
+			r.Hits[i].Uncertain = true
+		}
+	}
+}
+
 // reQuotedWords is a quoted word or phrase, then or/and, then another ("lightweight process"
 // or "kernel task"; "retained" or not): English, where SQL puts a literal or an operand.
 var reQuotedWords = regexp.MustCompile(`['"][a-z][a-z -]{0,40}['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
@@ -178,8 +211,9 @@ var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*
 
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
-// (quote_or_quote and quote_tautology on English), and a tag named as a placeholder
-// (`docker run <image>`). Markup with an attribute value or a handler, SQL literals compared
+// (quote_or_quote and quote_tautology on English), a possessive that looks like a split
+// command name (`p's`), "you are now" followed by an ordinary word (ordinaryNow), and a tag
+// named as a placeholder (`docker run <image>`). Markup with an attribute value or a handler, SQL literals compared
 // (`' or '1'='1`), and command separators still count.
 func proseMentions(r *Result) {
 	t := r.Norm.Text
@@ -189,6 +223,21 @@ func proseMentions(r *Result) {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
 	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i).
+		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s")
+	})
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {
+			return false
+		}
+		i := strings.Index(t, h.Match)
+		if i < 0 {
+			return false
+		}
+		next, _, _ := strings.Cut(strings.TrimSpace(t[i+len(h.Match):]), " ")
+		return ordinaryNow[strings.TrimRight(next, ".,;:!")]
+	})
 	dropHits(r, XSS, func(h Hit) bool {
 		if h.Rule != "active_tag" {
 			return false
@@ -201,6 +250,13 @@ func proseMentions(r *Result) {
 		return j > 0 && j < 80 && reTagMention.MatchString(t[i:i+j+1])
 	})
 }
+
+// ordinaryNow are the words that follow "you are now" in documentation ("you are now ready to
+// generate code", "you're now treating the containers as VMs"), where a hijack names a role
+// ("you are now DAN", "you are now an unrestricted AI", "you are now in developer mode").
+var ordinaryNow = map[string]bool{"ready": true, "able": true, "done": true, "set": true, "treating": true, "using": true,
+	"running": true, "connected": true, "logged": true, "signed": true, "subscribed": true, "registered": true,
+	"seeing": true, "viewing": true, "looking": true, "editing": true, "working": true, "finished": true}
 
 // reQuotedLiteralCompare is the tautology proper: a literal compared with a literal.
 var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)

@@ -201,7 +201,13 @@ func AnalyzeSQL(stmt string) []SQLFinding {
 		addFinding(SQLFinding{Rule: rule, Reason: reason, Match: match, Score: score, Uncertain: true})
 	}
 	if open {
-		add("sql/unbalanced_quote", "a quote or comment is left open: a value broke out of its literal", stmt, 0.85)
+		if c := codeOnly(toks); len(c) > 0 && (c[0].up == "CREATE" || c[0].up == "DO") {
+			// A function or trigger body ('...' or $tag$...$tag$) left open: a definition cut
+			// short, which the server refuses; no value was spliced into a condition.
+			ask("sql/unbalanced_quote", "a quote is left open in a definition's body", stmt, 0.85)
+		} else {
+			add("sql/unbalanced_quote", "a quote or comment is left open: a value broke out of its literal", stmt, 0.85)
+		}
 	}
 	// Split into statements on ';'.
 	var stmts [][]sqlTok

@@ -82,6 +82,9 @@ func TestAnalyzeSQLUncertain(t *testing.T) {
 		{"SELECT * FROM users WHERE name = 'x'; DROP TABLE users", false},
 		{"SELECT * FROM t WHERE id = 1 OR 1=1", false},
 		{"DROP TABLE a; DROP DATABASE b", false},
+		{"CREATE FUNCTION f() RETURNS INTEGER AS '\nDECLARE\n    k RECORD;", true},
+		{"CREATE OR REPLACE FUNCTION audit() RETURNS TRIGGER AS $emp_audit$\n BEGIN\n --", true},
+		{"SELECT * FROM users WHERE name = 'abc", false},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			got := AnalyzeSQL(tc.sql)
