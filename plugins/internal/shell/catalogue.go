@@ -397,6 +397,33 @@ func readOnlyAsRoot(argv []string) bool {
 	case "ls", "cat", "head", "tail", "stat", "du", "df", "wc", "file", "tree", "id", "whoami", "uptime", "free",
 		"lsof", "ss", "netstat", "ps", "pstree", "lsblk", "blkid", "lspci", "lsusb", "lsmod", "dmidecode", "last", "w", "who", "getfacl":
 		return !hasFlag(args, "-f", "--follow") || name != "tail"
+	case "tar":
+		// Creating an archive on stdout reads files and writes nothing; the options that run
+		// another program (checkpoint actions, compressors, volume scripts, remote shells)
+		// or write an archive file are not this.
+		create := false
+		for i, x := range args {
+			if i == 0 && !strings.HasPrefix(x, "-") && strings.Contains(x, "c") {
+				create = !strings.Contains(x, "f")
+			}
+			if strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c") {
+				create = true
+			}
+			if x == "--create" {
+				create = true
+			}
+			for _, bad := range []string{"--checkpoint-action", "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "--file", "-I", "-F"} {
+				if x == bad || strings.HasPrefix(x, bad+"=") {
+					return false
+				}
+			}
+			if strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.ContainsAny(x[1:], "fIFxXtru") {
+				if x != "-f" || i+1 >= len(args) || args[i+1] != "-" {
+					return false
+				}
+			}
+		}
+		return create
 	case "dmesg":
 		return !hasFlag(args, "-c", "-C", "--clear", "--read-clear", "-n", "--console-level", "-D", "-E")
 	case "journalctl":
@@ -444,6 +471,67 @@ func readOnlyAsRoot(argv []string) bool {
 			name == "dpkg-query",
 			name == "dpkg" && hasFlag(args, "-l", "-L", "-s", "--list", "--listfiles", "--status") && !hasFlag(args, "-i", "-r", "-P", "--install", "--remove", "--purge"),
 			name == "rpm" && hasFlag(args, "-q") && !hasFlag(args, "-i", "-U", "-e", "-F"):
+			return true
+		}
+	}
+	return false
+}
+
+// dockerCLI reports whether argv runs the docker CLI (docker, docker-compose). The daemon it
+// talks to runs as root, and membership of the docker group already grants what sudo would
+// (https://docs.docker.com/engine/security/#docker-daemon-attack-surface): `sudo docker ...`
+// adds no privilege, so only what the docker command itself does counts (priv/docker_host
+// for --privileged, the socket or a host mount).
+func dockerCLI(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	switch base(argv[0]) {
+	case "docker", "docker-compose":
+		return !hasFlag(argv[1:], "-H", "--host", "--config")
+	}
+	return false
+}
+
+// shellSetupTools are the tools whose documented set-up is `eval "$(tool <verb>)"`: they print
+// the environment variables, functions or completions of a shell session, and the verbs that
+// do so.
+var shellSetupTools = map[string][]string{
+	"ssh-agent": {"-s", "-c"}, "pyenv": {"init", "virtualenv-init"}, "rbenv": {"init"}, "nodenv": {"init"},
+	"goenv": {"init"}, "jenv": {"init"}, "plenv": {"init"}, "direnv": {"hook"}, "docker-machine": {"env"},
+	"minikube": {"docker-env", "podman-env"}, "brew": {"shellenv"}, "conda": {"shell.bash", "shell.zsh", "shell.fish"},
+	"starship": {"init"}, "zoxide": {"init"}, "mise": {"activate", "env"}, "fnm": {"env"}, "opam": {"env"},
+	"keychain": {"--eval"}, "dircolors": {"-b", "-c", ""}, "thefuck": {"--alias"}, "atuin": {"init"},
+}
+
+// shellSetup reports whether eval's arguments are one substitution of a shell set-up tool
+// with its set-up verb (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval
+// "$(docker-machine env default)"`): the tool writes what runs, as its documentation says,
+// so there is nothing hidden to ask about. Anything else evaluated (a download, a decoded
+// string, a variable) still asks or denies.
+func shellSetup(args []string) bool {
+	all := strings.Join(args, " ")
+	if !strings.HasPrefix(all, "$(") || !strings.HasSuffix(all, ")") {
+		return false
+	}
+	inner := strings.TrimSuffix(strings.TrimPrefix(all, "$("), ")")
+	if strings.ContainsAny(inner, "$`;|&<>()") || strings.Contains(inner, "://") {
+		return false
+	}
+	f := strings.Fields(inner)
+	if len(f) == 0 {
+		return false
+	}
+	verbs, ok := shellSetupTools[base(f[0])]
+	if !ok {
+		return false
+	}
+	first := ""
+	if len(f) > 1 {
+		first = f[1]
+	}
+	for _, v := range verbs {
+		if first == v {
 			return true
 		}
 	}
