@@ -350,6 +350,16 @@ var searchSQLRules = []struct {
 	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
 	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message)\s*\(`), true},
 	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
+	{"search/quote_operator", regexp.MustCompile(`['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
+	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
+	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\(|[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\b|[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*\s+(?:where|limit|order|group)\b)[^;]{0,80}?\bfrom\b|\bfrom\s+dual\b`), true},
+	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
+	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)`), true},
+	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
+	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
+	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:or|and|xor|div|mod|having|sounds\s+like|regexp|rlike)\s+(?:true\b|false\b|null\b|\d+\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
+	{"search/sql_clause", regexp.MustCompile(`\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
+	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
 // searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a
@@ -372,8 +382,42 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 		if !codeSearch && noWords(t) {
 			return t, "search/no_words"
 		}
+		if m := hexText(t); m != "" && !codeSearch {
+			return m, "search/hex_text"
+		}
 	}
 	return "", ""
+}
+
+// reHex is a hexadecimal literal of at least three bytes.
+var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+
+// hexText returns a hexadecimal literal in t whose bytes are all printable ASCII text (0x61646d696e
+// is "admin"): how SQL injection writes a string without a quote. A hash, a colour or an
+// address is random bytes, not text. "" = none.
+func hexText(t string) string {
+	for _, m := range reHex.FindAllString(t, -1) {
+		h := m[2:]
+		text := true
+		for i := 0; i+1 < len(h); i += 2 {
+			b := unhexByte(h[i])<<4 | unhexByte(h[i+1])
+			if b < 0x20 || b > 0x7e {
+				text = false
+				break
+			}
+		}
+		if text {
+			return m
+		}
+	}
+	return ""
+}
+
+func unhexByte(c byte) byte {
+	if c >= 'a' {
+		return c - 'a' + 10
+	}
+	return c - '0'
 }
 
 // endsStatement reports whether t ends as a SQL statement or a commented-out rest does (';' or
