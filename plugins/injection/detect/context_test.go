@@ -357,6 +357,8 @@ func TestProjectKey(t *testing.T) {
 		{"/etc/ssl/private/server.key", "deny"},
 		{"/home/dev/src/app/id_rsa.pem", "deny"},
 		{"/home/dev/src/app/credentials.json", "deny"},
+		{"/run/secrets/db_password", "deny"}, // a Docker or Kubernetes secret mount
+		{"/var/run/secrets/kubernetes.io/serviceaccount/token", "deny"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
