@@ -55,11 +55,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.SQL:
 		keepOnly(r, l.kind)
 		for _, f := range AnalyzeSQL(l.text) {
-			vote(r, d, SQLInjection, f.Rule, f.Score, f.Match)
+			voteHit(r, d, Hit{Category: SQLInjection, Rule: f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
 		}
 	case argkind.Query:
 		keepOnly(r, l.kind)
-		if question(r.Norm.Text) && wordy(r.Norm.Text) {
+		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) {
 			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
 			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
 			// only markup that would run counts.
@@ -67,7 +67,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
-		if m, rule := searchSQL(r.Norm.Text); m != "" {
+		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
 	case argkind.Text:
@@ -75,9 +75,16 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if wordy(r.Norm.Text) {
 			codeSpans(r)
 			flagsNotComments(r)
+			proseMentions(r)
 		}
-	default: // Path, Code
+	case argkind.Code:
 		keepOnly(r, l.kind)
+		codeVocabulary(r)
+	default: // Path
+		keepOnly(r, l.kind)
+		if l.kind == argkind.Path {
+			projectKey(r, l.text, d)
+		}
 	}
 	return false
 }
@@ -131,6 +138,149 @@ func codeSpans(r *Result) {
 	}
 }
 
+// dropHits removes the hits of category c that drop reports, and then the statistical votes
+// (stat:*) of c when no rule hit of c is left: they strengthen a rule, they do not stand
+// alone. The score is recomputed as the noisy-OR of what is left, never raised.
+func dropHits(r *Result, c Category, drop func(Hit) bool) {
+	dropped, rules := false, 0
+	for _, h := range r.Hits {
+		if h.Category != c {
+			continue
+		}
+		if drop(h) {
+			dropped = true
+		} else if !strings.HasPrefix(h.Rule, "stat:") {
+			rules++
+		}
+	}
+	if !dropped {
+		return
+	}
+	miss := 1.0
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == c && (drop(h) || rules == 0) {
+			continue
+		}
+		if h.Category == c {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	r.Scores[c] = min(r.Scores[c], 1-miss)
+}
+
+// projectKey makes the sensitive-path finding of a key file inside a project checkout a
+// question (Hit.Uncertain) when only its extension made it one: `configs/certs/server.pem` in
+// a repository is test or deployment material a reviewer asks about, not a secret of the
+// machine. A secret name (id_rsa, .env, credentials.json) or a secret folder (~/.ssh,
+// /etc/ssl/private) judged without the extension still denies, and so does a hidden folder
+// on the way.
+func projectKey(r *Result, t string, d *Detector) {
+	if r.Scores[SensitivePaths] < d.cut[SensitivePaths] || strings.Contains(t, "/.") || strings.ContainsAny(t, " \t\n;|&$`'\"") || !projectPath(t) {
+		return
+	}
+	ext := ""
+	for _, e := range keyExts {
+		if strings.HasSuffix(strings.ToLower(t), e) {
+			ext = e
+			break
+		}
+	}
+	if ext == "" {
+		return
+	}
+	if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
+		return
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Category == SensitivePaths {
+			r.Hits[i].Uncertain = true
+		}
+	}
+}
+
+// reQuotedWords is a quoted word or phrase, then or/and, then another ("lightweight process"
+// or "kernel task"; "retained" or not): English, where SQL puts a literal or an operand.
+var reQuotedWords = regexp.MustCompile(`['"][a-z][a-z -]{0,40}['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
+
+// reTagMention is a tag in prose that is a placeholder or a name, not markup that runs: no
+// attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
+var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
+
+// proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
+// -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
+// (quote_or_quote and quote_tautology on English), a possessive that looks like a split
+// command name (`p's`), "you are now" followed by an ordinary word (ordinaryNow), and a tag
+// named as a placeholder (`docker run <image>`). Markup with an attribute value or a handler, SQL literals compared
+// (`' or '1'='1`), and command separators still count.
+func proseMentions(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "shell_path" })
+	if reQuotedWords.MatchString(t) {
+		dropHits(r, SQLInjection, func(h Hit) bool {
+			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
+		})
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i).
+		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s")
+	})
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {
+			return false
+		}
+		i := strings.Index(t, h.Match)
+		if i < 0 {
+			return false
+		}
+		next, _, _ := strings.Cut(strings.TrimSpace(t[i+len(h.Match):]), " ")
+		return ordinaryNow[strings.TrimRight(next, ".,;:!")]
+	})
+	dropHits(r, XSS, func(h Hit) bool {
+		if h.Rule != "active_tag" {
+			return false
+		}
+		i := strings.Index(t, h.Match)
+		if i < 0 {
+			return false
+		}
+		j := strings.IndexByte(t[i:], '>')
+		return j > 0 && j < 80 && reTagMention.MatchString(t[i:i+j+1])
+	})
+}
+
+// ordinaryNow are the words that follow "you are now" in documentation ("you are now ready to
+// generate code", "you're now treating the containers as VMs"), where a hijack names a role
+// ("you are now DAN", "you are now an unrestricted AI", "you are now in developer mode").
+var ordinaryNow = map[string]bool{"ready": true, "able": true, "done": true, "set": true, "treating": true, "using": true,
+	"running": true, "connected": true, "logged": true, "signed": true, "subscribed": true, "registered": true,
+	"seeing": true, "viewing": true, "looking": true, "editing": true, "working": true, "finished": true}
+
+// reQuotedLiteralCompare is the tautology proper: a literal compared with a literal.
+var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
+
+// codeWeakPrompt are prompt-injection rules that ordinary source code trips with its own
+// vocabulary: a banner of '#', a `user:` key, "show internal", "silently", a Q/A-shaped loop.
+// In code (a file's content), they count only beside another prompt-injection rule; an
+// instruction to the model (ignore previous instructions, a note to the AI) counts alone.
+var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": true, "leak_request": true, "hide_from_user": true, "few_shot_dialogue": true}
+
+// codeVocabulary drops a code argument's prompt-injection hits when every one of them is a
+// rule of codeWeakPrompt.
+func codeVocabulary(r *Result) {
+	weakOnly := true
+	for _, h := range r.Hits {
+		if h.Category == PromptInjection && !codeWeakPrompt[h.Rule] && !strings.HasPrefix(h.Rule, "stat:") {
+			weakOnly = false
+		}
+	}
+	if weakOnly {
+		dropHits(r, PromptInjection, func(h Hit) bool { return codeWeakPrompt[h.Rule] })
+	}
+}
+
 // reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
 // that is not a command-line flag ("--filter") or a quoted hash ('#').
 var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
@@ -165,24 +315,142 @@ func flagsNotComments(r *Result) {
 // of the query the search runs: a quote with a trailing comment that cuts the rest off, a
 // literal followed by a PostgreSQL cast or JSON operator, a SELECT of a function call (name and parenthesis glued), and a
 // comment inside a keyword sequence (a filter evasion). Questions never reach them.
+//
+// The rules marked breakout (issue 26) are the shapes of a value that closes the query's
+// string literal and goes on as SQL (or as the script a document store evaluates): a quote
+// then a boolean operator with an operand (`x' or name like`, `user'and id is`), two literals
+// compared (`'1'='1`, `1='1'`, `'1' not regexp '2'`), a literal then a value list (`'item',
+// (5)`), a quote then a statement terminator (`admin';`), a value that starts by closing a
+// string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
+// and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
+// aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, and a
+// value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
+// search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
+// break-out. A code-search tool's query (codeSearch) holds code by nature: the breakout rules
+// do not apply there.
 var searchSQLRules = []struct {
-	rule string
-	re   *regexp.Regexp
+	rule     string
+	re       *regexp.Regexp
+	breakout bool
 }{
-	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`)},
-	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`)},
-	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`)},
-	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`)},
+	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`), false},
+	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`), false},
+	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`), false},
+	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
+	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
+	{"search/literal_comparison", regexp.MustCompile(`(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
+	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
+	{"search/quote_terminator", regexp.MustCompile(`['"]\s*\)*\s*;`), true},
+	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
+	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
+	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
+	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b`), true},
+	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+[a-z_]+\s*\(`), true},
+	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
+	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
+	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message)\s*\(`), true},
+	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
+	{"search/quote_operator", regexp.MustCompile(`['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
+	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
+	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\(|[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\b|[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*\s+(?:where|limit|order|group)\b)[^;]{0,80}?\bfrom\b|\bfrom\s+dual\b`), true},
+	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
+	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)`), true},
+	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
+	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
+	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:or|and|xor|div|mod|having|sounds\s+like|regexp|rlike)\s+(?:true\b|false\b|null\b|\d+\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
+	{"search/sql_clause", regexp.MustCompile(`\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
+	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
-// searchSQL returns the text and rule of the first searchSQLRules match in normalized t.
-func searchSQL(t string) (match, rule string) {
-	for _, r := range searchSQLRules {
-		if loc := r.re.FindStringIndex(t); loc != nil {
-			return t[loc[0]:loc[1]], r.rule
+// searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a
+// code-search tool's query (codeSearch), only the rules that are not breakout shapes. A value
+// with no white space is also read with '+' as a space (a form-encoded query string).
+func searchSQL(t string, codeSearch bool) (match, rule string) {
+	texts := []string{t}
+	if strings.Contains(t, "+") && !strings.ContainsAny(t, " \t") {
+		texts = append(texts, strings.ReplaceAll(t, "+", " "))
+	}
+	for _, t := range texts {
+		for _, r := range searchSQLRules {
+			if r.breakout && codeSearch {
+				continue
+			}
+			if loc := r.re.FindStringIndex(t); loc != nil {
+				return t[loc[0]:loc[1]], r.rule
+			}
+		}
+		if !codeSearch && noWords(t) {
+			return t, "search/no_words"
+		}
+		if m := hexText(t); m != "" && !codeSearch {
+			return m, "search/hex_text"
 		}
 	}
 	return "", ""
+}
+
+// reHex is a hexadecimal literal of at least three bytes.
+var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+
+// hexText returns a hexadecimal literal in t whose bytes are all printable ASCII text (0x61646d696e
+// is "admin"): how SQL injection writes a string without a quote. A hash, a colour or an
+// address is random bytes, not text. "" = none.
+func hexText(t string) string {
+	for _, m := range reHex.FindAllString(t, -1) {
+		h := m[2:]
+		text := true
+		for i := 0; i+1 < len(h); i += 2 {
+			b := unhexByte(h[i])<<4 | unhexByte(h[i+1])
+			if b < 0x20 || b > 0x7e {
+				text = false
+				break
+			}
+		}
+		if text {
+			return m
+		}
+	}
+	return ""
+}
+
+func unhexByte(c byte) byte {
+	if c >= 'a' {
+		return c - 'a' + 10
+	}
+	return c - '0'
+}
+
+// endsStatement reports whether t ends as a SQL statement or a commented-out rest does (';' or
+// '--' last): a question does not, a break-out does (`x' or name like a escape 'x';`,
+// `user'and id is not?--`), so the question words in it do not make it one.
+func endsStatement(t string) bool {
+	t = strings.TrimSpace(t)
+	return strings.HasSuffix(t, ";") || strings.HasSuffix(t, "--")
+}
+
+// noWords reports whether a search value holds no letter or digit at all and at least one of
+// the characters that end a SQL literal or statement (a quote, ';') or start a comment ('--',
+// '#', '/*'): there is nothing in it to search for, only a probe of the query around it.
+func noWords(t string) bool {
+	for _, c := range t {
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c > 0x7f {
+			return false
+		}
+	}
+	return strings.ContainsAny(t, "'\"`;#") || strings.Contains(t, "--") || strings.Contains(t, "/*")
+}
+
+// codeSearchTool reports whether a tool's name says it searches code (search_code, code_search,
+// grep, sourcegraph, symbol or regex search): its query holds quotes, operators and SQL as
+// the code it looks for does.
+func codeSearchTool(name string) bool {
+	n := strings.ToLower(name)
+	for _, w := range []string{"code", "grep", "sourcegraph", "symbol", "regex", "repo"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // hostKeys are the argument keys that hold a host name or address (argkind.Fixed).
@@ -363,7 +631,9 @@ func wordy(t string) bool {
 	}
 	words := 0
 	for _, f := range fs {
-		f = strings.TrimRight(f, "?.,!:;")
+		// Markdown's emphasis, quotes and brackets around a word leave it a word.
+		f = strings.TrimLeft(f, "*_([{\"'>")
+		f = strings.TrimRight(f, "?.,!:;*_)]}\"'")
 		plain := f != ""
 		for i := 0; i < len(f); i++ {
 			if !isLetter(f[i]) && f[i] != '\'' && f[i] != '-' {

@@ -197,3 +197,35 @@ func TestScanLongTextWindow(t *testing.T) {
 		})
 	}
 }
+
+// TestXSSObfuscation: a tag name spelled one letter at a time and a schema location that
+// makes a validating parser fetch a remote document (issue 26), beside text that shares their
+// characters.
+func TestXSSObfuscation(t *testing.T) {
+	d := New(Options{})
+	for _, tc := range []struct {
+		text, rule string // rule "" = neither fires
+	}{
+		{"$<d i a l o g", "spaced_tag"},
+		{"<  s c r i p t >alert(1)", "spaced_tag"},
+		{"hello <f o r m action=//x.example>", "spaced_tag"},
+		{"x < a b c > y", ""},
+		{"if a <b and c> d then", ""},
+		{"1 < 2 and 3 > 2", ""},
+		{`<r xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:schemaLocation="http://a.b/ http://oob.x.example/s.xsd">`, "external_schema"},
+		{`<r xsi:noNamespaceSchemaLocation="https://oob.x.example/s.xsd"/>`, "external_schema"},
+		{`the schemaLocation attribute names where the XSD lives`, ""},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			got := ""
+			for _, h := range d.Scan(tc.text).Hits {
+				if h.Rule == "spaced_tag" || h.Rule == "external_schema" {
+					got = h.Rule
+				}
+			}
+			if got != tc.rule {
+				t.Errorf("Scan(%q): rule %q, want %q", tc.text, got, tc.rule)
+			}
+		})
+	}
+}

@@ -184,6 +184,9 @@ type leaf struct {
 	// mismatch is set when the tool's input schema declares the argument's type and the value
 	// violates it: a finding of its own (see schemaMismatch), and the value is judged strictly.
 	mismatch argkind.Mismatch
+	// codeSearch is set for every argument of a tool whose name says it searches code
+	// (codeSearchTool): its query is judged without the search box's break-out rules.
+	codeSearch bool
 }
 
 // finding is a leaf that fired.
@@ -267,6 +270,11 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	} else if call {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
+		if codeSearchTool(root.Get("tool").String()) {
+			for i := range leaves {
+				leaves[i].codeSearch = true
+			}
+		}
 		if u := root.Get("uri"); u.Type == gjson.String {
 			leaves = append(leaves, leaf{path: "uri", text: u.String(), kind: argkind.URL})
 		}
@@ -287,6 +295,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		text string
 		kind argkind.Kind
 		mm   argkind.Mismatch
+		cs   bool
 	}
 	type scan struct {
 		res   Result
@@ -317,7 +326,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		if l.kind == argkind.Typed {
 			continue // a value of the type the input schema declares: data, not text
 		}
-		if sc := scanned[seen{l.text, l.kind, l.mismatch}]; sc != nil {
+		if sc := scanned[seen{l.text, l.kind, l.mismatch, l.codeSearch}]; sc != nil {
 			if fired := keep(l, &sc.res, sc.fired); len(fired) > 0 {
 				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
@@ -342,7 +351,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			scores[c] = max(scores[c], s)
 		}
 		fired := ld.Fired(&r)
-		scanned[seen{l.text, l.kind, l.mismatch}] = &scan{res: r, fired: fired}
+		scanned[seen{l.text, l.kind, l.mismatch, l.codeSearch}] = &scan{res: r, fired: fired}
 		if fired := keep(l, &r, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}

@@ -286,7 +286,8 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`service-?account[^/]*\.json|serviceaccount/token|secrets?\.ya?ml|secrets?\.json|` +
 	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
 	`boot\.ini|win\.ini|system\.ini|` +
-	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf)`
+	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf|` +
+	`(?:^|/)(?:var/)?run/secrets/)`
 
 // serverConfigs are configuration files of system services: sensitive on a server, ordinary
 // inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
@@ -349,6 +350,31 @@ func fixtureKeyExt(t string) string {
 		}
 	}
 	return ""
+}
+
+// publicPEM reports whether t is a single path to a .pem file whose name says it holds a
+// certificate, a chain or a public key (server-cert.pem, fullchain.pem, ca.pem,
+// ed25519-public.pem) and nothing private (privkey.pem, server-key.pem, keypair.pem): what
+// a TLS server sends every client is not a secret.
+func publicPEM(t string) bool {
+	if strings.ContainsAny(t, " \t\n;|&$`'\"") || !strings.HasSuffix(t, ".pem") {
+		return false
+	}
+	name := strings.TrimSuffix(t[strings.LastIndexByte(t, '/')+1:], ".pem")
+	for _, w := range []string{"key", "priv", "secret", "pass", "token", "cred"} {
+		if strings.Contains(name, w) {
+			return false
+		}
+	}
+	if name == "ca" || strings.HasPrefix(name, "ca-") || strings.HasPrefix(name, "ca_") || strings.HasSuffix(name, "-ca") || strings.HasSuffix(name, "_ca") {
+		return true
+	}
+	for _, w := range []string{"cert", "chain", "bundle", "public", "pubkey"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }
 
 var projectDirs = []string{"/projects/", "/repos/", "/src/", "/workspace/", "/code/", "/git/", "/dev/"}
@@ -427,6 +453,9 @@ func scanSensitive(v *voter, t string) {
 		// A key or certificate in a project's test fixtures is test material: judge the path by
 		// its name alone (id_rsa, .env, credentials.json still count), not by its extension.
 		t = t[:len(t)-len(ext)]
+	} else if publicPEM(t) {
+		// A certificate or public key is published by design: judge it by its name alone.
+		t = strings.TrimSuffix(t, ".pem")
 	}
 	applyAll(v, sensitiveRules, t)
 	if m := drivePath(t); m != "" {
@@ -726,4 +755,65 @@ var xssRules = []rule{
 
 func scanXSS(v *voter, t string) {
 	applyAll(v, xssRules, t)
+	if m := spacedTag(t); m != "" {
+		v.add(XSS, "spaced_tag", 0.8, m)
+	}
+	if m := externalSchema(t); m != "" {
+		v.add(XSS, "external_schema", 0.8, m)
+	}
+}
+
+// spacedTags are the elements spacedTag looks for: those that run script, load a resource or
+// take input.
+var spacedTags = map[string]bool{"script": true, "iframe": true, "frame": true, "frameset": true, "object": true, "embed": true,
+	"applet": true, "svg": true, "math": true, "base": true, "link": true, "meta": true, "form": true, "isindex": true,
+	"marquee": true, "details": true, "dialog": true, "video": true, "audio": true, "img": true, "image": true, "body": true,
+	"style": true, "template": true, "input": true, "button": true, "textarea": true, "select": true, "keygen": true}
+
+// spacedTag returns the text of a tag name written one letter at a time after '<'
+// (`<s c r i p t`, `$<d i a l o g`): a filter evasion, since no one writes markup or prose
+// that way. "" = none.
+func spacedTag(t string) string {
+	for i := strings.IndexByte(t, '<'); i >= 0; {
+		j := i + 1
+		for j < len(t) && t[j] == ' ' {
+			j++
+		}
+		var name []byte
+		end := j
+		for end < len(t) && isLetter(t[end]) && (end+1 == len(t) || !isLetter(t[end+1])) {
+			name = append(name, t[end])
+			end++
+			k := end
+			for k < len(t) && (t[k] == ' ' || t[k] == '\t') {
+				k++
+			}
+			if k == end || k >= len(t) || !isLetter(t[k]) {
+				break
+			}
+			end = k
+		}
+		if len(name) >= 3 && spacedTags[string(name)] {
+			return t[i:end]
+		}
+		n := strings.IndexByte(t[i+1:], '<')
+		if n < 0 {
+			break
+		}
+		i += 1 + n
+	}
+	return ""
+}
+
+// reExternalSchema is an XML schema location that names a remote document: a parser that
+// validates the markup fetches it (an out-of-band probe, like an external entity).
+var reExternalSchema = regexp.MustCompile(`\bxsi:(?:no_?namespace)?schemalocation\s*=\s*['"][^'"]*https?://`)
+
+// externalSchema returns the schemaLocation attribute of markup that points a parser at a
+// remote document, or "".
+func externalSchema(t string) string {
+	if !strings.Contains(t, "schemalocation") {
+		return ""
+	}
+	return reExternalSchema.FindString(t)
 }

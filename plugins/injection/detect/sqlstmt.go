@@ -10,6 +10,12 @@ type SQLFinding struct {
 	Reason string
 	Match  string
 	Score  float64
+	// Uncertain marks a finding a careful reviewer would ask about rather than refuse: a
+	// statement of its own that destroys data in one table (DROP TABLE, TRUNCATE, DELETE or
+	// UPDATE without WHERE, ALTER TABLE ... DROP COLUMN) is what a migration or a cleanup
+	// does. Dropping a database, schema or user, shutting the server down, and anything a
+	// value broke out to run stay certain.
+	Uncertain bool
 }
 
 type sqlTok struct {
@@ -176,19 +182,32 @@ func alterDropsData(code []sqlTok) bool {
 func AnalyzeSQL(stmt string) []SQLFinding {
 	toks, open := sqlLex(stmt)
 	var out []SQLFinding
-	add := func(rule, reason, match string, score float64) {
-		for _, f := range out {
-			if f.Rule == rule {
+	addFinding := func(f SQLFinding) {
+		for i, g := range out {
+			if g.Rule == f.Rule {
+				out[i].Uncertain = g.Uncertain && f.Uncertain // one certain finding of a rule makes it certain
 				return
 			}
 		}
-		if len(match) > 80 {
-			match = match[:80]
+		if len(f.Match) > 80 {
+			f.Match = f.Match[:80]
 		}
-		out = append(out, SQLFinding{Rule: rule, Reason: reason, Match: match, Score: score})
+		out = append(out, f)
+	}
+	add := func(rule, reason, match string, score float64) {
+		addFinding(SQLFinding{Rule: rule, Reason: reason, Match: match, Score: score})
+	}
+	ask := func(rule, reason, match string, score float64) {
+		addFinding(SQLFinding{Rule: rule, Reason: reason, Match: match, Score: score, Uncertain: true})
 	}
 	if open {
-		add("sql/unbalanced_quote", "a quote or comment is left open: a value broke out of its literal", stmt, 0.85)
+		if c := codeOnly(toks); len(c) > 0 && (c[0].up == "CREATE" || c[0].up == "DO") {
+			// A function or trigger body ('...' or $tag$...$tag$) left open: a definition cut
+			// short, which the server refuses; no value was spliced into a condition.
+			ask("sql/unbalanced_quote", "a quote is left open in a definition's body", stmt, 0.85)
+		} else {
+			add("sql/unbalanced_quote", "a quote or comment is left open: a value broke out of its literal", stmt, 0.85)
+		}
 	}
 	// Split into statements on ';'.
 	var stmts [][]sqlTok
@@ -219,18 +238,21 @@ func AnalyzeSQL(stmt string) []SQLFinding {
 		head := code[0].up
 		switch head {
 		case "DROP":
-			if len(code) > 1 && (code[1].up == "TABLE" || code[1].up == "DATABASE" || code[1].up == "SCHEMA" || code[1].up == "USER") {
-				add("sql/destroy", "drops a table, database or schema", text, 0.9)
+			switch {
+			case len(code) > 1 && code[1].up == "TABLE":
+				ask("sql/destroy", "drops a table", text, 0.9)
+			case len(code) > 1 && (code[1].up == "DATABASE" || code[1].up == "SCHEMA" || code[1].up == "USER"):
+				add("sql/destroy", "drops a database, schema or user", text, 0.9)
 			}
 		case "TRUNCATE":
-			add("sql/destroy", "empties a table", text, 0.9)
+			ask("sql/destroy", "empties a table", text, 0.9)
 		case "DELETE", "UPDATE":
 			if !hasWord(code, "WHERE") {
-				add("sql/destroy", head+" without WHERE changes every row", text, 0.9)
+				ask("sql/destroy", head+" without WHERE changes every row", text, 0.9)
 			}
 		case "ALTER":
 			if len(code) > 1 && code[1].up == "TABLE" && alterDropsData(code) {
-				add("sql/destroy", "drops a column", text, 0.8)
+				ask("sql/destroy", "drops a column", text, 0.8)
 			}
 		case "SHUTDOWN":
 			add("sql/destroy", "shuts the server down", text, 0.9)

@@ -61,3 +61,43 @@ func TestAnalyzeSQL(t *testing.T) {
 		})
 	}
 }
+
+// TestAnalyzeSQLUncertain: destroying one table's data in a statement of its own is what a
+// migration does (a question for a person); dropping a database or a statement a value broke
+// out to run is not (issue 26).
+func TestAnalyzeSQLUncertain(t *testing.T) {
+	for _, tc := range []struct {
+		sql       string
+		uncertain bool // every finding uncertain
+	}{
+		{"DROP TABLE post;", true},
+		{"-- +goose Down\nDROP TABLE IF EXISTS post;", true},
+		{"DELETE FROM comments;", true},
+		{"UPDATE authors SET bio = $1;", true},
+		{"TRUNCATE audit_log", true},
+		{"ALTER TABLE modules DROP COLUMN status;", true},
+		{"DROP DATABASE prod", false},
+		{"DROP SCHEMA public CASCADE", false},
+		{"SHUTDOWN", false},
+		{"SELECT * FROM users WHERE name = 'x'; DROP TABLE users", false},
+		{"SELECT * FROM t WHERE id = 1 OR 1=1", false},
+		{"DROP TABLE a; DROP DATABASE b", false},
+		{"CREATE FUNCTION f() RETURNS INTEGER AS '\nDECLARE\n    k RECORD;", true},
+		{"CREATE OR REPLACE FUNCTION audit() RETURNS TRIGGER AS $emp_audit$\n BEGIN\n --", true},
+		{"SELECT * FROM users WHERE name = 'abc", false},
+	} {
+		t.Run(tc.sql, func(t *testing.T) {
+			got := AnalyzeSQL(tc.sql)
+			if len(got) == 0 {
+				t.Fatalf("AnalyzeSQL(%q) = none, want a finding", tc.sql)
+			}
+			all := true
+			for _, f := range got {
+				all = all && f.Uncertain
+			}
+			if all != tc.uncertain {
+				t.Errorf("AnalyzeSQL(%q) = %+v, want every finding uncertain = %v", tc.sql, got, tc.uncertain)
+			}
+		})
+	}
+}

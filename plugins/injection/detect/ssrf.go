@@ -96,7 +96,8 @@ var internalPorts = map[int]bool{
 
 var reMetaPath = newGate(`/latest/(?:meta-data|user-data|api/token|dynamic)|/computemetadata/|/metadata/(?:instance|identity|v1|scheduledevents)|/openstack/latest|/metadata/v1|/v1/metadata|/hetzner/v1|/opc/v[12]/|/iam/security-credentials`)
 
-// loopbackNames are the loopback names /etc/hosts gives besides localhost (Debian, RHEL).
+// loopbackNames are the loopback names /etc/hosts gives besides localhost (Debian, RHEL):
+// no one types them to reach a development server (classifyHost: loopback_alias).
 var loopbackNames = map[string]bool{"localhost.localdomain": true, "ip6-localhost": true, "ip6-loopback": true,
 	"localhost4": true, "localhost6": true, "localhost4.localdomain4": true, "localhost6.localdomain6": true}
 
@@ -542,7 +543,13 @@ func classifyHost(host string, port int) (float64, string) {
 	if w, rule, ok := rebindTarget(host, port); ok {
 		return w, rule
 	}
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") || loopbackNames[host] {
+	if loopbackNames[host] {
+		// A developer reaches their own server as localhost or 127.0.0.1; the other names
+		// /etc/hosts gives loopback are what payload lists use to pass a filter that refuses
+		// "localhost".
+		return 0.8, "loopback_alias"
+	}
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		switch {
 		case internalPorts[port]:
 			return 0.9, "loopback_service_port"

@@ -34,6 +34,10 @@ func TestSSRFRedirectors(t *testing.T) {
 		{"http://app.local.gd/", true},
 		{"http://get.localhost.direct/", true},
 		{"http://api.localhost/", false}, // *.localhost is localhost: a dev server unless a port or path says more
+		{"http://localhost:5173/", false},
+		{"http://localhost4.localdomain4/", true}, // /etc/hosts aliases: what filter evasion types, not a developer
+		{"http://ip6-localhost:8080/", true},
+		{"http://localhost.localdomain/", true},
 		{"http://admin.localhost:9200/_cat/indices", true},
 		{"http://make-1.2.3.4-rebind-169.254-169.254-rr.1u.ms/", true},
 		{"http://7f000001.c0a80001.rbndr.us/", true},

@@ -348,6 +348,196 @@ func packageInstall(argv []string) bool {
 	return true
 }
 
+// distroInstall reports whether argv installs, updates or upgrades named packages with the
+// system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S) from its
+// configured, signed repositories: no local package file (`./x.deb`, `*.rpm`), no URL, no
+// extra repository or key, no option that skips the signature check. Language registries
+// (pip, npm, gem) and snap, where anyone publishes, are not this: their installs ask.
+func distroInstall(argv []string) bool {
+	if !packageInstall(argv) {
+		return false
+	}
+	switch base(argv[0]) {
+	case "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman":
+	default:
+		return false
+	}
+	for _, x := range argv[1:] {
+		lx := strings.ToLower(x)
+		if strings.HasPrefix(x, "-") {
+			for _, bad := range []string{"allow-unauthenticated", "nogpgcheck", "no-gpg-checks", "allow-untrusted", "allow-insecure", "force-yes", "repo", "keys-dir", "root", "config", "-o", "--option", "overwrite", "-u", "--sysupgrade"} {
+				if strings.Contains(lx, bad) {
+					return false
+				}
+			}
+			continue
+		}
+		if strings.ContainsAny(x, "/\\$`") || strings.HasSuffix(lx, ".deb") || strings.HasSuffix(lx, ".rpm") || strings.HasSuffix(lx, ".apk") || strings.Contains(lx, ".pkg.tar") {
+			return false
+		}
+	}
+	return true
+}
+
+// readOnlyAsRoot reports whether argv only looks at the system: listing files and
+// processes, disk and memory use, logs, service status, firewall rules, installed packages.
+// Each command is taken with the arguments that keep it read-only (systemctl status, not
+// restart; iptables -L, not -F; find without -exec or -delete); a command that can run
+// another (find -exec, less's shell escape, tar's checkpoint actions) is not on the list.
+func readOnlyAsRoot(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	verb := ""
+	if ops := operands(args); len(ops) > 0 {
+		verb = ops[0]
+	}
+	switch name {
+	case "ls", "cat", "head", "tail", "stat", "du", "df", "wc", "file", "tree", "id", "whoami", "uptime", "free",
+		"lsof", "ss", "netstat", "ps", "pstree", "lsblk", "blkid", "lspci", "lsusb", "lsmod", "dmidecode", "last", "w", "who", "getfacl":
+		return !hasFlag(args, "-f", "--follow") || name != "tail"
+	case "tar":
+		// Creating an archive on stdout reads files and writes nothing; the options that run
+		// another program (checkpoint actions, compressors, volume scripts, remote shells)
+		// or write an archive file are not this.
+		create := false
+		for i, x := range args {
+			if i == 0 && !strings.HasPrefix(x, "-") && strings.Contains(x, "c") {
+				create = !strings.Contains(x, "f")
+			}
+			if strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c") {
+				create = true
+			}
+			if x == "--create" {
+				create = true
+			}
+			for _, bad := range []string{"--checkpoint-action", "--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "--file", "-I", "-F"} {
+				if x == bad || strings.HasPrefix(x, bad+"=") {
+					return false
+				}
+			}
+			if strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.ContainsAny(x[1:], "fIFxXtru") {
+				if x != "-f" || i+1 >= len(args) || args[i+1] != "-" {
+					return false
+				}
+			}
+		}
+		return create
+	case "dmesg":
+		return !hasFlag(args, "-c", "-C", "--clear", "--read-clear", "-n", "--console-level", "-D", "-E")
+	case "journalctl":
+		for _, x := range args {
+			if strings.HasPrefix(x, "--vacuum") || x == "--rotate" || x == "--flush" || x == "--sync" || x == "--relinquish-var" || x == "--setup-keys" {
+				return false
+			}
+		}
+		return true
+	case "find":
+		for _, x := range args {
+			switch x {
+			case "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls":
+				return false
+			}
+		}
+		return true
+	case "systemctl":
+		switch verb {
+		case "status", "show", "cat", "is-active", "is-enabled", "is-failed", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-dependencies":
+			return true
+		}
+	case "docker":
+		switch verb {
+		case "ps", "images", "logs", "inspect", "info", "version", "stats", "top", "port", "diff", "history":
+			return !hasFlag(args, "-H", "--host", "--context")
+		}
+	case "iptables", "ip6tables":
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && x != "-L" && x != "-S" && x != "--list" && x != "--list-rules" && x != "-n" && x != "-v" && x != "-nv" && x != "-vn" && x != "-nL" && x != "-vL" && x != "-nvL" && x != "--line-numbers" && x != "-t" && x != "-x" {
+				return false
+			}
+		}
+		return hasFlag(args, "-L", "-S", "--list", "--list-rules")
+	case "nft":
+		return verb == "list"
+	case "ufw":
+		return verb == "status"
+	case "ip":
+		return len(args) >= 1 && (len(args) == 1 || args[1] == "show" || args[1] == "list") && !strings.HasPrefix(args[0], "-")
+	case "apt", "apt-cache", "dpkg", "dpkg-query", "rpm":
+		switch {
+		case name == "apt" && (verb == "list" || verb == "show" || verb == "policy" || verb == "search"),
+			name == "apt-cache",
+			name == "dpkg-query",
+			name == "dpkg" && hasFlag(args, "-l", "-L", "-s", "--list", "--listfiles", "--status") && !hasFlag(args, "-i", "-r", "-P", "--install", "--remove", "--purge"),
+			name == "rpm" && hasFlag(args, "-q") && !hasFlag(args, "-i", "-U", "-e", "-F"):
+			return true
+		}
+	}
+	return false
+}
+
+// dockerCLI reports whether argv runs the docker CLI (docker, docker-compose). The daemon it
+// talks to runs as root, and membership of the docker group already grants what sudo would
+// (https://docs.docker.com/engine/security/#docker-daemon-attack-surface): `sudo docker ...`
+// adds no privilege, so only what the docker command itself does counts (priv/docker_host
+// for --privileged, the socket or a host mount).
+func dockerCLI(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	switch base(argv[0]) {
+	case "docker", "docker-compose":
+		return !hasFlag(argv[1:], "-H", "--host", "--config")
+	}
+	return false
+}
+
+// shellSetupTools are the tools whose documented set-up is `eval "$(tool <verb>)"`: they print
+// the environment variables, functions or completions of a shell session, and the verbs that
+// do so.
+var shellSetupTools = map[string][]string{
+	"ssh-agent": {"-s", "-c"}, "pyenv": {"init", "virtualenv-init"}, "rbenv": {"init"}, "nodenv": {"init"},
+	"goenv": {"init"}, "jenv": {"init"}, "plenv": {"init"}, "direnv": {"hook"}, "docker-machine": {"env"},
+	"minikube": {"docker-env", "podman-env"}, "brew": {"shellenv"}, "conda": {"shell.bash", "shell.zsh", "shell.fish"},
+	"starship": {"init"}, "zoxide": {"init"}, "mise": {"activate", "env"}, "fnm": {"env"}, "opam": {"env"},
+	"keychain": {"--eval"}, "dircolors": {"-b", "-c", ""}, "thefuck": {"--alias"}, "atuin": {"init"},
+}
+
+// shellSetup reports whether eval's arguments are one substitution of a shell set-up tool
+// with its set-up verb (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval
+// "$(docker-machine env default)"`): the tool writes what runs, as its documentation says,
+// so there is nothing hidden to ask about. Anything else evaluated (a download, a decoded
+// string, a variable) still asks or denies.
+func shellSetup(args []string) bool {
+	all := strings.Join(args, " ")
+	if !strings.HasPrefix(all, "$(") || !strings.HasSuffix(all, ")") {
+		return false
+	}
+	inner := strings.TrimSuffix(strings.TrimPrefix(all, "$("), ")")
+	if strings.ContainsAny(inner, "$`;|&<>()") || strings.Contains(inner, "://") {
+		return false
+	}
+	f := strings.Fields(inner)
+	if len(f) == 0 {
+		return false
+	}
+	verbs, ok := shellSetupTools[base(f[0])]
+	if !ok {
+		return false
+	}
+	first := ""
+	if len(f) > 1 {
+		first = f[1]
+	}
+	for _, v := range verbs {
+		if first == v {
+			return true
+		}
+	}
+	return false
+}
+
 // rootShell reports whether sudo, su, doas... (name with args) open an interactive root
 // shell rather than run one command: no command, -i, -s, or a shell or su as the command.
 func rootShell(name string, args, inner []string) bool {
