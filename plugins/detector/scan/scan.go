@@ -510,16 +510,42 @@ var structural = map[string]bool{"type": true, "mimeType": true, "isError": true
 // the categories as labels and one evidence entry per flagged text; none
 // otherwise (with the highest score, for the audit). call is the infer host
 // function. An infer error is returned: the stage's failure mode decides.
+//
+// Evaluate speaks the infer host function's JSON; the plugin uses EvaluateScores, which decides
+// the same on the binary infer_score.
 func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
+	return evaluate(env, c, func(texts []Text) ([]Result, error) {
+		raw, err := call(EncodeInferRequest(c.Model, texts))
+		if err != nil {
+			return nil, err
+		}
+		return DecodeInferResponse(raw, len(texts), c.Benign)
+	})
+}
+
+// EvaluateScores is Evaluate on the infer_score host function (sdk/ABI.md): the texts go to the
+// host as bytes and come back as one score and label index each, with no JSON either way. Its
+// verdicts are Evaluate's.
+func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) {
+	return evaluate(env, c, func(texts []Text) ([]Result, error) {
+		values := make([]string, len(texts))
+		for i, t := range texts {
+			values[i] = t.Value
+		}
+		resp, err := score(abi.ScoreRequest{Model: c.Model, Benign: c.Benign, Texts: values})
+		if err != nil {
+			return nil, err
+		}
+		return ScoreResults(resp, len(texts))
+	})
+}
+
+func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (abi.Verdict, error) {
 	texts, skipped := texts(env, c)
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}
-	raw, err := call(EncodeInferRequest(c.Model, texts))
-	if err != nil {
-		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
-	}
-	results, err := DecodeInferResponse(raw, len(texts), c.Benign)
+	results, err := classify(texts)
 	if err != nil {
 		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}
