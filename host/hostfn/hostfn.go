@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,13 @@ type Inferer interface {
 	Infer(ctx context.Context, req abi.InferRequest) (abi.InferResponse, error)
 }
 
+// Prober is an Inferer that can also answer with the model's raw probabilities: its labels and
+// one row of len(labels) probabilities per text, row-major (host/infer's Registry). The
+// `infer_score` host function uses it when the Inferer has it, and Infer's results otherwise.
+type Prober interface {
+	Probs(ctx context.Context, model string, texts []string) (labels []string, probs []float32, err error)
+}
+
 // Store is the kv backend.
 type Store interface {
 	Do(ctx context.Context, req abi.KVRequest) (abi.KVResponse, error)
@@ -45,7 +53,11 @@ type Deps struct {
 // Known reports whether c is a capability name.
 func Known(c string) bool { return c == CapSample || c == CapInfer || c == CapKV }
 
-// Build returns the three host functions for a stage granted caps. KV keys are prefixed with
+// FnInferScore is the name of the binary scoring host function, granted by CapInfer.
+const FnInferScore = "infer_score"
+
+// Build returns the four host functions for a stage granted caps: sample, infer, kv and
+// infer_score (binary; granted by infer). KV keys are prefixed with
 // namespace (the stage name) so stages cannot read each other's state. host/plugin exposes them
 // under both calling conventions (Extism and direct, sdk/ABI.md).
 func Build(namespace string, caps []string, d Deps) []plugin.HostFunc {
@@ -65,6 +77,9 @@ func Build(namespace string, caps []string, d Deps) []plugin.HostFunc {
 		}}
 	}
 	return []plugin.HostFunc{
+		{Name: FnInferScore, Call: func(ctx context.Context, in []byte) []byte {
+			return inferScore(ctx, granted(CapInfer), in, d.Inferer).AppendBinary(nil)
+		}},
 		mk(CapSample, func(ctx context.Context, in []byte) any {
 			var req abi.SampleRequest
 			if err := json.Unmarshal(in, &req); err != nil {
@@ -110,6 +125,100 @@ func Build(namespace string, caps []string, d Deps) []plugin.HostFunc {
 			return resp
 		}),
 	}
+}
+
+// inferScore answers an infer_score request (sdk/ABI.md): the model's probabilities reduced, per
+// text, to 1 - p(benign) and the most likely other label.
+func inferScore(ctx context.Context, granted bool, in []byte, inf Inferer) abi.ScoreResponse {
+	switch {
+	case !granted:
+		return abi.ScoreResponse{Error: "capability not granted: " + CapInfer}
+	case in == nil:
+		return abi.ScoreResponse{Error: "read request: no request"}
+	}
+	req, err := abi.DecodeScoreRequest(in)
+	if err != nil {
+		return abi.ScoreResponse{Error: "bad infer_score request: " + err.Error()}
+	}
+	if inf == nil {
+		return abi.ScoreResponse{Error: "inference unavailable: no model runtime"}
+	}
+	var labels []string
+	var probs []float32
+	if p, ok := inf.(Prober); ok {
+		labels, probs, err = p.Probs(ctx, req.Model, req.Texts)
+	} else {
+		labels, probs, err = probsOf(ctx, inf, req)
+	}
+	if err != nil {
+		return abi.ScoreResponse{Error: err.Error()}
+	}
+	if len(labels) == 0 || len(probs) != len(labels)*len(req.Texts) {
+		return abi.ScoreResponse{Error: fmt.Sprintf("model %q: %d probabilities for %d texts × %d labels", req.Model, len(probs), len(req.Texts), len(labels))}
+	}
+	return abi.ScoreResponse{Labels: labels, Scores: Reduce(labels, probs, req.Benign)}
+}
+
+// Reduce turns rows of probabilities (one per label, row-major) into one score per row: 1 - the
+// probability of benign (0 when benign is not a label), and the most likely other label, the
+// first in byte order on a tie (abi.ScoreNoLabel when there is none). It is what a plugin
+// computed itself from the infer host function's scores map, in the same float64 arithmetic.
+func Reduce(labels []string, probs []float32, benign string) []abi.InferScore {
+	c := len(labels)
+	out := make([]abi.InferScore, len(probs)/c)
+	for i := range out {
+		pBenign, best := 0.0, -1.0
+		s := abi.InferScore{Label: abi.ScoreNoLabel}
+		for j, p32 := range probs[i*c : (i+1)*c] {
+			p := float64(p32)
+			switch {
+			case labels[j] == benign:
+				pBenign = p
+			case p > best || (p == best && s.Label != abi.ScoreNoLabel && labels[j] < labels[s.Label]):
+				best, s.Label = p, uint32(j)
+			}
+		}
+		s.Score = 1 - pBenign
+		out[i] = s
+	}
+	return out
+}
+
+// probsOf asks an Inferer without Probs, and reads the probabilities back from its results'
+// scores (labels in byte order; each probability rounded to float32, which is exact for a
+// model's own output). A result without scores is an error.
+func probsOf(ctx context.Context, inf Inferer, req abi.ScoreRequest) ([]string, []float32, error) {
+	resp, err := inf.Infer(ctx, abi.InferRequest{Model: req.Model, Texts: req.Texts})
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.Error != "" {
+		return nil, nil, fmt.Errorf("%s", resp.Error)
+	}
+	if len(resp.Results) != len(req.Texts) {
+		return nil, nil, fmt.Errorf("model %q: %d results for %d texts", req.Model, len(resp.Results), len(req.Texts))
+	}
+	var labels []string
+	if len(resp.Results) > 0 {
+		for l := range resp.Results[0].Scores {
+			labels = append(labels, l)
+		}
+		sort.Strings(labels)
+	}
+	probs := make([]float32, 0, len(labels)*len(resp.Results))
+	for i, r := range resp.Results {
+		if len(r.Scores) != len(labels) {
+			return nil, nil, fmt.Errorf("model %q: result %d has %d scores, want %d", req.Model, i, len(r.Scores), len(labels))
+		}
+		for _, l := range labels {
+			p, ok := r.Scores[l]
+			if !ok {
+				return nil, nil, fmt.Errorf("model %q: result %d has no score for %q", req.Model, i, l)
+			}
+			probs = append(probs, float32(p))
+		}
+	}
+	return labels, probs, nil
 }
 
 // MemKV is an in-process Store with TTLs: enough for one gateway; a fleet uses JetStream KV.

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // batcher gathers the encoded inputs of concurrent callers into
@@ -22,20 +20,20 @@ type batcher struct {
 	maxBatch int
 	maxWait  time.Duration
 	jobs     chan *job
-	run      func(inputs []Tensor, n int) ([]abi.InferResult, error)
+	run      func(inputs []Tensor, n int) ([]float32, error) // n rows of probabilities, row-major
 	onBatch  func(texts int)
 	done     chan struct{}
 }
 
 type job struct {
-	inputs  []Tensor
-	n       int // texts (rows)
-	results []abi.InferResult
-	err     error
-	ready   chan struct{}
+	inputs []Tensor
+	n      int       // texts (rows)
+	probs  []float32 // its n rows of the batch's output
+	err    error
+	ready  chan struct{}
 }
 
-func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Tensor, int) ([]abi.InferResult, error), onBatch func(int)) *batcher {
+func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Tensor, int) ([]float32, error), onBatch func(int)) *batcher {
 	b := &batcher{
 		maxBatch: maxBatch,
 		maxWait:  maxWait,
@@ -50,8 +48,8 @@ func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Ten
 	return b
 }
 
-// do submits n encoded texts and waits for their results or ctx.
-func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]abi.InferResult, error) {
+// do submits n encoded texts and waits for their rows of probabilities (row-major) or ctx.
+func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]float32, error) {
 	j := &job{inputs: inputs, n: n, ready: make(chan struct{})}
 	select {
 	case b.jobs <- j:
@@ -62,14 +60,14 @@ func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]abi.InferRe
 	}
 	select {
 	case <-j.ready:
-		return j.results, j.err
+		return j.probs, j.err
 	case <-ctx.Done():
 		return nil, ctx.Err() // the batch still runs; its result is dropped
 	case <-b.done:
 		// Closed: a queued job may never run. Prefer a result that is ready.
 		select {
 		case <-j.ready:
-			return j.results, j.err
+			return j.probs, j.err
 		default:
 			return nil, ErrClosed
 		}
@@ -154,16 +152,20 @@ func (b *batcher) runBatch(batch []*job, n int) {
 		}
 		inputs, err = concatRows(parts)
 	}
-	var results []abi.InferResult
+	var probs []float32
 	if err == nil {
-		results, err = b.run(inputs, n)
+		probs, err = b.run(inputs, n)
+	}
+	if err == nil && len(probs)%n != 0 {
+		err = fmt.Errorf("model output has %d values for %d texts", len(probs), n)
 	}
 	off := 0
 	for _, j := range batch {
 		if err != nil {
 			j.err = err
 		} else {
-			j.results = results[off : off+j.n : off+j.n]
+			w := len(probs) / n
+			j.probs = probs[off*w : (off+j.n)*w : (off+j.n)*w]
 		}
 		off += j.n
 		close(j.ready)

@@ -28,9 +28,9 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	var sizes []int
-	// Each text is one row of an int64 tensor holding its id; the result's
-	// label echoes the id, so each caller can check it got its own rows.
-	run := func(in []Tensor, n int) ([]abi.InferResult, error) {
+	// Each text is one row of an int64 tensor holding its id; its row of
+	// output (two values) echoes the id, so each caller can check it got its own rows.
+	run := func(in []Tensor, n int) ([]float32, error) {
 		mu.Lock()
 		first := len(sizes) == 0
 		sizes = append(sizes, n)
@@ -38,25 +38,28 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 		if first {
 			<-release
 		}
-		out := make([]abi.InferResult, n)
+		out := make([]float32, 2*n)
 		for i := range n {
-			out[i] = abi.InferResult{Label: fmt.Sprint(in[0].Int64[i])}
+			out[2*i], out[2*i+1] = float32(in[0].Int64[i]), -float32(in[0].Int64[i])
 		}
 		return out, nil
 	}
 	b := newBatcher(5, wait, 1, run, nil)
 	defer b.close()
 
-	done := make(chan []abi.InferResult, 6)
+	done := make(chan []float32, 6)
 	do := func(ids ...int64) {
 		in := []Tensor{{Name: "id", Shape: []int64{int64(len(ids)), 1}, Int64: ids}}
 		res, err := b.do(context.Background(), in, len(ids))
 		if err != nil {
 			t.Error(err)
 		}
-		for i, r := range res {
-			if r.Label != fmt.Sprint(ids[i]) {
-				t.Errorf("caller of %v got %q for row %d", ids, r.Label, i)
+		if len(res) != 2*len(ids) {
+			t.Errorf("caller of %v got %d values, want %d", ids, len(res), 2*len(ids))
+		}
+		for i := 0; i+1 < len(res) && i/2 < len(ids); i += 2 {
+			if res[i] != float32(ids[i/2]) || res[i+1] != -float32(ids[i/2]) {
+				t.Errorf("caller of %v got %v for row %d", ids, res[i:i+2], i/2)
 			}
 		}
 		done <- res
@@ -69,10 +72,11 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 	}
 	testenv.Eventually(t, 10*time.Second, "five queued jobs", func() bool { return len(b.jobs) == 5 })
 	close(release)
-	got := map[string]bool{}
+	got := map[float32]bool{}
 	for range 6 {
-		for _, r := range <-done {
-			got[r.Label] = true
+		res := <-done
+		for i := 0; i < len(res); i += 2 {
+			got[res[i]] = true
 		}
 	}
 	if len(got) != 10 {
@@ -87,7 +91,7 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 
 func TestBatcherErrorsAndCancel(t *testing.T) {
 	boom := errors.New("boom")
-	b := newBatcher(4, time.Millisecond, 1, func([]Tensor, int) ([]abi.InferResult, error) { return nil, boom }, nil)
+	b := newBatcher(4, time.Millisecond, 1, func([]Tensor, int) ([]float32, error) { return nil, boom }, nil)
 	one := []Tensor{{Name: "x", Shape: []int64{1, 1}, Int64: []int64{1}}}
 	if _, err := b.do(context.Background(), one, 1); !errors.Is(err, boom) {
 		t.Errorf("error not passed to caller: %v", err)

@@ -185,44 +185,65 @@ func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
 // Infer classifies req.Texts with req.Model. Results are in text order. It
 // has the signature the `infer` host function expects of an Inferer.
 func (r *Registry) Infer(ctx context.Context, req abi.InferRequest) (abi.InferResponse, error) {
+	m, probs, err := r.probs(ctx, req.Model, req.Texts)
+	if err != nil {
+		return abi.InferResponse{}, err
+	}
+	return abi.InferResponse{Model: req.Model, Results: m.results(probs, len(req.Texts))}, nil
+}
+
+// Probs classifies texts with model like Infer, and returns the model's labels and its
+// probabilities, one row of len(labels) per text, row-major, without building a result per
+// text: the `infer_score` host function (host/hostfn) reduces them to a score and a label.
+// Calls share Infer's micro-batches.
+func (r *Registry) Probs(ctx context.Context, model string, texts []string) ([]string, []float32, error) {
+	m, probs, err := r.probs(ctx, model, texts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m.spec.Labels, probs, nil
+}
+
+// probs runs model on texts: the checks, preprocessing and the batch (or a run of its own).
+func (r *Registry) probs(ctx context.Context, model string, texts []string) (*model, []float32, error) {
 	if r.closed.Load() {
-		return abi.InferResponse{}, ErrClosed
+		return nil, nil, ErrClosed
 	}
-	m, ok := r.models[req.Model]
+	m, ok := r.models[model]
 	if !ok {
-		return abi.InferResponse{}, fmt.Errorf("%w: %q", ErrUnknownModel, req.Model)
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownModel, model)
 	}
-	if len(req.Texts) > r.opts.MaxTexts {
-		return abi.InferResponse{}, fmt.Errorf("model %q: %w: %d > %d", req.Model, ErrTooManyTexts, len(req.Texts), r.opts.MaxTexts)
+	if len(texts) > r.opts.MaxTexts {
+		return nil, nil, fmt.Errorf("model %q: %w: %d > %d", model, ErrTooManyTexts, len(texts), r.opts.MaxTexts)
 	}
 	m.requests.Add(1)
-	m.texts.Add(uint64(len(req.Texts)))
-	if len(req.Texts) == 0 {
-		return abi.InferResponse{Model: req.Model, Results: []abi.InferResult{}}, nil
+	m.texts.Add(uint64(len(texts)))
+	if len(texts) == 0 {
+		return m, []float32{}, nil
 	}
-	inputs, err := m.pre.Encode(req.Texts)
+	inputs, err := m.pre.Encode(texts)
 	if err != nil {
 		m.errs.Add(1)
-		return abi.InferResponse{}, fmt.Errorf("model %q: preprocess: %w", req.Model, err)
+		return nil, nil, fmt.Errorf("model %q: preprocess: %w", model, err)
 	}
-	var res []abi.InferResult
+	var probs []float32
 	if m.batch != nil {
-		res, err = m.batch.do(ctx, inputs, len(req.Texts))
+		probs, err = m.batch.do(ctx, inputs, len(texts))
 	} else {
 		m.batches.Add(1)
-		m.batchedTexts.Add(uint64(len(req.Texts)))
-		res, err = m.run(inputs, len(req.Texts))
+		m.batchedTexts.Add(uint64(len(texts)))
+		probs, err = m.run(inputs, len(texts))
 	}
 	if err != nil {
 		m.errs.Add(1)
-		return abi.InferResponse{}, fmt.Errorf("model %q: %w", req.Model, err)
+		return nil, nil, fmt.Errorf("model %q: %w", model, err)
 	}
-	return abi.InferResponse{Model: req.Model, Results: res}, nil
+	return m, probs, nil
 }
 
 // run runs one batch of n encoded texts: remote first when configured, then
-// the local session.
-func (m *model) run(inputs []Tensor, n int) ([]abi.InferResult, error) {
+// the local session. It returns n rows of one probability per label.
+func (m *model) run(inputs []Tensor, n int) ([]float32, error) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var probs []float32
@@ -236,6 +257,7 @@ func (m *model) run(inputs []Tensor, n int) ([]abi.InferResult, error) {
 			if m.local == nil {
 				return nil, err
 			}
+			probs = nil
 			m.remoteFallbacks.Add(1)
 			m.log.Warn("infer: kserve failed, using local model", "err", err)
 		}
@@ -249,16 +271,16 @@ func (m *model) run(inputs []Tensor, n int) ([]abi.InferResult, error) {
 			return nil, err
 		}
 	}
-	return m.results(probs, n)
-}
-
-// results turns row-major probabilities into one result per text: the
-// arg-max label, its probability, and every label's probability.
-func (m *model) results(probs []float32, n int) ([]abi.InferResult, error) {
-	c := len(m.spec.Labels)
-	if len(probs) != n*c {
+	if c := len(m.spec.Labels); len(probs) != n*c {
 		return nil, fmt.Errorf("model output has %d values, want %d texts × %d labels", len(probs), n, c)
 	}
+	return probs, nil
+}
+
+// results turns n rows of probabilities (checked by run) into one result per text: the
+// arg-max label, its probability, and every label's probability.
+func (m *model) results(probs []float32, n int) []abi.InferResult {
+	c := len(m.spec.Labels)
 	out := make([]abi.InferResult, n)
 	for i := range n {
 		row := probs[i*c : (i+1)*c]
@@ -272,7 +294,7 @@ func (m *model) results(probs []float32, n int) ([]abi.InferResult, error) {
 		}
 		out[i] = abi.InferResult{Label: m.spec.Labels[best], Score: float64(row[best]), Scores: scores}
 	}
-	return out, nil
+	return out
 }
 
 func (m *model) active() string {

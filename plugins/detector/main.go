@@ -1,7 +1,7 @@
 //go:build wasip1
 
 // Command detector is the Palisade ML detector plugin: the Wasm shim over
-// package scan, calling the host's `infer` function (capability "infer").
+// package scan, calling the host's binary `infer_score` function (capability "infer").
 // Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o detector.wasm ./plugins/detector
 package main
 
@@ -34,7 +34,7 @@ func evaluate() int32 {
 	if cfgErr != nil {
 		return palisade.Fail(cfgErr)
 	}
-	v, err := scan.Evaluate(palisade.Input(), cfg, palisade.InferRaw)
+	v, err := scan.EvaluateScores(palisade.Input(), cfg, palisade.InferScore)
 	if err != nil {
 		return palisade.Fail(err)
 	}

@@ -117,6 +117,9 @@ func hostInfer(req unsafe.Pointer, n uint32) int32
 //go:wasmimport palisade kv
 func hostKV(req unsafe.Pointer, n uint32) int32
 
+//go:wasmimport palisade infer_score
+func hostInferScore(req unsafe.Pointer, n uint32) int32
+
 // result copies the host's pending result of n bytes.
 func result(n int32) []byte {
 	b := make([]byte, n)
@@ -153,3 +156,24 @@ func InferRaw(req []byte) ([]byte, error) { return callRaw(hostInfer, req) }
 
 // KVRaw is KV without encoding/json (see SampleRaw).
 func KVRaw(req []byte) ([]byte, error) { return callRaw(hostKV, req) }
+
+// scoreReq is InferScore's request encoding; reused across calls.
+var scoreReq []byte
+
+// InferScore asks the host to run a model on texts and answers, per text, 1 - p(req.Benign) and
+// the most likely other label (capability "infer"; sdk/ABI.md "infer_score"). The request and
+// the answer are binary (abi.ScoreRequest, abi.ScoreResponse), so neither side writes or parses
+// JSON: use it instead of Infer when a score per text is all a plugin needs. A host error
+// (capability, model, runtime) is returned as an error.
+func InferScore(req abi.ScoreRequest) (abi.ScoreResponse, error) {
+	scoreReq = req.AppendBinary(scoreReq[:0])
+	raw, _ := callRaw(hostInferScore, scoreReq)
+	resp, err := abi.DecodeScoreResponse(raw)
+	if err != nil {
+		return resp, err
+	}
+	if resp.Error != "" {
+		return resp, errors.New(resp.Error)
+	}
+	return resp, nil
+}

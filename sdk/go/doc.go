@@ -1,6 +1,6 @@
 // Package palisade is the Go SDK for Palisade plugins (see sdk/ABI.md): read the envelope,
-// read stage config, write a verdict, call the host functions sample, infer and kv. Build plugins
-// with
+// read stage config, write a verdict, call the host functions sample, infer and kv, and
+// infer_score (InferScore: a model's score per text, binary, no JSON). Build plugins with
 //
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o plugin.wasm .
 //

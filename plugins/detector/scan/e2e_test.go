@@ -75,7 +75,7 @@ func loadStage(t testing.TB, caps []string, inferer hostfn.Inferer, config strin
 }
 
 // TestWasmEndToEnd runs the built plugin in the real host runtime (host/plugin) with the
-// real `infer` host function backed by the registry and the trained model.
+// real `infer_score` host function backed by the registry and the trained model.
 func TestWasmEndToEnd(t *testing.T) {
 	r, spec := detectorRegistry(t, "")
 	cfg, _ := json.Marshal(map[string]any{"threshold": spec.Thresholds["malicious"]})

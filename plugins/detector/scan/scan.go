@@ -132,13 +132,16 @@ type Text struct {
 // c.MaxBytes and, when longer than c.WindowBytes, split into overlapping
 // windows (path suffix `[start:end]`, byte offsets); at most c.MaxTexts.
 func Texts(env []byte, c Config) []Text {
-	out, _ := texts(env, c)
+	out, _, _ := texts(env, c)
 	return out
 }
 
+// head is what Evaluate reads of the envelope besides its texts, from the same parse.
+type head struct{ phase, method, server, tool string }
+
 // texts is Texts, also reporting whether anything was left out (MaxTexts reached or a string
-// cut at MaxBytes).
-func texts(env []byte, c Config) ([]Text, bool) {
+// cut at MaxBytes), and the envelope's head.
+func texts(env []byte, c Config) ([]Text, bool, head) {
 	var out []Text
 	skipped := false
 	kind := argkind.Unknown
@@ -237,14 +240,15 @@ func texts(env []byte, c Config) ([]Text, bool) {
 			}
 		}
 	}
-	fields := gjson.GetManyBytes(env, "arguments", "uri", "result", "tool", "tool_info", "phase", "method", "params")
+	fields := gjson.GetManyBytes(env, "arguments", "uri", "result", "tool", "tool_info", "phase", "method", "params", "server")
+	h := head{phase: fields[5].String(), method: fields[6].String(), server: fields[8].String(), tool: fields[3].String()}
 	call := isCall(fields[6].String())
 	if fields[5].String() != abi.PhaseResponse && !call {
 		// Any other request or notification (sampling, elicitation, log and progress
 		// notifications, completion): every string its params carry.
 		forModel = true
 		walk("params", fields[7])
-		return out, skipped
+		return out, skipped, h
 	}
 	if fields[5].String() != abi.PhaseResponse {
 		var info *abi.ToolInfo
@@ -271,7 +275,7 @@ func texts(env []byte, c Config) ([]Text, bool) {
 	}
 	forModel = true
 	walk("result", fields[2])
-	return out, skipped
+	return out, skipped, h
 }
 
 // identifier reports whether k looks like a field name: 1-64 letters, digits, _ . - or $.
@@ -510,16 +514,42 @@ var structural = map[string]bool{"type": true, "mimeType": true, "isError": true
 // the categories as labels and one evidence entry per flagged text; none
 // otherwise (with the highest score, for the audit). call is the infer host
 // function. An infer error is returned: the stage's failure mode decides.
+//
+// Evaluate speaks the infer host function's JSON; the plugin uses EvaluateScores, which decides
+// the same on the binary infer_score.
 func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
-	texts, skipped := texts(env, c)
+	return evaluate(env, c, func(texts []Text) ([]Result, error) {
+		raw, err := call(EncodeInferRequest(c.Model, texts))
+		if err != nil {
+			return nil, err
+		}
+		return DecodeInferResponse(raw, len(texts), c.Benign)
+	})
+}
+
+// EvaluateScores is Evaluate on the infer_score host function (sdk/ABI.md): the texts go to the
+// host as bytes and come back as one score and label index each, with no JSON either way. Its
+// verdicts are Evaluate's.
+func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) {
+	return evaluate(env, c, func(texts []Text) ([]Result, error) {
+		values := make([]string, len(texts))
+		for i, t := range texts {
+			values[i] = t.Value
+		}
+		resp, err := score(abi.ScoreRequest{Model: c.Model, Benign: c.Benign, Texts: values})
+		if err != nil {
+			return nil, err
+		}
+		return ScoreResults(resp, len(texts))
+	})
+}
+
+func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (abi.Verdict, error) {
+	texts, skipped, h := texts(env, c)
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}
-	raw, err := call(EncodeInferRequest(c.Model, texts))
-	if err != nil {
-		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
-	}
-	results, err := DecodeInferResponse(raw, len(texts), c.Benign)
+	results, err := classify(texts)
 	if err != nil {
 		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}
@@ -528,8 +558,7 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	var labels []string
 	// Tool output, and any other message's text (written for a model to read): only
 	// ResponseLabels count.
-	f := gjson.GetManyBytes(env, "phase", "method", "server", "tool")
-	response := f[0].String() == abi.PhaseResponse || !isCall(f[1].String())
+	response := h.phase == abi.PhaseResponse || !isCall(h.method)
 	for i, r := range results {
 		if response && !slices.Contains(c.ResponseLabels, r.Label) {
 			continue // not a finding in tool output
@@ -543,7 +572,7 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 		if r.Score < c.threshold(texts[i].Kind) {
 			continue
 		}
-		if len(c.Exclude) > 0 && c.Exclude.Excludes(f[2].String(), f[3].String(), exclude.WithoutWindow(texts[i].Path), r.Label) {
+		if len(c.Exclude) > 0 && c.Exclude.Excludes(h.server, h.tool, exclude.WithoutWindow(texts[i].Path), r.Label) {
 			continue // excluded at this path (a reviewed false positive)
 		}
 		if !slices.Contains(labels, r.Label) {

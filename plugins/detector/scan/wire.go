@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/tidwall/gjson"
 )
 
 // The infer host function's JSON (sdk/ABI.md), encoded and decoded by hand:
-// inside Wasm, encoding/json's reflection costs more than the model run.
+// inside Wasm, encoding/json's reflection costs more than the model run. The
+// plugin itself now asks infer_score (binary, no JSON at all: ScoreFunc); the
+// JSON path stays for Evaluate, its tests and the comparison between the two.
 
 // CallFunc sends an infer request (JSON) to the host and returns its
 // response (JSON).
@@ -37,6 +40,33 @@ func EncodeInferRequest(model string, texts []Text) []byte {
 
 // appendJSONString appends s as a JSON string (see sdk/go/jsonw).
 func appendJSONString(b []byte, s string) []byte { return jsonw.AppendString(b, s) }
+
+// ScoreFunc asks the infer_score host function (sdk/go InferScore): an error
+// is a failed call or an error answer.
+type ScoreFunc func(req abi.ScoreRequest) (abi.ScoreResponse, error)
+
+// ScoreResults reads infer_score's answer for n texts as DecodeInferResponse
+// reads infer's: the same scores, the same labels, the same checks.
+func ScoreResults(resp abi.ScoreResponse, n int) ([]Result, error) {
+	if len(resp.Scores) != n {
+		return nil, fmt.Errorf("%d results for %d texts", len(resp.Scores), n)
+	}
+	out := make([]Result, n)
+	for i, s := range resp.Scores {
+		if !(s.Score >= 0 && s.Score <= 1) {
+			return nil, fmt.Errorf("infer result %d: score %s out of [0,1]", i, strconv.FormatFloat(s.Score, 'g', -1, 64))
+		}
+		out[i].Score = s.Score
+		switch {
+		case s.Label == abi.ScoreNoLabel:
+		case int64(s.Label) < int64(len(resp.Labels)):
+			out[i].Label = resp.Labels[s.Label]
+		default:
+			return nil, fmt.Errorf("infer result %d: label %d of %d", i, s.Label, len(resp.Labels))
+		}
+	}
+	return out, nil
+}
 
 // Result is one text's answer reduced to what the detector needs.
 type Result struct {
