@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -537,7 +538,9 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 		fmt.Fprintln(stderr, "eval:", err)
 		return 1
 	}
-	f := withAsked(figuresOf("served chain ("+bundle+", request phase; tool output through the response phase)", recs, blocked, failed), recs, asked)
+	// The bundle as the repository names it (build/bundle), not where this checkout lives.
+	name := filepath.Join(filepath.Base(filepath.Dir(bundle)), filepath.Base(bundle))
+	f := withAsked(figuresOf("served chain ("+name+", request phase; tool output through the response phase)", recs, blocked, failed), recs, asked)
 	PrintFigures(stdout, f)
 	if errs > 0 {
 		printServedErrors(ctx, stdout, sc, recs, blocked, errs)
