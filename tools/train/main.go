@@ -27,6 +27,7 @@ type config struct {
 	model, specIn    string
 	lib              string
 	extra            string
+	heldout          string
 	format           string
 	probe            string
 }
@@ -49,6 +50,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
+	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on (data/heldout/calib.jsonl, the tuning side; never test.jsonl): the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
@@ -83,6 +85,13 @@ func doTrain(c config, stdout io.Writer) error {
 	}
 	if c.extra != "" {
 		tc.ExtraFiles = strings.Split(c.extra, ",")
+	}
+	if c.heldout != "" {
+		if tc.Heldout, err = heldoutExamples(c.heldout, train.LabelsOf(tc.Train)); err != nil {
+			return err
+		}
+		tc.HeldoutFile = c.heldout
+		fmt.Fprintf(stdout, "held-out training texts %s: %d\n", c.heldout, len(tc.Heldout))
 	}
 	tc.Name, tc.Out, tc.Epochs, tc.TargetFPR, tc.Probe, tc.Library = c.name, c.out, c.epochs, c.targetFPR, c.probe, c.lib
 	tc.Preprocessor = train.DefaultPreprocessor(c.format, c.dim)

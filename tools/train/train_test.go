@@ -81,14 +81,18 @@ func TestTrainDeterministicAndServable(t *testing.T) {
 	tr := writeSet(t, dir, "train.jsonl", 40)
 	dev := writeSet(t, dir, "dev.jsonl", 10)
 	te := writeSet(t, dir, "test.jsonl", 10)
+	held := writeHeldout(t, dir)
 	var outs [2][]byte
 	for i := range 2 {
 		out := filepath.Join(dir, fmt.Sprintf("m%d", i), "model.onnx")
 		var stdout, stderr bytes.Buffer
 		args := []string{"-train", tr, "-dev", dev, "-test", te, "-out", out, "-dim", "4096", "-epochs", "3",
-			"-card", filepath.Join(dir, "card.md"), "-spec", filepath.Join(dir, "spec.yaml"), "-lib", libPath(t), "-extra-benign", "", "-probe-benign", ""}
+			"-card", filepath.Join(dir, "card.md"), "-spec", filepath.Join(dir, "spec.yaml"), "-lib", libPath(t), "-extra-benign", "", "-probe-benign", "", "-extra-heldout", held}
 		if code := run(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("run = %d: %s", code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "held-out training texts "+held+": 3\n") {
+			t.Errorf("held-out texts not trained on:\n%s", stdout.String())
 		}
 		if !strings.Contains(stdout.String(), "max |onnx - go| = ") {
 			t.Fatalf("no onnx/go comparison in output:\n%s", stdout.String())
@@ -147,5 +151,42 @@ func TestBenignBreakdown(t *testing.T) {
 	want := "[{shell 2 1 0.5} {url 1 0 0} {(hard negatives) 2 1 0.5}]"
 	if got != want {
 		t.Errorf("benignBreakdown = %s, want %s", got, want)
+	}
+}
+
+// writeHeldout writes three data/heldout records: a benign call, an attack in a field beside a
+// filler argument, and a prompt injection in tool output.
+func writeHeldout(t *testing.T, dir string) string {
+	t.Helper()
+	recs := []string{
+		`{"id":"b-1","label":"benign","kind":"shell","transport":"hook","tool":"Bash","arguments":{"command":"go test ./..."},"phase":"request","text":"go test ./...","group":"g1"}`,
+		`{"id":"a-1","label":"xss","kind":"comment_body","transport":"mcp","server":"s","tool":"comment","arguments":{"issue":"filler issue title","body":"<svg onload=alert(1)>"},"phase":"request","text":"<svg onload=alert(1)>","group":"g2"}`,
+		`{"id":"a-2","label":"sql_injection","kind":"search_box","transport":"mcp","server":"s","tool":"fetch","arguments":{"url":"https://docs.example.org/x"},"phase":"response","result":"1' UNION SELECT password FROM users--","text":"1' UNION SELECT password FROM users--","group":"g3"}`,
+	}
+	p := filepath.Join(dir, "calib.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(recs, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestHeldoutExamples: a benign call gives its scored texts as benign; an attack gives only its
+// own field, under its label (the filler beside it and the response's request are left out).
+func TestHeldoutExamples(t *testing.T) {
+	dir := t.TempDir()
+	got, err := heldoutExamples(writeHeldout(t, dir), []string{"benign", "sql_injection", "xss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"benign go test ./...", "xss <svg onload=alert(1)>", "sql_injection 1' UNION SELECT password FROM users--"}
+	var have []string
+	for _, e := range got {
+		have = append(have, e.Label+" "+e.Text)
+	}
+	if fmt.Sprint(have) != fmt.Sprint(want) {
+		t.Errorf("heldoutExamples = %q, want %q", have, want)
+	}
+	if _, err := heldoutExamples(writeHeldout(t, dir), []string{"benign", "xss"}); err == nil {
+		t.Error("a label the model lacks was accepted")
 	}
 }

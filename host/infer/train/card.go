@@ -38,6 +38,14 @@ func ModelCard(in *Result, paths [3]string) string {
 	p("data/split (built by tools/datasplit from data/corpus; sources, licences and the de-duplication between splits are in data/). ")
 	p("Train fits the weights, dev picks the threshold, test gives the numbers below; no text or near-duplicate group is in two splits.\n\n")
 	p("Training also adds %d extra `benign` texts: the other string arguments of the benign training calls, and the hand-written lines of %s (see models/data/README.md), so short everyday values (`hello`, `true`, `https://example.com`) are not scored as attacks.\n\n", in.Extras, "`"+strings.Join(in.ExtraFiles, "`, `")+"`")
+	if in.HeldoutFile != "" {
+		n := 0
+		for _, c := range in.Heldout {
+			n += c
+		}
+		p("It also trains on %d texts of real tool calls from public sources nobody on the team wrote, `%s` (the tuning side of data/heldout; its test side, from other source groups, is never trained on): the strings the detector stage scores in each call (its prose filter and 512-byte windows), benign calls' texts as `benign` and an attack's own field under the attack's label (row `heldout` below). ", n, in.HeldoutFile)
+		p("The dev and test rows below are data/split's, so the threshold is still picked on data/split's dev set.\n\n")
+	}
 	p("| split | file | total |")
 	for _, l := range s.Labels {
 		p(" %s |", l)
@@ -48,6 +56,17 @@ func ModelCard(in *Result, paths [3]string) string {
 		p("| %s | `%s` | %d |", []string{"train", "dev", "test"}[i], paths[i], n)
 		for _, l := range s.Labels {
 			p(" %d |", c[l])
+		}
+		p("\n")
+	}
+	if in.HeldoutFile != "" {
+		n := 0
+		for _, c := range in.Heldout {
+			n += c
+		}
+		p("| heldout | `%s` | %d |", in.HeldoutFile, n)
+		for _, l := range s.Labels {
+			p(" %d |", in.Heldout[l])
 		}
 		p("\n")
 	}

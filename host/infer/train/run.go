@@ -27,6 +27,11 @@ func DefaultPreprocessor(format string, dim int) infer.PreprocessorSpec {
 type Config struct {
 	Train, Dev, Test []Example // Train fits, Dev picks the threshold, Test gives the metrics
 	ExtraFiles       []string  // extra benign texts (BenignExtras); nil = none
+	// Heldout are labelled texts of real tool calls from other sources (tools/train's
+	// -extra-heldout: the texts the detector scores in data/heldout/calib.jsonl), fitted after
+	// the extras; nil = none. HeldoutFile names their file for the model card.
+	Heldout     []Example
+	HeldoutFile string
 	// Added are appended to the fitted examples after the extras, in their order (palisade
 	// tune's labelled texts); their labels must be in Labels.
 	Added []Example
@@ -44,13 +49,16 @@ type Config struct {
 
 // Result is what a run wrote and measured, every figure through ONNX Runtime.
 type Result struct {
-	Spec      infer.ModelSpec // the model's spec: sha256, labels, thresholds.malicious
-	Size      int             // bytes of the ONNX file
-	Options   Options         // the hyper-parameters used
-	Extras    int             // extra benign texts fitted (BenignExtras)
-	Added     int             // Config.Added fitted
-	Threshold float64         // on 1 - p(benign): the lowest with dev FPR ≤ TargetFPR, 4 decimals
-	TargetFPR float64
+	Spec    infer.ModelSpec // the model's spec: sha256, labels, thresholds.malicious
+	Size    int             // bytes of the ONNX file
+	Options Options         // the hyper-parameters used
+	Extras  int             // extra benign texts fitted (BenignExtras)
+	Added   int             // Config.Added fitted
+	// Heldout counts Config.Heldout's texts per label; HeldoutFile is Config.HeldoutFile.
+	Heldout     map[string]int
+	HeldoutFile string
+	Threshold   float64 // on 1 - p(benign): the lowest with dev FPR ≤ TargetFPR, 4 decimals
+	TargetFPR   float64
 	// Metrics per attack category on Test, DevMetrics on Dev, Benign the test FPR per benign
 	// kind, all at Threshold.
 	Metrics, DevMetrics []Metrics
@@ -77,7 +85,7 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	fitEx := append(append(slices.Clip(c.Train), extras...), c.Added...)
+	fitEx := append(append(append(slices.Clip(c.Train), extras...), c.Heldout...), c.Added...)
 	labels := c.Labels
 	if labels == nil {
 		labels = LabelsOf(c.Train)
@@ -89,6 +97,11 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 	for _, e := range c.Added {
 		if _, ok := index[e.Label]; !ok {
 			return nil, fmt.Errorf("train: added example label %q is not one of the model's labels %v", e.Label, labels)
+		}
+	}
+	for _, e := range c.Heldout {
+		if _, ok := index[e.Label]; !ok {
+			return nil, fmt.Errorf("train: held-out example label %q is not one of the model's labels %v", e.Label, labels)
 		}
 	}
 	pre, err := infer.NewPreprocessor(pspec)
@@ -162,7 +175,8 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{
-		Spec: spec, Size: len(data), Options: to, Extras: len(extras), Added: len(c.Added), Threshold: threshold, TargetFPR: targetFPR,
+		Spec: spec, Size: len(data), Options: to, Extras: len(extras), Added: len(c.Added),
+		Heldout: countLabels(c.Heldout), HeldoutFile: c.HeldoutFile, Threshold: threshold, TargetFPR: targetFPR,
 		Metrics: Evaluate(testScores, threshold), DevMetrics: Evaluate(devScores, threshold), Benign: BenignBreakdown(testScores, threshold),
 		MaxDiff: maxDiff, ExtraFiles: c.ExtraFiles, TrainN: len(c.Train), DevN: len(c.Dev), TestN: len(c.Test),
 		Counts: [3]map[string]int{countLabels(c.Train), countLabels(c.Dev), countLabels(c.Test)},
