@@ -40,7 +40,8 @@
 // false negative that a detector stage looked at, the string argument the old model scores
 // highest joins as the attack category the label's note or a stage's labels name, else
 // `prompt_injection` (else the model's first attack label). The model is refitted by
-// host/infer/train on TrainData (train, dev, test) plus ExtraBenign plus these texts, in
+// host/infer/train on TrainData (train, dev, test) plus ExtraBenign and ExtraHeldout (as `make
+// model` fits it) plus these texts, in
 // audit-id order, with the bundle's preprocessor and labels: deterministic, so the same labels
 // give the same model bytes. `thresholds.malicious` is re-picked on dev by `make model`'s rule
 // (the lowest with dev FPR ≤ 1%); the proposal carries the model (same file and name, new

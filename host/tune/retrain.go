@@ -307,8 +307,16 @@ func (p *proposer) retrain(ctx context.Context, m *bundle.Manifest) {
 	}
 	p.cleanup = append(p.cleanup, func() { _ = os.RemoveAll(dir) })
 	start := time.Now()
+	var heldout []train.Example
+	if p.o.ExtraHeldout != "" {
+		if heldout, err = train.HeldoutExamples(p.o.ExtraHeldout, spec.Labels); err != nil {
+			skip("training data: %v: the detector's model was not retrained", err)
+			return
+		}
+	}
 	res, err := train.Run(ctx, train.Config{
 		Train: split[0], Dev: split[1], Test: split[2], ExtraFiles: p.o.ExtraBenign, Added: added,
+		Heldout: heldout, HeldoutFile: p.o.ExtraHeldout,
 		Name: name, Out: filepath.Join(dir, filepath.Base(spec.File)), Preprocessor: spec.Preprocessor, Labels: spec.Labels,
 		Epochs: p.o.Epochs, Library: p.o.ONNXRuntime,
 	})

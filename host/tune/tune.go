@@ -39,8 +39,11 @@ type Options struct {
 	TrainData string
 	// ExtraBenign are the extra benign files `make model` trains with (models/data); nil = none.
 	ExtraBenign []string
-	ONNXRuntime string // the ONNX Runtime library; "" = search as host/infer does
-	Epochs      int    // training epochs; 0 = the trainer's default (tests use fewer)
+	// ExtraHeldout is the held-out tool calls `make model` trains with
+	// (data/heldout/calib.jsonl, train.HeldoutExamples); "" = none.
+	ExtraHeldout string
+	ONNXRuntime  string // the ONNX Runtime library; "" = search as host/infer does
+	Epochs       int    // training epochs; 0 = the trainer's default (tests use fewer)
 }
 
 // Report is what Propose proposed, and what it could not use and why.

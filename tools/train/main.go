@@ -87,7 +87,7 @@ func doTrain(c config, stdout io.Writer) error {
 		tc.ExtraFiles = strings.Split(c.extra, ",")
 	}
 	if c.heldout != "" {
-		if tc.Heldout, err = heldoutExamples(c.heldout, train.LabelsOf(tc.Train)); err != nil {
+		if tc.Heldout, err = train.HeldoutExamples(c.heldout, train.LabelsOf(tc.Train)); err != nil {
 			return err
 		}
 		tc.HeldoutFile = c.heldout

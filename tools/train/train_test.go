@@ -174,7 +174,7 @@ func writeHeldout(t *testing.T, dir string) string {
 // own field, under its label (the filler beside it and the response's request are left out).
 func TestHeldoutExamples(t *testing.T) {
 	dir := t.TempDir()
-	got, err := heldoutExamples(writeHeldout(t, dir), []string{"benign", "sql_injection", "xss"})
+	got, err := train.HeldoutExamples(writeHeldout(t, dir), []string{"benign", "sql_injection", "xss"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestHeldoutExamples(t *testing.T) {
 	if fmt.Sprint(have) != fmt.Sprint(want) {
 		t.Errorf("heldoutExamples = %q, want %q", have, want)
 	}
-	if _, err := heldoutExamples(writeHeldout(t, dir), []string{"benign", "xss"}); err == nil {
+	if _, err := train.HeldoutExamples(writeHeldout(t, dir), []string{"benign", "xss"}); err == nil {
 		t.Error("a label the model lacks was accepted")
 	}
 }

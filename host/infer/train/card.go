@@ -89,7 +89,11 @@ func ModelCard(in *Result, paths [3]string) string {
 		p("\n")
 	}
 	p("\n## Limits\n\n")
-	p("- Trained on public payload lists and synthetic benign tool calls; a held-out set from other sources scores lower. ")
+	if in.HeldoutFile != "" {
+		p("- Trained on public payload lists, synthetic benign tool calls and the held-out set's tuning side; its test side (other sources) scores lower than data/split's test set. ")
+	} else {
+		p("- Trained on public payload lists and synthetic benign tool calls; a held-out set from other sources scores lower. ")
+	}
 	p("Treat it as one signal beside the rule-based injection stage, not a gate on its own.\n")
 	p("- Prose about agents, prompts, policies and permissions (this project's own design documents, for one) reads like prompt injection to an n-gram model and can be flagged when it arrives as tool output.\n")
 	p("- Context-free: `http://localhost:8080/` or `../README.md` can be benign in a dev setting; the score cannot know.\n")

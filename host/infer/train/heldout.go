@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/added060/palisade/host/infer/train"
 	"github.com/added060/palisade/plugins/detector/scan"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -25,15 +24,16 @@ type heldoutRecord struct {
 	Text         string          `json:"text"`
 }
 
-// heldoutExamples maps the records of a held-out file (data/heldout/calib.jsonl) to labelled
+// HeldoutExamples maps the records of a held-out file (data/heldout/calib.jsonl) to labelled
 // training texts, the texts the detector stage scores at serve time: scan.Texts with the
 // stage's defaults (prose filter, 512-byte windows) over the record's call (request phase) or
 // its tool output (response phase). A benign record gives every text it yields as benign. An
 // attack record gives its label to the texts that are part of the attack's own field (its
 // `text`), and nothing else: the other arguments of an attack call are filler tools/heldout
 // wrote, not public text. File order, then document order; a text seen before is not added
-// again.
-func heldoutExamples(path string, labels []string) ([]train.Example, error) {
+// again. The result goes in Config.Heldout; labels are the model's (an unknown label is an
+// error).
+func HeldoutExamples(path string, labels []string) ([]Example, error) {
 	known := map[string]bool{}
 	for _, l := range labels {
 		known[l] = true
@@ -47,7 +47,7 @@ func heldoutExamples(path string, labels []string) ([]train.Example, error) {
 		return nil, fmt.Errorf("extra heldout: %w", err)
 	}
 	defer f.Close()
-	var ex []train.Example
+	var ex []Example
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
@@ -75,17 +75,17 @@ func heldoutExamples(path string, labels []string) ([]train.Example, error) {
 		category := "heldout_" + r.Kind
 		for _, t := range scan.Texts(raw, cfg) {
 			label := r.Label
-			if label != train.BenignLabel && (r.Text == "" || !strings.Contains(r.Text, t.Value)) {
+			if label != BenignLabel && (r.Text == "" || !strings.Contains(r.Text, t.Value)) {
 				continue // an attack call's other arguments
 			}
-			if label != train.BenignLabel && r.Phase == abi.PhaseResponse && !strings.HasPrefix(t.Path, "result") {
+			if label != BenignLabel && r.Phase == abi.PhaseResponse && !strings.HasPrefix(t.Path, "result") {
 				continue
 			}
 			if seen[t.Value] {
 				continue
 			}
 			seen[t.Value] = true
-			ex = append(ex, train.Example{Text: t.Value, Label: label, Category: category, HardNegative: r.HardNegative})
+			ex = append(ex, Example{Text: t.Value, Label: label, Category: category, HardNegative: r.HardNegative})
 		}
 	}
 	if err := sc.Err(); err != nil {
