@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,7 +18,8 @@ import (
 // bundle's threshold (0.9), with argument kinds and without: benign calls in their recorded
 // tool context, attacks placed where they are attacks (as plugins/injection/detect's test of
 // the same name). It fails when kinds raise a benign FPR or cut a category's TPR by more than
-// a point.
+// a point; without kinds, an attack in a path argument that only the model's sensitive_paths
+// flags counts as missed, as kinds leave that label to the injection stage there (modelOff).
 func TestSplitInContext(t *testing.T) {
 	r, _ := detectorRegistry(t, "")
 	place := map[string][2]string{
@@ -74,6 +76,12 @@ func TestSplitInContext(t *testing.T) {
 			}
 			deny := v.Action == abi.ActionDeny
 			x := recs[i]
+			if noKinds && deny && x.Label != "benign" && place[x.Category][1] == "path" && slices.Equal(v.Labels, []string{"sensitive_paths"}) {
+				// The model's sensitive_paths in a path argument is left to the injection stage's
+				// rules by design (modelOff), in any category: a traversal to
+				// /var/run/secrets/.../token the model calls sensitive_paths is caught there.
+				deny = false
+			}
 			if x.Label == "benign" {
 				bump("benign "+x.Category, deny)
 				bump("benign (all)", deny)
