@@ -100,3 +100,21 @@ func FuzzUpstreamMessages(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkSameID: matching an upstream answer's id to its request's, as relay does for every
+// answer (the same bytes, the usual case), and with a spelling only math/big can equate.
+func BenchmarkSameID(b *testing.B) {
+	for _, tc := range []struct{ name, a, b string }{
+		{"same bytes", `17`, `17`}, {"int and float", `17`, `17.0`}, {"strings", `"call-17"`, `"call-17"`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			x, y := json.RawMessage(tc.a), json.RawMessage(tc.b)
+			b.ReportAllocs()
+			for b.Loop() {
+				if !sameID(x, y) {
+					b.Fatal("not the same")
+				}
+			}
+		})
+	}
+}
