@@ -120,7 +120,13 @@ type HTTP struct {
 	inputStates *inputStates
 	budget      *sse.Budget
 	asked       *askedTable // server requests relayed to clients, for judging their answers
+	// totalTimeoutCause is the cause of an exchange cut at UpstreamTotalTimeout, built once.
+	totalTimeoutCause error
 }
+
+// mcpParamPrefix starts the names of the request headers forwarded upstream as they came
+// (any case).
+const mcpParamPrefix = "mcp-param-"
 
 // samplingIDPrefix marks the ids of requests the gateway itself sends to clients, so their
 // answers are taken here instead of forwarded upstream.
@@ -175,7 +181,7 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 		o.Budget = sse.NewBudget(o.StreamBudget)
 	}
 	h := &HTTP{o: o, upstreams: map[string]*upstream{}, sessions: newSessionTable(10000), closing: make(chan struct{}), budget: o.Budget, asked: newAskedTable(10000),
-		inputStates: newInputStates()}
+		inputStates: newInputStates(), totalTimeoutCause: fmt.Errorf("%w (%s)", ErrUpstreamTimeout, o.UpstreamTotalTimeout)}
 	for _, u := range o.Upstreams {
 		if u.Timeout <= 0 {
 			u.Timeout = 60 * time.Second
@@ -745,7 +751,7 @@ func (h *HTTP) sendTimed(ctx context.Context, up *upstream, hdr http.Header, met
 		}
 	}
 	for k, v := range hdr {
-		if strings.HasPrefix(strings.ToLower(k), "mcp-param-") {
+		if len(k) >= len(mcpParamPrefix) && strings.EqualFold(k[:len(mcpParamPrefix)], mcpParamPrefix) {
 			req.Header[k] = v
 		}
 	}
@@ -765,8 +771,7 @@ func (h *HTTP) sendTimed(ctx context.Context, up *upstream, hdr http.Header, met
 	}
 	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
 	// whatever it sends, UpstreamTotalTimeout after the request went out.
-	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout,
-		fmt.Errorf("%w (%s)", ErrUpstreamTimeout, h.o.UpstreamTotalTimeout))
+	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout, h.totalTimeoutCause)
 	resp, err := up.client.Do(req.WithContext(ictx))
 	h.observeSend(ctx, up, err)
 	if err != nil {

@@ -29,6 +29,9 @@ func idKey(id json.RawMessage) string {
 	if len(t) == 0 {
 		return ""
 	}
+	if k, ok := smallIntKey(t); ok {
+		return k
+	}
 	switch c := t[0]; {
 	case c == '"':
 		var s string
@@ -46,8 +49,37 @@ func idKey(id json.RawMessage) string {
 	return "r:" + string(t)
 }
 
-// sameID reports whether two JSON-RPC ids are the same value (see idKey).
-func sameID(a, b json.RawMessage) bool { return idKey(a) == idKey(b) }
+// smallIntKey is idKey's answer for the ids clients send almost always, a plain integer of at
+// most six digits without a leading zero ("7", "-42", "123456"), without math/big: such a
+// number's shortest %g form is its own digits, so "n:" plus the literal is what the general
+// path returns ("-0" is "n:0"). TestSmallIntKey compares both paths.
+func smallIntKey(t []byte) (string, bool) {
+	d := t
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 6 || (d[0] == '0' && len(d) > 1) {
+		return "", false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	if d[0] == '0' {
+		return "n:0", true
+	}
+	return "n:" + string(t), true
+}
+
+// sameID reports whether two JSON-RPC ids are the same value (see idKey). Byte-identical ids,
+// the usual case of an answer to a request, need no decoding.
+func sameID(a, b json.RawMessage) bool {
+	if ta, tb := bytes.TrimSpace(a), bytes.TrimSpace(b); len(ta) > 0 && bytes.Equal(ta, tb) {
+		return true
+	}
+	return idKey(a) == idKey(b)
+}
 
 // upstreamMessages splits what an upstream sent as one body or one SSE event into messages:
 // a batch array becomes its elements. Every message is refused if any object in data holds a

@@ -2,6 +2,8 @@ package proxy
 
 import (
 	"encoding/json"
+	"math/big"
+	"strconv"
 	"testing"
 )
 
@@ -20,6 +22,47 @@ func TestIDKey(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSmallIntKey: idKey's integer shortcut gives the key math/big gives, for every integer it
+// takes and at the edges of what it refuses.
+func TestSmallIntKey(t *testing.T) {
+	var lits []string
+	for i := -1000; i <= 1000; i++ {
+		lits = append(lits, strconv.Itoa(i))
+	}
+	for i := 1; i <= 999999; i += 997 {
+		lits = append(lits, strconv.Itoa(i), strconv.Itoa(-i))
+	}
+	lits = append(lits, "-0", "00", "01", "-01", "999999", "-999999", "1000000", "-1000000",
+		"1234567", "100000", "-", "1.0", "1e3", "0x1", "1 ", "")
+	for _, lit := range lits {
+		k, ok := smallIntKey([]byte(lit))
+		if !ok {
+			continue
+		}
+		if want := bigKey(t, lit); k != want {
+			t.Errorf("smallIntKey(%q) = %q, math/big says %q", lit, k, want)
+		}
+	}
+	for _, lit := range []string{"1000000", "1234567", "01", "-", "1.0", "1e3", ""} {
+		if _, ok := smallIntKey([]byte(lit)); ok {
+			t.Errorf("smallIntKey(%q) took a literal it must leave to math/big", lit)
+		}
+	}
+}
+
+// bigKey is idKey's numeric path without the shortcut.
+func bigKey(t *testing.T, lit string) string {
+	t.Helper()
+	f, _, err := big.ParseFloat(lit, 10, 256, big.ToNearestEven)
+	if err != nil {
+		t.Fatalf("ParseFloat(%q): %v", lit, err)
+	}
+	if f.Sign() == 0 {
+		return "n:0"
+	}
+	return "n:" + f.Text('g', -1)
 }
 
 // FuzzUpstreamMessages: splitting what an upstream sent never panics, a message it accepts has
@@ -56,4 +99,22 @@ func FuzzUpstreamMessages(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkSameID: matching an upstream answer's id to its request's, as relay does for every
+// answer (the same bytes, the usual case), and with a spelling only math/big can equate.
+func BenchmarkSameID(b *testing.B) {
+	for _, tc := range []struct{ name, a, b string }{
+		{"same bytes", `17`, `17`}, {"int and float", `17`, `17.0`}, {"strings", `"call-17"`, `"call-17"`},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			x, y := json.RawMessage(tc.a), json.RawMessage(tc.b)
+			b.ReportAllocs()
+			for b.Loop() {
+				if !sameID(x, y) {
+					b.Fatal("not the same")
+				}
+			}
+		})
+	}
 }
