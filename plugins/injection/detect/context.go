@@ -201,9 +201,10 @@ func projectKey(r *Result, t string, d *Detector) {
 	}
 }
 
-// reQuotedWords is a quoted word or phrase, then or/and, then another ("lightweight process"
-// or "kernel task"; "retained" or not): English, where SQL puts a literal or an operand.
-var reQuotedWords = regexp.MustCompile(`['"][a-z][a-z -]{0,40}['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
+// reQuotedWords is a quoted word or phrase (or a "+1" reaction), then or/and, then another
+// ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too"): English,
+// where SQL puts a literal or an operand.
+var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z -]{0,40}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
 
 // reTagMention is a tag in prose that is a placeholder or a name, not markup that runs: no
 // attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).

