@@ -76,6 +76,10 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			codeSpans(r)
 			flagsNotComments(r)
 			proseMentions(r)
+		} else if codeLinksOnly(r.Norm.Text) {
+			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…)): not wordy,
+			// but its backticks are markdown all the same.
+			codeSpans(r)
 		}
 	case argkind.Code:
 		keepOnly(r, l.kind)
@@ -206,13 +210,30 @@ func projectKey(r *Result, t string, d *Detector) {
 // where SQL puts a literal or an operand.
 var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z -]{0,40}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
 
+// reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
+var reCodeLink = regexp.MustCompile("\\[`[^`\\]\n]+`\\]\\(")
+
+// codeLinksOnly reports whether t has backticks and every one of them sets off the label of
+// a markdown link.
+func codeLinksOnly(t string) bool {
+	n := strings.Count(t, "`")
+	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
+}
+
+// reGrantAccess is reveal_secrets' "give" or "provide" granting a thing access to a secret
+// ("give a container access to a secret", "provide the service access to the credentials"):
+// documentation of a feature, not a request to show the secret. "give me access to …" keeps
+// its vote.
+var reGrantAccess = regexp.MustCompile(`^(?:give|provide)\s+(?:a|an|the|each|every|this|that|your|its|their)\s+[^.!?\n]*?\baccess to\b`)
+
 // reTagMention is a tag in prose that is a placeholder or a name, not markup that runs: no
 // attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
 var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
 
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
-// (quote_or_quote and quote_tautology on English), a possessive that looks like a split
+// (quote_or_quote and quote_tautology on English), giving a thing access to a secret
+// (reveal_secrets on a feature's documentation), a possessive that looks like a split
 // command name (`p's`), "you are now" followed by an ordinary word (ordinaryNow), and a tag
 // named as a placeholder (`docker run <image>`). Markup with an attribute value or a handler, SQL literals compared
 // (`' or '1'='1`), and command separators still count.
@@ -224,6 +245,9 @@ func proseMentions(r *Result) {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
 	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "reveal_secrets" && reGrantAccess.MatchString(h.Match)
+	})
 	dropHits(r, CommandInjection, func(h Hit) bool {
 		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i).
 		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s")
