@@ -466,12 +466,7 @@ func (m *Manager) saveHistory() error {
 	if err != nil {
 		return err
 	}
-	p := filepath.Join(m.dir, "history.json")
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return writeAtomic(filepath.Join(m.dir, "history.json"), b)
 }
 
 // CheckTrust applies the trust policy every mode shares (the gateway's Manager, and the

@@ -3,7 +3,6 @@ package bundle_test
 import (
 	"context"
 	"errors"
-	"github.com/added060/palisade/host/audit"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/added060/palisade/host/audit"
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"

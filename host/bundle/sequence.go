@@ -78,24 +78,32 @@ func (s *Sequences) write(seen map[string]SeenBundle) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(s.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return fmt.Errorf("bundle: sequences: %w", err)
 	}
-	f, err := os.CreateTemp(dir, ".sequences-*")
+	if err := writeAtomic(s.Path, append(b, '\n')); err != nil {
+		return fmt.Errorf("bundle: sequences: %w", err)
+	}
+	return nil
+}
+
+// writeAtomic replaces path with b (mode 0600): written to a temporary file in the same folder,
+// then renamed over it, so a reader sees the old file or the new one, never a torn one. The
+// bundle manager's history.json and shadow.json and the sequences file are written this way.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
 	if err != nil {
-		return fmt.Errorf("bundle: sequences: %w", err)
+		return err
 	}
-	_, werr := f.Write(append(b, '\n'))
+	_, werr := f.Write(b)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(f.Name(), s.Path)
+		werr = os.Rename(f.Name(), path)
 	}
 	if werr != nil {
 		os.Remove(f.Name())
-		return fmt.Errorf("bundle: sequences: %w", werr)
 	}
-	return nil
+	return werr
 }

@@ -228,10 +228,7 @@ func (m *Manager) swapShadow(e *Entry) {
 	}
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err == nil {
-		tmp := p + ".tmp"
-		if err = os.WriteFile(tmp, b, 0o644); err == nil {
-			err = os.Rename(tmp, p)
-		}
+		err = writeAtomic(p, b)
 	}
 	if err != nil {
 		m.log.Warn("shadow bundle not kept for a restart", "err", err)

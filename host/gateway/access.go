@@ -5,7 +5,6 @@ import (
 
 	"github.com/added060/palisade/host/admin"
 	"github.com/added060/palisade/host/audit"
-	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
@@ -51,14 +50,6 @@ func (g *Gateway) Admin() *admin.Server { return g.admin }
 
 // Active returns the active chain holder.
 func (g *Gateway) Active() *chain.Active { return &g.active }
-
-// Current returns the active bundle as built (nil before the first activation).
-func (g *Gateway) Current() *bundle.Bundle {
-	if g.bundles == nil {
-		return nil
-	}
-	return g.bundles.Bundle()
-}
 
 // Engine returns the decision engine (nil during Init).
 func (g *Gateway) Engine() *engine.Engine { return g.engine }
