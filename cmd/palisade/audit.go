@@ -77,7 +77,7 @@ type auditTailCmd struct {
 	DataDir string        `default:".palisade" help:"Gateway data dir holding nats-auth/." env:"PALISADE_DATA_DIR" placeholder:"DIR"`
 	Verify  bool          `default:"true" negatable:"" help:"Check each event's signature; forged ones are flagged FORGED(why)."`
 	JSON    bool          `name:"json" help:"Print each event as JSON."`
-	Signed  bool          `help:"With --json: print each event with its signature ({signer, signature, event}), so a file of them can be checked later (palisade tune --events)."`
+	Signed  bool          `help:"With --json: print each event with its signature ({signer, signature, batch, event}), so a file of them can be checked later (palisade tune --events)."`
 	Filter  []string      `help:"Only events matching key=value (action, server, tool, kind, stage, agent); repeatable." placeholder:"KEY=VALUE" sep:"none"`
 	Last    int           `help:"Start with the last N stored events (0 = only new ones)."`
 	Since   time.Duration `help:"Start with events from this long ago (e.g. 10m)."`

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -774,6 +772,7 @@ func (p *Publisher) publish(batch []record) (int, error) {
 			}
 			m.Header.Set(HeaderSigner, p.o.Signer.PublicKey())
 			m.Header.Set(HeaderSignature, r.sig)
+			m.Header.Set(HeaderBatch, r.batch)
 		}
 		// No library retry on no-responders: it would resend on its own
 		// timer, out of order; the worker retries from the first failure.
@@ -809,43 +808,34 @@ func (p *Publisher) publish(batch []record) (int, error) {
 	return len(futs), sendErr
 }
 
-// signBatch signs the records of batch not yet signed, on up to GOMAXPROCS goroutines (an
-// ed25519 signature costs more than the publish itself). It returns the first error.
+// signBatch signs the records of batch not yet signed with one signature over their Merkle
+// tree (batchTree), and gives each its inclusion proof. A record signed before (a retry) keeps
+// its signature and proof: they stay valid in any later batch.
 func signBatch(s Signer, batch []record) error {
-	workers := min(runtime.GOMAXPROCS(0), (len(batch)+63)/64)
-	if workers <= 1 {
-		return signRange(s, batch)
-	}
 	var (
-		wg    sync.WaitGroup
-		errMu sync.Mutex
-		first error
+		idx  []int
+		data [][]byte
 	)
-	chunk := (len(batch) + workers - 1) / workers
-	for lo := 0; lo < len(batch); lo += chunk {
-		part := batch[lo:min(lo+chunk, len(batch))]
-		wg.Go(func() {
-			if err := signRange(s, part); err != nil {
-				errMu.Lock()
-				first = cmp.Or(first, err)
-				errMu.Unlock()
-			}
-		})
+	for i := range batch {
+		if batch[i].sig == "" {
+			idx = append(idx, i)
+			data = append(data, batch[i].data)
+		}
 	}
-	wg.Wait()
-	return first
-}
-
-func signRange(s Signer, part []record) error {
-	for i := range part {
-		if part[i].sig != "" {
-			continue
-		}
-		sig, err := s.Sign(part[i].data)
-		if err != nil {
-			return err
-		}
-		part[i].sig = base64.StdEncoding.EncodeToString(sig)
+	if len(idx) == 0 {
+		return nil
+	}
+	root, proofs, err := batchTree(data)
+	if err != nil {
+		return err
+	}
+	sig, err := s.Sign(batchMessage(int64(len(data)), root))
+	if err != nil {
+		return err
+	}
+	enc := base64.StdEncoding.EncodeToString(sig)
+	for j, i := range idx {
+		batch[i].sig, batch[i].batch = enc, proofs[j]
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -62,13 +63,14 @@ type Signers struct {
 	kv jetstream.KeyValue // nil = only the given keys
 
 	mu   sync.Mutex
-	keys map[string]bool // true = trusted, false = looked up and absent
+	keys map[string]bool                // true = trusted, false = looked up and absent
+	good map[[sha256.Size]byte]struct{} // signatures that verified (see verified)
 }
 
 // NewSigners trusts keys, plus the keys in bucket ("" = PALISADE_AUDIT_SIGNERS) when nc is not
 // nil and the bucket exists.
 func NewSigners(ctx context.Context, nc *nats.Conn, bucket string, keys ...string) *Signers {
-	s := &Signers{keys: map[string]bool{}}
+	s := &Signers{keys: map[string]bool{}, good: map[[sha256.Size]byte]struct{}{}}
 	for _, k := range keys {
 		s.keys[k] = true
 	}
@@ -107,18 +109,63 @@ func (s *Signers) Trusted(ctx context.Context, pub string) bool {
 }
 
 // Verify checks a stored message's signature headers against the trusted signers. It returns
-// "" for a good event, else a Problem* constant.
+// "" for a good event, else a Problem* constant. An event with HeaderBatch is checked by its
+// inclusion proof up to its batch's tree hash, and the signature over that; one without it by
+// the signature over its data (events published before batch signing). A batch signature that
+// verified is remembered, so the other events of its batch cost a few hashes each.
 func (s *Signers) Verify(ctx context.Context, h nats.Header, data []byte) string {
 	pub, sig := h.Get(HeaderSigner), h.Get(HeaderSignature)
-	switch {
-	case pub == "" || sig == "":
+	if pub == "" || sig == "" {
 		return ProblemUnsigned
-	case !VerifySignature(pub, data, sig):
+	}
+	signed := data
+	if b := h.Get(HeaderBatch); b != "" {
+		msg, err := batchRoot(b, data)
+		if err != nil {
+			return ProblemBadSignature
+		}
+		signed = msg
+	} else if len(h.Values(HeaderBatch)) > 0 {
+		return ProblemBadSignature // an empty batch header is not "signed alone"
+	}
+	switch {
+	case !s.verified(pub, signed, sig):
 		return ProblemBadSignature
 	case !s.Trusted(ctx, pub):
 		return ProblemUntrusted
 	}
 	return ""
+}
+
+// maxGoodSigs bounds Signers' memory of verified signatures; it is cleared when full.
+const maxGoodSigs = 4096
+
+// verified is VerifySignature(pub, msg, sig), remembering the signatures that verified.
+func (s *Signers) verified(pub string, msg []byte, sig string) bool {
+	k := sha256.New()
+	k.Write([]byte(pub))
+	k.Write([]byte{0})
+	k.Write([]byte(sig))
+	k.Write([]byte{0})
+	k.Write(msg)
+	var key [sha256.Size]byte
+	k.Sum(key[:0])
+	s.mu.Lock()
+	_, ok := s.good[key]
+	s.mu.Unlock()
+	if ok {
+		return true
+	}
+	if !VerifySignature(pub, msg, sig) {
+		return false
+	}
+	s.mu.Lock()
+	if len(s.good) >= maxGoodSigs {
+		clear(s.good)
+	}
+	s.good[key] = struct{}{}
+	s.mu.Unlock()
+	return true
 }
 
 // signerRecord is the value a publisher registers under its key in the signers bucket.
@@ -170,7 +217,8 @@ func RegisterSigner(ctx context.Context, js jetstream.JetStream, bucket string, 
 // event was edited, even by a byte, fails.
 type SignedEvent struct {
 	Signer    string          `json:"signer"`
-	Signature string          `json:"signature"` // standard base64
+	Signature string          `json:"signature"`       // standard base64
+	Batch     string          `json:"batch,omitempty"` // HeaderBatch: the event's place in its signed batch
 	Event     json.RawMessage `json:"event"`
 }
 
@@ -183,6 +231,9 @@ func (s *Signers) VerifyEvent(ctx context.Context, se SignedEvent) string {
 	}
 	if se.Signature != "" {
 		h.Set(HeaderSignature, se.Signature)
+	}
+	if se.Batch != "" {
+		h.Set(HeaderBatch, se.Batch)
 	}
 	return s.Verify(ctx, h, se.Event)
 }

@@ -43,7 +43,8 @@ type record struct {
 	subject string
 	data    []byte
 	end     int64  // spool offset just past this record; 0 when not from the spool
-	sig     string // base64 signature of data, once signed (kept across retries)
+	sig     string // base64 signature of the batch that covers data, once signed (kept across retries)
+	batch   string // data's place in that batch (HeaderBatch)
 }
 
 func appendRecord(dst []byte, r record) []byte {

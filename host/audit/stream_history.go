@@ -93,6 +93,8 @@ func (h *StreamHistory) verify(ctx context.Context, s *scanned) {
 	sum.Write([]byte{0})
 	sum.Write([]byte(s.hdr.Get(HeaderSignature)))
 	sum.Write([]byte{0})
+	sum.Write([]byte(s.hdr.Get(HeaderBatch)))
+	sum.Write([]byte{0})
 	sum.Write(s.raw)
 	var key [32]byte
 	sum.Sum(key[:0])

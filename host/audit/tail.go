@@ -241,7 +241,11 @@ func Tail(ctx context.Context, nc *nats.Conn, o TailOptions, w io.Writer) error 
 		var err error
 		switch {
 		case o.JSON && o.Signed:
-			_, err = fmt.Fprintf(w, "{\"signer\":%q,\"signature\":%q,\"event\":%s}\n", hdr.Get(HeaderSigner), hdr.Get(HeaderSignature), raw)
+			if b := hdr.Get(HeaderBatch); b != "" {
+				_, err = fmt.Fprintf(w, "{\"signer\":%q,\"signature\":%q,\"batch\":%q,\"event\":%s}\n", hdr.Get(HeaderSigner), hdr.Get(HeaderSignature), b, raw)
+			} else {
+				_, err = fmt.Fprintf(w, "{\"signer\":%q,\"signature\":%q,\"event\":%s}\n", hdr.Get(HeaderSigner), hdr.Get(HeaderSignature), raw)
+			}
 		case o.JSON && problem != "":
 			_, err = fmt.Fprintf(w, "{\"forged\":%q,%s\n", problem, bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("{")))
 		case o.JSON:

@@ -185,6 +185,7 @@ func TestSinkStoresEveryEventOnce(t *testing.T) {
 		h := nats.Header{}
 		h.Set(audit.HeaderSigner, m.Header.Get(audit.HeaderSigner))
 		h.Set(audit.HeaderSignature, m.Header.Get(audit.HeaderSignature))
+		h.Set(audit.HeaderBatch, m.Header.Get(audit.HeaderBatch))
 		if _, err := e.js.PublishMsg(context.Background(), &nats.Msg{Subject: m.Subject, Data: m.Data, Header: h}); err != nil {
 			t.Fatal(err)
 		}
