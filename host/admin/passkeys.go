@@ -19,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/added060/palisade/host/internal/atomicfile"
+
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/labstack/echo/v4"
@@ -154,21 +156,7 @@ func (pk *passkeys) save() error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(pk.path), ".passkeys-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), pk.path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
+	return atomicfile.Write(pk.path, b, 0o600)
 }
 
 // put stores a ceremony and returns its id. mu is held.

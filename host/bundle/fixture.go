@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/added060/palisade/host/internal/atomicfile"
+
 	"github.com/added060/palisade/host/mcp"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -230,15 +232,5 @@ func (m *FixtureMemo) Record(digest string) {
 	if err := os.MkdirAll(filepath.Dir(m.Path), 0o700); err != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(m.Path), ".fixtures-*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil && cerr == nil {
-		if os.Rename(tmp.Name(), m.Path) == nil {
-			return
-		}
-	}
-	os.Remove(tmp.Name())
+	_ = atomicfile.Write(m.Path, b, 0o600) // a memo not written costs the next start a rerun
 }

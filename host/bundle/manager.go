@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/added060/palisade/host/internal/atomicfile"
+
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
 )
@@ -466,7 +468,7 @@ func (m *Manager) saveHistory() error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(m.dir, "history.json"), b)
+	return atomicfile.Write(filepath.Join(m.dir, "history.json"), b, 0o600)
 }
 
 // CheckTrust applies the trust policy every mode shares (the gateway's Manager, and the

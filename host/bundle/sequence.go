@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/added060/palisade/host/internal/atomicfile"
 )
 
 // Sequences remembers, per bundle name, the highest sequence accepted (bundle.yaml sequence:,
@@ -81,29 +83,8 @@ func (s *Sequences) write(seen map[string]SeenBundle) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o700); err != nil {
 		return fmt.Errorf("bundle: sequences: %w", err)
 	}
-	if err := writeAtomic(s.Path, append(b, '\n')); err != nil {
+	if err := atomicfile.Write(s.Path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("bundle: sequences: %w", err)
 	}
 	return nil
-}
-
-// writeAtomic replaces path with b (mode 0600): written to a temporary file in the same folder,
-// then renamed over it, so a reader sees the old file or the new one, never a torn one. The
-// bundle manager's history.json and shadow.json and the sequences file are written this way.
-func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(b)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-	}
-	return werr
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/added060/palisade/host/internal/atomicfile"
+
 	"github.com/added060/palisade/host/audit"
 )
 
@@ -228,7 +230,7 @@ func (m *Manager) swapShadow(e *Entry) {
 	}
 	b, err := json.MarshalIndent(e, "", "  ")
 	if err == nil {
-		err = writeAtomic(p, b)
+		err = atomicfile.Write(p, b, 0o600)
 	}
 	if err != nil {
 		m.log.Warn("shadow bundle not kept for a restart", "err", err)

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/added060/palisade/host/internal/atomicfile"
+
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 )
@@ -126,20 +128,7 @@ func (r *Runtime) writeCache(path string, b []byte) {
 		r.logger.Debug("plugin cache", "err", err)
 		return
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		r.logger.Debug("plugin cache", "err", err)
-		return
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(path, b, 0o600); err != nil {
 		r.logger.Debug("plugin cache", "err", err)
 	}
 }
