@@ -88,6 +88,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		keepOnly(r, l.kind)
 		if l.kind == argkind.Path {
 			projectKey(r, l.text, d)
+			climbsOut(r, r.Norm.Text, d)
 		}
 	}
 	return false
@@ -201,6 +202,46 @@ func projectKey(r *Result, t string, d *Detector) {
 	for i := range r.Hits {
 		if r.Hits[i].Category == SensitivePaths {
 			r.Hits[i].Uncertain = true
+		}
+	}
+}
+
+// climbsOut asks about a path argument that leaves where it starts: a relative path whose
+// parent steps climb above its first folder (`../config.yml`, `a/../../b`), or an absolute
+// path with a parent step at all (`/srv/app/../x`: an absolute path needs none, so it hides
+// where it goes). A tool's root is where its relative paths start; a careful reviewer asks
+// before a read or write outside it (data/heldout keeps exactly such lines as traversal). A
+// parent step that stays inside (`src/../lib/x.go`) is an ordinary path. The traversal rules'
+// certain findings (a system folder, a secret, an encoding) still deny.
+func climbsOut(r *Result, t string, d *Detector) {
+	if !strings.Contains(t, "..") {
+		return
+	}
+	t = strings.ReplaceAll(t, `\`, "/")
+	abs := strings.HasPrefix(t, "/") || len(t) > 2 && t[1] == ':' && t[2] == '/'
+	depth, out := 0, false
+	for _, seg := range strings.Split(t, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			depth--
+			out = out || depth < 0 || abs
+		default:
+			depth++
+		}
+	}
+	if !out {
+		return
+	}
+	// The traversal rules' weak hits (a bare `..`, a backslash) stay under the cut alone; with
+	// this one they are its company, not a certain finding of their own.
+	weak := r.Scores[PathTraversal] < d.cut[PathTraversal]
+	voteHit(r, d, Hit{Category: PathTraversal, Rule: "path/climbs_out", Weight: 0.9, Match: truncateUTF8(t, 80), Uncertain: true})
+	if weak {
+		for i := range r.Hits {
+			if r.Hits[i].Category == PathTraversal {
+				r.Hits[i].Uncertain = true
+			}
 		}
 	}
 }

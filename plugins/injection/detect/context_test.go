@@ -394,3 +394,38 @@ func TestProjectKey(t *testing.T) {
 		})
 	}
 }
+
+// TestClimbsOut: a path argument that leaves where it starts is asked about; one whose parent
+// steps stay inside is not; one that reaches a system folder or a secret is denied (issue 26).
+func TestClimbsOut(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"../config.yml", "uncertain"},
+		{"..", "uncertain"},
+		{"a/../../notes.txt", "uncertain"},
+		{"a/b/../../../notes.txt", "deny"}, // three steps up: denied before this rule too
+		{`..\shared\report.docx`, "deny"},  // a backslashed step: denied before this rule too
+		{"/home/dev/src/app/../other/main.go", "uncertain"},
+		{"src/../lib/util.go", "none"},
+		{"./docs/../README.md", "none"},
+		{"/home/dev/src/app/release..notes.md", "none"},
+		{"docs/v1...v2.md", "none"},
+		{"../../etc/passwd", "deny"},
+		{`..\..\windows\win.ini`, "deny"},
+		{"../.ssh/id_rsa", "deny"},
+		{"..%2f..%2fconfig.yml", "deny"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(v.Action) != tc.want {
+				t.Errorf("Read %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
+			}
+		})
+	}
+}
