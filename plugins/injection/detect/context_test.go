@@ -418,13 +418,19 @@ func TestClimbsOut(t *testing.T) {
 		{"..%2f..%2fconfig.yml", "deny"},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
-			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
-			v, err := e.Evaluate(env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(v.Action) != tc.want {
-				t.Errorf("Read %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
+			for _, call := range []map[string]any{
+				{"tool": "Read", "arguments": map[string]any{"file_path": tc.path}},
+				{"server": "files", "tool": "read_file", "arguments": map[string]any{"path": tc.path}},
+			} {
+				call["abi"], call["id"], call["phase"], call["method"] = "1.0", "t", "request", "tools/call"
+				env, _ := json.Marshal(call)
+				v, err := e.Evaluate(env)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(v.Action) != tc.want {
+					t.Errorf("%s %q: %s %s, want %s", call["tool"], tc.path, v.Action, v.Rule, tc.want)
+				}
 			}
 		})
 	}
