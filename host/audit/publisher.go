@@ -22,6 +22,7 @@ const (
 	DefaultStream         = "PALISADE_AUDIT"
 	DefaultQueueSize      = 4096
 	DefaultBatchSize      = 256
+	DefaultLinger         = 2 * time.Millisecond
 	DefaultPublishTimeout = 5 * time.Second
 	DefaultDuplicates     = 2 * time.Hour
 	// MinDuplicates is the shortest de-duplication window New accepts: a
@@ -87,6 +88,10 @@ type Options struct {
 	SignersBucket string
 	// Gateway names this publisher in the signers bucket.
 	Gateway string
+	// Linger is how long the publish worker waits for more events before it signs a batch
+	// smaller than BatchSize (one signature per batch: at 2 000 calls/s, 2ms gathers about four
+	// events a signature); 0 = 2ms, negative = none. Only with a Signer.
+	Linger time.Duration
 	// MaxEventBytes caps an encoded event; a larger one loses its arguments
 	// and detail (then more), noted in detail. 0 = 512 KiB (NATS's default
 	// max payload is 1 MiB).
@@ -119,6 +124,9 @@ func (o Options) withDefaults() Options {
 	o.Replicas = max(o.Replicas, 0) // 0 stays 0: EnsureStream then keeps an existing stream's count
 	if o.MaxEventBytes <= 0 {
 		o.MaxEventBytes = 512 << 10
+	}
+	if o.Linger == 0 {
+		o.Linger = DefaultLinger
 	}
 	return o
 }
@@ -186,7 +194,8 @@ type Publisher struct {
 
 	queued      atomic.Int64 // records that went to the queue and are not yet acked
 	streamReady atomic.Bool
-	leftover    []record // worker's unacked batch at exit (read after done)
+	leftover    []record    // worker's unacked batch at exit (read after done)
+	lingerT     *time.Timer // the worker's linger timer, reused
 
 	closeOnce sync.Once
 	closeErr  error
@@ -688,7 +697,7 @@ func (p *Publisher) discard(r record, why error) {
 func (p *Publisher) nextBatch() (batch []record, ok bool) {
 	batch = p.drainQueue(nil)
 	if len(batch) > 0 {
-		return batch, true
+		return p.linger(batch), true
 	}
 	p.mu.Lock()
 	if p.spooling {
@@ -734,12 +743,37 @@ func (p *Publisher) nextBatch() (batch []record, ok bool) {
 	p.mu.Unlock()
 	select {
 	case r := <-p.queue:
-		return p.drainQueue([]record{r}), true
+		return p.linger(p.drainQueue([]record{r})), true
 	case <-p.wake:
 		return nil, true
 	case <-p.stop:
 		return nil, false
 	}
+}
+
+// linger lets a signed batch smaller than BatchSize gather events for up to Options.Linger
+// (one signature covers the batch), stopping early when it fills or the publisher closes.
+func (p *Publisher) linger(batch []record) []record {
+	if p.o.Signer == nil || p.o.Linger <= 0 || len(batch) >= p.o.BatchSize {
+		return batch
+	}
+	if p.lingerT == nil {
+		p.lingerT = time.NewTimer(p.o.Linger)
+	} else {
+		p.lingerT.Reset(p.o.Linger)
+	}
+	defer p.lingerT.Stop()
+	for len(batch) < p.o.BatchSize {
+		select {
+		case r := <-p.queue:
+			batch = p.drainQueue(append(batch, r))
+		case <-p.lingerT.C:
+			return batch
+		case <-p.stop:
+			return batch
+		}
+	}
+	return batch
 }
 
 func (p *Publisher) drainQueue(batch []record) []record {
