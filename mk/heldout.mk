@@ -9,7 +9,16 @@ HELDOUT_BASELINE := $(HELDOUT_DIR)/baseline.json
 heldout: ## regenerate data/heldout/{calib,test}.jsonl from pinned Go modules and npm packages (go mod download, npm pack)
 	$(GO) run ./tools/heldout -out $(HELDOUT_DIR) -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-heldout
+.PHONY: heldout-wide eval-heldout-wide
+
+heldout-wide: ## regenerate data/heldout/wide/{calib,test}.jsonl: benign records of 16 more pinned Go modules
+	$(GO) run ./tools/heldout -wide -out $(HELDOUT_DIR)/wide
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide
+
+eval-heldout-wide: setup-onnxruntime bundle ## the served chain's false positives on the wide benign set's test split (per kind, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wide/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
+
 TEST_TARGETS += test-heldout
 
 .PHONY: eval-heldout eval-baseline test-heldout

@@ -96,3 +96,21 @@ func TestSplitIsStable(t *testing.T) {
 		t.Errorf("%d of 1000 groups in calib, want about %d%%", n, calibShare)
 	}
 }
+
+// The wide set's sources are none of the main set's: no file may feed both.
+func TestWideModulesAreNew(t *testing.T) {
+	main := map[string]bool{}
+	for _, m := range goModules {
+		main[m.Path] = true
+	}
+	names := map[string]bool{}
+	for _, m := range wideModules {
+		if main[m.Path] {
+			t.Errorf("%s is in both goModules and wideModules", m.Path)
+		}
+		if m.Version == "" || m.License == "" || m.Name == "" || names[m.Name] {
+			t.Errorf("%s: version %q, licence %q, name %q (names must be set and unique)", m.Path, m.Version, m.License, m.Name)
+		}
+		names[m.Name] = true
+	}
+}

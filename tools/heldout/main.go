@@ -17,8 +17,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	out := fs.String("out", "data/heldout", "output folder (calib.jsonl, test.jsonl, dropped.jsonl, COUNTS.md)")
 	cache := fs.String("cache", "build/_heldout-src", "where npm packages are packed and unpacked (a leading _ keeps go's ./... patterns out of it)")
+	wide := fs.Bool("wide", false, "write the wide benign set (wideModules: benign records only) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *wide {
+		if err := generateWide(*out, stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
 	}
 	if err := generate(*out, *cache, stdout); err != nil {
 		fmt.Fprintln(stderr, "heldout:", err)
@@ -110,6 +118,44 @@ func generate(out, cache string, stdout io.Writer) error {
 		return err
 	}
 	counts := countsMarkdown(splits, dropped)
+	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, counts)
+	return nil
+}
+
+// generateWide writes the wide benign set: wideModules' records, sampled, placed and split as
+// the main set's benign records are.
+func generateWide(out string, stdout io.Writer) error {
+	var cands []candidate
+	for _, m := range wideModules {
+		dir, err := fetchGo(m)
+		if err != nil {
+			return err
+		}
+		cs, err := extractModule(m, dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", m.Path, err)
+		}
+		cands = append(cands, cs...)
+	}
+	splits := map[string][]Record{}
+	for _, r := range placeBenign(sample(cands)) {
+		s := splitOf(r.Group)
+		splits[s] = append(splits[s], r)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	for _, s := range []string{"calib", "test"} {
+		sortRecords(splits[s])
+		if err := writeJSONL(filepath.Join(out, s+".jsonl"), splits[s]); err != nil {
+			return err
+		}
+	}
+	counts := countsMarkdown(splits, nil)
+	counts = strings.Replace(counts, "# Held-out set: counts\n\nWritten by `make heldout`", "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", 1)
 	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
 		return err
 	}
@@ -273,6 +319,9 @@ func countsMarkdown(splits map[string][]Record, dropped []Dropped) string {
 	for _, k := range keys {
 		c := n[k]
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d |\n", k.label, k.kind, c[0], c[1], c[2])
+	}
+	if dropped == nil {
+		return b.String() // the wide set: benign only, nothing dropped
 	}
 	b.WriteString("\n## Dropped attack lines (dropped.jsonl), per reason\n\n| label | reason | lines |\n|---|---|---:|\n")
 	type dk struct{ label, reason string }
