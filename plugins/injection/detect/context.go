@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"path"
 	"regexp"
 	"strings"
 
@@ -721,11 +722,31 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // on a line that sends nothing over the network, openssl on a key inside the project. A
 // secret (keys, credentials, /etc/shadow, .env) keeps them, and so does a personal file on a
 // line that talks to the network.
+// homeWord spells a word's leading ~ as the shell analysis does ($HOME).
+func homeWord(w string) string {
+	if w == "~" || strings.HasPrefix(w, "~/") {
+		return "$HOME" + w[1:]
+	}
+	return w
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
 	}
+	// Folders the line only creates (mkdir -p ~/.ssh): making one reads nothing in it.
+	made := map[string]bool{}
+	for _, argv := range a.Commands {
+		if len(argv) > 0 && path.Base(argv[0]) == "mkdir" {
+			for _, w := range argv[1:] {
+				made[w] = !strings.HasPrefix(w, "-")
+			}
+		}
+	}
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
+		if made[homeWord(w)] {
+			continue
+		}
 		if shell.PathRisk(w) == shell.RiskSecret {
 			return
 		}
@@ -735,6 +756,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
+			}
+			if made[w] {
+				continue
 			}
 			most = max(most, shell.PathRisk(w))
 		}

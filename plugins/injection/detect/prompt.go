@@ -106,7 +106,7 @@ var benignNouns = map[string]bool{
 // scanPrompt applies the prompt-injection rules and adds votes for hidden characters.
 func scanPrompt(v *voter, t string, n *Normalized) {
 	ig := &promptRules[0]
-	if loc := (&gate{*ig}).find(v, t); loc != nil {
+	if loc := (&gate{*ig}).find(v, maskCLINouns(t)); loc != nil {
 		w := ig.w
 		if reQualified.re().MatchString(t[loc[1]:]) && !strings.Contains(t[:loc[1]], " all ") {
 			// "ignore the previous instructions about the export": a correction.
@@ -229,6 +229,49 @@ func wordSet(words string) map[string]bool {
 }
 
 // withFind sets a rule's own matcher (see rule.find).
+// maskCLINouns (same length, so offsets hold) blanks the words of documentation's noun compounds that ignore_instructions
+// would read as an order's object: "command" in "command line" / "command-line" ("you can
+// override this with the command line flag") and the noun after "ignore" used as a modifier
+// ("the ignore rules", "an ignore file"). "Ignore all previous commands" keeps its words.
+func maskCLINouns(t string) string {
+	if !strings.Contains(t, "command") && !strings.Contains(t, "ignore ") {
+		return t
+	}
+	b := []byte(t)
+	blank := func(from, n int) {
+		for i := from; i < from+n; i++ {
+			b[i] = '_'
+		}
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "command")
+		if j < 0 {
+			break
+		}
+		j += i
+		if rest := t[j+len("command"):]; strings.HasPrefix(rest, "-line") || strings.HasPrefix(rest, " line") {
+			blank(j, len("command"))
+		}
+		i = j + len("command")
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "ignore ")
+		if j < 0 {
+			break
+		}
+		j += i
+		k := j + len("ignore ")
+		for _, noun := range []string{"rules", "rule", "files", "file", "patterns", "pattern", "lists", "list"} {
+			if strings.HasPrefix(t[k:], noun) && (k+len(noun) == len(t) || !isWordChar(t[k+len(noun)])) {
+				blank(k, len(noun))
+				break
+			}
+		}
+		i = k
+	}
+	return string(b)
+}
+
 func withFind(find func(string) []int, ru rule) rule {
 	ru.find = find
 	return ru

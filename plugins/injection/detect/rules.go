@@ -577,7 +577,7 @@ var sqlRules = []rule{
 	r(SQLInjection, "nosql_js", 0.8, "this.|db.|sleep", `['"]\s*(?:\|\||&&)\s*['"]?\w*['"]?\s*==|\bthis\.\w+\s*==|db\.\w+\.(?:find|insert|drop|remove)\s*\(`),
 	r(SQLInjection, "admin_comment", 0.8, "--|#", `^[\w.@-]{1,32}['"\)]+\s*(?:--|#|/\*)`),
 	r(SQLInjection, "hex_blob", 0.5, "0x", `\b0x[0-9a-f]{8,}\b`),
-	r(SQLInjection, "comment_obfuscation", 0.7, "/*", `\w/\*\*?/\w|/\*!\d*\s*\w+`),
+	r(SQLInjection, "comment_obfuscation", 0.7, "/*", `\w/\*\*/\w|/\*!\d*\s*\w+`),
 }
 
 // scanSQL applies the SQL rules. An odd number of quotes (after dropping doubled ” escapes)

@@ -33,8 +33,11 @@ func PathRisk(w string) Risk {
 		return RiskSecret
 	}
 	for _, part := range strings.FieldsFunc(w, func(r rune) bool {
-		return r == '=' || r == '@' || r == ' ' || r == '\'' || r == '"' || r == '(' || r == ','
+		return r == '=' || r == '@' || r == ' ' || r == '\'' || r == '"' || r == '(' || r == ')' || r == ','
 	}) {
+		if strings.HasSuffix(part, ".pub") {
+			continue // a public key (~/.ssh/id_ed25519.pub) is published by design
+		}
 		if secretFile(part) {
 			return RiskSecret
 		}

@@ -20,6 +20,18 @@ func TestProgram(t *testing.T) {
 		{"cd && rm -rf ./*", "destroy/rm_outside", false},
 		{"cd .. && cd .. && rm -rf *", "destroy/rm_outside", false},
 		{"cd /etc && rm passwd", "destroy/rm_outside", false},
+		// one program's files deep in the system tree are asked about; a system folder, its
+		// contents by glob, configuration and homes are refused (data/heldout/wide calib)
+		{"sudo rm -rf /usr/share/dotnet || true", "destroy/rm_system", true},
+		{"sudo rm -f /usr/local/bin/fusermount /usr/local/bin/fusermount3", "destroy/rm_system", true},
+		{"rm -rf /run/containerd/fifo/*", "destroy/rm_system", true},
+		{"sudo rm -rf /usr/local", "destroy/rm_outside", false},
+		{"sudo rm -rf /usr/lib/*", "destroy/rm_outside", false},
+		{"sudo rm -rf /usr/share/dotnet /etc", "destroy/rm_outside", false},
+		{"sudo rm -rf /etc/nginx/sites-enabled/default", "destroy/rm_outside", false},
+		{"rm -rf /home/dev/src/app", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/../../usr", "destroy/rm_outside", false},
+		{"rm -rf /usr/share/$X", "destroy/rm_outside", false},
 		{"cd build && rm -rf .", "", false},
 		{"cd /tmp/work && rm -rf *", "", false},
 		{"(cd / && ls); rm -rf build", "", false},
@@ -266,6 +278,7 @@ func TestPathRisk(t *testing.T) {
 		{".env", RiskSecret}, {"~/.ssh/id_ed25519", RiskSecret}, {"/etc/shadow", RiskSecret}, {"/etc/passwd", RiskSecret},
 		{"@~/.aws/credentials", RiskSecret}, {"/proc/self/environ", RiskSecret}, {"/etc/ssl/private/site.key", RiskSecret},
 		{"open('/etc/shadow').read()", RiskSecret}, {"--key=/home/me/tls.key", RiskSecret},
+		{"~/.ssh/id_ed25519.pub", RiskPersonal}, {"$HOME/.ssh/id_rsa.pub", RiskPersonal}, {"~/.ssh/id_rsa.pub.tar ~/.ssh/id_rsa", RiskSecret},
 	} {
 		if got := PathRisk(tc.w); got != tc.want {
 			t.Errorf("PathRisk(%q) = %d, want %d", tc.w, got, tc.want)

@@ -743,6 +743,12 @@ func (a *analyzer) command(argv []string) {
 		recursive := hasFlag(args, "-r", "-R", "--recursive") || a.feedRec
 		for _, t := range operands(args) {
 			if a.outsideAt(t, recursive) {
+				if deepSystemPath(a.resolve(t)) {
+					// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a stale state
+					// folder (`rm -rf /run/containerd/fifo/*`): one program's files, asked.
+					a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
+					continue
+				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
 				break
 			}
@@ -845,6 +851,35 @@ func operands(args []string) []string {
 
 // outside reports whether deleting t (recursively when rec) reaches outside the project: the
 // root, the home directory, system directories, or a path climbing out with "..".
+// keepDir holds what deleting anything in is refused outright: configuration, boot, the
+// users' homes, the kernel's views.
+// A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
+var keepDir = regexp.MustCompile(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
+
+// deepSystemPath reports whether p names one program's files three or more folders deep in the
+// system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*): not
+// a whole system folder (/usr/local, /usr/lib/*), not configuration, homes or the kernel's
+// views, and nothing secret.
+func deepSystemPath(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	c := path.Clean(p)
+	if keepDir.MatchString(c) || privFile.MatchString(c) || secretFile(c) || historyFile.MatchString(c) {
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	if strings.ContainsAny(parts[len(parts)-1], "*?[") {
+		parts = parts[:len(parts)-1] // what a glob deletes is its folder's contents
+	}
+	for _, x := range parts {
+		if x == ".." || strings.ContainsAny(x, "*?[{$`") {
+			return false
+		}
+	}
+	return len(parts) >= 3
+}
+
 func outside(t string, rec bool) bool {
 	t = strings.TrimSpace(t)
 	if t == "" {
