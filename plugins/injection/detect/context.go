@@ -329,10 +329,14 @@ var ordinaryNow = map[string]bool{"ready": true, "able": true, "done": true, "se
 var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
 
 // codeWeakPrompt are prompt-injection rules that ordinary source code trips with its own
-// vocabulary: a banner of '#', a `user:` key, "show internal", "silently", a Q/A-shaped loop.
+// vocabulary: a banner of '#', a `user:` key, "show internal", "silently", a Q/A-shaped loop,
+// `display:none`, "instead do".
 // In code (a file's content), they count only beside another prompt-injection rule; an
 // instruction to the model (ignore previous instructions, a note to the AI) counts alone.
-var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": true, "leak_request": true, "hide_from_user": true, "few_shot_dialogue": true}
+var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": true, "leak_request": true, "hide_from_user": true, "few_shot_dialogue": true,
+	// An HTML or SVG file's own hidden parts and comments, and a comment's "you can instead
+	// do:" (data/heldout/wide calib).
+	"hidden_markup": true, "before_task": true}
 
 // codeVocabulary drops a code argument's prompt-injection hits when every one of them is a
 // rule of codeWeakPrompt.

@@ -49,6 +49,8 @@ func TestScanCategories(t *testing.T) {
 		{"cmd encoded newline", "report.pdf%0acat /etc/passwd", CommandInjection},
 		{"cmd ifs", "cat${IFS}/etc/passwd", CommandInjection},
 		{"cmd backticks", "file`whoami`.txt", CommandInjection},
+		{"cmd windows chain", "127.0.0.1 & type C:\\secrets.txt", CommandInjection},
+		{"cmd windows whoami", "127.0.0.1&whoami", CommandInjection},
 		{"cmd rm root", "build && rm -rf / --no-preserve-root", CommandInjection},
 		// SSRF in many notations
 		{"ssrf metadata", "http://169.254.169.254/latest/meta-data/iam/security-credentials/", SSRF},
@@ -116,6 +118,8 @@ func TestScanHardNegatives(t *testing.T) {
 		"../README.md",
 		"./src/../package.json",
 		"Trivy checks the copyright file located at /usr/share/doc/*/copyright.", // a glob, not an unclosed comment
+		"https://api.star-history.com/svg?repos=go-task/task&type=Date",          // a query's &type=, not cmd's type
+		"https://github.com/search?q=path%3A.goreleaser.yml+OR+path%3A.goreleaser.yaml&type=code",
 		"rm -rf ./build",
 		"rm -rf node_modules dist",
 		"http://localhost:8080/health",
