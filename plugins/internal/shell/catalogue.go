@@ -451,6 +451,13 @@ func readOnlyAsRoot(argv []string) bool {
 		case "ps", "images", "logs", "inspect", "info", "version", "stats", "top", "port", "diff", "history":
 			return !hasFlag(args, "-H", "--host", "--context")
 		}
+	case "crictl":
+		// The CRI CLI's looks (kubernetes-sigs/cri-tools docs/crictl.md): listing and
+		// inspecting images, containers and pods, their logs and stats.
+		switch verb {
+		case "images", "image", "img", "ps", "pods", "inspect", "inspecti", "inspectp", "logs", "info", "version", "stats", "statsp", "imagefsinfo":
+			return !hasFlag(args, "-r", "--runtime-endpoint", "-i", "--image-endpoint")
+		}
 	case "iptables", "ip6tables":
 		for _, x := range args {
 			if strings.HasPrefix(x, "-") && x != "-L" && x != "-S" && x != "--list" && x != "--list-rules" && x != "-n" && x != "-v" && x != "-nv" && x != "-vn" && x != "-nL" && x != "-vL" && x != "-nvL" && x != "--line-numbers" && x != "-t" && x != "-x" {

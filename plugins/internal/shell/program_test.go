@@ -23,6 +23,10 @@ func TestProgram(t *testing.T) {
 		// one program's files deep in the system tree are asked about; a system folder, its
 		// contents by glob, configuration and homes are refused (data/heldout/wide calib)
 		{"sudo rm -rf /usr/share/dotnet || true", "destroy/rm_system", true},
+		{"sudo crictl images", "", false},
+		{"sudo crictl inspecti registry.k8s.io/pause:3.10.2", "", false},
+		{"sudo crictl rmi --prune", "priv/sudo", true},
+		{"sudo crictl -r unix:///tmp/evil.sock ps", "priv/sudo", true},
 		{"sudo rm -f /usr/local/bin/fusermount /usr/local/bin/fusermount3", "destroy/rm_system", true},
 		{"rm -rf /run/containerd/fifo/*", "destroy/rm_system", true},
 		{"sudo rm -rf /usr/local", "destroy/rm_outside", false},
