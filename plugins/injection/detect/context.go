@@ -336,7 +336,10 @@ var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\
 var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": true, "leak_request": true, "hide_from_user": true, "few_shot_dialogue": true,
 	// An HTML or SVG file's own hidden parts and comments, and a comment's "you can instead
 	// do:" (data/heldout/wide calib).
-	"hidden_markup": true, "before_task": true}
+	"hidden_markup": true, "before_task": true,
+	// Auth code's "the user's password", a TODO with a link, a password test vector in
+	// another language.
+	"user_data_request": true, "agent_todo": true, "multilingual_secret": true}
 
 // codeVocabulary drops a code argument's prompt-injection hits when every one of them is a
 // rule of codeWeakPrompt.
