@@ -32,43 +32,25 @@ func (h *StreamHistory) Labels(ctx context.Context, from time.Time, ref string) 
 		return nil, false, fmt.Errorf("audit: labels: %w", err)
 	}
 	var out []HistoryEvent
-	if cons.CachedInfo().NumPending == 0 {
-		return out, false, nil
+	read, truncated := 0, false
+	err = each(cons, func(m jetstream.Msg, md *jetstream.MsgMetadata) bool {
+		read++
+		s := scanned{seq: md.Sequence.Stream, hdr: m.Headers(), raw: m.Data()}
+		if json.Unmarshal(m.Data(), &s.ev.Event) == nil && s.ev.Kind == KindLabel && s.ev.Label != nil &&
+			(ref == "" || s.ev.Label.Ref == ref) {
+			h.verify(ctx, &s)
+			if s.ev.Verified {
+				out = append(out, s.ev)
+			}
+		}
+		if read >= h.o.MaxScan && md.NumPending > 0 {
+			truncated = true
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("audit: labels: %w", err)
 	}
-	read := 0
-	for {
-		batch, err := cons.Fetch(500, jetstream.FetchMaxWait(5*time.Second))
-		if err != nil {
-			return nil, false, fmt.Errorf("audit: labels: %w", err)
-		}
-		n := 0
-		for m := range batch.Messages() {
-			n++
-			read++
-			md, err := m.Metadata()
-			if err != nil {
-				return nil, false, err
-			}
-			s := scanned{seq: md.Sequence.Stream, hdr: m.Headers(), raw: m.Data()}
-			if json.Unmarshal(m.Data(), &s.ev.Event) == nil && s.ev.Kind == KindLabel && s.ev.Label != nil &&
-				(ref == "" || s.ev.Label.Ref == ref) {
-				h.verify(ctx, &s)
-				if s.ev.Verified {
-					out = append(out, s.ev)
-				}
-			}
-			if md.NumPending == 0 {
-				return out, false, nil
-			}
-			if read >= h.o.MaxScan {
-				return out, true, nil
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return nil, false, fmt.Errorf("audit: labels: %w", err)
-		}
-		if n == 0 {
-			return out, false, nil
-		}
-	}
+	return out, truncated, nil
 }

@@ -217,6 +217,27 @@ func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w wind
 	if err != nil {
 		return err
 	}
+	return each(cons, func(m jetstream.Msg, md *jetstream.MsgMetadata) bool {
+		if md.Sequence.Stream > w.hi {
+			return false
+		}
+		var ev HistoryEvent
+		if err := json.Unmarshal(m.Data(), &ev.Event); err == nil && ev.ID != "" {
+			if ev.Kind == "" {
+				ev.Kind = KindDecision
+			}
+			if !fn(scanned{seq: md.Sequence.Stream, ev: ev, hdr: m.Headers(), raw: m.Data()}) {
+				return false
+			}
+		}
+		return md.Sequence.Stream < w.hi
+	})
+}
+
+// each reads an ordered consumer in batches and calls fn with each message in stream order
+// until fn returns false, nothing is left pending, or nothing arrives within the wait (the
+// stream has no more).
+func each(cons jetstream.Consumer, fn func(m jetstream.Msg, md *jetstream.MsgMetadata) bool) error {
 	if cons.CachedInfo().NumPending == 0 {
 		return nil
 	}
@@ -232,19 +253,7 @@ func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w wind
 			if err != nil {
 				return err
 			}
-			if md.Sequence.Stream > w.hi {
-				return nil
-			}
-			var ev HistoryEvent
-			if err := json.Unmarshal(m.Data(), &ev.Event); err == nil && ev.ID != "" {
-				if ev.Kind == "" {
-					ev.Kind = KindDecision
-				}
-				if !fn(scanned{seq: md.Sequence.Stream, ev: ev, hdr: m.Headers(), raw: m.Data()}) {
-					return nil
-				}
-			}
-			if md.NumPending == 0 || md.Sequence.Stream >= w.hi {
+			if !fn(m, md) || md.NumPending == 0 {
 				return nil
 			}
 		}
@@ -252,7 +261,7 @@ func (h *StreamHistory) scan(ctx context.Context, js jetstream.JetStream, w wind
 			return err
 		}
 		if n == 0 {
-			return nil // nothing came within the wait: the stream has no more
+			return nil
 		}
 	}
 }
