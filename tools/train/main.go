@@ -63,7 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.foldStage, "fold-stage", `{"threshold":0.9,"kind_thresholds":{"text":0.98}}`, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
 	fs.StringVar(&c.foldCuts, "fold-text-cuts", "0.9,0.93,0.95,0.96,0.97,0.98,0.99", "with -folds: text cuts (kind_thresholds.text) to report")
 	fs.BoolVar(&c.foldNoTrain, "fold-no-train", false, "with -folds: train on neither half (the model without the held-out texts, for comparison)")
-	fs.BoolVar(&c.foldList, "fold-list", false, "with -folds: list the benign calls flagged at the last cut")
+	fs.BoolVar(&c.foldList, "fold-list", false, "with -folds: list the benign calls flagged at the last cut and each tool-output attack's best score")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
