@@ -8,13 +8,14 @@ ORT_DIR := $(BUILD)/ort
 ORT_LIB := $(ORT_DIR)/libonnxruntime.so.$(ORT_VERSION)
 DETECTOR_MODEL := $(BUILD)/models/detector-v1.onnx
 DETECTOR_WASM := $(BUILD)/plugins/detector.wasm
-# The detector is NOT trained on the held-out calib split by default: trained on it
-# (tools/train -extra-heldout data/heldout/calib.jsonl) it blocked 833 instead of 800 of the
-# test split's 863 attacks and denied 48 instead of 66 of 7075 benign calls, but it denied a
-# benign tool result of the MCP conformance server (`Elicitation result: action=accept, ...`,
-# 0.96 as prompt_injection) and let an exfiltration request the example bundle's fixtures
-# expect it to catch through (0.936 under the prose cut): TestConformanceSuiteThroughGateway and
-# TestPolicyTestRunsTheDetector. Issue 26 keeps it open.
+# The tuning side of the held-out set (real tool calls, public sources) is trained on
+# (tools/train -extra-heldout): benign calls' texts as the stage scores them, an attack's own
+# field whole. Its test side (data/heldout/test.jsonl, other source groups) is never read by the
+# trainer. Issue 26: trained on calib's windows, the model denied the MCP conformance suite's
+# elicitation call in the response phase and missed the example bundle's detector-only
+# exfiltration fixture; tools/train/README.md says what changed and how calib out of fold
+# (`go run ./tools/train -folds data/heldout/calib.jsonl`) chose the bundle's text cut.
+DETECTOR_HELDOUT := data/heldout/calib.jsonl
 export PALISADE_ONNXRUNTIME_LIB ?= $(ORT_LIB)
 
 # model is part of setup: test-core runs plugins/detector and tools/train tests natively,
@@ -41,8 +42,8 @@ $(ORT_LIB):
 
 model: $(DETECTOR_MODEL) ## train the detector (deterministic) → build/models/detector-v1.onnx + models/MODEL_CARD.md
 
-$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go host/infer/train/*.go plugins/detector/scan/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl) | setup-onnxruntime
-	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
+$(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go host/infer/train/*.go plugins/detector/scan/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl $(DETECTOR_HELDOUT)) | setup-onnxruntime
+	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -extra-heldout $(DETECTOR_HELDOUT) -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
 
 plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm (top Makefile's plugin rule)
 

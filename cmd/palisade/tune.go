@@ -40,8 +40,8 @@ type tuneCmd struct {
 	Out          string   `short:"o" required:"" help:"Folder to write the proposal to (must not exist or be empty)." placeholder:"DIR"`
 	MinApprovals int      `default:"3" help:"Approvals of one kind of call before an allow rule is proposed."`
 	TrainData    string   `name:"train-data" default:"data/split" help:"The detector's training data (train.jsonl, dev.jsonl, test.jsonl): labelled detector texts retrain its model; \"\" = do not retrain." env:"PALISADE_TRAIN_DATA" placeholder:"DIR"`
-	ExtraBenign  []string `name:"extra-benign" default:"models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl" help:"Extra benign training texts, as make model uses them (.txt lines or .jsonl text)." placeholder:"FILE"`
-	ExtraHeldout string   `name:"extra-heldout" default:"" help:"Held-out tool calls the detector also trains on (the texts the detector scores in each record, tools/train -extra-heldout); \"\" = none, as make model trains." placeholder:"FILE"`
+	ExtraBenign  []string `name:"extra-benign" default:"models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl" help:"Extra benign training texts, as make model uses them (.txt lines or .jsonl text)." placeholder:"FILE"`
+	ExtraHeldout string   `name:"extra-heldout" default:"data/heldout/calib.jsonl" help:"Held-out tool calls the detector also trains on, as make model uses them (tools/train -extra-heldout); \"\" = none." placeholder:"FILE"`
 	JSON         bool     `name:"json" help:"Print the report as JSON."`
 	// The events of --events files must carry signatures (audit tail --json --signed) by a
 	// trusted signer, unless --trust-unsigned.

@@ -30,6 +30,11 @@ type config struct {
 	heldout          string
 	format           string
 	probe            string
+	folds            string
+	foldStage        string
+	foldCuts         string
+	foldList         bool
+	foldNoTrain      bool
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -49,18 +54,26 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.eval, "eval", false, "evaluate -model on -test instead of training")
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
-	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
+	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
 	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on (data/heldout/calib.jsonl, the tuning side; never test.jsonl): the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
+	fs.StringVar(&c.folds, "folds", "", "instead of training: the detector stage on this held-out file (data/heldout/calib.jsonl) out of fold, a model trained on each half of its source groups judging the other half")
+	fs.StringVar(&c.foldStage, "fold-stage", `{"threshold":0.9,"kind_thresholds":{"text":0.98}}`, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
+	fs.StringVar(&c.foldCuts, "fold-text-cuts", "0.9,0.93,0.95,0.96,0.97,0.98,0.99", "with -folds: text cuts (kind_thresholds.text) to report")
+	fs.BoolVar(&c.foldNoTrain, "fold-no-train", false, "with -folds: train on neither half (the model without the held-out texts, for comparison)")
+	fs.BoolVar(&c.foldList, "fold-list", false, "with -folds: list the benign calls flagged at the last cut and each tool-output attack's best score")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	var err error
-	if c.eval {
+	switch {
+	case c.eval:
 		err = doEval(c, stdout)
-	} else {
+	case c.folds != "":
+		err = doFolds(c, stdout)
+	default:
 		err = doTrain(c, stdout)
 	}
 	if err != nil {

@@ -170,8 +170,10 @@ func writeHeldout(t *testing.T, dir string) string {
 	return p
 }
 
-// TestHeldoutExamples: a benign call gives its scored texts as benign; an attack gives only its
-// own field, under its label (the filler beside it and the response's request are left out).
+// TestHeldoutExamples: a benign call gives its scored texts as benign, a long one its windows;
+// an attack gives only its own field, whole (not its windows), under its label (the filler
+// beside it and the response's request are left out), and nothing when the stage would not
+// read the field (not prose).
 func TestHeldoutExamples(t *testing.T) {
 	dir := t.TempDir()
 	got, err := train.HeldoutExamples(writeHeldout(t, dir), []string{"benign", "sql_injection", "xss"})
@@ -186,7 +188,61 @@ func TestHeldoutExamples(t *testing.T) {
 	if fmt.Sprint(have) != fmt.Sprint(want) {
 		t.Errorf("heldoutExamples = %q, want %q", have, want)
 	}
+
+	long := strings.Repeat("a quiet line of prose about nothing much. ", 20) // 860 bytes: 3 windows
+	recs := []string{
+		`{"id":"b-2","label":"benign","kind":"prose","transport":"mcp","server":"s","tool":"post","arguments":{"text":"` + long + `"},"phase":"request","text":"` + long + `","group":"g4"}`,
+		`{"id":"a-3","label":"xss","kind":"comment_body","transport":"mcp","server":"s","tool":"comment","arguments":{"body":"` + long + `<script>x</script>"},"phase":"request","text":"` + long + `<script>x</script>","group":"g5"}`,
+		`{"id":"a-4","label":"sql_injection","kind":"search_box","transport":"mcp","server":"s","tool":"search","arguments":{"q":"-------"},"phase":"request","text":"-------","group":"g6"}`,
+	}
+	p := filepath.Join(dir, "long.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(recs, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = train.HeldoutExamples(p, []string{"benign", "sql_injection", "xss"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, e := range got {
+		labels = append(labels, e.Label)
+		if e.Label == "xss" && e.Text != long+"<script>x</script>" {
+			t.Errorf("the attack's text is %d bytes, want its whole field", len(e.Text))
+		}
+	}
+	if fmt.Sprint(labels) != "[benign benign benign xss]" {
+		t.Errorf("labels %v, want the benign text's 3 windows and the attack once", labels)
+	}
 	if _, err := train.HeldoutExamples(writeHeldout(t, dir), []string{"benign", "xss"}); err == nil {
 		t.Error("a label the model lacks was accepted")
+	}
+}
+
+// TestFolds: -folds trains on each half of the held-out file's source groups and reports the
+// stage's findings on the other half, one row per attack class and benign kind, one column per
+// text cut; the halves hold whole groups.
+func TestFolds(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeSet(t, dir, "train.jsonl", 40)
+	dev := writeSet(t, dir, "dev.jsonl", 10)
+	held := writeHeldout(t, dir)
+	var stdout, stderr bytes.Buffer
+	args := []string{"-train", tr, "-dev", dev, "-dim", "4096", "-epochs", "3", "-lib", libPath(t), "-extra-benign", "",
+		"-folds", held, "-fold-text-cuts", "0.9,0.99"}
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("run = %d: %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"text≥0.9", "text≥0.99", "\nbenign shell ", "\nxss ", "\nsql_injection ", "\nbenign hard negative "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("folds output lacks %q:\n%s", want, out)
+		}
+	}
+	var halves [2]int
+	for i := range 100 {
+		halves[train.HeldoutHalf(fmt.Sprintf("group %d", i))]++
+	}
+	if halves[0] < 30 || halves[1] < 30 {
+		t.Errorf("100 groups split %v between the halves", halves)
 	}
 }

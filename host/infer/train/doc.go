@@ -3,7 +3,8 @@
 // host/infer/onnx, scored through ONNX Runtime, with the threshold picked on a dev set and a
 // model card. tools/train (`make model`) and host/tune (`palisade tune`, which retrains with
 // people's labelled texts) both drive it. HeldoutExamples turns data/heldout records into the
-// texts the detector stage scores, through plugins/detector/scan (plain Go, no host import).
+// texts the detector stage scores, through plugins/detector/scan (plain Go, no host import);
+// RunFolds scores them out of fold, by halves of their source groups.
 //
 // Deterministic: one thread, a fixed seed and a fixed order; the same examples give the same
 // model bytes.

@@ -25,6 +25,9 @@ func DefaultOptions() Options {
 type Row struct {
 	idx []int32
 	val []float32
+	// Weight scales the example's loss; 0 = 1. The class-balanced weights are computed on the
+	// weighted counts, so each class still weighs the same in total.
+	Weight float64
 }
 
 func Featurize(h *infer.HashedNgrams, ex []Example) []Row {
@@ -44,13 +47,20 @@ func Fit(rows []Row, y []int, dim, classes int, o Options) onnx.Linear {
 	gw := make([]float64, dim*classes) // AdaGrad accumulators
 	gb := make([]float64, classes)
 	counts := make([]float64, classes)
-	for _, c := range y {
-		counts[c]++
+	sw := make([]float64, len(y))
+	total := 0.0
+	for i, c := range y {
+		sw[i] = rows[i].Weight
+		if sw[i] == 0 {
+			sw[i] = 1
+		}
+		counts[c] += sw[i]
+		total += sw[i]
 	}
 	weight := make([]float64, classes)
 	for c := range weight {
 		if counts[c] > 0 {
-			weight[c] = float64(len(y)) / (float64(classes) * counts[c])
+			weight[c] = total / (float64(classes) * counts[c])
 		}
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15))
@@ -75,7 +85,7 @@ func Fit(rows []Row, y []int, dim, classes int, o Options) onnx.Linear {
 				if c == y[i] {
 					g -= 1
 				}
-				g *= weight[y[i]]
+				g *= weight[y[i]] * sw[i]
 				z[c] = g // reuse z as the gradient wrt logits
 				gb[c] += g * g
 				b[c] -= o.LearningRate * g / (math.Sqrt(gb[c]) + eps)

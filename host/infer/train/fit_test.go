@@ -51,3 +51,20 @@ func TestPickThreshold(t *testing.T) {
 		t.Errorf("%d benign flagged at %v, want 1", flagged, got)
 	}
 }
+
+// TestCapHeldout: a class's held-out examples weigh at most as much in total as its other
+// examples; a class with fewer held-out examples, or none other, keeps full weight.
+func TestCapHeldout(t *testing.T) {
+	ex := []Example{
+		{Label: BenignLabel}, {Label: "xss"}, {Label: "xss"}, // the split and extras
+		{Label: BenignLabel}, {Label: BenignLabel}, {Label: BenignLabel}, {Label: BenignLabel}, // held out
+		{Label: "xss"}, {Label: "ssrf"},
+	}
+	rows := make([]Row, len(ex))
+	capHeldout(rows, ex, 3, 6)
+	for i, want := range []float64{0, 0, 0, 0.25, 0.25, 0.25, 0.25, 0, 0} {
+		if rows[i].Weight != want {
+			t.Errorf("row %d (%s): weight %v, want %v", i, ex[i].Label, rows[i].Weight, want)
+		}
+	}
+}

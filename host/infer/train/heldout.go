@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/added060/palisade/plugins/detector/scan"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -22,33 +21,35 @@ type heldoutRecord struct {
 	Phase        string          `json:"phase"`
 	Result       string          `json:"result"`
 	Text         string          `json:"text"`
+	Group        string          `json:"group"` // the source group: a calib fold holds whole groups
+	line         int             // in its file, from 1
 }
 
 // HeldoutExamples maps the records of a held-out file (data/heldout/calib.jsonl) to labelled
-// training texts, the texts the detector stage scores at serve time: scan.Texts with the
-// stage's defaults (prose filter, 512-byte windows) over the record's call (request phase) or
-// its tool output (response phase). A benign record gives every text it yields as benign. An
-// attack record gives its label to the texts that are part of the attack's own field (its
-// `text`), and nothing else: the other arguments of an attack call are filler tools/heldout
-// wrote, not public text. File order, then document order; a text seen before is not added
-// again. The result goes in Config.Heldout; labels are the model's (an unknown label is an
-// error).
+// training texts. A benign record gives the texts the detector stage scores at serve time,
+// every one as benign: scan.Texts with the stage's defaults (prose filter, 512-byte windows)
+// over the record's call (request phase) or its tool output (response phase). An attack record
+// gives one text, its own field (`text`) whole, under its label, when the stage reads it
+// (scan.Prose, at least the stage's min_bytes): not its windows, most of which hold no attack
+// (a long jailbreak's role-play), and not the call's other arguments, which are filler
+// tools/heldout wrote. File order, then document order; a text seen before is not added again.
+// The result goes in Config.Heldout; labels are the model's (an unknown label is an error).
 func HeldoutExamples(path string, labels []string) ([]Example, error) {
-	known := map[string]bool{}
-	for _, l := range labels {
-		known[l] = true
-	}
-	cfg, err := scan.ParseConfig(nil)
+	recs, err := readHeldout(path)
 	if err != nil {
 		return nil, err
 	}
+	return heldoutExamples(path, recs, labels)
+}
+
+// readHeldout reads a held-out file's records in file order.
+func readHeldout(path string) ([]heldoutRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("extra heldout: %w", err)
 	}
 	defer f.Close()
-	var ex []Example
-	seen := map[string]bool{}
+	var recs []heldoutRecord
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -59,37 +60,67 @@ func HeldoutExamples(path string, labels []string) ([]Example, error) {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return nil, fmt.Errorf("extra heldout: %s:%d: %w", path, line, err)
 		}
+		r.line = line
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("extra heldout: %s: %w", path, err)
+	}
+	return recs, nil
+}
+
+// envelope is the envelope the detector stage reads for r: its call (request phase), or the
+// call and its tool output as MCP text content (response phase).
+func (r heldoutRecord) envelope() ([]byte, error) {
+	env := map[string]any{"phase": abi.PhaseRequest, "method": "tools/call", "tool": r.Tool, "arguments": r.Arguments}
+	if r.Phase == abi.PhaseResponse {
+		env["phase"] = abi.PhaseResponse
+		env["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": r.Result}}}
+	}
+	return json.Marshal(env)
+}
+
+// heldoutExamples is HeldoutExamples on records read.
+func heldoutExamples(path string, recs []heldoutRecord, labels []string) ([]Example, error) {
+	known := map[string]bool{}
+	for _, l := range labels {
+		known[l] = true
+	}
+	cfg, err := scan.ParseConfig(nil)
+	if err != nil {
+		return nil, err
+	}
+	var ex []Example
+	seen := map[string]bool{}
+	for _, r := range recs {
 		if !known[r.Label] {
-			return nil, fmt.Errorf("extra heldout: %s:%d: label %q is not one of the model's labels %v", path, line, r.Label, labels)
+			return nil, fmt.Errorf("extra heldout: %s:%d: label %q is not one of the model's labels %v", path, r.line, r.Label, labels)
 		}
-		env := map[string]any{"phase": abi.PhaseRequest, "method": "tools/call", "tool": r.Tool, "arguments": r.Arguments}
-		if r.Phase == abi.PhaseResponse {
-			// The response envelope: the call's arguments and its output as MCP text content.
-			env["phase"] = abi.PhaseResponse
-			env["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": r.Result}}}
+		category := "heldout_" + r.Kind
+		if r.Label != BenignLabel {
+			// The attack's own field, whole, when the stage reads it (prose, long enough):
+			// not its windows. A window of a benign text is benign, but most windows of a long
+			// jailbreak are role-play with no attack in them, and labelled as the attack they
+			// taught the model that ordinary words are one (issue 26: "Please provide your
+			// information" scored 0.96 as prompt_injection, 0.05 before).
+			if len(r.Text) < cfg.MinBytes || !scan.Prose(r.Text) || seen[r.Text] {
+				continue
+			}
+			seen[r.Text] = true
+			ex = append(ex, Example{Text: r.Text, Label: r.Label, Category: category, HardNegative: r.HardNegative})
+			continue
 		}
-		raw, err := json.Marshal(env)
+		raw, err := r.envelope()
 		if err != nil {
 			return nil, err
 		}
-		category := "heldout_" + r.Kind
 		for _, t := range scan.Texts(raw, cfg) {
-			label := r.Label
-			if label != BenignLabel && (r.Text == "" || !strings.Contains(r.Text, t.Value)) {
-				continue // an attack call's other arguments
-			}
-			if label != BenignLabel && r.Phase == abi.PhaseResponse && !strings.HasPrefix(t.Path, "result") {
-				continue
-			}
 			if seen[t.Value] {
 				continue
 			}
 			seen[t.Value] = true
-			ex = append(ex, Example{Text: t.Value, Label: label, Category: category, HardNegative: r.HardNegative})
+			ex = append(ex, Example{Text: t.Value, Label: BenignLabel, Category: category, HardNegative: r.HardNegative})
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("extra heldout: %s: %w", path, err)
 	}
 	return ex, nil
 }

@@ -16,13 +16,13 @@ import (
 // tool called once with the values its schema suggests, each resource read, each prompt got,
 // the list answers; harvested by testdata/harvest_everything.py over stdio, get-env's answer
 // replaced by a plain environment). None of it is an attack: at the example bundle's settings
-// (threshold 0.9, text 0.98) no call message may be denied but one: the server's
+// (threshold 0.9, text 0.96) no call message may be denied but one: the server's
 // instructions.md, written for the model ("If asked about server instructions, respond with
 // ..."), which is what an indirect prompt injection looks like in tool output. It logs how many texts the model
 // is sent and how many score 0.9 or more (issue 26: a base64 PNG scored 0.94, "success" 0.97).
 func TestEverythingAnswers(t *testing.T) {
 	r, _ := detectorRegistry(t, "")
-	c, err := ParseConfig([]byte(`{"threshold":0.9,"kind_thresholds":{"text":0.98}}`))
+	c, err := ParseConfig([]byte(`{"threshold":0.9,"kind_thresholds":{"text":0.96}}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,9 +124,9 @@ type Text struct {
 }
 
 // Texts collects the strings to classify from an envelope: every string
-// value under `arguments` and `params._meta` (request phase of a call), `uri`,
+// value under `arguments` and `params._meta` and the `uri` (request phase of a call),
 // every string under `params` (request phase of any other message), and every
-// string under `result` (response phase) except structural fields such as
+// string under `result` (response phase; not the call's arguments again) except structural fields such as
 // `type` and strings that are not prose (see Prose), in
 // document order, skipping strings shorter than c.MinBytes, each cut to
 // c.MaxBytes and, when longer than c.WindowBytes, split into overlapping
@@ -262,17 +262,28 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 		if c.noKinds {
 			tool = nil
 		}
-	}
-	walk("arguments", fields[0])
-	kind = argkind.URL
-	if fields[1].Type == gjson.String {
-		add("uri", fields[1].Str)
-	}
-	tool = nil
-	if call && fields[5].String() != abi.PhaseResponse {
+		walk("arguments", fields[0])
+		if fields[1].Type == gjson.String {
+			// A resource's uri is typed by MCP itself (ReadResourceRequestParams: "uri", format
+			// uri): a well-formed one is judged like a URL an input schema declares, for where it
+			// points (ssrf) and injected instructions, not for the model's n-gram guesses at SQL
+			// or a path in a resource name ("test://template/123/data" scored 0.92 as
+			// sql_injection). The injection stage's rules read it whole, as every string.
+			kind = argkind.URL
+			if argkind.WellFormedURL(fields[1].Str) {
+				kind = argkind.TypedURL
+			}
+			add("uri", fields[1].Str)
+		}
+		tool = nil
 		// _meta travels with the call to the server, like the arguments.
 		walk("params._meta", fields[7].Get("_meta"))
 	}
+	// The response phase reads the tool output only. The call's arguments and uri, which its
+	// envelope carries too, were judged in the request phase in their kind (a message body at
+	// its text cut); read again here they had no kind and met the stage's lower cut: "Please
+	// provide your information", the argument of the MCP conformance suite's elicitation call,
+	// allowed as a request, denied its own answer (issue 26).
 	forModel = true
 	walk("result", fields[2])
 	return out, skipped, h

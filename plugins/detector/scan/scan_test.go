@@ -22,6 +22,9 @@ func TestTexts(t *testing.T) {
 			[]string{"arguments.a=hello there", "arguments.b.c.0=x/y"}},
 		{"result content", `{"phase":"response","result":{"content":[{"type":"text","text":"some output"}]}}`,
 			[]string{"result.content.0.text=some output"}},
+		// The call's arguments were judged in the request phase, in their kind.
+		{"response: the output, not the arguments again", `{"phase":"response","method":"tools/call","tool":"test_elicitation","arguments":{"message":"Please provide your information"},"uri":"file:///x","result":{"content":[{"type":"text","text":"some output"}]}}`,
+			[]string{"result.content.0.text=some output"}},
 		{"uri", `{"method":"resources/read","uri":"file:///etc/passwd"}`, []string{"uri=file:///etc/passwd"}},
 		{"nothing", `{"method":"tools/list"}`, nil},
 		{"_meta of a call", `{"method":"tools/call","arguments":{"a":"x y"},"params":{"name":"t","_meta":{"note":"send it all"}}}`,
@@ -329,6 +332,11 @@ func TestKindThresholds(t *testing.T) {
 		{"other kind keeps the stage cut", `{"phase":"request","method":"tools/call","tool":"ping","arguments":{"host":"example.com"}}`, "prompt_injection", 0.95, "deny"},
 		{"sensitive_paths in a path", `{"phase":"request","method":"tools/call","tool":"Read","arguments":{"file_path":"/home/ana/src/auth/keys.go"}}`, "sensitive_paths", 0.99, "none"},
 		{"path_traversal in a path", `{"phase":"request","method":"tools/call","tool":"Read","arguments":{"file_path":"/home/ana/src/auth/keys.go"}}`, "path_traversal", 0.99, "deny"},
+		// MCP types a resource's uri (format uri): judged as a typed URL, for ssrf and injected
+		// instructions only; one that is not a well-formed URL for every category.
+		{"sql_injection in a resource uri", `{"phase":"request","method":"resources/read","uri":"test://template/123/data"}`, "sql_injection", 0.99, "none"},
+		{"ssrf in a resource uri", `{"phase":"request","method":"resources/read","uri":"http://169.254.169.254/latest/meta-data/"}`, "ssrf", 0.99, "deny"},
+		{"sql_injection in a malformed uri", `{"phase":"request","method":"resources/read","uri":"db://users/1' OR '1'='1"}`, "sql_injection", 0.99, "deny"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := Evaluate([]byte(tc.env), c, answer(tc.label, tc.score))

@@ -6,8 +6,12 @@
 //
 //	go run ./tools/train/gocorpus -goroot /usr/local/go -out models/data/benign_long.jsonl
 //	go run ./tools/train/gocorpus -holdout -out models/data/benign_long_holdout.jsonl
+//	go run ./tools/train/gocorpus -llm-docs -out models/data/benign_llm_docs.jsonl
 //
-// The Go distribution is BSD-3-Clause (https://go.dev/LICENSE).
+// The Go distribution is BSD-3-Clause (https://go.dev/LICENSE). -llm-docs reads the
+// documentation of two LLM client modules this repository pins in go.mod (host/llm), from the
+// module cache: prose about models, prompts, responses, tools and agents written for
+// developers, Apache-2.0.
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"go/build"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,6 +48,21 @@ var (
 	holdoutDocs = []string{"SECURITY.md", "doc/asm.html"}
 )
 
+// llmDocs feed -llm-docs: the Markdown documentation of LLM client SDKs go.mod pins, benign
+// prose and code about models, messages, prompts, responses and tool use. Without such text
+// the model learned that any talk of an LLM's response is a prompt injection (the jailbreaks it
+// trains on talk of little else): the MCP conformance server's benign tool output "LLM
+// response: This is a test response from the client" was denied (issue 26). Files written for
+// AI agents to follow (openai-go's AGENTS.md) are left out: instructions to an agent are what
+// the model must keep flagging. Changelogs and generated API references are left out too.
+var llmDocs = []struct {
+	module, licence string
+	files           []string
+}{
+	{"github.com/openai/openai-go/v3@v3.98.0", "Apache-2.0", []string{"README.md", "MIGRATION.md", "CONTRIBUTING.md"}},
+	{"github.com/anthropics/anthropic-sdk-go/v2@v2.15.0", "Apache-2.0", []string{"README.md", "tools.md", "CONTRIBUTING.md"}},
+}
+
 type line struct {
 	Text    string `json:"text"`
 	Source  string `json:"source"`
@@ -55,7 +75,16 @@ func main() {
 	perFile := flag.Int("per-file", 3, "chunks kept per source file")
 	maxDocChunks := flag.Int("per-doc", 40, "chunks kept per documentation file")
 	holdout := flag.Bool("holdout", false, "extract the held-out package list instead (for evaluation)")
+	llm := flag.Bool("llm-docs", false, "extract the LLM client SDKs' documentation from the module cache instead")
+	modcache := flag.String("modcache", filepath.Join(build.Default.GOPATH, "pkg", "mod"), "with -llm-docs: the Go module cache")
 	flag.Parse()
+	if *llm {
+		if err := runLLMDocs(*modcache, *out); err != nil {
+			fmt.Fprintln(os.Stderr, "gocorpus:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *holdout {
 		packages, docs = holdoutPackages, holdoutDocs
 	}
@@ -101,6 +130,36 @@ func run(goroot, out string, perFile, perDoc int) error {
 			lines = append(lines, line{Text: c, Source: "go " + version + ": " + d, Licence: "BSD-3-Clause"})
 		}
 	}
+	if err := write(out, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "gocorpus: %d chunks from %s → %s\n", len(lines), version, out)
+	return nil
+}
+
+// runLLMDocs writes every chunk of the llmDocs files to out.
+func runLLMDocs(modcache, out string) error {
+	var lines []line
+	for _, m := range llmDocs {
+		for _, f := range m.files {
+			chunks, err := chunkFile(filepath.Join(modcache, m.module, f))
+			if err != nil {
+				return err
+			}
+			for _, c := range chunks {
+				lines = append(lines, line{Text: c, Source: m.module + ": " + f, Licence: m.licence})
+			}
+		}
+	}
+	if err := write(out, lines); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "gocorpus: %d chunks of LLM SDK documentation → %s\n", len(lines), out)
+	return nil
+}
+
+// write writes lines as JSONL to out.
+func write(out string, lines []line) error {
 	f, err := os.Create(out)
 	if err != nil {
 		return err
@@ -116,7 +175,6 @@ func run(goroot, out string, perFile, perDoc int) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "gocorpus: %d chunks from %s → %s\n", len(lines), version, out)
 	return f.Close()
 }
 

@@ -1,0 +1,155 @@
+package train
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"path/filepath"
+
+	"github.com/added060/palisade/plugins/detector/scan"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// HeldoutHalf is the calib fold a source group belongs to, 0 or 1 (FNV-1a of the group): a
+// fold holds whole groups, so no source feeds both the model and the records that judge it.
+func HeldoutHalf(group string) int {
+	h := fnv.New32a()
+	h.Write([]byte(group))
+	return int(h.Sum32() & 1)
+}
+
+// FoldRecord is one record of a held-out file as the detector stage sees it.
+type FoldRecord struct {
+	ID, Label, Kind string
+	HardNegative    bool
+	Half            int    // HeldoutHalf of its group
+	Envelope        []byte // the envelope the stage reads (request, or response with the output)
+}
+
+// Folds are a held-out file's records scored out of fold: each record's texts by the model
+// trained on the other half's source groups.
+type Folds struct {
+	Records []FoldRecord
+	Labels  []string  // the models' labels, in their order
+	SHA256  [2]string // of the model trained on half 0 and on half 1
+	scores  [2]map[string]abi.InferScore
+}
+
+// RunFolds trains c twice (under dir/half0 and dir/half1), each time with c.Heldout replaced by
+// the examples (HeldoutExamples) of one half of path's source groups, and scores the texts the
+// detector stage reads (scan.Texts with stage, as served) of every record of the other half
+// through ONNX Runtime. Everything else of c is used as given; c.Test should not be a split a
+// tuning run may read (tools/train passes the dev set).
+//
+// With noTrain the halves are not trained on (c.Heldout = nil both times): the same records
+// judged by the model the rest of c gives, for comparison.
+func RunFolds(ctx context.Context, c Config, path, dir string, stage scan.Config, noTrain bool) (*Folds, error) {
+	recs, err := readHeldout(path)
+	if err != nil {
+		return nil, err
+	}
+	labels := c.Labels
+	if labels == nil {
+		labels = LabelsOf(c.Train)
+	}
+	f := &Folds{Labels: labels}
+	var halves [2][]heldoutRecord
+	for _, r := range recs {
+		h := HeldoutHalf(r.Group)
+		halves[h] = append(halves[h], r)
+		env, err := r.envelope()
+		if err != nil {
+			return nil, err
+		}
+		f.Records = append(f.Records, FoldRecord{ID: r.ID, Label: r.Label, Kind: r.Kind, HardNegative: r.HardNegative, Half: h, Envelope: env})
+	}
+	for h := range 2 {
+		fc := c
+		if fc.Heldout, err = heldoutExamples(path, halves[h], labels); err != nil {
+			return nil, err
+		}
+		fc.HeldoutFile = fmt.Sprintf("%s (half %d)", path, h)
+		if noTrain {
+			fc.Heldout, fc.HeldoutFile = nil, ""
+		}
+		fc.Out = filepath.Join(dir, fmt.Sprintf("half%d", h), c.Name+".onnx")
+		res, err := Run(ctx, fc)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d: %w", h, err)
+		}
+		f.SHA256[h] = res.Spec.SHA256
+		// Score the other half's texts with this model.
+		var texts []string
+		seen := map[string]bool{}
+		for _, r := range f.Records {
+			if r.Half == h {
+				continue
+			}
+			for _, t := range scan.Texts(r.Envelope, stage) {
+				if !seen[t.Value] {
+					seen[t.Value] = true
+					texts = append(texts, t.Value)
+				}
+			}
+		}
+		reg, err := OpenRegistry(ctx, c.Library, filepath.Dir(fc.Out), res.Spec)
+		if err != nil {
+			return nil, err
+		}
+		f.scores[1-h] = map[string]abi.InferScore{}
+		for start := 0; start < len(texts); start += 256 {
+			end := min(start+256, len(texts))
+			ls, probs, err := reg.Probs(ctx, c.Name, texts[start:end])
+			if err != nil {
+				reg.Close()
+				return nil, err
+			}
+			for i, s := range reduce(ls, probs) {
+				f.scores[1-h][texts[start+i]] = s
+			}
+		}
+		reg.Close()
+	}
+	return f, nil
+}
+
+// Score is the infer_score host function answered, for record i, by the model that did not
+// train on it (scan.EvaluateScores decides a record with it exactly as the stage would).
+func (f *Folds) Score(i int) scan.ScoreFunc {
+	m := f.scores[f.Records[i].Half]
+	return func(req abi.ScoreRequest) (abi.ScoreResponse, error) {
+		resp := abi.ScoreResponse{Labels: f.Labels}
+		for _, t := range req.Texts {
+			s, ok := m[t]
+			if !ok {
+				return abi.ScoreResponse{}, fmt.Errorf("folds: text not scored: %.40q", t)
+			}
+			resp.Scores = append(resp.Scores, s)
+		}
+		return resp, nil
+	}
+}
+
+// reduce is host/hostfn's Reduce (which this package may not import): per row of
+// probabilities, 1 - p(benign) and the most likely other label, the first in byte order on a
+// tie.
+func reduce(labels []string, probs []float32) []abi.InferScore {
+	c := len(labels)
+	out := make([]abi.InferScore, len(probs)/c)
+	for i := range out {
+		pBenign, best := 0.0, -1.0
+		s := abi.InferScore{Label: abi.ScoreNoLabel}
+		for j, p32 := range probs[i*c : (i+1)*c] {
+			p := float64(p32)
+			switch {
+			case labels[j] == BenignLabel:
+				pBenign = p
+			case p > best || (p == best && s.Label != abi.ScoreNoLabel && labels[j] < labels[s.Label]):
+				best, s.Label = p, uint32(j)
+			}
+		}
+		s.Score = 1 - pBenign
+		out[i] = s
+	}
+	return out
+}
