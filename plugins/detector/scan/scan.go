@@ -626,7 +626,18 @@ func (c Config) threshold(k argkind.Kind) float64 {
 // rules answer (secret files, system directories). On the held-out calib split the model's
 // sensitive_paths findings in Read paths were 106 of 154 path false positives and caught no
 // sensitive read the rules missed.
+//
+// A shell command or a SQL statement is not natural language, and the model is not asked about
+// it at all: the injection stage parses both (what a command does, with the working directory,
+// pipes and the paths it reads and sends; whether user data changed a statement). On the wide
+// benign set's calib (data/heldout/wide) the model's findings in Bash commands were 24 of 29
+// shell denials (`sudo modprobe erofs` 0.97 sensitive_paths, `restic backup /path/to/files`,
+// `mkdir -p $HOME/.ssh/`), and in SQL `create user … PASSWORD 'secret'` as prompt injection.
 func modelOff(k argkind.Kind, label string) bool {
+	switch k {
+	case argkind.Shell, argkind.SQL:
+		return true
+	}
 	return k == argkind.Path && label == "sensitive_paths"
 }
 

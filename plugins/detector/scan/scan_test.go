@@ -283,6 +283,22 @@ func TestKindsAndIncomplete(t *testing.T) {
 	if v, err := Evaluate(shellCall, c, cmdi); err != nil || v.Action != "none" {
 		t.Errorf("Bash command judged as command injection: %+v %v", v, err)
 	}
+	// A shell command or SQL statement is not natural language: the model is not asked about it
+	// in any category (the injection stage parses both).
+	for label, call := range map[string]string{
+		"sensitive_paths":  `{"phase":"request","method":"tools/call","tool":"Bash","arguments":{"command":"sudo modprobe erofs"}}`,
+		"prompt_injection": `{"phase":"request","method":"tools/call","server":"postgres","tool":"query","arguments":{"sql":"create user app with PASSWORD 'secret'"}}`,
+	} {
+		only := func(b []byte) ([]byte, error) {
+			var req struct{ Texts []string }
+			_ = json.Unmarshal(b, &req)
+			r := strings.Repeat(`{"label":"`+label+`","score":0.99},`, len(req.Texts))
+			return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
+		}
+		if v, err := Evaluate([]byte(call), c, only); err != nil || v.Action != "none" {
+			t.Errorf("%s at 0.99 in %s: %+v %v, want none", label, call, v, err)
+		}
+	}
 	host := []byte(`{"phase":"request","method":"tools/call","tool":"ping","arguments":{"host":"example.com; id"}}`)
 	if v, err := Evaluate(host, c, cmdi); err != nil || v.Action != "deny" {
 		t.Errorf("command injection in a hostname: %+v %v", v, err)
