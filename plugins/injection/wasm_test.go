@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -157,9 +158,34 @@ func TestWasmDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d abi.Describe
-	if err := json.Unmarshal(out, &d); err != nil || d.Name != "injection" || d.ABI != abi.Version {
+	if err := json.Unmarshal(out, &d); err != nil || d.Name != "injection" || d.ABI != abi.Version ||
+		d.Input != abi.InputView || d.View != abi.ViewVersion || abi.CheckInput(d) != nil {
 		t.Errorf("describe %s (%v)", out, err)
 	}
+}
+
+// TestWasmViewMatchesEnvelope runs the built plugin through the real runtime on a sample of
+// the corpus, each message once as the JSON envelope and once as its view: the verdicts must be
+// byte for byte the same (detect's TestViewVerdictsMatch compares every envelope natively).
+func TestWasmViewMatchesEnvelope(t *testing.T) {
+	// 64 MiB, not the default 16: the instance serves a thousand messages in a row here, and at
+	// 16 MiB the JSON input alone already runs out of memory on one of them (a server-everything
+	// tools/list answer after ~900 calls); this test compares verdicts, not memory.
+	p := loadSpec(t, "./", "injection", "{}", 1024, false)
+	n := 0
+	for i, env := range corpus.Envelopes(t, 25) {
+		view, err := abi.AppendView(nil, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := p.Evaluate(context.Background(), env)
+		got, gerr := p.Evaluate(context.Background(), view)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || string(got) != string(want) {
+			t.Fatalf("envelope %d (%.200s):\nview     %s (%v)\nenvelope %s (%v)", i, env, got, gerr, want, werr)
+		}
+		n++
+	}
+	t.Logf("%d messages, the same verdict both ways", n)
 }
 
 // benchEnvelope matches detect's benchmark: ordinary prose and paths, no attack, so the
@@ -219,18 +245,27 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 					env = jailbreakEnvelope(size)
 					name = fmt.Sprintf("%s/trusted=%v/jailbreak%dKB", pl.name, trusted, size>>10)
 				}
-				b.Run(name, func(b *testing.B) {
-					if _, err := p.Evaluate(context.Background(), env); err != nil {
-						b.Fatal(err)
-					}
-					b.SetBytes(int64(len(env)))
-					b.ReportAllocs()
-					for b.Loop() {
-						if _, err := p.Evaluate(context.Background(), env); err != nil {
+				view, err := abi.AppendView(nil, env)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, in := range []struct {
+					name string
+					b    []byte
+				}{{"json", env}, {"view", view}} {
+					b.Run(name+"/input="+in.name, func(b *testing.B) {
+						if _, err := p.Evaluate(context.Background(), in.b); err != nil {
 							b.Fatal(err)
 						}
-					}
-				})
+						b.SetBytes(int64(len(env)))
+						b.ReportAllocs()
+						for b.Loop() {
+							if _, err := p.Evaluate(context.Background(), in.b); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
 			}
 		}
 	}

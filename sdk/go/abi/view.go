@@ -117,6 +117,33 @@ const (
 	FieldPrincipal       = 40 // raw JSON
 )
 
+// Inputs a plugin can ask for in describe's input.
+const (
+	InputEnvelope = "envelope"
+	InputView     = "view"
+)
+
+// CheckInput checks describe's input and view against what this host speaks: the envelope, or
+// the view in layout ViewVersion. The error names the version, in words an operator can act on.
+func CheckInput(d Describe) error {
+	switch d.Input {
+	case "", InputEnvelope:
+		if d.View != 0 {
+			return fmt.Errorf("describe: view %d without input %q", d.View, InputView)
+		}
+		return nil
+	case InputView:
+		switch {
+		case d.View == ViewVersion:
+			return nil
+		case d.View > ViewVersion:
+			return fmt.Errorf("plugin asks for view layout %d; this host speaks view layout %d: upgrade the gateway", d.View, ViewVersion)
+		}
+		return fmt.Errorf("plugin asks for view layout %d; this host speaks view layout %d", d.View, ViewVersion)
+	}
+	return fmt.Errorf("plugin asks for input %q; this host gives %q or %q", d.Input, InputEnvelope, InputView)
+}
+
 // ErrView is wrapped by every error ParseView returns.
 var ErrView = errors.New("abi: bad view")
 
