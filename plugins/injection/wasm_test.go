@@ -234,7 +234,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 			for _, bc := range []struct {
 				kind string
 				size int
-			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}} {
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"served", 1 << 10}} {
 				env, size := benchEnvelope(bc.size), bc.size
 				name := fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10)
 				switch bc.kind {
@@ -244,6 +244,9 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 				case "jailbreak":
 					env = jailbreakEnvelope(size)
 					name = fmt.Sprintf("%s/trusted=%v/jailbreak%dKB", pl.name, trusted, size>>10)
+				case "served":
+					env = []byte(servedEnvelope)
+					name = fmt.Sprintf("%s/trusted=%v/served-request", pl.name, trusted)
 				}
 				view, err := abi.AppendView(nil, env)
 				if err != nil {
@@ -270,6 +273,18 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 		}
 	}
 }
+
+// servedEnvelope is a tools/call request as the gateway sends it (tools/loadgen's echo call):
+// the client, the tool's definition and the engine's own paths around two short arguments.
+const servedEnvelope = `{"abi":"1.2","id":"01JD2Q9W8Z3X4Y5V6T7S8R9Q0P","phase":"request","time":"2026-11-28T10:00:00Z","transport":"http",` +
+	`"method":"tools/call","request_id":7,"server":"echo","session":"5f1c2a","protocol_version":"2025-06-18",` +
+	`"client":{"name":"loadgen","version":"1"},"tool":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},` +
+	`"params":{"name":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},"_meta":{"progressToken":1}},` +
+	`"tool_info":{"name":"echo","description":"Echoes back the input","input_schema":{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"},"tag":{"type":"string"}},"required":["message"]}},` +
+	`"engine":{"binary":"/usr/local/bin/palisade","home":"/home/dev","paths":["/home/dev/.palisade","/home/dev/.palisade/nats-auth",` +
+	`"/home/dev/bundles/prod","/tmp/.staging-*","/usr/local/bin/palisade","/home/dev/.claude/settings.json",` +
+	`"/home/dev/project/.claude/settings.json","/run/user/1000/palisade","/proc/4242","/home/dev/.palisade/plugin-cache",` +
+	`"/home/dev/.palisade/keys","/etc/palisade/palisade.yaml","/home/dev/.config/claude/mcp.json","/home/dev/.cursor/mcp.json"],"pids":[4242]}}`
 
 // maxPages is the stage memory cap the tests use: 0, the runtime's default of 256 pages
 // (16 MiB), which the example bundle gives the stage.

@@ -1,13 +1,16 @@
 package scan
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
 	"github.com/added060/palisade/sdk/go/abi"
 )
+
+// tools keeps the last call's argument classifier: within a plugin instance, consecutive calls
+// of the same tool reuse it instead of parsing the tool's input schema again.
+var tools argkind.Cache
 
 // viewTexts is texts on a view (sdk/ABI.md "The view"): the same texts, in the same order,
 // with the same paths and kinds, read from the host's layout instead of parsed out of the JSON
@@ -86,18 +89,9 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 		walk("params", p, ok)
 		return col.out, col.skipped, h
 	}
-	if phase != abi.PhaseResponse {
-		var info *abi.ToolInfo
-		if raw, ok := v.Field(abi.FieldToolInfo); ok {
-			var ti abi.ToolInfo
-			if json.Unmarshal([]byte(raw), &ti) == nil {
-				info = &ti
-			}
-		}
-		tool = argkind.ForCall(h.tool, info)
-		if c.noKinds {
-			tool = nil
-		}
+	if phase != abi.PhaseResponse && !c.noKinds {
+		info, _ := v.Field(abi.FieldToolInfo)
+		tool = tools.ForCall(h.tool, info)
 	}
 	walk("arguments", args.Node, hasArgs)
 	col.kind = argkind.URL

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -110,8 +109,8 @@ type Evaluator struct {
 	// the split evaluation's baseline.
 	kindsOff bool
 	exclude  exclude.List
-	// tools is the last call's argument classifier (view input; see toolFor).
-	tools atomic.Pointer[toolCache]
+	// tools keeps the last call's argument classifier (view input).
+	tools argkind.Cache
 }
 
 // NewEvaluator builds the request- and response-phase detectors from c.

@@ -28,13 +28,6 @@ func (e *Evaluator) EvaluateInput(in []byte) ([]byte, error) {
 	return json.Marshal(verdict)
 }
 
-// toolCache keeps the last call's argument classifier: agents call the same tool many times in
-// a row, and building one parses the tool's input schema.
-type toolCache struct {
-	tool, info string // the key: the envelope's tool and tool_info JSON, copied
-	t          *argkind.Tool
-}
-
 // EvaluateView is Evaluate on a view: the same leaves, in the same order, read from the host's
 // layout instead of parsed out of the JSON envelope.
 func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
@@ -122,7 +115,8 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		}
 	} else if call {
 		toolName := v.Get(abi.FieldTool)
-		tool := e.toolFor(toolName, v)
+		info, _ := v.Field(abi.FieldToolInfo)
+		tool := e.tools.ForCall(toolName, info)
 		leaves = w.collect(w.args, w.hasArgs, "arguments", tool, leaves)
 		if codeSearchTool(toolName) {
 			for i := range leaves {
@@ -149,26 +143,6 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 			}
 			return []byte(`{"result":` + r.Raw + `}`)
 		}}, d, leaves)
-}
-
-// toolFor returns the argument classifier for the call, as argkind.ForCall(tool, tool_info)
-// would build it, reusing the last one while the tool and its definition are unchanged.
-func (e *Evaluator) toolFor(tool string, v abi.View) *argkind.Tool {
-	info, _ := v.Field(abi.FieldToolInfo)
-	if c := e.tools.Load(); c != nil && c.tool == tool && c.info == info {
-		return c.t
-	}
-	var ti *abi.ToolInfo
-	if info != "" {
-		var x abi.ToolInfo
-		if json.Unmarshal([]byte(info), &x) == nil {
-			ti = &x
-		}
-	}
-	c := &toolCache{tool: strings.Clone(tool), info: strings.Clone(info)}
-	c.t = argkind.ForCall(c.tool, ti)
-	e.tools.Store(c)
-	return c.t
 }
 
 // viewWalker collects leaves from a view's nodes.
