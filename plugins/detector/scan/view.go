@@ -31,14 +31,18 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 			return
 		}
 		stack = append(stack[:0], item{path, "", n, false, true})
+		aliased := false
 		for len(stack) > 0 {
 			it := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			node := v.Node(it.n)
 			if node.Type == abi.NodeAlias {
-				if !hasArgs {
+				// params.arguments, byte for byte the arguments part: walk that part here,
+				// once (an alias inside it would otherwise walk it forever).
+				if !hasArgs || aliased {
 					continue
 				}
+				aliased = true
 				it.n, node = args.Node, v.Node(args.Node)
 			}
 			switch node.Type {

@@ -176,14 +176,18 @@ func (w viewWalker) collect(n uint32, ok bool, path string, tool *argkind.Tool, 
 		return p + s
 	}
 	v := w.v
+	aliased := false
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		node := v.Node(it.n)
 		if node.Type == abi.NodeAlias {
-			if !w.hasArgs {
+			// params.arguments, byte for byte the arguments part: walk that part here, once
+			// (a view whose arguments held an alias would otherwise walk itself forever).
+			if !w.hasArgs || aliased {
 				continue
 			}
+			aliased = true
 			it.n, node = w.args, v.Node(w.args)
 		}
 		switch node.Type {

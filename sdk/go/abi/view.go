@@ -458,7 +458,7 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 		case "principal":
 			e.field(FieldPrincipal, val)
 		case "client":
-			return e.subFields(vs, map[string]uint16{"name": FieldClientName, "version": FieldClientVersion})
+			return e.clientFields(vs)
 		case "tool_info":
 			if s[vs] != '{' {
 				return nil
@@ -469,7 +469,11 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 				case "name", "description":
 					if s[vs] == '"' {
 						u, _ := unquote(s[vs:ve])
-						e.field(map[string]uint16{"name": FieldToolName, "description": FieldToolDescription}[name], u)
+						id := uint16(FieldToolName)
+						if name == "description" {
+							id = FieldToolDescription
+						}
+						e.field(id, u)
 					}
 				case "input_schema":
 					e.field(FieldToolInputSchema, s[vs:ve])
@@ -489,7 +493,11 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 				case "binary", "home":
 					if s[vs] == '"' {
 						u, _ := unquote(s[vs:ve])
-						e.field(map[string]uint16{"binary": FieldEngineBinary, "home": FieldEngineHome}[name], u)
+						id := uint16(FieldEngineBinary)
+						if name == "home" {
+							id = FieldEngineHome
+						}
+						e.field(id, u)
 					}
 				case "paths", "pids":
 					if s[vs] != '[' {
@@ -549,13 +557,22 @@ func (e *viewEnc) str(val string) (uint32, uint32) {
 	return off, uint32(len(val))
 }
 
-func (e *viewEnc) subFields(vs int, ids map[string]uint16) error {
+// clientFields adds the client object's name and version.
+func (e *viewEnc) clientFields(vs int) error {
 	s := e.env
 	if s[vs] != '{' {
 		return nil
 	}
 	return eachMember(s, vs, func(name string, vs, ve int) error {
-		if id, ok := ids[name]; ok && s[vs] == '"' {
+		id := uint16(FieldClientName)
+		switch name {
+		case "name":
+		case "version":
+			id = FieldClientVersion
+		default:
+			return nil
+		}
+		if s[vs] == '"' {
 			u, _ := unquote(s[vs:ve])
 			e.field(id, u)
 		}
@@ -571,8 +588,7 @@ func (e *viewEnc) part(part uint16, vs, ve int, alias string) error {
 	e.roots = append(e.roots, viewRoot{part, root, rawOff, rawLn})
 	base := int(rawOff) - vs // data offset of env byte i is base+i
 	s := e.env
-	var add func(vs, ve int, flags uint8, parent uint32, index uint32, nameOff, nameLn, keyOff, keyLn uint32) (uint32, error)
-	add = func(vs, ve int, flags uint8, parent uint32, index uint32, nameOff, nameLn, keyOff, keyLn uint32) (uint32, error) {
+	add := func(vs, ve int, flags uint8, parent uint32, index uint32, nameOff, nameLn, keyOff, keyLn uint32) (uint32, error) {
 		if len(e.nodes) >= math.MaxUint32-1 {
 			return 0, fmt.Errorf("%w: too many values", ErrViewInput)
 		}

@@ -324,7 +324,9 @@ func FuzzParseView(f *testing.F) {
 			return
 		}
 		for i := range v.NumFields() {
-			v.FieldAt(i)
+			if _, val := v.FieldAt(i); len(val) > len(b) {
+				t.Fatalf("field %d longer than the view", i)
+			}
 		}
 		for i := range v.NumRoots() {
 			r := v.RootAt(i)
