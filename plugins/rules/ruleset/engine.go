@@ -65,18 +65,17 @@ func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]str
 	return binary, home, paths, pids
 }
 
-func (e *Engine) loadCall(env []byte, args gjson.Result) *call {
-	f := gjson.GetManyBytes(env, "engine", "cwd", "uri", "tool", "tool_info")
-	c := &call{cwd: f[1].String()}
-	c.binary, c.home, c.paths, c.pids = e.engine.get(f[0])
-	if u := f[2].String(); u != "" {
+func (e *Engine) loadCall(in *input, args gjson.Result) *call {
+	c := &call{cwd: in.head[4]}
+	c.binary, c.home, c.paths, c.pids = e.engine.get(in.get("engine"))
+	if u := in.head[5]; u != "" {
 		c.values = append(c.values, u)
 	}
 	var info *abi.ToolInfo
-	if ti := f[4]; ti.IsObject() {
+	if ti := in.get("tool_info"); ti.IsObject() {
 		info = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
 	}
-	kinds := argkind.ForCall(f[3].String(), info)
+	kinds := argkind.ForCall(in.head[0], info)
 	var walk func(key string, v gjson.Result)
 	walk = func(key string, v gjson.Result) {
 		switch {

@@ -114,6 +114,7 @@ const (
 	FieldEngineHome      = 31
 	FieldEnginePath      = 32 // repeated
 	FieldEnginePid       = 33 // repeated, the JSON number's literal
+	FieldEngine          = 34 // engine, raw JSON (present whenever engine is an object)
 	FieldPrincipal       = 40 // raw JSON
 )
 
@@ -488,6 +489,7 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 			if s[vs] != '{' {
 				return nil
 			}
+			e.field(FieldEngine, val)
 			return eachMember(s, vs, func(name string, vs, ve int) error {
 				switch name {
 				case "binary", "home":

@@ -245,6 +245,7 @@ func TestViewHeader(t *testing.T) {
 		"14=/p", "15=Bash", "16=file:///a", "17=pr",
 		`24={"name":"Bash","description":"run","input_schema":{"type":"object"},"built_in":true}`,
 		"20=Bash", "21=run", `22={"type":"object"}`, "23=true",
+		`34={"binary":"/bin/palisade","home":"/home/u","paths":["/a","/b\u002fc"],"pids":[42,43]}`,
 		"30=/bin/palisade", "31=/home/u", "32=/a", "32=/b/c", "33=42", "33=43",
 		`40={"issuer":"local","subject":"u"}`}
 	if !reflect.DeepEqual(got, want) {
