@@ -49,6 +49,9 @@ func evaluate() int32 {
 		return palisade.Fail(err)
 	}
 	if isView {
+		if err := ruleset.CheckView(v); err != nil {
+			return palisade.Fail(err)
+		}
 		return palisade.OutputRaw(engine.EvaluateView(v, time.Now()).Verdict())
 	}
 	return palisade.OutputRaw(engine.Evaluate(palisade.Input(), time.Now()).Verdict())

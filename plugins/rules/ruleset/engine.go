@@ -47,9 +47,11 @@ func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]str
 	if eng.Raw == ec.raw && eng.Raw != "" {
 		return ec.binary, ec.home, ec.paths, ec.pids
 	}
-	binary, home = eng.Get("binary").String(), eng.Get("home").String()
+	// Every string kept is a copy: eng may be a view of the caller's input buffer (the view's
+	// engine JSON is), which the next call overwrites.
+	binary, home = strings.Clone(eng.Get("binary").String()), strings.Clone(eng.Get("home").String())
 	eng.Get("paths").ForEach(func(_, p gjson.Result) bool {
-		if s := path.Clean(p.String()); strings.HasPrefix(s, "/") && s != "/" {
+		if s := strings.Clone(path.Clean(p.String())); strings.HasPrefix(s, "/") && s != "/" {
 			paths = append(paths, strings.Split(s[1:], "/"))
 		}
 		return true

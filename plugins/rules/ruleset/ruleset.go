@@ -6,6 +6,7 @@ package ruleset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -224,6 +225,22 @@ func (e *Engine) EvaluateView(v abi.View, now time.Time) Result {
 		in.head[i] = v.Get(id)
 	}
 	return e.evaluate(&in, now)
+}
+
+// CheckView reports a view this rule set cannot judge safely: one whose header has the engine's
+// parts (binary, home, paths, pids) but not the engine's JSON (field 34), which the self-guard
+// reads. A host that laid out such a view predates the field; judging without it would miss
+// every engine path, so the stage must fail instead (its failure mode decides).
+func CheckView(v abi.View) error {
+	if _, ok := v.Field(abi.FieldEngine); ok {
+		return nil
+	}
+	for _, id := range []int{abi.FieldEngineBinary, abi.FieldEngineHome, abi.FieldEnginePath, abi.FieldEnginePid} {
+		if _, ok := v.Field(id); ok {
+			return errors.New("rules: the view has the engine's paths but not its JSON (view field 34): the host is older than this plugin; upgrade the gateway")
+		}
+	}
+	return nil
 }
 
 // input is what a rule reads of one call: the JSON envelope, or its view.

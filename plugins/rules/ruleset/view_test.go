@@ -3,6 +3,7 @@ package ruleset
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,18 +79,36 @@ func TestViewResultsMatch(t *testing.T) {
 	now := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
 	for name, rules := range map[string]string{"example": string(example), "self-guard": selfGuard} {
 		t.Run(name, func(t *testing.T) {
-			e := engine(t, rules)
+			e, ev := engine(t, rules), engine(t, rules) // each way its own engine cache
 			matched := 0
+			// One input buffer for every view, overwritten after each call, as inside Wasm: a
+			// string the stage keeps across calls must be its own copy.
+			var buf []byte
 			for i, env := range envs {
 				b, err := abi.AppendView(nil, env)
 				if err != nil {
 					t.Fatal(err)
 				}
-				v, err := abi.ParseView(b)
+				if len(b) > cap(buf) {
+					buf = make([]byte, len(b))
+				}
+				buf = append(buf[:0], b...)
+				v, err := abi.ParseView(buf)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, got := e.Evaluate(env, now), e.EvaluateView(v, now)
+				want, got := e.Evaluate(env, now), ev.EvaluateView(v, now)
+				for j := range buf {
+					buf[j] = 0xAA
+				}
+				if got.Rule != nil {
+					// The same rule of the other engine: compare by position.
+					for k := range ev.rules {
+						if got.Rule == &ev.rules[k] {
+							got.Rule = &e.rules[k]
+						}
+					}
+				}
 				if got != want || string(got.Verdict()) != string(want.Verdict()) {
 					t.Fatalf("envelope %d (%.300s):\nview     %+v %s\nenvelope %+v %s", i, env, got, got.Verdict(), want, want.Verdict())
 				}
@@ -99,5 +118,31 @@ func TestViewResultsMatch(t *testing.T) {
 			}
 			t.Logf("%d envelopes, %d matched a rule, the same both ways", len(envs), matched)
 		})
+	}
+}
+
+// TestCheckView: a view with the engine's parts but without its JSON (a host older than field
+// 34) is refused, not judged without the engine's paths.
+func TestCheckView(t *testing.T) {
+	env, _ := json.Marshal(abi.Envelope{ABI: abi.Version, ID: "x", Phase: abi.PhaseRequest, Method: "tools/call", Tool: "Bash",
+		Arguments: json.RawMessage(`{"command":"kill -9 4242"}`), Engine: eng})
+	b, err := abi.AppendView(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := abi.ParseView(b)
+	if err := CheckView(v); err != nil {
+		t.Fatalf("a complete view refused: %v", err)
+	}
+	// Drop field 34 by renaming it to an id nothing reads.
+	for i := range v.NumFields() {
+		if id, _ := v.FieldAt(i); id == abi.FieldEngine {
+			at := 40 + 12*i
+			b[at] = 99
+		}
+	}
+	v, _ = abi.ParseView(b)
+	if err := CheckView(v); err == nil || !strings.Contains(err.Error(), "field 34") {
+		t.Fatalf("CheckView without the engine JSON = %v, want an error naming field 34", err)
 	}
 }
