@@ -138,7 +138,8 @@ type Stage struct {
 	// View hands the stage the view of the envelope (sdk/ABI.md "The view"; its describe says
 	// input "view") instead of the JSON envelope. The chain lays the view out once per message
 	// for every such stage; a message it cannot lay out (or whose view would be too large) goes
-	// to the stage as the JSON envelope, which a view stage also reads.
+	// to the stage as the JSON envelope, which a view stage also reads, and so does every
+	// message to a NeedsPrior stage (the view carries no prior).
 	View bool
 }
 
@@ -438,11 +439,13 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		if err != nil {
 			return nil, fmt.Errorf("chain: encode envelope: %w", err)
 		}
-		if view == nil && slices.ContainsFunc(run, func(s *Stage) bool { return s.View }) {
+		// The view has no prior: a stage that reads earlier verdicts gets the JSON envelope.
+		wantsView := func(s *Stage) bool { return s.View && !s.NeedsPrior }
+		if view == nil && slices.ContainsFunc(run, wantsView) {
 			view = c.layOut(base)
 		}
 		input := func(s *Stage) []byte {
-			if s.View && len(view) > 0 {
+			if wantsView(s) && len(view) > 0 {
 				return view
 			}
 			return in

@@ -98,8 +98,8 @@ func TestViewStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(inputs[:3]) // the first group may run concurrently
-	if want := []string{"a:view", "b:json", "c:view", "d:view"}; !slices.Equal(inputs, want) {
-		t.Errorf("inputs %v, want %v", inputs, want)
+	if want := []string{"a:view", "b:json", "c:view", "d:json"}; !slices.Equal(inputs, want) {
+		t.Errorf("inputs %v, want %v (d reads prior, which only the JSON carries)", inputs, want)
 	}
 	// Many tiny values: the view would be far larger than the JSON; view stages get JSON.
 	inputs = nil
@@ -108,7 +108,34 @@ func TestViewStages(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(inputs[:3])
-	if want := []string{"a:json", "b:json", "c:json", "d:view"}; !slices.Equal(inputs, want) {
-		t.Errorf("inputs %v, want %v (d judges the rewritten arguments, small again)", inputs, want)
+	if want := []string{"a:json", "b:json", "c:json", "d:json"}; !slices.Equal(inputs, want) {
+		t.Errorf("inputs %v, want %v", inputs, want)
+	}
+	// A view stage in a later group sees the rewritten arguments laid out again.
+	inputs = nil
+	c2, err := New(Options{Stages: []*Stage{
+		{Name: "a", Plugin: rec("a", abi.Verdict{Action: "allow", Arguments: json.RawMessage(`{"path":"/redacted"}`)}), Request: true, View: true},
+		{Name: "r", Plugin: rec("r", abi.Verdict{Action: "none"}), Request: true, NeedsPrior: true},
+		{Name: "e", Plugin: evalFunc(func(b []byte) ([]byte, error) {
+			v, err := abi.ParseView(b)
+			if err != nil {
+				return nil, err
+			}
+			r, _ := v.Root(abi.PartArguments)
+			mu.Lock()
+			inputs = append(inputs, "e:"+r.Raw)
+			mu.Unlock()
+			return json.Marshal(abi.Verdict{Action: "none"})
+		}), Request: true, View: true},
+	}, DefaultAction: "deny"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Arguments = json.RawMessage(`{"path":"/etc/passwd"}`)
+	if _, err := c2.Evaluate(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"a:view", "r:json", `e:{"path":"/redacted"}`}; !slices.Equal(inputs, want) {
+		t.Errorf("inputs %v, want %v", inputs, want)
 	}
 }
