@@ -110,6 +110,8 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
 	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $${FUZZTIME:-20s} ./host/plugin/
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendVerdict$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/abi/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendView$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/abi/
 
 eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
 

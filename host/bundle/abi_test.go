@@ -60,6 +60,11 @@ func TestActivationChecksDescribedABI(t *testing.T) {
 		{`{"name":"none"}`, ""}, // no version stated: taken as 1.0
 		{`{"name":"newer","abi":"1.3"}`, "plugin abi 1.3 is newer than the host's envelope schema 1.2"},
 		{`{"name":"major","abi":"2.0"}`, "plugin abi 2.0: major 2 differs from the host's envelope schema 1.2"},
+		{`{"name":"view","abi":"1.2","input":"view","view":1}`, ""},
+		{`{"name":"json","abi":"1.2","input":"envelope"}`, ""},
+		{`{"name":"view2","abi":"1.2","input":"view","view":2}`, "plugin asks for view layout 2; this host speaks view layout 1: upgrade the gateway"},
+		{`{"name":"view0","abi":"1.2","input":"view"}`, "plugin asks for view layout 0; this host speaks view layout 1"},
+		{`{"name":"tree","abi":"1.2","input":"tree"}`, `plugin asks for input "tree"`},
 	} {
 		t.Run(tc.describe, func(t *testing.T) {
 			p, err := rt.Load(context.Background(), plugin.Spec{Name: "d", Wasm: describing(t, tc.describe), PoolSize: 1})
@@ -67,10 +72,41 @@ func TestActivationChecksDescribedABI(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer p.Close(context.Background())
-			err = bundle.CheckDescribe(context.Background(), p)
+			_, err = bundle.CheckDescribe(context.Background(), p)
 			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
 				t.Fatalf("CheckDescribe = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestActivationRefusesViewVersion: a bundle whose stage asks for a view layout this host does
+// not speak does not activate, and the error names the stage and the layout.
+func TestActivationRefusesViewVersion(t *testing.T) {
+	dir := t.TempDir()
+	wasm := describing(t, `{"name":"futureview","abi":"1.2","input":"view","view":7}`)
+	if err := os.WriteFile(filepath.Join(dir, "p.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	y := "name: v\nversion: \"1\"\ncoverage: {uncovered: pass}\nstages:\n  - name: scanner\n    plugin: p.wasm\n"
+	if err := os.WriteFile(filepath.Join(dir, bundle.ManifestFile), []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.Pin(dir); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bundle.Build(context.Background(), dir, bundle.BuildOptions{Runtime: rt})
+	if err == nil {
+		b.Chain.CloseWhenDrained(context.Background())
+		t.Fatal("a stage asking for view layout 7 activated")
+	}
+	for _, want := range []string{"stages[0]", "stage scanner", "view layout 7", "view layout 1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Build error %q does not say %q", err, want)
+		}
 	}
 }

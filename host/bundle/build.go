@@ -174,9 +174,11 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		}
 		st.Plugin = pl
 		stages = append(stages, st)
-		if err := checkDescribe(ctx, pl); err != nil {
-			return nil, &FieldError{Path: p, Err: err}
+		d, err := checkDescribe(ctx, pl)
+		if err != nil {
+			return nil, &FieldError{Path: p, Err: fmt.Errorf("stage %s: %w", s.Name, err)}
 		}
+		st.View = d.Input == abi.InputView
 	}
 	ch, err := chain.New(chain.Options{
 		Info:           chain.Info{Name: m.Name, Version: m.Version, Digest: digest, Degraded: degraded},
@@ -214,24 +216,28 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 	return b, nil
 }
 
-// checkDescribe calls describe when the plugin exports it and rejects an incompatible ABI.
-func checkDescribe(ctx context.Context, pl *plugin.Plugin) error {
+// checkDescribe calls describe when the plugin exports it and rejects an incompatible ABI or an
+// input this host cannot give (a view layout it does not speak). A plugin without describe is
+// described as the zero Describe: ABI 1.0, the JSON envelope.
+func checkDescribe(ctx context.Context, pl *plugin.Plugin) (abi.Describe, error) {
+	var d abi.Describe
 	ok, err := pl.Exports(ctx, "describe")
 	if err != nil || !ok {
-		return err
+		return d, err
 	}
 	out, err := pl.Call(ctx, "describe", nil)
 	if err != nil {
-		return fmt.Errorf("describe: %w", err)
+		return d, fmt.Errorf("describe: %w", err)
 	}
-	var d abi.Describe
 	if err := json.Unmarshal(out, &d); err != nil {
-		return fmt.Errorf("describe: not JSON: %w", err)
+		return d, fmt.Errorf("describe: not JSON: %w", err)
 	}
-	if d.ABI == "" { // no version stated: taken as 1.0 (sdk/ABI.md "Versions")
-		return nil
+	if d.ABI != "" { // no version stated: taken as 1.0 (sdk/ABI.md "Versions")
+		if err := abi.Compatible(d.ABI); err != nil {
+			return d, err
+		}
 	}
-	return abi.Compatible(d.ABI)
+	return d, abi.CheckInput(d)
 }
 
 func poolSize(declared, max int) int {

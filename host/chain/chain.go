@@ -135,6 +135,12 @@ type Stage struct {
 	// Observe runs the stage and records its verdict (StageResult.Observe) without merging
 	// it: a stage tried on live traffic before it enforces.
 	Observe bool
+	// View hands the stage the view of the envelope (sdk/ABI.md "The view"; its describe says
+	// input "view") instead of the JSON envelope. The chain lays the view out once per message
+	// for every such stage; a message it cannot lay out (or whose view would be too large) goes
+	// to the stage as the JSON envelope, which a view stage also reads, and so does every
+	// message to a NeedsPrior stage (the view carries no prior).
+	View bool
 }
 
 func (s *Stage) inPhase(phase string) bool {
@@ -406,7 +412,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	// The envelope is encoded once, without prior verdicts; each group's input is that encoding
 	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
 	// (request) or the result (response).
-	var base []byte
+	var base, view []byte
 	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
 	for gi, g := range c.groups {
 		if gi > 0 && onlyFirst {
@@ -427,11 +433,22 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			if err != nil {
 				return nil, fmt.Errorf("chain: encode envelope: %w", err)
 			}
-			base = b
+			base, view = b, nil
 		}
 		in, err := withPrior(base, priorOf(prior, d.Stages))
 		if err != nil {
 			return nil, fmt.Errorf("chain: encode envelope: %w", err)
+		}
+		// The view has no prior: a stage that reads earlier verdicts gets the JSON envelope.
+		wantsView := func(s *Stage) bool { return s.View && !s.NeedsPrior }
+		if view == nil && slices.ContainsFunc(run, wantsView) {
+			view = c.layOut(base)
+		}
+		input := func(s *Stage) []byte {
+			if wantsView(s) && len(view) > 0 {
+				return view
+			}
+			return in
 		}
 		results := make([]abi.StageResult, len(run))
 		// The group's last stages go to goroutines, one each, only as far as there are idle
@@ -441,10 +458,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		spread := max(0, min(len(run)-1, c.idle()))
 		var wg sync.WaitGroup
 		for i := len(run) - spread; i < len(run); i++ {
-			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, in) })
+			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i])) })
 		}
 		for i := range len(run) - spread {
-			results[i] = c.call(ctx, run[i], phase, env.Transport, in)
+			results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i]))
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
@@ -526,6 +543,26 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 // idle is the number of cores no call in Evaluate is using: GOMAXPROCS when the chain was built
 // minus the calls in Evaluate (this one included).
 func (c *Chain) idle() int { return c.procs - int(c.inflight.Load()) }
+
+// maxViewGrowth bounds a view against its envelope: a view larger than twice the JSON plus
+// 64 KiB (a message of many tiny values, 40 bytes of node each) is not used, and view stages get
+// the JSON envelope instead, which fits the memory their cap was sized for.
+const maxViewGrowth = 2
+
+// layOut returns the view of the JSON envelope base, or an empty slice (not nil: laid out once)
+// when it cannot be laid out or would be too large; view stages then get the JSON envelope.
+func (c *Chain) layOut(base []byte) []byte {
+	v, err := abi.AppendView(make([]byte, 0, len(base)*3/2+1024), base)
+	if err != nil {
+		c.o.Logger.Debug("envelope not laid out as a view; view stages get JSON", "err", err)
+		return []byte{}
+	}
+	if len(v) > maxViewGrowth*len(base)+64<<10 {
+		c.o.Logger.Debug("view too large; view stages get JSON", "view_bytes", len(v), "envelope_bytes", len(base))
+		return []byte{}
+	}
+	return v
+}
 
 // withPrior returns the envelope encoding base (which has no "prior") with prior added. prior is
 // the envelope's last field, so the bytes equal encoding the envelope with it.

@@ -169,11 +169,22 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 		add("describe", err)
 	}
 
-	// Representative envelopes must give schema-valid verdicts.
+	// Representative envelopes must give schema-valid verdicts; a plugin that asks for the
+	// view gets each as a view too (and must read JSON as well: the host sends JSON for a
+	// message it cannot lay out).
 	for _, s := range samples() {
 		cctx, cancel := call(ctx)
 		add("verdict for "+s.name, checkVerdict(cctx, p, s.env))
 		cancel()
+		if rep.Describe != nil && rep.Describe.Input == abi.InputView {
+			view, err := abi.AppendView(nil, s.env)
+			if err == nil {
+				cctx, cancel := call(ctx)
+				err = checkVerdict(cctx, p, view)
+				cancel()
+			}
+			add("verdict for "+s.name+" (view)", err)
+		}
 	}
 
 	// Hostile input: surviving means no trap and no timeout; an error return is fine.
@@ -249,7 +260,7 @@ func checkDescribe(ctx context.Context, p *plugin.Plugin) (*abi.Describe, error)
 	if err := abi.Compatible(d.ABI); err != nil {
 		return &d, err
 	}
-	return &d, nil
+	return &d, abi.CheckInput(d)
 }
 
 func checkVerdict(ctx context.Context, p *plugin.Plugin, env []byte) error {

@@ -34,6 +34,8 @@ func evaluate() int32 {
 	if cfgErr != nil {
 		return palisade.Fail(cfgErr)
 	}
+	// The host lays out a view for this stage (describe's input); a message it could not lay
+	// out comes as the JSON envelope, which EvaluateScores reads as well.
 	v, err := scan.EvaluateScores(palisade.Input(), cfg, palisade.InferScore)
 	if err != nil {
 		return palisade.Fail(err)
@@ -48,6 +50,8 @@ func describe() int32 {
 		ABI:          abi.Version,
 		Phases:       []string{abi.PhaseRequest, abi.PhaseResponse},
 		Capabilities: []string{"infer"},
+		Input:        abi.InputView,
+		View:         abi.ViewVersion,
 	})
 }
 

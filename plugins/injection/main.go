@@ -37,7 +37,9 @@ func evaluate() int32 {
 	if cfgErr != nil {
 		return palisade.Fail(cfgErr)
 	}
-	out, err := evaluator.EvaluateJSON(palisade.Input())
+	// The host lays out a view for this stage (describe's input); a message it could not lay
+	// out comes as the JSON envelope, which EvaluateInput reads as well.
+	out, err := evaluator.EvaluateInput(palisade.Input())
 	if err != nil {
 		return palisade.Fail(err)
 	}
@@ -50,6 +52,8 @@ func describe() int32 {
 		Version: "0.1.0",
 		ABI:     abi.Version,
 		Phases:  []string{abi.PhaseRequest, abi.PhaseResponse},
+		Input:   abi.InputView,
+		View:    abi.ViewVersion,
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -157,9 +158,34 @@ func TestWasmDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d abi.Describe
-	if err := json.Unmarshal(out, &d); err != nil || d.Name != "injection" || d.ABI != abi.Version {
+	if err := json.Unmarshal(out, &d); err != nil || d.Name != "injection" || d.ABI != abi.Version ||
+		d.Input != abi.InputView || d.View != abi.ViewVersion || abi.CheckInput(d) != nil {
 		t.Errorf("describe %s (%v)", out, err)
 	}
+}
+
+// TestWasmViewMatchesEnvelope runs the built plugin through the real runtime on a sample of
+// the corpus, each message once as the JSON envelope and once as its view: the verdicts must be
+// byte for byte the same (detect's TestViewVerdictsMatch compares every envelope natively).
+func TestWasmViewMatchesEnvelope(t *testing.T) {
+	// 64 MiB, not the default 16: the instance serves a thousand messages in a row here, and at
+	// 16 MiB the JSON input alone already runs out of memory on one of them (a server-everything
+	// tools/list answer after ~900 calls); this test compares verdicts, not memory.
+	p := loadSpec(t, "./", "injection", "{}", 1024, false)
+	n := 0
+	for i, env := range corpus.Envelopes(t, 25) {
+		view, err := abi.AppendView(nil, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, werr := p.Evaluate(context.Background(), env)
+		got, gerr := p.Evaluate(context.Background(), view)
+		if fmt.Sprint(werr) != fmt.Sprint(gerr) || string(got) != string(want) {
+			t.Fatalf("envelope %d (%.200s):\nview     %s (%v)\nenvelope %s (%v)", i, env, got, gerr, want, werr)
+		}
+		n++
+	}
+	t.Logf("%d messages, the same verdict both ways", n)
 }
 
 // benchEnvelope matches detect's benchmark: ordinary prose and paths, no attack, so the
@@ -208,7 +234,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 			for _, bc := range []struct {
 				kind string
 				size int
-			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}} {
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"served", 1 << 10}} {
 				env, size := benchEnvelope(bc.size), bc.size
 				name := fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10)
 				switch bc.kind {
@@ -218,23 +244,47 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 				case "jailbreak":
 					env = jailbreakEnvelope(size)
 					name = fmt.Sprintf("%s/trusted=%v/jailbreak%dKB", pl.name, trusted, size>>10)
+				case "served":
+					env = []byte(servedEnvelope)
+					name = fmt.Sprintf("%s/trusted=%v/served-request", pl.name, trusted)
 				}
-				b.Run(name, func(b *testing.B) {
-					if _, err := p.Evaluate(context.Background(), env); err != nil {
-						b.Fatal(err)
-					}
-					b.SetBytes(int64(len(env)))
-					b.ReportAllocs()
-					for b.Loop() {
-						if _, err := p.Evaluate(context.Background(), env); err != nil {
+				view, err := abi.AppendView(nil, env)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, in := range []struct {
+					name string
+					b    []byte
+				}{{"json", env}, {"view", view}} {
+					b.Run(name+"/input="+in.name, func(b *testing.B) {
+						if _, err := p.Evaluate(context.Background(), in.b); err != nil {
 							b.Fatal(err)
 						}
-					}
-				})
+						b.SetBytes(int64(len(env)))
+						b.ReportAllocs()
+						for b.Loop() {
+							if _, err := p.Evaluate(context.Background(), in.b); err != nil {
+								b.Fatal(err)
+							}
+						}
+					})
+				}
 			}
 		}
 	}
 }
+
+// servedEnvelope is a tools/call request as the gateway sends it (tools/loadgen's echo call):
+// the client, the tool's definition and the engine's own paths around two short arguments.
+const servedEnvelope = `{"abi":"1.2","id":"01JD2Q9W8Z3X4Y5V6T7S8R9Q0P","phase":"request","time":"2026-11-28T10:00:00Z","transport":"http",` +
+	`"method":"tools/call","request_id":7,"server":"echo","session":"5f1c2a","protocol_version":"2025-06-18",` +
+	`"client":{"name":"loadgen","version":"1"},"tool":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},` +
+	`"params":{"name":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},"_meta":{"progressToken":1}},` +
+	`"tool_info":{"name":"echo","description":"Echoes back the input","input_schema":{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"},"tag":{"type":"string"}},"required":["message"]}},` +
+	`"engine":{"binary":"/usr/local/bin/palisade","home":"/home/dev","paths":["/home/dev/.palisade","/home/dev/.palisade/nats-auth",` +
+	`"/home/dev/bundles/prod","/tmp/.staging-*","/usr/local/bin/palisade","/home/dev/.claude/settings.json",` +
+	`"/home/dev/project/.claude/settings.json","/run/user/1000/palisade","/proc/4242","/home/dev/.palisade/plugin-cache",` +
+	`"/home/dev/.palisade/keys","/etc/palisade/palisade.yaml","/home/dev/.config/claude/mcp.json","/home/dev/.cursor/mcp.json"],"pids":[4242]}}`
 
 // maxPages is the stage memory cap the tests use: 0, the runtime's default of 256 pages
 // (16 MiB), which the example bundle gives the stage.

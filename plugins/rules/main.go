@@ -42,11 +42,24 @@ func evaluate() int32 {
 	if initErr != nil {
 		return palisade.Fail(initErr)
 	}
+	// The host lays out a view for this stage (describe's input); a message it could not lay
+	// out comes as the JSON envelope.
+	v, isView, err := palisade.View()
+	if err != nil {
+		return palisade.Fail(err)
+	}
+	if isView {
+		if err := ruleset.CheckView(v); err != nil {
+			return palisade.Fail(err)
+		}
+		return palisade.OutputRaw(engine.EvaluateView(v, time.Now()).Verdict())
+	}
 	return palisade.OutputRaw(engine.Evaluate(palisade.Input(), time.Now()).Verdict())
 }
 
 func describe() int32 {
-	return palisade.Describe(abi.Describe{Name: "rules", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest}})
+	return palisade.Describe(abi.Describe{Name: "rules", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest},
+		Input: abi.InputView, View: abi.ViewVersion})
 }
 
 func main() {}

@@ -58,6 +58,19 @@ func run(h func() int32, name string, n int32) int64 {
 // by the next call): copy what you keep. Use it with a non-reflective parser on hot paths.
 func Input() []byte { return input }
 
+// View returns the input as a view (sdk/ABI.md "The view") when the host laid one out for
+// this call: the plugin's describe states Input abi.InputView. ok is false when the input is
+// the JSON envelope (a plugin that asks for the view still gets JSON for a message the host
+// could not lay out) and when the view is malformed (err says why). The view aliases the input
+// buffer: it is valid until evaluate returns.
+func View() (v abi.View, ok bool, err error) {
+	if !abi.IsView(input) {
+		return v, false, nil
+	}
+	v, err = abi.ParseView(input)
+	return v, err == nil, err
+}
+
 // Envelope decodes the input as an envelope.
 func Envelope() (abi.Envelope, error) {
 	var env abi.Envelope

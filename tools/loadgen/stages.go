@@ -214,6 +214,12 @@ func isolated(ctx context.Context, bundleDir string, d time.Duration) (map[stage
 			if err != nil {
 				return nil, err
 			}
+			if s.View {
+				// What the chain hands a stage that asks for the view (sdk/ABI.md "The view").
+				if in, err = abi.AppendView(nil, in); err != nil {
+					return nil, fmt.Errorf("stage %s: %w", s.Name, err)
+				}
+			}
 			var lat []time.Duration
 			for end := time.Now().Add(d); time.Now().Before(end); {
 				t := time.Now()

@@ -79,15 +79,38 @@ func BenchmarkWasmGuest(b *testing.B) {
 	for _, tc := range []struct{ name, env string }{
 		{"request-2-args", `{"abi":"1.0","id":"x","phase":"request","method":"tools/call","tool":"search","arguments":{"query":"golang context cancellation","site":"go.dev"}}`},
 		{"response-8KB", string(out)},
+		{"served-request", servedEnvelope},
 	} {
-		b.Run(tc.name, func(b *testing.B) {
-			p := loadStage(b, []string{hostfn.CapInfer}, instant{}, "{}")
-			ctx := context.Background()
-			for b.Loop() {
-				if _, err := p.Evaluate(ctx, []byte(tc.env)); err != nil {
-					b.Fatal(err)
+		view, err := abi.AppendView(nil, []byte(tc.env))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, in := range []struct {
+			name string
+			b    []byte
+		}{{"json", []byte(tc.env)}, {"view", view}} {
+			b.Run(tc.name+"/input="+in.name, func(b *testing.B) {
+				p := loadStage(b, []string{hostfn.CapInfer}, instant{}, "{}")
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := p.Evaluate(ctx, in.b); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
+
+// servedEnvelope is a tools/call request as the gateway sends it (tools/loadgen's echo call):
+// the client, the tool's definition and the engine's own paths around two short arguments.
+const servedEnvelope = `{"abi":"1.2","id":"01JD2Q9W8Z3X4Y5V6T7S8R9Q0P","phase":"request","time":"2026-11-28T10:00:00Z","transport":"http",` +
+	`"method":"tools/call","request_id":7,"server":"echo","session":"5f1c2a","protocol_version":"2025-06-18",` +
+	`"client":{"name":"loadgen","version":"1"},"tool":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},` +
+	`"params":{"name":"echo","arguments":{"message":"hello from the load generator","tag":"a1"},"_meta":{"progressToken":1}},` +
+	`"tool_info":{"name":"echo","description":"Echoes back the input","input_schema":{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"},"tag":{"type":"string"}},"required":["message"]}},` +
+	`"engine":{"binary":"/usr/local/bin/palisade","home":"/home/dev","paths":["/home/dev/.palisade","/home/dev/.palisade/nats-auth",` +
+	`"/home/dev/bundles/prod","/tmp/.staging-*","/usr/local/bin/palisade","/home/dev/.claude/settings.json",` +
+	`"/home/dev/project/.claude/settings.json","/run/user/1000/palisade","/proc/4242","/home/dev/.palisade/plugin-cache",` +
+	`"/home/dev/.palisade/keys","/etc/palisade/palisade.yaml","/home/dev/.config/claude/mcp.json","/home/dev/.cursor/mcp.json"],"pids":[4242]}}`

@@ -136,46 +136,69 @@ func Texts(env []byte, c Config) []Text {
 	return out
 }
 
+// collector gathers texts: add applies MinBytes, Prose, MaxTexts, MaxBytes and windows.
+type collector struct {
+	c       Config
+	out     []Text
+	skipped bool
+	kind    argkind.Kind // the kind of the texts add adds
+}
+
+func (k *collector) add(path, s string) {
+	c := &k.c
+	if len(s) < c.MinBytes || !Prose(s) {
+		return
+	}
+	if len(k.out) >= c.MaxTexts {
+		k.skipped = true
+		return
+	}
+	if n := runeCut(s, c.MaxBytes); n < len(s) {
+		s = s[:n]
+		k.skipped = true
+	}
+	if c.WindowBytes < 0 || len(s) <= c.WindowBytes {
+		k.out = append(k.out, Text{Path: path, Value: s, Kind: k.kind})
+		return
+	}
+	// Overlapping windows, stride half a window, cut on rune starts.
+	stride := c.WindowBytes / 2
+	for start := 0; start < len(s); {
+		if len(k.out) >= c.MaxTexts {
+			k.skipped = true
+			return
+		}
+		end := start + runeCut(s[start:], c.WindowBytes)
+		k.out = append(k.out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end], Kind: k.kind})
+		if end == len(s) {
+			break
+		}
+		start += runeCut(s[start:], stride)
+	}
+}
+
 // head is what Evaluate reads of the envelope besides its texts, from the same parse.
 type head struct{ phase, method, server, tool string }
 
 // texts is Texts, also reporting whether anything was left out (MaxTexts reached or a string
 // cut at MaxBytes), and the envelope's head.
 func texts(env []byte, c Config) ([]Text, bool, head) {
-	var out []Text
-	skipped := false
-	kind := argkind.Unknown
-	add := func(path, s string) {
-		if len(s) < c.MinBytes || !Prose(s) {
-			return
+	if abi.IsView(env) {
+		v, err := abi.ParseView(env)
+		if err != nil {
+			// Not a view the host laid out: no texts, and marked as not all examined
+			// (Evaluate fails the call instead).
+			return nil, true, head{}
 		}
-		if len(out) >= c.MaxTexts {
-			skipped = true
-			return
-		}
-		if n := runeCut(s, c.MaxBytes); n < len(s) {
-			s = s[:n]
-			skipped = true
-		}
-		if c.WindowBytes < 0 || len(s) <= c.WindowBytes {
-			out = append(out, Text{Path: path, Value: s, Kind: kind})
-			return
-		}
-		// Overlapping windows, stride half a window, cut on rune starts.
-		stride := c.WindowBytes / 2
-		for start := 0; start < len(s); {
-			if len(out) >= c.MaxTexts {
-				skipped = true
-				return
-			}
-			end := start + runeCut(s[start:], c.WindowBytes)
-			out = append(out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end], Kind: kind})
-			if end == len(s) {
-				break
-			}
-			start += runeCut(s[start:], stride)
-		}
+		return viewTexts(v, c)
 	}
+	return textsJSON(env, c)
+}
+
+// textsJSON is texts on the JSON envelope.
+func textsJSON(env []byte, c Config) ([]Text, bool, head) {
+	col := &collector{c: c, kind: argkind.Unknown}
+	add := col.add
 	var tool *argkind.Tool
 	forModel := false // walking text written for the model: tool output, other messages' params
 	// The walk is iterative: no nesting is too deep for it, and nothing is skipped but what
@@ -193,8 +216,8 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				kind, _ = tool.Judge(it.key, it.r.Str, it.top)
-				if kind == argkind.Typed {
+				col.kind, _ = tool.Judge(it.key, it.r.Str, it.top)
+				if col.kind == argkind.Typed {
 					// A value of the integer, number, boolean, enum or format the tool's
 					// input schema declares: data of a known shape, not text. (A value that
 					// violates its type is judged strictly, as unknown; the injection stage
@@ -204,7 +227,7 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 				if forModel {
 					// Tool output and other text written for the model to read is prose
 					// (its threshold; fewer than three words: judged as unknown).
-					kind = argkind.Text.ForValue(it.r.Str)
+					col.kind = argkind.Text.ForValue(it.r.Str)
 				}
 				add(it.path, it.r.Str)
 			case it.r.IsArray():
@@ -228,7 +251,7 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 					if !identifier(k.String()) {
 						// An identifier-shaped key carries nothing to classify (the model
 						// scores lone words at random); any other key is text like a value.
-						kind = argkind.Unknown
+						col.kind = argkind.Unknown
 						add(kp+"{key}", k.String())
 					}
 					kids = append(kids, item{kp, k.String(), v, it.root, false})
@@ -248,7 +271,7 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 		// notifications, completion): every string its params carry.
 		forModel = true
 		walk("params", fields[7])
-		return out, skipped, h
+		return col.out, col.skipped, h
 	}
 	if fields[5].String() != abi.PhaseResponse {
 		var info *abi.ToolInfo
@@ -269,9 +292,9 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 			// points (ssrf) and injected instructions, not for the model's n-gram guesses at SQL
 			// or a path in a resource name ("test://template/123/data" scored 0.92 as
 			// sql_injection). The injection stage's rules read it whole, as every string.
-			kind = argkind.URL
+			col.kind = argkind.URL
 			if argkind.WellFormedURL(fields[1].Str) {
-				kind = argkind.TypedURL
+				col.kind = argkind.TypedURL
 			}
 			add("uri", fields[1].Str)
 		}
@@ -286,7 +309,7 @@ func texts(env []byte, c Config) ([]Text, bool, head) {
 	// allowed as a request, denied its own answer (issue 26).
 	forModel = true
 	walk("result", fields[2])
-	return out, skipped, h
+	return col.out, col.skipped, h
 }
 
 // identifier reports whether k looks like a field name: 1-64 letters, digits, _ . - or $.
@@ -556,7 +579,18 @@ func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) 
 }
 
 func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (abi.Verdict, error) {
-	texts, skipped, h := texts(env, c)
+	var texts []Text
+	var skipped bool
+	var h head
+	if abi.IsView(env) {
+		v, err := abi.ParseView(env)
+		if err != nil {
+			return abi.Verdict{}, fmt.Errorf("detector: %w", err)
+		}
+		texts, skipped, h = viewTexts(v, c)
+	} else {
+		texts, skipped, h = textsJSON(env, c)
+	}
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}

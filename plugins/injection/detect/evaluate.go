@@ -109,6 +109,8 @@ type Evaluator struct {
 	// the split evaluation's baseline.
 	kindsOff bool
 	exclude  exclude.List
+	// tools keeps the last call's argument classifier (view input).
+	tools argkind.Cache
 }
 
 // NewEvaluator builds the request- and response-phase detectors from c.
@@ -287,6 +289,25 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		d = e.response
 		leaves = collectStrings(root.Get("params"), "params", nil, leaves)
 	}
+	return e.decide(message{phase: phase, call: call, names: func() (string, string) {
+		return root.Get("server").String(), root.Get("tool").String()
+	}, result: func() []byte { return env }}, d, leaves)
+}
+
+// message is what decide reads of a message besides its leaves.
+type message struct {
+	phase string
+	call  bool
+	// names returns the server and the tool (read only when exclusions need them).
+	names func() (server, tool string)
+	// result returns a JSON object whose "result" member is the message's result (the
+	// envelope), for redaction.
+	result func() []byte
+}
+
+// decide judges the leaves of one message with d (the phase's detector) and builds the verdict.
+func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, error) {
+	phase, call := m.phase, m.call
 	incomplete := false
 	var scores [NumCategories]float64
 	var found []finding
@@ -309,7 +330,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 			return fired
 		}
 		if server == "" && tool == "" {
-			server, tool = root.Get("server").String(), root.Get("tool").String()
+			server, tool = m.names()
 		}
 		var out []Category
 		for _, c := range fired {
@@ -409,7 +430,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		inError = inError || strings.HasPrefix(f.path, "error.")
 	}
 	if phase == abi.PhaseResponse && e.mode == ModeRedact && !keyFired && !inError {
-		red, err := redact(env, d, found)
+		red, err := redact(m.result(), d, found)
 		if err != nil {
 			return abi.Verdict{}, err
 		}

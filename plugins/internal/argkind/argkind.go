@@ -15,6 +15,7 @@ package argkind
 import (
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -255,4 +256,37 @@ func LastKey(path string) string {
 		return p
 	}
 	return ""
+}
+
+// Cache keeps the Tool of the last call it built one for: agents call the same tool many times
+// in a row, and building a Tool parses the tool's input schema (encoding/json, slow inside
+// Wasm). It is safe for concurrent use; the zero value is ready.
+type Cache struct {
+	last atomic.Pointer[cacheEntry]
+}
+
+type cacheEntry struct {
+	tool, info string // the key, copied
+	t          *Tool
+}
+
+// ForCall is ForCall(tool, info decoded), reusing the last Tool while tool and info are the
+// same bytes. info is the envelope's tool_info JSON ("" when absent); one that does not decode
+// counts as absent, as it does for ForCall's callers. The strings may alias a buffer the caller
+// reuses: the cache keeps copies.
+func (c *Cache) ForCall(tool, info string) *Tool {
+	if e := c.last.Load(); e != nil && e.tool == tool && e.info == info {
+		return e.t
+	}
+	var ti *abi.ToolInfo
+	if info != "" {
+		var x abi.ToolInfo
+		if json.Unmarshal([]byte(info), &x) == nil {
+			ti = &x
+		}
+	}
+	e := &cacheEntry{tool: strings.Clone(tool), info: strings.Clone(info)}
+	e.t = ForCall(e.tool, ti)
+	c.last.Store(e)
+	return e.t
 }

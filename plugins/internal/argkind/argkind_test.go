@@ -2,6 +2,7 @@ package argkind
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -75,5 +76,23 @@ func TestApplies(t *testing.T) {
 	}
 	if !Unknown.Applies("command_injection") || !Fixed.Applies("xss") {
 		t.Errorf("unknown and fixed: every label counts")
+	}
+}
+
+func TestCache(t *testing.T) {
+	var c Cache
+	info := `{"name":"query","input_schema":{"type":"object","properties":{"n":{"type":"integer"}}}}`
+	a := c.ForCall("query", info)
+	if b := c.ForCall("query", info); b != a {
+		t.Error("the same tool and definition built a new Tool")
+	}
+	if k, _ := a.Judge("n", "x", true); k != Unknown {
+		t.Errorf("cached Tool lost the schema: n=x judged %v", k)
+	}
+	if b := c.ForCall("query", `{"name":"query"}`); b == a {
+		t.Error("another definition reused the Tool")
+	}
+	if b := c.ForCall("query", `{not json`); !reflect.DeepEqual(b, ForCall("query", nil)) {
+		t.Errorf("malformed tool_info: got %+v, want ForCall without info", b)
 	}
 }

@@ -47,9 +47,11 @@ func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]str
 	if eng.Raw == ec.raw && eng.Raw != "" {
 		return ec.binary, ec.home, ec.paths, ec.pids
 	}
-	binary, home = eng.Get("binary").String(), eng.Get("home").String()
+	// Every string kept is a copy: eng may be a view of the caller's input buffer (the view's
+	// engine JSON is), which the next call overwrites.
+	binary, home = strings.Clone(eng.Get("binary").String()), strings.Clone(eng.Get("home").String())
 	eng.Get("paths").ForEach(func(_, p gjson.Result) bool {
-		if s := path.Clean(p.String()); strings.HasPrefix(s, "/") && s != "/" {
+		if s := strings.Clone(path.Clean(p.String())); strings.HasPrefix(s, "/") && s != "/" {
 			paths = append(paths, strings.Split(s[1:], "/"))
 		}
 		return true
@@ -65,18 +67,17 @@ func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]str
 	return binary, home, paths, pids
 }
 
-func (e *Engine) loadCall(env []byte, args gjson.Result) *call {
-	f := gjson.GetManyBytes(env, "engine", "cwd", "uri", "tool", "tool_info")
-	c := &call{cwd: f[1].String()}
-	c.binary, c.home, c.paths, c.pids = e.engine.get(f[0])
-	if u := f[2].String(); u != "" {
+func (e *Engine) loadCall(in *input, args gjson.Result) *call {
+	c := &call{cwd: in.head[4]}
+	c.binary, c.home, c.paths, c.pids = e.engine.get(in.get("engine"))
+	if u := in.head[5]; u != "" {
 		c.values = append(c.values, u)
 	}
 	var info *abi.ToolInfo
-	if ti := f[4]; ti.IsObject() {
+	if ti := in.get("tool_info"); ti.IsObject() {
 		info = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
 	}
-	kinds := argkind.ForCall(f[3].String(), info)
+	kinds := argkind.ForCall(in.head[0], info)
 	var walk func(key string, v gjson.Result)
 	walk = func(key string, v gjson.Result) {
 		switch {

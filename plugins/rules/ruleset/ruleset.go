@@ -6,6 +6,7 @@ package ruleset
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -208,12 +209,77 @@ func (w *When) onArguments() bool {
 
 // Evaluate decides an envelope given as raw JSON. now is used when the envelope has no time.
 func (e *Engine) Evaluate(env []byte, now time.Time) Result {
+	in := input{env: env}
 	fields := gjson.GetManyBytes(env, "tool", "server", "method", "agent", "cwd", "uri", "time", "prompt")
-	tool := fields[0].String()
-	if tool == "" {
-		tool = fields[7].String()
+	for i := range in.head {
+		in.head[i] = fields[i].String()
 	}
-	if ts := fields[6].String(); ts != "" {
+	return e.evaluate(&in, now)
+}
+
+// EvaluateView decides a call given as a view (sdk/ABI.md "The view"): the same decision as
+// Evaluate on the JSON envelope it was laid out from (TestViewResultsMatch).
+func (e *Engine) EvaluateView(v abi.View, now time.Time) Result {
+	in := input{view: v, isView: true}
+	for i, id := range [...]int{abi.FieldTool, abi.FieldServer, abi.FieldMethod, abi.FieldAgent, abi.FieldCwd, abi.FieldURI, abi.FieldTime, abi.FieldPrompt} {
+		in.head[i] = v.Get(id)
+	}
+	return e.evaluate(&in, now)
+}
+
+// CheckView reports a view this rule set cannot judge safely: one whose header has the engine's
+// parts (binary, home, paths, pids) but not the engine's JSON (field 34), which the self-guard
+// reads. A host that laid out such a view predates the field; judging without it would miss
+// every engine path, so the stage must fail instead (its failure mode decides).
+func CheckView(v abi.View) error {
+	if _, ok := v.Field(abi.FieldEngine); ok {
+		return nil
+	}
+	for _, id := range []int{abi.FieldEngineBinary, abi.FieldEngineHome, abi.FieldEnginePath, abi.FieldEnginePid} {
+		if _, ok := v.Field(id); ok {
+			return errors.New("rules: the view has the engine's paths but not its JSON (view field 34): the host is older than this plugin; upgrade the gateway")
+		}
+	}
+	return nil
+}
+
+// input is what a rule reads of one call: the JSON envelope, or its view.
+type input struct {
+	env    []byte
+	view   abi.View
+	isView bool
+	// head holds tool, server, method, agent, cwd, uri, time, prompt.
+	head [8]string
+}
+
+// get returns the envelope's member name (arguments, principal, engine, tool_info) as gjson
+// reads it: from the envelope, or parsed from the view's copy of the same JSON.
+func (in *input) get(name string) gjson.Result {
+	if !in.isView {
+		return gjson.GetBytes(in.env, name)
+	}
+	var raw string
+	switch name {
+	case "arguments":
+		r, _ := in.view.Root(abi.PartArguments)
+		raw = r.Raw
+	case "principal":
+		raw = in.view.Get(abi.FieldPrincipal)
+	case "engine":
+		raw = in.view.Get(abi.FieldEngine)
+	case "tool_info":
+		raw = in.view.Get(abi.FieldToolInfo)
+	}
+	return gjson.Parse(raw)
+}
+
+func (e *Engine) evaluate(in *input, now time.Time) Result {
+	fields := &in.head
+	tool := fields[0]
+	if tool == "" {
+		tool = fields[7]
+	}
+	if ts := fields[6]; ts != "" {
 		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 			now = t
 		}
@@ -230,9 +296,9 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 		if r.Action != abi.ActionDeny && (w.onArguments() || w.Time != nil) {
 			argsBefore = true // it may match other arguments or another time (checked before it is skipped)
 		}
-		if !glob.Any(w.Tool, tool) || !glob.Any(w.Server, fields[1].String()) ||
-			!glob.Any(w.Method, fields[2].String()) || !glob.Any(w.Agent, fields[3].String()) ||
-			!glob.Any(w.Cwd, fields[4].String()) || !glob.Any(w.URI, fields[5].String()) {
+		if !glob.Any(w.Tool, tool) || !glob.Any(w.Server, fields[1]) ||
+			!glob.Any(w.Method, fields[2]) || !glob.Any(w.Agent, fields[3]) ||
+			!glob.Any(w.Cwd, fields[4]) || !glob.Any(w.URI, fields[5]) {
 			continue
 		}
 		if w.Time != nil && !w.Time.contains(now) {
@@ -240,7 +306,7 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 		}
 		if len(w.Arguments) > 0 {
 			if !argsLoaded {
-				args = gjson.GetBytes(env, "arguments")
+				args = in.get("arguments")
 				argsLoaded = true
 			}
 			if !argsMatch(args, w.Arguments) {
@@ -249,7 +315,7 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 		}
 		if w.Principal != nil {
 			if !principalLoaded {
-				principal = gjson.GetBytes(env, "principal")
+				principal = in.get("principal")
 				principalLoaded = true
 			}
 			if !w.Principal.match(principal) {
@@ -259,10 +325,10 @@ func (e *Engine) Evaluate(env []byte, now time.Time) Result {
 		if w.EnginePaths || len(w.commands) > 0 {
 			if c == nil {
 				if !argsLoaded {
-					args = gjson.GetBytes(env, "arguments")
+					args = in.get("arguments")
 					argsLoaded = true
 				}
-				c = e.loadCall(env, args)
+				c = e.loadCall(in, args)
 			}
 			if w.EnginePaths && !c.touchesEngine() || len(w.commands) > 0 && !c.runs(w.commands) {
 				continue

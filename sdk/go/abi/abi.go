@@ -225,6 +225,11 @@ type Describe struct {
 	ABI          string   `json:"abi"`
 	Phases       []string `json:"phases,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Input is what evaluate takes: InputEnvelope (the JSON envelope; "" means the same) or
+	// InputView (the view, sdk/ABI.md "The view"), in the layout version View names.
+	Input string `json:"input,omitempty"`
+	// View is the view layout version the plugin reads, with Input InputView.
+	View int `json:"view,omitempty"`
 }
 
 // SampleRequest is the input of the sample host function.
