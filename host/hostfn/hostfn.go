@@ -156,32 +156,7 @@ func inferScore(ctx context.Context, granted bool, in []byte, inf Inferer) abi.S
 	if len(labels) == 0 || len(probs) != len(labels)*len(req.Texts) {
 		return abi.ScoreResponse{Error: fmt.Sprintf("model %q: %d probabilities for %d texts × %d labels", req.Model, len(probs), len(req.Texts), len(labels))}
 	}
-	return abi.ScoreResponse{Labels: labels, Scores: Reduce(labels, probs, req.Benign)}
-}
-
-// Reduce turns rows of probabilities (one per label, row-major) into one score per row: 1 - the
-// probability of benign (0 when benign is not a label), and the most likely other label, the
-// first in byte order on a tie (abi.ScoreNoLabel when there is none). It is what a plugin
-// computed itself from the infer host function's scores map, in the same float64 arithmetic.
-func Reduce(labels []string, probs []float32, benign string) []abi.InferScore {
-	c := len(labels)
-	out := make([]abi.InferScore, len(probs)/c)
-	for i := range out {
-		pBenign, best := 0.0, -1.0
-		s := abi.InferScore{Label: abi.ScoreNoLabel}
-		for j, p32 := range probs[i*c : (i+1)*c] {
-			p := float64(p32)
-			switch {
-			case labels[j] == benign:
-				pBenign = p
-			case p > best || (p == best && s.Label != abi.ScoreNoLabel && labels[j] < labels[s.Label]):
-				best, s.Label = p, uint32(j)
-			}
-		}
-		s.Score = 1 - pBenign
-		out[i] = s
-	}
-	return out
+	return abi.ScoreResponse{Labels: labels, Scores: abi.ReduceScores(labels, probs, req.Benign)}
 }
 
 // probsOf asks an Inferer without Probs, and reads the probabilities back from its results'

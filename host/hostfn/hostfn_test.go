@@ -100,7 +100,7 @@ func TestInferScore(t *testing.T) {
 
 func TestReduceNaN(t *testing.T) {
 	// A NaN probability never wins and never indexes out of range.
-	got := hostfn.Reduce([]string{"a", "b"}, []float32{float32(math.NaN()), float32(math.NaN())}, "benign")
+	got := abi.ReduceScores([]string{"a", "b"}, []float32{float32(math.NaN()), float32(math.NaN())}, "benign")
 	if len(got) != 1 || got[0].Label != abi.ScoreNoLabel || got[0].Score != 1 {
 		t.Errorf("Reduce(NaN) = %+v", got)
 	}

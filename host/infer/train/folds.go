@@ -104,7 +104,7 @@ func RunFolds(ctx context.Context, c Config, path, dir string, stage scan.Config
 				reg.Close()
 				return nil, err
 			}
-			for i, s := range reduce(ls, probs) {
+			for i, s := range abi.ReduceScores(ls, probs, BenignLabel) {
 				f.scores[1-h][texts[start+i]] = s
 			}
 		}
@@ -128,28 +128,4 @@ func (f *Folds) Score(i int) scan.ScoreFunc {
 		}
 		return resp, nil
 	}
-}
-
-// reduce is host/hostfn's Reduce (which this package may not import): per row of
-// probabilities, 1 - p(benign) and the most likely other label, the first in byte order on a
-// tie.
-func reduce(labels []string, probs []float32) []abi.InferScore {
-	c := len(labels)
-	out := make([]abi.InferScore, len(probs)/c)
-	for i := range out {
-		pBenign, best := 0.0, -1.0
-		s := abi.InferScore{Label: abi.ScoreNoLabel}
-		for j, p32 := range probs[i*c : (i+1)*c] {
-			p := float64(p32)
-			switch {
-			case labels[j] == BenignLabel:
-				pBenign = p
-			case p > best || (p == best && s.Label != abi.ScoreNoLabel && labels[j] < labels[s.Label]):
-				best, s.Label = p, uint32(j)
-			}
-		}
-		s.Score = 1 - pBenign
-		out[i] = s
-	}
-	return out
 }

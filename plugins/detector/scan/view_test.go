@@ -78,7 +78,7 @@ func TestViewVerdictsMatch(t *testing.T) {
 		if err != nil {
 			return abi.ScoreResponse{}, err
 		}
-		return abi.ScoreResponse{Labels: labels, Scores: hostfn.Reduce(labels, probs, req.Benign)}, nil
+		return abi.ScoreResponse{Labels: labels, Scores: abi.ReduceScores(labels, probs, req.Benign)}, nil
 	}
 	for _, sc := range []struct {
 		name  string

@@ -226,7 +226,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	call := isCall(root.Get("method").String())
 	var leaves []leaf
 	d := e.request
-	if depth := maxNesting(env); depth > MaxNesting {
+	if depth := abi.Nesting(unsafe.String(unsafe.SliceData(env), len(env))); depth > MaxNesting {
 		// Deeper than any tool's arguments: refuse to guess, and say so (never clean).
 		return abi.Verdict{Action: abi.ActionNone, Incomplete: true, Rule: "injection/nesting",
 			Reason: fmt.Sprintf("envelope nested %d levels deep (limit %d): not scanned", depth, MaxNesting)}, nil
@@ -479,31 +479,6 @@ func isCall(method string) bool {
 // failure mode decides (closed = deny) instead of a silent pass.
 const MaxNesting = 512
 
-// maxNesting returns the deepest nesting of arrays and objects in a JSON document, skipping
-// strings. It is a linear byte scan with no recursion.
-func maxNesting(b []byte) int {
-	depth, most, inStr := 0, 0, false
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-			most = max(most, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return most
-}
-
 // toolInfo decodes the envelope's tool_info (nil when absent or malformed).
 func toolInfo(r gjson.Result) *abi.ToolInfo {
 	if !r.IsObject() {
@@ -521,7 +496,7 @@ const maxPathBytes = 256
 
 // collectStrings appends every string under r with its path: string values and object keys
 // (a key is as much the agent's text as a value; its path ends in "{key}"). Nothing is
-// skipped: the walk is iterative, so no nesting depth is too deep for it (maxNesting bounds
+// skipped: the walk is iterative, so no nesting depth is too deep for it (abi.Nesting bounds
 // what reaches here). tool classifies each value by its key (nil: response phase, no kinds).
 func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf) []leaf {
 	type item struct {

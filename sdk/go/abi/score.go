@@ -195,3 +195,29 @@ func readString(s string, off int) (string, int, bool) {
 	}
 	return s[off : off+int(n)], off + int(n), true
 }
+
+// ReduceScores turns rows of probabilities (one per label, row-major) into one score per row: 1 - the
+// probability of benign (0 when benign is not a label), and the most likely other label, the
+// first in byte order on a tie (ScoreNoLabel when there is none). It is what a plugin
+// computed itself from the infer host function's scores map, in the same float64 arithmetic;
+// host/hostfn answers infer_score with it and the trainer's out-of-fold scoring uses it too.
+func ReduceScores(labels []string, probs []float32, benign string) []InferScore {
+	c := len(labels)
+	out := make([]InferScore, len(probs)/c)
+	for i := range out {
+		pBenign, best := 0.0, -1.0
+		s := InferScore{Label: ScoreNoLabel}
+		for j, p32 := range probs[i*c : (i+1)*c] {
+			p := float64(p32)
+			switch {
+			case labels[j] == benign:
+				pBenign = p
+			case p > best || (p == best && s.Label != ScoreNoLabel && labels[j] < labels[s.Label]):
+				best, s.Label = p, uint32(j)
+			}
+		}
+		s.Score = 1 - pBenign
+		out[i] = s
+	}
+	return out
+}

@@ -403,7 +403,7 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 	if i >= len(s) || s[i] != '{' {
 		return dst, fmt.Errorf("%w: not a JSON object", ErrViewInput)
 	}
-	depth := nesting(s)
+	depth := Nesting(s)
 	var argsRaw string
 	haveArgs := false
 	seen := map[string]bool{}
@@ -954,8 +954,9 @@ func eachItem(s string, i int, fn func(vs, ve int) error) error {
 	}
 }
 
-// nesting returns the deepest nesting of arrays and objects in JSON text, skipping strings.
-func nesting(s string) int {
+// Nesting returns the deepest nesting of arrays and objects in JSON text, skipping strings: a
+// linear byte scan with no recursion (the view's depth, and the injection stage's bound).
+func Nesting(s string) int {
 	depth, most, inStr := 0, 0, false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
