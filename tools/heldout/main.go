@@ -39,13 +39,9 @@ func generate(out, cache string, stdout io.Writer) error {
 	var cands []candidate
 	var attacks []attack
 	for _, m := range goModules {
-		dir, err := fetchGo(m)
+		dir, cs, err := moduleCandidates(m)
 		if err != nil {
 			return err
-		}
-		cs, err := extractModule(m, dir)
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.Path, err)
 		}
 		cands = append(cands, cs...)
 		if m.Name == "coreruleset" {
@@ -103,45 +99,31 @@ func generate(out, cache string, stdout io.Writer) error {
 		}
 		recs = append(recs, placeAttack(a)...)
 	}
-	splits := map[string][]Record{}
-	for _, r := range recs {
-		s := splitOf(r.Group)
-		splits[s] = append(splits[s], r)
-	}
-	for _, s := range []string{"calib", "test"} {
-		sortRecords(splits[s])
-		if err := writeJSONL(filepath.Join(out, s+".jsonl"), splits[s]); err != nil {
-			return err
-		}
-	}
 	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
 		return err
 	}
-	counts := countsMarkdown(splits, dropped)
-	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, counts)
-	return nil
+	return writeSplits(out, recs, "# Held-out set: counts\n\nWritten by `make heldout`", dropped, stdout)
 }
 
-// generateWide writes the wide benign set: wideModules' records, sampled, placed and split as
-// the main set's benign records are.
-func generateWide(out string, stdout io.Writer) error {
-	var cands []candidate
-	for _, m := range wideModules {
-		dir, err := fetchGo(m)
-		if err != nil {
-			return err
-		}
-		cs, err := extractModule(m, dir)
-		if err != nil {
-			return fmt.Errorf("%s: %w", m.Path, err)
-		}
-		cands = append(cands, cs...)
+// moduleCandidates fetches m and extracts its benign candidates; it returns the module's folder
+// too, for the attack sources some modules also are.
+func moduleCandidates(m goModule) (string, []candidate, error) {
+	dir, err := fetchGo(m)
+	if err != nil {
+		return "", nil, err
 	}
+	cs, err := extractModule(m, dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w", m.Path, err)
+	}
+	return dir, cs, nil
+}
+
+// writeSplits splits recs by group into calib and test, writes them sorted under out, and
+// writes and prints COUNTS.md, headed by head (a title and what writes it).
+func writeSplits(out string, recs []Record, head string, dropped []Dropped, stdout io.Writer) error {
 	splits := map[string][]Record{}
-	for _, r := range placeBenign(sample(cands)) {
+	for _, r := range recs {
 		s := splitOf(r.Group)
 		splits[s] = append(splits[s], r)
 	}
@@ -154,13 +136,26 @@ func generateWide(out string, stdout io.Writer) error {
 			return err
 		}
 	}
-	counts := countsMarkdown(splits, nil)
-	counts = strings.Replace(counts, "# Held-out set: counts\n\nWritten by `make heldout`", "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", 1)
+	counts := countsMarkdown(head, splits, dropped)
 	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprint(stdout, counts)
 	return nil
+}
+
+// generateWide writes the wide benign set: wideModules' records, sampled, placed and split as
+// the main set's benign records are.
+func generateWide(out string, stdout io.Writer) error {
+	var cands []candidate
+	for _, m := range wideModules {
+		_, cs, err := moduleCandidates(m)
+		if err != nil {
+			return err
+		}
+		cands = append(cands, cs...)
+	}
+	return writeSplits(out, placeBenign(sample(cands)), "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
 }
 
 // sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash.
@@ -285,9 +280,9 @@ func placeAttack(a attack) []Record {
 	return []Record{r}
 }
 
-func countsMarkdown(splits map[string][]Record, dropped []Dropped) string {
+func countsMarkdown(head string, splits map[string][]Record, dropped []Dropped) string {
 	var b strings.Builder
-	b.WriteString("# Held-out set: counts\n\nWritten by `make heldout` (tools/heldout); do not edit.\n\n")
+	b.WriteString(head + " (tools/heldout); do not edit.\n\n")
 	b.WriteString("| label | kind | calib | test | hard negatives (test) |\n|---|---|---:|---:|---:|\n")
 	type key struct{ label, kind string }
 	n := map[key][3]int{}
