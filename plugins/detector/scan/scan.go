@@ -55,6 +55,10 @@ type Config struct {
 	ResponseLabels []string `json:"response_labels"`
 	// noKinds judges every argument as argkind.Unknown (the split evaluation's baseline).
 	noKinds bool
+	// serving leaves out the texts the model is not asked about at all (modelOffAll): the
+	// stage's own walk, so they are neither inferred nor counted against MaxTexts. Texts, which
+	// the trainer reads, keeps them: they still train as benign.
+	serving bool
 }
 
 // ParseConfig reads the stage config JSON ("" or "{}" = defaults) and
@@ -146,7 +150,7 @@ type collector struct {
 
 func (k *collector) add(path, s string) {
 	c := &k.c
-	if len(s) < c.MinBytes || !Prose(s) {
+	if len(s) < c.MinBytes || !Prose(s) || c.serving && modelOffAll(k.kind) {
 		return
 	}
 	if len(k.out) >= c.MaxTexts {
@@ -579,6 +583,7 @@ func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) 
 }
 
 func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (abi.Verdict, error) {
+	c.serving = true
 	var texts []Text
 	var skipped bool
 	var h head
@@ -667,12 +672,16 @@ func (c Config) threshold(k argkind.Kind) float64 {
 // benign set's calib (data/heldout/wide) the model's findings in Bash commands were 24 of 29
 // shell denials (`sudo modprobe erofs` 0.97 sensitive_paths, `restic backup /path/to/files`,
 // `mkdir -p $HOME/.ssh/`), and in SQL `create user … PASSWORD 'secret'` as prompt injection.
+//
+// The stage does not send such texts to the model (Config.serving): inferring them only to
+// ignore every score cost ONNX time on each shell call.
 func modelOff(k argkind.Kind, label string) bool {
-	switch k {
-	case argkind.Shell, argkind.SQL:
-		return true
-	}
-	return k == argkind.Path && label == "sensitive_paths"
+	return modelOffAll(k) || k == argkind.Path && label == "sensitive_paths"
+}
+
+// modelOffAll reports the kinds the model is asked nothing about: shell commands and SQL.
+func modelOffAll(k argkind.Kind) bool {
+	return k == argkind.Shell || k == argkind.SQL
 }
 
 // runeCut is the largest n ≤ max (and ≤ len(s)) that does not split a

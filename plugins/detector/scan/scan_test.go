@@ -318,6 +318,28 @@ func TestKindsAndIncomplete(t *testing.T) {
 	if v, err := Evaluate(many, c, benign); err != nil || !v.Incomplete {
 		t.Errorf("3 texts with max_texts 2: %+v %v, want incomplete", v, err)
 	}
+	// Shell commands and SQL statements are not sent to the model at all, so they take none of
+	// max_texts: the prose beside them is still classified whole. Texts (the trainer's) keeps
+	// them.
+	var sent []string
+	record := func(b []byte) ([]byte, error) {
+		var req struct{ Texts []string }
+		_ = json.Unmarshal(b, &req)
+		sent = append(sent, req.Texts...)
+		return benign(b)
+	}
+	mixed := []byte(`{"phase":"request","method":"tools/call","tool":"Bash","arguments":{"command":"git commit -am 'fix the build'","description":"commit the fix to the build"}}`)
+	if v, err := Evaluate(mixed, c, record); err != nil || v.Incomplete || !slices.Equal(sent, []string{"commit the fix to the build"}) {
+		t.Errorf("Bash call sent %q: %+v %v, want only the description, complete", sent, v, err)
+	}
+	if got := Texts(mixed, c); len(got) != 2 {
+		t.Errorf("Texts = %+v, want the command and the description", got)
+	}
+	sent = nil
+	onlyShell := []byte(`{"phase":"request","method":"tools/call","tool":"Bash","arguments":{"command":"sudo modprobe erofs"}}`)
+	if v, err := Evaluate(onlyShell, c, record); err != nil || v.Action != "none" || len(sent) != 0 {
+		t.Errorf("a lone Bash command: sent %q, %+v %v, want nothing sent, none", sent, v, err)
+	}
 }
 
 // TestKindThresholds: a kind's threshold replaces the stage's for its arguments only, and the
