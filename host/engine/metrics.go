@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/added060/palisade/host/plugin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -44,7 +45,12 @@ func NewMetrics() *Metrics {
 			Name: "palisade_shadow_dropped_total", Help: "Calls the shadow bundle did not judge because its queue was full.",
 		}),
 	}
-	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests, m.shadowDisagree, m.shadowDropped,
+	// The plugins' linear memory is outside the Go heap (host/plugin maps it), so neither Go
+	// collector counts it: without this gauge a guest whose heap grows shows only as RSS.
+	linear := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "palisade_plugin_linear_memory_bytes", Help: "Linear memory all live plugin instances in this process have grown to.",
+	}, func() float64 { return float64(plugin.LinearMemoryBytes()) })
+	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests, m.shadowDisagree, m.shadowDropped, linear,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

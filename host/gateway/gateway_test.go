@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -579,6 +580,16 @@ func TestMetricsAndHealth(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s\n%s", want, grepLines(m, "palisade_"))
 		}
+	}
+	// The plugins' linear memory (outside the Go heap): the bundle's instances hold some.
+	var linear float64
+	for _, l := range strings.Split(m, "\n") {
+		if v, ok := strings.CutPrefix(l, "palisade_plugin_linear_memory_bytes "); ok {
+			linear, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if linear < 1<<20 {
+		t.Errorf("palisade_plugin_linear_memory_bytes = %v, want the live instances' memory (MiBs)\n%s", linear, grepLines(m, "linear"))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/tetratelabs/wazero/experimental"
@@ -36,9 +37,19 @@ type mappedMemory struct{ r *region }
 // region is the mapping, apart from mappedMemory so that a cleanup can unmap it once nothing
 // holds the mappedMemory (an instance dropped without Close), never twice.
 type region struct {
-	mu  sync.Mutex
-	buf []byte // the whole reservation; nil once unmapped or when mmap failed
+	mu   sync.Mutex
+	buf  []byte // the whole reservation; nil once unmapped or when mmap failed
+	size uint64 // the length the guest has grown to (counted in linearBytes)
 }
+
+// linearBytes is the sum of every live instance's linear memory length in this process.
+var linearBytes atomic.Int64
+
+// LinearMemoryBytes reports the linear memory every live plugin instance in this process has
+// grown to (bytes; the kernel backs a page once the guest touches it, so resident memory is at
+// most this). A Go guest never shrinks its memory: a rise that does not level off is a guest
+// whose heap grows. 0 where instances keep their memory on the Go heap (no mmap).
+func LinearMemoryBytes() int64 { return linearBytes.Load() }
 
 func mapMemory(_, max uint64) experimental.LinearMemory {
 	m := &mappedMemory{r: &region{}}
@@ -58,6 +69,8 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 	if m.r.buf == nil || size > uint64(len(m.r.buf)) {
 		return nil
 	}
+	linearBytes.Add(int64(size) - int64(m.r.size))
+	m.r.size = size
 	return m.r.buf[:size:size]
 }
 
@@ -70,5 +83,7 @@ func (r *region) unmap() {
 	if r.buf != nil {
 		syscall.Munmap(r.buf)
 		r.buf = nil
+		linearBytes.Add(-int64(r.size))
+		r.size = 0
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 func TestMappedMemory(t *testing.T) {
 	const page = 64 << 10
+	before := LinearMemoryBytes()
 	m := mapMemory(page, 4*page)
 	b := m.Reallocate(page)
 	if len(b) != page {
@@ -24,10 +25,16 @@ func TestMappedMemory(t *testing.T) {
 	if m.Reallocate(4*page+1) != nil {
 		t.Error("Reallocate past the maximum succeeded")
 	}
+	if got := LinearMemoryBytes() - before; got != 4*page {
+		t.Errorf("LinearMemoryBytes grew by %d, want %d", got, 4*page)
+	}
 	m.Free()
 	m.Free() // wazero frees once; a second call is harmless
 	if m.Reallocate(page) != nil {
 		t.Error("Reallocate after Free succeeded")
+	}
+	if got := LinearMemoryBytes() - before; got != 0 {
+		t.Errorf("LinearMemoryBytes after Free is %d over its start, want 0", got)
 	}
 }
 

@@ -184,6 +184,34 @@ func (p *gatewayProc) stat() (procStat, error) {
 	return procStat{cpu: time.Duration(ut+st) * time.Second / clockTick, rss: rssPages * int64(os.Getpagesize())}, nil
 }
 
+// memory is where a gateway's resident memory is: anonymous and file-backed RSS (/proc), the Go
+// heap in use and the plugins' linear memory (its /metrics).
+type memory struct{ anon, file, heap, linear float64 } // bytes
+
+func (p *gatewayProc) memory() (memory, error) {
+	var m memory
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+	if err != nil {
+		return m, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+		switch k {
+		case "RssAnon":
+			m.anon = kb * 1024
+		case "RssFile":
+			m.file = kb * 1024
+		}
+	}
+	g, err := scrapeGauges(p.addr, "go_memstats_heap_inuse_bytes", "palisade_plugin_linear_memory_bytes")
+	if err != nil {
+		return m, err
+	}
+	m.heap, m.linear = g["go_memstats_heap_inuse_bytes"], g["palisade_plugin_linear_memory_bytes"]
+	return m, nil
+}
+
 // cpuProfile fetches a CPU profile of the child for d into file.
 func (p *gatewayProc) cpuProfile(d time.Duration, file string) error {
 	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.pprof, int(d.Seconds())))

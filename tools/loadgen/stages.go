@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,6 +40,36 @@ func scrapeStages(addr string) (map[stageKey]*histogram, error) {
 	}
 	defer resp.Body.Close()
 	return parseStages(resp.Body)
+}
+
+// scrapeGauges reads the named unlabelled gauges from the gateway's /metrics (a name it does
+// not serve is an error: the table would show 0 for it).
+func scrapeGauges(addr string, names ...string) (map[string]float64, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		name, val, ok := strings.Cut(sc.Text(), " ")
+		if !ok || !slices.Contains(names, name) {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: %q: %w", sc.Text(), err)
+		}
+		out[name] = v
+	}
+	for _, n := range names {
+		if _, ok := out[n]; !ok {
+			return nil, fmt.Errorf("metrics: no %s", n)
+		}
+	}
+	return out, sc.Err()
 }
 
 const stageMetric = "palisade_stage_duration_seconds"
