@@ -75,7 +75,7 @@ const (
 
 // instrumentVersion changes whenever instrument's output for the same input does, so that
 // Runtime's disk cache of instrumented modules never serves an older rewrite.
-const instrumentVersion = 2
+const instrumentVersion = 3
 
 // sectionRank orders known sections as the binary format requires (custom sections, id 0,
 // may appear anywhere and keep their place).
@@ -83,7 +83,8 @@ var sectionRank = map[byte]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 
 
 // instrument returns a copy of wasm with a stop check at every function entry and loop header,
 // the stop global exported as palisade_stop and the start function, if any, exported as
-// palisade_start instead of run at instantiation. It fails on a module it cannot fully walk (an
+// palisade_start instead of run at instantiation, and its small data segments joined
+// (mergeData). It fails on a module it cannot fully walk (an
 // instruction it does not know), so no function goes unchecked. The result is deterministic,
 // so wazero's compilation cache (keyed by the module's bytes) serves it on the next load.
 func instrument(wasm []byte, mode stopMode) ([]byte, error) {
@@ -102,8 +103,11 @@ func instrument(wasm []byte, mode stopMode) ([]byte, error) {
 	}
 	var importedGlobals, definedGlobals, memories uint32
 	start, hasStart := uint32(0), false
+	hasDataCount := false
 	for _, s := range secs {
 		switch s.id {
+		case 12:
+			hasDataCount = true // code may name data segments by index (see mergeData)
 		case 8:
 			r := reader{b: s.body}
 			if start, err = r.u32(); err != nil || r.len() != 0 {
@@ -235,6 +239,12 @@ func instrument(wasm []byte, mode stopMode) ([]byte, error) {
 			} // else the start function is exported instead (see stopExport)
 		case 10:
 			if err := emit(10, func(old []byte) ([]byte, error) { return instrumentCode(old, check) }, s.body); err != nil {
+				return nil, err
+			}
+		case 11:
+			if hasDataCount {
+				out = appendSection(out, s.id, s.body)
+			} else if err := emit(11, mergeData, s.body); err != nil {
 				return nil, err
 			}
 		default:
