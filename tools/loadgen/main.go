@@ -232,7 +232,7 @@ func (r runner) run(bundleDir string, stages, only []string, everything bool) er
 		}
 	}
 	fmt.Println("\nratio: gateway throughput / direct; +p50, +p99: added latency; cpu/req: gateway process user+system CPU (/proc/<pid>/stat) / requests")
-	var iso map[stageKey]time.Duration
+	var iso map[stageKey][2]time.Duration
 	if r.isolated > 0 {
 		var err error
 		if iso, err = isolated(context.Background(), vs[0].bundle, r.isolated); err != nil {
@@ -299,13 +299,13 @@ func exists(path string) bool {
 
 // printStages prints each stage's p50 and mean as served (the gateway's own histogram during
 // the cells) next to its p50 called by itself.
-func (r runner) printStages(vs []*variant, upstream string, served map[string]map[int]map[stageKey]*histogram, iso map[stageKey]time.Duration) {
-	fmt.Printf("\nstage times (%s upstream): served = palisade_stage_duration_seconds of the gateway during the cell (p50 interpolated in its buckets, and the mean); isolated = the stage alone in this process, one call at a time, p50\n", upstream)
+func (r runner) printStages(vs []*variant, upstream string, served map[string]map[int]map[stageKey]*histogram, iso map[stageKey][2]time.Duration) {
+	fmt.Printf("\nstage times (%s upstream): served = palisade_stage_duration_seconds of the gateway during the cell (p50 interpolated in its buckets, and the mean); isolated = the stage alone in this process, one call at a time, p50, back to back and paced (one call per millisecond: caches cooled as between served calls)\n", upstream)
 	fmt.Printf("%-6s %-12s %-8s", "gw", "stage", "phase")
 	for _, c := range r.conns {
 		fmt.Printf(" %14s %9s", fmt.Sprintf("c=%d p50 µs", c), "mean µs")
 	}
-	fmt.Printf(" %12s\n", "isolated µs")
+	fmt.Printf(" %12s %10s\n", "isolated µs", "paced µs")
 	for _, v := range vs {
 		var keys []stageKey
 		for _, c := range r.conns {
@@ -333,9 +333,9 @@ func (r runner) printStages(vs []*variant, upstream string, served map[string]ma
 				fmt.Printf(" %14.0f %9.0f", h.quantile(0.5)*1e6, h.sum/h.count*1e6)
 			}
 			if d, ok := iso[k]; ok {
-				fmt.Printf(" %12d\n", d.Microseconds())
+				fmt.Printf(" %12d %10d\n", d[0].Microseconds(), d[1].Microseconds())
 			} else {
-				fmt.Printf(" %12s\n", "-")
+				fmt.Printf(" %12s %10s\n", "-", "-")
 			}
 		}
 	}
