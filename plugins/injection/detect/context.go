@@ -71,6 +71,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
+		if !l.codeSearch {
+			fingerprintSQL(r, d)
+		}
 	case argkind.Text:
 		keepOnly(r, l.kind)
 		if wordy(r.Norm.Text) {

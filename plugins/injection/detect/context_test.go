@@ -267,6 +267,50 @@ func TestSearchBreakout(t *testing.T) {
 	}
 }
 
+// TestSearchFingerprint: libinjection's reading of a search value (fingerprintSQL) asks about
+// the SQL injection shapes no rule spells out and stays out of a person's searches, a
+// question and a code-search tool's query; a value the rules already decide still denies
+// by the rule.
+func TestSearchFingerprint(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name, tool, query string
+		action            string // abi.ActionNone, ActionUncertain or ActionDeny
+		rule              string
+	}{
+		{"a tautology without quotes", "search_products", "1 = 1 or 1", abi.ActionUncertain, ruleFingerprint},
+		{"a number then a comment", "search_products", "7--", abi.ActionUncertain, ruleFingerprint},
+		{"a word then a comment", "search_products", "shoes/* more */", abi.ActionUncertain, ruleFingerprint},
+		{"a union after an expression", "search_products", "shoes - (boots) union select 1", abi.ActionUncertain, ruleFingerprint},
+		{"a union after closing parentheses", "search_products", "1),(1)) union select 1;", abi.ActionUncertain, ruleFingerprint},
+		{"a union behind a comment", "search_products", "1 /* x */ union", abi.ActionUncertain, ruleFingerprint},
+		{"a server variable compared", "search_products", "1 and @version < 1", abi.ActionUncertain, ruleFingerprint},
+		{"a float glued to a word", "search_products", "abc or 2 1.e%2", abi.ActionUncertain, ruleFingerprint},
+		{"a classic payload: the rules deny", "search_products", "' or 1=1 --", abi.ActionDeny, "sql_injection"},
+		{"a union probe: the rules deny", "search_products", "-1 union select null,123--", abi.ActionDeny, "sql_injection"},
+		{"a product name with a parenthesis", "search_products", "count (dracula) costume", abi.ActionNone, ""},
+		{"a phone case", "search_products", "case (iphone 15)", abi.ActionNone, ""},
+		{"a speed", "search_products", "max(speed) 200", abi.ActionNone, ""},
+		{"a shortcut", "search_products", "select all (ctrl+a) shortcut", abi.ActionNone, ""},
+		{"a size choice", "search_products", "2 or 3 seater sofa", abi.ActionNone, ""},
+		{"possessives then or", "search_products", "men's or women's boots", abi.ActionNone, ""},
+		{"a flag", "search_products", "t-shirt --size", abi.ActionNone, ""},
+		{"a question about a payload", "web_search", "why does 1 = 1 or 1 match every row", abi.ActionNone, ""},
+		{"a code search for a tautology", "search_code", "1 = 1 or 1", abi.ActionNone, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": tc.tool, "arguments": map[string]any{"query": tc.query}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Action != tc.action || !strings.Contains(v.Rule, tc.rule) {
+				t.Errorf("%s %q: %s %q, want %s %q", tc.tool, tc.query, v.Action, v.Rule, tc.action, tc.rule)
+			}
+		})
+	}
+}
+
 // TestProseAndCodeMentions: what documentation in a message and ordinary source code mention
 // rather than carry (issue 26), beside the same shapes where they are attacks.
 func TestProseAndCodeMentions(t *testing.T) {
