@@ -185,7 +185,10 @@ func dropHits(r *Result, c Category, drop func(Hit) bool) {
 // a repository is test or deployment material a reviewer asks about, not a secret of the
 // machine. A secret name (id_rsa, .env, credentials.json) or a secret folder (~/.ssh,
 // /etc/ssl/private) judged without the extension still denies, and so does a hidden folder
-// on the way.
+// on the way. So does a secrets manifest (secrets.yaml, credentials.json) in a project's test
+// fixtures (`testdata/charts/app/templates/secrets.yaml`, a Helm chart's Secret template):
+// test material too, asked about (issue 26, data/heldout/wide calib); outside the fixtures it
+// still denies.
 func projectKey(r *Result, t string, d *Detector) {
 	if r.Scores[SensitivePaths] < d.cut[SensitivePaths] || strings.Contains(t, "/.") || strings.ContainsAny(t, " \t\n;|&$`'\"") || !projectPath(t) {
 		return
@@ -197,17 +200,36 @@ func projectKey(r *Result, t string, d *Detector) {
 			break
 		}
 	}
-	if ext == "" {
-		return
-	}
-	if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
-		return
+	switch {
+	case ext == "":
+		if !inFixtures(t) || !reSecretManifest.MatchString(path.Base(strings.ToLower(t))) {
+			return
+		}
+	default:
+		if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
+			return
+		}
 	}
 	for i := range r.Hits {
 		if r.Hits[i].Category == SensitivePaths {
 			r.Hits[i].Uncertain = true
 		}
 	}
+}
+
+// reSecretManifest is the file name of a secrets manifest or credentials file that a project
+// keeps as test material: secrets.yaml, _secret.yaml, test-secrets.json, credentials.yml.
+var reSecretManifest = regexp.MustCompile(`^[a-z0-9_.-]*(?:secrets?|credentials)\.(?:ya?ml|json)$`)
+
+// inFixtures reports whether path t runs through a project's test-fixture folder (fixtureDirs).
+func inFixtures(t string) bool {
+	p := "/" + strings.ToLower(t)
+	for _, d := range fixtureDirs {
+		if strings.Contains(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // climbsOut asks about a path argument that leaves where it starts: a relative path whose
@@ -250,10 +272,11 @@ func climbsOut(r *Result, t string, d *Detector) {
 	}
 }
 
-// reQuotedWords is a quoted word or phrase (or a "+1" reaction), then or/and, then another
-// ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too"): English,
-// where SQL puts a literal or an operand.
-var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z -]{0,40}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
+// reQuotedWords is a quoted word, phrase or path (or a "+1" reaction), then or/and, then
+// another ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too";
+// "remote:/path/to/dir" or "remote:root/path/to/dir"): English, where SQL puts a literal or an
+// operand.
+var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
 
 // reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
 var reCodeLink = regexp.MustCompile("\\[`[^`\\]\n]+`\\]\\(")
