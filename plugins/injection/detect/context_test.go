@@ -508,3 +508,29 @@ func TestClimbsOut(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSearchValue runs a search box's value through Evaluate, libinjection included
+// (fingerprintSQL): whatever the value, no panic (a trap in the plugin would be decided by the
+// stage's failure mode) and a verdict of none, uncertain or deny.
+func FuzzSearchValue(f *testing.F) {
+	for _, s := range []string{"", "'", "1 = 1 or 1", "1),(1)) union select 1;", "7--", "/*", "/*!", "\"\\", "`", "1.e(", "@@", "0x", "$$", "x' /*! union*/ select",
+		"red running shoes", "select (2) items", strings.Repeat("(", 300), strings.Repeat("'", 301), "\x00'\x00--"} {
+		f.Add(s)
+	}
+	e := NewEvaluator(Config{})
+	f.Fuzz(func(t *testing.T, s string) {
+		env, err := json.Marshal(map[string]any{"abi": "1.0", "id": "f", "phase": "request", "method": "tools/call", "tool": "search_products", "arguments": map[string]any{"query": s}})
+		if err != nil {
+			t.Skip()
+		}
+		v, err := e.Evaluate(env)
+		if err != nil {
+			t.Fatalf("Evaluate(query %q): %v", s, err)
+		}
+		switch v.Action {
+		case abi.ActionNone, abi.ActionUncertain, abi.ActionDeny:
+		default:
+			t.Fatalf("Evaluate(query %q): action %q", s, v.Action)
+		}
+	})
+}
