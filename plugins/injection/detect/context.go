@@ -85,6 +85,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			// but its backticks are markdown all the same.
 			codeSpans(r)
 		}
+		closedGroupComments(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		codeVocabulary(r)
@@ -390,6 +391,58 @@ var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]
 // documentation people read is full of them.
 func flagsNotComments(r *Result) {
 	if reProseComment.MatchString(r.Norm.Text) {
+		return
+	}
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == SQLInjection && h.Rule == "quote_comment" {
+			dropped = true
+			continue
+		}
+		if h.Category == SQLInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[SQLInjection] = min(r.Scores[SQLInjection], 1-miss)
+	}
+}
+
+// reParenComment is the quote_comment rule's branch without a quote: a closing parenthesis,
+// then a SQL comment.
+var reParenComment = regexp.MustCompile(`\)\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z]|$)|#|/\*)`)
+
+// closedGroupComments drops the quote_comment hits of text that holds no quote, when every
+// closing parenthesis the rule saw closes a group the text opened itself: an expression with
+// a comment after it (`offset (1h / 2)  # 30 minute offset` in a PromQL example), not a value
+// that closes the query's own parenthesis to comment out the rest (`1) #`, `x')--`). Issue
+// 26, data/heldout/wide calib.
+func closedGroupComments(r *Result) {
+	t := r.Norm.Text
+	if strings.ContainsAny(t, "'\"`") {
+		return
+	}
+	found := false
+	for _, loc := range reParenComment.FindAllStringIndex(t, -1) {
+		found = true
+		depth := 0
+		for i := 0; i < loc[1]; i++ {
+			switch t[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth < 0 {
+				return // a parenthesis the text did not open
+			}
+		}
+	}
+	if !found {
 		return
 	}
 	miss := 1.0
