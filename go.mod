@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/alecthomas/kong v1.13.0
 	github.com/anthropics/anthropic-sdk-go/v2 v2.15.0
+	github.com/corazawaf/libinjection-go v0.3.5
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/extism/go-pdk v1.1.3
 	github.com/extism/go-sdk v1.7.1

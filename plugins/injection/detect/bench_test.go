@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/added060/palisade/plugins/internal/argkind"
 )
 
 // benchEnvelope builds a tools/call request envelope whose arguments hold about size bytes of
@@ -140,5 +142,39 @@ func BenchmarkScanLong(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(kb), "µs/KiB")
 			})
 		}
+	}
+}
+
+// BenchmarkSearchFingerprint measures a search box's call (search_products.query): the whole
+// evaluate, and libinjection's fingerprint alone (fingerprintSQL, which runs only when the
+// rules left the value undecided), on a person's search, on a value the rules miss and
+// libinjection asks about, and on 1 KiB of words (run it under wazero too, as
+// BenchmarkScanParts says).
+func BenchmarkSearchFingerprint(b *testing.B) {
+	e := NewEvaluator(Config{})
+	d := e.detectorFor(argkind.Query)
+	words := strings.Repeat("red running shoes size 42 wide fit ", 1<<10/35+1)[:1<<10]
+	for _, c := range []struct{ name, query string }{
+		{"search", "red running shoes size 42"},
+		{"fingerprint", "1 = 1 or 1"},
+		{"words1KiB", words},
+	} {
+		env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call",
+			"tool": "search_products", "arguments": map[string]any{"query": c.query, "limit": 20}})
+		b.Run("evaluate/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := e.Evaluate(env); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		r := d.Scan(c.query)
+		b.Run("fingerprint/"+c.name, func(b *testing.B) {
+			for b.Loop() {
+				rr := r
+				rr.Hits = append([]Hit(nil), r.Hits...)
+				fingerprintSQL(&rr, d)
+			}
+		})
 	}
 }

@@ -71,6 +71,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
+		if !l.codeSearch {
+			fingerprintSQL(r, d)
+		}
 	case argkind.Text:
 		keepOnly(r, l.kind)
 		if wordy(r.Norm.Text) {
@@ -82,6 +85,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			// but its backticks are markdown all the same.
 			codeSpans(r)
 		}
+		closedGroupComments(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		codeVocabulary(r)
@@ -182,7 +186,10 @@ func dropHits(r *Result, c Category, drop func(Hit) bool) {
 // a repository is test or deployment material a reviewer asks about, not a secret of the
 // machine. A secret name (id_rsa, .env, credentials.json) or a secret folder (~/.ssh,
 // /etc/ssl/private) judged without the extension still denies, and so does a hidden folder
-// on the way.
+// on the way. So does a secrets manifest (secrets.yaml, credentials.json) in a project's test
+// fixtures (`testdata/charts/app/templates/secrets.yaml`, a Helm chart's Secret template):
+// test material too, asked about (issue 26, data/heldout/wide calib); outside the fixtures it
+// still denies.
 func projectKey(r *Result, t string, d *Detector) {
 	if r.Scores[SensitivePaths] < d.cut[SensitivePaths] || strings.Contains(t, "/.") || strings.ContainsAny(t, " \t\n;|&$`'\"") || !projectPath(t) {
 		return
@@ -194,17 +201,36 @@ func projectKey(r *Result, t string, d *Detector) {
 			break
 		}
 	}
-	if ext == "" {
-		return
-	}
-	if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
-		return
+	switch {
+	case ext == "":
+		if !inFixtures(t) || !reSecretManifest.MatchString(path.Base(strings.ToLower(t))) {
+			return
+		}
+	default:
+		if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
+			return
+		}
 	}
 	for i := range r.Hits {
 		if r.Hits[i].Category == SensitivePaths {
 			r.Hits[i].Uncertain = true
 		}
 	}
+}
+
+// reSecretManifest is the file name of a secrets manifest or credentials file that a project
+// keeps as test material: secrets.yaml, _secret.yaml, test-secrets.json, credentials.yml.
+var reSecretManifest = regexp.MustCompile(`^[a-z0-9_.-]*(?:secrets?|credentials)\.(?:ya?ml|json)$`)
+
+// inFixtures reports whether path t runs through a project's test-fixture folder (fixtureDirs).
+func inFixtures(t string) bool {
+	p := "/" + strings.ToLower(t)
+	for _, d := range fixtureDirs {
+		if strings.Contains(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // climbsOut asks about a path argument that leaves where it starts: a relative path whose
@@ -247,10 +273,11 @@ func climbsOut(r *Result, t string, d *Detector) {
 	}
 }
 
-// reQuotedWords is a quoted word or phrase (or a "+1" reaction), then or/and, then another
-// ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too"): English,
-// where SQL puts a literal or an operand.
-var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z -]{0,40}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z -]{0,40}['"]|not\b)`)
+// reQuotedWords is a quoted word, phrase or path (or a "+1" reaction), then or/and, then
+// another ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too";
+// "remote:/path/to/dir" or "remote:root/path/to/dir"): English, where SQL puts a literal or an
+// operand.
+var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
 
 // reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
 var reCodeLink = regexp.MustCompile("\\[`[^`\\]\n]+`\\]\\(")
@@ -364,6 +391,58 @@ var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]
 // documentation people read is full of them.
 func flagsNotComments(r *Result) {
 	if reProseComment.MatchString(r.Norm.Text) {
+		return
+	}
+	miss := 1.0
+	dropped := false
+	hits := r.Hits[:0]
+	for _, h := range r.Hits {
+		if h.Category == SQLInjection && h.Rule == "quote_comment" {
+			dropped = true
+			continue
+		}
+		if h.Category == SQLInjection {
+			miss *= 1 - h.Weight
+		}
+		hits = append(hits, h)
+	}
+	r.Hits = hits
+	if dropped {
+		r.Scores[SQLInjection] = min(r.Scores[SQLInjection], 1-miss)
+	}
+}
+
+// reParenComment is the quote_comment rule's branch without a quote: a closing parenthesis,
+// then a SQL comment.
+var reParenComment = regexp.MustCompile(`\)\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z]|$)|#|/\*)`)
+
+// closedGroupComments drops the quote_comment hits of text that holds no quote, when every
+// closing parenthesis the rule saw closes a group the text opened itself: an expression with
+// a comment after it (`offset (1h / 2)  # 30 minute offset` in a PromQL example), not a value
+// that closes the query's own parenthesis to comment out the rest (`1) #`, `x')--`). Issue
+// 26, data/heldout/wide calib.
+func closedGroupComments(r *Result) {
+	t := r.Norm.Text
+	if strings.ContainsAny(t, "'\"`") {
+		return
+	}
+	found := false
+	for _, loc := range reParenComment.FindAllStringIndex(t, -1) {
+		found = true
+		depth := 0
+		for i := 0; i < loc[1]; i++ {
+			switch t[i] {
+			case '(':
+				depth++
+			case ')':
+				depth--
+			}
+			if depth < 0 {
+				return // a parenthesis the text did not open
+			}
+		}
+	}
+	if !found {
 		return
 	}
 	miss := 1.0

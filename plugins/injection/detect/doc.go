@@ -3,6 +3,8 @@
 // folding, zero-width removal), per-category rules (path traversal, sensitive files, SQL and
 // command injection, SSRF, XSS, prompt injection) and statistical features, combined per
 // category by a weighted noisy-OR vote and compared with a threshold minus a fail-safe margin.
+// A search value the rules leave undecided is also read by libinjection
+// (github.com/corazawaf/libinjection-go, fingerprint.go): its finding is uncertain, asked.
 //
 // It imports no Wasm or SDK export code, so native tests, fuzzing and tools/eval run the same
 // code the Wasm plugin runs.

@@ -1,0 +1,39 @@
+package detect
+
+import (
+	libinjection "github.com/corazawaf/libinjection-go"
+)
+
+// ruleFingerprint is the rule of a search value that libinjection reads as SQL injection.
+const ruleFingerprint = "search/libinjection"
+
+// fingerprintSQL asks libinjection (github.com/corazawaf/libinjection-go, the Coraza WAF's Go
+// port of the tokenizer behind ModSecurity CRS rule 942100) whether a search value is SQL
+// injection, when the rules' own votes did not already decide it. libinjection folds the
+// value's first tokens into a fingerprint (`1&1` for `1 = 1 or 1`, `nUE1` for `foo - (bar)
+// union select 1`) and looks it up in a list learned from attacks on HTTP parameters, which a
+// search box's value is: it knows shapes no rule here spells out, but it also reads some
+// searches a person types as SQL (`1 or 2 or 3`, `1 --verbose`, a quoted "union select"). So
+// its finding is uncertain, asked and never denied on its own (issue 26): the rules' votes
+// below the cut become uncertain with it, since what fires then fires because of the
+// fingerprint. A search value only: on statements, prose, code and shell its fingerprints
+// are wrong as often as right, and a question (see judgeKind) or a code-search tool's query
+// never reaches it.
+func fingerprintSQL(r *Result, d *Detector) {
+	if !d.enabled[SQLInjection] || r.Scores[SQLInjection] >= d.Cut(SQLInjection) {
+		return
+	}
+	ok, fp := libinjection.IsSQLi(r.Norm.Text)
+	if !ok || len(fp) >= 2 && (fp[0] == 'E' || fp[0] == 'f') && fp[1] == '(' {
+		// A value that starts with a word and a parenthesis is a product name as often as
+		// a call (`select (2) items`, `char(broil) grill`, `max(speed) 200`): the rules
+		// judge SQL function calls themselves (search/sql_function_args, search/select_call).
+		return
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Category == SQLInjection {
+			r.Hits[i].Uncertain = true
+		}
+	}
+	voteHit(r, d, Hit{Category: SQLInjection, Rule: ruleFingerprint, Weight: 0.85, Match: r.Norm.Text, Uncertain: true})
+}
