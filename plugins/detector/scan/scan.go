@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -616,6 +617,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if !texts[i].Kind.Applies(r.Label) || modelOff(texts[i].Kind, r.Label) {
 			continue // what the argument is for (a shell tool's command looks like a command)
 		}
+		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !sqlSyntax(texts[i].Value) {
+			continue // words alone cannot leave a search value (see sqlSyntax)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -678,6 +682,22 @@ func (c Config) threshold(k argkind.Kind) float64 {
 func modelOff(k argkind.Kind, label string) bool {
 	return modelOffAll(k) || k == argkind.Path && label == "sensitive_paths"
 }
+
+// sqlSyntax reports whether s holds anything SQL injection needs to change a statement: a quote,
+// a comment (`#` not after a letter: "c# regex" is a language), a statement separator, a
+// comparison or parenthesis, a NoSQL operator, a hex literal
+// or percent-encoding (which may hide any of these), a number joined to a number by or/and
+// (`1 or 1`), or a word only an injection uses in a search (union, select, sleep, waitfor,
+// information_schema...; not words English shares with SQL, such as update, null or user). In a
+// search query the model's sql_injection counts only then: it scores words, and ordinary
+// searches are full of "and" and "or" ("cats and dogs" scored 0.975 through the hook's
+// WebSearch, "1 or more" 0.971). Every sql_injection record of data/heldout/calib.jsonl and of
+// data/split's train and dev halves (936) has one (TestSQLSyntax).
+func sqlSyntax(s string) bool {
+	return sqlSyntaxRe.MatchString(s)
+}
+
+var sqlSyntaxRe = regexp.MustCompile(`(?i)['"` + "`" + `;=<>()|&/\\]|(^|[^a-z])#|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b\d+\s+(or|and|xor)\s+\d|\b(union|select|sleep|benchmark|waitfor|information_schema|sysobjects|pg_\w+|xp_\w+|sp_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp|exec)\b`)
 
 // modelOffAll reports the kinds the model is asked nothing about: shell commands and SQL.
 func modelOffAll(k argkind.Kind) bool {

@@ -1,9 +1,13 @@
 package scan
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -473,5 +477,73 @@ func TestTextsSchema(t *testing.T) {
 	env = `{"phase":"request","method":"tools/call","tool":"get","tool_info":` + info + `,"arguments":{"id":"42","status":"open","ref":"123e4567-e89b-12d3-a456-426614174000"}}`
 	if got := Texts([]byte(env), c); len(got) != 0 {
 		t.Errorf("conforming values sent: %+v", got)
+	}
+}
+
+// TestSQLSyntax: the model's sql_injection counts in a search query only when the query holds
+// SQL syntax; every SQL injection of the tuning sets has some, and ordinary searches have none.
+func TestSQLSyntax(t *testing.T) {
+	n := 0
+	for _, file := range []string{"data/heldout/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"} {
+		f, err := os.Open(filepath.Join(repoRoot(t), file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var r struct{ Label, Text string }
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			if r.Label != "sql_injection" {
+				continue
+			}
+			n++
+			if !sqlSyntax(r.Text) {
+				t.Errorf("%s: SQL injection without SQL syntax: %q", file, r.Text)
+			}
+		}
+		f.Close()
+	}
+	if n < 900 {
+		t.Errorf("%d SQL injections read, want the tuning sets' 936", n)
+	}
+	for s, want := range map[string]bool{
+		"cats and dogs": false, "1 or more": false, "best pizza near me": false,
+		"how to update node version": false, "null pointer exception java": false,
+		"user guide for postgres database": false, "c# regex": false, "f# tutorial": false,
+		"admin'#": true, "1#": true,
+		"1' or '1'='1":                     true, "1 or 1": true, "admin'--": true, "1 union select password from users": true,
+		"sleep 5": true, "{ $ne: 1 }": true, "%27%20or%201": true, "0x77616974666f72": true, "1;drop table users": true,
+	} {
+		if got := sqlSyntax(s); got != want {
+			t.Errorf("sqlSyntax(%q) = %v, want %v", s, got, want)
+		}
+	}
+	c, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := func(label string) CallFunc {
+		return func(b []byte) ([]byte, error) {
+			var req struct{ Texts []string }
+			_ = json.Unmarshal(b, &req)
+			r := strings.Repeat(`{"label":"`+label+`","score":0.99},`, len(req.Texts))
+			return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
+		}
+	}
+	search := func(q string) []byte {
+		return []byte(`{"phase":"request","method":"tools/call","tool":"WebSearch","arguments":{"query":` + strconv.Quote(q) + `}}`)
+	}
+	for _, tc := range []struct{ query, label, want string }{
+		{"cats and dogs", "sql_injection", "none"},
+		{"1 or more", "sql_injection", "none"},
+		{"1' or '1'='1", "sql_injection", "deny"},
+		{"cats and dogs", "prompt_injection", "deny"}, // only sql_injection is gated
+	} {
+		if v, err := Evaluate(search(tc.query), c, answer(tc.label)); err != nil || v.Action != tc.want {
+			t.Errorf("%s at 0.99 in WebSearch %q: %+v %v, want %s", tc.label, tc.query, v, err, tc.want)
+		}
 	}
 }
