@@ -684,20 +684,20 @@ func modelOff(k argkind.Kind, label string) bool {
 }
 
 // sqlSyntax reports whether s holds anything SQL injection needs to change a statement: a quote,
-// a comment (`#` not after a letter: "c# regex" is a language), a statement separator, a
-// comparison or parenthesis, a NoSQL operator, a hex literal
-// or percent-encoding (which may hide any of these), a number joined to a number by or/and
-// (`1 or 1`), or a word only an injection uses in a search (union, select, sleep, waitfor,
-// information_schema...; not words English shares with SQL, such as update, null or user). In a
+// a comment, a statement separator, a comparison or parenthesis, a NoSQL operator, a hex
+// literal or percent-encoding (which may hide any of these), or/and before a number or true
+// (`1 or 1`), or a SQL keyword (union, select, update, sleep, information_schema...). In a
 // search query the model's sql_injection counts only then: it scores words, and ordinary
 // searches are full of "and" and "or" ("cats and dogs" scored 0.975 through the hook's
 // WebSearch, "1 or more" 0.971). Every sql_injection record of data/heldout/calib.jsonl and of
-// data/split's train and dev halves (936) has one (TestSQLSyntax).
+// data/split's train and dev halves (936) has one (TestSQLSyntax), and so does every text the
+// held-out set keeps as a SQL injection at all (tools/heldout's sqlSignal, of which this is a
+// superset), so the held-out figures cannot lose an attack to it.
 func sqlSyntax(s string) bool {
 	return sqlSyntaxRe.MatchString(s)
 }
 
-var sqlSyntaxRe = regexp.MustCompile(`(?i)['"` + "`" + `;=<>()|&/\\]|(^|[^a-z])#|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b\d+\s+(or|and|xor)\s+\d|\b(union|select|sleep|benchmark|waitfor|information_schema|sysobjects|pg_\w+|xp_\w+|sp_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp|exec)\b`)
+var sqlSyntaxRe = regexp.MustCompile(`(?i)['"#;=<>()|&/\\` + "`" + `]|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b(or|and|xor)\s+(\d|true\b)|\b(union|select|insert|update|delete|drop|having|order\s+by|sleep|benchmark|waitfor|exec|xp_\w*|sp_\w+|information_schema|sysobjects|pg_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp)\b`)
 
 // modelOffAll reports the kinds the model is asked nothing about: shell commands and SQL.
 func modelOffAll(k argkind.Kind) bool {

@@ -511,11 +511,14 @@ func TestSQLSyntax(t *testing.T) {
 	}
 	for s, want := range map[string]bool{
 		"cats and dogs": false, "1 or more": false, "best pizza near me": false,
-		"how to update node version": false, "null pointer exception java": false,
-		"user guide for postgres database": false, "c# regex": false, "f# tutorial": false,
-		"admin'#": true, "1#": true,
-		"1' or '1'='1":                     true, "1 or 1": true, "admin'--": true, "1 union select password from users": true,
+		"null pointer exception java": false, "user guide for postgres database": false,
+		"1' or '1'='1": true, "1 or 1": true, "x or true": true, "admin'--": true, "1 union select password from users": true,
 		"sleep 5": true, "{ $ne: 1 }": true, "%27%20or%201": true, "0x77616974666f72": true, "1;drop table users": true,
+		"admin'#": true, "1#": true,
+		// Each alternative of tools/heldout's sqlSignal (what the held-out set keeps as SQLi).
+		`a"b`: true, "a#b": true, "a;b": true, "a -- b": true, "a /* b": true, "insert x": true, "update x": true,
+		"delete x": true, "drop x": true, "x and 2": true, "having x": true, "order  by x": true, "exec x": true,
+		"xp_cmdshell": true, "pg_sleep(1)": true, "benchmark x": true, "waitfor x": true,
 	} {
 		if got := sqlSyntax(s); got != want {
 			t.Errorf("sqlSyntax(%q) = %v, want %v", s, got, want)
