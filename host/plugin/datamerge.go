@@ -128,24 +128,3 @@ func mergeData(body []byte) ([]byte, error) {
 	}
 	return append(appendULEB(nil, uint64(count)), out[1:]...), nil
 }
-
-// slebValue reads a signed LEB128 of at most maxBits bits.
-func (r *reader) slebValue(maxBits int) (int64, error) {
-	var v int64
-	for shift := 0; ; shift += 7 {
-		if shift >= maxBits+7 {
-			return 0, errors.New("wasm: LEB128 too long")
-		}
-		c, err := r.byte()
-		if err != nil {
-			return 0, err
-		}
-		v |= int64(c&0x7f) << shift
-		if c&0x80 == 0 {
-			if shift+7 < 64 && c&0x40 != 0 {
-				v |= -1 << (shift + 7)
-			}
-			return v, nil
-		}
-	}
-}

@@ -118,10 +118,25 @@ func (r *reader) uleb(maxBits int) (uint64, error) {
 	}
 }
 
-// sleb skips a signed LEB128 of at most maxBits bits (values are not needed here).
+// sleb skips a signed LEB128 of at most maxBits bits.
 func (r *reader) sleb(maxBits int) error {
-	_, err := r.uleb(maxBits)
+	_, err := r.slebValue(maxBits)
 	return err
+}
+
+// slebValue reads a signed LEB128 of at most maxBits bits: uleb's bits, sign-extended from the
+// last byte's sign bit.
+func (r *reader) slebValue(maxBits int) (int64, error) {
+	start := r.off
+	u, err := r.uleb(maxBits)
+	if err != nil {
+		return 0, err
+	}
+	v := int64(u)
+	if shift := 7 * (r.off - start); shift < 64 && r.b[r.off-1]&0x40 != 0 {
+		v |= -1 << shift
+	}
+	return v, nil
 }
 
 func (r *reader) u32() (uint32, error) {

@@ -393,6 +393,12 @@ func flagsNotComments(r *Result) {
 	if reProseComment.MatchString(r.Norm.Text) {
 		return
 	}
+	dropQuoteComment(r)
+}
+
+// dropQuoteComment removes the quote_comment hits and lowers the SQL injection score to what
+// the other SQL hits give.
+func dropQuoteComment(r *Result) {
 	miss := 1.0
 	dropped := false
 	hits := r.Hits[:0]
@@ -445,23 +451,7 @@ func closedGroupComments(r *Result) {
 	if !found {
 		return
 	}
-	miss := 1.0
-	dropped := false
-	hits := r.Hits[:0]
-	for _, h := range r.Hits {
-		if h.Category == SQLInjection && h.Rule == "quote_comment" {
-			dropped = true
-			continue
-		}
-		if h.Category == SQLInjection {
-			miss *= 1 - h.Weight
-		}
-		hits = append(hits, h)
-	}
-	r.Hits = hits
-	if dropped {
-		r.Scores[SQLInjection] = min(r.Scores[SQLInjection], 1-miss)
-	}
+	dropQuoteComment(r)
 }
 
 // searchSQLRules are SQL that a search box's value holds only when it was written to break out
