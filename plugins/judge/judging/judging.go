@@ -2,12 +2,13 @@ package judging
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/added060/palisade/sdk/go/jsonw"
 	"strconv"
 	"strings"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -82,28 +83,133 @@ type Trigger struct {
 	Score    float64 // risk score, for risk_band
 }
 
-// Trigger decides whether env (raw envelope JSON) needs the judge.
-func (j *Judge) Trigger(env []byte) Trigger {
-	if ph := gjson.GetBytes(env, "phase").String(); ph != "" && ph != abi.PhaseRequest {
-		return Trigger{}
-	}
-	var t Trigger
-	gjson.GetBytes(env, "prior").ForEach(func(_, p gjson.Result) bool {
-		stage := p.Get("stage").String()
-		if p.Get("action").String() == abi.ActionSample && t.Kind != "sample" {
-			g := p.Get("guidance").String()
-			if g == "" {
-				g = p.Get("reason").String()
-			}
-			t = Trigger{Kind: "sample", Stage: stage, Guidance: g}
+// message is what the judge reads of an envelope: from its JSON (fromJSON) or from its view
+// (fromView), so both give the same trigger, request and verdict.
+type message struct {
+	phase, method, tool, server string
+	args                        string // raw JSON
+	uri, prompt                 string
+	hasArgs, hasURI, hasPrompt  bool
+	prior                       []priorVerdict
+}
+
+// priorVerdict is one earlier verdict (the envelope's prior[i]).
+type priorVerdict struct {
+	stage, action, reason, guidance string
+	score                           float64
+	hasScore                        bool
+}
+
+// fromJSON reads env (raw envelope JSON) in one pass over its members, the first of a repeated
+// member counting, as gjson.Get reads it.
+func fromJSON(env []byte) message {
+	var m message
+	var seen uint8
+	first := func(bit uint8) bool {
+		if seen&bit != 0 {
+			return false
 		}
-		if b := j.c.Band; b != nil && t.Kind == "" && stage == j.c.RiskStage {
-			if s := p.Get("score").Float(); s >= b.Min && s < b.Max {
-				t = Trigger{Kind: "risk_band", Stage: stage, Score: s}
+		seen |= bit
+		return true
+	}
+	var prior gjson.Result
+	gjson.ParseBytes(env).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "phase":
+			if first(1 << 0) {
+				m.phase = v.String()
+			}
+		case "method":
+			if first(1 << 1) {
+				m.method = v.String()
+			}
+		case "tool":
+			if first(1 << 2) {
+				m.tool = v.String()
+			}
+		case "server":
+			if first(1 << 3) {
+				m.server = v.String()
+			}
+		case "arguments":
+			if first(1 << 4) {
+				m.args, m.hasArgs = v.Raw, true
+			}
+		case "uri":
+			if first(1 << 5) {
+				m.uri, m.hasURI = v.String(), true
+			}
+		case "prompt":
+			if first(1 << 6) {
+				m.prompt, m.hasPrompt = v.String(), true
+			}
+		case "prior":
+			if first(1 << 7) {
+				prior = v
 			}
 		}
 		return true
 	})
+	prior.ForEach(func(_, p gjson.Result) bool {
+		pv := priorVerdict{stage: p.Get("stage").String(), action: p.Get("action").String(),
+			reason: p.Get("reason").String(), guidance: p.Get("guidance").String()}
+		if s := p.Get("score"); s.Exists() {
+			pv.score, pv.hasScore = s.Float(), true
+		}
+		m.prior = append(m.prior, pv)
+		return true
+	})
+	return m
+}
+
+// ErrNoPrior is returned for a view without the prior table: a host that did not say what the
+// earlier stages decided, which is what triggers the judge.
+var ErrNoPrior = errors.New("judge: view without earlier verdicts (layout 1); the stage needs layout 2")
+
+// fromView reads a view that carries the prior table (layout 2). A score of 0 is the JSON
+// prior's absent score (the host leaves a zero score out). Its strings alias the view.
+func fromView(v *abi.View) message {
+	m := message{phase: v.Get(abi.FieldPhase), method: v.Get(abi.FieldMethod), tool: v.Get(abi.FieldTool), server: v.Get(abi.FieldServer)}
+	if r, ok := v.Root(abi.PartArguments); ok {
+		m.args, m.hasArgs = r.Raw, true
+	}
+	m.uri, m.hasURI = v.Field(abi.FieldURI)
+	m.prompt, m.hasPrompt = v.Field(abi.FieldPrompt)
+	if n := v.NumPrior(); n > 0 {
+		m.prior = make([]priorVerdict, n)
+		for i := range n {
+			p := v.PriorAt(i)
+			m.prior[i] = priorVerdict{stage: p.Stage, action: p.Action, reason: p.Reason, guidance: p.Guidance, score: p.Score, hasScore: p.Score != 0}
+		}
+	}
+	return m
+}
+
+// Trigger decides whether env (raw envelope JSON) needs the judge.
+func (j *Judge) Trigger(env []byte) Trigger {
+	m := fromJSON(env)
+	return j.trigger(&m)
+}
+
+func (j *Judge) trigger(m *message) Trigger {
+	if m.phase != "" && m.phase != abi.PhaseRequest {
+		return Trigger{}
+	}
+	var t Trigger
+	for _, p := range m.prior {
+		if p.action == abi.ActionSample && t.Kind != "sample" {
+			g := p.guidance
+			if g == "" {
+				g = p.reason
+			}
+			t = Trigger{Kind: "sample", Stage: p.stage, Guidance: g}
+		}
+		if b := j.c.Band; b != nil && t.Kind == "" && p.stage == j.c.RiskStage {
+			if s := p.score; s >= b.Min && s < b.Max {
+				t = Trigger{Kind: "risk_band", Stage: p.stage, Score: s}
+			}
+		}
+	}
 	if t.Kind == "" && j.c.Always {
 		t.Kind = "always"
 	}
@@ -118,39 +224,42 @@ func (j *Judge) Trigger(env []byte) Trigger {
 
 // Request builds the sample request for env.
 func (j *Judge) Request(env []byte, t Trigger) abi.SampleRequest {
-	e := gjson.ParseBytes(env)
-	tool := e.Get("tool").String()
+	m := fromJSON(env)
+	return j.request(&m, t)
+}
+
+func (j *Judge) request(m *message, t Trigger) abi.SampleRequest {
+	tool := m.tool
 	if tool == "" {
-		tool = e.Get("method").String()
+		tool = m.method
 	}
-	req := abi.SampleRequest{Guidance: t.Guidance, Tool: tool, Server: e.Get("server").String()}
+	req := abi.SampleRequest{Guidance: t.Guidance, Tool: tool, Server: m.server}
 	switch {
-	case e.Get("arguments").Exists():
-		req.Arguments = json.RawMessage(e.Get("arguments").Raw)
-	case e.Get("uri").Exists(): // resources/read
-		req.Arguments, _ = json.Marshal(map[string]string{"uri": e.Get("uri").String()})
-	case e.Get("prompt").Exists(): // prompts/get
-		req.Arguments, _ = json.Marshal(map[string]string{"prompt": e.Get("prompt").String()})
+	case m.hasArgs:
+		req.Arguments = json.RawMessage(m.args)
+	case m.hasURI: // resources/read
+		req.Arguments, _ = json.Marshal(map[string]string{"uri": m.uri})
+	case m.hasPrompt: // prompts/get
+		req.Arguments, _ = json.Marshal(map[string]string{"prompt": m.prompt})
 	}
 	// Context: what earlier stages said, so the model can weigh it (fenced as untrusted anyway).
 	var ctx strings.Builder
-	if m := e.Get("method").String(); m != "" && m != "tools/call" {
-		ctx.WriteString("method " + m + "; ")
+	if m.method != "" && m.method != "tools/call" {
+		ctx.WriteString("method " + m.method + "; ")
 	}
-	e.Get("prior").ForEach(func(_, p gjson.Result) bool {
-		line := p.Get("stage").String() + ": " + p.Get("action").String()
-		if s := p.Get("score"); s.Exists() {
-			line += " score " + strconv.FormatFloat(s.Float(), 'f', 2, 64)
+	for _, p := range m.prior {
+		line := p.stage + ": " + p.action
+		if p.hasScore {
+			line += " score " + strconv.FormatFloat(p.score, 'f', 2, 64)
 		}
-		if r := p.Get("reason").String(); r != "" {
-			line += " (" + r + ")"
+		if p.reason != "" {
+			line += " (" + p.reason + ")"
 		}
 		if ctx.Len()+len(line) > j.c.MaxContextBytes {
-			return false
+			break
 		}
 		ctx.WriteString(line + "; ")
-		return true
-	})
+	}
 	req.Context = strings.TrimSuffix(ctx.String(), "; ")
 	return req
 }
@@ -195,11 +304,27 @@ func (j *Judge) Evaluate(env []byte, sample Sampler) abi.Verdict {
 // reads the response with gjson, with no encoding/json reflection. The verdict is appended to
 // buf.
 func (j *Judge) EvaluateJSON(env []byte, sample RawSampler, buf []byte) []byte {
-	t := j.Trigger(env)
+	m := fromJSON(env)
+	return j.evaluate(&m, sample, buf)
+}
+
+// EvaluateViewJSON is EvaluateJSON on the view (sdk/ABI.md "The view", layout 2), which gives the
+// same verdict as the JSON envelope it was laid out from. A view without the prior table is an
+// error (ErrNoPrior), never read as if no stage had asked for the judge.
+func (j *Judge) EvaluateViewJSON(v *abi.View, sample RawSampler, buf []byte) ([]byte, error) {
+	if !v.HasPrior() {
+		return buf, ErrNoPrior
+	}
+	m := fromView(v)
+	return j.evaluate(&m, sample, buf), nil
+}
+
+func (j *Judge) evaluate(msg *message, sample RawSampler, buf []byte) []byte {
+	t := j.trigger(msg)
 	if t.Kind == "" {
 		return append(buf, `{"action":"none"}`...)
 	}
-	out, err := sample(j.requestJSON(env, t))
+	out, err := sample(j.requestJSON(msg, t))
 	m := Meta{Trigger: t.Kind, Stage: t.Stage}
 	var resp gjson.Result
 	if err == nil {
@@ -278,9 +403,9 @@ func (j *Judge) EvaluateJSON(env []byte, sample RawSampler, buf []byte) []byte {
 	return append(b, '}')
 }
 
-// requestJSON encodes the sample request for env by hand.
-func (j *Judge) requestJSON(env []byte, t Trigger) []byte {
-	r := j.Request(env, t)
+// requestJSON encodes the sample request for m by hand.
+func (j *Judge) requestJSON(m *message, t Trigger) []byte {
+	r := j.request(m, t)
 	b := make([]byte, 0, 256+len(r.Arguments)+len(r.Context)+len(r.Guidance))
 	b = append(b, `{"guidance":`...)
 	b = appendString(b, r.Guidance)
