@@ -232,9 +232,22 @@ func TestJudgePluginFailsClosedOnGarbage(t *testing.T) {
 // BenchmarkJudgePluginLocal is the judge's overhead: Wasm call, host function, prompt, local
 // provider, strict parse, verdict. Cache off, so every call reaches the provider.
 func BenchmarkJudgePluginLocal(b *testing.B) {
+	benchJudge(b, envelope("run", `{"cmd":"ls -la /home/dev/project"}`, sampleRule))
+}
+
+// BenchmarkJudgePluginNoTrigger is the judge on a message no stage handed it (the common case
+// in the example chain): the JSON envelope, then the same message as the layout-2 view.
+func BenchmarkJudgePluginNoTrigger(b *testing.B) {
+	prior := []abi.Prior{{Stage: "rules", Action: "allow", Rule: "allow-echo"}, {Stage: "injection", Action: "none"}, {Stage: "detector", Action: "none"}}
+	env := envelope("run", `{"cmd":"ls -la /home/dev/project"}`)
+	envJSON, view := corpus.WithPrior(b, env, prior)
+	b.Run("json", func(b *testing.B) { benchJudge(b, envJSON) })
+	b.Run("view", func(b *testing.B) { benchJudge(b, view) })
+}
+
+func benchJudge(b *testing.B, env []byte) {
 	j, _ := llm.New(llm.Options{CacheSize: -1, Providers: []llm.ProviderConfig{{Kind: "local"}}})
 	p := load(b, []string{"sample"}, j, `{}`)
-	env := envelope("run", `{"cmd":"ls -la /home/dev/project"}`, sampleRule)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, 1<<16)
 	for b.Loop() {

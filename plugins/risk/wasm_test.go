@@ -155,9 +155,19 @@ func TestRiskPluginBadConfigFails(t *testing.T) {
 }
 
 func BenchmarkRiskPluginWasm(b *testing.B) {
+	env := envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.1}, abi.Prior{Stage: "detector", Action: "none", Score: 0.2})
+	benchRisk(b, env)
+}
+
+// BenchmarkRiskPluginWasmView is BenchmarkRiskPluginWasm's message as the layout-2 view.
+func BenchmarkRiskPluginWasmView(b *testing.B) {
+	_, view := corpus.WithPrior(b, envelope("transfer_funds"), []abi.Prior{{Stage: "injection", Action: "none", Score: 0.1}, {Stage: "detector", Action: "none", Score: 0.2}})
+	benchRisk(b, view)
+}
+
+func benchRisk(b *testing.B, env []byte) {
 	p := load(b, `{}`)
 	ctx := context.Background()
-	env := envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.1}, abi.Prior{Stage: "detector", Action: "none", Score: 0.2})
 	lat := make([]time.Duration, 0, 1<<16)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -91,6 +91,9 @@ type message struct {
 	uri, prompt                 string
 	hasArgs, hasURI, hasPrompt  bool
 	prior                       []priorVerdict
+	// env is the JSON envelope whose request fields (method to prompt) are not read yet: only
+	// a message that triggers the judge needs them.
+	env []byte
 }
 
 // priorVerdict is one earlier verdict (the envelope's prior[i]).
@@ -100,66 +103,68 @@ type priorVerdict struct {
 	hasScore                        bool
 }
 
-// fromJSON reads env (raw envelope JSON) in one pass over its members, the first of a repeated
-// member counting, as gjson.Get reads it.
+// fromJSON reads what the trigger needs from env (raw envelope JSON) the way gjson.Get reads
+// it (the first of a repeated member counts); request fills in the rest when it is needed.
 func fromJSON(env []byte) message {
-	var m message
-	var seen uint8
-	first := func(bit uint8) bool {
-		if seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}
-	var prior gjson.Result
-	gjson.ParseBytes(env).ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "phase":
-			if first(1 << 0) {
-				m.phase = v.String()
+	m := message{env: env, phase: gjson.GetBytes(env, "phase").String()}
+	gjson.GetBytes(env, "prior").ForEach(func(_, p gjson.Result) bool {
+		var pv priorVerdict
+		var seen uint8
+		p.ForEach(func(k, v gjson.Result) bool {
+			bit := uint8(0)
+			switch k.Str {
+			case "stage":
+				bit = 1
+			case "action":
+				bit = 2
+			case "reason":
+				bit = 4
+			case "guidance":
+				bit = 8
+			case "score":
+				bit = 16
 			}
-		case "method":
-			if first(1 << 1) {
-				m.method = v.String()
+			if bit == 0 || seen&bit != 0 {
+				return true
 			}
-		case "tool":
-			if first(1 << 2) {
-				m.tool = v.String()
+			seen |= bit
+			switch bit {
+			case 1:
+				pv.stage = v.String()
+			case 2:
+				pv.action = v.String()
+			case 4:
+				pv.reason = v.String()
+			case 8:
+				pv.guidance = v.String()
+			case 16:
+				pv.score, pv.hasScore = v.Float(), true
 			}
-		case "server":
-			if first(1 << 3) {
-				m.server = v.String()
-			}
-		case "arguments":
-			if first(1 << 4) {
-				m.args, m.hasArgs = v.Raw, true
-			}
-		case "uri":
-			if first(1 << 5) {
-				m.uri, m.hasURI = v.String(), true
-			}
-		case "prompt":
-			if first(1 << 6) {
-				m.prompt, m.hasPrompt = v.String(), true
-			}
-		case "prior":
-			if first(1 << 7) {
-				prior = v
-			}
-		}
-		return true
-	})
-	prior.ForEach(func(_, p gjson.Result) bool {
-		pv := priorVerdict{stage: p.Get("stage").String(), action: p.Get("action").String(),
-			reason: p.Get("reason").String(), guidance: p.Get("guidance").String()}
-		if s := p.Get("score"); s.Exists() {
-			pv.score, pv.hasScore = s.Float(), true
-		}
+			return true
+		})
 		m.prior = append(m.prior, pv)
 		return true
 	})
 	return m
+}
+
+// load reads the request fields of a JSON message.
+func (m *message) load() {
+	if m.env == nil {
+		return
+	}
+	e := gjson.ParseBytes(m.env)
+	m.env = nil
+	m.method, m.tool, m.server = e.Get("method").String(), e.Get("tool").String(), e.Get("server").String()
+	if a := e.Get("arguments"); a.Exists() {
+		m.args, m.hasArgs = a.Raw, true
+	}
+	if u := e.Get("uri"); u.Exists() {
+		m.uri, m.hasURI = u.String(), true
+	}
+	if p := e.Get("prompt"); p.Exists() {
+		m.prompt, m.hasPrompt = p.String(), true
+	}
 }
 
 // ErrNoPrior is returned for a view without the prior table: a host that did not say what the
@@ -229,6 +234,7 @@ func (j *Judge) Request(env []byte, t Trigger) abi.SampleRequest {
 }
 
 func (j *Judge) request(m *message, t Trigger) abi.SampleRequest {
+	m.load()
 	tool := m.tool
 	if tool == "" {
 		tool = m.method
