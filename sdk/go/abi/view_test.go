@@ -348,7 +348,9 @@ func FuzzParseView(f *testing.F) {
 		for i := range v.NumPrior() {
 			p := v.PriorAt(i)
 			for j := range p.NumLabels() {
-				p.Label(j)
+				if len(p.Label(j)) > len(b) {
+					t.Fatalf("prior %d: label %d longer than the view", i, j)
+				}
 			}
 		}
 		if len(v.Prior()) != v.NumPrior() {
