@@ -37,8 +37,8 @@ func rawSampler(t testing.TB, fail bool) (judging.RawSampler, *[]string) {
 	}, &seen
 }
 
-// TestViewVerdictsMatch: on every corpus envelope (the example bundle's fixtures among them)
-// with every set of earlier verdicts, under each config, the judge run on the layout-2 view
+// TestViewVerdictsMatch: on every corpus envelope (the example bundle's fixtures among them) and
+// judging_test's, with every set of earlier verdicts (corpus.Priors and judging_test's), under each config, the judge run on the layout-2 view
 // sends the same sample request and gives byte for byte the verdict it gives on the JSON
 // envelope the host would have sent instead.
 func TestViewVerdictsMatch(t *testing.T) {
@@ -47,7 +47,16 @@ func TestViewVerdictsMatch(t *testing.T) {
 		[]byte(`{"abi":"1.2","phase":"request","method":"resources/read","uri":"file:///etc/shadow","server":"fs"}`),
 		[]byte(`{"abi":"1.2","phase":"request","method":"prompts/get","prompt":"p\u00e9","server":"s"}`),
 		[]byte(`{"abi":"1.2","phase":"request","method":"tools/call","tool":"t","arguments":null}`),
-		[]byte(`{"abi":"1.2","phase":"response","method":"tools/call","tool":"t","arguments":{"a":1}}`))
+		[]byte(`{"abi":"1.2","phase":"response","method":"tools/call","tool":"t","arguments":{"a":1}}`),
+		// judging_test's envelopes, whose earlier verdicts are in priors below.
+		env("run", `{"cmd":"rm -rf /"}`), env("run", `{"cmd":"ls"}`), env("transfer", `{"amount":5}`), env("transfer", `{}`),
+		env("read", `{}`), env("write_file", `{"path":"/etc/hosts"}`), env("t", `{}`))
+	priors := append(corpus.Priors(),
+		[]abi.Prior{{Stage: "rules", Action: "sample", Rule: "shell", Reason: "shell commands go to the judge", Guidance: "Only read-only commands are fine."}},
+		[]abi.Prior{{Stage: "rules", Action: "sample", Reason: "judge shells"}},
+		[]abi.Prior{{Stage: "risk", Action: "ask", Score: 0.27}}, []abi.Prior{{Stage: "risk", Action: "allow", Score: 0.1}},
+		[]abi.Prior{{Stage: "risk", Action: "deny", Score: 0.35}},
+		[]abi.Prior{{Stage: "injection", Action: "none", Score: 0.4, Reason: "path outside project"}})
 	for _, tc := range []struct {
 		cfg  string
 		fail bool
@@ -65,7 +74,7 @@ func TestViewVerdictsMatch(t *testing.T) {
 		sv, seenV := rawSampler(t, tc.fail)
 		n := 0
 		for i, env := range envs {
-			for k, prior := range corpus.Priors() {
+			for k, prior := range priors {
 				envJSON, view := corpus.WithPrior(t, env, prior)
 				if view == nil {
 					continue

@@ -23,14 +23,22 @@ var signalEnvelopes = []string{
 	`{"abi":"1.2","method":"tools/list"}`,
 }
 
-// TestViewVerdictsMatch: on every corpus envelope (the example bundle's fixtures among them)
-// with every set of earlier verdicts, under each config, the verdict from the layout-2 view is
+// TestViewVerdictsMatch: on every corpus envelope (the example bundle's fixtures among them) and
+// riskscore_test's, with every set of earlier verdicts (corpus.Priors and riskscore_test's), under each config, the verdict from the layout-2 view is
 // byte for byte the verdict from the JSON envelope the host would have sent instead.
 func TestViewVerdictsMatch(t *testing.T) {
 	envs := corpus.Envelopes(t, 10)
 	for _, e := range signalEnvelopes {
 		envs = append(envs, []byte(e))
 	}
+	// riskscore_test's envelopes: every profile (HIGH with fallback, irreversible, regulatory,
+	// require_token, LOW by glob) and none; their earlier verdicts are in priors below.
+	for _, tool := range []string{"transfer_funds", "delete_all", "delete_tmp_x", "send_report", "read_file", "sign_doc", "anything", "x"} {
+		envs = append(envs, env(tool))
+	}
+	priors := append(corpus.Priors(), []abi.Prior{inj(0.05)}, []abi.Prior{inj(0.3), det(0.1)}, []abi.Prior{det(1)},
+		[]abi.Prior{{Stage: "judge", Action: "deny", Score: 0.9}}, []abi.Prior{{Stage: "injection", Action: "deny"}},
+		[]abi.Prior{inj(0.25), {Stage: "judge", Action: "ask", Score: 0.1}, {Stage: "judge", Action: "sample", Score: 0.9}})
 	for _, cfg := range []string{
 		`{}`,
 		`{"envelope_signals":true}`,
@@ -40,7 +48,7 @@ func TestViewVerdictsMatch(t *testing.T) {
 		s := mustNew(t, cfg)
 		n := 0
 		for i, env := range envs {
-			for k, prior := range corpus.Priors() {
+			for k, prior := range priors {
 				envJSON, view := corpus.WithPrior(t, env, prior)
 				if view == nil {
 					continue
