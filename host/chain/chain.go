@@ -457,27 +457,34 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		if withView && slices.ContainsFunc(run, (*Stage).priorView) {
 			v, err := abi.AppendViewPrior(nil, view, pr)
 			if err != nil {
-				return nil, fmt.Errorf("chain: encode view: %w", err)
+				// Not expected (the view is AppendView's); those stages get JSON instead.
+				c.o.Logger.Warn("prior not added to the view; its stages get JSON", "err", err)
 			}
 			pview = v
 		}
-		// JSON only for the stages that get it: every stage when the message has no view.
+		// The input each stage gets; JSON is encoded only when one of them gets it.
+		input := func(s *Stage) []byte {
+			switch {
+			case !withView || !s.viewInput():
+				return nil
+			case s.priorView():
+				return pview // nil when it could not be made
+			}
+			return view
+		}
 		var in []byte
-		if !withView || slices.ContainsFunc(run, func(s *Stage) bool { return !s.viewInput() }) {
+		if slices.ContainsFunc(run, func(s *Stage) bool { return input(s) == nil }) {
 			b, err := withPrior(base, pr)
 			if err != nil {
 				return nil, fmt.Errorf("chain: encode envelope: %w", err)
 			}
 			in = b
 		}
-		input := func(s *Stage) []byte {
-			switch {
-			case !withView || !s.viewInput():
-				return in
-			case s.priorView():
-				return pview
+		inputOf := func(s *Stage) []byte {
+			if b := input(s); b != nil {
+				return b
 			}
-			return view
+			return in
 		}
 		results := make([]abi.StageResult, len(run))
 		// The group's last stages go to goroutines, one each, only as far as there are idle
@@ -487,10 +494,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		spread := max(0, min(len(run)-1, c.idle()))
 		var wg sync.WaitGroup
 		for i := len(run) - spread; i < len(run); i++ {
-			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i])) })
+			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i])) })
 		}
 		for i := range len(run) - spread {
-			results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i]))
+			results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i]))
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {
