@@ -62,8 +62,9 @@ func TestActivationChecksDescribedABI(t *testing.T) {
 		{`{"name":"major","abi":"2.0"}`, "plugin abi 2.0: major 2 differs from the host's envelope schema 1.2"},
 		{`{"name":"view","abi":"1.2","input":"view","view":1}`, ""},
 		{`{"name":"json","abi":"1.2","input":"envelope"}`, ""},
-		{`{"name":"view2","abi":"1.2","input":"view","view":2}`, "plugin asks for view layout 2; this host speaks view layout 1: upgrade the gateway"},
-		{`{"name":"view0","abi":"1.2","input":"view"}`, "plugin asks for view layout 0; this host speaks view layout 1"},
+		{`{"name":"view2","abi":"1.2","input":"view","view":2}`, ""},
+		{`{"name":"view3","abi":"1.2","input":"view","view":3}`, "plugin asks for view layout 3; this host speaks view layouts 1 to 2: upgrade the gateway"},
+		{`{"name":"view0","abi":"1.2","input":"view"}`, "plugin asks for view layout 0; this host speaks view layouts 1 to 2"},
 		{`{"name":"tree","abi":"1.2","input":"tree"}`, `plugin asks for input "tree"`},
 	} {
 		t.Run(tc.describe, func(t *testing.T) {
@@ -104,7 +105,7 @@ func TestActivationRefusesViewVersion(t *testing.T) {
 		b.Chain.CloseWhenDrained(context.Background())
 		t.Fatal("a stage asking for view layout 7 activated")
 	}
-	for _, want := range []string{"stages[0]", "stage scanner", "view layout 7", "view layout 1"} {
+	for _, want := range []string{"stages[0]", "stage scanner", "view layout 7", "view layouts 1 to 2"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Build error %q does not say %q", err, want)
 		}

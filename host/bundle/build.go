@@ -179,6 +179,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			return nil, &FieldError{Path: p, Err: fmt.Errorf("stage %s: %w", s.Name, err)}
 		}
 		st.View = d.Input == abi.InputView
+		st.ViewPrior = st.View && d.View >= abi.ViewLayout2
 	}
 	ch, err := chain.New(chain.Options{
 		Info:           chain.Info{Name: m.Name, Version: m.Version, Digest: digest, Degraded: degraded},

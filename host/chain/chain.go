@@ -138,10 +138,21 @@ type Stage struct {
 	// View hands the stage the view of the envelope (sdk/ABI.md "The view"; its describe says
 	// input "view") instead of the JSON envelope. The chain lays the view out once per message
 	// for every such stage; a message it cannot lay out (or whose view would be too large) goes
-	// to the stage as the JSON envelope, which a view stage also reads, and so does every
-	// message to a NeedsPrior stage (the view carries no prior).
+	// to the stage as the JSON envelope, which a view stage also reads.
 	View bool
+	// ViewPrior marks a View stage that reads earlier verdicts from the view (its describe
+	// says view layout 2 or later): it gets a layout-2 view, the message's view with the prior
+	// table added, holding what the JSON envelope's prior would (the group's earlier verdicts).
+	// A NeedsPrior View stage without ViewPrior (layout 1 carries no prior) gets the JSON
+	// envelope.
+	ViewPrior bool
 }
+
+// viewInput reports whether s is handed a view, when the message has one.
+func (s *Stage) viewInput() bool { return s.View && (!s.NeedsPrior || s.ViewPrior) }
+
+// priorView reports whether s is handed the layout-2 view with the group's prior.
+func (s *Stage) priorView() bool { return s.View && s.ViewPrior }
 
 func (s *Stage) inPhase(phase string) bool {
 	if phase == abi.PhaseResponse {
@@ -411,7 +422,9 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	defer c.inflight.Add(-1)
 	// The envelope is encoded once, without prior verdicts; each group's input is that encoding
 	// with its prior spliced in. It is encoded again only after a stage rewrote the arguments
-	// (request) or the result (response).
+	// (request) or the result (response). The view is laid out once from that encoding; a
+	// group with a ViewPrior stage gets a copy of it with the group's prior table appended
+	// (layout 2), not laid out again.
 	var base, view []byte
 	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
 	for gi, g := range c.groups {
@@ -435,18 +448,41 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			}
 			base, view = b, nil
 		}
-		in, err := withPrior(base, priorOf(prior, d.Stages))
-		if err != nil {
-			return nil, fmt.Errorf("chain: encode envelope: %w", err)
-		}
-		// The view has no prior: a stage that reads earlier verdicts gets the JSON envelope.
-		wantsView := func(s *Stage) bool { return s.View && !s.NeedsPrior }
-		if view == nil && slices.ContainsFunc(run, wantsView) {
+		pr := priorOf(prior, d.Stages)
+		if view == nil && slices.ContainsFunc(run, (*Stage).viewInput) {
 			view = c.layOut(base)
 		}
+		withView := len(view) > 0
+		var pview []byte
+		if withView && slices.ContainsFunc(run, (*Stage).priorView) {
+			v, err := abi.AppendViewPrior(nil, view, pr)
+			if err != nil {
+				// Not expected (the view is AppendView's); those stages get JSON instead.
+				c.o.Logger.Warn("prior not added to the view; its stages get JSON", "err", err)
+			}
+			pview = v
+		}
+		// The input each stage gets; JSON is encoded only when one of them gets it.
 		input := func(s *Stage) []byte {
-			if wantsView(s) && len(view) > 0 {
-				return view
+			switch {
+			case !withView || !s.viewInput():
+				return nil
+			case s.priorView():
+				return pview // nil when it could not be made
+			}
+			return view
+		}
+		var in []byte
+		if slices.ContainsFunc(run, func(s *Stage) bool { return input(s) == nil }) {
+			b, err := withPrior(base, pr)
+			if err != nil {
+				return nil, fmt.Errorf("chain: encode envelope: %w", err)
+			}
+			in = b
+		}
+		inputOf := func(s *Stage) []byte {
+			if b := input(s); b != nil {
+				return b
 			}
 			return in
 		}
@@ -458,10 +494,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		spread := max(0, min(len(run)-1, c.idle()))
 		var wg sync.WaitGroup
 		for i := len(run) - spread; i < len(run); i++ {
-			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i])) })
+			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i])) })
 		}
 		for i := range len(run) - spread {
-			results[i] = c.call(ctx, run[i], phase, env.Transport, input(run[i]))
+			results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i]))
 		}
 		wg.Wait()
 		if err := ctx.Err(); err != nil {

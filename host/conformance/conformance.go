@@ -178,6 +178,11 @@ func Check(ctx context.Context, rt *plugin.Runtime, wasm []byte, o Options) (Rep
 		cancel()
 		if rep.Describe != nil && rep.Describe.Input == abi.InputView {
 			view, err := abi.AppendView(nil, s.env)
+			if err == nil && rep.Describe.View >= abi.ViewLayout2 {
+				// Layout 2, as the host sends it to a plugin that reads earlier verdicts
+				// from the view: the sample has none.
+				view, err = abi.AppendViewPrior(nil, view, nil)
+			}
 			if err == nil {
 				cctx, cancel := call(ctx)
 				err = checkVerdict(cctx, p, view)

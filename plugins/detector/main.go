@@ -51,7 +51,7 @@ func describe() int32 {
 		Phases:       []string{abi.PhaseRequest, abi.PhaseResponse},
 		Capabilities: []string{"infer"},
 		Input:        abi.InputView,
-		View:         abi.ViewVersion,
+		View:         abi.ViewLayout1,
 	})
 }
 

@@ -53,7 +53,7 @@ func describe() int32 {
 		ABI:     abi.Version,
 		Phases:  []string{abi.PhaseRequest, abi.PhaseResponse},
 		Input:   abi.InputView,
-		View:    abi.ViewVersion,
+		View:    abi.ViewLayout1,
 	})
 }
 

@@ -159,7 +159,7 @@ func TestWasmDescribe(t *testing.T) {
 	}
 	var d abi.Describe
 	if err := json.Unmarshal(out, &d); err != nil || d.Name != "injection" || d.ABI != abi.Version ||
-		d.Input != abi.InputView || d.View != abi.ViewVersion || abi.CheckInput(d) != nil {
+		d.Input != abi.InputView || d.View != abi.ViewLayout1 || abi.CheckInput(d) != nil {
 		t.Errorf("describe %s (%v)", out, err)
 	}
 }

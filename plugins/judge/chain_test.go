@@ -33,8 +33,20 @@ func buildRisk(t *testing.T) []byte {
 
 // TestRiskHandsReviewBandToJudgeInChain runs risk then judge, both built .wasm, in the real
 // chain: an injection score of 0.25 on a HIGH tool lands in the review band; with
-// review_action sample the risk stage hands the call to the judge, which decides it.
+// review_action sample the risk stage hands the call to the judge, which decides it. Both
+// stages take the JSON envelope, then the view with the earlier verdicts (layout 2), and decide
+// the same.
 func TestRiskHandsReviewBandToJudgeInChain(t *testing.T) {
+	for _, view := range []bool{false, true} {
+		name := "json"
+		if view {
+			name = "view"
+		}
+		t.Run(name, func(t *testing.T) { riskHandsReviewBandToJudge(t, view) })
+	}
+}
+
+func riskHandsReviewBandToJudge(t *testing.T, view bool) {
 	ctx := context.Background()
 	j, err := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Kind: "local"}}})
 	if err != nil {
@@ -51,8 +63,8 @@ func TestRiskHandsReviewBandToJudgeInChain(t *testing.T) {
 	defer risk.Close(ctx)
 	judge := load(t, []string{"sample"}, j, `{}`)
 	ch, err := chain.New(chain.Options{Stages: []*chain.Stage{
-		{Name: "risk", Plugin: risk, Request: true, NeedsPrior: true, FailClosed: true, Timeout: 5 * time.Second},
-		{Name: "judge", Plugin: judge, Request: true, NeedsPrior: true, FailClosed: true, Timeout: 5 * time.Second},
+		{Name: "risk", Plugin: risk, Request: true, NeedsPrior: true, FailClosed: true, Timeout: 5 * time.Second, View: view, ViewPrior: view},
+		{Name: "judge", Plugin: judge, Request: true, NeedsPrior: true, FailClosed: true, Timeout: 5 * time.Second, View: view, ViewPrior: view},
 	}})
 	if err != nil {
 		t.Fatal(err)

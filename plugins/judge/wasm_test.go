@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/llm"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -95,8 +97,90 @@ func TestJudgePluginWithLocalProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d abi.Describe
-	if json.Unmarshal(out, &d) != nil || d.Name != "judge" || !slices.Equal(d.Capabilities, []string{"sample"}) {
-		t.Fatalf("describe = %s", out)
+	if json.Unmarshal(out, &d) != nil || d.Name != "judge" || !slices.Equal(d.Capabilities, []string{"sample"}) ||
+		d.Input != abi.InputView || d.View != abi.ViewLayout2 || abi.CheckInput(d) != nil {
+		t.Fatalf("describe = %s; want input view, layout 2", out)
+	}
+}
+
+// TestWasmViewMatchesEnvelope runs the built plugin through the real runtime and the real
+// sample host function (local provider, no cache) on the corpus (the example bundle's fixtures
+// among it) with every set of earlier verdicts, in a shuffled order, each message as its
+// layout-2 view on one instance and as JSON on another: the verdicts must be byte for byte the
+// same, and so must what the provider was asked.
+func TestWasmViewMatchesEnvelope(t *testing.T) {
+	var prompts [2][]string
+	mk := func(i int) *plugin.Plugin {
+		j, err := llm.New(llm.Options{CacheSize: -1, Providers: []llm.ProviderConfig{{Kind: "local"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := samplerFunc(func(ctx context.Context, r abi.SampleRequest) (abi.SampleResponse, error) {
+			b, _ := json.Marshal(r)
+			prompts[i] = append(prompts[i], string(b))
+			return j.Sample(ctx, r)
+		})
+		return load(t, []string{"sample"}, rec, `{"band":{"min":0.2,"max":0.35}}`)
+	}
+	pj, pv := mk(0), mk(1)
+	ctx := context.Background()
+	type pair struct{ env, view []byte }
+	var msgs []pair
+	for _, env := range corpus.Envelopes(t, 40) {
+		for _, prior := range corpus.Priors() {
+			if e, v := corpus.WithPrior(t, env, prior); v != nil {
+				msgs = append(msgs, pair{e, v})
+			}
+		}
+	}
+	rand.New(rand.NewPCG(5, 6)).Shuffle(len(msgs), func(i, j int) { msgs[i], msgs[j] = msgs[j], msgs[i] })
+	for i, m := range msgs {
+		want, werr := pj.Evaluate(ctx, m.env)
+		got, gerr := pv.Evaluate(ctx, m.view)
+		if string(got) != string(want) || werr != nil || gerr != nil {
+			t.Fatalf("message %d (%.300s):\nview     %s (%v)\nenvelope %s (%v)", i, m.env, got, gerr, want, werr)
+		}
+	}
+	if !slices.Equal(prompts[0], prompts[1]) || len(prompts[0]) < 100 {
+		t.Fatalf("%d and %d sample requests, or they differ", len(prompts[0]), len(prompts[1]))
+	}
+}
+
+type samplerFunc func(context.Context, abi.SampleRequest) (abi.SampleResponse, error)
+
+func (f samplerFunc) Sample(ctx context.Context, r abi.SampleRequest) (abi.SampleResponse, error) {
+	return f(ctx, r)
+}
+
+// TestWasmUnreadableViewFails: a view the plugin cannot read (malformed, or layout 1 without the
+// earlier verdicts) fails the call, so the stage's failure mode decides; the judge is never
+// skipped as if no stage had asked for it.
+func TestWasmUnreadableViewFails(t *testing.T) {
+	j, _ := llm.New(llm.Options{Providers: []llm.ProviderConfig{{Kind: "local"}}})
+	p := load(t, []string{"sample"}, j, `{}`)
+	env := envelope("run", `{"cmd":"ls"}`)
+	layout1, err := abi.AppendView(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout2 := corpus.WithPrior(t, env, []abi.Prior{sampleRule})
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"layout 1", layout1, "without earlier verdicts"},
+		{"truncated", layout2[:len(layout2)-1], "bad view"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := p.Evaluate(context.Background(), tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Evaluate = %s, %v; want an error saying %q", out, err, tc.want)
+			}
+		})
+	}
+	if v := verdict(t, p, layout2); v.Action != "allow" || v.Rule != "judge-sample" {
+		t.Fatalf("after the failures: %+v", v)
 	}
 }
 
@@ -148,9 +232,22 @@ func TestJudgePluginFailsClosedOnGarbage(t *testing.T) {
 // BenchmarkJudgePluginLocal is the judge's overhead: Wasm call, host function, prompt, local
 // provider, strict parse, verdict. Cache off, so every call reaches the provider.
 func BenchmarkJudgePluginLocal(b *testing.B) {
+	benchJudge(b, envelope("run", `{"cmd":"ls -la /home/dev/project"}`, sampleRule))
+}
+
+// BenchmarkJudgePluginNoTrigger is the judge on a message no stage handed it (the common case
+// in the example chain): the JSON envelope, then the same message as the layout-2 view.
+func BenchmarkJudgePluginNoTrigger(b *testing.B) {
+	prior := []abi.Prior{{Stage: "rules", Action: "allow", Rule: "allow-echo"}, {Stage: "injection", Action: "none"}, {Stage: "detector", Action: "none"}}
+	env := envelope("run", `{"cmd":"ls -la /home/dev/project"}`)
+	envJSON, view := corpus.WithPrior(b, env, prior)
+	b.Run("json", func(b *testing.B) { benchJudge(b, envJSON) })
+	b.Run("view", func(b *testing.B) { benchJudge(b, view) })
+}
+
+func benchJudge(b *testing.B, env []byte) {
 	j, _ := llm.New(llm.Options{CacheSize: -1, Providers: []llm.ProviderConfig{{Kind: "local"}}})
 	p := load(b, []string{"sample"}, j, `{}`)
-	env := envelope("run", `{"cmd":"ls -la /home/dev/project"}`, sampleRule)
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, 1<<16)
 	for b.Loop() {

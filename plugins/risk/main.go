@@ -32,12 +32,26 @@ func evaluate() int32 {
 	if initErr != nil {
 		return palisade.Fail(initErr)
 	}
+	// The host lays out a view with the earlier verdicts for this stage (describe's input, view
+	// layout 2); a message it could not lay out comes as the JSON envelope. A view that does not
+	// parse, or has no prior table, fails the call: the stage's failure mode decides.
+	v, isView, err := palisade.View()
+	if err != nil {
+		return palisade.Fail(err)
+	}
+	if isView {
+		if buf, err = scorer.EvaluateViewJSON(&v, buf[:0]); err != nil {
+			return palisade.Fail(err)
+		}
+		return palisade.OutputRaw(buf)
+	}
 	buf = scorer.EvaluateJSON(palisade.Input(), buf[:0])
 	return palisade.OutputRaw(buf)
 }
 
 func describe() int32 {
-	return palisade.Describe(abi.Describe{Name: "risk", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest}})
+	return palisade.Describe(abi.Describe{Name: "risk", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest},
+		Input: abi.InputView, View: abi.ViewLayout2})
 }
 
 func main() {}

@@ -6,12 +6,15 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -79,8 +82,68 @@ func TestRiskPluginInWasm(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d abi.Describe
-	if err := json.Unmarshal(out, &d); err != nil || d.Name != "risk" || d.ABI != abi.Version || !slices.Equal(d.Phases, []string{"request"}) {
-		t.Fatalf("describe = %s (%v)", out, err)
+	if err := json.Unmarshal(out, &d); err != nil || d.Name != "risk" || d.ABI != abi.Version || !slices.Equal(d.Phases, []string{"request"}) ||
+		d.Input != abi.InputView || d.View != abi.ViewLayout2 || abi.CheckInput(d) != nil {
+		t.Fatalf("describe = %s (%v); want input view, layout 2", out, err)
+	}
+}
+
+// TestWasmViewMatchesEnvelope runs the built plugin through the real runtime on the corpus (the
+// example bundle's fixtures among it) with every set of earlier verdicts, in a shuffled order,
+// each message as its layout-2 view on one instance and as JSON on another: the verdicts must be
+// byte for byte the same.
+func TestWasmViewMatchesEnvelope(t *testing.T) {
+	pj, pv := load(t, `{"envelope_signals":true}`), load(t, `{"envelope_signals":true}`)
+	ctx := context.Background()
+	type pair struct{ env, view []byte }
+	var msgs []pair
+	for _, env := range corpus.Envelopes(t, 40) {
+		for _, prior := range corpus.Priors() {
+			if e, v := corpus.WithPrior(t, env, prior); v != nil {
+				msgs = append(msgs, pair{e, v})
+			}
+		}
+	}
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(msgs), func(i, j int) { msgs[i], msgs[j] = msgs[j], msgs[i] })
+	for i, m := range msgs {
+		want, werr := pj.Evaluate(ctx, m.env)
+		got, gerr := pv.Evaluate(ctx, m.view)
+		if string(got) != string(want) || werr != nil || gerr != nil {
+			t.Fatalf("message %d (%.300s):\nview     %s (%v)\nenvelope %s (%v)", i, m.env, got, gerr, want, werr)
+		}
+	}
+}
+
+// TestWasmUnreadableViewFails: a view the plugin cannot read (malformed, or layout 1 without the
+// earlier verdicts) fails the call, so the stage's failure mode decides; nothing is scored as
+// clean.
+func TestWasmUnreadableViewFails(t *testing.T) {
+	p := load(t, `{}`)
+	env := envelope("transfer_funds")
+	layout1, err := abi.AppendView(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, layout2 := corpus.WithPrior(t, env, []abi.Prior{{Stage: "injection", Action: "none", Score: 0.05}})
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"layout 1", layout1, "without earlier verdicts"},
+		{"truncated", layout2[:len(layout2)-1], "bad view"},
+		{"version 9", append([]byte(abi.ViewMagic+"\x09"), layout2[5:]...), "layout version 9"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := p.Evaluate(context.Background(), tc.in)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("Evaluate = %s, %v; want an error saying %q", out, err, tc.want)
+			}
+		})
+	}
+	// The instance still answers (the buffer it read is reused by the next call).
+	if out, err := p.Evaluate(context.Background(), layout2); err != nil || !strings.Contains(string(out), `"allow"`) {
+		t.Fatalf("after the failures: %s, %v", out, err)
 	}
 }
 
@@ -92,9 +155,19 @@ func TestRiskPluginBadConfigFails(t *testing.T) {
 }
 
 func BenchmarkRiskPluginWasm(b *testing.B) {
+	env := envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.1}, abi.Prior{Stage: "detector", Action: "none", Score: 0.2})
+	benchRisk(b, env)
+}
+
+// BenchmarkRiskPluginWasmView is BenchmarkRiskPluginWasm's message as the layout-2 view.
+func BenchmarkRiskPluginWasmView(b *testing.B) {
+	_, view := corpus.WithPrior(b, envelope("transfer_funds"), []abi.Prior{{Stage: "injection", Action: "none", Score: 0.1}, {Stage: "detector", Action: "none", Score: 0.2}})
+	benchRisk(b, view)
+}
+
+func benchRisk(b *testing.B, env []byte) {
 	p := load(b, `{}`)
 	ctx := context.Background()
-	env := envelope("transfer_funds", abi.Prior{Stage: "injection", Action: "none", Score: 0.1}, abi.Prior{Stage: "detector", Action: "none", Score: 0.2})
 	lat := make([]time.Duration, 0, 1<<16)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -59,7 +59,7 @@ func evaluate() int32 {
 
 func describe() int32 {
 	return palisade.Describe(abi.Describe{Name: "rules", Version: "0.1.0", ABI: abi.Version, Phases: []string{abi.PhaseRequest},
-		Input: abi.InputView, View: abi.ViewVersion})
+		Input: abi.InputView, View: abi.ViewLayout1})
 }
 
 func main() {}

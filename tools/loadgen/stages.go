@@ -245,9 +245,19 @@ func isolated(ctx context.Context, bundleDir string, d time.Duration) (map[stage
 			if err != nil {
 				return nil, err
 			}
-			if s.View {
-				// What the chain hands a stage that asks for the view (sdk/ABI.md "The view").
-				if in, err = abi.AppendView(nil, in); err != nil {
+			if s.View && (!s.NeedsPrior || s.ViewPrior) {
+				// What the chain hands a stage that asks for the view (sdk/ABI.md "The view"):
+				// layout 2, with the prior, to one that reads earlier verdicts from it.
+				prior := e.Prior
+				e.Prior = nil
+				base, err := json.Marshal(e)
+				if err == nil {
+					in, err = abi.AppendView(nil, base)
+				}
+				if err == nil && s.ViewPrior {
+					in, err = abi.AppendViewPrior(nil, in, prior)
+				}
+				if err != nil {
 					return nil, fmt.Errorf("stage %s: %w", s.Name, err)
 				}
 			}

@@ -127,8 +127,8 @@ func TestWasmViewMatchesEnvelope(t *testing.T) {
 		t.Fatal(err)
 	}
 	var d abi.Describe
-	if err := json.Unmarshal(out, &d); err != nil || d.Input != abi.InputView || d.View != abi.ViewVersion || abi.CheckInput(d) != nil {
-		t.Fatalf("describe %s (%v): want input view, layout %d", out, err, abi.ViewVersion)
+	if err := json.Unmarshal(out, &d); err != nil || d.Input != abi.InputView || d.View != abi.ViewLayout1 || abi.CheckInput(d) != nil {
+		t.Fatalf("describe %s (%v): want input view, layout %d", out, err, abi.ViewLayout1)
 	}
 	n := 0
 	for i, env := range corpus.Envelopes(t, 40) {

@@ -216,3 +216,60 @@ func Envelopes(t testing.TB, every int) [][]byte {
 	}
 	return out
 }
+
+// Priors returns sets of earlier verdicts as the example chain hands them to its risk and
+// judge stages: none, the first group's in its common shapes (no opinion, findings with scores
+// and labels, a rule's sample with guidance, a deny without a score), risk verdicts across the
+// judge's band, judge verdicts the risk stage weighs, a stage that failed, and odd strings.
+func Priors() [][]abi.Prior {
+	first := func(rules abi.Prior, inj, det float64) []abi.Prior {
+		return []abi.Prior{rules, {Stage: "injection", Action: "none", Score: inj}, {Stage: "detector", Action: "none", Score: det}}
+	}
+	allow := abi.Prior{Stage: "rules", Action: "allow", Rule: "allow-echo", Reason: "echo is harmless"}
+	sample := abi.Prior{Stage: "rules", Action: "sample", Rule: "shell", Reason: "a shell command", Guidance: "Only read-only commands are fine."}
+	return [][]abi.Prior{
+		nil,
+		first(abi.Prior{Stage: "rules", Action: "none"}, 0, 0),
+		first(allow, 0.05, 0.1),
+		first(allow, 0.3, 0.2),
+		first(sample, 0.1, 0.4),
+		{sample, {Stage: "injection", Action: "deny", Score: 0.97, Labels: []string{"injection", "override_claim"}, Rule: "ignore_instructions", Reason: "ignore previous instructions"},
+			{Stage: "detector", Action: "deny", Labels: []string{"secrets"}, Reason: "a key"}},
+		{{Stage: "rules", Action: "sample", Rule: "no-guidance", Reason: "the reason stands in"}, {Stage: "risk", Action: "ask", Score: 0.3, Labels: []string{"medium"}}},
+		append(first(allow, 0.2, 0.25), abi.Prior{Stage: "risk", Action: "ask", Score: 0.25, Labels: []string{"medium"}, Rule: "risk-high-review", Reason: "risk 0.25"}),
+		append(first(allow, 0.5, 0.5), abi.Prior{Stage: "risk", Action: "deny", Score: 0.5, Labels: []string{"high"}, Rule: "risk-high-deny"}),
+		append(first(allow, 0.1, 0.1), abi.Prior{Stage: "risk", Action: "sample", Score: 0.21, Guidance: "risk says review"}),
+		{{Stage: "judge", Action: "deny", Score: 0.9}, {Stage: "judge", Action: "allow", Score: 0.8}, {Stage: "judge", Action: "ask", Score: 0.2},
+			{Stage: "judge", Action: "sample"}, {Stage: "judge", Action: "none", Score: 0.6}},
+		{{Stage: "detector", Action: "deny", Reason: "stage detector failed (fail closed): stage \"detector\": evaluate: plugin: timeout"},
+			{Stage: "injection", Action: "ask", Score: 0.6, Reason: "uncertain: \u2028 \"quoted\" \\ \x00 <b>&</b>"}},
+		{{Stage: "", Action: "", Score: 1}, {Stage: "risk", Action: "sample", Score: 1e-7, Guidance: "bad \xff utf8 " + strings.Repeat("long ", 600)}},
+	}
+}
+
+// WithPrior returns env (a JSON envelope without prior) with prior added, both as the host
+// hands them to a stage: the JSON envelope (prior spliced in as its last member, as host/chain
+// does) and the layout-2 view (env laid out, then the prior table appended). view is nil when
+// env cannot be laid out.
+func WithPrior(t testing.TB, env []byte, prior []abi.Prior) (envJSON, view []byte) {
+	t.Helper()
+	env = []byte(strings.TrimSpace(string(env)))
+	envJSON = env
+	if len(prior) > 0 {
+		head := strings.TrimSpace(string(env[:len(env)-1]))
+		sep := ","
+		if strings.HasSuffix(head, "{") {
+			sep = ""
+		}
+		envJSON = append([]byte(head+sep+`"prior":`), marshal(t, prior)...)
+		envJSON = append(envJSON, '}')
+	}
+	v, err := abi.AppendView(nil, env)
+	if err != nil {
+		return envJSON, nil
+	}
+	if view, err = abi.AppendViewPrior(nil, v, prior); err != nil {
+		t.Fatalf("corpus: AppendViewPrior: %v", err)
+	}
+	return envJSON, view
+}

@@ -2,12 +2,13 @@ package judging
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/added060/palisade/sdk/go/jsonw"
 	"strconv"
 	"strings"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -82,28 +83,138 @@ type Trigger struct {
 	Score    float64 // risk score, for risk_band
 }
 
+// message is what the judge reads of an envelope: from its JSON (fromJSON) or from its view
+// (fromView), so both give the same trigger, request and verdict.
+type message struct {
+	phase, method, tool, server string
+	args                        string // raw JSON
+	uri, prompt                 string
+	hasArgs, hasURI, hasPrompt  bool
+	prior                       []priorVerdict
+	// env is the JSON envelope whose request fields (method to prompt) are not read yet: only
+	// a message that triggers the judge needs them.
+	env []byte
+}
+
+// priorVerdict is one earlier verdict (the envelope's prior[i]).
+type priorVerdict struct {
+	stage, action, reason, guidance string
+	score                           float64
+	hasScore                        bool
+}
+
+// fromJSON reads what the trigger needs from env (raw envelope JSON) the way gjson.Get reads
+// it (the first of a repeated member counts); request fills in the rest when it is needed.
+func fromJSON(env []byte) message {
+	m := message{env: env, phase: gjson.GetBytes(env, "phase").String()}
+	gjson.GetBytes(env, "prior").ForEach(func(_, p gjson.Result) bool {
+		var pv priorVerdict
+		var seen uint8
+		p.ForEach(func(k, v gjson.Result) bool {
+			bit := uint8(0)
+			switch k.Str {
+			case "stage":
+				bit = 1
+			case "action":
+				bit = 2
+			case "reason":
+				bit = 4
+			case "guidance":
+				bit = 8
+			case "score":
+				bit = 16
+			}
+			if bit == 0 || seen&bit != 0 {
+				return true
+			}
+			seen |= bit
+			switch bit {
+			case 1:
+				pv.stage = v.String()
+			case 2:
+				pv.action = v.String()
+			case 4:
+				pv.reason = v.String()
+			case 8:
+				pv.guidance = v.String()
+			case 16:
+				pv.score, pv.hasScore = v.Float(), true
+			}
+			return true
+		})
+		m.prior = append(m.prior, pv)
+		return true
+	})
+	return m
+}
+
+// load reads the request fields of a JSON message.
+func (m *message) load() {
+	if m.env == nil {
+		return
+	}
+	e := gjson.ParseBytes(m.env)
+	m.env = nil
+	m.method, m.tool, m.server = e.Get("method").String(), e.Get("tool").String(), e.Get("server").String()
+	if a := e.Get("arguments"); a.Exists() {
+		m.args, m.hasArgs = a.Raw, true
+	}
+	if u := e.Get("uri"); u.Exists() {
+		m.uri, m.hasURI = u.String(), true
+	}
+	if p := e.Get("prompt"); p.Exists() {
+		m.prompt, m.hasPrompt = p.String(), true
+	}
+}
+
+// ErrNoPrior is returned for a view without the prior table: a host that did not say what the
+// earlier stages decided, which is what triggers the judge.
+var ErrNoPrior = errors.New("judge: view without earlier verdicts (layout 1); the stage needs layout 2")
+
+// fromView reads a view that carries the prior table (layout 2). A score of 0 is the JSON
+// prior's absent score (the host leaves a zero score out). Its strings alias the view.
+func fromView(v *abi.View) message {
+	m := message{phase: v.Get(abi.FieldPhase), method: v.Get(abi.FieldMethod), tool: v.Get(abi.FieldTool), server: v.Get(abi.FieldServer)}
+	if r, ok := v.Root(abi.PartArguments); ok {
+		m.args, m.hasArgs = r.Raw, true
+	}
+	m.uri, m.hasURI = v.Field(abi.FieldURI)
+	m.prompt, m.hasPrompt = v.Field(abi.FieldPrompt)
+	if n := v.NumPrior(); n > 0 {
+		m.prior = make([]priorVerdict, n)
+		for i := range n {
+			p := v.PriorAt(i)
+			m.prior[i] = priorVerdict{stage: p.Stage, action: p.Action, reason: p.Reason, guidance: p.Guidance, score: p.Score, hasScore: p.Score != 0}
+		}
+	}
+	return m
+}
+
 // Trigger decides whether env (raw envelope JSON) needs the judge.
 func (j *Judge) Trigger(env []byte) Trigger {
-	if ph := gjson.GetBytes(env, "phase").String(); ph != "" && ph != abi.PhaseRequest {
+	m := fromJSON(env)
+	return j.trigger(&m)
+}
+
+func (j *Judge) trigger(m *message) Trigger {
+	if m.phase != "" && m.phase != abi.PhaseRequest {
 		return Trigger{}
 	}
 	var t Trigger
-	gjson.GetBytes(env, "prior").ForEach(func(_, p gjson.Result) bool {
-		stage := p.Get("stage").String()
-		if p.Get("action").String() == abi.ActionSample && t.Kind != "sample" {
-			g := p.Get("guidance").String()
+	for _, p := range m.prior {
+		if p.action == abi.ActionSample && t.Kind != "sample" {
+			g := p.guidance
 			if g == "" {
-				g = p.Get("reason").String()
+				g = p.reason
 			}
-			t = Trigger{Kind: "sample", Stage: stage, Guidance: g}
+			t = Trigger{Kind: "sample", Stage: p.stage, Guidance: g}
 		}
-		if b := j.c.Band; b != nil && t.Kind == "" && stage == j.c.RiskStage {
-			if s := p.Get("score").Float(); s >= b.Min && s < b.Max {
-				t = Trigger{Kind: "risk_band", Stage: stage, Score: s}
+		if b := j.c.Band; b != nil && t.Kind == "" && p.stage == j.c.RiskStage {
+			if s := p.score; s >= b.Min && s < b.Max {
+				t = Trigger{Kind: "risk_band", Stage: p.stage, Score: s}
 			}
 		}
-		return true
-	})
+	}
 	if t.Kind == "" && j.c.Always {
 		t.Kind = "always"
 	}
@@ -118,39 +229,43 @@ func (j *Judge) Trigger(env []byte) Trigger {
 
 // Request builds the sample request for env.
 func (j *Judge) Request(env []byte, t Trigger) abi.SampleRequest {
-	e := gjson.ParseBytes(env)
-	tool := e.Get("tool").String()
+	m := fromJSON(env)
+	return j.request(&m, t)
+}
+
+func (j *Judge) request(m *message, t Trigger) abi.SampleRequest {
+	m.load()
+	tool := m.tool
 	if tool == "" {
-		tool = e.Get("method").String()
+		tool = m.method
 	}
-	req := abi.SampleRequest{Guidance: t.Guidance, Tool: tool, Server: e.Get("server").String()}
+	req := abi.SampleRequest{Guidance: t.Guidance, Tool: tool, Server: m.server}
 	switch {
-	case e.Get("arguments").Exists():
-		req.Arguments = json.RawMessage(e.Get("arguments").Raw)
-	case e.Get("uri").Exists(): // resources/read
-		req.Arguments, _ = json.Marshal(map[string]string{"uri": e.Get("uri").String()})
-	case e.Get("prompt").Exists(): // prompts/get
-		req.Arguments, _ = json.Marshal(map[string]string{"prompt": e.Get("prompt").String()})
+	case m.hasArgs:
+		req.Arguments = json.RawMessage(m.args)
+	case m.hasURI: // resources/read
+		req.Arguments, _ = json.Marshal(map[string]string{"uri": m.uri})
+	case m.hasPrompt: // prompts/get
+		req.Arguments, _ = json.Marshal(map[string]string{"prompt": m.prompt})
 	}
 	// Context: what earlier stages said, so the model can weigh it (fenced as untrusted anyway).
 	var ctx strings.Builder
-	if m := e.Get("method").String(); m != "" && m != "tools/call" {
-		ctx.WriteString("method " + m + "; ")
+	if m.method != "" && m.method != "tools/call" {
+		ctx.WriteString("method " + m.method + "; ")
 	}
-	e.Get("prior").ForEach(func(_, p gjson.Result) bool {
-		line := p.Get("stage").String() + ": " + p.Get("action").String()
-		if s := p.Get("score"); s.Exists() {
-			line += " score " + strconv.FormatFloat(s.Float(), 'f', 2, 64)
+	for _, p := range m.prior {
+		line := p.stage + ": " + p.action
+		if p.hasScore {
+			line += " score " + strconv.FormatFloat(p.score, 'f', 2, 64)
 		}
-		if r := p.Get("reason").String(); r != "" {
-			line += " (" + r + ")"
+		if p.reason != "" {
+			line += " (" + p.reason + ")"
 		}
 		if ctx.Len()+len(line) > j.c.MaxContextBytes {
-			return false
+			break
 		}
 		ctx.WriteString(line + "; ")
-		return true
-	})
+	}
 	req.Context = strings.TrimSuffix(ctx.String(), "; ")
 	return req
 }
@@ -195,11 +310,27 @@ func (j *Judge) Evaluate(env []byte, sample Sampler) abi.Verdict {
 // reads the response with gjson, with no encoding/json reflection. The verdict is appended to
 // buf.
 func (j *Judge) EvaluateJSON(env []byte, sample RawSampler, buf []byte) []byte {
-	t := j.Trigger(env)
+	m := fromJSON(env)
+	return j.evaluate(&m, sample, buf)
+}
+
+// EvaluateViewJSON is EvaluateJSON on the view (sdk/ABI.md "The view", layout 2), which gives the
+// same verdict as the JSON envelope it was laid out from. A view without the prior table is an
+// error (ErrNoPrior), never read as if no stage had asked for the judge.
+func (j *Judge) EvaluateViewJSON(v *abi.View, sample RawSampler, buf []byte) ([]byte, error) {
+	if !v.HasPrior() {
+		return buf, ErrNoPrior
+	}
+	m := fromView(v)
+	return j.evaluate(&m, sample, buf), nil
+}
+
+func (j *Judge) evaluate(msg *message, sample RawSampler, buf []byte) []byte {
+	t := j.trigger(msg)
 	if t.Kind == "" {
 		return append(buf, `{"action":"none"}`...)
 	}
-	out, err := sample(j.requestJSON(env, t))
+	out, err := sample(j.requestJSON(msg, t))
 	m := Meta{Trigger: t.Kind, Stage: t.Stage}
 	var resp gjson.Result
 	if err == nil {
@@ -278,9 +409,9 @@ func (j *Judge) EvaluateJSON(env []byte, sample RawSampler, buf []byte) []byte {
 	return append(b, '}')
 }
 
-// requestJSON encodes the sample request for env by hand.
-func (j *Judge) requestJSON(env []byte, t Trigger) []byte {
-	r := j.Request(env, t)
+// requestJSON encodes the sample request for m by hand.
+func (j *Judge) requestJSON(m *message, t Trigger) []byte {
+	r := j.request(m, t)
 	b := make([]byte, 0, 256+len(r.Arguments)+len(r.Context)+len(r.Guidance))
 	b = append(b, `{"guidance":`...)
 	b = appendString(b, r.Guidance)

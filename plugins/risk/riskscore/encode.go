@@ -1,9 +1,11 @@
 package riskscore
 
 import (
-	"github.com/added060/palisade/sdk/go/jsonw"
 	"math"
 	"strconv"
+
+	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 )
 
 // The plugin runs inside Wasm, where encoding/json's reflection costs far more than natively;
@@ -13,6 +15,19 @@ import (
 // EvaluateJSON is Evaluate encoded as verdict JSON, appended to buf.
 func (s *Scorer) EvaluateJSON(envelope, buf []byte) []byte {
 	v, r, scored := s.evaluate(envelope)
+	return appendVerdict(buf, v, r, scored)
+}
+
+// EvaluateViewJSON is EvaluateView encoded as verdict JSON, appended to buf.
+func (s *Scorer) EvaluateViewJSON(view *abi.View, buf []byte) ([]byte, error) {
+	if !view.HasPrior() {
+		return buf, ErrNoPrior
+	}
+	v, r, scored := s.evaluateFields(fromView(view))
+	return appendVerdict(buf, v, r, scored), nil
+}
+
+func appendVerdict(buf []byte, v abi.Verdict, r Result, scored bool) []byte {
 	b := append(buf, `{"action":`...)
 	b = appendString(b, v.Action)
 	if !scored {

@@ -2,10 +2,12 @@ package riskscore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -348,11 +350,17 @@ func clamp01(f float64) float64 {
 }
 
 // fields are the envelope fields the scorer reads, found in one pass over the JSON (gjson scans
-// from the start on every lookup, and inside Wasm each scan is costly).
+// from the start on every lookup, and inside Wasm each scan is costly), or read from the view.
 type fields struct {
 	phase, method, tool string
 	prior               gjson.Result
 	params              gjson.Result
+	view                *abi.View // the view's prior and params instead of prior and params
+}
+
+// fromView reads the fields from a view that carries the prior table (layout 2).
+func fromView(v *abi.View) fields {
+	return fields{phase: v.Get(abi.FieldPhase), method: v.Get(abi.FieldMethod), tool: v.Get(abi.FieldTool), view: v}
 }
 
 func parse(envelope []byte) fields {
@@ -428,23 +436,10 @@ func (s *Scorer) signals(f fields) []Signal {
 		}
 		sig = append(sig, Signal{Name: name, Value: v, Weight: s.weight(name)})
 	}
-	f.prior.ForEach(func(_, p gjson.Result) bool {
-		var stage, action string
-		var score float64
-		p.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "stage":
-				stage = v.String()
-			case "action":
-				action = v.String()
-			case "score":
-				score = v.Float()
-			}
-			return true
-		})
+	prior := func(stage, action string, score float64) {
 		name := s.signalFor(stage)
 		if name == "" {
-			return true
+			return
 		}
 		if s.isVerdictStage(stage) {
 			// A judge's score is its confidence in its own decision.
@@ -456,21 +451,47 @@ func (s *Scorer) signals(f fields) []Signal {
 			case abi.ActionAsk:
 				put(name, math.Max(0.5, score))
 			}
-			return true // none/sample: the judge did not decide
+			return // none/sample: the judge did not decide
 		}
 		if action == abi.ActionDeny && score == 0 {
 			score = 1 // a deny without a score is full risk
 		}
 		put(name, score)
-		return true
-	})
-	if s.envSignals && f.params.Exists() {
-		f.params.Get(`_meta.palisade/signals`).ForEach(func(k, v gjson.Result) bool {
-			if v.Type == gjson.Number {
-				put(k.String(), v.Float())
-			}
+	}
+	if v := f.view; v != nil {
+		for i := range v.NumPrior() {
+			p := v.PriorAt(i)
+			prior(p.Stage, p.Action, p.Score)
+		}
+		if s.envSignals {
+			viewSignals(v, put)
+		}
+	} else {
+		f.prior.ForEach(func(_, p gjson.Result) bool {
+			var stage, action string
+			var score float64
+			p.ForEach(func(k, v gjson.Result) bool {
+				switch k.Str {
+				case "stage":
+					stage = v.String()
+				case "action":
+					action = v.String()
+				case "score":
+					score = v.Float()
+				}
+				return true
+			})
+			prior(stage, action, score)
 			return true
 		})
+		if s.envSignals && f.params.Exists() {
+			f.params.Get(`_meta.palisade/signals`).ForEach(func(k, v gjson.Result) bool {
+				if v.Type == gjson.Number {
+					put(k.String(), v.Float())
+				}
+				return true
+			})
+		}
 	}
 	// Insertion sort: a handful of entries.
 	for i := 1; i < len(sig); i++ {
@@ -479,6 +500,45 @@ func (s *Scorer) signals(f fields) []Signal {
 		}
 	}
 	return sig
+}
+
+// viewSignals puts each number of params._meta["palisade/signals"] as gjson's ForEach reads it
+// on the JSON path: an object's members by name, an array's items by index, a lone number
+// under "".
+func viewSignals(v *abi.View, put func(string, float64)) {
+	r, ok := v.Root(abi.PartParams)
+	if !ok {
+		return
+	}
+	meta, ok := v.Member(r.Node, "_meta")
+	if !ok {
+		return
+	}
+	sig, ok := v.Member(meta, "palisade/signals")
+	if !ok {
+		return
+	}
+	num := func(n abi.Node) float64 {
+		f, _ := strconv.ParseFloat(n.Value, 64) // gjson's reading: out of range is ±Inf
+		return f
+	}
+	n := v.Node(sig)
+	switch n.Type {
+	case abi.NodeNumber:
+		put("", num(n))
+	case abi.NodeObject, abi.NodeArray:
+		for c := sig + 1; c < n.End; c = v.Node(c).End {
+			m := v.Node(c)
+			if m.Type != abi.NodeNumber {
+				continue
+			}
+			if n.Type == abi.NodeObject {
+				put(m.Name, num(m))
+			} else {
+				put(strconv.Itoa(int(m.Index)), num(m))
+			}
+		}
+	}
 }
 
 // Score scores an envelope.
@@ -580,7 +640,28 @@ func (s *Scorer) Evaluate(envelope []byte) abi.Verdict {
 }
 
 func (s *Scorer) evaluate(envelope []byte) (abi.Verdict, Result, bool) {
-	f := parse(envelope)
+	return s.evaluateFields(parse(envelope))
+}
+
+// ErrNoPrior is returned for a view without the prior table: a host that did not say what the
+// earlier stages decided, which the score is made of.
+var ErrNoPrior = errors.New("risk: view without earlier verdicts (layout 1); the stage needs layout 2")
+
+// EvaluateView is Evaluate on the view (sdk/ABI.md "The view", layout 2), which gives the same
+// verdict as the JSON envelope it was laid out from. A view without the prior table is an error
+// (ErrNoPrior), never scored as if no stage had found anything.
+func (s *Scorer) EvaluateView(v *abi.View) (abi.Verdict, error) {
+	if !v.HasPrior() {
+		return abi.Verdict{}, ErrNoPrior
+	}
+	out, r, scored := s.evaluateFields(fromView(v))
+	if scored {
+		out.Metadata = r.appendJSON(nil)
+	}
+	return out, nil
+}
+
+func (s *Scorer) evaluateFields(f fields) (abi.Verdict, Result, bool) {
 	if f.phase != "" && f.phase != abi.PhaseRequest {
 		return abi.Verdict{Action: abi.ActionNone}, Result{}, false
 	}

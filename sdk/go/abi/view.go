@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -19,24 +21,42 @@ import (
 //	header  "\x00PVW", u16 version, u16 flags, u32 total, u32 depth,
 //	        u32 field count, u32 fields offset, u32 root count, u32 roots offset,
 //	        u32 node count, u32 nodes offset                                       (40 bytes)
+//	        layout 2 only: u32 prior count, u32 prior offset                       (+8 bytes)
 //	field   u16 id, u16 0, u32 off, u32 len                                        (12 bytes)
 //	root    u16 part, u16 0, u32 node, u32 raw off, u32 raw len                    (16 bytes)
 //	node    u8 type, u8 flags, u16 0, u32 parent, u32 end, u32 index,
 //	        u32 name off, u32 name len, u32 key off, u32 key len, u32 val off, u32 val len (40 bytes)
+//	prior   u32 stage off, u32 stage len, u32 action off, u32 action len, f64 score,
+//	        u32 rule off, u32 rule len, u32 reason off, u32 reason len,
+//	        u32 guidance off, u32 guidance len, u32 label count, u32 labels offset     (56 bytes)
+//	label   u32 off, u32 len                                                       (8 bytes)
 
-// ViewVersion is the view layout this package encodes and decodes: a number of its own, apart
-// from the envelope schema (Version) and the call convention (sdk/ABI.md "Versions").
-const ViewVersion = 1
+// View layouts: numbers of their own, apart from the envelope schema (Version) and the call
+// convention (sdk/ABI.md "Versions").
+const (
+	// ViewLayout1 is the envelope laid out: header fields and parts.
+	ViewLayout1 = 1
+	// ViewLayout2 is layout 1 plus the prior table: the verdicts of the stages that ran
+	// earlier for the message (the envelope's prior). A plugin that reads no earlier verdicts
+	// declares layout 1, and so runs on hosts that speak only layout 1.
+	ViewLayout2 = 2
+	// ViewVersion is the newest layout this package encodes and decodes; it decodes every
+	// layout from 1 up.
+	ViewVersion = ViewLayout2
+)
 
 // ViewMagic starts every view; a JSON envelope never starts with a NUL byte.
 const ViewMagic = "\x00PVW"
 
 // Sizes of the view's fixed parts.
 const (
-	viewHeaderSize = 40
-	viewFieldSize  = 12
-	viewRootSize   = 16
-	viewNodeSize   = 40
+	viewHeaderSize  = 40 // layout 1
+	viewHeader2Size = 48 // layout 2; AppendView leaves layout 1's tables after 48 bytes too
+	viewPriorSize   = 56
+	viewLabelSize   = 8
+	viewFieldSize   = 12
+	viewRootSize    = 16
+	viewNodeSize    = 40
 )
 
 // ViewNone is a node's Parent when it has none (a root).
@@ -125,7 +145,8 @@ const (
 )
 
 // CheckInput checks describe's input and view against what this host speaks: the envelope, or
-// the view in layout ViewVersion. The error names the version, in words an operator can act on.
+// the view in a layout from 1 to ViewVersion. The error names the version, in words an operator
+// can act on.
 func CheckInput(d Describe) error {
 	switch d.Input {
 	case "", InputEnvelope:
@@ -135,12 +156,12 @@ func CheckInput(d Describe) error {
 		return nil
 	case InputView:
 		switch {
-		case d.View == ViewVersion:
+		case d.View >= ViewLayout1 && d.View <= ViewVersion:
 			return nil
 		case d.View > ViewVersion:
-			return fmt.Errorf("plugin asks for view layout %d; this host speaks view layout %d: upgrade the gateway", d.View, ViewVersion)
+			return fmt.Errorf("plugin asks for view layout %d; this host speaks view layouts 1 to %d: upgrade the gateway", d.View, ViewVersion)
 		}
-		return fmt.Errorf("plugin asks for view layout %d; this host speaks view layout %d", d.View, ViewVersion)
+		return fmt.Errorf("plugin asks for view layout %d; this host speaks view layouts 1 to %d", d.View, ViewVersion)
 	}
 	return fmt.Errorf("plugin asks for input %q; this host gives %q or %q", d.Input, InputEnvelope, InputView)
 }
@@ -153,7 +174,9 @@ var ErrView = errors.New("abi: bad view")
 // evaluate returns. Copy what you keep.
 type View struct {
 	s      string // the view's bytes
+	layout uint32
 	depth  uint32
+	np, po uint32 // prior count, offset (layout 2)
 	nf, fo uint32 // field count, offset
 	nr, ro uint32 // root count, offset
 	nn, no uint32 // node count, offset
@@ -192,9 +215,9 @@ func u32(s string, off uint32) uint32 {
 	return uint32(s[off]) | uint32(s[off+1])<<8 | uint32(s[off+2])<<16 | uint32(s[off+3])<<24
 }
 
-// ParseView checks b as a view of layout ViewVersion and returns accessors over it. Every
-// offset, length, index and type is checked once here, so the accessors never fail. The error
-// names what is wrong and wraps ErrView. b must not change while the View is in use.
+// ParseView checks b as a view of any layout from 1 to ViewVersion and returns accessors over
+// it. Every offset, length, index and type is checked once here, so the accessors never fail.
+// The error names what is wrong and wraps ErrView. b must not change while the View is in use.
 func ParseView(b []byte) (View, error) {
 	var v View
 	if len(b) < viewHeaderSize {
@@ -207,16 +230,27 @@ func ParseView(b []byte) (View, error) {
 	if s[:4] != ViewMagic {
 		return v, fmt.Errorf("%w: no magic (not a view)", ErrView)
 	}
-	if ver := u16(s, 4); ver != ViewVersion {
-		return v, fmt.Errorf("%w: layout version %d, this decoder reads %d", ErrView, ver, ViewVersion)
+	ver := u16(s, 4)
+	if ver < ViewLayout1 || ver > ViewVersion {
+		return v, fmt.Errorf("%w: layout version %d, this decoder reads 1 to %d", ErrView, ver, ViewVersion)
+	}
+	header := uint64(viewHeaderSize)
+	if ver >= ViewLayout2 {
+		header = viewHeader2Size
+		if len(b) < viewHeader2Size {
+			return v, fmt.Errorf("%w: %d bytes, shorter than the %d-byte header of layout %d", ErrView, len(b), viewHeader2Size, ver)
+		}
 	}
 	if total := u32(s, 8); uint64(total) != uint64(len(b)) {
 		return v, fmt.Errorf("%w: header says %d bytes, have %d", ErrView, total, len(b))
 	}
-	v = View{s: s, depth: u32(s, 12), nf: u32(s, 16), fo: u32(s, 20), nr: u32(s, 24), ro: u32(s, 28), nn: u32(s, 32), no: u32(s, 36)}
+	v = View{s: s, layout: ver, depth: u32(s, 12), nf: u32(s, 16), fo: u32(s, 20), nr: u32(s, 24), ro: u32(s, 28), nn: u32(s, 32), no: u32(s, 36)}
+	if ver >= ViewLayout2 {
+		v.np, v.po = u32(s, 40), u32(s, 44)
+	}
 	n := uint64(len(b))
 	table := func(what string, count, off uint32, size uint64) error {
-		if uint64(off) < viewHeaderSize || uint64(off)+uint64(count)*size > n {
+		if uint64(off) < header || uint64(off)+uint64(count)*size > n {
 			return fmt.Errorf("%w: %s table (%d at %d) outside the view", ErrView, what, count, off)
 		}
 		return nil
@@ -229,6 +263,11 @@ func ParseView(b []byte) (View, error) {
 	}
 	if err := table("node", v.nn, v.no, viewNodeSize); err != nil {
 		return View{}, err
+	}
+	if ver >= ViewLayout2 {
+		if err := table("prior", v.np, v.po, viewPriorSize); err != nil {
+			return View{}, err
+		}
 	}
 	span := func(off, ln uint32) bool { return uint64(off)+uint64(ln) <= n }
 	for i := uint32(0); i < v.nf; i++ {
@@ -277,7 +316,91 @@ func ParseView(b []byte) (View, error) {
 			return View{}, fmt.Errorf("%w: root %d (part %d): raw JSON outside the view", ErrView, i, u16(s, at))
 		}
 	}
+	for i := uint32(0); i < v.np; i++ {
+		at := v.po + i*viewPriorSize
+		for _, k := range [...]uint32{0, 8, 24, 32, 40} {
+			if !span(u32(s, at+k), u32(s, at+k+4)) {
+				return View{}, fmt.Errorf("%w: prior %d: string outside the view", ErrView, i)
+			}
+		}
+		nl, lo := u32(s, at+48), u32(s, at+52)
+		if err := table(fmt.Sprintf("prior %d: label", i), nl, lo, viewLabelSize); err != nil {
+			return View{}, err
+		}
+		for j := uint32(0); j < nl; j++ {
+			if !span(u32(s, lo+j*viewLabelSize), u32(s, lo+j*viewLabelSize+4)) {
+				return View{}, fmt.Errorf("%w: prior %d: label %d outside the view", ErrView, i, j)
+			}
+		}
+	}
 	return v, nil
+}
+
+// Layout is the view's layout version (ViewLayout1, ViewLayout2).
+func (v View) Layout() int { return int(v.layout) }
+
+// HasPrior reports whether the view carries the prior table (layout 2 and up), possibly
+// empty. A plugin that judges by earlier verdicts MUST fail the call on a view without it: the
+// host that sent it did not say what the earlier stages decided.
+func (v View) HasPrior() bool { return v.layout >= ViewLayout2 }
+
+// NumPrior is the number of earlier verdicts (0 without a prior table).
+func (v View) NumPrior() int { return int(v.np) }
+
+// ViewPrior is one earlier verdict of a view: the envelope's prior[i]. Its strings alias the
+// view's bytes, like every string of a View.
+type ViewPrior struct {
+	Stage  string
+	Action string
+	// Score is the verdict's score; 0 where the JSON prior leaves score out.
+	Score    float64
+	Rule     string
+	Reason   string
+	Guidance string
+	s        string // the view's bytes, for the labels
+	nl, lo   uint32 // label count, offset
+}
+
+// NumLabels is the number of the verdict's labels.
+func (p ViewPrior) NumLabels() int { return int(p.nl) }
+
+// Label returns the i-th label (0 <= i < NumLabels).
+func (p ViewPrior) Label(i int) string {
+	at := p.lo + uint32(i)*viewLabelSize
+	off, ln := u32(p.s, at), u32(p.s, at+4)
+	return p.s[off : off+ln]
+}
+
+// PriorAt returns the i-th earlier verdict (0 <= i < NumPrior), in the envelope prior's order.
+func (v View) PriorAt(i int) ViewPrior {
+	at := v.po + uint32(i)*viewPriorSize
+	s := v.s
+	str := func(k uint32) string {
+		off, ln := u32(s, at+k), u32(s, at+k+4)
+		return s[off : off+ln]
+	}
+	bits := uint64(u32(s, at+16)) | uint64(u32(s, at+20))<<32
+	return ViewPrior{Stage: str(0), Action: str(8), Score: math.Float64frombits(bits), Rule: str(24), Reason: str(32),
+		Guidance: str(40), s: s, nl: u32(s, at+48), lo: u32(s, at+52)}
+}
+
+// Prior returns the earlier verdicts as the envelope's prior decodes (encoding/json): nil
+// without any, Labels nil where a verdict has none. It copies every string, so its result
+// outlives the view; a hot path reads PriorAt instead, which allocates nothing.
+func (v View) Prior() []Prior {
+	if v.np == 0 {
+		return nil
+	}
+	out := make([]Prior, v.np)
+	for i := range out {
+		p := v.PriorAt(i)
+		out[i] = Prior{Stage: strings.Clone(p.Stage), Action: strings.Clone(p.Action), Score: p.Score,
+			Rule: strings.Clone(p.Rule), Reason: strings.Clone(p.Reason), Guidance: strings.Clone(p.Guidance)}
+		for j := range p.NumLabels() {
+			out[i].Labels = append(out[i].Labels, strings.Clone(p.Label(j)))
+		}
+	}
+	return out
 }
 
 // Depth is the deepest nesting of arrays and objects in the envelope the view was made from
@@ -391,7 +514,7 @@ type viewNode struct {
 	valOff, valLn      uint32
 }
 
-// AppendView lays out the JSON envelope env as a view of layout ViewVersion and appends it to
+// AppendView lays out the JSON envelope env as a view of layout 1 and appends it to
 // dst. env is what the host would hand a stage instead (without "prior"); strings are unescaped
 // as the envelope's JSON means them. It fails on input that is not a JSON object and on a view
 // past 4 GiB; it does not check that env follows the envelope schema (fields of another JSON
@@ -757,7 +880,7 @@ func (e *viewEnc) argsRaw() ([]byte, bool) {
 }
 
 func (e *viewEnc) write(dst []byte, depth int) ([]byte, error) {
-	fo := uint64(viewHeaderSize)
+	fo := uint64(viewHeader2Size) // 8 bytes past layout 1's header: AppendViewPrior fills them
 	ro := fo + uint64(len(e.fields))*viewFieldSize
 	no := ro + uint64(len(e.roots))*viewRootSize
 	do := no + uint64(len(e.nodes))*viewNodeSize
@@ -774,7 +897,7 @@ func (e *viewEnc) write(dst []byte, depth int) ([]byte, error) {
 	}
 	le := binary.LittleEndian
 	dst = append(dst, ViewMagic...)
-	dst = le.AppendUint16(dst, ViewVersion)
+	dst = le.AppendUint16(dst, ViewLayout1)
 	dst = le.AppendUint16(dst, 0)
 	dst = le.AppendUint32(dst, uint32(total))
 	dst = le.AppendUint32(dst, uint32(min(depth, math.MaxUint32)))
@@ -784,6 +907,7 @@ func (e *viewEnc) write(dst []byte, depth int) ([]byte, error) {
 	dst = le.AppendUint32(dst, uint32(ro))
 	dst = le.AppendUint32(dst, uint32(len(e.nodes)))
 	dst = le.AppendUint32(dst, uint32(no))
+	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0) // layout 2's prior count and offset
 	for _, f := range e.fields {
 		dst = le.AppendUint16(dst, f.id)
 		dst = le.AppendUint16(dst, 0)
@@ -814,6 +938,122 @@ func (e *viewEnc) write(dst []byte, depth int) ([]byte, error) {
 		return dst[:start], fmt.Errorf("%w: internal: wrote %d bytes, meant %d", ErrViewInput, len(dst)-start, total)
 	}
 	return dst, nil
+}
+
+// AppendViewPrior appends to dst the layout-1 view made by AppendView with the earlier verdicts
+// prior added: a layout-2 view. The layout-1 bytes are copied, not laid out again (AppendView
+// leaves room for layout 2's header); the prior table, its label tables and their strings follow
+// them. Each string is what the envelope's JSON prior decodes to: invalid UTF-8 becomes U+FFFD
+// byte by byte, as encoding/json writes it. view must be AppendView's output, unchanged.
+func AppendViewPrior(dst, view []byte, prior []Prior) ([]byte, error) {
+	if len(view) < viewHeader2Size || !IsView(view) {
+		return dst, fmt.Errorf("%w: not a view from AppendView", ErrViewInput)
+	}
+	le := binary.LittleEndian
+	if ver := le.Uint16(view[4:]); ver != ViewLayout1 || uint64(le.Uint32(view[8:])) != uint64(len(view)) ||
+		le.Uint32(view[20:]) < viewHeader2Size || le.Uint32(view[28:]) < viewHeader2Size || le.Uint32(view[36:]) < viewHeader2Size ||
+		le.Uint64(view[40:]) != 0 {
+		return dst, fmt.Errorf("%w: not a layout-1 view from AppendView", ErrViewInput)
+	}
+	po := uint64(len(view))
+	lo := po + uint64(len(prior))*viewPriorSize // label tables
+	so := lo                                    // strings
+	for _, p := range prior {
+		so += uint64(len(p.Labels)) * viewLabelSize
+	}
+	total := so
+	for _, p := range prior {
+		total += uint64(jsonTextLen(p.Stage) + jsonTextLen(p.Action) + jsonTextLen(p.Rule) + jsonTextLen(p.Reason) + jsonTextLen(p.Guidance))
+		for _, l := range p.Labels {
+			total += uint64(jsonTextLen(l))
+		}
+	}
+	if total > math.MaxUint32 {
+		return dst, fmt.Errorf("%w: the view would be %d bytes, past 4 GiB", ErrViewInput, total)
+	}
+	start := len(dst)
+	dst = slices.Grow(dst, int(total))
+	dst = append(dst, view...)
+	v := dst[start:]
+	le.PutUint16(v[4:], ViewLayout2)
+	le.PutUint32(v[8:], uint32(total))
+	le.PutUint32(v[40:], uint32(len(prior)))
+	le.PutUint32(v[44:], uint32(po))
+	// The tables first, with the strings' offsets counted ahead; then the strings in that order.
+	str := uint32(so)
+	ref := func(b []byte, s string) []byte {
+		n := uint32(jsonTextLen(s))
+		b = le.AppendUint32(b, str)
+		str += n
+		return le.AppendUint32(b, n)
+	}
+	labels := uint32(lo)
+	for _, p := range prior {
+		dst = ref(dst, p.Stage)
+		dst = ref(dst, p.Action)
+		dst = le.AppendUint64(dst, math.Float64bits(p.Score))
+		dst = ref(dst, p.Rule)
+		dst = ref(dst, p.Reason)
+		dst = ref(dst, p.Guidance)
+		dst = le.AppendUint32(dst, uint32(len(p.Labels)))
+		dst = le.AppendUint32(dst, labels)
+		labels += uint32(len(p.Labels)) * viewLabelSize
+	}
+	for _, p := range prior {
+		for _, l := range p.Labels {
+			dst = ref(dst, l)
+		}
+	}
+	for _, p := range prior {
+		for _, s := range [...]string{p.Stage, p.Action, p.Rule, p.Reason, p.Guidance} {
+			dst = appendJSONText(dst, s)
+		}
+	}
+	for _, p := range prior {
+		for _, l := range p.Labels {
+			dst = appendJSONText(dst, l)
+		}
+	}
+	if uint64(len(dst)-start) != total || str != uint32(total) {
+		return dst[:start], fmt.Errorf("%w: internal: wrote %d bytes, meant %d", ErrViewInput, len(dst)-start, total)
+	}
+	return dst, nil
+}
+
+// jsonTextLen is len(appendJSONText(nil, s)).
+func jsonTextLen(s string) int {
+	if utf8.ValidString(s) {
+		return len(s)
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			n += utf8.RuneLen(utf8.RuneError)
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// appendJSONText appends s as encoding/json's string encoding of it decodes: each byte that is
+// not part of valid UTF-8 becomes U+FFFD.
+func appendJSONText(b []byte, s string) []byte {
+	if utf8.ValidString(s) {
+		return append(b, s...)
+	}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return b
 }
 
 // ---- a JSON scanner for the encoder: byte offsets, no tree ----

@@ -286,7 +286,7 @@ func TestParseViewBroken(t *testing.T) {
 	}{
 		{"short", "shorter than", good[:10]},
 		{"json", "no magic", []byte(`{"phase":"request","method":"tools/call","arguments":{}}`)},
-		{"version", "layout version 2", mut(func(b []byte) []byte { b[4] = 2; return b })},
+		{"version", "layout version 9", mut(func(b []byte) []byte { b[4] = 9; return b })},
 		{"truncated", "header says", good[:len(good)-1]},
 		{"node table", "node table", mut(func(b []byte) []byte { return put(b, 32, 1<<20) })},
 		{"node type", "unknown type 9", mut(func(b []byte) []byte { b[nodes] = 9; return b })},
@@ -314,6 +314,12 @@ func FuzzParseView(f *testing.F) {
 		}
 		f.Add(b)
 		f.Add(b[:len(b)/2])
+		b2, err := abi.AppendViewPrior(nil, b, []abi.Prior{{Stage: "rules", Action: "sample", Guidance: "g", Labels: []string{"a", "b"}}, {Stage: "risk", Score: 0.3}})
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b2)
+		f.Add(b2[:len(b2)-3])
 	}
 	f.Add([]byte(abi.ViewMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -338,6 +344,17 @@ func FuzzParseView(f *testing.F) {
 			if n.End <= uint32(i) || int(n.End) > v.NumNodes() {
 				t.Fatalf("node %d: end %d", i, n.End)
 			}
+		}
+		for i := range v.NumPrior() {
+			p := v.PriorAt(i)
+			for j := range p.NumLabels() {
+				if len(p.Label(j)) > len(b) {
+					t.Fatalf("prior %d: label %d longer than the view", i, j)
+				}
+			}
+		}
+		if len(v.Prior()) != v.NumPrior() {
+			t.Fatalf("Prior() has %d, NumPrior %d", len(v.Prior()), v.NumPrior())
 		}
 	})
 }
