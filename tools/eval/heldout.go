@@ -304,7 +304,8 @@ func (s *ServedChain) response(ctx context.Context, r HeldoutRecord, o *engine.O
 	return d.Action == abi.ActionDeny || len(d.Result) > 0, stageFailed || failed(d), nil
 }
 
-// Why names the stage, rule and reason that decided r's request, for the error listing.
+// Why names the stage, rule and reason that decided r's request, for the error listing, and for
+// a record with a tool output that the request allowed, those that decided its response.
 func (s *ServedChain) Why(ctx context.Context, r HeldoutRecord) string {
 	env, err := envelopeOf(r)
 	if err != nil {
@@ -318,7 +319,31 @@ func (s *ServedChain) Why(ctx context.Context, r HeldoutRecord) string {
 	if o.Decision == nil {
 		return o.Action
 	}
-	return fmt.Sprintf("%s %s %s: %.100s", o.Action, o.Decision.Stage, o.Decision.Rule, o.Decision.Reason)
+	why := fmt.Sprintf("%s %s %s: %.100s", o.Action, o.Decision.Stage, o.Decision.Rule, o.Decision.Reason)
+	if r.Phase != abi.PhaseResponse || o.Action != abi.ActionAllow {
+		return why
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": r.Result}}}})
+	resp, err := mcp.ParseMessage(body)
+	if err != nil {
+		return why + "; response: " + err.Error()
+	}
+	d, err := s.engine.Response(ctx, o, resp)
+	if err != nil {
+		return why + "; response: " + err.Error()
+	}
+	why = fmt.Sprintf("%s; response %s %s %s: %.120s", why, d.Action, d.Stage, d.Rule, d.Reason)
+	for _, st := range d.Stages {
+		if st.Verdict != nil && len(st.Verdict.Result) > 0 {
+			why += fmt.Sprintf(" (output rewritten by %s: %s %.80s", st.Stage, st.Rule, st.Reason)
+			for _, ev := range st.Evidence {
+				why += fmt.Sprintf(" [%s %q]", ev.Label, ev.Match)
+			}
+			why += ")"
+		}
+	}
+	return why
 }
 
 func failed(d *chain.Decision) bool {

@@ -22,6 +22,21 @@ type candidate struct {
 // Caps per kind: a deterministic sample (lowest salted hash of the text) when a kind has more.
 var kindCap = map[string]int{"shell": 4000, "path": 3000, "sql": 3000, "url": 2000, "prose": 2500, "code": 800}
 
+// wideCap is kindCap for the wide set, which also carries tool output (response phase): a
+// documentation page a fetch tool returned (doc_output) and a source file a read tool returned
+// (code_output). The main set has none (kindCap has no such kind: sample drops it), so its
+// records and baseline stay as they were.
+var wideCap = func() map[string]int {
+	m := map[string]int{"doc_output": 500, "code_output": 300}
+	for k, n := range kindCap {
+		m[k] = n
+	}
+	return m
+}()
+
+// maxOutputBytes cuts a tool output (a whole documentation page) at a line end.
+const maxOutputBytes = 6000
+
 const maxCodeBytes = 6000
 
 var (
@@ -76,6 +91,7 @@ func extractModule(m goModule, dir string) ([]candidate, error) {
 				return nil, err
 			}
 			markdown(string(b), rel, add)
+			add("doc_output", truncateLines(string(b), maxOutputBytes), rel, 1)
 		case base == "Makefile" || ext == ".mk":
 			b, err := os.ReadFile(p)
 			if err != nil {
@@ -101,6 +117,7 @@ func extractModule(m goModule, dir string) ([]candidate, error) {
 				return nil, err
 			}
 			add("code", truncateLines(string(b), maxCodeBytes), rel, 1)
+			add("code_output", truncateLines(string(b), maxOutputBytes), rel, 1)
 		}
 	}
 	return out, nil

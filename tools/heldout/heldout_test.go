@@ -114,3 +114,27 @@ func TestWideModulesAreNew(t *testing.T) {
 		names[m.Name] = true
 	}
 }
+
+// Tool output is the wide set's only: the main set's caps drop it, and it is placed as a tool's
+// answer, judged in the response phase.
+func TestToolOutputKinds(t *testing.T) {
+	m := goModule{Path: "example.com/m", Version: "v1.0.0", Name: "m"}
+	cands := []candidate{
+		{kind: "doc_output", text: "# Title\n\nSome docs.", mod: m, rel: "README.md", source: "a", group: "g1"},
+		{kind: "code_output", text: "package m\n", mod: m, rel: "m.go", source: "b", group: "g2"},
+		{kind: "prose", text: "Some docs for people to read.", mod: m, rel: "README.md", source: "c", group: "g1"},
+	}
+	if got := sample(cands, kindCap); len(got) != 1 || got[0].kind != "prose" {
+		t.Errorf("main set sample = %+v, want the prose only", got)
+	}
+	recs := placeBenign(sample(cands, wideCap))
+	if len(recs) != 3 {
+		t.Fatalf("wide set placed %d records, want 3", len(recs))
+	}
+	for _, r := range recs {
+		out := r.Kind == "doc_output" || r.Kind == "code_output"
+		if out != (r.Phase == "response") || out != (r.Result != "") || out && r.Result != r.Text {
+			t.Errorf("%s placed as phase %q with result %q", r.Kind, r.Phase, r.Result)
+		}
+	}
+}

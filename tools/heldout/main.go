@@ -83,7 +83,7 @@ func generate(out, cache string, stdout io.Writer) error {
 			source: fmt.Sprintf("%s[%d]", pfSource, i), group: fmt.Sprintf("promptfoo/%d", i)})
 	}
 
-	recs := placeBenign(sample(cands))
+	recs := placeBenign(sample(cands, kindCap))
 	var dropped []Dropped
 	seen := map[string]bool{}
 	for _, a := range attacks {
@@ -155,11 +155,12 @@ func generateWide(out string, stdout io.Writer) error {
 		}
 		cands = append(cands, cs...)
 	}
-	return writeSplits(out, placeBenign(sample(cands)), "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
+	return writeSplits(out, placeBenign(sample(cands, wideCap)), "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
 }
 
-// sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash.
-func sample(cands []candidate) []candidate {
+// sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash;
+// a kind caps does not name is left out.
+func sample(cands []candidate, caps map[string]int) []candidate {
 	byKind := map[string][]candidate{}
 	seen := map[string]bool{}
 	for _, c := range cands {
@@ -178,7 +179,7 @@ func sample(cands []candidate) []candidate {
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		cs := byKind[k]
-		if n := kindCap[k]; len(cs) > n {
+		if n := caps[k]; len(cs) > n {
 			sort.SliceStable(cs, func(i, j int) bool {
 				return hash64("sample/"+cs[i].text) < hash64("sample/"+cs[j].text)
 			})
@@ -220,6 +221,13 @@ func placeBenign(cs []candidate) []Record {
 		case "prose":
 			r.Transport, r.Server, r.Tool = "mcp", "slack", "post_message"
 			r.Arguments = mustJSON(map[string]any{"channel": "eng", "text": c.text})
+		case "doc_output":
+			// The page a fetch tool returned: judged in the response phase, as tool output.
+			r.Transport, r.Server, r.Tool, r.Phase, r.Result = "mcp", "fetch", "fetch", "response", c.text
+			r.Arguments = mustJSON(map[string]any{"url": "https://pkg.go.dev/" + c.mod.Path + "@" + c.mod.Version})
+		case "code_output":
+			r.Transport, r.Server, r.Tool, r.Phase, r.Result = "mcp", "files", "read_file", "response", c.text
+			r.Arguments = mustJSON(map[string]any{"path": c.rel})
 		}
 		r.ID = fmt.Sprintf("b-%s-%016x", c.kind, hash64(c.kind+"\x00"+c.text))
 		out = append(out, r)
