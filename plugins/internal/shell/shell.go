@@ -521,8 +521,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 // block) feeds the next one: "fetch" when a command inside it downloads (vendor: every such
 // download is a vendor's installer from its own host), "decode" when one decodes, else "".
 func (a *analyzer) innerSource(s *syntax.Stmt) (src string, vendor bool) {
-	if s == nil {
-		return "", false
+	if s == nil || s.Cmd == nil {
+		return "", false // a redirect alone (`> f | sh`)
 	}
 	vendor = true
 	syntax.Walk(s.Cmd, func(n syntax.Node) bool {
