@@ -18,7 +18,7 @@ data: ## rebuild data/split/{train,dev,test}.jsonl from data/corpus (determinist
 
 plugin-injection: $(INJ_WASM) ## build plugins/injection → build/plugins/injection.wasm
 
-$(INJ_WASM): $(wildcard plugins/injection/*.go plugins/injection/detect/*.go sdk/go/*.go sdk/go/abi/*.go)
+$(INJ_WASM): $(wildcard plugins/injection/*.go plugins/injection/detect/*.go plugins/internal/*/*.go sdk/go/*.go sdk/go/abi/*.go sdk/go/*/*.go go.mod go.sum)
 	@mkdir -p $(dir $@)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -o $@ ./plugins/injection
 

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -33,6 +34,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if w, rule := schemelessTarget(strings.TrimSpace(l.text)); w > 0 {
 			vote(r, d, SSRF, "url/no_scheme:"+rule, w, l.text)
 		}
+		mdnsHost(r, l.text)
 		return false
 	case argkind.Unknown:
 		return false
@@ -217,6 +219,48 @@ func projectKey(r *Result, t string, d *Detector) {
 		}
 	}
 }
+
+// mdnsHost makes the SSRF finding of a URL argument a question (Hit.Uncertain) when all it
+// found is a multicast DNS name reached on its scheme's default port
+// (`https://server.local/main.zip`, a self-hosting guide's example). RFC 6762 §3
+// (https://www.rfc-editor.org/rfc/rfc6762#section-3) makes ".local" link-local: a device on
+// the user's own network segment answers for the name (a NAS, a build box, a printer), never a
+// DNS server, so it is no cloud metadata service or cluster-internal name, and a fetch from it
+// is the user reaching their own network, which a careful reviewer asks about. A port
+// (`internal-api.local:8080`), a deeper name (`jenkins.corp.local`, an Active Directory-style
+// domain), userinfo, another scheme, an admin path, an encoding, a nested URL, or any other
+// SSRF finding still denies.
+func mdnsHost(r *Result, text string) {
+	n := 0
+	for _, h := range r.Hits {
+		if h.Category != SSRF {
+			continue
+		}
+		if h.Rule != "internal_name" {
+			return
+		}
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	u, err := url.Parse(strings.TrimSpace(text))
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Port() != "" || u.Opaque != "" {
+		return
+	}
+	label, ok := strings.CutSuffix(strings.ToLower(u.Host), ".local")
+	if !ok || !dnsLabel.MatchString(label) {
+		return
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Category == SSRF {
+			r.Hits[i].Uncertain = true
+		}
+	}
+}
+
+// dnsLabel is one DNS label (RFC 1123 §2.1): letters, digits and inner hyphens.
+var dnsLabel = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 
 // reSecretManifest is the file name of a secrets manifest or credentials file that a project
 // keeps as test material: secrets.yaml, _secret.yaml, test-secrets.json, credentials.yml.
@@ -819,8 +863,22 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			}
 		}
 	}
+	// Key files ssh-keygen generates (`ssh-keygen -t rsa -f ~/.ssh/id_rsa`): written, not
+	// read; the shell analysis asks about where they go (priv/ssh_keygen). Counted, so that
+	// the same file named again on the line (`&& cat ~/.ssh/id_rsa`) is still a secret read.
+	left := map[string]int{}
+	for _, argv := range a.Commands {
+		if i := shell.KeygenOutput(argv); i > 0 {
+			left[argv[i]]++
+		}
+	}
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
+		k := homeWord(strings.Trim(w, `"'`))
 		if made[homeWord(w)] {
+			continue
+		}
+		if left[k] > 0 {
+			left[k]--
 			continue
 		}
 		if shell.PathRisk(w) == shell.RiskSecret {
@@ -829,11 +887,12 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	}
 	most := shell.RiskNone
 	for _, argv := range a.Commands {
+		out := shell.KeygenOutput(argv)
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
 			}
-			if made[w] {
+			if made[w] || i+1 == out {
 				continue
 			}
 			most = max(most, shell.PathRisk(w))

@@ -62,3 +62,34 @@ func OutputFlag(name, flag string) bool {
 	}
 	return false
 }
+
+// KeygenOutput returns the index in argv of the key file ssh-keygen generates, or -1 when argv
+// generates no key. ssh-keygen(1) (https://man.openbsd.org/ssh-keygen.1): in the generation
+// form, `ssh-keygen [-q] [-a rounds] [-b bits] [-C comment] [-f output_keyfile] [-m format]
+// [-N new_passphrase] [-O option] [-t type] [-w provider] [-Z cipher]`, -f names the file it
+// writes (the private key, and the public one beside it with .pub); it reads no key. In every
+// other form -f names a key that is read (-y prints the public half of a private key, -p
+// rewrites its passphrase, -e exports it, -l fingerprints it), so any option outside the
+// generation form, or an operand, is not generation.
+func KeygenOutput(argv []string) int {
+	if len(argv) == 0 || base(argv[0]) != "ssh-keygen" {
+		return -1
+	}
+	out := -1
+	for i := 1; i < len(argv); i++ {
+		switch argv[i] {
+		case "-q", "-v":
+		case "-a", "-b", "-C", "-m", "-N", "-O", "-t", "-w", "-Z", "-f":
+			if i+1 >= len(argv) {
+				return -1
+			}
+			i++
+			if argv[i-1] == "-f" {
+				out = i
+			}
+		default:
+			return -1
+		}
+	}
+	return out
+}

@@ -135,9 +135,12 @@ func (a *analyzer) line(src string, d int) {
 		a.res.Incomplete = true
 		return
 	}
-	p := parsers.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parsers.Put(p)
+	f, err := parse(src)
+	if err != nil {
+		if closed, ok := closeHeredocs(src); ok {
+			f, err = closed, nil
+		}
+	}
 	if err != nil {
 		if d == 0 {
 			a.res.ParseErr = err
@@ -150,6 +153,42 @@ func (a *analyzer) line(src string, d int) {
 		a.stmt(s)
 	}
 	a.depth = saved
+}
+
+func parse(src string) (*syntax.File, error) {
+	p := parsers.Get().(*syntax.Parser)
+	defer parsers.Put(p)
+	return p.Parse(strings.NewReader(src), "")
+}
+
+// heredocOpen finds the here-documents a line opens (`<<EOF`, `<<-'EOF'`, `<< "END"`; not the
+// here-string `<<<`) and their delimiters.
+var heredocOpen = regexp.MustCompile(`(?:^|[^<])<<-?[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([^\s<>|&;()'"]+))`)
+
+// maxHeredocs bounds how many here-documents closeHeredocs closes.
+const maxHeredocs = 8
+
+// closeHeredocs parses src as bash runs it when its last here-documents have no closing line:
+// bash reads the body up to the end of the input and runs the command ("here-document at line
+// N delimited by end-of-file", a warning; bash(1) "Here Documents"), where the parser refuses
+// the line. A record cut after `cat <<EOF | sudo tee /etc/x.conf` is that command with the body
+// it has. The unclosed ones are the last (a body without its delimiter swallows the rest of the
+// line), so the last k delimiters are appended, k = 1, 2, ..., until the line parses; ok is
+// false when none does (an unclosed quote, a syntax error elsewhere).
+func closeHeredocs(src string) (*syntax.File, bool) {
+	if !strings.Contains(src, "<<") {
+		return nil, false
+	}
+	var stops []string
+	for _, m := range heredocOpen.FindAllStringSubmatch(src, maxHeredocs) {
+		stops = append(stops, m[1]+m[2]+m[3])
+	}
+	for k := 1; k <= len(stops); k++ {
+		if f, err := parse(src + "\n" + strings.Join(stops[len(stops)-k:], "\n") + "\n"); err == nil {
+			return f, true
+		}
+	}
+	return nil, false
 }
 
 // env resolves variables: those assigned earlier on the line; IFS unset means the default; any
@@ -324,6 +363,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			a.writes(argv, s.Redirs)
 			a.command(argv)
 			a.heredocRun(argv, s.Redirs)
+			a.cronHeredoc(argv, s.Redirs)
 		}
 	case *syntax.FuncDecl:
 		if c.Name != nil && c.Body != nil {
@@ -411,12 +451,33 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	vendor := false   // the fetch is a vendor's installer from its own host
 	var feed []string // paths the previous stage lists, for xargs
 	feedRec := false
+	text, haveText := "", false // what the previous stage prints, when echo or printf wrote it
 	for i, argv := range argvs {
 		if len(argv) == 0 {
-			feed = nil
+			feed, haveText = nil, false
+			// A subshell or a block (`( curl URL ) | sh`): what runs inside it is what it
+			// prints.
+			if s, v := a.innerSource(stages[i]); s != "" && (src == "" || src == "text") {
+				src, vendor = s, v
+			}
 			continue
 		}
 		name := base(argv[0])
+		if name == "crontab" && i > 0 && installsCrontab(argv[1:]) {
+			switch {
+			case src == "fetch" || src == "decode":
+				a.add("hide/persistence", "installs a scheduled job from downloaded or decoded content", strings.Join(argv, " "), 0.9)
+			case haveText:
+				a.cronJobs(text)
+			}
+		}
+		text, haveText = "", false
+		switch name {
+		case "echo":
+			text, haveText = echoText(argv[1:]), true
+		case "printf":
+			text, haveText = printfText(argv[1:]), true
+		}
 		if name == "xargs" && len(feed) > 0 {
 			a.xargs(argv[1:], feed, feedRec)
 		}
@@ -454,6 +515,35 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		}
 	}
+}
+
+// innerSource reports what a pipeline stage that is not a simple command (a subshell, a
+// block) feeds the next one: "fetch" when a command inside it downloads (vendor: every such
+// download is a vendor's installer from its own host), "decode" when one decodes, else "".
+func (a *analyzer) innerSource(s *syntax.Stmt) (src string, vendor bool) {
+	if s == nil || s.Cmd == nil {
+		return "", false // a redirect alone (`> f | sh`)
+	}
+	vendor = true
+	syntax.Walk(s.Cmd, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		argv := unwrap(a.fields(c.Args))
+		if len(argv) == 0 {
+			return true
+		}
+		switch name := base(argv[0]); {
+		case fetcher(name):
+			src = "fetch"
+			vendor = vendor && vendorInstaller(argv[1:])
+		case decoder(name, argv[1:]) && src == "":
+			src = "decode"
+		}
+		return true
+	})
+	return src, src == "fetch" && vendor
 }
 
 func (a *analyzer) redirect(r *syntax.Redirect) {
@@ -808,15 +898,17 @@ func (a *analyzer) command(argv []string) {
 				a.add("priv/system_file", "writes a system account or privilege file", line, 0.95)
 			}
 		}
+	case "ssh-keygen":
+		// A new key pair written over the user's or the host's keys (~/.ssh/id_rsa,
+		// /etc/ssh/ssh_host_*): ssh-keygen asks before it overwrites a key, but `yes |`
+		// answers for it. It reads no secret (KeygenOutput).
+		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) {
+			a.ask("priv/ssh_keygen", "generates a key pair among the user's or the host's keys (may replace one)", line, 0.8)
+		}
 	case "visudo", "usermod", "useradd", "passwd", "chpasswd", "setcap":
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
-		switch {
-		case hasFlag(args, "-r"):
-			a.add("destroy/crontab_remove", "removes every scheduled job of the user", line, 0.85)
-		case !hasFlag(args, "-l"):
-			a.add("hide/persistence", "installs a scheduled job", line, 0.75)
-		}
+		a.crontab(args, line)
 	case "awk", "gawk", "mawk", "nawk", "busybox awk":
 		if prog := awkProgram(args); prog != "" {
 			a.code("awk", prog, line)
@@ -857,15 +949,15 @@ func operands(args []string) []string {
 var keepDir = regexp.MustCompile(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
 
 // deepSystemPath reports whether p names one program's files three or more folders deep in the
-// system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*): not
-// a whole system folder (/usr/local, /usr/lib/*), not configuration, homes or the kernel's
-// views, and nothing secret.
+// system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*), or a program's own
+// folder under /run (runProgramDir): not a whole system folder (/usr/local, /usr/lib/*, /run/*),
+// not configuration, homes or the kernel's views, and nothing secret.
 func deepSystemPath(p string) bool {
 	if !strings.HasPrefix(p, "/") {
 		return false
 	}
 	c := path.Clean(p)
-	if keepDir.MatchString(c) || privFile.MatchString(c) || secretFile(c) || historyFile.MatchString(c) {
+	if keepDir.MatchString(c) || privFile.MatchString(c) || secretFile(c) || historyFile.MatchString(c) || PathRisk(c) == RiskSecret {
 		return false
 	}
 	parts := strings.Split(strings.TrimPrefix(c, "/"), "/")
@@ -877,7 +969,28 @@ func deepSystemPath(p string) bool {
 			return false
 		}
 	}
+	if len(parts) == 0 {
+		return false
+	}
+	if len(parts) >= 2 && parts[0] == "var" && parts[1] == "run" {
+		parts = parts[1:] // /var/run is /run (FHS 3.0 §5.13)
+	}
+	if parts[0] == "run" && len(parts) >= 2 && !runShared[parts[1]] {
+		return true
+	}
 	return len(parts) >= 3
+}
+
+// runShared are the folders of /run that are not one program's own: the users' runtime
+// folders, the init system's and device manager's state, shared locks, the volatile journal,
+// secrets and credentials. Anything else directly under /run is a program's run-time folder:
+// FHS 3.0 §3.15 (https://refspecs.linuxfoundation.org/FHS_3.0/fhs/ch03s15.html) says programs
+// may keep a subdirectory of /run and that /run is cleared at every boot, so deleting one
+// loses only state a reboot discards (`rm -rf /run/containerd-test/*`, a test suite's own
+// folder): asked, like /run/containerd/fifo/*.
+var runShared = map[string]bool{
+	"user": true, "systemd": true, "udev": true, "lock": true, "log": true, "secrets": true,
+	"credentials": true, "dbus": true, "shm": true, "sudo": true, "initramfs": true, "mount": true,
 }
 
 func outside(t string, rec bool) bool {
