@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strconv"
@@ -234,6 +235,17 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	if phase == abi.PhaseResponse {
 		d = e.response
 		res := root.Get("result")
+		outKind := argkind.Unknown
+		if call && readsSource(argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info"))), func(yield func(k, v string)) {
+			root.Get("arguments").ForEach(func(k, v gjson.Result) bool {
+				if v.Type == gjson.String {
+					yield(k.String(), v.Str)
+				}
+				return true
+			})
+		}) {
+			outKind = argkind.Code
+		}
 		if !call {
 			// Any other answer (tools/list descriptions, initialize instructions, completion
 			// values, ...) reaches the model as a whole: every string it holds.
@@ -244,7 +256,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 				break
 			}
 			if t := item.Get("text"); t.Type == gjson.String {
-				leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t.String()})
+				leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t.String(), kind: outKind})
 			}
 		}
 		for i, item := range res.Get("contents").Array() {
@@ -252,7 +264,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 				break
 			}
 			if t := item.Get("text"); t.Type == gjson.String {
-				leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t.String()})
+				leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t.String(), kind: outKind})
 			}
 		}
 		if call {
@@ -480,6 +492,29 @@ func isCall(method string) bool {
 const MaxNesting = 512
 
 // toolInfo decodes the envelope's tool_info (nil when absent or malformed).
+// readsSource reports whether a call's top-level arguments (each yields key and string value)
+// name a source file in a path argument: its output is that file's content, judged as code
+// (argkind.Code: an HTML file's own `display:none`, a comment's "instead do", auth code's "the
+// user's password" count only beside an instruction to the model, as in a code argument;
+// data/heldout/wide calib's code_output). A page a fetch tool returns, a document, or any
+// output of a call that names no source file is judged as text for the model, every rule.
+func readsSource(tool *argkind.Tool, each func(yield func(k, v string))) bool {
+	src := false
+	each(func(k, v string) {
+		if !src && tool.Of(k) == argkind.Path && sourceExt[strings.ToLower(path.Ext(strings.TrimSpace(v)))] {
+			src = true
+		}
+	})
+	return src
+}
+
+// sourceExt are the file name extensions of program source and markup a read tool returns.
+var sourceExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".tsx": true,
+	".jsx": true, ".java": true, ".kt": true, ".scala": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true,
+	".rs": true, ".rb": true, ".php": true, ".cs": true, ".swift": true, ".lua": true, ".pl": true, ".sh": true, ".bash": true,
+	".zsh": true, ".ps1": true, ".html": true, ".htm": true, ".svg": true, ".css": true, ".scss": true, ".vue": true,
+	".svelte": true, ".tmpl": true, ".gohtml": true}
+
 func toolInfo(r gjson.Result) *abi.ToolInfo {
 	if !r.IsObject() {
 		return nil

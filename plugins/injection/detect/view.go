@@ -83,6 +83,20 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 	if phase == abi.PhaseResponse {
 		d = e.response
 		res, hasRes := root(abi.PartResult)
+		outKind := argkind.Unknown
+		if call && w.hasArgs {
+			info, _ := v.Field(abi.FieldToolInfo)
+			args := v.Node(w.args)
+			if args.Type == abi.NodeObject && readsSource(e.tools.ForCall(v.Get(abi.FieldTool), info), func(yield func(k, v string)) {
+				for c := w.args + 1; c < args.End; c = w.v.Node(c).End {
+					if n := w.v.Node(c); n.Type == abi.NodeString {
+						yield(n.Name, n.Value)
+					}
+				}
+			}) {
+				outKind = argkind.Code
+			}
+		}
 		if !call {
 			leaves = w.collect(res, hasRes, "result", nil, leaves)
 		}
@@ -90,13 +104,13 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 			c, ok := member(res, hasRes, "content")
 			items(c, ok, func(i int, n uint32) {
 				if t, ok := str(member(n, true, "text")); ok {
-					leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t})
+					leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t, kind: outKind})
 				}
 			})
 			c, ok = member(res, hasRes, "contents")
 			items(c, ok, func(i int, n uint32) {
 				if t, ok := str(member(n, true, "text")); ok {
-					leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t})
+					leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t, kind: outKind})
 				}
 			})
 			sc, ok := member(res, hasRes, "structuredContent")
