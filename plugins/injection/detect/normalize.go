@@ -82,7 +82,11 @@ func normalizeFull(s string) Normalized {
 	}
 	b := make([]byte, 0, len(cur))
 	space, newline := false, false
-	for _, r := range cur {
+	var prev rune // the rune before r in cur
+	for i, r := range cur {
+		if i > 0 {
+			prev, _ = utf8.DecodeLastRuneInString(cur[:i])
+		}
 		if r >= 0x20 && r < 0x7F {
 			// printable ASCII: the common case, no table lookups
 			if r >= 'A' && r <= 'Z' {
@@ -128,6 +132,12 @@ func normalizeFull(s string) Normalized {
 			n.NFKC = true
 			r = '"'
 		case isInvisible(r):
+			if r >= 0xFE00 && r <= 0xFE0F && prev != 0 && !isInvisible(prev) && !unicode.IsSpace(prev) {
+				// One variation selector after a visible character picks its presentation
+				// ("✔️" is U+2714 U+FE0F, in READMEs everywhere): not hidden text. A run of
+				// selectors (data smuggled in them) still counts from its second.
+				continue
+			}
 			n.Invisible++
 			continue
 		case r == '\n' || r == '\r':

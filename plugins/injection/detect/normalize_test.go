@@ -32,6 +32,10 @@ func TestNormalize(t *testing.T) {
 		{name: "ideographic dot", in: "127。0。0。1", want: "127.0.0.1"},
 		{name: "zero width", in: "ig\u200bnore prev\u200dious", want: "ignore previous", invisible: 2},
 		{name: "bidi and bom", in: "\ufeffa\u202eb", want: "ab", invisible: 2},
+		// An emoji's presentation selector is not hidden text; a run of selectors is.
+		{name: "presentation selectors", in: "\u2714\ufe0f done \u2714\ufe0f", want: "\u2714 done \u2714"},
+		{name: "a run of selectors", in: "a\ufe01\ufe02\ufe03\ufe04", want: "a", invisible: 3},
+		{name: "a selector alone", in: "\ufe0f x", want: " x", invisible: 1},
 		{name: "tag characters", in: "hi\U000E0069\U000E0067\U000E006E", want: "hiign", tags: 3},
 		{name: "whitespace runs", in: "a \t b\n\n c", want: "a b\nc"},
 		{name: "curly quotes", in: "‘ or 1=1 --", want: "' or 1=1 --"},
