@@ -68,4 +68,4 @@ func TestServedAllocs(t *testing.T) {
 	}
 }
 
-var maxServedAllocs = map[string]float64{"request": 11, "response": 13}
+var maxServedAllocs = map[string]float64{"request": 8, "response": 10}
