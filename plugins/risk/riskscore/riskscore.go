@@ -424,9 +424,8 @@ func (s *Scorer) isVerdictStage(stage string) bool {
 
 // signals returns the signals present, sorted by name, with their weights.
 func (s *Scorer) signals(f fields) []Signal {
-	// Sized for the usual case (every weighted signal and a few from params), so it is
-	// allocated once.
-	sig := make([]Signal, 0, len(s.weights)+4)
+	// Room for the usual few signals, so that it is allocated once.
+	sig := make([]Signal, 0, 4)
 	put := func(name string, v float64) {
 		v = clamp01(v)
 		for i := range sig {
