@@ -358,7 +358,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		*p = sc
 		scanned[k] = p
 	}
-	var server, tool string     // read once, and only when there are exclusions to match
+	var server, tool string // read once, and only when there are exclusions to match
 	// keep drops the categories an exclusion covers at l's path.
 	keep := func(l leaf, res *Result, fired []Category) []Category {
 		if len(e.exclude) == 0 || len(fired) == 0 {
