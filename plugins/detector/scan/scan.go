@@ -532,17 +532,28 @@ func dataURI(s string) bool {
 // hexBytes: eight or more two-digit hex bytes separated by ':' or white space, or three or more
 // separated by ':' (a fingerprint, a MAC address, a hex dump line).
 func hexBytes(s string) bool {
-	fs := strings.FieldsFunc(s, func(r rune) bool { return r == ':' || r == ' ' || r == '\n' || r == '\t' })
-	if len(fs) < 3 || len(fs) < 8 && strings.ContainsAny(s, " \n\t") {
-		return false
-	}
-	for _, f := range fs {
-		if len(f) != 2 || !hexDigit(f[0]) || !hexDigit(f[1]) {
+	// The fields strings.FieldsFunc would split on ':' and white space, walked without
+	// building them (the separators are ASCII, so bytes split as runes do).
+	n := 0
+	for i := 0; i < len(s); {
+		if hexSep(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && !hexSep(s[j]) {
+			j++
+		}
+		if j-i != 2 || !hexDigit(s[i]) || !hexDigit(s[i+1]) {
 			return false
 		}
+		n++
+		i = j
 	}
-	return true
+	return n >= 3 && (n >= 8 || !strings.ContainsAny(s, " \n\t"))
 }
+
+func hexSep(c byte) bool { return c == ':' || c == ' ' || c == '\n' || c == '\t' }
 
 // structural names the MCP result fields that describe content rather than
 // hold it ({"type":"text"}, mimeType): they are never classified.

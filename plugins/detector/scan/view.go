@@ -25,7 +25,7 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 		n         uint32
 		top, root bool
 	}
-	var stack []item
+	stack := make([]item, 0, 16) // on the goroutine's stack unless a message nests deeper
 	walk := func(path string, n uint32, ok bool) {
 		if !ok {
 			return

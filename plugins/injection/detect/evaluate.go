@@ -15,6 +15,7 @@ import (
 	"github.com/added060/palisade/plugins/internal/shell"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/exclude"
+	"github.com/added060/palisade/sdk/go/jsonw"
 	"github.com/tidwall/gjson"
 )
 
@@ -205,7 +206,13 @@ func (e *Evaluator) EvaluateJSON(env []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	return encodeVerdict(v)
+}
+
+// encodeVerdict encodes v without reflection (jsonw.AppendVerdict: the fields, order and
+// omitempty rules of encoding/json), which costs far less inside Wasm than json.Marshal.
+func encodeVerdict(v abi.Verdict) ([]byte, error) {
+	return jsonw.AppendVerdict(make([]byte, 0, 256), v)
 }
 
 // Evaluate scans the envelope's phase-relevant strings. Request phase of a call (tools/call,
@@ -334,8 +341,36 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		res   Result
 		fired []Category
 	}
-	scanned := map[seen]*scan{} // a text repeated across leaves of one kind is judged once
-	var server, tool string     // read once, and only when there are exclusions to match
+	// A text repeated across leaves of one kind is judged once: the first few scans are kept
+	// in an array on the stack, the rest in a map made when needed.
+	var few [4]struct {
+		k seen
+		s scan
+	}
+	nfew := 0
+	var scanned map[seen]*scan
+	lookup := func(k seen) *scan {
+		for i := range few[:nfew] {
+			if few[i].k == k {
+				return &few[i].s
+			}
+		}
+		return scanned[k]
+	}
+	remember := func(k seen, sc scan) {
+		if nfew < len(few) {
+			few[nfew].k, few[nfew].s = k, sc
+			nfew++
+			return
+		}
+		if scanned == nil {
+			scanned = map[seen]*scan{}
+		}
+		p := new(scan)
+		*p = sc
+		scanned[k] = p
+	}
+	var server, tool string // read once, and only when there are exclusions to match
 	// keep drops the categories an exclusion covers at l's path.
 	keep := func(l leaf, res *Result, fired []Category) []Category {
 		if len(e.exclude) == 0 || len(fired) == 0 {
@@ -359,7 +394,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		if l.kind == argkind.Typed {
 			continue // a value of the type the input schema declares: data, not text
 		}
-		if sc := scanned[seen{l.text, l.kind, l.mismatch, l.codeSearch}]; sc != nil {
+		if sc := lookup(seen{l.text, l.kind, l.mismatch, l.codeSearch}); sc != nil {
 			if fired := keep(l, &sc.res, sc.fired); len(fired) > 0 {
 				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
@@ -384,7 +419,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 			scores[c] = max(scores[c], s)
 		}
 		fired := ld.Fired(&r)
-		scanned[seen{l.text, l.kind, l.mismatch, l.codeSearch}] = &scan{res: r, fired: fired}
+		remember(seen{l.text, l.kind, l.mismatch, l.codeSearch}, scan{res: r, fired: fired})
 		if fired := keep(l, &r, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
@@ -604,26 +639,30 @@ func evidenceFor(f finding, c Category) abi.Evidence {
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
 func scoresJSON(d *Detector, s [NumCategories]float64, phase string, truncated int) json.RawMessage {
-	var b strings.Builder
-	b.WriteString(`{"scores":{`)
+	b := make([]byte, 0, 64)
+	b = append(b, `{"scores":{`...)
 	first := true
 	for c, v := range s {
 		if !d.enabled[c] || v == 0 {
 			continue
 		}
 		if !first {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		first = false
-		b.WriteString(`"` + Category(c).String() + `":` + strconv.FormatFloat(round3(v), 'f', -1, 64))
+		b = append(b, '"')
+		b = append(b, Category(c).String()...)
+		b = append(b, '"', ':')
+		b = strconv.AppendFloat(b, round3(v), 'f', -1, 64)
 	}
-	b.WriteString(`},"phase":` + strconv.Quote(phase))
+	b = append(b, `},"phase":`...)
+	b = strconv.AppendQuote(b, phase)
 	if truncated > 0 {
 		// strings longer than MaxScanBytes: only their head and tail were scanned
-		b.WriteString(`,"truncated":` + strconv.Itoa(truncated))
+		b = append(b, `,"truncated":`...)
+		b = strconv.AppendInt(b, int64(truncated), 10)
 	}
-	b.WriteByte('}')
-	return json.RawMessage(b.String())
+	return append(b, '}')
 }
 
 // redact returns the envelope's result with each offending text replaced: lines that fire on

@@ -172,7 +172,35 @@ func normalizePlainASCII(s string) (string, bool) {
 	if len(s) == 0 {
 		return "", true
 	}
+	if len(s) <= 64 {
+		// A short text is written on the stack: unchanged (already lower case, single
+		// spaces) it is returned as it is, without allocating.
+		var small [64]byte
+		j, ok := plainASCIIInto(small[:len(s)], s)
+		switch {
+		case !ok:
+			return "", false
+		case j == 0:
+			return "", true
+		case string(small[:j]) == s:
+			return s, true
+		}
+		return string(small[:j]), true
+	}
 	b := make([]byte, len(s))
+	j, ok := plainASCIIInto(b, s)
+	if !ok {
+		return "", false
+	}
+	if j == 0 {
+		return "", true
+	}
+	return unsafe.String(&b[0], j), true // b is never written again
+}
+
+// plainASCIIInto is normalizePlainASCII's pass, written into b (len(s) bytes): the length
+// written, false for text the fast path does not take.
+func plainASCIIInto(b []byte, s string) (int, bool) {
 	j := 0
 	space, newline := false, false
 	for i := 0; i < len(s); i++ {
@@ -201,13 +229,10 @@ func normalizePlainASCII(s string) (string, bool) {
 			}
 			space, newline = true, true
 		default:
-			return "", false
+			return 0, false
 		}
 	}
-	if j == 0 {
-		return "", true
-	}
-	return unsafe.String(&b[0], j), true // b is never written again
+	return j, true
 }
 
 // plainASCII maps each byte for normalizePlainASCII: printable ASCII to itself lower-cased,

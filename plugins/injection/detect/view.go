@@ -1,7 +1,6 @@
 package detect
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -25,7 +24,7 @@ func (e *Evaluator) EvaluateInput(in []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(verdict)
+	return encodeVerdict(verdict)
 }
 
 // EvaluateView is Evaluate on a view: the same leaves, in the same order, read from the host's
@@ -38,7 +37,8 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		return abi.Verdict{Action: abi.ActionNone, Incomplete: true, Rule: "injection/nesting",
 			Reason: fmt.Sprintf("envelope nested %d levels deep (limit %d): not scanned", depth, MaxNesting)}, nil
 	}
-	var leaves []leaf
+	var leafBuf [8]leaf // most messages carry a few strings: no allocation for them
+	leaves := leafBuf[:0]
 	d := e.request
 	w := viewWalker{v: v}
 	if r, ok := v.Root(abi.PartArguments); ok {
@@ -104,13 +104,13 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 			c, ok := member(res, hasRes, "content")
 			items(c, ok, func(i int, n uint32) {
 				if t, ok := str(member(n, true, "text")); ok {
-					leaves = append(leaves, leaf{path: "result.content[" + strconv.Itoa(i) + "].text", text: t, kind: outKind})
+					leaves = append(leaves, leaf{path: itemPath(&contentPaths, "result.content[", i), text: t, kind: outKind})
 				}
 			})
 			c, ok = member(res, hasRes, "contents")
 			items(c, ok, func(i int, n uint32) {
 				if t, ok := str(member(n, true, "text")); ok {
-					leaves = append(leaves, leaf{path: "result.contents[" + strconv.Itoa(i) + "].text", text: t, kind: outKind})
+					leaves = append(leaves, leaf{path: itemPath(&contentsPaths, "result.contents[", i), text: t, kind: outKind})
 				}
 			})
 			sc, ok := member(res, hasRes, "structuredContent")
@@ -236,4 +236,22 @@ func reverse[T any](s []T) {
 	for i, j := 0, len(s)-1; i < j; i, j = i+1, j-1 {
 		s[i], s[j] = s[j], s[i]
 	}
+}
+
+// contentPaths and contentsPaths are the first items' paths, built once.
+var contentPaths, contentsPaths [8]string
+
+func init() {
+	for i := range contentPaths {
+		contentPaths[i] = "result.content[" + strconv.Itoa(i) + "].text"
+		contentsPaths[i] = "result.contents[" + strconv.Itoa(i) + "].text"
+	}
+}
+
+// itemPath is prefix + i + "].text", from built if it holds item i.
+func itemPath(built *[8]string, prefix string, i int) string {
+	if i < len(built) {
+		return built[i]
+	}
+	return prefix + strconv.Itoa(i) + "].text"
 }

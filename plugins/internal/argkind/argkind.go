@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/added060/palisade/sdk/go/abi"
 )
@@ -195,10 +196,29 @@ func (t *Tool) Of(key string) Kind {
 // words, such as a bare path or URL in a "message") is judged as unknown, every category: the
 // leniency prose earns does not extend to a payload alone.
 func (k Kind) ForValue(v string) Kind {
-	if k == Text && len(strings.Fields(v)) < 3 {
+	if k == Text && !hasWords(v, 3) {
 		return Unknown
 	}
 	return k
+}
+
+// hasWords reports whether v holds at least n words as strings.Fields splits them (runs of
+// non-space runes, unicode.IsSpace), without building the slice.
+func hasWords(v string, n int) bool {
+	words, in := 0, false
+	for _, r := range v {
+		if unicode.IsSpace(r) {
+			in = false
+			continue
+		}
+		if !in {
+			if words++; words >= n {
+				return true
+			}
+			in = true
+		}
+	}
+	return false
 }
 
 // Labels names the detector categories that are meaningful for a kind: a finding of any other

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"gopkg.in/yaml.v3"
 )
 
 // root is the repository root, found from this file's path.
@@ -272,4 +273,59 @@ func WithPrior(t testing.TB, env []byte, prior []abi.Prior) (envJSON, view []byt
 		t.Fatalf("corpus: AppendViewPrior: %v", err)
 	}
 	return envJSON, view
+}
+
+// Served returns the envelopes of tools/loadgen's isolated run (tools/loadgen/stages.go
+// `isolated`), the shape the gateway hands a stage for a served tools/call echo: the request,
+// the response with the echo's answer, and the earlier verdicts the example chain gives a stage
+// that reads them. The engine paths are fixed stand-ins for gateway.SelfPaths' (plugins do not
+// import host). Allocation tests and benchmarks of the guests' evaluate run on these.
+func Served(t testing.TB) (request, response []byte, prior []abi.Prior) {
+	t.Helper()
+	env := abi.Envelope{
+		ABI: abi.Version, ID: "01JLOADGEN0000000000000000", Phase: abi.PhaseRequest, Time: "2026-11-28T19:00:00.123456789Z",
+		Transport: "http", Method: "tools/call", RequestID: json.RawMessage("7"), Server: "go-sdk",
+		Session: "loadgen-session", ProtocolVersion: "2025-06-18", Client: &abi.Client{Name: "loadgen", Version: "1"},
+		Tool: "echo", Arguments: json.RawMessage(`{"message":"load 7"}`),
+		Engine: &abi.Engine{Binary: "/tmp/palisade-loadgen/palisade", Home: "/root", Paths: []string{
+			"/tmp/palisade-loadgen-isolated-123", "/tmp/palisade-loadgen-isolated-123/nats-auth", "/tmp/.staging-*",
+			"/tmp/palisade-loadgen-isolated-123/plugin-cache", "/root/.claude/settings.json"}, Pids: []int{4242}},
+	}
+	request = marshal(t, env)
+	env.Phase = abi.PhaseResponse
+	env.Result = json.RawMessage(`{"content":[{"type":"text","text":"Echo: load 7"}]}`)
+	response = marshal(t, env)
+	prior = []abi.Prior{{Stage: "rules", Action: abi.ActionAllow, Rule: "allow-echo"}, {Stage: "injection", Action: abi.ActionNone}, {Stage: "detector", Action: abi.ActionNone}}
+	return request, response, prior
+}
+
+// View lays env out as the host does for a stage that asks for the view (layout 1), or, with
+// prior, layout 2 (host/chain: abi.AppendView, then abi.AppendViewPrior).
+func View(t testing.TB, env []byte, prior []abi.Prior) []byte {
+	t.Helper()
+	v, err := abi.AppendView(nil, env)
+	if err != nil {
+		t.Fatalf("corpus: AppendView: %v", err)
+	}
+	if prior != nil {
+		if v, err = abi.AppendViewPrior(nil, v, prior); err != nil {
+			t.Fatalf("corpus: AppendViewPrior: %v", err)
+		}
+	}
+	return v
+}
+
+// ExampleData returns the example bundle's data file name (examples/bundle/rules.yaml,
+// profiles.yaml) as a stage reads it: YAML converted to JSON, as the host converts it.
+func ExampleData(t testing.TB, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(root(), "examples", "bundle", name))
+	if err != nil {
+		t.Fatalf("corpus: %v", err)
+	}
+	var doc any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		t.Fatalf("corpus: %s: %v", name, err)
+	}
+	return marshal(t, doc)
 }

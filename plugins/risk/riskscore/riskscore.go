@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/tidwall/gjson"
@@ -423,7 +424,8 @@ func (s *Scorer) isVerdictStage(stage string) bool {
 
 // signals returns the signals present, sorted by name, with their weights.
 func (s *Scorer) signals(f fields) []Signal {
-	var sig []Signal
+	// Room for the usual few signals, so that it is allocated once.
+	sig := make([]Signal, 0, 4)
 	put := func(name string, v float64) {
 		v = clamp01(v)
 		for i := range sig {
@@ -589,34 +591,45 @@ func (s *Scorer) decide(r *Result) abi.Verdict {
 	case CritMedium:
 		row = s.med
 	}
-	v := abi.Verdict{Score: r.Composite, Labels: []string{r.Level}}
-	crit := strings.ToLower(r.Criticality)
-	c := string(appendFloat(nil, r.Composite))
-	on := " on a " + crit + "-criticality tool"
+	v := abi.Verdict{Score: r.Composite, Labels: levelLabels(r.Level)}
+	crit, rules := critNames(r.Criticality)
+	// The reason is built in one buffer (one allocation, the string), not by concatenation.
+	var rb [160]byte
+	reason := func(parts ...string) string {
+		b := rb[:0]
+		for _, p := range parts {
+			b = append(b, p...)
+		}
+		return string(b)
+	}
+	var cb [24]byte
+	c := appendFloat(cb[:0], r.Composite)
 	switch {
 	case r.Level == "none" && r.Criticality == CritHigh:
 		v.Action = s.noSignals
-		v.Rule = "risk-" + crit + "-no-signals"
+		v.Rule = rules[ruleNoSignals]
 		v.Reason = "no risk signals for a HIGH-criticality tool"
 	case r.Level == "none":
 		v.Action = abi.ActionAllow
-		v.Rule = "risk-" + crit + "-no-signals"
-		v.Reason = "no risk signals; " + crit + "-criticality tool"
+		v.Rule = rules[ruleNoSignals]
+		v.Reason = reason("no risk signals; ", crit, "-criticality tool")
 	case row.Deny != nil && r.Composite >= *row.Deny:
 		v.Action = abi.ActionDeny
-		v.Rule = "risk-" + crit + "-deny"
-		v.Reason = "risk " + c + " (" + r.Level + ") >= " + string(appendFloat(nil, *row.Deny)) + on
+		v.Rule = rules[ruleDeny]
+		var tb [24]byte
+		v.Reason = reason("risk ", unsafeString(c), " (", r.Level, ") >= ", unsafeString(appendFloat(tb[:0], *row.Deny)), " on a ", crit, "-criticality tool")
 	case row.Ask != nil && r.Composite >= *row.Ask:
 		v.Action = s.reviewAction
-		v.Rule = "risk-" + crit + "-review"
-		v.Reason = "risk " + c + " (" + r.Level + ") >= " + string(appendFloat(nil, *row.Ask)) + on + ": needs review"
+		v.Rule = rules[ruleReview]
+		var tb [24]byte
+		v.Reason = reason("risk ", unsafeString(c), " (", r.Level, ") >= ", unsafeString(appendFloat(tb[:0], *row.Ask)), " on a ", crit, "-criticality tool: needs review")
 		if v.Action == abi.ActionSample {
-			v.Guidance = "The risk stage scored this call " + c + " (" + r.Level + ") on a " + crit + "-criticality tool, in the band that needs review. Allow only if the call is clearly safe and intended."
+			v.Guidance = "The risk stage scored this call " + string(c) + " (" + r.Level + ") on a " + crit + "-criticality tool, in the band that needs review. Allow only if the call is clearly safe and intended."
 		}
 	default:
 		v.Action = abi.ActionAllow
-		v.Rule = "risk-" + crit + "-allow"
-		v.Reason = "risk " + c + " (" + r.Level + ")" + on
+		v.Rule = rules[ruleAllow]
+		v.Reason = reason("risk ", unsafeString(c), " (", r.Level, ") on a ", crit, "-criticality tool")
 	}
 	if v.Action == abi.ActionAllow && (r.Criticality == CritHigh || r.profile.RequireToken) {
 		v.RequireToken = true
@@ -671,3 +684,58 @@ func (s *Scorer) evaluateFields(f fields) (abi.Verdict, Result, bool) {
 	r := s.score(f)
 	return s.decide(&r), r, true
 }
+
+// The rule names per criticality, so that decide does not build them per call.
+const (
+	ruleNoSignals = iota
+	ruleDeny
+	ruleReview
+	ruleAllow
+)
+
+var (
+	rulesHigh   = [...]string{"risk-high-no-signals", "risk-high-deny", "risk-high-review", "risk-high-allow"}
+	rulesMedium = [...]string{"risk-medium-no-signals", "risk-medium-deny", "risk-medium-review", "risk-medium-allow"}
+	rulesLow    = [...]string{"risk-low-no-signals", "risk-low-deny", "risk-low-review", "risk-low-allow"}
+)
+
+// critNames returns the criticality in lower case and its rule names. Criticality is always
+// one of CritHigh, CritMedium and CritLow (normCrit); anything else is named as it is.
+func critNames(c string) (string, *[4]string) {
+	switch c {
+	case CritHigh:
+		return "high", &rulesHigh
+	case CritMedium:
+		return "medium", &rulesMedium
+	case CritLow:
+		return "low", &rulesLow
+	}
+	crit := strings.ToLower(c)
+	return crit, &[4]string{"risk-" + crit + "-no-signals", "risk-" + crit + "-deny", "risk-" + crit + "-review", "risk-" + crit + "-allow"}
+}
+
+// levelLabels returns the verdict's labels, one level. The known levels share a slice per
+// level, capped at its length so that an append copies it.
+func levelLabels(level string) []string {
+	switch level {
+	case LevelLow:
+		return labelsLow[:1:1]
+	case LevelMedium:
+		return labelsMedium[:1:1]
+	case LevelHigh:
+		return labelsHigh[:1:1]
+	case "none":
+		return labelsNone[:1:1]
+	}
+	return []string{level}
+}
+
+var (
+	labelsLow    = []string{LevelLow}
+	labelsMedium = []string{LevelMedium}
+	labelsHigh   = []string{LevelHigh}
+	labelsNone   = []string{"none"}
+)
+
+// unsafeString views b as a string for the length of one concatenation.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

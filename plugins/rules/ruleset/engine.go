@@ -40,6 +40,37 @@ type engineCache struct {
 	pids         []string   // likewise
 }
 
+// toolCache holds the last call's argument classifier: a client calls the same tools again
+// and again, and building one decodes the tool's input schema (encoding/json, costly in Wasm).
+type toolCache struct {
+	mu         sync.Mutex
+	tool, info string // the key (the tool's name and its tool_info JSON), copied
+	kinds      *argkind.Tool
+}
+
+// get returns argkind.ForCall for the tool named tool and its tool_info ti (absent or not an
+// object: none), reusing the last one while both are the same bytes. A Tool is read-only once
+// built, so calls share it.
+func (tc *toolCache) get(tool string, ti gjson.Result) *argkind.Tool {
+	info := ""
+	if ti.IsObject() {
+		info = ti.Raw
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.kinds != nil && tc.tool == tool && tc.info == info {
+		return tc.kinds
+	}
+	var ai *abi.ToolInfo
+	if info != "" {
+		ai = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
+	}
+	// tool and info may be views of the caller's input buffer, which the next call overwrites.
+	tc.tool, tc.info = strings.Clone(tool), strings.Clone(info)
+	tc.kinds = argkind.ForCall(tc.tool, ai)
+	return tc.kinds
+}
+
 // get returns the binary, home, split paths and process ids of the engine object eng.
 func (ec *engineCache) get(eng gjson.Result) (binary, home string, paths [][]string, pids []string) {
 	ec.mu.Lock()
@@ -73,11 +104,7 @@ func (e *Engine) loadCall(in *input, args gjson.Result) *call {
 	if u := in.head[5]; u != "" {
 		c.values = append(c.values, u)
 	}
-	var info *abi.ToolInfo
-	if ti := in.get("tool_info"); ti.IsObject() {
-		info = &abi.ToolInfo{Name: ti.Get("name").String(), Description: ti.Get("description").String(), InputSchema: []byte(ti.Get("input_schema").Raw)}
-	}
-	kinds := argkind.ForCall(in.head[0], info)
+	kinds := e.tools.get(in.head[0], in.get("tool_info"))
 	var walk func(key string, v gjson.Result)
 	walk = func(key string, v gjson.Result) {
 		switch {

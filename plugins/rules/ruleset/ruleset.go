@@ -81,6 +81,7 @@ type Config struct {
 type Engine struct {
 	rules  []Rule
 	engine engineCache
+	tools  toolCache
 }
 
 var dayIndex = map[string]int{"sun": 0, "mon": 1, "tue": 2, "wed": 3, "thu": 4, "fri": 5, "sat": 6}
@@ -367,10 +368,14 @@ func argsMatch(args gjson.Result, conds map[string][]string) bool {
 	return true
 }
 
-// Verdict encodes the result as verdict JSON without reflection.
+// noneVerdict is the verdict of a call no rule matched, shared (callers must not modify it).
+var noneVerdict = []byte(`{"action":"none"}`)
+
+// Verdict encodes the result as verdict JSON without reflection. The verdict of a call no rule
+// matched is one shared slice: do not modify it.
 func (r Result) Verdict() []byte {
 	if !r.Matched {
-		return []byte(`{"action":"none"}`)
+		return noneVerdict[:len(noneVerdict):len(noneVerdict)]
 	}
 	b := make([]byte, 0, 128)
 	b = append(b, `{"action":`...)

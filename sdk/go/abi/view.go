@@ -324,8 +324,9 @@ func ParseView(b []byte) (View, error) {
 			}
 		}
 		nl, lo := u32(s, at+48), u32(s, at+52)
-		if err := table(fmt.Sprintf("prior %d: label", i), nl, lo, viewLabelSize); err != nil {
-			return View{}, err
+		if uint64(lo) < header || uint64(lo)+uint64(nl)*viewLabelSize > n {
+			// table's check, without formatting its name on every call.
+			return View{}, fmt.Errorf("%w: prior %d: label table (%d at %d) outside the view", ErrView, i, nl, lo)
 		}
 		for j := uint32(0); j < nl; j++ {
 			if !span(u32(s, lo+j*viewLabelSize), u32(s, lo+j*viewLabelSize+4)) {

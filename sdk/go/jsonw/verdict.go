@@ -49,6 +49,16 @@ func AppendVerdict(b []byte, v abi.Verdict) ([]byte, error) {
 			b = field(b, "label", e.Label)
 			b = field(b, "path", e.Path)
 			b = field(b, "match", e.Match)
+			if len(e.Rules) > 0 {
+				b = append(b, `,"rules":[`...)
+				for i, r := range e.Rules {
+					if i > 0 {
+						b = append(b, ',')
+					}
+					b = AppendString(b, r)
+				}
+				b = append(b, ']')
+			}
 			if len(b) > n {
 				b = append(b[:n], b[n+1:]...) // the first field's comma
 			}

@@ -43,6 +43,7 @@ func TestAppendVerdict(t *testing.T) {
 		{"empty action", abi.Verdict{}},
 		{"deny with evidence", abi.Verdict{Action: "deny", Reason: `model: "x" <b>&`, Rule: "detector", Score: 0.9731, Labels: []string{"a", "b\n"},
 			Evidence: []abi.Evidence{{Label: "a", Path: "arguments.q", Match: "ign\x00ore"}, {}, {Match: "only match"}}}},
+		{"evidence rules", abi.Verdict{Action: "deny", Evidence: []abi.Evidence{{Label: "a", Rules: []string{"a/b", "c"}}, {Rules: []string{"only"}}}}},
 		{"tiny and huge scores", abi.Verdict{Action: "allow", Score: 1e-7}},
 		{"one", abi.Verdict{Action: "allow", Score: 1, Final: true, Guidance: "g", RequireToken: true, Fallback: "echo", Incomplete: true}},
 		{"raw fields", abi.Verdict{Action: "allow", Arguments: json.RawMessage(`{"a": [1, 2]}`), Result: json.RawMessage(`"r"`), Metadata: json.RawMessage(`{"hides_tool":true}`)}},
