@@ -510,7 +510,11 @@ func closedGroupComments(r *Result) {
 // (5)`), a quote then a statement terminator (`admin';`), a value that starts by closing a
 // string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
 // and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
-// aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, and a
+// aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, a UNION
+// SELECT straight after a closing parenthesis, quote or number (`foo - (1) union select 1`), a
+// string glued to another by the concatenation operator (`1'||'x'||'`: `||` in PostgreSQL,
+// Oracle and SQLite, `+` in SQL Server), a number compared to a number and then a boolean
+// operator (`1 = 1 or 1`), a quote hidden in a comment (`1/*'*/`), and a
 // value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
 // search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
 // break-out. A code-search tool's query (codeSearch) holds code by nature: the breakout rules
@@ -546,6 +550,10 @@ var searchSQLRules = []struct {
 	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
 	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:or|and|xor|div|mod|having|sounds\s+like|regexp|rlike)\s+(?:true\b|false\b|null\b|\d+\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
 	{"search/sql_clause", regexp.MustCompile(`\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
+	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?select\b`), true},
+	{"search/quote_concat", regexp.MustCompile(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
+	{"search/numeric_tautology", regexp.MustCompile(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
+	{"search/quote_in_comment", regexp.MustCompile(`/\*[^*]*['"\x60][^*]*\*/`), true},
 	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
