@@ -507,7 +507,7 @@ func closedGroupComments(r *Result) {
 // string literal and goes on as SQL (or as the script a document store evaluates): a quote
 // then a boolean operator with an operand (`x' or name like`, `user'and id is`), two literals
 // compared (`'1'='1`, `1='1'`, `'1' not regexp '2'`), a literal then a value list (`'item',
-// (5)`), a quote then a statement terminator (`admin';`), a value that starts by closing a
+// (5)`), a quote (or MySQL's identifier quote, a backtick) then a statement terminator (`admin';`, ``x`;``), a value that starts by closing a
 // string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
 // and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
 // aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, a UNION
@@ -531,7 +531,7 @@ var searchSQLRules = []struct {
 	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
 	{"search/literal_comparison", regexp.MustCompile(`(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
 	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
-	{"search/quote_terminator", regexp.MustCompile(`['"]\s*\)*\s*;`), true},
+	{"search/quote_terminator", regexp.MustCompile(`['"\x60]\s*\)*\s*;`), true},
 	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
 	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
 	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},

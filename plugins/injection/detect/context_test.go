@@ -225,6 +225,8 @@ func TestSearchBreakout(t *testing.T) {
 		{"a quoted title with a count", "search_products", `"dune" 2 copies`, ""},
 		{"a quote then a terminator", "search_products", "dave@example.org\";", "search/quote_terminator"},
 		{"a quote, parenthesis and terminator", "search_products", "abc');", "search/quote_terminator"},
+		{"a backtick then a terminator", "search_products", "bob@example.org`;", "search/quote_terminator"},
+		{"a backtick for an apostrophe", "search_products", "kids` shoes; size 3", ""},
 		{"a value that starts by closing a string", "search_products", "') * 3", "search/leading_close"},
 		{"a quoted title", "search_products", `"the hobbit" hardcover`, ""},
 		{"an escaped quote before or", "search_products", `name\" or 2>1`, "sql_injection"},
