@@ -516,8 +516,9 @@ func closedGroupComments(r *Result) {
 // string glued to another by the concatenation operator (`1'||'x'||'`: `||` in PostgreSQL,
 // Oracle and SQLite, `+` in SQL Server), a number compared to a number and then a boolean
 // operator (`1 = 1 or 1`), a boolean operator then two numbers compared (`x or 1>0`, `and 1
-// between 0 and 2`: a constant condition), a CASE fragment after a parenthesis (`1) when 1
-// then 2`), a quote hidden in a comment (`1/*'*/`), and a
+// between 0 and 2`, `and 0x61 like 0x61`, `and 1 is not null`: a constant condition), a CASE fragment after a parenthesis (`1) when 1
+// then 2`), a statement terminator then a comment (`1;--`), a quote hidden in a comment
+// (`1/*'*/`), and a
 // value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
 // search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
 // break-out. A code-search tool's query (codeSearch) holds code by nature: the breakout rules
@@ -532,7 +533,7 @@ var searchSQLRules = []struct {
 	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`), false},
 	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
 	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
-	{"search/literal_comparison", regexp.MustCompile(`(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
+	{"search/literal_comparison", regexp.MustCompile(`(?:^|[^a-z0-9_.'"])[a-z0-9_]{1,20}['"]\s*(?:=|<>|!=)\s*['"][a-z0-9_]|(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
 	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
 	{"search/quote_terminator", regexp.MustCompile(`['"\x60]\s*\)*\s*;`), true},
 	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
@@ -542,9 +543,9 @@ var searchSQLRules = []struct {
 	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
 	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
 	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
-	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
+	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
 	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
-	{"search/quote_operator", regexp.MustCompile(`['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
+	{"search/quote_operator", regexp.MustCompile(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
 	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
 	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\(|[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\b|[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*\s+(?:where|limit|order|group)\b)[^;]{0,80}?\bfrom\b|\bfrom\s+dual\b`), true},
 	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
@@ -556,8 +557,9 @@ var searchSQLRules = []struct {
 	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?select\b`), true},
 	{"search/quote_concat", regexp.MustCompile(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
 	{"search/numeric_tautology", regexp.MustCompile(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
-	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*-?\d+\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?)\s*\(?\s*-?\d+(?:\.\d+)?\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
+	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
 	{"search/case_fragment", regexp.MustCompile(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
+	{"search/terminator_comment", regexp.MustCompile(`;\s*(?:--|/\*|#\s*$)`), true},
 	{"search/quote_in_comment", regexp.MustCompile(`/\*[^*]*['"\x60][^*]*\*/`), true},
 	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
