@@ -14,7 +14,15 @@ heldout: ## regenerate data/heldout/{calib,test}.jsonl from pinned Go modules an
 heldout-wide: ## regenerate data/heldout/wide/{calib,test}.jsonl: benign records of 16 more pinned Go modules
 	$(GO) run ./tools/heldout -wide -out $(HELDOUT_DIR)/wide
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide
+.PHONY: heldout-sqli-extra eval-sqli-extra
+
+heldout-sqli-extra: ## regenerate data/heldout/sqli-extra/calib.jsonl: calib-only SQL injection lines (libinjection-go tests, PayloadsAllTheThings lists)
+	$(GO) run ./tools/heldout -sqli-extra -out $(HELDOUT_DIR)/sqli-extra
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra
+
+eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-heldout-wide: setup-onnxruntime bundle ## the served chain's false positives on the wide benign set's test split (per kind, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wide/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data

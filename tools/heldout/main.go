@@ -18,8 +18,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "data/heldout", "output folder (calib.jsonl, test.jsonl, dropped.jsonl, COUNTS.md)")
 	cache := fs.String("cache", "build/_heldout-src", "where npm packages are packed and unpacked (a leading _ keeps go's ./... patterns out of it)")
 	wide := fs.Bool("wide", false, "write the wide benign set (wideModules: benign records only) to -out instead")
+	sqliExtra := fs.Bool("sqli-extra", false, "write the calib-only extra SQL injection set (libinjection-go tests, vendored PayloadsAllTheThings lists) to -out instead")
+	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *sqliExtra {
+		if err := generateSQLiExtra(*out, *sqliSrc, "data/heldout/calib.jsonl", stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
 	}
 	if *wide {
 		if err := generateWide(*out, stdout); err != nil {

@@ -507,10 +507,18 @@ func closedGroupComments(r *Result) {
 // string literal and goes on as SQL (or as the script a document store evaluates): a quote
 // then a boolean operator with an operand (`x' or name like`, `user'and id is`), two literals
 // compared (`'1'='1`, `1='1'`, `'1' not regexp '2'`), a literal then a value list (`'item',
-// (5)`), a quote then a statement terminator (`admin';`), a value that starts by closing a
-// string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
+// (5)`), a quote (or MySQL's identifier quote, a backtick) then a statement terminator
+// (`admin';`), a value that starts by closing a string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
 // and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
-// aggregate, EXECUTE IMMEDIATE, a UNION hidden behind comments, a server-file function, and a
+// aggregate or a number compared, EXECUTE IMMEDIATE, a UNION hidden behind comments, a
+// server-file function, a UNION
+// SELECT straight after a closing parenthesis, quote or number (`foo - (1) union select 1`), a
+// string glued to another by the concatenation operator (`1'||'x'||'`: `||` in PostgreSQL,
+// Oracle and SQLite, `+` in SQL Server), a number compared to a number and then a boolean
+// operator (`1 = 1 or 1`), a boolean operator then two numbers compared (`x or 1>0`, `and 1
+// between 0 and 2`, `and 0x61 like 0x61`, `and 1 is not null`: a constant condition), a CASE fragment after a parenthesis (`1) when 1
+// then 2`), a statement terminator then a comment (`1;--`), a quote hidden in a comment
+// (`1/*'*/`), and a
 // value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
 // search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
 // break-out. A code-search tool's query (codeSearch) holds code by nature: the breakout rules
@@ -525,28 +533,35 @@ var searchSQLRules = []struct {
 	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`), false},
 	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
 	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
-	{"search/literal_comparison", regexp.MustCompile(`(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
+	{"search/literal_comparison", regexp.MustCompile(`(?:^|[^a-z0-9_.'"])[a-z0-9_]{1,20}['"]\s*(?:=|<>|!=)\s*['"][a-z0-9_]|(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
 	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
-	{"search/quote_terminator", regexp.MustCompile(`['"]\s*\)*\s*;`), true},
+	{"search/quote_terminator", regexp.MustCompile(`['"\x60]\s*\)*\s*;`), true},
 	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
 	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
 	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
-	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b`), true},
-	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+[a-z_]+\s*\(`), true},
+	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
+	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
 	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
 	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
-	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message)\s*\(`), true},
+	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
 	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
-	{"search/quote_operator", regexp.MustCompile(`['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
+	{"search/quote_operator", regexp.MustCompile(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
 	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
 	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\(|[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\b|[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*\s+(?:where|limit|order|group)\b)[^;]{0,80}?\bfrom\b|\bfrom\s+dual\b`), true},
-	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
+	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
 	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)`), true},
 	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
 	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
 	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:or|and|xor|div|mod|having|sounds\s+like|regexp|rlike)\s+(?:true\b|false\b|null\b|\d+\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
-	{"search/sql_clause", regexp.MustCompile(`\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
-	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
+	{"search/sql_clause", regexp.MustCompile(`\binto\s+@[a-z_]|\b(?:order|group)\s+by\s+\d+(?:\s*,\s*\d+)*(?:\s+(?:asc|desc))?\s*(?:--|#|/\*)|\blimit\s+\d+(?:\s*,\s*\d+|\s+offset\s+\d+)?\s*(?:--|#|/\*)|\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
+	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?select\b`), true},
+	{"search/quote_concat", regexp.MustCompile(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
+	{"search/numeric_tautology", regexp.MustCompile(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
+	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
+	{"search/case_fragment", regexp.MustCompile(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
+	{"search/terminator_comment", regexp.MustCompile(`;\s*(?:--|/\*|#\s*$)`), true},
+	{"search/quote_in_comment", regexp.MustCompile(`/\*[^*]*['"\x60][^*]*\*/`), true},
+	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
 // searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a

@@ -566,7 +566,7 @@ var sqlRules = []rule{
 	r(SQLInjection, "mysql_comment", 0.8, "--+", `--\+`),
 	r(SQLInjection, "quote_order_by", 0.9, "order|group", `['"]\s*\)*\s*(?:order|group)\s+by\s+\d`),
 	r(SQLInjection, "declare_exec", 0.85, "declare|exec", `\bdeclare\s+@\w+\s+n?(?:var)?char|\bexec(?:ute)?\s*\(\s*@\w+\s*\)`),
-	r(SQLInjection, "union_start", 0.85, "union", `^\s*-?\d*\s*['"\)]*\s*union\b`),
+	r(SQLInjection, "union_start", 0.85, "union", `^\s*-?\d*\s*['"\)]*\s*union\b\s*(?:all\b|distinct\b|select\b|\(|/\*|#|--|$)`),
 	r(SQLInjection, "quote_or_quote", 0.85, "or", `['"]\s*or\s*['"]|['"]\s*\)\s*or\s*\(\s*['"]`),
 	r(SQLInjection, "token_quote_logic", 0.85, "and|or", `^[\w.@-]{0,32}['"]\s*\)*\s*(?:and|or)\b`),
 	r(SQLInjection, "load_infile", 0.85, "infile", `\bload\s+data\s+(?:local\s+)?infile\b`),

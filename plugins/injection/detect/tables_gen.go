@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0x30a45a0034a7bd0f
+const genFingerprint = 0x971a5cc32c8e6501
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
