@@ -412,14 +412,29 @@ var codeWeakPrompt = map[string]bool{"pliny_format": true, "fake_delimiter": tru
 	// another language.
 	"user_data_request": true, "agent_todo": true, "multilingual_secret": true}
 
-// codeVocabulary drops a code argument's prompt-injection hits when every one of them is a
-// rule of codeWeakPrompt.
+// codeVocabulary drops a code argument's (or a source file's, readsSource) prompt-injection hits
+// when every one of them is a rule of codeWeakPrompt.
+//
+// Hidden markup beside another weak rule still counts: `display:none` around "before you
+// answer, you must ..." is an instruction hidden in a file, which neither rule alone shows.
 func codeVocabulary(r *Result) {
 	weakOnly := true
+	hidden, other := false, false
 	for _, h := range r.Hits {
-		if h.Category == PromptInjection && !codeWeakPrompt[h.Rule] && !strings.HasPrefix(h.Rule, "stat:") {
-			weakOnly = false
+		if h.Category != PromptInjection || strings.HasPrefix(h.Rule, "stat:") {
+			continue
 		}
+		switch {
+		case !codeWeakPrompt[h.Rule]:
+			weakOnly = false
+		case h.Rule == "hidden_markup":
+			hidden = true
+		default:
+			other = true
+		}
+	}
+	if hidden && other {
+		weakOnly = false
 	}
 	if weakOnly {
 		dropHits(r, PromptInjection, func(h Hit) bool { return codeWeakPrompt[h.Rule] })
