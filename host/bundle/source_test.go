@@ -75,7 +75,10 @@ func TestDirSource(t *testing.T) {
 	if err := os.Rename(f.signed(t, "alpha", "1.0.0", alphaStages(), "allow"), dir); err != nil {
 		t.Fatal(err)
 	}
-	run(t, f, &bundle.DirSource{Path: dir, Interval: 20 * time.Millisecond, Debounce: 100 * time.Millisecond})
+	// The debounce is what keeps a half-written folder from being tried: it must outlast the
+	// gap between two of the writes below, which on a loaded machine (a full test run beside a
+	// CPU hog) once exceeded 100 ms.
+	run(t, f, &bundle.DirSource{Path: dir, Interval: 20 * time.Millisecond, Debounce: time.Second})
 	waitVersion(t, f.m, "1.0.0")
 	// Replace the folder's content with beta's, file by file.
 	b := f.signed(t, "beta", "2.0.0", betaStages(), "deny")
