@@ -92,26 +92,41 @@ func generate(out, cache string, stdout io.Writer) error {
 			source: fmt.Sprintf("%s[%d]", pfSource, i), group: fmt.Sprintf("promptfoo/%d", i)})
 	}
 
-	recs := placeBenign(sample(cands, kindCap))
-	var dropped []Dropped
 	seen := map[string]bool{}
-	for _, a := range attacks {
+	placed, dropped := placeAttacks(attacks, func(a attack) string {
 		key := a.label + "\x00" + strings.TrimSpace(a.text)
 		if seen[key] {
-			dropped = append(dropped, Dropped{a.label, "duplicate of an earlier line", a.text, a.source})
-			continue
+			return "duplicate of an earlier line"
 		}
 		seen[key] = true
-		if ok, why := keep(a); !ok {
+		return ""
+	})
+	recs := append(placeBenign(sample(cands, kindCap)), placed...)
+	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
+		return err
+	}
+	return writeSplits(out, recs, "# Held-out set: counts\n\nWritten by `make heldout`", dropped, stdout)
+}
+
+// placeAttacks places, in order, each attack that skip gives no reason to leave out and keep
+// keeps; the rest are dropped with their reason (skip's first).
+func placeAttacks(attacks []attack, skip func(attack) string) ([]Record, []Dropped) {
+	var recs []Record
+	var dropped []Dropped
+	for _, a := range attacks {
+		why := skip(a)
+		if why == "" {
+			if ok, w := keep(a); !ok {
+				why = w
+			}
+		}
+		if why != "" {
 			dropped = append(dropped, Dropped{a.label, why, a.text, a.source})
 			continue
 		}
 		recs = append(recs, placeAttack(a)...)
 	}
-	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
-		return err
-	}
-	return writeSplits(out, recs, "# Held-out set: counts\n\nWritten by `make heldout`", dropped, stdout)
+	return recs, dropped
 }
 
 // moduleCandidates fetches m and extracts its benign candidates; it returns the module's folder

@@ -56,26 +56,18 @@ func generateSQLiExtra(out, src, mainCalib string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var recs []Record
-	var dropped []Dropped
 	seen := map[string]bool{}
-	for _, a := range attacks {
+	recs, dropped := placeAttacks(attacks, func(a attack) string {
 		k := normKey(strings.TrimSpace(a.text))
 		switch {
 		case inCalib[k]:
-			dropped = append(dropped, Dropped{a.label, "in data/heldout/calib.jsonl (normalized)", a.text, a.source})
-			continue
+			return "in data/heldout/calib.jsonl (normalized)"
 		case seen[k]:
-			dropped = append(dropped, Dropped{a.label, "duplicate of an earlier line (normalized)", a.text, a.source})
-			continue
+			return "duplicate of an earlier line (normalized)"
 		}
 		seen[k] = true
-		if ok, why := keep(a); !ok {
-			dropped = append(dropped, Dropped{a.label, why, a.text, a.source})
-			continue
-		}
-		recs = append(recs, placeAttack(a)...)
-	}
+		return ""
+	})
 	sortRecords(recs)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
