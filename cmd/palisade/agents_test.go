@@ -133,6 +133,7 @@ func palisadeBinary(t testing.TB) string {
 			binErr = err
 			return
 		}
+		builtDirs.add(dir)
 		binPath = filepath.Join(dir, "palisade")
 		out, err := exec.Command("go", "build", "-ldflags", "-X github.com/added060/palisade/host/version.stamp="+testStamp, "-o", binPath, ".").CombinedOutput()
 		if err != nil {

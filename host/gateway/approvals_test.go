@@ -400,6 +400,7 @@ var palisadeBinary = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	builtDirs.add(dir)
 	out := filepath.Join(dir, "palisade")
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/palisade")
 	cmd.Dir = filepath.Join("..", "..")

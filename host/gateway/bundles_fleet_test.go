@@ -40,6 +40,7 @@ func fleetBinaries(t *testing.T) (palisade, natsd string) {
 		if fleetBinErr != nil {
 			return
 		}
+		builtDirs.add(fleetBinDir)
 		root := testenv.RepoRoot(t)
 		for _, b := range [][2]string{{"palisade", "./cmd/palisade"}, {"natsd", "./host/bundle/testdata/natsd"}} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(fleetBinDir, b[0]), b[1])

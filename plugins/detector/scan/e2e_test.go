@@ -34,6 +34,7 @@ func buildWasm(t testing.TB) []byte {
 			wasmErr = err
 			return
 		}
+		builtDirs.add(dir)
 		wasmPath = filepath.Join(dir, "detector.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", wasmPath, "./plugins/detector")
 		cmd.Dir = repoRoot(t)
