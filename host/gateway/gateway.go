@@ -324,14 +324,44 @@ type NATSSetup struct {
 // uses and the gateway identity may not create: the audit stream (deny_delete, deny_purge; an
 // existing one is upgraded), the signers bucket with s.Signers registered, the approvals
 // bucket and the bundle bucket, each with s.Replicas copies. It is idempotent.
+//
+// A JetStream cluster that has just started, or has just lost a server, can refuse a placement
+// for a moment ("no suitable peers for placement") while its meta leader still counts a peer
+// as offline. SetupNATS then runs again, every placementRetry, until ctx ends; the error it
+// returns at the end is the cluster's last refusal.
 func SetupNATS(ctx context.Context, nc *nats.Conn, s NATSSetup) error {
+	if s.Replicas < 0 {
+		return fmt.Errorf("nats setup: replicas %d must not be negative", s.Replicas)
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return fmt.Errorf("nats setup: %w", err)
 	}
-	if s.Replicas < 0 {
-		return fmt.Errorf("nats setup: replicas %d must not be negative", s.Replicas)
+	for {
+		err := setupNATS(ctx, nc, js, s)
+		if err == nil || !placementRefused(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (the cluster refused the placement until the set-up's time ran out)", err)
+		case <-time.After(placementRetry):
+		}
 	}
+}
+
+// placementRetry is how long SetupNATS waits before it asks a cluster again that refused a
+// placement.
+const placementRetry = 250 * time.Millisecond
+
+// placementRefused reports whether err is JetStream's "no peers available" refusal (error code
+// 10005, JSClusterNoPeersErrF), which a cluster gives while it counts too few servers online.
+func placementRefused(err error) bool {
+	var api *jetstream.APIError
+	return errors.As(err, &api) && api.ErrorCode == 10005
+}
+
+func setupNATS(ctx context.Context, nc *nats.Conn, js jetstream.JetStream, s NATSSetup) error {
 	if err := audit.EnsureStream(ctx, js, audit.Options{Stream: s.AuditStream, SignersBucket: s.SignersBucket, Replicas: s.Replicas}); err != nil {
 		return err
 	}
