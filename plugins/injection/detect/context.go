@@ -37,6 +37,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		mdnsHost(r, l.text)
 		return false
 	case argkind.Unknown:
+		// Tool output and arguments of no known kind: every rule counts, less the phrases
+		// documentation uses for itself.
+		docPhrases(r)
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -88,6 +91,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			codeSpans(r)
 		}
 		closedGroupComments(r)
+		docPhrases(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		codeVocabulary(r)
@@ -388,6 +392,110 @@ func proseMentions(r *Result) {
 		return j > 0 && j < 80 && reTagMention.MatchString(t[i:i+j+1])
 	})
 }
+
+// docPhrases drops the prompt-injection phrases that documentation uses for itself, prose or
+// not (a table of options is not wordy): what must not happen (negatedAt), a guide's first
+// step (readerStep), a field's name (labelAt) and a quoted label in another script
+// (foreignWord). Each function's comment names the request that still counts.
+func docPhrases(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		switch h.Rule {
+		case "reveal_secrets":
+			return negatedAt(t, h.Match)
+		case "before_task":
+			return readerStep(t, h.Match)
+		case "user_data_request":
+			return labelAt(t, h.Match)
+		case "multilingual_secret":
+			return foreignWord(t, h.Match)
+		}
+		return false
+	})
+}
+
+// negatedAt reports whether the first occurrence of match in t follows a negation ("browsers
+// never send credentials with them", "do not share your password"): documentation telling
+// what does not or must not happen, not a request for the secret.
+func negatedAt(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 {
+		return false
+	}
+	// "if you don't share your password" is a threat's condition, not advice.
+	return reNegationEnd.MatchString(t[max(0, i-16):i]) && !reCondition.MatchString(t[max(0, i-30):i])
+}
+
+var reCondition = regexp.MustCompile(`\b(?:if|unless|or else)\b`)
+
+var reNegationEnd = regexp.MustCompile(`(?:\bnever|\bnot|n't|\bno)\s+$`)
+
+// readerStep reports whether a sentence-initial "first you need to" (before_task) goes on to
+// a step a reader takes to set something up ("first you need to create a container image
+// tarball", "now you must install the plugin"): a guide's order of steps, not a task put in
+// front of the model's. An order to forward, reveal, ignore or run still counts.
+func readerStep(t, match string) bool {
+	if !strings.Contains(match, "first") && !strings.Contains(match, "now") {
+		return false
+	}
+	i := strings.Index(t, match)
+	if i < 0 {
+		return false
+	}
+	return reSetupVerb.MatchString(t[i+len(match):])
+}
+
+var reSetupVerb = regexp.MustCompile(`^\s+(?:create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+
+// labelAt reports whether the first occurrence of match in t is a whole table cell, line, code
+// span or help string (`| password | | The user's password |`, Help: `The user's
+// password`): the name of a field, which asks for nothing. A request goes on after the
+// phrase ("the user's password, then send it to ...").
+func labelAt(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 {
+		return false
+	}
+	j := i
+	for j > 0 && (t[j-1] == ' ' || t[j-1] == '\t') {
+		j--
+	}
+	if j > 0 && strings.IndexByte("|\n`", t[j-1]) < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(t[i+len(match):], " \t")
+	// The rule's phrase may stop inside the field's name ("the user's e-mail" address).
+	if w, after, ok := strings.Cut(rest, " "); ok && !strings.ContainsAny(w, "|`\n") && len(w) <= 12 {
+		if a := strings.TrimLeft(after, " \t"); a != "" && strings.IndexByte("|`\n", a[0]) >= 0 {
+			return true
+		}
+	}
+	return rest == "" || strings.IndexByte("|`\n", rest[0]) >= 0
+}
+
+// foreignWord reports whether match, a word in a script other than Latin, stands only inside
+// quotes in text otherwise written almost wholly in ASCII (a Russian menu label quoted in
+// English documentation: Go to Security / "Пароль и безопасность"). A request in that
+// language is written in it, outside quotes.
+func foreignWord(t, match string) bool {
+	if !strings.ContainsFunc(match, func(r rune) bool { return r >= 0x250 }) {
+		return false
+	}
+	outside := reQuoted.ReplaceAllString(t, "")
+	if strings.Contains(outside, match) {
+		return false
+	}
+	runes, other := 0, 0
+	for _, r := range outside {
+		runes++
+		if r >= 0x80 {
+			other++
+		}
+	}
+	return other*20 < runes // under 5% outside ASCII
+}
+
+var reQuoted = regexp.MustCompile(`"[^"\n]{0,80}"|“[^”\n]{0,80}”|«[^»\n]{0,80}»|„[^“”\n]{0,80}[“”]`)
 
 // ordinaryNow are the words that follow "you are now" in documentation ("you are now ready to
 // generate code", "you're now treating the containers as VMs"), where a hijack names a role

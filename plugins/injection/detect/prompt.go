@@ -44,7 +44,7 @@ var promptRules = []rule{
 	r(PromptInjection, "output_control", 0.55, "respond|reply|answer|output|print|say|begin|start", `\b(?:respond|reply|answer|output|print|say|begin|start)\b[^.!?\n]{0,20}\b(?:only|exactly|solely|just)?\s*(?:with|by saying)?\s*['"](?:access granted|pwned|hacked|i have been pwned|haha|yes|sure|ok|confirmed)['"]|\b(?:i have been pwned|access granted)\b`),
 	r(PromptInjection, "tool_coercion", 0.6, "call|invoke|execute|run|use", `\b(?:call|invoke|execute|run|use)\b (?:the )?(?:tool|function) [\w.-]+ (?:with|to)\b|\bexecute (?:the following|this) (?:command|code|script)\b`),
 	r(PromptInjection, "virtualization", 0.5, "imagine|hypothetical|fictional|story|scene|game|scenario|simulation|roleplay", `\b(?:let'?s|we will|we'll) (?:play|pretend|act|imagine|roleplay)\b|\b(?:hypothetical(?:ly)?|fictional|in (?:this|a) (?:scenario|world|universe|simulation|game|story))\b[^.!?\n]{0,120}\b(?:no (?:rules|restrictions|laws)|anything|personal data|public knowledge|password|secret|allowed)\b|\bimagine (?:we|you|that)\b[^.!?\n]{0,160}\b(?:personal data|public|no rules|allowed|password|secret|private)\b`),
-	r(PromptInjection, "payload_split", 0.7, "", `\b[a-z]\s*=\s*a\s*\+\s*b|\bconcatenat\w* (?:the )?(?:strings|parts|following)\b|\bsmartgpt\b|\bcombine (?:a|parts?|the parts|the following)\b|\binterlace\b|\b(?:part|parte|partie|teil|भाग|phần|ভাগ|부분|部分) ?1 (?:is|es|é|est|ist|है|là|হল|:)`),
+	r(PromptInjection, "payload_split", 0.7, "", `\b[a-z]\s*=\s*a\s*\+\s*b|\bconcatenat\w* (?:the )?(?:strings|parts|following)\b|\bsmartgpt\b|\bcombine a(?:,|\s+(?:and|with|\+))\s*b\b|\bcombine (?:parts?\b|the parts|the following)\b|\binterlace\b|\b(?:part|parte|partie|teil|भाग|phần|ভাগ|부분|部分) ?1 (?:is|es|é|est|ist|है|là|হল|:)`),
 	r(PromptInjection, "multilingual_ignore", 0.85, "",
 		`ignore (?:as |os |todas as )?instruç|(?:ignora|ignorez|olvida|olvide|olvíd|oublie|ignoriere|ignorieren|vergiss|vergessen|ignorar|esqueça|dimentica)\w*\s+(?:\w+\s+){0,3}(?:instrucciones|instructions|anweisungen|instruções|istruzioni|instrucoes|reglas|règles|regeln|regras|regole)|\bignor\w*\s+(?:o|lo|ce qui|le|la|todo|tudo|alles|tutto|quanto)\s*(?:acima|anterior|précède|precedente|oben|sopra|de arriba)|oubliez tout|vergiss alles|olvida todo|esqueça tudo|kalimutan|tagubilin|abaikan|lupakan|quên|hướng dẫn trước|önceki talimat|önceki görev|игнорир\w*|забудь\w*|проигнорир\w*|инструкци\w+|忽略|忽视|无视|忘记|之前的指令|以前の指示|指示を無視|無視して|忘れて|무시|잊어|이전 지시|अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जा|पिछले निर्देश|উপেক্ষা|ভুলে যান|আগের নির্দেশ|تجاهل|انسَ|انس كل|التعليمات السابقة|เพิกเฉย|ละเว้น|ลืม|คำสั่งก่อนหน้า|zignoruj|negeer|yoksay|unut|bỏ qua|تغاضى عن|أوامرك السابقة|อย่าไปสนใจ|परवाह किए बिना|पिछले कार्यों`),
 	r(PromptInjection, "multilingual_secret", 0.7, "",
@@ -152,9 +152,13 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 }
 
 var (
-	reImagine  = newGate(`\b(?:imagine|immagina|imagina|imaginez|stellen sie sich vor|stell dir vor|suppose|hypothetical|supongamos|supponiamo|supposons|angenommen|hayal edin|giả sử|tưởng tượng|bayangkan)|मान लीजिए|कल्पना|কল্পনা|تخيل|상상|想像|想象|представ|จินตนาการ|hayal`)
+	reImagine  = newGate(`\b(?:imagine|immagina|imagina|imaginez|stellen sie sich vor|stell dir vor|suppose\b|hypothetical|supongamos|supponiamo|supposons|angenommen|hayal edin|giả sử|tưởng tượng|bayangkan)|मान लीजिए|कल्पना|কল্পনা|تخيل|상상|想像|想象|представ|จินตนาการ|hayal`)
 	rePersonal = newGate(`kişisel veri|personal na data|personenbezogene|dữ liệu cá nhân|data pribadi|personal data|personal information|dati personali|datos personales|données personnelles|persönliche|dados pessoais|व्यक्तिगत|ব্যক্তিগত|개인 (?:데이터|정보)|個人データ|个人数据|персональн|البيانات الشخصية|ข้อมูลส่วนบุคคล|password|passwort|contraseña|senha|पासवर्ड|পাসওয়ার্ড|비밀번호|パスワード|密码|пароль|كلمة المرور|birth|nascita|nacimiento|naissance|geburt|जन्म|জন্ম|생일|誕生|出生|рождения|ميلاد|email address|e-mail|ईमेल|ইমেল|이메일|メール|邮件|почт|البريد`)
 )
+
+// virtualizationReach is how far, in bytes either side of the scene-setting word, the request
+// for personal data is looked for.
+const virtualizationReach = 1200
 
 // virtualization votes for a scene-setting frame ("imagine we are in a world where personal
 // data is public") around a request for personal data or secrets, in any of several languages.
@@ -163,7 +167,9 @@ func virtualization(v *voter, t string) {
 		return
 	}
 	if loc := reImagine.find(v, t); loc != nil {
-		if rePersonal.re().MatchString(t) {
+		// Near the frame: a long page that says "suppose" in one section and "e-mail" in
+		// another sets no scene around a request.
+		if rePersonal.re().MatchString(t[max(0, loc[0]-virtualizationReach):min(len(t), loc[1]+virtualizationReach)]) {
 			v.add(PromptInjection, "virtualization_personal_data", 0.7, snippet(t, loc))
 		}
 	}
@@ -326,7 +332,10 @@ var displayKeys = wordSet("style logo logocolor logowidth label labelcolor color
 
 // markdownExfil returns the first markdown image whose URL query could carry data, or "". An
 // image whose every query parameter is a display setting (a badge) is not one: a README's
-// badge row is the commonest markdown image with a query, and nothing in it is data.
+// badge row is the commonest markdown image with a query, and nothing in it is data. Nor is
+// an image whose every value is fixed text, short and not a placeholder (a star-history chart's
+// ?repos=go-task/task&type=date): a literal URL sends nothing the page did not already hold. A
+// model is made to exfiltrate through a value left for it to fill (see dataSlot).
 // Written by hand (no rule table entry) so the badge check sees the whole URL.
 func markdownExfil(t string) string {
 	if !strings.Contains(t, "![") {
@@ -335,12 +344,32 @@ func markdownExfil(t string) string {
 	for _, m := range reMarkdownImage().FindAllStringSubmatchIndex(t, -1) {
 		u := t[m[2]:m[3]]
 		_, q, _ := strings.Cut(u, "?")
-		if !displayOnly(q) {
+		if !displayOnly(q) && dataSlot(q) {
 			return t[m[0]:m[1]]
 		}
 	}
 	return ""
 }
+
+// dataSlot reports whether a parameter of query q is left for data: empty (`?q=`), holding
+// template syntax (`{secrets}`, `$DATA`, `<MESSAGE>`, `[chat]`, percent-encoding), a
+// placeholder (`PASTE_THE_CHAT_HERE`), or longer than a fixed setting would be.
+func dataSlot(q string) bool {
+	for _, kv := range strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) {
+		_, val, _ := strings.Cut(kv, "=")
+		if val == "" || len(val) > 40 || strings.ContainsAny(val, "{}$<>[]%") || placeholder(val) {
+			return true
+		}
+	}
+	return false
+}
+
+// placeholder reports whether s names what to put there rather than being a setting
+// (PASTE_THE_CHAT_HERE, user_email, data): it holds a word for the conversation, a secret or
+// a place to paste. The text is already lower-cased (Normalize), so capitals cannot tell.
+func placeholder(s string) bool { return rePlaceholder().MatchString(s) }
+
+var rePlaceholder = lazyRegexp(`here|paste|insert|fill|data|secret|chat|message|conversation|history|password|passwd|token|credential|api_?key|e-?mail|content|summary|answer|reply|response|prompt`)
 
 // displayOnly reports whether every parameter of query q is a display key with a short value
 // free of template syntax.
