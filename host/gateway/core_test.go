@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -135,5 +136,74 @@ func TestCoreChecksEverySectionUpFront(t *testing.T) {
 				t.Fatalf("err = %v, want a FieldError at %s", err, tc.path)
 			}
 		})
+	}
+}
+
+// TestExampleBundleHoldsTheBodyLimit runs a tool call with an argument just under the gateway's
+// 4 MiB body limit, and a tool output as large, through every stage of the example bundle: no
+// stage may run out of memory (each stage's memory_pages must hold what the gateway lets
+// through) or fail on the number of texts (the detector sends a long output's windows to the
+// host in batches it accepts; it classifies the first 1024 and marks its verdict incomplete),
+// and both are allowed. The injection stage scans 4 MiB in about two
+// seconds, past its 250 ms timeout, where it fails closed (a limit, not a skip): the test gives
+// it longer, so that a timeout does not hide what it checks.
+func TestExampleBundleHoldsTheBodyLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans 8 MiB through five Wasm stages")
+	}
+	ctx := context.Background()
+	dir := testenv.ExampleBundle(t)
+	yml, err := os.ReadFile(filepath.Join(dir, "bundle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(yml), "timeout: 250ms"); n == 0 {
+		t.Fatal("the example bundle names no 250ms timeout to lengthen")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), []byte(strings.ReplaceAll(string(yml), "timeout: 250ms", "timeout: 60s")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", (4<<20-8<<10)/58)
+	req, err := json.Marshal(map[string]any{"name": "a 4 MiB argument", "method": "tools/call", "expected": "allow",
+		"params": map[string]any{"name": "echo", "arguments": map[string]any{"message": text}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := json.Marshal(map[string]any{"name": "a 4 MiB tool output", "expected": "allow",
+		"envelope": map[string]any{"abi": "1.0", "id": "out", "phase": "response", "method": "tools/call", "tool": "echo",
+			"arguments": map[string]any{"message": "report"}, "result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fx := t.TempDir()
+	for name, b := range map[string][]byte{"req.json": req, "resp.json": resp} {
+		if err := os.WriteFile(filepath.Join(fx, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: config.Config{Bundle: dir, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer core.Close(ctx)
+	rs, err := policytest.Run(ctx, policytest.Options{Bundle: dir, Fixtures: []string{filepath.Join(fx, "req.json"), filepath.Join(fx, "resp.json")},
+		Build: func(ctx context.Context, dir string) (*bundle.Bundle, error) { return core.Build(ctx, dir, true) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2", len(rs))
+	}
+	for _, r := range rs {
+		for _, s := range r.Stages {
+			// The detector classifies a message's first max_texts (1024) windows, 256 KiB of
+			// text, and says the verdict is incomplete; its failure mode (open) decides.
+			if s.Error != "" && (s.Stage != "detector" || s.Error != "incomplete verdict") {
+				t.Errorf("%s: stage %s: %s", r.Fixture, s.Stage, s.Error)
+			}
+		}
+		if !r.Pass {
+			t.Errorf("%s: %s by %s (%s), want allow", r.Fixture, r.Decision, r.Stage, r.Reason)
+		}
 	}
 }

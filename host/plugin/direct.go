@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -161,6 +162,7 @@ type directInstance struct {
 	fns     map[string]api.Function
 	stack   [2]uint64
 	pending []byte // a host function's or config_get's result, until result_read
+	stderr  *stderrHead
 
 	// Interruption (d.stopped): a timer sets stop at the deadline; the guest traps at its next
 	// function entry or loop header. mu orders the timer against re-arming for the next call.
@@ -183,11 +185,12 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 	} else {
 		mc = mc.WithStartFunctions() // run palisade_start and _initialize below, under the stop timer
 	}
-	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx), d.compiled, mc.WithName(""))
+	head := &stderrHead{}
+	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx), d.compiled, mc.WithName("").WithStderr(head))
 	if err != nil {
-		return nil, err
+		return nil, head.wrap(err)
 	}
-	in := &directInstance{d: d, mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction(directAllocExport), fns: map[string]api.Function{}}
+	in := &directInstance{d: d, mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction(directAllocExport), fns: map[string]api.Function{}, stderr: head}
 	if in.mem == nil {
 		mod.Close(ctx)
 		return nil, errors.New("direct convention: the module exports no memory")
@@ -214,7 +217,7 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 				continue
 			}
 			if err = f.CallWithStack(ctx, in.stack[:]); err != nil {
-				err = fmt.Errorf("%s: %w", name, err)
+				err = fmt.Errorf("%s: %w", name, head.wrap(err))
 				break
 			}
 		}
@@ -360,15 +363,16 @@ func (in *directInstance) call(ctx context.Context, fn string, input []byte) (ui
 	}
 	s := in.stack[:]
 	s[0] = uint64(len(input))
+	in.stderr.reset()
 	if err := in.alloc.CallWithStack(ctx, s); err != nil {
-		return 0, nil, err
+		return 0, nil, in.stderr.wrap(err)
 	}
 	if len(input) > 0 && !in.mem.Write(uint32(s[0]), input) {
 		return 0, nil, fmt.Errorf("wasm error: palisade_alloc returned %#x, out of bounds for %d bytes", uint32(s[0]), len(input))
 	}
 	s[0] = uint64(len(input))
 	if err := f.CallWithStack(ctx, s); err != nil {
-		return 0, nil, err
+		return 0, nil, in.stderr.wrap(err)
 	}
 	ptr, n := uint32(s[0]>>32), uint32(s[0])
 	failed := n&directErrFlag != 0
@@ -393,4 +397,40 @@ func (in *directInstance) close(ctx context.Context) {
 	}
 	in.d.insts.Delete(in.mod)
 	in.mod.Close(ctx)
+}
+
+// stderrHead keeps the first stderrHeadBytes a guest writes to stderr since the last reset,
+// and drops the rest. A Go guest's runtime prints why it stops there before it traps ("fatal
+// error: out of memory", then the goroutine dump): without it a trap reads only "unreachable".
+type stderrHead struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const stderrHeadBytes = 256
+
+func (h *stderrHead) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if room := stderrHeadBytes - len(h.buf); room > 0 {
+		h.buf = append(h.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (h *stderrHead) reset() {
+	h.mu.Lock()
+	h.buf = h.buf[:0]
+	h.mu.Unlock()
+}
+
+// wrap adds the first line the guest wrote to stderr (quoted: it is the guest's text) to err.
+func (h *stderrHead) wrap(err error) error {
+	h.mu.Lock()
+	line, _, _ := bytes.Cut(bytes.TrimSpace(h.buf), []byte("\n"))
+	h.mu.Unlock()
+	if len(line) == 0 {
+		return err
+	}
+	return fmt.Errorf("%w (guest stderr: %q)", err, line)
 }

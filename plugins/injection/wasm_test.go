@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
+	"gopkg.in/yaml.v3"
 )
 
 func runtime(t testing.TB) *plugin.Runtime { return wasmtest.Runtime(t) }
@@ -345,5 +347,65 @@ func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 		"tool": "send", "arguments": map[string]any{"body": string(benchEnvelope(64 << 10))}})
 	if v.Action != abi.ActionNone {
 		t.Fatalf("64 KiB benign argument: verdict %+v, want none", v)
+	}
+}
+
+// TestWasmLargeArgumentExampleMemory evaluates a 2 MiB argument under the runtime's default
+// memory cap (256 pages) and under the example bundle's cap for this stage. Under 256 pages the
+// guest runs out of memory, and the error says so in the guest's own words (host/plugin passes
+// on the first line of its stderr); the example bundle's cap holds it. The gateway test
+// TestExampleBundleHoldsTheBodyLimit takes the whole chain to the 4 MiB body limit.
+func TestWasmLargeArgumentExampleMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans 2 MiB in Wasm")
+	}
+	raw, err := os.ReadFile("../../examples/bundle/bundle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b struct {
+		Stages []struct {
+			Name  string `yaml:"name"`
+			Pages uint32 `yaml:"memory_pages"`
+		} `yaml:"stages"`
+	}
+	if err := yaml.Unmarshal(raw, &b); err != nil {
+		t.Fatal(err)
+	}
+	var pages uint32
+	for _, s := range b.Stages {
+		if s.Name == "injection" {
+			pages = s.Pages
+		}
+	}
+	if pages == 0 {
+		t.Fatal("examples/bundle/bundle.yaml: no memory_pages for the injection stage")
+	}
+	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", (2<<20)/58)
+	in, err := json.Marshal(map[string]any{"abi": "1.0", "id": "2m", "phase": "request", "method": "tools/call",
+		"tool": "send", "arguments": map[string]any{"body": text}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wasm := buildWasm(t, "./", "injection")
+	for _, tc := range []struct {
+		pages uint32
+		oom   bool
+	}{{256, true}, {pages, false}} {
+		// Its own instance, trusted (as the example bundle runs it), with a timeout a loaded
+		// machine cannot reach: the test is about memory.
+		p, err := runtime(t).Load(context.Background(), plugin.Spec{Name: "injection", Wasm: wasm, Config: map[string]string{"config": "{}"},
+			Timeout: 5 * time.Minute, InitTimeout: 2 * time.Minute, PoolSize: 1, MaxPages: tc.pages, Uninterruptible: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = p.Evaluate(context.Background(), in)
+		p.Close(context.Background())
+		if tc.oom && (err == nil || !strings.Contains(err.Error(), "out of memory")) {
+			t.Errorf("2 MiB under %d pages: %v, want a trap that names the guest's out of memory", tc.pages, err)
+		}
+		if !tc.oom && err != nil {
+			t.Errorf("2 MiB under the example bundle's %d pages: %v", tc.pages, err)
+		}
 	}
 }

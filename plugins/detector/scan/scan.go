@@ -40,6 +40,11 @@ type Config struct {
 	// its first MaxTexts and the verdict is marked incomplete (the stage's
 	// failure mode applies), never passed as clean.
 	MaxTexts int `json:"max_texts"`
+	// InferBatch bounds the texts sent in one host call (infer or infer_score): a message with
+	// more is classified in several calls, in order. 0 = 256, the host's default limit per
+	// call (the gateway's `infer.max_texts`); a host that allows fewer answers "too many
+	// texts", an error the stage's failure mode decides.
+	InferBatch int `json:"infer_batch"`
 	// MinBytes skips shorter strings (ids, flags, numbers as strings); 0 = 3.
 	MinBytes int `json:"min_bytes"`
 	// MaxBytes truncates each string before it is windowed; 0 = 4 MiB (the
@@ -110,6 +115,8 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("detector config: action %q: want deny, ask or sample", c.Action)
 	case c.MaxTexts < 1 || c.MinBytes < 0 || c.MaxBytes < 1:
 		return c, fmt.Errorf("detector config: max_texts, min_bytes and max_bytes must be positive")
+	case c.InferBatch < 0:
+		return c, fmt.Errorf("detector config: infer_batch %d must not be negative", c.InferBatch)
 	case c.WindowBytes > 0 && c.WindowBytes < 16:
 		return c, fmt.Errorf("detector config: window_bytes %d < 16", c.WindowBytes)
 	}
@@ -577,6 +584,29 @@ func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
 	})
 }
 
+// batched runs classify on at most c.InferBatch texts at a time and joins the results in order.
+func batched(c Config, texts []Text, classify func([]Text) ([]Result, error)) ([]Result, error) {
+	size := c.InferBatch
+	if size <= 0 {
+		size = defaultInferBatch
+	}
+	if len(texts) <= size {
+		return classify(texts)
+	}
+	out := make([]Result, 0, len(texts))
+	for chunk := range slices.Chunk(texts, size) {
+		rs, err := classify(chunk)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+	}
+	return out, nil
+}
+
+// defaultInferBatch is Config.InferBatch's default: host/infer's default MaxTexts per call.
+const defaultInferBatch = 256
+
 // EvaluateScores is Evaluate on the infer_score host function (sdk/ABI.md): the texts go to the
 // host as bytes and come back as one score and label index each, with no JSON either way. Its
 // verdicts are Evaluate's.
@@ -611,7 +641,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}
-	results, err := classify(texts)
+	results, err := batched(c, texts, classify)
 	if err != nil {
 		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}

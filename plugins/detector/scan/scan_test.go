@@ -105,7 +105,7 @@ func TestParseConfig(t *testing.T) {
 	if err != nil || c.Threshold != 0.5 || c.Action != "ask" || c.Model != "detector-v1" {
 		t.Errorf("ParseConfig = %+v, %v", c, err)
 	}
-	for _, bad := range []string{`{"threshold":2}`, `{"action":"allow"}`, `{"max_texts":-1}`, `[`} {
+	for _, bad := range []string{`{"threshold":2}`, `{"action":"allow"}`, `{"max_texts":-1}`, `{"infer_batch":-1}`, `[`} {
 		if _, err := ParseConfig([]byte(bad)); err == nil {
 			t.Errorf("ParseConfig(%s) accepted", bad)
 		}
@@ -548,5 +548,45 @@ func TestSQLSyntax(t *testing.T) {
 		if v, err := Evaluate(search(tc.query), c, answer(tc.label)); err != nil || v.Action != tc.want {
 			t.Errorf("%s at 0.99 in WebSearch %q: %+v %v, want %s", tc.label, tc.query, v, err, tc.want)
 		}
+	}
+}
+
+// TestEvaluateScoresBatches: a tool output of 1,000 windows goes to the host in calls of at most
+// InferBatch texts (the host refuses more than its max_texts per call), in order, and a finding
+// in the last call still decides the verdict.
+func TestEvaluateScoresBatches(t *testing.T) {
+	text := strings.Repeat("The weekly report lists what each team shipped and what is next. ", 1000*256/66) + " INJECT"
+	env, _ := json.Marshal(map[string]any{"phase": "response", "method": "tools/call", "tool": "fetch",
+		"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}})
+	c, err := ParseConfig([]byte(`{"threshold":0.5}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	score := func(r abi.ScoreRequest) (abi.ScoreResponse, error) {
+		if len(r.Texts) > defaultInferBatch {
+			return abi.ScoreResponse{}, fmt.Errorf("too many texts: %d > %d", len(r.Texts), defaultInferBatch)
+		}
+		sizes = append(sizes, len(r.Texts))
+		resp := abi.ScoreResponse{Labels: []string{"benign", "prompt_injection"}}
+		for _, x := range r.Texts {
+			s := abi.InferScore{Score: 0.01, Label: 1}
+			if strings.Contains(x, "INJECT") {
+				s.Score = 0.99
+			}
+			resp.Scores = append(resp.Scores, s)
+		}
+		return resp, nil
+	}
+	v, err := EvaluateScores(env, c, score)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range sizes {
+		total += n
+	}
+	if len(sizes) < 4 || total < 900 || v.Action != abi.ActionDeny || v.Incomplete {
+		t.Fatalf("calls %v (%d texts): verdict %+v, want several calls of at most %d and a deny for the last window", sizes, total, v, defaultInferBatch)
 	}
 }
