@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -78,3 +79,65 @@ func (m *Metrics) ShadowDisagreement(active, shadow, rule, stage string) {
 
 // ShadowDropped counts one call the shadow bundle did not judge (its queue was full).
 func (m *Metrics) ShadowDropped() { m.shadowDropped.Inc() }
+
+// StageMemory is one stage's plugin memory: what its live instances' linear memory has grown
+// to, how many there are, and the cap of each.
+type StageMemory struct {
+	Stage     string
+	Bytes     int64 // linear memory of the live instances, together
+	Instances int64
+	MaxBytes  int64 // one instance's cap (memory_pages × 64 KiB)
+}
+
+// memoryStats is what a stage's evaluator reports when it is a host/plugin plugin.
+type memoryStats interface {
+	Stats() *plugin.Stats
+	MaxBytes() int64
+}
+
+// ChainMemory lists the memory of every plugin stage of ch (nil: none).
+func ChainMemory(ch *chain.Chain) []StageMemory {
+	if ch == nil {
+		return nil
+	}
+	var out []StageMemory
+	for _, s := range ch.Stages() {
+		p, ok := s.Plugin.(memoryStats)
+		if !ok {
+			continue
+		}
+		st := p.Stats()
+		out = append(out, StageMemory{Stage: s.Name, Bytes: st.LinearBytes.Load(), Instances: st.Instances.Load(), MaxBytes: p.MaxBytes()})
+	}
+	return out
+}
+
+// WatchStageMemory exports f's stages on every scrape: palisade_stage_linear_memory_bytes,
+// palisade_stage_instances and palisade_stage_memory_limit_bytes, each by stage. A stage whose
+// memory per instance nears its limit is a stage about to trap (a Go guest grows 4 MiB at a
+// time): the limit is the bundle's memory_pages.
+func (m *Metrics) WatchStageMemory(f func() []StageMemory) {
+	m.Registry.MustRegister(stageMemoryCollector(f))
+}
+
+var (
+	stageLinearDesc = prometheus.NewDesc("palisade_stage_linear_memory_bytes", "Linear memory the live plugin instances of a stage of the active bundle have grown to, together.", []string{"stage"}, nil)
+	stageInstDesc   = prometheus.NewDesc("palisade_stage_instances", "Live plugin instances of a stage of the active bundle.", []string{"stage"}, nil)
+	stageLimitDesc  = prometheus.NewDesc("palisade_stage_memory_limit_bytes", "The memory cap of one plugin instance of a stage (memory_pages × 64 KiB).", []string{"stage"}, nil)
+)
+
+type stageMemoryCollector func() []StageMemory
+
+func (stageMemoryCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- stageLinearDesc
+	ch <- stageInstDesc
+	ch <- stageLimitDesc
+}
+
+func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range f() {
+		ch <- prometheus.MustNewConstMetric(stageLinearDesc, prometheus.GaugeValue, float64(s.Bytes), s.Stage)
+		ch <- prometheus.MustNewConstMetric(stageInstDesc, prometheus.GaugeValue, float64(s.Instances), s.Stage)
+		ch <- prometheus.MustNewConstMetric(stageLimitDesc, prometheus.GaugeValue, float64(s.MaxBytes), s.Stage)
+	}
+}

@@ -591,6 +591,21 @@ func TestMetricsAndHealth(t *testing.T) {
 	if linear < 1<<20 {
 		t.Errorf("palisade_plugin_linear_memory_bytes = %v, want the live instances' memory (MiBs)\n%s", linear, grepLines(m, "linear"))
 	}
+	// And per stage, with each instance's cap: the example bundle's injection stage has 1024
+	// pages, and its instances hold some MiBs, under the cap.
+	stage := func(name string) float64 {
+		for _, l := range strings.Split(m, "\n") {
+			if v, ok := strings.CutPrefix(l, name+`{stage="injection"} `); ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				return f
+			}
+		}
+		return -1
+	}
+	used, inst, limit := stage("palisade_stage_linear_memory_bytes"), stage("palisade_stage_instances"), stage("palisade_stage_memory_limit_bytes")
+	if limit != 1024<<16 || inst < 1 || used < 1<<20 || used > inst*limit {
+		t.Errorf("injection stage memory: %v bytes in %v instances, limit %v each; want MiBs under 64 MiB each\n%s", used, inst, limit, grepLines(m, "palisade_stage_"))
+	}
 }
 
 func grepLines(s, sub string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -28,7 +29,8 @@ type directModule struct {
 	config   map[string]string
 	stopped  bool // instrumented with a stop check (instrument.go); false for trusted plugins
 	logf     func(level int32, msg string)
-	insts    sync.Map // api.Module → *directInstance, for host functions to find their caller
+	insts    sync.Map      // api.Module → *directInstance, for host functions to find their caller
+	linear   *atomic.Int64 // the plugin's Stats.LinearBytes: its instances' linear memory
 }
 
 // exportsDirect reports whether wasm follows the direct convention: it exports palisade_alloc.
@@ -186,7 +188,7 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 		mc = mc.WithStartFunctions() // run palisade_start and _initialize below, under the stop timer
 	}
 	head := &stderrHead{}
-	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx), d.compiled, mc.WithName("").WithStderr(head))
+	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx, d.linear), d.compiled, mc.WithName("").WithStderr(head))
 	if err != nil {
 		return nil, head.wrap(err)
 	}

@@ -27,8 +27,10 @@ import (
 //
 // A slice of a closed instance's memory must not be used: the host copies the verdict and every
 // host-function request out of guest memory before the instance can be released (direct.go).
-func withLinearMemory(ctx context.Context) context.Context {
-	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(mapMemory))
+func withLinearMemory(ctx context.Context, plugin *atomic.Int64) context.Context {
+	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return mapMemory(capacity, max, plugin)
+	}))
 }
 
 // mappedMemory is one instance's linear memory in an anonymous private mapping.
@@ -37,9 +39,18 @@ type mappedMemory struct{ r *region }
 // region is the mapping, apart from mappedMemory so that a cleanup can unmap it once nothing
 // holds the mappedMemory (an instance dropped without Close), never twice.
 type region struct {
-	mu   sync.Mutex
-	buf  []byte // the whole reservation; nil once unmapped or when mmap failed
-	size uint64 // the length the guest has grown to (counted in linearBytes)
+	mu     sync.Mutex
+	buf    []byte        // the whole reservation; nil once unmapped or when mmap failed
+	size   uint64        // the length the guest has grown to (counted in linearBytes)
+	plugin *atomic.Int64 // the plugin's own count (Stats.LinearBytes); nil = none
+}
+
+// add counts delta bytes in the process's total and the plugin's.
+func (r *region) add(delta int64) {
+	linearBytes.Add(delta)
+	if r.plugin != nil {
+		r.plugin.Add(delta)
+	}
 }
 
 // linearBytes is the sum of every live instance's linear memory length in this process.
@@ -51,8 +62,8 @@ var linearBytes atomic.Int64
 // whose heap grows. 0 where instances keep their memory on the Go heap (no mmap).
 func LinearMemoryBytes() int64 { return linearBytes.Load() }
 
-func mapMemory(_, max uint64) experimental.LinearMemory {
-	m := &mappedMemory{r: &region{}}
+func mapMemory(_, max uint64, plugin *atomic.Int64) experimental.LinearMemory {
+	m := &mappedMemory{r: &region{plugin: plugin}}
 	b, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
 	if err != nil {
 		return m // Reallocate fails: the instance cannot start or grow
@@ -69,7 +80,7 @@ func (m *mappedMemory) Reallocate(size uint64) []byte {
 	if m.r.buf == nil || size > uint64(len(m.r.buf)) {
 		return nil
 	}
-	linearBytes.Add(int64(size) - int64(m.r.size))
+	m.r.add(int64(size) - int64(m.r.size))
 	m.r.size = size
 	return m.r.buf[:size:size]
 }
@@ -83,7 +94,7 @@ func (r *region) unmap() {
 	if r.buf != nil {
 		syscall.Munmap(r.buf)
 		r.buf = nil
-		linearBytes.Add(-int64(r.size))
+		r.add(-int64(r.size))
 		r.size = 0
 	}
 }

@@ -4,6 +4,7 @@ package plugin
 
 import (
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -11,7 +12,8 @@ import (
 func TestMappedMemory(t *testing.T) {
 	const page = 64 << 10
 	before := LinearMemoryBytes()
-	m := mapMemory(page, 4*page)
+	var own atomic.Int64
+	m := mapMemory(page, 4*page, &own)
 	b := m.Reallocate(page)
 	if len(b) != page {
 		t.Fatalf("Reallocate(1 page) = %d bytes", len(b))
@@ -28,6 +30,9 @@ func TestMappedMemory(t *testing.T) {
 	if got := LinearMemoryBytes() - before; got != 4*page {
 		t.Errorf("LinearMemoryBytes grew by %d, want %d", got, 4*page)
 	}
+	if got := own.Load(); got != 4*page {
+		t.Errorf("the plugin's count is %d, want %d", got, 4*page)
+	}
 	m.Free()
 	m.Free() // wazero frees once; a second call is harmless
 	if m.Reallocate(page) != nil {
@@ -36,11 +41,14 @@ func TestMappedMemory(t *testing.T) {
 	if got := LinearMemoryBytes() - before; got != 0 {
 		t.Errorf("LinearMemoryBytes after Free is %d over its start, want 0", got)
 	}
+	if got := own.Load(); got != 0 {
+		t.Errorf("the plugin's count after Free is %d, want 0", got)
+	}
 }
 
 // A memory nothing holds any more is unmapped by its cleanup, once.
 func TestMappedMemoryCleanup(t *testing.T) {
-	m := mapMemory(0, 64<<10).(*mappedMemory)
+	m := mapMemory(0, 64<<10, nil).(*mappedMemory)
 	r := m.r
 	m.Reallocate(64 << 10)[0] = 1
 	m = nil

@@ -235,7 +235,14 @@ type Stats struct {
 	Timeouts  atomic.Int64
 	Replaced  atomic.Int64
 	Instances atomic.Int64
+	// LinearBytes is the linear memory this plugin's live instances have grown to (direct
+	// convention, where host/plugin maps it; 0 elsewhere). Compare with MaxPages × 64 KiB per
+	// instance: a Go guest's heap grows 4 MiB at a time, and one that reaches its cap traps.
+	LinearBytes atomic.Int64
 }
+
+// MaxBytes is the memory cap of one instance: MaxPages × 64 KiB.
+func (p *Plugin) MaxBytes() int64 { return int64(p.spec.MaxPages) << 16 }
 
 // Load compiles s.Wasm (using the cache), creates one instance to prove the module starts and
 // returns the plugin. A module that fails to compile or to start is an error. The calling
@@ -263,6 +270,7 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		if err != nil {
 			return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
 		}
+		d.linear = &p.stats.LinearBytes
 		p.direct = d
 	} else {
 		compiled, err := r.compileExtism(ctx, s)
