@@ -144,9 +144,9 @@ func TestCoreChecksEverySectionUpFront(t *testing.T) {
 // stage may run out of memory (each stage's memory_pages must hold what the gateway lets
 // through) or fail on the number of texts (the detector sends a long output's windows to the
 // host in batches it accepts; it classifies the first 1024 and marks its verdict incomplete),
-// and both are allowed. The injection stage scans 4 MiB in about two
-// seconds, past its 250 ms timeout, where it fails closed (a limit, not a skip): the test gives
-// it longer, so that a timeout does not hide what it checks.
+// and both are allowed. The injection stage scans 4 MiB in about a second, past its 250 ms
+// timeout, where it fails closed (a limit, not a skip): the test gives it longer, so that a
+// timeout does not hide what it checks.
 func TestExampleBundleHoldsTheBodyLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scans 8 MiB through five Wasm stages")

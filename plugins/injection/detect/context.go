@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -81,6 +82,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 	case argkind.Text:
 		keepOnly(r, l.kind)
+		if len(r.Hits) == 0 {
+			// Nothing to drop: the checks below only take hits away, and each reads the
+			// whole text (a 4 MiB tool call spent 60% of its scan in them).
+			return false
+		}
 		if wordy(r.Norm.Text) {
 			codeSpans(r)
 			flagsNotComments(r)
@@ -357,7 +363,7 @@ var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*
 func proseMentions(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "shell_path" })
-	if reQuotedWords.MatchString(t) {
+	if slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Rule == "quote_or_quote" || h.Rule == "quote_tautology" }) && reQuotedWords.MatchString(t) {
 		dropHits(r, SQLInjection, func(h Hit) bool {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
@@ -557,7 +563,8 @@ var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]
 // command-line flag after a quoted value (pass "foo=bar" --filter ...) or a quoted '#':
 // documentation people read is full of them.
 func flagsNotComments(r *Result) {
-	if reProseComment.MatchString(r.Norm.Text) {
+	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == SQLInjection && h.Rule == "quote_comment" }) ||
+		reProseComment.MatchString(r.Norm.Text) {
 		return
 	}
 	dropQuoteComment(r)
