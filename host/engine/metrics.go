@@ -87,6 +87,7 @@ type StageMemory struct {
 	Bytes     int64 // linear memory of the live instances, together
 	Instances int64
 	MaxBytes  int64 // one instance's cap (memory_pages × 64 KiB)
+	Retired   int64 // instances retired near the cap after a call (plugin.Stats.Retired)
 }
 
 // memoryStats is what a stage's evaluator reports when it is a host/plugin plugin.
@@ -107,7 +108,7 @@ func ChainMemory(ch *chain.Chain) []StageMemory {
 			continue
 		}
 		st := p.Stats()
-		out = append(out, StageMemory{Stage: s.Name, Bytes: st.LinearBytes.Load(), Instances: st.Instances.Load(), MaxBytes: p.MaxBytes()})
+		out = append(out, StageMemory{Stage: s.Name, Bytes: st.LinearBytes.Load(), Instances: st.Instances.Load(), MaxBytes: p.MaxBytes(), Retired: st.Retired.Load()})
 	}
 	return out
 }
@@ -124,6 +125,7 @@ var (
 	stageLinearDesc = prometheus.NewDesc("palisade_stage_linear_memory_bytes", "Linear memory the live plugin instances of a stage of the active bundle have grown to, together.", []string{"stage"}, nil)
 	stageInstDesc   = prometheus.NewDesc("palisade_stage_instances", "Live plugin instances of a stage of the active bundle.", []string{"stage"}, nil)
 	stageLimitDesc  = prometheus.NewDesc("palisade_stage_memory_limit_bytes", "The memory cap of one plugin instance of a stage (memory_pages × 64 KiB).", []string{"stage"}, nil)
+	stageRetireDesc = prometheus.NewDesc("palisade_stage_instances_retired_total", "Plugin instances of a stage of the active bundle closed after a call because they had grown to three quarters of their memory cap.", []string{"stage"}, nil)
 )
 
 type stageMemoryCollector func() []StageMemory
@@ -132,6 +134,7 @@ func (stageMemoryCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- stageLinearDesc
 	ch <- stageInstDesc
 	ch <- stageLimitDesc
+	ch <- stageRetireDesc
 }
 
 func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
@@ -139,5 +142,6 @@ func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(stageLinearDesc, prometheus.GaugeValue, float64(s.Bytes), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageInstDesc, prometheus.GaugeValue, float64(s.Instances), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageLimitDesc, prometheus.GaugeValue, float64(s.MaxBytes), s.Stage)
+		ch <- prometheus.MustNewConstMetric(stageRetireDesc, prometheus.CounterValue, float64(s.Retired), s.Stage)
 	}
 }

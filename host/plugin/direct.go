@@ -165,6 +165,9 @@ type directInstance struct {
 	stack   [2]uint64
 	pending []byte // a host function's or config_get's result, until result_read
 	stderr  *stderrHead
+	// firstSize is the linear memory after the first call Plugin.Call finished (0 before it):
+	// an instance is retired near its cap only once it has grown past it.
+	firstSize uint32
 
 	// Interruption (d.stopped): a timer sets stop at the deadline; the guest traps at its next
 	// function entry or loop header. mu orders the timer against re-arming for the next call.

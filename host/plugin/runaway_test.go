@@ -191,3 +191,31 @@ func TestTimeoutHammer(t *testing.T) {
 		})
 	}
 }
+
+// TestRetireNearTheCap: a guest whose memory grows a page per call is retired, after a call that
+// succeeded, once it holds three quarters of its 8-page cap, and a fresh instance takes the next
+// call: no call fails, where without retirement the eighth would trap out of memory.
+func TestRetireNearTheCap(t *testing.T) {
+	rt := newRuntime(t)
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: "grow", Wasm: wat(t, "testdata/grow_direct.wat"),
+		Timeout: 10 * time.Second, InitTimeout: 10 * time.Second, PoolSize: 1, MaxPages: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for i := range 30 {
+		out, err := p.Evaluate(context.Background(), []byte("x"))
+		if err != nil || string(out) != `{"action":"none"}` {
+			t.Fatalf("call %d: %q %v", i, out, err)
+		}
+		if b := p.Stats().LinearBytes.Load(); b > 8<<16 {
+			t.Fatalf("call %d: %d bytes of linear memory over an 8-page cap", i, b)
+		}
+	}
+	if r := p.Stats().Retired.Load(); r < 4 {
+		t.Errorf("retired %d instances in 30 calls, want one every 5 calls", r)
+	}
+	if f := p.Stats().Failures.Load(); f != 0 {
+		t.Errorf("%d failed calls", f)
+	}
+}

@@ -235,10 +235,31 @@ type Stats struct {
 	Timeouts  atomic.Int64
 	Replaced  atomic.Int64
 	Instances atomic.Int64
+	// Retired counts instances closed after a successful call because their linear memory had
+	// reached retireShare of the cap (direct convention): the next call starts a fresh one.
+	Retired atomic.Int64
 	// LinearBytes is the linear memory this plugin's live instances have grown to (direct
 	// convention, where host/plugin maps it; 0 elsewhere). Compare with MaxPages × 64 KiB per
 	// instance: a Go guest's heap grows 4 MiB at a time, and one that reaches its cap traps.
 	LinearBytes atomic.Int64
+}
+
+// retireShare is the share of its memory cap past which an instance is retired after a call.
+const retireShare = 0.75
+
+// nearCap reports whether a direct-convention instance's linear memory has reached
+// retireShare of the cap and grown since its first call: a guest that needs that much from
+// the start would only be started again and again.
+func (p *Plugin) nearCap(inst instance) bool {
+	in, ok := inst.(*directInstance)
+	if !ok {
+		return false
+	}
+	size := in.mem.Size()
+	if in.firstSize == 0 {
+		in.firstSize = size
+	}
+	return size > in.firstSize && float64(size) >= retireShare*float64(p.MaxBytes())
 }
 
 // MaxBytes is the memory cap of one instance: MaxPages × 64 KiB.
@@ -583,6 +604,16 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 	if p.compiled != nil {
 		// Output is a view of instance memory in some SDK versions: copy before release.
 		out = append([]byte(nil), out...)
+	}
+	if p.nearCap(inst) {
+		// Retire it now, between calls, rather than let a later call trap out of memory
+		// and fail: a guest's heap that creeps (a Go runtime never gives memory back) reaches
+		// any cap in time.
+		p.stats.Retired.Add(1)
+		p.spec.Logger.Info("plugin instance retired near its memory cap", "stage", p.spec.Name,
+			"linear_bytes", inst.(*directInstance).mem.Size(), "cap_bytes", p.MaxBytes())
+		p.discard(inst)
+		return out, nil
 	}
 	p.release(inst)
 	return out, nil
