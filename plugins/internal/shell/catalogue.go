@@ -562,8 +562,15 @@ func rootShell(name string, args, inner []string) bool {
 	return false
 }
 
-// sudoArgs drops sudo's own options to reach the command it runs.
+// sudoArgs drops sudo's own options and the environment assignments it passes
+// (`sudo -E PATH=$PATH make`, sudo(8) "VAR=value") to reach the command it runs.
 func sudoArgs(args []string) []string {
+	return dropAssignments(sudoOptions(args))
+}
+
+// sudoOptions drops sudo's own options: what is left starts with its VAR=value words, then
+// the command.
+func sudoOptions(args []string) []string {
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if (args[0] == "-u" || args[0] == "-g") && len(args) > 1 {
 			args = args[1:]
@@ -571,6 +578,60 @@ func sudoArgs(args []string) []string {
 		args = args[1:]
 	}
 	return args
+}
+
+// plainEnv reports whether the VAR=value words before an elevated command (sudo's own, or
+// those of `env` under it) leave which program runs, and what it loads, as the line names
+// them: no PATH but the user's own (`PATH=$PATH`), no dynamic loader variables (LD_*,
+// DYLD_*), no start-up files or options a shell, make or an interpreter reads from the
+// environment.
+func plainEnv(words []string) bool {
+	for _, x := range words {
+		if x == "env" || strings.HasPrefix(x, "-") {
+			continue
+		}
+		if !assignment(x) {
+			return true
+		}
+		k, v, _ := strings.Cut(x, "=")
+		switch {
+		case k == "PATH":
+			if v != "$PATH" && v != "${PATH}" {
+				return false
+			}
+		case strings.HasPrefix(k, "LD_"), strings.HasPrefix(k, "DYLD_"):
+			return false
+		}
+		switch k {
+		case "BASH_ENV", "ENV", "SHELL", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "GCONV_PATH", "MAKEFLAGS",
+			"MFLAGS", "MAKEFILES", "GOFLAGS", "PERL5OPT", "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "RUBYOPT":
+			return false
+		}
+	}
+	return true
+}
+
+// dropAssignments drops leading VAR=value words: sudo and env set them for the command that
+// follows, which is what runs.
+func dropAssignments(args []string) []string {
+	for len(args) > 1 && assignment(args[0]) {
+		args = args[1:]
+	}
+	return args
+}
+
+// assignment reports whether x is a VAR=value word (a shell name before the '=').
+func assignment(x string) bool {
+	k, _, ok := strings.Cut(x, "=")
+	if !ok || k == "" {
+		return false
+	}
+	for i, c := range k {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // vendored reports whether t names a directory of other people's code kept in the project,

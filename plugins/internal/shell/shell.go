@@ -739,12 +739,19 @@ func (a *analyzer) command(argv []string) {
 		switch inner := unwrap(sudoArgs(args)); {
 		case rootShell(name, args, inner):
 			a.add("priv/"+name, "opens a root shell", line, 0.9)
-		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner):
+		case !plainEnv(sudoOptions(args)):
+			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
+			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
+		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
+			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
-			// looking at the system (ls, df, journalctl, systemctl status), or the docker
-			// CLI, whose daemon runs as root whoever calls it: nothing a reviewer would
-			// refuse for the elevation. What the command does is still judged below (a
-			// secret named on the line, a privileged container, a host mount).
+			// looking at the system (ls, df, journalctl, systemctl status), the docker or
+			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
+			// build and tests, housekeeping that moves no security boundary (ldconfig,
+			// daemon-reload, modprobe by name, mkdir), or files given back to the user
+			// (asroot.go): nothing a reviewer would refuse for the elevation. What the
+			// command does is still judged below (a secret named on the line, a
+			// privileged container, a host mount).
 		case packageInstall(inner):
 			a.ask("priv/"+name, "installs a named package with elevated privileges", line, 0.9)
 		default:
@@ -764,7 +771,7 @@ func (a *analyzer) command(argv []string) {
 				rest = rest[1:]
 			}
 		}
-		a.command(rest)
+		a.command(dropAssignments(rest))
 		return
 	case "eval":
 		// What eval runs is judged below as a line of its own, so eval alone is a question

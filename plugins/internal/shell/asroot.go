@@ -1,0 +1,259 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// Elevated commands a reviewer lets a developer run (issue 26, third round: data/heldout/wide
+// calib). Each is judged with the arguments that keep it what it says; anything the line
+// cannot resolve (`$VAR`), a file from outside the project, or an option that runs another
+// program makes it an ordinary elevated command again, which asks. What the command itself
+// does is still judged after the elevation (Analyze recurses into it).
+
+// projectAsRoot reports whether argv runs the project's own build or tests as root: `make`
+// with targets, variable assignments and the options that only steer the build, `go test` of
+// the project's packages, or a script inside the project that the line did not write or
+// download (`sudo make install`, `sudo -E PATH=$PATH make integration`, `sudo go test
+// ./integration/...`, `sudo ./hack/test.sh`, as containerd's and runc's documented root
+// tests run). The project's files are what the unelevated `make` runs too: an order hidden
+// in them already reaches everything the user owns, and a file written or downloaded on the
+// line is judged where it is run (runScript). A makefile or directory outside the project
+// (`-f /tmp/x.mk`, `-C /`), `SHELL=` (the program that runs each recipe), `go test -exec`
+// (runs the test binary through another program) or an argument the line cannot resolve
+// still ask.
+func (a *analyzer) projectAsRoot(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name, args := argv[0], argv[1:]
+	for _, x := range args {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+	}
+	switch {
+	case name == "make" || name == "gmake":
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case x == "-f" || x == "--file" || x == "--makefile" || x == "-C" || x == "--directory" || x == "-I" || x == "--include-dir":
+				if i+1 >= len(args) || !a.inProject(args[i+1]) {
+					return false
+				}
+				i++
+			case strings.HasPrefix(x, "-f") || strings.HasPrefix(x, "-C") || strings.HasPrefix(x, "-I"):
+				if !a.inProject(x[2:]) {
+					return false
+				}
+			case strings.HasPrefix(x, "--file=") || strings.HasPrefix(x, "--makefile=") || strings.HasPrefix(x, "--directory=") || strings.HasPrefix(x, "--include-dir="):
+				_, v, _ := strings.Cut(x, "=")
+				if !a.inProject(v) {
+					return false
+				}
+			case strings.HasPrefix(x, "--eval"), x == "-E":
+				return false // make text of its own: a recipe the line writes
+			case strings.Contains(x, "=") && !strings.HasPrefix(x, "-"):
+				k, _, _ := strings.Cut(x, "=")
+				k = strings.TrimRight(strings.TrimSpace(k), ":+?!")
+				if k == "SHELL" || k == ".SHELLFLAGS" || k == "MAKESHELL" || k == "MAKEFILES" {
+					return false
+				}
+			}
+		}
+		return a.inProject(".")
+	case name == "go" && len(args) > 0 && args[0] == "test":
+		for _, x := range args[1:] {
+			if x == "-exec" || strings.HasPrefix(x, "-exec=") || x == "-toolexec" || strings.HasPrefix(x, "-toolexec=") || x == "-overlay" || strings.HasPrefix(x, "-overlay=") {
+				return false
+			}
+			// a package pattern outside the project (`go test /tmp/x/...`)
+			if (strings.HasPrefix(x, ".") || strings.HasPrefix(x, "/") || strings.HasPrefix(x, "~")) && !a.inProject(strings.TrimSuffix(x, "/...")) {
+				return false
+			}
+		}
+		return a.inProject(".")
+	case strings.Contains(name, "/"):
+		// a script of the project, run by its path
+		k := a.fileKey(name)
+		return a.inProject(name) && !a.fetched[k] && a.written[k] == ""
+	}
+	return false
+}
+
+// inProject reports whether p, after the working directory cd set, stays inside the project:
+// relative, no climb out, nothing the line cannot resolve.
+func (a *analyzer) inProject(p string) bool {
+	if p == "" || a.cwd == "?" {
+		return false
+	}
+	r := a.resolve(p)
+	if strings.HasPrefix(r, "/") || strings.HasPrefix(r, "~") || strings.ContainsAny(r, "$`") {
+		return false
+	}
+	c := path.Clean(r)
+	return c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// housekeepingAsRoot reports whether argv is system housekeeping that changes no security
+// boundary and destroys nothing: refreshing the dynamic linker's cache (`ldconfig`, its
+// cache only: ldconfig(8)), systemd reading its unit files again (`systemctl daemon-reload`:
+// systemctl(1); starting or enabling a unit still asks), loading a kernel module by name from
+// the installed kernel's tree (`modprobe fuse`; a file path, `-r`, a config file or
+// `--force` ask: modprobe(8)), creating directories (`mkdir -p /etc/x.d`, no `-m` mode),
+// mounting what /etc/fstab already lists (`mount -a`: mount(8)), and waiting for or
+// replaying device events (`udevadm settle`, `udevadm trigger`, `udevadm control --reload`,
+// `--children-max`: udevadm(8)).
+func housekeepingAsRoot(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	for _, x := range args {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+	}
+	switch name {
+	case "ldconfig":
+		for _, x := range args {
+			if x != "-v" && x != "--verbose" && x != "-p" && x != "--print-cache" {
+				return false
+			}
+		}
+		return true
+	case "systemctl":
+		return len(args) == 1 && args[0] == "daemon-reload"
+	case "modprobe":
+		ops := operands(args)
+		if len(ops) == 0 {
+			return false
+		}
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && x != "-v" && x != "--verbose" && x != "-q" && x != "--quiet" && x != "-b" && x != "--use-blacklist" && x != "-a" && x != "--all" {
+				return false
+			}
+		}
+		for _, x := range ops {
+			if strings.ContainsAny(x, "/.") && !strings.Contains(x, "=") {
+				return false // a module file, not a name in the kernel's tree
+			}
+		}
+		return true
+	case "mkdir":
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && x != "-p" && x != "--parents" && x != "-v" && x != "--verbose" && x != "-pv" && x != "-vp" {
+				return false
+			}
+		}
+		return len(operands(args)) > 0
+	case "mount":
+		for _, x := range args {
+			if x != "-a" && x != "-av" && x != "-va" && x != "-v" && x != "--all" && x != "--verbose" {
+				return false
+			}
+		}
+		return hasFlag(args, "-a", "--all")
+	case "udevadm":
+		if len(args) == 0 {
+			return false
+		}
+		switch args[0] {
+		case "settle", "info":
+			return true
+		case "trigger":
+			for _, x := range args[1:] {
+				if strings.Contains(x, "remove") {
+					return false // replays removal: drivers let go of devices
+				}
+			}
+			return true
+		case "control":
+			for _, x := range args[1:] {
+				if x != "--reload" && x != "-R" && x != "--reload-rules" && !strings.HasPrefix(x, "--children-max=") && !strings.HasPrefix(x, "-m") {
+					return false
+				}
+			}
+			return len(args) > 1
+		}
+	}
+	return false
+}
+
+// reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
+// $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under
+// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`). Giving a
+// system file to the user (`/etc/fuse.conf`), root as the owner, or any other path asks.
+func (a *analyzer) reclaimAsRoot(argv []string) bool {
+	if len(argv) < 3 || argv[0] != "chown" {
+		return false
+	}
+	ops := operands(argv[1:])
+	for _, x := range argv[1:] {
+		if strings.HasPrefix(x, "-") && x != "-R" && x != "--recursive" && x != "-v" && x != "--verbose" && x != "-h" && x != "--no-dereference" && x != "-Rv" && x != "-vR" {
+			return false
+		}
+	}
+	if len(ops) < 2 {
+		return false
+	}
+	owner, group, _ := strings.Cut(ops[0], ":")
+	if !invokingUser(owner) || group != "" && !invokingUser(group) {
+		return false
+	}
+	for _, p := range ops[1:] {
+		c := path.Clean(a.resolve(p))
+		tmp := strings.HasPrefix(c, "/tmp/") || strings.HasPrefix(c, "/var/tmp/")
+		if !(tmp || a.inProject(p)) || strings.Contains(c, "..") || PathRisk(c) == RiskSecret {
+			return false
+		}
+	}
+	return true
+}
+
+// invokingUser reports whether s names the user who ran sudo as the shell expands it.
+func invokingUser(s string) bool {
+	switch s {
+	case "$USER", "${USER}", "$(id -u)", "$(id -un)", "$(whoami)", "$SUDO_USER", "${SUDO_USER}", "$(id -g)", "$(id -gn)":
+		return true
+	}
+	return false
+}
+
+// containerdCLI reports whether argv uses containerd's `ctr` for images only: listing,
+// pulling, importing, tagging or checking them (`sudo ctr -n=k8s.io images import
+// pause.tar`). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
+// nothing to what these verbs do; running a container (`ctr run --privileged`, host mounts),
+// mounting an image and any other ctr verb still ask.
+func containerdCLI(argv []string) bool {
+	if len(argv) < 3 || argv[0] != "ctr" {
+		return false
+	}
+	rest := argv[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		switch {
+		case strings.HasPrefix(rest[0], "-n=") || strings.HasPrefix(rest[0], "--namespace="):
+			rest = rest[1:]
+		case rest[0] == "-n" || rest[0] == "--namespace":
+			if len(rest) < 2 {
+				return false
+			}
+			rest = rest[2:]
+		default:
+			return false // --address (another daemon's socket) and the rest
+		}
+	}
+	if len(rest) < 2 {
+		return false
+	}
+	switch rest[0] {
+	case "images", "image", "i":
+	default:
+		return false
+	}
+	switch rest[1] {
+	case "ls", "list", "check", "import", "pull", "tag":
+		return true
+	}
+	return false
+}
