@@ -902,10 +902,21 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			left[argv[i]]++
 		}
 	}
+	// The container side of a bind mount (`-v $HOME/.cache:/root/.cache`) is a path inside
+	// the container: only the host side names one of the user's files.
+	hostOf := map[string]string{}
+	for _, argv := range a.Commands {
+		for w, h := range shell.BindMounts(argv) {
+			hostOf[w] = h
+		}
+	}
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		k := homeWord(strings.Trim(w, `"'`))
 		if made[homeWord(w)] {
 			continue
+		}
+		if h, ok := hostOf[k]; ok {
+			w, k = h, h
 		}
 		if left[k] > 0 {
 			left[k]--
@@ -924,6 +935,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			}
 			if made[w] || i+1 == out {
 				continue
+			}
+			if h, ok := hostOf[w]; ok {
+				w = h
 			}
 			most = max(most, shell.PathRisk(w))
 		}

@@ -234,15 +234,7 @@ func (a *analyzer) docker(args []string, line string) {
 			if mount == "" {
 				continue
 			}
-			src, _, _ := strings.Cut(mount, ":")
-			if strings.HasPrefix(mount, "type=") || strings.Contains(mount, "source=") || strings.Contains(mount, "src=") {
-				for _, kv := range strings.Split(mount, ",") {
-					if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
-						src = v
-					}
-				}
-			}
-			switch c := path.Clean(src); {
+			switch c := path.Clean(mountSource(mount)); {
 			case strings.HasSuffix(c, "docker.sock"):
 				a.ask("priv/docker_host", "gives a container the Docker daemon (root on the host)", line, 0.8)
 			case c == "/" || c == "/etc" || c == "/root" || c == "/home" || c == "/var" || c == "/usr" || c == "/boot" || home(c) && strings.Count(c, "/") == 0:
