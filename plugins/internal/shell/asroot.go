@@ -257,3 +257,17 @@ func containerdCLI(argv []string) bool {
 	}
 	return false
 }
+
+// bindServiceOnly reports whether setcap's arguments grant cap_net_bind_service and no other
+// capability (`setcap cap_net_bind_service=+ep /usr/bin/caddy`; `-r` removes capabilities).
+func bindServiceOnly(args []string) bool {
+	ops := operands(args)
+	if len(ops) < 2 || hasFlag(args, "-n") || strings.ContainsAny(ops[0], " \t,") {
+		return false
+	}
+	i := strings.IndexAny(ops[0], "=+-")
+	if i < 0 || strings.Count(ops[0], "=") > 1 {
+		return false
+	}
+	return strings.ToLower(ops[0][:i]) == "cap_net_bind_service"
+}

