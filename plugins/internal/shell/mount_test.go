@@ -2,6 +2,7 @@ package shell
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,33 @@ func TestBindMounts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := BindMounts(tc.argv); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("BindMounts(%q) = %v, want %v", tc.argv, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKeyUse(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want []int
+	}{
+		{[]string{"ssh", "-i", "$HOME/.ssh/id_rsa", "dev@host"}, []int{2}},
+		{[]string{"scp", "-i", "k.pem", "k.pem", "x@host:/tmp/"}, []int{2}}, // the operand still counts
+		{[]string{"ssh", "-o", "IdentityFile=$HOME/.ssh/id", "host"}, []int{2}},
+		{[]string{"ssh", "-o", "StrictHostKeyChecking=no", "host"}, nil},
+		{[]string{"ssh-add", "$HOME/.ssh/id"}, []int{1}},
+		{[]string{"kubectl", "--kubeconfig=$HOME/.kube/config", "get", "pods"}, []int{1}},
+		{[]string{"chmod", "600", "$HOME/.ssh/id_rsa"}, []int{2}},
+		{[]string{"chmod", "-R", "go-rwx", "$HOME/.ssh"}, []int{3}},
+		{[]string{"chmod", "0400", "k.pem"}, []int{2}},
+		{[]string{"chmod", "644", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"chmod", "4700", "x"}, nil},
+		{[]string{"chmod", "o+r", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"cat", "$HOME/.ssh/id_rsa"}, nil},
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("KeyUse(%q) = %v, want %v", tc.argv, got, tc.want)
 			}
 		})
 	}

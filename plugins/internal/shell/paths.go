@@ -135,3 +135,92 @@ func homeCache(p string) bool {
 	}
 	return false
 }
+
+// KeyUse returns the indices in argv of key and credential files handed to the program that
+// uses them: it reads them itself and prints or sends none of them. `ssh`, `scp`, `sftp -i
+// KEY` and `-o IdentityFile=KEY` (ssh(1): the key signs the login; it never leaves the
+// machine), `ssh-add KEY` (into the user's own agent: ssh-add(1)), `--kubeconfig FILE` of
+// the Kubernetes clients (kubectl, helm, k9s, kind, trivy), and `chmod` with a mode that only
+// takes access away from the group and others (`chmod 600 ~/.ssh/id_rsa`, `chmod go-rwx
+// ~/.ssh`), which reads nothing. The same file named again elsewhere on the line (`scp -i
+// KEY KEY host:`) is not at these indices and still counts.
+func KeyUse(argv []string) []int {
+	if len(argv) < 2 {
+		return nil
+	}
+	var out []int
+	switch name := base(argv[0]); name {
+	case "ssh", "scp", "sftp", "autossh":
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case (x == "-i" || x == "-o") && i+1 < len(argv):
+				if x == "-i" || strings.HasPrefix(strings.ToLower(argv[i+1]), "identityfile=") {
+					out = append(out, i+1)
+				}
+				i++
+			case strings.HasPrefix(x, "-i") && len(x) > 2:
+				out = append(out, i)
+			case strings.HasPrefix(x, "-oIdentityFile="):
+				out = append(out, i)
+			}
+		}
+	case "ssh-add":
+		for i, x := range argv[1:] {
+			if !strings.HasPrefix(x, "-") {
+				out = append(out, i+1)
+			}
+		}
+	case "kubectl", "helm", "k9s", "kind", "trivy", "kubectx", "kubens", "flux", "kustomize":
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case x == "--kubeconfig" && i+1 < len(argv):
+				out = append(out, i+1)
+				i++
+			case strings.HasPrefix(x, "--kubeconfig="):
+				out = append(out, i)
+			}
+		}
+	case "chmod":
+		ops := []int{}
+		mode := ""
+		for i, x := range argv[1:] {
+			if strings.HasPrefix(x, "-") && mode == "" && !strings.ContainsAny(x, "rwxXst=") {
+				continue // -R, -v
+			}
+			if mode == "" {
+				mode = x
+				continue
+			}
+			ops = append(ops, i+1)
+		}
+		if restrictiveMode(mode) {
+			out = ops
+		}
+	}
+	return out
+}
+
+// restrictiveMode reports whether a chmod mode only takes access away from the group and
+// others (600, 0400, 700, go-rwx, u=rw,go=): nothing becomes readable by anyone new.
+func restrictiveMode(m string) bool {
+	if m == "" {
+		return false
+	}
+	if strings.Trim(m, "01234567") == "" {
+		// the owner's digit, then group and others at 0; a leading digit of special bits
+		// (setuid, setgid, sticky) must be 0
+		return (len(m) == 3 || len(m) == 4 && m[0] == '0') && strings.HasSuffix(m, "00")
+	}
+	for _, c := range strings.Split(m, ",") {
+		switch {
+		case restrictiveClause.MatchString(c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// restrictiveClause is one symbolic chmod clause that grants nothing to the group or others:
+// a removal (go-rwx, a-w), an empty set for them (go=), or the owner's own bits (u=rw, u+x).
+var restrictiveClause = regexp.MustCompile(`^([ugoa]*-[rwxXst]+|[go]+=|u[=+][rwxX]*)$`)

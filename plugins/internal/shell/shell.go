@@ -1188,7 +1188,8 @@ func (a *analyzer) net(name string, args []string, line string) {
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
 		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && secretFile(args[i+1]):
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
-		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":"):
+		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":") && (i == 0 || args[i-1] != "-i"):
+			// (scp -i KEY signs the login with the key; it does not copy it: KeyUse)
 			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
 		}
 	}
