@@ -501,6 +501,9 @@ var shellSetupTools = map[string][]string{
 	"minikube": {"docker-env", "podman-env"}, "brew": {"shellenv"}, "conda": {"shell.bash", "shell.zsh", "shell.fish"},
 	"starship": {"init"}, "zoxide": {"init"}, "mise": {"activate", "env"}, "fnm": {"env"}, "opam": {"env"},
 	"keychain": {"--eval"}, "dircolors": {"-b", "-c", ""}, "thefuck": {"--alias"}, "atuin": {"init"},
+	// shell integration and completion scripts the tools print for eval (issue 26, third round)
+	"fzf": {"--bash", "--zsh", "--fish"}, "kubectl": {"completion"}, "helm": {"completion"}, "kind": {"completion"},
+	"gh": {"completion"}, "rclone": {"completion", "genautocomplete"}, "task": {"--completion"},
 }
 
 // shellSetup reports whether eval's arguments are one substitution of a shell set-up tool

@@ -96,7 +96,8 @@ func KeygenOutput(argv []string) int {
 
 // homeCache reports whether p names one program's cache in the home directory:
 // `~/.cache/<program>` and below (XDG Base Directory: "non-essential data files"), macOS's
-// `~/Library/Caches/<program>`, or a folder named cache, caches or _cacache inside a tool's
+// `~/Library/Caches/<program>`, Go's module cache `~/go/pkg/mod`, or a folder named cache,
+// caches or _cacache inside a tool's
 // own dot-folder (`~/.kube/cache`, `~/.gradle/caches`, `~/.npm/_cacache`). The program fills
 // it again, so deleting it loses nothing. `~/.cache` itself, a glob over it, a climb out
 // (`..`), anything secret and anything the line cannot resolve are not this.
@@ -126,6 +127,8 @@ func homeCache(p string) bool {
 		return true
 	case len(parts) >= 3 && parts[0] == "Library" && parts[1] == "Caches":
 		return true
+	case len(parts) >= 3 && parts[0] == "go" && parts[1] == "pkg" && parts[2] == "mod":
+		return true // GOMODCACHE's default (`go help gopath`; `go clean -modcache` empties it)
 	case len(parts) >= 2 && strings.HasPrefix(parts[0], ".") && parts[0] != ".ssh" && parts[0] != ".gnupg":
 		for _, x := range parts[1:] {
 			if x == "cache" || x == "caches" || x == "_cacache" {
