@@ -557,6 +557,36 @@ func rootShell(name string, args, inner []string) bool {
 	return false
 }
 
+// pipedScript reports whether sudo (or doas) runs a shell that reads its script from standard
+// input (`| sudo bash`, `| sudo sh -s -- -b /usr/local/bin`): not an interactive root shell
+// when a pipe feeds it. sudo's own -i or -s, su, and a shell given -i or -c are not this.
+func pipedScript(name string, args, inner []string) bool {
+	if name != "sudo" && name != "doas" || len(inner) == 0 {
+		return false
+	}
+	own := args[:len(args)-len(sudoArgs(args))]
+	if hasFlag(own, "-i", "-s", "--login", "--shell") {
+		return false
+	}
+	switch inner[0] {
+	case "sh", "bash", "zsh", "dash", "ksh":
+	default:
+		return false
+	}
+	for _, x := range inner[1:] {
+		if x == "--" {
+			break
+		}
+		if strings.HasPrefix(x, "-") && x != "-s" && x != "-e" && x != "-x" && x != "-eux" && x != "-ex" {
+			return false // -i, -c, -l and the rest
+		}
+		if !strings.HasPrefix(x, "-") {
+			return false // a script file, not standard input
+		}
+	}
+	return true
+}
+
 // sudoArgs drops sudo's own options and the environment assignments it passes
 // (`sudo -E PATH=$PATH make`, sudo(8) "VAR=value") to reach the command it runs.
 func sudoArgs(args []string) []string {

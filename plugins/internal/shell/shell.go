@@ -99,6 +99,7 @@ type analyzer struct {
 	expired bool                    // git reflog expire --expire=now ran
 	work    int                     // commands judged, bounded by maxWork
 	feedRec bool                    // the paths fed through xargs came from find (recursive)
+	piped   bool                    // the command reads a pipe (a stage after the first)
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -433,8 +434,11 @@ func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
 
 func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var argvs [][]string
-	for _, s := range stages {
+	for i, s := range stages {
+		piped := a.piped
+		a.piped = i > 0
 		a.stmt(s)
+		a.piped = piped
 		var argv []string
 		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 			argv = unwrap(a.fields(c.Args))
@@ -737,6 +741,14 @@ func (a *analyzer) command(argv []string) {
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
 		switch inner := unwrap(sudoArgs(args)); {
+		case name == "sudo" && len(inner) == 0 && !hasFlag(args, "-i", "-s", "--login", "--shell") && hasFlag(args, "-v", "--validate", "-l", "--list", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"):
+			// sudo's own modes run no command: refresh or drop the cached credentials, list
+			// what the user may run (sudo(8)).
+		case a.piped && pipedScript(name, args, inner):
+			// `curl https://rclone.org/install.sh | sudo bash`: the shell runs the text the
+			// pipe feeds it, which the pipeline judges (a vendor's installer asks, any other
+			// download or decoded text is refused); the elevation is a question.
+			a.ask("priv/"+name, "runs the piped script with elevated privileges", line, 0.9)
 		case rootShell(name, args, inner):
 			a.add("priv/"+name, "opens a root shell", line, 0.9)
 		case !plainEnv(sudoOptions(args)):
