@@ -271,3 +271,73 @@ func bindServiceOnly(args []string) bool {
 	}
 	return strings.ToLower(ops[0][:i]) == "cap_net_bind_service"
 }
+
+// dockerdOptions are the Docker daemon's options that tune storage, logging, networking
+// inside the daemon's own bridge, limits and debugging (dockerd(8),
+// https://docs.docker.com/reference/cli/dockerd/), with whether each takes a value. Left
+// out, so that they ask: listening on TCP (`-H tcp://...` without TLS is root for anyone on
+// the network), another configuration file, data or exec root, pid file, socket group,
+// runtimes and helper binaries (`--add-runtime`, `--userland-proxy-path`, `--init-path`),
+// authorization plugins, insecure registries, metrics listeners and an unconfined seccomp
+// profile.
+var dockerdOptions = map[string]bool{
+	"-D": false, "--debug": false, "-l": true, "--log-level": true, "-s": true, "--storage-driver": true,
+	"--storage-opt": true, "--log-driver": true, "--log-opt": true, "--log-format": true, "--raw-logs": false,
+	"--default-ulimit": true, "--dns": true, "--dns-opt": true, "--dns-search": true, "--mtu": true,
+	"--max-concurrent-downloads": true, "--max-concurrent-uploads": true, "--max-download-attempts": true,
+	"--live-restore": false, "--shutdown-timeout": true, "--default-shm-size": true, "--registry-mirror": true,
+	"--label": true, "--bip": true, "--default-address-pool": true, "--fixed-cidr": true, "--fixed-cidr-v6": true,
+	"--ipv6": false, "--cgroup-parent": true, "--exec-opt": true, "--oom-score-adjust": true, "--validate": false,
+	"-v": false, "--version": false, "-h": false, "--help": false, "--experimental": false, "--icc": false,
+	"--ip-forward": false, "--ip-masq": false, "--userns-remap": true, "--default-cgroupns-mode": true,
+	"--default-ipc-mode": true, "--no-new-privileges": false, "--selinux-enabled": false, "--init": false,
+	"--tlsverify": false, "--tls": false, "--tlscacert": true, "--tlscert": true, "--tlskey": true,
+	"--default-runtime": true, "--containerd-namespace": true, "--features": true,
+}
+
+// dockerdAsRoot reports whether argv starts the Docker daemon with options from
+// dockerdOptions only, on its default local socket or another unix socket (`sudo dockerd
+// --storage-opt dm.basesize=50G`, `sudo dockerd --debug`): the daemon that `sudo docker`
+// talks to anyway, tuned. What reaches it from the network or runs other programs as root
+// asks.
+func dockerdAsRoot(argv []string) bool {
+	if len(argv) == 0 || argv[0] != "dockerd" {
+		return false
+	}
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+		k, v, hasValue := strings.Cut(x, "=")
+		if k == "-H" || k == "--host" {
+			if !hasValue {
+				if i+1 >= len(args) {
+					return false
+				}
+				i++
+				v = args[i]
+			}
+			if !strings.HasPrefix(v, "unix://") && !strings.HasPrefix(v, "fd://") {
+				return false
+			}
+			continue
+		}
+		takes, ok := dockerdOptions[k]
+		if !ok {
+			return false
+		}
+		if takes && !hasValue {
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			v = args[i]
+		}
+		if strings.Contains(v, "$") || strings.Contains(strings.ToLower(v), "unconfined") {
+			return false
+		}
+	}
+	return true
+}

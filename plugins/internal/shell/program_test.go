@@ -186,7 +186,17 @@ func TestProgram(t *testing.T) {
 		{"sudo docker run --privileged -it alpine sh", "priv/docker_host", true},
 		{"sudo docker run -v /:/host alpine chroot /host", "priv/docker_host", false},
 		{"sudo docker -H tcp://10.0.0.5:2375 ps", "priv/sudo", true},
-		{"sudo dockerd --debug", "priv/sudo", true},
+		// the Docker daemon with the options that tune it (dockerd(8)); listening on TCP,
+		// another config, root, runtime or helper binary asks (issue 26, third round)
+		{"sudo dockerd --debug", "", false},
+		{"sudo dockerd --storage-opt dm.basesize=50G", "", false},
+		{"sudo dockerd -H unix:///var/run/docker.sock --log-level=debug --default-ulimit nofile=20480:40960", "", false},
+		{"sudo dockerd -H unix:///var/run/docker.sock -H tcp://192.168.59.106", "priv/sudo", true},
+		{"sudo dockerd --add-runtime custom=/tmp/x", "priv/sudo", true},
+		{"sudo dockerd --config-file /tmp/daemon.json", "priv/sudo", true},
+		{"sudo dockerd --data-root /", "priv/sudo", true},
+		{"sudo dockerd -G users", "priv/sudo", true},
+		{"sudo dockerd --seccomp-profile=unconfined", "priv/sudo", true},
 		{"sudo less /var/log/syslog", "priv/sudo", true},
 		// elevation that a reviewer would not ask about: a package from the system's own
 		// repositories, or a look at the system (issue 26)
