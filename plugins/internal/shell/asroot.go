@@ -97,8 +97,9 @@ func (a *analyzer) inProject(p string) bool {
 
 // housekeepingAsRoot reports whether argv is system housekeeping that changes no security
 // boundary and destroys nothing: refreshing the dynamic linker's cache (`ldconfig`, its
-// cache only: ldconfig(8)), systemd reading its unit files again (`systemctl daemon-reload`:
-// systemctl(1); starting or enabling a unit still asks), loading a kernel module by name from
+// cache only: ldconfig(8)), systemd reading its unit files again and starting or
+// restarting an installed unit (`systemctl daemon-reload`, `systemctl restart docker`,
+// `service docker restart`: systemctl(1); stop, disable, mask and enable ask), loading a kernel module by name from
 // the installed kernel's tree (`modprobe fuse`; a file path, `-r`, a config file or
 // `--force` ask: modprobe(8)), creating directories (`mkdir -p /etc/x.d`, no `-m` mode),
 // mounting what /etc/fstab already lists (`mount -a`: mount(8)), and waiting for or
@@ -123,7 +124,33 @@ func housekeepingAsRoot(argv []string) bool {
 		}
 		return true
 	case "systemctl":
-		return len(args) == 1 && args[0] == "daemon-reload"
+		// daemon-reload; starting or restarting a unit that is installed (stop, disable,
+		// mask, enable and the rest ask: they take a service away or make one persist; a
+		// unit file the line writes asks where it is written, with sudo tee)
+		if len(args) == 1 && args[0] == "daemon-reload" {
+			return true
+		}
+		if len(args) >= 2 {
+			switch args[0] {
+			case "start", "restart", "reload", "try-restart", "reload-or-restart":
+				for _, u := range args[1:] {
+					if strings.HasPrefix(u, "-") || strings.Contains(u, "/") {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		return false
+	case "service":
+		// SysV's service NAME start|restart|reload|status
+		if len(args) == 2 && !strings.ContainsAny(args[0], "/-") {
+			switch args[1] {
+			case "start", "restart", "reload", "status":
+				return true
+			}
+		}
+		return false
 	case "modprobe":
 		ops := operands(args)
 		if len(ops) == 0 {
@@ -336,6 +363,39 @@ func dockerdAsRoot(argv []string) bool {
 			v = args[i]
 		}
 		if strings.Contains(v, "$") || strings.Contains(strings.ToLower(v), "unconfined") {
+			return false
+		}
+	}
+	return true
+}
+
+// joinsGroup reports whether usermod or gpasswd only adds the invoking user to groups:
+// `usermod -aG docker $USER`, `gpasswd -a $USER docker`. Groups named sudo, wheel, admin or
+// root (the sudoers' own) are not this.
+func joinsGroup(name string, args []string) bool {
+	var groups, user string
+	switch name {
+	case "usermod":
+		switch {
+		case len(args) == 3 && (args[0] == "-aG" || args[0] == "-Ga"):
+			groups, user = args[1], args[2]
+		case len(args) == 4 && (args[0] == "-a" && args[1] == "-G" || args[0] == "-G" && args[1] == "-a"):
+			groups, user = args[2], args[3]
+		default:
+			return false // -G alone replaces the groups; -s, -l, -u... change the account
+		}
+	case "gpasswd":
+		if len(args) != 3 || args[0] != "-a" {
+			return false
+		}
+		user, groups = args[1], args[2]
+	}
+	if !invokingUser(user) {
+		return false
+	}
+	for _, g := range strings.Split(groups, ",") {
+		switch g {
+		case "", "sudo", "wheel", "admin", "root", "shadow", "disk":
 			return false
 		}
 	}

@@ -937,7 +937,16 @@ func (a *analyzer) command(argv []string) {
 		if !bindServiceOnly(args) {
 			a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 		}
-	case "visudo", "usermod", "useradd", "passwd", "chpasswd":
+	case "usermod", "gpasswd":
+		// The invoking user added to a group (`usermod -aG docker $USER`, Docker's
+		// post-install step): a privilege a person should grant, asked; any other change of
+		// an account is refused.
+		if joinsGroup(name, args) {
+			a.ask("priv/accounts", "adds the user to a group (its privileges)", line, 0.9)
+			break
+		}
+		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
+	case "visudo", "useradd", "passwd", "chpasswd":
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
 		a.crontab(args, line)
