@@ -401,3 +401,113 @@ func joinsGroup(name string, args []string) bool {
 	}
 	return true
 }
+
+// installAsRoot reports whether argv installs programs the line names into the
+// administrator's own folder for local software, /usr/local/bin or /usr/local/sbin (FHS 3.0
+// §4.9: "for use by the system administrator when installing software locally"): `sudo mv
+// ./kind /usr/local/bin/kind`, `sudo install -m 755 runc.amd64 /usr/local/sbin/runc`, the
+// last step of kind's, containerd's and helm's documented installs. Each source is a file in
+// the project or /tmp; a target name is the source's own (runc.amd64 as runc, kind-linux-amd64
+// as kind); no setuid or setgid mode; and nothing installed under the name of a shell or of
+// a program that handles passwords or keys (sudo, su, ssh, gpg, git...), which a copy in
+// /usr/local/bin, ahead of /usr/bin on PATH, would stand in for. /usr/bin and /usr/sbin
+// (the distribution's), an archive unpacked into /usr/local, and anything else ask.
+func (a *analyzer) installAsRoot(argv []string) bool {
+	if len(argv) < 3 {
+		return false
+	}
+	name, args := argv[0], argv[1:]
+	var ops []string
+	switch name {
+	case "install":
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case x == "-m" || x == "--mode" || x == "-o" || x == "--owner" || x == "-g" || x == "--group":
+				if i+1 >= len(args) {
+					return false
+				}
+				if (x == "-m" || x == "--mode") && !plainMode(args[i+1]) {
+					return false
+				}
+				i++
+			case strings.HasPrefix(x, "--mode="):
+				if !plainMode(strings.TrimPrefix(x, "--mode=")) {
+					return false
+				}
+			case x == "-v" || x == "--verbose" || x == "-c" || x == "-p" || x == "-s" || x == "--strip" || x == "-D":
+			case strings.HasPrefix(x, "-"):
+				return false
+			default:
+				ops = append(ops, x)
+			}
+		}
+	case "mv", "cp":
+		for _, x := range args {
+			switch {
+			case x == "-f" || x == "-v" || x == "-fv" || x == "-vf" || x == "-p" || x == "-i" || x == "-n":
+			case strings.HasPrefix(x, "-"):
+				return false
+			default:
+				ops = append(ops, x)
+			}
+		}
+	default:
+		return false
+	}
+	if len(ops) < 2 {
+		return false
+	}
+	dst := path.Clean(ops[len(ops)-1])
+	srcs := ops[:len(ops)-1]
+	dir, target := dst, ""
+	if dst != "/usr/local/bin" && dst != "/usr/local/sbin" {
+		dir, target = path.Dir(dst), path.Base(dst)
+		if len(srcs) != 1 {
+			return false
+		}
+	}
+	if dir != "/usr/local/bin" && dir != "/usr/local/sbin" {
+		return false
+	}
+	for _, src := range srcs {
+		if strings.ContainsAny(src, "$`*?[") {
+			return false
+		}
+		c := path.Clean(a.resolve(src))
+		if !(strings.HasPrefix(c, "/tmp/") || a.inProject(src)) {
+			return false
+		}
+		b := path.Base(c)
+		if target != "" {
+			if b != target && !strings.HasPrefix(b, target+".") && !strings.HasPrefix(b, target+"-") && !strings.HasPrefix(b, target+"_") {
+				return false
+			}
+			b = target
+		}
+		if standIn(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainMode reports whether an install mode sets no setuid, setgid or sticky bit.
+func plainMode(m string) bool {
+	if strings.Trim(m, "01234567") == "" {
+		return len(m) == 3 || len(m) == 4 && m[0] == '0'
+	}
+	return !strings.ContainsAny(m, "st")
+}
+
+// standIn reports whether a program of this name in /usr/local/bin would stand in for a shell
+// or for a program that reads passwords, keys or tokens.
+func standIn(name string) bool {
+	switch name {
+	case "sudo", "su", "doas", "pkexec", "passwd", "chsh", "login", "ssh", "sshd", "scp", "sftp", "ssh-add",
+		"ssh-agent", "ssh-keygen", "gpg", "gpg2", "gpg-agent", "pinentry", "bash", "sh", "zsh", "dash",
+		"fish", "ksh", "env", "git", "gh", "aws", "gcloud", "az", "op", "pass", "security", "keyctl":
+		return true
+	}
+	return strings.HasPrefix(name, "git-") || strings.HasPrefix(name, "pinentry")
+}
