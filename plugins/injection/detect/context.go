@@ -928,6 +928,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		if h, ok := hostOf[k]; ok {
 			w, k = h, h
 		}
+		if shell.CredentialPointer(k) {
+			continue // KUBECONFIG=~/.kube/config: where a program finds its key, not a read
+		}
 		if left[k] > 0 {
 			left[k]--
 			continue
@@ -948,6 +951,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			}
 			if h, ok := hostOf[w]; ok {
 				w = h
+			}
+			if shell.CredentialPointer(w) {
+				continue
 			}
 			most = max(most, shell.PathRisk(w))
 		}

@@ -46,11 +46,25 @@ func TestKeyUse(t *testing.T) {
 		{[]string{"chmod", "4700", "x"}, nil},
 		{[]string{"chmod", "o+r", "$HOME/.ssh/id_rsa"}, nil},
 		{[]string{"cat", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"docker", "build", "--secret", "id=aws,src=$HOME/.aws/credentials", "."}, []int{3}},
+		{[]string{"docker", "buildx", "build", "--ssh=default=$HOME/.ssh/id", "."}, []int{3}},
+		{[]string{"docker", "run", "--secret", "x", "img"}, nil}, // not a build
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("KeyUse(%q) = %v, want %v", tc.argv, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestCredentialPointer(t *testing.T) {
+	for w, want := range map[string]bool{
+		"KUBECONFIG=$HOME/.kube/config": true, "GOOGLE_APPLICATION_CREDENTIALS=key.json": true,
+		"KEY=$HOME/.ssh/id_rsa": false, "$HOME/.kube/config": false, "KUBECONFIG": false,
+	} {
+		if got := CredentialPointer(w); got != want {
+			t.Errorf("CredentialPointer(%q) = %v, want %v", w, got, want)
+		}
 	}
 }

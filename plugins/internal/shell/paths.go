@@ -183,6 +183,23 @@ func KeyUse(argv []string) []int {
 				out = append(out, i)
 			}
 		}
+	case "docker", "podman", "nerdctl", "buildah":
+		// BuildKit's build secrets and SSH keys (`docker build --secret
+		// id=aws,src=$HOME/.aws/credentials`, `--ssh default=$HOME/.ssh/id_ed25519`): mounted
+		// only into the RUN steps that ask for them, never into the image
+		// (https://docs.docker.com/build/building/secrets/).
+		build := false
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case x == "build" || x == "bud":
+				build = true
+			case build && (x == "--secret" || x == "--ssh") && i+1 < len(argv):
+				out = append(out, i+1)
+				i++
+			case build && (strings.HasPrefix(x, "--secret=") || strings.HasPrefix(x, "--ssh=")):
+				out = append(out, i)
+			}
+		}
 	case "chmod":
 		ops := []int{}
 		mode := ""
@@ -227,3 +244,19 @@ func restrictiveMode(m string) bool {
 // restrictiveClause is one symbolic chmod clause that grants nothing to the group or others:
 // a removal (go-rwx, a-w), an empty set for them (go=), or the owner's own bits (u=rw, u+x).
 var restrictiveClause = regexp.MustCompile(`^([ugoa]*-[rwxXst]+|[go]+=|u[=+][rwxX]*)$`)
+
+// credentialVars name environment variables that tell a program where its credentials are:
+// setting one reads nothing (`export KUBECONFIG=~/.kube/config`, `GOOGLE_APPLICATION_CREDENTIALS=
+// key.json gcloud ...`); the program it is set for reads the file itself, as it would by
+// default.
+var credentialVars = map[string]bool{
+	"KUBECONFIG": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AWS_SHARED_CREDENTIALS_FILE": true,
+	"AWS_CONFIG_FILE": true, "DOCKER_CONFIG": true, "DOCKER_CERT_PATH": true, "AZURE_CONFIG_DIR": true,
+	"CLOUDSDK_CONFIG": true, "RCLONE_CONFIG": true, "TALOSCONFIG": true,
+}
+
+// CredentialPointer reports whether word is NAME=PATH for a variable of credentialVars.
+func CredentialPointer(word string) bool {
+	k, _, ok := strings.Cut(word, "=")
+	return ok && credentialVars[k]
+}
