@@ -473,7 +473,7 @@ func TestPathRisk(t *testing.T) {
 		{".env", RiskSecret}, {"~/.ssh/id_ed25519", RiskSecret}, {"/etc/shadow", RiskSecret}, {"/etc/passwd", RiskSecret},
 		{"@~/.aws/credentials", RiskSecret}, {"/proc/self/environ", RiskSecret}, {"/etc/ssl/private/site.key", RiskSecret},
 		{"open('/etc/shadow').read()", RiskSecret}, {"--key=/home/me/tls.key", RiskSecret},
-		{"~/.ssh/id_ed25519.pub", RiskPersonal}, {"$HOME/.ssh/id_rsa.pub", RiskPersonal}, {"~/.ssh/id_rsa.pub.tar ~/.ssh/id_rsa", RiskSecret},
+		{"~/.ssh/id_ed25519.pub", RiskPersonal}, {"~/.ssh/known_hosts", RiskPersonal}, {"~/.ssh/known_hosts ~/.ssh/id_rsa", RiskSecret}, {"$HOME/.ssh/id_rsa.pub", RiskPersonal}, {"~/.ssh/id_rsa.pub.tar ~/.ssh/id_rsa", RiskSecret},
 	} {
 		if got := PathRisk(tc.w); got != tc.want {
 			t.Errorf("PathRisk(%q) = %d, want %d", tc.w, got, tc.want)

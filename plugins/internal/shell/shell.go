@@ -594,10 +594,17 @@ var (
 // envTemplate names the committed templates of .env files: documentation, not secrets.
 var envTemplate = regexp.MustCompile(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
 
-// secretFile reports whether x names a secret file (.env, keys, credentials), not a template.
+// secretFile reports whether x names a secret file (.env, keys, credentials), not a template
+// and not the SSH client's list of known host keys.
 func secretFile(x string) bool {
-	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x)
+	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x) && !knownHosts.MatchString(x)
 }
+
+// knownHosts names ~/.ssh/known_hosts: the public keys of the hosts the user trusts
+// (ssh(1) FILES: "contains a list of host keys for all hosts the user has logged into"),
+// nothing secret. It stays personal (PathRisk): sent over the network it still counts, and
+// `ssh-keyscan github.com >> ~/.ssh/known_hosts`, CI's documented set-up, reads nothing.
+var knownHosts = regexp.MustCompile(`(^|/)\.ssh/known_hosts2?$`)
 
 // secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
 var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
