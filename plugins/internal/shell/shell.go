@@ -237,8 +237,8 @@ func (a *analyzer) cfg() *expand.Config {
 			return err
 		},
 		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
-			if a.subst(ps.Stmts) == remoteMarker {
-				return remoteMarker, nil
+			if t := a.subst(ps.Stmts); remote(t) {
+				return t, nil
 			}
 			return "/dev/fd/63", nil
 		},
@@ -247,6 +247,15 @@ func (a *analyzer) cfg() *expand.Config {
 
 // remoteMarker is what a substitution that fetches from the network expands to.
 const remoteMarker = "$(remote-content)"
+
+// vendorMarker is what a substitution that fetches a vendor's installer from its own https
+// host expands to (`bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/
+// install/HEAD/install.sh)"`). It contains remoteMarker, so every check for downloaded text
+// still finds it; only a shell's -c taking exactly it asks instead of refusing (interp).
+const vendorMarker = remoteMarker + "$(vendor-installer)"
+
+// remote reports whether the word x stands for downloaded text.
+func remote(x string) bool { return x == remoteMarker || x == vendorMarker }
 
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
@@ -288,6 +297,9 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return printfText(argv[1:])
 	}
 	if fetcher(base(argv[0])) {
+		if vendorInstaller(argv[1:]) {
+			return vendorMarker
+		}
 		return remoteMarker
 	}
 	return "$(" + strings.Join(argv, " ") + ")"
@@ -815,7 +827,7 @@ func (a *analyzer) command(argv []string) {
 		a.command(rest)
 		return
 	case "source", ".":
-		if len(args) > 0 && args[0] == remoteMarker {
+		if len(args) > 0 && remote(args[0]) {
 			a.add("exec/download_run", "sources downloaded content", line, 0.95)
 		}
 		if len(args) > 0 {
@@ -1158,6 +1170,12 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			continue
 		}
 		code := args[i+1]
+		if shellish && code == vendorMarker {
+			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a vendor's installer
+			// from its own host, as when it is piped into sh.
+			a.ask("exec/vendor_installer", "runs a vendor's installer from its own host", line, 0.9)
+			return
+		}
 		if strings.Contains(code, remoteMarker) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
@@ -1169,7 +1187,7 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		return
 	}
 	for i, x := range args {
-		if x == remoteMarker {
+		if remote(x) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
 		if !strings.HasPrefix(x, "-") && runsFile(name, args[i:]) {
