@@ -1012,15 +1012,39 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	// read; the shell analysis asks about where they go (priv/ssh_keygen). Counted, so that
 	// the same file named again on the line (`&& cat ~/.ssh/id_rsa`) is still a secret read.
 	left := map[string]int{}
-	for _, argv := range a.Commands {
+	used := make([]map[int]bool, len(a.Commands))
+	for n, argv := range a.Commands {
 		if i := shell.KeygenOutput(argv); i > 0 {
 			left[argv[i]]++
+		}
+		// A key handed to the program that uses it (ssh -i, ssh-add, --kubeconfig, chmod
+		// 600): read by that program alone, sent nowhere (shell.KeyUse).
+		for _, i := range shell.KeyUse(argv) {
+			left[argv[i]]++
+			if used[n] == nil {
+				used[n] = map[int]bool{}
+			}
+			used[n][i] = true
+		}
+	}
+	// The container side of a bind mount (`-v $HOME/.cache:/root/.cache`) is a path inside
+	// the container: only the host side names one of the user's files.
+	hostOf := map[string]string{}
+	for _, argv := range a.Commands {
+		for w, h := range shell.BindMounts(argv) {
+			hostOf[w] = h
 		}
 	}
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		k := homeWord(strings.Trim(w, `"'`))
 		if made[homeWord(w)] {
 			continue
+		}
+		if h, ok := hostOf[k]; ok {
+			w, k = h, h
+		}
+		if shell.CredentialPointer(k) {
+			continue // KUBECONFIG=~/.kube/config: where a program finds its key, not a read
 		}
 		if left[k] > 0 {
 			left[k]--
@@ -1031,13 +1055,19 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		}
 	}
 	most := shell.RiskNone
-	for _, argv := range a.Commands {
+	for n, argv := range a.Commands {
 		out := shell.KeygenOutput(argv)
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
 			}
-			if made[w] || i+1 == out {
+			if made[w] || i+1 == out || used[n][i+1] {
+				continue
+			}
+			if h, ok := hostOf[w]; ok {
+				w = h
+			}
+			if shell.CredentialPointer(w) {
 				continue
 			}
 			most = max(most, shell.PathRisk(w))

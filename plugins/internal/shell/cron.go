@@ -26,7 +26,7 @@ func (a *analyzer) crontab(args []string, line string) {
 		}
 		k := a.fileKey(ops[0])
 		switch text, ok := a.written[k]; {
-		case ops[0] == remoteMarker || a.fetched[k]:
+		case remote(ops[0]) || a.fetched[k]:
 			a.add("hide/persistence", "installs a scheduled job from downloaded content", line, 0.9)
 		case ok:
 			a.cronJobs(text)

@@ -93,3 +93,170 @@ func KeygenOutput(argv []string) int {
 	}
 	return out
 }
+
+// homeCache reports whether p names one program's cache in the home directory:
+// `~/.cache/<program>` and below (XDG Base Directory: "non-essential data files"), macOS's
+// `~/Library/Caches/<program>`, Go's module cache `~/go/pkg/mod`, or a folder named cache,
+// caches or _cacache inside a tool's
+// own dot-folder (`~/.kube/cache`, `~/.gradle/caches`, `~/.npm/_cacache`). The program fills
+// it again, so deleting it loses nothing. `~/.cache` itself, a glob over it, a climb out
+// (`..`), anything secret and anything the line cannot resolve are not this.
+func homeCache(p string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		rest = p[2:]
+	case strings.HasPrefix(p, "$HOME/"):
+		rest = p[6:]
+	case strings.HasPrefix(p, "${HOME}/"):
+		rest = p[8:]
+	default:
+		return false
+	}
+	if strings.ContainsAny(rest, "$`*?[{") || PathRisk(p) == RiskSecret {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	for _, x := range parts {
+		if x == ".." || x == "." || x == "" {
+			return false
+		}
+	}
+	switch {
+	case len(parts) >= 2 && parts[0] == ".cache":
+		return true
+	case len(parts) >= 3 && parts[0] == "Library" && parts[1] == "Caches":
+		return true
+	case len(parts) >= 3 && parts[0] == "go" && parts[1] == "pkg" && parts[2] == "mod":
+		return true // GOMODCACHE's default (`go help gopath`; `go clean -modcache` empties it)
+	case len(parts) >= 2 && strings.HasPrefix(parts[0], ".") && parts[0] != ".ssh" && parts[0] != ".gnupg":
+		for _, x := range parts[1:] {
+			if x == "cache" || x == "caches" || x == "_cacache" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// KeyUse returns the indices in argv of key and credential files handed to the program that
+// uses them: it reads them itself and prints or sends none of them. `ssh`, `scp`, `sftp -i
+// KEY` and `-o IdentityFile=KEY` (ssh(1): the key signs the login; it never leaves the
+// machine), `ssh-add KEY` (into the user's own agent: ssh-add(1)), `--kubeconfig FILE` of
+// the Kubernetes clients (kubectl, helm, k9s, kind, trivy), and `chmod` with a mode that only
+// takes access away from the group and others (`chmod 600 ~/.ssh/id_rsa`, `chmod go-rwx
+// ~/.ssh`), which reads nothing. The same file named again elsewhere on the line (`scp -i
+// KEY KEY host:`) is not at these indices and still counts.
+func KeyUse(argv []string) []int {
+	if len(argv) < 2 {
+		return nil
+	}
+	var out []int
+	switch name := base(argv[0]); name {
+	case "ssh", "scp", "sftp", "autossh":
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case (x == "-i" || x == "-o") && i+1 < len(argv):
+				if x == "-i" || strings.HasPrefix(strings.ToLower(argv[i+1]), "identityfile=") {
+					out = append(out, i+1)
+				}
+				i++
+			case strings.HasPrefix(x, "-i") && len(x) > 2:
+				out = append(out, i)
+			case strings.HasPrefix(x, "-oIdentityFile="):
+				out = append(out, i)
+			}
+		}
+	case "ssh-add":
+		for i, x := range argv[1:] {
+			if !strings.HasPrefix(x, "-") {
+				out = append(out, i+1)
+			}
+		}
+	case "kubectl", "helm", "k9s", "kind", "trivy", "kubectx", "kubens", "flux", "kustomize":
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case x == "--kubeconfig" && i+1 < len(argv):
+				out = append(out, i+1)
+				i++
+			case strings.HasPrefix(x, "--kubeconfig="):
+				out = append(out, i)
+			}
+		}
+	case "docker", "podman", "nerdctl", "buildah":
+		// BuildKit's build secrets and SSH keys (`docker build --secret
+		// id=aws,src=$HOME/.aws/credentials`, `--ssh default=$HOME/.ssh/id_ed25519`): mounted
+		// only into the RUN steps that ask for them, never into the image
+		// (https://docs.docker.com/build/building/secrets/).
+		build := false
+		for i := 1; i < len(argv); i++ {
+			switch x := argv[i]; {
+			case x == "build" || x == "bud":
+				build = true
+			case build && (x == "--secret" || x == "--ssh") && i+1 < len(argv):
+				out = append(out, i+1)
+				i++
+			case build && (strings.HasPrefix(x, "--secret=") || strings.HasPrefix(x, "--ssh=")):
+				out = append(out, i)
+			}
+		}
+	case "chmod":
+		ops := []int{}
+		mode := ""
+		for i, x := range argv[1:] {
+			if strings.HasPrefix(x, "-") && mode == "" && !strings.ContainsAny(x, "rwxXst=") {
+				continue // -R, -v
+			}
+			if mode == "" {
+				mode = x
+				continue
+			}
+			ops = append(ops, i+1)
+		}
+		if restrictiveMode(mode) {
+			out = ops
+		}
+	}
+	return out
+}
+
+// restrictiveMode reports whether a chmod mode only takes access away from the group and
+// others (600, 0400, 700, go-rwx, u=rw,go=): nothing becomes readable by anyone new.
+func restrictiveMode(m string) bool {
+	if m == "" {
+		return false
+	}
+	if strings.Trim(m, "01234567") == "" {
+		// the owner's digit, then group and others at 0; a leading digit of special bits
+		// (setuid, setgid, sticky) must be 0
+		return (len(m) == 3 || len(m) == 4 && m[0] == '0') && strings.HasSuffix(m, "00")
+	}
+	for _, c := range strings.Split(m, ",") {
+		switch {
+		case restrictiveClause.MatchString(c):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// restrictiveClause is one symbolic chmod clause that grants nothing to the group or others:
+// a removal (go-rwx, a-w), an empty set for them (go=), or the owner's own bits (u=rw, u+x).
+var restrictiveClause = regexp.MustCompile(`^([ugoa]*-[rwxXst]+|[go]+=|u[=+][rwxX]*)$`)
+
+// credentialVars name environment variables that tell a program where its credentials are:
+// setting one reads nothing (`export KUBECONFIG=~/.kube/config`, `GOOGLE_APPLICATION_CREDENTIALS=
+// key.json gcloud ...`); the program it is set for reads the file itself, as it would by
+// default.
+var credentialVars = map[string]bool{
+	"KUBECONFIG": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AWS_SHARED_CREDENTIALS_FILE": true,
+	"AWS_CONFIG_FILE": true, "DOCKER_CONFIG": true, "DOCKER_CERT_PATH": true, "AZURE_CONFIG_DIR": true,
+	"CLOUDSDK_CONFIG": true, "RCLONE_CONFIG": true, "TALOSCONFIG": true,
+}
+
+// CredentialPointer reports whether word is NAME=PATH for a variable of credentialVars.
+func CredentialPointer(word string) bool {
+	k, _, ok := strings.Cut(word, "=")
+	return ok && credentialVars[k]
+}

@@ -99,6 +99,7 @@ type analyzer struct {
 	expired bool                    // git reflog expire --expire=now ran
 	work    int                     // commands judged, bounded by maxWork
 	feedRec bool                    // the paths fed through xargs came from find (recursive)
+	piped   bool                    // the command reads a pipe (a stage after the first)
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -236,8 +237,8 @@ func (a *analyzer) cfg() *expand.Config {
 			return err
 		},
 		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
-			if a.subst(ps.Stmts) == remoteMarker {
-				return remoteMarker, nil
+			if t := a.subst(ps.Stmts); remote(t) {
+				return t, nil
 			}
 			return "/dev/fd/63", nil
 		},
@@ -246,6 +247,15 @@ func (a *analyzer) cfg() *expand.Config {
 
 // remoteMarker is what a substitution that fetches from the network expands to.
 const remoteMarker = "$(remote-content)"
+
+// vendorMarker is what a substitution that fetches a vendor's installer from its own https
+// host expands to (`bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/
+// install/HEAD/install.sh)"`). It contains remoteMarker, so every check for downloaded text
+// still finds it; only a shell's -c taking exactly it asks instead of refusing (interp).
+const vendorMarker = remoteMarker + "$(vendor-installer)"
+
+// remote reports whether the word x stands for downloaded text.
+func remote(x string) bool { return x == remoteMarker || x == vendorMarker }
 
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
@@ -287,6 +297,9 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return printfText(argv[1:])
 	}
 	if fetcher(base(argv[0])) {
+		if vendorInstaller(argv[1:]) {
+			return vendorMarker
+		}
 		return remoteMarker
 	}
 	return "$(" + strings.Join(argv, " ") + ")"
@@ -433,8 +446,11 @@ func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
 
 func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var argvs [][]string
-	for _, s := range stages {
+	for i, s := range stages {
+		piped := a.piped
+		a.piped = i > 0
 		a.stmt(s)
+		a.piped = piped
 		var argv []string
 		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 			argv = unwrap(a.fields(c.Args))
@@ -590,10 +606,17 @@ var (
 // envTemplate names the committed templates of .env files: documentation, not secrets.
 var envTemplate = regexp.MustCompile(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
 
-// secretFile reports whether x names a secret file (.env, keys, credentials), not a template.
+// secretFile reports whether x names a secret file (.env, keys, credentials), not a template
+// and not the SSH client's list of known host keys.
 func secretFile(x string) bool {
-	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x)
+	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x) && !knownHosts.MatchString(x)
 }
+
+// knownHosts names ~/.ssh/known_hosts: the public keys of the hosts the user trusts
+// (ssh(1) FILES: "contains a list of host keys for all hosts the user has logged into"),
+// nothing secret. It stays personal (PathRisk): sent over the network it still counts, and
+// `ssh-keyscan github.com >> ~/.ssh/known_hosts`, CI's documented set-up, reads nothing.
+var knownHosts = regexp.MustCompile(`(^|/)\.ssh/known_hosts2?$`)
 
 // secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
 var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
@@ -737,14 +760,29 @@ func (a *analyzer) command(argv []string) {
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
 		switch inner := unwrap(sudoArgs(args)); {
+		case name == "sudo" && len(inner) == 0 && !hasFlag(args, "-i", "-s", "--login", "--shell") && hasFlag(args, "-v", "--validate", "-l", "--list", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"):
+			// sudo's own modes run no command: refresh or drop the cached credentials, list
+			// what the user may run (sudo(8)).
+		case a.piped && pipedScript(name, args, inner):
+			// `curl https://rclone.org/install.sh | sudo bash`: the shell runs the text the
+			// pipe feeds it, which the pipeline judges (a vendor's installer asks, any other
+			// download or decoded text is refused); the elevation is a question.
+			a.ask("priv/"+name, "runs the piped script with elevated privileges", line, 0.9)
 		case rootShell(name, args, inner):
 			a.add("priv/"+name, "opens a root shell", line, 0.9)
-		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner):
+		case !plainEnv(sudoOptions(args)):
+			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
+			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
+		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
+			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
-			// looking at the system (ls, df, journalctl, systemctl status), or the docker
-			// CLI, whose daemon runs as root whoever calls it: nothing a reviewer would
-			// refuse for the elevation. What the command does is still judged below (a
-			// secret named on the line, a privileged container, a host mount).
+			// looking at the system (ls, df, journalctl, systemctl status), the docker or
+			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
+			// build and tests, housekeeping that moves no security boundary (ldconfig,
+			// daemon-reload, modprobe by name, mkdir), or files given back to the user
+			// (asroot.go): nothing a reviewer would refuse for the elevation. What the
+			// command does is still judged below (a secret named on the line, a
+			// privileged container, a host mount).
 		case packageInstall(inner):
 			a.ask("priv/"+name, "installs a named package with elevated privileges", line, 0.9)
 		default:
@@ -764,7 +802,7 @@ func (a *analyzer) command(argv []string) {
 				rest = rest[1:]
 			}
 		}
-		a.command(rest)
+		a.command(dropAssignments(rest))
 		return
 	case "eval":
 		// What eval runs is judged below as a line of its own, so eval alone is a question
@@ -789,7 +827,7 @@ func (a *analyzer) command(argv []string) {
 		a.command(rest)
 		return
 	case "source", ".":
-		if len(args) > 0 && args[0] == remoteMarker {
+		if len(args) > 0 && remote(args[0]) {
 			a.add("exec/download_run", "sources downloaded content", line, 0.95)
 		}
 		if len(args) > 0 {
@@ -832,6 +870,9 @@ func (a *analyzer) command(argv []string) {
 	case "rm", "rmdir", "unlink", "srm", "trash":
 		recursive := hasFlag(args, "-r", "-R", "--recursive") || a.feedRec
 		for _, t := range operands(args) {
+			if homeCache(a.resolve(t)) {
+				continue // one program's cache: it fills it again
+			}
 			if a.outsideAt(t, recursive) {
 				if deepSystemPath(a.resolve(t)) {
 					// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a stale state
@@ -860,6 +901,9 @@ func (a *analyzer) command(argv []string) {
 			for _, x := range args {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
+				}
+				if c := path.Clean(a.resolve(x)); c == "/tmp" || c == "/var/tmp" || c == "/dev/shm" {
+					continue // what rm -rf /tmp/* may delete too
 				}
 				if a.outsideAt(x, true) {
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
@@ -905,7 +949,23 @@ func (a *analyzer) command(argv []string) {
 		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) {
 			a.ask("priv/ssh_keygen", "generates a key pair among the user's or the host's keys (may replace one)", line, 0.8)
 		}
-	case "visudo", "usermod", "useradd", "passwd", "chpasswd", "setcap":
+	case "setcap":
+		// cap_net_bind_service alone lets a program listen on a port below 1024 and nothing
+		// else (capabilities(7)); Caddy documents `setcap cap_net_bind_service=+ep
+		// $(which caddy)`. Any other capability is a privilege (cap_setuid, cap_sys_admin).
+		if !bindServiceOnly(args) {
+			a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
+		}
+	case "usermod", "gpasswd":
+		// The invoking user added to a group (`usermod -aG docker $USER`, Docker's
+		// post-install step): a privilege a person should grant, asked; any other change of
+		// an account is refused.
+		if joinsGroup(name, args) {
+			a.ask("priv/accounts", "adds the user to a group (its privileges)", line, 0.9)
+			break
+		}
+		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
+	case "visudo", "useradd", "passwd", "chpasswd":
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
 		a.crontab(args, line)
@@ -1110,6 +1170,12 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			continue
 		}
 		code := args[i+1]
+		if shellish && code == vendorMarker {
+			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a vendor's installer
+			// from its own host, as when it is piped into sh.
+			a.ask("exec/vendor_installer", "runs a vendor's installer from its own host", line, 0.9)
+			return
+		}
 		if strings.Contains(code, remoteMarker) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
@@ -1121,7 +1187,7 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		return
 	}
 	for i, x := range args {
-		if x == remoteMarker {
+		if remote(x) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
 		if !strings.HasPrefix(x, "-") && runsFile(name, args[i:]) {
@@ -1168,7 +1234,8 @@ func (a *analyzer) net(name string, args []string, line string) {
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
 		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && secretFile(args[i+1]):
 			a.add("exfil/secret_file", "uploads a secret file", line, 0.95)
-		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":"):
+		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":") && (i == 0 || args[i-1] != "-i"):
+			// (scp -i KEY signs the login with the key; it does not copy it: KeyUse)
 			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
 		}
 	}

@@ -1,0 +1,513 @@
+package shell
+
+import (
+	"path"
+	"strings"
+)
+
+// Elevated commands a reviewer lets a developer run (issue 26, third round: data/heldout/wide
+// calib). Each is judged with the arguments that keep it what it says; anything the line
+// cannot resolve (`$VAR`), a file from outside the project, or an option that runs another
+// program makes it an ordinary elevated command again, which asks. What the command itself
+// does is still judged after the elevation (Analyze recurses into it).
+
+// projectAsRoot reports whether argv runs the project's own build or tests as root: `make`
+// with targets, variable assignments and the options that only steer the build, `go test` of
+// the project's packages, or a script inside the project that the line did not write or
+// download (`sudo make install`, `sudo -E PATH=$PATH make integration`, `sudo go test
+// ./integration/...`, `sudo ./hack/test.sh`, as containerd's and runc's documented root
+// tests run). The project's files are what the unelevated `make` runs too: an order hidden
+// in them already reaches everything the user owns, and a file written or downloaded on the
+// line is judged where it is run (runScript). A makefile or directory outside the project
+// (`-f /tmp/x.mk`, `-C /`), `SHELL=` (the program that runs each recipe), `go test -exec`
+// (runs the test binary through another program) or an argument the line cannot resolve
+// still ask.
+func (a *analyzer) projectAsRoot(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name, args := argv[0], argv[1:]
+	for _, x := range args {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+	}
+	switch {
+	case name == "make" || name == "gmake":
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case x == "-f" || x == "--file" || x == "--makefile" || x == "-C" || x == "--directory" || x == "-I" || x == "--include-dir":
+				if i+1 >= len(args) || !a.inProject(args[i+1]) {
+					return false
+				}
+				i++
+			case strings.HasPrefix(x, "-f") || strings.HasPrefix(x, "-C") || strings.HasPrefix(x, "-I"):
+				if !a.inProject(x[2:]) {
+					return false
+				}
+			case strings.HasPrefix(x, "--file=") || strings.HasPrefix(x, "--makefile=") || strings.HasPrefix(x, "--directory=") || strings.HasPrefix(x, "--include-dir="):
+				_, v, _ := strings.Cut(x, "=")
+				if !a.inProject(v) {
+					return false
+				}
+			case strings.HasPrefix(x, "--eval"), x == "-E":
+				return false // make text of its own: a recipe the line writes
+			case strings.Contains(x, "=") && !strings.HasPrefix(x, "-"):
+				k, _, _ := strings.Cut(x, "=")
+				k = strings.TrimRight(strings.TrimSpace(k), ":+?!")
+				if k == "SHELL" || k == ".SHELLFLAGS" || k == "MAKESHELL" || k == "MAKEFILES" {
+					return false
+				}
+			}
+		}
+		return a.inProject(".")
+	case name == "go" && len(args) > 0 && args[0] == "test":
+		for _, x := range args[1:] {
+			if x == "-exec" || strings.HasPrefix(x, "-exec=") || x == "-toolexec" || strings.HasPrefix(x, "-toolexec=") || x == "-overlay" || strings.HasPrefix(x, "-overlay=") {
+				return false
+			}
+			// a package pattern outside the project (`go test /tmp/x/...`)
+			if (strings.HasPrefix(x, ".") || strings.HasPrefix(x, "/") || strings.HasPrefix(x, "~")) && !a.inProject(strings.TrimSuffix(x, "/...")) {
+				return false
+			}
+		}
+		return a.inProject(".")
+	case strings.Contains(name, "/"):
+		// a script of the project, run by its path
+		k := a.fileKey(name)
+		return a.inProject(name) && !a.fetched[k] && a.written[k] == ""
+	}
+	return false
+}
+
+// inProject reports whether p, after the working directory cd set, stays inside the project:
+// relative, no climb out, nothing the line cannot resolve.
+func (a *analyzer) inProject(p string) bool {
+	if p == "" || a.cwd == "?" {
+		return false
+	}
+	r := a.resolve(p)
+	if strings.HasPrefix(r, "/") || strings.HasPrefix(r, "~") || strings.ContainsAny(r, "$`") {
+		return false
+	}
+	c := path.Clean(r)
+	return c != ".." && !strings.HasPrefix(c, "../")
+}
+
+// housekeepingAsRoot reports whether argv is system housekeeping that changes no security
+// boundary and destroys nothing: refreshing the dynamic linker's cache (`ldconfig`, its
+// cache only: ldconfig(8)), systemd reading its unit files again and starting or
+// restarting an installed unit (`systemctl daemon-reload`, `systemctl restart docker`,
+// `service docker restart`: systemctl(1); stop, disable, mask and enable ask), loading a kernel module by name from
+// the installed kernel's tree (`modprobe fuse`; a file path, `-r`, a config file or
+// `--force` ask: modprobe(8)), creating directories (`mkdir -p /etc/x.d`, no `-m` mode),
+// mounting what /etc/fstab already lists (`mount -a`: mount(8)), and waiting for or
+// replaying device events (`udevadm settle`, `udevadm trigger`, `udevadm control --reload`,
+// `--children-max`: udevadm(8)).
+func housekeepingAsRoot(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	for _, x := range args {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+	}
+	switch name {
+	case "ldconfig":
+		for _, x := range args {
+			if x != "-v" && x != "--verbose" && x != "-p" && x != "--print-cache" {
+				return false
+			}
+		}
+		return true
+	case "systemctl":
+		// daemon-reload; starting or restarting a unit that is installed (stop, disable,
+		// mask, enable and the rest ask: they take a service away or make one persist; a
+		// unit file the line writes asks where it is written, with sudo tee)
+		if len(args) == 1 && args[0] == "daemon-reload" {
+			return true
+		}
+		if len(args) >= 2 {
+			switch args[0] {
+			case "start", "restart", "reload", "try-restart", "reload-or-restart":
+				for _, u := range args[1:] {
+					if strings.HasPrefix(u, "-") || strings.Contains(u, "/") {
+						return false
+					}
+				}
+				return true
+			}
+		}
+		return false
+	case "service":
+		// SysV's service NAME start|restart|reload|status
+		if len(args) == 2 && !strings.ContainsAny(args[0], "/-") {
+			switch args[1] {
+			case "start", "restart", "reload", "status":
+				return true
+			}
+		}
+		return false
+	case "modprobe":
+		ops := operands(args)
+		if len(ops) == 0 {
+			return false
+		}
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && x != "-v" && x != "--verbose" && x != "-q" && x != "--quiet" && x != "-b" && x != "--use-blacklist" && x != "-a" && x != "--all" {
+				return false
+			}
+		}
+		for _, x := range ops {
+			if strings.ContainsAny(x, "/.") && !strings.Contains(x, "=") {
+				return false // a module file, not a name in the kernel's tree
+			}
+		}
+		return true
+	case "mkdir":
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && x != "-p" && x != "--parents" && x != "-v" && x != "--verbose" && x != "-pv" && x != "-vp" {
+				return false
+			}
+		}
+		return len(operands(args)) > 0
+	case "mount":
+		for _, x := range args {
+			if x != "-a" && x != "-av" && x != "-va" && x != "-v" && x != "--all" && x != "--verbose" {
+				return false
+			}
+		}
+		return hasFlag(args, "-a", "--all")
+	case "udevadm":
+		if len(args) == 0 {
+			return false
+		}
+		switch args[0] {
+		case "settle", "info":
+			return true
+		case "trigger":
+			for _, x := range args[1:] {
+				if strings.Contains(x, "remove") {
+					return false // replays removal: drivers let go of devices
+				}
+			}
+			return true
+		case "control":
+			for _, x := range args[1:] {
+				if x != "--reload" && x != "-R" && x != "--reload-rules" && !strings.HasPrefix(x, "--children-max=") && !strings.HasPrefix(x, "-m") {
+					return false
+				}
+			}
+			return len(args) > 1
+		}
+	}
+	return false
+}
+
+// reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
+// $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under
+// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`). Giving a
+// system file to the user (`/etc/fuse.conf`), root as the owner, or any other path asks.
+func (a *analyzer) reclaimAsRoot(argv []string) bool {
+	if len(argv) < 3 || argv[0] != "chown" {
+		return false
+	}
+	ops := operands(argv[1:])
+	for _, x := range argv[1:] {
+		if strings.HasPrefix(x, "-") && x != "-R" && x != "--recursive" && x != "-v" && x != "--verbose" && x != "-h" && x != "--no-dereference" && x != "-Rv" && x != "-vR" {
+			return false
+		}
+	}
+	if len(ops) < 2 {
+		return false
+	}
+	owner, group, _ := strings.Cut(ops[0], ":")
+	if !invokingUser(owner) || group != "" && !invokingUser(group) {
+		return false
+	}
+	for _, p := range ops[1:] {
+		c := path.Clean(a.resolve(p))
+		tmp := strings.HasPrefix(c, "/tmp/") || strings.HasPrefix(c, "/var/tmp/")
+		if !(tmp || a.inProject(p)) || strings.Contains(c, "..") || PathRisk(c) == RiskSecret {
+			return false
+		}
+	}
+	return true
+}
+
+// invokingUser reports whether s names the user who ran sudo as the shell expands it.
+func invokingUser(s string) bool {
+	switch s {
+	case "$USER", "${USER}", "$(id -u)", "$(id -un)", "$(whoami)", "$SUDO_USER", "${SUDO_USER}", "$(id -g)", "$(id -gn)":
+		return true
+	}
+	return false
+}
+
+// containerdCLI reports whether argv uses containerd's `ctr` for images only: listing,
+// pulling, importing, tagging or checking them (`sudo ctr -n=k8s.io images import
+// pause.tar`). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
+// nothing to what these verbs do; running a container (`ctr run --privileged`, host mounts),
+// mounting an image and any other ctr verb still ask.
+func containerdCLI(argv []string) bool {
+	if len(argv) < 3 || argv[0] != "ctr" {
+		return false
+	}
+	rest := argv[1:]
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		switch {
+		case strings.HasPrefix(rest[0], "-n=") || strings.HasPrefix(rest[0], "--namespace="):
+			rest = rest[1:]
+		case rest[0] == "-n" || rest[0] == "--namespace":
+			if len(rest) < 2 {
+				return false
+			}
+			rest = rest[2:]
+		default:
+			return false // --address (another daemon's socket) and the rest
+		}
+	}
+	if len(rest) < 2 {
+		return false
+	}
+	switch rest[0] {
+	case "images", "image", "i":
+	default:
+		return false
+	}
+	switch rest[1] {
+	case "ls", "list", "check", "import", "pull", "tag":
+		return true
+	}
+	return false
+}
+
+// bindServiceOnly reports whether setcap's arguments grant cap_net_bind_service and no other
+// capability (`setcap cap_net_bind_service=+ep /usr/bin/caddy`; `-r` removes capabilities).
+func bindServiceOnly(args []string) bool {
+	ops := operands(args)
+	if len(ops) < 2 || hasFlag(args, "-n") || strings.ContainsAny(ops[0], " \t,") {
+		return false
+	}
+	i := strings.IndexAny(ops[0], "=+-")
+	if i < 0 || strings.Count(ops[0], "=") > 1 {
+		return false
+	}
+	return strings.ToLower(ops[0][:i]) == "cap_net_bind_service"
+}
+
+// dockerdOptions are the Docker daemon's options that tune storage, logging, networking
+// inside the daemon's own bridge, limits and debugging (dockerd(8),
+// https://docs.docker.com/reference/cli/dockerd/), with whether each takes a value. Left
+// out, so that they ask: listening on TCP (`-H tcp://...` without TLS is root for anyone on
+// the network), another configuration file, data or exec root, pid file, socket group,
+// runtimes and helper binaries (`--add-runtime`, `--userland-proxy-path`, `--init-path`),
+// authorization plugins, insecure registries, metrics listeners and an unconfined seccomp
+// profile.
+var dockerdOptions = map[string]bool{
+	"-D": false, "--debug": false, "-l": true, "--log-level": true, "-s": true, "--storage-driver": true,
+	"--storage-opt": true, "--log-driver": true, "--log-opt": true, "--log-format": true, "--raw-logs": false,
+	"--default-ulimit": true, "--dns": true, "--dns-opt": true, "--dns-search": true, "--mtu": true,
+	"--max-concurrent-downloads": true, "--max-concurrent-uploads": true, "--max-download-attempts": true,
+	"--live-restore": false, "--shutdown-timeout": true, "--default-shm-size": true, "--registry-mirror": true,
+	"--label": true, "--bip": true, "--default-address-pool": true, "--fixed-cidr": true, "--fixed-cidr-v6": true,
+	"--ipv6": false, "--cgroup-parent": true, "--exec-opt": true, "--oom-score-adjust": true, "--validate": false,
+	"-v": false, "--version": false, "-h": false, "--help": false, "--experimental": false, "--icc": false,
+	"--ip-forward": false, "--ip-masq": false, "--userns-remap": true, "--default-cgroupns-mode": true,
+	"--default-ipc-mode": true, "--no-new-privileges": false, "--selinux-enabled": false, "--init": false,
+	"--tlsverify": false, "--tls": false, "--tlscacert": true, "--tlscert": true, "--tlskey": true,
+	"--default-runtime": true, "--containerd-namespace": true, "--features": true,
+}
+
+// dockerdAsRoot reports whether argv starts the Docker daemon with options from
+// dockerdOptions only, on its default local socket or another unix socket (`sudo dockerd
+// --storage-opt dm.basesize=50G`, `sudo dockerd --debug`): the daemon that `sudo docker`
+// talks to anyway, tuned. What reaches it from the network or runs other programs as root
+// asks.
+func dockerdAsRoot(argv []string) bool {
+	if len(argv) == 0 || argv[0] != "dockerd" {
+		return false
+	}
+	args := argv[1:]
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+		k, v, hasValue := strings.Cut(x, "=")
+		if k == "-H" || k == "--host" {
+			if !hasValue {
+				if i+1 >= len(args) {
+					return false
+				}
+				i++
+				v = args[i]
+			}
+			if !strings.HasPrefix(v, "unix://") && !strings.HasPrefix(v, "fd://") {
+				return false
+			}
+			continue
+		}
+		takes, ok := dockerdOptions[k]
+		if !ok {
+			return false
+		}
+		if takes && !hasValue {
+			if i+1 >= len(args) {
+				return false
+			}
+			i++
+			v = args[i]
+		}
+		if strings.Contains(v, "$") || strings.Contains(strings.ToLower(v), "unconfined") {
+			return false
+		}
+	}
+	return true
+}
+
+// joinsGroup reports whether usermod or gpasswd only adds the invoking user to groups:
+// `usermod -aG docker $USER`, `gpasswd -a $USER docker`. Groups named sudo, wheel, admin or
+// root (the sudoers' own) are not this.
+func joinsGroup(name string, args []string) bool {
+	var groups, user string
+	switch name {
+	case "usermod":
+		switch {
+		case len(args) == 3 && (args[0] == "-aG" || args[0] == "-Ga"):
+			groups, user = args[1], args[2]
+		case len(args) == 4 && (args[0] == "-a" && args[1] == "-G" || args[0] == "-G" && args[1] == "-a"):
+			groups, user = args[2], args[3]
+		default:
+			return false // -G alone replaces the groups; -s, -l, -u... change the account
+		}
+	case "gpasswd":
+		if len(args) != 3 || args[0] != "-a" {
+			return false
+		}
+		user, groups = args[1], args[2]
+	}
+	if !invokingUser(user) {
+		return false
+	}
+	for _, g := range strings.Split(groups, ",") {
+		switch g {
+		case "", "sudo", "wheel", "admin", "root", "shadow", "disk":
+			return false
+		}
+	}
+	return true
+}
+
+// installAsRoot reports whether argv installs programs the line names into the
+// administrator's own folder for local software, /usr/local/bin or /usr/local/sbin (FHS 3.0
+// §4.9: "for use by the system administrator when installing software locally"): `sudo mv
+// ./kind /usr/local/bin/kind`, `sudo install -m 755 runc.amd64 /usr/local/sbin/runc`, the
+// last step of kind's, containerd's and helm's documented installs. Each source is a file in
+// the project or /tmp; a target name is the source's own (runc.amd64 as runc, kind-linux-amd64
+// as kind); no setuid or setgid mode; and nothing installed under the name of a shell or of
+// a program that handles passwords or keys (sudo, su, ssh, gpg, git...), which a copy in
+// /usr/local/bin, ahead of /usr/bin on PATH, would stand in for. /usr/bin and /usr/sbin
+// (the distribution's), an archive unpacked into /usr/local, and anything else ask.
+func (a *analyzer) installAsRoot(argv []string) bool {
+	if len(argv) < 3 {
+		return false
+	}
+	name, args := argv[0], argv[1:]
+	var ops []string
+	switch name {
+	case "install":
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case x == "-m" || x == "--mode" || x == "-o" || x == "--owner" || x == "-g" || x == "--group":
+				if i+1 >= len(args) {
+					return false
+				}
+				if (x == "-m" || x == "--mode") && !plainMode(args[i+1]) {
+					return false
+				}
+				i++
+			case strings.HasPrefix(x, "--mode="):
+				if !plainMode(strings.TrimPrefix(x, "--mode=")) {
+					return false
+				}
+			case x == "-v" || x == "--verbose" || x == "-c" || x == "-p" || x == "-s" || x == "--strip" || x == "-D":
+			case strings.HasPrefix(x, "-"):
+				return false
+			default:
+				ops = append(ops, x)
+			}
+		}
+	case "mv", "cp":
+		for _, x := range args {
+			switch {
+			case x == "-f" || x == "-v" || x == "-fv" || x == "-vf" || x == "-p" || x == "-i" || x == "-n":
+			case strings.HasPrefix(x, "-"):
+				return false
+			default:
+				ops = append(ops, x)
+			}
+		}
+	default:
+		return false
+	}
+	if len(ops) < 2 {
+		return false
+	}
+	dst := path.Clean(ops[len(ops)-1])
+	srcs := ops[:len(ops)-1]
+	dir, target := dst, ""
+	if dst != "/usr/local/bin" && dst != "/usr/local/sbin" {
+		dir, target = path.Dir(dst), path.Base(dst)
+		if len(srcs) != 1 {
+			return false
+		}
+	}
+	if dir != "/usr/local/bin" && dir != "/usr/local/sbin" {
+		return false
+	}
+	for _, src := range srcs {
+		if strings.ContainsAny(src, "$`*?[") {
+			return false
+		}
+		c := path.Clean(a.resolve(src))
+		if !(strings.HasPrefix(c, "/tmp/") || a.inProject(src)) {
+			return false
+		}
+		b := path.Base(c)
+		if target != "" {
+			if b != target && !strings.HasPrefix(b, target+".") && !strings.HasPrefix(b, target+"-") && !strings.HasPrefix(b, target+"_") {
+				return false
+			}
+			b = target
+		}
+		if standIn(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainMode reports whether an install mode sets no setuid, setgid or sticky bit.
+func plainMode(m string) bool {
+	if strings.Trim(m, "01234567") == "" {
+		return len(m) == 3 || len(m) == 4 && m[0] == '0'
+	}
+	return !strings.ContainsAny(m, "st")
+}
+
+// standIn reports whether a program of this name in /usr/local/bin would stand in for a shell
+// or for a program that reads passwords, keys or tokens.
+func standIn(name string) bool {
+	switch name {
+	case "sudo", "su", "doas", "pkexec", "passwd", "chsh", "login", "ssh", "sshd", "scp", "sftp", "ssh-add",
+		"ssh-agent", "ssh-keygen", "gpg", "gpg2", "gpg-agent", "pinentry", "bash", "sh", "zsh", "dash",
+		"fish", "ksh", "env", "git", "gh", "aws", "gcloud", "az", "op", "pass", "security", "keyctl":
+		return true
+	}
+	return strings.HasPrefix(name, "git-") || strings.HasPrefix(name, "pinentry")
+}

@@ -1,0 +1,70 @@
+package shell
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestBindMounts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		argv []string
+		want map[string]string
+	}{
+		{"-v host:container", []string{"docker", "run", "--rm", "-v", "$HOME/.cache:/root/.cache", "img"}, map[string]string{"$HOME/.cache:/root/.cache": "$HOME/.cache"}},
+		{"--volume=", []string{"podman", "run", "--volume=/srv/data:/data:ro", "img"}, map[string]string{"--volume=/srv/data:/data:ro": "/srv/data"}},
+		{"--mount source", []string{"docker", "container", "create", "--mount", "type=bind,source=./d,target=/root/d", "img"}, map[string]string{"type=bind,source=./d,target=/root/d": "./d"}},
+		{"a named volume has no host path", []string{"nerdctl", "run", "-v", "data:/var/lib/x", "img"}, map[string]string{"data:/var/lib/x": ""}},
+		{"the container's command is not a mount", []string{"docker", "run", "img", "-v", "/root:/x"}, nil},
+		{"not a run", []string{"docker", "cp", "-v", "/root:/x"}, nil},
+		{"not a container CLI", []string{"tar", "-v", "/root:/x"}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BindMounts(tc.argv); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("BindMounts(%q) = %v, want %v", tc.argv, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKeyUse(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want []int
+	}{
+		{[]string{"ssh", "-i", "$HOME/.ssh/id_rsa", "dev@host"}, []int{2}},
+		{[]string{"scp", "-i", "k.pem", "k.pem", "x@host:/tmp/"}, []int{2}}, // the operand still counts
+		{[]string{"ssh", "-o", "IdentityFile=$HOME/.ssh/id", "host"}, []int{2}},
+		{[]string{"ssh", "-o", "StrictHostKeyChecking=no", "host"}, nil},
+		{[]string{"ssh-add", "$HOME/.ssh/id"}, []int{1}},
+		{[]string{"kubectl", "--kubeconfig=$HOME/.kube/config", "get", "pods"}, []int{1}},
+		{[]string{"chmod", "600", "$HOME/.ssh/id_rsa"}, []int{2}},
+		{[]string{"chmod", "-R", "go-rwx", "$HOME/.ssh"}, []int{3}},
+		{[]string{"chmod", "0400", "k.pem"}, []int{2}},
+		{[]string{"chmod", "644", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"chmod", "4700", "x"}, nil},
+		{[]string{"chmod", "o+r", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"cat", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"docker", "build", "--secret", "id=aws,src=$HOME/.aws/credentials", "."}, []int{3}},
+		{[]string{"docker", "buildx", "build", "--ssh=default=$HOME/.ssh/id", "."}, []int{3}},
+		{[]string{"docker", "run", "--secret", "x", "img"}, nil}, // not a build
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("KeyUse(%q) = %v, want %v", tc.argv, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestCredentialPointer(t *testing.T) {
+	for w, want := range map[string]bool{
+		"KUBECONFIG=$HOME/.kube/config": true, "GOOGLE_APPLICATION_CREDENTIALS=key.json": true,
+		"KEY=$HOME/.ssh/id_rsa": false, "$HOME/.kube/config": false, "KUBECONFIG": false,
+	} {
+		if got := CredentialPointer(w); got != want {
+			t.Errorf("CredentialPointer(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
