@@ -631,6 +631,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !sqlSyntax(texts[i].Value) {
 			continue // words alone cannot leave a search value (see sqlSyntax)
 		}
+		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
+			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -704,11 +707,25 @@ func modelOff(k argkind.Kind, label string) bool {
 // data/split's train and dev halves (936) has one (TestSQLSyntax), and so does every text the
 // held-out set keeps as a SQL injection at all (tools/heldout's sqlSignal, of which this is a
 // superset), so the held-out figures cannot lose an attack to it.
+//
+// An and/or before a number counts when at most one word comes before it (`1 or 1`, `x and
+// 2`, `or 1`): "size 10.5 or 11" and "size 10 or 11" are sizes (issue 26; the model scored
+// them 0.97 and 0.93), and every SQL injection of the tuning sets, data/heldout/sqli-extra's
+// included, still has SQL syntax (TestSQLSyntax).
 func sqlSyntax(s string) bool {
-	return sqlSyntaxRe.MatchString(s)
+	return sqlSyntaxRe.MatchString(s) || sqlBoolNumber.MatchString(s)
 }
 
-var sqlSyntaxRe = regexp.MustCompile(`(?i)['"#;=<>()|&/\\` + "`" + `]|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b(or|and|xor)\s+(\d|true\b)|\b(union|select|insert|update|delete|drop|having|order\s+by|sleep|benchmark|waitfor|exec|xp_\w*|sp_\w+|information_schema|sysobjects|pg_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp)\b`)
+var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)
+
+// shellSyntax reports whether s holds what a second command needs: a separator, a pipe, a
+// substitution, a redirection or a line break. In a search query the model's
+// command_injection counts only then: it scores words ("sleep mask" 0.998 as a command).
+func shellSyntax(s string) bool {
+	return strings.ContainsAny(s, ";|&`$<>\n")
+}
+
+var sqlSyntaxRe = regexp.MustCompile(`(?i)['"#;=<>()|&/\\` + "`" + `]|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b(union|select|insert|update|delete|drop|having|order\s+by|sleep|benchmark|waitfor|exec|xp_\w*|sp_\w+|information_schema|sysobjects|pg_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp)\b`)
 
 // modelOffAll reports the kinds the model is asked nothing about: shell commands and SQL.
 func modelOffAll(k argkind.Kind) bool {
