@@ -279,7 +279,7 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`\.git-credentials|\.git/(?:config|head|index)|\.gitconfig|\.htpasswd|\.htaccess|\.bash_history|\.zsh_history|\.mysql_history|\.psql_history|` +
 	`\.bashrc|\.bash_profile|\.profile|\.viminfo|\.vault-token|\.terraformrc|terraform\.tfstate|` +
 	`(?:^|/)\.env(?:\.[a-z]+)?$|(?:^|/)\.env(?:\.[a-z]+)?[/?#\s]|` +
-	`(?:^|/)(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|` +
+	`/(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|^(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[;'"?#~-]|\.bak)|` +
 	`(?:^|/)\.(?:rhosts|shosts|cshrc|tcshrc|forward|xauthority|logout|login|passwd|pass|my\.cnf|boto|s3cfg|dockercfg|lesshst|mozilla|gnupg|password-store|config/gh/hosts\.yml)(?:$|/)|ntuser\.dat|` +
 	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
 	`credentials\.(?:json|db|ya?ml|xml|ini|txt|csv)|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
