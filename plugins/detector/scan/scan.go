@@ -712,8 +712,36 @@ func modelOff(k argkind.Kind, label string) bool {
 // 2`, `or 1`): "size 10.5 or 11" and "size 10 or 11" are sizes (issue 26; the model scored
 // them 0.97 and 0.93), and every SQL injection of the tuning sets, data/heldout/sqli-extra's
 // included, still has SQL syntax (TestSQLSyntax).
+//
+// An apostrophe between two letters is part of a word (`l'oreal`, `rock'n'roll`, `o'brien`:
+// the model scored the first two 0.96 and 0.93): it does not count; a quote beside a space,
+// a digit or punctuation still does (`1'or'1`, `rock 'n' roll`), and so does one before a SQL
+// operator (`a'or'a`).
 func sqlSyntax(s string) bool {
+	if sqlQuoteKeyword.MatchString(s) {
+		return true
+	}
+	s = dropWordApostrophes(s)
 	return sqlSyntaxRe.MatchString(s) || sqlBoolNumber.MatchString(s)
+}
+
+var sqlQuoteKeyword = regexp.MustCompile(`(?i)'\s*(or|and|xor|union|select|like|rlike|regexp|is|in|div|mod|having|order|group|limit|from|where)\b`)
+
+// dropWordApostrophes returns s without the ASCII apostrophes that stand between two ASCII
+// letters.
+func dropWordApostrophes(s string) string {
+	if !strings.Contains(s, "'") {
+		return s
+	}
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' && i > 0 && i+1 < len(s) && letter(s[i-1]) && letter(s[i+1]) {
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
 }
 
 var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)

@@ -515,6 +515,7 @@ func TestSQLSyntax(t *testing.T) {
 		"1' or '1'='1": true, "1 or 1": true, "x or true": true, "admin'--": true, "1 union select password from users": true,
 		"sleep 5": true, "{ $ne: 1 }": true, "%27%20or%201": true, "0x77616974666f72": true, "1;drop table users": true,
 		"admin'#": true, "1#": true, "size 10.5 or 11": false, "size 10 or 11": false, "x xor 1": true,
+		"l'oreal": false, "rock'n'roll": false, "o'brien": false, "1'or'1": true, "rock 'n' roll": true, "admin'or'1'='1": true,
 		// Each alternative of tools/heldout's sqlSignal (what the held-out set keeps as SQLi).
 		`a"b`: true, "a#b": true, "a;b": true, "a -- b": true, "a /* b": true, "insert x": true, "update x": true,
 		"delete x": true, "drop x": true, "x and 2": true, "having x": true, "order  by x": true, "exec x": true,

@@ -564,7 +564,7 @@ var searchSQLRules = []struct {
 	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
 	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
 	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
-	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)`), true},
+	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
 	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce|binary)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
 	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
 	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:(?:or|and|xor|div|mod|having|sounds\s+like|(?:not\s+)?like|regexp|rlike)\s+|(?:\|\||&&)\s*)(?:true\b|false\b|null\b|(?:0x[0-9a-f]+|\d+)\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
@@ -604,6 +604,9 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 		if !codeSearch && noWords(t) {
 			return t, "search/no_words"
 		}
+		if !codeSearch && selfEquality(t) {
+			return t, "search/self_equality"
+		}
 		if m := hexText(t); m != "" && !codeSearch {
 			return m, "search/hex_text"
 		}
@@ -613,6 +616,28 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 
 // reHex is a hexadecimal literal of at least three bytes.
 var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+
+// selfEquality reports whether the whole value compares one token with itself (`a=a`,
+// `x = x --`): a tautology, the condition a break-out appends; nobody searches for it.
+func selfEquality(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, c := range []string{"--", "#", "/*", ";"} {
+		if i := strings.Index(t, c); i > 0 {
+			t = strings.TrimSpace(t[:i])
+		}
+	}
+	l, r, ok := strings.Cut(t, "=")
+	l, r = strings.TrimSpace(l), strings.TrimSpace(r)
+	if !ok || l == "" || l != r || len(l) > 20 {
+		return false
+	}
+	for _, c := range l {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // hexText returns a hexadecimal literal in t whose bytes are all printable ASCII text (0x61646d696e
 // is "admin"): how SQL injection writes a string without a quote. A hash, a colour or an
