@@ -571,7 +571,8 @@ func TestPublicPEM(t *testing.T) {
 
 // TestHomeSecretName: a file straight in a home folder or the root whose name says it holds a
 // secret is one (issue 26, data/heldout/paths-extra: gitrob's signatures); the same words in a
-// project's files are code and docs (data/heldout calib and wide calib benign paths).
+// project's files are code and docs (data/heldout calib and wide calib benign paths). The
+// credential stores of browsers, macOS keychains, GnuPG and Kerberos are secrets wherever they are.
 func TestHomeSecretName(t *testing.T) {
 	e := NewEvaluator(Config{})
 	for _, tc := range []struct {
@@ -590,6 +591,17 @@ func TestHomeSecretName(t *testing.T) {
 		{"/home/dev/src/fzf/src/history.go", false},
 		{"/home/dev/src/app/config/database.yml", false},
 		{"/home/dev/notes.txt", false},
+		// browser, keychain, GnuPG and Kerberos stores
+		{"/home/dev/.config/google-chrome/Default/Login Data", true},
+		{"/home/dev/snap/chromium/common/chromium/Profile 1/Cookies", true},
+		{"/home/dev/src/app/web/cookies.go", false},
+		{"/home/dev/Library/Keychains/login.keychain-db", true},
+		{"/secring.gpg", true},
+		{"/home/dev/src/app/testdata/pubring.gpg", false},
+		{"/tmp/krb5cc_1000", true},
+		{"/etc/krb5.keytab", true},
+		{"/run/user/1000/keyring/control", true},
+		{"/run/user/1000/bus", false},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})

@@ -287,7 +287,11 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
 	`boot\.ini|win\.ini|system\.ini|` +
 	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf|` +
-	`(?:^|/)(?:var/)?run/secrets/)`
+	`(?:^|/)(?:var/)?run/secrets/|` +
+	// issue 26, third round: browser, keychain, GnuPG and Kerberos stores (public docs of
+	// Chrome, macOS, GnuPG, MIT Kerberos; none in calib, probed by hand)
+	`/(?:default|profile \d+)/(?:login data|cookies|web data)(?:-journal)?$|library/keychains/|\.keychain(?:-db)?$|` +
+	`secring\.gpg|pubring\.kbx|private-keys-v1\.d/|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/)`
 
 // serverConfigs are configuration files of system services: sensitive on a server, ordinary
 // inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
