@@ -598,6 +598,8 @@ func TestHomeSecretName(t *testing.T) {
 		{"/home/dev/Library/Keychains/login.keychain-db", true},
 		{"/secring.gpg", true},
 		{"/home/dev/src/app/testdata/pubring.gpg", false},
+		{"/home/dev/src/goreleaser/internal/pipe/sign/testdata/gnupg/secring.gpg", false},
+		{"/home/dev/src/goreleaser/internal/pipe/sign/testdata/gnupg/private-keys-v1.d/FC3A9AF0226DC94FBEEE5B3E6A4387FB1BFB4CC6.key", false},
 		{"/tmp/krb5cc_1000", true},
 		{"/etc/krb5.keytab", true},
 		{"/run/user/1000/keyring/control", true},

