@@ -74,6 +74,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
 		if !l.codeSearch {
+			formSpaces(r, d)
+		}
+		if !l.codeSearch {
 			fingerprintSQL(r, d)
 		}
 	case argkind.Text:
@@ -569,7 +572,10 @@ var searchSQLRules = []struct {
 	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
 	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:(?:or|and|xor|div|mod|having|sounds\s+like|(?:not\s+)?like|regexp|rlike)\s+|(?:\|\||&&)\s*)(?:true\b|false\b|null\b|(?:0x[0-9a-f]+|\d+)\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
 	{"search/xor_operand", regexp.MustCompile(`[a-z0-9_'")]\s+xor\s+(?:-?\d+\s*(?:$|[=<>!)#;]|--|/\*|xor\b|or\b|and\b)|['"(]|true\b|false\b|null\b|[a-z_]+\()`), true},
-	{"search/number_inequality", regexp.MustCompile(`^\s*\(?\s*-?\d+\s*(?:<>|!=|<=>|\||\^|<<|>>)\s*-?\d+\s*\)?\s*$|^\s*[~!]\s*-?\d+\s*$|^\s*-?\d+['"]?\s*\)*\s*#\s*$`), true},
+	{"search/number_inequality", regexp.MustCompile(`^\s*\(?\s*-?\d+\s*(?:<>|!=|<=>|\||\^|<<|>>)\s*-?\d+\s*\)?\s*$|^\s*[~!]\s*-?\d+\s*$|^\s*-?\d+['"]?\s*\)*\s*#`), true},
+	{"search/number_comment", regexp.MustCompile(`(?:^|\s)-?\d+\s*(?:[-+*/]\s*-?\d+\s*)*\)*\s*(?:--|#)\s*$|(?:^|\s)-?\d+\s*/\*.*?\*/`), true},
+	{"search/quote_arithmetic", regexp.MustCompile(`^[\w.@-]{0,32}['"]\s*[-+*/%^]\s*(?:\d|['"(])|^\s*'[^']*'\s*[-+*/%^]\s*\d|^\s*"[^"]*"\s*[-+*/%^]\s*\d`), true},
+	{"search/leading_boolean", regexp.MustCompile(`^\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:true|false|null|not\s+false|\d+)\s*\)*\s*(?:--|#|/\*|;|$)`), true},
 	{"search/sql_statement", regexp.MustCompile(`\bcreate\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:table|procedure|function|trigger|view|user|database|schema)\s+[a-z_\x60"\[][\w.\x60"\]]*\s*(?:\(|as\b|returns\b|identified\b|before\b|after\b)|\balter\s+(?:table|user|database|view)\s+[\w.\x60"\[\]]+\s+(?:add|drop|modify|change|rename|alter|identified|owner)\b|\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"\[\]]+\s*(?:\(|values\b|select\b|set\b)|\bupdate\s+[\w.\x60"\[\]]+\s+set\s+[\w.\x60"\[\]]+\s*=|\bdelete\s+from\s+[\w.\x60"\[\]]+\s+where\b|\bgrant\s+(?:all|select|insert|update|delete|execute|usage|file|super)\b[^;]{0,40}\bon\b[^;]{0,40}\bto\b|\brename\s+table\s+[\w.\x60"]+\s+to\b|\bcall\s+[a-z_][\w.]*\s*\(\s*(?:\)|\d|'|"|@)`), true},
 	{"search/backtick_keyword", regexp.MustCompile(`\x60\s*(?:or|and|xor|union|select|from|where|having)\s*\x60`), true},
 	{"search/value_list", regexp.MustCompile(`^\s*[\w.-]*['"]\s*(?:,\s*(?:-?\d+|null|'[^']*'|"[^"]*"|@@?\w+)\s*)+\)|^\s*-?\d+\s*,\s*'[^']*'\s*,\s*(?:-?\d+|'|null\b)`), true},
@@ -616,6 +622,23 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 
 // reHex is a hexadecimal literal of at least three bytes.
 var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+
+// formSpaces reads a search value written with '+' for its spaces and no white space
+// (`order+by+1`, `"foo"+or+"bar"`: form-encoding without a percent escape, which Normalize
+// leaves alone) with spaces, and adds the SQL findings of that reading (issue 26: calib's
+// injections rewritten so were let through).
+func formSpaces(r *Result, d *Detector) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "+") || strings.ContainsAny(t, " \t\n") {
+		return
+	}
+	alt := d.Scan(strings.ReplaceAll(t, "+", " "))
+	for _, h := range alt.Hits {
+		if h.Category == SQLInjection {
+			voteHit(r, d, h)
+		}
+	}
+}
 
 // selfEquality reports whether the whole value compares one token with itself (`a=a`,
 // `x = x --`): a tautology, the condition a break-out appends; nobody searches for it.
