@@ -62,7 +62,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 	case argkind.Query:
 		keepOnly(r, l.kind)
-		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) {
+		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) && !questionBreakout(r.Norm.Text) {
 			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
 			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
 			// only markup that would run counts.
@@ -688,6 +688,22 @@ func unhexByte(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - '0'
+}
+
+// reGluedBreakout is a quote glued to the word before it, then a boolean operator and an
+// operand (`work' or '1'='1`, `it' and 2>1`); reOpenTautology a comparison of literals that
+// leaves its last quote for the query to close (`... or 'a'='a`).
+var (
+	reGluedBreakout = regexp.MustCompile(`[a-z0-9_%)]['"]\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:['"(]|-?\d|true\b|false\b|not\b|[a-z_][a-z0-9_.]*\s*(?:=|<>|!=|<|>|(?:not\s+)?(?:like|is|in|between)\b))`)
+	reOpenTautology = regexp.MustCompile(`['"]?[a-z0-9_]*['"]\s*(?:=|<>|!=|like)\s*['"][a-z0-9_]*$`)
+)
+
+// questionBreakout reports whether a value worded as a question still breaks out of the query
+// (issue 26, third round: "does this work' or '1'='1" passed as a question): a question about
+// a payload mentions it after a space ("is ' or 1=1 -- still a thing"), a break-out closes the
+// string right after the text it searched for, or leaves a tautology's quote open at the end.
+func questionBreakout(t string) bool {
+	return reGluedBreakout.MatchString(t) || reOpenTautology.MatchString(t)
 }
 
 // endsStatement reports whether t ends as a SQL statement or a commented-out rest does (';' or
