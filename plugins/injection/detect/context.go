@@ -578,6 +578,7 @@ var searchSQLRules = []struct {
 	{"search/leading_boolean", regexp.MustCompile(`^\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:true|false|null|not\s+false|\d+)\s*\)*\s*(?:--|#|/\*|;|$)`), true},
 	{"search/function_opening", regexp.MustCompile(`^\s*(?:insert|update|delete|drop|select|sleep|pg_sleep|benchmark|concat(?:_ws)?|group_concat|substr(?:ing)?|mid|ascii|ord|char|chr|nchar|hex|unhex|md5|sha1|load_file|updatexml|extractvalue|version|database|user|jsonb?_[a-z_]+|xmltype|(?:utl|dbms)_[a-z_]+(?:\.[a-z_]+)?|ifnull|iif|cast|convert|exists|polygon|geometrycollection|multipoint|linestring|st_[a-z_]+|name_const|elt|make_set|waitfor)\s*\(\s*$`), true},
 	{"search/open_condition", regexp.MustCompile(`^\s*\)*\s*(?:and|or|xor|&&|\|\|)\s*\(*\s*[\x60'"]?[a-z_][a-z0-9_.]*[\x60'"]?\s*(?:=|==|!=|<>|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike|in|between)\b|is(?:\s+not)?\b)\s*\(?\s*['"\x60]?\s*$`), true},
+	{"search/null_test", regexp.MustCompile(`\b(?:and|or|xor)\s+[a-z_][a-z0-9_.]*\s+(?:isnull|notnull)\b`), true},
 	{"search/as_from", regexp.MustCompile(`\bas\s*['"\x60]\s*from\b|^\s*[;!'"]\s*as\s+(?:not\s+)?from\b`), true},
 	{"search/quoted_number", regexp.MustCompile(`^\s*['"]-?\d+(?::\d+)*\s*$`), true},
 	{"search/declare_variable", regexp.MustCompile(`\bdeclare\s+@[a-z_]`), true},

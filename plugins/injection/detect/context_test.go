@@ -307,6 +307,7 @@ func TestSearchBreakout(t *testing.T) {
 		{"a condition left open", "search_products", "xor ( name not like `", "sql_injection"},
 		{"a condition left open after ||", "search_products", "|| `name` is '", "sql_injection"},
 		{"or best offer", "search_products", "or best offer", ""},
+		{"a column tested for null after or", "search_products", "1 or email isnull", "search/null_test"},
 		{"a JSON function opening", "search_products", "json_extract(", "search/function_opening"},
 		{"a product with a parenthesis", "search_products", "iphone 15 (", ""},
 		{"as then a quote then from", "search_products", "! as from", "search/as_from"},
