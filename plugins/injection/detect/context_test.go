@@ -628,6 +628,11 @@ func TestHomeSecretName(t *testing.T) {
 		{"/home/dev/src/fzf/src/history.go", false},
 		{"/home/dev/src/app/config/database.yml", false},
 		{"/home/dev/notes.txt", false},
+		{"/config/database.yml", true},
+		{"/app/config/database.yml", true},
+		{"/home/dev/private_notes.txt", true},
+		{"/keystore", true},
+		{"/home/dev/src/app/internal/private/handler.go", false},
 		// browser, keychain, GnuPG and Kerberos stores
 		{"/home/dev/.config/google-chrome/Default/Login Data", true},
 		{"/home/dev/snap/chromium/common/chromium/Profile 1/Cookies", true},

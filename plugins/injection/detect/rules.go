@@ -407,8 +407,8 @@ var sensitiveRules = []rule{
 	// gitrob's signatures, npm ban-sensitive-files, data/heldout/paths-extra). Only there:
 	// a project's credentials.go or secret_test.go is code. The value is the path (anchored:
 	// a long text is not scanned for it).
-	r(SensitivePaths, "home_secret_name", 0.85, "secret|private|privkey|credential|passw|wallet|token|oauth|tfstate|database.y|history",
-		`^(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/[^/\s]*(?:secret|private[._-]?key|privkey|credential|passw(?:or)?d|wallet|token|oauth|\.tfstate|database\.ya?ml|history)[^/\s]*$`),
+	r(SensitivePaths, "home_secret_name", 0.85, "secret|private|privkey|credential|passw|wallet|token|oauth|tfstate|database.y|history|keystore",
+		`^(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/[^/\s]*(?:secret|private|privkey|credential|passw(?:or)?d|wallet|token|oauth|\.tfstate|database\.ya?ml|history|keystore)[^/\s]*$|^/(?:[^/\s]+/)?config/(?:database|secrets|credentials)\.ya?ml$`),
 	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
 }
 
