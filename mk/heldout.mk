@@ -19,7 +19,15 @@ heldout-wide: ## regenerate data/heldout/wide/{calib,test}.jsonl: benign records
 heldout-sqli-extra: ## regenerate data/heldout/sqli-extra/calib.jsonl: calib-only SQL injection lines (libinjection-go tests, PayloadsAllTheThings lists)
 	$(GO) run ./tools/heldout -sqli-extra -out $(HELDOUT_DIR)/sqli-extra
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra
+.PHONY: heldout-paths-extra eval-paths-extra
+
+heldout-paths-extra: ## regenerate data/heldout/paths-extra/calib.jsonl: calib-only sensitive paths (npm ban-sensitive-files, cc-safety-net)
+	$(GO) run ./tools/heldout -paths-extra -out $(HELDOUT_DIR)/paths-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra
+
+eval-paths-extra: setup-onnxruntime bundle ## the served chain on the extra sensitive-path set (calib only: tune on it)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/paths-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

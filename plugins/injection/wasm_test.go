@@ -350,14 +350,14 @@ func TestWasmLargeArgumentDefaultMemory(t *testing.T) {
 	}
 }
 
-// TestWasmLargeArgumentExampleMemory evaluates a 2 MiB argument under the runtime's default
-// memory cap (256 pages) and under the example bundle's cap for this stage. Under 256 pages the
-// guest runs out of memory, and the error says so in the guest's own words (host/plugin passes
-// on the first line of its stderr); the example bundle's cap holds it. The gateway test
-// TestExampleBundleHoldsTheBodyLimit takes the whole chain to the 4 MiB body limit.
+// TestWasmLargeArgumentExampleMemory evaluates an argument at the gateway's 4 MiB body limit
+// under the runtime's default memory cap (256 pages) and under the example bundle's cap for this
+// stage. Under 256 pages the guest runs out of memory, and the error says so in the guest's own
+// words (host/plugin passes on the first line of its stderr); the example bundle's cap holds
+// it. The gateway test TestExampleBundleHoldsTheBodyLimit takes the whole chain there.
 func TestWasmLargeArgumentExampleMemory(t *testing.T) {
 	if testing.Short() {
-		t.Skip("scans 2 MiB in Wasm")
+		t.Skip("scans 4 MiB in Wasm")
 	}
 	raw, err := os.ReadFile("../../examples/bundle/bundle.yaml")
 	if err != nil {
@@ -381,8 +381,8 @@ func TestWasmLargeArgumentExampleMemory(t *testing.T) {
 	if pages == 0 {
 		t.Fatal("examples/bundle/bundle.yaml: no memory_pages for the injection stage")
 	}
-	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", (2<<20)/58)
-	in, err := json.Marshal(map[string]any{"abi": "1.0", "id": "2m", "phase": "request", "method": "tools/call",
+	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", (4<<20-8<<10)/58)
+	in, err := json.Marshal(map[string]any{"abi": "1.0", "id": "4m", "phase": "request", "method": "tools/call",
 		"tool": "send", "arguments": map[string]any{"body": text}})
 	if err != nil {
 		t.Fatal(err)
@@ -402,10 +402,10 @@ func TestWasmLargeArgumentExampleMemory(t *testing.T) {
 		_, err = p.Evaluate(context.Background(), in)
 		p.Close(context.Background())
 		if tc.oom && (err == nil || !strings.Contains(err.Error(), "out of memory")) {
-			t.Errorf("2 MiB under %d pages: %v, want a trap that names the guest's out of memory", tc.pages, err)
+			t.Errorf("4 MiB under %d pages: %v, want a trap that names the guest's out of memory", tc.pages, err)
 		}
 		if !tc.oom && err != nil {
-			t.Errorf("2 MiB under the example bundle's %d pages: %v", tc.pages, err)
+			t.Errorf("4 MiB under the example bundle's %d pages: %v", tc.pages, err)
 		}
 	}
 }

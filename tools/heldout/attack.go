@@ -17,6 +17,9 @@ import (
 // attack is one attack line from a public list, with its class, before placement.
 type attack struct {
 	label, text, source, group string
+	// listed: the source lists the line as what its label names (a secret-file list's
+	// credential entry), so keep's vocabulary check does not apply to it.
+	listed bool
 }
 
 // crsClass maps a CRS regression-test folder to the attack class of its positive tests.

@@ -20,11 +20,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 	wide := fs.Bool("wide", false, "write the wide benign set (wideModules: benign records only) to -out instead")
 	sqliExtra := fs.Bool("sqli-extra", false, "write the calib-only extra SQL injection set (libinjection-go tests, vendored PayloadsAllTheThings lists) to -out instead")
 	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
+	pathsExtra := fs.Bool("paths-extra", false, "write the calib-only extra sensitive-path set (npm ban-sensitive-files, cc-safety-net) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *sqliExtra {
 		if err := generateSQLiExtra(*out, *sqliSrc, "data/heldout/calib.jsonl", stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *pathsExtra {
+		mains := []string{"data/heldout/calib.jsonl", "data/heldout/test.jsonl"}
+		if err := generatePathsExtra(*out, *cache, mains, stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
@@ -115,7 +124,7 @@ func placeAttacks(attacks []attack, skip func(attack) string) ([]Record, []Dropp
 	var dropped []Dropped
 	for _, a := range attacks {
 		why := skip(a)
-		if why == "" {
+		if why == "" && !a.listed {
 			if ok, w := keep(a); !ok {
 				why = w
 			}

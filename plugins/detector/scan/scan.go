@@ -661,6 +661,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !sqlSyntax(texts[i].Value) {
 			continue // words alone cannot leave a search value (see sqlSyntax)
 		}
+		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
+			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -734,11 +737,53 @@ func modelOff(k argkind.Kind, label string) bool {
 // data/split's train and dev halves (936) has one (TestSQLSyntax), and so does every text the
 // held-out set keeps as a SQL injection at all (tools/heldout's sqlSignal, of which this is a
 // superset), so the held-out figures cannot lose an attack to it.
+//
+// An and/or before a number counts when at most one word comes before it (`1 or 1`, `x and
+// 2`, `or 1`): "size 10.5 or 11" and "size 10 or 11" are sizes (issue 26; the model scored
+// them 0.97 and 0.93), and every SQL injection of the tuning sets, data/heldout/sqli-extra's
+// included, still has SQL syntax (TestSQLSyntax).
+//
+// An apostrophe between two letters is part of a word (`l'oreal`, `rock'n'roll`, `o'brien`:
+// the model scored the first two 0.96 and 0.93): it does not count; a quote beside a space,
+// a digit or punctuation still does (`1'or'1`, `rock 'n' roll`), and so does one before a SQL
+// operator (`a'or'a`).
 func sqlSyntax(s string) bool {
-	return sqlSyntaxRe.MatchString(s)
+	if sqlQuoteKeyword.MatchString(s) {
+		return true
+	}
+	s = dropWordApostrophes(s)
+	return sqlSyntaxRe.MatchString(s) || sqlBoolNumber.MatchString(s)
 }
 
-var sqlSyntaxRe = regexp.MustCompile(`(?i)['"#;=<>()|&/\\` + "`" + `]|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b(or|and|xor)\s+(\d|true\b)|\b(union|select|insert|update|delete|drop|having|order\s+by|sleep|benchmark|waitfor|exec|xp_\w*|sp_\w+|information_schema|sysobjects|pg_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp)\b`)
+var sqlQuoteKeyword = regexp.MustCompile(`(?i)'\s*(or|and|xor|union|select|like|rlike|regexp|is|in|div|mod|having|order|group|limit|from|where)\b`)
+
+// dropWordApostrophes returns s without the ASCII apostrophes that stand between two ASCII
+// letters.
+func dropWordApostrophes(s string) string {
+	if !strings.Contains(s, "'") {
+		return s
+	}
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' && i > 0 && i+1 < len(s) && letter(s[i-1]) && letter(s[i+1]) {
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)
+
+// shellSyntax reports whether s holds what a second command needs: a separator, a pipe, a
+// substitution, a redirection or a line break. In a search query the model's
+// command_injection counts only then: it scores words ("sleep mask" 0.998 as a command).
+func shellSyntax(s string) bool {
+	return strings.ContainsAny(s, ";|&`$<>\n")
+}
+
+var sqlSyntaxRe = regexp.MustCompile(`(?i)['"#;=<>()|&/\\` + "`" + `]|--|\$[a-z]+|%[0-9a-f]{2}|\b0x[0-9a-f]{4,}|\b(union|select|insert|update|delete|drop|having|order\s+by|sleep|benchmark|waitfor|exec|xp_\w*|sp_\w+|information_schema|sysobjects|pg_\w+|load_file|outfile|dumpfile|extractvalue|updatexml|concat|substr|substring|ascii|unhex|rlike|regexp)\b`)
 
 // modelOffAll reports the kinds the model is asked nothing about: shell commands and SQL.
 func modelOffAll(k argkind.Kind) bool {

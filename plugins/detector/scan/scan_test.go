@@ -484,7 +484,7 @@ func TestTextsSchema(t *testing.T) {
 // SQL syntax; every SQL injection of the tuning sets has some, and ordinary searches have none.
 func TestSQLSyntax(t *testing.T) {
 	n := 0
-	for _, file := range []string{"data/heldout/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"} {
+	for _, file := range []string{"data/heldout/calib.jsonl", "data/heldout/sqli-extra/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"} {
 		f, err := os.Open(filepath.Join(repoRoot(t), file))
 		if err != nil {
 			t.Fatal(err)
@@ -506,15 +506,16 @@ func TestSQLSyntax(t *testing.T) {
 		}
 		f.Close()
 	}
-	if n < 900 {
-		t.Errorf("%d SQL injections read, want the tuning sets' 936", n)
+	if n < 1150 {
+		t.Errorf("%d SQL injections read, want the tuning sets' 1213", n)
 	}
 	for s, want := range map[string]bool{
 		"cats and dogs": false, "1 or more": false, "best pizza near me": false,
 		"null pointer exception java": false, "user guide for postgres database": false,
 		"1' or '1'='1": true, "1 or 1": true, "x or true": true, "admin'--": true, "1 union select password from users": true,
 		"sleep 5": true, "{ $ne: 1 }": true, "%27%20or%201": true, "0x77616974666f72": true, "1;drop table users": true,
-		"admin'#": true, "1#": true,
+		"admin'#": true, "1#": true, "size 10.5 or 11": false, "size 10 or 11": false, "x xor 1": true,
+		"l'oreal": false, "rock'n'roll": false, "o'brien": false, "1'or'1": true, "rock 'n' roll": true, "admin'or'1'='1": true,
 		// Each alternative of tools/heldout's sqlSignal (what the held-out set keeps as SQLi).
 		`a"b`: true, "a#b": true, "a;b": true, "a -- b": true, "a /* b": true, "insert x": true, "update x": true,
 		"delete x": true, "drop x": true, "x and 2": true, "having x": true, "order  by x": true, "exec x": true,
@@ -588,5 +589,21 @@ func TestEvaluateScoresBatches(t *testing.T) {
 	}
 	if len(sizes) < 4 || total < 900 || v.Action != abi.ActionDeny || v.Incomplete {
 		t.Fatalf("calls %v (%d texts): verdict %+v, want several calls of at most %d and a deny for the last window", sizes, total, v, defaultInferBatch)
+	}
+}
+
+// TestShellSyntax: the model's command_injection counts in a search query only when the query
+// could start a second command (issue 26: "sleep mask" scored 0.998).
+func TestShellSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"sleep mask", false}, {"cat toys", false}, {"ping pong table", false},
+		{"x; sleep 5", true}, {"a | nc evil 1", true}, {"$(id)", true}, {"`id`", true}, {"a && b", true},
+	} {
+		if got := shellSyntax(tc.s); got != tc.want {
+			t.Errorf("shellSyntax(%q) = %v, want %v", tc.s, got, tc.want)
+		}
 	}
 }

@@ -66,7 +66,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 	case argkind.Query:
 		keepOnly(r, l.kind)
-		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) {
+		if question(r.Norm.Text) && wordy(r.Norm.Text) && !endsStatement(r.Norm.Text) && !questionBreakout(r.Norm.Text) {
 			// A question about an attack ("is ' OR 1=1 -- still a thing with ORMs", "why is
 			// rm -rf / dangerous") goes to a search engine, not to a shell or a database:
 			// only markup that would run counts.
@@ -76,6 +76,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		mentionNotMarkup(r)
 		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
+		}
+		if !l.codeSearch {
+			formSpaces(r, d)
 		}
 		if !l.codeSearch {
 			fingerprintSQL(r, d)
@@ -669,25 +672,39 @@ var searchSQLRules = []struct {
 	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
 	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
 	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
-	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
+	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b|\b(?:not\s+)?(?:in|exists)\s*\(\s*select\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
 	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
 	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
 	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
 	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
 	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
-	{"search/quote_operator", regexp.MustCompile(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?null|in\s*\()`), true},
+	{"search/quote_operator", regexp.MustCompile(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?(?:null|true|false|unknown)\b|in\s*\()`), true},
 	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
-	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\(|[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\b|[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*\s+(?:where|limit|order|group)\b)[^;]{0,80}?\bfrom\b|\bfrom\s+dual\b`), true},
+	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
 	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
-	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)`), true},
-	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
+	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
+	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce|binary|jsonb?_[a-z_]+)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
 	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
-	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:or|and|xor|div|mod|having|sounds\s+like|regexp|rlike)\s+(?:true\b|false\b|null\b|\d+\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
+	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:(?:or|and|xor|div|mod|having|sounds\s+like|(?:not\s+)?like|regexp|rlike)\s+|(?:\|\||&&)\s*)(?:true\b|false\b|null\b|(?:0x[0-9a-f]+|\d+)\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
+	{"search/xor_operand", regexp.MustCompile(`[a-z0-9_'")]\s+xor\s+(?:-?\d+\s*(?:$|[=<>!)#;]|--|/\*|xor\b|or\b|and\b)|['"(]|true\b|false\b|null\b|[a-z_]+\()`), true},
+	{"search/number_inequality", regexp.MustCompile(`^\s*\(?\s*-?\d+\s*(?:<>|!=|<=>|\||\^|<<|>>)\s*-?\d+\s*\)?\s*$|^\s*[~!]\s*-?\d+\s*$|^\s*-?\d+['"]?\s*\)*\s*#`), true},
+	{"search/number_comment", regexp.MustCompile(`(?:^|\s)-?\d+\s*(?:[-+*/]\s*-?\d+\s*)*\)*\s*(?:--|#)\s*$|(?:^|\s)-?\d+\s*/\*.*?\*/`), true},
+	{"search/quote_arithmetic", regexp.MustCompile(`^[\w.@-]{0,32}['"]\s*[-+*/%^]\s*(?:\d|['"(])|^\s*'[^']*'\s*[-+*/%^]\s*\d|^\s*"[^"]*"\s*[-+*/%^]\s*\d`), true},
+	{"search/leading_boolean", regexp.MustCompile(`^\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:true|false|null|not\s+false|\d+)\s*\)*\s*(?:--|#|/\*|;|$)`), true},
+	{"search/function_opening", regexp.MustCompile(`^\s*(?:insert|update|delete|drop|select|sleep|pg_sleep|benchmark|concat(?:_ws)?|group_concat|substr(?:ing)?|mid|ascii|ord|char|chr|nchar|hex|unhex|md5|sha1|load_file|updatexml|extractvalue|version|database|user|jsonb?_[a-z_]+|xmltype|(?:utl|dbms)_[a-z_]+(?:\.[a-z_]+)?|ifnull|iif|cast|convert|exists|polygon|geometrycollection|multipoint|linestring|st_[a-z_]+|name_const|elt|make_set|waitfor)\s*\(\s*$`), true},
+	{"search/open_condition", regexp.MustCompile(`^\s*\)*\s*(?:and|or|xor|&&|\|\|)\s*\(*\s*[\x60'"]?[a-z_][a-z0-9_.]*[\x60'"]?\s*(?:=|==|!=|<>|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike|in|between)\b|is(?:\s+not)?\b)\s*\(?\s*['"\x60]?\s*$`), true},
+	{"search/null_test", regexp.MustCompile(`\b(?:and|or|xor)\s+[a-z_][a-z0-9_.]*\s+(?:isnull|notnull)\b`), true},
+	{"search/as_from", regexp.MustCompile(`\bas\s*['"\x60]\s*from\b|^\s*[;!'"]\s*as\s+(?:not\s+)?from\b`), true},
+	{"search/quoted_number", regexp.MustCompile(`^\s*['"]-?\d+(?::\d+)*\s*$`), true},
+	{"search/declare_variable", regexp.MustCompile(`\bdeclare\s+@[a-z_]`), true},
+	{"search/sql_statement", regexp.MustCompile(`\bcreate\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:table|procedure|function|trigger|view|user|database|schema)\s+[a-z_\x60"\[][\w.\x60"\]]*\s*(?:\(|as\b|returns\b|identified\b|before\b|after\b)|\balter\s+(?:table|user|database|view)\s+[\w.\x60"\[\]]+\s+(?:add|drop|modify|change|rename|alter|identified|owner)\b|\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"\[\]]+\s*(?:\(|values\b|select\b|set\b)|\bupdate\s+[\w.\x60"\[\]]+\s+set\s+[\w.\x60"\[\]]+\s*=|\bdelete\s+from\s+[\w.\x60"\[\]]+\s+where\b|\bgrant\s+(?:all|select|insert|update|delete|execute|usage|file|super)\b[^;]{0,40}\bon\b[^;]{0,40}\bto\b|\brename\s+table\s+[\w.\x60"]+\s+to\b|\bcall\s+[a-z_][\w.]*\s*\(\s*(?:\)|\d|'|"|@)`), true},
+	{"search/backtick_keyword", regexp.MustCompile(`\x60\s*(?:or|and|xor|union|select|from|where|having)\s*\x60`), true},
+	{"search/value_list", regexp.MustCompile(`^\s*[\w.-]*['"]\s*(?:,\s*(?:-?\d+|null|'[^']*'|"[^"]*"|@@?\w+)\s*)+\)|^\s*-?\d+\s*,\s*'[^']*'\s*,\s*(?:-?\d+|'|null\b)`), true},
 	{"search/sql_clause", regexp.MustCompile(`\binto\s+@[a-z_]|\b(?:order|group)\s+by\s+\d+(?:\s*,\s*\d+)*(?:\s+(?:asc|desc))?\s*(?:--|#|/\*)|\blimit\s+\d+(?:\s*,\s*\d+|\s+offset\s+\d+)?\s*(?:--|#|/\*)|\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
-	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?select\b`), true},
+	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?(?:select\b|table\s+[a-z_]|values\s*\()`), true},
 	{"search/quote_concat", regexp.MustCompile(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
 	{"search/numeric_tautology", regexp.MustCompile(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
-	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
+	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or|xor)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
 	{"search/case_fragment", regexp.MustCompile(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
 	{"search/terminator_comment", regexp.MustCompile(`;\s*(?:--|/\*|#\s*$)`), true},
 	{"search/quote_in_comment", regexp.MustCompile(`/\*[^*]*['"\x60][^*]*\*/`), true},
@@ -714,6 +731,9 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 		if !codeSearch && noWords(t) {
 			return t, "search/no_words"
 		}
+		if !codeSearch && selfEquality(t) {
+			return t, "search/self_equality"
+		}
 		if m := hexText(t); m != "" && !codeSearch {
 			return m, "search/hex_text"
 		}
@@ -723,6 +743,45 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 
 // reHex is a hexadecimal literal of at least three bytes.
 var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+
+// formSpaces reads a search value written with '+' for its spaces and no white space
+// (`order+by+1`, `"foo"+or+"bar"`: form-encoding without a percent escape, which Normalize
+// leaves alone) with spaces, and adds the SQL findings of that reading (issue 26: calib's
+// injections rewritten so were let through).
+func formSpaces(r *Result, d *Detector) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "+") || strings.ContainsAny(t, " \t\n") {
+		return
+	}
+	alt := d.Scan(strings.ReplaceAll(t, "+", " "))
+	for _, h := range alt.Hits {
+		if h.Category == SQLInjection {
+			voteHit(r, d, h)
+		}
+	}
+}
+
+// selfEquality reports whether the whole value compares one token with itself (`a=a`,
+// `x = x --`): a tautology, the condition a break-out appends; nobody searches for it.
+func selfEquality(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, c := range []string{"--", "#", "/*", ";"} {
+		if i := strings.Index(t, c); i > 0 {
+			t = strings.TrimSpace(t[:i])
+		}
+	}
+	l, r, ok := strings.Cut(t, "=")
+	l, r = strings.TrimSpace(l), strings.TrimSpace(r)
+	if !ok || l == "" || l != r || len(l) > 20 {
+		return false
+	}
+	for _, c := range l {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
 
 // hexText returns a hexadecimal literal in t whose bytes are all printable ASCII text (0x61646d696e
 // is "admin"): how SQL injection writes a string without a quote. A hash, a colour or an
@@ -750,6 +809,22 @@ func unhexByte(c byte) byte {
 		return c - 'a' + 10
 	}
 	return c - '0'
+}
+
+// reGluedBreakout is a quote glued to the word before it, then a boolean operator and an
+// operand (`work' or '1'='1`, `it' and 2>1`); reOpenTautology a comparison of literals that
+// leaves its last quote for the query to close (`... or 'a'='a`).
+var (
+	reGluedBreakout = regexp.MustCompile(`[a-z0-9_%)]['"]\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:['"(]|-?\d|true\b|false\b|not\b|[a-z_][a-z0-9_.]*\s*(?:=|<>|!=|<|>|(?:not\s+)?(?:like|is|in|between)\b))`)
+	reOpenTautology = regexp.MustCompile(`['"]?[a-z0-9_]*['"]\s*(?:=|<>|!=|like)\s*['"][a-z0-9_]*$`)
+)
+
+// questionBreakout reports whether a value worded as a question still breaks out of the query
+// (issue 26, third round: "does this work' or '1'='1" passed as a question): a question about
+// a payload mentions it after a space ("is ' or 1=1 -- still a thing"), a break-out closes the
+// string right after the text it searched for, or leaves a tautology's quote open at the end.
+func questionBreakout(t string) bool {
+	return reGluedBreakout.MatchString(t) || reOpenTautology.MatchString(t)
 }
 
 // endsStatement reports whether t ends as a SQL statement or a commented-out rest does (';' or

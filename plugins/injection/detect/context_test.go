@@ -281,6 +281,95 @@ func TestSearchBreakout(t *testing.T) {
 		{"a form-encoded subquery", "search_products", "+in+%28select+pass+from+users%29%0A", "search/subquery"},
 		{"a size chart in parentheses", "search_products", "boots (select size in cart)", ""},
 		{"having with an aggregate", "search_products", "having sum(price) > 9", "search/having_aggregate"},
+		// issue 26, third round: shapes the calib sets did not hold, each beside the search it must not catch
+		{"a select of one column from a table", "search_products", "select name from users", "search/select_from"},
+		{"a select of two columns from a table", "search_products", "select username, password from admin", "search/select_from"},
+		{"select then prose", "search_products", "select a gift from our store", ""},
+		{"select from a menu", "search_products", "select from the menu", ""},
+		{"a number or-ed with the pipe operator", "search_products", "1 || 1", "search/numeric_operator"},
+		{"a number regexp a hex literal", "search_products", "1 regexp 0x41", "search/numeric_operator"},
+		{"a word xor a number", "search_products", "x xor 1", "search/xor_operand"},
+		{"xor in a product name", "search_products", "xor gate chip", ""},
+		{"a numeric inequality", "search_products", "1 <> 2", "search/number_inequality"},
+		{"a price range", "search_products", "10 - 20", ""},
+		{"union table after a number", "search_products", "1 union table users", "search/union_after_expression"},
+		{"a union flag", "search_products", "union jack flag", ""},
+		{"binary of a number", "search_products", "1 and binary(1)", "sql_injection"},
+		{"a binary clock", "search_products", "binary clock", ""},
+		{"sizes with a fraction", "search_products", "size 10.5 or 11", ""},
+		{"prose with and", "search_products", "cats and dogs", ""},
+		{"a CREATE TABLE statement", "search_products", "create table x (id int)", "search/sql_statement"},
+		{"create an account", "search_products", "create account", ""},
+		{"create a user guide", "search_products", "create user guide", ""},
+		{"an ALTER TABLE statement", "search_products", "alter table users add x int", "search/sql_statement"},
+		{"an alter ego", "search_products", "alter ego costume", ""},
+		{"an INSERT statement", "search_products", "insert into users values(1)", "search/sql_statement"},
+		{"insert a coin", "search_products", "insert coin", ""},
+		{"an UPDATE statement", "search_products", "update users set admin=1", "search/sql_statement"},
+		{"update firmware", "search_products", "update firmware set top box", ""},
+		{"a DELETE with WHERE", "search_products", "delete from users where 1", "search/sql_statement"},
+		{"delete from a phone", "search_products", "delete from iphone", ""},
+		{"a GRANT statement", "search_products", "grant all on *.* to x", "search/sql_statement"},
+		{"grant writing", "search_products", "grant writing on a budget to win", ""},
+		{"a RENAME TABLE statement", "search_products", "rename table a to b", "search/sql_statement"},
+		{"a CALL of a procedure", "search_products", "call p()", "search/sql_statement"},
+		{"a song title with parentheses", "search_products", "call me (maybe)", ""},
+		{"a keyword in backticks", "search_products", "1`or`1", "search/backtick_keyword"},
+		{"a value list after a quote", "search_products", "1',1,1)", "search/value_list"},
+		{"a number then a quoted value list", "search_products", "1,'2',3", "search/value_list"},
+		{"a name with an apostrophe and a count", "search_products", "o'brien, 2 pack", ""},
+		{"a number then a comment", "search_products", "1#", "search/number_inequality"},
+		{"a room number", "search_products", "room #1", ""},
+		{"a number like a number", "search_products", "1 like 1", "search/numeric_operator"},
+		{"two like new", "search_products", "2 like new", ""},
+		{"a quote is true", "search_products", "' is true", "sql_injection"},
+		{"bitwise operators on numbers", "search_products", "1 << 1", "search/number_inequality"},
+		{"a negated number", "search_products", "~1", "search/number_inequality"},
+		{"a heart", "search_products", "i <3 ny", ""},
+		{"group by as words", "search_products", "group by color", ""},
+		{"shadow as a word", "search_products", "shadow box frame", ""},
+		{"a word equal to itself", "search_products", "a=a", "search/self_equality"},
+		{"an equation", "search_products", "e=mc2 poster", ""},
+		{"and the current user", "search_products", "1 and current_user", "search/sql_info_function"},
+		{"a number cast", "search_products", "1::int", "search/sql_info_function"},
+		{"a ratio", "search_products", "16:9 monitor", ""},
+		// calib's injections rewritten: spaces as '+', a search word before, encoded quotes
+		{"ORDER BY with plus signs", "search_products", "ORDER+BY+31337", "sql_injection"},
+		{"quoted strings or-ed with plus signs", "search_products", `"foo"+OR+"BAR"`, "sql_injection"},
+		{"a product with a plus", "search_products", "c++ primer", ""},
+		{"words with plus signs", "search_products", "usb+c+cable", ""},
+		{"a number then a comment after a word", "search_products", "shoes 1--", "search/number_comment"},
+		{"arithmetic then a comment", "search_products", "shoes 1*1--", "search/number_comment"},
+		{"a number then a block comment", "search_products", "shoes 1/* yes this is sqli */", "search/number_comment"},
+		{"a top ten", "search_products", "top 10 - 2024", ""},
+		{"a number then a hash and words", "search_products", "1# blah blah", "search/number_inequality"},
+		{"a quote then arithmetic", "search_products", "foo' + 1", "search/quote_arithmetic"},
+		{"a quoted literal then arithmetic", "search_products", "'foo' + 1", "search/quote_arithmetic"},
+		{"feet and inches", "search_products", "5' 11\" jacket", ""},
+		{"or true then a comment", "search_products", "or\ntrue--", "search/leading_boolean"},
+		{"or a word", "search_products", "or else", ""},
+		{"a bare function opening", "search_products", "update(", "search/function_opening"},
+		{"a condition left open", "search_products", "xor ( name not like `", "sql_injection"},
+		{"a condition left open after ||", "search_products", "|| `name` is '", "sql_injection"},
+		{"or best offer", "search_products", "or best offer", ""},
+		{"a column tested for null after or", "search_products", "1 or email isnull", "search/null_test"},
+		{"a JSON function opening", "search_products", "json_extract(", "search/function_opening"},
+		{"a product with a parenthesis", "search_products", "iphone 15 (", ""},
+		{"as then a quote then from", "search_products", "! as from", "search/as_from"},
+		{"as seen on tv", "search_products", "as seen on tv from 2010", ""},
+		{"a quote then a number", "search_products", "'1", "search/quoted_number"},
+		{"a time in quotes", "search_products", "'0:0:5", "search/quoted_number"},
+		{"a clock time", "search_products", "12:00 clock", ""},
+		{"a declared variable", "search_products", "DECLARE @x", "search/declare_variable"},
+		{"a poster", "search_products", "declare independence poster", ""},
+		{"a JSON function with arguments", "search_products", "1 and jsonb_path_exists('{}', '$')", "sql_injection"},
+		{"not in a subquery", "search_products", "not in ( select 1", "search/subquery"},
+		{"exists a subquery", "search_products", "exists ( select", "search/subquery"},
+		{"not in stock", "search_products", "not in stock (select colors)", ""},
+		{"a question word before a break-out", "search_products", "does this work' or '1'='1", "sql_injection"},
+		{"a question word inside a break-out", "search_products", "' or id is not null and name does not exist or 'a'='a", "sql_injection"},
+		{"a question about a payload", "web_search", "is ' or 1=1 -- still a thing with orms", ""},
+		{"a question with plural possessives", "search_products", "which boys' or girls' bikes are lighter", ""},
 		{"having fun", "search_products", "having fun board games", ""},
 		{"execute immediate", "search_products", "exec immediate 'x'", "search/execute_immediate"},
 		{"a union behind a comment", "search_products", "1 union#c\nselect 2", "search/union_behind_comment"},
@@ -321,7 +410,7 @@ func TestSearchBreakout(t *testing.T) {
 		{"a credit union", "search_products", "credit union 2 select checking", ""},
 		{"strings glued by ||", "search_products", "1'||'asd'||'", "search/quote_concat"},
 		{"a string glued to a call by ||", "search_products", "x'||chr(65)||'", "sql_injection"},
-		{"strings glued by + (SQL Server)", "search_products", "x'+'y", "search/quote_concat"},
+		{"strings glued by + (SQL Server)", "search_products", "x'+'y", "sql_injection"},
 		{"a string glued to char by +", "search_products", "x' + char(65) + '", "sql_injection"},
 		{"a quoted title or another", "search_products", `"dune" || "foundation"`, ""},
 		{"rock 'n' roll", "search_products", "rock 'n' + roll (live)", ""},
@@ -344,7 +433,7 @@ func TestSearchBreakout(t *testing.T) {
 		{"into a user variable", "search_products", "1 limit 1 into @a", "search/sql_clause"},
 		{"order by a column number then a comment", "search_products", "1 order by 5 desc--", "search/sql_clause"},
 		{"a sort option", "search_products", "shoes order by 5 stars", ""},
-		{"group by a column number then a comment", "search_products", "abc group by 1--", "search/sql_clause"},
+		{"group by a column number then a comment", "search_products", "abc group by 1--", "sql_injection"},
 		{"limit then a comment", "search_products", "1 limit 1,1--", "search/sql_clause"},
 		{"a purchase limit", "search_products", "limit 2 per customer", ""},
 		{"an SQL Server catalog", "search_products", "x from master..sysdatabases", "search/db_catalog"},
@@ -355,7 +444,7 @@ func TestSearchBreakout(t *testing.T) {
 		{"the magic float", "search_products", "2.2250738585072011e-308", "search/integer_overflow"},
 		{"a tiny float", "search_products", "2.5e-3 resistor", ""},
 		{"a constant like", "search_products", "1 and 1 like 1", "search/constant_comparison"},
-		{"hex constants compared", "search_products", "1 and 0x61=0x61", "search/constant_comparison"},
+		{"hex constants compared", "search_products", "1 and 0x61=0x61", "sql_injection"},
 		{"a constant is not null", "search_products", "1 and 1 is not null", "search/constant_comparison"},
 		{"a like-new search", "search_products", "like new ipad 2 or 3", ""},
 		{"a null pointer book", "search_products", "null pointer book and 2 is enough", ""},
@@ -365,7 +454,7 @@ func TestSearchBreakout(t *testing.T) {
 		{"a SQLite extension load", "search_products", "1 and load_extension('x')", "search/file_function"},
 		{"a terminator then a comment", "search_products", "1;--", "search/terminator_comment"},
 		{"a list ending in a hashtag", "search_products", "summer; #sale shoes", ""},
-		{"a quote hidden in a comment", "search_products", "1/*'*/", "search/quote_in_comment"},
+		{"a quote hidden in a comment", "search_products", "1/*'*/", "sql_injection"},
 		{"a comment in a title", "search_products", "5/8 */ 3/4 drill bits", ""},
 		{"an integer overflow", "search_products", "2147483648", "search/integer_overflow"},
 		{"a part number", "search_products", "2147483", ""},
@@ -411,10 +500,10 @@ func TestSearchFingerprint(t *testing.T) {
 		rule              string
 	}{
 		{"a tautology without quotes: the rules deny", "search_products", "1 = 1 or 1", abi.ActionDeny, "search/numeric_tautology"},
-		{"a number then a comment", "search_products", "7--", abi.ActionUncertain, ruleFingerprint},
+		{"a number then a comment: the rules deny (issue 26, third round)", "search_products", "7--", abi.ActionDeny, "search/number_comment"},
 		{"a word then a comment", "search_products", "shoes/* more */", abi.ActionUncertain, ruleFingerprint},
 		{"a union after an expression: the rules deny", "search_products", "shoes - (boots) union select 1", abi.ActionDeny, "search/union_after_expression"},
-		{"a union behind a comment", "search_products", "1 /* x */ union", abi.ActionUncertain, ruleFingerprint},
+		{"a union behind a comment: the rules deny", "search_products", "1 /* x */ union", abi.ActionDeny, "search/number_comment"},
 		{"a server variable compared", "search_products", "1 and @version < 1", abi.ActionUncertain, ruleFingerprint},
 		{"a float glued to a word", "search_products", "abc or 2 1.e%2", abi.ActionUncertain, ruleFingerprint},
 		{"a classic payload: the rules deny", "search_products", "' or 1=1 --", abi.ActionDeny, "sql_injection"},
@@ -574,6 +663,60 @@ func TestPublicPEM(t *testing.T) {
 			}
 			if got := v.Action != abi.ActionNone; got != tc.deny { // deny, or ask for a key in a project (TestProjectKey)
 				t.Errorf("Read %q: %s %s, want blocked = %v", tc.path, v.Action, v.Rule, tc.deny)
+			}
+		})
+	}
+}
+
+// TestHomeSecretName: a file straight in a home folder or the root whose name says it holds a
+// secret is one (issue 26, data/heldout/paths-extra: gitrob's signatures); the same words in a
+// project's files are code and docs (data/heldout calib and wide calib benign paths). The
+// credential stores of browsers, macOS keychains, GnuPG and Kerberos are secrets wherever they are.
+func TestHomeSecretName(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		path string
+		deny bool
+	}{
+		{"/home/dev/otr.private_key", true},
+		{"/home/dev/secret_token.rb", true},
+		{"/home/dev/database.yml", true},
+		{"/home/dev/passwords.txt", true},
+		{"/wallet.dat", true},
+		{"~/terraform-prod.tfstate", true},
+		{"/home/dev/src/jwt/token_test.go", false},
+		{"/home/dev/src/docker-cli/cli/config/credentials/credentials.go", false},
+		{"/home/dev/src/pkgsite/internal/secrets/secrets_test.go", false},
+		{"/home/dev/src/fzf/src/history.go", false},
+		{"/home/dev/src/app/config/database.yml", false},
+		{"/home/dev/notes.txt", false},
+		{"/config/database.yml", true},
+		{"/app/config/database.yml", true},
+		{"/home/dev/private_notes.txt", true},
+		{"/keystore", true},
+		{"/home/dev/src/app/internal/private/handler.go", false},
+		// browser, keychain, GnuPG and Kerberos stores
+		{"/home/dev/.config/google-chrome/Default/Login Data", true},
+		{"/home/dev/snap/chromium/common/chromium/Profile 1/Cookies", true},
+		{"/home/dev/src/app/web/cookies.go", false},
+		{"/home/dev/Library/Keychains/login.keychain-db", true},
+		{"/secring.gpg", true},
+		{"/home/dev/src/app/testdata/pubring.gpg", false},
+		{"/home/dev/src/goreleaser/internal/pipe/sign/testdata/gnupg/secring.gpg", false},
+		{"/home/dev/src/goreleaser/internal/pipe/sign/testdata/gnupg/private-keys-v1.d/FC3A9AF0226DC94FBEEE5B3E6A4387FB1BFB4CC6.key", false},
+		{"/tmp/krb5cc_1000", true},
+		{"/etc/krb5.keytab", true},
+		{"/run/user/1000/keyring/control", true},
+		{"/run/user/1000/bus", false},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Action == abi.ActionDeny; got != tc.deny {
+				t.Errorf("Read %q: %s %s, want denied = %v", tc.path, v.Action, v.Rule, tc.deny)
 			}
 		})
 	}

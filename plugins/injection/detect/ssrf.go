@@ -354,6 +354,9 @@ func scanSSRF(v *voter, t string, n *Normalized) {
 			if port < 0 && !strings.ContainsAny(host, ".[") {
 				continue // a bare number or the word localhost
 			}
+			if port < 0 && decimalNumber(host) {
+				continue // "size 10.5 or 11": a decimal, not 10.0.0.5 (issue 26)
+			}
 			if w, rule := classifyHost(strings.Trim(host, "[]"), port); w > 0 {
 				v.add(SSRF, "bare:"+rule, w*0.9, snippet(t, []int{m[2], m[1]}))
 			}
@@ -735,6 +738,21 @@ func isHexColon(a string) bool {
 	for i := 0; i < len(a); i++ {
 		c := a[i]
 		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c == ':' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// decimalNumber reports whether s is digits, one dot and digits (10.5): in running text a
+// number with a fraction, though inet_aton would read it as the address 10.0.0.5.
+func decimalNumber(s string) bool {
+	i := strings.IndexByte(s, '.')
+	if i <= 0 || i == len(s)-1 || strings.IndexByte(s[i+1:], '.') >= 0 {
+		return false
+	}
+	for j := 0; j < len(s); j++ {
+		if j != i && (s[j] < '0' || s[j] > '9') {
 			return false
 		}
 	}
