@@ -104,14 +104,26 @@ func (a *analyzer) defined(argv []string, line string) bool {
 		return true
 	}
 	if body, ok := a.funcs[name]; ok {
+		if a.calling[name] {
+			// A call of a function from inside itself runs the body already being judged
+			// on this path: judged again it only repeats, two calls a level doubling the
+			// work (`:(){ :|:& };:` took the whole work budget). A reviewer asks about
+			// recursion in a one-liner; the classic fork bomb is also a rule of its own.
+			a.ask("exec/recursive_function", "a function that calls itself (a fork bomb runs itself in the background until the machine stops)", line, 0.9)
+			return true
+		}
 		if a.depth+1 > MaxDepth {
 			a.res.Incomplete = true
 			return true
 		}
+		if a.calling == nil {
+			a.calling = map[string]bool{}
+		}
 		params, depth := a.params, a.depth
-		a.params, a.depth = append([]string{}, argv[1:]...), a.depth+1
+		a.params, a.depth, a.calling[name] = append([]string{}, argv[1:]...), a.depth+1, true
 		a.stmt(body)
 		a.params, a.depth = params, depth
+		delete(a.calling, name)
 		return true
 	}
 	if strings.Contains(name, "/") {

@@ -107,8 +107,11 @@ func TestProgram(t *testing.T) {
 		{"f() { rm -rf \"$1\"; }; f /", "destroy/rm_outside", false},
 		{"wipe() { rm -rf \"$@\"; }; wipe build ~", "destroy/rm_outside", false},
 		{"build() { go build ./...; }; build", "", false},
-		{"f() { f; }; f", "", false},
-		{"a() { b; b; }; b() { a; a; }; a", "", false},
+		// recursion is asked about, judged once (it used to take the whole work budget)
+		{"f() { f; }; f", "exec/recursive_function", true},
+		{"a() { b; b; }; b() { a; a; }; a", "exec/recursive_function", true},
+		{":(){ :|:& };:", "exec/recursive_function", true},
+		{"f() { echo $1; }; g() { f a; f b; }; g; g", "", false},
 		// command names built with printf and echo
 		{"$(printf 'r%s' m) -rf /", "destroy/rm_outside", false},
 		{"$(printf '\\x72\\x6d') -rf ~", "destroy/rm_outside", false},
@@ -487,6 +490,18 @@ func TestPathRisk(t *testing.T) {
 	} {
 		if got := PathRisk(tc.w); got != tc.want {
 			t.Errorf("PathRisk(%q) = %d, want %d", tc.w, got, tc.want)
+		}
+	}
+}
+
+// TestRecursionJudgedOnce: a function that calls itself, one call or two a level (a fork
+// bomb), is judged on one pass through its body: the line is complete, with a few dozen commands at most,
+// where before the analyzer judged 4,096 commands (maxWork) and gave up incomplete.
+func TestRecursionJudgedOnce(t *testing.T) {
+	for _, cmd := range []string{"f() { f; }; f", "a() { b; b; }; b() { a; a; }; a", ":(){ :|:& };:", "nslookup example.org & :(){ :|:& };:"} {
+		r := Analyze(cmd)
+		if r.Incomplete || len(r.Commands) > 32 {
+			t.Errorf("Analyze(%q): incomplete %v, %d commands judged, want one pass", cmd, r.Incomplete, len(r.Commands))
 		}
 	}
 }

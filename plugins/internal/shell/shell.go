@@ -93,6 +93,7 @@ type analyzer struct {
 	params  []string                // positional parameters inside a function call; nil = unknown
 	aliases map[string]string       // alias name → text
 	funcs   map[string]*syntax.Stmt // function name → body
+	calling map[string]bool         // functions whose body is being judged (a call inside is recursion)
 	written map[string]string       // file → text an echo, printf or heredoc wrote into it
 	fetched map[string]bool         // file → downloaded earlier on the line
 	remotes map[string]bool         // git remotes added earlier on the line
