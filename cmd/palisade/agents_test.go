@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/internal/testbuild"
+
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/config"
@@ -128,12 +130,11 @@ const testStamp = "v0.0.0-test-stamp"
 func palisadeBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "palisade-bin-")
+		dir, err := testbuild.TempDir("palisade-bin-")
 		if err != nil {
 			binErr = err
 			return
 		}
-		builtDirs.add(dir)
 		binPath = filepath.Join(dir, "palisade")
 		out, err := exec.Command("go", "build", "-ldflags", "-X github.com/added060/palisade/host/version.stamp="+testStamp, "-o", binPath, ".").CombinedOutput()
 		if err != nil {

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/internal/testbuild"
+
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
@@ -396,11 +398,10 @@ func TestPlaygroundAndChain(t *testing.T) {
 
 // palisadeBinary builds cmd/palisade once per test binary.
 var palisadeBinary = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "palisade-cli-")
+	dir, err := testbuild.TempDir("palisade-cli-")
 	if err != nil {
 		return "", err
 	}
-	builtDirs.add(dir)
 	out := filepath.Join(dir, "palisade")
 	cmd := exec.Command("go", "build", "-o", out, "./cmd/palisade")
 	cmd.Dir = filepath.Join("..", "..")

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/internal/testbuild"
+
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/mcp"
@@ -36,11 +38,10 @@ var (
 func fleetBinaries(t *testing.T) (palisade, natsd string) {
 	t.Helper()
 	fleetBinOnce.Do(func() {
-		fleetBinDir, fleetBinErr = os.MkdirTemp("", "palisade-fleet-bin-")
+		fleetBinDir, fleetBinErr = testbuild.TempDir("palisade-fleet-bin-")
 		if fleetBinErr != nil {
 			return
 		}
-		builtDirs.add(fleetBinDir)
 		root := testenv.RepoRoot(t)
 		for _, b := range [][2]string{{"palisade", "./cmd/palisade"}, {"natsd", "./host/bundle/testdata/natsd"}} {
 			cmd := exec.Command("go", "build", "-o", filepath.Join(fleetBinDir, b[0]), b[1])

@@ -76,23 +76,7 @@ func generatePathsExtra(out, cache string, mainSets []string, stdout io.Writer) 
 			dropped[i].Text, dropped[i].Source = "", "" // test records stay unseen
 		}
 	}
-	sortRecords(recs)
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
-	}
-	if err := writeJSONL(filepath.Join(out, "calib.jsonl"), recs); err != nil {
-		return err
-	}
-	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
-		return err
-	}
-	counts := countsMarkdown("# Extra sensitive-path set (calib only): counts\n\nWritten by `make heldout-paths-extra`",
-		map[string][]Record{"calib": recs}, dropped)
-	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprint(stdout, counts)
-	return nil
+	return writeExtraSet(out, "# Extra sensitive-path set (calib only): counts\n\nWritten by `make heldout-paths-extra`", recs, dropped, stdout)
 }
 
 // inMainSet is the drop reason of a path the main held-out set (calib or test) already has.

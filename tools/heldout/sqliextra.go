@@ -68,6 +68,12 @@ func generateSQLiExtra(out, src, mainCalib string, stdout io.Writer) error {
 		seen[k] = true
 		return ""
 	})
+	return writeExtraSet(out, "# Extra SQL injection set (calib only): counts\n\nWritten by `make heldout-sqli-extra`", recs, dropped, stdout)
+}
+
+// writeExtraSet writes a calib-only extra set into out: calib.jsonl (records sorted),
+// dropped.jsonl and COUNTS.md under heading, and prints the counts.
+func writeExtraSet(out, heading string, recs []Record, dropped []Dropped, stdout io.Writer) error {
 	sortRecords(recs)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
@@ -78,8 +84,7 @@ func generateSQLiExtra(out, src, mainCalib string, stdout io.Writer) error {
 	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
 		return err
 	}
-	counts := countsMarkdown("# Extra SQL injection set (calib only): counts\n\nWritten by `make heldout-sqli-extra`",
-		map[string][]Record{"calib": recs}, dropped)
+	counts := countsMarkdown(heading, map[string][]Record{"calib": recs}, dropped)
 	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/added060/palisade/internal/testbuild"
+
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -29,12 +31,11 @@ var (
 func buildWasm(t testing.TB) []byte {
 	t.Helper()
 	wasmOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "palisade-detector-")
+		dir, err := testbuild.TempDir("palisade-detector-")
 		if err != nil {
 			wasmErr = err
 			return
 		}
-		builtDirs.add(dir)
 		wasmPath = filepath.Join(dir, "detector.wasm")
 		cmd := exec.Command("go", "build", "-buildmode=c-shared", "-trimpath", "-o", wasmPath, "./plugins/detector")
 		cmd.Dir = repoRoot(t)
