@@ -5,6 +5,7 @@ package palisade
 import (
 	"encoding/json"
 	"errors"
+	"runtime"
 	"strconv"
 	"unsafe"
 
@@ -47,6 +48,15 @@ func run(h func() int32, name string, n int32) int64 {
 	} else if rc := h(); rc != 0 && !failed {
 		Fail(errors.New(name + ": exit code " + strconv.Itoa(int(rc))))
 	}
+	// Let the runtime's other goroutines run before returning to the host: the garbage
+	// collector's background mark worker (and the sweeper) run only when the export's goroutine
+	// yields, and an evaluate never does. Without the yield a cycle is finished by allocation
+	// assists alone, over thousands of calls; everything allocated meanwhile survives it, the
+	// next heap goal is twice that, and linear memory (which a Go guest never gives back) keeps
+	// the peak. The injection guest on 30,000 inputs from a full-chain load run: live heap
+	// 2.4 MiB, heap goal 7.3-8.4 MiB and linear memory 16.8 MiB without it, goal 5.2 MiB and
+	// 13.6 MiB with it. With nothing else runnable the yield costs one scheduler round.
+	runtime.Gosched()
 	packed := int64(uintptr(unsafe.Pointer(unsafe.SliceData(output))))<<32 | int64(len(output))
 	if failed {
 		packed |= 1 << 31
