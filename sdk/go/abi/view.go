@@ -521,7 +521,12 @@ type viewNode struct {
 // past 4 GiB; it does not check that env follows the envelope schema (fields of another JSON
 // type than the schema's are left out of the header; every part is laid out whatever it holds).
 func AppendView(dst []byte, env []byte) ([]byte, error) {
-	e := viewEnc{env: unsafe.String(unsafe.SliceData(env), len(env))}
+	// The tables start large enough for a usual envelope (its header fields, the engine's
+	// paths, a few parts and values; the data area at most the envelope's bytes unless strings
+	// are both kept raw and unescaped), so they seldom grow while being filled.
+	e := viewEnc{env: unsafe.String(unsafe.SliceData(env), len(env)),
+		fields: make([]viewField, 0, 32), roots: make([]viewRoot, 0, 4), nodes: make([]viewNode, 0, 16),
+		data: make([]byte, 0, len(env)+64)}
 	s := e.env
 	i := skipWS(s, 0)
 	if i >= len(s) || s[i] != '{' {
@@ -530,12 +535,15 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 	depth := Nesting(s)
 	var argsRaw string
 	haveArgs := false
-	seen := map[string]bool{}
+	var seen uint32 // bits of the members read so far (viewMemberBit)
 	err := eachMember(s, i, func(name string, vs, ve int) error {
-		if seen[name] {
-			return nil // the first of a repeated member counts, as gjson reads it
+		bit := viewMemberBit(name)
+		if bit == 0 || seen&bit != 0 {
+			// A member the view does not hold, or a repeated one: the first counts, as gjson
+			// reads it.
+			return nil
 		}
-		seen[name] = true
+		seen |= bit
 		val := s[vs:ve]
 		str := func() (string, bool) {
 			if s[vs] != '"' {
@@ -668,6 +676,21 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 		}
 	}
 	return e.write(dst, depth)
+}
+
+// viewMembers are the envelope members AppendView reads, in the order of their bits.
+var viewMembers = [...]string{"abi", "id", "phase", "time", "transport", "method", "request_id", "server",
+	"session", "protocol_version", "agent", "cwd", "tool", "uri", "prompt", "principal", "client",
+	"tool_info", "engine", "arguments", "params", "result", "error"}
+
+// viewMemberBit is name's bit among viewMembers, or 0 for a member the view does not hold.
+func viewMemberBit(name string) uint32 {
+	for i, m := range viewMembers {
+		if m == name {
+			return 1 << i
+		}
+	}
+	return 0
 }
 
 // field appends a header field.
