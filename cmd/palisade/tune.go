@@ -21,6 +21,7 @@ import (
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/tune"
 )
 
@@ -50,6 +51,9 @@ type tuneCmd struct {
 	// Shadow loads the proposal into the gateway's shadow slot: it judges copies of the live
 	// calls beside the active bundle, off the hot path, until a person promotes it.
 	Shadow bool `name:"shadow" help:"Load the proposal as the gateway's shadow bundle (--url, --token; sign it with --key unless the gateway allows unsigned bundles), so it judges live traffic beside the active bundle before anyone promotes it."`
+	// NoCheck skips building the proposal to run its fixtures (an exclusion that would let a
+	// fixture's denied or asked call through is then not left out here).
+	NoCheck bool `name:"no-check" help:"Do not build the proposal and run its fixtures (by default an exclusion that would let through a call the bundle's fixtures say must be denied or asked is left out, and the report says so)."`
 }
 
 func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
@@ -112,8 +116,24 @@ func (c *tuneCmd) Run(ctx context.Context, env *cliEnv) error {
 				strings.Join(c.Events, ", "), skippedText(check)))
 		}
 	}
-	r, err := tune.Propose(ctx, events, tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals,
-		TrainData: c.TrainData, ExtraBenign: c.ExtraBenign, ExtraHeldout: c.ExtraHeldout})
+	opts := tune.Options{Bundle: c.Bundle, Out: c.Out, MinApprovals: c.MinApprovals,
+		TrainData: c.TrainData, ExtraBenign: c.ExtraBenign, ExtraHeldout: c.ExtraHeldout}
+	if !c.NoCheck {
+		core, err := gateway.NewCore(ctx, gateway.CoreOptions{MemoryCache: true, Logger: newLogger(env, "error", "text")})
+		if err != nil {
+			return fail(exitFail, err)
+		}
+		defer core.Close(context.WithoutCancel(ctx))
+		opts.Check = func(ctx context.Context, dir string) error {
+			b, err := core.Build(ctx, dir, false)
+			if err != nil {
+				return err
+			}
+			b.Chain.CloseWhenDrained(ctx)
+			return nil
+		}
+	}
+	r, err := tune.Propose(ctx, events, opts)
 	if err != nil {
 		return fail(exitFail, err)
 	}

@@ -19,6 +19,10 @@
 //     said, so the proposal's own activation checks it;
 //   - a new version and sequence.
 //
+// With Options.Check (the CLI's default) the written proposal is built and its fixtures run; an
+// exclusion that lets through a call the bundle's own fixtures deny or ask about is left out,
+// with the fixtures of the labels it rested on (Report.LeftOut, Report.Unused say which).
+//
 // # Thresholds
 //
 // A stage's recorded score on a labelled decision is a negative (a false positive it flagged,

@@ -44,6 +44,16 @@ type Options struct {
 	ExtraHeldout string
 	ONNXRuntime  string // the ONNX Runtime library; "" = search as host/infer does
 	Epochs       int    // training epochs; 0 = the trainer's default (tests use fewer)
+
+	// Check, when set, builds a written proposal and runs its fixtures (the bundle's own and
+	// the labelled calls'), returning an error wrapping bundle.ErrFixture when one fails. An
+	// exclusion is as narrow as a stage's rule, and one labelled call may ask for an exclusion
+	// that also lets through a call the bundle's fixtures say must be asked about or denied
+	// (one `sudo apt install ./x.deb` marked false positive excludes every sudo finding of the
+	// tool). With Check, such an exclusion is left out, with the fixtures of the labels it
+	// rested on, and Report.Unused says why. nil = not checked here (a gateway loading the
+	// proposal runs its fixtures and refuses it).
+	Check func(ctx context.Context, dir string) error
 }
 
 // Report is what Propose proposed, and what it could not use and why.
@@ -59,6 +69,9 @@ type Report struct {
 	Rules      []Rule      `json:"rules,omitempty"`
 	Fixtures   int         `json:"fixtures"`
 	Unused     []string    `json:"unused,omitempty"`
+	// LeftOut are the labels (decision ids) whose exclusion Options.Check left out: the
+	// bundle's fixtures failed with it. Their calls are flagged as before.
+	LeftOut []string `json:"left_out,omitempty"`
 
 	// Events says how the events were vetted, when the caller checked their signatures
 	// (`palisade tune --events`); nil = not by Propose's caller.
@@ -179,7 +192,73 @@ func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, err
 	if err := p.write(m, rulesFile); err != nil {
 		return nil, err
 	}
+	if o.Check != nil {
+		if err := p.keepFixturesPassing(ctx, m, rulesFile); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
+}
+
+// keepFixturesPassing runs o.Check on the written proposal and, while a fixture fails, leaves
+// out one exclusion at a time (with the fixtures of the labels it rests on) and writes the
+// proposal again: a drop that changes or ends the failure is kept, one that does not is undone.
+// It fails when the fixtures still fail with every exclusion tried.
+func (p *proposer) keepFixturesPassing(ctx context.Context, m *bundle.Manifest, rulesFile string) error {
+	rewrite := func() error {
+		if err := os.RemoveAll(p.o.Out); err != nil {
+			return err
+		}
+		return p.write(m, rulesFile)
+	}
+	failure := p.o.Check(ctx, p.o.Out)
+	if failure == nil {
+		return nil
+	}
+	if !errors.Is(failure, bundle.ErrFixture) {
+		// It could not be built here (no ONNX Runtime, say): the gateway that loads it
+		// runs the fixtures.
+		p.r.Unused = append(p.r.Unused, fmt.Sprintf("the proposal was not checked against its fixtures here: %v", failure))
+		return nil
+	}
+	for i := 0; i < len(p.r.Exclusions); {
+		x := p.r.Exclusions[i]
+		exclusions, fixtures := p.r.Exclusions, p.fixtures
+		p.r.Exclusions = slices.Delete(slices.Clone(exclusions), i, i+1)
+		p.fixtures = slices.DeleteFunc(slices.Clone(fixtures), func(f bundle.Fixture) bool {
+			return slices.ContainsFunc(x.Support, func(id string) bool { return strings.HasPrefix(f.Name, "tune: "+id+" ") })
+		})
+		if err := rewrite(); err != nil {
+			return err
+		}
+		err := p.o.Check(ctx, p.o.Out)
+		if err != nil && !errors.Is(err, bundle.ErrFixture) {
+			return fmt.Errorf("tune: checking the proposal: %w", err)
+		}
+		if err != nil && err.Error() == failure.Error() {
+			p.r.Exclusions, p.fixtures = exclusions, fixtures // not this one
+			i++
+			continue
+		}
+		p.r.LeftOut = append(p.r.LeftOut, x.Support...)
+		p.r.Unused = append(p.r.Unused, fmt.Sprintf("exclusion %s: %s in %s of %s%s not proposed (labels %s): the bundle's fixtures fail with it: %v",
+			x.Stage, strings.Join(x.Labels, ","), strings.Join(x.Paths, ","), strings.Join(x.Tool, ","), rulesText(x.Rules), strings.Join(x.Support, ", "), failure))
+		if err == nil {
+			return nil
+		}
+		failure = err
+	}
+	if err := rewrite(); err != nil {
+		return err
+	}
+	return fmt.Errorf("tune: the proposal fails its fixtures with every exclusion left out in turn: %w", failure)
+}
+
+func rulesText(rules []string) string {
+	if len(rules) == 0 {
+		return ""
+	}
+	return " (rules " + strings.Join(rules, ",") + ")"
 }
 
 type proposer struct {
