@@ -211,7 +211,11 @@ func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit
 		}
 		if err := batch.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) && ctx.Err() == nil {
 			log.Warn("audit sink fetch", "err", err)
-			cons = s.rebind(ctx, cons, err)
+			if next := s.rebind(ctx, cons, err); next != cons {
+				cons = next
+			} else if len(msgs) == 0 {
+				sleep(ctx, time.Second) // not a burst of warnings while it lasts
+			}
 		}
 		if len(msgs) == 0 {
 			continue
@@ -230,7 +234,17 @@ func (s *Sink) read(ctx context.Context, cons jetstream.Consumer, signers *audit
 // stream recreated): it resumes where a new durable starts, the first stored event, and the
 // unique index makes the replay a run of duplicates. Other errors keep cons.
 func (s *Sink) rebind(ctx context.Context, cons jetstream.Consumer, err error) jetstream.Consumer {
-	if !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrConsumerDeleted) {
+	gone := errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrConsumerDeleted)
+	if !gone && errors.Is(err, nats.ErrNoResponders) {
+		// A pull request to a consumer deleted before it arrived has no one to answer it (a
+		// loaded machine showed this, not ErrConsumerDeleted, and the sink never recovered):
+		// ask whether the consumer is still there.
+		ictx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, ierr := cons.Info(ictx)
+		cancel()
+		gone = errors.Is(ierr, jetstream.ErrConsumerNotFound)
+	}
+	if !gone {
 		return cons
 	}
 	c, cerr := s.consumer(ctx)

@@ -402,6 +402,36 @@ func TestSinkConsumerDeleted(t *testing.T) {
 	}
 }
 
+// TestRebindAfterNoResponders: a pull request sent after the durable was deleted finds no one to
+// answer it ("no responders", not "consumer deleted": no pull was pending when it went). The
+// sink asks whether the consumer is there and creates it again; while it is there, the error
+// changes nothing.
+func TestRebindAfterNoResponders(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	s, err := auditsink.New(ctx, auditsink.Options{DSN: e.pg.DSN(), Conn: e.nc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := auditsink.Consumer(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := auditsink.Rebind(ctx, s, cons, nats.ErrNoResponders); got != cons {
+		t.Fatal("no responders with the consumer in place: the sink replaced it")
+	}
+	if err := e.js.DeleteConsumer(ctx, audit.DefaultStream, auditsink.DefaultDurable); err != nil {
+		t.Fatal(err)
+	}
+	got := auditsink.Rebind(ctx, s, cons, nats.ErrNoResponders)
+	if got == cons {
+		t.Fatal("no responders after the consumer was deleted: the sink kept the deleted consumer")
+	}
+	if _, err := e.js.Consumer(ctx, audit.DefaultStream, auditsink.DefaultDurable); err != nil {
+		t.Fatalf("the durable was not created again: %v", err)
+	}
+}
+
 // TestSinkNATSOutageMidLoad: the NATS server stopped and started again (same port and store)
 // in the middle of a load: the sink's fetches fail and resume, acks lost in the outage become
 // redeliveries, and every event is stored once.
