@@ -228,19 +228,7 @@ func TestViewHeader(t *testing.T) {
 		"tool_info":{"name":"Bash","description":"run","input_schema":{"type":"object"},"built_in":true},
 		"engine":{"binary":"/bin/palisade","home":"/home/u","paths":["/a","/b\u002fc"],"pids":[42,43]},
 		"principal":{"issuer":"local","subject":"u"}}`)
-	b, err := abi.AppendView(nil, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := abi.ParseView(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for i := range v.NumFields() {
-		id, val := v.FieldAt(i)
-		got = append(got, fmt.Sprintf("%d=%s", id, val))
-	}
+	_, v, got := viewFields(t, env)
 	want := []string{"1=1.2", "2=01", "3=request", "6=tools/call", "7=7", "8=s", "9=x", "11=cc", "12=2", "13=claude-code",
 		"14=/p", "15=Bash", "16=file:///a", "17=pr",
 		`24={"name":"Bash","description":"run","input_schema":{"type":"object"},"built_in":true}`,
@@ -385,19 +373,7 @@ func FuzzAppendView(f *testing.F) {
 // A repeated member: the first counts, as gjson reads it, for header fields and parts alike.
 func TestViewRepeatedMemberFirstCounts(t *testing.T) {
 	env := []byte(`{"tool":"a","x":1,"tool":"b","x":2,"arguments":{"k":"first"},"arguments":{"k":"second"},"session":"s"}`)
-	b, err := abi.AppendView(nil, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := abi.ParseView(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for i := range v.NumFields() {
-		id, val := v.FieldAt(i)
-		got = append(got, fmt.Sprintf("%d=%s", id, val))
-	}
+	b, v, got := viewFields(t, env)
 	if want := []string{"15=a", "9=s"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("fields %q, want %q", got, want)
 	}
@@ -439,4 +415,23 @@ func BenchmarkAppendViewServed(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// viewFields lays env out as a view, parses it back and lists its header fields as "id=value".
+func viewFields(t *testing.T, env []byte) ([]byte, abi.View, []string) {
+	t.Helper()
+	b, err := abi.AppendView(nil, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := abi.ParseView(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range v.NumFields() {
+		id, val := v.FieldAt(i)
+		got = append(got, fmt.Sprintf("%d=%s", id, val))
+	}
+	return b, v, got
 }
