@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -27,13 +28,14 @@ func (a *analyzer) projectAsRoot(argv []string) bool {
 		return false
 	}
 	name, args := argv[0], argv[1:]
+	isMake := name == "make" || name == "gmake"
 	for _, x := range args {
-		if strings.ContainsAny(x, "$`") {
+		if strings.ContainsAny(x, "$`") && !(isMake && envWord.MatchString(x)) {
 			return false
 		}
 	}
 	switch {
-	case name == "make" || name == "gmake":
+	case isMake:
 		for i := 0; i < len(args); i++ {
 			x := args[i]
 			switch {
@@ -80,6 +82,16 @@ func (a *analyzer) projectAsRoot(argv []string) bool {
 	}
 	return false
 }
+
+// envWord matches a word that is one variable the line does not set (`${extraflags}`,
+// `$MAKEFLAGS_EXTRA`): its value comes from the session's environment, which the line does
+// not write. make is the one program projectAsRoot takes it for: what such a word could
+// carry (`-f`, `SHELL=`, `--eval`) the project's own Makefile, which the elevated make runs
+// anyway, can already hold, and `sudo -E make` hands make the whole environment (MAKEFLAGS
+// included) whatever its words say. A variable set earlier on the line is expanded before
+// this is asked (`x='-f /tmp/x.mk'; sudo make $x` is judged as `-f /tmp/x.mk`), and a
+// command substitution (`$(curl ...)`) or a word with more around the variable is not this.
+var envWord = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
 
 // inProject reports whether p, after the working directory cd set, stays inside the project:
 // relative, no climb out, nothing the line cannot resolve.
@@ -510,4 +522,175 @@ func standIn(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "git-") || strings.HasPrefix(name, "pinentry")
+}
+
+// runProgramDir reports whether p (resolved) lies in one program's own run-time folder,
+// `/run/<program>/...` or `/var/run/<program>/...`, not in the folders of /run that many
+// programs or the user's session share (runShared: `/run/user/1000`, `/run/systemd`). FHS 3.0
+// §3.15 gives each program a subdirectory of /run and has /run cleared at every boot. A
+// command without sudo deletes there only what the user owns (a test suite's own folder,
+// `rm -rf /run/containerd-test/*` in containerd's Makefile), so the line loses nothing a
+// reboot would keep; the same delete as root asks (destroy/rm_system).
+func runProgramDir(p string) bool {
+	c := path.Clean(p)
+	if strings.HasPrefix(c, "/var/run/") {
+		c = strings.TrimPrefix(c, "/var")
+	}
+	if !strings.HasPrefix(c, "/run/") || !deepSystemPath(c) {
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	return len(parts) >= 2 && !runShared[parts[1]] && !strings.ContainsAny(parts[1], "*?[{")
+}
+
+// localProgram reports whether p names one program directly in /usr/local/bin or
+// /usr/local/sbin by its full name: no glob, no climb, not the folder itself, and not the
+// name of a shell or of a program that handles passwords or keys (standIn), whose removal
+// would hand the name to a copy elsewhere on PATH. Taking a program out of the
+// administrator's folder for local software (FHS 3.0 §4.9) is the undoing of installAsRoot;
+// the distribution's /usr/bin, /usr/local/lib and recursive deletes are not this.
+func localProgram(p string) bool {
+	if strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	dir, name := path.Dir(c), path.Base(c)
+	return (dir == "/usr/local/bin" || dir == "/usr/local/sbin") && name != "" && !strings.HasPrefix(name, ".") && !standIn(name)
+}
+
+// uninstallAsRoot reports whether argv removes named programs from /usr/local/bin or
+// /usr/local/sbin (`sudo rm -f /usr/local/bin/fusermount /usr/local/bin/fusermount3`, as
+// rclone's CI does before it installs its own): rm with -f or -v only, each operand a
+// localProgram. -r, a glob, the folder itself, /usr/bin and a stand-in name ask.
+func uninstallAsRoot(argv []string) bool {
+	if len(argv) < 2 || argv[0] != "rm" {
+		return false
+	}
+	n := 0
+	for _, x := range argv[1:] {
+		switch {
+		case x == "-f" || x == "-v" || x == "-fv" || x == "-vf" || x == "--force" || x == "--verbose":
+		case strings.HasPrefix(x, "-"):
+			return false
+		case !localProgram(x):
+			return false
+		default:
+			n++
+		}
+	}
+	return n > 0
+}
+
+// storeInstall reports whether argv installs named packages from the snap or Flatpak store the
+// system already trusts, with the store's signature check in place: `snap install snapcraft
+// --classic` (the Snap Store signs every snap, and grants --classic only after a manual
+// review: https://snapcraft.io/docs/install-modes, https://snapcraft.io/docs/classic-confinement)
+// and `flatpak install -y flathub org.freedesktop.Platform//24.08` from a remote already
+// configured, whose GPG key was given when it was added (flatpak-install(1)). A local file
+// (`./x.snap`, `x.flatpak`), a URL or `.flatpakref`, `--dangerous` (an unsigned snap),
+// `--devmode` (no confinement without review), `--from`, `--bundle`, `--no-gpg-verify` and
+// anything the line cannot resolve ask; adding a remote (`flatpak remote-add`) is not this.
+func storeInstall(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	if args[0] != "install" && !(name == "snap" && args[0] == "refresh") && !(name == "flatpak" && args[0] == "update") {
+		return false
+	}
+	var ops []string
+	for _, x := range args[1:] {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+		if strings.HasPrefix(x, "-") {
+			k, _, _ := strings.Cut(x, "=")
+			switch name {
+			case "snap":
+				switch k {
+				case "--classic", "--channel", "--edge", "--beta", "--candidate", "--stable", "--revision", "--no-wait":
+				default:
+					return false // --dangerous, --devmode, --jailmode, --cohort, --name...
+				}
+			case "flatpak":
+				switch k {
+				case "-y", "--assumeyes", "--noninteractive", "--user", "--system", "--or-update", "--app", "--runtime", "-v", "--verbose", "--arch", "--no-related", "--no-deps":
+				default:
+					return false // --from, --bundle, --image, --installation, --sideload-repo...
+				}
+			default:
+				return false
+			}
+			continue
+		}
+		ops = append(ops, x)
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	for _, x := range ops {
+		lx := strings.ToLower(x)
+		if strings.Contains(x, "://") || strings.HasPrefix(x, "/") || strings.HasPrefix(x, ".") || strings.HasPrefix(x, "~") ||
+			strings.Contains(x, "..") || strings.HasSuffix(lx, ".snap") || strings.HasSuffix(lx, ".flatpak") ||
+			strings.HasSuffix(lx, ".flatpakref") || strings.HasSuffix(lx, ".flatpakrepo") || name == "snap" && strings.Contains(x, "/") {
+			return false
+		}
+	}
+	return name == "snap" || name == "flatpak"
+}
+
+// keygenCreates reports whether ssh-keygen, writing key, can only create a key that is not
+// there yet: the line runs it without elevation and feeds its standard input nothing (no
+// pipe, no `<`, `<<<` or heredoc), and no earlier command of the line names the key (moves
+// or deletes it first). ssh-keygen asks "Overwrite (y/n)?" on standard input before it
+// replaces a file and keeps the file unless it reads a yes (confirm_overwrite in OpenSSH's
+// ssh-keygen.c); a new pair in ~/.ssh grants no one anything until its public half is
+// installed somewhere, which is judged where it is (authorized_keys is a privFile).
+func (a *analyzer) keygenCreates(key string) bool {
+	if a.elevated > 0 || a.stdinFed() {
+		return false
+	}
+	k := path.Clean(a.resolve(key))
+	cmds := a.res.Commands
+	if n := len(cmds); n > 0 {
+		cmds = cmds[:n-1] // the ssh-keygen itself
+	}
+	for _, argv := range cmds {
+		for _, x := range argv[1:] {
+			if c := path.Clean(a.resolve(x)); c == k || c == k+".pub" || strings.HasPrefix(k, c+"/") {
+				return false
+			}
+		}
+	}
+	for _, f := range a.res.Files {
+		if c := path.Clean(a.resolve(f)); c == k || c == k+".pub" {
+			return false
+		}
+	}
+	return true
+}
+
+// rootlessPodman reports whether podman, run with args, starts containers as the user who
+// runs it: no sudo on the line, and no remote connection (`--remote`, `--url`,
+// `--connection`, or CONTAINER_HOST/CONTAINER_CONNECTION set on the line), which would reach
+// a service that may run as root. A rootless container "cannot have more privileges than the
+// account that launched them" (podman-run(1), --privileged), so --privileged, --pid=host and
+// added capabilities reach nothing the user could not; a host mount or the Docker socket is
+// still judged. An agent that itself runs as root makes podman rootful, which the line does
+// not show.
+func (a *analyzer) rootlessPodman(args []string) bool {
+	if a.elevated > 0 || a.vars["CONTAINER_HOST"] != "" || a.vars["CONTAINER_CONNECTION"] != "" {
+		return false
+	}
+	for _, x := range args {
+		if !strings.HasPrefix(x, "-") {
+			break
+		}
+		k, _, _ := strings.Cut(x, "=")
+		switch k {
+		case "-r", "--remote", "--url", "-c", "--connection", "--host", "-H", "--identity":
+			return false
+		}
+	}
+	return true
 }

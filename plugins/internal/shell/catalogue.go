@@ -82,7 +82,7 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 			}
 		}
 	case "docker", "podman":
-		a.docker(args, line)
+		a.docker(name, args, line)
 	case "kubectl", "oc":
 		if len(args) > 0 && args[0] == "delete" {
 			ops := operands(args[1:])
@@ -191,13 +191,25 @@ func hasPrefixFlag(args []string, prefix string) bool {
 	return false
 }
 
-func (a *analyzer) docker(args []string, line string) {
+// globalValue are the docker and podman options before the subcommand that take a value as
+// the next word (docker(1), podman(1)).
+var globalValue = map[string]bool{
+	"-H": true, "--host": true, "-c": true, "--context": true, "--config": true, "-l": true, "--log-level": true,
+	"--tlscacert": true, "--tlscert": true, "--tlskey": true, "--url": true, "--connection": true, "--identity": true,
+	"--root": true, "--runroot": true, "--storage-driver": true, "--storage-opt": true, "--cgroup-manager": true,
+	"--events-backend": true, "--network-cmd-path": true, "--runtime": true, "--tmpdir": true, "--module": true,
+}
+
+func (a *analyzer) docker(name string, args []string, line string) {
 	sub := ""
 	i := 0
 	for ; i < len(args); i++ {
 		if !strings.HasPrefix(args[i], "-") {
 			sub = args[i]
 			break
+		}
+		if globalValue[args[i]] {
+			i++ // the option's value (`-H tcp://host`, `--url unix://...`), not the subcommand
 		}
 	}
 	rest := args[min(i+1, len(args)):]
@@ -222,7 +234,11 @@ func (a *analyzer) docker(args []string, line string) {
 			switch {
 			case x == "--privileged", x == "--pid=host", x == "--cap-add=ALL", x == "--cap-add=SYS_ADMIN", x == "--pid" && j+1 < len(rest) && rest[j+1] == "host":
 				// Documented for docker-in-docker and debugging; root on the host all the same.
-				a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
+				// Rootless podman's container has no more than the user who started it
+				// (rootlessPodman).
+				if !(name == "podman" && a.rootlessPodman(args)) {
+					a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
+				}
 			}
 			mount := ""
 			switch {
@@ -344,7 +360,8 @@ func packageInstall(argv []string) bool {
 // system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S) from its
 // configured, signed repositories: no local package file (`./x.deb`, `*.rpm`), no URL, no
 // extra repository or key, no option that skips the signature check. Language registries
-// (pip, npm, gem) and snap, where anyone publishes, are not this: their installs ask.
+// (pip, npm, gem), where anyone publishes and install scripts run unconfined, are not this:
+// their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
 func distroInstall(argv []string) bool {
 	if !packageInstall(argv) {
 		return false

@@ -101,6 +101,12 @@ type analyzer struct {
 	work    int                     // commands judged, bounded by maxWork
 	feedRec bool                    // the paths fed through xargs came from find (recursive)
 	piped   bool                    // the command reads a pipe (a stage after the first)
+	// elevated counts the sudo, doas, su, pkexec and run0 the command runs under.
+	elevated int
+	// stdin counts the enclosing statements whose standard input the line redirects (`<`,
+	// `<<`, `<<<`, `<&`); fedAll is set once `exec <file` redirects it for the rest of the line.
+	stdin  int
+	fedAll bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -367,6 +373,13 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		a.redirect(r)
 	}
+	if readsRedirect(s.Redirs) {
+		a.stdin++
+		defer func() { a.stdin-- }()
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) == 1 && c.Args[0].Lit() == "exec" {
+			a.fedAll = true
+		}
+	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
 		for _, as := range c.Assigns {
@@ -428,6 +441,22 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		})
 	}
 }
+
+// readsRedirect reports whether redirs give a command's standard input something to read.
+func readsRedirect(redirs []*syntax.Redirect) bool {
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stdinFed reports whether the command being judged reads a pipe or a redirected standard input.
+func (a *analyzer) stdinFed() bool { return a.piped || a.stdin > 0 || a.fedAll }
 
 // pipeline flattens a | b | c into its stages.
 func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
@@ -775,7 +804,8 @@ func (a *analyzer) command(argv []string) {
 			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
-			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner):
+			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
+			storeInstall(inner), uninstallAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
 			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
@@ -794,7 +824,9 @@ func (a *analyzer) command(argv []string) {
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 			if rest[0] == "-u" || rest[0] == "-g" || rest[0] == "-c" && name == "su" {
 				if rest[0] == "-c" && len(rest) > 1 {
+					a.elevated++
 					a.line(rest[1], a.depth+1)
+					a.elevated--
 					return
 				}
 				rest = rest[1:]
@@ -803,7 +835,9 @@ func (a *analyzer) command(argv []string) {
 				rest = rest[1:]
 			}
 		}
+		a.elevated++
 		a.command(dropAssignments(rest))
+		a.elevated--
 		return
 	case "eval":
 		// What eval runs is judged below as a line of its own, so eval alone is a question
@@ -875,10 +909,20 @@ func (a *analyzer) command(argv []string) {
 				continue // one program's cache: it fills it again
 			}
 			if a.outsideAt(t, recursive) {
-				if deepSystemPath(a.resolve(t)) {
-					// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a stale state
-					// folder (`rm -rf /run/containerd/fifo/*`): one program's files, asked.
-					a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
+				if r := a.resolve(t); deepSystemPath(r) {
+					switch {
+					case a.elevated == 0 && runProgramDir(r):
+						// A program's run-time folder, deleted with the user's own rights:
+						// only what the user owns goes, and a reboot clears it anyway
+						// (`rm -rf /run/containerd/fifo/*`, a Makefile's clean target).
+					case !recursive && localProgram(r):
+						// One named program taken out of /usr/local/bin (`sudo rm -f
+						// /usr/local/bin/fusermount`): the undoing of installAsRoot.
+					default:
+						// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a program's
+						// state folder deleted as root: one program's files, asked.
+						a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
+					}
 					continue
 				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
@@ -947,7 +991,9 @@ func (a *analyzer) command(argv []string) {
 		// A new key pair written over the user's or the host's keys (~/.ssh/id_rsa,
 		// /etc/ssh/ssh_host_*): ssh-keygen asks before it overwrites a key, but `yes |`
 		// answers for it. It reads no secret (KeygenOutput).
-		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) {
+		// Without anything on its standard input the question gets no answer and an existing
+		// key stays (keygenCreates).
+		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) && !a.keygenCreates(argv[i]) {
 			a.ask("priv/ssh_keygen", "generates a key pair among the user's or the host's keys (may replace one)", line, 0.8)
 		}
 	case "setcap":
@@ -1048,7 +1094,7 @@ func deepSystemPath(p string) bool {
 // FHS 3.0 §3.15 (https://refspecs.linuxfoundation.org/FHS_3.0/fhs/ch03s15.html) says programs
 // may keep a subdirectory of /run and that /run is cleared at every boot, so deleting one
 // loses only state a reboot discards (`rm -rf /run/containerd-test/*`, a test suite's own
-// folder): asked, like /run/containerd/fifo/*.
+// folder): no finding with the user's own rights (runProgramDir), asked as root.
 var runShared = map[string]bool{
 	"user": true, "systemd": true, "udev": true, "lock": true, "log": true, "secrets": true,
 	"credentials": true, "dbus": true, "shm": true, "sudo": true, "initramfs": true, "mount": true,
