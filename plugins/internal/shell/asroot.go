@@ -221,9 +221,14 @@ func housekeepingAsRoot(argv []string) bool {
 
 // reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
 // $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under
-// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`). Giving a
-// system file to the user (`/etc/fuse.conf`), root as the owner, or any other path asks.
+// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`), and, without
+// -R, files in the user's own home directory that a command run as root left root's
+// (`sudo chown $(id -u):$(id -g) $HOME/.kube/config` after kubeadm's `sudo cp`): the user's
+// own files given to the user, whatever they hold. Giving a system file to the user
+// (`/etc/fuse.conf`), root as the owner, the home directory itself, a recursive chown in the
+// home directory (priv/perms_system) or any other path asks.
 func (a *analyzer) reclaimAsRoot(argv []string) bool {
+	argv = joinSubst(argv)
 	if len(argv) < 3 || argv[0] != "chown" {
 		return false
 	}
@@ -240,10 +245,17 @@ func (a *analyzer) reclaimAsRoot(argv []string) bool {
 	if !invokingUser(owner) || group != "" && !invokingUser(group) {
 		return false
 	}
+	recursive := hasFlag(argv[1:], "-R", "--recursive", "-Rv", "-vR")
 	for _, p := range ops[1:] {
 		c := path.Clean(a.resolve(p))
+		if strings.Contains(c, "..") || strings.ContainsAny(c, "*?[`") {
+			return false
+		}
+		if home(c) && !recursive && strings.Contains(c, "/") && !strings.ContainsAny(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(c, "${HOME}"), "$HOME"), "~"), "$") {
+			continue // a file in the user's own home
+		}
 		tmp := strings.HasPrefix(c, "/tmp/") || strings.HasPrefix(c, "/var/tmp/")
-		if !(tmp || a.inProject(p)) || strings.Contains(c, "..") || PathRisk(c) == RiskSecret {
+		if !(tmp || a.inProject(p)) || PathRisk(c) == RiskSecret {
 			return false
 		}
 	}
@@ -693,4 +705,50 @@ func (a *analyzer) rootlessPodman(args []string) bool {
 		}
 	}
 	return true
+}
+
+// bindServiceAsRoot reports whether argv is setcap granting cap_net_bind_service alone
+// (bindServiceOnly) to one program: `sudo setcap cap_net_bind_service=+ep $(which caddy)`,
+// as Caddy documents (https://caddyserver.com/docs/running#manual-installation). The
+// capability lets the program listen on a port below 1024 and nothing else (capabilities(7)),
+// and setcap needs root to grant it. The program is named by a path or by `$(which NAME)`;
+// another capability, more than one file or anything else the line
+// cannot resolve asks (or is refused: priv/accounts).
+func bindServiceAsRoot(argv []string) bool {
+	if len(argv) < 3 || base(argv[0]) != "setcap" || !bindServiceOnly(argv[1:]) {
+		return false
+	}
+	ops := operands(joinSubst(argv[1:]))
+	if len(ops) != 2 {
+		return false
+	}
+	t := ops[1]
+	if strings.HasPrefix(t, "$(") && strings.HasSuffix(t, ")") {
+		inner := strings.Fields(t[2 : len(t)-1])
+		if len(inner) != 2 || inner[0] != "which" {
+			return false
+		}
+		return !strings.ContainsAny(inner[1], "$`()/;|&<>")
+	}
+	return !strings.ContainsAny(t, "$`*?[ ")
+}
+
+// joinSubst joins again the words of a command substitution's stand-in ("$(id -u)", which
+// subst returns for a command it does not resolve) that field splitting cut apart when the
+// substitution was not quoted (`sudo chown -R $(id -u):$(id -g) build`).
+func joinSubst(words []string) []string {
+	out := make([]string, 0, len(words))
+	open := 0
+	for _, w := range words {
+		if open > 0 && len(out) > 0 {
+			out[len(out)-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+		open += strings.Count(w, "$(") - strings.Count(w, ")")
+		if open < 0 {
+			open = 0
+		}
+	}
+	return out
 }

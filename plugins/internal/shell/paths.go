@@ -145,14 +145,50 @@ func homeCache(p string) bool {
 // machine), `ssh-add KEY` (into the user's own agent: ssh-add(1)), `--kubeconfig FILE` of
 // the Kubernetes clients (kubectl, helm, k9s, kind, trivy), and `chmod` with a mode that only
 // takes access away from the group and others (`chmod 600 ~/.ssh/id_rsa`, `chmod go-rwx
-// ~/.ssh`), which reads nothing. The same file named again elsewhere on the line (`scp -i
-// KEY KEY host:`) is not at these indices and still counts.
+// ~/.ssh`), which reads nothing, and `chown` of files to the user who runs the line (`sudo
+// chown $(id -u):$(id -g) $HOME/.kube/config`, kubeadm's documented step), which reads
+// nothing and gives them to no one new. Under sudo or doas the command's own indices count.
+// The same file named again elsewhere on the line (`scp -i KEY KEY host:`) is not at these
+// indices and still counts.
 func KeyUse(argv []string) []int {
 	if len(argv) < 2 {
 		return nil
 	}
 	var out []int
 	switch name := base(argv[0]); name {
+	case "sudo", "doas":
+		rest := dropAssignments(sudoOptions(argv[1:]))
+		off := len(argv) - len(rest)
+		for _, i := range KeyUse(rest) {
+			out = append(out, i+off)
+		}
+	case "chown":
+		// the owner is one word, or a substitution's stand-in split into several
+		// ("$(id", "-u):$(id", "-g)"); the files follow
+		i := 1
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			if argv[i] != "-R" && argv[i] != "-v" && argv[i] != "-h" && argv[i] != "--recursive" {
+				return nil
+			}
+			i++
+		}
+		j, open := i, 0
+		for ; j < len(argv); j++ {
+			open += strings.Count(argv[j], "$(") - strings.Count(argv[j], ")")
+			if open <= 0 {
+				break
+			}
+		}
+		if j >= len(argv)-1 {
+			return nil
+		}
+		owner, group, _ := strings.Cut(strings.Join(argv[i:j+1], " "), ":")
+		if !invokingUser(owner) || group != "" && !invokingUser(group) {
+			return nil
+		}
+		for k := j + 1; k < len(argv); k++ {
+			out = append(out, k)
+		}
 	case "ssh", "scp", "sftp", "autossh":
 		for i := 1; i < len(argv); i++ {
 			switch x := argv[i]; {

@@ -96,11 +96,13 @@ type analyzer struct {
 	calling map[string]bool         // functions whose body is being judged (a call inside is recursion)
 	written map[string]string       // file → text an echo, printf or heredoc wrote into it
 	fetched map[string]bool         // file → downloaded earlier on the line
-	remotes map[string]bool         // git remotes added earlier on the line
-	expired bool                    // git reflog expire --expire=now ran
-	work    int                     // commands judged, bounded by maxWork
-	feedRec bool                    // the paths fed through xargs came from find (recursive)
-	piped   bool                    // the command reads a pipe (a stage after the first)
+	// vendorFile: file → every download into it was a vendor's installer (vendorInstaller)
+	vendorFile map[string]bool
+	remotes    map[string]bool // git remotes added earlier on the line
+	expired    bool            // git reflog expire --expire=now ran
+	work       int             // commands judged, bounded by maxWork
+	feedRec    bool            // the paths fed through xargs came from find (recursive)
+	piped      bool            // the command reads a pipe (a stage after the first)
 	// elevated counts the sudo, doas, su, pkexec and run0 the command runs under.
 	elevated int
 	// stdin counts the enclosing statements whose standard input the line redirects (`<`,
@@ -805,7 +807,7 @@ func (a *analyzer) command(argv []string) {
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
 			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
-			storeInstall(inner), uninstallAsRoot(inner):
+			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
 			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
@@ -1129,11 +1131,18 @@ func outside(t string, rec bool) bool {
 
 func (a *analyzer) git(args []string, line string) {
 	sub := ""
+	inside := a.inProject(".") // the repository the command works on is the project's
 	for i := 0; i < len(args); i++ {
 		x := args[i]
 		if x == "-C" || x == "-c" || x == "--git-dir" || x == "--work-tree" {
+			if x != "-c" && (i+1 >= len(args) || !a.inProject(args[i+1])) {
+				inside = false
+			}
 			i++
 			continue
+		}
+		if strings.HasPrefix(x, "--git-dir=") || strings.HasPrefix(x, "--work-tree=") {
+			inside = false
 		}
 		if !strings.HasPrefix(x, "-") {
 			sub = x
@@ -1144,6 +1153,19 @@ func (a *analyzer) git(args []string, line string) {
 	switch sub {
 	case "clean":
 		if hasFlag(args, "-f", "--force") && hasFlag(args, "-x", "-X") {
+			// In the project's own repository (`git clean -fdx`, a Makefile's distclean,
+			// a fresh CI tree) it deletes only inside the project, as `rm -rf` of a
+			// vendored folder does: asked. Another repository (`-C ~`, `cd ~`) or a
+			// pathspec outside is refused.
+			for _, p := range operands(args) {
+				if p != "--" && !a.inProject(p) {
+					inside = false
+				}
+			}
+			if inside {
+				a.ask("destroy/git_clean", "deletes untracked and ignored files (local config, secrets, data)", line, 0.85)
+				break
+			}
 			a.add("destroy/git_clean", "deletes untracked and ignored files (local config, secrets, data)", line, 0.85)
 		}
 	case "reset":
@@ -1190,17 +1212,74 @@ func (a *analyzer) git(args []string, line string) {
 		if ops := operands(args); len(ops) > 0 && a.remotes[ops[0]] {
 			a.add("exfil/git_push_new_remote", "pushes the repository to a remote added earlier on the line", line, 0.9)
 		}
-		if hasFlag(args, "--force", "-f") || func() bool {
-			for _, x := range args {
-				if strings.HasPrefix(x, "+") || x == "--mirror" || x == "--delete" || x == "-d" {
-					return true
-				}
-			}
-			return false
-		}() {
-			a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+		a.push(args, line)
+	}
+}
+
+// push judges a git push that rewrites or deletes refs on the remote: --force, `+ref`,
+// --delete, `:ref`, --mirror. Naming the feature branches or tags it rewrites or deletes
+// (`git push --force origin my-feature` after a rebase, `git push origin --delete
+// fix-typo` after a merge) is asked about: the remote's other clones and its reflog still
+// hold the commits, and git-push(1) documents both for this. The default and release
+// branches (protectedRef), a push that names no ref (the current branch, whatever it is),
+// --all, --tags, --mirror, a glob or HEAD are refused as before.
+func (a *analyzer) push(args []string, line string) {
+	force := hasFlag(args, "--force", "-f")
+	del := hasFlag(args, "--delete", "-d")
+	for _, x := range args {
+		if strings.HasPrefix(x, "+") {
+			force = true
+		}
+		if strings.HasPrefix(x, ":") && len(x) > 1 {
+			del = true
 		}
 	}
+	if hasFlag(args, "--mirror") {
+		a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+		return
+	}
+	if !force && !del {
+		return
+	}
+	refs := operands(args)
+	if len(refs) > 0 {
+		refs = refs[1:] // the remote
+	}
+	named := len(refs) > 0 && !hasFlag(args, "--all", "--branches", "--tags")
+	for _, r := range refs {
+		r = strings.TrimPrefix(r, "+")
+		if _, dst, ok := strings.Cut(r, ":"); ok {
+			r = dst
+		}
+		if protectedRef(r) {
+			named = false
+		}
+	}
+	if named {
+		a.ask("destroy/git_force_push", "rewrites or deletes a named branch or tag on the remote", line, 0.8)
+		return
+	}
+	a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+}
+
+// protectedRef reports whether a ref pushed over or deleted is one a project shares: its
+// default branch (main, master, trunk, develop...), a release or production branch, HEAD,
+// nothing at all, a glob, or anything the line cannot resolve.
+func protectedRef(r string) bool {
+	r = strings.TrimPrefix(strings.TrimPrefix(r, "refs/heads/"), "refs/tags/")
+	if r == "" || strings.ContainsAny(r, "*?[$`") || strings.HasPrefix(r, "-") {
+		return true
+	}
+	switch l := strings.ToLower(r); {
+	case l == "head" || strings.HasPrefix(l, "head~") || strings.HasPrefix(l, "head^"):
+		return true
+	case l == "main" || l == "master" || l == "trunk" || l == "develop" || l == "development" || l == "dev" ||
+		l == "prod" || l == "production" || l == "stable" || l == "gh-pages" || l == "default":
+		return true
+	case strings.HasPrefix(l, "release") || strings.HasPrefix(l, "releases/") || strings.HasPrefix(l, "prod/") || strings.HasPrefix(l, "hotfix"):
+		return true
+	}
+	return false
 }
 
 // interp checks inline code given to an interpreter (-c, -e, -E, -r, --eval, -p, perl's -le
