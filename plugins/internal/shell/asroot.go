@@ -108,7 +108,8 @@ func (a *analyzer) inProject(p string) bool {
 }
 
 // housekeepingAsRoot reports whether argv is system housekeeping that changes no security
-// boundary and destroys nothing: refreshing the dynamic linker's cache (`ldconfig`, its
+// boundary and destroys nothing (`sysctl --system`, `swapoff -a`, `apt-mark hold` since
+// issue 26's fourth round): refreshing the dynamic linker's cache (`ldconfig`, its
 // cache only: ldconfig(8)), systemd reading its unit files again and starting or
 // restarting an installed unit (`systemctl daemon-reload`, `systemctl restart docker`,
 // `service docker restart`: systemctl(1); stop, disable, mask and enable ask), loading a kernel module by name from
@@ -193,6 +194,24 @@ func housekeepingAsRoot(argv []string) bool {
 			}
 		}
 		return hasFlag(args, "-a", "--all")
+	case "sysctl":
+		// reading the settings files again (`sysctl --system`: sysctl(8)); writing a value
+		// (`-w kernel.yama.ptrace_scope=0`) or a file of the line's asks
+		return len(args) == 1 && args[0] == "--system"
+	case "swapoff", "swapon":
+		// every swap area /etc/fstab lists (`swapoff -a`, kubeadm's prerequisite): swapon(8)
+		return len(args) == 1 && (args[0] == "-a" || args[0] == "--all")
+	case "apt-mark":
+		// holding a package at its version or marking it manual (apt-mark(8)); nothing
+		// is installed or removed
+		if len(args) < 1 {
+			return false
+		}
+		switch args[0] {
+		case "hold", "unhold", "showhold", "manual", "showmanual", "auto", "showauto":
+			return true
+		}
+		return false
 	case "udevadm":
 		if len(args) == 0 {
 			return false
@@ -273,7 +292,9 @@ func invokingUser(s string) bool {
 
 // containerdCLI reports whether argv uses containerd's `ctr` for images only: listing,
 // pulling, importing, tagging or checking them (`sudo ctr -n=k8s.io images import
-// pause.tar`). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
+// pause.tar`), or to look: listing snapshots, content, containers, tasks, namespaces and
+// plugins, or fetching content into the store as a pull does (`sudo ctr snapshot ls`, `sudo
+// ctr content fetch docker.io/library/redis:alpine`; issue 26, fourth round). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
 // nothing to what these verbs do; running a container (`ctr run --privileged`, host mounts),
 // mounting an image and any other ctr verb still ask.
 func containerdCLI(argv []string) bool {
@@ -299,12 +320,25 @@ func containerdCLI(argv []string) bool {
 	}
 	switch rest[0] {
 	case "images", "image", "i":
-	default:
-		return false
-	}
-	switch rest[1] {
-	case "ls", "list", "check", "import", "pull", "tag":
-		return true
+		switch rest[1] {
+		case "ls", "list", "check", "import", "pull", "tag":
+			return true
+		}
+	case "snapshots", "snapshot", "snapshotter":
+		switch rest[1] {
+		case "ls", "list", "info", "usage", "tree":
+			return true
+		}
+	case "content":
+		switch rest[1] {
+		case "ls", "list", "fetch", "fetch-object":
+			return true
+		}
+	case "containers", "container", "c", "tasks", "task", "t", "namespaces", "namespace", "ns", "plugins", "plugin":
+		switch rest[1] {
+		case "ls", "list", "info", "ps":
+			return true
+		}
 	}
 	return false
 }

@@ -15,8 +15,10 @@ package shell
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -911,6 +913,12 @@ func (a *analyzer) command(argv []string) {
 				continue // one program's cache: it fills it again
 			}
 			if a.outsideAt(t, recursive) {
+				if homeProgramDir(a.resolve(t)) {
+					// One program's own folder in the home directory (`rm -rf ~/.fzf`,
+					// `rm -rf ~/.config/k9s`, an uninstall guide's last step): asked.
+					a.ask("destroy/rm_home_program", "deletes one program's folder in the home directory", line, 0.85)
+					continue
+				}
 				if r := a.resolve(t); deepSystemPath(r) {
 					switch {
 					case a.elevated == 0 && runProgramDir(r):
@@ -1127,6 +1135,96 @@ func outside(t string, rec bool) bool {
 		return true
 	}
 	return false
+}
+
+// Where an authentication header sends a secret variable (authTarget).
+const (
+	authNot       = iota // not a credential header, or more than the variable in it
+	authOwnHost          // every URL is the issuer's own https API, or this machine
+	authOtherHost        // any other host, plain http, or no URL on the line
+)
+
+// reAuthHeader is an HTTP header whose whole value is a credential taken from one variable:
+// `Authorization: token $GITHUB_TOKEN`, `Authorization: Bearer ${TOKEN}`, `PRIVATE-TOKEN:
+// $GITLAB_TOKEN`, `X-API-Key: $API_KEY`.
+var reAuthHeader = regexp.MustCompile(`(?i)^(?:authorization|private-token|job-token|x-api-key|x-auth-token|x-github-token|circle-token)\s*:\s*(?:(?:token|bearer|basic)\s+)?\$\{?([A-Z0-9_]+)\}?$`)
+
+// reUserSecret is curl's `-u user:$PASSWORD` (or `--user`): basic authentication.
+var reUserSecret = regexp.MustCompile(`^[\w.@-]*:\$\{?([A-Z0-9_]+)\}?$`)
+
+// tokenIssuers are the https hosts a token named by its variable belongs to: GitHub's REST
+// API documents `Authorization: Bearer $GITHUB_TOKEN`
+// (https://docs.github.com/en/rest/authentication/authenticating-to-the-rest-api), GitLab's
+// `PRIVATE-TOKEN: $GITLAB_TOKEN` (https://docs.gitlab.com/ee/api/rest/authentication.html).
+var tokenIssuers = []struct {
+	prefixes []string
+	hosts    []string
+}{
+	{[]string{"GITHUB_", "GH_"}, []string{"api.github.com", "uploads.github.com", "github.com", "ghcr.io"}},
+	{[]string{"GITLAB_", "CI_JOB_TOKEN"}, []string{"gitlab.com"}},
+	{[]string{"NPM_", "NODE_AUTH_TOKEN"}, []string{"registry.npmjs.org"}},
+	{[]string{"CODECOV_"}, []string{"codecov.io", "api.codecov.io"}},
+}
+
+// authTarget judges args[i], a word that names a secret variable, of a network command: a
+// credential header or `-u user:$PASSWORD` sent to the service the token belongs to
+// (`curl -H "Authorization: token $GITHUB_TOKEN" https://api.github.com/...`, how GitHub
+// documents its API; a service on localhost) is authOwnHost: the token goes where it is meant
+// to. The same header to any other host is authOtherHost, asked: a reviewer reads where it
+// goes. A secret in the URL, the body, another header or beside other text is authNot, and
+// refused as before.
+func authTarget(name string, args []string, i int) int {
+	if name != "curl" && name != "wget" && name != "http" && name != "https" && name != "xh" {
+		return authNot
+	}
+	x := args[i]
+	prev := ""
+	if i > 0 {
+		prev = args[i-1]
+	}
+	var m []string
+	switch {
+	case prev == "-H" || prev == "--header":
+		m = reAuthHeader.FindStringSubmatch(x)
+	case strings.HasPrefix(x, "--header="):
+		m = reAuthHeader.FindStringSubmatch(strings.TrimPrefix(x, "--header="))
+	case name == "curl" && (prev == "-u" || prev == "--user"):
+		m = reUserSecret.FindStringSubmatch(x)
+	}
+	if m == nil {
+		return authNot
+	}
+	v := m[1]
+	var own []string
+	for _, t := range tokenIssuers {
+		for _, p := range t.prefixes {
+			if strings.HasPrefix(v, p) {
+				own = t.hosts
+			}
+		}
+	}
+	n := 0
+	for j, u := range args {
+		if j == i || !strings.Contains(u, "://") {
+			continue
+		}
+		n++
+		p, err := url.Parse(u)
+		if err != nil || p.User != nil {
+			return authOtherHost
+		}
+		h := strings.ToLower(p.Hostname())
+		if h == "localhost" || h == "127.0.0.1" || h == "::1" {
+			continue
+		}
+		if p.Scheme != "https" || !slices.Contains(own, h) {
+			return authOtherHost
+		}
+	}
+	if n == 0 {
+		return authOtherHost
+	}
+	return authOwnHost
 }
 
 func (a *analyzer) git(args []string, line string) {
@@ -1349,7 +1447,15 @@ func (a *analyzer) net(name string, args []string, line string) {
 		case envSubst.MatchString(x):
 			a.add("exfil/env_to_network", "sends the environment over the network", line, 0.95)
 		case secretName.MatchString(x):
-			a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
+			switch authTarget(name, args, i) {
+			case authOwnHost:
+				// the token authenticates the call to the service that issued it, or to a
+				// service on this machine
+			case authOtherHost:
+				a.ask("exfil/secret_var", "sends a secret variable as a credential to a host that did not issue it", line, 0.9)
+			default:
+				a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
+			}
 		case metadataURL.MatchString(x):
 			a.add("exfil/metadata", "reads cloud instance credentials (metadata endpoint)", line, 0.95)
 		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretFile(x):
