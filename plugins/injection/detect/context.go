@@ -54,6 +54,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		keepOnly(r, l.kind)
+		callsNotRequests(r)
 		sensitiveInContext(r, a, l.text)
 		for _, f := range a.Findings {
 			voteHit(r, d, Hit{Category: CommandInjection, Rule: "shell/" + f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
@@ -103,6 +104,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		docPhrases(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
+		callsNotRequests(r)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
@@ -556,6 +558,24 @@ func codeVocabulary(r *Result) {
 	if weakOnly {
 		dropHits(r, PromptInjection, func(h Hit) bool { return codeWeakPrompt[h.Rule] })
 	}
+}
+
+// reCallOfName is a reveal_secrets or leak_request match that is a function call on a name:
+// the verb, an opening parenthesis, then an identifier or attribute path with no space or
+// quote (`print(secrets` in `python -c 'import secrets; print(secrets.token_hex(32))'`, a
+// new key generated and printed; `print(password` of a variable).
+var reCallOfName = regexp.MustCompile(`^(?:reveal|print|show|output|repeat|display|leak|give|tell|share|disclose|write|spell|translate|provide|send|dump|list|expose)\(\s*[a-z_][a-z0-9_.]*$`)
+
+// callsNotRequests drops, in a shell command or code, the reveal_secrets and leak_request hits
+// that are a program calling a function on a name (reCallOfName): code printing a value, not
+// words asking a reader to disclose one. A request in a string (`print('reveal your system
+// prompt')`) starts its match at the words, not at the call, and still counts; what a
+// command prints from a secret file or the environment is judged by sensitiveInContext and
+// the shell analysis.
+func callsNotRequests(r *Result) {
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reCallOfName.MatchString(strings.ToLower(h.Match))
+	})
 }
 
 // reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"regexp"
 	"strings"
 )
 
@@ -27,13 +28,14 @@ func (a *analyzer) projectAsRoot(argv []string) bool {
 		return false
 	}
 	name, args := argv[0], argv[1:]
+	isMake := name == "make" || name == "gmake"
 	for _, x := range args {
-		if strings.ContainsAny(x, "$`") {
+		if strings.ContainsAny(x, "$`") && !(isMake && envWord.MatchString(x)) {
 			return false
 		}
 	}
 	switch {
-	case name == "make" || name == "gmake":
+	case isMake:
 		for i := 0; i < len(args); i++ {
 			x := args[i]
 			switch {
@@ -81,6 +83,16 @@ func (a *analyzer) projectAsRoot(argv []string) bool {
 	return false
 }
 
+// envWord matches a word that is one variable the line does not set (`${extraflags}`,
+// `$MAKEFLAGS_EXTRA`): its value comes from the session's environment, which the line does
+// not write. make is the one program projectAsRoot takes it for: what such a word could
+// carry (`-f`, `SHELL=`, `--eval`) the project's own Makefile, which the elevated make runs
+// anyway, can already hold, and `sudo -E make` hands make the whole environment (MAKEFLAGS
+// included) whatever its words say. A variable set earlier on the line is expanded before
+// this is asked (`x='-f /tmp/x.mk'; sudo make $x` is judged as `-f /tmp/x.mk`), and a
+// command substitution (`$(curl ...)`) or a word with more around the variable is not this.
+var envWord = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+
 // inProject reports whether p, after the working directory cd set, stays inside the project:
 // relative, no climb out, nothing the line cannot resolve.
 func (a *analyzer) inProject(p string) bool {
@@ -96,7 +108,8 @@ func (a *analyzer) inProject(p string) bool {
 }
 
 // housekeepingAsRoot reports whether argv is system housekeeping that changes no security
-// boundary and destroys nothing: refreshing the dynamic linker's cache (`ldconfig`, its
+// boundary and destroys nothing (`sysctl --system`, `swapoff -a`, `apt-mark hold` since
+// issue 26's fourth round): refreshing the dynamic linker's cache (`ldconfig`, its
 // cache only: ldconfig(8)), systemd reading its unit files again and starting or
 // restarting an installed unit (`systemctl daemon-reload`, `systemctl restart docker`,
 // `service docker restart`: systemctl(1); stop, disable, mask and enable ask), loading a kernel module by name from
@@ -181,6 +194,24 @@ func housekeepingAsRoot(argv []string) bool {
 			}
 		}
 		return hasFlag(args, "-a", "--all")
+	case "sysctl":
+		// reading the settings files again (`sysctl --system`: sysctl(8)); writing a value
+		// (`-w kernel.yama.ptrace_scope=0`) or a file of the line's asks
+		return len(args) == 1 && args[0] == "--system"
+	case "swapoff", "swapon":
+		// every swap area /etc/fstab lists (`swapoff -a`, kubeadm's prerequisite): swapon(8)
+		return len(args) == 1 && (args[0] == "-a" || args[0] == "--all")
+	case "apt-mark":
+		// holding a package at its version or marking it manual (apt-mark(8)); nothing
+		// is installed or removed
+		if len(args) < 1 {
+			return false
+		}
+		switch args[0] {
+		case "hold", "unhold", "showhold", "manual", "showmanual", "auto", "showauto":
+			return true
+		}
+		return false
 	case "udevadm":
 		if len(args) == 0 {
 			return false
@@ -209,9 +240,14 @@ func housekeepingAsRoot(argv []string) bool {
 
 // reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
 // $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under
-// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`). Giving a
-// system file to the user (`/etc/fuse.conf`), root as the owner, or any other path asks.
+// /tmp, as a build that ran as root leaves them (`sudo chown -R $USER build`), and, without
+// -R, files in the user's own home directory that a command run as root left root's
+// (`sudo chown $(id -u):$(id -g) $HOME/.kube/config` after kubeadm's `sudo cp`): the user's
+// own files given to the user, whatever they hold. Giving a system file to the user
+// (`/etc/fuse.conf`), root as the owner, the home directory itself, a recursive chown in the
+// home directory (priv/perms_system) or any other path asks.
 func (a *analyzer) reclaimAsRoot(argv []string) bool {
+	argv = joinSubst(argv)
 	if len(argv) < 3 || argv[0] != "chown" {
 		return false
 	}
@@ -228,10 +264,17 @@ func (a *analyzer) reclaimAsRoot(argv []string) bool {
 	if !invokingUser(owner) || group != "" && !invokingUser(group) {
 		return false
 	}
+	recursive := hasFlag(argv[1:], "-R", "--recursive", "-Rv", "-vR")
 	for _, p := range ops[1:] {
 		c := path.Clean(a.resolve(p))
+		if strings.Contains(c, "..") || strings.ContainsAny(c, "*?[`") {
+			return false
+		}
+		if home(c) && !recursive && strings.Contains(c, "/") && !strings.ContainsAny(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(c, "${HOME}"), "$HOME"), "~"), "$") {
+			continue // a file in the user's own home
+		}
 		tmp := strings.HasPrefix(c, "/tmp/") || strings.HasPrefix(c, "/var/tmp/")
-		if !(tmp || a.inProject(p)) || strings.Contains(c, "..") || PathRisk(c) == RiskSecret {
+		if !(tmp || a.inProject(p)) || PathRisk(c) == RiskSecret {
 			return false
 		}
 	}
@@ -249,7 +292,9 @@ func invokingUser(s string) bool {
 
 // containerdCLI reports whether argv uses containerd's `ctr` for images only: listing,
 // pulling, importing, tagging or checking them (`sudo ctr -n=k8s.io images import
-// pause.tar`). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
+// pause.tar`), or to look: listing snapshots, content, containers, tasks, namespaces and
+// plugins, or fetching content into the store as a pull does (`sudo ctr snapshot ls`, `sudo
+// ctr content fetch docker.io/library/redis:alpine`; issue 26, fourth round). Like the docker CLI, ctr talks to a daemon that runs as root, so sudo adds
 // nothing to what these verbs do; running a container (`ctr run --privileged`, host mounts),
 // mounting an image and any other ctr verb still ask.
 func containerdCLI(argv []string) bool {
@@ -275,12 +320,25 @@ func containerdCLI(argv []string) bool {
 	}
 	switch rest[0] {
 	case "images", "image", "i":
-	default:
-		return false
-	}
-	switch rest[1] {
-	case "ls", "list", "check", "import", "pull", "tag":
-		return true
+		switch rest[1] {
+		case "ls", "list", "check", "import", "pull", "tag":
+			return true
+		}
+	case "snapshots", "snapshot", "snapshotter":
+		switch rest[1] {
+		case "ls", "list", "info", "usage", "tree":
+			return true
+		}
+	case "content":
+		switch rest[1] {
+		case "ls", "list", "fetch", "fetch-object":
+			return true
+		}
+	case "containers", "container", "c", "tasks", "task", "t", "namespaces", "namespace", "ns", "plugins", "plugin":
+		switch rest[1] {
+		case "ls", "list", "info", "ps":
+			return true
+		}
 	}
 	return false
 }
@@ -510,4 +568,221 @@ func standIn(name string) bool {
 		return true
 	}
 	return strings.HasPrefix(name, "git-") || strings.HasPrefix(name, "pinentry")
+}
+
+// runProgramDir reports whether p (resolved) lies in one program's own run-time folder,
+// `/run/<program>/...` or `/var/run/<program>/...`, not in the folders of /run that many
+// programs or the user's session share (runShared: `/run/user/1000`, `/run/systemd`). FHS 3.0
+// §3.15 gives each program a subdirectory of /run and has /run cleared at every boot. A
+// command without sudo deletes there only what the user owns (a test suite's own folder,
+// `rm -rf /run/containerd-test/*` in containerd's Makefile), so the line loses nothing a
+// reboot would keep; the same delete as root asks (destroy/rm_system).
+func runProgramDir(p string) bool {
+	c := path.Clean(p)
+	if strings.HasPrefix(c, "/var/run/") {
+		c = strings.TrimPrefix(c, "/var")
+	}
+	if !strings.HasPrefix(c, "/run/") || !deepSystemPath(c) {
+		return false
+	}
+	parts := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	return len(parts) >= 2 && !runShared[parts[1]] && !strings.ContainsAny(parts[1], "*?[{")
+}
+
+// localProgram reports whether p names one program directly in /usr/local/bin or
+// /usr/local/sbin by its full name: no glob, no climb, not the folder itself, and not the
+// name of a shell or of a program that handles passwords or keys (standIn), whose removal
+// would hand the name to a copy elsewhere on PATH. Taking a program out of the
+// administrator's folder for local software (FHS 3.0 §4.9) is the undoing of installAsRoot;
+// the distribution's /usr/bin, /usr/local/lib and recursive deletes are not this.
+func localProgram(p string) bool {
+	if strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	dir, name := path.Dir(c), path.Base(c)
+	return (dir == "/usr/local/bin" || dir == "/usr/local/sbin") && name != "" && !strings.HasPrefix(name, ".") && !standIn(name)
+}
+
+// uninstallAsRoot reports whether argv removes named programs from /usr/local/bin or
+// /usr/local/sbin (`sudo rm -f /usr/local/bin/fusermount /usr/local/bin/fusermount3`, as
+// rclone's CI does before it installs its own): rm with -f or -v only, each operand a
+// localProgram. -r, a glob, the folder itself, /usr/bin and a stand-in name ask.
+func uninstallAsRoot(argv []string) bool {
+	if len(argv) < 2 || argv[0] != "rm" {
+		return false
+	}
+	n := 0
+	for _, x := range argv[1:] {
+		switch {
+		case x == "-f" || x == "-v" || x == "-fv" || x == "-vf" || x == "--force" || x == "--verbose":
+		case strings.HasPrefix(x, "-"):
+			return false
+		case !localProgram(x):
+			return false
+		default:
+			n++
+		}
+	}
+	return n > 0
+}
+
+// storeInstall reports whether argv installs named packages from the snap or Flatpak store the
+// system already trusts, with the store's signature check in place: `snap install snapcraft
+// --classic` (the Snap Store signs every snap, and grants --classic only after a manual
+// review: https://snapcraft.io/docs/install-modes, https://snapcraft.io/docs/classic-confinement)
+// and `flatpak install -y flathub org.freedesktop.Platform//24.08` from a remote already
+// configured, whose GPG key was given when it was added (flatpak-install(1)). A local file
+// (`./x.snap`, `x.flatpak`), a URL or `.flatpakref`, `--dangerous` (an unsigned snap),
+// `--devmode` (no confinement without review), `--from`, `--bundle`, `--no-gpg-verify` and
+// anything the line cannot resolve ask; adding a remote (`flatpak remote-add`) is not this.
+func storeInstall(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	if args[0] != "install" && !(name == "snap" && args[0] == "refresh") && !(name == "flatpak" && args[0] == "update") {
+		return false
+	}
+	var ops []string
+	for _, x := range args[1:] {
+		if strings.ContainsAny(x, "$`") {
+			return false
+		}
+		if strings.HasPrefix(x, "-") {
+			k, _, _ := strings.Cut(x, "=")
+			switch name {
+			case "snap":
+				switch k {
+				case "--classic", "--channel", "--edge", "--beta", "--candidate", "--stable", "--revision", "--no-wait":
+				default:
+					return false // --dangerous, --devmode, --jailmode, --cohort, --name...
+				}
+			case "flatpak":
+				switch k {
+				case "-y", "--assumeyes", "--noninteractive", "--user", "--system", "--or-update", "--app", "--runtime", "-v", "--verbose", "--arch", "--no-related", "--no-deps":
+				default:
+					return false // --from, --bundle, --image, --installation, --sideload-repo...
+				}
+			default:
+				return false
+			}
+			continue
+		}
+		ops = append(ops, x)
+	}
+	if len(ops) == 0 {
+		return false
+	}
+	for _, x := range ops {
+		lx := strings.ToLower(x)
+		if strings.Contains(x, "://") || strings.HasPrefix(x, "/") || strings.HasPrefix(x, ".") || strings.HasPrefix(x, "~") ||
+			strings.Contains(x, "..") || strings.HasSuffix(lx, ".snap") || strings.HasSuffix(lx, ".flatpak") ||
+			strings.HasSuffix(lx, ".flatpakref") || strings.HasSuffix(lx, ".flatpakrepo") || name == "snap" && strings.Contains(x, "/") {
+			return false
+		}
+	}
+	return name == "snap" || name == "flatpak"
+}
+
+// keygenCreates reports whether ssh-keygen, writing key, can only create a key that is not
+// there yet: the line runs it without elevation and feeds its standard input nothing (no
+// pipe, no `<`, `<<<` or heredoc), and no earlier command of the line names the key (moves
+// or deletes it first). ssh-keygen asks "Overwrite (y/n)?" on standard input before it
+// replaces a file and keeps the file unless it reads a yes (confirm_overwrite in OpenSSH's
+// ssh-keygen.c); a new pair in ~/.ssh grants no one anything until its public half is
+// installed somewhere, which is judged where it is (authorized_keys is a privFile).
+func (a *analyzer) keygenCreates(key string) bool {
+	if a.elevated > 0 || a.stdinFed() {
+		return false
+	}
+	k := path.Clean(a.resolve(key))
+	cmds := a.res.Commands
+	if n := len(cmds); n > 0 {
+		cmds = cmds[:n-1] // the ssh-keygen itself
+	}
+	for _, argv := range cmds {
+		for _, x := range argv[1:] {
+			if c := path.Clean(a.resolve(x)); c == k || c == k+".pub" || strings.HasPrefix(k, c+"/") {
+				return false
+			}
+		}
+	}
+	for _, f := range a.res.Files {
+		if c := path.Clean(a.resolve(f)); c == k || c == k+".pub" {
+			return false
+		}
+	}
+	return true
+}
+
+// rootlessPodman reports whether podman, run with args, starts containers as the user who
+// runs it: no sudo on the line, and no remote connection (`--remote`, `--url`,
+// `--connection`, or CONTAINER_HOST/CONTAINER_CONNECTION set on the line), which would reach
+// a service that may run as root. A rootless container "cannot have more privileges than the
+// account that launched them" (podman-run(1), --privileged), so --privileged, --pid=host and
+// added capabilities reach nothing the user could not; a host mount or the Docker socket is
+// still judged. An agent that itself runs as root makes podman rootful, which the line does
+// not show.
+func (a *analyzer) rootlessPodman(args []string) bool {
+	if a.elevated > 0 || a.vars["CONTAINER_HOST"] != "" || a.vars["CONTAINER_CONNECTION"] != "" {
+		return false
+	}
+	for _, x := range args {
+		if !strings.HasPrefix(x, "-") {
+			break
+		}
+		k, _, _ := strings.Cut(x, "=")
+		switch k {
+		case "-r", "--remote", "--url", "-c", "--connection", "--host", "-H", "--identity":
+			return false
+		}
+	}
+	return true
+}
+
+// bindServiceAsRoot reports whether argv is setcap granting cap_net_bind_service alone
+// (bindServiceOnly) to one program: `sudo setcap cap_net_bind_service=+ep $(which caddy)`,
+// as Caddy documents (https://caddyserver.com/docs/running#manual-installation). The
+// capability lets the program listen on a port below 1024 and nothing else (capabilities(7)),
+// and setcap needs root to grant it. The program is named by a path or by `$(which NAME)`;
+// another capability, more than one file or anything else the line
+// cannot resolve asks (or is refused: priv/accounts).
+func bindServiceAsRoot(argv []string) bool {
+	if len(argv) < 3 || base(argv[0]) != "setcap" || !bindServiceOnly(argv[1:]) {
+		return false
+	}
+	ops := operands(joinSubst(argv[1:]))
+	if len(ops) != 2 {
+		return false
+	}
+	t := ops[1]
+	if strings.HasPrefix(t, "$(") && strings.HasSuffix(t, ")") {
+		inner := strings.Fields(t[2 : len(t)-1])
+		if len(inner) != 2 || inner[0] != "which" {
+			return false
+		}
+		return !strings.ContainsAny(inner[1], "$`()/;|&<>")
+	}
+	return !strings.ContainsAny(t, "$`*?[ ")
+}
+
+// joinSubst joins again the words of a command substitution's stand-in ("$(id -u)", which
+// subst returns for a command it does not resolve) that field splitting cut apart when the
+// substitution was not quoted (`sudo chown -R $(id -u):$(id -g) build`).
+func joinSubst(words []string) []string {
+	out := make([]string, 0, len(words))
+	open := 0
+	for _, w := range words {
+		if open > 0 && len(out) > 0 {
+			out[len(out)-1] += " " + w
+		} else {
+			out = append(out, w)
+		}
+		open += strings.Count(w, "$(") - strings.Count(w, ")")
+		if open < 0 {
+			open = 0
+		}
+	}
+	return out
 }

@@ -65,6 +65,8 @@ var Catalogue = []Entry{
 var (
 	securityService = regexp.MustCompile(`^(auditd|apparmor|firewalld|ufw|iptables|nftables|fail2ban|sshguard|selinux|clamav|clamd|falcon-sensor|osqueryd|wazuh-agent|ossec|crowdstrike|sentinelone|aide|rsyslog|syslog|systemd-journald|journald|security|defender|mdatp)(\.service)?$`)
 	dropSQL         = regexp.MustCompile(`(?i)\bdrop\s+(database|schema)\b|\bflushall\b|\bflushdb\b`)
+	flushSQL        = regexp.MustCompile(`(?i)\bflush(all|db)\b`)
+	dropNamed       = regexp.MustCompile(`(?i)\bdrop\s+(?:database|schema)\s+(?:if\s+exists\s+)?([^\s;]+)`)
 	logFile         = regexp.MustCompile(`^/var/log/`)
 	psDownload      = regexp.MustCompile(`(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|net\.webclient|start-bitstransfer)\b`)
 	psEval          = regexp.MustCompile(`(?i)(^|[\s(;|])(iex|invoke-expression)\b`)
@@ -82,7 +84,7 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 			}
 		}
 	case "docker", "podman":
-		a.docker(args, line)
+		a.docker(name, args, line)
 	case "kubectl", "oc":
 		if len(args) > 0 && args[0] == "delete" {
 			ops := operands(args[1:])
@@ -135,11 +137,13 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 			a.add("destroy/cloud_storage", "deletes a cloud storage bucket's objects", line, 0.9)
 		}
 	case "psql", "mysql", "mariadb", "sqlite3", "redis-cli", "clickhouse-client", "mongosh", "mongo":
-		if dropSQL.MatchString(strings.Join(args, " ")) {
+		if sql := strings.Join(args, " "); dropSQL.MatchString(sql) && !dropsTestOnly(sql) {
 			a.add("destroy/drop_database", "drops a whole database", line, 0.9)
 		}
 	case "dropdb":
-		a.add("destroy/drop_database", "drops a whole database", line, 0.9)
+		if !testDatabase(dropdbName(args)) {
+			a.add("destroy/drop_database", "drops a whole database", line, 0.9)
+		}
 	case "systemctl", "service", "rc-service":
 		verb, unit := "", ""
 		for _, x := range operands(args) {
@@ -191,13 +195,76 @@ func hasPrefixFlag(args []string, prefix string) bool {
 	return false
 }
 
-func (a *analyzer) docker(args []string, line string) {
+// testDatabase reports whether name marks a database a test suite creates and drops itself:
+// `test`, `testdb`, or a name that starts with `test_` or ends with `_test`/`_tests` (Django's
+// test runner creates `test_<name>` and destroys it after every run,
+// https://docs.djangoproject.com/en/5.0/topics/testing/overview/#the-test-database; Rails
+// keeps `<app>_test` for `bin/rails db:test:prepare` to purge; pgx's tests use `pgx_test`).
+// Quotes are taken off; a name the line cannot resolve is not this.
+func testDatabase(name string) bool {
+	n := strings.ToLower(strings.Trim(name, "\"'`[]"))
+	if n == "" || strings.ContainsAny(n, "$`*%") {
+		return false
+	}
+	return n == "test" || n == "testdb" || strings.HasPrefix(n, "test_") || strings.HasSuffix(n, "_test") || strings.HasSuffix(n, "_tests")
+}
+
+// dropsTestOnly reports whether every DROP DATABASE or DROP SCHEMA in sql names a test
+// database (testDatabase) and sql flushes no Redis database.
+func dropsTestOnly(sql string) bool {
+	if flushSQL.MatchString(sql) {
+		return false
+	}
+	drops := dropNamed.FindAllStringSubmatch(sql, -1)
+	if len(drops) != len(dropSQL.FindAllString(sql, -1)) {
+		return false // a DROP whose name the pattern did not read
+	}
+	for _, m := range drops {
+		if !testDatabase(m[1]) {
+			return false
+		}
+	}
+	return len(drops) > 0
+}
+
+// dropdbName returns the database dropdb(1) drops: its one operand, the values of its
+// connection options passed over.
+func dropdbName(args []string) string {
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		switch x := args[i]; {
+		case x == "-h" || x == "-p" || x == "-U" || x == "--host" || x == "--port" || x == "--username" || x == "--maintenance-db":
+			i++
+		case strings.HasPrefix(x, "-"):
+		default:
+			ops = append(ops, x)
+		}
+	}
+	if len(ops) != 1 {
+		return ""
+	}
+	return ops[0]
+}
+
+// globalValue are the docker and podman options before the subcommand that take a value as
+// the next word (docker(1), podman(1)).
+var globalValue = map[string]bool{
+	"-H": true, "--host": true, "-c": true, "--context": true, "--config": true, "-l": true, "--log-level": true,
+	"--tlscacert": true, "--tlscert": true, "--tlskey": true, "--url": true, "--connection": true, "--identity": true,
+	"--root": true, "--runroot": true, "--storage-driver": true, "--storage-opt": true, "--cgroup-manager": true,
+	"--events-backend": true, "--network-cmd-path": true, "--runtime": true, "--tmpdir": true, "--module": true,
+}
+
+func (a *analyzer) docker(name string, args []string, line string) {
 	sub := ""
 	i := 0
 	for ; i < len(args); i++ {
 		if !strings.HasPrefix(args[i], "-") {
 			sub = args[i]
 			break
+		}
+		if globalValue[args[i]] {
+			i++ // the option's value (`-H tcp://host`, `--url unix://...`), not the subcommand
 		}
 	}
 	rest := args[min(i+1, len(args)):]
@@ -222,7 +289,11 @@ func (a *analyzer) docker(args []string, line string) {
 			switch {
 			case x == "--privileged", x == "--pid=host", x == "--cap-add=ALL", x == "--cap-add=SYS_ADMIN", x == "--pid" && j+1 < len(rest) && rest[j+1] == "host":
 				// Documented for docker-in-docker and debugging; root on the host all the same.
-				a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
+				// Rootless podman's container has no more than the user who started it
+				// (rootlessPodman).
+				if !(name == "podman" && a.rootlessPodman(args)) {
+					a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
+				}
 			}
 			mount := ""
 			switch {
@@ -344,7 +415,8 @@ func packageInstall(argv []string) bool {
 // system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S) from its
 // configured, signed repositories: no local package file (`./x.deb`, `*.rpm`), no URL, no
 // extra repository or key, no option that skips the signature check. Language registries
-// (pip, npm, gem) and snap, where anyone publishes, are not this: their installs ask.
+// (pip, npm, gem), where anyone publishes and install scripts run unconfined, are not this:
+// their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
 func distroInstall(argv []string) bool {
 	if !packageInstall(argv) {
 		return false

@@ -49,6 +49,13 @@ func TestKeyUse(t *testing.T) {
 		{[]string{"docker", "build", "--secret", "id=aws,src=$HOME/.aws/credentials", "."}, []int{3}},
 		{[]string{"docker", "buildx", "build", "--ssh=default=$HOME/.ssh/id", "."}, []int{3}},
 		{[]string{"docker", "run", "--secret", "x", "img"}, nil}, // not a build
+		{[]string{"sudo", "chown", "$(id", "-u):$(id", "-g)", "$HOME/.kube/config"}, []int{5}},
+		{[]string{"chown", "$USER", "$HOME/.ssh/id_rsa", "$HOME/.ssh/id_rsa.pub"}, []int{2, 3}},
+		{[]string{"sudo", "-E", "chmod", "600", "$HOME/.ssh/id_rsa"}, []int{4}},
+		{[]string{"chown", "mallory", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"chown", "$USER:mallory", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"chown", "--reference=/tmp/x", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"sudo", "cat", "$HOME/.ssh/id_rsa"}, nil},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {

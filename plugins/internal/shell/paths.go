@@ -139,20 +139,127 @@ func homeCache(p string) bool {
 	return false
 }
 
+// homeKeep are the folders directly in the home directory that hold more than one program's
+// files, the user's mail, browser profiles, keys or credentials: deleting one is refused, not
+// asked (homeProgramDir).
+var homeKeep = map[string]bool{
+	".ssh": true, ".gnupg": true, ".aws": true, ".azure": true, ".kube": true, ".docker": true,
+	".config": true, ".local": true, ".cache": true, ".mozilla": true, ".thunderbird": true,
+	".password-store": true, ".pki": true, ".gcloud": true, ".terraform.d": true, ".oci": true,
+	".vault-token": true, ".git": true, ".Trash": true, ".var": true, ".ansible": true,
+}
+
+// homeProgramDir reports whether p names one program's own folder in the home directory: a
+// dot-folder directly in it (`~/.fzf`, `~/.trivy`), or a folder directly in the XDG config,
+// data or state folders (`~/.config/k9s`, `~/.local/share/syncthing`; XDG Base Directory
+// Specification). Deleting one loses that program's settings or data, which an uninstall
+// guide asks for and a reviewer should see: asked, where the home directory, a shared folder
+// (homeKeep: `~/.config`, `~/.ssh`, `~/.mozilla`), a glob, a climb, anything secret, a
+// history or start-up file (`~/.bashrc`, `~/.gitconfig`) or a name built from a variable
+// stay refused.
+func homeProgramDir(p string) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(p, "~/"):
+		rest = p[2:]
+	case strings.HasPrefix(p, "$HOME/"):
+		rest = p[6:]
+	case strings.HasPrefix(p, "${HOME}/"):
+		rest = p[8:]
+	default:
+		return false
+	}
+	if strings.ContainsAny(rest, "$`*?[{") || PathRisk(p) == RiskSecret || historyFile.MatchString(p) {
+		return false
+	}
+	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	for _, x := range parts {
+		if x == ".." || x == "." || x == "" {
+			return false
+		}
+	}
+	switch {
+	case len(parts) == 1:
+		n := parts[0]
+		return strings.HasPrefix(n, ".") && len(n) > 1 && !homeKeep[n] && !startupFile(n)
+	case len(parts) == 2 && parts[0] == ".config":
+		return !strings.HasPrefix(parts[1], ".") && !homeKeepConfig[parts[1]]
+	case len(parts) == 3 && parts[0] == ".local" && (parts[1] == "share" || parts[1] == "state"):
+		return !strings.HasPrefix(parts[2], ".") && !homeKeepConfig[parts[2]]
+	}
+	return false
+}
+
+// startupFile reports whether a name in the home directory is a shell's or git's start-up
+// file (`.bashrc`, `.zprofile`, `.profile`, `.gitconfig`, `.inputrc`): the user's own set-up,
+// not one program's folder.
+func startupFile(n string) bool {
+	for _, p := range []string{".bash", ".zsh", ".zlog", ".zprofile", ".zshenv", ".profile", ".login", ".logout", ".cshrc", ".tcshrc", ".kshrc", ".mkshrc", ".inputrc", ".gitconfig", ".xinitrc", ".xprofile", ".pam_environment"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// homeKeepConfig are folders of ~/.config and ~/.local/share that hold keys, credentials or
+// many programs' data: refused like homeKeep.
+var homeKeepConfig = map[string]bool{
+	"gcloud": true, "gh": true, "hub": true, "op": true, "keyrings": true, "gnupg": true, "autostart": true,
+	"systemd": true, "Trash": true, "applications": true, "fish": true, "git": true, "containers": true,
+	"pass": true, "sops": true, "age": true, "doctl": true, "rclone": true, "helm": true,
+}
+
 // KeyUse returns the indices in argv of key and credential files handed to the program that
 // uses them: it reads them itself and prints or sends none of them. `ssh`, `scp`, `sftp -i
 // KEY` and `-o IdentityFile=KEY` (ssh(1): the key signs the login; it never leaves the
 // machine), `ssh-add KEY` (into the user's own agent: ssh-add(1)), `--kubeconfig FILE` of
 // the Kubernetes clients (kubectl, helm, k9s, kind, trivy), and `chmod` with a mode that only
 // takes access away from the group and others (`chmod 600 ~/.ssh/id_rsa`, `chmod go-rwx
-// ~/.ssh`), which reads nothing. The same file named again elsewhere on the line (`scp -i
-// KEY KEY host:`) is not at these indices and still counts.
+// ~/.ssh`), which reads nothing, and `chown` of files to the user who runs the line (`sudo
+// chown $(id -u):$(id -g) $HOME/.kube/config`, kubeadm's documented step), which reads
+// nothing and gives them to no one new. Under sudo or doas the command's own indices count.
+// The same file named again elsewhere on the line (`scp -i KEY KEY host:`) is not at these
+// indices and still counts.
 func KeyUse(argv []string) []int {
 	if len(argv) < 2 {
 		return nil
 	}
 	var out []int
 	switch name := base(argv[0]); name {
+	case "sudo", "doas":
+		rest := dropAssignments(sudoOptions(argv[1:]))
+		off := len(argv) - len(rest)
+		for _, i := range KeyUse(rest) {
+			out = append(out, i+off)
+		}
+	case "chown":
+		// the owner is one word, or a substitution's stand-in split into several
+		// ("$(id", "-u):$(id", "-g)"); the files follow
+		i := 1
+		for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+			if argv[i] != "-R" && argv[i] != "-v" && argv[i] != "-h" && argv[i] != "--recursive" {
+				return nil
+			}
+			i++
+		}
+		j, open := i, 0
+		for ; j < len(argv); j++ {
+			open += strings.Count(argv[j], "$(") - strings.Count(argv[j], ")")
+			if open <= 0 {
+				break
+			}
+		}
+		if j >= len(argv)-1 {
+			return nil
+		}
+		owner, group, _ := strings.Cut(strings.Join(argv[i:j+1], " "), ":")
+		if !invokingUser(owner) || group != "" && !invokingUser(group) {
+			return nil
+		}
+		for k := j + 1; k < len(argv); k++ {
+			out = append(out, k)
+		}
 	case "ssh", "scp", "sftp", "autossh":
 		for i := 1; i < len(argv); i++ {
 			switch x := argv[i]; {

@@ -137,7 +137,18 @@ func (a *analyzer) defined(argv []string, line string) bool {
 func (a *analyzer) runScript(f, lang, line string) bool {
 	k := a.fileKey(f)
 	if a.fetched[k] {
-		a.add("exec/download_run", "runs a file downloaded earlier on the line", line, 0.95)
+		if a.vendorFile[k] {
+			// A vendor's installer saved, then run (`curl -fsSL -o get_helm.sh
+			// https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3 && chmod
+			// 700 get_helm.sh && ./get_helm.sh`, Helm's documented install): what the same
+			// script piped into sh is, a question; text the line adds to it is judged too.
+			a.ask("exec/vendor_installer", "runs a vendor's installer downloaded from its own host", line, 0.9)
+			if text, ok := a.written[k]; ok && lang == "sh" {
+				a.line(text, a.depth+1)
+			}
+		} else {
+			a.add("exec/download_run", "runs a file downloaded earlier on the line", line, 0.95)
+		}
 		return true
 	}
 	text, ok := a.written[k]
@@ -157,8 +168,9 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 // download command writes itself (curl -o, wget -O).
 func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	name := base(first(unwrap(argv)))
+	vendor := fetcher(name) && vendorInstaller(unwrap(argv)[1:])
 	for _, f := range fetchedFiles(name, argv[1:]) {
-		a.markFetched(f)
+		a.markFetched(f, vendor)
 	}
 	var text string
 	have := false
@@ -188,7 +200,7 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 	for _, t := range targets {
 		if fetcher(name) {
-			a.markFetched(t)
+			a.markFetched(t, vendor)
 			continue
 		}
 		if !have {
@@ -204,11 +216,17 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 }
 
-func (a *analyzer) markFetched(f string) {
+// markFetched records that the line downloads into f; vendor says the download is a vendor's
+// installer from its own https host (vendorInstaller). A file is the vendor's only while
+// every download into it is.
+func (a *analyzer) markFetched(f string, vendor bool) {
 	if a.fetched == nil {
 		a.fetched = map[string]bool{}
+		a.vendorFile = map[string]bool{}
 	}
-	a.fetched[a.fileKey(f)] = true
+	k := a.fileKey(f)
+	a.vendorFile[k] = vendor && (a.vendorFile[k] || !a.fetched[k])
+	a.fetched[k] = true
 }
 
 // fetchedFiles returns the files a download command saves: curl -o f / -O, wget -O f or the

@@ -15,8 +15,10 @@ package shell
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,11 +98,19 @@ type analyzer struct {
 	calling map[string]bool         // functions whose body is being judged (a call inside is recursion)
 	written map[string]string       // file → text an echo, printf or heredoc wrote into it
 	fetched map[string]bool         // file → downloaded earlier on the line
-	remotes map[string]bool         // git remotes added earlier on the line
-	expired bool                    // git reflog expire --expire=now ran
-	work    int                     // commands judged, bounded by maxWork
-	feedRec bool                    // the paths fed through xargs came from find (recursive)
-	piped   bool                    // the command reads a pipe (a stage after the first)
+	// vendorFile: file → every download into it was a vendor's installer (vendorInstaller)
+	vendorFile map[string]bool
+	remotes    map[string]bool // git remotes added earlier on the line
+	expired    bool            // git reflog expire --expire=now ran
+	work       int             // commands judged, bounded by maxWork
+	feedRec    bool            // the paths fed through xargs came from find (recursive)
+	piped      bool            // the command reads a pipe (a stage after the first)
+	// elevated counts the sudo, doas, su, pkexec and run0 the command runs under.
+	elevated int
+	// stdin counts the enclosing statements whose standard input the line redirects (`<`,
+	// `<<`, `<<<`, `<&`); fedAll is set once `exec <file` redirects it for the rest of the line.
+	stdin  int
+	fedAll bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -367,6 +377,13 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		a.redirect(r)
 	}
+	if readsRedirect(s.Redirs) {
+		a.stdin++
+		defer func() { a.stdin-- }()
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) == 1 && c.Args[0].Lit() == "exec" {
+			a.fedAll = true
+		}
+	}
 	switch c := s.Cmd.(type) {
 	case *syntax.CallExpr:
 		for _, as := range c.Assigns {
@@ -428,6 +445,22 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		})
 	}
 }
+
+// readsRedirect reports whether redirs give a command's standard input something to read.
+func readsRedirect(redirs []*syntax.Redirect) bool {
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			if r.N == nil || r.N.Value == "0" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// stdinFed reports whether the command being judged reads a pipe or a redirected standard input.
+func (a *analyzer) stdinFed() bool { return a.piped || a.stdin > 0 || a.fedAll }
 
 // pipeline flattens a | b | c into its stages.
 func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
@@ -775,7 +808,8 @@ func (a *analyzer) command(argv []string) {
 			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
-			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner):
+			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
+			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
 			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
@@ -794,7 +828,9 @@ func (a *analyzer) command(argv []string) {
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
 			if rest[0] == "-u" || rest[0] == "-g" || rest[0] == "-c" && name == "su" {
 				if rest[0] == "-c" && len(rest) > 1 {
+					a.elevated++
 					a.line(rest[1], a.depth+1)
+					a.elevated--
 					return
 				}
 				rest = rest[1:]
@@ -803,7 +839,9 @@ func (a *analyzer) command(argv []string) {
 				rest = rest[1:]
 			}
 		}
+		a.elevated++
 		a.command(dropAssignments(rest))
+		a.elevated--
 		return
 	case "eval":
 		// What eval runs is judged below as a line of its own, so eval alone is a question
@@ -875,10 +913,26 @@ func (a *analyzer) command(argv []string) {
 				continue // one program's cache: it fills it again
 			}
 			if a.outsideAt(t, recursive) {
-				if deepSystemPath(a.resolve(t)) {
-					// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a stale state
-					// folder (`rm -rf /run/containerd/fifo/*`): one program's files, asked.
-					a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
+				if homeProgramDir(a.resolve(t)) {
+					// One program's own folder in the home directory (`rm -rf ~/.fzf`,
+					// `rm -rf ~/.config/k9s`, an uninstall guide's last step): asked.
+					a.ask("destroy/rm_home_program", "deletes one program's folder in the home directory", line, 0.85)
+					continue
+				}
+				if r := a.resolve(t); deepSystemPath(r) {
+					switch {
+					case a.elevated == 0 && runProgramDir(r):
+						// A program's run-time folder, deleted with the user's own rights:
+						// only what the user owns goes, and a reboot clears it anyway
+						// (`rm -rf /run/containerd/fifo/*`, a Makefile's clean target).
+					case !recursive && localProgram(r):
+						// One named program taken out of /usr/local/bin (`sudo rm -f
+						// /usr/local/bin/fusermount`): the undoing of installAsRoot.
+					default:
+						// CI's disk clean-up (`sudo rm -rf /usr/share/dotnet`), a program's
+						// state folder deleted as root: one program's files, asked.
+						a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
+					}
 					continue
 				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
@@ -947,7 +1001,9 @@ func (a *analyzer) command(argv []string) {
 		// A new key pair written over the user's or the host's keys (~/.ssh/id_rsa,
 		// /etc/ssh/ssh_host_*): ssh-keygen asks before it overwrites a key, but `yes |`
 		// answers for it. It reads no secret (KeygenOutput).
-		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) {
+		// Without anything on its standard input the question gets no answer and an existing
+		// key stays (keygenCreates).
+		if i := KeygenOutput(argv); i > 0 && PathRisk(argv[i]) == RiskSecret && a.outsideAt(argv[i], false) && !a.keygenCreates(argv[i]) {
 			a.ask("priv/ssh_keygen", "generates a key pair among the user's or the host's keys (may replace one)", line, 0.8)
 		}
 	case "setcap":
@@ -1048,7 +1104,7 @@ func deepSystemPath(p string) bool {
 // FHS 3.0 §3.15 (https://refspecs.linuxfoundation.org/FHS_3.0/fhs/ch03s15.html) says programs
 // may keep a subdirectory of /run and that /run is cleared at every boot, so deleting one
 // loses only state a reboot discards (`rm -rf /run/containerd-test/*`, a test suite's own
-// folder): asked, like /run/containerd/fifo/*.
+// folder): no finding with the user's own rights (runProgramDir), asked as root.
 var runShared = map[string]bool{
 	"user": true, "systemd": true, "udev": true, "lock": true, "log": true, "secrets": true,
 	"credentials": true, "dbus": true, "shm": true, "sudo": true, "initramfs": true, "mount": true,
@@ -1081,13 +1137,110 @@ func outside(t string, rec bool) bool {
 	return false
 }
 
+// Where an authentication header sends a secret variable (authTarget).
+const (
+	authNot       = iota // not a credential header, or more than the variable in it
+	authOwnHost          // every URL is the issuer's own https API, or this machine
+	authOtherHost        // any other host, plain http, or no URL on the line
+)
+
+// reAuthHeader is an HTTP header whose whole value is a credential taken from one variable:
+// `Authorization: token $GITHUB_TOKEN`, `Authorization: Bearer ${TOKEN}`, `PRIVATE-TOKEN:
+// $GITLAB_TOKEN`, `X-API-Key: $API_KEY`.
+var reAuthHeader = regexp.MustCompile(`(?i)^(?:authorization|private-token|job-token|x-api-key|x-auth-token|x-github-token|circle-token)\s*:\s*(?:(?:token|bearer|basic)\s+)?\$\{?([A-Z0-9_]+)\}?$`)
+
+// reUserSecret is curl's `-u user:$PASSWORD` (or `--user`): basic authentication.
+var reUserSecret = regexp.MustCompile(`^[\w.@-]*:\$\{?([A-Z0-9_]+)\}?$`)
+
+// tokenIssuers are the https hosts a token named by its variable belongs to: GitHub's REST
+// API documents `Authorization: Bearer $GITHUB_TOKEN`
+// (https://docs.github.com/en/rest/authentication/authenticating-to-the-rest-api), GitLab's
+// `PRIVATE-TOKEN: $GITLAB_TOKEN` (https://docs.gitlab.com/ee/api/rest/authentication.html).
+var tokenIssuers = []struct {
+	prefixes []string
+	hosts    []string
+}{
+	{[]string{"GITHUB_", "GH_"}, []string{"api.github.com", "uploads.github.com", "github.com", "ghcr.io"}},
+	{[]string{"GITLAB_", "CI_JOB_TOKEN"}, []string{"gitlab.com"}},
+	{[]string{"NPM_", "NODE_AUTH_TOKEN"}, []string{"registry.npmjs.org"}},
+	{[]string{"CODECOV_"}, []string{"codecov.io", "api.codecov.io"}},
+}
+
+// authTarget judges args[i], a word that names a secret variable, of a network command: a
+// credential header or `-u user:$PASSWORD` sent to the service the token belongs to
+// (`curl -H "Authorization: token $GITHUB_TOKEN" https://api.github.com/...`, how GitHub
+// documents its API; a service on localhost) is authOwnHost: the token goes where it is meant
+// to. The same header to any other host is authOtherHost, asked: a reviewer reads where it
+// goes. A secret in the URL, the body, another header or beside other text is authNot, and
+// refused as before.
+func authTarget(name string, args []string, i int) int {
+	if name != "curl" && name != "wget" && name != "http" && name != "https" && name != "xh" {
+		return authNot
+	}
+	x := args[i]
+	prev := ""
+	if i > 0 {
+		prev = args[i-1]
+	}
+	var m []string
+	switch {
+	case prev == "-H" || prev == "--header":
+		m = reAuthHeader.FindStringSubmatch(x)
+	case strings.HasPrefix(x, "--header="):
+		m = reAuthHeader.FindStringSubmatch(strings.TrimPrefix(x, "--header="))
+	case name == "curl" && (prev == "-u" || prev == "--user"):
+		m = reUserSecret.FindStringSubmatch(x)
+	}
+	if m == nil {
+		return authNot
+	}
+	v := m[1]
+	var own []string
+	for _, t := range tokenIssuers {
+		for _, p := range t.prefixes {
+			if strings.HasPrefix(v, p) {
+				own = t.hosts
+			}
+		}
+	}
+	n := 0
+	for j, u := range args {
+		if j == i || !strings.Contains(u, "://") {
+			continue
+		}
+		n++
+		p, err := url.Parse(u)
+		if err != nil || p.User != nil {
+			return authOtherHost
+		}
+		h := strings.ToLower(p.Hostname())
+		if h == "localhost" || h == "127.0.0.1" || h == "::1" {
+			continue
+		}
+		if p.Scheme != "https" || !slices.Contains(own, h) {
+			return authOtherHost
+		}
+	}
+	if n == 0 {
+		return authOtherHost
+	}
+	return authOwnHost
+}
+
 func (a *analyzer) git(args []string, line string) {
 	sub := ""
+	inside := a.inProject(".") // the repository the command works on is the project's
 	for i := 0; i < len(args); i++ {
 		x := args[i]
 		if x == "-C" || x == "-c" || x == "--git-dir" || x == "--work-tree" {
+			if x != "-c" && (i+1 >= len(args) || !a.inProject(args[i+1])) {
+				inside = false
+			}
 			i++
 			continue
+		}
+		if strings.HasPrefix(x, "--git-dir=") || strings.HasPrefix(x, "--work-tree=") {
+			inside = false
 		}
 		if !strings.HasPrefix(x, "-") {
 			sub = x
@@ -1098,6 +1251,19 @@ func (a *analyzer) git(args []string, line string) {
 	switch sub {
 	case "clean":
 		if hasFlag(args, "-f", "--force") && hasFlag(args, "-x", "-X") {
+			// In the project's own repository (`git clean -fdx`, a Makefile's distclean,
+			// a fresh CI tree) it deletes only inside the project, as `rm -rf` of a
+			// vendored folder does: asked. Another repository (`-C ~`, `cd ~`) or a
+			// pathspec outside is refused.
+			for _, p := range operands(args) {
+				if p != "--" && !a.inProject(p) {
+					inside = false
+				}
+			}
+			if inside {
+				a.ask("destroy/git_clean", "deletes untracked and ignored files (local config, secrets, data)", line, 0.85)
+				break
+			}
 			a.add("destroy/git_clean", "deletes untracked and ignored files (local config, secrets, data)", line, 0.85)
 		}
 	case "reset":
@@ -1144,17 +1310,74 @@ func (a *analyzer) git(args []string, line string) {
 		if ops := operands(args); len(ops) > 0 && a.remotes[ops[0]] {
 			a.add("exfil/git_push_new_remote", "pushes the repository to a remote added earlier on the line", line, 0.9)
 		}
-		if hasFlag(args, "--force", "-f") || func() bool {
-			for _, x := range args {
-				if strings.HasPrefix(x, "+") || x == "--mirror" || x == "--delete" || x == "-d" {
-					return true
-				}
-			}
-			return false
-		}() {
-			a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+		a.push(args, line)
+	}
+}
+
+// push judges a git push that rewrites or deletes refs on the remote: --force, `+ref`,
+// --delete, `:ref`, --mirror. Naming the feature branches or tags it rewrites or deletes
+// (`git push --force origin my-feature` after a rebase, `git push origin --delete
+// fix-typo` after a merge) is asked about: the remote's other clones and its reflog still
+// hold the commits, and git-push(1) documents both for this. The default and release
+// branches (protectedRef), a push that names no ref (the current branch, whatever it is),
+// --all, --tags, --mirror, a glob or HEAD are refused as before.
+func (a *analyzer) push(args []string, line string) {
+	force := hasFlag(args, "--force", "-f")
+	del := hasFlag(args, "--delete", "-d")
+	for _, x := range args {
+		if strings.HasPrefix(x, "+") {
+			force = true
+		}
+		if strings.HasPrefix(x, ":") && len(x) > 1 {
+			del = true
 		}
 	}
+	if hasFlag(args, "--mirror") {
+		a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+		return
+	}
+	if !force && !del {
+		return
+	}
+	refs := operands(args)
+	if len(refs) > 0 {
+		refs = refs[1:] // the remote
+	}
+	named := len(refs) > 0 && !hasFlag(args, "--all", "--branches", "--tags")
+	for _, r := range refs {
+		r = strings.TrimPrefix(r, "+")
+		if _, dst, ok := strings.Cut(r, ":"); ok {
+			r = dst
+		}
+		if protectedRef(r) {
+			named = false
+		}
+	}
+	if named {
+		a.ask("destroy/git_force_push", "rewrites or deletes a named branch or tag on the remote", line, 0.8)
+		return
+	}
+	a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+}
+
+// protectedRef reports whether a ref pushed over or deleted is one a project shares: its
+// default branch (main, master, trunk, develop...), a release or production branch, HEAD,
+// nothing at all, a glob, or anything the line cannot resolve.
+func protectedRef(r string) bool {
+	r = strings.TrimPrefix(strings.TrimPrefix(r, "refs/heads/"), "refs/tags/")
+	if r == "" || strings.ContainsAny(r, "*?[$`") || strings.HasPrefix(r, "-") {
+		return true
+	}
+	switch l := strings.ToLower(r); {
+	case l == "head" || strings.HasPrefix(l, "head~") || strings.HasPrefix(l, "head^"):
+		return true
+	case l == "main" || l == "master" || l == "trunk" || l == "develop" || l == "development" || l == "dev" ||
+		l == "prod" || l == "production" || l == "stable" || l == "gh-pages" || l == "default":
+		return true
+	case strings.HasPrefix(l, "release") || strings.HasPrefix(l, "releases/") || strings.HasPrefix(l, "prod/") || strings.HasPrefix(l, "hotfix"):
+		return true
+	}
+	return false
 }
 
 // interp checks inline code given to an interpreter (-c, -e, -E, -r, --eval, -p, perl's -le
@@ -1224,7 +1447,15 @@ func (a *analyzer) net(name string, args []string, line string) {
 		case envSubst.MatchString(x):
 			a.add("exfil/env_to_network", "sends the environment over the network", line, 0.95)
 		case secretName.MatchString(x):
-			a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
+			switch authTarget(name, args, i) {
+			case authOwnHost:
+				// the token authenticates the call to the service that issued it, or to a
+				// service on this machine
+			case authOtherHost:
+				a.ask("exfil/secret_var", "sends a secret variable as a credential to a host that did not issue it", line, 0.9)
+			default:
+				a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
+			}
 		case metadataURL.MatchString(x):
 			a.add("exfil/metadata", "reads cloud instance credentials (metadata endpoint)", line, 0.95)
 		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretFile(x):
