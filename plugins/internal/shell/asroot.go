@@ -716,31 +716,6 @@ func (a *analyzer) keygenCreates(key string) bool {
 	return true
 }
 
-// rootlessPodman reports whether podman, run with args, starts containers as the user who
-// runs it: no sudo on the line, and no remote connection (`--remote`, `--url`,
-// `--connection`, or CONTAINER_HOST/CONTAINER_CONNECTION set on the line), which would reach
-// a service that may run as root. A rootless container "cannot have more privileges than the
-// account that launched them" (podman-run(1), --privileged), so --privileged, --pid=host and
-// added capabilities reach nothing the user could not; a host mount or the Docker socket is
-// still judged. An agent that itself runs as root makes podman rootful, which the line does
-// not show.
-func (a *analyzer) rootlessPodman(args []string) bool {
-	if a.elevated > 0 || a.vars["CONTAINER_HOST"] != "" || a.vars["CONTAINER_CONNECTION"] != "" {
-		return false
-	}
-	for _, x := range args {
-		if !strings.HasPrefix(x, "-") {
-			break
-		}
-		k, _, _ := strings.Cut(x, "=")
-		switch k {
-		case "-r", "--remote", "--url", "-c", "--connection", "--host", "-H", "--identity":
-			return false
-		}
-	}
-	return true
-}
-
 // bindServiceAsRoot reports whether argv is setcap granting cap_net_bind_service alone
 // (bindServiceOnly) to one program: `sudo setcap cap_net_bind_service=+ep $(which caddy)`,
 // as Caddy documents (https://caddyserver.com/docs/running#manual-installation). The

@@ -289,11 +289,9 @@ func (a *analyzer) docker(name string, args []string, line string) {
 			switch {
 			case x == "--privileged", x == "--pid=host", x == "--cap-add=ALL", x == "--cap-add=SYS_ADMIN", x == "--pid" && j+1 < len(rest) && rest[j+1] == "host":
 				// Documented for docker-in-docker and debugging; root on the host all the same.
-				// Rootless podman's container has no more than the user who started it
-				// (rootlessPodman).
-				if !(name == "podman" && a.rootlessPodman(args)) {
-					a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
-				}
+				// podman too: rootless it gives no more than the user, but run by an agent
+				// that is root it is rootful, and the line does not show which.
+				a.ask("priv/docker_host", "runs a container with the host's privileges", line, 0.85)
 			}
 			mount := ""
 			switch {
