@@ -55,6 +55,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
+		argumentsNotSentences(r, l.text)
 		sensitiveInContext(r, a, l.text)
 		for _, f := range a.Findings {
 			voteHit(r, d, Hit{Category: CommandInjection, Rule: "shell/" + f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
@@ -575,6 +576,34 @@ var reCallOfName = regexp.MustCompile(`^(?:reveal|print|show|output|repeat|displ
 func callsNotRequests(r *Result) {
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reCallOfName.MatchString(strings.ToLower(h.Match))
+	})
+}
+
+// argumentsNotSentences drops, in a shell command, the prompt-injection hits whose match runs
+// from one word of a command into the next (shell.Phrase): `go list "${1}")\/internal` is not
+// a request to list internal things, `--output private-backup.tar` not one to output private
+// ones, `vault write auth/approle/role/x/secret-id` not one to write a secret (issue 26, fifth
+// round, data/heldout/shell-extra). Words inside one quoted string, the arguments of echo and
+// printf, here-document bodies and comments are sentences and keep their hits, and so does a
+// match the text does not hold as written. split_assignment right after a `.` is a jq or yq
+// path (`yq '.a = "cat" | .b = "dog"'`), not the a=/b= halves of a split payload.
+func argumentsNotSentences(r *Result, text string) {
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) {
+		return // offsets would not match the text's
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		if h.Match == "" || strings.HasPrefix(h.Rule, "stat:") {
+			return false
+		}
+		i := strings.Index(lower, h.Match)
+		if i < 0 {
+			return false
+		}
+		if h.Rule == "split_assignment" && i > 0 && lower[i-1] == '.' && strings.Index(lower[i+1:], h.Match) < 0 {
+			return true
+		}
+		return strings.Index(lower[i+1:], h.Match) < 0 && !shell.Phrase(text, i, i+len(h.Match))
 	})
 }
 
