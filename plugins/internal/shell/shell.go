@@ -152,6 +152,8 @@ func (a *analyzer) line(src string, d int) {
 	if err != nil {
 		if closed, ok := closeHeredocs(src); ok {
 			f, err = closed, nil
+		} else if closed, ok := closeBlock(src, err); ok && d == 0 {
+			f, err = closed, nil
 		}
 	}
 	if err != nil {
@@ -198,6 +200,28 @@ func closeHeredocs(src string) (*syntax.File, bool) {
 	}
 	for k := 1; k <= len(stops); k++ {
 		if f, err := parse(src + "\n" + strings.Join(stops[len(stops)-k:], "\n") + "\n"); err == nil {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// blockClosers end a line cut inside a compound command: a script or workflow line taken alone
+// (`cmd > /dev/null || {`, `if [ -f x ]; then`, `for f in *.go; do`, `a |`), each with a
+// command where the block needs one.
+var blockClosers = []string{"\n:\n}", "\n:\nfi", "\n:\ndone", "\n:\n)", " :", "\n:\nesac", "\nfi", "\ndone", "\n}"}
+
+// closeBlock parses src as the command it starts when the parser stopped only for want of more
+// input (syntax.IsIncomplete: an open `{`, `then`, `do`, `(`, a trailing `||`): bash would run
+// nothing, so the line is judged as what it would run once closed, every command in it
+// included, not as unparsed text of unknown kind (where `/dev/null` reads as a system folder;
+// issue 26, fifth round, shell-extra calib). ok is false when no closer makes it parse.
+func closeBlock(src string, err error) (*syntax.File, bool) {
+	if !syntax.IsIncomplete(err) {
+		return nil, false
+	}
+	for _, c := range blockClosers {
+		if f, err := parse(src + c); err == nil {
 			return f, true
 		}
 	}
