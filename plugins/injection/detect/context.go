@@ -601,10 +601,10 @@ func argumentsNotSentences(r *Result, text string) {
 		if i < 0 {
 			return false
 		}
-		if h.Rule == "split_assignment" && i > 0 && lower[i-1] == '.' && strings.Index(lower[i+1:], h.Match) < 0 {
+		if h.Rule == "split_assignment" && i > 0 && lower[i-1] == '.' && !strings.Contains(lower[i+1:], h.Match) {
 			return true
 		}
-		if next := firstWord(lower[i+len(h.Match):]); strings.Index(lower[i+1:], h.Match) < 0 {
+		if next := firstWord(lower[i+len(h.Match):]); !strings.Contains(lower[i+1:], h.Match) {
 			switch {
 			case h.Rule == "role_hijack" && (h.Match == "you are now" || h.Match == "you're now") && cliState[next]:
 				return true // "You are now on the 'merge' branch.", "you are now logged in"
@@ -612,7 +612,7 @@ func argumentsNotSentences(r *Result, text string) {
 				return true // a script's banner: "-----\nEnd of functions from ..."
 			}
 		}
-		return strings.Index(lower[i+1:], h.Match) < 0 && !shell.Phrase(text, i, i+len(h.Match))
+		return !strings.Contains(lower[i+1:], h.Match) && !shell.Phrase(text, i, i+len(h.Match))
 	})
 }
 
