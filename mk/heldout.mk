@@ -24,7 +24,15 @@ heldout-sqli-extra: ## regenerate data/heldout/sqli-extra/calib.jsonl: calib-onl
 heldout-paths-extra: ## regenerate data/heldout/paths-extra/calib.jsonl: calib-only sensitive paths (npm ban-sensitive-files, cc-safety-net)
 	$(GO) run ./tools/heldout -paths-extra -out $(HELDOUT_DIR)/paths-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra
+.PHONY: heldout-shell-extra eval-shell-extra
+
+heldout-shell-extra: ## regenerate data/heldout/shell-extra/calib.jsonl: calib-only benign shell of 18 more pinned Go modules (docs, Makefiles, workflows, scripts)
+	$(GO) run ./tools/heldout -shell-extra -out $(HELDOUT_DIR)/shell-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra
+
+eval-shell-extra: setup-onnxruntime bundle ## the served chain on the extra benign shell set (calib only: tune on it)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/shell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-paths-extra: setup-onnxruntime bundle ## the served chain on the extra sensitive-path set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/paths-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

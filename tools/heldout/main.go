@@ -21,6 +21,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sqliExtra := fs.Bool("sqli-extra", false, "write the calib-only extra SQL injection set (libinjection-go tests, vendored PayloadsAllTheThings lists) to -out instead")
 	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
 	pathsExtra := fs.Bool("paths-extra", false, "write the calib-only extra sensitive-path set (npm ban-sensitive-files, cc-safety-net) to -out instead")
+	shellExtra := fs.Bool("shell-extra", false, "write the calib-only extra benign shell set (shellExtraModules' docs, Makefiles, workflows and scripts) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -34,6 +35,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *pathsExtra {
 		mains := []string{"data/heldout/calib.jsonl", "data/heldout/test.jsonl"}
 		if err := generatePathsExtra(*out, *cache, mains, stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *shellExtra {
+		others := []string{"data/heldout/calib.jsonl", "data/heldout/test.jsonl", "data/heldout/wide/calib.jsonl", "data/heldout/wide/test.jsonl"}
+		if err := generateShellExtra(*out, others, stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}

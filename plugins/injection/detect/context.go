@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
 	"github.com/added060/palisade/plugins/internal/shell"
@@ -55,6 +56,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
+		argumentsNotSentences(r, l.text)
 		sensitiveInContext(r, a, l.text)
 		for _, f := range a.Findings {
 			voteHit(r, d, Hit{Category: CommandInjection, Rule: "shell/" + f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
@@ -578,6 +580,64 @@ func callsNotRequests(r *Result) {
 	})
 }
 
+// argumentsNotSentences drops, in a shell command, the prompt-injection hits whose match runs
+// from one word of a command into the next (shell.Phrase): `go list "${1}")\/internal` is not
+// a request to list internal things, `--output private-backup.tar` not one to output private
+// ones, `vault write auth/approle/role/x/secret-id` not one to write a secret (issue 26, fifth
+// round, data/heldout/shell-extra). Words inside one quoted string, the arguments of echo and
+// printf, here-document bodies and comments are sentences and keep their hits, and so does a
+// match the text does not hold as written. split_assignment right after a `.` is a jq or yq
+// path (`yq '.a = "cat" | .b = "dog"'`), not the a=/b= halves of a split payload.
+func argumentsNotSentences(r *Result, text string) {
+	lower := strings.ToLower(text)
+	if len(lower) != len(text) {
+		return // offsets would not match the text's
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		if h.Match == "" || strings.HasPrefix(h.Rule, "stat:") {
+			return false
+		}
+		i := strings.Index(lower, h.Match)
+		if i < 0 {
+			return false
+		}
+		if h.Rule == "split_assignment" && i > 0 && lower[i-1] == '.' && !strings.Contains(lower[i+1:], h.Match) {
+			return true
+		}
+		if next := firstWord(lower[i+len(h.Match):]); !strings.Contains(lower[i+1:], h.Match) {
+			switch {
+			case h.Rule == "role_hijack" && (h.Match == "you are now" || h.Match == "you're now") && cliState[next]:
+				return true // "You are now on the 'merge' branch.", "you are now logged in"
+			case h.Rule == "fake_delimiter" && strings.HasPrefix(h.Match, "---") && strings.HasSuffix(h.Match, "end of") && !delimiterOf[next]:
+				return true // a script's banner: "-----\nEnd of functions from ..."
+			}
+		}
+		return !strings.Contains(lower[i+1:], h.Match) && !shell.Phrase(text, i, i+len(h.Match))
+	})
+}
+
+// cliState are the words after "you are now" in a program's message to its user (kubebuilder's
+// "You are now on the 'merge' branch.", "You are now logged in"), not a persona.
+var cliState = map[string]bool{"on": true, "in": true, "at": true, "logged": true, "connected": true, "ready": true,
+	"running": true, "using": true, "signed": true, "inside": true, "viewing": true, "authenticated": true,
+	"subscribed": true, "registered": true, "up": true, "set": true, "done": true, "able": true, "tracking": true}
+
+// delimiterOf are the words after "--- end of" that make a fake end of the prompt ("end of
+// user input", "end of system prompt"); any other ("End of functions from ...") is a banner.
+var delimiterOf = map[string]bool{"user": true, "system": true, "input": true, "prompt": true, "instructions": true,
+	"instruction": true, "context": true, "conversation": true, "message": true, "messages": true, "chat": true,
+	"assistant": true, "the": true, "your": true, "document": true, "data": true, "text": true, "": true}
+
+// firstWord is the first run of letters in s after leading space and punctuation.
+func firstWord(s string) string {
+	s = strings.TrimLeft(s, " \t\n\r-:,.")
+	end := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsLetter(r) })
+	if end < 0 {
+		return s
+	}
+	return s[:end]
+}
+
 // reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
 // that is not a command-line flag ("--filter") or a quoted hash ('#').
 var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
@@ -1092,6 +1152,14 @@ func homeWord(w string) string {
 
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
+		return
+	}
+	if len(a.Commands) == 0 && len(a.Files) == 0 && !strings.ContainsAny(text, "`<>") && !strings.Contains(text, "$(") {
+		// Assignments alone (`kubeconfig="${KUBECONFIG:-$HOME/.kube/config}"`,
+		// `SSH_PUBKEYS=("$HOME/.ssh"/*.pub)`, script lines; issue 26, fifth round): a name is
+		// given a path, nothing opens it. A command, a substitution or a redirect on the line
+		// is judged below.
+		dropHits(r, SensitivePaths, func(Hit) bool { return true })
 		return
 	}
 	// Folders the line only creates (mkdir -p ~/.ssh): making one reads nothing in it.

@@ -434,14 +434,33 @@ func joinsGroup(name string, args []string) bool {
 	var groups, user string
 	switch name {
 	case "usermod":
-		switch {
-		case len(args) == 3 && (args[0] == "-aG" || args[0] == "-Ga"):
-			groups, user = args[1], args[2]
-		case len(args) == 4 && (args[0] == "-a" && args[1] == "-G" || args[0] == "-G" && args[1] == "-a"):
-			groups, user = args[2], args[3]
-		default:
-			return false // -G alone replaces the groups; -s, -l, -u... change the account
+		// -a with -G, short or long (`usermod --append --groups lxd "$(id -un)"`, snapcraft's
+		// documented step), in any order, and one operand; -G alone replaces the groups, and
+		// -s, -l, -u... change the account
+		appends := false
+		var ops []string
+		for i := 0; i < len(args); i++ {
+			switch x := args[i]; {
+			case x == "-a" || x == "--append":
+				appends = true
+			case (x == "-aG" || x == "-Ga") && i+1 < len(args):
+				appends, groups = true, args[i+1]
+				i++
+			case (x == "-G" || x == "--groups") && i+1 < len(args):
+				groups = args[i+1]
+				i++
+			case strings.HasPrefix(x, "--groups="):
+				groups = strings.TrimPrefix(x, "--groups=")
+			case strings.HasPrefix(x, "-"):
+				return false
+			default:
+				ops = append(ops, x)
+			}
 		}
+		if !appends || groups == "" || len(ops) != 1 {
+			return false
+		}
+		user = ops[0]
 	case "gpasswd":
 		if len(args) != 3 || args[0] != "-a" {
 			return false
@@ -458,6 +477,48 @@ func joinsGroup(name string, args []string) bool {
 		}
 	}
 	return true
+}
+
+// systemAccount reports whether useradd's args create one locked system account for a
+// service (`useradd -r -g vitess vitess`, a package's preinstall script; useradd(8): -r makes
+// a system account, which gets no password unless -p gives one): -r, a primary group that is
+// not an administrators' one, no home (-M) or a home folder, a comment, and a shell that
+// refuses logins. A password, a uid (0 among them: -o -u 0), supplementary groups, a login
+// shell or anything else is an account change and refused.
+func systemAccount(args []string) bool {
+	system := false
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		val := ""
+		if (x == "-g" || x == "--gid" || x == "-s" || x == "--shell" || x == "-d" || x == "--home-dir" || x == "-c" || x == "--comment") && i+1 < len(args) {
+			val = args[i+1]
+			i++
+		}
+		switch x {
+		case "-r", "--system":
+			system = true
+		case "-M", "--no-create-home", "-N", "--no-user-group", "-U", "--user-group":
+		case "-g", "--gid":
+			switch val {
+			case "", "0", "root", "sudo", "wheel", "admin", "shadow", "disk", "docker", "lxd", "adm":
+				return false
+			}
+		case "-s", "--shell":
+			switch val {
+			case "/usr/sbin/nologin", "/sbin/nologin", "/bin/false", "/usr/bin/false":
+			default:
+				return false
+			}
+		case "-d", "--home-dir", "-c", "--comment":
+		default:
+			if strings.HasPrefix(x, "-") {
+				return false
+			}
+			ops = append(ops, x)
+		}
+	}
+	return system && len(ops) == 1 && ops[0] != "root" && !strings.ContainsAny(ops[0], "$`:/ ")
 }
 
 // installAsRoot reports whether argv installs programs the line names into the

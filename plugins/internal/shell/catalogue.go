@@ -756,6 +756,30 @@ var vendorInstallers = []string{
 	"raw.githubusercontent.com/aquasecurity/trivy/main/contrib/install.sh", "raw.githubusercontent.com/golangci/golangci-lint/master/install.sh",
 	"raw.githubusercontent.com/golangci/golangci-lint/HEAD/install.sh", "goreleaser.com/static/run", "taskfile.dev/install.sh",
 	"rclone.org/install.sh", "raw.githubusercontent.com/nektos/act/master/install.sh",
+	// a project's own install script at any one ref (a branch, a tag or a pinned commit; `*` is
+	// one path segment): what yq's and hydra's scripts run (issue 26, fifth round, shell-extra)
+	"raw.githubusercontent.com/golangci/golangci-lint/*/install.sh", "raw.githubusercontent.com/securego/gosec/*/install.sh",
+	"raw.githubusercontent.com/golang/dep/*/install.sh",
+}
+
+// refPattern reports whether rest (a URL without its scheme) matches v, a vendorInstallers entry
+// with `*` segments: as many segments, each equal or, for `*`, one plain name (not `.` or `..`).
+func refPattern(v, rest string) bool {
+	vs, rs := strings.Split(v, "/"), strings.Split(rest, "/")
+	if len(vs) != len(rs) {
+		return false
+	}
+	for i := range vs {
+		switch {
+		case vs[i] == "*":
+			if rs[i] == "" || rs[i] == "." || rs[i] == ".." || strings.ContainsAny(rs[i], "?#%\\") {
+				return false
+			}
+		case vs[i] != rs[i]:
+			return false
+		}
+	}
+	return true
 }
 
 // vendorInstaller reports whether a fetch command's URLs are all https vendor installers.
@@ -771,6 +795,13 @@ func vendorInstaller(args []string) bool {
 		rest := strings.TrimPrefix(x, "https://")
 		ok := false
 		for _, v := range vendorInstallers {
+			if strings.Contains(v, "*") {
+				if refPattern(v, rest) {
+					ok = true
+					break
+				}
+				continue
+			}
 			if rest == v || strings.HasPrefix(rest, strings.TrimSuffix(v, "/")+"/") || strings.Contains(v, "/") && strings.HasPrefix(rest, v) {
 				ok = true
 				break
