@@ -230,6 +230,13 @@ func homePaths(path, source string) ([]attack, error) {
 // sensitivePathKeys adds the lower-cased text of every sensitive_paths record in the JSONL at
 // path to keys; it never prints them.
 func sensitivePathKeys(path string, keys map[string]bool) error {
+	return recordKeys(path, keys, func(r Record) (string, bool) {
+		return strings.ToLower(r.Text), r.Label == "sensitive_paths"
+	})
+}
+
+// recordKeys adds key(r) to keys for every record r of the JSONL file at path that key takes.
+func recordKeys(path string, keys map[string]bool, key func(Record) (string, bool)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -242,8 +249,8 @@ func sensitivePathKeys(path string, keys map[string]bool) error {
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}
-		if r.Label == "sensitive_paths" {
-			keys[strings.ToLower(r.Text)] = true
+		if k, ok := key(r); ok {
+			keys[k] = true
 		}
 	}
 	return sc.Err()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -192,21 +191,7 @@ func script(src string, add func(text string, line int)) {
 
 // shellTexts adds the text of every benign shell record of the JSONL file at path to keys.
 func shellTexts(path string, keys map[string]bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if r.Label == "benign" && r.Kind == "shell" {
-			keys[r.Text] = true
-		}
-	}
-	return sc.Err()
+	return recordKeys(path, keys, func(r Record) (string, bool) {
+		return r.Text, r.Label == "benign" && r.Kind == "shell"
+	})
 }

@@ -94,6 +94,29 @@ func KeygenOutput(argv []string) int {
 	return out
 }
 
+// homeRest returns what follows the home directory in p (`~/x`, `$HOME/x`, `${HOME}/x` → `x`),
+// or false when p does not start there.
+func homeRest(p string) (string, bool) {
+	for _, h := range []string{"~/", "$HOME/", "${HOME}/"} {
+		if rest, ok := strings.CutPrefix(p, h); ok {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// plainParts splits rest at its slashes (one trailing slash allowed), or returns false when a
+// part is empty, `.` or `..`.
+func plainParts(rest string) ([]string, bool) {
+	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	for _, x := range parts {
+		if x == ".." || x == "." || x == "" {
+			return nil, false
+		}
+	}
+	return parts, true
+}
+
 // homeCache reports whether p names one program's cache in the home directory:
 // `~/.cache/<program>` and below (XDG Base Directory: "non-essential data files"), macOS's
 // `~/Library/Caches/<program>`, Go's module cache `~/go/pkg/mod`, or a folder named cache,
@@ -102,25 +125,16 @@ func KeygenOutput(argv []string) int {
 // it again, so deleting it loses nothing. `~/.cache` itself, a glob over it, a climb out
 // (`..`), anything secret and anything the line cannot resolve are not this.
 func homeCache(p string) bool {
-	var rest string
-	switch {
-	case strings.HasPrefix(p, "~/"):
-		rest = p[2:]
-	case strings.HasPrefix(p, "$HOME/"):
-		rest = p[6:]
-	case strings.HasPrefix(p, "${HOME}/"):
-		rest = p[8:]
-	default:
+	rest, ok := homeRest(p)
+	if !ok {
 		return false
 	}
 	if strings.ContainsAny(rest, "$`*?[{") || PathRisk(p) == RiskSecret {
 		return false
 	}
-	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
-	for _, x := range parts {
-		if x == ".." || x == "." || x == "" {
-			return false
-		}
+	parts, ok := plainParts(rest)
+	if !ok {
+		return false
 	}
 	switch {
 	case len(parts) >= 2 && parts[0] == ".cache":
@@ -158,25 +172,16 @@ var homeKeep = map[string]bool{
 // history or start-up file (`~/.bashrc`, `~/.gitconfig`) or a name built from a variable
 // stay refused.
 func homeProgramDir(p string) bool {
-	var rest string
-	switch {
-	case strings.HasPrefix(p, "~/"):
-		rest = p[2:]
-	case strings.HasPrefix(p, "$HOME/"):
-		rest = p[6:]
-	case strings.HasPrefix(p, "${HOME}/"):
-		rest = p[8:]
-	default:
+	rest, ok := homeRest(p)
+	if !ok {
 		return false
 	}
 	if strings.ContainsAny(rest, "$`*?[{") || PathRisk(p) == RiskSecret || historyFile.MatchString(p) {
 		return false
 	}
-	parts := strings.Split(strings.TrimSuffix(rest, "/"), "/")
-	for _, x := range parts {
-		if x == ".." || x == "." || x == "" {
-			return false
-		}
+	parts, ok := plainParts(rest)
+	if !ok {
+		return false
 	}
 	switch {
 	case len(parts) == 1:
