@@ -69,7 +69,7 @@ plugins: $(GO_PLUGIN_WASM) $(PLUGIN_TARGETS) ## build the first-party plugins â†
 bundle: build plugins model ## stage the example bundle with built plugins and model, pinned â†’ build/bundle
 	rm -rf $(BUILD)/bundle && mkdir -p $(BUILD)/bundle/plugins $(BUILD)/bundle/models
 	cp -r examples/bundle/. $(BUILD)/bundle/
-	cp $(GO_PLUGIN_WASM) $(BUILD)/bundle/plugins/
+	cp $(BUILD)/plugins/firstparty.wasm $(BUILD)/bundle/plugins/
 	cp $(DETECTOR_MODEL) $(BUILD)/bundle/models/
 	$(BUILD)/palisade bundle pin $(BUILD)/bundle
 	@[ -f $(BUILD)/keys/dev.key ] || { mkdir -p $(BUILD)/keys && $(BUILD)/palisade keys generate -o $(BUILD)/keys/dev.key; }

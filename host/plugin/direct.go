@@ -3,8 +3,11 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,16 +24,114 @@ const (
 	directErrFlag     = 1 << 31          // set in a packed result's length: the bytes are an error message
 )
 
-// directModule is one plugin compiled for the direct convention: its own wazero runtime (memory
-// cap and loop checks are runtime settings), WASI, the palisade host module and the compiled guest.
+// directModule is one module compiled for the direct convention, shared by every stage whose
+// module bytes (after instrument) are identical: one wazero runtime with WASI and the palisade
+// host module, and one CompiledModule, so the guest is decoded and compiled once however many
+// stages run it. What differs between those stages lives in directStage: config, host
+// functions, memory cap, logger, linear memory count. Host functions find the calling
+// instance's stage through insts.
 type directModule struct {
 	rt       wazero.Runtime
 	compiled wazero.CompiledModule
-	config   map[string]string
 	stopped  bool // instrumented with a stop check (instrument.go); false for trusted plugins
+	minPages uint32
+	insts    sync.Map // api.Module → *directInstance, for host functions to find their caller
+}
+
+// directStage is one stage's share of a directModule: everything but the compiled code.
+type directStage struct {
+	d        *directModule
+	name     string
+	config   map[string]string
+	hostfns  map[string]func(ctx context.Context, req []byte) []byte
 	logf     func(level int32, msg string)
-	insts    sync.Map      // api.Module → *directInstance, for host functions to find their caller
+	maxBytes uint64        // the stage's memory cap (Spec.MaxPages), enforced by the allocator
 	linear   *atomic.Int64 // the plugin's Stats.LinearBytes: its instances' linear memory
+	release  func(ctx context.Context)
+}
+
+// sharedKey identifies the directModule a stage can share: the module bytes it runs and every
+// setting that is the runtime's rather than the stage's. The host module's function names are
+// part of it (each stage's calls go to its own functions, but the module exports one set).
+type sharedKey struct {
+	sum                [sha256.Size]byte
+	stopped            bool
+	closeOnContextDone bool
+	hostfns            string // the host functions' names, sorted, joined by NUL
+}
+
+// sharedModule is a directModule in Runtime.shared: built once (ready closes), counted.
+type sharedModule struct {
+	ready chan struct{}
+	d     *directModule
+	err   error
+	refs  int // guarded by Runtime.mu
+}
+
+func hostFuncNames(fs []HostFunc) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), "\x00")
+}
+
+// directStageFor returns s's share of the directModule for wasm (already instrumented when
+// stopped), compiling it only when no live stage runs the same bytes under the same runtime
+// settings.
+func (r *Runtime) directStageFor(ctx context.Context, s Spec, wasm []byte, stopped bool) (*directStage, error) {
+	key := sharedKey{sha256.Sum256(wasm), stopped, s.closeOnContextDone, hostFuncNames(s.HostFunctions)}
+	r.mu.Lock()
+	if r.shared == nil {
+		r.shared = map[sharedKey]*sharedModule{}
+	}
+	sm, found := r.shared[key]
+	if !found {
+		sm = &sharedModule{ready: make(chan struct{})}
+		r.shared[key] = sm
+	}
+	sm.refs++
+	r.mu.Unlock()
+	if !found {
+		sm.d, sm.err = newDirectModule(ctx, r.cache, s, wasm, stopped)
+		close(sm.ready)
+	} else {
+		<-sm.ready
+	}
+	var once sync.Once
+	release := func(ctx context.Context) {
+		once.Do(func() {
+			r.mu.Lock()
+			sm.refs--
+			last := sm.refs == 0
+			if last && r.shared[key] == sm {
+				delete(r.shared, key)
+			}
+			r.mu.Unlock()
+			if last && sm.d != nil {
+				sm.d.close(ctx)
+			}
+		})
+	}
+	if sm.err != nil {
+		release(ctx)
+		return nil, sm.err
+	}
+	if s.MaxPages < sm.d.minPages {
+		release(ctx)
+		return nil, fmt.Errorf("the module's memory starts at %d pages, over the stage's cap of %d", sm.d.minPages, s.MaxPages)
+	}
+	st := &directStage{d: sm.d, name: s.Name, config: s.Config, maxBytes: uint64(s.MaxPages) << 16,
+		hostfns: make(map[string]func(context.Context, []byte) []byte, len(s.HostFunctions)), release: release}
+	for _, f := range s.HostFunctions {
+		st.hostfns[f.Name] = f.Call
+	}
+	log, name := s.Logger, s.Name
+	st.logf = func(level int32, msg string) {
+		log.Debug("plugin log", "stage", name, "level", level, "msg", msg)
+	}
+	return st, nil
 }
 
 // exportsDirect reports whether wasm follows the direct convention: it exports palisade_alloc.
@@ -43,15 +144,12 @@ func exportsDirect(wasm []byte) bool {
 	return ok
 }
 
-// newDirectModule compiles wasm (already instrumented when interruptible) in a runtime of its own.
+// newDirectModule compiles wasm (already instrumented when interruptible) in a runtime of its
+// own. The runtime has no memory limit of its own: each stage's cap is its instances' allocator's
+// (withLinearMemory), so stages with different caps share the module.
 func newDirectModule(ctx context.Context, cache wazero.CompilationCache, s Spec, wasm []byte, interruptible bool) (*directModule, error) {
-	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithMemoryLimitPages(s.MaxPages).
-		WithCloseOnContextDone(s.closeOnContextDone)
-	d := &directModule{rt: wazero.NewRuntimeWithConfig(ctx, rc), config: s.Config, stopped: interruptible}
-	log, name := s.Logger, s.Name
-	d.logf = func(level int32, msg string) {
-		log.Debug("plugin log", "stage", name, "level", level, "msg", msg)
-	}
+	rc := wazero.NewRuntimeConfig().WithCompilationCache(cache).WithCloseOnContextDone(s.closeOnContextDone)
+	d := &directModule{rt: wazero.NewRuntimeWithConfig(ctx, rc), stopped: interruptible}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, d.rt); err != nil {
 		d.close(ctx)
 		return nil, fmt.Errorf("wasi: %w", err)
@@ -74,6 +172,9 @@ func newDirectModule(ctx context.Context, cache wazero.CompilationCache, s Spec,
 		d.close(ctx)
 		return nil, errors.New("direct convention: palisade_alloc must be (func (param i32) (result i32))")
 	}
+	for _, m := range c.ExportedMemories() {
+		d.minPages = max(d.minPages, m.Min())
+	}
 	return d, nil
 }
 
@@ -94,16 +195,22 @@ func sig(f api.FunctionDefinition, params, results []api.ValueType) bool {
 	return true
 }
 
-// hostModule instantiates module "palisade": config_get, result_read, log and the stage's
-// host functions, each (ptr, len) → length of a pending result the guest copies with result_read.
+// hostModule instantiates module "palisade": config_get, result_read, log and the host
+// functions named in fs, each (ptr, len) → length of a pending result the guest copies with
+// result_read. Every function answers from the calling instance's own stage (config, host
+// functions, logger): fs gives only the names, and a stage that lacks one is refused (a trap).
 func (d *directModule) hostModule(ctx context.Context, fs []HostFunc) error {
 	i32 := api.ValueTypeI32
 	b := d.rt.NewHostModuleBuilder(directHostModule)
 	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
 		in := d.instance(m)
 		key, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
-		v, found := d.config[string(key)]
-		if !ok || !found || in == nil {
+		if !ok || in == nil {
+			stack[0] = api.EncodeI32(-1)
+			return
+		}
+		v, found := in.st.config[string(key)]
+		if !found {
 			stack[0] = api.EncodeI32(-1)
 			return
 		}
@@ -121,22 +228,35 @@ func (d *directModule) hostModule(ctx context.Context, fs []HostFunc) error {
 		in.pending = in.pending[:0]
 	}), []api.ValueType{i32}, nil).Export("result_read")
 	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
+		in := d.instance(m)
+		if in == nil {
+			return
+		}
 		if msg, ok := m.Memory().Read(uint32(stack[1]), uint32(stack[2])); ok {
-			d.logf(api.DecodeI32(stack[0]), string(msg))
+			in.st.logf(api.DecodeI32(stack[0]), string(msg))
 		}
 	}), []api.ValueType{i32, i32, i32}, nil).Export("log")
+	seen := map[string]bool{}
 	for _, f := range fs {
-		call := f.Call
+		if seen[f.Name] {
+			continue
+		}
+		seen[f.Name] = true
+		name := f.Name
 		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, stack []uint64) {
 			in := d.instance(m)
 			req, ok := m.Memory().Read(uint32(stack[0]), uint32(stack[1]))
 			if !ok || in == nil {
 				panic(errors.New("host function: request out of bounds"))
 			}
+			call := in.st.hostfns[name]
+			if call == nil {
+				panic(fmt.Errorf("host function %s: not given to stage %q", name, in.st.name))
+			}
 			// The request is a view of guest memory: the callee gets its own copy.
 			in.pending = append(in.pending[:0], call(ctx, append([]byte{}, req...))...)
 			stack[0] = uint64(len(in.pending))
-		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(f.Name)
+		}), []api.ValueType{i32, i32}, []api.ValueType{i32}).Export(name)
 	}
 	_, err := b.Instantiate(ctx)
 	return err
@@ -158,6 +278,7 @@ func (d *directModule) close(ctx context.Context) {
 // called with CallWithStack on a stack reused across calls; it is used by one call at a time.
 type directInstance struct {
 	d       *directModule
+	st      *directStage
 	mod     api.Module
 	mem     api.Memory
 	alloc   api.Function
@@ -182,7 +303,9 @@ type directInstance struct {
 // errInterrupted is the error of a call the deadline stopped.
 var errInterrupted = errors.New("interrupted at the deadline")
 
-func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) (*directInstance, error) {
+// instantiate starts an instance of st's module with st's memory cap and linear memory count.
+func (st *directStage) instantiate(ctx context.Context, mc wazero.ModuleConfig) (*directInstance, error) {
+	d := st.d
 	if !d.stopped {
 		// Not rewritten: a start section and _initialize run inside InstantiateModule, which
 		// nothing can interrupt; newInstance runs it on a goroutine it can abandon.
@@ -191,11 +314,11 @@ func (d *directModule) instantiate(ctx context.Context, mc wazero.ModuleConfig) 
 		mc = mc.WithStartFunctions() // run palisade_start and _initialize below, under the stop timer
 	}
 	head := &stderrHead{}
-	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx, d.linear), d.compiled, mc.WithName("").WithStderr(head))
+	mod, err := d.rt.InstantiateModule(withLinearMemory(ctx, st.maxBytes, st.linear), d.compiled, mc.WithName("").WithStderr(head))
 	if err != nil {
 		return nil, head.wrap(err)
 	}
-	in := &directInstance{d: d, mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction(directAllocExport), fns: map[string]api.Function{}, stderr: head}
+	in := &directInstance{d: d, st: st, mod: mod, mem: mod.Memory(), alloc: mod.ExportedFunction(directAllocExport), fns: map[string]api.Function{}, stderr: head}
 	if in.mem == nil {
 		mod.Close(ctx)
 		return nil, errors.New("direct convention: the module exports no memory")

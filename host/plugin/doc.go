@@ -2,7 +2,9 @@
 // direct one (a module exporting palisade_alloc: the envelope is written into guest memory
 // once, the verdict read once; every SDK builds for it) straight on wazero, and Extism, kept
 // for compatibility with plugins built on an Extism PDK, on the Extism go-sdk. It compiles a module once (with an on-disk compilation cache shared by every
-// stage), keeps a pool of instances per stage, enforces a per-call timeout and a memory cap, and
+// stage; stages running identical direct-convention modules share one runtime and compiled
+// module, each keeping its own config, host functions and memory cap), keeps a pool of
+// instances per stage, enforces a per-call timeout and a memory cap, and
 // discards and replaces an instance that traps or times out, or (direct convention) that has
 // grown to three quarters of its memory cap by the end of a call, before a later call traps
 // there; a trap's error carries the first line the guest wrote to stderr. Untrusted direct plugins are

@@ -6,3 +6,9 @@ func WithCloseOnContextDone(s Spec) Spec {
 	s.closeOnContextDone = true
 	return s
 }
+
+// SharesModule reports whether direct plugins a and b run one shared runtime and compiled
+// module.
+func SharesModule(a, b *Plugin) bool {
+	return a.direct != nil && b.direct != nil && a.direct.d == b.direct.d
+}

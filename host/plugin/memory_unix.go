@@ -13,10 +13,12 @@ import (
 )
 
 // withLinearMemory makes the instances instantiated under ctx keep their linear memory in an
-// anonymous mapping of their own, outside the Go heap (wazero's default is a []byte on it):
+// anonymous mapping of their own, outside the Go heap (wazero's default is a []byte on it), of
+// at most limit bytes (the stage's Spec.MaxPages: stages sharing a module share no runtime-wide
+// memory limit, so this is where each stage's cap is kept; memory.grow past it fails):
 //
-//   - the mapping reserves the module's maximum (Spec.MaxPages, 16 MiB by default) as address
-//     space only; the kernel backs a page when the guest first touches it, so RSS grows with
+//   - the mapping reserves the module's maximum or limit, whichever is lower (16 MiB by default),
+//     as address space only; the kernel backs a page when the guest first touches it, so RSS grows with
 //     what the guest uses, as before;
 //   - memory.grow only lengthens the slice: no new buffer, no copy, no garbage left for the Go
 //     GC, and the Go heap's size (which sets the GC's target, twice the live heap) no longer
@@ -27,9 +29,9 @@ import (
 //
 // A slice of a closed instance's memory must not be used: the host copies the verdict and every
 // host-function request out of guest memory before the instance can be released (direct.go).
-func withLinearMemory(ctx context.Context, plugin *atomic.Int64) context.Context {
+func withLinearMemory(ctx context.Context, limit uint64, plugin *atomic.Int64) context.Context {
 	return experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
-		return mapMemory(capacity, max, plugin)
+		return mapMemory(capacity, min(max, limit), plugin)
 	}))
 }
 

@@ -49,6 +49,9 @@ type Runtime struct {
 
 	mu        sync.Mutex
 	rewritten map[rewriteKey][]byte // instrument's output by the module's hash and stop mode, without a disk cache
+	// shared holds the direct-convention modules live stages run, by module bytes and runtime
+	// settings: stages running the same module share its runtime and compiled module (direct.go).
+	shared map[sharedKey]*sharedModule
 }
 
 // instrumentedCache bounds Runtime.rewritten; past it the map starts over.
@@ -194,7 +197,7 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 type Plugin struct {
 	spec     Spec
 	compiled *extism.CompiledPlugin // Extism compatibility, or
-	direct   *directModule          // the direct convention
+	direct   *directStage           // the direct convention (its module may be shared with other stages)
 	idle     chan instance
 	slots    chan struct{} // one token per instance that may exist
 	closed   atomic.Bool
@@ -287,12 +290,12 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 				return nil, fmt.Errorf("stage %q: instrument: %w", s.Name, err)
 			}
 		}
-		d, err := newDirectModule(ctx, r.cache, s, wasm, stopped)
+		st, err := r.directStageFor(ctx, s, wasm, stopped)
 		if err != nil {
 			return nil, fmt.Errorf("stage %q: compile: %w", s.Name, err)
 		}
-		d.linear = &p.stats.LinearBytes
-		p.direct = d
+		st.linear = &p.stats.LinearBytes
+		p.direct = st
 	} else {
 		compiled, err := r.compileExtism(ctx, s)
 		if err != nil {
@@ -695,7 +698,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 		break
 	}
 	if p.direct != nil {
-		p.direct.close(ctx)
+		p.direct.release(ctx) // the module closes with the last stage that runs it
 		return nil
 	}
 	return p.compiled.Close(ctx)

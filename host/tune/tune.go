@@ -130,6 +130,20 @@ const (
 	kindDetector  = "detector.wasm"
 )
 
+// firstParty is the module that runs every first-party stage, each in the role its config
+// names (plugins/firstparty): its stage's kind is the single plugin of that role.
+const firstParty = "firstparty.wasm"
+
+// stageKind is the kind of stage s: its plugin's file name, or for the first-party module the
+// file name of its role's single plugin.
+func stageKind(s bundle.StageSpec) string {
+	kind := path.Base(filepath.ToSlash(s.Plugin))
+	if role, ok := s.Config["role"].(string); ok && kind == firstParty {
+		return role + ".wasm"
+	}
+	return kind
+}
+
 // Propose reads events (labels and decisions, any order, other kinds ignored), writes the
 // proposal to o.Out and reports it.
 func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, error) {
@@ -146,10 +160,10 @@ func Propose(ctx context.Context, events []audit.Event, o Options) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-	kinds := map[string]string{} // stage name → plugin file name
+	kinds := map[string]string{} // stage name → plugin file name (stageKind)
 	rulesStage, rulesFile := "", ""
 	for _, s := range m.Stages {
-		kinds[s.Name] = path.Base(filepath.ToSlash(s.Plugin))
+		kinds[s.Name] = stageKind(s)
 		if kinds[s.Name] == kindRules && rulesStage == "" {
 			rulesStage, rulesFile = s.Name, s.Data["rules"]
 		}

@@ -78,15 +78,10 @@ func ExampleBundle(t testing.TB) string {
 	return StageBundleWith(t, "examples/bundle", ExamplePlugins(), map[string][]byte{"models/detector-v1.onnx": b})
 }
 
-// ExamplePlugins maps the example bundle's plugin files to their Go packages.
+// ExamplePlugins maps the example bundle's plugin files to their Go packages: its five stages
+// run the first-party module, each in its role.
 func ExamplePlugins() map[string]string {
-	return map[string]string{
-		"plugins/rules.wasm":     "./plugins/rules",
-		"plugins/injection.wasm": "./plugins/injection",
-		"plugins/risk.wasm":      "./plugins/risk",
-		"plugins/judge.wasm":     "./plugins/judge",
-		"plugins/detector.wasm":  "./plugins/detector",
-	}
+	return map[string]string{"plugins/firstparty.wasm": "./plugins/firstparty"}
 }
 
 // ONNXRuntime points PALISADE_ONNXRUNTIME_LIB at the library `make setup-onnxruntime` fetched

@@ -3,10 +3,11 @@ package detect
 import (
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
 	"github.com/added060/palisade/plugins/internal/shell"
@@ -277,11 +278,11 @@ func mdnsHost(r *Result, text string) {
 }
 
 // dnsLabel is one DNS label (RFC 1123 §2.1): letters, digits and inner hyphens.
-var dnsLabel = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+var dnsLabel = lazyre.New(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
 
 // reSecretManifest is the file name of a secrets manifest or credentials file that a project
 // keeps as test material: secrets.yaml, _secret.yaml, test-secrets.json, credentials.yml.
-var reSecretManifest = regexp.MustCompile(`^[a-z0-9_.-]*(?:secrets?|credentials)\.(?:ya?ml|json)$`)
+var reSecretManifest = lazyre.New(`^[a-z0-9_.-]*(?:secrets?|credentials)\.(?:ya?ml|json)$`)
 
 // inFixtures reports whether path t runs through a project's test-fixture folder (fixtureDirs).
 func inFixtures(t string) bool {
@@ -338,10 +339,10 @@ func climbsOut(r *Result, t string, d *Detector) {
 // another ("lightweight process" or "kernel task"; "retained" or not; "+1" or "me too";
 // "remote:/path/to/dir" or "remote:root/path/to/dir"): English, where SQL puts a literal or an
 // operand.
-var reQuotedWords = regexp.MustCompile(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
+var reQuotedWords = lazyre.New(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
 
 // reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
-var reCodeLink = regexp.MustCompile("\\[`[^`\\]\n]+`\\]\\(")
+var reCodeLink = lazyre.New("\\[`[^`\\]\n]+`\\]\\(")
 
 // codeLinksOnly reports whether t has backticks and every one of them sets off the label of
 // a markdown link.
@@ -354,11 +355,11 @@ func codeLinksOnly(t string) bool {
 // ("give a container access to a secret", "provide the service access to the credentials"):
 // documentation of a feature, not a request to show the secret. "give me access to …" keeps
 // its vote.
-var reGrantAccess = regexp.MustCompile(`^(?:give|provide)\s+(?:a|an|the|each|every|this|that|your|its|their)\s+[^.!?\n]*?\baccess to\b`)
+var reGrantAccess = lazyre.New(`^(?:give|provide)\s+(?:a|an|the|each|every|this|that|your|its|their)\s+[^.!?\n]*?\baccess to\b`)
 
 // reTagMention is a tag in prose that is a placeholder or a name, not markup that runs: no
 // attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
-var reTagMention = regexp.MustCompile(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
+var reTagMention = lazyre.New(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
 
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
@@ -439,9 +440,9 @@ func negatedAt(t, match string) bool {
 	return reNegationEnd.MatchString(t[max(0, i-16):i]) && !reCondition.MatchString(t[max(0, i-30):i])
 }
 
-var reCondition = regexp.MustCompile(`\b(?:if|unless|or else)\b`)
+var reCondition = lazyre.New(`\b(?:if|unless|or else)\b`)
 
-var reNegationEnd = regexp.MustCompile(`(?:\bnever|\bnot|n't|\bno)\s+$`)
+var reNegationEnd = lazyre.New(`(?:\bnever|\bnot|n't|\bno)\s+$`)
 
 // readerStep reports whether a sentence-initial "first you need to" (before_task) goes on to
 // a step a reader takes to set something up ("first you need to create a container image
@@ -458,7 +459,7 @@ func readerStep(t, match string) bool {
 	return reSetupVerb.MatchString(t[i+len(match):])
 }
 
-var reSetupVerb = regexp.MustCompile(`^\s+(?:create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+var reSetupVerb = lazyre.New(`^\s+(?:create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
 
 // labelAt reports whether the first occurrence of match in t is a whole table cell, line, code
 // span or help string (`| password | | The user's password |`, Help: `The user's
@@ -508,7 +509,7 @@ func foreignWord(t, match string) bool {
 	return other*20 < runes // under 5% outside ASCII
 }
 
-var reQuoted = regexp.MustCompile(`"[^"\n]{0,80}"|“[^”\n]{0,80}”|«[^»\n]{0,80}»|„[^“”\n]{0,80}[“”]`)
+var reQuoted = lazyre.New(`"[^"\n]{0,80}"|“[^”\n]{0,80}”|«[^»\n]{0,80}»|„[^“”\n]{0,80}[“”]`)
 
 // ordinaryNow are the words that follow "you are now" in documentation ("you are now ready to
 // generate code", "you're now treating the containers as VMs"), where a hijack names a role
@@ -518,7 +519,7 @@ var ordinaryNow = map[string]bool{"ready": true, "able": true, "done": true, "se
 	"seeing": true, "viewing": true, "looking": true, "editing": true, "working": true, "finished": true}
 
 // reQuotedLiteralCompare is the tautology proper: a literal compared with a literal.
-var reQuotedLiteralCompare = regexp.MustCompile(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
+var reQuotedLiteralCompare = lazyre.New(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
 
 // codeWeakPrompt are prompt-injection rules that ordinary source code trips with its own
 // vocabulary: a banner of '#', a `user:` key, "show internal", "silently", a Q/A-shaped loop,
@@ -566,7 +567,7 @@ func codeVocabulary(r *Result) {
 // the verb, an opening parenthesis, then an identifier or attribute path with no space or
 // quote (`print(secrets` in `python -c 'import secrets; print(secrets.token_hex(32))'`, a
 // new key generated and printed; `print(password` of a variable).
-var reCallOfName = regexp.MustCompile(`^(?:reveal|print|show|output|repeat|display|leak|give|tell|share|disclose|write|spell|translate|provide|send|dump|list|expose)\(\s*[a-z_][a-z0-9_.]*$`)
+var reCallOfName = lazyre.New(`^(?:reveal|print|show|output|repeat|display|leak|give|tell|share|disclose|write|spell|translate|provide|send|dump|list|expose)\(\s*[a-z_][a-z0-9_.]*$`)
 
 // callsNotRequests drops, in a shell command or code, the reveal_secrets and leak_request hits
 // that are a program calling a function on a name (reCallOfName): code printing a value, not
@@ -640,7 +641,7 @@ func firstWord(s string) string {
 
 // reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
 // that is not a command-line flag ("--filter") or a quoted hash ('#').
-var reProseComment = regexp.MustCompile(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
+var reProseComment = lazyre.New(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
 
 // flagsNotComments drops the quote_comment hits of prose whose every quote-then-comment is a
 // command-line flag after a quoted value (pass "foo=bar" --filter ...) or a quoted '#':
@@ -677,7 +678,7 @@ func dropQuoteComment(r *Result) {
 
 // reParenComment is the quote_comment rule's branch without a quote: a closing parenthesis,
 // then a SQL comment.
-var reParenComment = regexp.MustCompile(`\)\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z]|$)|#|/\*)`)
+var reParenComment = lazyre.New(`\)\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z]|$)|#|/\*)`)
 
 // closedGroupComments drops the quote_comment hits of text that holds no quote, when every
 // closing parenthesis the rule saw closes a group the text opened itself: an expression with
@@ -738,57 +739,57 @@ func closedGroupComments(r *Result) {
 // do not apply there.
 var searchSQLRules = []struct {
 	rule     string
-	re       *regexp.Regexp
+	re       *lazyre.Regexp
 	breakout bool
 }{
-	{"search/quote_then_comment", regexp.MustCompile(`['"].*(?:--|#)\s*$`), false},
-	{"search/cast_or_json_operator", regexp.MustCompile(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`), false},
-	{"search/select_call", regexp.MustCompile(`\bselect\s*(?:[a-z_]+)?\(`), false},
-	{"search/inline_comment", regexp.MustCompile(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
-	{"search/quote_boolean", regexp.MustCompile(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
-	{"search/literal_comparison", regexp.MustCompile(`(?:^|[^a-z0-9_.'"])[a-z0-9_]{1,20}['"]\s*(?:=|<>|!=)\s*['"][a-z0-9_]|(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
-	{"search/literal_list", regexp.MustCompile(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
-	{"search/quote_terminator", regexp.MustCompile(`['"\x60]\s*\)*\s*;`), true},
-	{"search/leading_close", regexp.MustCompile(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
-	{"search/escaped_quote", regexp.MustCompile(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
-	{"search/function_literal", regexp.MustCompile(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
-	{"search/subquery", regexp.MustCompile(`\(\s*select\b.{0,80}?\bfrom\b|\b(?:not\s+)?(?:in|exists)\s*\(\s*select\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
-	{"search/having_aggregate", regexp.MustCompile(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
-	{"search/execute_immediate", regexp.MustCompile(`\bexec(?:ute)?\s+immediate\b`), true},
-	{"search/union_behind_comment", regexp.MustCompile(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
-	{"search/file_function", regexp.MustCompile(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
-	{"search/condition_group", regexp.MustCompile(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
-	{"search/quote_operator", regexp.MustCompile(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?(?:null|true|false|unknown)\b|in\s*\()`), true},
-	{"search/stacked_statement", regexp.MustCompile(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
-	{"search/select_from", regexp.MustCompile(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
-	{"search/db_catalog", regexp.MustCompile(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
-	{"search/sql_info_function", regexp.MustCompile(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
-	{"search/sql_function_args", regexp.MustCompile(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce|binary|jsonb?_[a-z_]+)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
-	{"search/case_when", regexp.MustCompile(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
-	{"search/numeric_operator", regexp.MustCompile(`^\s*-?\d+\s*\)*\s*(?:(?:or|and|xor|div|mod|having|sounds\s+like|(?:not\s+)?like|regexp|rlike)\s+|(?:\|\||&&)\s*)(?:true\b|false\b|null\b|(?:0x[0-9a-f]+|\d+)\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
-	{"search/xor_operand", regexp.MustCompile(`[a-z0-9_'")]\s+xor\s+(?:-?\d+\s*(?:$|[=<>!)#;]|--|/\*|xor\b|or\b|and\b)|['"(]|true\b|false\b|null\b|[a-z_]+\()`), true},
-	{"search/number_inequality", regexp.MustCompile(`^\s*\(?\s*-?\d+\s*(?:<>|!=|<=>|\||\^|<<|>>)\s*-?\d+\s*\)?\s*$|^\s*[~!]\s*-?\d+\s*$|^\s*-?\d+['"]?\s*\)*\s*#`), true},
-	{"search/number_comment", regexp.MustCompile(`(?:^|\s)-?\d+\s*(?:[-+*/]\s*-?\d+\s*)*\)*\s*(?:--|#)\s*$|(?:^|\s)-?\d+\s*/\*.*?\*/`), true},
-	{"search/quote_arithmetic", regexp.MustCompile(`^[\w.@-]{0,32}['"]\s*[-+*/%^]\s*(?:\d|['"(])|^\s*'[^']*'\s*[-+*/%^]\s*\d|^\s*"[^"]*"\s*[-+*/%^]\s*\d`), true},
-	{"search/leading_boolean", regexp.MustCompile(`^\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:true|false|null|not\s+false|\d+)\s*\)*\s*(?:--|#|/\*|;|$)`), true},
-	{"search/function_opening", regexp.MustCompile(`^\s*(?:insert|update|delete|drop|select|sleep|pg_sleep|benchmark|concat(?:_ws)?|group_concat|substr(?:ing)?|mid|ascii|ord|char|chr|nchar|hex|unhex|md5|sha1|load_file|updatexml|extractvalue|version|database|user|jsonb?_[a-z_]+|xmltype|(?:utl|dbms)_[a-z_]+(?:\.[a-z_]+)?|ifnull|iif|cast|convert|exists|polygon|geometrycollection|multipoint|linestring|st_[a-z_]+|name_const|elt|make_set|waitfor)\s*\(\s*$`), true},
-	{"search/open_condition", regexp.MustCompile(`^\s*\)*\s*(?:and|or|xor|&&|\|\|)\s*\(*\s*[\x60'"]?[a-z_][a-z0-9_.]*[\x60'"]?\s*(?:=|==|!=|<>|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike|in|between)\b|is(?:\s+not)?\b)\s*\(?\s*['"\x60]?\s*$`), true},
-	{"search/null_test", regexp.MustCompile(`\b(?:and|or|xor)\s+[a-z_][a-z0-9_.]*\s+(?:isnull|notnull)\b`), true},
-	{"search/as_from", regexp.MustCompile(`\bas\s*['"\x60]\s*from\b|^\s*[;!'"]\s*as\s+(?:not\s+)?from\b`), true},
-	{"search/quoted_number", regexp.MustCompile(`^\s*['"]-?\d+(?::\d+)*\s*$`), true},
-	{"search/declare_variable", regexp.MustCompile(`\bdeclare\s+@[a-z_]`), true},
-	{"search/sql_statement", regexp.MustCompile(`\bcreate\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:table|procedure|function|trigger|view|user|database|schema)\s+[a-z_\x60"\[][\w.\x60"\]]*\s*(?:\(|as\b|returns\b|identified\b|before\b|after\b)|\balter\s+(?:table|user|database|view)\s+[\w.\x60"\[\]]+\s+(?:add|drop|modify|change|rename|alter|identified|owner)\b|\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"\[\]]+\s*(?:\(|values\b|select\b|set\b)|\bupdate\s+[\w.\x60"\[\]]+\s+set\s+[\w.\x60"\[\]]+\s*=|\bdelete\s+from\s+[\w.\x60"\[\]]+\s+where\b|\bgrant\s+(?:all|select|insert|update|delete|execute|usage|file|super)\b[^;]{0,40}\bon\b[^;]{0,40}\bto\b|\brename\s+table\s+[\w.\x60"]+\s+to\b|\bcall\s+[a-z_][\w.]*\s*\(\s*(?:\)|\d|'|"|@)`), true},
-	{"search/backtick_keyword", regexp.MustCompile(`\x60\s*(?:or|and|xor|union|select|from|where|having)\s*\x60`), true},
-	{"search/value_list", regexp.MustCompile(`^\s*[\w.-]*['"]\s*(?:,\s*(?:-?\d+|null|'[^']*'|"[^"]*"|@@?\w+)\s*)+\)|^\s*-?\d+\s*,\s*'[^']*'\s*,\s*(?:-?\d+|'|null\b)`), true},
-	{"search/sql_clause", regexp.MustCompile(`\binto\s+@[a-z_]|\b(?:order|group)\s+by\s+\d+(?:\s*,\s*\d+)*(?:\s+(?:asc|desc))?\s*(?:--|#|/\*)|\blimit\s+\d+(?:\s*,\s*\d+|\s+offset\s+\d+)?\s*(?:--|#|/\*)|\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
-	{"search/union_after_expression", regexp.MustCompile(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?(?:select\b|table\s+[a-z_]|values\s*\()`), true},
-	{"search/quote_concat", regexp.MustCompile(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
-	{"search/numeric_tautology", regexp.MustCompile(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
-	{"search/constant_comparison", regexp.MustCompile(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or|xor)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
-	{"search/case_fragment", regexp.MustCompile(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
-	{"search/terminator_comment", regexp.MustCompile(`;\s*(?:--|/\*|#\s*$)`), true},
-	{"search/quote_in_comment", regexp.MustCompile(`/\*[^*]*['"\x60][^*]*\*/`), true},
-	{"search/integer_overflow", regexp.MustCompile(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
+	{"search/quote_then_comment", lazyre.New(`['"].*(?:--|#)\s*$`), false},
+	{"search/cast_or_json_operator", lazyre.New(`['")]\s*(?:::\s*[a-z]+|#>>?|#-|\?\||\?&|<@|@>|->>?)`), false},
+	{"search/select_call", lazyre.New(`\bselect\s*(?:[a-z_]+)?\(`), false},
+	{"search/inline_comment", lazyre.New(`\b(?:or|and|select|union|declare|from|where|exec|execute)\s*/\*.*?\*/`), false},
+	{"search/quote_boolean", lazyre.New(`['"]\s*(?:and|or|xor|&&|\|\|)\s*(?:\(|\d+\s*(?:[=<>!;#]|--)|[a-z_][a-z0-9_.]*\s*(?:[=<>!(]|(?:not\s+)?(?:like|is|in|regexp|rlike|between|escape)\b))`), true},
+	{"search/literal_comparison", lazyre.New(`(?:^|[^a-z0-9_.'"])[a-z0-9_]{1,20}['"]\s*(?:=|<>|!=)\s*['"][a-z0-9_]|(?:'[^'\s]{0,40}'|"[^"\s]{0,40}"|(?:^|[^a-z0-9_.])\d+)\s*(?:=|<>|!=|<=?|>=?|\?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*['"\x60]`), true},
+	{"search/literal_list", lazyre.New(`^\s*['"\x60][^'"\x60]*['"\x60]\s*,\s*\(?\s*\d`), true},
+	{"search/quote_terminator", lazyre.New(`['"\x60]\s*\)*\s*;`), true},
+	{"search/leading_close", lazyre.New(`^\s*['"][\x60'"]*\s*(?:[*;)\]},=<>|&+]|--|#|/\*)`), true},
+	{"search/escaped_quote", lazyre.New(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
+	{"search/function_literal", lazyre.New(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
+	{"search/subquery", lazyre.New(`\(\s*select\b.{0,80}?\bfrom\b|\b(?:not\s+)?(?:in|exists)\s*\(\s*select\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
+	{"search/having_aggregate", lazyre.New(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
+	{"search/execute_immediate", lazyre.New(`\bexec(?:ute)?\s+immediate\b`), true},
+	{"search/union_behind_comment", lazyre.New(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},
+	{"search/file_function", lazyre.New(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
+	{"search/condition_group", lazyre.New(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
+	{"search/quote_operator", lazyre.New(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?(?:null|true|false|unknown)\b|in\s*\()`), true},
+	{"search/stacked_statement", lazyre.New(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
+	{"search/select_from", lazyre.New(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
+	{"search/db_catalog", lazyre.New(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
+	{"search/sql_info_function", lazyre.New(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
+	{"search/sql_function_args", lazyre.New(`\b(?:concat(?:_ws)?|group_concat|mid|substr(?:ing)?|ascii|ord|hex|unhex|char|chr|iif|extractvalue|updatexml|benchmark|sleep|pg_sleep|randomblob|name_const|elt|make_set|lower|upper|length|cast|convert|if|ifnull|nullif|coalesce|binary|jsonb?_[a-z_]+)\(\s*(?:\d|0x|'|"|@|select\b|[a-z_]+\(|[a-z_]+\s*[,)=<>])`), true},
+	{"search/case_when", lazyre.New(`\bcase\s+when\b.{1,80}?\bthen\b`), true},
+	{"search/numeric_operator", lazyre.New(`^\s*-?\d+\s*\)*\s*(?:(?:or|and|xor|div|mod|having|sounds\s+like|(?:not\s+)?like|regexp|rlike)\s+|(?:\|\||&&)\s*)(?:true\b|false\b|null\b|(?:0x[0-9a-f]+|\d+)\s*(?:[=<>!]|--|#|$)|\(|'|")`), true},
+	{"search/xor_operand", lazyre.New(`[a-z0-9_'")]\s+xor\s+(?:-?\d+\s*(?:$|[=<>!)#;]|--|/\*|xor\b|or\b|and\b)|['"(]|true\b|false\b|null\b|[a-z_]+\()`), true},
+	{"search/number_inequality", lazyre.New(`^\s*\(?\s*-?\d+\s*(?:<>|!=|<=>|\||\^|<<|>>)\s*-?\d+\s*\)?\s*$|^\s*[~!]\s*-?\d+\s*$|^\s*-?\d+['"]?\s*\)*\s*#`), true},
+	{"search/number_comment", lazyre.New(`(?:^|\s)-?\d+\s*(?:[-+*/]\s*-?\d+\s*)*\)*\s*(?:--|#)\s*$|(?:^|\s)-?\d+\s*/\*.*?\*/`), true},
+	{"search/quote_arithmetic", lazyre.New(`^[\w.@-]{0,32}['"]\s*[-+*/%^]\s*(?:\d|['"(])|^\s*'[^']*'\s*[-+*/%^]\s*\d|^\s*"[^"]*"\s*[-+*/%^]\s*\d`), true},
+	{"search/leading_boolean", lazyre.New(`^\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:true|false|null|not\s+false|\d+)\s*\)*\s*(?:--|#|/\*|;|$)`), true},
+	{"search/function_opening", lazyre.New(`^\s*(?:insert|update|delete|drop|select|sleep|pg_sleep|benchmark|concat(?:_ws)?|group_concat|substr(?:ing)?|mid|ascii|ord|char|chr|nchar|hex|unhex|md5|sha1|load_file|updatexml|extractvalue|version|database|user|jsonb?_[a-z_]+|xmltype|(?:utl|dbms)_[a-z_]+(?:\.[a-z_]+)?|ifnull|iif|cast|convert|exists|polygon|geometrycollection|multipoint|linestring|st_[a-z_]+|name_const|elt|make_set|waitfor)\s*\(\s*$`), true},
+	{"search/open_condition", lazyre.New(`^\s*\)*\s*(?:and|or|xor|&&|\|\|)\s*\(*\s*[\x60'"]?[a-z_][a-z0-9_.]*[\x60'"]?\s*(?:=|==|!=|<>|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike|in|between)\b|is(?:\s+not)?\b)\s*\(?\s*['"\x60]?\s*$`), true},
+	{"search/null_test", lazyre.New(`\b(?:and|or|xor)\s+[a-z_][a-z0-9_.]*\s+(?:isnull|notnull)\b`), true},
+	{"search/as_from", lazyre.New(`\bas\s*['"\x60]\s*from\b|^\s*[;!'"]\s*as\s+(?:not\s+)?from\b`), true},
+	{"search/quoted_number", lazyre.New(`^\s*['"]-?\d+(?::\d+)*\s*$`), true},
+	{"search/declare_variable", lazyre.New(`\bdeclare\s+@[a-z_]`), true},
+	{"search/sql_statement", lazyre.New(`\bcreate\s+(?:or\s+replace\s+)?(?:temporary\s+)?(?:table|procedure|function|trigger|view|user|database|schema)\s+[a-z_\x60"\[][\w.\x60"\]]*\s*(?:\(|as\b|returns\b|identified\b|before\b|after\b)|\balter\s+(?:table|user|database|view)\s+[\w.\x60"\[\]]+\s+(?:add|drop|modify|change|rename|alter|identified|owner)\b|\binsert\s+(?:ignore\s+)?into\s+[\w.\x60"\[\]]+\s*(?:\(|values\b|select\b|set\b)|\bupdate\s+[\w.\x60"\[\]]+\s+set\s+[\w.\x60"\[\]]+\s*=|\bdelete\s+from\s+[\w.\x60"\[\]]+\s+where\b|\bgrant\s+(?:all|select|insert|update|delete|execute|usage|file|super)\b[^;]{0,40}\bon\b[^;]{0,40}\bto\b|\brename\s+table\s+[\w.\x60"]+\s+to\b|\bcall\s+[a-z_][\w.]*\s*\(\s*(?:\)|\d|'|"|@)`), true},
+	{"search/backtick_keyword", lazyre.New(`\x60\s*(?:or|and|xor|union|select|from|where|having)\s*\x60`), true},
+	{"search/value_list", lazyre.New(`^\s*[\w.-]*['"]\s*(?:,\s*(?:-?\d+|null|'[^']*'|"[^"]*"|@@?\w+)\s*)+\)|^\s*-?\d+\s*,\s*'[^']*'\s*,\s*(?:-?\d+|'|null\b)`), true},
+	{"search/sql_clause", lazyre.New(`\binto\s+@[a-z_]|\b(?:order|group)\s+by\s+\d+(?:\s*,\s*\d+)*(?:\s+(?:asc|desc))?\s*(?:--|#|/\*)|\blimit\s+\d+(?:\s*,\s*\d+|\s+offset\s+\d+)?\s*(?:--|#|/\*)|\bmatch\s*\([^)]{0,60}\)\s*against\s*\(|\bmerge\s+into\b|\bprocedure\s+analyse\b|\balter\s+[a-z_]+\s+(?:[a-z_]+\s+)?(?:character\s+set|convert\s+to)\b|\breturns\s+[a-z_]+\s+soname\b|\binto\s+(?:out|dump)file\b`), true},
+	{"search/union_after_expression", lazyre.New(`(?:[)'"\x60]|(?:^|[^a-z0-9_.])\d+)\s*union\s+(?:all\s+|distinct\s+)?(?:select\b|table\s+[a-z_]|values\s*\()`), true},
+	{"search/quote_concat", lazyre.New(`'\s*\|\|\s*(?:'|\(\s*select\b|(?:chr|char|concat|cast|version|current_user|user|pg_sleep|sleep|dbms_[a-z_.]+|utl_[a-z_.]+)\s*\()|'\s*\+\s*(?:'|\(\s*select\b|(?:char|nchar|cast|convert|db_name|user_name|system_user)\s*\(|@@[a-z])`), true},
+	{"search/numeric_tautology", lazyre.New(`^\s*['"]?\s*-?\d+\s*==?\s*['"]?-?\d+['"]?\s+(?:or|and|xor)\s+\S`), true},
+	{"search/constant_comparison", lazyre.New(`\b(?:and|or|xor|&&|\|\|)\s+\(?\s*(?:-?\d+|0x[0-9a-f]+)\s*\)?\s*(?:[<>]=?|<=>|<>|!=|==?|(?:not\s+)?(?:like|rlike|regexp)\s)\s*\(?\s*(?:-?\d+(?:\.\d+)?|0x[0-9a-f]+)\s*\)?(?:\s|$|--|#|/\*|;|\))|\b(?:and|or|xor)\s+(?:-?\d+|null)\s+is\s+(?:not\s+)?null\b|\b(?:and|or)\s+-?\d+\s+(?:not\s+)?between\s+-?\d+\s+and\s+-?\d+\b`), true},
+	{"search/case_fragment", lazyre.New(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
+	{"search/terminator_comment", lazyre.New(`;\s*(?:--|/\*|#\s*$)`), true},
+	{"search/quote_in_comment", lazyre.New(`/\*[^*]*['"\x60][^*]*\*/`), true},
+	{"search/integer_overflow", lazyre.New(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
 // searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a
@@ -822,7 +823,7 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 }
 
 // reHex is a hexadecimal literal of at least three bytes.
-var reHex = regexp.MustCompile(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+var reHex = lazyre.New(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
 
 // formSpaces reads a search value written with '+' for its spaces and no white space
 // (`order+by+1`, `"foo"+or+"bar"`: form-encoding without a percent escape, which Normalize
@@ -895,8 +896,8 @@ func unhexByte(c byte) byte {
 // operand (`work' or '1'='1`, `it' and 2>1`); reOpenTautology a comparison of literals that
 // leaves its last quote for the query to close (`... or 'a'='a`).
 var (
-	reGluedBreakout = regexp.MustCompile(`[a-z0-9_%)]['"]\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:['"(]|-?\d|true\b|false\b|not\b|[a-z_][a-z0-9_.]*\s*(?:=|<>|!=|<|>|(?:not\s+)?(?:like|is|in|between)\b))`)
-	reOpenTautology = regexp.MustCompile(`['"]?[a-z0-9_]*['"]\s*(?:=|<>|!=|like)\s*['"][a-z0-9_]*$`)
+	reGluedBreakout = lazyre.New(`[a-z0-9_%)]['"]\s*\)*\s*(?:or|and|xor|\|\||&&)\s+(?:['"(]|-?\d|true\b|false\b|not\b|[a-z_][a-z0-9_.]*\s*(?:=|<>|!=|<|>|(?:not\s+)?(?:like|is|in|between)\b))`)
+	reOpenTautology = lazyre.New(`['"]?[a-z0-9_]*['"]\s*(?:=|<>|!=|like)\s*['"][a-z0-9_]*$`)
 )
 
 // questionBreakout reports whether a value worded as a question still breaks out of the query

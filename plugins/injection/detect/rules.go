@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
 //go:generate go test -run ^TestGeneratedTables$ -update .
@@ -821,7 +823,7 @@ func spacedTag(t string) string {
 
 // reExternalSchema is an XML schema location that names a remote document: a parser that
 // validates the markup fetches it (an out-of-band probe, like an external entity).
-var reExternalSchema = regexp.MustCompile(`\bxsi:(?:no_?namespace)?schemalocation\s*=\s*['"][^'"]*https?://`)
+var reExternalSchema = lazyre.New(`\bxsi:(?:no_?namespace)?schemalocation\s*=\s*['"][^'"]*https?://`)
 
 // externalSchema returns the schemaLocation attribute of markup that points a parser at a
 // remote document, or "".

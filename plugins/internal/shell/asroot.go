@@ -2,8 +2,9 @@ package shell
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
 // Elevated commands a reviewer lets a developer run (issue 26, third round: data/heldout/wide
@@ -91,7 +92,7 @@ func (a *analyzer) projectAsRoot(argv []string) bool {
 // included) whatever its words say. A variable set earlier on the line is expanded before
 // this is asked (`x='-f /tmp/x.mk'; sudo make $x` is judged as `-f /tmp/x.mk`), and a
 // command substitution (`$(curl ...)`) or a word with more around the variable is not this.
-var envWord = regexp.MustCompile(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
+var envWord = lazyre.New(`^\$(\{[A-Za-z_][A-Za-z0-9_]*\}|[A-Za-z_][A-Za-z0-9_]*)$`)
 
 // inProject reports whether p, after the working directory cd set, stays inside the project:
 // relative, no climb out, nothing the line cannot resolve.

@@ -2,8 +2,9 @@ package shell
 
 import (
 	"path"
-	"regexp"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
 // Entry is one catalogued destructive or exfiltrating operation: the rule Analyze reports for
@@ -63,13 +64,13 @@ var Catalogue = []Entry{
 }
 
 var (
-	securityService = regexp.MustCompile(`^(auditd|apparmor|firewalld|ufw|iptables|nftables|fail2ban|sshguard|selinux|clamav|clamd|falcon-sensor|osqueryd|wazuh-agent|ossec|crowdstrike|sentinelone|aide|rsyslog|syslog|systemd-journald|journald|security|defender|mdatp)(\.service)?$`)
-	dropSQL         = regexp.MustCompile(`(?i)\bdrop\s+(database|schema)\b|\bflushall\b|\bflushdb\b`)
-	flushSQL        = regexp.MustCompile(`(?i)\bflush(all|db)\b`)
-	dropNamed       = regexp.MustCompile(`(?i)\bdrop\s+(?:database|schema)\s+(?:if\s+exists\s+)?([^\s;]+)`)
-	logFile         = regexp.MustCompile(`^/var/log/`)
-	psDownload      = regexp.MustCompile(`(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|net\.webclient|start-bitstransfer)\b`)
-	psEval          = regexp.MustCompile(`(?i)(^|[\s(;|])(iex|invoke-expression)\b`)
+	securityService = lazyre.New(`^(auditd|apparmor|firewalld|ufw|iptables|nftables|fail2ban|sshguard|selinux|clamav|clamd|falcon-sensor|osqueryd|wazuh-agent|ossec|crowdstrike|sentinelone|aide|rsyslog|syslog|systemd-journald|journald|security|defender|mdatp)(\.service)?$`)
+	dropSQL         = lazyre.New(`(?i)\bdrop\s+(database|schema)\b|\bflushall\b|\bflushdb\b`)
+	flushSQL        = lazyre.New(`(?i)\bflush(all|db)\b`)
+	dropNamed       = lazyre.New(`(?i)\bdrop\s+(?:database|schema)\s+(?:if\s+exists\s+)?([^\s;]+)`)
+	logFile         = lazyre.New(`^/var/log/`)
+	psDownload      = lazyre.New(`(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|net\.webclient|start-bitstransfer)\b`)
+	psEval          = lazyre.New(`(?i)(^|[\s(;|])(iex|invoke-expression)\b`)
 )
 
 // catalogue checks one resolved command against the Catalogue.

@@ -1,8 +1,9 @@
 package shell
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
 // Interpreter one-liners (python -c, perl -e, ruby -e, node -e, php -r, awk programs, and
@@ -15,22 +16,22 @@ import (
 var (
 	// shellCall matches a call that runs its argument through a shell or as an argv, in the
 	// languages above; the argument list follows the match.
-	shellCall = regexp.MustCompile(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bqx)\s*[(\[{/]`)
+	shellCall = lazyre.New(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bqx)\s*[(\[{/]`)
 	// deleteCall matches a call that deletes the paths in its argument list.
-	deleteCall = regexp.MustCompile(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|unlink|rmdir))\s*\(`)
+	deleteCall = lazyre.New(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|unlink|rmdir))\s*\(`)
 	// pathDelete matches pathlib's Path(p).unlink() / .rmdir().
-	pathDelete = regexp.MustCompile(`Path\(([^)]*)\)\.(?:unlink|rmdir)\(`)
+	pathDelete = lazyre.New(`Path\(([^)]*)\)\.(?:unlink|rmdir)\(`)
 	// codeEval matches evaluation of text as code.
-	codeEval = regexp.MustCompile(`(?:^|[^.\w])(?:eval|exec|instance_eval|class_eval|Function)\s*\(|\bnew\s+Function\s*\(|\bvm\.runIn\w+\(|[(,]\s*eval\s*\)|\bexec\s+\w|\beval\s+\$|\beval\s*\{`)
+	codeEval = lazyre.New(`(?:^|[^.\w])(?:eval|exec|instance_eval|class_eval|Function)\s*\(|\bnew\s+Function\s*\(|\bvm\.runIn\w+\(|[(,]\s*eval\s*\)|\bexec\s+\w|\beval\s+\$|\beval\s*\{`)
 	// codeFetch matches fetching text from the network.
-	codeFetch = regexp.MustCompile(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
+	codeFetch = lazyre.New(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
 	// codeDecode matches decoding base64, hex or compressed text.
-	codeDecode = regexp.MustCompile(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
+	codeDecode = lazyre.New(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
 	// homeExpr matches a language's way of naming the home directory.
-	homeExpr = regexp.MustCompile(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
+	homeExpr = lazyre.New(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
 	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
 	// own quote.
-	literal = regexp.MustCompile(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
+	literal = lazyre.New(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
 )
 
 // code judges inline code of language lang (python, perl, ruby, node, php, awk, ...).
@@ -99,9 +100,9 @@ func containsAny(s string, words ...string) bool {
 	return false
 }
 
-var backticks = regexp.MustCompile("`([^`]*)`|%x\\(([^)]*)\\)")
+var backticks = lazyre.New("`([^`]*)`|%x\\(([^)]*)\\)")
 
-var awkPipe = regexp.MustCompile(`print[f]?\s+(.*?)\|\s*"(?:/bin/)?(?:sh|bash|zsh)"`)
+var awkPipe = lazyre.New(`print[f]?\s+(.*?)\|\s*"(?:/bin/)?(?:sh|bash|zsh)"`)
 
 // codeDelete judges a delete call with argument text args.
 func (a *analyzer) codeDelete(call, args, line string) {

@@ -1,8 +1,9 @@
 package shell
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
 // Risk is how much a path named on a command line matters by itself.
@@ -21,9 +22,9 @@ const (
 )
 
 var (
-	secretSystem = regexp.MustCompile(`/etc/(passwd|shadow|gshadow|sudoers|master\.passwd|security/|ssl/private|ssh/ssh_host_|krb5\.keytab|pam\.d)|/proc/(self|\d+)/(environ|mem|maps)|(^|[\s'"=@:])/root(/|$|\s)|/run/secrets|/var/run/secrets|/var/log/(auth|secure)|(^|/)\.(bash|zsh|sh)_history\b`)
-	keyFile      = regexp.MustCompile(`\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx)\b`)
-	personal     = regexp.MustCompile(`(^|[\s'"=@:(])(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+)/\.|(^|[\s'"=@:(])/etc/`)
+	secretSystem = lazyre.New(`/etc/(passwd|shadow|gshadow|sudoers|master\.passwd|security/|ssl/private|ssh/ssh_host_|krb5\.keytab|pam\.d)|/proc/(self|\d+)/(environ|mem|maps)|(^|[\s'"=@:])/root(/|$|\s)|/run/secrets|/var/run/secrets|/var/log/(auth|secure)|(^|/)\.(bash|zsh|sh)_history\b`)
+	keyFile      = lazyre.New(`\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx)\b`)
+	personal     = lazyre.New(`(^|[\s'"=@:(])(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+)/\.|(^|[\s'"=@:(])/etc/`)
 )
 
 // PathRisk judges the paths named in one word of a command line (an argument, a redirect
@@ -355,7 +356,7 @@ func restrictiveMode(m string) bool {
 
 // restrictiveClause is one symbolic chmod clause that grants nothing to the group or others:
 // a removal (go-rwx, a-w), an empty set for them (go=), or the owner's own bits (u=rw, u+x).
-var restrictiveClause = regexp.MustCompile(`^([ugoa]*-[rwxXst]+|[go]+=|u[=+][rwxX]*)$`)
+var restrictiveClause = lazyre.New(`^([ugoa]*-[rwxXst]+|[go]+=|u[=+][rwxX]*)$`)
 
 // credentialVars name environment variables that tell a program where its credentials are:
 // setting one reads nothing (`export KUBECONFIG=~/.kube/config`, `GOOGLE_APPLICATION_CREDENTIALS=

@@ -3,9 +3,10 @@ package shell
 import (
 	"encoding/base64"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -78,7 +79,7 @@ func (a *analyzer) outsideAt(t string, rec bool) bool {
 }
 
 // userDir matches a home directory written out (/home/me, /Users/me, /root).
-var userDir = regexp.MustCompile(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)
+var userDir = lazyre.New(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)
 
 // fileKey names a file the same way whether it was written as "./a.sh", "a.sh" or after cd.
 func (a *analyzer) fileKey(f string) string {

@@ -18,10 +18,11 @@ import (
 	"io"
 	"net/url"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
@@ -178,7 +179,7 @@ func parse(src string) (*syntax.File, error) {
 
 // heredocOpen finds the here-documents a line opens (`<<EOF`, `<<-'EOF'`, `<< "END"`; not the
 // here-string `<<<`) and their delimiters.
-var heredocOpen = regexp.MustCompile(`(?:^|[^<])<<-?[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([^\s<>|&;()'"]+))`)
+var heredocOpen = lazyre.New(`(?:^|[^<])<<-?[ \t]*(?:'([^'\n]+)'|"([^"\n]+)"|\\?([^\s<>|&;()'"]+))`)
 
 // maxHeredocs bounds how many here-documents closeHeredocs closes.
 const maxHeredocs = 8
@@ -671,23 +672,23 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 }
 
 var (
-	rawDevice   = regexp.MustCompile(`^/dev/(sd|nvme|hd|xvd|vd|mmcblk|disk)`)
-	setuidMode  = regexp.MustCompile(`^[2467][0-7]{3}$`)
-	systemDir   = regexp.MustCompile(`^/(etc|usr|bin|sbin|lib|lib64|boot|var|opt|root|home|srv|sys|proc|dev)(/|$)`)
-	headBack    = regexp.MustCompile(`^(HEAD|@)(~(\d*)|\^+)`)
-	privFile    = regexp.MustCompile(`^/etc/(sudoers|passwd|shadow|group|gshadow|pam\.d|ssh/sshd_config|ld\.so\.preload)|/\.ssh/authorized_keys$`)
-	historyFile = regexp.MustCompile(`(^|/)\.(bash|zsh|sh)_history$|(^|/)\.histfile$`)
-	secretName  = regexp.MustCompile(`(?i)\$\{?[A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)[A-Z0-9_]*`)
-	secretPath  = regexp.MustCompile(`(^|[/@=~])(\.env(\.[a-z]+)?|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|credentials(\.json)?|\.npmrc|\.pypirc|\.git-credentials|shadow|\.aws/|\.ssh/|\.kube/config|\.docker/config\.json|\.gnupg/)`)
-	envSubst    = regexp.MustCompile(`\$\((env|printenv|set|export -p|declare -x)\)`)
-	metadataURL = regexp.MustCompile(`169\.254\.169\.254|metadata\.google\.internal|100\.100\.100\.200|fd00:ec2::254`)
-	codeEnv     = regexp.MustCompile(`process\.env|os\.environ|getenv\s*\(|\bENV\[|%ENV|\$_ENV|\$_SERVER|System\.getenv|Deno\.env`)
-	codeNet     = regexp.MustCompile(`fetch\s*\(|https?://|XMLHttpRequest|require\(\s*['"]https?['"]|urllib|requests\.|socket|http\.client|Net::HTTP|LWP|WebSocket|axios|curl`)
-	codeFile    = regexp.MustCompile(`\.ssh/|id_rsa|\.aws/credentials|\.env['"]|/etc/shadow`)
+	rawDevice   = lazyre.New(`^/dev/(sd|nvme|hd|xvd|vd|mmcblk|disk)`)
+	setuidMode  = lazyre.New(`^[2467][0-7]{3}$`)
+	systemDir   = lazyre.New(`^/(etc|usr|bin|sbin|lib|lib64|boot|var|opt|root|home|srv|sys|proc|dev)(/|$)`)
+	headBack    = lazyre.New(`^(HEAD|@)(~(\d*)|\^+)`)
+	privFile    = lazyre.New(`^/etc/(sudoers|passwd|shadow|group|gshadow|pam\.d|ssh/sshd_config|ld\.so\.preload)|/\.ssh/authorized_keys$`)
+	historyFile = lazyre.New(`(^|/)\.(bash|zsh|sh)_history$|(^|/)\.histfile$`)
+	secretName  = lazyre.New(`(?i)\$\{?[A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|ACCESS_KEY|PRIVATE_KEY|CREDENTIAL)[A-Z0-9_]*`)
+	secretPath  = lazyre.New(`(^|[/@=~])(\.env(\.[a-z]+)?|id_rsa|id_ed25519|id_ecdsa|\.netrc|\.pgpass|credentials(\.json)?|\.npmrc|\.pypirc|\.git-credentials|shadow|\.aws/|\.ssh/|\.kube/config|\.docker/config\.json|\.gnupg/)`)
+	envSubst    = lazyre.New(`\$\((env|printenv|set|export -p|declare -x)\)`)
+	metadataURL = lazyre.New(`169\.254\.169\.254|metadata\.google\.internal|100\.100\.100\.200|fd00:ec2::254`)
+	codeEnv     = lazyre.New(`process\.env|os\.environ|getenv\s*\(|\bENV\[|%ENV|\$_ENV|\$_SERVER|System\.getenv|Deno\.env`)
+	codeNet     = lazyre.New(`fetch\s*\(|https?://|XMLHttpRequest|require\(\s*['"]https?['"]|urllib|requests\.|socket|http\.client|Net::HTTP|LWP|WebSocket|axios|curl`)
+	codeFile    = lazyre.New(`\.ssh/|id_rsa|\.aws/credentials|\.env['"]|/etc/shadow`)
 )
 
 // envTemplate names the committed templates of .env files: documentation, not secrets.
-var envTemplate = regexp.MustCompile(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
+var envTemplate = lazyre.New(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
 
 // secretFile reports whether x names a secret file (.env, keys, credentials), not a template
 // and not the SSH client's list of known host keys.
@@ -699,10 +700,10 @@ func secretFile(x string) bool {
 // (ssh(1) FILES: "contains a list of host keys for all hosts the user has logged into"),
 // nothing secret. It stays personal (PathRisk): sent over the network it still counts, and
 // `ssh-keyscan github.com >> ~/.ssh/known_hosts`, CI's documented set-up, reads nothing.
-var knownHosts = regexp.MustCompile(`(^|/)\.ssh/known_hosts2?$`)
+var knownHosts = lazyre.New(`(^|/)\.ssh/known_hosts2?$`)
 
 // secretDir names a directory of secrets as a whole (`tar czf - ~/.ssh`).
-var secretDir = regexp.MustCompile(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
+var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 
 // unwrap drops command wrappers (sudo handled by command) to reach the command that runs.
 func unwrap(argv []string) []string {
@@ -1119,7 +1120,7 @@ func operands(args []string) []string {
 // keepDir holds what deleting anything in is refused outright: configuration, boot, the
 // users' homes, the kernel's views.
 // A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
-var keepDir = regexp.MustCompile(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
+var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
 
 // deepSystemPath reports whether p names one program's files three or more folders deep in the
 // system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*), or a program's own
@@ -1203,10 +1204,10 @@ const (
 // reAuthHeader is an HTTP header whose whole value is a credential taken from one variable:
 // `Authorization: token $GITHUB_TOKEN`, `Authorization: Bearer ${TOKEN}`, `PRIVATE-TOKEN:
 // $GITLAB_TOKEN`, `X-API-Key: $API_KEY`.
-var reAuthHeader = regexp.MustCompile(`(?i)^(?:authorization|private-token|job-token|x-api-key|x-auth-token|x-github-token|circle-token)\s*:\s*(?:(?:token|bearer|basic)\s+)?\$\{?([A-Z0-9_]+)\}?$`)
+var reAuthHeader = lazyre.New(`(?i)^(?:authorization|private-token|job-token|x-api-key|x-auth-token|x-github-token|circle-token)\s*:\s*(?:(?:token|bearer|basic)\s+)?\$\{?([A-Z0-9_]+)\}?$`)
 
 // reUserSecret is curl's `-u user:$PASSWORD` (or `--user`): basic authentication.
-var reUserSecret = regexp.MustCompile(`^[\w.@-]*:\$\{?([A-Z0-9_]+)\}?$`)
+var reUserSecret = lazyre.New(`^[\w.@-]*:\$\{?([A-Z0-9_]+)\}?$`)
 
 // tokenIssuers are the https hosts a token named by its variable belongs to: GitHub's REST
 // API documents `Authorization: Bearer $GITHUB_TOKEN`
@@ -1303,7 +1304,7 @@ func authTarget(name string, args []string, i int) int {
 
 // reLocalHost is a URL without a scheme on this machine, as curl takes it (`localhost:8080/get`,
 // `127.0.0.1:5000/v1/data`): curl assumes http.
-var reLocalHost = regexp.MustCompile(`^(?:localhost|127\.0\.0\.1)(?::\d+)?(?:[/?#]|$)`)
+var reLocalHost = lazyre.New(`^(?:localhost|127\.0\.0\.1)(?::\d+)?(?:[/?#]|$)`)
 
 // reroutes reports whether args send the request somewhere other than its URL's host: a proxy
 // (`-x`, `--proxy`, `--preproxy`, `--socks5`...) or a name given another address (`--resolve

@@ -1,0 +1,173 @@
+package main_test
+
+// Host tests: each role of the combined module answers as its single plugin does, on the
+// corpus's envelopes, as JSON and as the view, through the real runtime (host/plugin).
+
+import (
+	"context"
+	"encoding/json"
+	"hash/fnv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/added060/palisade/host/hostfn"
+	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/internal/corpus"
+	"github.com/added060/palisade/plugins/internal/wasmtest"
+	"github.com/added060/palisade/sdk/go/abi"
+)
+
+// score is a stand-in model's answer for a text: a fixed number in [0, 1) from its hash.
+func score(s string) float64 {
+	h := fnv.New32a()
+	h.Write([]byte(s))
+	return float64(h.Sum32()%1000) / 1000
+}
+
+// fakeModel answers infer with scores from score, so that the detector role decides
+// differently across texts.
+type fakeModel struct{}
+
+func (fakeModel) Infer(_ context.Context, req abi.InferRequest) (abi.InferResponse, error) {
+	resp := abi.InferResponse{Model: req.Model}
+	for _, t := range req.Texts {
+		s := score(t)
+		label := "prompt_injection"
+		if s > 0.8 {
+			label = "sql_injection"
+		}
+		resp.Results = append(resp.Results, abi.InferResult{Label: label, Score: s,
+			Scores: map[string]float64{"benign": 1 - s, label: s}})
+	}
+	return resp, nil
+}
+
+// fakeJudge answers sample with a decision from the request's hash.
+type fakeJudge struct{}
+
+func (fakeJudge) Sample(_ context.Context, req abi.SampleRequest) (abi.SampleResponse, error) {
+	b, _ := json.Marshal(req)
+	d := []string{"allow", "deny", "ask"}[int(score(string(b))*3)]
+	return abi.SampleResponse{Decision: d, Confidence: 0.9, Reasons: []string{"fake"}, Provider: "fake"}, nil
+}
+
+// roles are the example bundle's stages: config, data keys and capabilities as
+// examples/bundle/bundle.yaml gives them.
+func roles(t *testing.T) map[string]struct {
+	config string
+	data   map[string]string
+	caps   []string
+} {
+	return map[string]struct {
+		config string
+		data   map[string]string
+		caps   []string
+	}{
+		"rules":     {`{}`, map[string]string{"rules": string(corpus.ExampleData(t, "rules.yaml"))}, nil},
+		"injection": {`{"response_mode":"redact"}`, nil, nil},
+		"detector":  {`{"model":"detector-v1","threshold":0.6,"kind_thresholds":{"text":0.7},"action":"deny"}`, nil, []string{hostfn.CapInfer}},
+		"risk":      {`{"default_criticality":"MEDIUM"}`, map[string]string{"profiles": string(corpus.ExampleData(t, "profiles.yaml"))}, nil},
+		"judge":     {`{"on_error":"deny"}`, nil, []string{hostfn.CapSample}},
+	}
+}
+
+func load(t *testing.T, wasm []byte, name, config string, data map[string]string, caps []string) *plugin.Plugin {
+	t.Helper()
+	ctx := context.Background()
+	cfg := map[string]string{"config": config}
+	for k, v := range data {
+		cfg[k] = v
+	}
+	p, err := wasmtest.Runtime(t).Load(ctx, plugin.Spec{
+		Name: name, Wasm: wasm, Config: cfg, Timeout: 5 * time.Second, MaxPages: 1024, PoolSize: 1,
+		HostFunctions: hostfn.Build(name, caps, hostfn.Deps{Inferer: fakeModel{}, Sampler: fakeJudge{}}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(ctx) })
+	return p
+}
+
+// withRole adds "role" to a JSON config object.
+func withRole(config, role string) string {
+	if config == "{}" {
+		return `{"role":"` + role + `"}`
+	}
+	return `{"role":"` + role + `",` + strings.TrimPrefix(config, "{")
+}
+
+func TestRolesAnswerAsTheirPlugins(t *testing.T) {
+	combined := wasmtest.Build(t, ".", "firstparty")
+	ctx := context.Background()
+	envs := corpus.Envelopes(t, 60)
+	for role, r := range roles(t) {
+		t.Run(role, func(t *testing.T) {
+			single := load(t, wasmtest.Build(t, "../"+role, role), role, r.config, r.data, r.caps)
+			both := load(t, combined, role, withRole(r.config, role), r.data, r.caps)
+			want, werr := single.Call(ctx, "describe", nil)
+			got, gerr := both.Call(ctx, "describe", nil)
+			if werr != nil || gerr != nil || string(got) != string(want) {
+				t.Fatalf("describe: %s (%v), single plugin %s (%v)", got, gerr, want, werr)
+			}
+			var d abi.Describe
+			if err := json.Unmarshal(got, &d); err != nil {
+				t.Fatal(err)
+			}
+			priors := [][]abi.Prior{nil}
+			if d.View >= abi.ViewLayout2 {
+				priors = corpus.Priors()
+			}
+			n, decided := 0, map[string]int{}
+			for i, env := range envs {
+				prior := priors[i%len(priors)]
+				envJSON, view := corpus.WithPrior(t, env, prior)
+				inputs := [][]byte{envJSON}
+				if view != nil {
+					if prior == nil {
+						view = corpus.View(t, env, nil) // layout 1, as the host gives a layout-1 stage
+					}
+					inputs = append(inputs, view)
+				}
+				for _, in := range inputs {
+					want, werr := single.Evaluate(ctx, in)
+					got, gerr := both.Evaluate(ctx, in)
+					if string(got) != string(want) || (werr == nil) != (gerr == nil) {
+						t.Fatalf("message %d (%.300s):\ncombined %s (%v)\nsingle   %s (%v)", i, envJSON, got, gerr, want, werr)
+					}
+					var v abi.Verdict
+					if json.Unmarshal(got, &v) == nil {
+						decided[string(v.Action)]++
+					}
+					n++
+				}
+			}
+			if len(decided) < 2 {
+				t.Errorf("%d messages all decided %v: the comparison shows nothing", n, decided)
+			}
+			t.Logf("%d messages, verdicts %v", n, decided)
+		})
+	}
+}
+
+// A stage of the combined module whose config names no role, or an unknown one, fails to load,
+// and the role key never reaches the stage's package (injection refuses unknown keys).
+func TestRoleRequired(t *testing.T) {
+	combined := wasmtest.Build(t, ".", "firstparty")
+	for _, config := range []string{`{}`, `{"role":"nope"}`, `{"role":7}`} {
+		p, err := wasmtest.Runtime(t).Load(context.Background(), plugin.Spec{Name: "x", Wasm: combined,
+			Config: map[string]string{"config": config}, HostFunctions: hostfn.Build("x", nil, hostfn.Deps{})})
+		if err == nil {
+			p.Close(context.Background())
+			t.Fatalf("config %s loaded", config)
+		}
+		if !strings.Contains(err.Error(), "config.role") {
+			t.Errorf("config %s: %v", config, err)
+		}
+	}
+	p := load(t, combined, "injection", `{"role":"injection","response_mode":"redact"}`, nil, nil)
+	if _, err := p.Evaluate(context.Background(), []byte(`{"abi":"1.0","phase":"request","method":"tools/call","tool":"t","arguments":{"a":"b"}}`)); err != nil {
+		t.Fatalf("injection role with its config: %v", err)
+	}
+}

@@ -1,0 +1,19 @@
+package detect
+
+import (
+	"testing"
+
+	"github.com/added060/palisade/plugins/internal/lazyre"
+)
+
+// Every package-level regexp compiles (they compile on first use, not at init).
+func TestRegexpsCompile(t *testing.T) {
+	n := 0
+	for _, r := range lazyre.All() {
+		r.Compiled()
+		n++
+	}
+	if n < 80 {
+		t.Errorf("%d regexps, want the package's ~100 (detect and shell)", n)
+	}
+}
