@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/added060/palisade/host/config"
 	"github.com/added060/palisade/host/gateway"
+	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
@@ -265,18 +267,27 @@ func isolated(ctx context.Context, bundleDir string, d time.Duration) (map[stage
 			// millisecond finds less of the guest's code and data in the CPU's caches, as a
 			// served call does after the other stages, the HTTP and the upstream have run.
 			var p50 [2]time.Duration
+			timeouts := 0
 			for i, pause := range []time.Duration{0, time.Millisecond} {
 				var lat []time.Duration
 				for end := time.Now().Add(d); time.Now().Before(end); {
 					t := time.Now()
 					if _, err := s.Plugin.Evaluate(ctx, in); err != nil {
-						return nil, fmt.Errorf("stage %s: %w", s.Name, err)
+						// A call stopped at the stage's deadline on a busy machine is a
+						// measurement (timed at the deadline, counted below), not a failed run.
+						if !errors.Is(err, plugin.ErrTimeout) {
+							return nil, fmt.Errorf("stage %s: %w", s.Name, err)
+						}
+						timeouts++
 					}
 					lat = append(lat, time.Since(t))
 					time.Sleep(pause)
 				}
 				slices.Sort(lat)
 				p50[i] = lat[len(lat)/2]
+			}
+			if timeouts > 0 {
+				fmt.Printf("isolated: %d calls of stage %s (%s) stopped at its timeout; timed at the deadline\n", timeouts, s.Name, phase)
 			}
 			out[stageKey{s.Name, phase}] = p50
 		}
