@@ -371,6 +371,15 @@ func (r runner) runSoak(v *variant, u upstreamDef) error {
 			res.rps, float64(((s1.cpu - s0.cpu) / time.Duration(res.n+res.warm)).Microseconds()))
 		res.note()
 	}
+	per, err := scrapeStageMemory(v.proc.addr)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("linear memory by stage at the end (palisade_stage_linear_memory_bytes, instances):")
+	for _, s := range per {
+		fmt.Printf(" %s %.1f MiB (%d)", s.stage, s.bytes/(1<<20), s.instances)
+	}
+	fmt.Println()
 	return nil
 }
 

@@ -74,6 +74,60 @@ func scrapeGauges(addr string, names ...string) (map[string]float64, error) {
 	return out, sc.Err()
 }
 
+// stageMemory is one stage's palisade_stage_linear_memory_bytes and palisade_stage_instances.
+type stageMemory struct {
+	stage     string
+	bytes     float64
+	instances int
+}
+
+// scrapeStageMemory reads each stage's linear memory and live instances from the gateway's
+// /metrics, in the order the gateway lists them.
+func scrapeStageMemory(addr string) ([]stageMemory, error) {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var out []stageMemory
+	at := map[string]int{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		name, rest, ok := strings.Cut(line, "{stage=\"")
+		if !ok || (name != "palisade_stage_linear_memory_bytes" && name != "palisade_stage_instances") {
+			continue
+		}
+		stage, val, ok := strings.Cut(rest, "\"} ")
+		if !ok {
+			return nil, fmt.Errorf("metrics: %q", line)
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: %q: %w", line, err)
+		}
+		i, seen := at[stage]
+		if !seen {
+			i = len(out)
+			at[stage] = i
+			out = append(out, stageMemory{stage: stage})
+		}
+		if name == "palisade_stage_instances" {
+			out[i].instances = int(f)
+		} else {
+			out[i].bytes = f
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, errors.New("metrics: no palisade_stage_linear_memory_bytes")
+	}
+	return out, nil
+}
+
 const stageMetric = "palisade_stage_duration_seconds"
 
 // parseStages parses the Prometheus text format lines of stageMetric.
