@@ -40,6 +40,16 @@ func All() []*Regexp {
 	return append([]*Regexp(nil), all...)
 }
 
+// CompileAll compiles every Regexp made so far and returns how many there are; an invalid
+// expression panics, as it would on first use. Each package's tests call it.
+func CompileAll() int {
+	rs := All()
+	for _, r := range rs {
+		r.Compiled()
+	}
+	return len(rs)
+}
+
 // Compiled returns the compiled regexp, compiling it now if no method has.
 func (l *Regexp) Compiled() *regexp.Regexp {
 	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
