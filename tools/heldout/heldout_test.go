@@ -103,10 +103,17 @@ func TestWideModulesAreNew(t *testing.T) {
 	for _, m := range goModules {
 		main[m.Path] = true
 	}
+	checkNewModules(t, wideModules, main, "in both goModules and wideModules")
+}
+
+// checkNewModules fails for a module of mods whose path is in used (said as inUsed), or whose
+// version, licence or name is missing, or whose name another module of mods has.
+func checkNewModules(t *testing.T, mods []goModule, used map[string]bool, inUsed string) {
+	t.Helper()
 	names := map[string]bool{}
-	for _, m := range wideModules {
-		if main[m.Path] {
-			t.Errorf("%s is in both goModules and wideModules", m.Path)
+	for _, m := range mods {
+		if used[m.Path] {
+			t.Errorf("%s is %s", m.Path, inUsed)
 		}
 		if m.Version == "" || m.License == "" || m.Name == "" || names[m.Name] {
 			t.Errorf("%s: version %q, licence %q, name %q (names must be set and unique)", m.Path, m.Version, m.License, m.Name)

@@ -70,16 +70,7 @@ func TestShellExtraModulesAreNew(t *testing.T) {
 	for _, m := range append(slices.Clone(goModules), wideModules...) {
 		used[m.Path] = true
 	}
-	names := map[string]bool{}
-	for _, m := range shellExtraModules {
-		if used[m.Path] {
-			t.Errorf("%s is already a source of another held-out set", m.Path)
-		}
-		if m.Version == "" || m.License == "" || m.Name == "" || names[m.Name] {
-			t.Errorf("%s: version %q, licence %q, name %q (names must be set and unique)", m.Path, m.Version, m.License, m.Name)
-		}
-		names[m.Name] = true
-	}
+	checkNewModules(t, shellExtraModules, used, "already a source of another held-out set")
 }
 
 // TestShellExtraByteIdentical: the committed shell-extra set is what the generator writes
