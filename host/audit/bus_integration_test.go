@@ -83,3 +83,52 @@ func bootstrap(t *testing.T, b *bus.Bus, signer audit.Signer) {
 		}
 	}
 }
+
+// A stream an admin made with a longer de-duplication window (an earlier release used 2h) is
+// kept by a gateway, which may not update it: New does not fail, and events are stored.
+func TestGatewayKeepsLongerWindow(t *testing.T) {
+	ctx := context.Background()
+	b, err := bus.Start(ctx, bus.Options{DataDir: t.TempDir(), Port: bus.RandomPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	admin, err := b.ConnectAs(bus.RoleAdmin, "setup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	js, _ := jetstream.New(admin)
+	if err := audit.EnsureStream(ctx, js, audit.Options{Duplicates: 2 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := b.Connect("palisade-audit", audit.ConnOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	p, err := audit.New(ctx, audit.Options{Conn: nc, SpoolDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("New on a stream with a longer window: %v", err)
+	}
+	p.Record(ctx, decision(1))
+	flush(t, p)
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, audit.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := s.CachedInfo(); info.Config.Duplicates != 2*time.Hour || info.State.Msgs != 1 {
+		t.Fatalf("stream window %v, %d messages; want 2h kept and 1", info.Config.Duplicates, info.State.Msgs)
+	}
+	// A shorter window than this identity wants is still refused: the gateway may not fix it.
+	if err := audit.EnsureStream(ctx, js, audit.Options{Duplicates: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	js2, _ := jetstream.New(nc)
+	if err := audit.EnsureStream(ctx, js2, audit.Options{Duplicates: 3 * time.Hour}); err == nil {
+		t.Fatal("a gateway lengthened the admin's window, or accepted a shorter one than it wants")
+	}
+}

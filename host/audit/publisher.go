@@ -24,11 +24,15 @@ const (
 	DefaultBatchSize      = 256
 	DefaultLinger         = 2 * time.Millisecond
 	DefaultPublishTimeout = 5 * time.Second
-	DefaultDuplicates     = 2 * time.Hour
-	// MinDuplicates is the shortest de-duplication window New accepts: a
-	// replay after an outage must still find the ids it may have sent.
-	MinDuplicates = time.Hour
+	DefaultDuplicates     = 2 * time.Minute
+	// MinDuplicates is the shortest de-duplication window New accepts. A
+	// retry within the window is dropped by the stream; a later one is
+	// checked by the publisher first (recheck).
+	MinDuplicates = time.Minute
 )
+
+// minDuplicates is MinDuplicates; tests shorten it.
+var minDuplicates = MinDuplicates
 
 // ErrClosed is returned by Flush after Close.
 var ErrClosed = errors.New("audit: publisher closed")
@@ -73,8 +77,11 @@ type Options struct {
 	BatchSize int
 	// PublishTimeout is how long to wait for JetStream's ack; 0 = 5s.
 	PublishTimeout time.Duration
-	// Duplicates is the stream's de-duplication window; 0 = 2h; less than
-	// MinDuplicates is raised to it.
+	// Duplicates is the stream's de-duplication window; 0 = 2m; less than
+	// MinDuplicates is raised to it. The NATS server keeps every id it stored
+	// for this long (about 100 bytes each); a retry after it is checked
+	// against the stream by the publisher instead (recheck.go). An existing
+	// stream with a longer window that this identity may not change keeps it.
 	Duplicates time.Duration
 	// MaxAge bounds how long the stream keeps events; 0 = forever.
 	MaxAge time.Duration
@@ -120,7 +127,7 @@ func (o Options) withDefaults() Options {
 	if o.Duplicates == 0 {
 		o.Duplicates = DefaultDuplicates
 	}
-	o.Duplicates = max(o.Duplicates, MinDuplicates)
+	o.Duplicates = max(o.Duplicates, minDuplicates)
 	o.Replicas = max(o.Replicas, 0) // 0 stays 0: EnsureStream then keeps an existing stream's count
 	if o.MaxEventBytes <= 0 {
 		o.MaxEventBytes = 512 << 10
@@ -152,13 +159,17 @@ func (o Options) StreamConfig() jetstream.StreamConfig {
 // Stats are the publisher's counters, for metrics.
 type Stats struct {
 	Published  int64 // acked by JetStream, spool replays included
-	Duplicates int64 // acks that JetStream marked duplicate (a retry of a stored event)
-	Spooled    int64 // written to the disk spool
-	Replayed   int64 // published from the spool
-	Pending    int64 // recorded, not yet acked (memory and spool)
-	Dropped    int64 // lost: disk spool write failed, or Record after Close
-	Corrupt    int64 // corrupt spool regions skipped
-	Spooling   bool  // new events go to disk now (NATS down, queue full, or replay running)
+	Duplicates int64 // retries of a stored event: acks JetStream marked duplicate, and events a recheck found stored
+	Rechecks   int64 // reads of the stream for events sent without an ack before its de-duplication window
+	// RecheckFailed counts rechecks that could not read the stream while connected: the events
+	// were sent anyway, and one the stream had stored may be stored twice.
+	RecheckFailed int64
+	Spooled       int64 // written to the disk spool
+	Replayed      int64 // published from the spool
+	Pending       int64 // recorded, not yet acked (memory and spool)
+	Dropped       int64 // lost: disk spool write failed, or Record after Close
+	Corrupt       int64 // corrupt spool regions skipped
+	Spooling      bool  // new events go to disk now (NATS down, queue full, or replay running)
 }
 
 // Publisher delivers audit events to JetStream off the request path.
@@ -167,7 +178,8 @@ type Stats struct {
 // than events in the spool (once anything is spooled, newer events go to
 // the spool too until it has been replayed), so the stream sees them in
 // order. A retry after a lost ack resends with the same Nats-Msg-Id, which
-// JetStream drops as a duplicate within the window.
+// JetStream drops as a duplicate within the window; a retry after the
+// window first looks for the events in the stream (recheck.go).
 //
 // # Notes
 //
@@ -194,8 +206,12 @@ type Publisher struct {
 
 	queued      atomic.Int64 // records that went to the queue and are not yet acked
 	streamReady atomic.Bool
-	leftover    []record    // worker's unacked batch at exit (read after done)
-	lingerT     *time.Timer // the worker's linger timer, reused
+	leftover    []record     // worker's unacked batch at exit (read after done)
+	lingerT     *time.Timer  // the worker's linger timer, reused
+	doubt       doubt        // worker's: when events without an ack were sent (recheck.go)
+	window      atomic.Int64 // the stream's de-duplication window, ns
+	noRecheck   atomic.Bool  // tests: the control without rechecks
+	sentOnDisk  bool         // worker's: audit.spool.sent may hold a span to clear
 
 	closeOnce sync.Once
 	closeErr  error
@@ -204,10 +220,11 @@ type Publisher struct {
 	progress   chan struct{} // closed and replaced whenever work completes
 
 	published, duplicates, spooled, replayed, dropped, corrupt atomic.Int64
+	rechecks, recheckFailed                                    atomic.Int64
 }
 
 // New opens the spool, creates or updates the stream (file storage,
-// subjects palisade.audit.>, Duplicates >= 1h) and starts the publishing
+// subjects palisade.audit.>, Duplicates >= 1m) and starts the publishing
 // goroutine. If the connection is down, the stream is created once it is
 // up, and events spool meanwhile; if it is up and the stream cannot be
 // created, New fails.
@@ -248,6 +265,19 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 		sp:       sp,
 		progress: make(chan struct{}),
 	}
+	p.window.Store(int64(o.Duplicates))
+	if sp.count > 0 {
+		d, err := sp.sent, sp.sentErr
+		if err != nil {
+			// Which of the events were sent is unknown: check from the first one's time.
+			d = doubt{from: sp.firstTime(), to: time.Now()}
+			if d.from.IsZero() {
+				d.from = time.Unix(1, 0)
+			}
+			p.log.Warn("audit spool: send span unreadable; the replay rechecks from the first event's time", "err", err, "from", d.from)
+		}
+		p.doubt, p.sentOnDisk = d, true
+	}
 	p.corrupt.Add(int64(corrupt))
 	if corrupt > 0 {
 		p.log.Warn("audit spool had corrupt regions, skipped", "regions", corrupt)
@@ -272,9 +302,11 @@ func New(ctx context.Context, o Options) (*Publisher, error) {
 func (p *Publisher) ensureStream(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, p.o.PublishTimeout)
 	defer cancel()
-	if err := EnsureStream(ctx, p.js, p.o); err != nil {
+	w, err := ensureStream(ctx, p.js, p.o)
+	if err != nil {
 		return err
 	}
+	p.window.Store(int64(w))
 	if p.o.Signer != nil {
 		if err := RegisterSigner(ctx, p.js, p.o.SignersBucket, p.o.Signer, p.o.Gateway); err != nil {
 			return err
@@ -292,34 +324,49 @@ func (p *Publisher) ensureStream(ctx context.Context) error {
 // # Notes
 //
 // With o.Replicas 0 an existing stream keeps its replica count: a gateway (Replicas 0) never
-// asks to shrink the R3 stream `palisade nats setup --replicas 3` made.
+// asks to shrink the R3 stream `palisade nats setup --replicas 3` made. A de-duplication window
+// longer than o's is kept when the update is refused (a gateway against a stream an earlier
+// release made with 2h).
 func EnsureStream(ctx context.Context, js jetstream.JetStream, o Options) error {
+	_, err := ensureStream(ctx, js, o)
+	return err
+}
+
+// ensureStream is EnsureStream; it returns the stream's de-duplication window. A stream whose
+// window is longer than o's, and which this identity may not update, keeps its window.
+func ensureStream(ctx context.Context, js jetstream.JetStream, o Options) (time.Duration, error) {
 	want := o.StreamConfig()
 	s, err := js.Stream(ctx, want.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		if _, err = js.CreateStream(ctx, want); err == nil || !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			if err != nil {
-				return fmt.Errorf("audit: create stream %s: %w", want.Name, err)
+				return 0, fmt.Errorf("audit: create stream %s: %w", want.Name, err)
 			}
-			return nil
+			return want.Duplicates, nil
 		}
 		s, err = js.Stream(ctx, want.Name)
 	}
 	if err != nil {
-		return fmt.Errorf("audit: stream %s: %w", want.Name, err)
+		return 0, fmt.Errorf("audit: stream %s: %w", want.Name, err)
 	}
 	have := s.CachedInfo().Config
-	if have.DenyDelete && have.DenyPurge && have.Duplicates == want.Duplicates && have.MaxAge == want.MaxAge &&
-		slices.Equal(have.Subjects, want.Subjects) && (o.Replicas <= 0 || have.Replicas == want.Replicas) {
-		return nil
+	rest := have.DenyDelete && have.DenyPurge && have.MaxAge == want.MaxAge &&
+		slices.Equal(have.Subjects, want.Subjects) && (o.Replicas <= 0 || have.Replicas == want.Replicas)
+	if rest && have.Duplicates == want.Duplicates {
+		return have.Duplicates, nil
 	}
 	if o.Replicas <= 0 {
 		want.Replicas = have.Replicas
 	}
 	if _, err := js.UpdateStream(ctx, want); err != nil {
-		return fmt.Errorf("audit: update stream %s (deny_delete, deny_purge, limits): %w", want.Name, err)
+		if rest && have.Duplicates > want.Duplicates {
+			// A window set longer by whoever may configure the stream (an earlier release
+			// made it 2h): keep it; it only costs the server memory.
+			return have.Duplicates, nil
+		}
+		return 0, fmt.Errorf("audit: update stream %s (deny_delete, deny_purge, limits): %w", want.Name, err)
 	}
-	return nil
+	return want.Duplicates, nil
 }
 
 // Record queues ev for publishing and returns at once: it fills the event's
@@ -440,14 +487,16 @@ func (p *Publisher) Stats() Stats {
 	spoolCount, spooling := p.sp.count, p.spooling
 	p.mu.Unlock()
 	return Stats{
-		Published:  p.published.Load(),
-		Duplicates: p.duplicates.Load(),
-		Spooled:    p.spooled.Load(),
-		Replayed:   p.replayed.Load(),
-		Pending:    p.queued.Load() + spoolCount,
-		Dropped:    p.dropped.Load(),
-		Corrupt:    p.corrupt.Load(),
-		Spooling:   spooling,
+		Published:     p.published.Load(),
+		Duplicates:    p.duplicates.Load(),
+		Rechecks:      p.rechecks.Load(),
+		RecheckFailed: p.recheckFailed.Load(),
+		Spooled:       p.spooled.Load(),
+		Replayed:      p.replayed.Load(),
+		Pending:       p.queued.Load() + spoolCount,
+		Dropped:       p.dropped.Load(),
+		Corrupt:       p.corrupt.Load(),
+		Spooling:      spooling,
 	}
 }
 
@@ -543,6 +592,12 @@ drain:
 	}
 	if p.sp.count > 0 {
 		p.log.Warn("audit events left in spool for the next start", "events", p.sp.count, "flush_err", flushErr)
+		if !p.doubt.none() {
+			// Some of them were sent without an ack: the next start rechecks that span.
+			if werr := p.sp.writeSent(p.doubt); werr != nil {
+				p.log.Warn("audit spool: cannot save the send span; the next start may not recheck it", "err", werr)
+			}
+		}
 	}
 	if cerr := p.sp.close(); err == nil {
 		err = cerr
@@ -586,7 +641,21 @@ func (p *Publisher) run() {
 				continue
 			}
 		}
+		now := time.Now()
+		if p.recheckDue(now) {
+			if err := p.recheck(batch); err != nil {
+				if !p.nc.IsConnected() {
+					continue
+				}
+				p.recheckFailed.Add(1)
+				p.log.Warn("audit recheck failed; sending anyway (an event stored before may be stored twice)", "err", err)
+			}
+		}
+		p.markSending(batch, now)
 		n, err := p.publish(batch)
+		if n == len(batch) {
+			p.settle()
+		}
 		if n > 0 {
 			p.account(batch[:n])
 			batch = batch[n:]
@@ -798,6 +867,10 @@ func (p *Publisher) publish(batch []record) (int, error) {
 	futs := make([]jetstream.PubAckFuture, 0, len(batch))
 	var sendErr error
 	for _, r := range batch {
+		if r.stored {
+			futs = append(futs, nil) // a recheck found it in the stream
+			continue
+		}
 		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
 		if p.o.Signer != nil {
 			if r.sig == "" {
@@ -820,6 +893,9 @@ func (p *Publisher) publish(batch []record) (int, error) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for i, f := range futs {
+		if f == nil {
+			continue
+		}
 	wait:
 		for {
 			select {

@@ -184,14 +184,14 @@ func TestRecordPublishesDecision(t *testing.T) {
 	if st.Published != 1 || st.Pending != 0 || st.Dropped != 0 {
 		t.Errorf("stats %+v", st)
 	}
-	// The stream was created with file storage and a window of at least 1h.
+	// The stream was created with file storage and the default window.
 	js, _ := jetstream.New(nc)
 	str, err := js.Stream(context.Background(), audit.DefaultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := str.CachedInfo().Config
-	if cfg.Storage != jetstream.FileStorage || cfg.Duplicates < time.Hour {
+	if cfg.Storage != jetstream.FileStorage || cfg.Duplicates != audit.DefaultDuplicates {
 		t.Errorf("stream config storage=%v duplicates=%v", cfg.Storage, cfg.Duplicates)
 	}
 }

@@ -45,6 +45,7 @@ type record struct {
 	end     int64  // spool offset just past this record; 0 when not from the spool
 	sig     string // base64 signature of the batch that covers data, once signed (kept across retries)
 	batch   string // data's place in that batch (HeaderBatch)
+	stored  bool   // a recheck found it in the stream: not sent again
 }
 
 func appendRecord(dst []byte, r record) []byte {
@@ -166,6 +167,10 @@ type spool struct {
 	count int64 // records in [off, size)
 	buf   []byte
 	offF  *os.File // audit.spool.offset, opened on first write
+	sent  doubt    // the send span saved in audit.spool.sent (recheck.go)
+	sentF *os.File // audit.spool.sent, opened on first write
+	// sentErr says audit.spool.sent could not be read when the spool was opened.
+	sentErr error
 }
 
 // openSpool opens (or creates) the spool in dir, cuts a torn or corrupt
@@ -218,9 +223,16 @@ func openSpool(dir string) (s *spool, corrupt int, err error) {
 		}
 	}
 	s.size = valid
+	s.sent, s.sentErr = s.readSent()
+	if sf, err := os.OpenFile(filepath.Join(dir, spoolSentFile), os.O_RDWR, 0); err == nil {
+		s.sentF = sf // a span left by an earlier run is cleared with the spool
+	}
 	if s.count == 0 {
 		if err := s.reset(); err != nil {
 			f.Close()
+			if s.sentF != nil {
+				s.sentF.Close()
+			}
 			return nil, 0, err
 		}
 	}
@@ -283,6 +295,9 @@ func (s *spool) reset() error {
 		return fmt.Errorf("audit: empty spool: %w", err)
 	}
 	s.size, s.off, s.count = 0, 0, 0
+	if err := s.writeSent(doubt{}); err != nil {
+		return err
+	}
 	return s.writeOffset()
 }
 
@@ -365,6 +380,9 @@ func (s *spool) writeOffset() error {
 func (s *spool) close() error {
 	if s.offF != nil {
 		s.offF.Close()
+	}
+	if s.sentF != nil {
+		s.sentF.Close()
 	}
 	if err := s.f.Sync(); err != nil {
 		s.f.Close()
