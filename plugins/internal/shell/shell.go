@@ -103,6 +103,7 @@ type analyzer struct {
 	// vendorFile: file → every download into it was a vendor's installer (vendorInstaller)
 	vendorFile map[string]bool
 	remotes    map[string]bool // git remotes added earlier on the line
+	made       map[string]bool // folders mkdir made earlier on the line (fileKey)
 	expired    bool            // git reflog expire --expire=now ran
 	work       int             // commands judged, bounded by maxWork
 	feedRec    bool            // the paths fed through xargs came from find (recursive)
@@ -1011,6 +1012,13 @@ func (a *analyzer) command(argv []string) {
 					continue // what rm -rf /tmp/* may delete too
 				}
 				if a.outsideAt(x, true) {
+					if narrowFind(args) && dataDir(a.resolve(x)) {
+						// Retention clean-up (`find /backups -name "app-*.tar" -mtime +7
+						// -delete`): the files of one name pattern in one data folder,
+						// asked; the root, homes, system folders and `-name '*'` are refused.
+						a.ask("destroy/find_delete", "deletes the files of one name pattern in a folder outside the project", line, 0.9)
+						continue
+					}
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
 					break
 				}
@@ -1028,6 +1036,13 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
 		a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
+	case "mkdir":
+		for _, t := range operands(args) {
+			if a.made == nil {
+				a.made = map[string]bool{}
+			}
+			a.made[a.fileKey(t)] = true
+		}
 	case "chmod", "chown", "chgrp", "setfacl":
 		recursive := hasFlag(args, "-R", "--recursive")
 		for _, x := range args {
@@ -1036,6 +1051,17 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		for _, t := range operands(args) {
+			if recursive && a.madeProgramDir(t) {
+				// The folder the line just made for one program (`mkdir -p /var/run/etcd &&
+				// chown -R vitess:vitess /var/run/etcd`, an install script's set-up): handed
+				// to the service that runs in it. A run-time folder passes; a deeper one of
+				// the system tree is asked about, since mkdir -p leaves an existing one as it
+				// was.
+				if !runProgramDir(a.resolve(t)) {
+					a.ask("priv/perms_program_dir", "changes the owner of a program's folder the line made in the system tree", line, 0.85)
+				}
+				continue
+			}
 			if recursive && a.outsideAt(t, true) || privFile.MatchString(a.resolve(t)) {
 				a.add("priv/perms_system", "changes ownership or permissions outside the project", line, 0.9)
 				break
@@ -1121,6 +1147,55 @@ func operands(args []string) []string {
 // users' homes, the kernel's views.
 // A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
 var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
+
+// narrowFind reports whether find's arguments delete only files of a name pattern: -name,
+// -iname or -path with a pattern that keeps three or more literal characters
+// (`"critical-apps-*.tar"`, `'*.log.gz'`), not `*` or `*.*`, and no -o, ! or -not that
+// would widen it.
+func narrowFind(args []string) bool {
+	for _, x := range args {
+		if x == "-o" || x == "-or" || x == "!" || x == "-not" || x == "," {
+			return false // another branch, or everything but the pattern
+		}
+	}
+	for i, x := range args {
+		if (x == "-name" || x == "-iname" || x == "-path" || x == "-ipath") && i+1 < len(args) {
+			lit := 0
+			for _, c := range args[i+1] {
+				if !strings.ContainsRune("*?[]{}./", c) {
+					lit++
+				}
+			}
+			if lit >= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dataDir reports whether p is a data folder outside the system tree, homes and the root
+// (/backups, /data/exports, /mnt/archive): an absolute path, no climb or glob, not under a
+// system folder (systemDir), the root itself or anything secret; or one program's folder deep
+// in the system tree (deepSystemPath).
+func dataDir(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	if c == "/" || PathRisk(c) == RiskSecret || secretFile(c) || userDir.MatchString(c) {
+		return false
+	}
+	return !systemDir.MatchString(c) && !keepDir.MatchString(c) || deepSystemPath(c)
+}
+
+// madeProgramDir reports whether t is a folder an earlier mkdir of the line made, one
+// program's own deep in the system tree (deepSystemPath: not /etc, /var/lib/<program>, a home,
+// a shared /run folder or anything secret), with no glob.
+func (a *analyzer) madeProgramDir(t string) bool {
+	k := a.fileKey(t)
+	return a.made[k] && !strings.ContainsAny(k, "*?[") && deepSystemPath(k)
+}
 
 // deepSystemPath reports whether p names one program's files three or more folders deep in the
 // system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*), or a program's own
@@ -1289,7 +1364,7 @@ func authTarget(name string, args []string, i int) int {
 			return authOtherHost
 		}
 		h := strings.ToLower(p.Hostname())
-		if (h == "localhost" || h == "127.0.0.1" || h == "::1") && !reroutes(args) {
+		if (h == "localhost" || h == "127.0.0.1" || h == "::1" || serviceName(h)) && !reroutes(args) {
 			continue
 		}
 		if p.Scheme != "https" || !slices.Contains(own, h) {
@@ -1300,6 +1375,30 @@ func authTarget(name string, args []string, i int) int {
 		return authOtherHost
 	}
 	return authOwnHost
+}
+
+// serviceName reports whether h is a single-label host name (`example-app`, `fulcio-server`,
+// `keycloak`): a Compose service, a Kubernetes service in the caller's namespace or a name in
+// the machine's search domains, so a service of the caller's own deployment, not a host on the
+// internet. Three characters or more with a letter and no dot: a two-letter name may be a
+// country-code TLD that answers itself (RFC 7085), and an all-digit or hex one may be read as
+// an IP address (`0x7f000001`, `2130706433`).
+func serviceName(h string) bool {
+	if len(h) < 3 || strings.HasPrefix(h, "0x") {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9', c == '-' && i > 0 && i < len(h)-1:
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 // reLocalHost is a URL without a scheme on this machine, as curl takes it (`localhost:8080/get`,
