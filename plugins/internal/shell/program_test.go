@@ -40,6 +40,29 @@ func TestProgram(t *testing.T) {
 		{"mkdir -p /run/user && chown -R app /run/user", "priv/perms_system", false},
 		{"mkdir -p /var/run/etcd && chown -R app /var/run/etcd/../../../etc", "priv/perms_system", false},
 		{"mkdir -p /opt/a && chown -R app /opt", "priv/perms_system", false},
+		// unmounting one file system and creating an empty group as root pass; the root, a
+		// top folder, the kernel's trees, a variable alone, -a, -R and a group id ask
+		// (issue 26, sixth round)
+		{"sudo umount /mnt/usb-backup", "", false},
+		{`sudo umount -l "$WORKDIR/rootfs"`, "", false},
+		{`sudo fusermount -uz "$MOUNTPOINT"`, "", false},
+		{"sudo fusermount3 -u ~/mnt/remote", "", false},
+		{"sudo groupadd --system builders", "", false},
+		{"sudo groupadd -f builders", "", false},
+		{"sudo umount /", "priv/sudo", true},
+		{"sudo umount -l /home", "priv/sudo", true},
+		{"sudo umount /sys/fs/cgroup", "priv/sudo", true},
+		{"sudo umount /proc/sys/fs/binfmt_misc", "priv/sudo", true},
+		{`sudo umount "$MOUNTPOINT"`, "priv/sudo", true},
+		{"sudo umount -a", "priv/sudo", true},
+		{"sudo umount -R /mnt/chroot", "priv/sudo", true},
+		{"sudo umount /mnt/../usr", "priv/sudo", true},
+		{"sudo umount $(findmnt -n -o TARGET /)", "priv/sudo", true},
+		{"sudo fusermount -o allow_other ~/mnt", "priv/sudo", true},
+		{"sudo mount /dev/sdb1 /mnt/usb", "priv/sudo", true},
+		{"sudo groupadd -o -g 0 wheel2", "priv/sudo", true},
+		{"sudo groupadd -p secret ops", "priv/sudo", true},
+		{"sudo groupadd $GROUP", "priv/sudo", true},
 		// find -delete of one name pattern in a data folder (retention clean-up) asks; the
 		// root, a home, a system folder, no pattern, `*`, or -o / ! widening it are refused
 		{`find /backups -name "nightly-*.tar" -mtime +7 -delete`, "destroy/find_delete", true},

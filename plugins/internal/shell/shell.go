@@ -64,6 +64,9 @@ type Result struct {
 	Commands [][]string
 	// Files are the redirect targets and sources (`> f`, `< f`), expanded.
 	Files []string
+	// Writes are the Files only written (`> f`, `>> f`, `&> f`): the line opens them for
+	// output and reads nothing from them.
+	Writes []string
 	// Network is set when a command of the line talks to the network (curl, wget, nc, ssh,
 	// scp, rsync to a host, ...).
 	Network bool
@@ -659,6 +662,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	case strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/"):
 		a.add("exfil/dev_tcp", "opens a raw network connection (reverse shell or exfiltration)", t, 0.95)
 	case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut:
+		if len(a.res.Writes) < MaxCommands {
+			a.res.Writes = append(a.res.Writes, t)
+		}
 		switch {
 		case rawDevice.MatchString(t):
 			a.add("destroy/raw_device", "writes over a disk device", t, 0.95)
@@ -860,12 +866,13 @@ func (a *analyzer) command(argv []string) {
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
 			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
-			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner):
+			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner), unmountAsRoot(inner), groupAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
 			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
 			// build and tests, housekeeping that moves no security boundary (ldconfig,
-			// daemon-reload, modprobe by name, mkdir), or files given back to the user
+			// daemon-reload, modprobe by name, mkdir, unmounting, an empty group), or files
+			// given back to the user
 			// (asroot.go): nothing a reviewer would refuse for the elevation. What the
 			// command does is still judged below (a secret named on the line, a
 			// privileged container, a host mount).
