@@ -1321,6 +1321,9 @@ func authTarget(name string, args []string, i int) int {
 	if i > 0 {
 		prev = args[i-1]
 	}
+	if name == "curl" && (prev == "-d" || prev == "--data" || prev == "--data-urlencode" || prev == "--data-raw") && tokenRequest(x, args, i) {
+		return authOtherHost
+	}
 	var m []string
 	switch {
 	case prev == "-H" || prev == "--header":
@@ -1382,6 +1385,31 @@ func authTarget(name string, args []string, i int) int {
 		return authOtherHost
 	}
 	return authOwnHost
+}
+
+// tokenRequest reports whether x, curl's form body at args[i], is an OAuth 2.0 token request
+// that authenticates the client with its secret in the body (`grant_type=client_credentials&
+// client_id=$CLIENT_ID&client_secret=$CLIENT_SECRET`, RFC 6749 §2.3.1 and §4.4) and the line's
+// one URL is an https token endpoint (a path ending in /token), through no proxy. The secret
+// goes to an identity provider the line names, which a reviewer checks: asked, not refused. A
+// secret anywhere else in a body, a second URL, plain http or a path that is not a token
+// endpoint is refused as before.
+func tokenRequest(x string, args []string, i int) bool {
+	if !strings.Contains(x, "grant_type=") || !strings.Contains(x, "client_secret=") || reroutes(args) {
+		return false
+	}
+	n := 0
+	for j, u := range args {
+		if j == i || !strings.Contains(u, "://") {
+			continue
+		}
+		n++
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme != "https" || p.User != nil || !strings.HasSuffix(strings.TrimSuffix(p.Path, "/"), "/token") {
+			return false
+		}
+	}
+	return n == 1
 }
 
 // serviceName reports whether h is a single-label host name (`example-app`, `fulcio-server`,
