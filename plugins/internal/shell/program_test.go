@@ -74,6 +74,18 @@ func TestProgram(t *testing.T) {
 		{"sudo groupadd -o -g 0 wheel2", "priv/sudo", true},
 		{"sudo groupadd -p secret ops", "priv/sudo", true},
 		{"sudo groupadd $GROUP", "priv/sudo", true},
+		// one vendor's package source and key taken out asks; the folders, a bare glob over
+		// them, the distribution's own lists and keys, a climb, or another /etc file beside
+		// them are refused (issue 26, sixth round)
+		{"rm -f /etc/apt/sources.list.d/vendor.list /etc/apt/keyrings/vendor.gpg", "destroy/rm_package_source", true},
+		{"sudo rm -rf /etc/apt/sources.list.d/vendor*.list /usr/share/keyrings/vendor-archive.gpg", "destroy/rm_package_source", true},
+		{"rm /etc/yum.repos.d/vendor.repo", "destroy/rm_package_source", true},
+		{"rm -rf /etc/apt/sources.list.d", "destroy/rm_outside", false},
+		{"rm -rf /etc/apt/sources.list.d/*", "destroy/rm_outside", false},
+		{"rm -f /etc/apt/sources.list.d/*.list", "destroy/rm_outside", false},
+		{"rm -f /etc/apt/sources.list /etc/apt/trusted.gpg", "destroy/rm_outside", false},
+		{"rm -f /etc/apt/keyrings/../../passwd.gpg", "destroy/rm_outside", false},
+		{"rm -f /etc/apt/sources.list.d/vendor.list /etc/hosts", "destroy/rm_outside", false},
 		// find -delete of one name pattern in a data folder (retention clean-up) asks; the
 		// root, a home, a system folder, no pattern, `*`, or -o / ! widening it are refused
 		{`find /backups -name "nightly-*.tar" -mtime +7 -delete`, "destroy/find_delete", true},

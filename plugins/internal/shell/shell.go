@@ -993,6 +993,13 @@ func (a *analyzer) command(argv []string) {
 					}
 					continue
 				}
+				if packageSource(a.resolve(t)) {
+					// One vendor's package source taken out (`rm -f
+					// /etc/apt/sources.list.d/mysql.list /etc/apt/keyrings/mysql.gpg`): the
+					// undoing of adding it, which asks too.
+					a.ask("destroy/rm_package_source", "deletes a package source or its signing key", line, 0.85)
+					continue
+				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
 				break
 			}
@@ -1154,6 +1161,20 @@ func operands(args []string) []string {
 // users' homes, the kernel's views.
 // A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
 var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
+
+// rePackageSource is one file of a package source: APT's source lists and their signing keys
+// (sources.list(5): /etc/apt/sources.list.d/*.list and *.sources; the keyrings a source's
+// signed-by names, /etc/apt/keyrings and /usr/share/keyrings), and yum/dnf's repository files
+// (/etc/yum.repos.d/*.repo). The last name keeps three literal characters before any glob
+// (`percona*.list`), so a glob over the whole folder does not match.
+var rePackageSource = lazyre.New(`^(?:/etc/apt/sources\.list\.d/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:list|sources)|/etc/apt/keyrings/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:gpg|asc)|/usr/share/keyrings/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:gpg|asc)|/etc/yum\.repos\.d/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.repo)$`)
+
+// packageSource reports whether p (resolved) is one package source's list or key file
+// (rePackageSource); the folders themselves, the distribution's own lists (sources.list,
+// trusted.gpg) and anything that climbs do not match.
+func packageSource(p string) bool {
+	return !strings.Contains(p, "..") && rePackageSource.MatchString(p)
+}
 
 // narrowFind reports whether find's arguments delete only files of a name pattern: -name,
 // -iname or -path with a pattern that keeps three or more literal characters
