@@ -441,6 +441,9 @@ func withAsked(f Figures, recs []HeldoutRecord, asked []bool) Figures {
 		if r.HardNegative {
 			keys = append(keys, "hard_negative")
 		}
+		if r.Kind == "sql" && !r.Destructive {
+			keys = append(keys, "sql_non_destructive") // as figuresOf counts it
+		}
 		if r.Kind == "shell" && shell < First500Shell {
 			shell++
 			keys = append(keys, "first_500_shell")

@@ -93,3 +93,25 @@ func TestGuardSampleKeepsSmallClasses(t *testing.T) {
 		t.Errorf("guard sample has %d records, want %d", len(s), 100/GuardEvery+5)
 	}
 }
+
+// TestWithAskedNonDestructive: an ask on a non-destructive SQL call counts as asked in the
+// sql_non_destructive row too, so the table's denied column there is what was denied.
+func TestWithAskedNonDestructive(t *testing.T) {
+	recs := []HeldoutRecord{
+		{Label: "benign", Kind: "sql"},
+		{Label: "benign", Kind: "sql"},
+		{Label: "benign", Kind: "sql", Destructive: true},
+	}
+	f := withAsked(figuresOf("t", recs, []bool{true, true, true}, nil), recs, []bool{true, false, true})
+	if got := f.Asked["sql_non_destructive"]; got != 1 {
+		t.Errorf("asked sql_non_destructive = %d, want 1", got)
+	}
+	if got := f.Asked["sql"]; got != 2 {
+		t.Errorf("asked sql = %d, want 2", got)
+	}
+	var b strings.Builder
+	PrintFigures(&b, f)
+	if !strings.Contains(b.String(), "denied    1  asked    1") {
+		t.Errorf("table:\n%s", b.String())
+	}
+}

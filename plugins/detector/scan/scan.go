@@ -30,6 +30,13 @@ type Config struct {
 	KindThresholds map[string]float64 `json:"kind_thresholds"`
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
+	// Sure is the score a flagged text must reach for Action deny to stand: a message whose
+	// flagged texts all score below it is uncertain (the bundle's `uncertain:` mapping, ask by
+	// default) rather than denied; 0 = off. The model's band just above its cut holds most of
+	// its false positives on real text (documentation prose, a licence, Go source scored
+	// 0.90-0.98 on data/heldout/wide calib), which a reviewer reads in a moment; an attack in
+	// that band is asked about, not passed.
+	Sure float64 `json:"sure"`
 	// Exclude lists findings that do not count: a label in an argument path of a tool
 	// (sdk/go/exclude; a window's byte range is not part of the path matched).
 	Exclude exclude.List `json:"exclude,omitempty"`
@@ -111,6 +118,8 @@ func ParseConfig(raw []byte) (Config, error) {
 	switch {
 	case c.Threshold < 0 || c.Threshold > 1:
 		return c, fmt.Errorf("detector config: threshold %v not in [0,1]", c.Threshold)
+	case c.Sure < 0 || c.Sure > 1:
+		return c, fmt.Errorf("detector config: sure %v not in [0,1]", c.Sure)
 	case c.Action != abi.ActionDeny && c.Action != abi.ActionAsk && c.Action != abi.ActionSample:
 		return c, fmt.Errorf("detector config: action %q: want deny, ask or sample", c.Action)
 	case c.MaxTexts < 1 || c.MinBytes < 0 || c.MaxBytes < 1:
@@ -647,6 +656,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	}
 	var v abi.Verdict
 	best, bestAt := -1.0, 0
+	flagged := 0.0 // the highest score among the flagged texts
 	var labels []string
 	// Tool output, and any other message's text (written for a model to read): only
 	// ResponseLabels count.
@@ -679,6 +689,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if !slices.Contains(labels, r.Label) {
 			labels = append(labels, r.Label)
 		}
+		flagged = max(flagged, r.Score)
 		v.Evidence = append(v.Evidence, abi.Evidence{Label: r.Label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
 	}
 	if best < 0 {
@@ -696,6 +707,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	}
 	slices.Sort(labels)
 	v.Action = c.Action
+	if c.Action == abi.ActionDeny && flagged < c.Sure {
+		v.Action = abi.ActionUncertain // every flagged text in the band below Sure
+	}
 	v.Labels = labels
 	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil

@@ -390,6 +390,51 @@ func TestKindThresholds(t *testing.T) {
 	}
 }
 
+// TestSure: a message whose flagged texts all score under sure is uncertain, not denied; one
+// text at or over it denies the message; sure 0 (the default) denies every flagged message, and
+// an ask or sample action is left as it is (issue 26, sixth round).
+func TestSure(t *testing.T) {
+	if _, err := ParseConfig([]byte(`{"sure":1.2}`)); err == nil {
+		t.Error("sure 1.2 accepted")
+	}
+	scores := func(by map[string]float64) CallFunc {
+		return func(b []byte) ([]byte, error) {
+			var req struct{ Texts []string }
+			_ = json.Unmarshal(b, &req)
+			var r []string
+			for _, x := range req.Texts {
+				r = append(r, fmt.Sprintf(`{"label":"prompt_injection","score":%v}`, by[x]))
+			}
+			return []byte(`{"results":[` + strings.Join(r, ",") + `]}`), nil
+		}
+	}
+	env := `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"a":"the release notes are ready for review","b":"please forward the new build to the team"}}`
+	for _, tc := range []struct {
+		name, cfg string
+		a, b      float64
+		want      string
+	}{
+		{"both in the band", `{"threshold":0.9,"sure":0.99}`, 0.95, 0.97, abi.ActionUncertain},
+		{"one over sure", `{"threshold":0.9,"sure":0.99}`, 0.95, 0.995, abi.ActionDeny},
+		{"at sure", `{"threshold":0.9,"sure":0.99}`, 0.99, 0.1, abi.ActionDeny},
+		{"under the cut", `{"threshold":0.9,"sure":0.99}`, 0.5, 0.8, abi.ActionNone},
+		{"sure off", `{"threshold":0.9}`, 0.95, 0.91, abi.ActionDeny},
+		{"action ask", `{"threshold":0.9,"sure":0.99,"action":"ask"}`, 0.95, 0.91, abi.ActionAsk},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tc.cfg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			by := map[string]float64{"the release notes are ready for review": tc.a, "please forward the new build to the team": tc.b}
+			v, err := Evaluate([]byte(env), c, scores(by))
+			if err != nil || v.Action != tc.want {
+				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
+			}
+		})
+	}
+}
+
 // TestProse: what the model is asked to score is prose; single tokens and encoded blobs are not.
 func TestProse(t *testing.T) {
 	for _, tc := range []struct {

@@ -1199,9 +1199,26 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			hostOf[w] = h
 		}
 	}
+	// Files the line only writes (`curl ... > /etc/config/root.pem`, a certificate fetched to
+	// where a service reads it): nothing is read from them. Counted like the keys above, so
+	// the same file named again (`cat x.pem > x.pem`) is still a read. A secret written asks
+	// (below): a credentials file overwritten is a question, not a leak.
+	writes := map[string]int{}
+	for _, f := range a.Writes {
+		writes[homeWord(f)]++
+	}
+	wroteSecret := false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
+		if i := strings.IndexByte(w, '>'); i >= 0 && strings.Trim(w[:i], "0123456789&") == "" {
+			w = strings.TrimLeft(w[i:], ">|") // `>f`, `2>>f`, `&>f`: the target
+		}
 		k := homeWord(strings.Trim(w, `"'`))
 		if made[homeWord(w)] {
+			continue
+		}
+		if writes[k] > 0 {
+			writes[k]--
+			wroteSecret = wroteSecret || shell.PathRisk(k) == shell.RiskSecret
 			continue
 		}
 		if h, ok := hostOf[k]; ok {
@@ -1237,10 +1254,26 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			most = max(most, shell.PathRisk(w))
 		}
 	}
+	written := map[string]int{}
+	for _, f := range a.Writes {
+		written[f]++
+	}
 	for _, f := range a.Files {
+		if written[f] > 0 {
+			written[f]--
+			continue // judged above, as a write
+		}
 		most = max(most, shell.PathRisk(f))
 	}
 	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network {
+		return
+	}
+	if wroteSecret {
+		for i := range r.Hits {
+			if r.Hits[i].Category == SensitivePaths {
+				r.Hits[i].Uncertain = true
+			}
+		}
 		return
 	}
 	r.Scores[SensitivePaths] = 0

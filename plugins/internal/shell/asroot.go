@@ -108,6 +108,98 @@ func (a *analyzer) inProject(p string) bool {
 	return c != ".." && !strings.HasPrefix(c, "../")
 }
 
+// unmountAsRoot reports whether argv detaches one mounted file system, which deletes nothing
+// (umount(8); fusermount(1)): `umount /mnt/disk`, `umount -l "$tmp/mount"`, `fusermount -uz
+// "$dir"` (a FUSE mount only, whatever the name). umount of the root, a top folder (/usr,
+// /home, /mnt), the kernel's or boot's trees (/sys/fs/cgroup), of a variable alone (`"$dir"`
+// may be /), -a, -R, -O and -t (every file system of a kind) ask, and so does mounting.
+func unmountAsRoot(argv []string) bool {
+	if len(argv) < 2 {
+		return false
+	}
+	name, args := base(argv[0]), argv[1:]
+	for _, x := range args {
+		if strings.ContainsAny(x, "`") || strings.Contains(x, "$(") {
+			return false
+		}
+	}
+	ops := operands(args)
+	if len(ops) != 1 {
+		return false
+	}
+	switch name {
+	case "fusermount", "fusermount3":
+		un := false
+		for _, x := range args {
+			if strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") {
+				for _, c := range x[1:] {
+					switch c {
+					case 'u':
+						un = true
+					case 'z', 'q':
+					default:
+						return false
+					}
+				}
+			} else if strings.HasPrefix(x, "-") {
+				return false
+			}
+		}
+		return un
+	case "umount":
+		for _, x := range args {
+			switch x {
+			case "-l", "--lazy", "-f", "--force", "-v", "--verbose", "-q", "--quiet", "-d", "--detach-loop", "-n", "--no-mtab", "-i", "--internal-only", "-c", "--no-canonicalize":
+			default:
+				if strings.HasPrefix(x, "-") {
+					return false
+				}
+			}
+		}
+		t := ops[0]
+		if i := strings.LastIndex(t, "/"); strings.Contains(t, "$") && (i < 0 || strings.ContainsAny(t[i+1:], "$*?[") || t[i+1:] == "") {
+			return false // the last folder must be written out: a variable alone may be /
+		}
+		if strings.ContainsAny(t, "*?[") || strings.Contains(t, "..") {
+			return false
+		}
+		if strings.HasPrefix(t, "/") {
+			c := path.Clean(t)
+			if strings.Count(c, "/") <= 1 || reKernelTree.MatchString(c) {
+				return false // the root, a top folder, or the kernel's and boot's trees
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// reKernelTree is the kernel's views, the devices and the boot files: unmounting there
+// (/sys/fs/cgroup, /proc/sys/fs/binfmt_misc, /dev/pts) takes the system's own mounts away.
+var reKernelTree = lazyre.New(`^/(proc|sys|dev|boot)(/|$)`)
+
+// groupAsRoot reports whether argv creates one group and nothing else (`groupadd --system
+// lxd`, groupadd(8)): a group without members grants nothing. A group id (-g, -o: an alias of
+// root's group), a password (-p), -K or a name the line cannot resolve ask.
+func groupAsRoot(argv []string) bool {
+	if len(argv) < 2 || base(argv[0]) != "groupadd" {
+		return false
+	}
+	n := 0
+	for _, x := range argv[1:] {
+		switch {
+		case x == "-f" || x == "--force" || x == "-r" || x == "--system" || x == "-fr" || x == "-rf":
+		case strings.HasPrefix(x, "-"):
+			return false
+		case strings.ContainsAny(x, "$`/") || x == "":
+			return false
+		default:
+			n++
+		}
+	}
+	return n == 1
+}
+
 // housekeepingAsRoot reports whether argv is system housekeeping that changes no security
 // boundary and destroys nothing (`sysctl --system`, `swapoff -a`, `apt-mark hold` since
 // issue 26's fourth round): refreshing the dynamic linker's cache (`ldconfig`, its

@@ -266,6 +266,15 @@ func KeyUse(argv []string) []int {
 		for k := j + 1; k < len(argv); k++ {
 			out = append(out, k)
 		}
+	case "cp":
+		// a backup of the file beside it before an edit (`cp ~/.docker/config.json
+		// ~/.docker/config.json~`, `cp .env .env.bak`): the copy stays in the file's own
+		// folder under the file's name and a backup suffix, so nothing is read out of it
+		// (issue 26, sixth round). -r, a glob, a climb, another folder or another name still
+		// count.
+		if i, j, ok := backupCopy(argv); ok {
+			out = append(out, i, j)
+		}
 	case "ssh", "scp", "sftp", "autossh":
 		for i := 1; i < len(argv); i++ {
 			switch x := argv[i]; {
@@ -372,4 +381,36 @@ var credentialVars = map[string]bool{
 func CredentialPointer(word string) bool {
 	k, _, ok := strings.Cut(word, "=")
 	return ok && credentialVars[k]
+}
+
+// backupSuffixes are the names a backup copy takes beside its file (cp --backup's `~`;
+// .bak, .orig, .old, .backup by convention).
+var backupSuffixes = []string{"~", ".bak", ".orig", ".old", ".backup"}
+
+// backupCopy reports the indices of cp's source and copy when argv copies one file to its own
+// name plus a backup suffix in the same folder, with no option but -p, -v, -f, -i or -n.
+func backupCopy(argv []string) (src, dst int, ok bool) {
+	var ops []int
+	for i := 1; i < len(argv); i++ {
+		switch x := argv[i]; {
+		case x == "-p" || x == "-v" || x == "-f" || x == "-i" || x == "-n" || x == "--preserve":
+		case strings.HasPrefix(x, "-"):
+			return 0, 0, false
+		default:
+			ops = append(ops, i)
+		}
+	}
+	if len(ops) != 2 {
+		return 0, 0, false
+	}
+	a, b := argv[ops[0]], argv[ops[1]]
+	if strings.ContainsAny(a+b, "*?[{`") || strings.Contains(a+b, "$(") || strings.Contains(a+b, "..") || strings.HasSuffix(a, "/") {
+		return 0, 0, false
+	}
+	for _, suf := range backupSuffixes {
+		if b == a+suf {
+			return ops[0], ops[1], true
+		}
+	}
+	return 0, 0, false
 }

@@ -64,6 +64,9 @@ type Result struct {
 	Commands [][]string
 	// Files are the redirect targets and sources (`> f`, `< f`), expanded.
 	Files []string
+	// Writes are the Files only written (`> f`, `>> f`, `&> f`): the line opens them for
+	// output and reads nothing from them.
+	Writes []string
 	// Network is set when a command of the line talks to the network (curl, wget, nc, ssh,
 	// scp, rsync to a host, ...).
 	Network bool
@@ -103,6 +106,7 @@ type analyzer struct {
 	// vendorFile: file → every download into it was a vendor's installer (vendorInstaller)
 	vendorFile map[string]bool
 	remotes    map[string]bool // git remotes added earlier on the line
+	made       map[string]bool // folders mkdir made earlier on the line (fileKey)
 	expired    bool            // git reflog expire --expire=now ran
 	work       int             // commands judged, bounded by maxWork
 	feedRec    bool            // the paths fed through xargs came from find (recursive)
@@ -658,6 +662,9 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 	case strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/"):
 		a.add("exfil/dev_tcp", "opens a raw network connection (reverse shell or exfiltration)", t, 0.95)
 	case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut:
+		if len(a.res.Writes) < MaxCommands {
+			a.res.Writes = append(a.res.Writes, t)
+		}
 		switch {
 		case rawDevice.MatchString(t):
 			a.add("destroy/raw_device", "writes over a disk device", t, 0.95)
@@ -859,12 +866,13 @@ func (a *analyzer) command(argv []string) {
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
 			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
-			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner):
+			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner), unmountAsRoot(inner), groupAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
 			// ctr image CLI, whose daemon runs as root whoever calls it, the project's own
 			// build and tests, housekeeping that moves no security boundary (ldconfig,
-			// daemon-reload, modprobe by name, mkdir), or files given back to the user
+			// daemon-reload, modprobe by name, mkdir, unmounting, an empty group), or files
+			// given back to the user
 			// (asroot.go): nothing a reviewer would refuse for the elevation. What the
 			// command does is still judged below (a secret named on the line, a
 			// privileged container, a host mount).
@@ -985,6 +993,13 @@ func (a *analyzer) command(argv []string) {
 					}
 					continue
 				}
+				if packageSource(a.resolve(t)) {
+					// One vendor's package source taken out (`rm -f
+					// /etc/apt/sources.list.d/mysql.list /etc/apt/keyrings/mysql.gpg`): the
+					// undoing of adding it, which asks too.
+					a.ask("destroy/rm_package_source", "deletes a package source or its signing key", line, 0.85)
+					continue
+				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
 				break
 			}
@@ -1011,6 +1026,13 @@ func (a *analyzer) command(argv []string) {
 					continue // what rm -rf /tmp/* may delete too
 				}
 				if a.outsideAt(x, true) {
+					if narrowFind(args) && dataDir(a.resolve(x)) {
+						// Retention clean-up (`find /backups -name "app-*.tar" -mtime +7
+						// -delete`): the files of one name pattern in one data folder,
+						// asked; the root, homes, system folders and `-name '*'` are refused.
+						a.ask("destroy/find_delete", "deletes the files of one name pattern in a folder outside the project", line, 0.9)
+						continue
+					}
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
 					break
 				}
@@ -1028,6 +1050,13 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
 		a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
+	case "mkdir":
+		for _, t := range operands(args) {
+			if a.made == nil {
+				a.made = map[string]bool{}
+			}
+			a.made[a.fileKey(t)] = true
+		}
 	case "chmod", "chown", "chgrp", "setfacl":
 		recursive := hasFlag(args, "-R", "--recursive")
 		for _, x := range args {
@@ -1036,6 +1065,17 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		for _, t := range operands(args) {
+			if recursive && a.madeProgramDir(t) {
+				// The folder the line just made for one program (`mkdir -p /var/run/etcd &&
+				// chown -R vitess:vitess /var/run/etcd`, an install script's set-up): handed
+				// to the service that runs in it. A run-time folder passes; a deeper one of
+				// the system tree is asked about, since mkdir -p leaves an existing one as it
+				// was.
+				if !runProgramDir(a.resolve(t)) {
+					a.ask("priv/perms_program_dir", "changes the owner of a program's folder the line made in the system tree", line, 0.85)
+				}
+				continue
+			}
 			if recursive && a.outsideAt(t, true) || privFile.MatchString(a.resolve(t)) {
 				a.add("priv/perms_system", "changes ownership or permissions outside the project", line, 0.9)
 				break
@@ -1121,6 +1161,69 @@ func operands(args []string) []string {
 // users' homes, the kernel's views.
 // A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
 var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
+
+// rePackageSource is one file of a package source: APT's source lists and their signing keys
+// (sources.list(5): /etc/apt/sources.list.d/*.list and *.sources; the keyrings a source's
+// signed-by names, /etc/apt/keyrings and /usr/share/keyrings), and yum/dnf's repository files
+// (/etc/yum.repos.d/*.repo). The last name keeps three literal characters before any glob
+// (`percona*.list`), so a glob over the whole folder does not match.
+var rePackageSource = lazyre.New(`^(?:/etc/apt/sources\.list\.d/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:list|sources)|/etc/apt/keyrings/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:gpg|asc)|/usr/share/keyrings/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.(?:gpg|asc)|/etc/yum\.repos\.d/[A-Za-z0-9_.+-]{3}[A-Za-z0-9_.*+-]*\.repo)$`)
+
+// packageSource reports whether p (resolved) is one package source's list or key file
+// (rePackageSource); the folders themselves, the distribution's own lists (sources.list,
+// trusted.gpg) and anything that climbs do not match.
+func packageSource(p string) bool {
+	return !strings.Contains(p, "..") && rePackageSource.MatchString(p)
+}
+
+// narrowFind reports whether find's arguments delete only files of a name pattern: -name,
+// -iname or -path with a pattern that keeps three or more literal characters
+// (`"critical-apps-*.tar"`, `'*.log.gz'`), not `*` or `*.*`, and no -o, ! or -not that
+// would widen it.
+func narrowFind(args []string) bool {
+	for _, x := range args {
+		if x == "-o" || x == "-or" || x == "!" || x == "-not" || x == "," {
+			return false // another branch, or everything but the pattern
+		}
+	}
+	for i, x := range args {
+		if (x == "-name" || x == "-iname" || x == "-path" || x == "-ipath") && i+1 < len(args) {
+			lit := 0
+			for _, c := range args[i+1] {
+				if !strings.ContainsRune("*?[]{}./", c) {
+					lit++
+				}
+			}
+			if lit >= 3 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dataDir reports whether p is a data folder outside the system tree, homes and the root
+// (/backups, /data/exports, /mnt/archive): an absolute path, no climb or glob, not under a
+// system folder (systemDir), the root itself or anything secret; or one program's folder deep
+// in the system tree (deepSystemPath).
+func dataDir(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	if c == "/" || PathRisk(c) == RiskSecret || secretFile(c) || userDir.MatchString(c) {
+		return false
+	}
+	return !systemDir.MatchString(c) && !keepDir.MatchString(c) || deepSystemPath(c)
+}
+
+// madeProgramDir reports whether t is a folder an earlier mkdir of the line made, one
+// program's own deep in the system tree (deepSystemPath: not /etc, /var/lib/<program>, a home,
+// a shared /run folder or anything secret), with no glob.
+func (a *analyzer) madeProgramDir(t string) bool {
+	k := a.fileKey(t)
+	return a.made[k] && !strings.ContainsAny(k, "*?[") && deepSystemPath(k)
+}
 
 // deepSystemPath reports whether p names one program's files three or more folders deep in the
 // system tree (/usr/share/dotnet, /usr/local/bin/fusermount, /run/x/y/*), or a program's own
@@ -1239,6 +1342,9 @@ func authTarget(name string, args []string, i int) int {
 	if i > 0 {
 		prev = args[i-1]
 	}
+	if name == "curl" && (prev == "-d" || prev == "--data" || prev == "--data-urlencode" || prev == "--data-raw") && tokenRequest(x, args, i) {
+		return authOtherHost
+	}
 	var m []string
 	switch {
 	case prev == "-H" || prev == "--header":
@@ -1289,7 +1395,7 @@ func authTarget(name string, args []string, i int) int {
 			return authOtherHost
 		}
 		h := strings.ToLower(p.Hostname())
-		if (h == "localhost" || h == "127.0.0.1" || h == "::1") && !reroutes(args) {
+		if (h == "localhost" || h == "127.0.0.1" || h == "::1" || serviceName(h)) && !reroutes(args) {
 			continue
 		}
 		if p.Scheme != "https" || !slices.Contains(own, h) {
@@ -1300,6 +1406,55 @@ func authTarget(name string, args []string, i int) int {
 		return authOtherHost
 	}
 	return authOwnHost
+}
+
+// tokenRequest reports whether x, curl's form body at args[i], is an OAuth 2.0 token request
+// that authenticates the client with its secret in the body (`grant_type=client_credentials&
+// client_id=$CLIENT_ID&client_secret=$CLIENT_SECRET`, RFC 6749 §2.3.1 and §4.4) and the line's
+// one URL is an https token endpoint (a path ending in /token), through no proxy. The secret
+// goes to an identity provider the line names, which a reviewer checks: asked, not refused. A
+// secret anywhere else in a body, a second URL, plain http or a path that is not a token
+// endpoint is refused as before.
+func tokenRequest(x string, args []string, i int) bool {
+	if !strings.Contains(x, "grant_type=") || !strings.Contains(x, "client_secret=") || reroutes(args) {
+		return false
+	}
+	n := 0
+	for j, u := range args {
+		if j == i || !strings.Contains(u, "://") {
+			continue
+		}
+		n++
+		p, err := url.Parse(u)
+		if err != nil || p.Scheme != "https" || p.User != nil || !strings.HasSuffix(strings.TrimSuffix(p.Path, "/"), "/token") {
+			return false
+		}
+	}
+	return n == 1
+}
+
+// serviceName reports whether h is a single-label host name (`example-app`, `fulcio-server`,
+// `keycloak`): a Compose service, a Kubernetes service in the caller's namespace or a name in
+// the machine's search domains, so a service of the caller's own deployment, not a host on the
+// internet. Three characters or more with a letter and no dot: a two-letter name may be a
+// country-code TLD that answers itself (RFC 7085), and an all-digit or hex one may be read as
+// an IP address (`0x7f000001`, `2130706433`).
+func serviceName(h string) bool {
+	if len(h) < 3 || strings.HasPrefix(h, "0x") {
+		return false
+	}
+	letter := false
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= 'a' && c <= 'z':
+			letter = true
+		case c >= '0' && c <= '9', c == '-' && i > 0 && i < len(h)-1:
+		default:
+			return false
+		}
+	}
+	return letter
 }
 
 // reLocalHost is a URL without a scheme on this machine, as curl takes it (`localhost:8080/get`,
