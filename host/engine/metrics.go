@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -143,5 +144,61 @@ func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(stageInstDesc, prometheus.GaugeValue, float64(s.Instances), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageLimitDesc, prometheus.GaugeValue, float64(s.MaxBytes), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageRetireDesc, prometheus.CounterValue, float64(s.Retired), s.Stage)
+	}
+}
+
+// WatchAudit exports the audit publisher's counters f reports on every scrape
+// (palisade_audit_*): what was acked, spooled, replayed, lost or is still pending, and the
+// rechecks of retries after the stream's de-duplication window. An operator alerts on
+// palisade_audit_dropped_total and palisade_audit_pending: the record is complete only while
+// both stay at zero or fall back to it.
+func (m *Metrics) WatchAudit(f func() audit.Stats) {
+	m.Registry.MustRegister(auditCollector(f))
+}
+
+var auditDescs = [...]struct {
+	desc *prometheus.Desc
+	kind prometheus.ValueType
+	val  func(audit.Stats) float64
+}{
+	{prometheus.NewDesc("palisade_audit_published_total", "Audit events acked by JetStream, spool replays included.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Published) }},
+	{prometheus.NewDesc("palisade_audit_duplicates_total", "Audit events found already stored on a retry (by the stream's de-duplication window or a recheck).", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Duplicates) }},
+	{prometheus.NewDesc("palisade_audit_rechecks_total", "Reads of the audit stream for events sent without an ack before its de-duplication window.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Rechecks) }},
+	{prometheus.NewDesc("palisade_audit_recheck_failed_total", "Rechecks that could not read the stream while connected; the events were sent anyway and may be stored twice.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.RecheckFailed) }},
+	{prometheus.NewDesc("palisade_audit_spooled_total", "Audit events written to the disk spool (NATS down or the queue full).", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Spooled) }},
+	{prometheus.NewDesc("palisade_audit_replayed_total", "Audit events published from the disk spool.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Replayed) }},
+	{prometheus.NewDesc("palisade_audit_dropped_total", "Audit events lost: a spool write failed, or recorded after Close.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Dropped) }},
+	{prometheus.NewDesc("palisade_audit_corrupt_total", "Corrupt spool regions skipped.", nil, nil),
+		prometheus.CounterValue, func(s audit.Stats) float64 { return float64(s.Corrupt) }},
+	{prometheus.NewDesc("palisade_audit_pending", "Audit events recorded and not yet acked (memory and spool).", nil, nil),
+		prometheus.GaugeValue, func(s audit.Stats) float64 { return float64(s.Pending) }},
+	{prometheus.NewDesc("palisade_audit_spooling", "1 while new audit events go to the disk spool.", nil, nil),
+		prometheus.GaugeValue, func(s audit.Stats) float64 {
+			if s.Spooling {
+				return 1
+			}
+			return 0
+		}},
+}
+
+type auditCollector func() audit.Stats
+
+func (auditCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range auditDescs {
+		ch <- d.desc
+	}
+}
+
+func (f auditCollector) Collect(ch chan<- prometheus.Metric) {
+	s := f()
+	for _, d := range auditDescs {
+		ch <- prometheus.MustNewConstMetric(d.desc, d.kind, d.val(s))
 	}
 }

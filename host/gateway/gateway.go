@@ -188,6 +188,7 @@ func New(ctx context.Context, o Options) (_ *Gateway, err error) {
 	g.recorder = g.recent
 	g.metrics = engine.NewMetrics()
 	g.metrics.WatchStageMemory(func() []engine.StageMemory { return engine.ChainMemory(g.active.Load()) })
+	g.metrics.WatchAudit(g.audit.Stats)
 	g.echo = echo.New()
 	g.echo.HideBanner, g.echo.HidePort = true, true
 	g.admin, err = admin.NewContext(ctx, g.adminOptions())

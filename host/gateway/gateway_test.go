@@ -561,6 +561,11 @@ func TestMetricsAndHealth(t *testing.T) {
 		`palisade_stage_duration_seconds_count{action="deny",phase="request",stage="rules"}`,
 		`palisade_upstream_duration_seconds_count{outcome="ok",server="go"}`,
 		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1"} 1`,
+		// The audit publisher's counters: nothing lost, and the calls' events acked (polled:
+		// the publisher is asynchronous).
+		`palisade_audit_dropped_total 0`,
+		`palisade_audit_recheck_failed_total 0`,
+		`palisade_audit_pending 0`,
 	}
 	// The decision counter is incremented after the answer is flushed: poll for it.
 	var m string
@@ -580,6 +585,15 @@ func TestMetricsAndHealth(t *testing.T) {
 		if !strings.Contains(m, want) {
 			t.Errorf("/metrics lacks %s\n%s", want, grepLines(m, "palisade_"))
 		}
+	}
+	var published float64
+	for _, l := range strings.Split(m, "\n") {
+		if v, ok := strings.CutPrefix(l, "palisade_audit_published_total "); ok {
+			published, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if published < 2 {
+		t.Errorf("palisade_audit_published_total = %v, want the two calls' decisions at least\n%s", published, grepLines(m, "palisade_audit_"))
 	}
 	// The plugins' linear memory (outside the Go heap): the bundle's instances hold some.
 	var linear float64
