@@ -55,7 +55,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
-	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on (data/heldout/calib.jsonl, the tuning side; never test.jsonl): the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
+	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on, comma-separated files (data/heldout/calib.jsonl, the tuning side; never test.jsonl): the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
@@ -100,11 +100,10 @@ func doTrain(c config, stdout io.Writer) error {
 		tc.ExtraFiles = strings.Split(c.extra, ",")
 	}
 	if c.heldout != "" {
-		if tc.Heldout, err = train.HeldoutExamples(c.heldout, train.LabelsOf(tc.Train)); err != nil {
+		if tc.Heldout, err = heldoutFiles(c.heldout, train.LabelsOf(tc.Train), stdout); err != nil {
 			return err
 		}
 		tc.HeldoutFile = c.heldout
-		fmt.Fprintf(stdout, "held-out training texts %s: %d\n", c.heldout, len(tc.Heldout))
 	}
 	tc.Name, tc.Out, tc.Epochs, tc.TargetFPR, tc.Probe, tc.Library = c.name, c.out, c.epochs, c.targetFPR, c.probe, c.lib
 	tc.Preprocessor = train.DefaultPreprocessor(c.format, c.dim)
@@ -177,4 +176,19 @@ func printMetrics(w io.Writer, title string, ms []train.Metrics, benign []train.
 	for _, b := range benign {
 		fmt.Fprintf(w, "benign %-20s n=%-5d false positives=%-3d FPR %.4f\n", b.Category, b.N, b.FP, b.FPR)
 	}
+}
+
+// heldoutFiles reads the training texts of each comma-separated held-out file in files, in order,
+// and says how many each gave on out.
+func heldoutFiles(files string, labels []string, out io.Writer) ([]train.Example, error) {
+	var all []train.Example
+	for _, file := range strings.Split(files, ",") {
+		ex, err := train.HeldoutExamples(file, labels)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ex...)
+		fmt.Fprintf(out, "held-out training texts %s: %d\n", file, len(ex))
+	}
+	return all, nil
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,5 +245,61 @@ func TestFolds(t *testing.T) {
 	}
 	if halves[0] < 30 || halves[1] < 30 {
 		t.Errorf("100 groups split %v between the halves", halves)
+	}
+}
+
+// TestExtraHeldoutFiles: -extra-heldout takes several files, each trained on whole and counted
+// apart; a missing one fails the run and is named. With -folds, the other files are trained on
+// whole by both halves' models (with -fold-no-train, only they are: both halves are then the
+// same model).
+func TestExtraHeldoutFiles(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeSet(t, dir, "train.jsonl", 40)
+	dev := writeSet(t, dir, "dev.jsonl", 10)
+	a := writeHeldout(t, dir)
+	b := writeHeldout(t, t.TempDir())
+	common := []string{"-train", tr, "-dev", dev, "-test", dev, "-dim", "4096", "-epochs", "3", "-lib", libPath(t),
+		"-extra-benign", "", "-probe-benign", ""}
+	var stdout, stderr bytes.Buffer
+	args := append(slices.Clone(common), "-out", filepath.Join(dir, "m", "model.onnx"), "-card", filepath.Join(dir, "card.md"),
+		"-spec", filepath.Join(dir, "spec.yaml"), "-extra-heldout", a+","+b)
+	if code := run(args, &stdout, &stderr); code != 0 {
+		t.Fatalf("run = %d: %s", code, stderr.String())
+	}
+	for _, f := range []string{a, b} {
+		if !strings.Contains(stdout.String(), "held-out training texts "+f+": 3\n") {
+			t.Errorf("%s not trained on:\n%s", f, stdout.String())
+		}
+	}
+	card, err := os.ReadFile(filepath.Join(dir, "card.md"))
+	if err != nil || !strings.Contains(string(card), "It also trains on 6 texts") {
+		t.Errorf("card does not count both files' texts: %v", err)
+	}
+	missing := filepath.Join(dir, "no-such.jsonl")
+	stdout.Reset()
+	stderr.Reset()
+	args = append(slices.Clone(common), "-out", filepath.Join(dir, "m2", "model.onnx"), "-card", "", "-spec", filepath.Join(dir, "spec2.yaml"),
+		"-extra-heldout", a+","+missing)
+	if code := run(args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "no-such.jsonl") {
+		t.Errorf("a missing held-out file: run = %d, stderr %q; want a failure naming it", code, stderr.String())
+	}
+	models := func(extra ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := append(slices.Clone(common), append([]string{"-folds", a, "-fold-text-cuts", "0.9", "-extra-heldout", b}, extra...)...)
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("folds = %d: %s", code, stderr.String())
+		}
+		var h0, h1 string
+		if _, err := fmt.Sscanf(strings.SplitN(stdout.String(), "models ", 2)[1], "%s (half 0) and %s", &h0, &h1); err != nil {
+			t.Fatalf("folds output: %v\n%s", err, stdout.String())
+		}
+		return h0, h1
+	}
+	if h0, h1 := models(); h0 == h1 {
+		t.Errorf("folds with a half each: both halves' models are %s", h0)
+	}
+	if h0, h1 := models("-fold-no-train"); h0 != h1 {
+		t.Errorf("-fold-no-train with -extra-heldout: halves' models %s and %s, want the same (the other file only)", h0, h1)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/added060/palisade/plugins/detector/scan"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -65,12 +67,15 @@ func RunFolds(ctx context.Context, c Config, path, dir string, stage scan.Config
 	}
 	for h := range 2 {
 		fc := c
-		if fc.Heldout, err = heldoutExamples(path, halves[h], labels); err != nil {
+		half, err := heldoutExamples(path, halves[h], labels)
+		if err != nil {
 			return nil, err
 		}
-		fc.HeldoutFile = fmt.Sprintf("%s (half %d)", path, h)
+		// c.Heldout (other held-out files, trained on whole) comes first, then the half.
+		fc.Heldout = append(slices.Clone(c.Heldout), half...)
+		fc.HeldoutFile = strings.TrimPrefix(c.HeldoutFile+", "+fmt.Sprintf("%s (half %d)", path, h), ", ")
 		if noTrain {
-			fc.Heldout, fc.HeldoutFile = nil, ""
+			fc.Heldout, fc.HeldoutFile = c.Heldout, c.HeldoutFile
 		}
 		fc.Out = filepath.Join(dir, fmt.Sprintf("half%d", h), c.Name+".onnx")
 		res, err := Run(ctx, fc)
