@@ -29,7 +29,15 @@ heldout-paths-extra: ## regenerate data/heldout/paths-extra/calib.jsonl: calib-o
 heldout-shell-extra: ## regenerate data/heldout/shell-extra/calib.jsonl: calib-only benign shell of 18 more pinned Go modules (docs, Makefiles, workflows, scripts)
 	$(GO) run ./tools/heldout -shell-extra -out $(HELDOUT_DIR)/shell-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra
+.PHONY: heldout-query-extra eval-query-extra
+
+heldout-query-extra: ## regenerate data/heldout/query-extra/calib.jsonl: calib-only benign search queries (search clients', query parsers' and search libraries' tests and docs; 8 Go modules, 7 npm packages)
+	$(GO) run ./tools/heldout -query-extra -out $(HELDOUT_DIR)/query-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra
+
+eval-query-extra: setup-onnxruntime bundle ## the served chain on the extra benign search-query set (calib only: tune on it; the search box sqli-extra attacks)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/query-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-shell-extra: setup-onnxruntime bundle ## the served chain on the extra benign shell set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/shell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

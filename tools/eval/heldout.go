@@ -71,8 +71,8 @@ type Figures struct {
 	Records int    `json:"records"`
 	// TPR per attack class: blocked / records.
 	TPR map[string]Rate `json:"tpr"`
-	// FPR per benign kind (shell, path, sql, url, prose, code), plus "all", "hard_negative",
-	// "sql_non_destructive" and "first_500_shell".
+	// FPR per benign kind (shell, path, sql, url, prose, code; query in the search-query set),
+	// plus "all", "hard_negative", "sql_non_destructive" and "first_500_shell".
 	FPR map[string]Rate `json:"fpr"`
 	// Failed counts, per key of TPR and FPR, the records a stage's failure mode decided (a
 	// timeout on a loaded machine) after ServedAttempts tries; the guard lets a figure move by
@@ -172,9 +172,9 @@ func PrintFigures(w io.Writer, f Figures) {
 		r := f.FPR[k]
 		fmt.Fprintf(w, "%-22s %7.2f%% %4d/%-4d%s\n", k, 100*r.Value(), r.Hits, r.N, split(k, r, true))
 	}
-	if n := f.Failed["all"] + f.Failed["shell"] + f.Failed["path"] + f.Failed["sql"] + f.Failed["url"] + f.Failed["prose"] + f.Failed["code"]; n > 0 {
+	if n := f.Failed["all"] + f.Failed["shell"] + f.Failed["path"] + f.Failed["sql"] + f.Failed["url"] + f.Failed["prose"] + f.Failed["code"] + f.Failed["query"]; n > 0 {
 		fmt.Fprintf(w, "decided by a stage's failure mode after %d attempts (timeouts on a loaded machine): %d records", ServedAttempts, n)
-		for _, k := range []string{"all", "code", "path", "prose", "shell", "sql", "url"} {
+		for _, k := range []string{"all", "code", "path", "prose", "query", "shell", "sql", "url"} {
 			if f.Failed[k] > 0 {
 				name := k
 				if k == "all" {

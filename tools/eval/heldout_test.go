@@ -38,6 +38,20 @@ func TestFiguresOf(t *testing.T) {
 	}
 }
 
+// TestPrintFiguresQuery: the search-query set's kind has its own row, and its records that a
+// stage's failure mode decided are counted in the failure line.
+func TestPrintFiguresQuery(t *testing.T) {
+	recs := []HeldoutRecord{{Label: "benign", Kind: "query"}, {Label: "benign", Kind: "query"}}
+	f := figuresOf("served", recs, []bool{true, false}, []bool{true, false})
+	var b strings.Builder
+	PrintFigures(&b, f)
+	for _, want := range []string{"query ", "1/2", "query 1"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
 func TestRegressions(t *testing.T) {
 	want := Figures{TPR: map[string]Rate{"xss": {90, 100}}, FPR: map[string]Rate{"shell": {2, 100}}}
 	noSlack := func(int) int { return 0 }

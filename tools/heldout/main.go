@@ -22,6 +22,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
 	pathsExtra := fs.Bool("paths-extra", false, "write the calib-only extra sensitive-path set (npm ban-sensitive-files, cc-safety-net) to -out instead")
 	shellExtra := fs.Bool("shell-extra", false, "write the calib-only extra benign shell set (shellExtraModules' docs, Makefiles, workflows and scripts) to -out instead")
+	queryExtra := fs.Bool("query-extra", false, "write the calib-only extra benign search-query set (querySources: search clients', query parsers' and search libraries' tests and docs) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -35,6 +36,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if *pathsExtra {
 		mains := []string{"data/heldout/calib.jsonl", "data/heldout/test.jsonl"}
 		if err := generatePathsExtra(*out, *cache, mains, stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *queryExtra {
+		if err := generateQueryExtra(*out, *cache, queryExtraOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}

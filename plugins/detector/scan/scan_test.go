@@ -554,6 +554,12 @@ func TestSQLSyntax(t *testing.T) {
 		`a"b`: true, "a#b": true, "a;b": true, "a -- b": true, "a /* b": true, "insert x": true, "update x": true,
 		"delete x": true, "drop x": true, "x and 2": true, "having x": true, "order  by x": true, "exec x": true,
 		"xp_cmdshell": true, "pg_sleep(1)": true, "benchmark x": true, "waitfor x": true,
+		// Parentheses that group a search (issue 26: searchGroups) do not count; a call, a
+		// group out of order, a number in a group or anything else SQL still does.
+		"(foo:bar AND baz:qux)": false, "NOT (foo:bar)": false, "(david)": false,
+		"(foo:bar OR (baz:qux OR quuz:corge))": false, "(welcome OR bye) AND hello": false,
+		"char(97)": true, "1) or (1": true, "(1)=(1)": true, "x or (1)": true, "(select 1)": true,
+		"(a) union (b)": true, "(a') or ('1": true, "(foo:bar) --": true, "()": true,
 	} {
 		if got := sqlSyntax(s); got != want {
 			t.Errorf("sqlSyntax(%q) = %v, want %v", s, got, want)
@@ -570,10 +576,46 @@ func TestSQLSyntax(t *testing.T) {
 		{"cats and dogs", "sql_injection", "none"},
 		{"1 or more", "sql_injection", "none"},
 		{"1' or '1'='1", "sql_injection", "deny"},
-		{"cats and dogs", "prompt_injection", "deny"}, // only sql_injection is gated
+		{"cats and dogs", "prompt_injection", "deny"}, // sql_injection, xss and command_injection are gated
+		{"(foo:bar AND baz:qux)", "sql_injection", "none"},
+		{"(foo:bar) AND (baz:qux) --", "sql_injection", "deny"},
+		{"height:[200 TO 300]", "xss", "none"},
+		{"position:1st", "xss", "none"},
+		{"<script>alert(1)</script>", "xss", "deny"},
+		{`" onmouseover="alert(1)`, "xss", "deny"},
+		{"javascript:alert`1`", "xss", "deny"},
 	} {
 		if v, err := Evaluate(search(tc.query), c, answerAll(tc.label)); err != nil || v.Action != tc.want {
 			t.Errorf("%s at 0.99 in WebSearch %q: %+v %v, want %s", tc.label, tc.query, v, err, tc.want)
+		}
+	}
+}
+
+// TestXSSSyntax: every XSS of the tuning sets has what xssSyntax looks for, so the search-box
+// gate cannot let one through; query syntax and plain words have none.
+func TestXSSSyntax(t *testing.T) {
+	n := 0
+	eachTuning(t, []string{"data/heldout/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"},
+		func(file, label, text string) {
+			if label != "xss" {
+				return
+			}
+			n++
+			if !xssSyntax(text) {
+				t.Errorf("%s: XSS without markup or script syntax: %q", file, text)
+			}
+		})
+	if n < 500 {
+		t.Errorf("%d XSS records read, want the tuning sets' hundreds", n)
+	}
+	for s, want := range map[string]bool{
+		"height:[200 TO 300]": false, "position:1st": false, "from:jul@foo.com hey buddy!": false,
+		"red shoes": false, "<svg onload=alert(1)>": true, "x' onfocus='alert(1)": true,
+		"javascript:alert`1`": true, "JaVaScRiPt :x": true, "data:text/html;base64,PHNjcmlwdD4": true,
+		"%3cscript%3e": true, "&#60;script": true, `\u003cscript`: true, "{{constructor}}": true,
+	} {
+		if got := xssSyntax(s); got != want {
+			t.Errorf("xssSyntax(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

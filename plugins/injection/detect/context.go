@@ -78,6 +78,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			return false
 		}
 		mentionNotMarkup(r)
+		if phraseQuery(r.Norm.Text) {
+			// Quoted phrases joined by AND/OR ("hello there" OR "welcome here"): search
+			// syntax, not a literal closed and compared.
+			dropHits(r, SQLInjection, func(h Hit) bool { return h.Rule == "quote_tautology" || h.Rule == "quote_or_quote" })
+		}
 		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
 			vote(r, d, SQLInjection, rule, 0.9, m)
 		}
@@ -801,8 +806,9 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 		texts = append(texts, strings.ReplaceAll(t, "+", " "))
 	}
 	for _, t := range texts {
+		phrases := phraseQuery(t)
 		for _, r := range searchSQLRules {
-			if r.breakout && codeSearch {
+			if r.breakout && codeSearch || phrases && phraseRules[r.rule] {
 				continue
 			}
 			if loc := r.re.FindStringIndex(t); loc != nil {
@@ -820,6 +826,67 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 		}
 	}
 	return "", ""
+}
+
+// phraseRules are the breakout rules that a phrase query (phraseQuery) holds as search syntax:
+// a phrase then a boolean word and another phrase or group (`"a b" AND ("c d" OR e)`), and a
+// phrase's boost (`"jakarta apache"^4`).
+var phraseRules = map[string]bool{"search/quote_boolean": true, "search/quote_arithmetic": true}
+
+// phraseQuery reports whether normalized t is a search query whose quotes only set off phrases
+// (issue 26: the search-query set's Lucene, liqe and boolean-parser queries): each double quote
+// opens a phrase at the start or after a space, `(`, `:`, `+`, `-` or `!`, and closes it before
+// the end, a space, `)`, `:`, `^` or `~`; every phrase holds a letter and no backslash; a single
+// quote is only an apostrophe between letters (O'Reilly); and outside the phrases there is no
+// SQL: no comparison, terminator, comment, `||`/`&&`, function call glued to its parenthesis,
+// SQL keyword, or number straight after a boolean word. A break-out closes the query's literal
+// first (`x" or "1"="1`, `") or ("x")=("x`) and fails the first or the last test.
+func phraseQuery(t string) bool {
+	if !strings.Contains(t, `"`) {
+		return false
+	}
+	var outside strings.Builder
+	in, start, phrases := false, 0, 0
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '"' && !in:
+			if i > 0 && !strings.ContainsRune(" (:+-!", rune(t[i-1])) {
+				return false
+			}
+			in, start = true, i+1
+		case c == '"':
+			if i+1 < len(t) && !strings.ContainsRune(" ):^~", rune(t[i+1])) || !hasLetter(t[start:i]) {
+				return false
+			}
+			in = false
+			phrases++
+			outside.WriteString(" p ")
+		case in:
+			if c == '\\' {
+				return false
+			}
+		case c == '\'':
+			if i == 0 || i+1 == len(t) || !isLetter(t[i-1]) || !isLetter(t[i+1]) {
+				return false
+			}
+		default:
+			outside.WriteByte(c)
+		}
+	}
+	return !in && phrases > 0 && !reOutsidePhrases.MatchString(outside.String())
+}
+
+// reOutsidePhrases is SQL between the phrases of a phrase query.
+var reOutsidePhrases = lazyre.New(`[=<>;#\x60\\@]|--|/\*|\|\||&&|[a-z_]\(|\b(?:select|union|from|where|like|rlike|regexp|between|is|null|sleep|benchmark|waitfor|exec|execute|declare|case|when|having|xor|div|mod|true|false|collate|sounds)\b|\b(?:and|or|not)\s*\(*\s*-?\d`)
+
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // reHex is a hexadecimal literal of at least three bytes.

@@ -514,6 +514,20 @@ func TestSearchBreakout(t *testing.T) {
 		{"a string written in hex", "search_products", "0x61646d696e", "search/hex_text"},
 		{"an address in hex", "search_products", "0x742d35cc6634c0532925a3b844bc454e4438f44e", ""},
 		{"an emoji code point", "search_products", "0x1f600 emoji", ""},
+		// Quoted phrases joined by AND/OR, grouped or boosted, are search syntax (issue 26: the
+		// search-query set of Lucene, liqe and boolean-parser queries, phraseQuery); a quote that
+		// closes the query's literal, or a phrase compared, is still a break-out.
+		{"phrases joined by or", "search_products", `"hello there" OR "welcome here"`, ""},
+		{"phrases joined by and", "search_products", `"jakarta apache" AND "Apache Lucene"`, ""},
+		{"a phrase and a group", "search_products", `"hello there" AND ("welcome here" OR ahoy)`, ""},
+		{"a boosted phrase", "search_products", `"jakarta apache"^4 "Apache Lucene"`, ""},
+		{"an apostrophe beside a phrase", "search_products", `O'Reilly AND "learning go"`, ""},
+		{"a phrase compared", "search_products", `"a b" or "b"="b`, "sql_injection"},
+		{"a closing quote then or", "search_products", `x" or "1"="1`, "sql_injection"},
+		{"a closing quote then a group", "search_products", `admin") or ("1"="1`, "sql_injection"},
+		{"a phrase then a call", "search_products", `"red shoes" and sleep(5)`, "sql_injection"},
+		{"a phrase or a number", "search_products", `"red shoes" or 1`, "sql_injection"},
+		{"a phrase then an escaped quote", "search_products", `"red\" or \"1\"=\"1"`, "sql_injection"},
 		// A code-search tool's query holds code: the break-out shapes are what it looks for.
 		{"code search for a JS function", "search_code", `"use strict"; (function() {`, ""},
 		{"code search for a SQL subquery", "search_code", "WHERE id IN (SELECT user_id FROM", ""},
@@ -569,6 +583,13 @@ func TestSearchFingerprint(t *testing.T) {
 		{"possessives then or", "search_products", "men's or women's boots", abi.ActionNone, ""},
 		{"a flag", "search_products", "t-shirt --size", abi.ActionNone, ""},
 		{"a question about a payload", "web_search", "why does 1 = 1 or 1 match every row", abi.ActionNone, ""},
+		// A boolean search of words, grouped (issue 26: booleanSearch), is not SQL; the same
+		// groups around a literal or a comparison still are.
+		{"groups of words", "search_products", "(welcome OR bye) AND hello", abi.ActionNone, ""},
+		{"a word and a group", "search_products", "fizz AND (buzz OR baz)", abi.ActionNone, ""},
+		{"a phrase and a group of phrases", "search_products", `"hello there" AND ("welcome here" OR ahoy)`, abi.ActionNone, ""},
+		{"groups around literals compared", "search_products", "admin') or ('1'='1", abi.ActionDeny, "sql_injection"},
+		{"a group then a constant compared", "search_products", "(welcome OR bye) AND 1=1", abi.ActionDeny, "sql_injection"},
 		{"a code search for a tautology", "search_code", "1 = 1 or 1", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

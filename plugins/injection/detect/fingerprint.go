@@ -1,6 +1,8 @@
 package detect
 
 import (
+	"strings"
+
 	libinjection "github.com/corazawaf/libinjection-go"
 )
 
@@ -30,10 +32,26 @@ func fingerprintSQL(r *Result, d *Detector) {
 		// judge SQL function calls themselves (search/sql_function_args, search/select_call).
 		return
 	}
+	if booleanSearch(fp, r.Norm.Text) {
+		return
+	}
 	for i := range r.Hits {
 		if r.Hits[i].Category == SQLInjection {
 			r.Hits[i].Uncertain = true
 		}
 	}
 	voteHit(r, d, Hit{Category: SQLInjection, Rule: ruleFingerprint, Weight: 0.85, Match: r.Norm.Text, Uncertain: true})
+}
+
+// booleanSearch reports whether libinjection's fingerprint fp of t is a boolean search of words
+// (issue 26: `(welcome OR bye) AND hello`, `fizz AND (buzz OR baz)`): only bare words (n),
+// boolean operators (&) and parentheses, or also strings (s) when t's quotes only set off
+// phrases (phraseQuery). SQL that libinjection reads so has a literal, a number, a keyword, a
+// comparison or a comment, and a fingerprint with another token.
+func booleanSearch(fp, t string) bool {
+	tokens := "n&()"
+	if phraseQuery(t) {
+		tokens = "sn&()"
+	}
+	return fp != "" && strings.Trim(fp, tokens) == ""
 }
