@@ -138,6 +138,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			FailClosed:     s.Failure != "open",
 			NeedsPrior:     s.NeedsPrior || s.ResolvesSample,
 			ResolvesSample: s.ResolvesSample,
+			OnlyOnSample:   s.OnlyOnSample,
 			Timeout:        time.Duration(s.Timeout),
 			Observe:        s.Mode == "observe",
 		}

@@ -129,6 +129,10 @@ type StageSpec struct {
 	Trusted bool `yaml:"trusted"`
 	// ResolvesSample marks a judge stage: its opinion replaces a sample from earlier stages.
 	ResolvesSample bool `yaml:"resolves_sample"`
+	// OnlyOnSample (with resolves_sample) runs the stage only when an earlier stage of the
+	// message answered sample: a judge that decides nothing else is not called for the rest,
+	// which then merge as if it had answered none (it still counts for coverage).
+	OnlyOnSample bool `yaml:"only_on_sample"`
 	// Mode is enforce (default) or observe: the stage runs and its verdict is recorded, not
 	// merged into the decision.
 	Mode   string            `yaml:"mode"`
@@ -297,6 +301,9 @@ func (m *Manifest) Validate() error {
 		}
 		if s.Mode != "" && s.Mode != "enforce" && s.Mode != "observe" {
 			return fe(p+".mode", "%q must be enforce or observe", s.Mode)
+		}
+		if s.OnlyOnSample && !s.ResolvesSample {
+			return fe(p+".only_on_sample", "needs resolves_sample: only a judge stage waits for a sample")
 		}
 		switch s.Failure {
 		case "", "closed", "open":

@@ -22,6 +22,7 @@ func TestManifestValidationNamesTheField(t *testing.T) {
 		{"bad timeout", "timeout: 100ms|timeout: 2h", "stages[0].timeout"},
 		{"bad phase", "timeout: 100ms|timeout: 100ms\n    phase: sideways", "stages[0].phase"},
 		{"bad failure", "timeout: 100ms|timeout: 100ms\n    failure: maybe", "stages[0].failure"},
+		{"only on sample without resolving", "timeout: 100ms|timeout: 100ms\n    only_on_sample: true", "stages[0].only_on_sample"},
 		{"short sha", `"0000000000000000000000000000000000000000000000000000000000000000"|"00"`, "stages[0].sha256"},
 		{"escape", "plugin: rules.wasm|plugin: ../rules.wasm", "stages[0].plugin"},
 		{"capability", "timeout: 100ms|timeout: 100ms\n    capabilities: [teleport]", "stages[0].capabilities[0]"},

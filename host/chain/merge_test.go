@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -236,6 +237,42 @@ func TestJudgeResolvesSample(t *testing.T) {
 	}})
 	if d, _ := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"}); d.Action != "sample" {
 		t.Fatalf("a plain allow resolved a sample: %s", d.Action)
+	}
+}
+
+// TestOnlyOnSample: a judge marked OnlyOnSample is called only for a message an earlier stage
+// sampled; for the rest the decision is what it was when the judge answered none, without its
+// call (and without its failure: a judge that would trap is not reached).
+func TestOnlyOnSample(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		first     string
+		judge     *fixed
+		wantCalls int
+		want      string
+	}{
+		{"sampled: the judge decides", "sample", &fixed{v: abi.Verdict{Action: "allow"}}, 1, "allow"},
+		{"sampled: a failing judge fails closed", "sample", &fixed{err: errors.New("trap")}, 1, "deny"},
+		{"not sampled: allow stands", "allow", &fixed{v: abi.Verdict{Action: "deny"}}, 0, "allow"},
+		{"not sampled: deny stands", "deny", &fixed{v: abi.Verdict{Action: "allow"}}, 0, "deny"},
+		{"not sampled: no opinion, the default", "none", &fixed{err: errors.New("trap")}, 0, "allow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := New(Options{DefaultAction: "allow", Stages: []*Stage{
+				{Name: "rules", Plugin: &fixed{v: abi.Verdict{Action: tc.first}}, Request: true},
+				{Name: "judge", Plugin: tc.judge, Request: true, NeedsPrior: true, ResolvesSample: true, OnlyOnSample: true, FailClosed: true},
+			}})
+			d, err := c.Evaluate(context.Background(), &abi.Envelope{Method: "tools/call"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Action != tc.want || tc.judge.calls != tc.wantCalls {
+				t.Fatalf("action %s, judge called %d; want %s, %d", d.Action, tc.judge.calls, tc.want, tc.wantCalls)
+			}
+			if ran := slices.ContainsFunc(d.Stages, func(r abi.StageResult) bool { return r.Stage == "judge" }); ran != (tc.wantCalls == 1) {
+				t.Fatalf("judge in the decision's stages: %v, calls %d", ran, tc.judge.calls)
+			}
+		})
 	}
 }
 
