@@ -721,7 +721,17 @@ func TestProgram(t *testing.T) {
 		{"git push origin --delete release-1.2", "destroy/git_force_push", false},
 		{"git push --force --all origin", "destroy/git_force_push", false},
 		{"git push --force origin feature main", "destroy/git_force_push", false},
-		{"git push --force origin $BRANCH", "destroy/git_force_push", false},
+		// one variable the line cannot resolve is asked about (a person can); anything more is not
+		{"git push --force origin $BRANCH", "destroy/git_force_push", true},
+		{`git push -f origin "$NEW_BRANCH" || exit 1`, "destroy/git_force_push", true},
+		{"git push --set-upstream origin --force ${BRANCH}", "destroy/git_force_push", true},
+		{"git push --force origin $BRANCH main", "destroy/git_force_push", false},
+		{"git push --force origin $BRANCH-*", "destroy/git_force_push", false},
+		{"git push --force origin $(git branch --show-current)", "destroy/git_force_push", false},
+		{"git push --force origin ${BRANCH:-main}", "destroy/git_force_push", false},
+		{"git push --force --all origin $BRANCH", "destroy/git_force_push", false},
+		{"BRANCH=main && git push --force origin $BRANCH", "destroy/git_force_push", false},
+		{"echo $BRANCH; git push --force origin ${BRANCH:-main}", "destroy/git_force_push", true}, // a plain $BRANCH elsewhere: asked, not passed
 		{"git push --mirror https://x.example/r.git", "destroy/git_force_push", false},
 		{"git remote add upstream https://github.com/org/repo.git && git fetch upstream", "", false},
 		{"terraform plan -out tf.plan", "", false},

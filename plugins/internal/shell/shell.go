@@ -77,7 +77,7 @@ const MaxCommands = 256
 
 // Analyze parses cmd and reports what in it is dangerous.
 func Analyze(cmd string) Result {
-	a := &analyzer{vars: map[string]string{}}
+	a := &analyzer{vars: map[string]string{}, src: cmd}
 	a.line(cmd, 0)
 	if a.res.ParseErr != nil {
 		// Not shell: PowerShell's `iex (iwr URL)` does not parse as bash. Its words still say
@@ -90,6 +90,7 @@ func Analyze(cmd string) Result {
 // analyzer is the state of one line evaluated as a small program: what earlier commands set
 // up is what later ones run with.
 type analyzer struct {
+	src   string // the whole line as given, before any expansion
 	vars  map[string]string
 	res   Result
 	depth int
@@ -1617,7 +1618,7 @@ func (a *analyzer) push(args []string, line string) {
 		if _, dst, ok := strings.Cut(r, ":"); ok {
 			r = dst
 		}
-		if protectedRef(r) {
+		if protectedRef(r) && !loneVar(r, a.src) {
 			named = false
 		}
 	}
@@ -1626,6 +1627,51 @@ func (a *analyzer) push(args []string, line string) {
 		return
 	}
 	a.add("destroy/git_force_push", "rewrites or deletes history on the remote", line, 0.8)
+}
+
+// loneVar reports whether w is one variable and nothing else (`$BRANCH`, `${NEW_BRANCH}`): a ref
+// the line cannot resolve, which a person asked about can (a release script's own branch), unlike
+// a glob or a default branch; pushed over by force it is asked about rather than refused (issue
+// 26, sixth round: data/heldout/shell-extra's backport and release-PR scripts).
+//
+// The word is as the analyzer expanded it, so src (the line as given) must hold the variable
+// plainly too, as `$NAME` or `${NAME}`: `${BRANCH:-main}` reaches here as `$BRANCH` and may well
+// be main.
+func loneVar(w, src string) bool {
+	w, ok := strings.CutPrefix(w, "$")
+	if !ok {
+		return false
+	}
+	if strings.HasPrefix(w, "{") && strings.HasSuffix(w, "}") {
+		w = w[1 : len(w)-1]
+	}
+	if !strings.Contains(src, "${"+w+"}") && !plainVar(src, w) {
+		return false
+	}
+	if w == "" || !(w[0] == '_' || w[0]|0x20 >= 'a' && w[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(w); i++ {
+		if c := w[i]; !(c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// plainVar reports whether line holds $name not followed by a character of a longer name.
+func plainVar(line, name string) bool {
+	for i := 0; ; {
+		j := strings.Index(line[i:], "$"+name)
+		if j < 0 {
+			return false
+		}
+		end := i + j + 1 + len(name)
+		if end == len(line) || !(line[end] == '_' || line[end]|0x20 >= 'a' && line[end]|0x20 <= 'z' || line[end] >= '0' && line[end] <= '9') {
+			return true
+		}
+		i = end
+	}
 }
 
 // protectedRef reports whether a ref pushed over or deleted is one a project shares: its
