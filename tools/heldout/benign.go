@@ -48,20 +48,10 @@ var (
 
 // extractModule walks one module and returns its benign candidates.
 func extractModule(m goModule, dir string) ([]candidate, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := regularFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
 	var out []candidate
 	add := func(kind, text, rel string, line int) {
 		text = strings.TrimSpace(text)
@@ -343,4 +333,23 @@ func hasSQL(st string) bool {
 		return sqlWord.MatchString(l)
 	}
 	return false
+}
+
+// regularFiles lists the regular files under dir, sorted.
+func regularFiles(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -218,20 +217,10 @@ func generateQueryExtra(out, cache string, others []string, stdout io.Writer) er
 // queryCandidates applies rules to the files under dir (sorted); src is the source's
 // name@version for the records' source.
 func queryCandidates(m goModule, src, dir string, rules []queryRule) ([]candidate, error) {
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type().IsRegular() {
-			files = append(files, p)
-		}
-		return nil
-	})
+	files, err := regularFiles(dir)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(files)
 	var out []candidate
 	for _, p := range files {
 		rel, _ := filepath.Rel(dir, p)
