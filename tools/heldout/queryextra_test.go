@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -136,17 +135,5 @@ func TestQueryExtraByteIdentical(t *testing.T) {
 	if err := generateQueryExtra(out, cache, queryExtraOthers(filepath.Join(root, "data", "heldout")), &log); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"calib.jsonl", "COUNTS.md"} {
-		got, err := os.ReadFile(filepath.Join(out, f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := os.ReadFile(filepath.Join(root, "data", "heldout", "query-extra", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: regenerated file differs from data/heldout/query-extra/%s (run make heldout-query-extra)", f, f)
-		}
-	}
+	checkRegenerated(t, out, filepath.Join(root, "data", "heldout"), "query-extra", "heldout-query-extra")
 }

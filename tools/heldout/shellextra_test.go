@@ -92,17 +92,24 @@ func TestShellExtraByteIdentical(t *testing.T) {
 	if err := generateShellExtra(out, others, &log); err != nil {
 		t.Fatal(err)
 	}
+	checkRegenerated(t, out, filepath.Join(root, "data", "heldout"), "shell-extra", "heldout-shell-extra")
+}
+
+// checkRegenerated compares the calib.jsonl and COUNTS.md generated into out with the committed
+// ones in heldout/set, naming the make target that regenerates them.
+func checkRegenerated(t *testing.T, out, heldout, set, target string) {
+	t.Helper()
 	for _, f := range []string{"calib.jsonl", "COUNTS.md"} {
 		got, err := os.ReadFile(filepath.Join(out, f))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := os.ReadFile(filepath.Join(root, "data", "heldout", "shell-extra", f))
+		want, err := os.ReadFile(filepath.Join(heldout, set, f))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("%s: regenerated file differs from data/heldout/shell-extra/%s (run make heldout-shell-extra)", f, f)
+			t.Errorf("%s: regenerated file differs from data/heldout/%s/%s (run make %s)", f, set, f, target)
 		}
 	}
 }
