@@ -9,8 +9,8 @@
 TEST_TARGETS += test-bundles
 
 test-bundles: ## bundles: 100 swaps under load (engine and gateway) and flat memory over 100 swaps (no -race)
-	set -o pipefail; $(GO) test -count=1 -v -run 'TestSwapUnderLoad|TestSwapMemoryFlat' ./host/bundle/ | grep -E '^(---|ok|FAIL|PASS)|swaps|RSS'
-	set -o pipefail; $(GO) test -count=1 -v -run 'TestSwapThroughGateway' ./host/gateway/ | grep -E '^(---|ok|FAIL|PASS)|swaps'
+	set -o pipefail; $(GO) test -count=1 -v -run 'TestSwapUnderLoad|TestSwapMemoryFlat' ./host/bundle/ | grep -E '^(---|ok|FAIL|PASS)|_test\.go:|swaps|RSS|panic'
+	set -o pipefail; $(GO) test -count=1 -v -run 'TestSwapThroughGateway' ./host/gateway/ | grep -E '^(---|ok|FAIL|PASS)|_test\.go:|swaps|panic'
 
 soak-bundles: ## bundles: 1,000 swaps, RSS before and after (PALISADE_SOAK=1)
 	PALISADE_SOAK=1 $(GO) test -count=1 -v -timeout 60m -run 'TestSwapMemoryFlat' ./host/bundle/
