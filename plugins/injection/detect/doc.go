@@ -11,5 +11,7 @@
 //
 // Start-up is cheap on purpose (every gateway start, hot swap and hook process pays it): the
 // prefilter's literal tables are generated (tables_gen.go, go generate) rather than derived
-// from the regexps' syntax trees at init, and each regexp is compiled on its first use.
+// from the regexps' syntax trees at init, and each regexp is compiled on its first use. On a
+// long text a rule's regexp runs anchored around its anchor literals' occurrences rather than
+// over every byte (window.go), with the full search's result.
 package detect

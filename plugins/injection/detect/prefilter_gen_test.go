@@ -32,7 +32,8 @@ type genTables struct {
 	clauseRule  []int32
 	lits        []string
 	litClauses  [][]int32
-	litKey      []uint8 // per literal of 3+ bytes: offset of the pair it is filed under
+	litKey      []uint8        // per literal of 3+ bytes: offset of the pair it is filed under
+	anchors     []genAnchorDef // per rule as run: its window anchor (window.go)
 }
 
 func deriveTables(t *testing.T) genTables {
@@ -71,6 +72,7 @@ func deriveTables(t *testing.T) genTables {
 		if err != nil {
 			t.Fatal(err)
 		}
+		g.anchors = append(g.anchors, deriveAnchor(re.Simplify()))
 		cs := dropCommonClauses(requiredClauses(re.Simplify()))
 		if cs == nil && ru.pre != nil {
 			cs = []clause{ru.pre}
@@ -197,7 +199,22 @@ func (g genTables) source() []byte {
 		}
 		b.WriteString(strconv.Itoa(int(k)) + ", ")
 	}
-	b.WriteString("\n}\n")
+	b.WriteString("\n}\n\n")
+	b.WriteString("// genAnchors: per rule as run, literals one of which every match holds at most pre bytes\n")
+	b.WriteString("// after its start (pre < 0: none; see window.go).\n")
+	b.WriteString("var genAnchors = []anchor{\n")
+	for _, a := range g.anchors {
+		if a.pre < 0 {
+			b.WriteString("{pre: -1},\n")
+			continue
+		}
+		q := make([]string, len(a.lits))
+		for i, l := range a.lits {
+			q[i] = strconv.Quote(l)
+		}
+		fmt.Fprintf(&b, "{%d, []string{%s}},\n", a.pre, strings.Join(q, ", "))
+	}
+	b.WriteString("}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		panic(err)

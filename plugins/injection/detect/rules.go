@@ -27,6 +27,23 @@ type rule struct {
 	// find, when set, finds a match of expr in another way (same matches, cheaper); the
 	// prefilter still derives from expr.
 	find func(t string) []int
+	// win matches long texts by windows around its anchor's literals (window.go); nil when the
+	// regexp has no anchor.
+	win *windowed
+}
+
+// findIndex is the regexp's FindStringIndex (sub: FindStringSubmatchIndex), by windows when
+// that is cheaper.
+func (ru *rule) findIndex(t string, sub bool) []int {
+	if ru.win != nil {
+		if loc, ok := ru.win.find(t, sub); ok {
+			return loc
+		}
+	}
+	if sub {
+		return ru.re().FindStringSubmatchIndex(t)
+	}
+	return ru.re().FindStringIndex(t)
 }
 
 // lazyRegexp returns a function that compiles expr on its first call and then returns the
@@ -59,7 +76,7 @@ func (g *gate) find(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.re().FindStringIndex(t)
+	return g.findIndex(t, false)
 }
 
 func (g *gate) match(v *voter, t string) bool { return g.find(v, t) != nil }
@@ -75,7 +92,7 @@ func (g *gate) findSub(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.re().FindStringSubmatchIndex(t)
+	return g.findIndex(t, true)
 }
 
 func (ru *rule) apply(v *voter, t string) bool {
@@ -86,7 +103,7 @@ func (ru *rule) apply(v *voter, t string) bool {
 	if ru.find != nil {
 		loc = ru.find(t)
 	} else {
-		loc = ru.re().FindStringIndex(t)
+		loc = ru.findIndex(t, false)
 	}
 	if loc == nil {
 		return false
@@ -174,9 +191,12 @@ func init() {
 		g.group = g.id
 		allRules = append(allRules, &g.rule)
 	}
-	if len(allRules) != len(genRuleClauses) || len(genLitKey) != len(genLits) {
+	if len(allRules) != len(genRuleClauses) || len(genLitKey) != len(genLits) || len(genAnchors) != len(allRules) {
 		tablesStale = true
 		return
+	}
+	for id, ru := range allRules {
+		ru.win = newWindowed(genAnchors[id], ru.expr)
 	}
 	ruleClauses = genRuleClauses
 	clauseRules = genClauseRule
