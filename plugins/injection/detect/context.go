@@ -83,8 +83,8 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			// syntax, not a literal closed and compared.
 			dropHits(r, SQLInjection, func(h Hit) bool { return h.Rule == "quote_tautology" || h.Rule == "quote_or_quote" })
 		}
-		if m, rule := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
-			vote(r, d, SQLInjection, rule, 0.9, m)
+		if m, rule, uncertain := searchSQL(r.Norm.Text, l.codeSearch); m != "" {
+			voteHit(r, d, Hit{Category: SQLInjection, Rule: rule, Weight: 0.9, Match: m, Uncertain: uncertain})
 		}
 		if !l.codeSearch {
 			formSpaces(r, d)
@@ -794,13 +794,19 @@ var searchSQLRules = []struct {
 	{"search/case_fragment", lazyre.New(`\)\s*when\s+\d+\s+then\s+(?:-?\d|'|"|\(|select\b|null\b)`), true},
 	{"search/terminator_comment", lazyre.New(`;\s*(?:--|/\*|#\s*$)`), true},
 	{"search/quote_in_comment", lazyre.New(`/\*[^*]*['"\x60][^*]*\*/`), true},
+	{"search/number_terminator", lazyre.New(`^\s*-?\d+\s*\)*\s*;\s*$`), true},
+	{"search/clause_after_value", lazyre.New(`(?:^\s*-?\d+|['"\x60)])\s*(?:order|group)\s+by\s+(?:\d+\b|\(|[a-z_]+\s*\()|^\s*-?\d+\s*\)*\s*(?:limit|offset)\s+\d+\b`), true},
+	{"search/statement_ended", lazyre.New(`^\s*(?:drop|truncate)\s+(?:table|database|schema|view|index|user|procedure|function|trigger|sequence)\s+(?:if\s+exists\s+)?[\w.\x60"\[\]]+\s*(?:;|--|#|/\*|cascade\b)|^\s*select\s+(?:-?\d+|null|@@?[a-z_]+|'[^']*')(?:\s*,\s*(?:-?\d+|null|'[^']*'))*\s*(?:;|--|#|/\*)`), true},
+	{"search/bare_statement", lazyre.New(`^\s*(?:drop|truncate)\s+(?:table|database|schema|view|index|user|procedure|function|trigger|sequence)\s+(?:if\s+exists\s+)?[\w.\x60"\[\]]+\s*$|^\s*select\s+(?:-?\d+|null|'[^']*')(?:\s*,\s*(?:-?\d+|null|'[^']*'))*\s*$`), true},
 	{"search/integer_overflow", lazyre.New(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
 // searchSQL returns the text and rule of the first searchSQLRules match in normalized t; in a
 // code-search tool's query (codeSearch), only the rules that are not breakout shapes. A value
-// with no white space is also read with '+' as a space (a form-encoded query string).
-func searchSQL(t string, codeSearch bool) (match, rule string) {
+// with no white space is also read with '+' as a space (a form-encoded query string). A rule
+// of uncertainSearchRules (or the trailing quote, trailingQuote) is returned, with uncertain
+// set, only when no other rule matches.
+func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 	texts := []string{t}
 	if strings.Contains(t, "+") && !strings.ContainsAny(t, " \t") {
 		texts = append(texts, strings.ReplaceAll(t, "+", " "))
@@ -812,20 +818,102 @@ func searchSQL(t string, codeSearch bool) (match, rule string) {
 				continue
 			}
 			if loc := r.re.FindStringIndex(t); loc != nil {
-				return t[loc[0]:loc[1]], r.rule
+				if uncertainSearchRules[r.rule] {
+					if rule == "" {
+						match, rule, uncertain = t[loc[0]:loc[1]], r.rule, true
+					}
+					continue
+				}
+				return t[loc[0]:loc[1]], r.rule, false
 			}
 		}
-		if !codeSearch && noWords(t) {
-			return t, "search/no_words"
+		if codeSearch {
+			continue
 		}
-		if !codeSearch && selfEquality(t) {
-			return t, "search/self_equality"
+		if noWords(t) {
+			return t, "search/no_words", false
 		}
-		if m := hexText(t); m != "" && !codeSearch {
-			return m, "search/hex_text"
+		if selfEquality(t) {
+			return t, "search/self_equality", false
+		}
+		if m := booleanSelfEquality(t); m != "" {
+			return m, "search/self_equality", false
+		}
+		if m := hexText(t); m != "" {
+			return m, "search/hex_text", false
+		}
+		if m, closed := trailingQuote(t); m != "" {
+			if closed {
+				return m, "search/quote_close_paren", false
+			}
+			if rule == "" {
+				match, rule, uncertain = m, "search/trailing_quote", true
+			}
 		}
 	}
-	return "", ""
+	return match, rule, uncertain
+}
+
+// uncertainSearchRules are the searchSQLRules a person's search can hold too: a bare DROP
+// TABLE or SELECT of a constant with nothing after (`drop table oak` is furniture, `select 2`
+// a model name) is asked about, not denied; ended by a terminator or a comment
+// (search/statement_ended) it denies.
+var uncertainSearchRules = map[string]bool{"search/bare_statement": true}
+
+// reBooleanEquality is a boolean operator then a token compared with a token by `=`.
+var reBooleanEquality = lazyre.New(`\b(?:or|and|xor)\s+\(?\s*([a-z_][a-z0-9_]*|\d+)\s*=\s*([a-z_][a-z0-9_]*|\d+)\b`)
+
+// booleanSelfEquality returns a condition after and/or/xor that compares a token with itself
+// (`1 or x=x`, `shoes and name=name`): the tautology a break-out appends, as selfEquality's
+// whole value is. "" = none.
+func booleanSelfEquality(t string) string {
+	for _, m := range reBooleanEquality.FindAllStringSubmatch(t, -1) {
+		if m[1] == m[2] {
+			return m[0]
+		}
+	}
+	return ""
+}
+
+// reHeight is a height in feet and inches (`5'10"`, `6' 2"`): its quotes are units.
+var reHeight = lazyre.New(`\d\s*'\s*\d{1,2}\s*"\s*$`)
+
+// trailingQuote returns the end of a search value that leaves a string open: a quote glued to
+// the word or number before it, last in the value or followed only by closing parentheses,
+// with no other quote of its kind that it could close (`1'`, `admin"`, `1')`, a backtick after a
+// word: the probe that makes the query around it fail). An apostrophe between letters (`o'brien`) does
+// not count. Followed by parentheses (closed) nobody types it; alone it is also a
+// measurement (`6'`, `55"`) or a typo, so it is asked about. "" = none.
+func trailingQuote(t string) (match string, closed bool) {
+	s := strings.TrimRight(t, " \t")
+	body := strings.TrimRight(s, ")")
+	closed = len(body) < len(s)
+	if len(body) < 2 || reHeight.MatchString(body) {
+		return "", false
+	}
+	q := body[len(body)-1]
+	if q != '\'' && q != '"' && q != '\x60' {
+		return "", false
+	}
+	prev := body[len(body)-2]
+	if !(prev >= 'a' && prev <= 'z' || prev >= 'A' && prev <= 'Z' || prev >= '0' && prev <= '9' || prev == '_') {
+		return "", false
+	}
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if body[i] != q {
+			continue
+		}
+		if q == '\'' && i > 0 && i+1 < len(body) && isLetter(body[i-1]) && isLetter(body[i+1]) {
+			continue // an apostrophe: o'brien, don't
+		}
+		n++
+	}
+	if n%2 == 0 {
+		return "", false
+	}
+	i := strings.LastIndexAny(body[:len(body)-1], " \t")
+	return s[i+1:], closed
 }
 
 // phraseRules are the breakout rules that a phrase query (phraseQuery) holds as search syntax:
@@ -890,7 +978,7 @@ func hasLetter(s string) bool {
 }
 
 // reHex is a hexadecimal literal of at least three bytes.
-var reHex = lazyre.New(`\b0x(?:[0-9a-f]{2}){3,32}\b`)
+var reHex = lazyre.New(`\b0x(?:[0-9a-f]{2}){3,128}\b`)
 
 // formSpaces reads a search value written with '+' for its spaces and no white space
 // (`order+by+1`, `"foo"+or+"bar"`: form-encoding without a percent escape, which Normalize
@@ -932,20 +1020,25 @@ func selfEquality(t string) bool {
 }
 
 // hexText returns a hexadecimal literal in t whose bytes are all printable ASCII text (0x61646d696e
-// is "admin"): how SQL injection writes a string without a quote. A hash, a colour or an
-// address is random bytes, not text. "" = none.
+// is "admin"), or are that text in UTF-16LE, each character followed by a zero byte (SQL
+// Server's NVARCHAR: 0x730065006c00 is "sel", what DECLARE @s NVARCHAR ... EXEC(@s) runs):
+// how SQL injection writes a string without a quote. A hash, a colour or an address is random
+// bytes, not text. "" = none.
 func hexText(t string) string {
 	for _, m := range reHex.FindAllString(t, -1) {
 		h := m[2:]
-		text := true
+		ascii, utf16 := true, len(h) >= 8
 		for i := 0; i+1 < len(h); i += 2 {
 			b := unhexByte(h[i])<<4 | unhexByte(h[i+1])
-			if b < 0x20 || b > 0x7e {
-				text = false
-				break
+			printable := b >= 0x20 && b <= 0x7e
+			ascii = ascii && printable
+			if i%4 == 0 {
+				utf16 = utf16 && printable
+			} else {
+				utf16 = utf16 && b == 0
 			}
 		}
-		if text {
+		if ascii || utf16 {
 			return m
 		}
 	}

@@ -605,6 +605,83 @@ func TestSearchFingerprint(t *testing.T) {
 	}
 }
 
+// TestSearchProbes: the probe shapes a search box let through (issue 26, det17: classes of the
+// calib-side misses and of data/split's SQL injection lines placed in a search box), each
+// beside a search a person types that has the same shape and must stay allowed. A quote left
+// open at the end and a bare statement are asked about (a height, `drop table oak` furniture);
+// a quote closed by parentheses, a number ended by `;`, ORDER BY/LIMIT after a number, a
+// tautology of a token with itself after a boolean and hex-encoded UTF-16 text deny.
+func TestSearchProbes(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name, query string
+		action      string // abi.ActionNone, ActionUncertain or ActionDeny
+		rule        string
+	}{
+		// A quote left open at the end of the value (search/trailing_quote).
+		{"a number then a quote", "1'", abi.ActionUncertain, "search/trailing_quote"},
+		{"a number then a double quote", `1"`, abi.ActionUncertain, "search/trailing_quote"},
+		{"a word then a quote", "admin'", abi.ActionUncertain, "search/trailing_quote"},
+		{"a word then a backtick", "1`", abi.ActionUncertain, "search/trailing_quote"},
+		{"a quote then closing parentheses", "1')", abi.ActionDeny, "search/quote_close_paren"},
+		{"a quote then two closing parentheses", "item'))", abi.ActionDeny, "search/quote_close_paren"},
+		{"a double quote then a parenthesis", `1")`, abi.ActionDeny, "search/quote_close_paren"},
+		{"a name with an apostrophe", "o'brien", abi.ActionNone, ""},
+		{"a contraction", "don't starve", abi.ActionNone, ""},
+		{"a height", `5'10"`, abi.ActionNone, ""},
+		{"a height with a space", `jeans for 6' 2" men`, abi.ActionNone, ""},
+		{"a screen size inside the value", `27" monitor`, abi.ActionNone, ""},
+		{"a quoted title", `"dune" paperback`, abi.ActionNone, ""},
+		{"a plural possessive inside", "girls' bikes", abi.ActionNone, ""},
+		{"a parenthesis after a quoted word", `(size "xl")`, abi.ActionNone, ""},
+		// A number ended by a statement terminator (search/number_terminator).
+		{"a number then a terminator", "1;", abi.ActionDeny, "search/number_terminator"},
+		{"a number, parenthesis and terminator", "7) ;", abi.ActionDeny, "search/number_terminator"},
+		{"numbers separated by semicolons", "1; 2; 3", abi.ActionNone, ""},
+		// ORDER BY, GROUP BY, LIMIT, OFFSET after a number or a closed literal
+		// (search/clause_after_value): the column-count probe without a comment.
+		{"order by a column number, descending", "1 ORDER BY 1 DESC", abi.ActionDeny, "search/clause_after_value"},
+		{"order by a column number", "-1 order by 3", abi.ActionDeny, "search/clause_after_value"},
+		{"group by column numbers", "1 group by 1,2,3", abi.ActionDeny, "search/clause_after_value"},
+		{"order by a call after a quote", "x' order by if(1=1,1,2)", abi.ActionDeny, "sql_injection"},
+		{"a number then offset", "1 offset 5", abi.ActionDeny, "search/clause_after_value"},
+		{"a number then limit", "1 limit 1,1", abi.ActionDeny, "search/clause_after_value"},
+		{"a sort order in words", "books order by price", abi.ActionNone, ""},
+		{"an order number", "order 1234 status", abi.ActionNone, ""},
+		{"a speed limit", "speed limit 30 sign", abi.ActionNone, ""},
+		// A statement of its own (search/statement_ended, search/bare_statement).
+		{"drop table then a terminator", "drop table users;", abi.ActionDeny, "search/statement_ended"},
+		{"drop table if exists", "drop table if exists users--", abi.ActionDeny, "search/statement_ended"},
+		{"select a constant then a comment", "select 1,2,3--", abi.ActionDeny, "sql_injection"},
+		{"a bare drop table", "drop table users", abi.ActionUncertain, "search/bare_statement"},
+		{"a bare truncate", "truncate table audit_log", abi.ActionUncertain, "search/bare_statement"},
+		{"a bare select of a constant", "select 1", abi.ActionUncertain, "search/bare_statement"},
+		{"a drop-leaf table", "drop leaf table", abi.ActionNone, ""},
+		{"a table to drop things on", "drop table", abi.ActionNone, ""},
+		{"a select of a range", "select comfort mattress", abi.ActionNone, ""},
+		// A token compared with itself after a boolean (search/self_equality).
+		{"or a column equal to itself", "1 or x=x", abi.ActionDeny, "search/self_equality"},
+		{"and a name equal to itself", "shoes and name = name", abi.ActionDeny, "search/self_equality"},
+		{"and a size compared", "shoes and size=10", abi.ActionNone, ""},
+		// Hexadecimal text in UTF-16LE (search/hex_text): SQL Server's NVARCHAR literal.
+		{"hex of UTF-16 text", "0x730065006c0065006300740020004000400076006500", abi.ActionDeny, "search/hex_text"},
+		{"hex of long UTF-16 text", "declare @s nvarchar(99) set @s=0x770061006900740066006f0072002000640065006c00610079002000270030003a0030003a", abi.ActionDeny, "sql_injection"},
+		{"a hash", "0x5f3759df0a2b11c4e9d7", abi.ActionNone, ""},
+		{"a colour", "paint 0xff00ff00", abi.ActionNone, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "search_products", "arguments": map[string]any{"query": tc.query, "limit": 20}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Action != tc.action || !strings.Contains(v.Rule, tc.rule) {
+				t.Errorf("%q: %s %q, want %s %q", tc.query, v.Action, v.Rule, tc.action, tc.rule)
+			}
+		})
+	}
+}
+
 // TestProseAndCodeMentions: what documentation in a message and ordinary source code mention
 // rather than carry (issue 26), beside the same shapes where they are attacks.
 func TestProseAndCodeMentions(t *testing.T) {
