@@ -798,6 +798,9 @@ var searchSQLRules = []struct {
 	{"search/clause_after_value", lazyre.New(`(?:^\s*-?\d+|['"\x60)])\s*(?:order|group)\s+by\s+(?:\d+\b|\(|[a-z_]+\s*\()|^\s*-?\d+\s*\)*\s*(?:limit|offset)\s+\d+\b`), true},
 	{"search/statement_ended", lazyre.New(`^\s*(?:drop|truncate)\s+(?:table|database|schema|view|index|user|procedure|function|trigger|sequence)\s+(?:if\s+exists\s+)?[\w.\x60"\[\]]+\s*(?:;|--|#|/\*|cascade\b)|^\s*select\s+(?:-?\d+|null|@@?[a-z_]+|'[^']*')(?:\s*,\s*(?:-?\d+|null|'[^']*'))*\s*(?:;|--|#|/\*)`), true},
 	{"search/bare_statement", lazyre.New(`^\s*(?:drop|truncate)\s+(?:table|database|schema|view|index|user|procedure|function|trigger|sequence)\s+(?:if\s+exists\s+)?[\w.\x60"\[\]]+\s*$|^\s*select\s+(?:-?\d+|null|'[^']*')(?:\s*,\s*(?:-?\d+|null|'[^']*'))*\s*$`), true},
+	{"search/number_boolean_expression", lazyre.New(`^\s*-?\d+\s*\)*\s*(?:and|or|xor|&&|\|\|)\s+(?:not\s+(?:-?\d|null\b|true\b|false\b|\()|[!~]\s*-?\d|@@?[a-z_]|[a-z_][a-z0-9_]*\(|-?\d+\s+is\s+(?:not\s+)?(?:true|false|null|unknown)\b|-?\d+\s+(?:not\s+)?in\s*\(|rownum\b)|^\s*-?\d+\s+(?:not\s+)?in\s*\(\s*-?\d+(?:\s*,\s*-?\d+)*\s*\)|^\s*(?:\|\||&&)\s*-?\d`), true},
+	{"search/where_after_value", lazyre.New(`(?:^\s*-?\d+|['")\x60])\s*\)*\s*where\s+\(?\s*[\w.]+\s*(?:[=<>!]|(?:not\s+)?(?:like|in|between|regexp|rlike)\b|is\b)`), true},
+	{"search/server_procedure", lazyre.New(`^\s*(?:exec(?:ute)?\s+)?(?:master\.(?:dbo)?\.)?(?:sp|xp)_[a-z0-9_]+\s+(?:'|@|\d)|\bshutdown\s+with\s+nowait\b|\b(?:current_setting|set_config|query_to_xml(?:_and_xmlschema)?|table_to_xml|database_to_xml|pg_stat_file|dblink(?:_exec)?|lo_get|lo_from_bytea)\s*\(\s*'`), true},
 	{"search/integer_overflow", lazyre.New(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 

@@ -571,7 +571,7 @@ func TestSearchFingerprint(t *testing.T) {
 		{"a word then a comment", "search_products", "shoes/* more */", abi.ActionUncertain, ruleFingerprint},
 		{"a union after an expression: the rules deny", "search_products", "shoes - (boots) union select 1", abi.ActionDeny, "search/union_after_expression"},
 		{"a union behind a comment: the rules deny", "search_products", "1 /* x */ union", abi.ActionDeny, "search/number_comment"},
-		{"a server variable compared", "search_products", "1 and @version < 1", abi.ActionUncertain, ruleFingerprint},
+		{"a server variable compared: the rules deny (det17)", "search_products", "1 and @version < 1", abi.ActionDeny, "search/number_boolean_expression"},
 		{"a float glued to a word", "search_products", "abc or 2 1.e%2", abi.ActionUncertain, ruleFingerprint},
 		{"a classic payload: the rules deny", "search_products", "' or 1=1 --", abi.ActionDeny, "sql_injection"},
 		{"a union probe: the rules deny", "search_products", "-1 union select null,123--", abi.ActionDeny, "sql_injection"},
@@ -668,6 +668,37 @@ func TestSearchProbes(t *testing.T) {
 		{"hex of long UTF-16 text", "declare @s nvarchar(99) set @s=0x770061006900740066006f0072002000640065006c00610079002000270030003a0030003a", abi.ActionDeny, "sql_injection"},
 		{"a hash", "0x5f3759df0a2b11c4e9d7", abi.ActionNone, ""},
 		{"a colour", "paint 0xff00ff00", abi.ActionNone, ""},
+		// A number then and/or with a SQL expression: a call, NOT, a bitwise or logical
+		// negation, a server variable, IS TRUE/NULL, IN a list (search/number_boolean_expression),
+		// the boolean-blind probe libinjection alone only asked about.
+		{"and a function call", "1 and host_name()=1", abi.ActionDeny, "search/number_boolean_expression"},
+		{"and a call with a number", "1 and zeroblob(1000000000)", abi.ActionDeny, "search/number_boolean_expression"},
+		{"and not a comparison", "1 and not 1=2", abi.ActionDeny, "sql_injection"},
+		{"and a negated number", "1 and !0", abi.ActionDeny, "search/number_boolean_expression"},
+		{"and a bit-inverted number", "1 and ~0", abi.ActionDeny, "search/number_boolean_expression"},
+		{"and a number is true", "1 and 1 is true", abi.ActionDeny, "search/number_boolean_expression"},
+		{"or not null", "1 or not null", abi.ActionDeny, "search/number_boolean_expression"},
+		{"and rownum", "1 and rownum=1", abi.ActionDeny, "search/number_boolean_expression"},
+		{"a number in a list", "1 in (1,2)", abi.ActionDeny, "search/number_boolean_expression"},
+		{"a leading logical or", "||1", abi.ActionDeny, "search/number_boolean_expression"},
+		{"one and only", "1 and only", abi.ActionNone, ""},
+		{"ages", "2 and 3 year olds", abi.ActionNone, ""},
+		{"a 2 in 1 laptop", "2 in 1 laptop (13 inch)", abi.ActionNone, ""},
+		{"a pack size", "3 or more (pack of 6)", abi.ActionNone, ""},
+		// WHERE after a number, a quote or a parenthesis (search/where_after_value).
+		{"a number then where", "1 where 1=1", abi.ActionDeny, "sql_injection"},
+		{"a parenthesis then where", "1) where 1=1--", abi.ActionDeny, "sql_injection"},
+		{"a quote then where like", "x' where name like 'a", abi.ActionDeny, "sql_injection"},
+		{"a title with where", "where the crawdads sing (2022)", abi.ActionNone, ""},
+		{"a volume then where", "(vol 2) where the wild things are", abi.ActionNone, ""},
+		// SQL Server procedures with arguments, PostgreSQL settings and XML functions
+		// (search/server_procedure); a bare DELETE FROM is a search ("delete from iphone").
+		{"a login procedure", "sp_addlogin 'a','b'", abi.ActionDeny, "search/server_procedure"},
+		{"shutdown with nowait", "shutdown with nowait", abi.ActionDeny, "search/server_procedure"},
+		{"a PostgreSQL setting", "current_setting('is_superuser')", abi.ActionDeny, "search/server_procedure"},
+		{"a query as XML", "query_to_xml('select 1',true,true,'')", abi.ActionDeny, "search/server_procedure"},
+		{"a shutdown film", "shutdown", abi.ActionNone, ""},
+		{"a delete key", "delete key replacement", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "search_products", "arguments": map[string]any{"query": tc.query, "limit": 20}})
