@@ -801,6 +801,7 @@ var searchSQLRules = []struct {
 	{"search/number_boolean_expression", lazyre.New(`^\s*-?\d+\s*\)*\s*(?:and|or|xor|&&|\|\|)\s+(?:not\s+(?:-?\d|null\b|true\b|false\b|\()|[!~]\s*-?\d|@@?[a-z_]|[a-z_][a-z0-9_]*\(|-?\d+\s+is\s+(?:not\s+)?(?:true|false|null|unknown)\b|-?\d+\s+(?:not\s+)?in\s*\(|rownum\b)|^\s*-?\d+\s+(?:not\s+)?in\s*\(\s*-?\d+(?:\s*,\s*-?\d+)*\s*\)|^\s*(?:\|\||&&)\s*-?\d`), true},
 	{"search/where_after_value", lazyre.New(`(?:^\s*-?\d+|['")\x60])\s*\)*\s*where\s+\(?\s*[\w.]+\s*(?:[=<>!]|(?:not\s+)?(?:like|in|between|regexp|rlike)\b|is\b)`), true},
 	{"search/server_procedure", lazyre.New(`^\s*(?:exec(?:ute)?\s+)?(?:master\.(?:dbo)?\.)?(?:sp|xp)_[a-z0-9_]+\s+(?:'|@|\d)|\bshutdown\s+with\s+nowait\b|\b(?:current_setting|set_config|query_to_xml(?:_and_xmlschema)?|table_to_xml|database_to_xml|pg_stat_file|dblink(?:_exec)?|lo_get|lo_from_bytea)\s*\(\s*'`), true},
+	{"search/prefixed_literal", lazyre.New(`(?:\b[xbn]|\b_[a-z0-9]+)'[^'\s]{0,40}'\s*(?:=|<>|!=|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*(?:[xbn]|_[a-z0-9]+)?'`), true},
 	{"search/integer_overflow", lazyre.New(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
@@ -813,6 +814,11 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 	texts := []string{t}
 	if strings.Contains(t, "+") && !strings.ContainsAny(t, " \t") {
 		texts = append(texts, strings.ReplaceAll(t, "+", " "))
+	}
+	if !codeSearch {
+		if s := gluedKeywordSpaces(t); s != t {
+			texts = append(texts, s)
+		}
 	}
 	for _, t := range texts {
 		phrases := phraseQuery(t)
@@ -857,6 +863,28 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 	return match, rule, uncertain
 }
 
+// reGluedKeyword is a boolean keyword glued to the numbers or parentheses around it (`1and1=1`,
+// `(1)or(1)=(1)`); reKeywordOpen and reKeywordClose one glued to a parenthesis on one side
+// (`1 or(1)=1`, `(1)or 1`).
+var (
+	reGluedKeyword = lazyre.New(`([0-9)])(and|or|xor)([0-9(])`)
+	reKeywordOpen  = lazyre.New(`\b(and|or|xor)\(`)
+	reKeywordClose = lazyre.New(`\)(and|or|xor)\b`)
+)
+
+// gluedKeywordSpaces returns t with spaces around a boolean keyword that parentheses or
+// numbers hold in place of white space (the filter evasion `(1)or(1)=(1)`, `1and1=1`), so that
+// the rules, written with white space between a keyword and its operands, read it; t when there
+// is none. A word that holds the letters (`color(1)`, `sand(2)`) is not a keyword.
+func gluedKeywordSpaces(t string) string {
+	if !strings.Contains(t, "or") && !strings.Contains(t, "and") {
+		return t
+	}
+	s := reGluedKeyword.ReplaceAllString(t, "$1 $2 $3")
+	s = reKeywordOpen.ReplaceAllString(s, "$1 (")
+	return reKeywordClose.ReplaceAllString(s, ") $1")
+}
+
 // uncertainSearchRules are the searchSQLRules a person's search can hold too: a bare DROP
 // TABLE or SELECT of a constant with nothing after (`drop table oak` is furniture, `select 2`
 // a model name) is asked about, not denied; ended by a terminator or a comment
@@ -864,10 +892,11 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 var uncertainSearchRules = map[string]bool{"search/bare_statement": true}
 
 // reBooleanEquality is a boolean operator then a token compared with a token by `=`.
-var reBooleanEquality = lazyre.New(`\b(?:or|and|xor)\s+\(?\s*([a-z_][a-z0-9_]*|\d+)\s*=\s*([a-z_][a-z0-9_]*|\d+)\b`)
+var reBooleanEquality = lazyre.New(`\b(?:or|and|xor)\s+\(?\s*[\x60\[]?([a-z_][a-z0-9_]*|\d+)[\x60\]]?\s*=\s*[\x60\[]?([a-z_][a-z0-9_]*|\d+)(?:[\x60\]]|\b)`)
 
-// booleanSelfEquality returns a condition after and/or/xor that compares a token with itself
-// (`1 or x=x`, `shoes and name=name`): the tautology a break-out appends, as selfEquality's
+// booleanSelfEquality returns a condition after and/or/xor that compares a token, bare or
+// quoted as an identifier (MySQL's backticks, SQL Server's brackets), with itself (`1 or x=x`,
+// `shoes and name=name`, `1 or [a]=[a]`): the tautology a break-out appends, as selfEquality's
 // whole value is. "" = none.
 func booleanSelfEquality(t string) string {
 	for _, m := range reBooleanEquality.FindAllStringSubmatch(t, -1) {

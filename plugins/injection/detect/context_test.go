@@ -698,6 +698,19 @@ func TestSearchProbes(t *testing.T) {
 		{"a PostgreSQL setting", "current_setting('is_superuser')", abi.ActionDeny, "search/server_procedure"},
 		{"a query as XML", "query_to_xml('select 1',true,true,'')", abi.ActionDeny, "search/server_procedure"},
 		{"a shutdown film", "shutdown", abi.ActionNone, ""},
+		// Parentheses or numbers in place of white space around a boolean keyword
+		// (gluedKeywordSpaces), literals with a prefix (hex, bit, national, a charset
+		// introducer) compared, identifiers quoted and compared with themselves.
+		{"a tautology without spaces", "1and1=1", abi.ActionDeny, "sql_injection"},
+		{"a tautology in parentheses", "(1)or(1)=(1)", abi.ActionDeny, "sql_injection"},
+		{"or glued to a parenthesis", "1or(1)=1", abi.ActionDeny, "sql_injection"},
+		{"hex literals compared", "1 or x'50'=x'50'", abi.ActionDeny, "search/prefixed_literal"},
+		{"charset introducers compared", "1 or _utf8'a'=_latin1'a'", abi.ActionDeny, "search/prefixed_literal"},
+		{"backticked identifiers compared", "1 or `a`=`a`", abi.ActionDeny, "search/self_equality"},
+		{"bracketed identifiers compared", "1 or [a]=[a]", abi.ActionDeny, "search/self_equality"},
+		{"a colour code in parentheses", "color(1) and size(2)", abi.ActionNone, ""},
+		{"sand bags", "sand(2) bags", abi.ActionNone, ""},
+		{"a model name", "x'50 jacket", abi.ActionNone, ""},
 		{"a delete key", "delete key replacement", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
