@@ -711,6 +711,17 @@ func TestSearchProbes(t *testing.T) {
 		{"a colour code in parentheses", "color(1) and size(2)", abi.ActionNone, ""},
 		{"sand bags", "sand(2) bags", abi.ActionNone, ""},
 		{"a model name", "x'50 jacket", abi.ActionNone, ""},
+		// A float or scientific number glued to UNION SELECT (MySQL reads `1e0union` as a
+		// number then UNION), a number then the `-- -` comment, ORDER BY a column number
+		// after a condition, SOUNDS LIKE between numbers.
+		{"a scientific number glued to union", "1e0union select 1", abi.ActionDeny, "search/number_glued_union"},
+		{"a decimal glued to union", ".1union select 1", abi.ActionDeny, "search/number_glued_union"},
+		{"a number then the dash comment", "1-- -", abi.ActionDeny, "search/number_glued_union"},
+		{"a condition then order by", "1 or 1 order by 1", abi.ActionDeny, "sql_injection"},
+		{"numbers that sound alike", "1 and 1 sounds like 1", abi.ActionDeny, "search/number_boolean_expression"},
+		{"a firmware version", "router firmware 1.2e union", abi.ActionNone, ""},
+		{"a year then order by", "2021 order by date", abi.ActionNone, ""},
+		{"a range of numbers", "pages 10 - 20", abi.ActionNone, ""},
 		{"a delete key", "delete key replacement", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
