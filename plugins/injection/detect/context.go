@@ -803,6 +803,7 @@ var searchSQLRules = []struct {
 	{"search/where_after_value", lazyre.New(`(?:^\s*-?\d+|['")\x60])\s*\)*\s*where\s+\(?\s*[\w.]+\s*(?:[=<>!]|(?:not\s+)?(?:like|in|between|regexp|rlike)\b|is\b)`), true},
 	{"search/server_procedure", lazyre.New(`^\s*(?:exec(?:ute)?\s+)?(?:master\.(?:dbo)?\.)?(?:sp|xp)_[a-z0-9_]+\s+(?:'|@|\d)|\bshutdown\s+with\s+nowait\b|\b(?:current_setting|set_config|query_to_xml(?:_and_xmlschema)?|table_to_xml|database_to_xml|pg_stat_file|dblink(?:_exec)?|lo_get|lo_from_bytea)\s*\(\s*'`), true},
 	{"search/prefixed_literal", lazyre.New(`(?:\b[xbn]|\b_[a-z0-9]+)'[^'\s]{0,40}'\s*(?:=|<>|!=|<=?|>=?|(?:not\s+)?(?:like|regexp|rlike)\b)\s*(?:[xbn]|_[a-z0-9]+)?'`), true},
+	{"search/scientific_notation", lazyre.New(`(?:^|[^a-z0-9_.])\d+\.e\s*[(),]`), true},
 	{"search/integer_overflow", lazyre.New(`^\s*-?(?:2\.22507385850720(?:07|11)e-308|0000023456|0000012345|214748364[89]|429496729[5-9]|922337203685477580[7-9]|1844674407370955161[5-9]|0x[7f]fffffff(?:ffffffff)?|\d+(?:\.\d*)?e\+?[3-9]\d\d+)\s*$`), true},
 }
 
@@ -852,9 +853,9 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 		if m := hexText(t); m != "" {
 			return m, "search/hex_text", false
 		}
-		if m, closed := trailingQuote(t); m != "" {
-			if closed {
-				return m, "search/quote_close_paren", false
+		if m, certain := trailingQuote(t); m != "" {
+			if certain {
+				return m, "search/quote_probe", false
 			}
 			if rule == "" {
 				match, rule, uncertain = m, "search/trailing_quote", true
@@ -911,12 +912,13 @@ func booleanSelfEquality(t string) string {
 // reHeight is a height in feet and inches (`5'10"`, `6' 2"`): its quotes are units.
 var reHeight = lazyre.New(`\d\s*'\s*\d{1,2}\s*"\s*$`)
 
-// trailingQuote returns the end of a search value that leaves a string open: a quote glued to
-// the word or number before it, last in the value or followed only by closing parentheses,
-// with no other quote of its kind that it could close (`1'`, `admin"`, `1')`, a backtick after a
-// word: the probe that makes the query around it fail). An apostrophe between letters (`o'brien`) does
-// not count. Followed by parentheses (closed) nobody types it; alone it is also a
-// measurement (`6'`, `55"`) or a typo, so it is asked about. "" = none.
+// trailingQuote returns the end of a search value that leaves a string open: a quote (or a run
+// of up to three quotes) glued to the word or number before it, last in the value or followed
+// only by closing parentheses, with no other quote of its kind that it could close (`1'`,
+// `admin"`, `1')`, `1'"`, a backtick after a word: the probe that makes the query around it
+// fail). An apostrophe between letters (`o'brien`) does not count. Followed by parentheses or
+// mixing quotes (certain) nobody types it; one quote alone is also a measurement (`6'`,
+// `55"`) or a typo, so it is asked about. "" = none.
 func trailingQuote(t string) (match string, closed bool) {
 	s := strings.TrimRight(t, " \t")
 	body := strings.TrimRight(s, ")")
@@ -924,29 +926,40 @@ func trailingQuote(t string) (match string, closed bool) {
 	if len(body) < 2 || reHeight.MatchString(body) {
 		return "", false
 	}
-	q := body[len(body)-1]
-	if q != '\'' && q != '"' && q != '\x60' {
+	// The quotes at the end: one, or a run of different ones (`1'"`, the probe for either).
+	end := len(body)
+	for end > 0 && strings.IndexByte("'\"\x60", body[end-1]) >= 0 {
+		end--
+	}
+	if end == len(body) || end == 0 || len(body)-end > 3 {
 		return "", false
 	}
-	prev := body[len(body)-2]
+	prev := body[end-1]
 	if !(prev >= 'a' && prev <= 'z' || prev >= 'A' && prev <= 'Z' || prev >= '0' && prev <= '9' || prev == '_') {
 		return "", false
 	}
-	n := 0
-	for i := 0; i < len(body); i++ {
-		if body[i] != q {
+	open := false
+	for _, q := range []byte("'\"\x60") {
+		if strings.IndexByte(body[end:], q) < 0 {
 			continue
 		}
-		if q == '\'' && i > 0 && i+1 < len(body) && isLetter(body[i-1]) && isLetter(body[i+1]) {
-			continue // an apostrophe: o'brien, don't
+		n := 0
+		for i := 0; i < len(body); i++ {
+			if body[i] != q {
+				continue
+			}
+			if q == '\'' && i > 0 && i+1 < len(body) && isLetter(body[i-1]) && isLetter(body[i+1]) {
+				continue // an apostrophe: o'brien, don't
+			}
+			n++
 		}
-		n++
+		open = open || n%2 == 1
 	}
-	if n%2 == 0 {
+	if !open {
 		return "", false
 	}
-	i := strings.LastIndexAny(body[:len(body)-1], " \t")
-	return s[i+1:], closed
+	i := strings.LastIndexAny(body[:end], " \t")
+	return s[i+1:], closed || len(body)-end > 1
 }
 
 // phraseRules are the breakout rules that a phrase query (phraseQuery) holds as search syntax:

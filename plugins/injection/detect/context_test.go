@@ -623,9 +623,12 @@ func TestSearchProbes(t *testing.T) {
 		{"a number then a double quote", `1"`, abi.ActionUncertain, "search/trailing_quote"},
 		{"a word then a quote", "admin'", abi.ActionUncertain, "search/trailing_quote"},
 		{"a word then a backtick", "1`", abi.ActionUncertain, "search/trailing_quote"},
-		{"a quote then closing parentheses", "1')", abi.ActionDeny, "search/quote_close_paren"},
-		{"a quote then two closing parentheses", "item'))", abi.ActionDeny, "search/quote_close_paren"},
-		{"a double quote then a parenthesis", `1")`, abi.ActionDeny, "search/quote_close_paren"},
+		{"a quote then closing parentheses", "1')", abi.ActionDeny, "search/quote_probe"},
+		{"a quote then two closing parentheses", "item'))", abi.ActionDeny, "search/quote_probe"},
+		{"a double quote then a parenthesis", `1")`, abi.ActionDeny, "search/quote_probe"},
+		{"a number then both quotes", `1'"`, abi.ActionDeny, "search/quote_probe"},
+		{"both quotes then a parenthesis", `1'")`, abi.ActionDeny, "search/quote_probe"},
+		{"a quoted word inside a phrase", `"the 'best'" pizza`, abi.ActionNone, ""},
 		{"a name with an apostrophe", "o'brien", abi.ActionNone, ""},
 		{"a contraction", "don't starve", abi.ActionNone, ""},
 		{"a height", `5'10"`, abi.ActionNone, ""},
@@ -722,6 +725,10 @@ func TestSearchProbes(t *testing.T) {
 		{"a firmware version", "router firmware 1.2e union", abi.ActionNone, ""},
 		{"a year then order by", "2021 order by date", abi.ActionNone, ""},
 		{"a range of numbers", "pages 10 - 20", abi.ActionNone, ""},
+		// MySQL's scientific notation in place of white space (`1.e(`, `1.e,`).
+		{"a number glued to a parenthesis", "1.e(1)", abi.ActionDeny, "search/scientific_notation"},
+		{"a number glued to a comma", "1.e,1", abi.ActionDeny, "search/scientific_notation"},
+		{"an abbreviation after a number", "vol 1.e. edition", abi.ActionNone, ""},
 		{"a delete key", "delete key replacement", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
