@@ -817,7 +817,7 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 	if strings.Contains(t, "+") && !strings.ContainsAny(t, " \t") {
 		texts = append(texts, strings.ReplaceAll(t, "+", " "))
 	}
-	if !codeSearch {
+	if !codeSearch && len(t) <= maxGluedReading {
 		if s := gluedKeywordSpaces(t); s != t {
 			texts = append(texts, s)
 		}
@@ -873,6 +873,11 @@ var (
 	reKeywordOpen  = lazyre.New(`\b(and|or|xor)\(`)
 	reKeywordClose = lazyre.New(`\)(and|or|xor)\b`)
 )
+
+// maxGluedReading is the longest search value read a second time with spaces around its glued
+// keywords (gluedKeywordSpaces): a second reading doubles the rules' time, and a value longer
+// than this is not a search a person types (its first reading still runs whole).
+const maxGluedReading = 4096
 
 // gluedKeywordSpaces returns t with spaces around a boolean keyword that parentheses or
 // numbers hold in place of white space (the filter evasion `(1)or(1)=(1)`, `1and1=1`), so that
