@@ -367,7 +367,7 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 	m.kv = kv
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.stop = cancel
-	w, err := kv.WatchAll(wctx)
+	w, err := watchAll(ctx, wctx, kv, m.log)
 	if err != nil {
 		cancel()
 		return nil, fmt.Errorf("approval: watch %s: %w", o.Bucket, err)
@@ -380,6 +380,33 @@ func New(ctx context.Context, o Options) (*Manager, error) {
 		return nil, ctx.Err()
 	}
 	return m, nil
+}
+
+// watchRetry bounds how long New tries to start its watch when ctx has no deadline.
+const watchRetry = 30 * time.Second
+
+// watchAll starts the bucket's watch (in wctx), trying again while ctx lasts (at most
+// watchRetry when it has no deadline): while the bucket's stream elects a new leader (its
+// server just went away) creating the watch's consumer times out, and an approver or a
+// gateway that starts then should wait for the election, not fail.
+func watchAll(ctx, wctx context.Context, kv jetstream.KeyValue, log *slog.Logger) (jetstream.KeyWatcher, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, watchRetry)
+		defer cancel()
+	}
+	for {
+		w, err := kv.WatchAll(wctx)
+		if err == nil {
+			return w, nil
+		}
+		log.Warn("approvals watch not started; trying again", "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // EnsureBucket opens the approvals KV bucket ("" = PALISADE_APPROVALS), creating it when it
