@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -165,7 +166,8 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			Config:          cfg,
 			Timeout:         time.Duration(s.Timeout),
 			MaxPages:        s.MemoryPages,
-			PoolSize:        poolSize(s.Pool, o.MaxPool),
+			PoolSize:        poolSize(s, o.MaxPool),
+			Warm:            warm(s),
 			Uninterruptible: s.Trusted,
 			HostFunctions:   hostfn.Build(s.Name, s.Capabilities, o.Deps),
 			Logger:          o.Logger,
@@ -242,11 +244,38 @@ func checkDescribe(ctx context.Context, pl *plugin.Plugin) (abi.Describe, error)
 	return d, abi.CheckInput(d)
 }
 
-func poolSize(declared, max int) int {
-	if max > 0 && (declared <= 0 || declared > max) {
+func poolSize(s StageSpec, max int) int {
+	n := s.Pool
+	if n <= 0 {
+		n = DefaultPool(s)
+	}
+	if max > 0 && n > max {
 		return max
 	}
-	return declared
+	return n
+}
+
+// DefaultPool is a stage's instance pool when bundle.yaml gives none. A stage that computes
+// gets half the cores the process may use (at least one): the chain runs its stages side by
+// side, so two instances of each of five stages on two cores only took turns, and cost 10 MB
+// of linear memory apiece (the example chain at c=16 on two cores: pools of 1 gave 0.28 of
+// direct throughput and 1.58 ms CPU per request, pools of 2 gave 0.23-0.24 and 1.78-2.07 ms,
+// and 45 MB more RSS). A stage granted sample holds its instance while a model answers, not
+// a core: it keeps two, or one per core where there are more.
+func DefaultPool(s StageSpec) int {
+	if slices.Contains(s.Capabilities, "sample") {
+		return max(2, runtime.GOMAXPROCS(0))
+	}
+	return max(1, runtime.GOMAXPROCS(0)/2)
+}
+
+// warm is how many of a stage's instances start with the bundle: one for a stage that runs
+// only on sampled calls (the rest start when calls overlap), else all of them.
+func warm(s StageSpec) int {
+	if s.OnlyOnSample {
+		return 1
+	}
+	return 0
 }
 
 // ErrStageCannotRun refuses a bundle naming a stage that cannot run here (its model or

@@ -296,3 +296,43 @@ func TestUninterruptibleTimeoutAbandonsTheInstance(t *testing.T) {
 		t.Fatalf("replaced %d instances, want 1", p.Stats().Replaced.Load())
 	}
 }
+
+// TestWarmStartsPart: Load starts Warm instances, and the rest of the pool starts only when
+// calls overlap, never past PoolSize.
+func TestWarmStartsPart(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, misbehave)
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "slow", Wasm: wasm, Timeout: 5 * time.Second, PoolSize: 3, Warm: 1,
+		Config:        map[string]string{"config": `{"mode":"slow","slow_ms":300,"when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if n := p.Stats().Instances.Load(); n != 1 {
+		t.Fatalf("%d instances after Load, want the 1 warm one", n)
+	}
+	// One call at a time needs no other instance.
+	for range 3 {
+		if _, err := p.Evaluate(context.Background(), []byte(good)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := p.Stats().Instances.Load(); n != 1 {
+		t.Fatalf("%d instances after calls one at a time, want 1", n)
+	}
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() {
+			if _, err := p.Evaluate(context.Background(), []byte(bad)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := p.Stats().Instances.Load(); n != 3 {
+		t.Fatalf("%d instances after six overlapping slow calls, want the pool's 3", n)
+	}
+}

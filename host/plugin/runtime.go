@@ -147,6 +147,10 @@ type Spec struct {
 	Timeout  time.Duration     // per call; 0 = DefaultTimeout
 	MaxPages uint32            // memory cap in 64 KiB pages; 0 = DefaultMaxPages
 	PoolSize int               // instances kept; 0 = 2
+	// Warm is how many of the pool's instances Load starts (0 = all of them); the rest start
+	// on the first call that finds every started one busy. A stage called rarely (a judge
+	// that runs only on sampled calls) need not hold its whole pool's memory.
+	Warm int
 	// InitTimeout bounds an instance's first call, which also starts the guest's runtime (a Go
 	// plugin's runtime and package init can take longer than a verdict may); 0 = 10s.
 	InitTimeout time.Duration
@@ -180,6 +184,9 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 	}
 	if s.PoolSize <= 0 {
 		s.PoolSize = 2
+	}
+	if s.Warm <= 0 || s.Warm > s.PoolSize {
+		s.Warm = s.PoolSize
 	}
 	if s.InitTimeout <= 0 {
 		s.InitTimeout = 10 * time.Second
@@ -306,10 +313,10 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	for range s.PoolSize {
 		p.slots <- struct{}{}
 	}
-	// Fill the pool before the plugin serves (a swap must not leave the first requests waiting
-	// for instances to start), which also proves the module starts.
-	errs := make(chan error, s.PoolSize)
-	for range s.PoolSize {
+	// Fill the pool (its Warm part) before the plugin serves (a swap must not leave the first
+	// requests waiting for instances to start), which also proves the module starts.
+	errs := make(chan error, s.Warm)
+	for range s.Warm {
 		<-p.slots
 		go func() {
 			inst, err := p.newInstance(ctx)
@@ -320,7 +327,7 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		}()
 	}
 	var err error
-	for range s.PoolSize {
+	for range s.Warm {
 		if e := <-errs; e != nil && err == nil {
 			err = e
 		}

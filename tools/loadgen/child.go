@@ -185,8 +185,9 @@ func (p *gatewayProc) stat() (procStat, error) {
 }
 
 // memory is where a gateway's resident memory is: anonymous and file-backed RSS (/proc), the Go
-// heap in use and the plugins' linear memory (its /metrics).
-type memory struct{ anon, file, heap, linear float64 } // bytes
+// heap in use, what the Go runtime holds from the OS (heap, stacks and its own metadata; not
+// all of it resident) and the plugins' linear memory (its /metrics).
+type memory struct{ anon, file, heap, goSys, linear float64 } // bytes
 
 func (p *gatewayProc) memory() (memory, error) {
 	var m memory
@@ -204,17 +205,26 @@ func (p *gatewayProc) memory() (memory, error) {
 			m.file = kb * 1024
 		}
 	}
-	g, err := scrapeGauges(p.addr, "go_memstats_heap_inuse_bytes", "palisade_plugin_linear_memory_bytes")
+	g, err := scrapeGauges(p.addr, "go_memstats_heap_inuse_bytes", "go_memstats_sys_bytes", "palisade_plugin_linear_memory_bytes")
 	if err != nil {
 		return m, err
 	}
-	m.heap, m.linear = g["go_memstats_heap_inuse_bytes"], g["palisade_plugin_linear_memory_bytes"]
+	m.heap, m.goSys, m.linear = g["go_memstats_heap_inuse_bytes"], g["go_memstats_sys_bytes"], g["palisade_plugin_linear_memory_bytes"]
 	return m, nil
+}
+
+// heapProfile saves the child's heap profile (what is live at the last collection) to file.
+func (p *gatewayProc) heapProfile(file string) error {
+	return p.saveProfile("http://"+p.pprof+"/debug/pprof/heap", file)
 }
 
 // cpuProfile fetches a CPU profile of the child for d into file.
 func (p *gatewayProc) cpuProfile(d time.Duration, file string) error {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.pprof, int(d.Seconds())))
+	return p.saveProfile(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.pprof, int(d.Seconds())), file)
+}
+
+func (p *gatewayProc) saveProfile(url, file string) error {
+	resp, err := http.Get(url)
 	if err != nil {
 		return err
 	}

@@ -349,8 +349,8 @@ func (r runner) runSoak(v *variant, u upstreamDef) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nRSS of gateway %s over %d calls at c=%d (after the cells: %.0f MB); anon and file: resident anonymous and file-backed memory; heap: Go heap in use; guest: the plugins' linear memory (outside the Go heap, within anon)\n%10s %8s %8s %8s %8s %8s %8s %9s\n",
-		v.name, r.soak, c, float64(st.rss)/(1<<20), "calls", "rss MB", "anon MB", "file MB", "heap MB", "guest MB", "req/s", "cpu/req µs")
+	fmt.Printf("\nRSS of gateway %s over %d calls at c=%d (after the cells: %.0f MB); anon and file: resident anonymous and file-backed memory; heap: Go heap in use; go sys: what the Go runtime holds from the OS; guest: the plugins' linear memory (outside the Go runtime, within anon)\n%10s %8s %8s %8s %8s %8s %8s %8s %9s\n",
+		v.name, r.soak, c, float64(st.rss)/(1<<20), "calls", "rss MB", "anon MB", "file MB", "heap MB", "go sys", "guest MB", "req/s", "cpu/req µs")
 	step := max(r.soak/10, 1)
 	for done := 0; done < r.soak; done += step {
 		s0, _ := v.proc.stat()
@@ -367,9 +367,16 @@ func (r runner) runSoak(v *variant, u upstreamDef) error {
 			return err
 		}
 		const mb = 1 << 20
-		fmt.Printf("%10d %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f\n", done+step, float64(s1.rss)/mb, m.anon/mb, m.file/mb, m.heap/mb, m.linear/mb,
+		fmt.Printf("%10d %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %8.0f %9.0f\n", done+step, float64(s1.rss)/mb, m.anon/mb, m.file/mb, m.heap/mb, m.goSys/mb, m.linear/mb,
 			res.rps, float64(((s1.cpu - s0.cpu) / time.Duration(res.n+res.warm)).Microseconds()))
 		res.note()
+	}
+	if r.profile != "" {
+		name := filepath.Join(r.profile, v.name+"-soak-heap.pprof")
+		if err := v.proc.heapProfile(name); err != nil {
+			return fmt.Errorf("heap profile: %w", err)
+		}
+		fmt.Printf("heap profile at the end: %s\n", name)
 	}
 	per, err := scrapeStageMemory(v.proc.addr)
 	if err != nil {
