@@ -257,11 +257,11 @@ func poolSize(s StageSpec, max int) int {
 
 // DefaultPool is a stage's instance pool when bundle.yaml gives none. A stage that computes
 // gets half the cores the process may use (at least one): the chain runs its stages side by
-// side, so two instances of each of five stages on two cores only took turns, and cost 10 MB
-// of linear memory apiece (the example chain at c=16 on two cores: pools of 1 gave 0.28 of
-// direct throughput and 1.58 ms CPU per request, pools of 2 gave 0.23-0.24 and 1.78-2.07 ms,
-// and 45 MB more RSS). A stage granted sample holds its instance while a model answers, not
-// a core: it keeps two, or one per core where there are more.
+// side, so on two cores two instances of each of five stages only took turns, and each held
+// ~10 MB of linear memory (the example chain at c=16 on two cores: pools of one, RSS 274 MB
+// against 310-315 with pools of two, at the same throughput and CPU per request within the
+// noise). A stage granted sample holds its instance while a model answers, not a core: it
+// keeps two, or one per core where there are more.
 func DefaultPool(s StageSpec) int {
 	if slices.Contains(s.Capabilities, "sample") {
 		return max(2, runtime.GOMAXPROCS(0))
