@@ -72,7 +72,11 @@ func deriveTables(t *testing.T) genTables {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.anchors = append(g.anchors, deriveAnchor(re.Simplify()))
+		a := deriveAnchor(re.Simplify())
+		if a.pre >= 0 && !linearRuns(re.Simplify(), a) {
+			a = noAnchor
+		}
+		g.anchors = append(g.anchors, a)
 		cs := dropCommonClauses(requiredClauses(re.Simplify()))
 		if cs == nil && ru.pre != nil {
 			cs = []clause{ru.pre}

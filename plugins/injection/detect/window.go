@@ -10,7 +10,10 @@ package detect
 // order, with the rune before each start as context (so \b, ^ and \A judge it as the full
 // text would). The first start that matches is the leftmost match, and leftmost-first
 // preference at one start does not depend on where the search began: the result is the
-// full search's, byte for byte (TestWindowedAgrees, FuzzWindowed).
+// full search's, byte for byte (TestWindowedAgrees, FuzzWindowed). A rule gets an anchor only
+// if runs from different occurrences cannot overlap by more than a bounded part (every
+// unbounded repetition stops at an anchor literal's first rune: linearRuns), so windows never
+// read a long line once per occurrence where the full search reads it once.
 
 import (
 	"regexp"

@@ -6,6 +6,7 @@ package detect
 
 import (
 	"regexp/syntax"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -184,4 +185,69 @@ func betterAnchor(a, b genAnchorDef) bool {
 		return len(a.lits) < len(b.lits)
 	}
 	return a.pre < b.pre
+}
+
+// linearRuns reports whether anchored runs from different occurrences of a's literals cost at
+// most one pass over the text between them: every unbounded repetition in re is of one
+// character class that cannot match the first rune of any of the literals, so a run that
+// reached another occurrence stops there (give or take a bounded part). Without it, windows
+// could cost quadratic time: `'.*--$` tried from each of 4,000 quotes on one long line reads
+// the line 4,000 times, where one unanchored pass reads it once.
+func linearRuns(re *syntax.Regexp, a genAnchorDef) bool {
+	var first []rune
+	for _, l := range a.lits {
+		r, _ := utf8.DecodeRuneInString(l)
+		first = append(first, r)
+	}
+	var ok func(re *syntax.Regexp) bool
+	ok = func(re *syntax.Regexp) bool {
+		unbounded := re.Op == syntax.OpStar || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && re.Max < 0
+		if unbounded && maxWidth(re.Sub[0]) != 0 {
+			for _, r := range first {
+				if canMatchRune(re.Sub[0], r) {
+					return false
+				}
+			}
+		}
+		for _, s := range re.Sub {
+			if !ok(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return ok(re)
+}
+
+// canMatchRune reports whether re may consume r as its first rune (true when unsure).
+func canMatchRune(re *syntax.Regexp, r rune) bool {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if len(re.Rune) == 0 {
+			return false
+		}
+		if re.Flags&syntax.FoldCase != 0 {
+			return unicode.SimpleFold(re.Rune[0]) == r || re.Rune[0] == r || unicode.ToLower(re.Rune[0]) == unicode.ToLower(r)
+		}
+		return re.Rune[0] == r
+	case syntax.OpCharClass:
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i] <= r && r <= re.Rune[i+1] {
+				return true
+			}
+		}
+		return false
+	case syntax.OpAnyCharNotNL:
+		return r != '\n'
+	case syntax.OpCapture:
+		return canMatchRune(re.Sub[0], r)
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if canMatchRune(s, r) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
 }

@@ -222,3 +222,32 @@ func FuzzWindowed(f *testing.F) {
 		}
 	})
 }
+
+// TestLinearRuns: a rule is matched by windows only when a run from one occurrence of its
+// anchor cannot read on past the next (linearRuns); otherwise windows could read a long line
+// once per quote, where the full search reads it once.
+func TestLinearRuns(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{`['"]\s*or\s+1=1`, true},
+		{`['"].*(?:--|#)\s*$`, false},     // .* reads past the next quote
+		{`\bnc\b[^\n&;|]*\s-e\b`, false},  // a letter class reads past the next "nc"
+		{`\bsend\s+[0-9]+\s+bytes`, true}, // digits and spaces stop at the next "send"
+		{`(?:ab|cd)(?:x\s)*y`, false},     // not one class: unsure, so no
+		{`x[a-z]{1,40}secret`, true},      // a bounded repetition reads at most 40 bytes
+	} {
+		re, err := syntax.Parse(tc.expr, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := deriveAnchor(re.Simplify())
+		if a.pre < 0 {
+			t.Fatalf("%q has no anchor", tc.expr)
+		}
+		if got := linearRuns(re.Simplify(), a); got != tc.want {
+			t.Errorf("linearRuns(%q) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
