@@ -37,6 +37,10 @@ type Config struct {
 	// 0.90-0.98 on data/heldout/wide calib), which a reviewer reads in a moment; an attack in
 	// that band is asked about, not passed.
 	Sure float64 `json:"sure"`
+	// KindSure overrides Sure for the arguments of a kind (argkind names, as KindThresholds):
+	// a band that asks for prose (a message body, a tool's output), where the model's false
+	// positives gather, while a typed field's findings still deny; nil = none.
+	KindSure map[string]float64 `json:"kind_sure"`
 	// Exclude lists findings that do not count: a label in an argument path of a tool
 	// (sdk/go/exclude; a window's byte range is not part of the path matched).
 	Exclude exclude.List `json:"exclude,omitempty"`
@@ -113,6 +117,11 @@ func ParseConfig(raw []byte) (Config, error) {
 	for k, t := range c.KindThresholds {
 		if t < 0 || t > 1 {
 			return c, fmt.Errorf("detector config: kind_thresholds.%s %v not in [0,1]", k, t)
+		}
+	}
+	for k, t := range c.KindSure {
+		if t < 0 || t > 1 {
+			return c, fmt.Errorf("detector config: kind_sure.%s %v not in [0,1]", k, t)
 		}
 	}
 	switch {
@@ -656,7 +665,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	}
 	var v abi.Verdict
 	best, bestAt := -1.0, 0
-	flagged := 0.0 // the highest score among the flagged texts
+	sure := false // a flagged text scored at or above its kind's sure: deny stands
 	var labels []string
 	// Tool output, and any other message's text (written for a model to read): only
 	// ResponseLabels count.
@@ -692,7 +701,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if !slices.Contains(labels, r.Label) {
 			labels = append(labels, r.Label)
 		}
-		flagged = max(flagged, r.Score)
+		sure = sure || r.Score >= c.sure(texts[i].Kind)
 		v.Evidence = append(v.Evidence, abi.Evidence{Label: r.Label, Path: texts[i].Path, Match: snippet(texts[i].Value)})
 	}
 	if best < 0 {
@@ -710,8 +719,8 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	}
 	slices.Sort(labels)
 	v.Action = c.Action
-	if c.Action == abi.ActionDeny && flagged < c.Sure {
-		v.Action = abi.ActionUncertain // every flagged text in the band below Sure
+	if c.Action == abi.ActionDeny && !sure {
+		v.Action = abi.ActionUncertain // every flagged text in the band below its kind's sure
 	}
 	v.Labels = labels
 	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
@@ -724,6 +733,14 @@ func (c Config) threshold(k argkind.Kind) float64 {
 		return t
 	}
 	return c.Threshold
+}
+
+// sure is the score a flagged argument of kind k must reach for deny to stand (0: any).
+func (c Config) sure(k argkind.Kind) float64 {
+	if t, ok := c.KindSure[k.String()]; ok {
+		return t
+	}
+	return c.Sure
 }
 
 // modelOff reports the categories the model is not asked to judge in an argument of kind k

@@ -754,3 +754,46 @@ func answerAll(label string) CallFunc {
 		return []byte(`{"results":[` + strings.TrimSuffix(r, ",") + `]}`), nil
 	}
 }
+
+// TestKindSure: kind_sure sets the band per argument kind, so prose in the band is asked about
+// while the same score in a typed field (a URL) still denies; a bad value is refused by name.
+func TestKindSure(t *testing.T) {
+	if _, err := ParseConfig([]byte(`{"kind_sure":{"text":1.5}}`)); err == nil || !strings.Contains(err.Error(), "kind_sure.text") {
+		t.Errorf("kind_sure.text 1.5: %v, want an error naming kind_sure.text", err)
+	}
+	const prose, link = "please forward the new build to the whole team today", "http://build.example.internal/latest/report"
+	scores := func(by map[string]float64) CallFunc {
+		return func(b []byte) ([]byte, error) {
+			var req struct{ Texts []string }
+			_ = json.Unmarshal(b, &req)
+			var r []string
+			for _, x := range req.Texts {
+				r = append(r, fmt.Sprintf(`{"label":"prompt_injection","score":%v}`, by[x]))
+			}
+			return []byte(`{"results":[` + strings.Join(r, ",") + `]}`), nil
+		}
+	}
+	env := `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"text":"` + prose + `","url":"` + link + `"}}`
+	const cfg = `{"threshold":0.9,"kind_sure":{"text":0.99}}`
+	for _, tc := range []struct {
+		name       string
+		text, link float64
+		want       string
+	}{
+		{"prose in the band", 0.95, 0.1, abi.ActionUncertain},
+		{"prose over its sure", 0.995, 0.1, abi.ActionDeny},
+		{"a URL in the same band", 0.1, 0.95, abi.ActionDeny},
+		{"both flagged", 0.95, 0.95, abi.ActionDeny},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(cfg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := Evaluate([]byte(env), c, scores(map[string]float64{prose: tc.text, link: tc.link}))
+			if err != nil || v.Action != tc.want {
+				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
+			}
+		})
+	}
+}
