@@ -2,6 +2,9 @@ package audit_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"net"
 	"sync"
@@ -71,6 +74,24 @@ func (d *ackDropper) serve() {
 	}
 }
 
+// testSigner signs with a fresh ed25519 key: signed batches are what Options.Linger gathers.
+type testSigner struct{ key ed25519.PrivateKey }
+
+func newTestSigner(t *testing.T) *testSigner {
+	t.Helper()
+	_, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testSigner{key: key}
+}
+
+func (s *testSigner) PublicKey() string {
+	return hex.EncodeToString(s.key.Public().(ed25519.PublicKey))
+}
+
+func (s *testSigner) Sign(data []byte) ([]byte, error) { return ed25519.Sign(s.key, data), nil }
+
 // cut closes every connection made so far.
 func (d *ackDropper) cut() {
 	d.mu.Lock()
@@ -100,8 +121,11 @@ func TestLostAcksAfterWindowStoredOnce(t *testing.T) {
 			s := testenv.StartNATS(t)
 			proxy := newAckDropper(t, s.Addr().String())
 			nc := connect(t, proxy.url())
+			// The three events must leave in one batch while acks are dropped: without a linger,
+			// a loaded machine's worker sent the first alone, waited out its ack and the rest
+			// stayed queued until the connection was found stale minutes later (CI, -race).
 			p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: t.TempDir(),
-				PublishTimeout: 5 * time.Second, Duplicates: window})
+				PublishTimeout: 5 * time.Second, Duplicates: window, Signer: newTestSigner(t), Linger: 500 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
