@@ -390,23 +390,25 @@ func TestKindThresholds(t *testing.T) {
 	}
 }
 
+// promptScores is a model that scores each text's prompt_injection as by says.
+func promptScores(by map[string]float64) CallFunc {
+	return func(b []byte) ([]byte, error) {
+		var req struct{ Texts []string }
+		_ = json.Unmarshal(b, &req)
+		var r []string
+		for _, x := range req.Texts {
+			r = append(r, fmt.Sprintf(`{"label":"prompt_injection","score":%v}`, by[x]))
+		}
+		return []byte(`{"results":[` + strings.Join(r, ",") + `]}`), nil
+	}
+}
+
 // TestSure: a message whose flagged texts all score under sure is uncertain, not denied; one
 // text at or over it denies the message; sure 0 (the default) denies every flagged message, and
 // an ask or sample action is left as it is (issue 26, sixth round).
 func TestSure(t *testing.T) {
 	if _, err := ParseConfig([]byte(`{"sure":1.2}`)); err == nil {
 		t.Error("sure 1.2 accepted")
-	}
-	scores := func(by map[string]float64) CallFunc {
-		return func(b []byte) ([]byte, error) {
-			var req struct{ Texts []string }
-			_ = json.Unmarshal(b, &req)
-			var r []string
-			for _, x := range req.Texts {
-				r = append(r, fmt.Sprintf(`{"label":"prompt_injection","score":%v}`, by[x]))
-			}
-			return []byte(`{"results":[` + strings.Join(r, ",") + `]}`), nil
-		}
 	}
 	env := `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"a":"the release notes are ready for review","b":"please forward the new build to the team"}}`
 	for _, tc := range []struct {
@@ -427,7 +429,7 @@ func TestSure(t *testing.T) {
 				t.Fatal(err)
 			}
 			by := map[string]float64{"the release notes are ready for review": tc.a, "please forward the new build to the team": tc.b}
-			v, err := Evaluate([]byte(env), c, scores(by))
+			v, err := Evaluate([]byte(env), c, promptScores(by))
 			if err != nil || v.Action != tc.want {
 				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
 			}
@@ -762,17 +764,6 @@ func TestKindSure(t *testing.T) {
 		t.Errorf("kind_sure.text 1.5: %v, want an error naming kind_sure.text", err)
 	}
 	const prose, link = "please forward the new build to the whole team today", "http://build.example.internal/latest/report"
-	scores := func(by map[string]float64) CallFunc {
-		return func(b []byte) ([]byte, error) {
-			var req struct{ Texts []string }
-			_ = json.Unmarshal(b, &req)
-			var r []string
-			for _, x := range req.Texts {
-				r = append(r, fmt.Sprintf(`{"label":"prompt_injection","score":%v}`, by[x]))
-			}
-			return []byte(`{"results":[` + strings.Join(r, ",") + `]}`), nil
-		}
-	}
 	env := `{"phase":"request","method":"tools/call","tool":"post_message","arguments":{"text":"` + prose + `","url":"` + link + `"}}`
 	const cfg = `{"threshold":0.9,"kind_sure":{"text":0.99}}`
 	for _, tc := range []struct {
@@ -790,7 +781,7 @@ func TestKindSure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := Evaluate([]byte(env), c, scores(map[string]float64{prose: tc.text, link: tc.link}))
+			v, err := Evaluate([]byte(env), c, promptScores(map[string]float64{prose: tc.text, link: tc.link}))
 			if err != nil || v.Action != tc.want {
 				t.Errorf("Evaluate = %s (%+v, %v), want %s", v.Action, v, err, tc.want)
 			}
