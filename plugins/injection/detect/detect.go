@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
+	"unsafe"
 )
 
 // Category is one class of attack the detector scores.
@@ -258,6 +260,23 @@ type voter struct {
 	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
 	// exhaustive: run every selected rule (Options.Exhaustive).
 	exhaustive bool
+	// utf8Text and utf8OK remember whether the last long text windows asked about is valid
+	// UTF-8 (validUTF8), so each text is checked once however many rules search it.
+	utf8Text string
+	utf8OK   bool
+}
+
+// validUTF8 reports utf8.ValidString(t), checking a text only once: the rules of one
+// evaluation search the same string many times. The same string is the same bytes and
+// length; holding it in utf8Text keeps its memory from being reused for another text.
+func (v *voter) validUTF8(t string) bool {
+	if t == "" {
+		return true
+	}
+	if len(t) != len(v.utf8Text) || unsafe.StringData(t) != unsafe.StringData(v.utf8Text) {
+		v.utf8Text, v.utf8OK = t, utf8.ValidString(t)
+	}
+	return v.utf8OK
 }
 
 // done reports whether the rules of category c need not run: c is prompt injection and

@@ -34,9 +34,9 @@ type rule struct {
 
 // findIndex is the regexp's FindStringIndex (sub: FindStringSubmatchIndex), by windows when
 // that is cheaper.
-func (ru *rule) findIndex(t string, sub bool) []int {
-	if ru.win != nil {
-		if loc, ok := ru.win.find(t, sub); ok {
+func (ru *rule) findIndex(v *voter, t string, sub bool) []int {
+	if ru.win != nil && len(t) >= windowMin {
+		if loc, ok := ru.win.find(t, sub, v.validUTF8(t)); ok {
 			return loc
 		}
 	}
@@ -76,7 +76,7 @@ func (g *gate) find(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.findIndex(t, false)
+	return g.findIndex(v, t, false)
 }
 
 func (g *gate) match(v *voter, t string) bool { return g.find(v, t) != nil }
@@ -92,7 +92,7 @@ func (g *gate) findSub(v *voter, t string) []int {
 	if !v.cand[g.id] {
 		return nil
 	}
-	return g.findIndex(t, true)
+	return g.findIndex(v, t, true)
 }
 
 func (ru *rule) apply(v *voter, t string) bool {
@@ -103,7 +103,7 @@ func (ru *rule) apply(v *voter, t string) bool {
 	if ru.find != nil {
 		loc = ru.find(t)
 	} else {
-		loc = ru.findIndex(t, false)
+		loc = ru.findIndex(v, t, false)
 	}
 	if loc == nil {
 		return false

@@ -59,8 +59,10 @@ var startsPool = sync.Pool{New: func() any { s := make([]int32, 0, 256); return 
 
 // find is FindStringSubmatchIndex (sub) or FindStringIndex of the rule's expr on t, or
 // ok=false when windows would not be cheaper (the caller then searches the whole text).
-func (w *windowed) find(t string, sub bool) (loc []int, ok bool) {
-	if len(t) < windowMin || len(t) > 1<<30 || !utf8.ValidString(t) {
+// valid says t is valid UTF-8 (voter.validUTF8: checked once per text, not once per rule);
+// windows need it, as their starts are the first bytes of runes.
+func (w *windowed) find(t string, sub, valid bool) (loc []int, ok bool) {
+	if len(t) < windowMin || len(t) > 1<<30 || !valid {
 		return nil, false
 	}
 	sp := startsPool.Get().(*[]int32)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDeriveAnchor(t *testing.T) {
@@ -71,7 +72,7 @@ func agree(t *testing.T, name string, w *windowed, full *regexp.Regexp, tx strin
 	t.Helper()
 	ran := false
 	for _, sub := range []bool{false, true} {
-		got, ok := w.find(tx, sub)
+		got, ok := w.find(tx, sub, utf8.ValidString(tx))
 		if !ok {
 			continue
 		}
@@ -248,6 +249,25 @@ func TestLinearRuns(t *testing.T) {
 		}
 		if got := linearRuns(re.Simplify(), a); got != tc.want {
 			t.Errorf("linearRuns(%q) = %v, want %v", tc.expr, got, tc.want)
+		}
+	}
+}
+
+// TestValidUTF8Once: the voter checks a text's UTF-8 once, and a different text of the same
+// length (valid, then not) is checked again rather than given the last text's answer.
+func TestValidUTF8Once(t *testing.T) {
+	v := newVoter(&[NumCategories]bool{})
+	valid := strings.Repeat("é", windowMin)
+	invalid := valid[1:] + "x" // starts inside a rune; same length
+	if len(invalid) != len(valid) {
+		t.Fatal("texts of different lengths")
+	}
+	for i, c := range []struct {
+		t    string
+		want bool
+	}{{valid, true}, {valid, true}, {invalid, false}, {invalid, false}, {valid, true}, {"", true}} {
+		if got := v.validUTF8(c.t); got != c.want {
+			t.Errorf("call %d: validUTF8 = %v, want %v", i, got, c.want)
 		}
 	}
 }
