@@ -29,9 +29,49 @@ func docStructure(r *Result) {
 			return negatedAt(t, h.Match)
 		case "before_task":
 			return insteadUse(t, h.Match)
+		case "hide_from_user":
+			// "Namespaces should not be pruned without confirmation": what must not be done.
+			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match)
 		}
 		return false
 	})
+	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && closesCodeSpan(t, h.Match) })
+}
+
+// reNegatedPassive is a negated passive right before a phrase: "should not be pruned ",
+// "must never be deleted ", "isn't removed ".
+var reNegatedPassive = lazyre.New(`(?:\bnot|\bnever|n't)\s+(?:be\s+|been\s+)?\w+ed\s+$`)
+
+// negatedPassive reports whether the first occurrence of match in t follows a negated passive
+// (reNegatedPassive): documentation of what must not happen without the phrase's condition.
+// "Delete the files without confirmation" and "it was done, not asked, without telling the
+// user" (no passive right before) still count.
+func negatedPassive(t, match string) bool {
+	i := strings.Index(t, match)
+	return i >= 0 && reNegatedPassive.MatchString(t[max(0, i-40):i])
+}
+
+// closesCodeSpan reports whether every occurrence of a js_sink match that ends in a backtick
+// ("confirm`") ends inside a Markdown code span, its backtick the span's closing one (an odd
+// number of backticks before it on its line): `Prune=confirm` names an option value. A tagged
+// template call (confirm`1`) opens its backtick and still counts.
+func closesCodeSpan(t, match string) bool {
+	if !strings.HasSuffix(match, "`") {
+		return false
+	}
+	found := false
+	for i := 0; ; {
+		j := strings.Index(t[i:], match)
+		if j < 0 {
+			return found
+		}
+		at := i + j + len(match) - 1 // the backtick
+		line := t[strings.LastIndexByte(t[:at], '\n')+1 : at]
+		if strings.Count(line, "`")%2 == 0 {
+			return false
+		}
+		found, i = true, at+1
+	}
 }
 
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
