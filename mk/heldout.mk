@@ -34,7 +34,15 @@ heldout-shell-extra: ## regenerate data/heldout/shell-extra/calib.jsonl: calib-o
 heldout-query-extra: ## regenerate data/heldout/query-extra/calib.jsonl: calib-only benign search queries (search clients', query parsers' and search libraries' tests and docs; 8 Go modules, 7 npm packages)
 	$(GO) run ./tools/heldout -query-extra -out $(HELDOUT_DIR)/query-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra
+.PHONY: heldout-prose-extra eval-prose-extra
+
+heldout-prose-extra: ## regenerate data/heldout/prose-extra/calib.jsonl: calib-only benign prose, documentation pages and links of 11 more pinned Go modules (operator and security manuals, references, proposals, changelogs)
+	$(GO) run ./tools/heldout -prose-extra -out $(HELDOUT_DIR)/prose-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra
+
+eval-prose-extra: setup-onnxruntime bundle ## the served chain on the extra benign prose set (calib only: tune on it; prose, doc_output and url, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prose-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-query-extra: setup-onnxruntime bundle ## the served chain on the extra benign search-query set (calib only: tune on it; the search box sqli-extra attacks)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/query-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

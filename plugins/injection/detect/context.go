@@ -415,7 +415,8 @@ func proseMentions(r *Result) {
 // docPhrases drops the prompt-injection phrases that documentation uses for itself, prose or
 // not (a table of options is not wordy): what must not happen (negatedAt), a guide's first
 // step (readerStep), a field's name (labelAt) and a quoted label in another script
-// (foreignWord). Each function's comment names the request that still counts.
+// (foreignWord), and what a page's own structure explains (docStructure, docs.go). Each
+// function's comment names the request that still counts.
 func docPhrases(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, PromptInjection, func(h Hit) bool {
@@ -431,6 +432,7 @@ func docPhrases(r *Result) {
 		}
 		return false
 	})
+	docStructure(r)
 }
 
 // negatedAt reports whether the first occurrence of match in t follows a negation ("browsers

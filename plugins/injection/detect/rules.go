@@ -660,7 +660,7 @@ var commandRules = []rule{
 	r(CommandInjection, "persistence", 0.9, "authorized_keys|cron|rc.local|sudoers|passwd|shadow|useradd|adduser|bashrc|profile|schtasks", `(?:>>?|tee\s+-a)\s*\S*(?:authorized_keys|/etc/(?:cron|rc\.local|sudoers|passwd|shadow|profile)|\.bashrc|\.profile|\.bash_profile)|\bcrontab\b\s*(?:-r|-l\s*\||-)|\|\s*crontab\b|(?:;|&&|\||\n)\s*(?:useradd|adduser|usermod)\b|\bschtasks\s+/create`),
 	r(CommandInjection, "ifs_evasion", 0.9, "ifs|${|$'", `\$\{?ifs\}?|\$\{[a-z_]+:\d+:\d+\}|\$'\\x[0-9a-f]{2}|\$\{[a-z_]*//`),
 	r(CommandInjection, "blind_delay", 0.85, "sleep|ping|timeout", `(?:;|&&?|\|\|?|\n|`+"`"+`|\$\()\s*(?:sleep\s+\d+|ping\s+-[nc]\s*\d+|timeout\s+/t\s+\d+)`),
-	r(CommandInjection, "windows_chain", 0.8, "&|cmd|%comspec%", `&\s*(?:type|dir|net\s+user|whoami|ipconfig|systeminfo|tasklist|del|copy)(?:$|[^\w=&-])|\bcmd(?:\.exe)?\s+/[ck]\s|%comspec%`),
+	r(CommandInjection, "windows_chain", 0.8, "&|cmd|%comspec%", `&\s*(?:type|dir|net\s+user|whoami|ipconfig|systeminfo|tasklist|del|copy)(?:$|[^\w=&:-])|\bcmd(?:\.exe)?\s+/[ck]\s|%comspec%`),
 	r(CommandInjection, "shell_path", 0.5, "/bin/|/usr/bin/", `/(?:usr/)?bin/(?:ba|z|da|k|c)?sh\b|/bin/(?:nc|busybox)\b`),
 	r(CommandInjection, "value_then_command", 0.8, "", `^(?:\d[\d.]*|[\w-]+(?:\.[\w-]+)+)\s*(?:;|\|\|?|&&?|\n)\s*`+shellCmds+`\b`),
 	r(CommandInjection, "brace_expansion", 0.85, "{", `\{\s*(?:cat|ls|id|wget|curl|nc|ncat|bash|sh|echo|ping|sleep|whoami|uname|rm|chmod|python[23]?|perl|ruby|php|base64|nslookup|dig)\s*,`),

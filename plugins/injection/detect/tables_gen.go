@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0xe14f27a2b2976915
+const genFingerprint = 0x918f3392bc834f55
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
@@ -73,7 +73,7 @@ var genSplit = [][]string{
 	{"(?:>>?|tee[\\t\\n\\f\\r ]+-a)[\\t\\n\\f\\r ]*[^\\t\\n\\f\\r ]*(?:authorized_keys|/etc/(?:cron|rc\\.local|sudoers|passwd|shadow|profile)|\\.(?:bashrc|profile|bash_profile))", "\\bcrontab\\b[\\t\\n\\f\\r ]*-(?:r|l[\\t\\n\\f\\r ]*\\||(?:))", "\\|[\\t\\n\\f\\r ]*crontab\\b", "(?:;|&&|[\\n\\|])[\\t\\n\\f\\r ]*(?:useradd|adduser|usermod)\\b", "\\bschtasks[\\t\\n\\f\\r ]+/create"},
 	nil,
 	nil,
-	{"(?-m:&[\\t\\n\\f\\r ]*(?:type|dir|net[\\t\\n\\f\\r ]+user|whoami|ipconfig|systeminfo|tasklist|del|copy)(?:$|[^&\\-0-9=A-Z_a-z]))", "\\bcmd(?:\\.exe)?[\\t\\n\\f\\r ]+/[ck][\\t\\n\\f\\r ]", "%comspec%"},
+	{"(?-m:&[\\t\\n\\f\\r ]*(?:type|dir|net[\\t\\n\\f\\r ]+user|whoami|ipconfig|systeminfo|tasklist|del|copy)(?:$|[^&\\-0-:=A-Z_a-z]))", "\\bcmd(?:\\.exe)?[\\t\\n\\f\\r ]+/[ck][\\t\\n\\f\\r ]", "%comspec%"},
 	nil,
 	nil,
 	nil,
@@ -91,7 +91,7 @@ var genSplit = [][]string{
 	{"<style\\b", "@(?:import\\b|keyframes)", "url[\\t\\n\\f\\r ]*\\([\\t\\n\\f\\r ]*[\"']?(?:javascript|#|data)"},
 	nil,
 	nil,
-	{"\\b(?:new|updated|real|actual|true|secret|hidden|additional|revised|urgent|important|override|priority)[\\t\\n\\f\\r ]+(?:system[\\t\\n\\f\\r ]+)?(?:instructions?|tasks?|objectives?|directives?|orders|rules)[\\t\\n\\f\\r ]*[!\\-:]", "\\binstructions?[\\t\\n\\f\\r ]+ha(?:ve|s)[\\t\\n\\f\\r ]+(?:been[\\t\\n\\f\\r ]+)?(?:changed|updated)", "\\byour (?:new|real|true|only) (?:task|goal|job|purpose|objective) is\\b"},
+	{"\\b(?:new|updated|real|actual|true|secret|hidden|additional|revised|urgent|important|override|priority)[\\t ]+(?:system[\\t ]+)?(?:instructions?|tasks?|objectives?|directives?|orders|rules)[\\t\\n\\f\\r ]*[!\\-:]", "\\binstructions?[\\t\\n\\f\\r ]+ha(?:ve|s)[\\t\\n\\f\\r ]+(?:been[\\t\\n\\f\\r ]+)?(?:changed|updated)", "\\byour (?:new|real|true|only) (?:task|goal|job|purpose|objective) is\\b"},
 	{"\\byou(?: are|'re) (?:no(?:w| longer)|free|not bound|an? (?:un(?:restricted|filtered|censored)|evil|rogue|jailbroken)|going to (?:act|pretend|be))\\b", "\\bfrom now on,? (?:you(?:(?:)|r)|act|respond|answer|ignore)\\b", "\\b(?:pretend|imagine) (?:to be|you are|that you are|you're)\\b", "\\b(?:act|behave|respond|answer) as (?:if you (?:were|are|had)|an? (?:un(?:restricted|filtered|censored)|ai|evil|different|new|system|admin|developer|root))"},
 	{"developer mode", "jailbr(?:eak|oken)", "do anything now", "\\bdan mode\\b", "\\bstan\\b", "god ?mode", "\\b(?:un(?:filtered|censored|restricted)|amoral)\\b", "\\bno (?:ethical |moral )?(?:restrictions|limit(?:ations|s)|filters|guidelines|boundaries|censorship)\\b", "\\bn(?:ot|ever) bound by\\b", "\\bwithout (?:any )?(?:restrictions|limitations|filters|censorship|ethical|moral)\\b", "\\b(?:free(?:(?:)|d)|liberated) from (?:the |your |a(?:ll |ny ))?(?:r(?:ules|estrictions)|constraints|limitations|guidelines)"},
 	{"\\b(?:reveal|print|show|output|repeat|display|leak|give|tell|share|disclose|write|spell|translate|provide|send|what(?: (?:is|are|w(?:as|ere))|'s))\\b[^\\n!\\.\\?]{0,30}?\\b(?:system prompt|initial prompt|hidden prompt|original prompt|(?:your|the) (?:instructions|prompt|rules|guidelines)|pass(?:word|code|phrase)|secret(?: (?:key|word|code|string))?|confidential (?:string|code|key)|api[ \\-_]?keys?|credentials|access tokens?|private keys?)s?\\b", "\\brepeat (?:all |back )?(?:of )?(?:the )?(?:words|text|everything|messages?|instructions)\\b[^\\n!\\.\\?]{0,30}\\b(?:above|previous|before|initial|so far)", "\\be(?:very|ach) (?:character|word|letter) (?:above|of the (?:text|prompt) above)"},
@@ -3040,11 +3040,11 @@ var genLitClauses = [][]int32{
 	{5, 999},
 	{6, 999},
 	{7, 8, 339, 999},
-	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 497, 501, 553, 631, 674, 725, 728, 884, 899},
-	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 219, 222, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 282, 284, 286, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 384, 387, 391, 396, 400, 493, 497, 501, 553, 610, 631, 674, 725, 728, 884, 899},
-	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 497, 501, 553, 631, 674, 725, 728, 884, 899},
-	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 497, 501, 553, 631, 674, 725, 728, 884, 899},
-	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 497, 501, 507, 536, 553, 622, 631, 647, 665, 671, 674, 700, 712, 725, 728, 872, 884, 899, 994},
+	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 496, 501, 553, 631, 674, 725, 728, 884, 899},
+	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 219, 222, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 282, 284, 286, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 384, 387, 391, 396, 400, 493, 501, 553, 610, 631, 674, 725, 728, 884, 899},
+	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 501, 553, 631, 674, 725, 728, 884, 899},
+	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 501, 553, 631, 674, 725, 728, 884, 899},
+	{9, 107, 115, 123, 151, 156, 157, 159, 161, 164, 168, 172, 183, 240, 245, 247, 251, 254, 257, 259, 264, 267, 273, 279, 296, 300, 311, 312, 330, 333, 344, 351, 356, 358, 362, 373, 376, 387, 396, 493, 496, 501, 507, 536, 553, 622, 631, 647, 665, 671, 674, 700, 712, 725, 728, 872, 884, 899, 994},
 	{9, 102, 138, 140, 154, 184, 215, 487, 594, 601, 602},
 	{9, 28, 30, 39, 48, 49, 53, 56, 82, 87, 92, 221, 288, 352, 355, 399, 481},
 	{9},
@@ -3380,7 +3380,7 @@ var genLitClauses = [][]int32{
 	{200, 203, 226, 388, 564},
 	{201},
 	{202, 233, 364, 389, 402},
-	{204, 343, 365, 439, 442, 457, 496, 542, 549, 552, 562, 581, 583, 592, 607, 638, 650, 682, 684, 687, 690, 693, 936},
+	{204, 343, 365, 439, 442, 457, 497, 542, 549, 552, 562, 581, 583, 592, 607, 638, 650, 682, 684, 687, 690, 693, 936},
 	{205},
 	{206, 210},
 	{207, 327, 370, 384},
@@ -3454,7 +3454,7 @@ var genLitClauses = [][]int32{
 	{255},
 	{256},
 	{258, 288, 895},
-	{260, 281, 315, 380, 496, 616},
+	{260, 281, 315, 380, 497, 616},
 	{260, 288, 401, 418},
 	{260, 288, 298, 321, 401, 418},
 	{260},
@@ -3843,7 +3843,7 @@ var genLitClauses = [][]int32{
 	{495},
 	{495, 499},
 	{495},
-	{496},
+	{497},
 	{499, 971, 974},
 	{500, 990},
 	{500},
