@@ -144,18 +144,31 @@ func onlyRefCalls(t, name string) bool {
 	}
 }
 
-// reModelWords are the words of an HTML comment that speak to a model or ask for something
-// done with data, where hidden_markup's weaker words (must, should, important) also tell a
-// file's human editor what to do ("<!-- THIS FILE MUST NOT BE EDITED BY HAND -->", an issue
-// template's "the title should ...", a KEP template's "this section is important").
-var reModelWords = lazyre.New(`\b(?:ignore|disregard|instructions?|assistants?|ai|agents?|llms?|models?|chatbot|system|prompts?|execute|send|e-?mail|forward|upload|post|fetch|visit|navigate|click|delete|remove|reveal|output|print|respond|reply|answer|secrets?|passwords?|credentials?|tokens?|keys?|you are|your task)\b`)
+// reModelWords are the words of an HTML comment that speak to a model or a reader, or ask for
+// something done with data, where hidden_markup's weaker words (must, should, important) also
+// tell a file's human editor what to do ("<!-- THIS FILE MUST NOT BE EDITED BY HAND -->", an
+// issue template's "the title should ...", a KEP template's "this section is important"). A
+// hidden comment is where an indirect prompt injection hides from the person who reads the
+// rendered page, so the list also holds what such a comment asks a model to do with its answer
+// (tell, say, mention, recommend, summarise, copy, reply) and whom it addresses (the user,
+// whoever reads it). Words a template's notes to its editors use all the time (include, summary,
+// context, the reader) are not on it: reEditorWords decides those comments.
+var reModelWords = lazyre.New(`\b(?:ignore|disregard|instructions?|assistants?|ai|agents?|llms?|models?|chatbot|system|prompts?|execute|send|e-?mail|forward|upload|post|fetch|visit|navigate|click|delete|remove|reveal|output|print|respond|reply|answer|secrets?|passwords?|credentials?|tokens?|keys?|you are|your task|tell|say|says|saying|mention|recommend|recommended|summari[sz]e[sd]?|copy|paste|whoever|(?:the|a|your|our|any) users?|conversation|chat|pretend|claim|state that|download|install|curl|wget)\b`)
+
+// reEditorWords are what a comment left for a file's editors is about: the file being
+// generated or edited, a linter's switch, the template, issue, pull request or section it
+// belongs to, the title, the docs or release notes. editorComments drops a hidden_markup hit
+// only in a comment that has one of these and none of reModelWords.
+var reEditorWords = lazyre.New(`\b(?:edit|edited|editing|editors?|generated?|auto-?generated|generator|markdownlint(?:-disable|-enable)?|prettier-ignore|lint|template|issue|bug report|pull request|title|section|heading|release notes?|changelog|documentation|docs|fill (?:in|out)|table of contents|toc|todo|fixme|maintainers?|contributors?|reviewers?)\b`)
 
 // editorComments drops hidden_markup hits of an HTML comment (Markdown's way to leave a note
-// for the file's editors) when the comment that holds the match has none of the words that
-// speak to a model or ask for something done with data (reModelWords) and nothing else fired
-// on the text, in any category. A comment that addresses the assistant, says to ignore,
-// send, visit or reveal something, or names a secret still counts, and so does a comment
-// beside any other finding (a command, a URL the SSRF rules flag, another prompt rule).
+// for the file's editors) when every comment that holds a match is about editing the file
+// (reEditorWords), has none of the words that speak to a model or a reader or ask for something
+// done with data (reModelWords), and nothing else fired on the text, in any category. A comment
+// that addresses the assistant or the reader, says to ignore, send, tell, mention or reveal
+// something, or names a secret still counts; so does one about nothing an editor does
+// ("<!-- Important: the package is verified -->"), and one beside any other finding (a
+// command, a URL the SSRF rules flag, another prompt rule).
 func editorComments(r *Result, t string) {
 	var comments []string
 	for _, h := range r.Hits {
@@ -181,7 +194,7 @@ func editorComments(r *Result, t string) {
 			if k := strings.Index(c, "-->"); k >= 0 {
 				c = c[:k]
 			}
-			if reModelWords.MatchString(c) {
+			if reModelWords.MatchString(c) || !reEditorWords.MatchString(c) {
 				return
 			}
 			i += j + len(m)
