@@ -42,13 +42,23 @@ func docStructure(r *Result) {
 // "must never be deleted ", "isn't removed ".
 var reNegatedPassive = lazyre.New(`(?:\bnot|\bnever|n't)\s+(?:be\s+|been\s+)?\w+ed\s+$`)
 
-// negatedPassive reports whether the first occurrence of match in t follows a negated passive
+// negatedPassive reports whether every occurrence of match in t follows a negated passive
 // (reNegatedPassive): documentation of what must not happen without the phrase's condition.
 // "Delete the files without confirmation" and "it was done, not asked, without telling the
 // user" (no passive right before) still count.
 func negatedPassive(t, match string) bool {
-	i := strings.Index(t, match)
-	return i >= 0 && reNegatedPassive.MatchString(t[max(0, i-40):i])
+	found := false
+	for i := 0; ; {
+		j := strings.Index(t[i:], match)
+		if j < 0 {
+			return found
+		}
+		at := i + j
+		if !reNegatedPassive.MatchString(t[max(0, at-40):at]) {
+			return false // an occurrence that asks ("so delete them without confirmation")
+		}
+		found, i = true, at+len(match)
+	}
 }
 
 // closesCodeSpan reports whether every occurrence of a js_sink match that ends in a backtick
@@ -76,16 +86,18 @@ func closesCodeSpan(t, match string) bool {
 
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
 // SBOM attestations", "Instead you should use resources like KubeadmControlPlane").
-// reToolWords are what a hijack would have the model use instead (a tool, a function, a link).
+// reToolWords are what a hijack would have the model use instead (a tool, a function, a link, a
+// secret or a private path).
 var (
 	reInsteadUse = lazyre.New(`^\s+use\s+([^.!?\n]{0,60})`)
-	reToolWords  = lazyre.New(`\b(?:tools?|functions?|links?|urls?|https?://|commands?|shell|terminal|browser|e-?mail|send|forward|upload)\b`)
+	reToolWords  = lazyre.New(`\b(?:tools?|functions?|links?|urls?|https?://|commands?|shell|terminal|browser|e-?mail|send|forward|upload|credentials?|passwords?|passphrases?|tokens?|keys?|secrets?|ssh|sudo|root|admin)\b|~/|\.env\b|/etc/`)
 )
 
 // insteadUse reports whether before_task's "instead, please" or "instead you should" goes on
-// to recommend using a thing (reInsteadUse) that is not a tool, a function or a link
-// (reToolWords): documentation pointing from a deprecated feature to its successor. "Instead,
-// please send ...", "instead you should use the browser tool to ..." still count.
+// to recommend using a thing (reInsteadUse) that is not a tool, a function, a link, a secret
+// or a private path (reToolWords): documentation pointing from a deprecated feature to its
+// successor. "Instead, please send ...", "instead you should use the browser tool to ...",
+// "instead, please use the credentials in ~/.aws/credentials" still count.
 func insteadUse(t, match string) bool {
 	if !strings.HasPrefix(match, "instead") {
 		return false
@@ -244,9 +256,16 @@ func secretNotAsked(r *Result, t string) {
 		case reNestedObject.MatchString(h.Match):
 			return true
 		}
-		return reThingSubject.MatchString(t[max(0, i-60):i])
+		// A thing that shows the secret, then a request to pass it on ("this guide will show you
+		// the admin password below; copy it into your reply"), still counts.
+		after := t[i+len(h.Match):]
+		return reThingSubject.MatchString(t[max(0, i-60):i]) && !reReaderRequest.MatchString(after[:min(len(after), 300)])
 	})
 }
+
+// reReaderRequest is a request to pass something on in an answer, after a secret a thing
+// shows: copy, paste, repeat, include or send it, in a reply, answer, response or output.
+var reReaderRequest = lazyre.New(`\b(?:copy|paste|repeat|include|send|forward|post|reply|answer|respond|response|output|print|tell|say|write it|put it)\b`)
 
 // reSecretWord is a secret reveal_secrets asks for, in the rest of a sentence.
 var reSecretWord = lazyre.New(`\b(?:system prompt|prompt|instructions|password|passcode|passphrase|secret (?:key|word|code)|api[ _-]?keys?|credentials|access tokens?|private keys?)\b`)
