@@ -1,0 +1,158 @@
+package detect
+
+// Searching a long search-box value (issue 26/27). searchSQL runs ~58 unanchored regexps over
+// a search value; Go's regexp steps its NFA over every byte for each (~3.7 ms per KiB for all
+// of them natively, about three times that in a Wasm guest), so a long value in a search field
+// took the injection stage's time budget. For a value of windowMin bytes or more, each rule is
+// split into its top-level alternation branches (a leftmost-first match of a|b is the match of
+// the branch with the leftmost start, the earlier branch on a tie), and each branch is
+// resolved the cheapest exact way the generator (search_gen_test.go) found for it:
+//   - anchored at the text's start (^ without the multi-line flag): its regexp, which tries
+//     that one start only;
+//   - a literal clause with no literal in the text (every match satisfies all its clauses,
+//     requiredClauses): no match, without a regexp;
+//   - a window anchor (window.go): anchored tries around the anchor's occurrences.
+//
+// A rule with a branch none of these settle is searched whole, as before. The result is
+// the plain search's, byte for byte (TestSearchFindAgrees, FuzzSearchFind): nothing is
+// skipped for length.
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// searchBranch is one branch of a search rule as the generator planned it (search_gen.go).
+type searchBranch struct {
+	expr    string // the branch's expression; "" when the rule is not split
+	start   bool   // every match starts at the text's first byte
+	clauses [][]string
+	anchor  anchor
+}
+
+// searchBranchPlan is a branch ready to search: its regexp and windows compile on first use.
+type searchBranchPlan struct {
+	searchBranch
+	re  func() *regexp.Regexp
+	win *windowed
+}
+
+// searchPlans is genSearch ready to search; nil when search_gen.go is stale (every rule is
+// then searched whole).
+var searchPlans = sync.OnceValue(func() [][]searchBranchPlan {
+	if genSearchFingerprint != searchRulesFingerprint() || len(genSearch) != len(searchSQLRules) {
+		return nil
+	}
+	out := make([][]searchBranchPlan, len(genSearch))
+	for i, brs := range genSearch {
+		for _, b := range brs {
+			p := searchBranchPlan{searchBranch: b}
+			expr := b.expr
+			if expr == "" {
+				expr = searchSQLRules[i].re.String()
+				p.re = searchSQLRules[i].re.Compiled
+			} else {
+				p.re = lazyRegexp(expr)
+			}
+			p.win = newWindowed(b.anchor, expr)
+			out[i] = append(out[i], p)
+		}
+	}
+	return out
+})
+
+// searchRulesFingerprint hashes searchSQLRules' expressions (FNV-1a), so that a stale
+// search_gen.go is never used.
+func searchRulesFingerprint() uint64 {
+	h := uint64(14695981039346656037)
+	for _, r := range searchSQLRules {
+		s := r.re.String()
+		for i := 0; i < len(s); i++ {
+			h ^= uint64(s[i])
+			h *= 1099511628211
+		}
+		h ^= 0xff
+		h *= 1099511628211
+	}
+	return h
+}
+
+// litMemo remembers which literals one text holds, for the clauses of every rule searched.
+type litMemo struct {
+	t    string
+	seen map[string]bool
+}
+
+func (m *litMemo) holds(l string) bool {
+	if v, ok := m.seen[l]; ok {
+		return v
+	}
+	if m.seen == nil {
+		m.seen = map[string]bool{}
+	}
+	v := strings.Contains(m.t, l)
+	m.seen[l] = v
+	return v
+}
+
+// anyIn reports whether the text holds one of c's literals.
+func (m *litMemo) anyIn(c []string) bool {
+	for _, l := range c {
+		if m.holds(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// searchFind is searchSQLRules[i].re.FindStringIndex(t), found by branches (see above) when t
+// is long; m holds t's literals (m.t == t).
+func searchFind(i int, t string, m *litMemo) []int {
+	r := searchSQLRules[i]
+	plans := searchPlans()
+	if len(t) < windowMin || plans == nil {
+		return r.re.FindStringIndex(t)
+	}
+	brs := plans[i]
+	locs := make([][]int, len(brs))
+	open := -1 // the one branch no cheap way settled: searched alone
+	for j := range brs {
+		loc, ok := brs[j].find(t, m)
+		if !ok {
+			if open >= 0 {
+				return r.re.FindStringIndex(t) // two or more: one pass of the whole rule
+			}
+			open = j
+			continue
+		}
+		locs[j] = loc
+	}
+	if open >= 0 {
+		locs[open] = brs[open].re().FindStringIndex(t)
+	}
+	// The leftmost start wins; on a tie, the earlier branch (leftmost-first).
+	var best []int
+	for _, loc := range locs {
+		if loc != nil && (best == nil || loc[0] < best[0]) {
+			best = loc
+		}
+	}
+	return best
+}
+
+// find is the branch's FindStringIndex on t, or ok=false when no cheap way settles it.
+func (b *searchBranchPlan) find(t string, m *litMemo) (loc []int, ok bool) {
+	if b.start {
+		return b.re().FindStringIndex(t), true
+	}
+	for _, c := range b.clauses {
+		if !m.anyIn(c) {
+			return nil, true
+		}
+	}
+	if b.win != nil {
+		return b.win.find(t, false)
+	}
+	return nil, false
+}
