@@ -13,7 +13,8 @@ package detect
 //     requiredClauses): no match, without a regexp;
 //   - a window anchor (window.go): anchored tries around the anchor's occurrences.
 //
-// A rule with a branch none of these settle is searched whole, as before. The result is
+// A branch none of these settle is searched alone; a rule with more than maxOpenBranches of
+// them is searched whole, as before. The result is
 // the plain search's, byte for byte (TestSearchFindAgrees, FuzzSearchFind): nothing is
 // skipped for length.
 
@@ -106,6 +107,10 @@ func (m *litMemo) anyIn(c []string) bool {
 	return false
 }
 
+// maxOpenBranches is the most branches of one rule searched alone: past it, one pass of the
+// whole rule costs less.
+const maxOpenBranches = 2
+
 // searchFind is searchSQLRules[i].re.FindStringIndex(t), found by branches (see above) when t
 // is long; m holds t's literals (m.t == t).
 func searchFind(i int, t string, m *litMemo) []int {
@@ -116,20 +121,22 @@ func searchFind(i int, t string, m *litMemo) []int {
 	}
 	brs := plans[i]
 	locs := make([][]int, len(brs))
-	open := -1 // the one branch no cheap way settled: searched alone
+	var open [maxOpenBranches]int // the branches no cheap way settled: searched alone
+	n := 0
 	for j := range brs {
 		loc, ok := brs[j].find(t, m)
 		if !ok {
-			if open >= 0 {
-				return r.re.FindStringIndex(t) // two or more: one pass of the whole rule
+			if n == maxOpenBranches {
+				return r.re.FindStringIndex(t) // more: one pass of the whole rule
 			}
-			open = j
+			open[n] = j
+			n++
 			continue
 		}
 		locs[j] = loc
 	}
-	if open >= 0 {
-		locs[open] = brs[open].re().FindStringIndex(t)
+	for _, j := range open[:n] {
+		locs[j] = brs[j].re().FindStringIndex(t)
 	}
 	// The leftmost start wins; on a tie, the earlier branch (leftmost-first).
 	var best []int

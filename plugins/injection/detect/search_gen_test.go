@@ -25,10 +25,7 @@ func deriveSearchPlans(t *testing.T) [][]genSearchBranch {
 		if err != nil {
 			t.Fatalf("%s: %v", r.rule, err)
 		}
-		subs := []*syntax.Regexp{parsed}
-		if parsed.Op == syntax.OpAlternate {
-			subs = parsed.Sub
-		}
+		subs := distribute(parsed)
 		var brs []genSearchBranch
 		for _, sub := range subs {
 			expr := sub.String()
@@ -52,6 +49,78 @@ func deriveSearchPlans(t *testing.T) [][]genSearchBranch {
 		out = append(out, brs)
 	}
 	return out
+}
+
+// maxSearchBranches bounds the branches one rule is searched as.
+const maxSearchBranches = 64
+
+// distribute returns re as branches whose leftmost-first matches combine into re's (the
+// leftmost start, the earlier branch on a tie): a top-level alternation's alternatives, and a
+// concatenation whose first alternation follows parts that match one way only (literals,
+// character classes, empty-width assertions) as one concatenation per alternative (`\b(?:a|b)\(`
+// is `\ba\(` or `\bb\(`: each may have a window anchor where the whole has none). With
+// several ways to match the prefix, the order of preference would change, so it stays whole.
+func distribute(re *syntax.Regexp) []*syntax.Regexp {
+	out := distributeInto(nil, re)
+	if len(out) > maxSearchBranches {
+		if re.Op == syntax.OpAlternate {
+			return re.Sub
+		}
+		return []*syntax.Regexp{re}
+	}
+	return out
+}
+
+func distributeInto(out []*syntax.Regexp, re *syntax.Regexp) []*syntax.Regexp {
+	if len(out) > maxSearchBranches {
+		return append(out, re)
+	}
+	switch re.Op {
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			out = distributeInto(out, s)
+		}
+		return out
+	case syntax.OpConcat:
+		for i, s := range re.Sub {
+			alt := s
+			for alt.Op == syntax.OpCapture {
+				alt = alt.Sub[0]
+			}
+			if alt.Op == syntax.OpAlternate {
+				for _, a := range alt.Sub {
+					sub := append([]*syntax.Regexp(nil), re.Sub[:i]...)
+					if a.Op == syntax.OpConcat {
+						sub = append(sub, a.Sub...)
+					} else {
+						sub = append(sub, a)
+					}
+					sub = append(sub, re.Sub[i+1:]...)
+					out = distributeInto(out, &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: sub})
+				}
+				return out
+			}
+			if !oneWay(s) {
+				break
+			}
+		}
+	}
+	return append(out, re)
+}
+
+// oneWay reports whether re matches any text it matches in one way only.
+func oneWay(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL, syntax.OpEmptyMatch,
+		syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpCapture:
+		return oneWay(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == re.Max && oneWay(re.Sub[0])
+	}
+	return false
 }
 
 // genSearchBranch is one branch's plan as derived.
