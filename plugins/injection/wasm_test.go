@@ -226,6 +226,19 @@ func jailbreakEnvelope(size int) []byte {
 	return b
 }
 
+// searchEnvelope is a product search whose query is about size bytes of prose (issue 26/27: a
+// long value in a search field, where the search rules run).
+func searchEnvelope(size int) []byte {
+	unit := "I'm looking for a guide that explains how to select the right database for a small shop, " +
+		"and whether it's better to order from one supplier or from several. The union of the two lists " +
+		"should cover most cases; where they differ, we'll pick the cheaper one (or the faster one, if the " +
+		"price is the same). Is there a version for 2024 - or is the 2019 edition still current? "
+	text := strings.Repeat(unit, size/len(unit)+1)[:size]
+	b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call",
+		"tool": "search_products", "arguments": map[string]any{"query": text, "limit": 20}})
+	return b
+}
+
 // BenchmarkEvaluateWasm measures one evaluate call through the real runtime (pooled instance,
 // input and output copies included) for the injection plugin and for a no-op Go plugin (the
 // baseline of the host's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
@@ -236,7 +249,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 			for _, bc := range []struct {
 				kind string
 				size int
-			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"served", 1 << 10}} {
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"search", 1 << 10}, {"search", 16 << 10}, {"search", 64 << 10}, {"served", 1 << 10}} {
 				env, size := benchEnvelope(bc.size), bc.size
 				name := fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10)
 				switch bc.kind {
@@ -246,6 +259,9 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 				case "jailbreak":
 					env = jailbreakEnvelope(size)
 					name = fmt.Sprintf("%s/trusted=%v/jailbreak%dKB", pl.name, trusted, size>>10)
+				case "search":
+					env = searchEnvelope(size)
+					name = fmt.Sprintf("%s/trusted=%v/search%dKB", pl.name, trusted, size>>10)
 				case "served":
 					env = []byte(servedEnvelope)
 					name = fmt.Sprintf("%s/trusted=%v/served-request", pl.name, trusted)
