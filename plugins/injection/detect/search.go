@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // searchBranch is one branch of a search rule as the generator planned it (search_gen.go).
@@ -30,6 +31,9 @@ type searchBranch struct {
 	start   bool   // every match starts at the text's first byte
 	clauses [][]string
 	anchor  anchor
+	// guard: rune ranges; windows run only where no anchor literal follows one (runGuard in
+	// search_gen_test.go).
+	guard []rune
 }
 
 // searchBranchPlan is a branch ready to search: its regexp and windows compile on first use.
@@ -158,8 +162,36 @@ func (b *searchBranchPlan) find(t string, m *litMemo) (loc []int, ok bool) {
 			return nil, true
 		}
 	}
-	if b.win != nil {
+	if b.win != nil && b.guarded(t) {
 		return b.win.find(t, false)
 	}
 	return nil, false
+}
+
+// guarded reports whether no occurrence of the anchor's literals in t follows a rune of the
+// branch's guard ranges: runs of those classes then cannot read on past the next occurrence,
+// and windows cost one pass or so.
+func (b *searchBranchPlan) guarded(t string) bool {
+	if len(b.guard) == 0 {
+		return true
+	}
+	for _, l := range b.anchor.lits {
+		for i := 0; ; {
+			j := strings.Index(t[i:], l)
+			if j < 0 {
+				break
+			}
+			p := i + j
+			if p > 0 {
+				r, _ := utf8.DecodeLastRuneInString(t[:p])
+				for k := 0; k+1 < len(b.guard); k += 2 {
+					if b.guard[k] <= r && r <= b.guard[k+1] {
+						return false
+					}
+				}
+			}
+			i = p + 1
+		}
+	}
+	return true
 }

@@ -13,9 +13,12 @@ import (
 	"go/format"
 	"os"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 func deriveSearchPlans(t *testing.T) [][]genSearchBranch {
@@ -38,8 +41,12 @@ func deriveSearchPlans(t *testing.T) [][]genSearchBranch {
 			}
 			s := re.Simplify()
 			b := genSearchBranch{expr: expr, start: startAnchored(s), anchor: deriveAnchor(s)}
-			if b.anchor.pre >= 0 && !linearRuns(s, b.anchor) {
-				b.anchor = noAnchor
+			if b.anchor.pre >= 0 {
+				guard, ok := runGuard(s, b.anchor)
+				if !ok {
+					b.anchor = noAnchor
+				}
+				b.guard = guard
 			}
 			for _, c := range requiredClauses(s) {
 				b.clauses = append(b.clauses, []string(c))
@@ -129,6 +136,47 @@ type genSearchBranch struct {
 	start   bool
 	clauses [][]string
 	anchor  genAnchorDef
+	guard   []rune
+}
+
+// runGuard is linearRuns with one more case for a search branch: an unbounded repetition of a
+// single character class (or rune) that can match the first rune of an anchor literal is
+// allowed, and its class is added to guard (rune ranges). Windows are then used only on a
+// text where no occurrence of the literals follows a rune of guard (searchBranchPlan.find):
+// a run of such a class that reads past the next occurrence p would hold the rune before p,
+// so it can only start at p, and each stretch of text between two occurrences is read by a
+// bounded number of tries (`\bselect\s*[a-z_]+\(` in prose: "select" after a space). ok is
+// false when a repetition that may match a first rune is not a single class.
+func runGuard(re *syntax.Regexp, a genAnchorDef) (guard []rune, ok bool) {
+	var first []rune
+	for _, l := range a.lits {
+		r, _ := utf8.DecodeRuneInString(l)
+		first = append(first, r)
+	}
+	ok = true
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		unbounded := re.Op == syntax.OpStar || re.Op == syntax.OpPlus || re.Op == syntax.OpRepeat && re.Max < 0
+		if unbounded && maxWidth(re.Sub[0]) != 0 && slices.ContainsFunc(first, func(r rune) bool { return canMatchRune(re.Sub[0], r) }) {
+			switch sub := re.Sub[0]; {
+			case sub.Op == syntax.OpCharClass:
+				guard = append(guard, sub.Rune...)
+			case sub.Op == syntax.OpAnyCharNotNL:
+				guard = append(guard, 0, '\n'-1, '\n'+1, unicode.MaxRune)
+			case sub.Op == syntax.OpAnyChar:
+				guard = append(guard, 0, unicode.MaxRune)
+			case sub.Op == syntax.OpLiteral && len(sub.Rune) == 1 && sub.Flags&syntax.FoldCase == 0:
+				guard = append(guard, sub.Rune[0], sub.Rune[0])
+			default:
+				ok = false
+			}
+		}
+		for _, s := range re.Sub {
+			walk(s)
+		}
+	}
+	walk(re)
+	return guard, ok
 }
 
 // startAnchored reports whether every match of re starts at the text's first byte (\A, or ^
@@ -181,7 +229,15 @@ func searchPlansSource(plans [][]genSearchBranch) []byte {
 			if br.anchor.pre >= 0 {
 				a = fmt.Sprintf("anchor{%d, []string%s}", br.anchor.pre, quote(br.anchor.lits))
 			}
-			fmt.Fprintf(&b, "{expr: %s, start: %v, clauses: %s, anchor: %s},\n", strconv.Quote(br.expr), br.start, clauses, a)
+			guard := ""
+			if br.guard != nil && br.anchor.pre >= 0 {
+				g := make([]string, len(br.guard))
+				for i, r := range br.guard {
+					g[i] = strconv.QuoteRune(r)
+				}
+				guard = ", guard: []rune{" + strings.Join(g, ", ") + "}"
+			}
+			fmt.Fprintf(&b, "{expr: %s, start: %v, clauses: %s, anchor: %s%s},\n", strconv.Quote(br.expr), br.start, clauses, a, guard)
 		}
 		b.WriteString("},\n")
 	}

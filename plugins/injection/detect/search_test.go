@@ -76,8 +76,8 @@ func longSearchTexts(vals []string) []string {
 }
 
 // agreeSearch compares searchFind with the rule's plain search on every rule for tx; it
-// reports how many rules matched.
-func agreeSearch(t *testing.T, tx string) (matched int) {
+// reports how many rules matched, and how many of those matches a window found.
+func agreeSearch(t *testing.T, tx string) (matched, byWindow int) {
 	t.Helper()
 	m := litMemo{t: tx}
 	for i, r := range searchSQLRules {
@@ -85,11 +85,20 @@ func agreeSearch(t *testing.T, tx string) (matched int) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s on a %d-byte text: searchFind %v, the plain search %v (near: %q)", r.rule, len(tx), got, want, around(tx, append(got, want...)))
 		}
-		if want != nil {
-			matched++
+		if want == nil {
+			continue
+		}
+		matched++
+		if plans := searchPlans(); plans != nil && len(tx) >= windowMin {
+			for _, b := range plans[i] {
+				if loc, ok := b.find(tx, &m); ok && !b.start && b.win != nil && slices.Equal(loc, want) {
+					byWindow++
+					break
+				}
+			}
 		}
 	}
-	return matched
+	return matched, byWindow
 }
 
 // TestSearchFindAgrees: on long texts made of the calibration sets' search values and the
@@ -104,10 +113,11 @@ func TestSearchFindAgrees(t *testing.T) {
 		step = 1
 	}
 	texts := longSearchTexts(searchValues(t, step))
-	runs, matched := 0, 0
+	runs, matched, byWindow := 0, 0, 0
 	for _, tx := range texts {
 		runs += len(searchSQLRules)
-		matched += agreeSearch(t, tx)
+		n, w := agreeSearch(t, tx)
+		matched, byWindow = matched+n, byWindow+w
 		var want string
 		for _, m := range reBooleanEquality.FindAllStringSubmatch(tx, -1) {
 			if m[1] == m[2] {
@@ -119,9 +129,9 @@ func TestSearchFindAgrees(t *testing.T) {
 			t.Errorf("booleanSelfEquality = %q, want %q", got, want)
 		}
 	}
-	t.Logf("%d texts, %d rule searches, %d matching", len(texts), runs, matched)
-	if len(texts) < 500 || matched < 1000 {
-		t.Errorf("%d texts, %d matches: the test no longer exercises the rules", len(texts), matched)
+	t.Logf("%d texts, %d rule searches, %d matching, %d of them found by a window", len(texts), runs, matched, byWindow)
+	if len(texts) < 500 || matched < 500 || byWindow < matched/3 {
+		t.Errorf("%d texts, %d matches, %d by windows: the test no longer exercises the branches", len(texts), matched, byWindow)
 	}
 }
 
@@ -185,4 +195,26 @@ var searchSeeds = []string{
 	"1.5union select", "drop table t;", "drop table t", "1 and not 1", "1 where a=1",
 	"exec sp_who 'x'", "x'41'='a'", "1.e(", "2147483648", "\"a b\" or \"c d\"", "1 or x=x",
 	"0x61646d696e", "é", "", "'", "\n",
+}
+
+// TestSearchGuard: windows run only where no anchor literal follows a rune of the guard: a
+// run of letters from one "select" must not read on across the next (`selectselect…` would
+// cost one try per occurrence over the rest of the run).
+func TestSearchGuard(t *testing.T) {
+	b := &searchBranchPlan{searchBranch: searchBranch{anchor: anchor{0, []string{"select"}}, guard: []rune{'_', '_', 'a', 'z'}}}
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{"select a(", true}, {"x select y select (", true}, {"é select", true}, {"select", true},
+		{"selectselect", false}, {"x aselect", false}, {"select _select", false}, {"no literal", true},
+	} {
+		if got := b.guarded(tc.text); got != tc.want {
+			t.Errorf("guarded(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+	// The rules whose plans use a guard still agree on the texts it turns away.
+	glued := strings.Repeat("selectselect(1) unionunion select from", 64)
+	agreeSearch(t, glued)
+	agreeSearch(t, "select "+strings.Repeat("aselect", 400)+"(")
 }
