@@ -226,13 +226,13 @@ func jailbreakEnvelope(size int) []byte {
 	return b
 }
 
-// searchEnvelope is a product search whose query is about size bytes of prose (issue 26/27: a
-// long value in a search field, where the search rules run).
+// searchEnvelope is a product search whose query is about size bytes of prose and search words,
+// not a question (a question skips the search rules): issue 26/27, a long value in a search
+// field, where searchSQL runs.
 func searchEnvelope(size int) []byte {
-	unit := "I'm looking for a guide that explains how to select the right database for a small shop, " +
-		"and whether it's better to order from one supplier or from several. The union of the two lists " +
-		"should cover most cases; where they differ, we'll pick the cheaper one (or the faster one, if the " +
-		"price is the same). Is there a version for 2024 - or is the 2019 edition still current? "
+	unit := "a guide to select the right database for a small shop, and whether it's better to order " +
+		"from one supplier or from several; the 2019 edition or the 2024 one, " +
+		"red running shoes size 42 wide fit men's trail brand:asics or \"gel kayano\" -used color:blue "
 	text := strings.Repeat(unit, size/len(unit)+1)[:size]
 	b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call",
 		"tool": "search_products", "arguments": map[string]any{"query": text, "limit": 20}})

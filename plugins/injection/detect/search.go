@@ -39,9 +39,22 @@ type searchBranch struct {
 // searchBranchPlan is a branch ready to search: its regexp and windows compile on first use.
 type searchBranchPlan struct {
 	searchBranch
-	re  func() *regexp.Regexp
-	win *windowed
+	re        func() *regexp.Regexp
+	win       *windowed
+	clauseIDs [][]int32 // clauses as ids of searchLits
 }
+
+// searchLits are the literals of every branch's clauses; searchIndex finds which of them a
+// text holds in one pass (the prefilter's gram table, built on first use: a call with no long
+// search value never pays for it).
+var (
+	searchLits  []string
+	searchIndex = sync.OnceValue(func() *gramIndex {
+		g := &gramIndex{}
+		g.build(searchLits, make([][]int32, len(searchLits)), make([]uint8, len(searchLits)))
+		return g
+	})
+)
 
 // searchPlans is genSearch ready to search; nil when search_gen.go is stale (every rule is
 // then searched whole).
@@ -50,9 +63,23 @@ var searchPlans = sync.OnceValue(func() [][]searchBranchPlan {
 		return nil
 	}
 	out := make([][]searchBranchPlan, len(genSearch))
+	ids := map[string]int32{}
 	for i, brs := range genSearch {
 		for _, b := range brs {
 			p := searchBranchPlan{searchBranch: b}
+			for _, c := range b.clauses {
+				var cl []int32
+				for _, l := range c {
+					id, ok := ids[l]
+					if !ok {
+						id = int32(len(searchLits))
+						ids[l] = id
+						searchLits = append(searchLits, l)
+					}
+					cl = append(cl, id)
+				}
+				p.clauseIDs = append(p.clauseIDs, cl)
+			}
 			expr := b.expr
 			if expr == "" {
 				expr = searchSQLRules[i].re.String()
@@ -83,28 +110,20 @@ func searchRulesFingerprint() uint64 {
 	return h
 }
 
-// litMemo remembers which literals one text holds, for the clauses of every rule searched.
+// litMemo holds which of searchLits one text holds, found on first use.
 type litMemo struct {
 	t    string
-	seen map[string]bool
+	seen []bool
 }
 
-func (m *litMemo) holds(l string) bool {
-	if v, ok := m.seen[l]; ok {
-		return v
-	}
+// anyIn reports whether the text holds one of the literals c names.
+func (m *litMemo) anyIn(c []int32) bool {
 	if m.seen == nil {
-		m.seen = map[string]bool{}
+		m.seen = make([]bool, len(searchLits))
+		searchIndex().scan(m.t, m.seen, func(int32) {})
 	}
-	v := strings.Contains(m.t, l)
-	m.seen[l] = v
-	return v
-}
-
-// anyIn reports whether the text holds one of c's literals.
-func (m *litMemo) anyIn(c []string) bool {
-	for _, l := range c {
-		if m.holds(l) {
+	for _, id := range c {
+		if m.seen[id] {
 			return true
 		}
 	}
@@ -119,8 +138,11 @@ const maxOpenBranches = 2
 // is long; m holds t's literals (m.t == t).
 func searchFind(i int, t string, m *litMemo) []int {
 	r := searchSQLRules[i]
+	if len(t) < windowMin {
+		return r.re.FindStringIndex(t)
+	}
 	plans := searchPlans()
-	if len(t) < windowMin || plans == nil {
+	if plans == nil {
 		return r.re.FindStringIndex(t)
 	}
 	brs := plans[i]
@@ -157,7 +179,7 @@ func (b *searchBranchPlan) find(t string, m *litMemo) (loc []int, ok bool) {
 	if b.start {
 		return b.re().FindStringIndex(t), true
 	}
-	for _, c := range b.clauses {
+	for _, c := range b.clauseIDs {
 		if !m.anyIn(c) {
 			return nil, true
 		}
