@@ -112,8 +112,20 @@ func searchRulesFingerprint() uint64 {
 
 // litMemo holds which of searchLits one text holds, found on first use.
 type litMemo struct {
-	t    string
-	seen []bool
+	t     string
+	seen  []bool
+	valid int8 // t is valid UTF-8 (windows need it): 0 not known yet, 1 yes, -1 no
+}
+
+// validUTF8 reports whether the text is valid UTF-8, checked once per text.
+func (m *litMemo) validUTF8() bool {
+	if m.valid == 0 {
+		m.valid = -1
+		if utf8.ValidString(m.t) {
+			m.valid = 1
+		}
+	}
+	return m.valid > 0
 }
 
 // anyIn reports whether the text holds one of the literals c names.
@@ -185,7 +197,7 @@ func (b *searchBranchPlan) find(t string, m *litMemo) (loc []int, ok bool) {
 		}
 	}
 	if b.win != nil && b.guarded(t) {
-		return b.win.find(t, false)
+		return b.win.find(t, false, m.validUTF8())
 	}
 	return nil, false
 }
