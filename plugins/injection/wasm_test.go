@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/injection/detect"
 	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -499,5 +500,34 @@ func TestWasmServedMemoryFlat(t *testing.T) {
 	if end-after > 1<<20 {
 		t.Errorf("linear memory grew %.1f MiB over %d served calls after the warm-up (%.1f -> %.1f MiB), want at most 1 MiB",
 			float64(end-after)/(1<<20), calls, float64(after)/(1<<20), float64(end)/(1<<20))
+	}
+}
+
+// TestWasmLongSearchValue (issues 26/27): a 64 KiB search value full of the keywords, quotes,
+// comments and operators the search rules look for (so every rule's literals are there and its
+// branches run) gets the native verdict inside the guest, within the default memory cap, and
+// with a break-out at its end is denied.
+func TestWasmLongSearchValue(t *testing.T) {
+	p := loadSpec(t, "./", "injection", "{}", 0, true)
+	unit := "select the best from union station where exec staff and or xor declare it's \"quoted\" " +
+		"text /* note */ (a) 1 2 -- dash # hash ; semi 'word' having fun then order by group by limit " +
+		"case when drop table create alter insert concat substr sleep version user database @ x:: y "
+	long := strings.Repeat(unit, 64<<10/len(unit)+1)[:64<<10]
+	native := detect.NewEvaluator(detect.Config{})
+	for _, c := range []struct{ name, query, want string }{
+		{"words", long, ""},
+		{"break-out at the end", long + " x' or '1'='1", abi.ActionDeny},
+	} {
+		env := map[string]any{"abi": "1.0", "id": "long", "phase": "request", "method": "tools/call",
+			"tool": "search_products", "arguments": map[string]any{"query": c.query, "limit": 20}}
+		in, _ := json.Marshal(env)
+		nv, err := native.Evaluate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := evaluate(t, p, env)
+		if v.Action != nv.Action || c.want != "" && v.Action != c.want {
+			t.Errorf("%s: guest %s, native %s (want %q)", c.name, v.Action, nv.Action, c.want)
+		}
 	}
 }
