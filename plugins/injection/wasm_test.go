@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/plugins/injection/detect"
 	"github.com/added060/palisade/plugins/internal/corpus"
 	"github.com/added060/palisade/plugins/internal/wasmtest"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -226,6 +227,19 @@ func jailbreakEnvelope(size int) []byte {
 	return b
 }
 
+// searchEnvelope is a product search whose query is about size bytes of prose and search words,
+// not a question (a question skips the search rules): issue 26/27, a long value in a search
+// field, where searchSQL runs.
+func searchEnvelope(size int) []byte {
+	unit := "a guide to select the right database for a small shop, and whether it's better to order " +
+		"from one supplier or from several; the 2019 edition or the 2024 one, " +
+		"red running shoes size 42 wide fit men's trail brand:asics or \"gel kayano\" -used color:blue "
+	text := strings.Repeat(unit, size/len(unit)+1)[:size]
+	b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call",
+		"tool": "search_products", "arguments": map[string]any{"query": text, "limit": 20}})
+	return b
+}
+
 // BenchmarkEvaluateWasm measures one evaluate call through the real runtime (pooled instance,
 // input and output copies included) for the injection plugin and for a no-op Go plugin (the
 // baseline of the host's and Go's own per-call cost), with 1 KiB and 64 KiB arguments.
@@ -236,7 +250,7 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 			for _, bc := range []struct {
 				kind string
 				size int
-			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"served", 1 << 10}} {
+			}{{"text", 1 << 10}, {"text", 64 << 10}, {"shell", 1 << 10}, {"shell", 16 << 10}, {"shell", 64 << 10}, {"jailbreak", 12 << 10}, {"search", 1 << 10}, {"search", 16 << 10}, {"search", 64 << 10}, {"served", 1 << 10}} {
 				env, size := benchEnvelope(bc.size), bc.size
 				name := fmt.Sprintf("%s/trusted=%v/%dKB", pl.name, trusted, size>>10)
 				switch bc.kind {
@@ -246,6 +260,9 @@ func BenchmarkEvaluateWasm(b *testing.B) {
 				case "jailbreak":
 					env = jailbreakEnvelope(size)
 					name = fmt.Sprintf("%s/trusted=%v/jailbreak%dKB", pl.name, trusted, size>>10)
+				case "search":
+					env = searchEnvelope(size)
+					name = fmt.Sprintf("%s/trusted=%v/search%dKB", pl.name, trusted, size>>10)
 				case "served":
 					env = []byte(servedEnvelope)
 					name = fmt.Sprintf("%s/trusted=%v/served-request", pl.name, trusted)
@@ -483,5 +500,34 @@ func TestWasmServedMemoryFlat(t *testing.T) {
 	if end-after > 1<<20 {
 		t.Errorf("linear memory grew %.1f MiB over %d served calls after the warm-up (%.1f -> %.1f MiB), want at most 1 MiB",
 			float64(end-after)/(1<<20), calls, float64(after)/(1<<20), float64(end)/(1<<20))
+	}
+}
+
+// TestWasmLongSearchValue (issues 26/27): a 64 KiB search value full of the keywords, quotes,
+// comments and operators the search rules look for (so every rule's literals are there and its
+// branches run) gets the native verdict inside the guest, within the default memory cap, and
+// with a break-out at its end is denied.
+func TestWasmLongSearchValue(t *testing.T) {
+	p := loadSpec(t, "./", "injection", "{}", 0, true)
+	unit := "select the best from union station where exec staff and or xor declare it's \"quoted\" " +
+		"text /* note */ (a) 1 2 -- dash # hash ; semi 'word' having fun then order by group by limit " +
+		"case when drop table create alter insert concat substr sleep version user database @ x:: y "
+	long := strings.Repeat(unit, 64<<10/len(unit)+1)[:64<<10]
+	native := detect.NewEvaluator(detect.Config{})
+	for _, c := range []struct{ name, query, want string }{
+		{"words", long, ""},
+		{"break-out at the end", long + " x' or '1'='1", abi.ActionDeny},
+	} {
+		env := map[string]any{"abi": "1.0", "id": "long", "phase": "request", "method": "tools/call",
+			"tool": "search_products", "arguments": map[string]any{"query": c.query, "limit": 20}}
+		in, _ := json.Marshal(env)
+		nv, err := native.Evaluate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := evaluate(t, p, env)
+		if v.Action != nv.Action || c.want != "" && v.Action != c.want {
+			t.Errorf("%s: guest %s, native %s (want %q)", c.name, v.Action, nv.Action, c.want)
+		}
 	}
 }

@@ -178,3 +178,48 @@ func BenchmarkSearchFingerprint(b *testing.B) {
 		})
 	}
 }
+
+// searchProse is ordinary English prose with the words, apostrophes and punctuation of a
+// person's long search or pasted paragraph (issue 26: a long value in a search box).
+const searchProse = "I'm looking for a guide that explains how to select the right database for a small shop, " +
+	"and whether it's better to order from one supplier or from several. The union of the two lists " +
+	"should cover most cases; where they differ, we'll pick the cheaper one (or the faster one, if the " +
+	"price is the same). My colleague's notes say \"keep it simple\" and that the table of contents, " +
+	"chapter 3 and the appendix are where most people start. Is there a version for 2024 - or is the " +
+	"2019 edition still current? Please also include reviews from people who've used it at work. "
+
+// searchWords is a search-box value of product words, sizes and filters.
+const searchWords = "red running shoes size 42 wide fit men's trail waterproof under 100 eur brand:asics " +
+	"or brand:brooks \"gel kayano\" -used color:blue sort by price from low to high in stock only "
+
+// searchAdversarial is a value built to pass every search rule's literal prefilter without
+// matching: the keywords, quotes, comments, operators and parentheses the rules look for, in
+// an order that never forms their shapes, so every rule runs over the whole value.
+const searchAdversarial = "select the best from union station where exec staff and or xor declare " +
+	"it's \"quoted\" text /* note */ (a) 1 2 -- dash # hash ; semi 'word' \" x \\ y ` back ` " +
+	"having fun then order by group by limit case when drop table create alter insert update " +
+	"delete from concat substr sleep version user database information schema @ x:: y -> z <@ " +
+	"o'brien's 12.5 and 0x1f2 or ( b ) = c "
+
+// BenchmarkSearchSQLLong runs searchSQL (a search box's rules) over 1-64 KiB of prose, of
+// search words, and of the adversarial value above (every rule's prefilter passes): the cost
+// must stay a small part of the stage's time budget (issue 26). It reports ns per KiB.
+func BenchmarkSearchSQLLong(b *testing.B) {
+	for _, kind := range []struct{ name, unit string }{
+		{"prose", searchProse}, {"words", searchWords}, {"adversarial", searchAdversarial},
+	} {
+		for _, kb := range []int{1, 4, 16, 64} {
+			text := Normalize(strings.Repeat(kind.unit, kb<<10/len(kind.unit)+1)[:kb<<10]).Text
+			b.Run(kind.name+"/"+strconv.Itoa(kb)+"KiB", func(b *testing.B) {
+				if m, rule, _ := searchSQL(text, false); m != "" {
+					b.Fatalf("%s matched %s: %q", kind.name, rule, m)
+				}
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					searchSQL(text, false)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(text))*1024, "ns/KiB")
+			})
+		}
+	}
+}

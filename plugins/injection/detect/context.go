@@ -826,11 +826,12 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 	}
 	for _, t := range texts {
 		phrases := phraseQuery(t)
-		for _, r := range searchSQLRules {
+		m := litMemo{t: t}
+		for i, r := range searchSQLRules {
 			if r.breakout && codeSearch || phrases && phraseRules[r.rule] {
 				continue
 			}
-			if loc := r.re.FindStringIndex(t); loc != nil {
+			if loc := searchFind(i, t, &m); loc != nil {
 				if uncertainSearchRules[r.rule] {
 					if rule == "" {
 						match, rule, uncertain = t[loc[0]:loc[1]], r.rule, true
@@ -908,6 +909,9 @@ var reBooleanEquality = lazyre.New(`\b(?:or|and|xor)\s+\(?\s*[\x60\[]?([a-z_][a-
 // `shoes and name=name`, `1 or [a]=[a]`): the tautology a break-out appends, as selfEquality's
 // whole value is. "" = none.
 func booleanSelfEquality(t string) string {
+	if !strings.Contains(t, "=") {
+		return "" // every match holds one: no regexp pass over a long value
+	}
 	for _, m := range reBooleanEquality.FindAllStringSubmatch(t, -1) {
 		if m[1] == m[2] {
 			return m[0]
@@ -1078,6 +1082,9 @@ func selfEquality(t string) bool {
 // how SQL injection writes a string without a quote. A hash, a colour or an address is random
 // bytes, not text. "" = none.
 func hexText(t string) string {
+	if !strings.Contains(t, "0x") {
+		return "" // every match holds it: no regexp pass over a long value
+	}
 	for _, m := range reHex.FindAllString(t, -1) {
 		h := m[2:]
 		ascii, utf16 := true, len(h) >= 8

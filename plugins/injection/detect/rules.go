@@ -8,7 +8,7 @@ import (
 	"github.com/added060/palisade/plugins/internal/lazyre"
 )
 
-//go:generate go test -run ^TestGeneratedTables$ -update .
+//go:generate go test -run ^(TestGeneratedTables|TestSearchTables)$ -update .
 
 // rule is one weighted pattern. Its regexp runs only when the prefilter (see prefilter.go)
 // found one of the literals every match must contain; pre lists fallback literals for the
