@@ -25,8 +25,9 @@ func docStructure(r *Result) {
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
 		case "leak_request":
-			// "does not expose internal IPv6 node addresses": what must not happen.
-			return negatedAt(t, h.Match)
+			// "does not expose internal IPv6 node addresses": what must not happen, wherever the
+			// text says it ("it does not expose internal data; now expose internal data" asks).
+			return everyNegated(t, h.Match)
 		case "before_task":
 			return insteadUse(t, h.Match)
 		case "hide_from_user":
@@ -36,6 +37,23 @@ func docStructure(r *Result) {
 		return false
 	})
 	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && closesCodeSpan(t, h.Match) })
+}
+
+// everyNegated reports whether every occurrence of match in t is negated as negatedAt judges
+// the first: a rule reports its first match only, so a later, plain occurrence keeps the hit.
+func everyNegated(t, match string) bool {
+	found := false
+	for i := 0; ; {
+		j := strings.Index(t[i:], match)
+		if j < 0 {
+			return found
+		}
+		at := i + j
+		if !reNegationEnd.MatchString(t[max(0, at-16):at]) || reCondition.MatchString(t[max(0, at-30):at]) {
+			return false
+		}
+		found, i = true, at+len(match)
+	}
 }
 
 // reNegatedPassive is a negated passive right before a phrase: "should not be pruned ",
@@ -87,10 +105,10 @@ func closesCodeSpan(t, match string) bool {
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
 // SBOM attestations", "Instead you should use resources like KubeadmControlPlane").
 // reToolWords are what a hijack would have the model use instead (a tool, a function, a link, a
-// secret or a private path).
+// secret or a private path, a command line or a program that runs one).
 var (
 	reInsteadUse = lazyre.New(`^\s+use\s+([^.!?\n]{0,60})`)
-	reToolWords  = lazyre.New(`\b(?:tools?|functions?|links?|urls?|https?://|commands?|shell|terminal|browser|e-?mail|send|forward|upload|credentials?|passwords?|passphrases?|tokens?|keys?|secrets?|ssh|sudo|root|admin)\b|~/|\.env\b|/etc/`)
+	reToolWords  = lazyre.New(`\b(?:tools?|functions?|links?|urls?|https?://|commands?|shell|terminal|browser|e-?mail|send|forward|upload|credentials?|passwords?|passphrases?|tokens?|keys?|secrets?|ssh|sudo|root|admin|curl|wget|bash|sh|zsh|powershell|iex|rm|chmod|eval|exec|scripts?|run|execute|install)\b|~/|\.env\b|/etc/|[|;&$<>\x60]`)
 )
 
 // insteadUse reports whether before_task's "instead, please" or "instead you should" goes on
@@ -254,7 +272,8 @@ func secretNotAsked(r *Result, t string) {
 			// A secret named after the destination is what is written: still a request.
 			return !reSecretWord.MatchString(rest)
 		case reNestedObject.MatchString(h.Match):
-			return true
+			// "print the steps to get the password, then output it" passes it on.
+			return !reReaderRequest.MatchString(rest)
 		}
 		// A thing that shows the secret, then a request to pass it on ("this guide will show you
 		// the admin password below; copy it into your reply"), still counts.
