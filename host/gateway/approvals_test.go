@@ -68,18 +68,33 @@ var (
 // approverSeed is the approver key the gateways on one NATS server share (nats.approver_creds
 // takes a creds file or a bare nkey seed file), so that a decision made on one gateway's admin
 // API is accepted by the gateway holding the call.
+//
+// The key lives in the test's temporary folder and is forgotten when that test ends: a later
+// test's server may get the same URL (a port used again), and must not be handed a path that
+// is gone (CI: TestAskInClientFirstDecisionWins failed with "no nats identity" in the folder of
+// the test before it).
 func approverSeed(t *testing.T, natsURL string) string {
 	approverSeedsMu.Lock()
 	defer approverSeedsMu.Unlock()
 	if p, ok := approverSeeds[natsURL]; ok {
-		return p
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
 	}
 	dir := t.TempDir()
 	if _, err := bus.EnsureKeys(dir); err != nil {
 		t.Fatal(err)
 	}
-	approverSeeds[natsURL] = bus.KeyPath(dir, bus.RoleApprover)
-	return approverSeeds[natsURL]
+	p := bus.KeyPath(dir, bus.RoleApprover)
+	approverSeeds[natsURL] = p
+	t.Cleanup(func() {
+		approverSeedsMu.Lock()
+		defer approverSeedsMu.Unlock()
+		if approverSeeds[natsURL] == p {
+			delete(approverSeeds, natsURL)
+		}
+	})
+	return p
 }
 
 func approvalsBundle(t *testing.T) string {
@@ -258,9 +273,18 @@ func TestApprovalsAcrossTwoGateways(t *testing.T) {
 	defer op.Close()
 	ch = callAsync(t.Context(), cs, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": "hold again"}})
 	held = waitHeld(t, a, "hold again")
-	if err := op.Decide(t.Context(), held.ID, approval.Decision{Action: "deny", By: "nats-operator", Reason: "not now"}); err != nil {
-		t.Fatal(err)
-	}
+	// The holding gateway lists a call before its write to the bucket is stored, so the
+	// operator may not find it for a moment (CI, under load: "no such held call").
+	testenv.Eventually(t, 20*time.Second, "the operator finds the held call", func() bool {
+		err := op.Decide(t.Context(), held.ID, approval.Decision{Action: "deny", By: "nats-operator", Reason: "not now"})
+		if errors.Is(err, approval.ErrNotFound) {
+			return false
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	})
 	r = wait(t, ch)
 	d := denied(t, r.err)
 	if d.AuditID != held.ID || !strings.Contains(d.Reason, "not now") {

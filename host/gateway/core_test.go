@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -145,8 +147,9 @@ func TestCoreChecksEverySectionUpFront(t *testing.T) {
 // through) or fail on the number of texts (the detector sends a long output's windows to the
 // host in batches it accepts; it classifies the first 1024 and marks its verdict incomplete),
 // and both are allowed. The injection stage scans 4 MiB in about a second, past its 250 ms
-// timeout, where it fails closed (a limit, not a skip): the test gives it longer, so that a
-// timeout does not hide what it checks.
+// timeout, where it fails closed (a limit, not a skip): the test gives every stage with a
+// timeout under a second (injection's 250 ms, the detector's 500 ms) a minute, so that a timeout
+// does not hide what it checks (CI, loaded: the detector's 256 KiB of windows ran past 500 ms).
 func TestExampleBundleHoldsTheBodyLimit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scans 8 MiB through five Wasm stages")
@@ -157,10 +160,11 @@ func TestExampleBundleHoldsTheBodyLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(yml), "timeout: 250ms"); n == 0 {
-		t.Fatal("the example bundle names no 250ms timeout to lengthen")
+	short := regexp.MustCompile(`timeout: \d+ms\b`)
+	if n := len(short.FindAll(yml, -1)); n == 0 {
+		t.Fatal("the example bundle names no timeout in milliseconds to lengthen")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), []byte(strings.ReplaceAll(string(yml), "timeout: 250ms", "timeout: 60s")), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "bundle.yaml"), short.ReplaceAll(yml, []byte("timeout: 60s")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	text := strings.Repeat("Please summarise the attached report for the weekly sync. ", (4<<20-8<<10)/58)
@@ -206,4 +210,68 @@ func TestExampleBundleHoldsTheBodyLimit(t *testing.T) {
 			t.Errorf("%s: %s by %s (%s), want allow", r.Fixture, r.Decision, r.Stage, r.Reason)
 		}
 	}
+}
+
+// TestFixturesRetryAStageThatFailed: a bundle's fixture whose answer is wrong only because a
+// stage ran past its timeout on its first call (a cold start on a loaded machine) is evaluated
+// again, and the bundle activates; a stage that runs past its timeout every time still fails
+// the fixture, after three attempts (CI: the injection stage's first call, 250 ms, failed the
+// example bundle's search fixture with two test binaries on two cores).
+func TestFixturesRetryAStageThatFailed(t *testing.T) {
+	ctx := context.Background()
+	wasm, _ := testenv.ReadPlugin(t, "./host/internal/testenv/misbehave")
+	build := func(t *testing.T, mode string) error {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "mis.wasm"), wasm, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		y := fmt.Sprintf(`name: fixtures-%s
+version: "1"
+default_action: allow
+coverage: {uncovered: pass}
+fixtures: fixtures
+stages:
+  - name: mis
+    plugin: mis.wasm
+    sha256: ""
+    timeout: 100ms
+    memory_pages: 512
+    failure: closed
+    capabilities: [kv]
+    config: {mode: %s, slow_ms: 400}
+`, mode, mode)
+		fx := `{"name": "an echo is allowed", "method": "tools/call", "expected": "allow", "params": {"name": "echo", "arguments": {"message": "hi"}}}`
+		if err := os.MkdirAll(filepath.Join(dir, "fixtures"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, b := range map[string]string{"bundle.yaml": y, "fixtures/echo.json": fx} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := bundlePin(dir); err != nil {
+			t.Fatal(err)
+		}
+		core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: config.Config{Bundle: dir, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer core.Close(ctx)
+		b, err := core.Build(ctx, dir, false)
+		if err == nil {
+			b.Chain.CloseWhenDrained(ctx)
+		}
+		return err
+	}
+	t.Run("slow once", func(t *testing.T) {
+		if err := build(t, "slow_once"); err != nil {
+			t.Errorf("a stage slow on its first call only: %v, want the fixture to pass on a later attempt", err)
+		}
+	})
+	t.Run("slow every time", func(t *testing.T) {
+		err := build(t, "loop")
+		if !errors.Is(err, bundle.ErrFixture) || !strings.Contains(err.Error(), "3 attempts") {
+			t.Errorf("a stage past its timeout on every call: %v, want the fixture to fail after 3 attempts", err)
+		}
+	})
 }

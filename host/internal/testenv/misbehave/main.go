@@ -2,7 +2,8 @@
 
 // Command misbehave is a test plugin that fails on purpose, chosen by its stage config
 // {"mode": ...}: "trap" panics, "loop" never returns, "grow" allocates until the memory cap,
-// "garbage" writes output that is not a verdict, "error" returns a plugin error, "deny" and
+// "garbage" writes output that is not a verdict, "error" returns a plugin error, "slow_once"
+// spins slow_ms on the first call the host's kv store counts (a cold start), "deny" and
 // "allow" answer normally, "verdict" answers the config's verdict verbatim, "kv" counts its calls in the host's kv store. With {"when_tool": "x"} it misbehaves only for tool x and otherwise
 // has no opinion, so a test can prove the next call still works.
 package main
@@ -60,6 +61,17 @@ func evaluate() int32 {
 	case "slow":
 		start := time.Now()
 		for time.Since(start) < time.Duration(c.SlowMS)*time.Millisecond {
+		}
+		return palisade.Output(abi.Verdict{Action: abi.ActionNone})
+	case "slow_once": // spin slow_ms on the host's first call only (capability kv): a cold start
+		r, err := palisade.KV(abi.KVRequest{Op: "incr", Key: "slow_once"})
+		if err != nil {
+			return palisade.Fail(err)
+		}
+		if r.Count == 1 {
+			start := time.Now()
+			for time.Since(start) < time.Duration(c.SlowMS)*time.Millisecond {
+			}
 		}
 		return palisade.Output(abi.Verdict{Action: abi.ActionNone})
 	case "verdict":
