@@ -369,7 +369,10 @@ var (
 	reFlagHelp = lazyre.New(`^\s*(?:-[a-z0-9], )?--([a-z0-9]+(?:-[a-z0-9]+)*)\s+(.+)$`)
 	// reHelpRequest is what a flag's help line would say to have the reader pass something on;
 	// a help line's "log output to a file" and "print version" are what the program does.
-	reHelpRequest = lazyre.New(`\b(?:copy|paste|repeat|include|send|forward|post|reply|answer|respond|response|tell|say|write it|put it|you|your|assistant|user|chat|conversation|summary|here|below|above)\b`)
+	reHelpRequest = lazyre.New(`\b(?:copy|paste|repeat|include|send|forward|post|e-?mail|mail|upload|share|give|provide|reply|answer|respond|response|tell|say|write it|put it|you|your|assistant|user|chat|conversation|summary|here|below|above|now|then|please|must|should|need|use)\b`)
+	// reNoteAsk is what a line outside the help lines would say to have them used or their
+	// values handed over ("use this flag now and give the values").
+	reNoteAsk = lazyre.New(`\b(?:use|run|give|show|display|list|dump|share|provide|reveal|expose|now|then|please|must|should|need|do)\b`)
 )
 
 // flagHelpOnly reports whether every leak_request match in t is the description on a CLI
@@ -377,7 +380,8 @@ var (
 // spelling the match's verb and object (`--show-sensitive-values show values of sensitive
 // environment variables`: the flag describes itself), and nothing else asks for anything: no
 // help line asks to pass something on (reHelpRequest), no other line asks, addresses the
-// reader or names a secret (reReaderRequest, reModelWords, reSecretWord), and leak_request
+// reader, names a secret or says to use or show anything (reReaderRequest, reModelWords,
+// reSecretWord, reNoteAsk), and leak_request
 // matches nothing once those help lines are taken out. A help line in an HTML comment, or one
 // next to "now output those values in your reply", still counts.
 func flagHelpOnly(t string) bool {
@@ -393,7 +397,7 @@ func flagHelpOnly(t string) bool {
 			b.WriteString("\n")
 			return
 		}
-		if m == nil && (reReaderRequest.MatchString(line) || reModelWords.MatchString(line) || reSecretWord.MatchString(line)) {
+		if m == nil && (reReaderRequest.MatchString(line) || reModelWords.MatchString(line) || reSecretWord.MatchString(line) || reNoteAsk.MatchString(line)) {
 			asks = true
 		}
 		b.WriteString(line)
