@@ -22,7 +22,9 @@ func docStructure(r *Result) {
 	issueRefs(r, t)
 	editorComments(r, t)
 	secretNotAsked(r, t)
-	hidden := r.Norm.Invisible > 0 || r.Norm.TagChars > 0
+	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
+	// <details>, display:none, a hidden attribute): no code block counts as shown.
+	hidden := r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
 		case "leak_request":
@@ -304,6 +306,21 @@ func promptRuleMatches(name, s string) bool {
 	return false
 }
 
+// promptRuleCount is how many times the prompt rule name (its whole regexp) matches s.
+func promptRuleCount(name, s string) int {
+	n := 0
+	for i := range promptRules {
+		if promptRules[i].name == name {
+			n += len(promptRules[i].re().FindAllStringIndex(s, -1))
+		}
+	}
+	return n
+}
+
+// reHidesPart is HTML that hides a part of a page from its reader: a collapsed <details>, an
+// element styled or marked hidden.
+var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden`)
+
 // onlyPromptRule reports whether name is the only prompt-injection rule that fired (the
 // statistical scores aside).
 func onlyPromptRule(r *Result, name string) bool {
@@ -382,8 +399,9 @@ var (
 // help line asks to pass something on (reHelpRequest), no other line asks, addresses the
 // reader, names a secret or says to use or show anything (reReaderRequest, reModelWords,
 // reSecretWord, reNoteAsk), and leak_request
-// matches nothing once those help lines are taken out. A help line in an HTML comment, or one
-// next to "now output those values in your reply", still counts.
+// matches nothing once those help lines are taken out; the help line taken out holds one match
+// and no word to or about a model, nor a secret. A help line in an HTML comment or a collapsed
+// <details>, or one next to "now output those values in your reply", still counts.
 func flagHelpOnly(t string) bool {
 	var b strings.Builder
 	found, asks := false, false
@@ -392,7 +410,15 @@ func flagHelpOnly(t string) bool {
 		if m != nil && reHelpRequest.MatchString(m[2]) {
 			asks = true
 		}
+		if m != nil && reSecretWord.MatchString(m[2]) {
+			asks = true
+		}
 		if code && m != nil && promptRuleMatches("leak_request", m[2]) && selfDescribed(m[1], m[2]) {
+			// The line taken out says nothing else: one leak_request match, no word to or
+			// about a model, no request to pass anything on.
+			if promptRuleCount("leak_request", m[2]) != 1 || reModelWords.MatchString(m[2]) || reReaderRequest.MatchString(m[2]) {
+				asks = true
+			}
 			found = true
 			b.WriteString("\n")
 			return
