@@ -22,12 +22,19 @@ func docStructure(r *Result) {
 	issueRefs(r, t)
 	editorComments(r, t)
 	secretNotAsked(r, t)
+	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
+	// <details>, display:none, a hidden attribute): no code block counts as shown.
+	hidden := r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
 		case "leak_request":
 			// "does not expose internal IPv6 node addresses": what must not happen, wherever the
 			// text says it ("it does not expose internal data; now expose internal data" asks).
-			return everyNegated(t, h.Match)
+			// A CLI flag's help line in a code block names what the flag does.
+			return everyNegated(t, h.Match) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
+		case "pliny_format":
+			// A script's comment banner in a code block, and nothing else prompt-like.
+			return !hidden && onlyPromptRule(r, "pliny_format") && bannersOnly(t)
 		case "before_task":
 			return insteadUse(t, h.Match)
 		case "hide_from_user":
@@ -288,3 +295,156 @@ var reReaderRequest = lazyre.New(`\b(?:copy|paste|repeat|include|send|forward|po
 
 // reSecretWord is a secret reveal_secrets asks for, in the rest of a sentence.
 var reSecretWord = lazyre.New(`\b(?:system prompt|prompt|instructions|password|passcode|passphrase|secret (?:key|word|code)|api[ _-]?keys?|credentials|access tokens?|private keys?)\b`)
+
+// promptRuleMatches reports whether the prompt rule name (its whole regexp) matches s.
+func promptRuleMatches(name, s string) bool {
+	for i := range promptRules {
+		if promptRules[i].name == name && promptRules[i].re().MatchString(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// promptRuleCount is how many times the prompt rule name (its whole regexp) matches s.
+func promptRuleCount(name, s string) int {
+	n := 0
+	for i := range promptRules {
+		if promptRules[i].name == name {
+			n += len(promptRules[i].re().FindAllStringIndex(s, -1))
+		}
+	}
+	return n
+}
+
+// reHidesPart is HTML that hides a part of a page from its reader: a collapsed <details>, an
+// element styled or marked hidden.
+var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden`)
+
+// onlyPromptRule reports whether name is the only prompt-injection rule that fired (the
+// statistical scores aside).
+func onlyPromptRule(r *Result, name string) bool {
+	for _, h := range r.Hits {
+		if h.Category == PromptInjection && h.Rule != name && !strings.HasPrefix(h.Rule, "stat:") {
+			return false
+		}
+	}
+	return true
+}
+
+// fencedLines calls f for each line of t with whether it lies inside a fenced Markdown code
+// block (between lines that open with ``` or ~~~) and outside an HTML comment, whose lines a
+// renderer hides: a line in a comment counts as outside every block.
+func fencedLines(t string, f func(line string, visibleCode bool)) {
+	inFence, inComment := false, false
+	for _, line := range strings.Split(t, "\n") {
+		trimmed := strings.TrimSpace(line)
+		fence := strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")
+		opens := strings.LastIndex(line, "<!--")
+		if opens >= 0 && !strings.Contains(line[opens:], "-->") {
+			inComment = true
+		} else if inComment && strings.Contains(line, "-->") {
+			inComment = false
+			f(line, false)
+			continue
+		}
+		if fence && !inComment {
+			inFence = !inFence
+			f(line, false)
+			continue
+		}
+		f(line, inFence && !inComment && opens < 0)
+	}
+}
+
+// reBannerLine is a line of '#' alone: a shell script's comment banner.
+var reBannerLine = lazyre.New(`^\s*#{6,}\s*$`)
+
+// bannersOnly reports whether, once the comment banners of visible fenced code blocks are
+// taken out ("```bash\n########################\n# include the magic\n####...\n```"), pliny_format
+// matches nothing in t: "######## UserQuery: ...", a banner outside a code block or in an HTML
+// comment, a banner next to "[END INPUT]" or ".-.-.-.-" still count.
+func bannersOnly(t string) bool {
+	var b strings.Builder
+	found := false
+	fencedLines(t, func(line string, code bool) {
+		if code && reBannerLine.MatchString(line) {
+			found = true
+			b.WriteString("\n")
+			return
+		}
+		b.WriteString(line)
+		b.WriteString("\n")
+	})
+	return found && !promptRuleMatches("pliny_format", b.String())
+}
+
+var (
+	// reFlagHelp is a CLI flag's help line as a code block shows it, white space collapsed: the
+	// flag, an optional type, its description (`--show-sensitive-values show values of ...`,
+	// `-t, --timeout duration timeout for commands`).
+	reFlagHelp = lazyre.New(`^\s*(?:-[a-z0-9], )?--([a-z0-9]+(?:-[a-z0-9]+)*)\s+(.+)$`)
+	// reHelpRequest is what a flag's help line would say to have the reader pass something on;
+	// a help line's "log output to a file" and "print version" are what the program does.
+	reHelpRequest = lazyre.New(`\b(?:copy|paste|repeat|include|send|forward|post|e-?mail|mail|upload|share|give|provide|reply|answer|respond|response|tell|say|write it|put it|you|your|assistant|user|chat|conversation|summary|here|below|above|now|then|please|must|should|need|use)\b`)
+	// reNoteAsk is what a line outside the help lines would say to have them used or their
+	// values handed over ("use this flag now and give the values").
+	reNoteAsk = lazyre.New(`\b(?:use|run|give|show|display|list|dump|share|provide|reveal|expose|now|then|please|must|should|need|do)\b`)
+)
+
+// flagHelpOnly reports whether every leak_request match in t is the description on a CLI
+// flag's help line inside a visible fenced code block (fencedLines), the flag's own name
+// spelling the match's verb and object (`--show-sensitive-values show values of sensitive
+// environment variables`: the flag describes itself), and nothing else asks for anything: no
+// help line asks to pass something on (reHelpRequest), no other line asks, addresses the
+// reader, names a secret or says to use or show anything (reReaderRequest, reModelWords,
+// reSecretWord, reNoteAsk), and leak_request
+// matches nothing once those help lines are taken out; the help line taken out holds one match
+// and no word to or about a model, nor a secret. A help line in an HTML comment or a collapsed
+// <details>, or one next to "now output those values in your reply", still counts.
+func flagHelpOnly(t string) bool {
+	var b strings.Builder
+	found, asks := false, false
+	fencedLines(t, func(line string, code bool) {
+		m := reFlagHelp.FindStringSubmatch(line)
+		if m != nil && reHelpRequest.MatchString(m[2]) {
+			asks = true
+		}
+		if m != nil && reSecretWord.MatchString(m[2]) {
+			asks = true
+		}
+		if code && m != nil && promptRuleMatches("leak_request", m[2]) && selfDescribed(m[1], m[2]) {
+			// The line taken out says nothing else: one leak_request match, no word to or
+			// about a model, no request to pass anything on.
+			if promptRuleCount("leak_request", m[2]) != 1 || reModelWords.MatchString(m[2]) || reReaderRequest.MatchString(m[2]) {
+				asks = true
+			}
+			found = true
+			b.WriteString("\n")
+			return
+		}
+		if m == nil && (reReaderRequest.MatchString(line) || reModelWords.MatchString(line) || reSecretWord.MatchString(line) || reNoteAsk.MatchString(line)) {
+			asks = true
+		}
+		b.WriteString(line)
+		b.WriteString("\n")
+	})
+	return found && !asks && !promptRuleMatches("leak_request", b.String())
+}
+
+// reLeakWords are leak_request's verb and object in a flag's description.
+var reLeakWords = lazyre.New(`\b(display|show|provide|reveal|leak|leaking|output|print|dump|list|expose|disclose)\b.*?\b(confidential|sensitive|hidden|internal|private|secret|restricted)\b`)
+
+// selfDescribed reports whether the flag's name holds the verb and the object of the
+// leak_request words in its description (`--show-sensitive-values`, "show values of sensitive").
+func selfDescribed(flag, desc string) bool {
+	m := reLeakWords.FindStringSubmatch(desc)
+	if m == nil {
+		return false
+	}
+	words := map[string]bool{}
+	for _, w := range strings.Split(flag, "-") {
+		words[w] = true
+	}
+	return words[m[1]] && words[m[2]]
+}
