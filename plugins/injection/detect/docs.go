@@ -49,6 +49,18 @@ func docStructure(r *Result) {
 // everyNegated reports whether every occurrence of match in t is negated as negatedAt judges
 // the first: a rule reports its first match only, so a later, plain occurrence keeps the hit.
 func everyNegated(t, match string) bool {
+	return everyOccurrence(t, match, func(at int) bool {
+		return reNegationEnd.MatchString(t[max(0, at-16):at]) && !reCondition.MatchString(t[max(0, at-30):at])
+	})
+}
+
+// everyOccurrence reports whether match occurs in t and ok holds at the start of each of its
+// (non-overlapping) occurrences. The drops of docStructure ask it of every occurrence: a rule
+// reports its first match only, and the attacker writes the excused shape before the real one.
+func everyOccurrence(t, match string, ok func(at int) bool) bool {
+	if match == "" {
+		return false
+	}
 	found := false
 	for i := 0; ; {
 		j := strings.Index(t[i:], match)
@@ -56,7 +68,7 @@ func everyNegated(t, match string) bool {
 			return found
 		}
 		at := i + j
-		if !reNegationEnd.MatchString(t[max(0, at-16):at]) || reCondition.MatchString(t[max(0, at-30):at]) {
+		if !ok(at) {
 			return false
 		}
 		found, i = true, at+len(match)
@@ -72,18 +84,8 @@ var reNegatedPassive = lazyre.New(`(?:\bnot|\bnever|n't)\s+(?:be\s+|been\s+)?\w+
 // "Delete the files without confirmation" and "it was done, not asked, without telling the
 // user" (no passive right before) still count.
 func negatedPassive(t, match string) bool {
-	found := false
-	for i := 0; ; {
-		j := strings.Index(t[i:], match)
-		if j < 0 {
-			return found
-		}
-		at := i + j
-		if !reNegatedPassive.MatchString(t[max(0, at-40):at]) {
-			return false // an occurrence that asks ("so delete them without confirmation")
-		}
-		found, i = true, at+len(match)
-	}
+	// An occurrence without one asks ("so delete them without confirmation").
+	return everyOccurrence(t, match, func(at int) bool { return reNegatedPassive.MatchString(t[max(0, at-40):at]) })
 }
 
 // closesCodeSpan reports whether every occurrence of a js_sink match that ends in a backtick
@@ -94,19 +96,11 @@ func closesCodeSpan(t, match string) bool {
 	if !strings.HasSuffix(match, "`") {
 		return false
 	}
-	found := false
-	for i := 0; ; {
-		j := strings.Index(t[i:], match)
-		if j < 0 {
-			return found
-		}
-		at := i + j + len(match) - 1 // the backtick
+	return everyOccurrence(t, match, func(at int) bool {
+		at += len(match) - 1 // the backtick
 		line := t[strings.LastIndexByte(t[:at], '\n')+1 : at]
-		if strings.Count(line, "`")%2 == 0 {
-			return false
-		}
-		found, i = true, at+1
-	}
+		return strings.Count(line, "`")%2 == 1
+	})
 }
 
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
