@@ -3,6 +3,7 @@ package infer
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -15,14 +16,19 @@ import (
 // their own texts first (in parallel), the batch only concatenates tensors.
 // A request larger than maxBatch runs as its own batch. workers batches may
 // run at once; while they are busy, arrivals queue and form the next, larger
-// batch.
+// batch. With maxWait 0, a caller that finds a batch slot free and nothing
+// queued runs its own batch on its own goroutine (issue 27: no hand-off to a
+// worker and back, two goroutine wake-ups a call, when there is nothing to
+// batch with); the workers serve what queues while every slot is taken.
 type batcher struct {
 	maxBatch int
 	maxWait  time.Duration
 	jobs     chan *job
+	slots    chan struct{}                                   // one token per batch running (at most workers)
 	run      func(inputs []Tensor, n int) ([]float32, error) // n rows of probabilities, row-major
 	onBatch  func(texts int)
 	done     chan struct{}
+	queued   atomic.Int64 // jobs handed to the workers (a caller that found no free slot)
 }
 
 type job struct {
@@ -38,6 +44,7 @@ func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Ten
 		maxBatch: maxBatch,
 		maxWait:  maxWait,
 		jobs:     make(chan *job, 4*maxBatch),
+		slots:    make(chan struct{}, workers),
 		run:      run,
 		onBatch:  onBatch,
 		done:     make(chan struct{}),
@@ -51,8 +58,24 @@ func newBatcher(maxBatch int, maxWait time.Duration, workers int, run func([]Ten
 // do submits n encoded texts and waits for their rows of probabilities (row-major) or ctx.
 func (b *batcher) do(ctx context.Context, inputs []Tensor, n int) ([]float32, error) {
 	j := &job{inputs: inputs, n: n, ready: make(chan struct{})}
+	if b.maxWait <= 0 && len(b.jobs) == 0 {
+		select {
+		case b.slots <- struct{}{}: // a slot is free and nothing waits: run it here
+			select {
+			case <-b.done:
+				<-b.slots
+				return nil, ErrClosed
+			default:
+			}
+			b.runBatch([]*job{j}, n)
+			<-b.slots
+			return j.probs, j.err
+		default:
+		}
+	}
 	select {
 	case b.jobs <- j:
+		b.queued.Add(1)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-b.done:
@@ -90,6 +113,13 @@ func (b *batcher) loop() {
 			case <-b.done:
 				return
 			}
+		}
+		// A slot before the batch is formed: while callers run batches of their own in every
+		// slot, arrivals queue behind first and join its batch.
+		select {
+		case b.slots <- struct{}{}:
+		case <-b.done:
+			return
 		}
 		batch := []*job{first}
 		n := first.n
@@ -136,6 +166,7 @@ func (b *batcher) loop() {
 			}
 		}
 		b.runBatch(batch, n)
+		<-b.slots
 	}
 }
 

@@ -67,10 +67,13 @@ func testBatcherGathers(t *testing.T, wait time.Duration) {
 	// Five texts fill the first batch at once.
 	go do(0, 1, 2, 3, 4)
 	testenv.Eventually(t, 10*time.Second, "one batch", func() bool { mu.Lock(); defer mu.Unlock(); return len(sizes) == 1 })
+	q0 := b.queued.Load()
 	for i := range 5 {
 		go do(int64(10 + i))
 	}
-	testenv.Eventually(t, 10*time.Second, "five queued jobs", func() bool { return len(b.jobs) == 5 })
+	// With maxWait 0 the first caller runs its batch itself and holds the one slot; a worker
+	// may already hold the first of the queued jobs while it waits for the slot.
+	testenv.Eventually(t, 10*time.Second, "five queued jobs", func() bool { return b.queued.Load() == q0+5 })
 	close(release)
 	got := map[float32]bool{}
 	for range 6 {
@@ -156,5 +159,28 @@ func TestUnavailable(t *testing.T) {
 	}
 	if st := r.Status().Models[0]; st.Errors != 1 {
 		t.Errorf("errors = %d, want 1", st.Errors)
+	}
+}
+
+// TestBatcherLoneCallRunsInline: with maxWait 0, a call that finds a slot free and nothing
+// queued runs its batch on its own goroutine, handing nothing to a worker (issue 27: two
+// goroutine wake-ups a call at c=1); with maxWait > 0 every call goes through the workers.
+func TestBatcherLoneCallRunsInline(t *testing.T) {
+	run := func(in []Tensor, n int) ([]float32, error) { return make([]float32, 2*n), nil }
+	for _, tc := range []struct {
+		wait   time.Duration
+		queued int64
+	}{{0, 0}, {time.Millisecond, 3}} {
+		b := newBatcher(8, tc.wait, 2, run, nil)
+		for range 3 {
+			in := []Tensor{{Name: "id", Shape: []int64{1, 1}, Int64: []int64{1}}}
+			if res, err := b.do(context.Background(), in, 1); err != nil || len(res) != 2 {
+				t.Fatalf("maxWait %s: %v %v", tc.wait, res, err)
+			}
+		}
+		if got := b.queued.Load(); got != tc.queued {
+			t.Errorf("maxWait %s: %d of 3 lone calls handed to a worker, want %d", tc.wait, got, tc.queued)
+		}
+		b.close()
 	}
 }
