@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/internal/atomicfile"
 
 	"github.com/added060/palisade/host/mcp"
@@ -186,7 +185,7 @@ func (b *Bundle) evalFixtures(ctx context.Context, fs []Fixture) error {
 			if f.Expected == "" || d.Action == f.Expected {
 				break
 			}
-			if !stageFailed(d) {
+			if !d.StageFailed() {
 				return fmt.Errorf("%w: %s: expected %s, got %s (%s)", ErrFixture, f.Name, f.Expected, d.Action, d.Reason)
 			}
 			if attempt == fixtureAttempts {
@@ -195,16 +194,6 @@ func (b *Bundle) evalFixtures(ctx context.Context, fs []Fixture) error {
 		}
 	}
 	return nil
-}
-
-// stageFailed reports whether a stage of d failed (its failure mode, not its judgement, spoke).
-func stageFailed(d *chain.Decision) bool {
-	for _, st := range d.Stages {
-		if st.Error != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // FixtureMemo remembers, in one file, the bundles whose fixtures passed on this host (by

@@ -378,6 +378,20 @@ type Decision struct {
 	Coverage string
 }
 
+// StageFailed reports whether a stage of d failed (a timeout or trap: its failure mode, not its
+// judgement, spoke). A nil decision has no failed stage.
+func (d *Decision) StageFailed() bool {
+	if d == nil {
+		return false
+	}
+	for _, st := range d.Stages {
+		if st.Error != "" {
+			return true
+		}
+	}
+	return false
+}
+
 type firstGroupKey struct{}
 
 // WithFirstGroupOnly returns ctx under which Evaluate runs only the chain's first group of

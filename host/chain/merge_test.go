@@ -359,3 +359,18 @@ func TestUncertainMappedPerWayIn(t *testing.T) {
 		t.Fatalf("uncertain mapped to allow: %v, want refused", err)
 	}
 }
+
+func TestDecisionStageFailed(t *testing.T) {
+	var none *Decision
+	if none.StageFailed() {
+		t.Error("a nil decision reports a failed stage")
+	}
+	d := &Decision{Stages: []abi.StageResult{{Stage: "rules", Action: abi.ActionAllow}, {Stage: "detector", Action: abi.ActionDeny}}}
+	if d.StageFailed() {
+		t.Error("no stage has an error, yet StageFailed is true")
+	}
+	d.Stages = append(d.Stages, abi.StageResult{Stage: "judge", Action: abi.ActionDeny, Error: "timeout after 250ms"})
+	if !d.StageFailed() {
+		t.Error("the judge stage failed, yet StageFailed is false")
+	}
+}

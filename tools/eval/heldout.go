@@ -277,7 +277,7 @@ func (s *ServedChain) decide(ctx context.Context, r HeldoutRecord) (blocked, ask
 		return false, false, false, err
 	}
 	defer o.Finish(ctx)
-	stageFailed = failed(o.Decision)
+	stageFailed = o.Decision.StageFailed()
 	if o.Action != abi.ActionAllow {
 		return true, o.Requested == abi.ActionAsk, stageFailed, nil
 	}
@@ -301,7 +301,7 @@ func (s *ServedChain) response(ctx context.Context, r HeldoutRecord, o *engine.O
 	if err != nil {
 		return false, stageFailed, err
 	}
-	return d.Action == abi.ActionDeny || len(d.Result) > 0, stageFailed || failed(d), nil
+	return d.Action == abi.ActionDeny || len(d.Result) > 0, stageFailed || d.StageFailed(), nil
 }
 
 // Why names the stage, rule and reason that decided r's request, for the error listing, and for
@@ -344,18 +344,6 @@ func (s *ServedChain) Why(ctx context.Context, r HeldoutRecord) string {
 		}
 	}
 	return why
-}
-
-func failed(d *chain.Decision) bool {
-	if d == nil {
-		return false
-	}
-	for _, st := range d.Stages {
-		if st.Error != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // ServedAttempts is how often RunServed decides a record whose stages failed (a timeout on a

@@ -260,23 +260,32 @@ type voter struct {
 	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
 	// exhaustive: run every selected rule (Options.Exhaustive).
 	exhaustive bool
-	// utf8Text and utf8OK remember whether the last long text windows asked about is valid
-	// UTF-8 (validUTF8), so each text is checked once however many rules search it.
-	utf8Text string
-	utf8OK   bool
+	// utf8 remembers whether the last long text windows asked about is valid UTF-8, so each
+	// text is checked once however many rules search it.
+	utf8 utf8Memo
 }
 
-// validUTF8 reports utf8.ValidString(t), checking a text only once: the rules of one
-// evaluation search the same string many times. The same string is the same bytes and
-// length; holding it in utf8Text keeps its memory from being reused for another text.
-func (v *voter) validUTF8(t string) bool {
+// validUTF8 reports utf8.ValidString(t), checking a text only once (utf8Memo).
+func (v *voter) validUTF8(t string) bool { return v.utf8.valid(t) }
+
+// utf8Memo remembers whether one text is valid UTF-8: the rules of one evaluation search the
+// same string many times. The same string is the same bytes and length; holding it in t keeps
+// its memory from being reused for another text.
+type utf8Memo struct {
+	t  string
+	ok bool
+}
+
+// valid reports utf8.ValidString(t), checked again only when t is another string than the
+// last one asked about.
+func (m *utf8Memo) valid(t string) bool {
 	if t == "" {
 		return true
 	}
-	if len(t) != len(v.utf8Text) || unsafe.StringData(t) != unsafe.StringData(v.utf8Text) {
-		v.utf8Text, v.utf8OK = t, utf8.ValidString(t)
+	if len(t) != len(m.t) || unsafe.StringData(t) != unsafe.StringData(m.t) {
+		m.t, m.ok = t, utf8.ValidString(t)
 	}
-	return v.utf8OK
+	return m.ok
 }
 
 // done reports whether the rules of category c need not run: c is prompt injection and

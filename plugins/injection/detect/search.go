@@ -41,28 +41,26 @@ type searchBranchPlan struct {
 	searchBranch
 	re        func() *regexp.Regexp
 	win       *windowed
-	clauseIDs [][]int32 // clauses as ids of searchLits
+	clauseIDs [][]int32 // clauses as indices of searchPlanSet.lits
 }
 
-// searchLits are the literals of every branch's clauses; searchIndex finds which of them a
-// text holds in one pass (the prefilter's gram table, built on first use: a call with no long
-// search value never pays for it).
-var (
-	searchLits  []string
-	searchIndex = sync.OnceValue(func() *gramIndex {
-		g := &gramIndex{}
-		g.build(searchLits, make([][]int32, len(searchLits)), make([]uint8, len(searchLits)))
-		return g
-	})
-)
+// searchPlanSet is genSearch ready to search: each rule's branches, and the literals of every
+// branch's clauses (a clause names them by index in lits).
+type searchPlanSet struct {
+	plans [][]searchBranchPlan
+	lits  []string
+	// index finds which of lits a text holds in one pass (the prefilter's gram table, built on
+	// first use: a call with no long search value never pays for it).
+	index func() *gramIndex
+}
 
-// searchPlans is genSearch ready to search; nil when search_gen.go is stale (every rule is
-// then searched whole).
-var searchPlans = sync.OnceValue(func() [][]searchBranchPlan {
+// searchSet is genSearch ready to search; nil when search_gen.go is stale (every rule is then
+// searched whole).
+var searchSet = sync.OnceValue(func() *searchPlanSet {
 	if genSearchFingerprint != searchRulesFingerprint() || len(genSearch) != len(searchSQLRules) {
 		return nil
 	}
-	out := make([][]searchBranchPlan, len(genSearch))
+	s := &searchPlanSet{plans: make([][]searchBranchPlan, len(genSearch))}
 	ids := map[string]int32{}
 	for i, brs := range genSearch {
 		for _, b := range brs {
@@ -72,9 +70,9 @@ var searchPlans = sync.OnceValue(func() [][]searchBranchPlan {
 				for _, l := range c {
 					id, ok := ids[l]
 					if !ok {
-						id = int32(len(searchLits))
+						id = int32(len(s.lits))
 						ids[l] = id
-						searchLits = append(searchLits, l)
+						s.lits = append(s.lits, l)
 					}
 					cl = append(cl, id)
 				}
@@ -88,11 +86,24 @@ var searchPlans = sync.OnceValue(func() [][]searchBranchPlan {
 				p.re = lazyRegexp(expr)
 			}
 			p.win = newWindowed(b.anchor, expr)
-			out[i] = append(out[i], p)
+			s.plans[i] = append(s.plans[i], p)
 		}
 	}
-	return out
+	s.index = sync.OnceValue(func() *gramIndex {
+		g := &gramIndex{}
+		g.build(s.lits, make([][]int32, len(s.lits)), make([]uint8, len(s.lits)))
+		return g
+	})
+	return s
 })
+
+// searchPlans is each rule's branches (searchSet); nil when search_gen.go is stale.
+func searchPlans() [][]searchBranchPlan {
+	if s := searchSet(); s != nil {
+		return s.plans
+	}
+	return nil
+}
 
 // searchRulesFingerprint hashes searchSQLRules' expressions (FNV-1a), so that a stale
 // search_gen.go is never used.
@@ -110,29 +121,24 @@ func searchRulesFingerprint() uint64 {
 	return h
 }
 
-// litMemo holds which of searchLits one text holds, found on first use.
+// litMemo holds which of searchSet's literals one text holds, found on first use, and whether
+// the text is valid UTF-8.
 type litMemo struct {
-	t     string
-	seen  []bool
-	valid int8 // t is valid UTF-8 (windows need it): 0 not known yet, 1 yes, -1 no
+	t    string
+	seen []bool
+	utf8 utf8Memo
 }
 
 // validUTF8 reports whether the text is valid UTF-8, checked once per text.
-func (m *litMemo) validUTF8() bool {
-	if m.valid == 0 {
-		m.valid = -1
-		if utf8.ValidString(m.t) {
-			m.valid = 1
-		}
-	}
-	return m.valid > 0
-}
+func (m *litMemo) validUTF8() bool { return m.utf8.valid(m.t) }
 
-// anyIn reports whether the text holds one of the literals c names.
+// anyIn reports whether the text holds one of the literals c names. It is reached only
+// through searchSet's plans, so searchSet is not nil.
 func (m *litMemo) anyIn(c []int32) bool {
 	if m.seen == nil {
-		m.seen = make([]bool, len(searchLits))
-		searchIndex().scan(m.t, m.seen, func(int32) {})
+		s := searchSet()
+		m.seen = make([]bool, len(s.lits))
+		s.index().scan(m.t, m.seen, func(int32) {})
 	}
 	for _, id := range c {
 		if m.seen[id] {
