@@ -219,6 +219,29 @@ func TestHeldoutExamples(t *testing.T) {
 	}
 }
 
+// TestHeldoutExamplesFilesAndKinds: several comma-separated files are numbered as parts (each
+// capped on its own), and "FILE@kind+kind" keeps only those kinds' records.
+func TestHeldoutExamplesFilesAndKinds(t *testing.T) {
+	a := writeHeldout(t, t.TempDir())
+	b := writeHeldout(t, t.TempDir())
+	labels := []string{"benign", "sql_injection", "xss"}
+	got, err := train.HeldoutExamples(a+","+b+"@shell+search_box", labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var have []string
+	for _, e := range got {
+		have = append(have, fmt.Sprintf("%d %s", e.Part, e.Label))
+	}
+	want := "[0 benign 0 xss 0 sql_injection 1 benign 1 sql_injection]"
+	if fmt.Sprint(have) != want {
+		t.Errorf("HeldoutExamples = %v, want %s", have, want)
+	}
+	if p, k := train.HeldoutSpec("x/calib.jsonl@prose+url"); p != "x/calib.jsonl" || fmt.Sprint(k) != "[prose url]" {
+		t.Errorf("HeldoutSpec = %q %v", p, k)
+	}
+}
+
 // TestFolds: -folds trains on each half of the held-out file's source groups and reports the
 // stage's findings on the other half, one row per attack class and benign kind, one column per
 // text cut; the halves hold whole groups.
