@@ -322,7 +322,23 @@ func TestExtraHeldoutFiles(t *testing.T) {
 	if h0, h1 := models(); h0 == h1 {
 		t.Errorf("folds with a half each: both halves' models are %s", h0)
 	}
-	if h0, h1 := models("-fold-no-train"); h0 != h1 {
+	h0, h1 := models("-fold-no-train")
+	if h0 != h1 {
 		t.Errorf("-fold-no-train with -extra-heldout: halves' models %s and %s, want the same (the other file only)", h0, h1)
+	}
+	// -folds FILE@kind trains on that kind of the other half only (here none) and judges every
+	// record.
+	var out, errb bytes.Buffer
+	args = append(slices.Clone(common), "-folds", a+"@no_such_kind", "-fold-text-cuts", "0.9", "-extra-heldout", b)
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("folds = %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "models "+h0[:12]+" (half 0) and "+h1[:12]+" (half 1)") {
+		t.Errorf("-folds %s@no_such_kind: want the models trained on neither half (%.12s):\n%s", a, h0, out.String())
+	}
+	for _, want := range []string{"\nbenign shell ", "\nxss ", "\nsql_injection "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-folds FILE@kind judged fewer records: no %q in\n%s", want, out.String())
+		}
 	}
 }
