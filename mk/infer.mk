@@ -15,6 +15,10 @@ DETECTOR_WASM := $(BUILD)/plugins/detector.wasm
 # elicitation call in the response phase and missed the example bundle's detector-only
 # exfiltration fixture; tools/train/README.md says what changed and how calib out of fold
 # (`go run ./tools/train -folds data/heldout/calib.jsonl`) chose the bundle's text cut.
+# Calib alone: the extra prose set and the wide set's calib (each file capped on its own,
+# `FILE@kind+kind` for some kinds) lowered their benign findings out of fold, but every
+# candidate that qualified broke a served check (the detector-only exfiltration fixture, or the
+# MCP conformance suite's prompt description); tools/train/README.md has the table.
 DETECTOR_HELDOUT := data/heldout/calib.jsonl
 export PALISADE_ONNXRUNTIME_LIB ?= $(ORT_LIB)
 

@@ -55,11 +55,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
-	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on, comma-separated files (data/heldout/calib.jsonl, the tuning side; never test.jsonl): the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
+	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on, comma-separated files (data/heldout/calib.jsonl, the tuning side; never test.jsonl), each capped on its own; FILE@kind+kind trains on those kinds' records only: the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
-	fs.StringVar(&c.folds, "folds", "", "instead of training: the detector stage on this held-out file (data/heldout/calib.jsonl) out of fold, a model trained on each half of its source groups judging the other half")
+	fs.StringVar(&c.folds, "folds", "", "instead of training: the detector stage on this held-out file (data/heldout/calib.jsonl) out of fold, a model trained on each half of its source groups judging the other half (FILE@kind+kind: trained on those kinds only, every record judged)")
 	fs.StringVar(&c.foldStage, "fold-stage", `{"threshold":0.9,"kind_thresholds":{"text":0.98}}`, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
 	fs.StringVar(&c.foldCuts, "fold-text-cuts", "0.9,0.93,0.95,0.96,0.97,0.98,0.99", "with -folds: text cuts (kind_thresholds.text) to report")
 	fs.BoolVar(&c.foldNoTrain, "fold-no-train", false, "with -folds: train on neither half (the model without the held-out texts, for comparison)")
@@ -178,17 +178,20 @@ func printMetrics(w io.Writer, title string, ms []train.Metrics, benign []train.
 	}
 }
 
-// heldoutFiles reads the training texts of each comma-separated held-out file in files, in order,
-// and says how many each gave on out.
+// heldoutFiles reads the training texts of the comma-separated held-out files in files
+// (train.HeldoutExamples: each capped on its own, "path@kind+kind" for some kinds only), and
+// says how many each gave on out.
 func heldoutFiles(files string, labels []string, out io.Writer) ([]train.Example, error) {
-	var all []train.Example
-	for _, file := range strings.Split(files, ",") {
-		ex, err := train.HeldoutExamples(file, labels)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, ex...)
-		fmt.Fprintf(out, "held-out training texts %s: %d\n", file, len(ex))
+	all, err := train.HeldoutExamples(files, labels)
+	if err != nil {
+		return nil, err
+	}
+	n := map[int]int{}
+	for _, e := range all {
+		n[e.Part]++
+	}
+	for i, file := range strings.Split(files, ",") {
+		fmt.Fprintf(out, "held-out training texts %s: %d\n", file, n[i])
 	}
 	return all, nil
 }

@@ -219,6 +219,29 @@ func TestHeldoutExamples(t *testing.T) {
 	}
 }
 
+// TestHeldoutExamplesFilesAndKinds: several comma-separated files are numbered as parts (each
+// capped on its own), and "FILE@kind+kind" keeps only those kinds' records.
+func TestHeldoutExamplesFilesAndKinds(t *testing.T) {
+	a := writeHeldout(t, t.TempDir())
+	b := writeHeldout(t, t.TempDir())
+	labels := []string{"benign", "sql_injection", "xss"}
+	got, err := train.HeldoutExamples(a+","+b+"@shell+search_box", labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var have []string
+	for _, e := range got {
+		have = append(have, fmt.Sprintf("%d %s", e.Part, e.Label))
+	}
+	want := "[0 benign 0 xss 0 sql_injection 1 benign 1 sql_injection]"
+	if fmt.Sprint(have) != want {
+		t.Errorf("HeldoutExamples = %v, want %s", have, want)
+	}
+	if p, k := train.HeldoutSpec("x/calib.jsonl@prose+url"); p != "x/calib.jsonl" || fmt.Sprint(k) != "[prose url]" {
+		t.Errorf("HeldoutSpec = %q %v", p, k)
+	}
+}
+
 // TestFolds: -folds trains on each half of the held-out file's source groups and reports the
 // stage's findings on the other half, one row per attack class and benign kind, one column per
 // text cut; the halves hold whole groups.
@@ -299,7 +322,23 @@ func TestExtraHeldoutFiles(t *testing.T) {
 	if h0, h1 := models(); h0 == h1 {
 		t.Errorf("folds with a half each: both halves' models are %s", h0)
 	}
-	if h0, h1 := models("-fold-no-train"); h0 != h1 {
+	h0, h1 := models("-fold-no-train")
+	if h0 != h1 {
 		t.Errorf("-fold-no-train with -extra-heldout: halves' models %s and %s, want the same (the other file only)", h0, h1)
+	}
+	// -folds FILE@kind trains on that kind of the other half only (here none) and judges every
+	// record.
+	var out, errb bytes.Buffer
+	args = append(slices.Clone(common), "-folds", a+"@no_such_kind", "-fold-text-cuts", "0.9", "-extra-heldout", b)
+	if code := run(args, &out, &errb); code != 0 {
+		t.Fatalf("folds = %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "models "+h0[:12]+" (half 0) and "+h1[:12]+" (half 1)") {
+		t.Errorf("-folds %s@no_such_kind: want the models trained on neither half (%.12s):\n%s", a, h0, out.String())
+	}
+	for _, want := range []string{"\nbenign shell ", "\nxss ", "\nsql_injection "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-folds FILE@kind judged fewer records: no %q in\n%s", want, out.String())
+		}
 	}
 }

@@ -17,6 +17,10 @@ type Example struct {
 	HardNegative bool   `json:"hard_negative,omitempty"`
 	// Arguments is the whole tool call's arguments, when the split kept them.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Part is, for a held-out example (Config.Heldout), the held-out file it came from, numbered
+	// from 0 in the order HeldoutExamples was given them: each part is capped on its own
+	// (capHeldout). Not read or written as JSON.
+	Part int `json:"-"`
 }
 
 // BenignLabel is the label meaning "no attack".

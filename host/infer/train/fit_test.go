@@ -68,3 +68,22 @@ func TestCapHeldout(t *testing.T) {
 		}
 	}
 }
+
+// TestCapHeldoutPerFile: each held-out file (Example.Part) is capped on its own against the
+// class's examples outside the held-out ones, so a second file does not lower the first's
+// weight.
+func TestCapHeldoutPerFile(t *testing.T) {
+	ex := []Example{
+		{Label: BenignLabel}, {Label: BenignLabel}, // the split and extras
+		{Label: BenignLabel}, {Label: BenignLabel}, {Label: BenignLabel}, {Label: BenignLabel}, // file 0
+		{Label: BenignLabel, Part: 1}, {Label: BenignLabel, Part: 1}, {Label: BenignLabel, Part: 1}, {Label: BenignLabel, Part: 1}, // file 1
+		{Label: "xss", Part: 1},
+	}
+	rows := make([]Row, len(ex))
+	capHeldout(rows, ex, 2, 9)
+	for i, want := range []float64{0, 0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0} {
+		if rows[i].Weight != want {
+			t.Errorf("row %d (%s, part %d): weight %v, want %v", i, ex[i].Label, ex[i].Part, rows[i].Weight, want)
+		}
+	}
+}

@@ -37,18 +37,25 @@ type Folds struct {
 	scores  [2]map[string]abi.InferScore
 }
 
-// RunFolds trains c twice (under dir/half0 and dir/half1), each time with c.Heldout replaced by
-// the examples (HeldoutExamples) of one half of path's source groups, and scores the texts the
-// detector stage reads (scan.Texts with stage, as served) of every record of the other half
-// through ONNX Runtime. Everything else of c is used as given; c.Test should not be a split a
+// RunFolds trains c twice (under dir/half0 and dir/half1), each time with c.Heldout followed by
+// the examples (HeldoutExamples) of one half of path's source groups, a part of their own
+// (capped on their own), and scores the texts the detector stage reads (scan.Texts with stage,
+// as served) of every record of the other half through ONNX Runtime. path may name kinds as
+// HeldoutExamples takes them ("path@kind+kind"): only those kinds' records are trained on,
+// every record is judged. Everything else of c is used as given; c.Test should not be a split a
 // tuning run may read (tools/train passes the dev set).
 //
 // With noTrain the halves are not trained on (c.Heldout = nil both times): the same records
 // judged by the model the rest of c gives, for comparison.
 func RunFolds(ctx context.Context, c Config, path, dir string, stage scan.Config, noTrain bool) (*Folds, error) {
+	path, kinds := HeldoutSpec(path)
 	recs, err := readHeldout(path)
 	if err != nil {
 		return nil, err
+	}
+	part := 0 // the half's part: after c.Heldout's
+	for _, e := range c.Heldout {
+		part = max(part, e.Part+1)
 	}
 	labels := c.Labels
 	if labels == nil {
@@ -67,9 +74,12 @@ func RunFolds(ctx context.Context, c Config, path, dir string, stage scan.Config
 	}
 	for h := range 2 {
 		fc := c
-		half, err := heldoutExamples(path, halves[h], labels)
+		half, err := heldoutExamples(path, filterKinds(halves[h], kinds), labels)
 		if err != nil {
 			return nil, err
+		}
+		for i := range half {
+			half[i].Part = part
 		}
 		// c.Heldout (other held-out files, trained on whole) comes first, then the half.
 		fc.Heldout = append(slices.Clone(c.Heldout), half...)

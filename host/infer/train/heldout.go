@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/added060/palisade/plugins/detector/scan"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -25,21 +27,63 @@ type heldoutRecord struct {
 	line         int             // in its file, from 1
 }
 
-// HeldoutExamples maps the records of a held-out file (data/heldout/calib.jsonl) to labelled
+// HeldoutExamples maps the records of held-out files (data/heldout/calib.jsonl) to labelled
 // training texts. A benign record gives the texts the detector stage scores at serve time,
 // every one as benign: scan.Texts with the stage's defaults (prose filter, 512-byte windows)
 // over the record's call (request phase) or its tool output (response phase). An attack record
 // gives one text, its own field (`text`) whole, under its label, when the stage reads it
 // (scan.Prose, at least the stage's min_bytes): not its windows, most of which hold no attack
 // (a long jailbreak's role-play), and not the call's other arguments, which are filler
-// tools/heldout wrote. File order, then document order; a text seen before is not added again.
-// The result goes in Config.Heldout; labels are the model's (an unknown label is an error).
-func HeldoutExamples(path string, labels []string) ([]Example, error) {
-	recs, err := readHeldout(path)
-	if err != nil {
-		return nil, err
+// tools/heldout wrote. File order, then document order; within a file, a text seen before is
+// not added again.
+//
+// files is comma-separated; each is a path, or a path and "@" and the record kinds to train on
+// joined by "+" (data/heldout/wide/calib.jsonl@prose+doc_output+url: only those kinds'
+// records; HeldoutSpec). The i-th file's examples have Part i, so each file is capped on its
+// own (capHeldout). The result goes in Config.Heldout; labels are the model's (an unknown
+// label is an error).
+func HeldoutExamples(files string, labels []string) ([]Example, error) {
+	var all []Example
+	for i, spec := range strings.Split(files, ",") {
+		path, kinds := HeldoutSpec(spec)
+		recs, err := readHeldout(path)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := heldoutExamples(path, filterKinds(recs, kinds), labels)
+		if err != nil {
+			return nil, err
+		}
+		for j := range ex {
+			ex[j].Part = i
+		}
+		all = append(all, ex...)
 	}
-	return heldoutExamples(path, recs, labels)
+	return all, nil
+}
+
+// HeldoutSpec splits a held-out file named as HeldoutExamples takes it ("path" or
+// "path@kind+kind") into its path and the kinds trained on (nil = every kind).
+func HeldoutSpec(spec string) (path string, kinds []string) {
+	path, ks, ok := strings.Cut(spec, "@")
+	if ok {
+		kinds = strings.Split(ks, "+")
+	}
+	return path, kinds
+}
+
+// filterKinds is recs whose kind is one of kinds (all of recs when kinds is nil).
+func filterKinds(recs []heldoutRecord, kinds []string) []heldoutRecord {
+	if kinds == nil {
+		return recs
+	}
+	var out []heldoutRecord
+	for _, r := range recs {
+		if slices.Contains(kinds, r.Kind) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // readHeldout reads a held-out file's records in file order.

@@ -29,8 +29,9 @@ type Config struct {
 	ExtraFiles       []string  // extra benign texts (BenignExtras); nil = none
 	// Heldout are labelled texts of real tool calls from other sources (tools/train's
 	// -extra-heldout: the texts the detector scores in data/heldout/calib.jsonl), fitted after
-	// the extras; nil = none. Within a class they weigh at most as much in total as the
-	// class's other examples (capHeldout). HeldoutFile names their file for the model card.
+	// the extras; nil = none. Within a class the examples of one held-out file (Example.Part)
+	// weigh at most as much in total as the class's other examples (capHeldout). HeldoutFile
+	// names their files for the model card.
 	Heldout     []Example
 	HeldoutFile string
 	// Added are appended to the fitted examples after the extras, in their order (palisade
@@ -192,25 +193,32 @@ func Run(ctx context.Context, c Config) (*Result, error) {
 }
 
 // capHeldout weighs the held-out examples (fitEx[from:from+n]) of a class at most as much in
-// total as the class's other examples (the labelled split and the extras): a held-out example
-// of a class that has more of them than of the others weighs others/held-out. Calib holds
-// about 6,300 benign texts, mostly long (documentation windows, code, paths), and short
-// attacks; fitted at full weight they drowned the split's short benign texts and taught the
-// model that a short phrase is an attack ("still here", the gateway tests' echo message, scored
-// 0.92; 0.05 before calib). The class weights stay balanced (Fit computes them on the
-// weighted counts).
+// total as the class's other examples (the labelled split, the extras and Config.Added), each
+// held-out file (Example.Part) on its own: a part's example of a class that the part has more
+// of than the others have weighs others/part's. Calib holds about 6,300 benign texts, mostly
+// long (documentation windows, code, paths), and short attacks; fitted at full weight they
+// drowned the split's short benign texts and taught the model that a short phrase is an attack
+// ("still here", the gateway tests' echo message, scored 0.92; 0.05 before calib). A cap
+// shared by several files halved main calib's weight when the wide set's calib was added
+// (tools/train/README.md), hence one cap per file. The class weights stay balanced (Fit
+// computes them on the weighted counts).
 func capHeldout(rows []Row, fitEx []Example, from, n int) {
-	held, other := map[string]float64{}, map[string]float64{}
+	type key struct {
+		part  int
+		label string
+	}
+	held, other := map[key]float64{}, map[string]float64{}
 	for i, e := range fitEx {
 		if i >= from && i < from+n {
-			held[e.Label]++
+			held[key{e.Part, e.Label}]++
 		} else {
 			other[e.Label]++
 		}
 	}
 	for i := from; i < from+n; i++ {
-		if l := fitEx[i].Label; held[l] > other[l] && other[l] > 0 {
-			rows[i].Weight = other[l] / held[l]
+		l := fitEx[i].Label
+		if h := held[key{fitEx[i].Part, l}]; h > other[l] && other[l] > 0 {
+			rows[i].Weight = other[l] / h
 		}
 	}
 }
