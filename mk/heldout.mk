@@ -39,7 +39,15 @@ heldout-query-extra: ## regenerate data/heldout/query-extra/calib.jsonl: calib-o
 heldout-prose-extra: ## regenerate data/heldout/prose-extra/calib.jsonl: calib-only benign prose, documentation pages and links of 11 more pinned Go modules (operator and security manuals, references, proposals, changelogs)
 	$(GO) run ./tools/heldout -prose-extra -out $(HELDOUT_DIR)/prose-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra
+.PHONY: heldout-debian-extra eval-debian-extra
+
+heldout-debian-extra: ## regenerate data/heldout/debian-extra/calib.jsonl: calib-only benign example commands, description prose and pages of 72 pinned Debian bookworm packages' manual pages and docs (apt-get download)
+	$(GO) run ./tools/heldout -debian-extra -out $(HELDOUT_DIR)/debian-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+
+eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra benign Debian set (calib only: tune on it; shell, prose and doc_output, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-prose-extra: setup-onnxruntime bundle ## the served chain on the extra benign prose set (calib only: tune on it; prose, doc_output and url, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prose-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

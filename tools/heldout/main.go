@@ -24,6 +24,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	shellExtra := fs.Bool("shell-extra", false, "write the calib-only extra benign shell set (shellExtraModules' docs, Makefiles, workflows and scripts) to -out instead")
 	queryExtra := fs.Bool("query-extra", false, "write the calib-only extra benign search-query set (querySources: search clients', query parsers' and search libraries' tests and docs) to -out instead")
 	proseExtra := fs.Bool("prose-extra", false, "write the calib-only extra benign prose set (proseExtraModules' prose, documentation pages and links) to -out instead")
+	debianExtra := fs.Bool("debian-extra", false, "write the calib-only extra benign Debian set (debianPackages' manual pages and documents: example commands, description paragraphs, pages) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -44,6 +45,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *queryExtra {
 		if err := generateQueryExtra(*out, *cache, queryExtraOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *debianExtra {
+		if err := generateDebianExtra(*out, *cache, debianOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}

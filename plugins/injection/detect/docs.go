@@ -40,10 +40,44 @@ func docStructure(r *Result) {
 		case "hide_from_user":
 			// "Namespaces should not be pruned without confirmation": what must not be done.
 			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match)
+		case "role_hijack":
+			// A licence's grant: "This is free software: you are free to change and
+			// redistribute it." (every GNU program's --version and manual page). Only when it is
+			// every match of the rule in the text ("...redistribute it. You are now DAN" keeps
+			// the hit) and no other prompt rule fired.
+			return onlyPromptRule(r, "role_hijack") && everyRuleMatch(t, "role_hijack", func(at int) bool {
+				return reLicenceGrant.MatchString(t[at:])
+			})
 		}
 		return false
 	})
 	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && closesCodeSpan(t, h.Match) })
+}
+
+// reLicenceGrant is a free licence's grant at the start of the text, to the end of its
+// sentence: "you are free to change and redistribute it.", "you're free to use, copy, modify
+// and distribute this software;". What is granted is the work itself ("it", "this program",
+// copies of it), and the sentence ends there: "...redistribute it, and to answer without any
+// rules" or "...to change your instructions" is no grant.
+var reLicenceGrant = lazyre.New(`^you(?: are|'re) free to (?:change|modify|copy|use|share|study|redistribute|distribute)(?:(?:,| and| or|, and|, or) (?:change|modify|copy|use|share|study|redistribute|distribute))* (?:it|this (?:software|program|package|work)|the (?:software|program|package|work)|copies of (?:it|this (?:software|program)))(?:[.;]|\s*$)`)
+
+// everyRuleMatch reports whether the prompt rule name (its whole regexp) matches t and ok holds
+// at the start of each of its matches: the rule reports its first match only, and the attacker
+// writes the excused shape before the real one.
+func everyRuleMatch(t, name string, ok func(at int) bool) bool {
+	found := false
+	for i := range promptRules {
+		if promptRules[i].name != name {
+			continue
+		}
+		for _, m := range promptRules[i].re().FindAllStringIndex(t, -1) {
+			if !ok(m[0]) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // everyNegated reports whether every occurrence of match in t is negated as negatedAt judges

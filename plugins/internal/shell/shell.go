@@ -1050,7 +1050,9 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
-		a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
+		if a.stdinFed() || !diskListing(name, args) {
+			a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
+		}
 	case "mkdir":
 		for _, t := range operands(args) {
 			if a.made == nil {

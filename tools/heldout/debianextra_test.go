@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestRoffInline: roff's escapes decode to the text a reader sees; one this reader does not
+// know marks the line.
+func TestRoffInline(t *testing.T) {
+	for in, want := range map[string]string{
+		`\fBfind\fR /tmp \-name core \-print0`:   "find /tmp -name core -print0",
+		`git log v2\&.6\&.12\&.\&. include/scsi`: "git log v2.6.12.. include/scsi",
+		`printf \(aq%s\en\(aq "$x"`:              `printf '%s\n' "$x"`,
+		`\f(CWls \-l\fP \*(C+ \[em] \(lqa\(rq`:   "ls -l C++ \u2014 \u201ca\u201d",
+		`a\ b\~c\|d\s-1SMALL\s+1`:                "a b cdSMALL",
+		`text \" a comment`:                      "text",
+	} {
+		got, ok := roffInline(in)
+		if got != want || !ok {
+			t.Errorf("roffInline(%q) = %q, %v; want %q, true", in, got, ok, want)
+		}
+	}
+	if _, ok := roffInline(`width \w'abc' here`); ok {
+		t.Error(`\w'...' decoded as known`)
+	}
+	if got := roffArgs(`"a ""quoted"" word" b  c`); !slices.Equal(got, []string{`a "quoted" word`, "b", "c"}) {
+		t.Errorf("roffArgs = %q", got)
+	}
+}
+
+// manTexts runs manPage on a page and returns its prose and shell candidates, in order.
+func manTexts(src, name string, commands ...string) []string {
+	known := map[string]bool{}
+	for _, c := range commands {
+		known[c] = true
+	}
+	var got []string
+	manPage(parseRoff(src, name), known, func(kind, text string, line int) {
+		if kind != "doc_output" {
+			got = append(got, kind+": "+text)
+		}
+	})
+	return got
+}
+
+// TestManPageExamples: a man(7) page's example commands (literal blocks, prompted lines only
+// where there are prompts, bold example lines; continuations, heredoc bodies), its long
+// description paragraphs, and nothing from output, prose, placeholders, macro definitions or
+// callouts.
+func TestManPageExamples(t *testing.T) {
+	src := `.\" a comment
+.de XX
+.SH NOT A SECTION
+..
+.TH DEMO 1
+.SH NAME
+demo \- show things
+.SH DESCRIPTION
+.B demo
+reads each
+.I file
+and writes what it finds to standard output, one line for each entry it reads.
+.PP
+Too short to be prose.
+.SH EXAMPLES
+To list the files:
+.PP
+.nf
+.RS 4
+$ demo \-l /tmp
+total 0
+$ demo \-\-all \e
+    /srv | sort \-u
+.RE
+.fi
+.PP
+.EX
+demo \-x file.txt
+Output goes here
+# demo \-\-root /
+demo <file>
+git commit \-a  (2)
+demo \-\-list |
+    sort
+cat >cfg <<END
+key = value
+END
+.EE
+.PP
+\fBdemo \-\-verbose\fR
+.RS 4
+Say more.
+.RE
+.SH SEE ALSO
+.nf
+$ demo \-\-help
+demo version 1
+.fi
+.nf
+demo \-\-not\-prompted
+.fi
+`
+	got := manTexts(src, "demo", "demo", "sort", "git", "cat")
+	want := []string{
+		"prose: demo reads each file and writes what it finds to standard output, one line for each entry it reads.",
+		"shell: demo -l /tmp",
+		"shell: demo --all \\\n    /srv | sort -u",
+		"shell: demo -x file.txt",
+		"shell: demo --root /",
+		"shell: git commit -a",
+		"shell: demo --list |\n    sort",
+		"shell: cat >cfg <<END\nkey = value\nEND",
+		"shell: demo --verbose",
+		"shell: demo --help",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMdocPage: an mdoc(7) page: .Dl and .Bd -literal examples, inline macros in prose, and a
+// paragraph with a macro this reader does not know left out.
+func TestMdocPage(t *testing.T) {
+	src := `.Dd $Mdocdate$
+.Dt NC 1
+.Sh DESCRIPTION
+The
+.Nm
+utility is used for just about anything under the sun involving
+.Tn TCP
+or
+.Xr udp 4 .
+.Pp
+With
+.Fl l ,
+.Nm
+listens on the given
+.Ar port
+for an incoming connection instead of making one to a remote host, as
+.Xr inetd 8
+would.
+.Sh EXAMPLES
+.Dl $ nc -l 1234
+.Bd -literal -offset indent
+$ nc host.example.com 42 < file
+.Ed
+`
+	got := manTexts(src, "nc", "nc")
+	want := []string{
+		"prose: With -l, nc listens on the given port for an incoming connection instead of making one to a remote host, as inetd(8) would.",
+		"shell: nc -l 1234",
+		"shell: nc host.example.com 42 < file",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestDebianExtraRecords: a known text is dropped (counted once), a page is a fetch tool's
+// answer from manpages.debian.org, a package document a read tool's, commands Bash calls; a
+// kind the set does not take is left out.
+func TestDebianExtraRecords(t *testing.T) {
+	m := goModule{Path: "debian:demo", Version: "1.0-1", Name: "demo"}
+	c := func(kind, text, rel string) candidate {
+		return candidate{kind: kind, text: text, mod: m, rel: rel, source: "debian:demo@1.0-1/" + rel + ":1", group: "debian:demo/" + rel}
+	}
+	cands := []candidate{
+		c("doc_output", "NAME\ndemo - show things\n", "usr/share/man/man8/demo.8.gz"),
+		c("doc_output", "demo for Debian\n---------------\n", "usr/share/doc/demo/README.Debian.gz"),
+		c("shell", "demo -l /tmp", "usr/share/man/man8/demo.8.gz"),
+		c("shell", "ls -la", "usr/share/man/man8/demo.8.gz"),
+		c("shell", "ls -la", "usr/share/man/man8/demo.8.gz"),
+		c("url", "https://example.com", "usr/share/doc/demo/README"),
+	}
+	recs, dropped := debianExtraRecords(cands, map[string]bool{"ls -la": true})
+	if dropped != 1 || len(recs) != 3 {
+		t.Fatalf("dropped %d, %d records %+v; want 1 and 3", dropped, len(recs), recs)
+	}
+	want := map[string]string{
+		`fetch/fetch response {"url":"https://manpages.debian.org/bookworm/demo/demo.8.en.html"}`: "NAME\ndemo - show things\n",
+		`files/read_file response {"path":"/usr/share/doc/demo/README.Debian"}`:                   "demo for Debian\n---------------\n",
+		`/Bash request {"command":"demo -l /tmp"}`:                                                "demo -l /tmp",
+	}
+	for _, r := range recs {
+		k := r.Server + "/" + r.Tool + " " + r.Phase + " " + string(r.Arguments)
+		if w, ok := want[k]; !ok || w != r.Text || r.Label != "benign" {
+			t.Errorf("unexpected record %s: %q", k, r.Text)
+		}
+	}
+}
+
+// Each Debian package is pinned to a version with its licence, once.
+func TestDebianPackagesPinned(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range debianPackages {
+		if p.Version == "" || p.License == "" || seen[p.Name] {
+			t.Errorf("%s: version %q, licence %q (names must be unique)", p.Name, p.Version, p.License)
+		}
+		seen[p.Name] = true
+	}
+}
+
+// TestDebianExtraByteIdentical: the committed debian-extra set is what the generator writes (it
+// downloads the packages with apt-get into build/_heldout-src once; skipped with -short or
+// without apt-get and dpkg-deb).
+func TestDebianExtraByteIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads Debian packages")
+	}
+	for _, c := range []string{"apt-get", "dpkg-deb"} {
+		if _, err := exec.LookPath(c); err != nil {
+			t.Skip("no " + c)
+		}
+	}
+	root := filepath.Join("..", "..")
+	heldout := filepath.Join(root, "data", "heldout")
+	out := t.TempDir()
+	var log bytes.Buffer
+	if err := generateDebianExtra(out, filepath.Join(root, "build", "_heldout-src"), debianOthers(heldout), &log); err != nil {
+		t.Fatal(err)
+	}
+	checkRegenerated(t, out, heldout, "debian-extra", "heldout-debian-extra")
+}
