@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -217,6 +218,15 @@ func debianExtraRecords(cands []candidate, known map[string]bool) ([]Record, int
 	return recs, len(dropped)
 }
 
+// errDebNotOffered: apt's sources on this host do not offer the pinned version (a Debian point
+// release or security update replaced it on the mirror, or apt's lists were never fetched).
+var errDebNotOffered = errors.New("the pinned version is not offered by this host's apt sources")
+
+// notOffered reports whether apt-get's output says the package or its version is not there.
+func notOffered(out string) bool {
+	return strings.Contains(out, "was not found") || strings.Contains(out, "Unable to locate package")
+}
+
 // fetchDeb downloads p with apt-get into cache/deb (once) and unpacks it with dpkg-deb there;
 // it returns the folder holding the package's files.
 func fetchDeb(cache string, p debPackage) (string, error) {
@@ -234,6 +244,9 @@ func fetchDeb(cache string, p debPackage) (string, error) {
 		cmd := exec.Command("apt-get", "download", "-q", p.Name+"="+p.Version)
 		cmd.Dir = base
 		if out, err := cmd.CombinedOutput(); err != nil {
+			if notOffered(string(out)) {
+				err = errDebNotOffered
+			}
 			return "", fmt.Errorf("apt-get download %s=%s: %w\n%s", p.Name, p.Version, err, out)
 		}
 		debs, _ = filepath.Glob(filepath.Join(base, p.Name+"_"+ver+"_*.deb"))

@@ -15,6 +15,10 @@ import (
 	"github.com/added060/palisade/host/infer/train"
 )
 
+// exampleStage is the example bundle's detector stage config (examples/bundle/bundle.yaml;
+// TestExampleStage keeps them equal): -folds judges with it unless -fold-stage says otherwise.
+const exampleStage = `{"threshold":0.9,"kind_thresholds":{"text":0.96,"query":0.99},"kind_sure":{"text":0.99}}`
+
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 type config struct {
@@ -60,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
 	fs.StringVar(&c.folds, "folds", "", "instead of training: the detector stage on this held-out file (data/heldout/calib.jsonl) out of fold, a model trained on each half of its source groups judging the other half (FILE@kind+kind: trained on those kinds only, every record judged)")
-	fs.StringVar(&c.foldStage, "fold-stage", `{"threshold":0.9,"kind_thresholds":{"text":0.98}}`, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
+	fs.StringVar(&c.foldStage, "fold-stage", exampleStage, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
 	fs.StringVar(&c.foldCuts, "fold-text-cuts", "0.9,0.93,0.95,0.96,0.97,0.98,0.99", "with -folds: text cuts (kind_thresholds.text) to report")
 	fs.BoolVar(&c.foldNoTrain, "fold-no-train", false, "with -folds: train on neither half (the model without the held-out texts, for comparison)")
 	fs.BoolVar(&c.foldList, "fold-list", false, "with -folds: list the benign calls flagged at the last cut and each tool-output attack's best score")

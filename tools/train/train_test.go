@@ -13,6 +13,7 @@ import (
 
 	"github.com/added060/palisade/host/infer/train"
 	"github.com/added060/palisade/tools/eval/score"
+	"gopkg.in/yaml.v3"
 )
 
 func TestAUROC(t *testing.T) {
@@ -340,5 +341,44 @@ func TestExtraHeldoutFiles(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-folds FILE@kind judged fewer records: no %q in\n%s", want, out.String())
 		}
+	}
+}
+
+// TestExampleStage: -folds judges by default with the example bundle's detector stage config
+// (its threshold, kind_thresholds and kind_sure), so a cut chosen out of fold is the one served.
+func TestExampleStage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "bundle", "bundle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bundle struct {
+		Stages []struct {
+			Name   string         `yaml:"name"`
+			Config map[string]any `yaml:"config"`
+		} `yaml:"stages"`
+	}
+	if err := yaml.Unmarshal(b, &bundle); err != nil {
+		t.Fatal(err)
+	}
+	var def map[string]any
+	if err := json.Unmarshal([]byte(exampleStage), &def); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, st := range bundle.Stages {
+		if st.Name != "detector" {
+			continue
+		}
+		found = true
+		for _, k := range []string{"threshold", "kind_thresholds", "kind_sure"} {
+			want, _ := json.Marshal(st.Config[k])
+			got, _ := json.Marshal(def[k])
+			if string(got) != string(want) {
+				t.Errorf("-fold-stage default %s = %s, the example bundle's detector says %s", k, got, want)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no detector stage in examples/bundle/bundle.yaml")
 	}
 }

@@ -109,6 +109,14 @@ func TestAnalyze(t *testing.T) {
 		{"parted -l -s /dev/sda mkpart primary ext4 1MiB 100%", "destroy/disk"},
 		{"parted -f -s /dev/sda print", "destroy/disk"},
 		{"yes Fix | parted -l", "destroy/disk"},
+		// the lead's review of the listing modes: input fed from further out, a wrapper, an
+		// alias that adds an option, a dump written onto a device
+		{"while read x; do parted -l; done < answers.txt", "destroy/disk"},
+		{"yes Fix | sh -c 'parted -l'", "destroy/disk"},
+		{"exec 0<script; fdisk -l /dev/sda", "destroy/disk"},
+		{"{ fdisk -l /dev/sda; } < cmds", "destroy/disk"},
+		{"alias fdisk='fdisk -w always'; fdisk -l /dev/sda", "destroy/disk"},
+		{"sfdisk -d /dev/sda > /dev/sdb", "destroy/raw_device"},
 		{"parted -l < answers.txt", "destroy/disk"},
 		{"mkfs -t ext4 /dev/sdb1", "destroy/disk"},
 		{"mkswap /dev/sdb2", "destroy/disk"},
