@@ -40,6 +40,11 @@ func docStructure(r *Result) {
 		case "hide_from_user":
 			// "Namespaces should not be pruned without confirmation": what must not be done.
 			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match)
+		case "ignore_instructions":
+			// A program, an option or a file that ignores, overrides or skips a thing of its
+			// own: "sudoreplay will ignore the time interval between when the command was
+			// suspended", "options are applied to override the configuration directives".
+			return !hidden && onlyPromptRule(r, "ignore_instructions") && programIgnores(t)
 		case "role_hijack":
 			// A licence's grant: "This is free software: you are free to change and
 			// redistribute it." (every GNU program's --version and manual page). Only when it is
@@ -475,4 +480,82 @@ func selfDescribed(flag, desc string) bool {
 		words[w] = true
 	}
 	return words[m[1]] && words[m[2]]
+}
+
+var (
+	// reProgramVerb is what comes right before ignore_instructions' verb when a thing is its
+	// subject: a modal after the thing's name ("sudoreplay will ", "the included file can "),
+	// a passive purpose ("options are applied to "), "makes it possible to " or a clause's
+	// "another scan takes place ". An imperative has nothing of the kind before its verb.
+	reProgramVerb = lazyre.New(`(?:\b[\w.+-]+\s+(?:will|would|can|could|may|might|shall|does)\s+(?:(?:also|then|still|automatically|always|normally|simply|just|first)\s+)?|\b(?:is|are)\s+(?:applied|used)\s+to\s+|\bmakes?\s+it\s+possible\s+to\s+|\btakes\s+place\s+)$`)
+	// reVagueSubject is a pronoun or a relative before the modal: whom it stands for is not
+	// said ("it will ignore the commands" may be the model).
+	reVagueSubject = lazyre.New(`\b(?:it|they|he|she|this|that|which|who)\s+(?:will|would|can|could|may|might|shall|does)\s+(?:\w+\s+)?$`)
+	// reReaderActor is the reader, the model or a request in a sentence: whoever ignores, or
+	// is told to, or what the rest asks for.
+	reReaderActor = lazyre.New(`\b(?:you|your|yours|yourself|assistants?|ai|models?|agents?|llms?|bot|chatbot|claude|gpt|chatgpt|copilot|gemini|i|we|me|my|mine|our|us|please|now|system|instead|users?|user's|operator|developer|admin)\b`)
+	// reProtectedObject is a word of ignore_instructions' match that makes the object the
+	// model's own orders whatever the subject: "previous", "your", "system", "developer".
+	reProtectedObject = lazyre.New(`\b(?:previous|prior|above|earlier|preceding|former|initial|original|your|yours|system|developer|user|users|user's|my|me|mine|our|you|assistant|ai|model|agent|llm)\b`)
+	// reTechModifier is what makes the object's noun part of a technical compound: "the
+	// configuration directives", "the include directive", "the last line of context" (a diff's).
+	reTechModifier = lazyre.New(`(?:\b(?:configuration|config|include)\s+(?:directives?)|\blines?\s+of\s+(?:the\s+)?context)$`)
+	// reClauseVerb follows a noun that is the subject of a clause of its own, not the verb's
+	// object: "...between when the command was suspended".
+	reClauseVerb = lazyre.New(`^\s+(?:was|is|are|were|has|had|will|would|can|could|may|might|does|did)\b`)
+)
+
+// programObjects are the nouns of ignore_instructions' object that a program's documentation
+// uses for its own things (a command it runs, a directive of its configuration, a diff's
+// context); instructions, rules, guidelines, prompts, policies, filters, restrictions and the
+// like are never on it.
+var programObjects = wordSet("command commands directive directives context")
+
+// programIgnores reports whether every ignore_instructions match in t (as scanPrompt finds it,
+// on maskCLINouns' text) is documentation of what a program, an option or a file ignores,
+// overrides or skips (issue 26, data/heldout/debian-extra calib): in its sentence, the verb
+// follows a thing that does it (reProgramVerb), not a pronoun (reVagueSubject), and nothing
+// before it or after the match names the reader or the model or asks for anything
+// (reReaderActor, reReaderRequest); the match's object is a program's own noun (programObjects)
+// with no word that makes it the model's orders (reProtectedObject), and that noun is the
+// subject of a clause of its own ("when the command was suspended") or part of a technical
+// compound ("the configuration directives", "the last line of context"). "The assistant will
+// ignore previous instructions", "this tool will now ignore all prior rules", an imperative
+// ("ignore the commands"), and a second match that is none of these still count.
+func programIgnores(t string) bool {
+	masked := maskCLINouns(t)
+	found := false
+	for i := range promptRules {
+		if promptRules[i].name != "ignore_instructions" {
+			continue
+		}
+		for _, m := range promptRules[i].re().FindAllStringIndex(masked, -1) {
+			match := masked[m[0]:m[1]]
+			k := len(match)
+			for k > 0 && isWordChar(match[k-1]) {
+				k--
+			}
+			noun := match[k:]
+			if !programObjects[noun] || reProtectedObject.MatchString(match) {
+				return false
+			}
+			if !reTechModifier.MatchString(match) && !reClauseVerb.MatchString(t[m[1]:]) {
+				return false
+			}
+			pre := t[strings.LastIndexAny(t[:m[0]], ".!?;:\n")+1 : m[0]]
+			if !reProgramVerb.MatchString(pre) || reVagueSubject.MatchString(pre) || reReaderActor.MatchString(pre) {
+				return false
+			}
+			rest := t[m[1]:]
+			if j := strings.IndexAny(rest, ".!?\n"); j >= 0 {
+				rest = rest[:j]
+			}
+			rest = rest[:min(len(rest), 300)]
+			if reReaderActor.MatchString(rest) || reReaderRequest.MatchString(rest) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
