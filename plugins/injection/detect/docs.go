@@ -25,6 +25,7 @@ func docStructure(r *Result) {
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(t)
+	programActs := programActions(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
 		case "leak_request":
@@ -44,7 +45,11 @@ func docStructure(r *Result) {
 			// A program, an option or a file that ignores, overrides or skips a thing of its
 			// own: "sudoreplay will ignore the time interval between when the command was
 			// suspended", "options are applied to override the configuration directives".
-			return !hidden && onlyPromptRule(r, "ignore_instructions") && programIgnores(t)
+			return !hidden && programActs
+		case "override_claim":
+			// "If the -S option is specified, sudoreplay will wait instead.": a program's
+			// verb, not the interjection "Wait, instead ...".
+			return !hidden && programActs
 		case "role_hijack":
 			// A licence's grant: "This is free software: you are free to change and
 			// redistribute it." (every GNU program's --version and manual page). Only when it is
@@ -558,4 +563,45 @@ func programIgnores(t string) bool {
 		}
 	}
 	return found
+}
+
+// reSentenceEnd is the end of a sentence, right after a match.
+var reSentenceEnd = lazyre.New(`^\s*(?:[.!?\n]|$)`)
+
+// programWaits reports whether every override_claim match in t is "wait instead" ending its
+// sentence after a thing that does it (reProgramVerb: "sudoreplay will wait instead."), with no
+// pronoun (reVagueSubject), reader or model (reReaderActor) before it in the sentence. "Wait,
+// instead ...", "wait instead of answering", "the assistant will wait instead" and a second,
+// plain match still count.
+func programWaits(t string) bool {
+	return everyRuleMatch(t, "override_claim", func(at int) bool {
+		const w = "wait instead"
+		if !strings.HasPrefix(t[at:], w) || !reSentenceEnd.MatchString(t[at+len(w):]) {
+			return false
+		}
+		pre := t[strings.LastIndexAny(t[:at], ".!?;:\n")+1 : at]
+		return reProgramVerb.MatchString(pre) && !reVagueSubject.MatchString(pre) && !reReaderActor.MatchString(pre)
+	})
+}
+
+// programActions reports whether the prompt rules that fired are ignore_instructions and
+// override_claim alone, and every match of each that fired is what a program does
+// (programIgnores, programWaits): a manual page's "sudoreplay will ignore the time interval
+// ... sudoreplay will wait instead." holds both. Any other prompt rule keeps both hits.
+func programActions(r *Result, t string) bool {
+	ignores, waits := false, false
+	for _, h := range r.Hits {
+		if h.Category != PromptInjection || strings.HasPrefix(h.Rule, "stat:") {
+			continue
+		}
+		switch h.Rule {
+		case "ignore_instructions":
+			ignores = true
+		case "override_claim":
+			waits = true
+		default:
+			return false
+		}
+	}
+	return (ignores || waits) && (!ignores || programIgnores(t)) && (!waits || programWaits(t))
 }
