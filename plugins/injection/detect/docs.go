@@ -50,6 +50,10 @@ func docStructure(r *Result) {
 			// "If the -S option is specified, sudoreplay will wait instead.": a program's
 			// verb, not the interjection "Wait, instead ...".
 			return !hidden && programActs
+		case "mode_switch":
+			// A manual's metavariable: "git reset [<mode>] [<commit>]", "--cleanup=<mode>",
+			// "the <mode> must be one of the following".
+			return !hidden && onlyPromptRule(r, "mode_switch") && modePlaceholders(t)
 		case "role_hijack":
 			// A licence's grant: "This is free software: you are free to change and
 			// redistribute it." (every GNU program's --version and manual page). Only when it is
@@ -604,4 +608,27 @@ func programActions(r *Result, t string) bool {
 		}
 	}
 	return (ignores || waits) && (!ignores || programIgnores(t)) && (!waits || programWaits(t))
+}
+
+var (
+	// reBeforePlaceholder is what comes right before a synopsis's or a manual's metavariable:
+	// an option's "=" or an optional part's "[", or "the", "on", "if" in a sentence about it.
+	reBeforePlaceholder = lazyre.New(`(?:[=\[]|(?:^|\s)(?:the|on|if)\s)$`)
+	// reAfterPlaceholder is what follows one: the end of an optional part, a list or a
+	// sentence, or what a manual says of the value ("is omitted", "is given", "must be one of").
+	reAfterPlaceholder = lazyre.New(`^(?:[\]).,;|]|\s*\n|\s*$|\s+is\s+(?:omitted|given|not\s+given)\b|\s+(?:must|can)\s+be\s+one\s+of\b)`)
+)
+
+// modePlaceholders reports whether every mode_switch match in t is the bare metavariable
+// "<mode>" of a manual (git's "git reset [<mode>] [<commit>]", "--cleanup=<mode>", "if <mode>
+// is omitted", "the <mode> must be one of"): between an option's "=", an optional part's "[",
+// or "the", "on", "if" (reBeforePlaceholder) and the end of the part or sentence or what the
+// manual says of the value (reAfterPlaceholder). A tag that names a mode ("<developer mode>"),
+// a closing "</mode>", "<mode>developer", "<mode>: unrestricted" or "<mode> is developer"
+// still count.
+func modePlaceholders(t string) bool {
+	return everyRuleMatch(t, "mode_switch", func(at int) bool {
+		const w = "<mode>"
+		return strings.HasPrefix(t[at:], w) && reBeforePlaceholder.MatchString(t[max(0, at-8):at]) && reAfterPlaceholder.MatchString(t[at+len(w):])
+	})
 }
