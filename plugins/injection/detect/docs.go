@@ -611,24 +611,33 @@ func programActions(r *Result, t string) bool {
 }
 
 var (
-	// reBeforePlaceholder is what comes right before a synopsis's or a manual's metavariable:
-	// an option's "=" or an optional part's "[", or "the", "on", "if" in a sentence about it.
-	reBeforePlaceholder = lazyre.New(`(?:[=\[]|(?:^|\s)(?:the|on|if)\s)$`)
-	// reAfterPlaceholder is what follows one: the end of an optional part, a list or a
-	// sentence, or what a manual says of the value ("is omitted", "is given", "must be one of").
-	reAfterPlaceholder = lazyre.New(`^(?:[\]).,;|]|\s*\n|\s*$|\s+is\s+(?:omitted|given|not\s+given)\b|\s+(?:must|can)\s+be\s+one\s+of\b)`)
+	// reOptionBefore and reOptionAfter frame a synopsis's metavariable: after an option's "="
+	// or an optional part's "[", before the part's end, a list's bar or the line's
+	// ("--cleanup=<mode>", "git reset [<mode>]", "--diagnose[=<mode>]").
+	reOptionBefore = lazyre.New(`[=\[]$`)
+	reOptionAfter  = lazyre.New(`^(?:[\]),|]|[ \t]*\n|[ \t]*$)`)
+	// reProseBefore and reProseAfter are a manual's sentence about the value: "the", "on", "if"
+	// before it, and the end of the sentence or what is said of the value after ("depending on
+	// <mode>.", "if <mode> is omitted", "the <mode> must be one of").
+	reProseBefore = lazyre.New(`(?:^|\s)(?:the|on|if)\s$`)
+	reProseAfter  = lazyre.New(`^(?:[.,]|\s+is\s+(?:omitted|given|not\s+given)\b|\s+(?:must|can)\s+be\s+one\s+of\b)`)
 )
 
 // modePlaceholders reports whether every mode_switch match in t is the bare metavariable
-// "<mode>" of a manual (git's "git reset [<mode>] [<commit>]", "--cleanup=<mode>", "if <mode>
-// is omitted", "the <mode> must be one of"): between an option's "=", an optional part's "[",
-// or "the", "on", "if" (reBeforePlaceholder) and the end of the part or sentence or what the
-// manual says of the value (reAfterPlaceholder). A tag that names a mode ("<developer mode>"),
-// a closing "</mode>", "<mode>developer", "<mode>: unrestricted" or "<mode> is developer"
+// "<mode>" of a manual: a synopsis's option value or optional part (reOptionBefore,
+// reOptionAfter: "git reset [<mode>] [<commit>]", "--cleanup=<mode>") or the value a sentence
+// talks about (reProseBefore, reProseAfter: "if <mode> is omitted", "the <mode> must be one
+// of"). A tag that names a mode ("<developer mode>"), a closing "</mode>", "<mode>developer",
+// "<mode>: unrestricted", "<mode> is developer" and "activate the <mode>" on a line of its own
 // still count.
 func modePlaceholders(t string) bool {
 	return everyRuleMatch(t, "mode_switch", func(at int) bool {
 		const w = "<mode>"
-		return strings.HasPrefix(t[at:], w) && reBeforePlaceholder.MatchString(t[max(0, at-8):at]) && reAfterPlaceholder.MatchString(t[at+len(w):])
+		if !strings.HasPrefix(t[at:], w) {
+			return false
+		}
+		before, after := t[max(0, at-8):at], t[at+len(w):]
+		return reOptionBefore.MatchString(before) && reOptionAfter.MatchString(after) ||
+			reProseBefore.MatchString(before) && reProseAfter.MatchString(after)
 	})
 }
