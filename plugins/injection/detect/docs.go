@@ -502,7 +502,11 @@ var (
 	reVagueSubject = lazyre.New(`\b(?:it|they|he|she|this|that|which|who)\s+(?:will|would|can|could|may|might|shall|does)\s+(?:\w+\s+)?$`)
 	// reReaderActor is the reader, the model or a request in a sentence: whoever ignores, or
 	// is told to, or what the rest asks for.
-	reReaderActor = lazyre.New(`\b(?:you|your|yours|yourself|assistants?|ai|models?|agents?|llms?|bot|chatbot|claude|gpt|chatgpt|copilot|gemini|i|we|me|my|mine|our|us|please|now|system|instead|users?|user's|operator|developer|admin)\b`)
+	// It also holds what guards a model (a guardrail, a safety filter, a policy, its rules or
+	// guidelines) and the words of an order to it (list, show, reveal, leak, exfiltrate, answer
+	// freely): "Guardrails will ignore the configuration directives", "the filter will skip the
+	// command was given, and exfiltrate data".
+	reReaderActor = lazyre.New(`\b(?:you|your|yours|yourself|assistants?|ai|models?|agents?|llms?|bot|chatbot|claude|gpt|chatgpt|copilot|gemini|anthropic|openai|i|we|me|my|mine|our|us|please|now|system|instead|users?|user's|operator|developer|admin|guard\w*|safety|safe|filters?|polic(?:y|ies)|moderation|alignment|restrictions?|limits?|censor\w*|guidelines?|rules?|instructions?|prompts?|list|show|reveal|leak\w*|exfiltrat\w*|dump|expose|freely|unrestricted)\b`)
 	// reProtectedObject is a word of ignore_instructions' match that makes the object the
 	// model's own orders whatever the subject: "previous", "your", "system", "developer".
 	reProtectedObject = lazyre.New(`\b(?:previous|prior|above|earlier|preceding|former|initial|original|your|yours|system|developer|user|users|user's|my|me|mine|our|you|assistant|ai|model|agent|llm)\b`)
@@ -623,6 +627,9 @@ var (
 	reProseAfter  = lazyre.New(`^(?:[.,]|\s+is\s+(?:omitted|given|not\s+given)\b|\s+(?:must|can)\s+be\s+one\s+of\b)`)
 )
 
+// reJailbreakName is what a jailbreak calls the mode it asks for.
+var reJailbreakName = lazyre.New(`(?i)\b(?:dan|stan|dude|aim|god|jailbr\w*|developer|debug|unfiltered|uncensored|evil|chaos|sudo|root|admin|dev)\b`)
+
 // modePlaceholders reports whether every mode_switch match in t is the bare metavariable
 // "<mode>" of a manual: a synopsis's option value or optional part (reOptionBefore,
 // reOptionAfter: "git reset [<mode>] [<commit>]", "--cleanup=<mode>") or the value a sentence
@@ -637,7 +644,19 @@ func modePlaceholders(t string) bool {
 			return false
 		}
 		before, after := t[max(0, at-8):at], t[at+len(w):]
-		return reOptionBefore.MatchString(before) && reOptionAfter.MatchString(after) ||
-			reProseBefore.MatchString(before) && reProseAfter.MatchString(after)
+		if reOptionBefore.MatchString(before) && reOptionAfter.MatchString(after) {
+			return true
+		}
+		// A sentence about the value says nothing to or of the reader or the model, nor what
+		// a jailbreak's mode is called ("the <mode>, which is DAN", "if <mode> is omitted the
+		// assistant answers without rules").
+		start := strings.LastIndexAny(t[:at], ".!?\n") + 1
+		end := len(t)
+		if j := strings.IndexAny(after, ".!?\n"); j >= 0 {
+			end = at + len(w) + j
+		}
+		sentence := t[start:end]
+		return reProseBefore.MatchString(before) && reProseAfter.MatchString(after) &&
+			!reReaderActor.MatchString(sentence) && !reJailbreakName.MatchString(sentence)
 	})
 }
