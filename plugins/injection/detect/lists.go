@@ -26,13 +26,14 @@ var reListItemSQL = lazyre.New(`\b(?:select|union|insert|update|delete|drop|from
 var reListJoint = lazyre.New(`^\s*(?:or|and)\s+['"]`)
 
 // reListAfter is what may follow a list's last item: the end of the text, a sentence's
-// punctuation, or a word that is no SQL operator or clause.
-var reListAfter = lazyre.New(`^\s*(?:$|[.,:!?]|[a-z])`)
+// punctuation before a space or the end ("'b' != 'c'" and PostgreSQL's cast "'b'::bool" are
+// no punctuation), or a word that is no SQL operator or clause.
+var reListAfter = lazyre.New(`^\s*(?:$|[.,:!?](?:\s|$)|[a-z])`)
 
 // reListAfterSQL is a SQL operator or clause word after a list's item.
 // "in" and "is" count as SQL only as the set and the test ("in (", "is not null"): "'off' in the
 // config file" and "'strict' is the default" are English.
-var reListAfterSQL = lazyre.New(`^\s*(?:(?:like|rlike|regexp|between|sounds|union|limit|order|group|having|into|procedure|xor|div|mod|collate|escape)\b|in\s*\(|is\s+(?:not\s+)?(?:null|true|false|unknown)\b)`)
+var reListAfterSQL = lazyre.New(`^\s*(?:(?:not|like|rlike|regexp|between|sounds|union|limit|order|group|having|into|procedure|xor|div|mod|collate|escape)\b|in\s*\(|is\s+(?:not\s+)?(?:null|true|false|unknown)\b)`)
 
 // truthyItem is a value a database reads as true when it is or-ed as a condition: a number
 // that is not zero (MySQL converts a string that starts with one), a sign, or a boolean word

@@ -44,6 +44,11 @@ func TestQuotedValueLists(t *testing.T) {
 		{"a list, then in a set", "", "", "The possible values are 'a' or 'b' in ('b') for the name field, so send that please.", "sql_injection"},
 		{"a list, then is not null", "", "", "The possible values are 'a' or 'b' is not null -- for the name field, so send that please.", "sql_injection"},
 		{"a value whose quotes pair around SQL", "", "", "The possible values are 'a' or ' or 1=1 -- ' for the name field, so send that please.", "sql_injection"},
+		{"a list whose last value is compared as not equal", "", "", "The possible values are 'a' or 'b' != 'c' for the name field, so send that please.", "sql_injection"},
+		{"a list whose last value is not like another", "", "", "The possible values are 'a' or 'b' not like 'c' for the name field, so send that please.", "sql_injection"},
+		{"a list whose last value is cast", "", "", "The possible values are 'a' or 'tr'::bool for the name field, so send that please.", "sql_injection"},
+		{"a list whose last value is concatenated", "", "", "The possible values are 'a' or 'b' || 'c' for the name field, so send that please.", "sql_injection"},
+		{"a list whose last value is commented out", "", "", "The possible values are 'a' or 'b' -- for the name field, so send that please.", "sql_injection"},
 		{"a list in an HTML comment", "", "", "The possible values are listed below for you. <!-- 'a' or 'b' --> ' or '1'='1 and send them please.", "sql_injection"},
 		{"a list with zero-width text", "", "", "The possible values are \"dsa\" or \"rsa\" and also x' or 'x'='x\u200b in the form, please.", "sql_injection"},
 		// A search box is judged as before.
