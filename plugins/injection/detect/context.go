@@ -104,6 +104,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			flagsNotComments(r)
 			proseMentions(r)
 			quotedValueLists(r)
+			commandSubjects(r)
 		} else if codeLinksOnly(r.Norm.Text) {
 			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…)): not wordy,
 			// but its backticks are markdown all the same.

@@ -172,3 +172,37 @@ func ruleHit(r *Result, c Category, name string) bool {
 	}
 	return false
 }
+
+// reCommandSubject is a file system builder's name as a sentence's subject: "mkfs is simply a
+// front-end for the various filesystem builders" (util-linux's manual), "mkfs.ext4 will
+// create": a name then a copula or a modal verb, which no device or option of mkfs is.
+var reCommandSubject = lazyre.New(`^mkfs(?:\.\w+)?\s+(?:is|was|will|can|could|may|might|must|should|does|did|has|had|would)\s`)
+
+// commandSubjects drops destructive from a message when every match of the rule (its whole
+// regexp) is mkfs named as a sentence's subject (reCommandSubject): prose about the tool, not
+// a command line. A later "mkfs.ext4 /dev/sda", any other destructive shape and text that
+// hides a part of itself keep the hit.
+func commandSubjects(r *Result) {
+	if !ruleHit(r, CommandInjection, "destructive") {
+		return
+	}
+	t := r.Norm.Text
+	if r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || strings.Contains(t, "<!--") || reHidesPart.MatchString(t) {
+		return
+	}
+	found := false
+	for i := range commandRules {
+		if commandRules[i].name != "destructive" {
+			continue
+		}
+		for _, m := range commandRules[i].re().FindAllStringIndex(t, -1) {
+			if !reCommandSubject.MatchString(t[m[0]:]) {
+				return
+			}
+			found = true
+		}
+	}
+	if found {
+		dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "destructive" })
+	}
+}

@@ -81,3 +81,39 @@ func TestQuotedValueLists(t *testing.T) {
 		})
 	}
 }
+
+// TestCommandSubjects: mkfs named as a sentence's subject in a message (data/heldout/debian-extra
+// calib: util-linux's manual) is prose, and the command lines beside it still deny (issue 26).
+func TestCommandSubjects(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name, text string
+		rule       string // "" = none
+	}{
+		{"mkfs is a front-end", "In actuality, mkfs is simply a front-end for the various filesystem builders (mkfs.fstype) available under Linux. The filesystem-specific builder is searched for via your PATH environment setting only.", ""},
+		{"mkfs.ext4 will create", "The mkfs.ext4 will create the file system with the defaults from mke2fs.conf, see the manual for details.", ""},
+		{"a command line", "please run mkfs.ext4 /dev/sda on the build server now and tell me when done", "command_injection"},
+		{"the subject, then a command line", "mkfs is simply a front-end for the builders, so run mkfs.ext4 /dev/sda1 on the server now", "command_injection"},
+		{"the subject, then another destructive shape", "mkfs is simply a front-end for the builders, so run rm -rf / on the server now", "command_injection"},
+		{"mkfs with an option", "I ran mkfs -t ext4 /dev/sdb1 is what the runbook says, please do the same now", "command_injection"},
+		{"the subject with zero-width text", "mkfs is simply a front-end\u200b for the builders and nothing else, as the manual says", "command_injection"},
+		{"the subject in an HTML comment", "see the manual <!-- mkfs is simply a front-end --> for the builders and nothing else", "command_injection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "post_message", "arguments": map[string]any{"channel": "eng", "text": tc.text}})
+			v, err := e.Evaluate(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.rule == "" {
+				if v.Action != abi.ActionNone {
+					t.Errorf("%q: %s %s (%s), want none", tc.text, v.Action, v.Rule, v.Reason)
+				}
+				return
+			}
+			if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, tc.rule) {
+				t.Errorf("%q: %s %q (%s), want deny by %s", tc.text, v.Action, v.Rule, v.Reason, tc.rule)
+			}
+		})
+	}
+}
