@@ -103,6 +103,8 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			codeSpans(r)
 			flagsNotComments(r)
 			proseMentions(r)
+			quotedValueLists(r)
+			commandSubjects(r)
 		} else if codeLinksOnly(r.Norm.Text) {
 			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…)): not wordy,
 			// but its backticks are markdown all the same.
@@ -376,7 +378,10 @@ var reTagMention = lazyre.New(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
 func proseMentions(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "shell_path" })
-	if slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Rule == "quote_or_quote" || h.Rule == "quote_tautology" }) && reQuotedWords.MatchString(t) {
+	// Every match of the two rules must end as a list of words does (listTail, lists.go): "'a' or
+	// 'b' union select", "it's x' or 'true' --" and "'x' or '1'" keep the hits.
+	if slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Rule == "quote_or_quote" || h.Rule == "quote_tautology" }) && reQuotedWords.MatchString(t) &&
+		everyQuoteRuleMatch(t, func(at int) bool { return listTail(t, at) }) {
 		dropHits(r, SQLInjection, func(h Hit) bool {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
