@@ -184,20 +184,27 @@ func TestDocStructure(t *testing.T) {
 				env = map[string]any{"abi": "1.0", "id": "t", "phase": "response", "method": "tools/call", "tool": "fetch", "arguments": map[string]any{"url": "https://pkg.go.dev/example.com/m"},
 					"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": tc.text}}}}
 			}
-			b, _ := json.Marshal(env)
-			v, err := e.Evaluate(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.rule == "" {
-				if v.Action != abi.ActionNone {
-					t.Errorf("%q: %s %s (%s), want none", tc.text, v.Action, v.Rule, v.Reason)
-				}
-				return
-			}
-			if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, tc.rule) {
-				t.Errorf("%q: %s %q (%s), want deny by %s", tc.text, v.Action, v.Rule, v.Reason, tc.rule)
-			}
+			expectVerdict(t, e, env, tc.text, tc.rule)
 		})
+	}
+}
+
+// expectVerdict evaluates env (an envelope as a map) with e and checks the verdict: no finding
+// when rule is "", else a deny whose rule names rule. text names the case in a failure.
+func expectVerdict(t *testing.T, e *Evaluator, env map[string]any, text, rule string) {
+	t.Helper()
+	b, _ := json.Marshal(env)
+	v, err := e.Evaluate(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rule == "" {
+		if v.Action != abi.ActionNone {
+			t.Errorf("%q: %s %s (%s), want none", text, v.Action, v.Rule, v.Reason)
+		}
+		return
+	}
+	if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, rule) {
+		t.Errorf("%q: %s %q (%s), want deny by %s", text, v.Action, v.Rule, v.Reason, rule)
 	}
 }

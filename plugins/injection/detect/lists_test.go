@@ -1,11 +1,7 @@
 package detect
 
 import (
-	"encoding/json"
-	"strings"
 	"testing"
-
-	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // TestQuotedValueLists: a list of quoted values in a message (data/heldout/debian-extra calib:
@@ -64,20 +60,7 @@ func TestQuotedValueLists(t *testing.T) {
 			if field == "text" {
 				args["channel"] = "eng"
 			}
-			b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": tool, "arguments": args})
-			v, err := e.Evaluate(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.rule == "" {
-				if v.Action != abi.ActionNone {
-					t.Errorf("%q: %s %s (%s), want none", tc.text, v.Action, v.Rule, v.Reason)
-				}
-				return
-			}
-			if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, tc.rule) {
-				t.Errorf("%q: %s %q (%s), want deny by %s", tc.text, v.Action, v.Rule, v.Reason, tc.rule)
-			}
+			expectVerdict(t, e, map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": tool, "arguments": args}, tc.text, tc.rule)
 		})
 	}
 }
@@ -104,20 +87,7 @@ func TestCommandSubjects(t *testing.T) {
 		{"the subject in an HTML comment", "see the manual <!-- mkfs is simply a front-end --> for the builders and nothing else", "command_injection"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "post_message", "arguments": map[string]any{"channel": "eng", "text": tc.text}})
-			v, err := e.Evaluate(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.rule == "" {
-				if v.Action != abi.ActionNone {
-					t.Errorf("%q: %s %s (%s), want none", tc.text, v.Action, v.Rule, v.Reason)
-				}
-				return
-			}
-			if v.Action != abi.ActionDeny || !strings.Contains(v.Rule, tc.rule) {
-				t.Errorf("%q: %s %q (%s), want deny by %s", tc.text, v.Action, v.Rule, v.Reason, tc.rule)
-			}
+			expectVerdict(t, e, map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "post_message", "arguments": map[string]any{"channel": "eng", "text": tc.text}}, tc.text, tc.rule)
 		})
 	}
 }
