@@ -184,19 +184,7 @@ func generateDebianExtra(out, cache string, others []string, stdout io.Writer) e
 // debianExtraRecords drops the candidates whose text is known, samples the rest and places
 // them; it returns the records, sorted, and how many distinct texts it dropped.
 func debianExtraRecords(cands []candidate, known map[string]bool) ([]Record, int) {
-	var kept []candidate
-	dropped := map[string]bool{}
-	for _, c := range cands {
-		if _, ok := debianExtraCap[c.kind]; !ok {
-			continue
-		}
-		if known[c.text] {
-			dropped[c.kind+"\x00"+c.text] = true
-			continue
-		}
-		kept = append(kept, c)
-	}
-	recs := placeBenign(sample(kept, debianExtraCap))
+	recs, dropped := placeUnknown(cands, known, debianExtraCap)
 	for i, r := range recs {
 		if r.Kind != "doc_output" {
 			continue
@@ -215,7 +203,7 @@ func debianExtraRecords(cands []candidate, known map[string]bool) ([]Record, int
 		}
 	}
 	sortRecords(recs)
-	return recs, len(dropped)
+	return recs, dropped
 }
 
 // errDebNotOffered: apt's sources on this host do not offer the pinned version (a Debian point

@@ -92,10 +92,19 @@ func generateProseExtra(out string, others []string, stdout io.Writer) error {
 // proseExtraRecords drops the candidates of the capped kinds whose text is known, samples the
 // rest and places them; it returns the records, sorted, and how many distinct texts it dropped.
 func proseExtraRecords(cands []candidate, known map[string]bool) ([]Record, int) {
+	recs, dropped := placeUnknown(cands, known, proseExtraCap)
+	sortRecords(recs)
+	return recs, dropped
+}
+
+// placeUnknown drops the candidates of kinds caps does not name and those whose text is known,
+// samples the rest by caps and places them (unsorted); it also returns how many distinct texts
+// (by kind) it dropped as known.
+func placeUnknown(cands []candidate, known map[string]bool, caps map[string]int) ([]Record, int) {
 	var kept []candidate
 	dropped := map[string]bool{}
 	for _, c := range cands {
-		if _, ok := proseExtraCap[c.kind]; !ok {
+		if _, ok := caps[c.kind]; !ok {
 			continue
 		}
 		if known[c.text] {
@@ -104,7 +113,5 @@ func proseExtraRecords(cands []candidate, known map[string]bool) ([]Record, int)
 		}
 		kept = append(kept, c)
 	}
-	recs := placeBenign(sample(kept, proseExtraCap))
-	sortRecords(recs)
-	return recs, len(dropped)
+	return placeBenign(sample(kept, caps)), len(dropped)
 }

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
@@ -24,7 +25,7 @@ func docStructure(r *Result) {
 	secretNotAsked(r, t)
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
-	hidden := r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(t)
+	hidden := hidesPart(r)
 	programActs := programActions(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
@@ -76,15 +77,21 @@ func docStructure(r *Result) {
 var reLicenceGrant = lazyre.New(`^you(?: are|'re) free to (?:change|modify|copy|use|share|study|redistribute|distribute)(?:(?:,| and| or|, and|, or) (?:change|modify|copy|use|share|study|redistribute|distribute))* (?:it|this (?:software|program|package|work)|the (?:software|program|package|work)|copies of (?:it|this (?:software|program)))(?:[.;]|\s*$)`)
 
 // everyRuleMatch reports whether the prompt rule name (its whole regexp) matches t and ok holds
-// at the start of each of its matches: the rule reports its first match only, and the attacker
-// writes the excused shape before the real one.
+// at the start of each of its matches (everyMatch).
 func everyRuleMatch(t, name string, ok func(at int) bool) bool {
+	return everyMatch(promptRules, t, ok, name)
+}
+
+// everyMatch reports whether the rules of table named names (their whole regexps) match t and
+// ok holds at the start of each of their matches: a rule reports its first match only, and the
+// attacker writes the excused shape before the real one.
+func everyMatch(table []rule, t string, ok func(at int) bool, names ...string) bool {
 	found := false
-	for i := range promptRules {
-		if promptRules[i].name != name {
+	for i := range table {
+		if !slices.Contains(names, table[i].name) {
 			continue
 		}
-		for _, m := range promptRules[i].re().FindAllStringIndex(t, -1) {
+		for _, m := range table[i].re().FindAllStringIndex(t, -1) {
 			if !ok(m[0]) {
 				return false
 			}
@@ -362,6 +369,12 @@ func promptRuleCount(name, s string) int {
 // reHidesPart is HTML that hides a part of a page from its reader: a collapsed <details>, an
 // element styled or marked hidden.
 var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden`)
+
+// hidesPart reports whether r's text hides a part of itself from its reader: zero-width or tag
+// characters, or HTML that hides (reHidesPart).
+func hidesPart(r *Result) bool {
+	return r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(r.Norm.Text)
+}
 
 // onlyPromptRule reports whether name is the only prompt-injection rule that fired (the
 // statistical scores aside).

@@ -126,23 +126,10 @@ func listTail(t string, at int) bool {
 // reOrNot is "or not" after a quoted word ("retained" or not).
 var reOrNot = lazyre.New(`^\s*or\s+not\b`)
 
-// everyQuoteRuleMatch reports whether quote_or_quote or quote_tautology (their whole regexps)
-// match t and ok holds at the start of each of their matches: the rules report their first
-// match only, and the attacker writes the excused shape before the real one.
+// everyQuoteRuleMatch reports whether quote_or_quote or quote_tautology match t and ok holds
+// at the start of each of their matches (everyMatch).
 func everyQuoteRuleMatch(t string, ok func(at int) bool) bool {
-	found := false
-	for i := range sqlRules {
-		if sqlRules[i].name != "quote_or_quote" && sqlRules[i].name != "quote_tautology" {
-			continue
-		}
-		for _, m := range sqlRules[i].re().FindAllStringIndex(t, -1) {
-			if !ok(m[0]) {
-				return false
-			}
-			found = true
-		}
-	}
-	return found
+	return everyMatch(sqlRules, t, ok, "quote_or_quote", "quote_tautology")
 }
 
 // quotedValueLists drops quote_or_quote and quote_tautology from a message when every match of
@@ -155,7 +142,7 @@ func quotedValueLists(r *Result) {
 		return
 	}
 	t := r.Norm.Text
-	if r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || strings.Contains(t, "<!--") || reHidesPart.MatchString(t) {
+	if hidesPart(r) || strings.Contains(t, "<!--") {
 		return
 	}
 	if everyQuoteRuleMatch(t, func(at int) bool { return quotedListJoint(t, at) }) {
@@ -191,34 +178,24 @@ func commandSubjects(r *Result) {
 		return
 	}
 	t := r.Norm.Text
-	if r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || strings.Contains(t, "<!--") || reHidesPart.MatchString(t) {
+	if hidesPart(r) || strings.Contains(t, "<!--") {
 		return
 	}
-	found := false
-	for i := range commandRules {
-		if commandRules[i].name != "destructive" {
-			continue
+	if everyMatch(commandRules, t, func(at int) bool {
+		if !reCommandSubject.MatchString(t[at:]) {
+			return false
 		}
-		for _, m := range commandRules[i].re().FindAllStringIndex(t, -1) {
-			if !reCommandSubject.MatchString(t[m[0]:]) {
-				return
-			}
-			// The sentence describes the tool: it names no device or file system to run it
-			// on and asks no one to run it ("mkfs.ext4 should be run on /dev/sda now").
-			sentence := t[m[0]:]
-			if j := strings.IndexAny(sentence, "!?\n"); j >= 0 {
-				sentence = sentence[:j]
-			}
-			if j := strings.Index(sentence, ". "); j >= 0 {
-				sentence = sentence[:j]
-			}
-			if reCommandOrder.MatchString(sentence) {
-				return
-			}
-			found = true
+		// The sentence describes the tool: it names no device or file system to run it on and
+		// asks no one to run it ("mkfs.ext4 should be run on /dev/sda now").
+		sentence := t[at:]
+		if j := strings.IndexAny(sentence, "!?\n"); j >= 0 {
+			sentence = sentence[:j]
 		}
-	}
-	if found {
+		if j := strings.Index(sentence, ". "); j >= 0 {
+			sentence = sentence[:j]
+		}
+		return !reCommandOrder.MatchString(sentence)
+	}, "destructive") {
 		dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "destructive" })
 	}
 }
