@@ -1015,6 +1015,45 @@ func TestClimbsOut(t *testing.T) {
 	}
 }
 
+// TestParentStepsUnread: a parent-directory step written in hex notation (`0x2e0x2e/`,
+// `..0x2f`) or with a separator no path holds (a private-use code point from a bogus %u escape,
+// the replacement character of an invalid byte) is denied whatever file it aims at (issue 26,
+// attacks-extra: the rules found these only when the target was a secret file); a path that
+// holds the same hex words or a private-use character without a step is not.
+func TestParentStepsUnread(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		path, want string
+	}{
+		{"0x2e0x2e/0x2e0x2e/app/config.yml", "deny"},
+		{"0x2e0x2e0x2f0x2e0x2e0x2fnotes.txt", "deny"},
+		{`0x2e0x2e\0x2e0x2e\report.docx`, "deny"},
+		{"..0x2f..0x2fnotes.txt", "deny"},
+		{"..0x5creport.docx", "deny"},
+		{"..\uf025..\uf025notes.txt", "deny"},
+		{"..\uefc8/app/config.yml", "deny"},
+		{"..\ufffd/..\ufffd/notes.txt", "deny"},
+		{"/home/dev/src/fw/testdata/0x2e0x2e.bin", "none"},
+		{"internal/codec/0x2f/escape_test.go", "none"},
+		{"docs/v1..0x10-changes.md", "none"},
+		{"/home/dev/src/app/fonts/glyph\ue0a0.txt", "none"},
+		{"/home/dev/src/app/notes..\ue0a0.md", "none"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			call := map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call",
+				"server": "files", "tool": "read_file", "arguments": map[string]any{"path": tc.path}}
+			env, _ := json.Marshal(call)
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(v.Action) != tc.want {
+				t.Errorf("read_file %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
+			}
+		})
+	}
+}
+
 // FuzzSearchValue runs a search box's value through Evaluate, libinjection included
 // (fingerprintSQL): whatever the value, no panic (a trap in the plugin would be decided by the
 // stage's failure mode) and a verdict of none, uncertain or deny.

@@ -520,13 +520,22 @@ var traversalRules = []rule{
 	r(PathTraversal, "dotdot", 0.45, "..", `(?:^|/|=)\.\.(?:/|$)`),
 	r(PathTraversal, "to_script_or_db", 0.75, "..", `\.\./(?:[^\s/]+/)*[^\s/]+\.(?:php\d?|asp|aspx|jsp|cgi|pl|db|sql|sqlite3?|mdb|bak|old|conf|ini|log|cfg|inc)\b`),
 	r(PathTraversal, "stripped_percent", 0.9, "..", `\.\.(?:2f|5c|c0af|c1 9c)[a-z.]`),
+	// A parent-directory step written in hex notation (`0x2e0x2e/`, `..0x2f`, `0x2e0x2e0x5c`):
+	// the byte values of a dot and a separator, which a decoder that reads 0xNN turns back into
+	// `../`. Both a step and a separator must be there, one of them in hex.
+	r(PathTraversal, "hex_notation", 0.9, "0x2e|0x2f|0x5c", `0x2e0x2e(?:/|0x2f|0x5c)|\.\.(?:0x2f|0x5c)`),
+	// A parent-directory step whose separator is a character no path holds: a private-use code
+	// point (`..%uF025`, `..%uEFC8`: bogus %u escapes) or the replacement character (`..%c0%2f`,
+	// an invalid byte), followed by another step or a slash: a decoder that maps it to a
+	// separator climbs out.
+	r(PathTraversal, "junk_separator", 0.9, "..", `\.\.[\x{e000}-\x{f8ff}\x{fffd}]+(?:\.\.|/)`),
 }
 
 // scanTraversal counts parent-directory segments and looks at how they were written: encoded,
 // overlong, backslashed, NUL-terminated or aimed at a sensitive file.
 func scanTraversal(v *voter, raw string, n *Normalized) {
 	t := n.Text
-	if !strings.Contains(t, "..") && !strings.Contains(t, ":/") {
+	if !strings.Contains(t, "..") && !strings.Contains(t, ":/") && !strings.Contains(t, "0x2e") {
 		return
 	}
 	backslash := strings.IndexByte(t, '\\') >= 0
