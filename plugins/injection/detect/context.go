@@ -735,7 +735,8 @@ func closedGroupComments(r *Result) {
 // compared (`'1'='1`, `1='1'`, `'1' not regexp '2'`), a literal then a value list (`'item',
 // (5)`), a quote (or MySQL's identifier quote, a backtick) then a statement terminator
 // (`admin';`), a value that starts by closing a string and goes on with an operator (`' * from`, `'])`), an escaped quote before SQL (`\'
-// and`), a function literal after a quote (`' (function(){...})`), a subquery, HAVING with an
+// and`), a function literal after a quote (`' (function(){...})`), a subquery, a subquery opened
+// straight after a quote (`x' (select top 1`, `1' + (select null`), HAVING with an
 // aggregate or a number compared, EXECUTE IMMEDIATE, a UNION hidden behind comments, a
 // server-file function, a UNION
 // SELECT straight after a closing parenthesis, quote or number (`foo - (1) union select 1`), a
@@ -766,6 +767,7 @@ var searchSQLRules = []struct {
 	{"search/escaped_quote", lazyre.New(`\\['"\x60][^a-z'"\x60]{0,6}(?:(?:and|or|xor|union|select|having)\b|[;)#]|--)`), true},
 	{"search/function_literal", lazyre.New(`['"\x60]\s*[;)]*\s*\(?\s*function\s*\(`), true},
 	{"search/subquery", lazyre.New(`\(\s*select\b.{0,80}?\bfrom\b|\b(?:not\s+)?(?:in|exists)\s*\(\s*select\b|\(\s*select\s+(?:-?\d+|null\b|@@[a-z_]+|[a-z_]+\(\s*\))\s*\)`), true},
+	{"search/quote_subquery", lazyre.New(`['"\x60]\s*\)*\s*(?:[-+*/,]|\|\||\b(?:and|or|xor)\b)?\s*\(\s*select\s+(?:top\s+\d+\b|\*|distinct\b|null\b|@@|-?\d+\s*(?:[,)]|$|\bfrom\b)|[a-z_]+\s*\()`), true},
 	{"search/having_aggregate", lazyre.New(`\bhaving\s+(?:[a-z_]+\s*\(|\d+\s*(?:=|<|>|!=))`), true},
 	{"search/execute_immediate", lazyre.New(`\bexec(?:ute)?\s+immediate\b`), true},
 	{"search/union_behind_comment", lazyre.New(`\bunion\s*(?:#[^\n]*\n|--[^\n]*\n|/\*.*?\*/)\s*(?:all\s+|distinct\s+|distinctrow\s+)?select\b`), true},

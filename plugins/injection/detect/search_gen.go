@@ -2,7 +2,7 @@
 
 package detect
 
-const genSearchFingerprint = 0xaf7133d66ebf3018
+const genSearchFingerprint = 0x8b626cf64267689b
 
 // genSearch: per searchSQLRules entry, its branches as searched (see search.go).
 var genSearch = [][]searchBranch{
@@ -56,6 +56,9 @@ var genSearch = [][]searchBranch{
 		{expr: "(?-s:\\([\\t\\n\\f\\r ]*select\\b.{0,80}?\\bfrom\\b)", start: false, clauses: [][]string{{"select"}, {"from"}, {"("}}, anchor: anchor{0, []string{"("}}},
 		{expr: "\\b(?:not[\\t\\n\\f\\r ]+)?(?:in|exists)[\\t\\n\\f\\r ]*\\([\\t\\n\\f\\r ]*select\\b", start: false, clauses: [][]string{{"select"}, {"exists", "in"}, {"("}}, anchor: anchor{pre: -1}},
 		{expr: "\\([\\t\\n\\f\\r ]*select[\\t\\n\\f\\r ]+(?:-?[0-9]+|null\\b|@@[_a-z]+|[_a-z]+\\([\\t\\n\\f\\r ]*\\))[\\t\\n\\f\\r ]*\\)", start: false, clauses: [][]string{{"select"}, {"("}, {")"}, {"\t", "\n", "\f", "\r", " "}}, anchor: anchor{0, []string{"("}}},
+	},
+	{
+		{expr: "", start: false, clauses: [][]string{{"select"}, {"("}, {"\"", "'", "`"}, {"\t", "\n", "\f", "\r", " "}}, anchor: anchor{0, []string{"\"", "'", "`"}}},
 	},
 	{
 		{expr: "", start: false, clauses: [][]string{{"having"}, {"\t", "\n", "\f", "\r", " "}, {"!=", "(", "<", "=", ">"}}, anchor: anchor{0, []string{"having"}}, guard: []rune{'_', '_', 'a', 'z'}},
