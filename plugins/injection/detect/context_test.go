@@ -1043,6 +1043,10 @@ func TestParentStepsUnread(t *testing.T) {
 		{"/home/dev/src/fw/testdata/0x2e0x2e.bin", "none"},
 		{"internal/codec/0x2f/escape_test.go", "none"},
 		{"docs/v1..0x10-changes.md", "none"},
+		{"0..0x2f", "none"},
+		{"src/ranges/0x20..0x5c.txt", "none"},
+		{"app/..0x2fnotes.txt", "deny"},
+		{"..0x2f..0x2f..0x2fnotes.txt", "deny"},
 		{"/home/dev/src/app/fonts/glyph\ue0a0.txt", "none"},
 		{"/home/dev/src/app/notes..\ue0a0.md", "none"},
 	} {

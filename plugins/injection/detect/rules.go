@@ -522,8 +522,9 @@ var traversalRules = []rule{
 	r(PathTraversal, "stripped_percent", 0.9, "..", `\.\.(?:2f|5c|c0af|c1 9c)[a-z.]`),
 	// A parent-directory step written in hex notation (`0x2e0x2e/`, `..0x2f`, `0x2e0x2e0x5c`):
 	// the byte values of a dot and a separator, which a decoder that reads 0xNN turns back into
-	// `../`. Both a step and a separator must be there, one of them in hex.
-	r(PathTraversal, "hex_notation", 0.9, "0x2e|0x2f|0x5c", `0x2e0x2e(?:/|0x2f|0x5c)|\.\.(?:0x2f|0x5c)`),
+	// `../`. Both a step and a separator must be there, one of them in hex, and a plain `..`
+	// must start the value or follow a separator: `0..0x2f` is a range (Rust, Kotlin, Ruby).
+	r(PathTraversal, "hex_notation", 0.9, "0x2e|0x2f|0x5c", `0x2e0x2e(?:/|0x2f|0x5c)|(?:^|[/\\=]|0x2f|0x5c)\.\.(?:0x2f|0x5c)`),
 	// A parent-directory step whose separator is a character no path holds: a private-use code
 	// point (`..%uF025`, `..%uEFC8`: bogus %u escapes) or the replacement character (`..%c0%2f`,
 	// an invalid byte), followed by another step or a slash: a decoder that maps it to a

@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0xa0408ae568b0555d
+const genFingerprint = 0x99f2d8a2ee39f52f
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
@@ -21,7 +21,7 @@ var genSplit = [][]string{
 	nil,
 	nil,
 	nil,
-	{"0x2e0x2e(?:/|0x(?:2f|5c))", "\\.\\.0x(?:2f|5c)"},
+	{"0x2e0x2e(?:/|0x(?:2f|5c))", "(?:\\A|[/=\\\\]|0x(?:2f|5c))\\.\\.0x(?:2f|5c)"},
 	nil,
 	nil,
 	nil,
@@ -5439,7 +5439,7 @@ var genAnchors = []anchor{
 	{pre: -1},
 	{0, []string{"..2f", "..5c", "..c0af", "..c1 9c"}},
 	{0, []string{"0x2e0x2e/", "0x2e0x2e0x2f", "0x2e0x2e0x5c"}},
-	{0, []string{"..0x2f", "..0x5c"}},
+	{4, []string{"..0x"}},
 	{0, []string{".."}},
 	{pre: -1},
 	{0, []string{"union"}},
