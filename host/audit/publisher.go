@@ -24,7 +24,7 @@ const (
 	DefaultBatchSize      = 256
 	DefaultLinger         = 2 * time.Millisecond
 	DefaultPublishTimeout = 5 * time.Second
-	DefaultDuplicates     = 2 * time.Minute
+	DefaultDuplicates     = time.Minute
 	// MinDuplicates is the shortest de-duplication window New accepts. A
 	// retry within the window is dropped by the stream; a later one is
 	// checked by the publisher first (recheck).
@@ -77,7 +77,7 @@ type Options struct {
 	BatchSize int
 	// PublishTimeout is how long to wait for JetStream's ack; 0 = 5s.
 	PublishTimeout time.Duration
-	// Duplicates is the stream's de-duplication window; 0 = 2m; less than
+	// Duplicates is the stream's de-duplication window; 0 = 1m; less than
 	// MinDuplicates is raised to it. The NATS server keeps every id it stored
 	// for this long (about 100 bytes each); a retry after it is checked
 	// against the stream by the publisher instead (recheck.go). An existing

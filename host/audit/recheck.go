@@ -16,7 +16,7 @@ import (
 
 // A publish whose ack is lost (a disconnect, a timeout, a crash) may still have stored its
 // events. The stream drops a retry with the same Nats-Msg-Id only within its de-duplication
-// window (Options.Duplicates, 2 minutes by default), which keeps one entry per event in the
+// window (Options.Duplicates, 1 minute by default), which keeps one entry per event in the
 // NATS server's memory for that long. A retry later than that is checked by the publisher
 // instead: it reads the stream's headers for the span of time the unacked sends were made in,
 // and does not send again the events it finds there (recheck). The span is kept on disk beside
