@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,6 +30,12 @@ type Config struct {
 	// the model's prompt_injection output than terse fields do, so a message body may need a
 	// higher cut than a hostname field.
 	KindThresholds map[string]float64 `json:"kind_thresholds"`
+	// KindLabelThresholds overrides both for one label of the model in the arguments of a kind
+	// (kind → label → cut, e.g. query → prompt_injection → 0.99); nil = none. A search box's
+	// values are two or three words, on which the model's labels other than sql_injection
+	// score wildly ("Leagues Under" 0.997 prompt_injection, `c:*` 0.987 sensitive_paths),
+	// while its sql_injection findings there are the stage's own catches (issue 26).
+	KindLabelThresholds map[string]map[string]float64 `json:"kind_label_thresholds"`
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
 	// Sure is the score a flagged text must reach for Action deny to stand: a message whose
@@ -118,6 +125,20 @@ func ParseConfig(raw []byte) (Config, error) {
 	for k, t := range c.KindThresholds {
 		if t < 0 || t > 1 {
 			return c, fmt.Errorf("detector config: kind_thresholds.%s %v not in [0,1]", k, t)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.KindLabelThresholds)) {
+		if !knownKind(k) {
+			return c, fmt.Errorf("detector config: kind_label_thresholds.%s: not an argument kind (%s)", k, strings.Join(kindNames(), ", "))
+		}
+		cuts := c.KindLabelThresholds[k]
+		for _, l := range slices.Sorted(maps.Keys(cuts)) {
+			switch t := cuts[l]; {
+			case strings.TrimSpace(l) == "":
+				return c, fmt.Errorf("detector config: kind_label_thresholds.%s: empty label", k)
+			case !(t >= 0 && t <= 1):
+				return c, fmt.Errorf("detector config: kind_label_thresholds.%s.%s %v not in [0,1]", k, l, t)
+			}
 		}
 	}
 	for k, t := range c.KindSure {
@@ -693,7 +714,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
-		if r.Score < c.threshold(texts[i].Kind) {
+		if r.Score < c.threshold(texts[i].Kind, r.Label) {
 			continue
 		}
 		if len(c.Exclude) > 0 && c.Exclude.Excludes(h.server, h.tool, exclude.WithoutWindow(texts[i].Path), r.Label) {
@@ -728,12 +749,30 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	return v, nil
 }
 
-// threshold is the cut for an argument of kind k.
-func (c Config) threshold(k argkind.Kind) float64 {
+// threshold is the cut for a finding labelled label in an argument of kind k: the kind's cut
+// for that label, else the kind's, else the stage's.
+func (c Config) threshold(k argkind.Kind, label string) float64 {
+	if t, ok := c.KindLabelThresholds[k.String()][label]; ok {
+		return t
+	}
 	if t, ok := c.KindThresholds[k.String()]; ok {
 		return t
 	}
 	return c.Threshold
+}
+
+// knownKind reports whether name is an argument kind's name (argkind.Kind.String).
+func knownKind(name string) bool {
+	return slices.Contains(kindNames(), name)
+}
+
+// kindNames lists the argument kinds' names.
+func kindNames() []string {
+	out := make([]string, 0, argkind.NumKinds)
+	for k := range argkind.NumKinds {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // sure is the score a flagged argument of kind k must reach for deny to stand (0: any).
