@@ -34,8 +34,8 @@ type Config struct {
 	// (kind → label → cut, e.g. query → sensitive_paths → 0.99); nil = none. A search box's
 	// values are two or three words, on which the model's labels score wildly (`c:*` 0.987
 	// sensitive_paths), while its sql_injection findings there are the stage's own catches
-	// (issue 26). In a
-	// search box (kind query) a label's cut applies only to plain search words (plainSearch):
+	// (issue 26). In a search box (kind query) a label's cut applies only to plain search
+	// words (plainSearch):
 	// a text with SQL, markup or shell syntax meets the kind's cut under every label, so an
 	// injection padded until the model names it another label does not pass under that
 	// label's cut.
@@ -896,9 +896,14 @@ func xssSyntax(s string) bool {
 // chain, 10 were asked) that 0.9 kept. Every SQL injection of the tuning sets has SQL syntax
 // (TestSQLSyntax), and words added around a text never take its syntax away: with this
 // condition no padding tried (a word before or after, a mark, another label's words) moved any.
+// The one mark sqlSyntax reads by position, an and/or before a number after at most one word
+// (`1 or 1`, not "size 10 or 11"), counts anywhere here (boolNumber), so words put before it
+// do not make a text plain either.
 func plainSearch(s string) bool {
-	return !sqlSyntax(s) && !xssSyntax(s) && !shellSyntax(s)
+	return !sqlSyntax(s) && !xssSyntax(s) && !shellSyntax(s) && !boolNumber.MatchString(s)
 }
+
+var boolNumber = regexp.MustCompile(`(?i)\b(or|and|xor)\s+(\d|true\b)`)
 
 var xssScheme = regexp.MustCompile(`(?i)\b(?:java|vb)script\s*:|\bdata\s*:`)
 
