@@ -34,7 +34,7 @@
 // negative stays below; never when negatives above and positives below overlap. Otherwise it
 // is kept, and the report says why. Injection's score is its top category's: a decision counts
 // for that category's threshold only when that category alone fired. The detector's
-// `kind_thresholds` are left as they are. The scores are those recorded, from the model that
+// `kind_thresholds` and `kind_label_thresholds` are left as they are. The scores are those recorded, from the model that
 // decided; a retrained model is judged by its own dev-set threshold (below).
 //
 // # Retraining

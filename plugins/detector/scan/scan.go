@@ -3,6 +3,7 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -29,6 +30,16 @@ type Config struct {
 	// the model's prompt_injection output than terse fields do, so a message body may need a
 	// higher cut than a hostname field.
 	KindThresholds map[string]float64 `json:"kind_thresholds"`
+	// KindLabelThresholds overrides both for one label of the model in the arguments of a kind
+	// (kind → label → cut, e.g. query → sensitive_paths → 0.99); nil = none. A search box's
+	// values are two or three words, on which the model's labels score wildly (`c:*` 0.987
+	// sensitive_paths), while its sql_injection findings there are the stage's own catches
+	// (issue 26). In a search box (kind query) a label's cut applies only to plain search
+	// words (plainSearch):
+	// a text with SQL, markup or shell syntax meets the kind's cut under every label, so an
+	// injection padded until the model names it another label does not pass under that
+	// label's cut.
+	KindLabelThresholds map[string]map[string]float64 `json:"kind_label_thresholds"`
 	// Action is the verdict for a flagged message: deny (default), ask or sample.
 	Action string `json:"action"`
 	// Sure is the score a flagged text must reach for Action deny to stand: a message whose
@@ -118,6 +129,20 @@ func ParseConfig(raw []byte) (Config, error) {
 	for k, t := range c.KindThresholds {
 		if t < 0 || t > 1 {
 			return c, fmt.Errorf("detector config: kind_thresholds.%s %v not in [0,1]", k, t)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.KindLabelThresholds)) {
+		if !knownKind(k) {
+			return c, fmt.Errorf("detector config: kind_label_thresholds.%s: not an argument kind (%s)", k, strings.Join(kindNames(), ", "))
+		}
+		cuts := c.KindLabelThresholds[k]
+		for _, l := range slices.Sorted(maps.Keys(cuts)) {
+			switch t := cuts[l]; {
+			case strings.TrimSpace(l) == "":
+				return c, fmt.Errorf("detector config: kind_label_thresholds.%s: empty label", k)
+			case !(t >= 0 && t <= 1):
+				return c, fmt.Errorf("detector config: kind_label_thresholds.%s.%s %v not in [0,1]", k, l, t)
+			}
 		}
 	}
 	for k, t := range c.KindSure {
@@ -693,7 +718,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
-		if r.Score < c.threshold(texts[i].Kind) {
+		if r.Score < c.threshold(texts[i].Kind, r.Label, texts[i].Value) {
 			continue
 		}
 		if len(c.Exclude) > 0 && c.Exclude.Excludes(h.server, h.tool, exclude.WithoutWindow(texts[i].Path), r.Label) {
@@ -728,12 +753,31 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	return v, nil
 }
 
-// threshold is the cut for an argument of kind k.
-func (c Config) threshold(k argkind.Kind) float64 {
+// threshold is the cut for a finding labelled label in an argument of kind k holding s: the
+// kind's cut for that label (in a search box only for plain search words), else the kind's,
+// else the stage's.
+func (c Config) threshold(k argkind.Kind, label, s string) float64 {
+	if t, ok := c.KindLabelThresholds[k.String()][label]; ok && (k != argkind.Query || plainSearch(s)) {
+		return t
+	}
 	if t, ok := c.KindThresholds[k.String()]; ok {
 		return t
 	}
 	return c.Threshold
+}
+
+// knownKind reports whether name is an argument kind's name (argkind.Kind.String).
+func knownKind(name string) bool {
+	return slices.Contains(kindNames(), name)
+}
+
+// kindNames lists the argument kinds' names.
+func kindNames() []string {
+	out := make([]string, 0, argkind.NumKinds)
+	for k := range argkind.NumKinds {
+		out = append(out, k.String())
+	}
+	return out
 }
 
 // sure is the score a flagged argument of kind k must reach for deny to stand (0: any).
@@ -841,6 +885,25 @@ func groupEnd(c byte) bool {
 func xssSyntax(s string) bool {
 	return strings.ContainsAny(s, "<>\"'`(){}=%&\\") || xssScheme.MatchString(s)
 }
+
+// plainSearch reports whether s holds none of the syntax the search-box gates look for (no
+// sqlSyntax, xssSyntax or shellSyntax): words, field names and colons, wildcards, boosts
+// (`Leagues Under`, `balance:364`, `c:*`, `jakarta^4 apache`). Only there does a search box's
+// cut for a label of the model (Config.KindLabelThresholds) apply. The model's label is its
+// arg-max, and words move it: with a cut of 0.99 for every label but sql_injection and no
+// such condition, "your instructions " before each of the 417 search-box SQL injections of the
+// tuning sets (data/heldout/sqli-extra and calib) moved 26 of them off a denial (16 passed the
+// chain, 10 were asked) that 0.9 kept. Every SQL injection of the tuning sets has SQL syntax
+// (TestSQLSyntax), and words added around a text never take its syntax away: with this
+// condition no padding tried (a word before or after, a mark, another label's words) moved any.
+// The one mark sqlSyntax reads by position, an and/or before a number after at most one word
+// (`1 or 1`, not "size 10 or 11"), counts anywhere here (boolNumber), so words put before it
+// do not make a text plain either.
+func plainSearch(s string) bool {
+	return !sqlSyntax(s) && !xssSyntax(s) && !shellSyntax(s) && !boolNumber.MatchString(s)
+}
+
+var boolNumber = regexp.MustCompile(`(?i)\b(or|and|xor)\s+(\d|true\b)`)
 
 var xssScheme = regexp.MustCompile(`(?i)\b(?:java|vb)script\s*:|\bdata\s*:`)
 
