@@ -71,13 +71,9 @@ func generateAttacksExtra(out, cache string, others []string, stdout io.Writer) 
 		}
 		attacks = append(attacks, a...)
 	}
-	known := map[string]bool{}
-	for _, p := range others {
-		if err := recordKeys(p, known, func(r Record) (string, bool) {
-			return normKey(strings.TrimSpace(r.Text)), r.Text != ""
-		}); err != nil {
-			return err
-		}
+	known, err := filesKeys(others, normTextKey)
+	if err != nil {
+		return err
 	}
 	seen := map[string]bool{}
 	recs, dropped := placeAttacks(attacks, func(a attack) string {

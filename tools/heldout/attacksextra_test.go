@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -90,25 +88,10 @@ func TestAttacksExtraWordlist(t *testing.T) {
 // (it downloads wfuzz with apt-get into build/_heldout-src once; skipped with -short, without
 // apt-get and dpkg-deb, or when the pinned version is no longer offered).
 func TestAttacksExtraByteIdentical(t *testing.T) {
-	if testing.Short() {
-		t.Skip("downloads a Debian package")
-	}
-	for _, c := range []string{"apt-get", "dpkg-deb"} {
-		if _, err := exec.LookPath(c); err != nil {
-			t.Skip("no " + c)
-		}
-	}
-	root := filepath.Join("..", "..")
-	heldout := filepath.Join(root, "data", "heldout")
-	out := t.TempDir()
-	var log bytes.Buffer
-	if err := generateAttacksExtra(out, filepath.Join(root, "build", "_heldout-src"), attacksExtraOthers(heldout), &log); err != nil {
-		if errors.Is(err, errDebNotOffered) {
-			t.Skipf("cannot regenerate the committed set on this host: %v", err)
-		}
-		t.Fatal(err)
-	}
-	checkRegenerated(t, out, heldout, "attacks-extra", "heldout-attacks-extra")
+	heldout := filepath.Join("..", "..", "data", "heldout")
+	out := regenerateDebSet(t, "attacks-extra", "heldout-attacks-extra", func(out, cache string, log *bytes.Buffer) error {
+		return generateAttacksExtra(out, cache, attacksExtraOthers(heldout), log)
+	})
 	got, err := os.ReadFile(filepath.Join(out, "dropped.jsonl"))
 	if err != nil {
 		t.Fatal(err)

@@ -210,6 +210,18 @@ func TestDebianPackagesPinned(t *testing.T) {
 // downloads the packages with apt-get into build/_heldout-src once; skipped with -short or
 // without apt-get and dpkg-deb).
 func TestDebianExtraByteIdentical(t *testing.T) {
+	heldout := filepath.Join("..", "..", "data", "heldout")
+	regenerateDebSet(t, "debian-extra", "heldout-debian-extra", func(out, cache string, log *bytes.Buffer) error {
+		return generateDebianExtra(out, cache, debianOthers(heldout), log)
+	})
+}
+
+// regenerateDebSet runs gen, a generator that downloads Debian packages with apt-get into
+// build/_heldout-src, into a new folder and checks it writes data/heldout/<name> byte for
+// byte (make target for the message); it returns that folder. Skipped with -short, without
+// apt-get and dpkg-deb, or when a pinned version is no longer offered.
+func regenerateDebSet(t *testing.T, name, target string, gen func(out, cache string, log *bytes.Buffer) error) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("downloads Debian packages")
 	}
@@ -219,10 +231,9 @@ func TestDebianExtraByteIdentical(t *testing.T) {
 		}
 	}
 	root := filepath.Join("..", "..")
-	heldout := filepath.Join(root, "data", "heldout")
 	out := t.TempDir()
 	var log bytes.Buffer
-	if err := generateDebianExtra(out, filepath.Join(root, "build", "_heldout-src"), debianOthers(heldout), &log); err != nil {
+	if err := gen(out, filepath.Join(root, "build", "_heldout-src"), &log); err != nil {
 		if errors.Is(err, errDebNotOffered) {
 			// Debian's mirror keeps only a release's current versions: once a pinned one is
 			// replaced, the set cannot be fetched again here (snapshot.debian.org keeps it).
@@ -230,7 +241,8 @@ func TestDebianExtraByteIdentical(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
-	checkRegenerated(t, out, heldout, "debian-extra", "heldout-debian-extra")
+	checkRegenerated(t, out, filepath.Join(root, "data", "heldout"), name, target)
+	return out
 }
 
 // TestNotOffered: apt-get's answers for a version the mirror no longer has, and for a package

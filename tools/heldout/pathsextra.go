@@ -235,6 +235,24 @@ func sensitivePathKeys(path string, keys map[string]bool) error {
 	})
 }
 
+// filesKeys is recordKeys over every file of paths, into one new set.
+func filesKeys(paths []string, key func(Record) (string, bool)) (map[string]bool, error) {
+	keys := map[string]bool{}
+	for _, p := range paths {
+		if err := recordKeys(p, keys, key); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// textKey keys a record by its text as it is; normTextKey by its text normalized (normKey).
+func textKey(r Record) (string, bool) { return r.Text, r.Text != "" }
+
+func normTextKey(r Record) (string, bool) {
+	return normKey(strings.TrimSpace(r.Text)), r.Text != ""
+}
+
 // recordKeys adds key(r) to keys for every record r of the JSONL file at path that key takes.
 func recordKeys(path string, keys map[string]bool, key func(Record) (string, bool)) error {
 	f, err := os.Open(path)

@@ -66,11 +66,9 @@ func generateProseExtra(out string, others []string, stdout io.Writer) error {
 		}
 		cands = append(cands, cs...)
 	}
-	known := map[string]bool{}
-	for _, p := range others {
-		if err := recordKeys(p, known, func(r Record) (string, bool) { return r.Text, r.Text != "" }); err != nil {
-			return err
-		}
+	known, err := filesKeys(others, textKey)
+	if err != nil {
+		return err
 	}
 	recs, dropped := proseExtraRecords(cands, known)
 	if err := os.MkdirAll(out, 0o755); err != nil {

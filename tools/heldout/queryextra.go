@@ -159,13 +159,9 @@ func generateQueryExtra(out, cache string, others []string, stdout io.Writer) er
 		}
 		cands = append(cands, cs...)
 	}
-	known := map[string]bool{}
-	for _, p := range others {
-		if err := recordKeys(p, known, func(r Record) (string, bool) {
-			return normKey(strings.TrimSpace(r.Text)), r.Text != ""
-		}); err != nil {
-			return err
-		}
+	known, err := filesKeys(others, normTextKey)
+	if err != nil {
+		return err
 	}
 	drops := map[string]map[string]bool{queryInOtherSet: {}, queryIsPayload: {}}
 	var kept []candidate
