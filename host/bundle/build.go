@@ -96,7 +96,8 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		return nil, err
 	}
 	var stages []*chain.Stage
-	var degraded []string // stages that cannot run, when serving degraded
+	var idleAfter []*plugin.Plugin // only_on_sample stages: closed to no instance once the bundle is checked
+	var degraded []string          // stages that cannot run, when serving degraded
 	var modelCloser io.Closer
 	if o.Models != nil && len(m.Models) > 0 {
 		inf, cl, merr := o.Models(ctx, dir, m.Models)
@@ -177,6 +178,9 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		}
 		st.Plugin = pl
 		stages = append(stages, st)
+		if s.OnlyOnSample {
+			idleAfter = append(idleAfter, pl)
+		}
 		d, err := checkDescribe(ctx, pl)
 		if err != nil {
 			return nil, &FieldError{Path: p, Err: fmt.Errorf("stage %s: %w", s.Name, err)}
@@ -216,6 +220,12 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			}
 			o.Fixtures.Record(digest)
 		}
+	}
+	// A stage that runs only on sampled calls keeps no instance between them once the bundle is
+	// checked: its started, described and tested instance held its linear memory (8.5 MiB for
+	// the example judge) for calls that seldom come, and the one that comes waits on a model.
+	for _, pl := range idleAfter {
+		pl.Trim()
 	}
 	return b, nil
 }
@@ -270,7 +280,8 @@ func DefaultPool(s StageSpec) int {
 }
 
 // warm is how many of a stage's instances start with the bundle: one for a stage that runs
-// only on sampled calls (the rest start when calls overlap), else all of them.
+// only on sampled calls (it proves the module starts and answers describe and the fixtures;
+// Build then closes it, and sampled calls start what they need), else all of them.
 func warm(s StageSpec) int {
 	if s.OnlyOnSample {
 		return 1

@@ -336,3 +336,34 @@ func TestWarmStartsPart(t *testing.T) {
 		t.Fatalf("%d instances after six overlapping slow calls, want the pool's 3", n)
 	}
 }
+
+// TestTrimClosesIdle: Trim closes the idle instances and frees their slots and linear memory;
+// the next call starts an instance as a first call does.
+func TestTrimClosesIdle(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, misbehave)
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "trim", Wasm: wasm, Timeout: 5 * time.Second, PoolSize: 2,
+		Config:        map[string]string{"config": `{"mode":"slow","slow_ms":1,"when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if n := p.Trim(); n != 2 {
+		t.Fatalf("Trim closed %d instances, want the pool's 2", n)
+	}
+	if n, b := p.Stats().Instances.Load(), p.Stats().LinearBytes.Load(); n != 0 || b != 0 {
+		t.Fatalf("after Trim: %d instances, %d bytes of linear memory; want none", n, b)
+	}
+	if _, err := p.Evaluate(context.Background(), []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Stats().Instances.Load(); n != 1 {
+		t.Fatalf("%d instances after a call, want 1", n)
+	}
+	if n := p.Trim(); n != 1 {
+		t.Fatalf("second Trim closed %d, want 1", n)
+	}
+}

@@ -689,6 +689,21 @@ func (p *Plugin) Name() string { return p.spec.Name }
 // Stats returns the plugin's counters.
 func (p *Plugin) Stats() *Stats { return &p.stats }
 
+// Trim closes the pool's idle instances and returns how many; their slots stay free, so the
+// next call starts an instance as a first call does. Calls in flight keep theirs.
+func (p *Plugin) Trim() int {
+	n := 0
+	for {
+		select {
+		case inst := <-p.idle:
+			p.discard(inst)
+			n++
+		default:
+			return n
+		}
+	}
+}
+
 // Close closes every instance and the compiled module. Calls in flight fail with ErrClosed or a
 // closed-module error; callers drain before closing (see host/chain).
 func (p *Plugin) Close(ctx context.Context) error {
