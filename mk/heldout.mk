@@ -44,15 +44,23 @@ heldout-prose-extra: ## regenerate data/heldout/prose-extra/calib.jsonl: calib-o
 heldout-debian-extra: ## regenerate data/heldout/debian-extra/calib.jsonl: calib-only benign example commands, description prose and pages of 72 pinned Debian bookworm packages' manual pages and docs (apt-get download)
 	$(GO) run ./tools/heldout -debian-extra -out $(HELDOUT_DIR)/debian-extra -cache $(BUILD)/_heldout-src
 
+.PHONY: heldout-hardneg-extra eval-hardneg-extra
+
+heldout-hardneg-extra: ## regenerate data/heldout/hardneg-extra/calib.jsonl: calib-only hard negatives, example commands, description prose and pages of 30 pinned Debian bookworm security tools' manual pages and docs (apt-get download)
+	$(GO) run ./tools/heldout -hardneg-extra -out $(HELDOUT_DIR)/hardneg-extra -cache $(BUILD)/_heldout-src
+
 .PHONY: heldout-attacks-extra eval-attacks-extra
 
 heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: calib-only SQL injection, XSS and path traversal lines of Debian wfuzz 3.1.0-2's payload lists (apt-get download)
 	$(GO) run ./tools/heldout -attacks-extra -out $(HELDOUT_DIR)/attacks-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-hardneg-extra: setup-onnxruntime bundle ## the served chain on the extra hard-negative set (calib only: tune on it; Debian security tools' shell, prose and doc_output, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/hardneg-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra benign Debian set (calib only: tune on it; shell, prose and doc_output, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,36 +129,71 @@ func must[T any](v T, err error) T {
 // description paragraphs and pages of debianPackages, less the texts of the JSONL files in
 // others (a missing one is an error), sampled and placed.
 func generateDebianExtra(out, cache string, others []string, stdout io.Writer) error {
+	return generateDebSet(out, cache, debianExtraSet, others, stdout)
+}
+
+// debSet is a calib-only set of Debian packages' manual pages and documents: its packages,
+// the packages whose pages also name commands (knownCommands), its caps per kind, the title of
+// its COUNTS.md, whether a one-line prompted paragraph is a command (manPage) and whether every record is a hard negative (benign text about attacks, by
+// source).
+type debSet struct {
+	Packages, CommandsToo []debPackage
+	PromptedParas         bool           // manPage's promptedParas
+	NotCommand            *regexp.Regexp // a shell candidate it matches is left out
+	Cap                   map[string]int
+	Title                 string
+	HardNegative          bool
+}
+
+var debianExtraSet = debSet{Packages: debianPackages, Cap: debianExtraCap,
+	Title: "# Extra benign Debian set (calib only): counts\n\nWritten by `make heldout-debian-extra`"}
+
+// generateDebSet writes out/calib.jsonl and out/COUNTS.md for set: the example commands,
+// description paragraphs and pages of its packages, less the texts of the JSONL files in
+// others (a missing one is an error), sampled and placed.
+func generateDebSet(out, cache string, set debSet, others []string, stdout io.Writer) error {
 	dirs := map[string]string{}
-	for _, p := range debianPackages {
+	for _, p := range set.Packages {
 		dir, err := fetchDeb(cache, p)
 		if err != nil {
 			return err
 		}
 		dirs[p.Name] = dir
 	}
-	commands := knownCommands(dirs)
+	cmdDirs := maps.Clone(dirs)
+	for _, p := range set.CommandsToo {
+		dir, err := fetchDeb(cache, p)
+		if err != nil {
+			return err
+		}
+		cmdDirs[p.Name] = dir
+	}
+	commands := knownCommands(cmdDirs)
 	var cands []candidate
-	for _, p := range debianPackages {
-		cs, err := debCandidates(p, dirs[p.Name], commands)
+	for _, p := range set.Packages {
+		cs, err := debCandidates(p, dirs[p.Name], commands, set.PromptedParas)
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.Name, err)
 		}
-		cands = append(cands, cs...)
+		for _, c := range cs {
+			if c.kind == "shell" && set.NotCommand != nil && set.NotCommand.MatchString(c.text) {
+				continue
+			}
+			cands = append(cands, c)
+		}
 	}
 	known, err := filesKeys(others, textKey)
 	if err != nil {
 		return err
 	}
-	recs, dropped := debianExtraRecords(cands, known)
+	recs, dropped := debRecords(cands, known, set.Cap, set.HardNegative)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	if err := writeJSONL(filepath.Join(out, "calib.jsonl"), recs); err != nil {
 		return err
 	}
-	counts := countsMarkdown("# Extra benign Debian set (calib only): counts\n\nWritten by `make heldout-debian-extra`",
-		map[string][]Record{"calib": recs}, nil)
+	counts := countsMarkdown(set.Title, map[string][]Record{"calib": recs}, nil)
 	counts += fmt.Sprintf("\n## Left out\n\n| reason | texts |\n|---|---:|\n| %s | %d |\n", proseInOtherSet, dropped)
 	counts += "\n## Records per package\n\n| package | version | licence | shell | prose | doc_output |\n|---|---|---|---:|---:|---:|\n"
 	per := map[string]map[string]int{}
@@ -168,7 +204,7 @@ func generateDebianExtra(out, cache string, others []string, stdout io.Writer) e
 		}
 		per[pkg][r.Kind]++
 	}
-	for _, p := range debianPackages {
+	for _, p := range set.Packages {
 		n := per[p.Name]
 		counts += fmt.Sprintf("| %s | %s | %s | %d | %d | %d |\n", p.Name, p.Version, p.License, n["shell"], n["prose"], n["doc_output"])
 	}
@@ -182,8 +218,18 @@ func generateDebianExtra(out, cache string, others []string, stdout io.Writer) e
 // debianExtraRecords drops the candidates whose text is known, samples the rest and places
 // them; it returns the records, sorted, and how many distinct texts it dropped.
 func debianExtraRecords(cands []candidate, known map[string]bool) ([]Record, int) {
-	recs, dropped := placeUnknown(cands, known, debianExtraCap)
+	return debRecords(cands, known, debianExtraCap, false)
+}
+
+// debRecords drops the candidates whose text is known, samples the rest by caps and places
+// them (all marked hard negatives with hardNeg); it returns the records, sorted, and how many
+// distinct texts it dropped.
+func debRecords(cands []candidate, known map[string]bool, caps map[string]int, hardNeg bool) ([]Record, int) {
+	recs, dropped := placeUnknown(cands, known, caps)
 	for i, r := range recs {
+		if hardNeg {
+			recs[i].HardNegative = true
+		}
 		if r.Kind != "doc_output" {
 			continue
 		}
@@ -291,7 +337,7 @@ func readMaybeGz(p string) ([]byte, error) {
 var docName = regexp.MustCompile(`(?i)^(README|NEWS)([._-][\w.-]*)?$`)
 
 // debCandidates are the shell, prose and doc_output candidates of one unpacked package.
-func debCandidates(p debPackage, dir string, commands map[string]bool) ([]candidate, error) {
+func debCandidates(p debPackage, dir string, commands map[string]bool, promptedParas bool) ([]candidate, error) {
 	var out []candidate
 	mod := goModule{Path: "debian:" + p.Name, Version: p.Version, License: p.License, Name: p.Name}
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -326,7 +372,7 @@ func debCandidates(p debPackage, dir string, commands map[string]bool) ([]candid
 		if strings.HasPrefix(src, ".so ") {
 			return nil // a page that only includes another
 		}
-		manPage(parseRoff(src, m[2]), commands, add)
+		manPage(parseRoff(src, m[2]), commands, promptedParas, add)
 		return nil
 	})
 	return out, err
@@ -338,8 +384,10 @@ var exampleSection = regexp.MustCompile(`^(EXAMPLES?|USAGE EXAMPLES?|EXAMPLES? O
 // placeholder matches a <placeholder> word or an ellipsis: text to fill in, not a command.
 var placeholder = regexp.MustCompile(`<[A-Za-z][\w-]*>|\.\.\.|\x{2026}`)
 
-// manPage adds the page's example commands, description paragraphs and its text.
-func manPage(blocks []roffBlock, commands map[string]bool, add func(kind, text string, line int)) {
+// manPage adds the page's example commands, description paragraphs and its text. With
+// promptedParas, a one-line paragraph outside EXAMPLES that is a prompted command ("$ " or
+// "# ", as option lists write their examples after "Example:" and .br) is a command too.
+func manPage(blocks []roffBlock, commands map[string]bool, promptedParas bool, add func(kind, text string, line int)) {
 	if len(blocks) == 0 {
 		return
 	}
@@ -359,6 +407,10 @@ func manPage(blocks []roffBlock, commands map[string]bool, add func(kind, text s
 		case exampleSection.MatchString(b.section) && (b.kind == "literal" || b.kind == "para"):
 			for _, c := range exampleCommands(b, commands, false) {
 				add("shell", c.text, c.line)
+			}
+		case promptedParas && b.kind == "para" && len(b.lines) == 1:
+			if c, ok := commandLine(strings.TrimSpace(b.lines[0]), commands, true); ok {
+				add("shell", c, b.line)
 			}
 		case b.kind == "literal":
 			// elsewhere, a literal block's prompted lines only

@@ -41,7 +41,7 @@ func manTexts(src, name string, commands ...string) []string {
 		known[c] = true
 	}
 	var got []string
-	manPage(parseRoff(src, name), known, func(kind, text string, line int) {
+	manPage(parseRoff(src, name), known, false, func(kind, text string, line int) {
 		if kind != "doc_output" {
 			got = append(got, kind+": "+text)
 		}
@@ -121,6 +121,41 @@ demo \-\-not\-prompted
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestManPagePromptedParas: with promptedParas, a one-line prompted paragraph outside
+// EXAMPLES whose first word is known is a command; prose, an unknown word and a line without
+// a prompt are not; without it, none is.
+func TestManPagePromptedParas(t *testing.T) {
+	src := `.TH DEMO 1
+.SH OPTIONS
+.TP
+\fB\-\-all
+Show all.
+.br
+Example:
+.br
+$ demo \-\-all
+.br
+# sudo demo \-\-root
+.br
+$ other \-\-all
+.br
+demo \-\-plain
+`
+	known := map[string]bool{"demo": true}
+	var got []string
+	manPage(parseRoff(src, "demo"), known, true, func(kind, text string, line int) {
+		if kind == "shell" {
+			got = append(got, text)
+		}
+	})
+	if want := []string{"demo --all", "sudo demo --root"}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := manTexts(src, "demo", "demo"); len(got) != 0 {
+		t.Errorf("without promptedParas: %q", got)
 	}
 }
 
@@ -214,6 +249,72 @@ func TestDebianExtraByteIdentical(t *testing.T) {
 	regenerateDebSet(t, "debian-extra", "heldout-debian-extra", func(out, cache string, log *bytes.Buffer) error {
 		return generateDebianExtra(out, cache, debianOthers(heldout), log)
 	})
+}
+
+// TestHardNegExtraByteIdentical: the committed hardneg-extra set is what the generator writes,
+// every record a benign hard negative.
+func TestHardNegExtraByteIdentical(t *testing.T) {
+	heldout := filepath.Join("..", "..", "data", "heldout")
+	out := regenerateDebSet(t, "hardneg-extra", "heldout-hardneg-extra", func(out, cache string, log *bytes.Buffer) error {
+		return generateHardNegExtra(out, cache, hardNegOthers(heldout), log)
+	})
+	n := 0
+	err := recordKeys(filepath.Join(out, "calib.jsonl"), map[string]bool{}, func(r Record) (string, bool) {
+		if n++; r.Label != "benign" || !r.HardNegative {
+			t.Errorf("%s: label %q, hard_negative %v", r.Source, r.Label, r.HardNegative)
+		}
+		return "", false
+	})
+	if err != nil || n == 0 {
+		t.Fatalf("%d records, %v", n, err)
+	}
+}
+
+// Each hard-negative package is pinned with its licence, once, and none is one of
+// debian-extra's.
+func TestHardNegPackagesPinned(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range debianPackages {
+		seen[p.Name] = true
+	}
+	for _, p := range hardNegPackages {
+		if p.Version == "" || p.License == "" || seen[p.Name] {
+			t.Errorf("%s: version %q, licence %q (names must be unique, none of debian-extra's)", p.Name, p.Version, p.License)
+		}
+		seen[p.Name] = true
+	}
+}
+
+// TestHardNegNotCommand: PAM configuration lines and sentences are not commands; commands,
+// with or without operators, are.
+func TestHardNegNotCommand(t *testing.T) {
+	for text, want := range map[string]bool{
+		"su      auth     required       pam_unix.so":            true,
+		"login   -session optional /lib/security/pam_lastlog.so": true,
+		"su authentication. Root is granted access by default.":  true,
+		"sudo firejail --caps /etc/init.d/nginx start":           false,
+		"su - root":                        false,
+		"auditctl -w /etc/shadow -p wa":    false,
+		"echo done. Next step. | tee log.": false,
+	} {
+		if got := hardNegNotCommand.MatchString(text); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestDebRecordsHardNegative: with hardNeg, every placed record is a hard negative; without,
+// only those attackWords marks.
+func TestDebRecordsHardNegative(t *testing.T) {
+	m := goModule{Path: "debian:demo", Version: "1.0-1", Name: "demo"}
+	cands := []candidate{{kind: "prose", text: "the daemon reads its configuration at start", mod: m,
+		rel: "usr/share/man/man8/demo.8.gz", source: "debian:demo@1.0-1/usr/share/man/man8/demo.8.gz:3", group: "debian:demo/x"}}
+	for _, hn := range []bool{false, true} {
+		recs, _ := debRecords(cands, nil, map[string]int{"prose": 10}, hn)
+		if len(recs) != 1 || recs[0].HardNegative != hn {
+			t.Errorf("hardNeg %v: %+v", hn, recs)
+		}
+	}
 }
 
 // regenerateDebSet runs gen, a generator that downloads Debian packages with apt-get into

@@ -25,6 +25,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	queryExtra := fs.Bool("query-extra", false, "write the calib-only extra benign search-query set (querySources: search clients', query parsers' and search libraries' tests and docs) to -out instead")
 	proseExtra := fs.Bool("prose-extra", false, "write the calib-only extra benign prose set (proseExtraModules' prose, documentation pages and links) to -out instead")
 	debianExtra := fs.Bool("debian-extra", false, "write the calib-only extra benign Debian set (debianPackages' manual pages and documents: example commands, description paragraphs, pages) to -out instead")
+	hardNegExtra := fs.Bool("hardneg-extra", false, "write the calib-only extra hard-negative set (hardNegPackages: Debian security tools' manual pages and documents, every record a hard negative) to -out instead")
 	attacksExtra := fs.Bool("attacks-extra", false, "write the calib-only extra attack set (Debian wfuzz's SQL, XSS and traversal payload lists) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -53,6 +54,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *queryExtra {
 		if err := generateQueryExtra(*out, *cache, queryExtraOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *hardNegExtra {
+		if err := generateHardNegExtra(*out, *cache, hardNegOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
