@@ -628,15 +628,19 @@ func programActions(r *Result, t string) bool {
 }
 
 var (
-	// reOptionBefore and reOptionAfter frame a synopsis's metavariable: after an option's "="
-	// or an optional part's "[", before the part's end, a list's bar or the line's
-	// ("--cleanup=<mode>", "git reset [<mode>]", "--diagnose[=<mode>]").
-	reOptionBefore = lazyre.New(`[=\[]$`)
-	reOptionAfter  = lazyre.New(`^(?:[\]),|]|[ \t]*\n|[ \t]*$)`)
-	// reProseBefore and reProseAfter are a manual's sentence about the value: "the", "on", "if"
-	// before it, and the end of the sentence or what is said of the value after ("depending on
-	// <mode>.", "if <mode> is omitted", "the <mode> must be one of").
-	reProseBefore = lazyre.New(`(?:^|\s)(?:the|on|if)\s$`)
+	// reOptionBefore and reOptionAfter frame a synopsis's metavariable: after an option's "=",
+	// an optional part's "[" or a one-letter option opening it, before the part's end, a list's
+	// bar, the sentence's or the line's ("--cleanup=<mode>", "git reset [<mode>]",
+	// "--diagnose[=<mode>]", "needrestart [-r <mode>]", "supported by --mode=<mode>.").
+	reOptionBefore = lazyre.New(`(?:[=\[]|\[-[a-z] )$`)
+	reOptionAfter  = lazyre.New(`^(?:[\]),|]|\.(?:\s|$)|[ \t]*\n|[ \t]*$)`)
+	// reOptionHead is a line of an option list up to its value: the option alone, then "=" or
+	// a space ("-m ", "--inmode=").
+	reOptionHead = lazyre.New(`^[ \t]*--?[a-z][a-z0-9-]*[= ]$`)
+	// reProseBefore and reProseAfter are a manual's sentence about the value: "the", "on", "if",
+	// "in" before it, and the end of the sentence or what is said of the value after ("depending on
+	// <mode>.", "if <mode> is omitted", "the <mode> must be one of", "specified in <mode>,").
+	reProseBefore = lazyre.New(`(?:^|\s)(?:the|on|if|in)\s$`)
 	reProseAfter  = lazyre.New(`^(?:[.,]|\s+is\s+(?:omitted|given|not\s+given)\b|\s+(?:must|can)\s+be\s+one\s+of\b)`)
 )
 
@@ -647,7 +651,9 @@ var reJailbreakName = lazyre.New(`(?i)\b(?:dan|stan|dude|aim|god|jailbr\w*|devel
 // "<mode>" of a manual: a synopsis's option value or optional part (reOptionBefore,
 // reOptionAfter: "git reset [<mode>] [<commit>]", "--cleanup=<mode>") or the value a sentence
 // talks about (reProseBefore, reProseAfter: "if <mode> is omitted", "the <mode> must be one
-// of"). A tag that names a mode ("<developer mode>"), a closing "</mode>", "<mode>developer",
+// of"), or an option's value at the head of an option list's entry (reOptionHead: "-m <mode>
+// set level of technical details"), on a line that says nothing to or of the reader or the
+// model. A tag that names a mode ("<developer mode>"), a closing "</mode>", "<mode>developer",
 // "<mode>: unrestricted", "<mode> is developer" and "activate the <mode>" on a line of its own
 // still count.
 func modePlaceholders(t string) bool {
@@ -659,6 +665,19 @@ func modePlaceholders(t string) bool {
 		before, after := t[max(0, at-8):at], t[at+len(w):]
 		if reOptionBefore.MatchString(before) && reOptionAfter.MatchString(after) {
 			return true
+		}
+		// An option's value at the head of an option list's entry, its description after it
+		// on the line ("-m <mode> set level of technical details", "--mode=<mode> Force the
+		// program into a cap_set_mode(3) security mode"; needrestart.1, capsh.1): the line says
+		// nothing to or of the reader or the model, nor names a jailbreak's mode.
+		lineStart := strings.LastIndexByte(t[:at], '\n') + 1
+		lineEnd := len(t)
+		if j := strings.IndexByte(after, '\n'); j >= 0 {
+			lineEnd = at + len(w) + j
+		}
+		if reOptionHead.MatchString(t[lineStart:at]) {
+			line := t[lineStart:lineEnd]
+			return !reReaderActor.MatchString(line) && !reJailbreakName.MatchString(line)
 		}
 		// A sentence about the value says nothing to or of the reader or the model, nor what
 		// a jailbreak's mode is called ("the <mode>, which is DAN", "if <mode> is omitted the
