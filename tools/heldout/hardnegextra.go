@@ -52,9 +52,9 @@ var hardNegPackages = []debPackage{
 	{"psad", "2.4.6-3", "GPL-2+"},
 	{"knockd", "0.8-2+b4", "GPL-2"},
 	{"selinux-utils", "3.4-1+b6", "public-domain"},
-	{"policycoreutils", "3.4-1", "GPL-2+"},
+	{"policycoreutils", "3.4-1", "GPL-2"},
 	{"ssh-audit", "2.5.0-1", "Expat"},
-	{"tripwire", "2.4.3.7-4+b15", "GPL-2+"},
+	{"tripwire", "2.4.3.7-4+b15", "GPL-2"},
 }
 
 // hardNegExtraCap caps each kind by the lowest salted hash (sample, as kindCap does).
