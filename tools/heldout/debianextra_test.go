@@ -285,17 +285,27 @@ func TestHardNegPackagesPinned(t *testing.T) {
 	}
 }
 
-// TestHardNegNotCommand: PAM configuration lines and sentences are not commands; commands,
-// with or without operators, are.
+// TestHardNegNotCommand: PAM configuration lines, sentences, plain words, prose that closes a
+// parenthesis and several-word placeholders are not commands; commands, with or without
+// operators, are.
 func TestHardNegNotCommand(t *testing.T) {
 	for text, want := range map[string]bool{
 		"su      auth     required       pam_unix.so":            true,
 		"login   -session optional /lib/security/pam_lastlog.so": true,
 		"su authentication. Root is granted access by default.":  true,
 		"sudo firejail --caps /etc/init.d/nginx start":           false,
-		"su - root":                        false,
-		"auditctl -w /etc/shadow -p wa":    false,
-		"echo done. Next step. | tee log.": false,
+		"su - root":                                            false,
+		"auditctl -w /etc/shadow -p wa":                        false,
+		"echo done. Next step. | tee log.":                     false,
+		"verify IP addresses":                                  true,
+		"as well as user name, whereas home directory will be": true,
+		"users listed in /etc/ftpusers)":                       true,
+		"psad -c <config file> -s <signatures file>":           true,
+		"firejail icecat":                                      false,
+		"cat testfile | sigtool --hex-dump > testfile.hex":     false,
+		"cat <<EOF > cfg":                                      false,
+		"nmap -v -iR 100000 -Pn -p 80":                         false,
+		"(cd /tmp && ls)":                                      false,
 	} {
 		if got := hardNegNotCommand.MatchString(text); got != want {
 			t.Errorf("%q: %v, want %v", text, got, want)

@@ -66,9 +66,15 @@ var hardNegExtraSet = debSet{Packages: hardNegPackages, CommandsToo: debianPacka
 
 // hardNegNotCommand matches the example lines whose first word names a command but which are
 // not commands: a PAM configuration line ("su auth required pam_unix.so": service, management
-// group, control, module) and a sentence (a word, a full stop, a capitalised word, a full stop
-// at the end, no shell operator).
-var hardNegNotCommand = regexp.MustCompile(`^\S+\s+-?(auth|account|session|password)\s+\S+\s+\S*pam_\w+\.so\b|^[^|;&<>$` + "`" + `]*\b[a-z]+\. [A-Z][a-z]+ [^|;&<>$` + "`" + `]*\.$`)
+// group, control, module), a sentence (a word, a full stop, a capitalised word, a full stop at
+// the end, no shell operator), plain words only (three or more, commas at most: a "# " comment
+// taken for a root prompt, "verify IP addresses"), a line that closes a parenthesis it did not
+// open (prose cut from its paragraph) and a placeholder of several words ("<config file>").
+var hardNegNotCommand = regexp.MustCompile(`^\S+\s+-?(auth|account|session|password)\s+\S+\s+\S*pam_\w+\.so\b` +
+	`|^[^|;&<>$` + "`" + `]*\b[a-z]+\. [A-Z][a-z]+ [^|;&<>$` + "`" + `]*\.$` +
+	`|^[A-Za-z]+(?:,? [A-Za-z]+){2,},?$` +
+	`|^[^()]*\)$` +
+	`|<[a-z]+(?: [a-z]+)+>`)
 
 // hardNegOthers lists the JSONL files of every other held-out set under root: the Debian set's
 // others, debian-extra and attacks-extra.
