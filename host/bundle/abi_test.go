@@ -90,17 +90,7 @@ func TestActivationRefusesViewVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := "name: v\nversion: \"1\"\ncoverage: {uncovered: pass}\nstages:\n  - name: scanner\n    plugin: p.wasm\n"
-	if err := os.WriteFile(filepath.Join(dir, bundle.ManifestFile), []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bundle.Pin(dir); err != nil {
-		t.Fatal(err)
-	}
-	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Build(context.Background(), dir, bundle.BuildOptions{Runtime: rt})
+	b, err := buildManifest(t, dir, y)
 	if err == nil {
 		b.Chain.CloseWhenDrained(context.Background())
 		t.Fatal("a stage asking for view layout 7 activated")

@@ -180,3 +180,20 @@ func (f *fixture) signed(t testing.TB, name, version string, stages []stageDef, 
 	}
 	return dir
 }
+
+// buildManifest writes y as dir's bundle.yaml (beside the plugins already there), pins it and
+// builds it on a runtime of its own.
+func buildManifest(t *testing.T, dir, y string) (*bundle.Bundle, error) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, bundle.ManifestFile), []byte(y), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bundle.Pin(dir); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bundle.Build(context.Background(), dir, bundle.BuildOptions{Runtime: rt})
+}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -29,17 +28,7 @@ func TestOnlyOnSampleKeepsNoInstance(t *testing.T) {
 	y := "name: s\nversion: \"1\"\nabi: \"1.0\"\ndefault_action: allow\ncoverage: {uncovered: pass}\nstages:\n" +
 		"  - name: first\n    plugin: rules.wasm\n    timeout: 2s\n    config: " + string(first) + "\n" +
 		"  - name: judge\n    plugin: rules.wasm\n    timeout: 2s\n    needs_prior: true\n    resolves_sample: true\n    only_on_sample: true\n    config: " + string(judge) + "\n"
-	if err := os.WriteFile(filepath.Join(dir, bundle.ManifestFile), []byte(y), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := bundle.Pin(dir); err != nil {
-		t.Fatal(err)
-	}
-	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{CacheDir: testenv.CacheDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := bundle.Build(context.Background(), dir, bundle.BuildOptions{Runtime: rt})
+	b, err := buildManifest(t, dir, y)
 	if err != nil {
 		t.Fatal(err)
 	}
