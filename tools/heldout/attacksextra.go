@@ -75,18 +75,7 @@ func generateAttacksExtra(out, cache string, others []string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	recs, dropped := placeAttacks(attacks, func(a attack) string {
-		k := normKey(strings.TrimSpace(a.text))
-		switch {
-		case known[k]:
-			return inOtherAttackSet
-		case seen[k]:
-			return "duplicate of an earlier line (normalized)"
-		}
-		seen[k] = true
-		return attacksExtraDrop(a)
-	})
+	recs, dropped := placeAttacks(attacks, dropRepeats(known, inOtherAttackSet, attacksExtraDrop))
 	for i := range dropped {
 		if dropped[i].Reason == inOtherAttackSet {
 			dropped[i].Text, dropped[i].Source = "", "" // test records stay unseen

@@ -56,18 +56,7 @@ func generateSQLiExtra(out, src, mainCalib string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	recs, dropped := placeAttacks(attacks, func(a attack) string {
-		k := normKey(strings.TrimSpace(a.text))
-		switch {
-		case inCalib[k]:
-			return "in data/heldout/calib.jsonl (normalized)"
-		case seen[k]:
-			return "duplicate of an earlier line (normalized)"
-		}
-		seen[k] = true
-		return ""
-	})
+	recs, dropped := placeAttacks(attacks, dropRepeats(inCalib, "in data/heldout/calib.jsonl (normalized)", func(attack) string { return "" }))
 	return writeExtraSet(out, "# Extra SQL injection set (calib only): counts\n\nWritten by `make heldout-sqli-extra`", recs, dropped, stdout)
 }
 
@@ -162,4 +151,22 @@ func sqlCalibKeys(path string) (map[string]bool, error) {
 		}
 	}
 	return keys, sc.Err()
+}
+
+// dropRepeats is a placeAttacks drop rule: a line whose normalized text (normKey) is in known
+// is dropped with inKnown, a repeat of an earlier line as a duplicate, and any other goes to
+// rest ("" keeps it).
+func dropRepeats(known map[string]bool, inKnown string, rest func(attack) string) func(attack) string {
+	seen := map[string]bool{}
+	return func(a attack) string {
+		k := normKey(strings.TrimSpace(a.text))
+		switch {
+		case known[k]:
+			return inKnown
+		case seen[k]:
+			return "duplicate of an earlier line (normalized)"
+		}
+		seen[k] = true
+		return rest(a)
+	}
 }
