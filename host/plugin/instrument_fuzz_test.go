@@ -155,8 +155,8 @@ func FuzzInstrument(f *testing.F) {
 	})
 }
 
-// oversized reports whether a section declares more entries than it has bytes: wazero v1.9.0
-// allocates such a vector by its declared count before reading it, so 26 bytes asking for 2^31
+// oversized reports whether a section declares more entries than it has bytes: wazero (as
+// of v1.9.0) allocates such a vector by its declared count before reading it, so 26 bytes asking for 2^31
 // functions exhaust memory inside CompileModule (testdata/fuzz/FuzzInstrument/eaf2e9c3b9348988).
 // instrument refuses those (it reads each entry), which keeps Load safe; the harness skips them.
 func oversized(wasm []byte) bool {
