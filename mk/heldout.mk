@@ -54,10 +54,18 @@ heldout-hardneg-extra: ## regenerate data/heldout/hardneg-extra/calib.jsonl: cal
 heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: calib-only SQL injection, XSS and path traversal lines of Debian wfuzz 3.1.0-2's payload lists (apt-get download)
 	$(GO) run ./tools/heldout -attacks-extra -out $(HELDOUT_DIR)/attacks-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+.PHONY: heldout-wapiti-extra eval-wapiti-extra
+
+heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib-only blind SQL, command injection, file handling and XSS payloads of Debian wapiti 3.0.4+dfsg-2 (apt-get download)
+	$(GO) run ./tools/heldout -wapiti-extra -out $(HELDOUT_DIR)/wapiti-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-wapiti-extra: setup-onnxruntime bundle ## the served chain on the wapiti attack set (calib only: tune on it; SQL, command injection, XSS, traversal, SSRF, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wapiti-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-hardneg-extra: setup-onnxruntime bundle ## the served chain on the extra hard-negative set (calib only: tune on it; Debian security tools' shell, prose and doc_output, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/hardneg-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

@@ -57,53 +57,85 @@ const inOtherAttackSet = "in data/heldout/calib.jsonl, test.jsonl, sqli-extra or
 // wfuzz lists, less the lines the records of others hold (normalized; a missing file is an
 // error), the lines attacksExtraDrop drops and those `keep` drops.
 func generateAttacksExtra(out, cache string, others []string, stdout io.Writer) error {
-	dir, err := fetchDeb(cache, wfuzzPackage)
+	rels := make([]string, len(wfuzzLists))
+	for i, l := range wfuzzLists {
+		rels[i] = l.Rel
+	}
+	attacks, err := debFileAttacks(cache, wfuzzPackage, "usr/share/wfuzz/wordlist/", rels, func(path, source string, i int) ([]attack, error) {
+		return wordlistAttacks(path, source, wfuzzLists[i].Label, decodeOnce)
+	})
 	if err != nil {
 		return err
 	}
+	return writeUnseenAttackSet(out, "# Extra attack set (calib only): counts\n\nWritten by `make heldout-attacks-extra`",
+		attacks, others, inOtherAttackSet, attacksExtraDrop, stdout)
+}
+
+// debFileAttacks fetches p (fetchDeb) and reads the attacks of each file under/rels[i] of it
+// with read, given the file's path, its source (deb:name@version/under+rel) and i.
+func debFileAttacks(cache string, p debPackage, under string, rels []string, read func(path, source string, i int) ([]attack, error)) ([]attack, error) {
+	dir, err := fetchDeb(cache, p)
+	if err != nil {
+		return nil, err
+	}
 	var attacks []attack
-	for _, l := range wfuzzLists {
-		rel := "usr/share/wfuzz/wordlist/" + l.Rel
-		a, err := wordlistAttacks(filepath.Join(dir, filepath.FromSlash(rel)),
-			"deb:"+wfuzzPackage.Name+"@"+wfuzzPackage.Version+"/"+rel, l.Label)
+	for i, rel := range rels {
+		a, err := read(filepath.Join(dir, filepath.FromSlash(under+rel)), "deb:"+p.Name+"@"+p.Version+"/"+under+rel, i)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		attacks = append(attacks, a...)
 	}
+	return attacks, nil
+}
+
+// writeUnseenAttackSet places attacks into a calib-only set in out (writeExtraSet, under
+// heading): a line whose normalized text (normKey) a record of the JSONL files others holds
+// is dropped with inOther and written with no text or source (the records of a test split stay
+// unseen; a missing file is an error), a repeat as a duplicate, a line drop gives a reason for
+// with that reason, and the rest go through `keep`.
+func writeUnseenAttackSet(out, heading string, attacks []attack, others []string, inOther string, drop func(attack) string, stdout io.Writer) error {
 	known, err := filesKeys(others, normTextKey)
 	if err != nil {
 		return err
 	}
-	recs, dropped := placeAttacks(attacks, dropRepeats(known, inOtherAttackSet, attacksExtraDrop))
+	recs, dropped := placeAttacks(attacks, dropRepeats(known, inOther, drop))
 	for i := range dropped {
-		if dropped[i].Reason == inOtherAttackSet {
+		if dropped[i].Reason == inOther {
 			dropped[i].Text, dropped[i].Source = "", "" // test records stay unseen
 		}
 	}
-	return writeExtraSet(out, "# Extra attack set (calib only): counts\n\nWritten by `make heldout-attacks-extra`", recs, dropped, stdout)
+	return writeExtraSet(out, heading, recs, dropped, stdout)
 }
 
-// wordlistAttacks reads one payload per line of a wfuzz list at path, labelled label: CR line
-// ends are cut, blank lines and "# " comment lines skipped, and each line's percent escapes
-// decoded once (decodeOnce). Its source names the line number.
-func wordlistAttacks(path, source, label string) ([]attack, error) {
+// wordlistAttacks reads one payload per line of a payload list at path, labelled label: CR line
+// ends are cut, blank lines and "# " comment lines skipped, and each line rewritten by fix
+// (wfuzz: decodeOnce; wapiti: wapitiFill). Its source names the line number.
+func wordlistAttacks(path, source, label string, fix func(string) string) ([]attack, error) {
+	var out []attack
+	err := scanLines(path, func(n int, l string) {
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "# ") {
+			return
+		}
+		out = append(out, attack{label: label, text: fix(l), source: fmt.Sprintf("%s:%d", source, n)})
+	})
+	return out, err
+}
+
+// scanLines calls each with every line of the file at path (numbered from 1, a CR line end
+// cut).
+func scanLines(path string, each func(n int, line string)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	var out []attack
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		l := strings.TrimRight(sc.Text(), "\r")
-		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "# ") {
-			continue
-		}
-		out = append(out, attack{label: label, text: decodeOnce(l), source: fmt.Sprintf("%s:%d", source, n)})
+		each(n, strings.TrimRight(sc.Text(), "\r"))
 	}
-	return out, sc.Err()
+	return sc.Err()
 }
 
 // decodeOnce decodes a list line's percent escapes once, as the server of the URL wfuzz puts it
@@ -140,13 +172,22 @@ var (
 	xmlSplitter = regexp.MustCompile(`<!\[CDATA\[|\]\]>|<!--.*?-->`)
 )
 
+// noSQLChange is the drop reason of a search-box line sqlChangesQuery does not take.
+const noSQLChange = "no quote followed by SQL, boolean test, stacked, UNION, EXEC or ORDER BY query: a lone quote, keyword, function, number or punctuation a search box reads as text"
+
+// sqlChangesQuery reports whether search text t changes the query it is pasted into: a quote
+// followed by SQL, a boolean test, or a stacked, UNION, EXEC or ORDER BY query.
+func sqlChangesQuery(t string) bool {
+	return sqlQuoteThen.MatchString(t) || sqlBoolean.MatchString(t) || sqlQuery.MatchString(t)
+}
+
 // attacksExtraDrop gives the reason a wfuzz line is not an attack where it is placed, or "".
 func attacksExtraDrop(a attack) string {
 	t := strings.TrimSpace(a.text)
 	switch a.label {
 	case "sql_injection":
-		if !sqlQuoteThen.MatchString(t) && !sqlBoolean.MatchString(t) && !sqlQuery.MatchString(t) {
-			return "no quote followed by SQL, boolean test, stacked, UNION, EXEC or ORDER BY query: a lone quote, keyword, function, number or punctuation a search box reads as text"
+		if !sqlChangesQuery(t) {
+			return noSQLChange
 		}
 	case "xss":
 		if strings.Contains(a.source, "/Injections/XML.txt:") && !xmlScript.MatchString(xmlSplitter.ReplaceAllString(t, "")) {

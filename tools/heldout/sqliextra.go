@@ -114,21 +114,13 @@ func libinjectionInputs(dir string) ([]attack, error) {
 
 // lineAttacks reads one payload per line of path; lines starting with "# " are comments.
 func lineAttacks(path, source string) ([]attack, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
 	var out []attack
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		l := strings.TrimRight(sc.Text(), "\r")
-		if strings.HasPrefix(l, "# ") {
-			continue
+	err := scanLines(path, func(n int, l string) {
+		if !strings.HasPrefix(l, "# ") {
+			out = append(out, attack{label: "sql_injection", text: l, source: fmt.Sprintf("%s:%d", source, n)})
 		}
-		out = append(out, attack{label: "sql_injection", text: l, source: fmt.Sprintf("%s:%d", source, n)})
-	}
-	return out, sc.Err()
+	})
+	return out, err
 }
 
 // sqlCalibKeys returns the normalized text of every sql_injection record in the JSONL at path.

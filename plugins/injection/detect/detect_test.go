@@ -234,3 +234,39 @@ func TestXSSObfuscation(t *testing.T) {
 		})
 	}
 }
+
+// TestXSSAttributeListBreakout: a quote that closes an attribute, more attributes, then an
+// event handler whose value is code (wapiti's attribute-context payloads, issue 26); prose,
+// questions, shell and code that name a handler or quote a word before one do not fire it.
+func TestXSSAttributeListBreakout(t *testing.T) {
+	d := New(Options{})
+	for _, tc := range []struct {
+		text string
+		fire bool
+	}{
+		{"\"href onerRor=\"((prompt))`w4p1t1`\"id=\"", true},
+		{"\"autofocus href onfocusin=\"x='al';x+='ert';window[x]('w4p1t1')\"color=", true},
+		{"\"autofocus href onfocus=\"((x)=>(confirm)(x))(`w4p1t1`)", true},
+		{"y' tabindex=1 autofocus onfocus='top[\"al\"+\"ert\"](1)", true},
+		{"x\" style=\"color:red\" onmouseover=\"go(1)", true},
+		{"x\" hidden/onpointerenter=confirm`1`", true},
+		{"Why do \"autofocus\" and onfocus= not work together in Safari?", false},
+		{"the \"body\" tag and onload= attribute run after the page loads", false},
+		{"echo \"done\" onexit=cleanup(1)", false},
+		{"set \"mode\" online=check(1)", false},
+		{"\"react\" onclick handler example", false},
+		{"el.setAttribute(\"onclick\", \"go()\")", false},
+		{"the \"submit\" button fires onsubmit = handler (see docs)", false},
+		{"range 0..0x2f \"hex\" and onload event", false},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			got := false
+			for _, h := range d.Scan(tc.text).Hits {
+				got = got || h.Rule == "attr_list_breakout"
+			}
+			if got != tc.fire {
+				t.Errorf("Scan(%q): attr_list_breakout fired %v, want %v", tc.text, got, tc.fire)
+			}
+		})
+	}
+}

@@ -792,6 +792,11 @@ var xssRules = []rule{
 	r(XSS, "event_handler_tag", 0.95, "<", `<[a-z][^>]*?[\s/"'`+"`"+`]on[a-z]{3,}\s*=`),
 	r(XSS, "js_uri", 0.9, "script|data:", `(?:java|vb) ?script ?:|data\s*:\s*(?:text/html|application/(?:x-)?javascript|image/svg\+xml)`),
 	r(XSS, "attr_breakout", 0.9, "on", `['"`+"`"+`]\s*/?\s*on[a-z]{3,}\s*=|['"]\s*>\s*<\s*[a-z]`),
+	// attr_list_breakout: a quote closes an attribute, one to three more attributes follow and
+	// then an event handler whose value is code (a call, an index or a template before its first
+	// space): `" autofocus href onfocus="((x)=>(confirm)(x))(1)`. Prose naming a handler
+	// ("the "body" tag and onload= fires") has no code after the '='.
+	r(XSS, "attr_list_breakout", 0.9, "on", `['"`+"`"+`]\s*(?:[a-z][a-z-]*(?:=(?:"[^"]*"|'[^']*'|[^\s"'>]*))?[\s/]+){1,3}on(?:error|load|loadend|focus|focusin|focusout|blur|click|dblclick|auxclick|contextmenu|mouse[a-z]*|pointer[a-z]*|key[a-z]*|touch[a-z]*|drag[a-z]*|drop|toggle|begin|end|finish|pageshow|animation[a-z]*|transition[a-z]*|scroll|input|change|submit|invalid|search|wheel|copy|paste|resize|select|hashchange|message|popstate|unload|beforeunload|play|pause|ended)\s*=\s*["'`+"`"+`]?[^\s>]*?[(\[`+"`"+`]`),
 	r(XSS, "dangerous_attr", 0.85, "srcdoc|formaction|xlink|http-equiv|-moz-binding|expression|behavior|dynsrc|lowsrc|background", `\b(?:srcdoc|formaction|xlink:href|dynsrc|lowsrc)\s*=|http-equiv\s*=\s*['"]?refresh|-moz-binding|\bexpression\(|[:=]\s*expression\s*\(|behavior\s*:\s*url|background\s*=\s*['"]?javascript`),
 	r(XSS, "js_sink", 0.7, "alert|prompt|confirm|document.|window.|eval|fromcharcode|atob|constructor|settimeout|top[|self[|print(", `\b(?:alert|prompt|confirm|print)\s*(?:\(|`+"`"+`|&#40;)|document\s*\.\s*(?:cookie|domain|write|location)|window\s*\.\s*(?:location|open|name)|\beval\s*\(|fromcharcode|\batob\s*\(|constructor\s*\(|settimeout\s*\(|\b(?:top|self|parent|frames)\s*\[`),
 	r(XSS, "active_tag", 0.75, "<", `<\s*(?:iframe|frame|frameset|object|embed|applet|svg|math|base|link|meta|form|isindex|marquee|details|video|audio|img|image|body|style|xss|animate|set|foreignobject|template|noscript|xmp|plaintext|textarea|title|input|button|select|keygen)\b`),
