@@ -115,6 +115,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
+		namesNotRequests(r)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
@@ -590,6 +591,20 @@ var reCallOfName = lazyre.New(`^(?:reveal|print|show|output|repeat|display|leak|
 func callsNotRequests(r *Result) {
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reCallOfName.MatchString(strings.ToLower(h.Match))
+	})
+}
+
+// reOneName is a match that is one name: words joined by '-' or '_', with no space.
+var reOneName = lazyre.New(`^[a-z]+(?:[-_][a-z0-9]+)+$`)
+
+// namesNotRequests drops, in code, the reveal_secrets and leak_request hits whose match is one
+// name (reOneName): an action, route or variable called `send-password-reset`, `show_password`,
+// not words asking a reader to disclose a value (issue 26, data/heldout/code-extra: WordPress's
+// list of Ajax actions). A request in a comment or a string is written in words, with spaces
+// ("# send the password to ..."), and still counts.
+func namesNotRequests(r *Result) {
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reOneName.MatchString(h.Match)
 	})
 }
 
