@@ -116,6 +116,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
 		namesNotRequests(r)
+		modeTagNames(r)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
@@ -597,15 +598,55 @@ func callsNotRequests(r *Result) {
 // reOneName is a match that is one name: words joined by '-' or '_', with no space.
 var reOneName = lazyre.New(`^[a-z]+(?:[-_][a-z0-9]+)+$`)
 
-// namesNotRequests drops, in code, the reveal_secrets and leak_request hits whose match is one
-// name (reOneName): an action, route or variable called `send-password-reset`, `show_password`,
-// not words asking a reader to disclose a value (issue 26, data/heldout/code-extra: WordPress's
-// list of Ajax actions). A request in a comment or a string is written in words, with spaces
-// ("# send the password to ..."), and still counts.
+// namesNotRequests drops, in code, the reveal_secrets and leak_request hits whose every match
+// is one name (reOneName): an action, route or variable called `send-password-reset`,
+// `show_password`, not words asking a reader to disclose a value (issue 26,
+// data/heldout/code-extra: WordPress's list of Ajax actions). A request in a comment or a
+// string is written in words, with spaces ("# send the password to ..."), and keeps the hit,
+// before or after the names.
 func namesNotRequests(r *Result) {
+	t := r.Norm.Text
 	dropHits(r, PromptInjection, func(h Hit) bool {
-		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reOneName.MatchString(h.Match)
+		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && everyPromptMatch(t, h.Rule, reOneName.MatchString)
 	})
+}
+
+// reModeTagName is a mode_switch match that is a tag holding one name whose parts are joined
+// by '_' or '-' and end in "mode": a cross-reference label (Sphinx's `<mysql_sql_mode>`).
+var reModeTagName = lazyre.New(`^<\s*([a-z0-9]+(?:[_-][a-z0-9]+)*[_-]mode)\s*>$`)
+
+// modeTagNames drops, in code, the mode_switch hit whose every match is a tag holding one
+// name (reModeTagName) with no jailbreak's name among its parts (reJailbreakName):
+// ":ref:`Changing the sql_mode in MySQL <mysql_sql_mode>`" in SQLAlchemy's docstrings (issue
+// 26, data/heldout/code-extra). `<developer_mode>`, `<god-mode>`, "<developer mode>" and
+// "enable developer mode", before or after the label, keep the hit.
+func modeTagNames(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "mode_switch" && everyPromptMatch(t, "mode_switch", func(m string) bool {
+			n := reModeTagName.FindStringSubmatch(m)
+			return n != nil && !reJailbreakName.MatchString(strings.NewReplacer("_", " ", "-", " ").Replace(n[1]))
+		})
+	})
+}
+
+// everyPromptMatch reports whether the prompt rule name (its whole regexp) matches t and ok
+// holds for the text of each of its matches: a rule reports its first match only, and the
+// attacker writes the excused shape before the real one.
+func everyPromptMatch(t, name string, ok func(match string) bool) bool {
+	found := false
+	for i := range promptRules {
+		if promptRules[i].name != name {
+			continue
+		}
+		for _, m := range promptRules[i].re().FindAllStringIndex(t, -1) {
+			if !ok(t[m[0]:m[1]]) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // argumentsNotSentences drops, in a shell command, the prompt-injection hits whose match runs
