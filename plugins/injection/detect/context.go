@@ -117,6 +117,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		callsNotRequests(r)
 		namesNotRequests(r)
 		modeTagNames(r)
+		describedInCode(r)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
@@ -626,6 +627,41 @@ func modeTagNames(r *Result) {
 		return h.Rule == "mode_switch" && everyPromptMatch(t, "mode_switch", func(m string) bool {
 			n := reModeTagName.FindStringSubmatch(m)
 			return n != nil && !reJailbreakName.MatchString(strings.NewReplacer("_", " ", "-", " ").Replace(n[1]))
+		})
+	})
+}
+
+// reHTTPCodingBefore is an HTTP content or transfer coding just before "encoded": "gzip
+// encoded responses", "gzip content-encoded responses", "chunked transfer-encoded output".
+var reHTTPCodingBefore = lazyre.New(`\b(?:gzip|x-gzip|deflate|brotli|br|zstd|compress|chunked)[\s-]+(?:(?:content|transfer)[\s-]+)?$`)
+
+// reAttackerSubject is an attacker as the subject of a modal just before a verb, or before a
+// clause the verb is joined to with "and" on the same line: what an attacker could do,
+// described ("attackers could bypass proxy restrictions", "Attackers could use this header to
+// enable x-accel-redirect and bypass proxy restrictions").
+var reAttackerSubject = lazyre.New(`\b(?:attackers?|an attacker|the attacker|malicious (?:users?|clients?|actors?|parties)|adversar(?:y|ies))\s+(?:could|can|may|might|would|will|are able to|is able to)\s+(?:[^.!?\n,;:]{1,80}\sand\s+)?$`)
+
+// describedInCode drops, in code, two prompt rules' hits whose every match a program's own
+// comments explain (issue 26, data/heldout/code-extra: Rack's deflater and sendfile, Ansible's
+// get_url): safety_evasion's "encoded responses" after an HTTP coding (reHTTPCodingBefore: a
+// compressed body, not an answer hidden from a filter) and evasion_request after an attacker
+// as the subject (reAttackerSubject: a threat described, not a request). "give base64 encoded
+// responses", "you could bypass the content filters", and a plain match before or after the
+// described one keep the hit.
+func describedInCode(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		var before *lazyre.Regexp
+		switch h.Rule {
+		case "safety_evasion":
+			before = reHTTPCodingBefore
+		case "evasion_request":
+			before = reAttackerSubject
+		default:
+			return false
+		}
+		return everyRuleMatch(t, h.Rule, func(at int) bool {
+			return (h.Rule != "safety_evasion" || strings.HasPrefix(t[at:], "encoded ")) && before.MatchString(t[max(0, at-160):at])
 		})
 	})
 }
