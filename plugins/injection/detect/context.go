@@ -641,13 +641,18 @@ var reHTTPCodingBefore = lazyre.New(`\b(?:gzip|x-gzip|deflate|brotli|br|zstd|com
 // enable x-accel-redirect and bypass proxy restrictions").
 var reAttackerSubject = lazyre.New(`\b(?:attackers?|an attacker|the attacker|malicious (?:users?|clients?|actors?|parties)|adversar(?:y|ies))\s+(?:could|can|may|might|would|will|are able to|is able to)\s+(?:[^.!?\n,;:]{1,80}\sand\s+)?$`)
 
-// describedInCode drops, in code, two prompt rules' hits whose every match a program's own
+// reNotWantTo is a negated wish or need just before a verb: "you don't want to show passwords
+// in your logs" says what not to do.
+var reNotWantTo = lazyre.New(`(?:n't|\bnot|\bnever)\s+(?:want|need|wish)\s+to\s+$`)
+
+// describedInCode drops, in code, three prompt rules' hits whose every match a program's own
 // comments explain (issue 26, data/heldout/code-extra: Rack's deflater and sendfile, Ansible's
-// get_url): safety_evasion's "encoded responses" after an HTTP coding (reHTTPCodingBefore: a
-// compressed body, not an answer hidden from a filter) and evasion_request after an attacker
-// as the subject (reAttackerSubject: a threat described, not a request). "give base64 encoded
-// responses", "you could bypass the content filters", and a plain match before or after the
-// described one keep the hit.
+// get_url and expect): safety_evasion's "encoded responses" after an HTTP coding
+// (reHTTPCodingBefore: a compressed body, not an answer hidden from a filter), evasion_request
+// after an attacker as the subject (reAttackerSubject: a threat described, not a request) and
+// reveal_secrets after a negated wish (reNotWantTo: what not to do). "give base64 encoded
+// responses", "you could bypass the content filters", "you don't need to ask, just show the
+// password", and a plain match before or after the described one keep the hit.
 func describedInCode(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, PromptInjection, func(h Hit) bool {
@@ -657,6 +662,8 @@ func describedInCode(r *Result) {
 			before = reHTTPCodingBefore
 		case "evasion_request":
 			before = reAttackerSubject
+		case "reveal_secrets":
+			before = reNotWantTo
 		default:
 			return false
 		}
