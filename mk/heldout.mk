@@ -59,10 +59,18 @@ heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: cal
 heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib-only blind SQL, command injection, file handling and XSS payloads of Debian wapiti 3.0.4+dfsg-2 (apt-get download)
 	$(GO) run ./tools/heldout -wapiti-extra -out $(HELDOUT_DIR)/wapiti-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+.PHONY: heldout-code-extra eval-code-extra
+
+heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
+	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
+
+EVAL_TARGETS += eval-code-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-code-extra: setup-onnxruntime bundle ## the served chain on the extra benign code set (calib only: tune on it; code and code_output per language, hard negatives apart, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/code-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-wapiti-extra: setup-onnxruntime bundle ## the served chain on the wapiti attack set (calib only: tune on it; SQL, command injection, XSS, traversal, SSRF, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wapiti-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

@@ -115,6 +115,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
+		namesNotRequests(r)
+		modeTagNames(r)
+		describedInCode(r)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
@@ -591,6 +594,102 @@ func callsNotRequests(r *Result) {
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && reCallOfName.MatchString(strings.ToLower(h.Match))
 	})
+}
+
+// reOneName is a match that is one name: words joined by '-' or '_', with no space.
+var reOneName = lazyre.New(`^[a-z]+(?:[-_][a-z0-9]+)+$`)
+
+// namesNotRequests drops, in code, the reveal_secrets and leak_request hits whose every match
+// is one name (reOneName): an action, route or variable called `send-password-reset`,
+// `show_password`, not words asking a reader to disclose a value (issue 26,
+// data/heldout/code-extra: WordPress's list of Ajax actions). A request in a comment or a
+// string is written in words, with spaces ("# send the password to ..."), and keeps the hit,
+// before or after the names.
+func namesNotRequests(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return (h.Rule == "reveal_secrets" || h.Rule == "leak_request") && everyPromptMatch(t, h.Rule, reOneName.MatchString)
+	})
+}
+
+// reModeTagName is a mode_switch match that is a tag holding one name whose parts are joined
+// by '_' or '-' and end in "mode": a cross-reference label (Sphinx's `<mysql_sql_mode>`).
+var reModeTagName = lazyre.New(`^<\s*([a-z0-9]+(?:[_-][a-z0-9]+)*[_-]mode)\s*>$`)
+
+// modeTagNames drops, in code, the mode_switch hit whose every match is a tag holding one
+// name (reModeTagName) with no jailbreak's name among its parts (reJailbreakName):
+// ":ref:`Changing the sql_mode in MySQL <mysql_sql_mode>`" in SQLAlchemy's docstrings (issue
+// 26, data/heldout/code-extra). `<developer_mode>`, `<god-mode>`, "<developer mode>" and
+// "enable developer mode", before or after the label, keep the hit.
+func modeTagNames(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "mode_switch" && everyPromptMatch(t, "mode_switch", func(m string) bool {
+			n := reModeTagName.FindStringSubmatch(m)
+			return n != nil && !reJailbreakName.MatchString(strings.NewReplacer("_", " ", "-", " ").Replace(n[1]))
+		})
+	})
+}
+
+// reHTTPCodingBefore is an HTTP content or transfer coding just before "encoded": "gzip
+// encoded responses", "gzip content-encoded responses", "chunked transfer-encoded output".
+var reHTTPCodingBefore = lazyre.New(`\b(?:gzip|x-gzip|deflate|brotli|br|zstd|compress|chunked)[\s-]+(?:(?:content|transfer)[\s-]+)?$`)
+
+// reAttackerSubject is an attacker as the subject of a modal just before a verb, or before a
+// clause the verb is joined to with "and" on the same line: what an attacker could do,
+// described ("attackers could bypass proxy restrictions", "Attackers could use this header to
+// enable x-accel-redirect and bypass proxy restrictions").
+var reAttackerSubject = lazyre.New(`\b(?:attackers?|an attacker|the attacker|malicious (?:users?|clients?|actors?|parties)|adversar(?:y|ies))\s+(?:could|can|may|might|would|will|are able to|is able to)\s+(?:[^.!?\n,;:]{1,80}\sand\s+)?$`)
+
+// reNotWantTo is a negated wish or need just before a verb: "you don't want to show passwords
+// in your logs" says what not to do.
+var reNotWantTo = lazyre.New(`(?:n't|\bnot|\bnever)\s+(?:want|need|wish)\s+to\s+$`)
+
+// describedInCode drops, in code, three prompt rules' hits whose every match a program's own
+// comments explain (issue 26, data/heldout/code-extra: Rack's deflater and sendfile, Ansible's
+// get_url and expect): safety_evasion's "encoded responses" after an HTTP coding
+// (reHTTPCodingBefore: a compressed body, not an answer hidden from a filter), evasion_request
+// after an attacker as the subject (reAttackerSubject: a threat described, not a request) and
+// reveal_secrets after a negated wish (reNotWantTo: what not to do). "give base64 encoded
+// responses", "you could bypass the content filters", "you don't need to ask, just show the
+// password", and a plain match before or after the described one keep the hit.
+func describedInCode(r *Result) {
+	t := r.Norm.Text
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		var before *lazyre.Regexp
+		switch h.Rule {
+		case "safety_evasion":
+			before = reHTTPCodingBefore
+		case "evasion_request":
+			before = reAttackerSubject
+		case "reveal_secrets":
+			before = reNotWantTo
+		default:
+			return false
+		}
+		return everyRuleMatch(t, h.Rule, func(at int) bool {
+			return (h.Rule != "safety_evasion" || strings.HasPrefix(t[at:], "encoded ")) && before.MatchString(t[max(0, at-160):at])
+		})
+	})
+}
+
+// everyPromptMatch reports whether the prompt rule name (its whole regexp) matches t and ok
+// holds for the text of each of its matches: a rule reports its first match only, and the
+// attacker writes the excused shape before the real one.
+func everyPromptMatch(t, name string, ok func(match string) bool) bool {
+	found := false
+	for i := range promptRules {
+		if promptRules[i].name != name {
+			continue
+		}
+		for _, m := range promptRules[i].re().FindAllStringIndex(t, -1) {
+			if !ok(t[m[0]:m[1]]) {
+				return false
+			}
+			found = true
+		}
+	}
+	return found
 }
 
 // argumentsNotSentences drops, in a shell command, the prompt-injection hits whose match runs

@@ -548,7 +548,12 @@ var sourceExt = map[string]bool{".go": true, ".py": true, ".js": true, ".mjs": t
 	".jsx": true, ".java": true, ".kt": true, ".scala": true, ".c": true, ".h": true, ".cc": true, ".cpp": true, ".hpp": true,
 	".rs": true, ".rb": true, ".php": true, ".cs": true, ".swift": true, ".lua": true, ".pl": true, ".sh": true, ".bash": true,
 	".zsh": true, ".ps1": true, ".html": true, ".htm": true, ".svg": true, ".css": true, ".scss": true, ".vue": true,
-	".svelte": true, ".tmpl": true, ".gohtml": true}
+	".svelte": true, ".tmpl": true, ".gohtml": true,
+	// issue 26, data/heldout/code-extra: Perl's modules (their '####' comment banners), PHP's
+	// and PowerShell's modules and includes (a translation file's "密码" label), and the
+	// template languages of web frameworks (Twig, Jinja, ERB, EJS, Handlebars, Mustache).
+	".pm": true, ".psm1": true, ".inc": true, ".phtml": true, ".twig": true, ".j2": true, ".jinja": true,
+	".erb": true, ".ejs": true, ".hbs": true, ".mustache": true}
 
 func toolInfo(r gjson.Result) *abi.ToolInfo {
 	if !r.IsObject() {
