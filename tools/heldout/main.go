@@ -28,8 +28,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	hardNegExtra := fs.Bool("hardneg-extra", false, "write the calib-only extra hard-negative set (hardNegPackages: Debian security tools' manual pages and documents, every record a hard negative) to -out instead")
 	attacksExtra := fs.Bool("attacks-extra", false, "write the calib-only extra attack set (Debian wfuzz's SQL, XSS and traversal payload lists) to -out instead")
 	wapitiExtra := fs.Bool("wapiti-extra", false, "write the calib-only wapiti attack set (Debian wapiti's blind SQL, exec, file handling and XSS payloads) to -out instead")
+	npmExtra := fs.Bool("npm-extra", false, "write the calib-only extra benign npm set (npmExtraPackages' READMEs and docs: prose, pages, shell commands) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *npmExtra {
+		if err := generateNpmExtra(*out, *cache, npmExtraOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
 	}
 	if *wapitiExtra {
 		if err := generateWapitiExtra(*out, *cache, wapitiOthers("data/heldout"), stdout); err != nil {
