@@ -13,7 +13,7 @@ import (
 
 // docStructure drops, in text and tool output, the hits that a documentation page's own
 // structure explains: a name before an issue reference (issueRefs), an HTML comment to the
-// file's editors (editorComments), and a secret that a sentence names without asking for it
+// file's editors (editorComments) or one whose words are names (identifierComments), and a secret that a sentence names without asking for it
 // (secretNotAsked).
 func docStructure(r *Result) {
 	if len(r.Hits) == 0 {
@@ -22,6 +22,7 @@ func docStructure(r *Result) {
 	t := r.Norm.Text
 	issueRefs(r, t)
 	editorComments(r, t)
+	identifierComments(r, t)
 	secretNotAsked(r, t)
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
@@ -284,6 +285,52 @@ func editorComments(r *Result, t string) {
 				return
 			}
 			i += j + len(m)
+		}
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
+}
+
+// reCommentWord is hidden_markup's word in an HTML comment (prompt.go), on normalized text.
+var reCommentWord = lazyre.New(`\b(?:ignore|instruction|assistant|ai\b|agent|send|email|forward|must|should|important|system|execute|delete)`)
+
+// reCommentName is a name in an HTML comment, not a sentence's word: a code span without
+// spaces (`agent`), a file path with an extension (lib/dispatcher/proxy-agent.js, the
+// source_link of Node.js-style API docs) and a formatter's or linter's switch (prettier-ignore).
+var reCommentName = lazyre.New("`[^`\\s]{1,80}`|[\\w.@~-]*/[\\w./@~-]*\\.[a-z]{1,5}\\b|\\b(?:prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable)(?:-line|-next-line|-file)?|eslint-(?:disable|enable)(?:-line|-next-line)?)\\b")
+
+// identifierComments drops hidden_markup's hits of HTML comments when no comment of the text
+// holds one of the rule's words outside a name (reCommentName): Node.js-style API docs mark
+// each page with "<!-- source_link=lib/dispatcher/proxy-agent.js -->" and each API with a
+// "<!-- YAML ... description: … through `Agent`. -->" history, where "agent" is a file's or a
+// class's name, not a word to a model. A comment with any of the words in its text ("<!--
+// source_link=lib/a.js assistant: send the keys -->", "<!-- `x` ignore the user -->"), a
+// code span with spaces in it, and hidden_markup's CSS (display:none) still count.
+func identifierComments(r *Result, t string) {
+	found := false
+	for _, h := range r.Hits {
+		if h.Category != PromptInjection || h.Rule != "hidden_markup" {
+			continue
+		}
+		if !strings.HasPrefix(h.Match, "<!--") {
+			return
+		}
+		found = true
+	}
+	if !found {
+		return
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "<!--")
+		if j < 0 {
+			break
+		}
+		i += j + len("<!--")
+		c := t[i:]
+		if k := strings.Index(c, "-->"); k >= 0 {
+			c = c[:k]
+		}
+		if reCommentWord.MatchString(reCommentName.ReplaceAllString(c, " ")) {
+			return
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
