@@ -105,9 +105,10 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			proseMentions(r)
 			quotedValueLists(r)
 			commandSubjects(r)
-		} else if codeLinksOnly(r.Norm.Text) {
-			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…)): not wordy,
-			// but its backticks are markdown all the same.
+		} else if codeLinksOnly(r.Norm.Text) || codeNameList(r.Norm.Text) {
+			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…), or reference
+			// definitions [`ENV`]: #env), or an API reference's list of parameters (* `port`
+			// {string} * `path` {string}): not wordy, but its backticks are markdown all the same.
 			codeSpans(r)
 		}
 		closedGroupComments(r)
@@ -348,8 +349,22 @@ func climbsOut(r *Result, t string, d *Detector) {
 // operand.
 var reQuotedWords = lazyre.New(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
 
-// reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
-var reCodeLink = lazyre.New("\\[`[^`\\]\n]+`\\]\\(")
+// reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…), or a link
+// reference definition's ([`ENV`]: #env, a page's list of them flattened into one line).
+var reCodeLink = lazyre.New("\\[`[^`\\]\n]+`\\](?:\\(|: [#./a-z])")
+
+// reCodeNameItem is a Markdown list item that opens with a code span naming one thing, a
+// parameter or a property, and then says what it is (* `port` {string}, - `reply.raw` the
+// response): a word, dotted or quoted, no space and no shell syntax in the span.
+var reCodeNameItem = lazyre.New("(?:^|\\s)[*+-] `['\"]?[a-z_][\\w.-]*['\"]?`\\s+[^\\s`*+-]")
+
+// codeNameList reports whether t has backticks, every one of them sets off the name that
+// opens a list item (reCodeNameItem), and there are at least three such items: an API
+// reference's parameter list, its lines joined into one.
+func codeNameList(t string) bool {
+	n := len(reCodeNameItem.FindAllStringIndex(t, -1))
+	return n >= 3 && strings.Count(t, "`") == 2*n
+}
 
 // codeLinksOnly reports whether t has backticks and every one of them sets off the label of
 // a markdown link.
