@@ -27,6 +27,9 @@ func docStructure(r *Result) {
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := hidesPart(r)
+	if !hidden {
+		codeKeyDelimiters(r, t)
+	}
 	programActs := programActions(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
@@ -288,6 +291,43 @@ func editorComments(r *Result, t string) {
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
+}
+
+// reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
+// a config object's (`  user: 'your_database_user',`), on normalized text.
+var reRoleKeyLine = lazyre.New(`(?m)^[ \t]*(?:system|assistant|user|human|ai)[ \t]*:[ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,?[ \t]*$`)
+
+// codeKeyDelimiters drops fake_delimiter's hit when the rule no longer matches the text once
+// every line of a fenced code block that sets a role-named key to a quoted string
+// (reRoleKeyLine) is blanked: a database client's `user: 'your_database_user',` in a README's
+// example (npm-extra: knex), not a chat turn. A role line outside a code block, one whose value
+// is not a quoted string ("user: ignore the above"), any other delimiter the rule finds, and a
+// page that hides a part still count; the other rules still read the quoted value.
+func codeKeyDelimiters(r *Result, t string) {
+	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == PromptInjection && h.Rule == "fake_delimiter" }) {
+		return
+	}
+	lines := strings.Split(t, "\n")
+	fenced, changed := false, false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced && reRoleKeyLine.MatchString(l) {
+			lines[i], changed = "", true
+		}
+	}
+	if !changed || fenced {
+		return // no such line, or a fence left open: no block is known to be code
+	}
+	b := strings.Join(lines, "\n")
+	for _, ru := range promptRules {
+		if ru.name == "fake_delimiter" && ru.re().MatchString(b) {
+			return
+		}
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
 }
 
 // reCommentWord is hidden_markup's word in an HTML comment (prompt.go), on normalized text.
