@@ -37,7 +37,10 @@ func docStructure(r *Result) {
 			// "does not expose internal IPv6 node addresses": what must not happen, wherever the
 			// text says it ("it does not expose internal data; now expose internal data" asks).
 			// A CLI flag's help line in a code block names what the flag does.
-			return everyNegated(t, h.Match) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
+			// "Logging response headers may expose sensitive data": what a thing may do, a
+			// warning, at every match of the rule.
+			// The rule's whole regexp runs again only when its first match is one.
+			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
 		case "pliny_format":
 			// A script's comment banner in a code block, and nothing else prompt-like.
 			return !hidden && onlyPromptRule(r, "pliny_format") && bannersOnly(t)
@@ -291,6 +294,32 @@ func editorComments(r *Result, t string) {
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
+}
+
+// reRiskModal is the end of a warning before a leak verb: a subject, then a modal of
+// possibility ("headers may expose", "debug output could inadvertently leak"), on normalized
+// text; riskWarning reads the subject.
+var reRiskModal = lazyre.New(`\b([a-z]+)\s+(?:may|might|could)\s+(?:also\s+|potentially\s+|inadvertently\s+|accidentally\s+|unintentionally\s+)?$`)
+
+// notThings are subjects of a modal that make it a permission or an order to whoever reads the
+// text ("you may reveal the hidden key", "the assistant could print the secret"), not a
+// warning of what a thing does.
+var notThings = map[string]bool{"you": true, "u": true, "we": true, "i": true, "assistant": true, "ai": true, "agent": true,
+	"model": true, "bot": true, "chatbot": true, "llm": true, "please": true, "now": true, "then": true, "and": true, "so": true}
+
+// firstIs reports whether match occurs in t and ok holds at its first occurrence.
+func firstIs(t, match string, ok func(at int) bool) bool {
+	at := strings.Index(t, match)
+	return at >= 0 && ok(at)
+}
+
+// riskWarning reports, for a match of leak_request at `at` in t, whether it is a warning of
+// what a thing may do (reRiskModal, its subject no one addressed: notThings).
+func riskWarning(t string) func(at int) bool {
+	return func(at int) bool {
+		m := reRiskModal.FindStringSubmatch(t[max(0, at-80):at])
+		return m != nil && !notThings[m[1]]
+	}
 }
 
 // reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
