@@ -373,6 +373,16 @@ func codeLinksOnly(t string) bool {
 	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
 }
 
+// quotedKeywordSpan reports whether the quote_or_quote match at `at` in t is a code span
+// whose whole content is the quoted word or (`'or'`, `"or"`).
+func quotedKeywordSpan(t string, at int) bool {
+	if at < 1 || at+5 > len(t) || t[at-1] != '`' || t[at+4] != '`' {
+		return false
+	}
+	q := t[at]
+	return (q == '\'' || q == '"') && t[at+1:at+3] == "or" && t[at+3] == q
+}
+
 // reGrantAccess is reveal_secrets' "give" or "provide" granting a thing access to a secret
 // ("give a container access to a secret", "provide the service access to the credentials"):
 // documentation of a feature, not a request to show the secret. "give me access to …" keeps
@@ -400,6 +410,12 @@ func proseMentions(r *Result) {
 		dropHits(r, SQLInjection, func(h Hit) bool {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
+	}
+	// A SQL keyword named as a string in a code span (an API's operator values: "neither `'OR'`
+	// nor `'AND'`"), at every match of quote_or_quote: "`'or'` or x' or '1'='1" keeps the hit.
+	if slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Rule == "quote_or_quote" }) &&
+		everyMatch(sqlRules, t, func(at int) bool { return quotedKeywordSpan(t, at) }, "quote_or_quote") {
+		dropHits(r, SQLInjection, func(h Hit) bool { return h.Rule == "quote_or_quote" })
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		return h.Rule == "reveal_secrets" && reGrantAccess.MatchString(h.Match)
