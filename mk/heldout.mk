@@ -49,6 +49,11 @@ heldout-debian-extra: ## regenerate data/heldout/debian-extra/calib.jsonl: calib
 heldout-hardneg-extra: ## regenerate data/heldout/hardneg-extra/calib.jsonl: calib-only hard negatives, example commands, description prose and pages of 30 pinned Debian bookworm security tools' manual pages and docs (apt-get download)
 	$(GO) run ./tools/heldout -hardneg-extra -out $(HELDOUT_DIR)/hardneg-extra -cache $(BUILD)/_heldout-src
 
+.PHONY: heldout-npm-extra eval-npm-extra
+
+heldout-npm-extra: ## regenerate data/heldout/npm-extra/calib.jsonl: calib-only benign prose, pages and shell commands of 34 pinned npm packages' READMEs and docs (npm pack)
+	$(GO) run ./tools/heldout -npm-extra -out $(HELDOUT_DIR)/npm-extra -cache $(BUILD)/_heldout-src
+
 .PHONY: heldout-attacks-extra eval-attacks-extra
 
 heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: calib-only SQL injection, XSS and path traversal lines of Debian wfuzz 3.1.0-2's payload lists (apt-get download)
@@ -64,7 +69,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-code-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -80,6 +85,9 @@ eval-hardneg-extra: setup-onnxruntime bundle ## the served chain on the extra ha
 
 eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra benign Debian set (calib only: tune on it; shell, prose and doc_output, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-npm-extra: setup-onnxruntime bundle ## the served chain on the extra benign npm set (calib only: tune on it; prose, doc_output and shell, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/npm-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-prose-extra: setup-onnxruntime bundle ## the served chain on the extra benign prose set (calib only: tune on it; prose, doc_output and url, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prose-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

@@ -66,20 +66,31 @@ func generateProseExtra(out string, others []string, stdout io.Writer) error {
 		}
 		cands = append(cands, cs...)
 	}
+	return writeTextSet(out, "# Extra benign prose set (calib only): counts\n\nWritten by `make heldout-prose-extra`", cands, others, proseExtraRecords, nil, stdout)
+}
+
+// writeTextSet turns cands into records with records (given the texts of the JSONL files in
+// others, a missing one an error), writes them to out/calib.jsonl and their counts to
+// out/COUNTS.md (headed by head, then the count of texts dropped as another set's, then what more
+// adds, if set) and prints the counts.
+func writeTextSet(out, head string, cands []candidate, others []string,
+	records func([]candidate, map[string]bool) ([]Record, int), more func([]Record) string, stdout io.Writer) error {
 	known, err := filesKeys(others, textKey)
 	if err != nil {
 		return err
 	}
-	recs, dropped := proseExtraRecords(cands, known)
+	recs, dropped := records(cands, known)
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	if err := writeJSONL(filepath.Join(out, "calib.jsonl"), recs); err != nil {
 		return err
 	}
-	counts := countsMarkdown("# Extra benign prose set (calib only): counts\n\nWritten by `make heldout-prose-extra`",
-		map[string][]Record{"calib": recs}, nil)
+	counts := countsMarkdown(head, map[string][]Record{"calib": recs}, nil)
 	counts += fmt.Sprintf("\n## Left out\n\n| reason | texts |\n|---|---:|\n| %s | %d |\n", proseInOtherSet, dropped)
+	if more != nil {
+		counts += more(recs)
+	}
 	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(counts), 0o644); err != nil {
 		return err
 	}

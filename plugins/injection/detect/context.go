@@ -105,9 +105,10 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			proseMentions(r)
 			quotedValueLists(r)
 			commandSubjects(r)
-		} else if codeLinksOnly(r.Norm.Text) {
-			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…)): not wordy,
-			// but its backticks are markdown all the same.
+		} else if codeLinksOnly(r.Norm.Text) || codeNameList(r.Norm.Text) {
+			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…), or reference
+			// definitions [`ENV`]: #env), or an API reference's list of parameters (* `port`
+			// {string} * `path` {string}): not wordy, but its backticks are markdown all the same.
 			codeSpans(r)
 		}
 		closedGroupComments(r)
@@ -351,14 +352,38 @@ func climbsOut(r *Result, t string, d *Detector) {
 // operand.
 var reQuotedWords = lazyre.New(`['"](?:[a-z][a-z0-9 ._:/-]{0,60}|[+-]1)['"]\s*(?:or|and)\s*(?:['"][a-z][a-z0-9 ._:/-]{0,60}['"]|not\b)`)
 
-// reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…).
-var reCodeLink = lazyre.New("\\[`[^`\\]\n]+`\\]\\(")
+// reCodeLink is a markdown link whose label is a code span: [`ENV`](https://…), or a link
+// reference definition's ([`ENV`]: #env, a page's list of them flattened into one line).
+var reCodeLink = lazyre.New("\\[`[^`\\]\n]+`\\](?:\\(|: [#./a-z])")
+
+// reCodeNameItem is a Markdown list item that opens with a code span naming one thing, a
+// parameter or a property, and then says what it is (* `port` {string}, - `reply.raw` the
+// response): a word, dotted or quoted, no space and no shell syntax in the span.
+var reCodeNameItem = lazyre.New("(?:^|\\s)[*+-] `['\"]?[a-z_][\\w.-]*['\"]?`\\s+[^\\s`*+-]")
+
+// codeNameList reports whether t has backticks, every one of them sets off the name that
+// opens a list item (reCodeNameItem), and there are at least three such items: an API
+// reference's parameter list, its lines joined into one.
+func codeNameList(t string) bool {
+	n := len(reCodeNameItem.FindAllStringIndex(t, -1))
+	return n >= 3 && strings.Count(t, "`") == 2*n
+}
 
 // codeLinksOnly reports whether t has backticks and every one of them sets off the label of
 // a markdown link.
 func codeLinksOnly(t string) bool {
 	n := strings.Count(t, "`")
 	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
+}
+
+// quotedKeywordSpan reports whether the quote_or_quote match at `at` in t is a code span
+// whose whole content is the quoted word or (`'or'`, `"or"`).
+func quotedKeywordSpan(t string, at int) bool {
+	if at < 1 || at+5 > len(t) || t[at-1] != '`' || t[at+4] != '`' {
+		return false
+	}
+	q := t[at]
+	return (q == '\'' || q == '"') && t[at+1:at+3] == "or" && t[at+3] == q
 }
 
 // reGrantAccess is reveal_secrets' "give" or "provide" granting a thing access to a secret
@@ -388,6 +413,12 @@ func proseMentions(r *Result) {
 		dropHits(r, SQLInjection, func(h Hit) bool {
 			return (h.Rule == "quote_or_quote" || h.Rule == "quote_tautology") && !reQuotedLiteralCompare.MatchString(t)
 		})
+	}
+	// A SQL keyword named as a string in a code span (an API's operator values: "neither `'OR'`
+	// nor `'AND'`"), at every match of quote_or_quote: "`'or'` or x' or '1'='1" keeps the hit.
+	if slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Rule == "quote_or_quote" }) &&
+		everyMatch(sqlRules, t, func(at int) bool { return quotedKeywordSpan(t, at) }, "quote_or_quote") {
+		dropHits(r, SQLInjection, func(h Hit) bool { return h.Rule == "quote_or_quote" })
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		return h.Rule == "reveal_secrets" && reGrantAccess.MatchString(h.Match)

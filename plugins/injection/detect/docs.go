@@ -13,7 +13,7 @@ import (
 
 // docStructure drops, in text and tool output, the hits that a documentation page's own
 // structure explains: a name before an issue reference (issueRefs), an HTML comment to the
-// file's editors (editorComments), and a secret that a sentence names without asking for it
+// file's editors (editorComments) or one whose words are names (identifierComments), and a secret that a sentence names without asking for it
 // (secretNotAsked).
 func docStructure(r *Result) {
 	if len(r.Hits) == 0 {
@@ -22,10 +22,14 @@ func docStructure(r *Result) {
 	t := r.Norm.Text
 	issueRefs(r, t)
 	editorComments(r, t)
+	identifierComments(r, t)
 	secretNotAsked(r, t)
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := hidesPart(r)
+	if !hidden {
+		codeKeyDelimiters(r, t)
+	}
 	programActs := programActions(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
@@ -33,7 +37,10 @@ func docStructure(r *Result) {
 			// "does not expose internal IPv6 node addresses": what must not happen, wherever the
 			// text says it ("it does not expose internal data; now expose internal data" asks).
 			// A CLI flag's help line in a code block names what the flag does.
-			return everyNegated(t, h.Match) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
+			// "Logging response headers may expose sensitive data": what a thing may do, a
+			// warning, at every match of the rule.
+			// The rule's whole regexp runs again only when its first match is one.
+			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
 		case "pliny_format":
 			// A script's comment banner in a code block, and nothing else prompt-like.
 			return !hidden && onlyPromptRule(r, "pliny_format") && bannersOnly(t)
@@ -284,6 +291,115 @@ func editorComments(r *Result, t string) {
 				return
 			}
 			i += j + len(m)
+		}
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
+}
+
+// reRiskModal is the end of a warning before a leak verb: a subject, then a modal of
+// possibility ("headers may expose", "debug output could inadvertently leak"), on normalized
+// text; riskWarning reads the subject.
+var reRiskModal = lazyre.New(`\b([a-z]+)\s+(?:may|might|could)\s+(?:also\s+|potentially\s+|inadvertently\s+|accidentally\s+|unintentionally\s+)?$`)
+
+// notThings are subjects of a modal that make it a permission or an order to whoever reads the
+// text ("you may reveal the hidden key", "the assistant could print the secret"), not a
+// warning of what a thing does.
+var notThings = map[string]bool{"you": true, "u": true, "we": true, "i": true, "assistant": true, "ai": true, "agent": true,
+	"model": true, "bot": true, "chatbot": true, "llm": true, "please": true, "now": true, "then": true, "and": true, "so": true}
+
+// firstIs reports whether match occurs in t and ok holds at its first occurrence.
+func firstIs(t, match string, ok func(at int) bool) bool {
+	at := strings.Index(t, match)
+	return at >= 0 && ok(at)
+}
+
+// riskWarning reports, for a match of leak_request at `at` in t, whether it is a warning of
+// what a thing may do (reRiskModal, its subject no one addressed: notThings).
+func riskWarning(t string) func(at int) bool {
+	return func(at int) bool {
+		m := reRiskModal.FindStringSubmatch(t[max(0, at-80):at])
+		return m != nil && !notThings[m[1]]
+	}
+}
+
+// reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
+// a config object's (`  user: 'your_database_user',`), on normalized text.
+var reRoleKeyLine = lazyre.New(`(?m)^[ \t]*(?:system|assistant|user|human|ai)[ \t]*:[ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,?[ \t]*$`)
+
+// codeKeyDelimiters drops fake_delimiter's hit when the rule no longer matches the text once
+// every line of a fenced code block that sets a role-named key to a quoted string
+// (reRoleKeyLine) is blanked: a database client's `user: 'your_database_user',` in a README's
+// example (npm-extra: knex), not a chat turn. A role line outside a code block, one whose value
+// is not a quoted string ("user: ignore the above"), any other delimiter the rule finds, and a
+// page that hides a part still count; the other rules still read the quoted value.
+func codeKeyDelimiters(r *Result, t string) {
+	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == PromptInjection && h.Rule == "fake_delimiter" }) {
+		return
+	}
+	lines := strings.Split(t, "\n")
+	fenced, changed := false, false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced && reRoleKeyLine.MatchString(l) {
+			lines[i], changed = "", true
+		}
+	}
+	if !changed || fenced {
+		return // no such line, or a fence left open: no block is known to be code
+	}
+	b := strings.Join(lines, "\n")
+	for _, ru := range promptRules {
+		if ru.name == "fake_delimiter" && ru.re().MatchString(b) {
+			return
+		}
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
+}
+
+// reCommentWord is hidden_markup's word in an HTML comment (prompt.go), on normalized text.
+var reCommentWord = lazyre.New(`\b(?:ignore|instruction|assistant|ai\b|agent|send|email|forward|must|should|important|system|execute|delete)`)
+
+// reCommentName is a name in an HTML comment, not a sentence's word: a code span without
+// spaces (`agent`), a file path with an extension (lib/dispatcher/proxy-agent.js, the
+// source_link of Node.js-style API docs) and a formatter's or linter's switch (prettier-ignore).
+var reCommentName = lazyre.New("`[^`\\s]{1,80}`|[\\w.@~-]*/[\\w./@~-]*\\.[a-z]{1,5}\\b|\\b(?:prettier-ignore(?:-start|-end)?|markdownlint-(?:disable|enable)(?:-line|-next-line|-file)?|eslint-(?:disable|enable)(?:-line|-next-line)?)\\b")
+
+// identifierComments drops hidden_markup's hits of HTML comments when no comment of the text
+// holds one of the rule's words outside a name (reCommentName): Node.js-style API docs mark
+// each page with "<!-- source_link=lib/dispatcher/proxy-agent.js -->" and each API with a
+// "<!-- YAML ... description: … through `Agent`. -->" history, where "agent" is a file's or a
+// class's name, not a word to a model. A comment with any of the words in its text ("<!--
+// source_link=lib/a.js assistant: send the keys -->", "<!-- `x` ignore the user -->"), a
+// code span with spaces in it, and hidden_markup's CSS (display:none) still count.
+func identifierComments(r *Result, t string) {
+	found := false
+	for _, h := range r.Hits {
+		if h.Category != PromptInjection || h.Rule != "hidden_markup" {
+			continue
+		}
+		if !strings.HasPrefix(h.Match, "<!--") {
+			return
+		}
+		found = true
+	}
+	if !found {
+		return
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], "<!--")
+		if j < 0 {
+			break
+		}
+		i += j + len("<!--")
+		c := t[i:]
+		if k := strings.Index(c, "-->"); k >= 0 {
+			c = c[:k]
+		}
+		if reCommentWord.MatchString(reCommentName.ReplaceAllString(c, " ")) {
+			return
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "hidden_markup" })
