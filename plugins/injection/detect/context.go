@@ -708,19 +708,7 @@ func describedInCode(r *Result) {
 // holds for the text of each of its matches: a rule reports its first match only, and the
 // attacker writes the excused shape before the real one.
 func everyPromptMatch(t, name string, ok func(match string) bool) bool {
-	found := false
-	for i := range promptRules {
-		if promptRules[i].name != name {
-			continue
-		}
-		for _, m := range promptRules[i].re().FindAllStringIndex(t, -1) {
-			if !ok(t[m[0]:m[1]]) {
-				return false
-			}
-			found = true
-		}
-	}
-	return found
+	return everyMatchSpan(promptRules, t, func(at, end int) bool { return ok(t[at:end]) }, name)
 }
 
 // argumentsNotSentences drops, in a shell command, the prompt-injection hits whose match runs

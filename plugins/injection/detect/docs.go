@@ -93,13 +93,18 @@ func everyRuleMatch(t, name string, ok func(at int) bool) bool {
 // ok holds at the start of each of their matches: a rule reports its first match only, and the
 // attacker writes the excused shape before the real one.
 func everyMatch(table []rule, t string, ok func(at int) bool, names ...string) bool {
+	return everyMatchSpan(table, t, func(at, _ int) bool { return ok(at) }, names...)
+}
+
+// everyMatchSpan is everyMatch with each match's span [at, end).
+func everyMatchSpan(table []rule, t string, ok func(at, end int) bool, names ...string) bool {
 	found := false
 	for i := range table {
 		if !slices.Contains(names, table[i].name) {
 			continue
 		}
 		for _, m := range table[i].re().FindAllStringIndex(t, -1) {
-			if !ok(m[0]) {
+			if !ok(m[0], m[1]) {
 				return false
 			}
 			found = true
