@@ -263,6 +263,7 @@ func (s *hookServeCmd) serve(ctx context.Context, env *cliEnv) error {
 	if id != s.Identity {
 		return fmt.Errorf("identity %s differs from the one the hook expects (%s): config, environment or binary differ", id, s.Identity)
 	}
+	gateway.TuneRuntime()
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "hook", Pinning: true, Logger: log,
 		SelfPaths: []string{filepath.Dir(s.Socket)}})
 	if err != nil {

@@ -53,6 +53,7 @@ func (m *mcpCmd) Run(ctx context.Context, env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)
 		return exitCode(exitUsage)
 	}
+	gateway.TuneRuntime()
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "mcp", Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade mcp:", err)

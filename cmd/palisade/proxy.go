@@ -152,6 +152,7 @@ func (p *proxyRunCmd) Run(ctx context.Context, env *cliEnv) error {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)
 		return exitCode(exitUsage)
 	}
+	gateway.TuneRuntime()
 	l, err := gateway.NewLocal(ctx, gateway.LocalOptions{Config: cfg.Config, Sections: cfg.Sections, Name: "stdio", Pinning: p.Pin, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade proxy:", err)

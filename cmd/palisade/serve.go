@@ -88,6 +88,7 @@ func (s *serveCmd) Run(ctx context.Context, env *cliEnv) error {
 	if b := cfg.Sections.Bundles; b != nil && b.AllowUnsigned {
 		log.Warn("bundles.allow_unsigned is true: a bundle without signature.json is loaded (a badly signed one is still refused)")
 	}
+	gateway.TuneRuntime()
 	g, err := gateway.New(ctx, gateway.Options{Config: cfg.Config, Sections: cfg.Sections, Logger: log})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "palisade serve:", err)

@@ -38,6 +38,7 @@ func childMain(path string) int {
 		return 1
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	gateway.TuneRuntime() // as palisade serve does
 	g, err := gateway.New(ctx, gateway.Options{Config: f.Config, Sections: f.Sections, Logger: log})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen child:", err)
