@@ -712,6 +712,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
 			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
 		}
+		if r.Label == "ssrf" && (texts[i].Kind == argkind.URL || texts[i].Kind == argkind.TypedURL) && publicWebURL(texts[i].Value) {
+			continue // a plain web address can point nowhere inside ("http://gruntjs.com/" scored 0.951; see publicWebURL)
+		}
 		if r.Label == "command_injection" && fewWords(texts[i].Value) && !commandMarks(texts[i].Value) {
 			continue // two plain words are not a command line ("load 10202" scored 0.963; see commandMarks)
 		}
@@ -927,6 +930,120 @@ func dropWordApostrophes(s string) string {
 }
 
 var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)
+
+// publicWebURL reports whether s, in a URL field, is a plain web address that can point at no
+// internal host: http or https; no user info and no port; a host name of two or more labels of
+// ASCII letters, digits and hyphens, none all digits nor four dash-separated numbers
+// (`127-0-0-1`), under a top-level domain of letters that is not a private or special-use one
+// (internalTLD) nor a wildcard-DNS service that resolves to the address its name spells
+// (wildcardDNS); and nothing after the host that names another address: a scheme, an `@`, a
+// bracket, a dotted number, `localhost`, `metadata` or percent-encoding (`?url=http://…`,
+// `/%2f%2f169.254…`). In such a URL the model's ssrf counts no more (issue 26): it scored the
+// JavaScript developer set's README links `http://gruntjs.com/` 0.951, `http://izs.me` 0.988,
+// `http://c9.io/` 0.989 and 8 more personal and project sites (11 of 1,200 URLs denied), on
+// n-grams of short names and `http://`; where an address points is what the injection stage's
+// ssrf rules read, and they still read every URL. An IP address in any notation, a single-label
+// or internal name, a port, a wildcard-DNS name, a redirect parameter holding an address and
+// every other scheme still count (TestPublicWebURL). A public name that redirects inside is a
+// class the model could not see either (issue 26, class 7).
+func publicWebURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	host, tail := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host, tail = rest[:i], rest[i:]
+	}
+	host = strings.ToLower(host)
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 || len(host) > 253 {
+		return false
+	}
+	for _, l := range labels {
+		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) {
+			return false
+		}
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") != "" || internalTLD[tld] ||
+		wildcardDNS[labels[len(labels)-2]+"."+tld] {
+		return false
+	}
+	t := strings.ToLower(tail)
+	for _, c := range t {
+		if c <= ' ' || c >= 0x7f || c == '\\' || c == '@' || c == '[' || c == '%' {
+			return false
+		}
+	}
+	return !strings.Contains(t, "://") && !strings.Contains(t, "localhost") && !strings.Contains(t, "metadata") && !dottedNumber(t)
+}
+
+// dnsLabel reports whether l is 1-63 ASCII letters, digits and inner hyphens.
+func dnsLabel(l string) bool {
+	if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// dashedNumbers reports whether l holds four numbers joined by hyphens (`127-0-0-1`,
+// `ip-10-0-0-1`): an address spelled in a name, as wildcard-DNS services and cloud hosts do.
+func dashedNumbers(l string) bool {
+	n := 0
+	for _, f := range strings.Split(l, "-") {
+		if f != "" && strings.Trim(f, "0123456789") == "" {
+			if n++; n >= 4 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// dottedNumber reports whether s holds two numbers joined by a dot followed by another dot and
+// digit (`1.2.3`): the start of an address, as against a version (`v1.2`) or a file (`a.1.js`).
+func dottedNumber(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			continue
+		}
+		j, dots := i, 0
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+			if s[j] == '.' {
+				dots++
+			}
+			j++
+		}
+		if dots >= 2 {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// internalTLD are top-level names that point inside a network or nowhere public: RFC 6761 and
+// 6762's special-use names, RFC 8375's home.arpa, ICANN's .internal, and the names clusters,
+// containers and corporate networks use (`svc.cluster.local`, `host.docker.internal`).
+var internalTLD = map[string]bool{"localhost": true, "local": true, "internal": true, "lan": true, "home": true,
+	"corp": true, "intranet": true, "private": true, "localdomain": true, "arpa": true, "test": true, "invalid": true,
+	"example": true, "onion": true, "svc": true, "cluster": true, "intra": true, "priv": true, "internet": true}
+
+// wildcardDNS are services whose names resolve to whatever address they spell or to loopback
+// (127.0.0.1.nip.io, localtest.me), the SSRF lists' way past a host check.
+var wildcardDNS = map[string]bool{"nip.io": true, "sslip.io": true, "xip.io": true, "localtest.me": true, "lvh.me": true,
+	"vcap.me": true, "localh.st": true, "1u.ms": true, "rbndr.us": true, "fuf.me": true, "lacolhost.com": true,
+	"yoogle.com": true, "ulh.us": true, "nip.direct": true, "traefik.me": true, "backname.io": true, "ngrok.io": true}
 
 // fewWords reports whether s has fewer than three words.
 func fewWords(s string) bool {
