@@ -934,7 +934,7 @@ var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(
 // publicWebURL reports whether s, in a URL field, is a plain web address that can point at no
 // internal host: http or https; no user info and no port; a host name of two or more labels of
 // ASCII letters, digits and hyphens, none all digits nor four dash-separated numbers
-// (`127-0-0-1`), under a top-level domain of letters that is not a private or special-use one
+// (`127-0-0-1`) nor one that names an inside service (`localhost`, `metadata`; insideLabel), under a top-level domain of letters that is not a private or special-use one
 // (internalTLD) nor a wildcard-DNS service that resolves to the address its name spells
 // (wildcardDNS); and nothing after the host that names another address: a scheme, an `@`, a
 // bracket, a dotted number, `localhost`, `metadata` or percent-encoding (`?url=http://…`,
@@ -963,7 +963,7 @@ func publicWebURL(s string) bool {
 		return false
 	}
 	for _, l := range labels {
-		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) {
+		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) || insideLabel[l] || strings.Contains(l, "localhost") {
 			return false
 		}
 	}
@@ -1038,6 +1038,11 @@ func dottedNumber(s string) bool {
 var internalTLD = map[string]bool{"localhost": true, "local": true, "internal": true, "lan": true, "home": true,
 	"corp": true, "intranet": true, "private": true, "localdomain": true, "arpa": true, "test": true, "invalid": true,
 	"example": true, "onion": true, "svc": true, "cluster": true, "intra": true, "priv": true, "internet": true}
+
+// insideLabel are labels that name an inside service in any position of a host name
+// (`metadata.attacker.example`, `localhost.attacker.example` are registered to point inside).
+var insideLabel = map[string]bool{"metadata": true, "internal": true, "intranet": true, "local": true, "kubernetes": true,
+	"instance-data": true, "docker": true, "corp": true, "lan": true, "private": true, "loopback": true}
 
 // wildcardDNS are services whose names resolve to whatever address they spell or to loopback
 // (127.0.0.1.nip.io, localtest.me), the SSRF lists' way past a host check.

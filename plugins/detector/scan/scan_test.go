@@ -829,6 +829,9 @@ func TestPublicWebURL(t *testing.T) {
 		"http://example.com/%2f%2f127.0.0.1": false, "http://example.com/localhost/x": false, "http://example.com/latest/meta-data/": true,
 		"http://example.com/?u=metadata.google.internal": false, "http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/": false, "http://127。0。0。1/": false,
 		"gopher://example.com/_GET": false, "file:///etc/passwd": false, "dict://example.com:11211/": false,
+		"http://localhost.attacker.example.com/": false, "http://metadata.attacker.example.com/": false,
+		"http://ec2-54-1-2-3.compute-1.amazonaws.com/": false, "HTTP://127.0.0.1/": false, "http://example.com./": false,
+		"http://example.com#@127.0.0.1/": false, "http://0/": false, "http://1.1/": false,
 		"http://example.com\\@127.0.0.1/": false, "http://-bad-.com/": false, "http://a..com/": false,
 	} {
 		if got := publicWebURL(s); got != want {
