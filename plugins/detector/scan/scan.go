@@ -963,13 +963,18 @@ func publicWebURL(s string) bool {
 		return false
 	}
 	for _, l := range labels {
-		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) || insideLabel[l] || strings.Contains(l, "localhost") {
+		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) || hexAddress(l) || strings.Contains(l, "localhost") {
 			return false
+		}
+		for _, w := range strings.Split(l, "-") {
+			if insideLabel[w] {
+				return false
+			}
 		}
 	}
 	tld := labels[len(labels)-1]
 	if len(tld) < 2 || strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") != "" || internalTLD[tld] ||
-		wildcardDNS[labels[len(labels)-2]+"."+tld] {
+		wildcardDNS[labels[len(labels)-2]+"."+tld] || redirector[labels[len(labels)-2]+"."+tld] {
 		return false
 	}
 	t := strings.ToLower(tail)
@@ -1010,6 +1015,13 @@ func dashedNumbers(l string) bool {
 	return false
 }
 
+// hexAddress reports whether l is eight hex digits with a digit among them (`7f000001`,
+// `a9fea9fe`): an IPv4 address spelled in a name, as DNS-rebinding services (rbndr.us) and an
+// attacker's own zone spell it.
+func hexAddress(l string) bool {
+	return len(l) == 8 && strings.Trim(l, "0123456789abcdef") == "" && strings.ContainsAny(l, "0123456789")
+}
+
 // dottedNumber reports whether s holds two numbers joined by a dot followed by another dot and
 // digit (`1.2.3`): the start of an address, as against a version (`v1.2`) or a file (`a.1.js`).
 func dottedNumber(s string) bool {
@@ -1039,10 +1051,27 @@ var internalTLD = map[string]bool{"localhost": true, "local": true, "internal": 
 	"corp": true, "intranet": true, "private": true, "localdomain": true, "arpa": true, "test": true, "invalid": true,
 	"example": true, "onion": true, "svc": true, "cluster": true, "intra": true, "priv": true, "internet": true}
 
-// insideLabel are labels that name an inside service in any position of a host name
-// (`metadata.attacker.example`, `localhost.attacker.example` are registered to point inside).
+// insideLabel are words that name an inside service or an administrative surface, as a label
+// or a hyphen-separated part of one, in any position of a host name
+// (`metadata.attacker.example`, `localhost.attacker.example` are registered to point inside;
+// `internal-api.company.example`, `jenkins.company.example`, `admin.company.example` are a
+// company's own hosts, which the model's ssrf named and an agent's fetch should not reach
+// unasked).
 var insideLabel = map[string]bool{"metadata": true, "internal": true, "intranet": true, "local": true, "kubernetes": true,
-	"instance-data": true, "docker": true, "corp": true, "lan": true, "private": true, "loopback": true}
+	"kube": true, "k8s": true, "instance": true, "docker": true, "corp": true, "lan": true, "private": true, "loopback": true,
+	"admin": true, "administrator": true, "mgmt": true, "management": true, "console": true, "jenkins": true, "grafana": true,
+	"kibana": true, "prometheus": true, "consul": true, "vault": true, "etcd": true, "vpn": true, "ldap": true, "ssrf": true}
+
+// redirector are URL shorteners and request catchers: a name there sends the fetch on to an
+// address the URL does not show (a redirect to 169.254.169.254), or is an attacker's
+// out-of-band endpoint (issue 26, class 7: redirectors).
+var redirector = map[string]bool{"bit.ly": true, "tinyurl.com": true, "t.co": true, "goo.gl": true, "is.gd": true,
+	"v.gd": true, "ow.ly": true, "buff.ly": true, "rebrand.ly": true, "cutt.ly": true, "shorturl.at": true, "rb.gy": true,
+	"tiny.cc": true, "t.ly": true, "s.id": true, "bl.ink": true, "lnkd.in": true, "tr.im": true, "x.co": true,
+	"webhook.site": true, "requestbin.net": true, "requestcatcher.com": true, "pipedream.net": true, "beeceptor.com": true,
+	"burpcollaborator.net": true, "oastify.com": true, "interact.sh": true, "oast.pro": true, "oast.live": true,
+	"oast.site": true, "oast.online": true, "oast.fun": true, "oast.me": true, "canarytokens.com": true, "dnslog.cn": true,
+	"ceye.io": true, "ngrok-free.app": true, "ngrok.app": true, "loca.lt": true, "serveo.net": true, "trycloudflare.com": true}
 
 // wildcardDNS are services whose names resolve to whatever address they spell or to loopback
 // (127.0.0.1.nip.io, localtest.me), the SSRF lists' way past a host check.

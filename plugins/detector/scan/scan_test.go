@@ -832,6 +832,14 @@ func TestPublicWebURL(t *testing.T) {
 		"http://localhost.attacker.example.com/": false, "http://metadata.attacker.example.com/": false,
 		"http://ec2-54-1-2-3.compute-1.amazonaws.com/": false, "HTTP://127.0.0.1/": false, "http://example.com./": false,
 		"http://example.com#@127.0.0.1/": false, "http://0/": false, "http://1.1/": false,
+		// An address spelled in hex, a company's inside or admin host, a redirector or request
+		// catcher (the review's probes, denied on main by the model's ssrf).
+		"http://a9fea9fe.attacker.com/": false, "http://7f000001.c0a80001.attacker.example/": false,
+		"http://internal-api.company.com/admin": false, "http://admin.company.com/": false,
+		"http://jenkins.company.com/script": false, "http://ssrf.attacker.com/admin": false, "http://kube-api.example.com/": false,
+		"http://bit.ly/3xYzAb": false, "https://tinyurl.com/yc8h2k3p": false, "https://webhook.site/0f0e4c2a": false,
+		"http://x.requestbin.net/": false, "http://oast.pro/": false, "http://interact.sh/": false,
+		"http://abc.oastify.com/": false, "https://deadbeef.example.com/": true, "https://cafe2024.example.com/": false, // eight hex digits with a digit: read as an address
 		"http://example.com\\@127.0.0.1/": false, "http://-bad-.com/": false, "http://a..com/": false,
 	} {
 		if got := publicWebURL(s); got != want {
