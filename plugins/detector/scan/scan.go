@@ -713,6 +713,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
 			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
 		}
+		if r.Label == "ssrf" && (texts[i].Kind == argkind.URL || texts[i].Kind == argkind.TypedURL) && publicWebURL(texts[i].Value) {
+			continue // a plain web address can point nowhere inside ("http://gruntjs.com/" scored 0.951; see publicWebURL)
+		}
 		if r.Label == "command_injection" && fewWords(texts[i].Value) && !commandMarks(texts[i].Value) {
 			continue // two plain words are not a command line ("load 10202" scored 0.963; see commandMarks)
 		}
@@ -952,6 +955,154 @@ func dropWordApostrophes(s string) string {
 }
 
 var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(\d|true\b)`)
+
+// publicWebURL reports whether s, in a URL field, is a plain web address that can point at no
+// internal host: http or https; no user info and no port; a host name of two or more labels of
+// ASCII letters, digits and hyphens, none all digits nor four dash-separated numbers
+// (`127-0-0-1`) nor one that names an inside service (`localhost`, `metadata`; insideLabel), under a top-level domain of letters that is not a private or special-use one
+// (internalTLD) nor a wildcard-DNS service that resolves to the address its name spells
+// (wildcardDNS); and nothing after the host that names another address: a scheme, an `@`, a
+// bracket, a dotted number, `localhost`, `metadata` or percent-encoding (`?url=http://…`,
+// `/%2f%2f169.254…`). In such a URL the model's ssrf counts no more (issue 26): it scored the
+// JavaScript developer set's README links `http://gruntjs.com/` 0.951, `http://izs.me` 0.988,
+// `http://c9.io/` 0.989 and 8 more personal and project sites (11 of 1,200 URLs denied), on
+// n-grams of short names and `http://`; where an address points is what the injection stage's
+// ssrf rules read, and they still read every URL. An IP address in any notation, a single-label
+// or internal name, a port, a wildcard-DNS name, a redirect parameter holding an address and
+// every other scheme still count (TestPublicWebURL). A public name that redirects inside is a
+// class the model could not see either (issue 26, class 7).
+func publicWebURL(s string) bool {
+	rest, ok := strings.CutPrefix(s, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(s, "http://"); !ok {
+			return false
+		}
+	}
+	host, tail := rest, ""
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		host, tail = rest[:i], rest[i:]
+	}
+	host = strings.ToLower(host)
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 || len(host) > 253 {
+		return false
+	}
+	for _, l := range labels {
+		if !dnsLabel(l) || strings.Trim(l, "0123456789") == "" || dashedNumbers(l) || hexAddress(l) || strings.Contains(l, "localhost") {
+			return false
+		}
+		for _, w := range strings.Split(l, "-") {
+			if insideLabel[w] {
+				return false
+			}
+		}
+	}
+	tld := labels[len(labels)-1]
+	if len(tld) < 2 || strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") != "" || internalTLD[tld] ||
+		wildcardDNS[labels[len(labels)-2]+"."+tld] || redirector[labels[len(labels)-2]+"."+tld] {
+		return false
+	}
+	t := strings.ToLower(tail)
+	for _, c := range t {
+		if c <= ' ' || c >= 0x7f || c == '\\' || c == '@' || c == '[' || c == '%' {
+			return false
+		}
+	}
+	return !strings.Contains(t, "://") && !strings.Contains(t, "localhost") && !strings.Contains(t, "metadata") && !dottedNumber(t)
+}
+
+// dnsLabel reports whether l is 1-63 ASCII letters, digits and inner hyphens.
+func dnsLabel(l string) bool {
+	if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(l); i++ {
+		if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// dashedNumbers reports whether l holds four numbers joined by hyphens (`127-0-0-1`,
+// `ip-10-0-0-1`): an address spelled in a name, as wildcard-DNS services and cloud hosts do.
+func dashedNumbers(l string) bool {
+	n := 0
+	for _, f := range strings.Split(l, "-") {
+		if f != "" && strings.Trim(f, "0123456789") == "" {
+			if n++; n >= 4 {
+				return true
+			}
+		} else {
+			n = 0
+		}
+	}
+	return false
+}
+
+// hexAddress reports whether l is eight hex digits with a digit among them (`7f000001`,
+// `a9fea9fe`): an IPv4 address spelled in a name, as DNS-rebinding services (rbndr.us) and an
+// attacker's own zone spell it.
+func hexAddress(l string) bool {
+	return len(l) == 8 && strings.Trim(l, "0123456789abcdef") == "" && strings.ContainsAny(l, "0123456789")
+}
+
+// dottedNumber reports whether s holds two numbers joined by a dot followed by another dot and
+// digit (`1.2.3`): the start of an address, as against a version (`v1.2`) or a file (`a.1.js`).
+func dottedNumber(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' || i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+			continue
+		}
+		j, dots := i, 0
+		for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == '.' && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9') {
+			if s[j] == '.' {
+				dots++
+			}
+			j++
+		}
+		if dots >= 2 {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+// internalTLD are top-level names that point inside a network or nowhere public: RFC 6761 and
+// 6762's special-use names, RFC 8375's home.arpa, ICANN's .internal, and the names clusters,
+// containers and corporate networks use (`svc.cluster.local`, `host.docker.internal`).
+var internalTLD = map[string]bool{"localhost": true, "local": true, "internal": true, "lan": true, "home": true,
+	"corp": true, "intranet": true, "private": true, "localdomain": true, "arpa": true, "test": true, "invalid": true,
+	"example": true, "onion": true, "svc": true, "cluster": true, "intra": true, "priv": true, "internet": true}
+
+// insideLabel are words that name an inside service or an administrative surface, as a label
+// or a hyphen-separated part of one, in any position of a host name
+// (`metadata.attacker.example`, `localhost.attacker.example` are registered to point inside;
+// `internal-api.company.example`, `jenkins.company.example`, `admin.company.example` are a
+// company's own hosts, which the model's ssrf named and an agent's fetch should not reach
+// unasked).
+var insideLabel = map[string]bool{"metadata": true, "internal": true, "intranet": true, "local": true, "kubernetes": true,
+	"kube": true, "k8s": true, "instance": true, "docker": true, "corp": true, "lan": true, "private": true, "loopback": true,
+	"admin": true, "administrator": true, "mgmt": true, "management": true, "console": true, "jenkins": true, "grafana": true,
+	"kibana": true, "prometheus": true, "consul": true, "vault": true, "etcd": true, "vpn": true, "ldap": true, "ssrf": true}
+
+// redirector are URL shorteners and request catchers: a name there sends the fetch on to an
+// address the URL does not show (a redirect to 169.254.169.254), or is an attacker's
+// out-of-band endpoint (issue 26, class 7: redirectors).
+var redirector = map[string]bool{"bit.ly": true, "tinyurl.com": true, "t.co": true, "goo.gl": true, "is.gd": true,
+	"v.gd": true, "ow.ly": true, "buff.ly": true, "rebrand.ly": true, "cutt.ly": true, "shorturl.at": true, "rb.gy": true,
+	"tiny.cc": true, "t.ly": true, "s.id": true, "bl.ink": true, "lnkd.in": true, "tr.im": true, "x.co": true,
+	"webhook.site": true, "requestbin.net": true, "requestcatcher.com": true, "pipedream.net": true, "beeceptor.com": true,
+	"burpcollaborator.net": true, "oastify.com": true, "interact.sh": true, "oast.pro": true, "oast.live": true,
+	"oast.site": true, "oast.online": true, "oast.fun": true, "oast.me": true, "canarytokens.com": true, "dnslog.cn": true,
+	"ceye.io": true, "ngrok-free.app": true, "ngrok.app": true, "loca.lt": true, "serveo.net": true, "trycloudflare.com": true}
+
+// wildcardDNS are services whose names resolve to whatever address they spell or to loopback
+// (127.0.0.1.nip.io, localtest.me), the SSRF lists' way past a host check.
+var wildcardDNS = map[string]bool{"nip.io": true, "sslip.io": true, "xip.io": true, "localtest.me": true, "lvh.me": true,
+	"vcap.me": true, "localh.st": true, "1u.ms": true, "rbndr.us": true, "fuf.me": true, "lacolhost.com": true,
+	"yoogle.com": true, "ulh.us": true, "nip.direct": true, "traefik.me": true, "backname.io": true, "ngrok.io": true}
 
 // shortSearch reports whether s has at most five words: a search box's usual length, where the
 // model's labels on plain words are a coin toss. A longer text there is a sentence, which the

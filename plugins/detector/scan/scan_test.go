@@ -791,3 +791,76 @@ func TestKindSure(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicWebURL: the model's ssrf does not count in a URL field holding a plain web address
+// (publicWebURL; issue 26: README links of the JavaScript developer set scored up to 0.989), and
+// every address that can point inside, in any of the shapes SSRF payloads take, still counts. No
+// ssrf attack of the tuning sets is a plain web address.
+func TestPublicWebURL(t *testing.T) {
+	n := 0
+	eachTuning(t, []string{"data/heldout/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"},
+		func(file, label, text string) {
+			if label != "ssrf" {
+				return
+			}
+			n++
+			if publicWebURL(text) {
+				t.Errorf("%s: an ssrf attack taken for a plain web address: %q", file, text)
+			}
+		})
+	if n < 100 {
+		t.Errorf("%d ssrf attacks read, want the tuning sets' 100 or more", n)
+	}
+	for s, want := range map[string]bool{
+		// The benign shapes: project, personal and badge links of npm READMEs and package.json.
+		"http://gruntjs.com/": true, "http://izs.me": true, "http://c9.io/": true, "https://university.redis.com/": true,
+		"http://redis.io/commands/eval": true, "http://co.linkedin.com/in/alejandronanez/": true,
+		"https://github.com/o/demo/issues": true, "https://img.shields.io/npm/v/demo.svg?style=flat": true,
+		"https://example.com/docs/v1.2/intro#install": true,
+		// The attacks near them: where the address can point inside.
+		"http://127.0.0.1/": false, "http://2130706433/": false, "http://0x7f000001/": false, "http://0177.0.0.1/": false,
+		"http://[::1]/": false, "http://[::ffff:169.254.169.254]/": false, "http://localhost/": false, "http://localhost./": false,
+		"http://metadata/computeMetadata/v1/": false, "http://metadata.google.internal/computeMetadata/v1/": false,
+		"http://kubernetes.default.svc/api": false, "http://db.svc.cluster.local:5432/": false, "http://intranet.corp/": false,
+		"http://127.0.0.1.nip.io/": false, "http://169.254.169.254.xip.io/latest/meta-data/": false,
+		"http://app.127-0-0-1.sslip.io/": false, "http://localtest.me/admin": false, "http://spoofed.1u.ms/": false,
+		"http://example.com@127.0.0.1/": false, "http://user:pass@example.com/": false, "http://example.com:6379/": false,
+		"http://example.com/redirect?url=http://169.254.169.254/": false, "http://example.com/r?to=10.0.0.1": false,
+		"http://example.com/%2f%2f127.0.0.1": false, "http://example.com/localhost/x": false, "http://example.com/latest/meta-data/": true,
+		"http://example.com/?u=metadata.google.internal": false, "http://ⓛⓞⓒⓐⓛⓗⓞⓢⓣ/": false, "http://127。0。0。1/": false,
+		"gopher://example.com/_GET": false, "file:///etc/passwd": false, "dict://example.com:11211/": false,
+		"http://localhost.attacker.example.com/": false, "http://metadata.attacker.example.com/": false,
+		"http://ec2-54-1-2-3.compute-1.amazonaws.com/": false, "HTTP://127.0.0.1/": false, "http://example.com./": false,
+		"http://example.com#@127.0.0.1/": false, "http://0/": false, "http://1.1/": false,
+		// An address spelled in hex, a company's inside or admin host, a redirector or request
+		// catcher (the review's probes, denied on main by the model's ssrf).
+		"http://a9fea9fe.attacker.com/": false, "http://7f000001.c0a80001.attacker.example/": false,
+		"http://internal-api.company.com/admin": false, "http://admin.company.com/": false,
+		"http://jenkins.company.com/script": false, "http://ssrf.attacker.com/admin": false, "http://kube-api.example.com/": false,
+		"http://bit.ly/3xYzAb": false, "https://tinyurl.com/yc8h2k3p": false, "https://webhook.site/0f0e4c2a": false,
+		"http://x.requestbin.net/": false, "http://oast.pro/": false, "http://interact.sh/": false,
+		"http://abc.oastify.com/": false, "https://deadbeef.example.com/": true, "https://cafe2024.example.com/": false, // eight hex digits with a digit: read as an address
+		"http://example.com\\@127.0.0.1/": false, "http://-bad-.com/": false, "http://a..com/": false,
+	} {
+		if got := publicWebURL(s); got != want {
+			t.Errorf("publicWebURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+	c, err := ParseConfig(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch := func(u string) []byte {
+		return []byte(`{"phase":"request","method":"tools/call","tool":"fetch","arguments":{"url":` + strconv.Quote(u) + `}}`)
+	}
+	for _, tc := range []struct{ url, label, want string }{
+		{"http://gruntjs.com/", "ssrf", "none"},
+		{"http://gruntjs.com/", "prompt_injection", "deny"}, // only ssrf is gated
+		{"http://127.0.0.1.nip.io/", "ssrf", "deny"},
+		{"http://example.com/redirect?url=http://169.254.169.254/", "ssrf", "deny"},
+	} {
+		if v, err := Evaluate(fetch(tc.url), c, answerAll(tc.label)); err != nil || v.Action != tc.want {
+			t.Errorf("%s at 0.99 in fetch %q: %+v %v, want %s", tc.label, tc.url, v, err, tc.want)
+		}
+	}
+}
