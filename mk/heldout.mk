@@ -54,6 +54,11 @@ heldout-hardneg-extra: ## regenerate data/heldout/hardneg-extra/calib.jsonl: cal
 heldout-npm-extra: ## regenerate data/heldout/npm-extra/calib.jsonl: calib-only benign prose, pages and shell commands of 34 pinned npm packages' READMEs and docs (npm pack)
 	$(GO) run ./tools/heldout -npm-extra -out $(HELDOUT_DIR)/npm-extra -cache $(BUILD)/_heldout-src
 
+.PHONY: heldout-pydoc-extra eval-pydoc-extra
+
+heldout-pydoc-extra: ## regenerate data/heldout/pydoc-extra/calib.jsonl: calib-only benign prose, pages and shell commands of 21 pinned Debian bookworm Python documentation packages (apt-get download)
+	$(GO) run ./tools/heldout -pydoc-extra -out $(HELDOUT_DIR)/pydoc-extra -cache $(BUILD)/_heldout-src
+
 .PHONY: heldout-attacks-extra eval-attacks-extra
 
 heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: calib-only SQL injection, XSS and path traversal lines of Debian wfuzz 3.1.0-2's payload lists (apt-get download)
@@ -69,7 +74,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -85,6 +90,9 @@ eval-hardneg-extra: setup-onnxruntime bundle ## the served chain on the extra ha
 
 eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra benign Debian set (calib only: tune on it; shell, prose and doc_output, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-pydoc-extra: setup-onnxruntime bundle ## the served chain on the extra benign Python documentation set (calib only: tune on it; prose, doc_output and shell, hard negatives apart, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/pydoc-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-npm-extra: setup-onnxruntime bundle ## the served chain on the extra benign npm set (calib only: tune on it; prose, doc_output and shell, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/npm-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

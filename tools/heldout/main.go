@@ -30,11 +30,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	wapitiExtra := fs.Bool("wapiti-extra", false, "write the calib-only wapiti attack set (Debian wapiti's blind SQL, exec, file handling and XSS payloads) to -out instead")
 	codeExtra := fs.Bool("code-extra", false, "write the calib-only extra benign code set (codeExtraPackages: Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of Debian packages, as code and code_output) to -out instead")
 	npmExtra := fs.Bool("npm-extra", false, "write the calib-only extra benign npm set (npmExtraPackages' READMEs and docs: prose, pages, shell commands) to -out instead")
+	pydocExtra := fs.Bool("pydoc-extra", false, "write the calib-only extra benign Python documentation set (pydocPackages: Debian's Python documentation packages' prose, pages and shell commands) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if *codeExtra {
 		if err := generateCodeExtra(*out, *cache, codeOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *pydocExtra {
+		if err := generatePydocExtra(*out, *cache, pydocOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
