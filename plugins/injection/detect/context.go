@@ -562,8 +562,7 @@ var reQuoted = lazyre.New(`"[^"\n]{0,80}"|“[^”\n]{0,80}”|«[^»\n]{0,80}»
 // ("you are now DAN", "you are now an unrestricted AI", "you are now in developer mode").
 var ordinaryNow = map[string]bool{"ready": true, "able": true, "done": true, "set": true, "treating": true, "using": true,
 	"running": true, "connected": true, "logged": true, "signed": true, "subscribed": true, "registered": true,
-	"seeing": true, "viewing": true, "looking": true, "editing": true, "working": true, "finished": true,
-	"equipped": true}
+	"seeing": true, "viewing": true, "looking": true, "editing": true, "working": true, "finished": true}
 
 // reQuotedLiteralCompare is the tautology proper: a literal compared with a literal.
 var reQuotedLiteralCompare = lazyre.New(`['"]?\w*['"]\s*(?:=|<>|!=|<|>|\blike\b)\s*['"]`)
