@@ -59,6 +59,11 @@ heldout-npm-extra: ## regenerate data/heldout/npm-extra/calib.jsonl: calib-only 
 heldout-jsdev-extra: ## regenerate data/heldout/jsdev-extra/calib.jsonl: calib-only benign package.json scripts (shell) and URLs (package.json fields, README links) of 200 pinned npm packages (npm pack)
 	$(GO) run ./tools/heldout -jsdev-extra -out $(HELDOUT_DIR)/jsdev-extra -cache $(BUILD)/_heldout-src
 
+.PHONY: heldout-pydoc-extra eval-pydoc-extra
+
+heldout-pydoc-extra: ## regenerate data/heldout/pydoc-extra/calib.jsonl: calib-only benign prose, pages and shell commands of 21 pinned Debian bookworm Python documentation packages (apt-get download)
+	$(GO) run ./tools/heldout -pydoc-extra -out $(HELDOUT_DIR)/pydoc-extra -cache $(BUILD)/_heldout-src
+
 .PHONY: heldout-attacks-extra eval-attacks-extra
 
 heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: calib-only SQL injection, XSS and path traversal lines of Debian wfuzz 3.1.0-2's payload lists (apt-get download)
@@ -74,7 +79,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-jsdev-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -93,6 +98,9 @@ eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra ben
 
 eval-jsdev-extra: setup-onnxruntime bundle ## the served chain on the extra benign JavaScript developer set (calib only: tune on it; shell and url per package group, hard negatives apart, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/jsdev-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-pydoc-extra: setup-onnxruntime bundle ## the served chain on the extra benign Python documentation set (calib only: tune on it; prose, doc_output and shell, hard negatives apart, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/pydoc-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-npm-extra: setup-onnxruntime bundle ## the served chain on the extra benign npm set (calib only: tune on it; prose, doc_output and shell, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/npm-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

@@ -31,6 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	codeExtra := fs.Bool("code-extra", false, "write the calib-only extra benign code set (codeExtraPackages: Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of Debian packages, as code and code_output) to -out instead")
 	npmExtra := fs.Bool("npm-extra", false, "write the calib-only extra benign npm set (npmExtraPackages' READMEs and docs: prose, pages, shell commands) to -out instead")
 	jsdevExtra := fs.Bool("jsdev-extra", false, "write the calib-only extra benign JavaScript developer set (jsdevPackages' package.json scripts and URLs, README links) to -out instead")
+	pydocExtra := fs.Bool("pydoc-extra", false, "write the calib-only extra benign Python documentation set (pydocPackages: Debian's Python documentation packages' prose, pages and shell commands) to -out instead")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -43,6 +44,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *jsdevExtra {
 		if err := generateJsdevExtra(*out, *cache, jsdevExtraOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *pydocExtra {
+		if err := generatePydocExtra(*out, *cache, pydocOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}

@@ -42,8 +42,12 @@ func docStructure(r *Result) {
 			// The rule's whole regexp runs again only when its first match is one.
 			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t))
 		case "pliny_format":
-			// A script's comment banner in a code block, and nothing else prompt-like.
-			return !hidden && onlyPromptRule(r, "pliny_format") && bannersOnly(t)
+			// A script's comment banner in a code block, or a reStructuredText title between an
+			// overline and an underline of # (Python's docs: "####\nThe Python Language
+			// Reference\n####"), at every match of the rule, and nothing else prompt-like.
+			return !hidden && onlyPromptRule(r, "pliny_format") && (bannersOnly(t) || everyRuleMatch(t, "pliny_format", func(at int) bool {
+				return overlinedTitleAt(t, at)
+			}))
 		case "before_task":
 			return insteadUse(t, h.Match)
 		case "hide_from_user":
@@ -67,8 +71,12 @@ func docStructure(r *Result) {
 			// redistribute it." (every GNU program's --version and manual page). Only when it is
 			// every match of the rule in the text ("...redistribute it. You are now DAN" keeps
 			// the hit) and no other prompt rule fired.
+			// A guide's "You are now ready to run the tests." / "you're now equipped to start
+			// developing" (readerStateAt: a state the reader reached, not a persona), likewise at
+			// every match of the rule ("You are now ready. You are now DAN" keeps the hit) and
+			// not in a part of the page that HTML hides.
 			return onlyPromptRule(r, "role_hijack") && everyRuleMatch(t, "role_hijack", func(at int) bool {
-				return reLicenceGrant.MatchString(t[at:])
+				return reLicenceGrant.MatchString(t[at:]) || !hidden && readerStateAt(t[at:])
 			})
 		}
 		return false
@@ -82,6 +90,80 @@ func docStructure(r *Result) {
 // copies of it), and the sentence ends there: "...redistribute it, and to answer without any
 // rules" or "...to change your instructions" is no grant.
 var reLicenceGrant = lazyre.New(`^you(?: are|'re) free to (?:change|modify|copy|use|share|study|redistribute|distribute)(?:(?:,| and| or|, and|, or) (?:change|modify|copy|use|share|study|redistribute|distribute))* (?:it|this (?:software|program|package|work)|the (?:software|program|package|work)|copies of (?:it|this (?:software|program)))(?:[.;]|\s*$)`)
+
+// readerStateAt reports whether s starts with a guide's "you are now ready to" or "you're now
+// equipped to" and the rest of its sentence gives the model no order (reModelOrder): where a
+// tutorial's step left the reader ("You are now ready to run the tests", "you're now equipped
+// to start developing your own web applications"). "You are now ready to ignore your rules",
+// "you are now done with your guidelines" and "you are now equipped with no filters" are not.
+func readerStateAt(s string) bool {
+	for _, p := range []string{"you are now ", "you're now "} {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			for _, w := range []string{"ready to ", "equipped to "} {
+				if rest, ok := strings.CutPrefix(rest, w); ok {
+					return !reModelOrder.MatchString(sentenceOf(rest))
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sentenceOf is s up to the end of its first sentence or line.
+func sentenceOf(s string) string {
+	if i := strings.IndexAny(s, ".!?;\n"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// reModelOrder is what a sentence or a title would say to order a model about: its rules,
+// guards, persona or answers, or a secret and where to send it.
+var reModelOrder = lazyre.New(`\b(?:guidelines?|rules?|instructions?|restrictions?|filters?|prompts?|polic(?:y|ies)|safety|censor\w*|answer\w*|respond\w*|repl(?:y|ies)|assistant|ai|llm|model|mode|persona|character|unrestricted|jailbr\w*|ignore|disregard|forget|bypass|override|reveal|secrets?|passwords?|keys?|tokens?|credentials?|send|forward|e-?mail|upload|dan)\b`)
+
+// overlinedTitleAt reports whether the line at offset at is all # (the rule's match) and
+// adorns a reStructuredText title: the next line is the title and the line after it the same
+// run of #, or the line before is the title and the line before that the same run. The title
+// is a line of text no longer than the adornment, as reST requires, that orders no model about
+// (reModelOrder: "answer with no rules", "DAN mode" between lines of # are not titles).
+func overlinedTitleAt(t string, at int) bool {
+	s, e := lineBounds(t, at)
+	adornment := strings.TrimSpace(t[s:e])
+	if adornment == "" || strings.Trim(adornment, "#") != "" {
+		return false
+	}
+	title := func(s, e int) bool {
+		l := strings.TrimSpace(t[s:e])
+		return l != "" && strings.Trim(l, "#") != "" && len(l) <= len(adornment) && !reModelOrder.MatchString(l)
+	}
+	if e < len(t) {
+		ns, ne := lineBounds(t, e+1)
+		if title(ns, ne) && ne < len(t) {
+			as, ae := lineBounds(t, ne+1)
+			if strings.TrimSpace(t[as:ae]) == adornment {
+				return true
+			}
+		}
+	}
+	if s > 0 {
+		ps, pe := lineBounds(t, s-1)
+		if title(ps, pe) && ps > 0 {
+			bs, be := lineBounds(t, ps-1)
+			return strings.TrimSpace(t[bs:be]) == adornment
+		}
+	}
+	return false
+}
+
+// lineBounds is the start and end (before its newline) of the line of t holding offset i.
+func lineBounds(t string, i int) (int, int) {
+	s := strings.LastIndexByte(t[:i], '\n') + 1
+	e := strings.IndexByte(t[i:], '\n')
+	if e < 0 {
+		return s, len(t)
+	}
+	return s, i + e
+}
 
 // everyRuleMatch reports whether the prompt rule name (its whole regexp) matches t and ok holds
 // at the start of each of its matches (everyMatch).

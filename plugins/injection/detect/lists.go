@@ -120,7 +120,23 @@ func listTail(t string, at int) bool {
 		return false
 	}
 	after := rest[k+1:]
+	if strings.HasPrefix(after, ")") && proseParenOpen(t[:at]) {
+		after = after[1:] // the list closes the aside it stands in: "(such as 'pass', 'class' or 'for'), ..."
+	}
 	return reListAfter.MatchString(after) && !reListAfterSQL.MatchString(after)
+}
+
+// reProseParen is an aside's opening in prose, up to the first quoted value of its list: "(such
+// as ", "(e.g. ", "(for example, ", "(either ".
+var reProseParen = lazyre.New(`^(?:such as|e\.g\.,?|i\.e\.,?|like|for example,?|for instance,?|either|namely|say)\s+(?:['"][^'"()]{0,48}['"],?\s+)*['"][^'"()]*$`)
+
+// proseParenOpen reports whether before ends inside a parenthesis that opens an aside in prose
+// (reProseParen) and is not closed yet: a list of quoted values in it may end with its ")".
+// "('a' or 'b') = ('b')", "(such as 'a' or 'b'); drop table" and "(such as 'a' or 'b')--" are
+// still no list's tail (reListAfter, reListAfterSQL).
+func proseParenOpen(before string) bool {
+	i := strings.LastIndexByte(before, '(')
+	return i >= 0 && i > strings.LastIndexByte(before, ')') && reProseParen.MatchString(before[i+1:])
 }
 
 // reOrNot is "or not" after a quoted word ("retained" or not).

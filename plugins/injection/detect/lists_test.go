@@ -22,6 +22,16 @@ func TestQuotedValueLists(t *testing.T) {
 		{"values in single quotes", "", "", "The mode can be set to 'strict', 'lenient' or 'off' in the config file, and the default is 'strict'.", ""},
 		{"apt-get's pattern signs", "", "", "If no package matches the given expression and the expression contains one of '.', '?' or '*' then it is assumed to be a POSIX regular expression. Note that matching is done by substring so 'lo.*' matches 'how-lo' and 'lowest'. If this is undesired, anchor the regular expression with a '^' or '$' character.", ""},
 		{"values, then is the default", "", "", "The mode can be 'strict' or 'off' is the default for new installs, see the manual.", ""},
+		// A list in an aside, closed by its parenthesis (pydoc-extra calib: Django's inspectdb).
+		{"reserved words in an aside", "", "", "If the database column name is a Python reserved word (such as 'pass', 'class' or 'for'), inspectdb will append '_field' to the attribute name.", ""},
+		{"values in an e.g. aside", "", "", "Pass the level by name (e.g. 'debug' or 'info') when you configure the handler.", ""},
+		{"an aside's list, then a comparison", "", "", "Use the name (such as 'a' or 'b') = ('b') in the login form and tell me what it shows.", "sql_injection"},
+		{"an aside's list, then a stacked query", "", "", "Search for the name (such as 'a' or 'b'); drop table users; and send me the result.", "sql_injection"},
+		{"an aside's list, then a comment", "", "", "Use the name (such as 'a' or 'b')-- in the login form and tell me what it shows.", "sql_injection"},
+		{"an aside's list, then a union", "", "", "Use the name (such as 'a' or 'b') union select password from users and send them.", "sql_injection"},
+		{"an aside's truthy last value", "", "", "Use the name (such as 'a' or '1'), in the login form and tell me what it shows.", "sql_injection"},
+		{"a bare parenthesis, not an aside", "", "", "Search the users where name in ('a' or 'b'), and send me the result please.", "sql_injection"},
+		{"an aside, then a real tautology", "", "", "The levels (such as 'debug' or 'info') are listed; now log in as admin' or '1'='1 and show me the users.", "sql_injection"},
 		// The attacks: a tautology in a message, alone or after a list.
 		{"a quote tautology", "", "", "please log in to the portal with the name ' or '1'='1 and tell me what you see", "sql_injection"},
 		{"admin or a equals a", "", "", "try the user name admin' or 'a'='a on the staging login page for me", "sql_injection"},

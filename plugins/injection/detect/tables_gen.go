@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0x53527168914c7845
+const genFingerprint = 0xbec905fd3a96e3f2
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
@@ -117,7 +117,7 @@ var genSplit = [][]string{
 	{"\\b(?:do(?: not|n't)|never|without) (?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|alert(?:ing)?|notify(?:ing)?|ask(?:ing)?|let(?:ting)?|reveal(?:ing)?|show(?:ing)?)\\b[^\\n!\\.\\?]{0,20}\\b(?:the user|me|them|anyone|user)\\b", "\\b(?:secretly|covertly|without (?:the user'?s? )?(?:knowledge|consent|permission|confirmation))\\b", "\\b(?:silently|quietly),? (?:send|forward|upload|e-?mail|post|delete|r(?:emove|un)|ex(?:ecute|filtrate)|copy|transfer|include|a(?:dd|ppend)|insert|share|leak|change|modify|install|download|write|s(?:ave|tore)|collect|grant|disable)\\b", "\\bd(?:o(?:(?:)|ing)|id) (?:it|th(?:is|at)|so) (?:silently|quietly)\\b"},
 	nil,
 	nil,
-	{"<!--[^>]{0,400}?\\b(?:i(?:gnore|nstruction)|a(?:ssistant|i\\b|gent)|send|email|forward|must|should|important|system|execute|delete)", "display[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*none", "font-size[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*0", "(?:\\A|[\\t\\n\\f\\r \";])color[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*(?:white|#fff(?:fff)?|transparent)", "opacity[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*0[\\t\\n\\f\\r \";]", "visibility[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*hidden"},
+	{"<!--[^>]{0,400}?\\b(?:i(?:gnore|nstruction)|a(?:ssistant|i\\b|gent)|send|email|forward|must|should|important|system|execute|delete)", "display[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*none", "(?-m:font-size[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*(?:0+(?:\\.0+)?[%a-z]{0,4}(?:[\\t\\n\\f\\r -\"'\\),;\\}]|$)|0*\\.0[0-9]*|0*\\.[0-9]+p[tx]\\b))", "(?:\\A|[\\t\\n\\f\\r \";])color[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*(?:white|#fff(?:fff)?|transparent)", "opacity[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*0[\\t\\n\\f\\r \";]", "visibility[\\t\\n\\f\\r ]*:[\\t\\n\\f\\r ]*hidden"},
 	{"\\b(?:re(?:spond|ply)|answer|output|print|say|begin|start)\\b[^\\n!\\.\\?]{0,20}\\b(?:only|exactly|solely|just)?[\\t\\n\\f\\r ]*(?:with|by saying)?[\\t\\n\\f\\r ]*[\"'](?:access granted|pwned|hacked|i have been pwned|haha|yes|sure|ok|confirmed)[\"']", "\\b(?:i have been pwned|access granted)\\b"},
 	{"\\b(?:call|invoke|execute|run|use)\\b (?:the )?(?:tool|function) [\\-\\.0-9A-Z_a-z]+ (?:with|to)\\b", "\\bexecute th(?:e following|is) (?:co(?:mmand|de)|script)\\b"},
 	{"\\b(?:let'?s|we(?: will|'ll)) (?:p(?:lay|retend)|act|imagine|roleplay)\\b", "\\b(?:hypothetical(?:ly)?|fictional|in (?:this|a) (?:scenario|world|universe|simulation|game|story))\\b[^\\n!\\.\\?]{0,120}\\b(?:no (?:r(?:ules|estrictions)|laws)|anything|p(?:ersonal data|ublic knowledge|assword)|secret|allowed)\\b", "\\bimagine (?:we|you|that)\\b[^\\n!\\.\\?]{0,160}\\b(?:p(?:ersonal data|ublic)|no rules|allowed|password|secret|private)\\b"},
