@@ -1706,10 +1706,13 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		shellish = true
 	}
 	for i, x := range args {
-		if !inlineFlag(lang, x, shellish) || i+1 >= len(args) {
-			continue
+		code := attachedCode(lang, x)
+		if code == "" {
+			if !inlineFlag(lang, x, shellish) || i+1 >= len(args) {
+				continue
+			}
+			code = args[i+1]
 		}
-		code := args[i+1]
 		if shellish && code == vendorMarker {
 			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a vendor's installer
 			// from its own host, as when it is piped into sh.
@@ -1738,6 +1741,22 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			return
 		}
 	}
+}
+
+// attachedCode is the inline code of an option that carries it in the same word: python's
+// `-c'…'`, perl's and ruby's `-e'…'` (`ruby -rsocket -e'f=TCPSocket.open…'`), php's `-r'…'`;
+// "" for any other word.
+func attachedCode(lang, x string) string {
+	if len(x) <= 2 || x[0] != '-' {
+		return ""
+	}
+	switch {
+	case lang == "python" && x[1] == 'c',
+		(lang == "perl" || lang == "ruby") && (x[1] == 'e' || x[1] == 'E'),
+		lang == "php" && x[1] == 'r':
+		return x[2:]
+	}
+	return ""
 }
 
 // inlineFlag reports whether x is an interpreter option that takes inline code next.
