@@ -576,6 +576,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				a.cronJobs(text)
 			}
 		}
+		prevText, prevHave := text, haveText
 		text, haveText = "", false
 		switch name {
 		case "echo":
@@ -598,6 +599,12 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			case "decode":
 				a.add("exec/decode_run", "pipes decoded (obfuscated) content into an interpreter", strings.Join(argv, " "), 0.95)
 			default:
+				if src == "text" && prevHave && literalCall(stages[i-1]) {
+					// `echo 'print(1)' | python3`: the program is the literal the line shows,
+					// judged as the same text given inline.
+					a.pipedCode(name, prevText, strings.Join(argv, " "))
+					break
+				}
 				a.add("exec/pipe_to_shell", "pipes generated text into an interpreter", strings.Join(argv, " "), 0.8)
 			}
 		}
@@ -619,6 +626,45 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				src = "text"
 			}
 		}
+	}
+}
+
+// literalCall reports whether s is a simple command, with no assignment or redirection, whose
+// words are all literal text: no parameter, command, arithmetic or process expansion, so what
+// echo or printf prints there is what the line shows.
+func literalCall(s *syntax.Stmt) bool {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Assigns) > 0 || len(s.Redirs) > 0 {
+		return false
+	}
+	for _, w := range c.Args {
+		for _, p := range w.Parts {
+			switch p := p.(type) {
+			case *syntax.Lit, *syntax.SglQuoted:
+			case *syntax.DblQuoted:
+				for _, q := range p.Parts {
+					if _, ok := q.(*syntax.Lit); !ok {
+						return false
+					}
+				}
+			default:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pipedCode judges the literal text echo or printf piped into an interpreter that reads its
+// program from stdin as that interpreter's inline code: a shell's as a line, another
+// language's as a one-liner (code).
+func (a *analyzer) pipedCode(name, code, line string) {
+	switch lang := strings.TrimRight(name, "0123456789."); {
+	case name == "source" || name == "." || lang == "sh" || lang == "bash" || lang == "zsh" || lang == "dash" ||
+		lang == "ksh" || lang == "ash" || lang == "fish" || lang == "csh" || lang == "tcsh":
+		a.line(code, a.depth+1)
+	default:
+		a.code(lang, code, line)
 	}
 }
 
