@@ -588,7 +588,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			a.xargs(argv[1:], feed, feedRec)
 		}
 		feed, feedRec = a.lists(name, argv[1:])
-		if i > 0 && src != "" && interpreter(name) && !runsFile(name, argv[1:]) {
+		if i > 0 && src != "" && interpreter(name) && (!runsFile(name, argv[1:]) || evalsStdin(name, argv[1:])) {
 			switch src {
 			case "fetch":
 				if vendor {
@@ -628,6 +628,34 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		}
 	}
 }
+
+// evalsStdin reports whether an interpreter's inline code runs what it reads from stdin
+// (`python3 -c 'import sys; exec(sys.stdin.read())'`, `perl -e 'eval join "", <STDIN>'`,
+// node's process.stdin handed to eval, stdin handed straight to system() or subprocess): the
+// piped text is then the program, as when the interpreter reads its program from stdin. Code
+// that reads stdin as data (`json.load(sys.stdin)`, `re.compile(…)` over it) does not.
+func evalsStdin(name string, args []string) bool {
+	lang := strings.TrimRight(name, "0123456789.")
+	for i, x := range args {
+		code := attachedCode(lang, x)
+		if code == "" && inlineFlag(lang, x, false) && i+1 < len(args) {
+			code = args[i+1]
+		}
+		if code != "" && stdinRead.MatchString(code) && (evalWord.MatchString(code) || stdinCommand.MatchString(code)) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	// stdinRead matches inline code reading its standard input.
+	stdinRead = lazyre.New(`\bsys\.stdin\b|\bprocess\.stdin\b|<STDIN>|\bSTDIN\b|\$stdin\b|php://stdin|/dev/stdin|\breadFileSync\(\s*0\b|\bfileinput\b|\binput\(\)`)
+	// evalWord matches a language's evaluation of text as code.
+	evalWord = lazyre.New(`\b(?:eval|exec|execfile|instance_eval|class_eval|Function|runInThisContext|runInNewContext)\s*[(\s]`)
+	// stdinCommand matches what it reads from stdin handed straight to a shell or a process.
+	stdinCommand = lazyre.New(`\b(?:system|popen|run|call|Popen|check_output|getoutput|execSync|spawnSync|shell_exec|passthru)\s*\(\s*(?:sys\.stdin|process\.stdin|<STDIN>|\$stdin|input\(\)|fs\.readFileSync\(\s*0)`)
+)
 
 // literalCall reports whether s is a simple command, with no assignment or redirection, whose
 // words are all literal text: no parameter, command, arithmetic or process expansion, so what
