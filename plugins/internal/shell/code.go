@@ -27,14 +27,16 @@ var (
 	codeFetch = lazyre.New(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
 	// codeDecode matches decoding base64, hex or compressed text.
 	codeDecode = lazyre.New(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
-	// codeConnect matches opening a network connection: Python's socket, Perl's socket() on
-	// PF_INET or IO::Socket::INET, Ruby's TCPSocket, PHP's fsockopen and stream_socket_client,
-	// Node's net module, bash's /dev/tcp.
-	codeConnect = lazyre.New(`\bsocket\.socket\s*\(|\bsocket\.create_connection\s*\(|\bsocket\s*\(\s*\w+\s*,\s*(?:PF|AF)_INET|\bIO::Socket::INET\b|\bTCPSocket\.(?:open|new)\b|\bSocket\.(?:tcp|new)\b|\bfsockopen\s*\(|\bstream_socket_client\s*\(|\bsocket_create\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+net\.Socket\b|require\(\s*["']net["']\s*\)|/dev/(?:tcp|udp)/`)
+	// codeConnect matches opening a network connection: Python's socket (under any name the
+	// module is imported as), Perl's socket() on PF_INET or IO::Socket::INET, Ruby's TCPSocket,
+	// PHP's fsockopen and stream_socket_client, Node's net module, Lua's socket.tcp, gawk's
+	// /inet/tcp special files, bash's /dev/tcp.
+	codeConnect = lazyre.New(`\b\w+\.socket\s*\(|\bsocket\.tcp\s*\(|require\s*\(?\s*["']socket["']|/inet[46]?/(?:tcp|udp)/|\bsocket\.create_connection\s*\(|\bsocket\s*\(\s*\w+\s*,\s*(?:PF|AF)_INET|\bIO::Socket::INET\b|\bTCPSocket\.(?:open|new)\b|\bSocket\.(?:tcp|new)\b|\bfsockopen\s*\(|\bstream_socket_client\s*\(|\bsocket_create\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+net\.Socket\b|require\(\s*["']net["']\s*\)|/dev/(?:tcp|udp)/`)
 	// codeShellOnSocket matches handing a shell or the process's own descriptors to a
 	// connection: a shell's path or `sh -i` as a string, dup2, fdopen, Perl's open(STDIN, ">&S"), a
-	// redirection to a descriptor number in a command string, piping a child's streams.
-	codeShellOnSocket = lazyre.New(`["'](?:/bin/|/usr/bin/)?(?:ba|z|da|k|a)?sh(?:\s+-i)?["']|\b(?:ba)?sh\s+-i\b|["']cmd(?:\.exe)?["']|\bpowershell\b|\bdup2?\s*\(|\bfdopen\s*\(|\bopen\s*\(\s*STD(?:IN|OUT|ERR)\s*,\s*["']?[<>+]*&|[<>]&\s*(?:%d|\d|\$)|\.pipe\s*\(\s*\w+\.std(?:in|out)\b|\bstdio\s*:\s*\[?\s*\w+`)
+	// redirection to a descriptor number in a command string, piping a child's streams, gawk's
+	// coprocess read (`cmd |& getline`).
+	codeShellOnSocket = lazyre.New(`["'](?:/bin/|/usr/bin/)?(?:ba|z|da|k|a)?sh(?:\s+-i)?["']|\b(?:ba)?sh\s+-i\b|["']cmd(?:\.exe)?["']|\bpowershell\b|\bdup2?\s*\(|\bfdopen\s*\(|\|&\s*getline|\bopen\s*\(\s*STD(?:IN|OUT|ERR)\s*,\s*["']?[<>+]*&|[<>]&\s*(?:%d|\d|\$)|\.pipe\s*\(\s*\w+\.std(?:in|out)\b|\bstdio\s*:\s*\[?\s*\w+`)
 	// homeExpr matches a language's way of naming the home directory.
 	homeExpr = lazyre.New(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
 	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
@@ -56,7 +58,7 @@ func (a *analyzer) code(lang, src, line string) {
 	// A reverse shell: the code connects out and hands a shell, or its own stdin and stdout,
 	// to the connection (PayloadsAllTheThings' Python, Perl, Ruby, PHP and Node one-liners).
 	// A connection alone (a port check) or a shell alone (`pty.spawn("/bin/bash")`) is not one.
-	if containsAny(src, "socket", "Socket", "connect", "/dev/tcp", "sockopen", "net.") &&
+	if containsAny(src, "socket", "Socket", "connect", "/dev/tcp", "/dev/udp", "sockopen", "net.", "/inet") &&
 		codeConnect.MatchString(src) && codeShellOnSocket.MatchString(src) {
 		a.add("exec/reverse_shell", "inline code connects out and hands a shell to the connection", line, 0.95)
 	}

