@@ -682,12 +682,8 @@ func connector(name string, args []string) bool {
 // that reads stdin as data (`json.load(sys.stdin)`, `re.compile(…)` over it) does not.
 func evalsStdin(name string, args []string) bool {
 	lang := strings.TrimRight(name, "0123456789.")
-	for i, x := range args {
-		code := attachedCode(lang, x)
-		if code == "" && inlineFlag(lang, x, false) && i+1 < len(args) {
-			code = args[i+1]
-		}
-		if code != "" && stdinRead.MatchString(code) && (evalWord.MatchString(code) || stdinCommand.MatchString(code)) {
+	for i := range args {
+		if code := inlineCodeAt(lang, args, i, false); code != "" && stdinRead.MatchString(code) && (evalWord.MatchString(code) || stdinCommand.MatchString(code)) {
 			return true
 		}
 	}
@@ -734,8 +730,7 @@ func literalCall(s *syntax.Stmt) bool {
 // language's as a one-liner (code).
 func (a *analyzer) pipedCode(name, code, line string) {
 	switch lang := strings.TrimRight(name, "0123456789."); {
-	case name == "source" || name == "." || lang == "sh" || lang == "bash" || lang == "zsh" || lang == "dash" ||
-		lang == "ksh" || lang == "ash" || lang == "fish" || lang == "csh" || lang == "tcsh":
+	case name == "source" || name == "." || lang == "csh" || lang == "tcsh" || shellLang(lang):
 		a.line(code, a.depth+1)
 	default:
 		a.code(lang, code, line)
@@ -1820,18 +1815,11 @@ func protectedRef(r string) bool {
 // and -ne) and a script file it runs that the line wrote or downloaded earlier.
 func (a *analyzer) interp(name string, args []string, line string) {
 	lang := strings.TrimRight(name, "0123456789.")
-	shellish := false
-	switch lang {
-	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish":
-		shellish = true
-	}
-	for i, x := range args {
-		code := attachedCode(lang, x)
+	shellish := shellLang(lang)
+	for i := range args {
+		code := inlineCodeAt(lang, args, i, shellish)
 		if code == "" {
-			if !inlineFlag(lang, x, shellish) || i+1 >= len(args) {
-				continue
-			}
-			code = args[i+1]
+			continue
 		}
 		if shellish && code == vendorMarker {
 			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a vendor's installer
@@ -1861,6 +1849,29 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			return
 		}
 	}
+}
+
+// shellLang reports whether lang (an interpreter's name without its version) is a POSIX-style
+// shell whose -c takes a command line.
+func shellLang(lang string) bool {
+	switch lang {
+	case "sh", "bash", "zsh", "dash", "ksh", "ash", "fish":
+		return true
+	}
+	return false
+}
+
+// inlineCodeAt is the inline code the interpreter argument args[i] gives: its own attached code
+// (attachedCode) or, for an option that takes code next (inlineFlag), the argument after it;
+// "" for any other argument.
+func inlineCodeAt(lang string, args []string, i int, shellish bool) string {
+	if code := attachedCode(lang, args[i]); code != "" {
+		return code
+	}
+	if inlineFlag(lang, args[i], shellish) && i+1 < len(args) {
+		return args[i+1]
+	}
+	return ""
 }
 
 // attachedCode is the inline code of an option that carries it in the same word: python's
