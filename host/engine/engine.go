@@ -404,6 +404,20 @@ func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*
 		// No response stage had an opinion: the request decision stands.
 		d.Action = abi.ActionAllow
 	}
+	if a := answerAction(o.Chain, d); a != d.Action {
+		// An answer is not held for a person, nor handed to the judge (its stage runs in the
+		// request phase): ask and sample resolve by the bundle's fallback, as a call with
+		// nobody to hold it does. Passing the answer as it came would make "ask" an allow.
+		if o.Detail == nil {
+			o.Detail = map[string]any{}
+		}
+		o.Detail["response_resolved"] = map[string]any{"requested": d.Action, "action": a, "by": "fallback"}
+		if a == abi.ActionDeny {
+			d.Reason = fmt.Sprintf("%s (an answer cannot be held for a person; fallback.%s is deny)", d.Reason, d.Action)
+			o.own = abi.ActionDeny
+		}
+		d.Action = a
+	}
 	o.Response = d
 	if !silent(d) {
 		o.Quiet = false
@@ -429,6 +443,16 @@ func (e *Engine) Response(ctx context.Context, o *Outcome, resp *mcp.Message) (*
 		o.Decision = &chain.Decision{Action: abi.ActionDeny, Reason: d.Reason, Rule: d.Rule, Stage: d.Stage, Stages: append(o.Decision.Stages, d.Stages...)}
 	}
 	return d, nil
+}
+
+// answerAction is what the response phase's decision d does to the answer under ch: ask and
+// sample resolve by the bundle's fallback (an answer is not held for a person, and the judge
+// runs in the request phase); any other action stands.
+func answerAction(ch *chain.Chain, d *chain.Decision) string {
+	if d.Action == abi.ActionAsk || d.Action == abi.ActionSample {
+		return ch.Fallback(d.Action)
+	}
+	return d.Action
 }
 
 // ForwardParams returns the params to forward upstream: the original, or with the arguments a

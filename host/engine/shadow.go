@@ -224,7 +224,7 @@ func (s *Shadow) judge(job *shadowJob) {
 			s.o.Logger.Warn("shadow judgement of the answer failed", "audit_id", ev.ID, "bundle", info.Name, "err", err)
 			return
 		}
-		if !rd.Default && rd.Action == abi.ActionDeny {
+		if !rd.Default && answerAction(ch, rd) == abi.ActionDeny {
 			sh.Action, d = abi.ActionDeny, rd
 		}
 	}

@@ -229,6 +229,9 @@ func TestShadowJudgesTheAnswer(t *testing.T) {
 		{"both deny the answer", abi.ActionDeny, abi.ActionDeny, false, abi.ActionDeny, abi.ActionDeny},
 		{"only the active denies the answer", abi.ActionDeny, abi.ActionNone, true, abi.ActionAllow, abi.ActionDeny},
 		{"neither", abi.ActionNone, abi.ActionNone, false, abi.ActionAllow, abi.ActionAllow},
+		// An answer is not held for a person: ask resolves by the fallback (deny when unset).
+		{"the shadow asks about the answer", abi.ActionNone, abi.ActionAsk, true, abi.ActionDeny, abi.ActionAllow},
+		{"only the active asks about the answer", abi.ActionAsk, abi.ActionNone, true, abi.ActionAllow, abi.ActionDeny},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			active := &chain.Active{}
@@ -262,7 +265,7 @@ func TestShadowJudgesTheAnswer(t *testing.T) {
 				if s == nil || s.Disagrees != tc.disagrees || s.Action != tc.shadowAction {
 					t.Fatalf("shadow %+v, want action %s disagrees %v", s, tc.shadowAction, tc.disagrees)
 				}
-				if tc.shadowAction == abi.ActionDeny && s.Rule != "r-deny" {
+				if tc.shadowAction == abi.ActionDeny && s.Rule != "r-"+tc.shadow {
 					t.Fatalf("shadow rule %q, want the response stage's", s.Rule)
 				}
 			}
