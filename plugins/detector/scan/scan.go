@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/webhost"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/exclude"
 )
@@ -961,7 +962,9 @@ var sqlBoolNumber = regexp.MustCompile(`(?i)^\s*(?:\S{1,40}\s+)?(or|and|xor)\s+(
 // ASCII letters, digits and hyphens, none all digits nor four dash-separated numbers
 // (`127-0-0-1`) nor one that names an inside service (`localhost`, `metadata`; insideLabel), under a top-level domain of letters that is not a private or special-use one
 // (internalTLD) nor a wildcard-DNS service that resolves to the address its name spells
-// (wildcardDNS); and nothing after the host that names another address: a scheme, an `@`, a
+// (wildcardDNS) nor a shortener, request catcher, out-of-band service or tunnel, where the
+// fetch ends somewhere the name does not show or is received by whoever holds it
+// (webhost.Redirects); and nothing after the host that names another address: a scheme, an `@`, a
 // bracket, a dotted number, `localhost`, `metadata` or percent-encoding (`?url=http://…`,
 // `/%2f%2f169.254…`). In such a URL the model's ssrf counts no more (issue 26): it scored the
 // JavaScript developer set's README links `http://gruntjs.com/` 0.951, `http://izs.me` 0.988,
@@ -999,7 +1002,7 @@ func publicWebURL(s string) bool {
 	}
 	tld := labels[len(labels)-1]
 	if len(tld) < 2 || strings.Trim(tld, "abcdefghijklmnopqrstuvwxyz") != "" || internalTLD[tld] ||
-		wildcardDNS[labels[len(labels)-2]+"."+tld] || redirector[labels[len(labels)-2]+"."+tld] {
+		wildcardDNS[labels[len(labels)-2]+"."+tld] || webhost.Redirects(host) {
 		return false
 	}
 	t := strings.ToLower(tail)
@@ -1086,17 +1089,6 @@ var insideLabel = map[string]bool{"metadata": true, "internal": true, "intranet"
 	"kube": true, "k8s": true, "instance": true, "docker": true, "corp": true, "lan": true, "private": true, "loopback": true,
 	"admin": true, "administrator": true, "mgmt": true, "management": true, "console": true, "jenkins": true, "grafana": true,
 	"kibana": true, "prometheus": true, "consul": true, "vault": true, "etcd": true, "vpn": true, "ldap": true, "ssrf": true}
-
-// redirector are URL shorteners and request catchers: a name there sends the fetch on to an
-// address the URL does not show (a redirect to 169.254.169.254), or is an attacker's
-// out-of-band endpoint (issue 26, class 7: redirectors).
-var redirector = map[string]bool{"bit.ly": true, "tinyurl.com": true, "t.co": true, "goo.gl": true, "is.gd": true,
-	"v.gd": true, "ow.ly": true, "buff.ly": true, "rebrand.ly": true, "cutt.ly": true, "shorturl.at": true, "rb.gy": true,
-	"tiny.cc": true, "t.ly": true, "s.id": true, "bl.ink": true, "lnkd.in": true, "tr.im": true, "x.co": true,
-	"webhook.site": true, "requestbin.net": true, "requestcatcher.com": true, "pipedream.net": true, "beeceptor.com": true,
-	"burpcollaborator.net": true, "oastify.com": true, "interact.sh": true, "oast.pro": true, "oast.live": true,
-	"oast.site": true, "oast.online": true, "oast.fun": true, "oast.me": true, "canarytokens.com": true, "dnslog.cn": true,
-	"ceye.io": true, "ngrok-free.app": true, "ngrok.app": true, "loca.lt": true, "serveo.net": true, "trycloudflare.com": true}
 
 // wildcardDNS are services whose names resolve to whatever address they spell or to loopback
 // (127.0.0.1.nip.io, localtest.me), the SSRF lists' way past a host check.

@@ -260,17 +260,7 @@ func projectKey(r *Result, t string, d *Detector) {
 // domain), userinfo, another scheme, an admin path, an encoding, a nested URL, or any other
 // SSRF finding still denies.
 func mdnsHost(r *Result, text string) {
-	n := 0
-	for _, h := range r.Hits {
-		if h.Category != SSRF {
-			continue
-		}
-		if h.Rule != "internal_name" {
-			return
-		}
-		n++
-	}
-	if n == 0 {
+	if !onlySSRF(r, "internal_name") {
 		return
 	}
 	u, err := url.Parse(strings.TrimSpace(text))
@@ -281,6 +271,26 @@ func mdnsHost(r *Result, text string) {
 	if !ok || !dnsLabel.MatchString(label) {
 		return
 	}
+	ssrfUncertain(r)
+}
+
+// onlySSRF reports whether r has SSRF hits and every one of them is rule.
+func onlySSRF(r *Result, rule string) bool {
+	n := 0
+	for _, h := range r.Hits {
+		if h.Category != SSRF {
+			continue
+		}
+		if h.Rule != rule {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// ssrfUncertain makes every SSRF hit of r a question (Hit.Uncertain).
+func ssrfUncertain(r *Result) {
 	for i := range r.Hits {
 		if r.Hits[i].Category == SSRF {
 			r.Hits[i].Uncertain = true

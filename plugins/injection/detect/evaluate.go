@@ -414,6 +414,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		if judgeKind(&r, l, ld) {
 			incomplete = true
 		}
+		catcherOnly(&r)
 		schemaMismatch(&r, l, ld)
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/added060/palisade/plugins/internal/webhost"
 )
 
 // findURLs finds scheme://authority and //authority (protocol-relative) references anywhere in
@@ -543,6 +545,18 @@ func classifyHost(host string, port int) (float64, string) {
 	if metadataHosts[host] {
 		return 1, "metadata_host"
 	}
+	if webhost.OutOfBand(host) {
+		// A callback endpoint of an out-of-band interaction service (abc123.oast.pro,
+		// x.burpcollaborator.net): a blind injection's proof, or data carried out in the name
+		// or the query. No one's own work fetches one.
+		return 0.9, "oob_endpoint"
+	}
+	if webhost.RequestCatcher(host) {
+		// A request catcher (webhook.site, *.m.pipedream.net) records whatever reaches it for
+		// whoever made the endpoint: a developer testing a webhook, or an injected instruction
+		// receiving what the fetch carries. Asked (catcherOnly).
+		return 0.8, "request_catcher"
+	}
 	if w, rule, ok := rebindTarget(host, port); ok {
 		return w, rule
 	}
@@ -757,4 +771,15 @@ func decimalNumber(s string) bool {
 		}
 	}
 	return true
+}
+
+// catcherOnly makes a text's SSRF finding a question (Hit.Uncertain) when all it found is a
+// request catcher's address (webhook.site, *.m.pipedream.net; webhost.RequestCatcher): a
+// developer testing a webhook, or the drop box of an injected instruction, which a careful
+// reviewer asks about. An out-of-band endpoint, an internal address, or a catcher's URL
+// nested in another or encoded (`request_catcher+nested`) still denies.
+func catcherOnly(r *Result) {
+	if onlySSRF(r, "request_catcher") {
+		ssrfUncertain(r)
+	}
 }
