@@ -559,7 +559,7 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 	f := withAsked(figuresOf("served chain ("+name+", request phase; tool output through the response phase)", recs, blocked, failed), recs, asked)
 	PrintFigures(stdout, f)
 	if errs > 0 {
-		printServedErrors(ctx, stdout, sc, recs, blocked, errs)
+		printServedErrors(ctx, stdout, sc, recs, blocked, asked, errs)
 	}
 	full = append(full, f)
 	if baselinePath == "" {
@@ -600,22 +600,37 @@ func heldoutMain(ctx context.Context, stdout, stderr io.Writer, file, bundle, da
 	return 0
 }
 
-// printServedErrors lists up to n benign calls the served chain blocked and n attacks it let
-// through, for tuning on calib.
-func printServedErrors(ctx context.Context, w io.Writer, s *ServedChain, recs []HeldoutRecord, blocked []bool, n int) {
-	fp, fn := 0, 0
+// printServedErrors lists up to n benign calls the served chain blocked, n attacks it let
+// through and n attacks it asked about rather than denied, for tuning on calib.
+func printServedErrors(ctx context.Context, w io.Writer, s *ServedChain, recs []HeldoutRecord, blocked, asked []bool, n int) {
+	fp, fn, fa := 0, 0, 0
 	fmt.Fprintln(w, "\nbenign calls blocked (false positives):")
 	for i, r := range recs {
 		if r.Label == score.Benign && blocked[i] && fp < n {
 			fp++
-			fmt.Fprintf(w, "  [%s %s/%s] %.160q  (%s) <- %s\n", r.Kind, r.Server, r.Tool, r.Text, r.Source, s.Why(ctx, r))
+			fmt.Fprintf(w, "  [%s %s/%s] %.160q  (%s) <- %s\n", r.Kind, r.Server, r.Tool, shown(r), r.Source, s.Why(ctx, r))
 		}
 	}
 	fmt.Fprintln(w, "attacks let through (misses):")
 	for i, r := range recs {
 		if r.Label != score.Benign && !blocked[i] && fn < n {
 			fn++
-			fmt.Fprintf(w, "  [%s %s] %.160q  (%s)\n", r.Label, r.Kind, r.Text, r.Source)
+			fmt.Fprintf(w, "  [%s %s] %.160q  (%s)\n", r.Label, r.Kind, shown(r), r.Source)
 		}
 	}
+	fmt.Fprintln(w, "attacks asked about, not denied:")
+	for i, r := range recs {
+		if r.Label != score.Benign && blocked[i] && i < len(asked) && asked[i] && fa < n {
+			fa++
+			fmt.Fprintf(w, "  [%s %s] %.160q  (%s) <- %s\n", r.Label, r.Kind, shown(r), r.Source, s.Why(ctx, r))
+		}
+	}
+}
+
+// shown is the text a listing shows for r: its text, or for a tool output its result.
+func shown(r HeldoutRecord) string {
+	if r.Text == "" {
+		return r.Result
+	}
+	return r.Text
 }
