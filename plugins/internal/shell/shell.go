@@ -1693,11 +1693,46 @@ func (a *analyzer) git(args []string, line string) {
 			}
 		}
 	case "push":
-		if ops := operands(args); len(ops) > 0 && a.remotes[ops[0]] {
+		ops := operands(args)
+		switch {
+		case len(ops) > 0 && a.remotes[ops[0]]:
 			a.add("exfil/git_push_new_remote", "pushes the repository to a remote added earlier on the line", line, 0.9)
+		case len(ops) > 0 && repoAddress(ops[0]) || repoAddress(flagValue(args, "--repo")):
+			// git-push(1) "GIT URLS": the repository may be written as an address instead of a
+			// configured remote's name. The code goes to whoever that address names, which no
+			// remote the user set up vouches for: a new repository of the user's own, or an
+			// exfiltration. Asked.
+			a.ask("exfil/git_push_url", "pushes the repository to an address written on the line, not a configured remote", line, 0.85)
 		}
 		a.push(args, line)
 	}
+}
+
+// repoAddress reports whether a git repository argument is an address rather than a remote's
+// name or a local path (git-push(1) "GIT URLS"): a URL with a scheme other than file://, or the
+// scp-like `[user@]host:path` form (no slash before the first colon, a dot or an @ in the host).
+func repoAddress(r string) bool {
+	if scheme, _, ok := strings.Cut(r, "://"); ok {
+		return scheme != "file" && scheme != ""
+	}
+	host, path, ok := strings.Cut(r, ":")
+	if !ok || host == "" || path == "" || strings.Contains(host, "/") {
+		return false
+	}
+	return strings.ContainsAny(host, ".@")
+}
+
+// flagValue returns the value of a long flag given as `--name=value` or `--name value`.
+func flagValue(args []string, name string) string {
+	for i, x := range args {
+		if v, ok := strings.CutPrefix(x, name+"="); ok {
+			return v
+		}
+		if x == name && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
 }
 
 // push judges a git push that rewrites or deletes refs on the remote: --force, `+ref`,
