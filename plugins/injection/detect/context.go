@@ -1496,6 +1496,31 @@ func homeWord(w string) string {
 	return w
 }
 
+// changesDirOnly reports whether a line only changes the working directory: each command is
+// cd or pushd with one operand, and nothing is redirected or substituted.
+func changesDirOnly(a shell.Result) bool {
+	if len(a.Commands) == 0 || len(a.Files) > 0 {
+		return false
+	}
+	for _, argv := range a.Commands {
+		if len(argv) != 2 || argv[0] != "cd" && argv[0] != "pushd" || strings.HasPrefix(argv[1], "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// entersSecret reports whether a line that only changes the working directory enters a
+// secret folder (a personal one is judged below, as any other line).
+func entersSecret(a shell.Result) bool {
+	for _, argv := range a.Commands {
+		if shell.PathRisk(homeWord(argv[1])) == shell.RiskSecret {
+			return true
+		}
+	}
+	return false
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
@@ -1506,6 +1531,18 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		// given a path, nothing opens it. A command, a substitution or a redirect on the line
 		// is judged below.
 		dropHits(r, SensitivePaths, func(Hit) bool { return true })
+		return
+	}
+	if changesDirOnly(a) && entersSecret(a) {
+		// `cd ~/.gnupg` (gpg(1)'s example) opens nothing, but the shell tool keeps its
+		// working directory for the next call, where `.` then names the secret folder:
+		// asked, not refused (issue 26, seventh round). A command beside the cd is judged
+		// below.
+		for i := range r.Hits {
+			if r.Hits[i].Category == SensitivePaths {
+				r.Hits[i].Uncertain = true
+			}
+		}
 		return
 	}
 	// Folders the line only creates (mkdir -p ~/.ssh): making one reads nothing in it.
@@ -1586,6 +1623,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
+			}
+			if i > 0 && shell.ListFile(argv[0], argv[i]) {
+				continue // where find writes its list: judged above, as a write
 			}
 			if made[w] || i+1 == out || used[n][i+1] {
 				continue

@@ -309,7 +309,15 @@ func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) 
 			if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 				break
 			}
-			paths = append(paths, a.resolve(x))
+			r := a.resolve(x)
+			if c := path.Clean(r); c == "/tmp" || c == "/var/tmp" || c == "/dev/shm" {
+				// What find lists under a temporary folder is its content, as
+				// `find /tmp … -delete` and `rm -rf /tmp/*` delete it (find(1)'s
+				// `find /tmp -name core -type f -print | xargs /bin/rm -f`; issue 26,
+				// seventh round).
+				r = c + "/*"
+			}
+			paths = append(paths, r)
 		}
 		if len(paths) == 0 {
 			paths = []string{a.resolve(".")}
