@@ -465,7 +465,7 @@ func docPhrases(r *Result) {
 		case "before_task":
 			return readerStep(t, h.Match)
 		case "user_data_request":
-			return labelAt(t, h.Match)
+			return labelAt(t, h.Match) || homeDirectories(t)
 		case "multilingual_secret":
 			return foreignWord(t, h.Match)
 		}
