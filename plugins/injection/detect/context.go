@@ -1496,6 +1496,27 @@ func homeWord(w string) string {
 	return w
 }
 
+// accountDB reports whether w names the account or privilege database itself: /etc/passwd and
+// /etc/group (readable by every user: names, IDs, home folders, no password hash, which
+// /etc/shadow holds), /etc/sudoers and a file of /etc/sudoers.d (who may run what as root; no
+// secret in it). Read on a line that sends nothing over the network (xargs(1)'s `cut -d: -f1
+// < /etc/passwd`, cvtsudoers(1)'s `cvtsudoers -f json -o sudoers.json /etc/sudoers`) it is
+// asked, not denied; sent, or beside /etc/shadow or a key, it denies as before (issue 26,
+// seventh round).
+func accountDB(w string) bool {
+	w = strings.Trim(w, `"'`)
+	if strings.ContainsAny(w, "*?[$`") {
+		return false
+	}
+	switch c := path.Clean(w); {
+	case c == "/etc/passwd" || c == "/etc/group" || c == "/etc/sudoers":
+		return true
+	case strings.HasPrefix(c, "/etc/sudoers.d/"):
+		return true
+	}
+	return false
+}
+
 // changesDirOnly reports whether a line only changes the working directory: each command is
 // cd or pushd with one operand, and nothing is redirected or substituted.
 func changesDirOnly(a shell.Result) bool {
@@ -1589,7 +1610,7 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	for _, f := range a.Writes {
 		writes[homeWord(f)]++
 	}
-	wroteSecret := false
+	wroteSecret, accounts := false, false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		if i := strings.IndexByte(w, '>'); i >= 0 && strings.Trim(w[:i], "0123456789&") == "" {
 			w = strings.TrimLeft(w[i:], ">|") // `>f`, `2>>f`, `&>f`: the target
@@ -1611,6 +1632,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		}
 		if left[k] > 0 {
 			left[k]--
+			continue
+		}
+		if accountDB(k) {
+			accounts = true
 			continue
 		}
 		if shell.PathRisk(w) == shell.RiskSecret {
@@ -1636,6 +1661,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			if shell.CredentialPointer(w) {
 				continue
 			}
+			if accountDB(homeWord(w)) {
+				accounts = true
+				continue
+			}
 			most = max(most, shell.PathRisk(w))
 		}
 	}
@@ -1648,12 +1677,16 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			written[f]--
 			continue // judged above, as a write
 		}
+		if accountDB(homeWord(f)) {
+			accounts = true
+			continue
+		}
 		most = max(most, shell.PathRisk(f))
 	}
-	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network {
+	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if wroteSecret {
+	if wroteSecret || accounts {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true
