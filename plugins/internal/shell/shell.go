@@ -1143,7 +1143,7 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		if destructive {
-			for _, x := range args {
+			for _, x := range findArgs(args) {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
 				}
@@ -1181,10 +1181,11 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
-		if name == "wipefs" && hasFlag(args, "-b", "--backup") && !a.stdinFed() {
+		if name == "wipefs" && hasFlag(args, "-b", "--backup") && !a.stdinFed() && a.depth == 0 && !strings.ContainsAny(a.src, ";&|\n`$()<>") {
 			// wipefs(8): --backup saves every signature it erases to
 			// ~/wipefs-<device>-<offset>.bak, and the manual page restores it with dd:
-			// recoverable, asked (issue 26, seventh round). Without it, refused.
+			// recoverable, asked (issue 26, seventh round). Only as the whole line: a
+			// second command may delete the backup (`; rm -f ~/*.bak`). Without it, refused.
 			a.ask("destroy/disk", "erases a disk's signatures (backed up first)", line, 0.9)
 			break
 		}
