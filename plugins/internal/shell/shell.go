@@ -1752,12 +1752,13 @@ func (a *analyzer) git(args []string, line string) {
 // 26, seventh round).
 //
 // filter-branch's filters are shell commands it evaluates in every commit (`--tree-filter
-// 'rm -rf ~'` runs rm -rf ~ once per commit): each is judged as a line of its own.
+// 'rm -rf ~'` runs rm -rf ~ once per commit), and --setup one it evaluates before them: each
+// is judged as a line of its own.
 func (a *analyzer) rewrite(tool string, args []string, line string) {
 	if tool == "filter-branch" {
 		for i, x := range args {
 			k, v, eq := strings.Cut(x, "=")
-			if !strings.HasPrefix(k, "--") || !strings.HasSuffix(k, "-filter") {
+			if !strings.HasPrefix(k, "--") || !strings.HasSuffix(k, "-filter") && k != "--setup" {
 				continue
 			}
 			if !eq {
