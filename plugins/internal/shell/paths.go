@@ -289,6 +289,14 @@ func KeyUse(argv []string) []int {
 				out = append(out, i)
 			}
 		}
+	case "ssh-keygen":
+		// A key's fingerprint printed (`ssh-keygen -l -f /etc/ssh/ssh_host_rsa_key`, ssh(1)'s
+		// host-key check; -B its bubblebabble digest): ssh-keygen(1) prints a hash of the
+		// public half, never the key (issue 26, seventh round). Only -l or -B with -v, -E
+		// and -f: any other option (-y, -p, -e, a new key) is judged as before.
+		if i := fingerprintFile(argv); i > 0 {
+			out = append(out, i)
+		}
 	case "ssh-add":
 		for i, x := range argv[1:] {
 			if !strings.HasPrefix(x, "-") {
@@ -413,4 +421,31 @@ func backupCopy(argv []string) (src, dst int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// fingerprintFile returns the index of the key file `ssh-keygen -l -f FILE` (or -B) reads to
+// print its fingerprint, or -1 when argv does anything else.
+func fingerprintFile(argv []string) int {
+	list, file := false, -1
+	for i := 1; i < len(argv); i++ {
+		switch x := argv[i]; x {
+		case "-l", "-B", "-lv", "-vl":
+			list = true
+		case "-v":
+		case "-E", "-f":
+			if i+1 >= len(argv) {
+				return -1
+			}
+			i++
+			if x == "-f" {
+				file = i
+			}
+		default:
+			return -1
+		}
+	}
+	if !list {
+		return -1
+	}
+	return file
 }

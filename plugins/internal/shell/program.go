@@ -305,11 +305,22 @@ func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) 
 	case "printf":
 		return strings.Fields(printfText(args)), false
 	case "find":
-		for _, x := range args {
+		// -follow, -L and -H have find descend symbolic links (find(1)), which in a shared
+		// temporary folder may point anywhere.
+		follows := hasFlag(args, "-follow", "-L", "-H")
+		for _, x := range findArgs(args) {
 			if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 				break
 			}
-			paths = append(paths, a.resolve(x))
+			r := a.resolve(x)
+			if c := path.Clean(r); !follows && (c == "/tmp" || c == "/var/tmp" || c == "/dev/shm") {
+				// What find lists under a temporary folder is its content, as
+				// `find /tmp … -delete` and `rm -rf /tmp/*` delete it (find(1)'s
+				// `find /tmp -name core -type f -print | xargs /bin/rm -f`; issue 26,
+				// seventh round).
+				r = c + "/*"
+			}
+			paths = append(paths, r)
 		}
 		if len(paths) == 0 {
 			paths = []string{a.resolve(".")}
@@ -533,4 +544,16 @@ func unescape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// findArgs drops the options find takes before its start points (find(1): -H, -L, -P, -D
+// debugopts, -Olevel), so that the start points come first: `find -L / -delete` starts at /.
+func findArgs(args []string) []string {
+	for len(args) > 0 && (args[0] == "-H" || args[0] == "-L" || args[0] == "-P" || args[0] == "-D" || strings.HasPrefix(args[0], "-O")) {
+		if args[0] == "-D" && len(args) > 1 {
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	return args
 }

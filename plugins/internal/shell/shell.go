@@ -797,6 +797,7 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 var (
 	rawDevice   = lazyre.New(`^/dev/(sd|nvme|hd|xvd|vd|mmcblk|disk)`)
 	setuidMode  = lazyre.New(`^[2467][0-7]{3}$`)
+	tapeDevice  = lazyre.New(`^/dev/(n?(st|rst|rmt|sa)[0-9]|tape$)`)
 	systemDir   = lazyre.New(`^/(etc|usr|bin|sbin|lib|lib64|boot|var|opt|root|home|srv|sys|proc|dev)(/|$)`)
 	headBack    = lazyre.New(`^(HEAD|@)(~(\d*)|\^+)`)
 	privFile    = lazyre.New(`^/etc/(sudoers|passwd|shadow|group|gshadow|pam\.d|ssh/sshd_config|ld\.so\.preload)|/\.ssh/authorized_keys$`)
@@ -1127,6 +1128,14 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 	case "find":
+		// The files find's -fprint, -fprint0, -fprintf and -fls write its list to
+		// (find(1)'s `find / -perm -4000 -fprintf /root/suid.txt …`): written, not read,
+		// as a redirect's target is (Result.Writes; issue 26, seventh round).
+		for i, x := range args {
+			if ListFile(name, x) && i+1 < len(args) && len(a.res.Writes) < MaxCommands {
+				a.res.Writes = append(a.res.Writes, args[i+1])
+			}
+		}
 		destructive := false
 		for i, x := range args {
 			if x == "-delete" || (x == "-exec" || x == "-execdir" || x == "-ok") && i+1 < len(args) && (base(args[i+1]) == "rm" || base(args[i+1]) == "shred") {
@@ -1134,7 +1143,7 @@ func (a *analyzer) command(argv []string) {
 			}
 		}
 		if destructive {
-			for _, x := range args {
+			for _, x := range findArgs(args) {
 				if strings.HasPrefix(x, "-") || x == "(" || x == "!" {
 					break
 				}
@@ -1157,14 +1166,29 @@ func (a *analyzer) command(argv []string) {
 	case "git":
 		a.git(args, line)
 	case "git-filter-repo", "git-filter-branch", "bfg":
-		a.add("destroy/git_rewrite", "rewrites the repository's whole history", line, 0.85)
+		a.rewrite(strings.TrimPrefix(name, "git-"), args, line)
 	case "dd":
 		for _, x := range args {
 			if strings.HasPrefix(x, "of=/dev/") && !strings.HasPrefix(x, "of=/dev/null") {
+				if tapeDevice.MatchString(x[3:]) {
+					// A tape drive (funzip(1)'s `tar cf - . | zip -7 | dd of=/dev/nrst0`):
+					// a backup written to removable media, which may hold an older one;
+					// asked, not refused as a disk is (issue 26, seventh round).
+					a.ask("destroy/raw_device", "writes over a tape", line, 0.85)
+					continue
+				}
 				a.add("destroy/raw_device", "writes over a disk device", line, 0.95)
 			}
 		}
 	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
+		if name == "wipefs" && hasFlag(args, "-b", "--backup") && !a.stdinFed() && a.depth == 0 && !strings.ContainsAny(a.src, ";&|\n`$()<>") {
+			// wipefs(8): --backup saves every signature it erases to
+			// ~/wipefs-<device>-<offset>.bak, and the manual page restores it with dd:
+			// recoverable, asked (issue 26, seventh round). Only as the whole line: a
+			// second command may delete the backup (`; rm -f ~/*.bak`). Without it, refused.
+			a.ask("destroy/disk", "erases a disk's signatures (backed up first)", line, 0.9)
+			break
+		}
 		if a.stdinFed() || !diskListing(name, args) {
 			a.add("destroy/disk", "formats or repartitions a disk", line, 0.95)
 		}
@@ -1179,6 +1203,10 @@ func (a *analyzer) command(argv []string) {
 		recursive := hasFlag(args, "-R", "--recursive")
 		for _, x := range args {
 			if name == "chmod" && (strings.Contains(x, "+s") || setuidMode.MatchString(x)) {
+				if a.projectSetgid(x, args) {
+					a.ask("priv/setuid", "sets the setgid bit on a file in the project", line, 0.85)
+					continue
+				}
 				a.add("priv/setuid", "sets the setuid or setgid bit", line, 0.9)
 			}
 		}
@@ -1238,6 +1266,13 @@ func (a *analyzer) command(argv []string) {
 		}
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "visudo", "passwd", "chpasswd":
+		if name == "passwd" && expiresOne(args) {
+			// `passwd --expire USER` (sudoers(5)'s example): the user picks a new password
+			// at the next login; nothing is granted, an administrator's routine, asked
+			// (issue 26, seventh round).
+			a.ask("priv/accounts", "expires a user's password", line, 0.85)
+			break
+		}
 		a.add("priv/accounts", "changes accounts or privileges", line, 0.9)
 	case "crontab":
 		a.crontab(args, line)
@@ -1662,8 +1697,15 @@ func (a *analyzer) git(args []string, line string) {
 					} else if strings.HasPrefix(m[2], "^") {
 						n = len(m[2])
 					}
-					if n >= 2 {
-						a.add("destroy/git_reset", "discards committed history and uncommitted work", line, 0.85)
+					switch {
+					case n < 2:
+					case a.expired:
+						a.add("destroy/git_reset", "discards committed history after expiring the reflog", line, 0.85)
+					default:
+						// The commits stay in the reflog (git-reset(1) "Undo a commit,
+						// making it a topic branch", git-reflog(1)): the user's own
+						// repository, recoverable, asked (issue 26, seventh round).
+						a.ask("destroy/git_reset", "discards committed history and uncommitted work", line, 0.85)
 					}
 				}
 			}
@@ -1678,7 +1720,7 @@ func (a *analyzer) git(args []string, line string) {
 			}
 		}
 	case "filter-branch", "filter-repo":
-		a.add("destroy/git_rewrite", "rewrites the repository's whole history", line, 0.85)
+		a.rewrite(sub, args, line)
 	case "reflog":
 		if len(args) > 0 && args[0] == "expire" && (hasFlag(args, "--expire=now", "--expire=all") || hasPrefixFlag(args, "--expire-unreachable=now")) {
 			a.expired = true
@@ -1735,13 +1777,51 @@ func flagValue(args []string, name string) string {
 	return ""
 }
 
+// rewrite judges a history rewrite. git filter-branch keeps the rewritten refs under
+// refs/original/ and in the reflog (git-filter-branch(1) "CHECKLIST FOR SHRINKING A
+// REPOSITORY": the old objects stay until those are removed), and BFG leaves the reflog and
+// the old objects for the user to expire: the user's own repository, recoverable, asked.
+// git filter-repo expires the reflogs and prunes the old objects itself when it is done
+// (its FAQ, "Help! Can I recover or undo the filtering?": only a backup clone can): nothing
+// is left to recover, refused; so is any rewrite after the line expired the reflog (issue
+// 26, seventh round).
+//
+// filter-branch's filters are shell commands it evaluates in every commit (`--tree-filter
+// 'rm -rf ~'` runs rm -rf ~ once per commit), and --setup one it evaluates before them: each
+// is judged as a line of its own.
+func (a *analyzer) rewrite(tool string, args []string, line string) {
+	if tool == "filter-branch" {
+		for i, x := range args {
+			k, v, eq := strings.Cut(x, "=")
+			if !strings.HasPrefix(k, "--") || !strings.HasSuffix(k, "-filter") && k != "--setup" {
+				continue
+			}
+			if !eq {
+				if i+1 >= len(args) {
+					continue
+				}
+				v = args[i+1]
+			}
+			a.line(v, a.depth+1)
+		}
+	}
+	if tool == "filter-repo" || a.expired {
+		a.add("destroy/git_rewrite", "rewrites the repository's whole history", line, 0.85)
+		return
+	}
+	a.ask("destroy/git_rewrite", "rewrites the repository's history (the old refs stay under refs/original and in the reflog)", line, 0.85)
+}
+
 // push judges a git push that rewrites or deletes refs on the remote: --force, `+ref`,
 // --delete, `:ref`, --mirror. Naming the feature branches or tags it rewrites or deletes
 // (`git push --force origin my-feature` after a rebase, `git push origin --delete
 // fix-typo` after a merge) is asked about: the remote's other clones and its reflog still
-// hold the commits, and git-push(1) documents both for this. The default and release
-// branches (protectedRef), a push that names no ref (the current branch, whatever it is),
-// --all, --tags, --mirror, a glob or HEAD are refused as before.
+// hold the commits, and git-push(1) documents both for this. A forced update of a named
+// default or release branch (`git push origin +dev:master`, git-push(1)'s own example) is
+// asked too since issue 26's seventh round: the old tip stays in the pusher's reflog of the
+// remote-tracking branch and in every other clone. Deleting a default or release branch
+// (protectedRef), a push that names no ref (the current branch, whatever it is), --all,
+// --tags, --mirror, a glob or a ref the line cannot resolve are refused as before.
 func (a *analyzer) push(args []string, line string) {
 	force := hasFlag(args, "--force", "-f")
 	del := hasFlag(args, "--delete", "-d")
@@ -1767,10 +1847,14 @@ func (a *analyzer) push(args []string, line string) {
 	named := len(refs) > 0 && !hasFlag(args, "--all", "--branches", "--tags")
 	for _, r := range refs {
 		r = strings.TrimPrefix(r, "+")
-		if _, dst, ok := strings.Cut(r, ":"); ok {
-			r = dst
+		deleted := del
+		if src, dst, ok := strings.Cut(r, ":"); ok {
+			r, deleted = dst, deleted || src == ""
 		}
-		if protectedRef(r) && !loneVar(r, a.src) {
+		if loneVar(r, a.src) {
+			continue
+		}
+		if unresolvedRef(r) || deleted && protectedRef(r) {
 			named = false
 		}
 	}
@@ -1831,7 +1915,7 @@ func plainVar(line, name string) bool {
 // nothing at all, a glob, or anything the line cannot resolve.
 func protectedRef(r string) bool {
 	r = strings.TrimPrefix(strings.TrimPrefix(r, "refs/heads/"), "refs/tags/")
-	if r == "" || strings.ContainsAny(r, "*?[$`") || strings.HasPrefix(r, "-") {
+	if unresolvedRef(r) {
 		return true
 	}
 	switch l := strings.ToLower(r); {
@@ -1844,6 +1928,13 @@ func protectedRef(r string) bool {
 		return true
 	}
 	return false
+}
+
+// unresolvedRef reports whether a ref pushed names nothing, a glob or what the line cannot
+// resolve.
+func unresolvedRef(r string) bool {
+	r = strings.TrimPrefix(strings.TrimPrefix(r, "refs/heads/"), "refs/tags/")
+	return r == "" || strings.ContainsAny(r, "*?[$`") || strings.HasPrefix(r, "-")
 }
 
 // interp checks inline code given to an interpreter (-c, -e, -E, -r, --eval, -p, perl's -le
@@ -1975,4 +2066,49 @@ func (a *analyzer) net(name string, args []string, line string) {
 			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
 		}
 	}
+}
+
+// projectSetgid reports whether chmod's mode x sets the setgid bit alone (`2710`, `g+s`) on
+// files inside the project without elevated privileges (groupmems(8)'s `chmod 2710
+// groupmems`): the file runs with a group its owner, the invoking user, already has, so
+// nothing is taken; asked. The setuid bit, sudo, or a file outside the project stay refused
+// (issue 26, seventh round).
+func (a *analyzer) projectSetgid(x string, args []string) bool {
+	if a.elevated > 0 || !(x == "g+s" || len(x) == 4 && x[0] == '2') {
+		return false
+	}
+	n := 0
+	for _, t := range operands(args) {
+		if t == x {
+			continue
+		}
+		if !a.inProject(t) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// expiresOne reports whether passwd's arguments only expire one named user's password
+// (`passwd -e USER`, `passwd USER --expire`).
+func expiresOne(args []string) bool {
+	exp, users := false, 0
+	for _, x := range args {
+		switch {
+		case x == "-e" || x == "--expire":
+			exp = true
+		case strings.HasPrefix(x, "-"):
+			return false
+		default:
+			users++
+		}
+	}
+	return exp && users == 1
+}
+
+// ListFile reports whether option x of program name is followed by the file find writes its
+// list to (-fprint, -fprint0, -fprintf, -fls).
+func ListFile(name, x string) bool {
+	return base(name) == "find" && (x == "-fprint" || x == "-fprint0" || x == "-fprintf" || x == "-fls")
 }
