@@ -19,6 +19,11 @@ heldout-wide: ## regenerate data/heldout/wide/{calib,test}.jsonl: benign records
 heldout-sqli-extra: ## regenerate data/heldout/sqli-extra/calib.jsonl: calib-only SQL injection lines (libinjection-go tests, PayloadsAllTheThings lists)
 	$(GO) run ./tools/heldout -sqli-extra -out $(HELDOUT_DIR)/sqli-extra
 
+.PHONY: heldout-revshell-extra eval-revshell-extra
+
+heldout-revshell-extra: ## regenerate data/heldout/revshell-extra/calib.jsonl: calib-only reverse and bind shells as Bash calls (vendored PayloadsAllTheThings cheat sheets)
+	$(GO) run ./tools/heldout -revshell-extra -out $(HELDOUT_DIR)/revshell-extra
+
 .PHONY: heldout-paths-extra eval-paths-extra
 
 heldout-paths-extra: ## regenerate data/heldout/paths-extra/calib.jsonl: calib-only sensitive paths (npm ban-sensitive-files, cc-safety-net)
@@ -79,7 +84,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -116,6 +121,9 @@ eval-shell-extra: setup-onnxruntime bundle ## the served chain on the extra beni
 
 eval-paths-extra: setup-onnxruntime bundle ## the served chain on the extra sensitive-path set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/paths-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-revshell-extra: setup-onnxruntime bundle ## the served chain on the extra reverse and bind shell set (calib only: tune on it; Bash calls, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/revshell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

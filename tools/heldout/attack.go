@@ -20,6 +20,9 @@ type attack struct {
 	// listed: the source lists the line as what its label names (a secret-file list's
 	// credential entry), so keep's vocabulary check does not apply to it.
 	listed bool
+	// shell: a command the agent runs (a Bash call's command), not a value in a tool's field:
+	// placed as a Claude Code Bash call, and keep's hostname-field check does not apply.
+	shell bool
 }
 
 // crsClass maps a CRS regression-test folder to the attack class of its positive tests.
@@ -266,7 +269,7 @@ func keep(a attack) (bool, string) {
 	}
 	switch a.label {
 	case "command_injection":
-		if !shellMeta.MatchString(t) {
+		if !a.shell && !shellMeta.MatchString(t) {
 			return false, "no shell metacharacter: in a hostname field it cannot start a second command"
 		}
 	case "sql_injection":

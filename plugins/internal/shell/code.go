@@ -16,7 +16,7 @@ import (
 var (
 	// shellCall matches a call that runs its argument through a shell or as an argv, in the
 	// languages above; the argument list follows the match.
-	shellCall = lazyre.New(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bqx)\s*[(\[{/]`)
+	shellCall = lazyre.New(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|getoutput|getstatusoutput)|\bPopen|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bqx)\s*[(\[{/]`)
 	// deleteCall matches a call that deletes the paths in its argument list.
 	deleteCall = lazyre.New(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|unlink|rmdir))\s*\(`)
 	// pathDelete matches pathlib's Path(p).unlink() / .rmdir().
@@ -27,16 +27,20 @@ var (
 	codeFetch = lazyre.New(`\burlopen\s*\(|\brequests\.(?:get|post)\s*\(|\bhttpx\.get\s*\(|\bfetch\s*\(|\bhttps?\.get\s*\(|\bNet::HTTP\b|\bURI\.open\b|\bopen-uri\b|\bLWP::Simple\b|\bget\s*\(\s*["']https?:|\bfile_get_contents\s*\(\s*["']https?:|\bcurl_exec\b|\bHTTP::Tiny\b|\baxios\.get\b|\bopen\s*\(\s*["']https?:`)
 	// codeDecode matches decoding base64, hex or compressed text.
 	codeDecode = lazyre.New(`\bb64decode\b|\bb32decode\b|\batob\s*\(|['"]base64['"]|\bdecode_base64\b|\bbase64_decode\b|\bunpack\s*\(\s*["']m|\bBase64\.decode64\b|\bunhexlify\b|\bfromhex\b|\bzlib\.decompress\b|\bcodecs\.decode\b|\bgzinflate\b|\bstr_rot13\b`)
-	// codeConnect matches opening a network connection: Python's socket (under any name the
-	// module is imported as), Perl's socket() on PF_INET or IO::Socket::INET, Ruby's TCPSocket,
-	// PHP's fsockopen and stream_socket_client, Node's net module, Lua's socket.tcp, gawk's
-	// /inet/tcp special files, bash's /dev/tcp.
-	codeConnect = lazyre.New(`\b\w+\.socket\s*\(|\bsocket\.tcp\s*\(|require\s*\(?\s*["']socket["']|/inet[46]?/(?:tcp|udp)/|\bsocket\.create_connection\s*\(|\bsocket\s*\(\s*\w+\s*,\s*(?:PF|AF)_INET|\bIO::Socket::INET\b|\bTCPSocket\.(?:open|new)\b|\bSocket\.(?:tcp|new)\b|\bfsockopen\s*\(|\bstream_socket_client\s*\(|\bsocket_create\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+net\.Socket\b|require\(\s*["']net["']\s*\)|/dev/(?:tcp|udp)/`)
+	// codeConnect matches opening a network socket, to connect or to listen: Python's socket
+	// (under any name the module is imported as, or loaded by name: `__import__("socket")`,
+	// `a("socket").socket`), Perl's socket() on PF_INET or IO::Socket::INET, Ruby's TCPSocket and
+	// TCPServer, PHP's fsockopen, stream_socket_client and socket_create, Node's net module,
+	// Python's create_connection (under any module name: `import socket as s`, or imported by
+	// name: `from socket import create_connection as cc`),
+	// Lua's socket.tcp, Go's net.Dial and net.Listen, gawk's /inet/tcp special files, bash's
+	// /dev/tcp.
+	codeConnect = lazyre.New(`\(\s*["']socket["']\s*\)|\bTCPServer\.(?:open|new)\b|\bnet\.(?:Dial|Listen)\w*\s*\(|\b\w+\.socket\s*\(|\bsocket\.tcp\s*\(|require\s*\(?\s*["']socket["']|/inet[46]?/(?:tcp|udp)/|\b\w+\.create_connection\s*\(|\bfrom\s+socket\s+import\s[^;\n]*\b(?:socket|create_connection)\b|\bsocket\s*\(\s*\w+\s*,\s*(?:PF|AF)_INET|\bIO::Socket::INET\b|\bTCPSocket\.(?:open|new)\b|\bSocket\.(?:tcp|new)\b|\bfsockopen\s*\(|\bstream_socket_client\s*\(|\bsocket_create\s*\(|\bnet\.(?:connect|createConnection)\s*\(|\bnew\s+net\.Socket\b|require\(\s*["']net["']\s*\)|/dev/(?:tcp|udp)/`)
 	// codeShellOnSocket matches handing a shell or the process's own descriptors to a
-	// connection: a shell's path or `sh -i` as a string, dup2, fdopen, Perl's open(STDIN, ">&S"), a
+	// connection: a shell's path or `sh -i` as a string, cmd.exe (under any folder), dup2, fdopen, Perl's open(STDIN, ">&S"), a
 	// redirection to a descriptor number in a command string, piping a child's streams, gawk's
 	// coprocess read (`cmd |& getline`).
-	codeShellOnSocket = lazyre.New(`["'](?:/bin/|/usr/bin/)?(?:ba|z|da|k|a)?sh(?:\s+-i)?["']|\b(?:ba)?sh\s+-i\b|["']cmd(?:\.exe)?["']|\bpowershell\b|\bdup2?\s*\(|\bfdopen\s*\(|\|&\s*getline|\bopen\s*\(\s*STD(?:IN|OUT|ERR)\s*,\s*["']?[<>+]*&|[<>]&\s*(?:%d|\d|\$)|\.pipe\s*\(\s*\w+\.std(?:in|out)\b|\bstdio\s*:\s*\[?\s*\w+`)
+	codeShellOnSocket = lazyre.New(`["'](?:/bin/|/usr/bin/)?(?:ba|z|da|k|a)?sh(?:\s+-i)?["']|\b(?:ba)?sh\s+-i\b|["'](?:[^"'\s]*[\\/])?cmd(?:\.exe)?["']|\bpowershell\b|\bdup2?\s*\(|\bfdopen\s*\(|\|&\s*getline|\bopen\s*\(\s*STD(?:IN|OUT|ERR)\s*,\s*["']?[<>+]*&|[<>]&\s*(?:%d|\d|\$)|\.pipe\s*\(\s*\w+\.std(?:in|out)\b|\bstdio\s*:\s*\[?\s*\w+`)
 	// homeExpr matches a language's way of naming the home directory.
 	homeExpr = lazyre.New(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
 	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
@@ -58,9 +62,14 @@ func (a *analyzer) code(lang, src, line string) {
 	// A reverse shell: the code connects out and hands a shell, or its own stdin and stdout,
 	// to the connection (PayloadsAllTheThings' Python, Perl, Ruby, PHP and Node one-liners).
 	// A connection alone (a port check) or a shell alone (`pty.spawn("/bin/bash")`) is not one.
-	if containsAny(src, "socket", "Socket", "connect", "/dev/tcp", "/dev/udp", "sockopen", "net.", "/inet") &&
-		codeConnect.MatchString(src) && codeShellOnSocket.MatchString(src) {
-		a.add("exec/reverse_shell", "inline code connects out and hands a shell to the connection", line, 0.95)
+	// A bind or reverse shell that runs what the connection sends also has no shell string:
+	// the command handed to popen/system/Popen is a variable (`IO.popen(cmd,"r")` after
+	// `cmd=c.gets`, `sp.Popen(d,shell=True)` after `d=c.recv(1024)`, `popen("$in","r")`), so the
+	// code opening a socket and running a command it does not spell out is one too (runsUnwritten).
+	socket := containsAny(src, "socket", "Socket", "connect", "/dev/tcp", "/dev/udp", "sockopen", "net.", "/inet", "TCPServer") &&
+		codeConnect.MatchString(src)
+	if socket && (codeShellOnSocket.MatchString(src) || runsUnwritten(lang, src)) {
+		a.add("exec/reverse_shell", "inline code opens a network socket and hands a shell, or the commands it reads, to the connection", line, 0.95)
 	}
 	// The substring tests skip regular expressions that cannot match: they backtrack, and
 	// most one-liners hold none of these words.
@@ -73,7 +82,7 @@ func (a *analyzer) code(lang, src, line string) {
 		}
 	}
 	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
-	if containsAny(src, "system", "popen", "exec", "spawn", "subprocess", "child_process", "shell_exec", "passthru", "proc_open", "Open3", "qx", "getoutput") {
+	if containsAny(src, "system", "popen", "Popen", "exec", "spawn", "subprocess", "child_process", "shell_exec", "passthru", "proc_open", "Open3", "qx", "getoutput") {
 		for _, loc := range shellCall.FindAllStringIndex(src, 16) {
 			args := balanced(src[loc[1]-1:])
 			if cmd := shellText(args); cmd != "" {
@@ -107,6 +116,97 @@ func (a *analyzer) code(lang, src, line string) {
 	}
 }
 
+// runsUnwritten reports whether code hands a shell-running call (shellCall) a command it does
+// not write out: a variable or expression (`IO.popen(cmd,"r")`, `subprocess.call(d)`), a
+// string that is only one interpolated variable (`popen("$in","r")`, `system("#{c}")`), or an
+// argv list whose program is not written (`[d]`) or is a shell given a command that is not
+// (`["sh","-c",d]`), or backticks that interpolate a variable (Perl, PHP, Ruby: `#{c}`). A
+// literal command line, or a list naming its program (its arguments may
+// be variables: `["server","--port",str(port)]`), is not one: it is judged as shell text.
+func runsUnwritten(lang, src string) bool {
+	interpolates := lang == "perl" || lang == "php" || lang == "ruby"
+	if interpolates && containsAny(src, "`", "%x(") {
+		// Backticks (%x()) run their text as shell; an interpolated variable in them
+		// (`#{c}`, `$c`) runs what the variable holds: `s.puts(`#{c}`)` after `c=s.gets`.
+		for _, m := range backticks.FindAllStringSubmatch(src, 16) {
+			if backtickVar.MatchString(m[1] + m[2]) {
+				return true
+			}
+		}
+	}
+	if !containsAny(src, "system", "popen", "Popen", "exec", "spawn", "subprocess", "child_process", "shell_exec", "passthru", "proc_open", "Open3", "qx", "getoutput") {
+		return false
+	}
+	for _, loc := range shellCall.FindAllStringIndex(src, 16) {
+		parts := splitArgs(balanced(src[loc[1]-1:]))
+		if len(parts) == 0 {
+			continue
+		}
+		first := strings.TrimSpace(parts[0])
+		switch {
+		case strings.HasPrefix(first, "["):
+			if unwrittenArgv(splitArgs(balanced(first)), interpolates) {
+				return true
+			}
+		case first == "" || strings.HasPrefix(first, "{"):
+		case unwrittenText(first, interpolates):
+			return true
+		}
+	}
+	return false
+}
+
+// unwrittenArgv reports whether an argv list's program is not written out, or is a shell or
+// an interpreter (sh -c, python3 -c, cmd /c) given an element that is not.
+func unwrittenArgv(elems []string, interpolates bool) bool {
+	if len(elems) == 0 || strings.TrimSpace(elems[0]) == "" {
+		return false
+	}
+	if unwrittenText(elems[0], interpolates) {
+		return true
+	}
+	prog := interpLang(base(strings.ToLower(strings.ReplaceAll(strings.Join(literals(elems[0]), ""), `\`, "/"))))
+	if interpreter(prog) || prog == "cmd" {
+		for _, e := range elems[1:] {
+			if unwrittenText(e, interpolates) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unwrittenText reports whether an argument's text is not all written out: outside its string
+// literals (a one-letter prefix such as r"", b"" aside) it holds a name or a variable (`cmd`,
+// `"sh -c " + d`, `"%s" % d`, `f(x)`), or a literal interpolates one (`"$in"`, `"#{c}"`,
+// f"{d}"; interpolates: the language expands variables in double quotes, Perl, PHP, Ruby).
+func unwrittenText(e string, interpolates bool) bool {
+	e = strings.TrimSpace(e)
+	if e == "" {
+		return false
+	}
+	rest := literal.ReplaceAllString(strPrefix.ReplaceAllString(e, "$1"), "")
+	if strings.IndexFunc(rest, nameRune) >= 0 {
+		return true
+	}
+	return fString.MatchString(e) || interpolates && interpolation.MatchString(e)
+}
+
+var (
+	// strPrefix matches a string literal's one- or two-letter prefix (r"", b"", f"", rb"").
+	strPrefix = lazyre.New(`\b[rbfuRBFU]{1,2}(["'])`)
+	// interpolation matches a variable interpolated into a double-quoted or backquoted literal
+	// (Perl, PHP, Ruby): "$in", "${cmd}", "#{c}".
+	interpolation = lazyre.New(`"[^"]*(?:\$\{?\w|#\{)[^"]*"|` + "`[^`]*\\$\\{?\\w[^`]*`")
+	// fString matches a Python f-string with a replacement field: f"{d}".
+	fString = lazyre.New(`\b[fF]["'][^"']*\{\w`)
+)
+
+// nameRune reports whether r can start a name or a variable.
+func nameRune(r rune) bool {
+	return r == '_' || r == '$' || r == '@' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
 // containsAny reports whether s contains one of words.
 func containsAny(s string, words ...string) bool {
 	for _, w := range words {
@@ -118,6 +218,9 @@ func containsAny(s string, words ...string) bool {
 }
 
 var backticks = lazyre.New("`([^`]*)`|%x\\(([^)]*)\\)")
+
+// backtickVar matches a variable interpolated into backtick text: `#{c}`, `$c`, `${c}`.
+var backtickVar = lazyre.New(`#\{|\$\{?\w`)
 
 var awkPipe = lazyre.New(`print[f]?\s+(.*?)\|\s*"(?:/bin/)?(?:sh|bash|zsh)"`)
 

