@@ -136,7 +136,7 @@ func (a *analyzer) defined(argv []string, line string) bool {
 // runScript judges running file f with an interpreter of language lang ("sh" for a shell):
 // a file downloaded earlier on the line is download-and-run; one the line wrote is analysed.
 func (a *analyzer) runScript(f, lang, line string) bool {
-	if strings.HasPrefix(f, "/dev/tcp/") || strings.HasPrefix(f, "/dev/udp/") {
+	if devTCP(f) {
 		// bash's network paths as the script (`source /dev/tcp/HOST/PORT`, `bash
 		// /dev/udp/…`): the interpreter runs whatever the other end sends.
 		a.add("exec/download_run", "runs a script read from a network connection", line, 0.95)
