@@ -123,8 +123,16 @@ func applyAll(v *voter, rules []rule, t string) {
 	if rules[0].tail == nil {
 		panic("detect: applyAll on a slice that is not a registered rule table")
 	}
-	for _, ru := range rules[0].tail {
-		ru.apply(v, t)
+	// A table's rules have consecutive ids in the order they run (init), so the candidate
+	// flags of the tail are one run of v.cand: reading those bytes, rather than calling apply
+	// on every rule of the table, keeps a scan of a short text from touching ~600 rule
+	// structs (issue 27: most of the injection guest's time on the served echo call).
+	tail := rules[0].tail
+	first := tail[0].id
+	for i, ok := range v.cand[first : first+len(tail)] {
+		if ok {
+			tail[i].apply(v, t)
+		}
 	}
 }
 
@@ -184,6 +192,11 @@ func init() {
 				j++
 			}
 			(*table)[i].tail = xs[j:]
+		}
+		for j, ru := range xs {
+			if ru.id != xs[0].id+j {
+				panic("detect: rule " + ru.name + ": a table's rules do not have consecutive ids")
+			}
 		}
 	}
 	for _, g := range gates {
