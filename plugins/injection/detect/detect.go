@@ -1,8 +1,9 @@
 package detect
 
 import (
+	"cmp"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -244,7 +245,9 @@ func (d *Detector) Scan(text string) Result {
 	for c := range v.miss {
 		r.Scores[c] = 1 - v.miss[c]
 	}
-	sort.SliceStable(v.hits, func(i, j int) bool { return v.hits[i].Weight > v.hits[j].Weight })
+	// Heaviest first, ties in the order the rules voted. slices, not sort.SliceStable: the
+	// latter reflects on the slice on every scan, hits or none (issue 27).
+	slices.SortStableFunc(v.hits, func(a, b Hit) int { return cmp.Compare(b.Weight, a.Weight) })
 	r.Hits = v.hits
 	return r
 }
