@@ -424,7 +424,7 @@ func dedup(l []string) clause {
 }
 
 // dropCommonClauses removes clauses that hold a single letter or digit or a common two-letter
-// word ("e", "or", "at"): they are true for nearly every text, so they filter nothing and cost a table walk
+// word ("e", "or", "at"), or only whitespace (what `\s+` derives): they are true for nearly every text, so they filter nothing and cost a table walk
 // per byte. Dropping a clause of a conjunction keeps the prefilter sound. A rule's last clause
 // is kept, so that it does not become a rule that always runs.
 var commonWords = func() map[string]bool {
@@ -434,6 +434,16 @@ var commonWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// allSpace reports whether every literal of c is one whitespace byte.
+func allSpace(c clause) bool {
+	for _, l := range c {
+		if len(l) != 1 || !strings.ContainsRune(" \t\n\f\r\v", rune(l[0])) {
+			return false
+		}
+	}
+	return len(c) > 0
+}
 
 func dropCommonClauses(cs []clause) []clause {
 	var out []clause
@@ -446,7 +456,7 @@ func dropCommonClauses(cs []clause) []clause {
 				break
 			}
 		}
-		if !common {
+		if !common && !allSpace(c) {
 			out = append(out, c)
 		}
 	}
