@@ -478,7 +478,9 @@ func readOnlyAsRoot(argv []string) bool {
 	switch name {
 	case "ls", "cat", "head", "tail", "stat", "du", "df", "wc", "file", "tree", "id", "whoami", "uptime", "free",
 		"lsof", "ss", "netstat", "ps", "pstree", "lsblk", "blkid", "lspci", "lsusb", "lsmod", "dmidecode", "last", "w", "who", "getfacl":
-		return !hasFlag(args, "-f", "--follow") || name != "tail"
+		// tail -f keeps printing what the log gains; it reads no more than tail does
+		// (`sudo tail -f /var/log/syslog`, firejail(1)'s example; issue 26, det37).
+		return true
 	case "tar":
 		// Creating an archive on stdout reads files and writes nothing; the options that run
 		// another program (checkpoint actions, compressors, volume scripts, remote shells)

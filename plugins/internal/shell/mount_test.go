@@ -62,6 +62,15 @@ func TestKeyUse(t *testing.T) {
 		{[]string{"chown", "$USER:mallory", "$HOME/.ssh/id_rsa"}, nil},
 		{[]string{"chown", "--reference=/tmp/x", "$HOME/.ssh/id_rsa"}, nil},
 		{[]string{"sudo", "cat", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"auditctl", "-w", "/etc/shadow", "-p", "wa"}, []int{2}},
+		{[]string{"auditctl", "-a", "always,exit", "-F", "path=/etc/shadow", "-F", "perm=wa"}, []int{4}},
+		{[]string{"auditctl", "-a", "exit,always", "-S", "openat", "-F", "dir=/etc/ssh", "-k", "k"}, []int{6}},
+		{[]string{"sudo", "auditctl", "-w", "/etc/shadow"}, []int{3}},
+		{[]string{"auditctl", "-W", "/etc/shadow", "-p", "wa"}, nil},
+		{[]string{"auditctl", "-a", "never,exit", "-F", "path=/etc/shadow"}, nil},
+		{[]string{"auditctl", "-D", "-w", "/etc/shadow"}, nil},
+		{[]string{"auditctl", "-e", "0", "-w", "/etc/shadow"}, nil},
+		{[]string{"auditctl", "-w"}, nil},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {

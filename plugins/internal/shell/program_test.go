@@ -603,6 +603,11 @@ func TestProgram(t *testing.T) {
 		{"sudo docker ps -a", "", false},
 		{"sudo iptables -L -n", "", false},
 		{"sudo tail -n 50 /var/log/nginx/error.log", "", false},
+		{"sudo tail -f /var/log/syslog", "", false}, // issue 26, det37: following a log reads no more
+		{"sudo tail -F --follow=name /var/log/auth.log", "", false},
+		{"sudo tail -f /var/log/syslog; sudo rm -rf /var/log", "destroy/rm_outside", false},
+		{"sudo tail -f /var/log/syslog && sudo bash", "priv/sudo", false},
+		{"sudo tail -f /var/log/syslog; sudo chmod 4755 /bin/bash", "priv/setuid", false},
 		{"sudo find /etc -name '*.conf'", "", false},
 		{"sudo rm -rf /var/lib/docker", "destroy/rm_outside", false},
 		{"sudo apt install ./mqtt-cli-4.20.0.deb", "priv/sudo", true},
