@@ -84,6 +84,7 @@ func TestCredentialPointer(t *testing.T) {
 	for w, want := range map[string]bool{
 		"KUBECONFIG=$HOME/.kube/config": true, "GOOGLE_APPLICATION_CREDENTIALS=key.json": true,
 		"KEY=$HOME/.ssh/id_rsa": false, "$HOME/.kube/config": false, "KUBECONFIG": false,
+		"DOTENV_PATH=./.env.local": true, "DOTENV_CONFIG_PATH=.env": true, "DOTENV=.env": false, "DOTENV_KEY=.env": false,
 	} {
 		if got := CredentialPointer(w); got != want {
 			t.Errorf("CredentialPointer(%q) = %v, want %v", w, got, want)

@@ -424,6 +424,10 @@ var credentialVars = map[string]bool{
 	"KUBECONFIG": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AWS_SHARED_CREDENTIALS_FILE": true,
 	"AWS_CONFIG_FILE": true, "DOCKER_CONFIG": true, "DOCKER_CERT_PATH": true, "AZURE_CONFIG_DIR": true,
 	"CLOUDSDK_CONFIG": true, "RCLONE_CONFIG": true, "TALOSCONFIG": true,
+	// dotenv's file for the program it starts (`DOTENV_CONFIG_PATH=.env.local node -r
+	// dotenv/config app.js`, `DOTENV_PATH=./.env.local dotenv run -- node index.js`): loaded
+	// into that program's environment, printed nowhere (issue 26, det37)
+	"DOTENV_CONFIG_PATH": true, "DOTENV_PATH": true,
 }
 
 // CredentialPointer reports whether word is NAME=PATH for a variable of credentialVars.
