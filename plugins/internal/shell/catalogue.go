@@ -441,6 +441,8 @@ func distroInstall(argv []string) bool {
 	}
 	switch base(argv[0]) {
 	case "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman":
+	case "port":
+		return portInstall(argv[1:])
 	default:
 		return false
 	}
@@ -460,6 +462,40 @@ func distroInstall(argv []string) bool {
 	}
 	return true
 }
+
+// portInstall reports whether the arguments of MacPorts' port(1) install, update or upgrade
+// named ports from the ports tree (`sudo port install gdal +geos`, the macOS counterpart of
+// `sudo apt-get install`; MacPorts needs root to write /opt/local): the ports tree is the
+// project's own, synced with its signature checked, and each distfile's checksum is verified
+// before it is built. Global options before the verb may only be port(1)'s output, build and
+// cleanup switches (-N -v -d -q -s -b -c -k -n -p -u -R -f -y -t); `-D` (a port directory of
+// the caller's), `-F` (commands read from a file) and anything else are not this. After the
+// verb only port names and variants (`+geos`, `-x11`) pass: a path, a URL (`file://`), a
+// variable or a pseudo-port's expression ask (issue 26, det37).
+func portInstall(args []string) bool {
+	verb := -1
+	for i, x := range args {
+		if !strings.HasPrefix(x, "-") {
+			verb = i
+			break
+		}
+		if len(x) < 2 || strings.Trim(x[1:], "NvdqsbcknpuRfyt") != "" {
+			return false
+		}
+	}
+	if verb < 0 || verb == len(args)-1 {
+		return false
+	}
+	for _, x := range args[verb+1:] {
+		if !rePortName.MatchString(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// rePortName is a port's name or a variant's (+name, -name) as port(1) takes them.
+var rePortName = lazyre.New(`^[+-]?[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 // readOnlyAsRoot reports whether argv only looks at the system: listing files and
 // processes, disk and memory use, logs, service status, firewall rules, installed packages.
