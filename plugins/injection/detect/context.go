@@ -780,9 +780,8 @@ func firstWord(s string) string {
 }
 
 // reProseComment is the quote_comment rule as prose may trip it: a quote, then a SQL comment
-// that is not a command-line flag ("--filter"), a quoted hash ('#') or a fragment that names
-// a word ('#foo', a JSON pointer's '#/definitions/foo': issue 26, det37).
-var reProseComment = lazyre.New(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"/]|/(?:[^a-z]|$)|$)|/\*)`)
+// that is not a command-line flag ("--filter") or a quoted hash ('#').
+var reProseComment = lazyre.New(`['"\)]\s*\)*\s*(?:;\s*)?(?:--(?:[^a-z-]|$)|#(?:[^a-z'"]|$)|/\*)`)
 
 // flagsNotComments drops the quote_comment hits of prose whose every quote-then-comment is a
 // command-line flag after a quoted value (pass "foo=bar" --filter ...) or a quoted '#':

@@ -836,11 +836,6 @@ func TestProseAndCodeMentions(t *testing.T) {
 		{"a fragment with like", "post_message", map[string]any{"text": "or username like '%admin%' -- "}, "sql_injection"},
 		{"a fragment with is null", "post_message", map[string]any{"text": "or password is null -- "}, "sql_injection"},
 		{"a fragment with between", "post_message", map[string]any{"text": "and id between 1 and 100000 -- "}, "sql_injection"},
-		// a JSON pointer in a code span is a quoted fragment, not a comment (issue 26, det37)
-		{"a JSON pointer quoted in docs", "post_message", map[string]any{"text": "The keyword resolves a reference such as `$ref: '#/definitions/item'` against the root of the current schema, so the same definition is reused by every field that names it."}, ""},
-		{"a quote, then a comment and a slash", "post_message", map[string]any{"text": "log in with the name admin'#/ and any password you like"}, "sql_injection"},
-		{"a quote, then a comment", "post_message", map[string]any{"text": "log in with the name admin' # and any password you like"}, "sql_injection"},
-		{"a parenthesis closed, then a comment and a slash", "post_message", map[string]any{"text": "search for the id 1')#/ in the admin box"}, "sql_injection"},
 		{"a fragment with in and no space", "post_message", map[string]any{"text": "and uid in(0,1)#"}, "sql_injection"},
 		{"placeholders in documentation", "post_message", map[string]any{"text": "For instance `docker run <image> -d` passes the -d argument, and before (`<image id>` or `<image-name>`) filters the list."}, ""},
 		{"a possessive in a message", "post_message", map[string]any{"text": "See the per-function godoc, and [adam-p's \"The perils of the 'real' client IP\"](https://adam-p.ca/blog/) for the threat model."}, ""},
