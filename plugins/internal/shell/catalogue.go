@@ -431,11 +431,10 @@ func packageInstall(argv []string) bool {
 
 // distroInstall reports whether argv installs, updates or upgrades named packages with the
 // system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S; MacPorts'
-// port: portInstall) from its
-// configured, signed repositories: no local package file (`./x.deb`, `*.rpm`), no URL, no
-// extra repository or key, no option that skips the signature check. Language registries
-// (pip, npm, gem), where anyone publishes and install scripts run unconfined, are not this:
-// their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
+// port: portInstall) from its configured, signed repositories: no local package file
+// (`./x.deb`, `*.rpm`), no URL, no extra repository or key, no option that skips the
+// signature check. Language registries (pip, npm, gem), where anyone publishes and install
+// scripts run unconfined, are not this: their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
 func distroInstall(argv []string) bool {
 	if !packageInstall(argv) {
 		return false
