@@ -619,7 +619,7 @@ var sqlRules = []rule{
 	r(SQLInjection, "quote_like", 0.85, "like", `['"]\s*(?:or|and)\s+[\w.]+\s+like\s+['"]`),
 	r(SQLInjection, "quote_stacked", 0.9, ";", `['"\)]\s*\)*\s*;\s*(?:drop|truncate|delete|insert|update|shutdown|exec|execute|declare|create|alter|grant|select|waitfor|if|begin|set|use)\b`),
 	r(SQLInjection, "stacked", 0.6, ";", `;\s*(?:drop\s+(?:table|database|user)|truncate\s+table|delete\s+from|insert\s+into|update\s+\w+\s+set|shutdown|exec(?:ute)?\s|declare\s+@|create\s+(?:user|table|login)|alter\s+(?:table|user|login)|grant\s)`),
-	r(SQLInjection, "fragment_start", 0.85, "and|or|union|order|group|having|select|procedure|limit|waitfor|'|\"|)", `^['"\)\s]*\)*\s*(?:and|or|xor|&&|\|\|)\s+\(*['"]?[\w@.-]*['"]?\s*(?:==?|<|>|<>|!=|like|between|is|in)\s*|^['"\)]+\s*(?:union|order\s+by|group\s+by|having|select|insert|update|delete|drop|exec|declare|create|procedure|limit|waitfor|;|\+|\|\||and|or)\b|^['"]\s*(?:--|#|/\*)|^\s*(?:order|group)\s+by\s+\d+\s*(?:--|#|/\*|$)|^\s*(?:and|or|having)\s+\d+\s*[=<>]`),
+	r(SQLInjection, "fragment_start", 0.85, "and|or|union|order|group|having|select|procedure|limit|waitfor|'|\"|)", `^['"\)\s]*\)*\s*(?:and|or|xor|&&|\|\|)\s+\(*['"]?[\w@.-]*['"]?\s*(?:==?|<|>|<>|!=|\b(?:like|between|is|in)\b)\s*|^['"\)]+\s*(?:union|order\s+by|group\s+by|having|select|insert|update|delete|drop|exec|declare|create|procedure|limit|waitfor|;|\+|\|\||and|or)\b|^['"]\s*(?:--|#|/\*)|^\s*(?:order|group)\s+by\s+\d+\s*(?:--|#|/\*|$)|^\s*(?:and|or|having)\s+\d+\s*[=<>]`),
 	r(SQLInjection, "numeric_tautology", 0.8, "or", `\bor\s+\(?\s*\d+\s*=\s*\d+`),
 	r(SQLInjection, "and_probe_end", 0.75, "and", `\band\s+\d+\s*=\s*\d+\s*(?:--|#|/\*|;|$)`),
 	r(SQLInjection, "mysql_comment", 0.8, "--+", `--\+`),

@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0xbec905fd3a96e3f2
+const genFingerprint = 0x5cefe5edc48e8e16
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
@@ -36,7 +36,7 @@ var genSplit = [][]string{
 	nil,
 	nil,
 	nil,
-	{"\\A[\\t\\n\\f\\r \"'\\)]*\\)*[\\t\\n\\f\\r ]*(?:and|or|xor|&&|\\|\\|)[\\t\\n\\f\\r ]+\\(*[\"']?[\\-\\.0-9@-Z_a-z]*[\"']?[\\t\\n\\f\\r ]*(?:==?|[<>]|<>|!=|like|between|i[ns])[\\t\\n\\f\\r ]*", "\\A[\"'\\)]+[\\t\\n\\f\\r ]*(?:union|order[\\t\\n\\f\\r ]+by|group[\\t\\n\\f\\r ]+by|having|select|insert|update|d(?:elete|rop)|exec|declare|create|procedure|limit|waitfor|[\\+;]|\\|\\||and|or)\\b", "\\A[\"'][\\t\\n\\f\\r ]*(?:--|#|/\\*)", "(?-m:\\A[\\t\\n\\f\\r ]*(?:order|group)[\\t\\n\\f\\r ]+by[\\t\\n\\f\\r ]+[0-9]+[\\t\\n\\f\\r ]*(?:--|#|/\\*|$))", "\\A[\\t\\n\\f\\r ]*(?:and|or|having)[\\t\\n\\f\\r ]+[0-9]+[\\t\\n\\f\\r ]*[<->]"},
+	{"\\A[\\t\\n\\f\\r \"'\\)]*\\)*[\\t\\n\\f\\r ]*(?:and|or|xor|&&|\\|\\|)[\\t\\n\\f\\r ]+\\(*[\"']?[\\-\\.0-9@-Z_a-z]*[\"']?[\\t\\n\\f\\r ]*(?:==?|[<>]|<>|!=|\\b(?:like|between|i[ns])\\b)[\\t\\n\\f\\r ]*", "\\A[\"'\\)]+[\\t\\n\\f\\r ]*(?:union|order[\\t\\n\\f\\r ]+by|group[\\t\\n\\f\\r ]+by|having|select|insert|update|d(?:elete|rop)|exec|declare|create|procedure|limit|waitfor|[\\+;]|\\|\\||and|or)\\b", "\\A[\"'][\\t\\n\\f\\r ]*(?:--|#|/\\*)", "(?-m:\\A[\\t\\n\\f\\r ]*(?:order|group)[\\t\\n\\f\\r ]+by[\\t\\n\\f\\r ]+[0-9]+[\\t\\n\\f\\r ]*(?:--|#|/\\*|$))", "\\A[\\t\\n\\f\\r ]*(?:and|or|having)[\\t\\n\\f\\r ]+[0-9]+[\\t\\n\\f\\r ]*[<->]"},
 	nil,
 	nil,
 	nil,

@@ -430,17 +430,19 @@ func packageInstall(argv []string) bool {
 }
 
 // distroInstall reports whether argv installs, updates or upgrades named packages with the
-// system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S) from its
-// configured, signed repositories: no local package file (`./x.deb`, `*.rpm`), no URL, no
-// extra repository or key, no option that skips the signature check. Language registries
-// (pip, npm, gem), where anyone publishes and install scripts run unconfined, are not this:
-// their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
+// system's own package manager (apt, apt-get, dnf, yum, zypper, apk add, pacman -S; MacPorts'
+// port: portInstall) from its configured, signed repositories: no local package file
+// (`./x.deb`, `*.rpm`), no URL, no extra repository or key, no option that skips the
+// signature check. Language registries (pip, npm, gem), where anyone publishes and install
+// scripts run unconfined, are not this: their installs ask. The snap and Flatpak stores are storeInstall (asroot.go).
 func distroInstall(argv []string) bool {
 	if !packageInstall(argv) {
 		return false
 	}
 	switch base(argv[0]) {
 	case "apt", "apt-get", "dnf", "yum", "zypper", "apk", "pacman":
+	case "port":
+		return portInstall(argv[1:])
 	default:
 		return false
 	}
@@ -461,6 +463,40 @@ func distroInstall(argv []string) bool {
 	return true
 }
 
+// portInstall reports whether the arguments of MacPorts' port(1) install, update or upgrade
+// named ports from the ports tree (`sudo port install gdal +geos`, the macOS counterpart of
+// `sudo apt-get install`; MacPorts needs root to write /opt/local): the ports tree is the
+// project's own, synced with its signature checked, and each distfile's checksum is verified
+// before it is built. Global options before the verb may only be port(1)'s output, build and
+// cleanup switches (-N -v -d -q -s -b -c -k -n -p -u -R -f -y -t); `-D` (a port directory of
+// the caller's), `-F` (commands read from a file) and anything else are not this. After the
+// verb only port names and variants (`+geos`, `-x11`) pass: a path, a URL (`file://`), a
+// variable or a pseudo-port's expression ask (issue 26, det37).
+func portInstall(args []string) bool {
+	verb := -1
+	for i, x := range args {
+		if !strings.HasPrefix(x, "-") {
+			verb = i
+			break
+		}
+		if len(x) < 2 || strings.Trim(x[1:], "NvdqsbcknpuRfyt") != "" {
+			return false
+		}
+	}
+	if verb < 0 || verb == len(args)-1 {
+		return false
+	}
+	for _, x := range args[verb+1:] {
+		if !rePortName.MatchString(x) {
+			return false
+		}
+	}
+	return true
+}
+
+// rePortName is a port's name or a variant's (+name, -name) as port(1) takes them.
+var rePortName = lazyre.New(`^[+-]?[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
 // readOnlyAsRoot reports whether argv only looks at the system: listing files and
 // processes, disk and memory use, logs, service status, firewall rules, installed packages.
 // Each command is taken with the arguments that keep it read-only (systemctl status, not
@@ -478,7 +514,9 @@ func readOnlyAsRoot(argv []string) bool {
 	switch name {
 	case "ls", "cat", "head", "tail", "stat", "du", "df", "wc", "file", "tree", "id", "whoami", "uptime", "free",
 		"lsof", "ss", "netstat", "ps", "pstree", "lsblk", "blkid", "lspci", "lsusb", "lsmod", "dmidecode", "last", "w", "who", "getfacl":
-		return !hasFlag(args, "-f", "--follow") || name != "tail"
+		// tail -f keeps printing what the log gains; it reads no more than tail does
+		// (`sudo tail -f /var/log/syslog`, firejail(1)'s example; issue 26, det37).
+		return true
 	case "tar":
 		// Creating an archive on stdout reads files and writes nothing; the options that run
 		// another program (checkpoint actions, compressors, volume scripts, remote shells)
@@ -594,7 +632,13 @@ var shellSetupTools = map[string][]string{
 	// shell integration and completion scripts the tools print for eval (issue 26, third round)
 	"fzf": {"--bash", "--zsh", "--fish"}, "kubectl": {"completion"}, "helm": {"completion"}, "kind": {"completion"},
 	"gh": {"completion"}, "rclone": {"completion", "genautocomplete"}, "task": {"--completion"},
+	// argcomplete prints the completion function of the program it names and runs nothing
+	// else (`eval "$(register-python-argcomplete pytest)"`; issue 26, det37): any one name
+	"register-python-argcomplete": nil, "register-python-argcomplete3": nil,
 }
+
+// reProgramName is a program's plain name, as a completion generator takes it.
+var reProgramName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
 // shellSetup reports whether eval's arguments are one substitution of a shell set-up tool
 // with its set-up verb (`eval "$(ssh-agent -s)"`, `eval "$(pyenv init -)"`, `eval
@@ -621,6 +665,10 @@ func shellSetup(args []string) bool {
 	first := ""
 	if len(f) > 1 {
 		first = f[1]
+	}
+	if verbs == nil {
+		// the program whose completion is printed: one plain name, nothing more
+		return len(f) == 2 && reProgramName.MatchString(first)
 	}
 	for _, v := range verbs {
 		if first == v {

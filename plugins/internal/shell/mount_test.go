@@ -62,6 +62,15 @@ func TestKeyUse(t *testing.T) {
 		{[]string{"chown", "$USER:mallory", "$HOME/.ssh/id_rsa"}, nil},
 		{[]string{"chown", "--reference=/tmp/x", "$HOME/.ssh/id_rsa"}, nil},
 		{[]string{"sudo", "cat", "$HOME/.ssh/id_rsa"}, nil},
+		{[]string{"auditctl", "-w", "/etc/shadow", "-p", "wa"}, []int{2}},
+		{[]string{"auditctl", "-a", "always,exit", "-F", "path=/etc/shadow", "-F", "perm=wa"}, []int{4}},
+		{[]string{"auditctl", "-a", "exit,always", "-S", "openat", "-F", "dir=/etc/ssh", "-k", "k"}, []int{6}},
+		{[]string{"sudo", "auditctl", "-w", "/etc/shadow"}, []int{3}},
+		{[]string{"auditctl", "-W", "/etc/shadow", "-p", "wa"}, nil},
+		{[]string{"auditctl", "-a", "never,exit", "-F", "path=/etc/shadow"}, nil},
+		{[]string{"auditctl", "-D", "-w", "/etc/shadow"}, nil},
+		{[]string{"auditctl", "-e", "0", "-w", "/etc/shadow"}, nil},
+		{[]string{"auditctl", "-w"}, nil},
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			if got := KeyUse(tc.argv); !reflect.DeepEqual(got, tc.want) {
@@ -75,6 +84,7 @@ func TestCredentialPointer(t *testing.T) {
 	for w, want := range map[string]bool{
 		"KUBECONFIG=$HOME/.kube/config": true, "GOOGLE_APPLICATION_CREDENTIALS=key.json": true,
 		"KEY=$HOME/.ssh/id_rsa": false, "$HOME/.kube/config": false, "KUBECONFIG": false,
+		"DOTENV_PATH=./.env.local": true, "DOTENV_CONFIG_PATH=.env": true, "DOTENV=.env": false, "DOTENV_KEY=.env": false,
 	} {
 		if got := CredentialPointer(w); got != want {
 			t.Errorf("CredentialPointer(%q) = %v, want %v", w, got, want)

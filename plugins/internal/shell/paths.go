@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
@@ -224,7 +225,8 @@ var homeKeepConfig = map[string]bool{
 // takes access away from the group and others (`chmod 600 ~/.ssh/id_rsa`, `chmod go-rwx
 // ~/.ssh`), which reads nothing, and `chown` of files to the user who runs the line (`sudo
 // chown $(id -u):$(id -g) $HOME/.kube/config`, kubeadm's documented step), which reads
-// nothing and gives them to no one new. Under sudo or doas the command's own indices count.
+// nothing and gives them to no one new, and the files an audit watch is put on (`auditctl -w
+// /etc/shadow -p wa`: auditWatch). Under sudo or doas the command's own indices count.
 // The same file named again elsewhere on the line (`scp -i KEY KEY host:`) is not at these
 // indices and still counts.
 func KeyUse(argv []string) []int {
@@ -346,6 +348,45 @@ func KeyUse(argv []string) []int {
 		if restrictiveMode(mode) {
 			out = ops
 		}
+	case "auditctl":
+		out = auditWatch(argv)
+	}
+	return out
+}
+
+// auditWatch returns the indices of the paths an auditctl(8) line puts an audit watch on:
+// `-w PATH` and `-F path=PATH` or `-F dir=PATH` of a rule added with the `always` action
+// (`auditctl -w /etc/shadow -p wa`, `auditctl -a always,exit -F path=/etc/shadow -F
+// perm=wa`, the manual's own examples). The kernel then logs who touches the file; auditctl
+// reads nothing in it (issue 26, det37). Only a line that adds watches counts: removing one
+// (`-W`, `-d`), deleting every rule (`-D`), a `never` action (which hides access from the
+// log), turning auditing off (`-e`) or any option this list does not know returns nil, so the
+// path keeps its finding.
+func auditWatch(argv []string) []int {
+	var out []int
+	for i := 1; i < len(argv); i++ {
+		x := argv[i]
+		if i+1 >= len(argv) {
+			return nil // every option here takes a value
+		}
+		v := argv[i+1]
+		switch x {
+		case "-w":
+			out = append(out, i+1)
+		case "-a", "-A":
+			acts := strings.Split(strings.ToLower(v), ",")
+			if !slices.Contains(acts, "always") || slices.Contains(acts, "never") {
+				return nil
+			}
+		case "-F":
+			if k, _, _ := strings.Cut(v, "="); k == "path" || k == "dir" {
+				out = append(out, i+1)
+			}
+		case "-p", "-k", "-S", "-C":
+		default:
+			return nil
+		}
+		i++
 	}
 	return out
 }
@@ -383,6 +424,10 @@ var credentialVars = map[string]bool{
 	"KUBECONFIG": true, "GOOGLE_APPLICATION_CREDENTIALS": true, "AWS_SHARED_CREDENTIALS_FILE": true,
 	"AWS_CONFIG_FILE": true, "DOCKER_CONFIG": true, "DOCKER_CERT_PATH": true, "AZURE_CONFIG_DIR": true,
 	"CLOUDSDK_CONFIG": true, "RCLONE_CONFIG": true, "TALOSCONFIG": true,
+	// dotenv's file for the program it starts (`DOTENV_CONFIG_PATH=.env.local node -r
+	// dotenv/config app.js`, `DOTENV_PATH=./.env.local dotenv run -- node index.js`): loaded
+	// into that program's environment, printed nowhere (issue 26, det37)
+	"DOTENV_CONFIG_PATH": true, "DOTENV_PATH": true,
 }
 
 // CredentialPointer reports whether word is NAME=PATH for a variable of credentialVars.
