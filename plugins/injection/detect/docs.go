@@ -1162,9 +1162,12 @@ var (
 	// limits or filters. Uncensored, amoral, ethical or moral limits, guidelines, boundaries,
 	// "not bound by" and the jailbreaks' names are never one.
 	reQualifierTerm = lazyre.New(`^(?:unfiltered|unrestricted|no (?:restrictions|limitations|limits|filters)|without (?:any )?(?:restrictions|limitations|filters))$`)
+	// reHandOverOrder is an order to hand something over or show it, at a sentence's or a
+	// clause's start.
+	reHandOverOrder = lazyre.New(`(?:^|[,:;(]\s*|\b(?:and|then|please|now|so|just|also)\s+)(?:send|share|reveal|disclose|leak|forward|e-?mail|post|upload|submit|report|transmit|publish|expose|tell|give|copy|paste|dump|print|show|display|output|list|say|repeat|include|write)\b`)
 	// reSpeechWords are words of a sentence that make a qualifier the model's: its voice and
 	// what it produces, its persona or mode, its ethics.
-	reSpeechWords = lazyre.New(`\b(?:respond|responds|responding|responses?|reply|replies|replying|answers?|answering|say|says|saying|speak|speaks|talk|talks|write|writes|generate|generates|produce|produces|output|outputs|act|acts|behave|behaves|comply|obey|pretend|roleplay|role-play|stay|remain|continue|tell|chat|chats|content|topics?|opinions?|questions?|requests?|words|language|persona|character|mode|ethics?|ethical|moral|morals|morality|uncensored|amoral|dan|stan|jailbr\w*|god|evil|chaos|developer|anything|everything|whatever)\b`)
+	reSpeechWords = lazyre.New(`\b(?:respond|responds|responding|responses?|reply|replies|replying|answers?|answering|say|says|saying|speak|speaks|talk|talks|write|writes|generate|generates|produce|produces|output|outputs|act|acts|behave|behaves|comply|obey|pretend|roleplay|role-play|stay|remain|continue|tell|chat|chats|content|topics?|opinions?|questions?|requests?|words|language|persona|(?:in|a|an|the|this|that|your|my|its)\s+(?:\w+\s+)?character|mode|ethics?|ethical|moral|morals|morality|uncensored|amoral|dan|stan|jailbr\w*|god|evil|chaos|developer|anything|everything|whatever)\b`)
 )
 
 // technicalQualifiers reports whether every jailbreak_terms match in t is a plain qualifier
@@ -1184,8 +1187,8 @@ func technicalQualifiers(r *Result, t string) bool {
 	}
 	statement := func(s string) bool {
 		s = strings.TrimSpace(s)
-		return !reDataAddressee.MatchString(s) && !reSpeechWords.MatchString(s) &&
-			!reDataOrderStart.MatchString(s) && !strings.Contains(s, "://") && !reEmailAddress.MatchString(s)
+		return !reDataAddressee.MatchString(s) && !reSpeechWords.MatchString(s) && !reDataOrderStart.MatchString(s) &&
+			!reHandOverOrder.MatchString(s) && !strings.Contains(s, "://") && !reEmailAddress.MatchString(s)
 	}
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		if !reQualifierTerm.MatchString(t[at:end]) {
@@ -1203,9 +1206,10 @@ func technicalQualifiers(r *Result, t string) bool {
 		}
 		// The next sentence may be an order about a thing ("If a FILE is '-', read standard
 		// input."), but not one to hand something over or to a model.
+		// A program's "Nmap reports …" there is a statement too (reHandOverOrder).
 		next = strings.TrimSpace(next)
 		return statement(t[start:e]) && !reDataAddressee.MatchString(next) && !reSpeechWords.MatchString(next) &&
-			!reDataHandOver.MatchString(next) && !strings.Contains(next, "://") && !reEmailAddress.MatchString(next)
+			!reHandOverOrder.MatchString(next) && !strings.Contains(next, "://") && !reEmailAddress.MatchString(next)
 	}, "jailbreak_terms")
 }
 
