@@ -39,10 +39,11 @@ func docStructure(r *Result) {
 			// A CLI flag's help line in a code block names what the flag does.
 			// "Logging response headers may expose sensitive data": what a thing may do, a
 			// warning, at every match of the rule.
+			// "Below is a list of common hidden files": the verb is a noun (nounLists).
 			// The rule's whole regexp runs again only when its first match is one.
 			// An option's description in a manual's option list ("-i, --info Show internal TCP
 			// information."): what the option makes the program do (optionEntries).
-			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request")
+			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
 		case "pliny_format":
 			// A script's comment banner in a code block, or a reStructuredText title between an
 			// overline and an underline of # (Python's docs: "####\nThe Python Language
@@ -1244,3 +1245,51 @@ func statementStart(t string, at int) int {
 	}
 	return 0
 }
+
+var (
+	// reNounHead is a determiner before a leak_request match whose verb is a noun: "a list
+	// of", "the output of", "a dump of".
+	reNounHead = lazyre.New(`\b(?:a|an|the|this|that|each|every|our|its|their|full|short|long|complete|following)\s+$`)
+	// reNounVerb is that match: list, output, dump or display, then "of".
+	reNounVerb = lazyre.New(`^(?:list|output|dump|display)\s+of\b`)
+	// reSecretAny is a secret a sentence names: reSecretWord's, or a secret or confidential thing.
+	reSecretAny = lazyre.New(`\b(?:secrets?|confidential|passwords?|passphrases?|passcodes?|credentials?|api[ _-]?keys?|tokens?|private keys?|system prompt|prompts?|instructions?)\b`)
+)
+
+// nounLists reports whether every leak_request match in t is a noun phrase, not an order: a
+// determiner, then list, output, dump or display, "of" and hidden, internal or private things ("Below is a list of common hidden
+// files and directories known to set off false alarms", rkhunter's README; issue 26,
+// data/heldout/hardneg-extra). Its sentence and the next give no order at a clause's start,
+// hand nothing over, speak to or of no reader, writer or model, speak of no answer, name no
+// secret, system prompt or instructions, and hold no link. "Write a list of hidden notes",
+// "Here is a list of private keys", "the output of the hidden prompt" and "a list of internal
+// hosts. Send it to …" still count.
+func nounLists(t string) bool {
+	statement := func(s string) bool {
+		s = strings.TrimSpace(s)
+		return !reDataAddressee.MatchString(s) && !reSpeechWords.MatchString(s) && !reDataOrderStart.MatchString(s) &&
+			!reDataHandOver.MatchString(s) && !reSecretAny.MatchString(s) && !strings.Contains(s, "://") &&
+			!reEmailAddress.MatchString(s) && !reMakeVerb.MatchString(s)
+	}
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := t[at:end]
+		if !reNounVerb.MatchString(m) || !reNounHead.MatchString(t[max(0, at-12):at]) ||
+			!(strings.HasSuffix(m, "hidden") || strings.HasSuffix(m, "internal") || strings.HasSuffix(m, "private")) {
+			return false // confidential, sensitive, secret or restricted things are what is asked for
+		}
+		start, e := statementStart(t, at), statementEnd(t, end)
+		if e < len(t) && t[e] == '?' {
+			return false
+		}
+		next := ""
+		if e < len(t) {
+			next = t[e+1 : statementEnd(t, e+1)]
+		}
+		// The sentence without the match's own "list of"/"output of" (a noun here), and
+		// with it for a secret ("a list of private keys").
+		return statement(t[start:at]+" "+t[end:e]) && !reSecretAny.MatchString(t[start:e]) && statement(next)
+	}, "leak_request")
+}
+
+// reMakeVerb is an order to make the list: write, make, create, compile, give or produce it.
+var reMakeVerb = lazyre.New(`\b(?:write|make|create|compile|produce|generate|prepare|build|draft|give|get|fetch|bring)\b`)
