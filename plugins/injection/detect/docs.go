@@ -1099,6 +1099,11 @@ var (
 	// The verbs that pass data on count in every form ("posts it", "is sent to"); "is
 	// provided to check" (supplied) and "the PAM_AUTHTOKEN_REQD return" (a noun) do not.
 	reDataHandOver = lazyre.New(`\b(?:(?:send|share|reveal|disclose|leak|forward|e-?mail|post|upload|submit|report|transmit|relay|publish|expose|exfiltrate|collect|gather|harvest|include|tell|give|copy|paste|dump)(?:s|es|ed|d|ing)?|sent|told|gave|shared|provide|provides|providing|output|print|display|show|say|repeat|extract|retrieve|fetch|respond|reply|answer|ask|write down|look up|find out|spell|recite|list)\b`)
+	// reDataNeed says the data is wanted: "the user's password is required to continue",
+	// "must be entered", "needs the user's name". A page that says so about a login is a
+	// request dressed as a statement (an injection's "this plugin requires the user's
+	// password"), so it is no description.
+	reDataNeed = lazyre.New(`\b(?:requir(?:e|es|ed|ing)|needs?|needed|necessary|must|should|has to|have to)\b`)
 	// reDataOrderStart is an imperative at a sentence's or a clause's start (an order to
 	// read, find, enter or confirm the data) or a question's first word.
 	reDataOrderStart = lazyre.New(`(?:^|[,:;(]\s*|\b(?:and|then|please|now|first|next|also|to do so|just)\s+)(?:read|find|get|grab|check|verify|confirm|enter|type|fill|obtain|look|search|note|record|store|save|keep|remember|use|put|add|append|insert|attach|open|access|query|request|ask|learn|determine|identify|figure|guess|infer|extract)\b|^(?:what|where|which|who|whose|how|is|are|does|do|can|could|would|will|should)\b`)
@@ -1129,7 +1134,7 @@ func userDataDescribed(r *Result, t string) bool {
 	}
 	statement := func(s string) bool {
 		s = strings.TrimSpace(s)
-		return !reDataHandOver.MatchString(s) && !reDataOrderStart.MatchString(s) &&
+		return !reDataHandOver.MatchString(s) && !reDataOrderStart.MatchString(s) && !reDataNeed.MatchString(s) &&
 			!reDataAddressee.MatchString(s) && !strings.Contains(s, "://") &&
 			!reEmailAddress.MatchString(s)
 	}
