@@ -475,7 +475,7 @@ func docPhrases(r *Result) {
 		case "before_task":
 			return readerStep(t, h.Match)
 		case "user_data_request":
-			return labelAt(t, h.Match) || homeDirectories(t)
+			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
 		case "multilingual_secret":
 			return foreignWord(t, h.Match)
 		}
