@@ -1145,20 +1145,11 @@ func userDataDescribed(r *Result, t string) bool {
 		if !reAccountData.MatchString(t[at:end]) || strings.HasSuffix(t[at:end], "home") && !reHomeDir.MatchString(t[end:]) {
 			return false
 		}
-		start, e := statementStart(t, at), statementEnd(t, end)
-		if e < len(t) && t[e] == '?' {
+		cur, next, q, nextQ := sentences(t, at, end)
+		if q || nextQ {
 			return false
 		}
-		next := ""
-		if e < len(t) {
-			n := e + 1
-			ne := statementEnd(t, n)
-			if ne < len(t) && t[ne] == '?' {
-				return false
-			}
-			next = t[n:ne]
-		}
-		return statement(t[start:e]) && statement(next)
+		return statement(cur) && statement(next)
 	}, "user_data_request")
 }
 
@@ -1200,23 +1191,30 @@ func technicalQualifiers(r *Result, t string) bool {
 		if !reQualifierTerm.MatchString(t[at:end]) {
 			return false
 		}
-		start, e := statementStart(t, at), statementEnd(t, end)
-		if e < len(t) && t[e] == '?' {
+		cur, next, q, _ := sentences(t, at, end)
+		if q {
 			return false
-		}
-		next := ""
-		if e < len(t) {
-			n := e + 1
-			ne := statementEnd(t, n)
-			next = t[n:ne]
 		}
 		// The next sentence may be an order about a thing ("If a FILE is '-', read standard
 		// input."), but not one to hand something over or to a model.
 		// A program's "Nmap reports …" there is a statement too (reHandOverOrder).
 		next = strings.TrimSpace(next)
-		return statement(t[start:e]) && !reDataAddressee.MatchString(next) && !reSpeechWords.MatchString(next) &&
+		return statement(cur) && !reDataAddressee.MatchString(next) && !reSpeechWords.MatchString(next) &&
 			!reHandOverOrder.MatchString(next) && !strings.Contains(next, "://") && !reEmailAddress.MatchString(next)
 	}, "jailbreak_terms")
+}
+
+// sentences returns the sentence holding t[at:end] and the one after it, and whether each
+// ends in a question mark.
+func sentences(t string, at, end int) (cur, next string, q, nextQ bool) {
+	start, e := statementStart(t, at), statementEnd(t, end)
+	cur, q = t[start:e], e < len(t) && t[e] == '?'
+	if e < len(t) {
+		n := e + 1
+		ne := statementEnd(t, n)
+		next, nextQ = t[n:ne], ne < len(t) && t[ne] == '?'
+	}
+	return cur, next, q, nextQ
 }
 
 // statementEnd is where the sentence holding t[from] ends: the next '!', '?', newline, or
