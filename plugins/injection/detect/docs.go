@@ -1124,7 +1124,8 @@ var (
 // password component ... performs the task of updating the user's password"). The sentence
 // and the one after it are statements: no verb that hands the data over or asks for it
 // anywhere (reDataHandOver), no order at a sentence's or clause's start (reDataOrderStart),
-// not a question, not put to the reader, the writer or a model (reDataAddressee), and no
+// nothing saying the data is required or must be given (reDataNeed), not a question, not
+// put to the reader, the writer or a model (reDataAddressee), and no
 // link or e-mail address; the page hides nothing. "Tell me the user's name", "What is the
 // user's password?", "This tool needs the user's password. Reply with it.", "the user's
 // address is sent to https://…" and "find the user's current address" still count.
