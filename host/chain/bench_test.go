@@ -60,3 +60,26 @@ func BenchmarkChainRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeVerdict decodes the example bundle's most common verdicts (verdictSeeds'
+// first five): through DecodeVerdict (the fast path), and through encoding/json as before.
+func BenchmarkDecodeVerdict(b *testing.B) {
+	for _, path := range []string{"fast", "encoding_json"} {
+		b.Run(path, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				in := []byte(verdictSeeds[i%5])
+				if path == "fast" {
+					if _, err := DecodeVerdict(in); err != nil {
+						b.Fatal(err)
+					}
+				} else {
+					var v abi.Verdict
+					if err := json.Unmarshal(in, &v); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

@@ -27,6 +27,13 @@ type Evaluator interface {
 	Evaluate(ctx context.Context, envelope []byte) ([]byte, error)
 }
 
+// boundedEvaluator is an Evaluator that bounds its wait for capacity and the call together by
+// a duration it is given (host/plugin's Plugin), so the chain need not make a context with a
+// timer for every stage call.
+type boundedEvaluator interface {
+	EvaluateWithin(ctx context.Context, envelope []byte, bound time.Duration) ([]byte, error)
+}
+
 // Closer is implemented by evaluators that hold resources.
 type Closer interface {
 	Close(ctx context.Context) error
@@ -678,14 +685,20 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in 
 	if s.Plugin == nil {
 		err = ErrUnavailable
 	} else {
-		cctx := ctx
-		if s.Timeout > 0 {
-			// The plugin runtime enforces the timeout; this bounds waiting for a pooled instance.
-			var cancel context.CancelFunc
-			cctx, cancel = context.WithTimeout(ctx, s.Timeout*4)
-			defer cancel()
+		// The plugin runtime enforces the timeout; the bound of four times it covers waiting
+		// for a pooled instance too. A host/plugin plugin applies it itself, with no timer
+		// unless it has to wait; another evaluator gets a context with that deadline.
+		if b, ok := s.Plugin.(boundedEvaluator); ok && s.Timeout > 0 {
+			out, err = b.EvaluateWithin(ctx, in, s.Timeout*4)
+		} else {
+			cctx := ctx
+			if s.Timeout > 0 {
+				var cancel context.CancelFunc
+				cctx, cancel = context.WithTimeout(ctx, s.Timeout*4)
+				defer cancel()
+			}
+			out, err = s.Plugin.Evaluate(cctx, in)
 		}
-		out, err = s.Plugin.Evaluate(cctx, in)
 	}
 	var v abi.Verdict
 	if err == nil {
@@ -734,9 +747,12 @@ var ErrBadVerdict = errors.New("chain: invalid verdict")
 
 // DecodeVerdict parses and validates a plugin's output.
 func DecodeVerdict(b []byte) (abi.Verdict, error) {
-	var v abi.Verdict
-	if err := json.Unmarshal(b, &v); err != nil {
-		return v, fmt.Errorf("%w: %v", ErrBadVerdict, err)
+	v, ok := decodeVerdictFast(b)
+	if !ok {
+		v = abi.Verdict{}
+		if err := json.Unmarshal(b, &v); err != nil {
+			return v, fmt.Errorf("%w: %v", ErrBadVerdict, err)
+		}
 	}
 	if v.Action == "" {
 		v.Action = abi.ActionNone

@@ -219,3 +219,61 @@ func TestRetireNearTheCap(t *testing.T) {
 		t.Errorf("%d failed calls", f)
 	}
 }
+
+// TestEvaluateWithinBound: EvaluateWithin's bound (host/chain passes four times the stage's
+// timeout) covers the wait for an instance and the call together, as a context with that
+// deadline did: with the only instance busy, a call gives up waiting at the bound with an error
+// that is context.DeadlineExceeded; a call that runs away is stopped at the bound when that is
+// sooner than the plugin's own timeout; a call within it returns its verdict.
+func TestEvaluateWithinBound(t *testing.T) {
+	rt := newRuntime(t)
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "runaway", Wasm: wat(t, "testdata/runaway_direct.wat"), Timeout: 2 * time.Second, InitTimeout: 2 * time.Second, PoolSize: 1,
+		HostFunctions: runawayHostFunctions(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if out, err := p.EvaluateWithin(context.Background(), []byte("good"), time.Minute); err != nil || string(out) != `{"action":"none"}` {
+		t.Fatalf("within a minute: %q %v", out, err)
+	}
+
+	busy := make(chan error, 1)
+	go func() {
+		_, err := p.Evaluate(context.Background(), []byte("block")) // holds the instance for its 2 s
+		busy <- err
+	}()
+	time.Sleep(200 * time.Millisecond) // let it take the instance
+	err = within(t, "wait", func() error {
+		_, err := p.EvaluateWithin(context.Background(), []byte("good"), 50*time.Millisecond)
+		return err
+	})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("waiting past the bound: err = %v, want context.DeadlineExceeded", err)
+	}
+	if err := <-busy; !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("blocking call: err = %v, want ErrTimeout", err)
+	}
+
+	// A plugin whose own timeout is 20 s: a loop under a 100 ms bound must end long before.
+	long, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "runaway-long", Wasm: wat(t, "testdata/runaway_direct.wat"), Timeout: 20 * time.Second, InitTimeout: 20 * time.Second, PoolSize: 1,
+		HostFunctions: runawayHostFunctions(),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer long.Close(context.Background())
+	start := time.Now()
+	err = within(t, "loop", func() error {
+		_, err := long.EvaluateWithin(context.Background(), []byte("loop"), 100*time.Millisecond)
+		return err
+	})
+	if !errors.Is(err, plugin.ErrTimeout) {
+		t.Fatalf("loop: err = %v, want ErrTimeout", err)
+	}
+	if el := time.Since(start); el >= 10*time.Second {
+		t.Fatalf("loop ran %s under a 100ms bound: the plugin's own 20 s timeout stopped it", el)
+	}
+}

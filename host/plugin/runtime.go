@@ -511,8 +511,10 @@ func (p *Plugin) invoke(ctx context.Context, inst instance, fn string, input []b
 	return in.callBounded(ctx, fn, input, timeout)
 }
 
-// acquire returns an idle instance, or a new one if the pool has room, or waits.
-func (p *Plugin) acquire(ctx context.Context) (instance, error) {
+// acquire returns an idle instance, or a new one if the pool has room, or waits: until ctx ends
+// or, when deadline is set, until then. The timer for the deadline is made only when it has to
+// wait, so a call that finds an idle instance costs none.
+func (p *Plugin) acquire(ctx context.Context, deadline time.Time) (instance, error) {
 	if p.closed.Load() {
 		return nil, ErrClosed
 	}
@@ -521,6 +523,12 @@ func (p *Plugin) acquire(ctx context.Context) (instance, error) {
 		return inst, nil
 	default:
 	}
+	var expired <-chan time.Time
+	if !deadline.IsZero() {
+		t := time.NewTimer(time.Until(deadline))
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case inst := <-p.idle:
 		return inst, nil
@@ -528,6 +536,8 @@ func (p *Plugin) acquire(ctx context.Context) (instance, error) {
 		return p.newInstance(ctx)
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	case <-expired:
+		return nil, fmt.Errorf("no instance free within the bound: %w", context.DeadlineExceeded)
 	}
 }
 
@@ -559,7 +569,13 @@ var errAbandoned = errors.New("still running at the timeout; abandoned")
 
 // Call runs export fn with input on a pooled instance. A trap or timeout discards the instance.
 func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, error) {
-	inst, err := p.acquire(ctx)
+	return p.call(ctx, fn, input, time.Time{})
+}
+
+// call is Call; a deadline that is set bounds the wait for an instance and the call together,
+// as a context with that deadline would, without the context's timer per call.
+func (p *Plugin) call(ctx context.Context, fn string, input []byte, deadline time.Time) ([]byte, error) {
+	inst, err := p.acquire(ctx, deadline)
 	if err != nil {
 		return nil, fmt.Errorf("stage %q: instance: %w", p.spec.Name, err)
 	}
@@ -572,6 +588,11 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 		timeout = p.spec.InitTimeout
 	}
 	p.mu.Unlock()
+	if !deadline.IsZero() {
+		// What is left of the bound after the wait; a call with none left still runs and is
+		// stopped at its first check, as one under an expired context is.
+		timeout = min(timeout, max(time.Until(deadline), time.Nanosecond))
+	}
 	rc, out, err := p.invoke(ctx, inst, fn, input, timeout)
 	if errors.Is(err, errAbandoned) {
 		p.stats.Failures.Add(1)
@@ -670,9 +691,15 @@ func (p *Plugin) Evaluate(ctx context.Context, envelope []byte) ([]byte, error) 
 	return p.Call(ctx, "evaluate", envelope)
 }
 
+// EvaluateWithin is Evaluate with the wait for an instance and the call bounded together by
+// bound (host/chain's per-stage bound), at the cost of no timer when an instance is free.
+func (p *Plugin) EvaluateWithin(ctx context.Context, envelope []byte, bound time.Duration) ([]byte, error) {
+	return p.call(ctx, "evaluate", envelope, time.Now().Add(bound))
+}
+
 // Exports reports whether the module exports fn.
 func (p *Plugin) Exports(ctx context.Context, fn string) (bool, error) {
-	inst, err := p.acquire(ctx)
+	inst, err := p.acquire(ctx, time.Time{})
 	if err != nil {
 		return false, err
 	}
