@@ -711,6 +711,17 @@ func TestSearchProbes(t *testing.T) {
 		{"a quoted title", `"dune" paperback`, abi.ActionNone, ""},
 		{"a plural possessive inside", "girls' bikes", abi.ActionNone, ""},
 		{"a parenthesis after a quoted word", `(size "xl")`, abi.ActionNone, ""},
+		// A line comment glued to the value's last word (search/word_comment, issue 26, det39:
+		// sqli-extra's libinjection test-sqli-011): asked; after a number or a quote it denies.
+		{"a word then a comment", "foo--", abi.ActionUncertain, "search/word_comment"},
+		{"a login name then a comment", "admin-- ", abi.ActionUncertain, "search/word_comment"},
+		{"two words then a comment", "red shoes--", abi.ActionUncertain, "search/word_comment"},
+		{"a number then a comment", "1--", abi.ActionDeny, "sql_injection"},
+		{"a quote then a comment", "admin'--", abi.ActionDeny, "sql_injection"},
+		{"a double dash inside a word", "foo--bar", abi.ActionNone, ""},
+		{"a flag", "--verbose", abi.ActionNone, ""},
+		{"a dash between words", "war -- and peace", abi.ActionNone, ""},
+		{"a dash alone after a space", "red shoes --", abi.ActionNone, ""},
 		// A number ended by a statement terminator (search/number_terminator).
 		{"a number then a terminator", "1;", abi.ActionDeny, "search/number_terminator"},
 		{"a number, parenthesis and terminator", "7) ;", abi.ActionDeny, "search/number_terminator"},
