@@ -319,7 +319,13 @@ func (s *ServedChain) Why(ctx context.Context, r HeldoutRecord) string {
 	if o.Decision == nil {
 		return o.Action
 	}
-	why := fmt.Sprintf("%s %s %s: %.100s", o.Action, o.Decision.Stage, o.Decision.Rule, o.Decision.Reason)
+	action := o.Action
+	if o.Requested != "" && o.Requested != o.Action {
+		// An ask with nobody to hold it is resolved by the bundle's fallback (deny in the
+		// example bundle): the figures count it as asked, so the listing says both.
+		action = o.Requested + "→" + o.Action
+	}
+	why := fmt.Sprintf("%s %s %s: %.100s", action, o.Decision.Stage, o.Decision.Rule, o.Decision.Reason)
 	if r.Phase != abi.PhaseResponse || o.Action != abi.ActionAllow {
 		return why
 	}

@@ -999,6 +999,9 @@ func searchSQL(t string, codeSearch bool) (match, rule string, uncertain bool) {
 				match, rule, uncertain = m, "search/trailing_quote", true
 			}
 		}
+		if m := wordComment(t); m != "" && rule == "" {
+			match, rule, uncertain = m, "search/word_comment", true
+		}
 	}
 	return match, rule, uncertain
 }
@@ -1106,6 +1109,26 @@ func trailingQuote(t string) (match string, closed bool) {
 	}
 	i := strings.LastIndexAny(body[:end], " \t")
 	return s[i+1:], closed || len(body)-end > 1
+}
+
+// wordComment returns the last word of a search value that ends in a SQL line comment glued
+// to it (`foo--`, libinjection's test-sqli-011): where the value lands outside a string (a
+// number, a column, an ORDER BY) the comment cuts the rest of the query off, so the value is
+// asked about; `C--` is also a language's name, so it is not denied. A comment after a
+// number (search/number_comment) or a quote (search/quote_then_comment) denies before this is
+// read; `--` inside a word (`foo--bar`), before one (`--verbose`, a flag) or after a space
+// (`a -- b`) is no comment that ends the value. "" = none.
+func wordComment(t string) string {
+	s := strings.TrimRight(t, " \t")
+	body, ok := strings.CutSuffix(s, "--")
+	if !ok || body == "" {
+		return ""
+	}
+	c := body[len(body)-1]
+	if !isLetter(c) && !(c >= '0' && c <= '9') && c != '_' {
+		return ""
+	}
+	return s[strings.LastIndexAny(body, " \t")+1:]
 }
 
 // phraseRules are the breakout rules that a phrase query (phraseQuery) holds as search syntax:

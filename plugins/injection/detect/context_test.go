@@ -652,6 +652,18 @@ func TestSearchFingerprint(t *testing.T) {
 		{"a phrase and a group of phrases", "search_products", `"hello there" AND ("welcome here" OR ahoy)`, abi.ActionNone, ""},
 		{"groups around literals compared", "search_products", "admin') or ('1'='1", abi.ActionDeny, "sql_injection"},
 		{"a group then a constant compared", "search_products", "(welcome OR bye) AND 1=1", abi.ActionDeny, "sql_injection"},
+		// A phrase with a search engine's required, excluded and OR signs (issue 26, det39:
+		// searchOperators, query-extra's simple_query_string example); the same signs beside
+		// a number, glued OR, arithmetic or a comment after the group are still SQL's.
+		{"a phrase, a required group of OR-ed words, an excluded word", "search_products", `"fried eggs" +(eggplant | potato) -frittata`, abi.ActionNone, ""},
+		{"a phrase, an excluded group, a required group", "search_products", `"light beer" -(stout) +(lager | pilsner)`, abi.ActionNone, ""},
+		{"a required group holding a number", "search_products", `"fried eggs" +(eggplant | 1)`, abi.ActionUncertain, ruleFingerprint},
+		{"a required number", "search_products", `"fried eggs" +(1) -frittata`, abi.ActionUncertain, ruleFingerprint},
+		{"a group or-ed with a number", "search_products", `"fried eggs" -(eggplant) | 1`, abi.ActionUncertain, ruleFingerprint},
+		{"a group minus a number", "search_products", `"a b" +(c) - 1`, abi.ActionUncertain, ruleFingerprint},
+		{"a group times a number", "search_products", `"fried eggs" +(eggplant | potato) * 2`, abi.ActionUncertain, ruleFingerprint},
+		{"a glued bitwise or", "search_products", `"fried eggs" +(eggplant|potato)`, abi.ActionUncertain, ruleFingerprint},
+		{"a group then a comment", "search_products", `"fried eggs" +(eggplant | potato) -- `, abi.ActionDeny, "sql_injection"},
 		{"a code search for a tautology", "search_code", "1 = 1 or 1", abi.ActionNone, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -699,6 +711,17 @@ func TestSearchProbes(t *testing.T) {
 		{"a quoted title", `"dune" paperback`, abi.ActionNone, ""},
 		{"a plural possessive inside", "girls' bikes", abi.ActionNone, ""},
 		{"a parenthesis after a quoted word", `(size "xl")`, abi.ActionNone, ""},
+		// A line comment glued to the value's last word (search/word_comment, issue 26, det39:
+		// sqli-extra's libinjection test-sqli-011): asked; after a number or a quote it denies.
+		{"a word then a comment", "foo--", abi.ActionUncertain, "search/word_comment"},
+		{"a login name then a comment", "admin-- ", abi.ActionUncertain, "search/word_comment"},
+		{"two words then a comment", "red shoes--", abi.ActionUncertain, "search/word_comment"},
+		{"a number then a comment", "1--", abi.ActionDeny, "sql_injection"},
+		{"a quote then a comment", "admin'--", abi.ActionDeny, "sql_injection"},
+		{"a double dash inside a word", "foo--bar", abi.ActionNone, ""},
+		{"a flag", "--verbose", abi.ActionNone, ""},
+		{"a dash between words", "war -- and peace", abi.ActionNone, ""},
+		{"a dash alone after a space", "red shoes --", abi.ActionNone, ""},
 		// A number ended by a statement terminator (search/number_terminator).
 		{"a number then a terminator", "1;", abi.ActionDeny, "search/number_terminator"},
 		{"a number, parenthesis and terminator", "7) ;", abi.ActionDeny, "search/number_terminator"},

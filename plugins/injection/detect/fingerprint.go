@@ -46,12 +46,51 @@ func fingerprintSQL(r *Result, d *Detector) {
 // booleanSearch reports whether libinjection's fingerprint fp of t is a boolean search of words
 // (issue 26: `(welcome OR bye) AND hello`, `fizz AND (buzz OR baz)`): only bare words (n),
 // boolean operators (&) and parentheses, or also strings (s) when t's quotes only set off
-// phrases (phraseQuery). SQL that libinjection reads so has a literal, a number, a keyword, a
+// phrases (phraseQuery), and then also operators (o) when every operator sign outside the
+// phrases is a search engine's own (searchOperators: `"fried eggs" +(eggplant | potato)
+// -frittata`). SQL that libinjection reads so has a literal, a number, a keyword, a
 // comparison or a comment, and a fingerprint with another token.
 func booleanSearch(fp, t string) bool {
 	tokens := "n&()"
 	if phraseQuery(t) {
 		tokens = "sn&()"
+		if searchOperators(t) {
+			tokens = "sno&()"
+		}
 	}
 	return fp != "" && strings.Trim(fp, tokens) == ""
+}
+
+// searchOperators reports whether every operator sign of t outside its double-quoted phrases
+// is one of a search engine's query syntax (Lucene's and Elasticsearch's simple_query_string):
+// `+` or `-` that marks the next term, group or phrase required or excluded (at the start or
+// after a space or an opening parenthesis, and glued to a letter, a quote or a parenthesis),
+// and `|` standing alone between spaces, simple_query_string's OR. No digit may stand outside
+// the phrases: an operator beside a number is arithmetic (`"a" +(1)`, `"a" | 1`), and SQL's
+// `||`, a sign before a space or after a word (`x -1`, `"a" - "b"`) is no search operator.
+// t has passed phraseQuery, so it holds no comparison, comment, call or SQL keyword outside
+// its phrases.
+func searchOperators(t string) bool {
+	in := false
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '"':
+			in = !in
+		case in:
+		case c >= '0' && c <= '9':
+			return false
+		case c == '+' || c == '-':
+			if i > 0 && !strings.ContainsRune(" (", rune(t[i-1])) || i+1 == len(t) || !isLetter(t[i+1]) && !strings.ContainsRune(`"(`, rune(t[i+1])) {
+				return false
+			}
+		case c == '|':
+			if i == 0 || i+1 == len(t) || t[i-1] != ' ' || t[i+1] != ' ' {
+				return false
+			}
+		case strings.IndexByte("*/%^~!&<>=:", c) >= 0:
+			return false
+		}
+	}
+	return true
 }
