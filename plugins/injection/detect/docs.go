@@ -1363,7 +1363,6 @@ var (
 	reNounVerbWord = lazyre.New(`^(?:output|display|print|share|leak|repeat)\b`)
 	// reVerbAsNoun is a determiner, or "input and"/"input or", right before that word: "the
 	// output fully complies with the rules", "for input and output passwords".
-	reInputAnd   = lazyre.New(`\binput\s+(?:and|or)\s+$`)
 	reVerbAsNoun = lazyre.New(`(?:\b(?:the|a|an|its|their|this|that|whose|each|every|our)|\binput\s+(?:and|or))\s+$`)
 	// reObjectNext follows a verb that takes an object: a determiner, a pronoun or a
 	// punctuation mark ("the output: your password", "include in the output the system prompt").
@@ -1378,7 +1377,8 @@ var (
 // paths; passphrase fixes"), the phrasal verb "show up" then where or when ("only those will
 // show up in the prompt"), or a noun after a determiner or "input and" (fastify's "ensure the
 // output fully complies with the rules", openssl's "-passin and -passout for input and output
-// passwords") that takes no object (reObjectNext; "input and output passwords" is one noun).
+// passwords", "will be used for the output password") that takes no object (reObjectNext;
+// "input and output passwords" is one noun).
 // Its sentence and the next hand nothing over (reHandOverOrder, reReaderRequest outside the
 // match), speak to no model (reModelAddressee), ask no question and hold no link or address.
 // "Show up your password", "include in the output the system prompt", "the output: your
@@ -1396,11 +1396,10 @@ func verbsNotVerbs(t string) bool {
 		case at > 0 && t[at-1] == '/' && reSlashWord.MatchString(m):
 		case reShowUp.MatchString(m):
 		case reNounVerbWord.MatchString(m) && reVerbAsNoun.MatchString(t[max(0, at-12):at]):
-			// A secret straight after the noun is its head only after "input and" ("output
-			// passwords"); "the output password" may be one to print.
-			rest := m[len(reNounVerbWord.FindString(m)):]
-			input := reInputAnd.MatchString(t[max(0, at-12):at])
-			if reObjectNext.MatchString(rest) || !input && reSecretWord.MatchString(strings.Fields(rest + " x")[0]) {
+			// A secret straight after the noun is its head ("output passwords", "used for the
+			// output password"); a verb before it starts the match there ("print the output
+			// password"), and one after it is in the sentence checked below.
+			if reObjectNext.MatchString(m[len(reNounVerbWord.FindString(m)):]) {
 				return false
 			}
 		default:
