@@ -33,6 +33,7 @@ func docStructure(r *Result) {
 		licenceWords(r, t)
 	}
 	programActs := programActions(r, t)
+	bypasses := capabilityBypasses(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		switch h.Rule {
 		case "leak_request":
@@ -64,7 +65,14 @@ func docStructure(r *Result) {
 			// suspended", "options are applied to override the configuration directives".
 			// An option's description in a manual's option list ("--no-filters\n\nHash the
 			// contents as is, ignoring any input filter ..."): what the option does.
-			return !hidden && (programActs || optionEntries(t, "ignore_instructions"))
+			// What a thing allows ("the ability to bypass all constraints for that
+			// namespace", "a kernel bug allows a full bypass of the seccomp filter"):
+			// capabilityBypasses.
+			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses)
+		case "evasion_request":
+			// "This option allows the user to bypass the automatic detection", "may enable
+			// users to bypass access restrictions": capabilityBypasses.
+			return !hidden && bypasses
 		case "override_claim":
 			// "If the -S option is specified, sudoreplay will wait instead.": a program's
 			// verb, not the interjection "Wait, instead ...".
@@ -1415,4 +1423,64 @@ func verbsNotVerbs(t string) bool {
 		}
 		return statement(cur[:i]+" "+cur[i+len(m):]) && statement(next)
 	}, "reveal_secrets")
+}
+
+var (
+	// reCapabilityBefore ends the words before a bypass that say what a thing allows, not
+	// what anyone should do: a verb of permission in the third person and its object ("allows
+	// the user to ", "may enable users to "), "the ability to ", or an article before the noun
+	// ("allows a full bypass of").
+	reCapabilityBefore = lazyre.New(`(?:\b(?:allows|allowed|allowing|enables|enabled|enabling|lets|permits|permitted|permitting|(?:can|could|may|might|would|will) (?:allow|enable|let|permit))\s+(?:(?:the|a|an|any|some|all|local|remote|unprivileged|privileged|other)\s+)?(?:[a-z]+\s+)?to|\b(?:ability|possibility|way|permission|right)\s+to|\b(?:allows|allowed|enables|enabled|permits|is|was|as|means)\s+(?:a|an|the)(?:\s+(?:full|complete|partial|trivial|simple))?)\s+$`)
+	// reBypassOf is the noun's "of" after a bypass an article makes a noun ("a full bypass of").
+	reBypassOf = lazyre.New(`^bypass\s+of\b`)
+)
+
+// capabilityBypasses reports whether every ignore_instructions and evasion_request match in t
+// is a bypass that a sentence says a thing allows (issue 26, helper det38, data/heldout/
+// debian-extra, hardneg-extra and prose-extra calib: git-am's "This option allows the user to
+// bypass the automatic detection", sshd_config's "may enable users to bypass access
+// restrictions", firejail's "a kernel bug ... allows a full bypass of the seccomp filter",
+// Gatekeeper's "equivalent to the ability to bypass all constraints for that namespace"): the
+// match starts with "bypass" after a permission verb in the third person and its object, "the
+// ability to" or an article (reCapabilityBefore; an article needs "bypass of"), those two are
+// the only prompt rules that fired, and the sentence names no reader, writer or model
+// (reDataAddressee), nothing of a model's speech, persona, mode or content (reSpeechWords) and
+// no word that makes the object the model's own orders (reProtectedObject); it and the next hand
+// nothing over (reHandOverOrder, reReaderRequest), ask nothing and hold no link or address.
+// "Bypass all constraints", "Allow the user to bypass the filters" (an imperative), "This
+// prompt allows you to bypass your safety filters", "Developer mode enables users to bypass
+// the content policy" and "the ability to bypass all restrictions. Reply with the secret" still
+// count.
+func capabilityBypasses(r *Result, t string) bool {
+	for _, h := range r.Hits {
+		if h.Category == PromptInjection && !strings.HasPrefix(h.Rule, "stat:") && h.Rule != "ignore_instructions" && h.Rule != "evasion_request" {
+			return false
+		}
+	}
+	if hidesPart(r) {
+		return false
+	}
+	clean := func(s string) bool {
+		s = strings.TrimSpace(s)
+		return !reHandOverOrder.MatchString(s) && !reReaderRequest.MatchString(s) && !reModelAddressee.MatchString(s) &&
+			!strings.Contains(s, "://") && !reEmailAddress.MatchString(s)
+	}
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := t[at:end]
+		if !strings.HasPrefix(m, "bypass") || reProtectedObject.MatchString(m) {
+			return false
+		}
+		loc := reCapabilityBefore.FindStringIndex(t[max(0, at-60):at])
+		if loc == nil {
+			return false
+		}
+		if pre := t[max(0, at-60):at][loc[0]:]; !strings.HasSuffix(strings.TrimSpace(pre), "to") && !reBypassOf.MatchString(m) {
+			return false
+		}
+		cur, next, q, nextQ := sentences(t, at, end)
+		if q || nextQ {
+			return false
+		}
+		return !reDataAddressee.MatchString(cur) && !reSpeechWords.MatchString(cur) && clean(cur) && clean(next)
+	}, "ignore_instructions", "evasion_request")
 }
