@@ -46,7 +46,9 @@ func docStructure(r *Result) {
 			// The rule's whole regexp runs again only when its first match is one.
 			// An option's description in a manual's option list ("-i, --info Show internal TCP
 			// information."): what the option makes the program do (optionEntries).
-			return everyNegated(t, h.Match) || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
+			// "nsupdate uses the -y or -k options to provide the TSIG shared secret": what a
+			// program's options hand it (optionProvides).
+			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
 		case "pliny_format":
 			// A script's comment banner in a code block, or a reStructuredText title between an
 			// overline and an underline of # (Python's docs: "####\nThe Python Language
@@ -587,9 +589,31 @@ func secretNotAsked(r *Result, t string) {
 			// A thing that shows the secret, then a request to pass it on ("this guide will
 			// show you the admin password below; copy it into your reply"), still counts.
 			after := t[i+len(h.Match):]
+			if reOptionProvides.MatchString(t[statementStart(t, i):i]) {
+				return optionProvides(t, i, i+len(h.Match))
+			}
 			return reThingSubject.MatchString(t[max(0, i-60):i]) && !reReaderRequest.MatchString(after[:min(len(after), 300)])
 		})
 	})
+}
+
+// reOptionProvides is a sentence's start, a program's name, "uses", "takes" or "accepts" in
+// the third person, and options, flags or arguments "to" (the verb after it is what they do
+// for the program): "nsupdate uses the -y or -k options to ". An imperative ("Use the -p
+// option to provide your password") does not start with a subject.
+var reOptionProvides = lazyre.New(`^\s*(?:the\s+)?[a-z][\w.-]*\s+(?:uses|takes|accepts|reads)\s+(?:the\s+|its\s+)?(?:-{1,2}[\w-]+\s+(?:(?:or|and)\s+-{1,2}[\w-]+\s+)?)?(?:options?|flags?|arguments?|switch(?:es)?)\s+to\s+$`)
+
+// optionProvides reports whether t[at:end] follows a program's options that hand it a secret
+// (reOptionProvides; nsupdate(1): "nsupdate uses the -y or -k options to provide the TSIG
+// shared secret") and nothing in the 300 bytes after asks to pass it on, speaks to a model or
+// points at an address.
+func optionProvides(t string, at, end int) bool {
+	if !reOptionProvides.MatchString(t[statementStart(t, at):at]) {
+		return false
+	}
+	a := t[end:min(len(t), end+300)]
+	return !reReaderRequest.MatchString(a) && !reModelAddressee.MatchString(a) &&
+		!strings.Contains(a, "://") && !reEmailAddress.MatchString(a)
 }
 
 // reReaderRequest is a request to pass something on in an answer, after a secret a thing
