@@ -119,6 +119,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		namesNotRequests(r)
 		modeTagNames(r)
 		describedInCode(r)
+		licenceWords(r, r.Norm.Text)
 		codeVocabulary(r)
 	default: // Path
 		keepOnly(r, l.kind)
