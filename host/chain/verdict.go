@@ -43,102 +43,12 @@ func decodeVerdictFast(b []byte) (v abi.Verdict, ok bool) {
 		if i >= len(b) {
 			return v, false
 		}
-		bit, ok := verdictKeys[string(key)]
-		if !ok || seen&bit != 0 {
+		k, ok := verdictKeys[string(key)]
+		if !ok || seen&(1<<k) != 0 {
 			return v, false
 		}
-		seen |= bit
-		switch string(key) {
-		case "action", "reason", "rule", "guidance", "fallback":
-			s, n, ok := plainString(b, i)
-			if !ok {
-				return v, false
-			}
-			i = n
-			switch string(key) {
-			case "action":
-				v.Action = action(s)
-			case "reason":
-				v.Reason = string(s)
-			case "rule":
-				v.Rule = string(s)
-			case "guidance":
-				v.Guidance = string(s)
-			default:
-				v.Fallback = string(s)
-			}
-		case "score":
-			n := numberEnd(b, i)
-			if n == i || !jsonNumber(b[i:n]) {
-				return v, false
-			}
-			f, err := strconv.ParseFloat(string(b[i:n]), 64)
-			if err != nil {
-				return v, false
-			}
-			v.Score, i = f, n
-		case "labels":
-			if b[i] != '[' {
-				return v, false
-			}
-			i++
-			v.Labels = []string{}
-			for i < len(b) && b[i] != ']' {
-				if len(v.Labels) > 0 {
-					if b[i] != ',' {
-						return v, false
-					}
-					i++
-				}
-				s, n, ok := plainString(b, i)
-				if !ok {
-					return v, false
-				}
-				v.Labels = append(v.Labels, string(s))
-				i = n
-			}
-			if i >= len(b) {
-				return v, false
-			}
-			i++
-		case "final", "require_token", "incomplete":
-			var t bool
-			switch {
-			case bytes.HasPrefix(b[i:], []byte("true")):
-				t, i = true, i+4
-			case bytes.HasPrefix(b[i:], []byte("false")):
-				i += 5
-			default:
-				return v, false
-			}
-			switch string(key) {
-			case "final":
-				v.Final = t
-			case "require_token":
-				v.RequireToken = t
-			default:
-				v.Incomplete = t
-			}
-		default: // metadata, arguments, result
-			if b[i] != '{' && b[i] != '[' && b[i] != '"' {
-				return v, false // a literal or number: its end is not found without a scanner
-			}
-			n := valueEnd(b, i)
-			if n <= i || n > len(b) || bytes.Equal(b[i:n], []byte("null")) || !json.Valid(b[i:n]) {
-				return v, false
-			}
-			raw := json.RawMessage(bytes.Clone(b[i:n]))
-			switch string(key) {
-			case "metadata":
-				v.Metadata = raw
-			case "arguments":
-				v.Arguments = raw
-			default:
-				v.Result = raw
-			}
-			i = n
-		}
-		if i >= len(b) {
+		seen |= 1 << k
+		if i, ok = readField(&v, k, b, i); !ok || i >= len(b) {
 			return v, false
 		}
 		switch b[i] {
@@ -152,11 +62,153 @@ func decodeVerdictFast(b []byte) (v abi.Verdict, ok bool) {
 	}
 }
 
-// verdictKeys are the keys decodeVerdictFast takes, each with its bit in the seen mask.
-var verdictKeys = map[string]uint16{
-	"action": 1 << 0, "reason": 1 << 1, "rule": 1 << 2, "score": 1 << 3, "labels": 1 << 4,
-	"final": 1 << 5, "guidance": 1 << 6, "arguments": 1 << 7, "result": 1 << 8,
-	"require_token": 1 << 9, "fallback": 1 << 10, "metadata": 1 << 11, "incomplete": 1 << 12,
+// The keys decodeVerdictFast takes, each by its index in verdictKeyNames, which is also its bit in
+// the mask of keys seen; the name is written only in verdictKeyNames.
+const (
+	keyAction = iota
+	keyReason
+	keyRule
+	keyGuidance
+	keyFallback
+	keyFinal
+	keyRequireToken
+	keyIncomplete
+	keyMetadata
+	keyArguments
+	keyResult
+	keyScore
+	keyLabels
+)
+
+var (
+	verdictKeyNames = [...]string{
+		keyAction: "action", keyReason: "reason", keyRule: "rule", keyGuidance: "guidance",
+		keyFallback: "fallback", keyFinal: "final", keyRequireToken: "require_token",
+		keyIncomplete: "incomplete", keyMetadata: "metadata", keyArguments: "arguments",
+		keyResult: "result", keyScore: "score", keyLabels: "labels",
+	}
+	verdictKeys = func() map[string]int {
+		m := make(map[string]int, len(verdictKeyNames))
+		for k, name := range verdictKeyNames {
+			m[name] = k
+		}
+		return m
+	}()
+)
+
+// readField reads the value of key k at b[i] into v and returns the index after it.
+func readField(v *abi.Verdict, k int, b []byte, i int) (int, bool) {
+	switch k {
+	case keyAction, keyReason, keyRule, keyGuidance, keyFallback:
+		s, n, ok := plainString(b, i)
+		if !ok {
+			return i, false
+		}
+		switch k {
+		case keyAction:
+			v.Action = action(s)
+		case keyReason:
+			v.Reason = string(s)
+		case keyRule:
+			v.Rule = string(s)
+		case keyGuidance:
+			v.Guidance = string(s)
+		default:
+			v.Fallback = string(s)
+		}
+		return n, true
+	case keyFinal, keyRequireToken, keyIncomplete:
+		t, n, ok := readBool(b, i)
+		switch k {
+		case keyFinal:
+			v.Final = t
+		case keyRequireToken:
+			v.RequireToken = t
+		default:
+			v.Incomplete = t
+		}
+		return n, ok
+	case keyMetadata, keyArguments, keyResult:
+		r, n, ok := readRaw(b, i)
+		switch k {
+		case keyMetadata:
+			v.Metadata = r
+		case keyArguments:
+			v.Arguments = r
+		default:
+			v.Result = r
+		}
+		return n, ok
+	case keyScore:
+		return readScore(v, b, i)
+	default:
+		return readLabels(v, b, i)
+	}
+}
+
+// readBool reads true or false.
+func readBool(b []byte, i int) (bool, int, bool) {
+	switch {
+	case bytes.HasPrefix(b[i:], []byte("true")):
+		return true, i + 4, true
+	case bytes.HasPrefix(b[i:], []byte("false")):
+		return false, i + 5, true
+	}
+	return false, i, false
+}
+
+// readRaw reads an object, an array or a string, checked with json.Valid, as a copy. A literal
+// or a number is refused: its end is not found without a scanner.
+func readRaw(b []byte, i int) (json.RawMessage, int, bool) {
+	if b[i] != '{' && b[i] != '[' && b[i] != '"' {
+		return nil, i, false
+	}
+	n := valueEnd(b, i)
+	if n <= i || !json.Valid(b[i:n]) {
+		return nil, i, false
+	}
+	return json.RawMessage(bytes.Clone(b[i:n])), n, true
+}
+
+// readScore reads a JSON number into the verdict's score.
+func readScore(v *abi.Verdict, b []byte, i int) (int, bool) {
+	n := numberEnd(b, i)
+	if n == i || !jsonNumber(b[i:n]) {
+		return i, false
+	}
+	f, err := strconv.ParseFloat(string(b[i:n]), 64)
+	if err != nil {
+		return i, false
+	}
+	v.Score = f
+	return n, true
+}
+
+// readLabels reads an array of plain strings into the verdict's labels.
+func readLabels(v *abi.Verdict, b []byte, i int) (int, bool) {
+	if b[i] != '[' {
+		return i, false
+	}
+	i++
+	v.Labels = []string{}
+	for i < len(b) && b[i] != ']' {
+		if len(v.Labels) > 0 {
+			if b[i] != ',' {
+				return i, false
+			}
+			i++
+		}
+		s, n, ok := plainString(b, i)
+		if !ok {
+			return i, false
+		}
+		v.Labels = append(v.Labels, string(s))
+		i = n
+	}
+	if i >= len(b) {
+		return i, false
+	}
+	return i + 1, true
 }
 
 // plainString reads the JSON string at b[i] when it holds printable ASCII only and no escape,
