@@ -489,11 +489,13 @@ func (v View) Member(obj uint32, name string) (uint32, bool) {
 var ErrViewInput = errors.New("abi: cannot lay out envelope")
 
 type viewEnc struct {
-	env    string // the envelope JSON
-	fields []viewField
-	roots  []viewRoot
-	nodes  []viewNode
-	data   []byte // bytes after the node table: offsets into it are fixed up on write
+	env      string // the envelope JSON
+	fields   []viewField
+	roots    []viewRoot
+	nodes    []viewNode
+	data     []byte // bytes after the node table: offsets into it are fixed up on write
+	depth    int    // the envelope's nesting so far: 1, and 1 + each member value's
+	argsNest int    // the arguments part's own nesting, for its alias in params
 }
 
 type viewField struct {
@@ -526,18 +528,24 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 	// are both kept raw and unescaped), so they seldom grow while being filled.
 	e := viewEnc{env: unsafe.String(unsafe.SliceData(env), len(env)),
 		fields: make([]viewField, 0, 32), roots: make([]viewRoot, 0, 4), nodes: make([]viewNode, 0, 16),
-		data: make([]byte, 0, len(env)+64)}
+		data: make([]byte, 0, len(env)+64), depth: 1}
 	s := e.env
 	i := skipWS(s, 0)
 	if i >= len(s) || s[i] != '{' {
 		return dst, fmt.Errorf("%w: not a JSON object", ErrViewInput)
 	}
-	depth := Nesting(s)
 	var argsRaw string
 	haveArgs := false
 	var seen uint32 // bits of the members read so far (viewMemberBit)
-	err := eachMember(s, i, func(name string, vs, ve int) error {
+	// The envelope's depth (Nesting of the whole text) is 1 plus its members' deepest: a part
+	// counts its own while it is laid out, every other member is measured here, so no part is
+	// scanned once more for it.
+	end, err := eachMemberEnd(s, i, func(name string, vs, ve int) error {
 		bit := viewMemberBit(name)
+		isPart := bit&viewPartBits != 0 && seen&bit == 0
+		if !isPart {
+			e.depth = max(e.depth, 1+Nesting(s[vs:ve]))
+		}
 		if bit == 0 || seen&bit != 0 {
 			// A member the view does not hold, or a repeated one: the first counts, as gjson
 			// reads it.
@@ -596,20 +604,21 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 			if s[vs] != '{' {
 				return nil
 			}
-			e.field(FieldToolInfo, val)
+			// The object is copied once; its members' values point into that copy (a string
+			// with escapes is copied unescaped), as a part's do.
+			in := e.within(FieldToolInfo, vs, ve)
 			return eachMember(s, vs, func(name string, vs, ve int) error {
 				switch name {
 				case "name", "description":
 					if s[vs] == '"' {
-						u, _ := unquote(s[vs:ve])
 						id := uint16(FieldToolName)
 						if name == "description" {
 							id = FieldToolDescription
 						}
-						e.field(id, u)
+						in.str(id, vs, ve)
 					}
 				case "input_schema":
-					e.field(FieldToolInputSchema, s[vs:ve])
+					in.raw(FieldToolInputSchema, vs, ve)
 				case "built_in":
 					if s[vs:ve] == "true" {
 						e.field(FieldToolBuiltIn, "true")
@@ -621,17 +630,16 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 			if s[vs] != '{' {
 				return nil
 			}
-			e.field(FieldEngine, val)
+			in := e.within(FieldEngine, vs, ve)
 			return eachMember(s, vs, func(name string, vs, ve int) error {
 				switch name {
 				case "binary", "home":
 					if s[vs] == '"' {
-						u, _ := unquote(s[vs:ve])
 						id := uint16(FieldEngineBinary)
 						if name == "home" {
 							id = FieldEngineHome
 						}
-						e.field(id, u)
+						in.str(id, vs, ve)
 					}
 				case "paths", "pids":
 					if s[vs] != '[' {
@@ -639,10 +647,9 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 					}
 					return eachItem(s, vs, func(vs, ve int) error {
 						if name == "paths" && s[vs] == '"' {
-							u, _ := unquote(s[vs:ve])
-							e.field(FieldEnginePath, u)
+							in.str(FieldEnginePath, vs, ve)
 						} else if name == "pids" && s[vs] != '"' && s[vs] != '{' && s[vs] != '[' {
-							e.field(FieldEnginePid, s[vs:ve])
+							in.raw(FieldEnginePid, vs, ve)
 						}
 						return nil
 					})
@@ -664,6 +671,9 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	if end < len(s) {
+		e.depth = max(e.depth, Nesting(s[end:])) // anything after the object counts too, as in Nesting(s)
+	}
 	// An alias stands for params.arguments only when it is byte for byte the arguments part.
 	for i := range e.nodes {
 		n := &e.nodes[i]
@@ -675,13 +685,16 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 			n.valOff, n.valLn = e.str("arguments")
 		}
 	}
-	return e.write(dst, depth)
+	return e.write(dst, e.depth)
 }
 
 // viewMembers are the envelope members AppendView reads, in the order of their bits.
 var viewMembers = [...]string{"abi", "id", "phase", "time", "transport", "method", "request_id", "server",
 	"session", "protocol_version", "agent", "cwd", "tool", "uri", "prompt", "principal", "client",
 	"tool_info", "engine", "arguments", "params", "result", "error"}
+
+// viewPartBits are the bits of the members laid out as parts.
+var viewPartBits = viewMemberBit("arguments") | viewMemberBit("params") | viewMemberBit("result") | viewMemberBit("error")
 
 // viewMemberBit is name's bit among viewMembers, or 0 for a member the view does not hold.
 func viewMemberBit(name string) uint32 {
@@ -697,6 +710,37 @@ func viewMemberBit(name string) uint32 {
 func (e *viewEnc) field(id uint16, val string) {
 	off, ln := e.str(val)
 	e.fields = append(e.fields, viewField{id, off, ln})
+}
+
+// copied is a header value laid out as a field whose bytes are in the data area: the fields of
+// its members' values point into them.
+type copied struct {
+	e    *viewEnc
+	base int // data offset of env byte i is base+i
+}
+
+// within appends the header field id with the JSON value env[vs:ve] and returns it, for its
+// members' fields.
+func (e *viewEnc) within(id uint16, vs, ve int) copied {
+	off, ln := e.str(e.env[vs:ve])
+	e.fields = append(e.fields, viewField{id, off, ln})
+	return copied{e, int(off) - vs}
+}
+
+// str appends the field id with the string env[vs:ve] unescaped: pointing into the copy, or
+// copied unescaped where it has an escape.
+func (c copied) str(id uint16, vs, ve int) {
+	u, esc := unquote(c.e.env[vs:ve])
+	if esc {
+		c.e.field(id, u)
+		return
+	}
+	c.e.fields = append(c.e.fields, viewField{id, uint32(c.base + vs + 1), uint32(ve - vs - 2)})
+}
+
+// raw appends the field id with the JSON text env[vs:ve], pointing into the copy.
+func (c copied) raw(id uint16, vs, ve int) {
+	c.e.fields = append(c.e.fields, viewField{id, uint32(c.base + vs), uint32(ve - vs)})
 }
 
 // str appends val to the data area and returns its offset and length there.
@@ -863,6 +907,7 @@ func (e *viewEnc) part(part uint16, vs, ve int, alias string) error {
 			end := skipValue(s, i)
 			if end > 0 && end <= ve {
 				if args, ok := e.argsRaw(); ok && string(args) == s[i:end] {
+					e.depth = max(e.depth, 1+len(opens)+e.argsNest) // the same bytes, not walked again
 					idx := uint32(len(e.nodes))
 					e.nodes = append(e.nodes, viewNode{typ: NodeAlias, flags: flags, parent: parent, end: idx + 1,
 						index: index, nameOff: nOff, nameLn: nLn, keyOff: kOff, keyLn: kLn,
@@ -880,6 +925,10 @@ func (e *viewEnc) part(part uint16, vs, ve int, alias string) error {
 		pending = false
 		if c == '{' || c == '[' {
 			opens = append(opens, open{node: idx, keyOff: kOff, keyLn: kLn, top: top, isRoot: cur == nil, obj: c == '{'})
+			e.depth = max(e.depth, 1+len(opens))
+			if part == PartArguments {
+				e.argsNest = max(e.argsNest, len(opens))
+			}
 		}
 		i = vend
 	}
@@ -1158,27 +1207,33 @@ func skipValue(s string, i int) int {
 // eachMember calls fn for each member of the object at s[i] == '{', with its unescaped name and
 // the bounds of its value.
 func eachMember(s string, i int, fn func(name string, vs, ve int) error) error {
+	_, err := eachMemberEnd(s, i, fn)
+	return err
+}
+
+// eachMemberEnd is eachMember, and returns the index after the object's closing brace.
+func eachMemberEnd(s string, i int, fn func(name string, vs, ve int) error) (int, error) {
 	i = skipWS(s, i+1)
 	if i < len(s) && s[i] == '}' {
-		return nil
+		return i + 1, nil
 	}
 	for {
 		end := skipString(s, i)
 		if end < 0 {
-			return fmt.Errorf("%w: malformed JSON object", ErrViewInput)
+			return 0, fmt.Errorf("%w: malformed JSON object", ErrViewInput)
 		}
 		name, _ := unquote(s[i:end])
 		i = skipWS(s, end)
 		if i >= len(s) || s[i] != ':' {
-			return fmt.Errorf("%w: malformed JSON object", ErrViewInput)
+			return 0, fmt.Errorf("%w: malformed JSON object", ErrViewInput)
 		}
 		vs := skipWS(s, i+1)
 		ve := skipValue(s, vs)
 		if ve < 0 {
-			return fmt.Errorf("%w: malformed JSON value of %q", ErrViewInput, name)
+			return 0, fmt.Errorf("%w: malformed JSON value of %q", ErrViewInput, name)
 		}
 		if err := fn(name, vs, ve); err != nil {
-			return err
+			return 0, err
 		}
 		i = skipWS(s, ve)
 		if i < len(s) && s[i] == ',' {
@@ -1186,9 +1241,9 @@ func eachMember(s string, i int, fn func(name string, vs, ve int) error) error {
 			continue
 		}
 		if i < len(s) && s[i] == '}' {
-			return nil
+			return i + 1, nil
 		}
-		return fmt.Errorf("%w: malformed JSON object", ErrViewInput)
+		return 0, fmt.Errorf("%w: malformed JSON object", ErrViewInput)
 	}
 }
 

@@ -225,14 +225,14 @@ func depthOf(env []byte) int {
 func TestViewHeader(t *testing.T) {
 	env := []byte(`{"abi":"1.2","id":"01","phase":"request","method":"tools/call","request_id":7,"server":"s","session":"x",
 		"client":{"name":"cc","version":"2"},"agent":"claude-code","cwd":"/p","tool":"Bash","uri":"file:///a","prompt":"pr",
-		"tool_info":{"name":"Bash","description":"run","input_schema":{"type":"object"},"built_in":true},
+		"tool_info":{"name":"Bash","description":"r\"un","input_schema":{"type":"object"},"built_in":true},
 		"engine":{"binary":"/bin/palisade","home":"/home/u","paths":["/a","/b\u002fc"],"pids":[42,43]},
 		"principal":{"issuer":"local","subject":"u"}}`)
 	_, v, got := viewFields(t, env)
 	want := []string{"1=1.2", "2=01", "3=request", "6=tools/call", "7=7", "8=s", "9=x", "11=cc", "12=2", "13=claude-code",
 		"14=/p", "15=Bash", "16=file:///a", "17=pr",
-		`24={"name":"Bash","description":"run","input_schema":{"type":"object"},"built_in":true}`,
-		"20=Bash", "21=run", `22={"type":"object"}`, "23=true",
+		`24={"name":"Bash","description":"r\"un","input_schema":{"type":"object"},"built_in":true}`,
+		"20=Bash", `21=r"un`, `22={"type":"object"}`, "23=true",
 		`34={"binary":"/bin/palisade","home":"/home/u","paths":["/a","/b\u002fc"],"pids":[42,43]}`,
 		"30=/bin/palisade", "31=/home/u", "32=/a", "32=/b/c", "33=42", "33=43",
 		`40={"issuer":"local","subject":"u"}`}
@@ -352,6 +352,7 @@ func FuzzAppendView(f *testing.F) {
 	f.Add([]byte(`{"arguments":{"a":"b\u0041","c":[1,true,null]},"params":{"arguments":{"a":"b\u0041","c":[1,true,null]}}}`))
 	f.Add([]byte(`{"result":{"content":[{"text":"\ud83d\ude00"}]},"error":{"message":"m"}}`))
 	f.Add([]byte(`{"arguments":[[[]]]}`))
+	f.Add([]byte(`{"tool_info":{"name":"a\"b","description":"d","input_schema":{"x":[{}]}},"engine":{"home":"/h\u00e9","paths":["/a","\/b"],"pids":[1]},"arguments":[[1]],"params":{"arguments":[[1]]}}`))
 	f.Fuzz(func(t *testing.T, env []byte) {
 		if !json.Valid(env) {
 			return
@@ -366,6 +367,20 @@ func FuzzAppendView(f *testing.F) {
 		}
 		if got, want := viewWalk(t, v), gjsonWalk(env); !reflect.DeepEqual(got, want) {
 			t.Fatalf("view of %q:\n got %+v\nwant %+v", env, got, want)
+		}
+		if got, want := v.Depth(), depthOf(env); got != want {
+			t.Fatalf("view of %q: depth %d, want %d", env, got, want)
+		}
+		// Header strings point into their object's copy: each reads as gjson decodes it.
+		for _, h := range []struct {
+			id   int
+			path string
+		}{{abi.FieldToolName, "tool_info.name"}, {abi.FieldToolDescription, "tool_info.description"},
+			{abi.FieldEngineBinary, "engine.binary"}, {abi.FieldEngineHome, "engine.home"}} {
+			r := gjson.GetBytes(env, h.path)
+			if got, ok := v.Field(h.id); ok && (r.Type != gjson.String || got != r.String()) {
+				t.Fatalf("view of %q: field %s = %q, want %q", env, h.path, got, r.String())
+			}
 		}
 	})
 }
