@@ -697,14 +697,16 @@ var viewMembers = [...]string{"abi", "id", "phase", "time", "transport", "method
 var viewPartBits = viewMemberBit("arguments") | viewMemberBit("params") | viewMemberBit("result") | viewMemberBit("error")
 
 // viewMemberBit is name's bit among viewMembers, or 0 for a member the view does not hold.
-func viewMemberBit(name string) uint32 {
-	for i, m := range viewMembers {
-		if m == name {
-			return 1 << i
-		}
+func viewMemberBit(name string) uint32 { return viewMemberBits[name] }
+
+// viewMemberBits maps each of viewMembers to its bit.
+var viewMemberBits = func() map[string]uint32 {
+	m := make(map[string]uint32, len(viewMembers))
+	for i, name := range viewMembers {
+		m[name] = 1 << i
 	}
-	return 0
-}
+	return m
+}()
 
 // field appends a header field.
 func (e *viewEnc) field(id uint16, val string) {
@@ -1143,7 +1145,18 @@ func skipString(s string, i int) int {
 	if i >= len(s) || s[i] != '"' {
 		return -1
 	}
-	for j := i + 1; j < len(s); j++ {
+	// Most strings hold no escape: the first quote after the opening one ends them, found with
+	// IndexByte (vectorised) rather than byte by byte. From the first backslash on, the scan is
+	// by bytes, as before.
+	q := strings.IndexByte(s[i+1:], '"')
+	if q < 0 {
+		return -1
+	}
+	b := strings.IndexByte(s[i+1:i+1+q], '\\')
+	if b < 0 {
+		return i + 1 + q + 1
+	}
+	for j := i + 1 + b; j < len(s); j++ {
 		switch s[j] {
 		case '\\':
 			j++
@@ -1276,22 +1289,19 @@ func eachItem(s string, i int, fn func(vs, ve int) error) error {
 // Nesting returns the deepest nesting of arrays and objects in JSON text, skipping strings: a
 // linear byte scan with no recursion (the view's depth, and the injection stage's bound).
 func Nesting(s string) int {
-	depth, most, inStr := 0, 0, false
+	depth, most := 0, 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
+		switch s[i] {
+		case '"':
+			e := skipString(s, i)
+			if e < 0 {
+				return most // a string left open holds the rest
 			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
+			i = e - 1
+		case '{', '[':
 			depth++
 			most = max(most, depth)
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 		}
 	}
@@ -1304,11 +1314,7 @@ func Nesting(s string) int {
 // escaped reports whether the result differs from q's inside.
 func unquote(q string) (string, bool) {
 	in := q[1 : len(q)-1]
-	j := 0
-	for j < len(in) && in[j] != '\\' {
-		j++
-	}
-	if j == len(in) {
+	if strings.IndexByte(in, '\\') < 0 {
 		return in, false
 	}
 	str := make([]byte, 0, len(in))

@@ -450,3 +450,16 @@ func viewFields(t *testing.T, env []byte) ([]byte, abi.View, []string) {
 	}
 	return b, v, got
 }
+
+// FuzzNesting: Nesting (which skips strings with IndexByte) agrees with the byte-by-byte
+// reference on any bytes, JSON or not: escapes, unclosed strings, unbalanced brackets.
+func FuzzNesting(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"]}\""}]}`, `["\\\\"]]]`, `{"a":"\`, `[[["x\"[[[`, `}}{{`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := abi.Nesting(string(b)), depthOf(b); got != want {
+			t.Fatalf("Nesting(%q) = %d, want %d", b, got, want)
+		}
+	})
+}
