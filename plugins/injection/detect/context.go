@@ -121,6 +121,8 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		describedInCode(r)
 		licenceWords(r, r.Norm.Text)
 		codeVocabulary(r)
+		suppliedSecrets(r)
+		programOutput(r)
 	default: // Path
 		keepOnly(r, l.kind)
 		if l.kind == argkind.Path {
@@ -483,6 +485,8 @@ func docPhrases(r *Result) {
 		return false
 	})
 	docStructure(r)
+	suppliedSecrets(r)
+	programOutput(r)
 }
 
 // negatedAt reports whether the first occurrence of match in t follows a negation ("browsers
