@@ -635,7 +635,39 @@ var shellSetupTools = map[string][]string{
 	// argcomplete prints the completion function of the program it names and runs nothing
 	// else (`eval "$(register-python-argcomplete pytest)"`; issue 26, det37): any one name
 	"register-python-argcomplete": nil, "register-python-argcomplete3": nil,
+	// setup-envtest prints `export KUBEBUILDER_ASSETS=…` for `use -p env` (controller-runtime's
+	// tools/setup-envtest README: `source <(setup-envtest use -p env …)`); gpg-agent prints
+	// GPG_AGENT_INFO for `--daemon` (gpg-agent(1), GnuPG 2.0: `eval $(gpg-agent --daemon)`),
+	// but runs a program named after its options, so only options may follow (setupOptionsOnly;
+	// issue 26, det41)
+	"setup-envtest": {"use"}, "gpg-agent": {"--daemon"},
 }
+
+// setupOptionsOnly are the set-up tools that take a program to run after their options
+// (`gpg-agent --daemon [command [args]]`, gpg-agent(1)): every word after the verb must be an
+// option, or the file an option names (setupOptionValue).
+var setupOptionsOnly = map[string]bool{"gpg-agent": true}
+
+// setupOptionValue reports whether w may follow option opt of a setupOptionsOnly tool as its
+// value: gpg-agent's `--write-env-file` names the file it writes the variables to, whose
+// documented default is ~/.gpg-agent-info (gpg-agent(1)); another file there could be a
+// start-up file or a key, so only that name, in the home directory or the project.
+func setupOptionValue(opt, w string) bool {
+	if opt != "--write-env-file" || base(w) != ".gpg-agent-info" {
+		return false
+	}
+	dir := strings.TrimSuffix(w, ".gpg-agent-info")
+	switch dir {
+	case "", "./", "~/", "$HOME/", "${HOME}/":
+		return true
+	}
+	return false
+}
+
+// reSetupVar is a plain variable reference as an argument of a set-up tool (`$HOME`,
+// `${VERSION}`): its value reaches the tool as words, never as shell, since the tool's output,
+// not its command line, is what eval runs.
+var reSetupVar = lazyre.New(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
 
 // reProgramName is a program's plain name, as a completion generator takes it.
 var reProgramName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
@@ -651,11 +683,14 @@ func shellSetup(args []string) bool {
 		return false
 	}
 	inner := strings.TrimSuffix(strings.TrimPrefix(all, "$("), ")")
-	if strings.ContainsAny(inner, "$`;|&<>()") || strings.Contains(inner, "://") {
+	// a plain variable may stand as an argument (`setup-envtest use -p env $VERSION`), never as
+	// the program or its verb (checked below); any other expansion, a second command, a
+	// redirection or a URL is not a set-up tool's documented form
+	if strings.ContainsAny(reSetupVar.ReplaceAllString(inner, "v"), "$`;|&<>()") || strings.Contains(inner, "://") {
 		return false
 	}
 	f := strings.Fields(inner)
-	if len(f) == 0 {
+	if len(f) == 0 || strings.Contains(f[0], "$") {
 		return false
 	}
 	verbs, ok := shellSetupTools[base(f[0])]
@@ -672,10 +707,25 @@ func shellSetup(args []string) bool {
 	}
 	for _, v := range verbs {
 		if first == v {
-			return true
+			return !setupOptionsOnly[base(f[0])] || optionsOnly(f[2:])
 		}
 	}
 	return false
+}
+
+// optionsOnly reports whether words are options only, each value a setupOptionValue of the
+// option before it: no program for the tool to run.
+func optionsOnly(words []string) bool {
+	for i, w := range words {
+		if strings.HasPrefix(w, "-") && !strings.Contains(w, "$") {
+			continue
+		}
+		if i > 0 && setupOptionValue(words[i-1], w) {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // rootShell reports whether sudo, su, doas... (name with args) open an interactive root
