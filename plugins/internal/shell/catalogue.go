@@ -669,6 +669,22 @@ func setupOptionValue(opt, w string) bool {
 // not its command line, is what eval runs.
 var reSetupVar = lazyre.New(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[A-Za-z_][A-Za-z0-9_]*\})`)
 
+// systemProgram reports whether name is a program found on the PATH or given by a system
+// folder's path (/usr/bin/ssh-agent, /opt/homebrew/bin/pyenv): a set-up tool's name on a file
+// in the project or /tmp (`./ssh-agent`, `bin/setup-envtest`) may be one the agent wrote, and
+// evaluating what it prints is running it.
+func systemProgram(name string) bool {
+	if !strings.Contains(name, "/") {
+		return true
+	}
+	for _, dir := range []string{"/usr/bin/", "/bin/", "/usr/local/bin/", "/usr/sbin/", "/sbin/", "/opt/homebrew/bin/", "/home/linuxbrew/.linuxbrew/bin/"} {
+		if strings.HasPrefix(name, dir) && !strings.Contains(name[len(dir):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
 // reProgramName is a program's plain name, as a completion generator takes it.
 var reProgramName = lazyre.New(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
 
@@ -690,7 +706,7 @@ func shellSetup(args []string) bool {
 		return false
 	}
 	f := strings.Fields(inner)
-	if len(f) == 0 || strings.Contains(f[0], "$") {
+	if len(f) == 0 || strings.Contains(f[0], "$") || !systemProgram(f[0]) {
 		return false
 	}
 	verbs, ok := shellSetupTools[base(f[0])]

@@ -829,6 +829,12 @@ func TestProgram(t *testing.T) {
 		{"eval $(gpg-agent --daemon --no-grab --write-env-file $HOME/.gpg-agent-info)", "", false},
 		{"eval $(gpg-agent --daemon)", "", false},
 		{"eval $($TOOL use -p env)", "exec/eval", true},
+		// a set-up tool's name on a file the agent may have written is not the tool
+		{"eval \"$(./ssh-agent -s)\"", "exec/eval", true},
+		{"eval \"$(/tmp/x/pyenv init -)\"", "exec/eval", true},
+		{"eval \"$(bin/setup-envtest use -p env)\"", "exec/eval", true},
+		{"eval \"$(/usr/bin/ssh-agent -s)\"", "", false},
+		{"eval \"$(/opt/homebrew/bin/pyenv init -)\"", "", false},
 		{"eval $(setup-envtest use -p env $1)", "exec/eval", true},
 		{"eval \"$(setup-envtest use -p env ${V:-$(rm -rf ~)})\"", "destroy/rm_outside", false},
 		{"eval \"$(setup-envtest use -p env `rm -rf ~`)\"", "destroy/rm_outside", false},
