@@ -705,13 +705,13 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if !texts[i].Kind.Applies(r.Label) || modelOff(texts[i].Kind, r.Label) {
 			continue // what the argument is for (a shell tool's command looks like a command)
 		}
-		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !sqlSyntax(texts[i].Value) {
-			continue // words alone cannot leave a search value (see sqlSyntax)
+		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !querySQLSyntax(texts[i].Value) {
+			continue // words alone cannot leave a search value (see sqlSyntax, searchLanguage)
 		}
-		if texts[i].Kind == argkind.Query && r.Label == "xss" && !xssSyntax(texts[i].Value) {
+		if texts[i].Kind == argkind.Query && r.Label == "xss" && !xssSyntax(searchLanguage(texts[i].Value)) {
 			continue // nor become markup or script ("height:[200 TO 300]" scored 0.972; see xssSyntax)
 		}
-		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(texts[i].Value) {
+		if texts[i].Kind == argkind.Query && r.Label == "command_injection" && !shellSyntax(searchLanguage(texts[i].Value)) {
 			continue // nor start a second command ("sleep mask" scored 0.998; see shellSyntax)
 		}
 		if r.Label == "ssrf" && (texts[i].Kind == argkind.URL || texts[i].Kind == argkind.TypedURL) && publicWebURL(texts[i].Value) {
@@ -873,6 +873,53 @@ func sqlSyntax(s string) bool {
 	}
 	return sqlSyntaxRe.MatchString(s) || sqlBoolNumber.MatchString(s)
 }
+
+// querySQLSyntax is sqlSyntax for a search box: a quote before a SQL operator counts as
+// written (sqlQuoteKeyword: `'a' or 'b'`), the rest after searchLanguage.
+func querySQLSyntax(s string) bool {
+	return sqlQuoteKeyword.MatchString(s) || sqlSyntax(searchLanguage(s))
+}
+
+// searchLanguage returns the search value s with the syntax of search languages' own that the
+// search-box gates would otherwise read as SQL, markup or a command (issue 26,
+// data/heldout/query-extra calib, where the model scored them 0.90-0.99): a phrase in double or
+// single quotes standing as a term (`"foo"`, `'foo'`, `"hello there" AND`; Lucene,
+// Elasticsearch query_string, liqe, Bleve) keeps its words and loses its quotes, where it holds
+// a letter or digit and the text has no number standing alone, no arithmetic after a quote and
+// no two quoted strings joined by a boolean operator (`1 and "a"`, `1 TOP 'foo'`, `'foo' + 1`,
+// `"foo" OR "BAR"` and `'*'` are data/heldout/sqli-extra's injections: their quotes still
+// count); a field's
+// comparison with a number (`field:>5`, `field:>=5`, `foo:=-123`, `height:=175`; Lucene and
+// Elasticsearch ranges, Meilisearch-style filters) and a field's range (`height:[200 TO
+// 225}`) become one word. A quote inside the phrase, an escape, a quote glued to a word
+// (`admin'`, `a"b`) or anything after the number but a space or a closing parenthesis keeps the
+// text as it was, and what a phrase holds (`"1=1"`, `"union select"`) is still read.
+func searchLanguage(s string) string {
+	if !strings.ContainsAny(s, "\"':<>=[{") {
+		return s
+	}
+	phrases := !searchNumber.MatchString(s)
+	for range 4 { // adjacent terms share a space: each pass takes every other one
+		t := s
+		if phrases {
+			t = searchPhrase.ReplaceAllString(t, "${1} ${2}${3} ${4}")
+		}
+		t = searchComparison.ReplaceAllString(t, "${1}x${2}")
+		t = searchRange.ReplaceAllString(t, "${1}x${2}")
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+var (
+	searchPhrase     = regexp.MustCompile(`(^|[\s(:+-])(?:"([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})"|'([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})')($|[\s)~^])`)
+	searchNumber     = regexp.MustCompile(`(?i)(?:^|\s)[-+]?\d+(?:\.\d+)?(?:$|\s)|['"]\s*[-+*/%|]|['"]\s+(?:or|and|xor|&&)\s+['"]`)
+	searchComparison = regexp.MustCompile(`(^|[\s(])[@\w.-]+:(?:>=|<=|>|<|=)-?\d+(?:\.\d+)?($|[\s)])`)
+	searchRange      = regexp.MustCompile(`(?i)(^|[\s(])[@\w.-]+:[\[{][\w.*-]{1,40} to [\w.*-]{1,40}[\]}]($|[\s)])`)
+)
 
 // searchGroups reports whether s has parentheses and each one groups terms of a search: every
 // '(' opens at the start or after a space, '(', ':', '!', '+' or '-', and is followed by a letter,
