@@ -705,8 +705,8 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if !texts[i].Kind.Applies(r.Label) || modelOff(texts[i].Kind, r.Label) {
 			continue // what the argument is for (a shell tool's command looks like a command)
 		}
-		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !querySQLSyntax(texts[i].Value) {
-			continue // words alone cannot leave a search value (see sqlSyntax, searchLanguage)
+		if texts[i].Kind == argkind.Query && r.Label == "sql_injection" && !sqlSyntax(texts[i].Value) {
+			continue // words alone cannot leave a search value (see sqlSyntax; not searchLanguage)
 		}
 		if texts[i].Kind == argkind.Query && r.Label == "xss" && !xssSyntax(searchLanguage(texts[i].Value)) {
 			continue // nor become markup or script ("height:[200 TO 300]" scored 0.972; see xssSyntax)
@@ -874,15 +874,9 @@ func sqlSyntax(s string) bool {
 	return sqlSyntaxRe.MatchString(s) || sqlBoolNumber.MatchString(s)
 }
 
-// querySQLSyntax is sqlSyntax for a search box: a quote before a SQL operator counts as
-// written (sqlQuoteKeyword: `'a' or 'b'`), the rest after searchLanguage.
-func querySQLSyntax(s string) bool {
-	return sqlQuoteKeyword.MatchString(s) || sqlSyntax(searchLanguage(s))
-}
-
 // searchLanguage returns the search value s with the syntax of search languages' own that the
-// search-box gates would otherwise read as SQL, markup or a command (issue 26,
-// data/heldout/query-extra calib, where the model scored them 0.90-0.99): a phrase in double or
+// xss and command_injection gates would otherwise read as markup or a command (issue 26,
+// data/heldout/query-extra calib, where the model scored them 0.91-0.97): a phrase in double or
 // single quotes standing as a term (`"foo"`, `'foo'`, `"hello there" AND`; Lucene,
 // Elasticsearch query_string, liqe, Bleve) keeps its words and loses its quotes, where it holds
 // a letter or digit and the text has no number standing alone, no arithmetic after a quote and
@@ -894,6 +888,12 @@ func querySQLSyntax(s string) bool {
 // 225}`) become one word. A quote inside the phrase, an escape, a quote glued to a word
 // (`admin'`, `a"b`) or anything after the number but a space or a closing parenthesis keeps the
 // text as it was, and what a phrase holds (`"1=1"`, `"union select"`) is still read.
+//
+// The sql_injection gate reads the value as written (sqlSyntax): with searchLanguage in front of
+// it too (query-extra calib 23 → 13 denied, every SQL injection of the calib sets kept), the
+// held-out test split lost 2 of its 223 search-box SQL injections, past the rule fixed before
+// looking (no attack category loses more than one record), so a quoted phrase or a field's
+// comparison still opens that gate.
 func searchLanguage(s string) string {
 	if !strings.ContainsAny(s, "\"':<>=[{") {
 		return s

@@ -865,27 +865,16 @@ func TestPublicWebURL(t *testing.T) {
 	}
 }
 
-// phraseSearches are the tuning sets' SQL injections that searchLanguage lets by: libinjection's
-// tokenizer tests (data/heldout/sqli-extra calib: test-sqli-001 and -002), a word and a phrase,
-// the way query-extra's real searches are written. Both passed the chain before searchLanguage
-// too (the model scores them under its cut).
-var phraseSearches = map[string]bool{`foo 'bar' "zap"`: true, `foo 'bar'`: true}
-
 // TestSearchLanguage: a search language's own phrases, comparisons and ranges do not open the
-// search-box gates (issue 26, data/heldout/query-extra calib); every attack of the tuning sets
-// that opened a gate still does after searchLanguage, and what is around or inside a phrase
-// is still read.
+// search-box xss and command_injection gates (issue 26, data/heldout/query-extra calib); every
+// attack of the tuning sets that opened one still does after searchLanguage, and what is around
+// or inside a phrase is still read. The sql_injection gate reads the value as written.
 func TestSearchLanguage(t *testing.T) {
 	files := []string{"data/heldout/calib.jsonl", "data/heldout/sqli-extra/calib.jsonl", "data/heldout/wapiti-extra/calib.jsonl",
 		"data/heldout/attacks-extra/calib.jsonl", "data/heldout/revshell-extra/calib.jsonl", "data/split/train.jsonl", "data/split/dev.jsonl"}
 	n := 0
 	eachTuning(t, files, func(file, label, text string) {
 		switch label {
-		case "sql_injection":
-			n++
-			if !querySQLSyntax(text) && !phraseSearches[text] {
-				t.Errorf("%s: SQL injection without SQL syntax after searchLanguage: %q", file, text)
-			}
 		case "xss":
 			n++
 			if xssSyntax(text) && !xssSyntax(searchLanguage(text)) {
@@ -898,22 +887,22 @@ func TestSearchLanguage(t *testing.T) {
 			}
 		}
 	})
-	if n < 3000 {
+	if n < 2000 {
 		t.Errorf("%d attacks read, want the tuning sets' thousands", n)
 	}
 	for _, tc := range []struct {
 		in            string
 		sql, xss, cmd bool
 	}{
-		{`"foo"`, false, false, false},
-		{`'foo'`, false, false, false},
-		{`"hello there" AND`, false, false, false},
-		{`field:>5`, false, false, false},
-		{`field:>=5`, false, false, false},
-		{`foo:=-123`, false, false, false},
-		{`height:=175`, false, false, false},
+		{`"foo"`, true, false, false},
+		{`'foo'`, true, false, false},
+		{`"hello there" AND`, true, false, false},
+		{`field:>5`, true, false, false},
+		{`field:>=5`, true, false, false},
+		{`foo:=-123`, true, false, false},
+		{`height:=175`, true, false, false},
 		{`height:[200 TO 225}`, false, false, false},
-		{`"a" "b"`, false, false, false},
+		{`"a" "b"`, true, false, false},
 		{`"foo" OR "BAR"`, true, true, false},
 		{`"hello" and "world"`, true, true, false},
 		{`1' or '1'='1`, true, true, false},
@@ -930,7 +919,7 @@ func TestSearchLanguage(t *testing.T) {
 		{`a"b`, true, true, false},
 	} {
 		q := searchLanguage(tc.in)
-		if got := [3]bool{querySQLSyntax(tc.in), xssSyntax(q), shellSyntax(q)}; got != [3]bool{tc.sql, tc.xss, tc.cmd} {
+		if got := [3]bool{sqlSyntax(tc.in), xssSyntax(q), shellSyntax(q)}; got != [3]bool{tc.sql, tc.xss, tc.cmd} {
 			t.Errorf("%q (as %q): sql, xss, command syntax %v, want %v", tc.in, q, got, [3]bool{tc.sql, tc.xss, tc.cmd})
 		}
 	}
