@@ -223,3 +223,51 @@ func BenchmarkSearchSQLLong(b *testing.B) {
 		}
 	}
 }
+
+// longProse is ordinary English prose, written for this benchmark.
+const longProse = "The committee met on Tuesday to review the plans for the new library. Most members " +
+	"agreed that the reading room should face the garden, where the light is softer in the " +
+	"afternoon, and that the children's section needs more shelves than the first drawing shows. " +
+	"A few questions remain about the budget for the roof; the builder will send a revised estimate " +
+	"next week, and the treasurer expects it to be close to the figure in the spring report. "
+
+// longManual is a manual page's prose, written for this benchmark: the sentences the doc rules
+// look at (a module that reads the user's name and password,
+// a quantity with no limits, a qualifier, files hidden from a listing), none an
+// order to a reader or a model.
+const longManual = "NAME\n    pam_example - module to check the account of a login\n\nSYNOPSIS\n" +
+	"    pam_example.so [debug] [retry=N]\n\nDESCRIPTION\n" +
+	"This module intercepts the user's name and password. The user's name will be set to nobody when " +
+	"the account is locked. Most user processes operate without restrictions, and there are no limits " +
+	"in the number of members in a group. Ports are classified as unfiltered when they are open. " +
+	"Defaults are read from /etc/security/example.conf.\n\nOPTIONS\n" +
+	"    -i, --info\n        Show the version of the module.\n    -q, --quiet\n        Print " +
+	"less.\n\nFILES\n    Below is a list of common hidden files read at start.\n\n"
+
+// BenchmarkScanProseLong evaluates a tool's output (the response phase, where the doc rules of
+// docs.go run) of 1-64 KiB of ordinary prose and of a manual page's prose: the cost must grow
+// linearly with the text and stay well inside the injection stage's 250 ms timeout in a
+// guest (issue 26, det40: long manual pages timed out and were denied by the failure mode).
+// It reports ns per KiB.
+func BenchmarkScanProseLong(b *testing.B) {
+	e := NewEvaluator(Config{ResponseMode: "redact"})
+	for _, kind := range []struct{ name, unit string }{{"prose", longProse}, {"manual", longManual}} {
+		for _, kb := range []int{1, 4, 16, 64} {
+			text := strings.Repeat(kind.unit, kb<<10/len(kind.unit)+1)[:kb<<10]
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "response", "method": "tools/call",
+				"tool": "fetch", "arguments": map[string]any{"url": "https://example.com/man/pam_example.8"},
+				"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}})
+			b.Run(kind.name+"/"+strconv.Itoa(kb)+"KiB", func(b *testing.B) {
+				v, err := e.Evaluate(env)
+				if err != nil || v.Action != "none" || v.Rule != "" {
+					b.Fatalf("%s: %+v %v", kind.name, v, err) // benign: nothing fires, nothing redacted
+				}
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					e.Evaluate(env)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kb), "ns/KiB")
+			})
+		}
+	}
+}

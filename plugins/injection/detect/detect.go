@@ -82,6 +82,8 @@ type Result struct {
 	// Truncated is set when the text was longer than MaxScanBytes and only its head and tail
 	// were scanned (the verdict is then incomplete).
 	Truncated bool
+	// hides remembers whether Norm.Text hides a part of itself (hidesPart, docs.go).
+	hides hidesMemo
 }
 
 // MaxScanBytes caps the text one Scan looks at. It is the gateway's body limit (4 MiB), so a

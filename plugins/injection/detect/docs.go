@@ -3,6 +3,7 @@ package detect
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
 )
@@ -238,7 +239,7 @@ func everyMatchSpan(table []rule, t string, ok func(at, end int) bool, names ...
 		if !slices.Contains(names, table[i].name) {
 			continue
 		}
-		for _, m := range table[i].re().FindAllStringIndex(t, -1) {
+		for _, m := range ruleFindAll(&table[i], t, -1) {
 			if !ok(m[0], m[1]) {
 				return false
 			}
@@ -626,7 +627,7 @@ var reSecretWord = lazyre.New(`\b(?:system prompt|prompt|instructions|password|p
 // promptRuleMatches reports whether the prompt rule name (its whole regexp) matches s.
 func promptRuleMatches(name, s string) bool {
 	for i := range promptRules {
-		if promptRules[i].name == name && promptRules[i].re().MatchString(s) {
+		if promptRules[i].name == name && ruleFindAll(&promptRules[i], s, 1) != nil {
 			return true
 		}
 	}
@@ -638,7 +639,7 @@ func promptRuleCount(name, s string) int {
 	n := 0
 	for i := range promptRules {
 		if promptRules[i].name == name {
-			n += len(promptRules[i].re().FindAllStringIndex(s, -1))
+			n += len(ruleFindAll(&promptRules[i], s, -1))
 		}
 	}
 	return n
@@ -650,8 +651,33 @@ var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hid
 
 // hidesPart reports whether r's text hides a part of itself from its reader: zero-width or tag
 // characters, or HTML that hides (reHidesPart).
+// The regexp runs once per text (Result.hides): every drop of docStructure asks.
 func hidesPart(r *Result) bool {
-	return r.Norm.Invisible > 0 || r.Norm.TagChars > 0 || reHidesPart.MatchString(r.Norm.Text)
+	if r.Norm.Invisible > 0 || r.Norm.TagChars > 0 {
+		return true
+	}
+	t := r.Norm.Text
+	if !hidingWords(t) {
+		return false
+	}
+	m := &r.hides
+	if !m.known || len(m.text) != len(t) || unsafe.StringData(m.text) != unsafe.StringData(t) {
+		*m = hidesMemo{text: t, known: true, hides: reHidesPart.MatchString(t)}
+	}
+	return m.hides
+}
+
+// hidesMemo remembers hidesPart's answer for one text (held, so its memory is not reused).
+type hidesMemo struct {
+	text         string
+	known, hides bool
+}
+
+// hidingWords reports whether t holds a literal every match of reHidesPart holds ("<details",
+// "display", "visibility" or "hidden"): without one the regexp's pass over a long page, asked
+// by every drop of docStructure, is skipped (issue 26, det40).
+func hidingWords(t string) bool {
+	return strings.Contains(t, "hidden") || strings.Contains(t, "display") || strings.Contains(t, "visibility") || strings.Contains(t, "<details")
 }
 
 // onlyPromptRule reports whether name is the only prompt-injection rule that fired (the
@@ -833,7 +859,7 @@ func programIgnores(t string) bool {
 		if promptRules[i].name != "ignore_instructions" {
 			continue
 		}
-		for _, m := range promptRules[i].re().FindAllStringIndex(masked, -1) {
+		for _, m := range ruleFindAll(&promptRules[i], masked, -1) {
 			match := masked[m[0]:m[1]]
 			k := len(match)
 			for k > 0 && isWordChar(match[k-1]) {

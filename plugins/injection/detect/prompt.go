@@ -375,8 +375,11 @@ var reSecretFileExfil = lazyRegexp(`\b(?:send|upload|post|e-?mail|forward|transm
 // notSecretSuffix are the endings that make a secret file's name a public key or a template.
 var notSecretSuffix = []string{".pub", ".example", ".sample", ".template", ".dist", ".defaults", ".tmpl", ".schema"}
 
-// secretFileMarks are substrings every file name reSecretFileExfil takes holds.
-var secretFileMarks = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".kube/", ".docker/", ".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", "_history", ".vault-token", "/etc/", ".env", "credentials.json", "secret"}
+// secretFileMarks are substrings every file name reSecretFileExfil takes holds. The /etc files
+// and the secrets manifests are named whole ("/etc/shadow", "secrets."), not as "/etc/" or
+// "secret": a manual page names /etc and secrets on every page, and the regexp's pass over it
+// was most of a long page's scan (issue 26, det40; TestSecretFileMarks).
+var secretFileMarks = []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", ".aws/", ".kube/", ".docker/", ".npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", "_history", ".vault-token", "/etc/shadow", "/etc/gshadow", "/etc/sudoers", ".env", "credentials.json", "secret.", "secrets."}
 
 // secretFileExfil returns the first order to send a secret file's contents to a URL or into
 // the reply (reSecretFileExfil), or "": an indirect injection in a page or file a tool returns

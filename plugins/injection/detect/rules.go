@@ -30,6 +30,9 @@ type rule struct {
 	// win matches long texts by windows around its anchor's literals (window.go); nil when the
 	// regexp has no anchor.
 	win *windowed
+	// after is \A(?s:.)(?s:.*?)(expr), compiled on first use: the leftmost match after a
+	// context rune (searchFrom, allmatch.go).
+	after func() *regexp.Regexp
 }
 
 // findIndex is the regexp's FindStringIndex (sub: FindStringSubmatchIndex), by windows when
@@ -210,6 +213,7 @@ func init() {
 	}
 	for id, ru := range allRules {
 		ru.win = newWindowed(genAnchors[id], ru.expr)
+		ru.after = fromRegexp(ru.expr)
 	}
 	ruleClauses = genRuleClauses
 	clauseRules = genClauseRule

@@ -67,7 +67,23 @@ func (w *windowed) find(t string, sub, valid bool) (loc []int, ok bool) {
 	}
 	sp := startsPool.Get().(*[]int32)
 	defer startsPool.Put(sp)
-	starts := (*sp)[:0]
+	starts, ok := w.starts(t, sp)
+	if !ok {
+		return nil, false
+	}
+	for _, s := range starts {
+		if loc := w.matchAt(t, int(s), sub); loc != nil {
+			return loc, true
+		}
+	}
+	return nil, true
+}
+
+// starts returns the candidate starts of a match in t (valid UTF-8), sorted and without
+// repeats, or ok=false when there are more than one unanchored pass over t costs. It uses
+// *sp's memory (startsPool) and leaves the grown slice there.
+func (w *windowed) starts(t string, sp *[]int32) (starts []int32, ok bool) {
+	starts = (*sp)[:0]
 	// More tries than len(t)/16 cost more than one unanchored pass over t; more than
 	// maxStarts would make the list itself a large allocation in a guest.
 	budget := min(len(t)/16, maxStarts)
@@ -96,36 +112,33 @@ func (w *windowed) find(t string, sub, valid bool) (loc []int, ok bool) {
 	}
 	slices.Sort(starts)
 	starts = slices.Compact(starts)
-	for _, s := range starts {
-		q := int(s)
-		if q == 0 {
-			if sub {
-				loc = w.atStart().FindStringSubmatchIndex(t)
-			} else {
-				loc = w.atStart().FindStringIndex(t)
-			}
-			if loc != nil {
-				return loc, true
-			}
-			continue
-		}
-		_, n := utf8.DecodeLastRuneInString(t[:q])
-		base := q - n
+	return starts, true
+}
+
+// matchAt is the match of the rule's expr that starts at q, or nil (FindStringSubmatchIndex
+// when sub), judged with the rune before q as context.
+func (w *windowed) matchAt(t string, q int, sub bool) (loc []int) {
+	if q == 0 {
 		if sub {
-			loc = w.inText().FindStringSubmatchIndex(t[base:])
-		} else {
-			loc = w.inText().FindStringIndex(t[base:])
+			return w.atStart().FindStringSubmatchIndex(t)
 		}
-		if loc == nil {
-			continue
-		}
-		for i := range loc {
-			if loc[i] >= 0 {
-				loc[i] += base
-			}
-		}
-		loc[0] = q // the context rune is not part of the match
-		return loc, true
+		return w.atStart().FindStringIndex(t)
 	}
-	return nil, true
+	_, n := utf8.DecodeLastRuneInString(t[:q])
+	base := q - n
+	if sub {
+		loc = w.inText().FindStringSubmatchIndex(t[base:])
+	} else {
+		loc = w.inText().FindStringIndex(t[base:])
+	}
+	if loc == nil {
+		return nil
+	}
+	for i := range loc {
+		if loc[i] >= 0 {
+			loc[i] += base
+		}
+	}
+	loc[0] = q // the context rune is not part of the match
+	return loc
 }
