@@ -898,7 +898,7 @@ func searchLanguage(s string) string {
 	if !strings.ContainsAny(s, "\"':<>=[{") {
 		return s
 	}
-	phrases := !searchNumber.MatchString(s)
+	phrases := !notPhraseSearch.MatchString(s)
 	for range 4 { // adjacent terms share a space: each pass takes every other one
 		t := s
 		if phrases {
@@ -915,8 +915,10 @@ func searchLanguage(s string) string {
 }
 
 var (
-	searchPhrase     = regexp.MustCompile(`(^|[\s(:+-])(?:"([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})"|'([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})')($|[\s)~^])`)
-	searchNumber     = regexp.MustCompile(`(?i)(?:^|\s)[-+]?\d+(?:\.\d+)?(?:$|\s)|['"]\s*[-+*/%|]|['"]\s+(?:or|and|xor|&&)\s+['"]`)
+	searchPhrase = regexp.MustCompile(`(^|[\s(:+-])(?:"([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})"|'([^"'\\\x60]{0,40}[\pL\d][^"'\\\x60]{0,40})')($|[\s)~^])`)
+	// notPhraseSearch is a text whose quotes stay quotes: a number standing alone, arithmetic
+	// after a quote, two quoted strings joined by a boolean operator (see searchLanguage).
+	notPhraseSearch  = regexp.MustCompile(`(?i)(?:^|\s)[-+]?\d+(?:\.\d+)?(?:$|\s)|['"]\s*[-+*/%|]|['"]\s+(?:or|and|xor|&&)\s+['"]`)
 	searchComparison = regexp.MustCompile(`(^|[\s(])[@\w.-]+:(?:>=|<=|>|<|=)-?\d+(?:\.\d+)?($|[\s)])`)
 	searchRange      = regexp.MustCompile(`(?i)(^|[\s(])[@\w.-]+:[\[{][\w.*-]{1,40} to [\w.*-]{1,40}[\]}]($|[\s)])`)
 )

@@ -20,7 +20,7 @@ import (
 // it to …" still count.
 func suppliedSecrets(r *Result) {
 	t := r.Norm.Text
-	if !hasPromptHit(r, "reveal_secrets") && !hasPromptHit(r, "leak_request") || hidesPart(r) {
+	if !ruleHit(r, PromptInjection, "reveal_secrets") && !ruleHit(r, PromptInjection, "leak_request") || hidesPart(r) {
 		return
 	}
 	if !everyMatchSpan(promptRules, t, func(at, end int) bool { return secretSupplied(t, at, end) }, "reveal_secrets", "leak_request") {
@@ -55,8 +55,9 @@ func secretSupplied(t string, at, end int) bool {
 }
 
 // sentenceEndIn is the index after the first sentence's end in s (a '.', '!' or '?' before a
-// space or the end, or a blank line), or len(s). A line break alone does not end a sentence:
-// comments and heredocs wrap them.
+// space or the end, or a blank line), or len(s). Unlike statementEnd, a line break alone does
+// not end a sentence: comments and heredocs wrap them ("provide a secret to prevent exploits
+// that may be possible from crafted\n  cookies.").
 func sentenceEndIn(s string) int {
 	for i := 0; i < len(s); i++ {
 		switch s[i] {
@@ -80,7 +81,7 @@ func sentenceEndIn(s string) int {
 // "yes"", "The assistant will respond with "sure"" and "your program will print "pwned"" still
 // count.
 func programOutput(r *Result) {
-	if !hasPromptHit(r, "output_control") || hidesPart(r) {
+	if !ruleHit(r, PromptInjection, "output_control") || hidesPart(r) {
 		return
 	}
 	t := r.Norm.Text
@@ -100,13 +101,3 @@ var (
 	// reOrdinaryOutput is output_control's match printing only ordinary words.
 	reOrdinaryOutput = lazyre.New(`['"](?:yes|ok|sure|confirmed)['"]$`)
 )
-
-// hasPromptHit reports whether the prompt rule name voted.
-func hasPromptHit(r *Result, name string) bool {
-	for _, h := range r.Hits {
-		if h.Category == PromptInjection && h.Rule == name {
-			return true
-		}
-	}
-	return false
-}

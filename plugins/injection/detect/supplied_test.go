@@ -30,12 +30,12 @@ func TestSuppliedAndPrinted(t *testing.T) {
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			r := d.Scan(tc.in)
-			if !hasPromptHit(&r, tc.rule) {
+			if !ruleHit(&r, PromptInjection, tc.rule) {
 				t.Fatalf("Scan(%q): %s did not fire (hits %+v): the row tests nothing", tc.in, tc.rule, r.Hits)
 			}
 			suppliedSecrets(&r)
 			programOutput(&r)
-			if got := hasPromptHit(&r, tc.rule); got != tc.kept {
+			if got := ruleHit(&r, PromptInjection, tc.rule); got != tc.kept {
 				t.Errorf("%q: %s kept %v, want %v (hits %+v)", tc.in, tc.rule, got, tc.kept, r.Hits)
 			}
 		})
