@@ -247,6 +247,9 @@ func (s *Sink) rebind(ctx context.Context, cons jetstream.Consumer, err error) j
 	if !gone {
 		return cons
 	}
+	if errors.Is(err, jetstream.ErrConsumerDeleted) {
+		waitRemoved(ctx, cons)
+	}
 	c, cerr := s.consumer(ctx)
 	if cerr != nil {
 		s.o.Logger.Warn("audit sink: consumer gone; creating it again failed", "err", cerr)
@@ -254,6 +257,26 @@ func (s *Sink) rebind(ctx context.Context, cons jetstream.Consumer, err error) j
 	}
 	s.o.Logger.Warn("audit sink: consumer was gone; created it again", "durable", s.o.Durable)
 	return c
+}
+
+// waitRemoved waits until the server no longer knows cons, then a little longer. nats-server
+// (2.15) answers pending pulls "409 Consumer Deleted" before it takes the consumer out of the
+// stream, and deletes the consumer's stored state only after that: a durable created in
+// between is the closing one updated, or a new one that reads the old state file and resumes
+// after the last acknowledged event instead of replaying from the first (nothing is lost
+// either way, but the replay the sink promises does not happen).
+func waitRemoved(ctx context.Context, cons jetstream.Consumer) {
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		ictx, cancel := context.WithTimeout(ctx, time.Second)
+		_, err := cons.Info(ictx)
+		cancel()
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			break
+		}
+		sleep(ctx, 25*time.Millisecond)
+	}
+	sleep(ctx, 250*time.Millisecond) // the stored state goes after the consumer
 }
 
 func nak(msgs []jetstream.Msg) {
