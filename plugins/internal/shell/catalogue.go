@@ -729,6 +729,63 @@ func shellSetup(args []string) bool {
 	return false
 }
 
+// setupShadowed reports whether the set-up tool that eval's arguments run (shellSetup) may not
+// be the installed tool because of what the line did before: a function or alias under its
+// name, `hash -p`, a file the line wrote, downloaded or made under its name, or a PATH that now
+// looks first in a folder that is not a system one or the home directory's (`PATH=.:$PATH`,
+// `export PATH=/tmp/x:$PATH`, zsh's `path=(…)`). Then eval runs what the agent may have written,
+// and is asked like any other. pyenv's documented `export PATH="$PYENV_ROOT/bin:$PATH"` with
+// PYENV_ROOT under the home directory stays a set-up line.
+func (a *analyzer) setupShadowed(args []string) bool {
+	inner := strings.TrimSuffix(strings.TrimPrefix(strings.Join(args, " "), "$("), ")")
+	f := strings.Fields(inner)
+	if len(f) == 0 {
+		return true
+	}
+	name := base(f[0])
+	if _, ok := a.funcs[name]; ok {
+		return true
+	}
+	if _, ok := a.aliases[name]; ok {
+		return true
+	}
+	if a.hashed {
+		return true
+	}
+	for _, m := range []map[string]bool{a.fetched, a.made} {
+		for k := range m {
+			if base(k) == name {
+				return true
+			}
+		}
+	}
+	for k := range a.written {
+		if base(k) == name {
+			return true
+		}
+	}
+	if strings.Contains(f[0], "/") {
+		return false // an absolute system path (systemProgram): PATH does not choose it
+	}
+	if _, ok := a.vars["path"]; ok {
+		return true
+	}
+	p, ok := a.vars["PATH"]
+	if !ok {
+		return false
+	}
+	for _, e := range strings.Split(p, ":") {
+		switch {
+		case e == "$PATH":
+		case home(e) && !strings.Contains(e, ".."):
+		case strings.HasPrefix(e, "/") && systemProgram(strings.TrimSuffix(e, "/")+"/"+name):
+		default:
+			return true
+		}
+	}
+	return false
+}
+
 // optionsOnly reports whether words are options only, each value a setupOptionValue of the
 // option before it: no program for the tool to run.
 func optionsOnly(words []string) bool {

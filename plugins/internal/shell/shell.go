@@ -123,6 +123,8 @@ type analyzer struct {
 	ztcp bool
 	// rawRequest: the line being judged is a hand-made request over /dev/tcp (rawRequest).
 	rawRequest bool
+	// hashed: `hash -p` bound a command name to a file earlier on the line.
+	hashed bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -1166,11 +1168,15 @@ func (a *analyzer) command(argv []string) {
 		if strings.Contains(text, remoteMarker) {
 			a.add("exec/download_run", "evaluates downloaded content", line, 0.95)
 		}
-		if !shellSetup(args) {
+		if !shellSetup(args) || a.setupShadowed(args) {
 			a.ask("exec/eval", "evaluates a constructed string as a command (hides what runs)", line, 0.9)
 		}
 		a.line(text, a.depth+1)
 		return
+	case "hash":
+		if hasFlag(args, "-p") {
+			a.hashed = true // `hash -p FILE NAME`: NAME now runs FILE, whatever PATH says
+		}
 	case "xargs":
 		rest := args
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
