@@ -202,7 +202,11 @@ func TestRuleFindAllBranches(t *testing.T) {
 func TestHidesPartGate(t *testing.T) {
 	fill := strings.Repeat("a plain sentence about nothing. ", 40)
 	for _, h := range []string{"<details><summary>x</summary>", `<p style="display: none">`, "visibility:hidden",
-		`<span class=x hidden>`, `<div aria-hidden="true">`} {
+		`<span class=x hidden>`, `<div aria-hidden="true">`, `<div style="opacity:0">`, `<span style="opacity: .0;">`,
+		`<span style="font-size:0">`, `<span style="font-size: .01em">`, `<span style='font-size:0.5px'>`, `<div style="transform: scale(0)">`,
+		`<p style="color:transparent">`, `<p style="color: rgba(0,0,0,0)">`, `<div style="clip: rect(0 0 0 0)">`,
+		`<div style="clip-path:inset(50%)">`, `<div style="height:0;overflow:hidden">`, `<div style="overflow: hidden; max-height: 0px">`,
+		`<div style="position:absolute;left:-9999px">`, `<div style="text-indent: -10000px">`, "<div style=\"top:\t-999px\">"} {
 		r := New(Options{}).Scan(fill + h + fill)
 		if !hidingWords(r.Norm.Text) || !hidesPart(&r) {
 			t.Errorf("%q: hidesPart false", h)
@@ -211,6 +215,16 @@ func TestHidesPartGate(t *testing.T) {
 		plain.hides = r.hides // a memo of another text of the same length
 		if hidesPart(&plain) {
 			t.Errorf("%q: the memo of another text answered", h)
+		}
+	}
+	// styles a reader sees
+	for _, h := range []string{`<div style="opacity:0.5">`, `<span style="opacity: 1">`, `<span style="font-size:0.9em">`,
+		`<span style="font-size: 10px">`, `<span style="font-size: 1px">`, `<span style="font-size: 0.5em">`, `<div style="transform: scale(0.95)">`, `<p style="color: #333">`,
+		`<p style="background-color: transparent">`, `<p style="color: rgba(0,0,0,0.8)">`, `<div style="overflow:hidden">`,
+		`<div style="height:0.5em;overflow:hidden">`, `<div style="left:-10px">`, `<div style="margin-top: -100px">`} {
+		r := New(Options{}).Scan(fill + h + fill)
+		if hidesPart(&r) {
+			t.Errorf("%q: hidesPart true for a style a reader sees", h)
 		}
 	}
 }

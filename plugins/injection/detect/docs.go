@@ -646,8 +646,20 @@ func promptRuleCount(name, s string) int {
 }
 
 // reHidesPart is HTML that hides a part of a page from its reader: a collapsed <details>, an
-// element styled or marked hidden.
-var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden`)
+// element styled or marked hidden, or styled so nobody sees it (issue 26): fully transparent
+// (`opacity:0`, `color:transparent` or an rgba colour with alpha 0), too small to read
+// (`font-size` zero, under a tenth or under a pixel as hidden_markup takes
+// it, `transform:scale(0)`), clipped away (`clip:rect(0 0 0 0)`,
+// `clip-path:inset(50%)`, a zero height with `overflow:hidden`) or moved off the page (a
+// negative offset or text-indent of 999 or more). The text is lower-cased.
+var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden` +
+	`|opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*(?:[;"'}!]|$)` +
+	`|font-size\s*:\s*(?:(?:0+(?:\.0*)?|0*\.0\d*)(?:[a-z]+|%)?|0*\.\d+(?:px|pt))\s*(?:[;"'}!,)]|$)` +
+	`|transform\s*:\s*scale\(\s*0+(?:\.0*)?\s*[,)]` +
+	`|(?:^|[;"'\s{])color\s*:\s*(?:transparent|rgba\([^)]*,\s*0+(?:\.0*)?\s*\))` +
+	`|clip\s*:\s*rect\(\s*0(?:px)?[\s,]+0|clip-path\s*:\s*inset\(\s*(?:50|100)%` +
+	`|(?:max-)?height\s*:\s*0(?:px)?\s*;[^"'>}]*overflow\s*:\s*hidden|overflow\s*:\s*hidden\s*;[^"'>}]*(?:max-)?height\s*:\s*0(?:px)?\s*(?:[;"'}!]|$)` +
+	`|(?:left|right|top|bottom|text-indent|margin-left|margin-top)\s*:[ \t]?-(?:9{3,}|\d{4,})`)
 
 // hidesPart reports whether r's text hides a part of itself from its reader: zero-width or tag
 // characters, or HTML that hides (reHidesPart).
@@ -674,11 +686,19 @@ type hidesMemo struct {
 }
 
 // hidingWords reports whether t holds a literal every match of reHidesPart holds ("<details",
-// "display", "visibility" or "hidden"): without one the regexp's pass over a long page, asked
-// by every drop of docStructure, is skipped (issue 26, det40).
+// "display", "visibility", "hidden", "opacity", "font-size", "scale(", "color", "clip" or a
+// colon before a minus): without one the regexp's pass over a long page, asked by every drop
+// of docStructure, is skipped (issue 26, det40).
 func hidingWords(t string) bool {
-	return strings.Contains(t, "hidden") || strings.Contains(t, "display") || strings.Contains(t, "visibility") || strings.Contains(t, "<details")
+	for _, w := range hidingLiterals {
+		if strings.Contains(t, w) {
+			return true
+		}
+	}
+	return false
 }
+
+var hidingLiterals = []string{"hidden", "display", "visibility", "<details", "opacity", "font-size", "scale(", "color", "clip", ":-", ": -", ":\t-"}
 
 // onlyPromptRule reports whether name is the only prompt-injection rule that fired (the
 // statistical scores aside).
