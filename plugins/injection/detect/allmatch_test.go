@@ -268,3 +268,60 @@ func TestSecretFileMarks(t *testing.T) {
 		t.Errorf("only %d texts matched: the test no longer exercises the regexp", found)
 	}
 }
+
+// TestFirstAlternative: a gate searched by its alternatives finds the whole regexp's match,
+// byte for byte, on the long labelled texts and on texts holding each kind of name the gates
+// look for, two alternatives at one start among them.
+func TestFirstAlternative(t *testing.T) {
+	fill := strings.Repeat("a plain sentence about nothing, see ../docs/readme.md. ", 40)
+	texts := append(docTexts(), longTexts(t, 7)...)
+	for _, s := range []string{"../../etc/passwd", "..\\..\\windows\\win.ini", "../.ssh/id_rsa.pub", "../../.env",
+		"../config/.env.local x", "../../etc/shadow;", "../wp-config.php", "../../etc/nginx/nginx.conf", "../php.ini",
+		"../../proc/self/environ", "../users/x/appdata/local/google/chrome/user data/default/login data",
+		"../secrets.yaml", "../../var/run/secrets/kubernetes.io/serviceaccount/token", "../.git/config",
+		"group", "passwd", "../x.pem", "http://10.0.0.1@evil.example/", "/latest/meta-data/iam/security-credentials/"} {
+		texts = append(texts, s, fill+s, fill+s+fill+s, s+fill)
+	}
+	compared, matched := 0, 0
+	for _, g := range gates {
+		if g.alts == nil || g.alts() == nil {
+			continue
+		}
+		for _, tx := range texts {
+			want := g.re().FindStringIndex(tx)
+			got := firstAlternative(g.alts(), tx)
+			compared++
+			if want != nil {
+				matched++
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("gate %.60q on %.80q: alternatives %v, whole regexp %v", g.expr, tx, got, want)
+			}
+		}
+	}
+	t.Logf("%d gate searches, %d matching", compared, matched)
+	if matched < 50 {
+		t.Errorf("only %d searches matched: the test no longer exercises the matches", matched)
+	}
+}
+
+func FuzzFirstAlternative(f *testing.F) {
+	for _, s := range []string{"../../etc/passwd", "../.ssh/id_rsa", "../.env.x/", "nginx.conf", "x@10.0.0.1:80/",
+		"/latest/meta-data/", "é\n../\x00passwd"} {
+		f.Add(s, uint16(0))
+		f.Add(s, uint16(900))
+	}
+	fill := strings.Repeat("a plain sentence about nothing. ", 64)
+	f.Fuzz(func(t *testing.T, s string, at uint16) {
+		off := int(at) % (len(fill) + 1)
+		tx := Normalize(fill[:off] + s + fill[off:] + s).Text
+		for _, g := range gates {
+			if g.alts == nil || g.alts() == nil {
+				continue
+			}
+			if got, want := firstAlternative(g.alts(), tx), g.re().FindStringIndex(tx); !slices.Equal(got, want) {
+				t.Fatalf("gate %.60q: alternatives %v, whole regexp %v", g.expr, got, want)
+			}
+		}
+	})
+}

@@ -114,7 +114,7 @@ var benignNouns = map[string]bool{
 // scanPrompt applies the prompt-injection rules and adds votes for hidden characters.
 func scanPrompt(v *voter, t string, n *Normalized) {
 	ig := &promptRules[0]
-	if loc := (&gate{*ig}).find(v, maskCLINouns(t)); loc != nil {
+	if loc := (&gate{rule: *ig}).find(v, maskCLINouns(t)); loc != nil {
 		w := ig.w
 		if reQualified.re().MatchString(t[loc[1]:]) && !strings.Contains(t[:loc[1]], " all ") {
 			// "ignore the previous instructions about the export": a correction.
