@@ -982,6 +982,21 @@ func unwrap(argv []string) []string {
 	return argv
 }
 
+// envPath notes a PATH that `env` sets for the command it runs (`env PATH=.:$PATH bash -c
+// '…'`), as a prefix assignment is noted (setupShadowed reads it).
+func (a *analyzer) envPath(argv []string) {
+	for len(argv) > 1 && base(argv[0]) == "env" {
+		rest := argv[1:]
+		for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=")) {
+			if v, ok := strings.CutPrefix(rest[0], "PATH="); ok {
+				a.vars["PATH"] = v
+			}
+			rest = rest[1:]
+		}
+		argv = rest
+	}
+}
+
 func base(s string) string { return path.Base(s) }
 
 func interpreter(name string) bool {
@@ -1086,6 +1101,7 @@ const maxWork = 4096
 
 // command checks one resolved argv.
 func (a *analyzer) command(argv []string) {
+	a.envPath(argv)
 	argv = unwrap(argv)
 	if len(argv) == 0 {
 		return
@@ -1176,6 +1192,10 @@ func (a *analyzer) command(argv []string) {
 	case "hash":
 		if hasFlag(args, "-p") {
 			a.hashed = true // `hash -p FILE NAME`: NAME now runs FILE, whatever PATH says
+		}
+	case "read", "mapfile", "readarray":
+		if slices.Contains(args, "PATH") || slices.Contains(args, "path") {
+			a.vars["PATH"] = "?" // read from input: not a folder anyone knows
 		}
 	case "xargs":
 		rest := args
