@@ -851,7 +851,8 @@ func modelOff(k argkind.Kind, label string) bool {
 var localisationEntry = regexp.MustCompile(`^\s*(?:\$[A-Za-z_]\w*\[(?:'[\w.-]+'|"[\w.-]+")\]\s*=\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*;|(?:'(?:[^'\\]|\\.)*\s(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*"|'[A-Z][a-z]+(?:\.\.\.)?'|"[A-Z][a-z]+(?:\.\.\.)?")\s*(?::|=>)\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*,?|msg(?:id|str|ctxt)(?:\[\d+\])?\s+"(?:[^"\\]|\\.)*")\s*$`)
 
 // localisationTable reports whether s (a text, or a window of one) is a localisation table: at
-// least three entries (a 512-byte window holds three of roundcube's longer messages), every line a key and its translated string (localisationEntry), blank
+// least three entries (a 512-byte window holds one or two of roundcube's longer messages: the
+// entries it cuts at both ends count when they end and start as entries do), every line a key and its translated string (localisationEntry), blank
 // or the table's brackets, after the file's header comment if any, but for the first and the
 // last line, which a window may cut (issue 26,
 // data/heldout/code-extra calib: roundcube's messages.inc and labels.inc, TinyMCE's langs/*.js,
@@ -863,7 +864,7 @@ var localisationEntry = regexp.MustCompile(`^\s*(?:\$[A-Za-z_]\w*\[(?:'[\w.-]+'|
 // "c": "d"` on one line is still one line of pairs and does not match) keep the model's label.
 func localisationTable(s string) bool {
 	lines := strings.Split(s, "\n")
-	if len(lines) < 5 {
+	if len(lines) < 3 {
 		return false
 	}
 	entries, header := 0, false
@@ -881,8 +882,25 @@ func localisationTable(s string) bool {
 			return false
 		}
 	}
-	return entries >= 3
+	// A window of long messages holds one or two whole entries between the end of one it cut
+	// and the start of another: those count when they end and start as entries do.
+	cut := 0
+	if entries > 0 && localisationTail.MatchString(lines[0]) {
+		cut++
+	}
+	if entries > 0 && localisationHead.MatchString(lines[len(lines)-1]) {
+		cut++
+	}
+	return entries+cut >= 3
 }
+
+var (
+	// localisationTail is the end of an entry a window cut: its string closed, then the
+	// separator (`…fortzufahren.';`, `…prefiks?",`).
+	localisationTail = regexp.MustCompile(`[^'"\\]['"]\s*[;,]?\s*$`)
+	// localisationHead is the start of an entry a window cut: PHP's `$messages['key'] = '…`.
+	localisationHead = regexp.MustCompile(`^\s*\$[A-Za-z_]\w*\[(?:'[\w.-]+'|"[\w.-]+")\]\s*=\s*['"]`)
+)
 
 // sqlSyntax reports whether s holds anything SQL injection needs to change a statement: a quote,
 // a comment, a statement separator, a comparison or parenthesis, a NoSQL operator, a hex
