@@ -720,6 +720,9 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		if r.Label == "command_injection" && fewWords(texts[i].Value) && !commandMarks(texts[i].Value) {
 			continue // two plain words are not a command line ("load 10202" scored 0.963; see commandMarks)
 		}
+		if r.Label == "prompt_injection" && localisationTable(texts[i].Value) {
+			continue // a table of translated UI strings is data (roundcube's messages.inc scored 1.000; see localisationTable)
+		}
 		if r.Score > best {
 			best, bestAt = r.Score, i
 		}
@@ -837,6 +840,67 @@ func (c Config) sure(k argkind.Kind, label, s string) float64 {
 func modelOff(k argkind.Kind, label string) bool {
 	return modelOffAll(k) || k == argkind.Path && label == "sensitive_paths"
 }
+
+// localisationEntry is one line of a localisation table: a key and its translated string, as
+// PHP (`$labels['login'] = 'Anmelden';`), JavaScript or JSON keyed by the source phrase
+// (`"Heading 5": "Naslov 5",`, TinyMCE's langs) or a gettext catalogue (`msgid "Cut"`, `msgstr
+// "Izreži"`) writes it. Key and value are one quoted string each, with escapes, and nothing
+// follows the value but its separator. A JavaScript or JSON key is a phrase (a space in it) or
+// one capitalised word (`"Cut"`, `"Anchor..."`); a key such as `"content"` or `"userId"` is a field of data,
+// not a phrase to translate: a pretty-printed JSON answer is no table.
+var localisationEntry = regexp.MustCompile(`^\s*(?:\$[A-Za-z_]\w*\[(?:'[\w.-]+'|"[\w.-]+")\]\s*=\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*;|(?:'(?:[^'\\]|\\.)*\s(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*\s(?:[^"\\]|\\.)*"|'[A-Z][a-z]+(?:\.\.\.)?'|"[A-Z][a-z]+(?:\.\.\.)?")\s*(?::|=>)\s*(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")\s*,?|msg(?:id|str|ctxt)(?:\[\d+\])?\s+"(?:[^"\\]|\\.)*")\s*$`)
+
+// localisationTable reports whether s (a text, or a window of one) is a localisation table: at
+// least three entries (a 512-byte window holds one or two of roundcube's longer messages: the
+// entries it cuts at both ends count when they end and start as entries do), every line a key and its translated string (localisationEntry), blank
+// or the table's brackets, after the file's header comment if any, but for the first and the
+// last line, which a window may cut (issue 26,
+// data/heldout/code-extra calib: roundcube's messages.inc and labels.inc, TinyMCE's langs/*.js,
+// which the model scored 0.964–1.000 as prompt_injection: it reads the n-grams of "Please
+// enter your password" and "Do you want to ..." in a dozen languages). Its strings are what a
+// program shows its user, not words to a model; the injection stage's rules still read every
+// one. A table with one line of code, prose or a comment between its entries, a string that runs over
+// more than one line, a JSON object of fields (`"content": "…"`), and a line that adds anything after its value (`'x' . $y;`, `"a": "b",
+// "c": "d"` on one line is still one line of pairs and does not match) keep the model's label.
+func localisationTable(s string) bool {
+	lines := strings.Split(s, "\n")
+	if len(lines) < 3 {
+		return false
+	}
+	entries, header := 0, false
+	for _, l := range lines[1 : len(lines)-1] {
+		t := strings.TrimSpace(l)
+		switch {
+		case t == "" || t == "?>" || strings.Trim(t, "{}[]();,") == "":
+			// a blank line, the table's brackets, PHP's closing tag
+		case entries == 0 && (header || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "*")):
+			// the file's header comment, before the first entry
+			header = (header || strings.HasPrefix(t, "/*")) && !strings.Contains(t, "*/")
+		case localisationEntry.MatchString(l):
+			entries++
+		default:
+			return false
+		}
+	}
+	// A window of long messages holds one or two whole entries between the end of one it cut
+	// and the start of another: those count when they end and start as entries do.
+	cut := 0
+	if entries > 0 && localisationTail.MatchString(lines[0]) {
+		cut++
+	}
+	if entries > 0 && localisationHead.MatchString(lines[len(lines)-1]) {
+		cut++
+	}
+	return entries+cut >= 3
+}
+
+var (
+	// localisationTail is the end of an entry a window cut: its string closed, then the
+	// separator (`…fortzufahren.';`, `…prefiks?",`).
+	localisationTail = regexp.MustCompile(`[^'"\\]['"]\s*[;,]?\s*$`)
+	// localisationHead is the start of an entry a window cut: PHP's `$messages['key'] = '…`.
+	localisationHead = regexp.MustCompile(`^\s*\$[A-Za-z_]\w*\[(?:'[\w.-]+'|"[\w.-]+")\]\s*=\s*['"]`)
+)
 
 // sqlSyntax reports whether s holds anything SQL injection needs to change a statement: a quote,
 // a comment, a statement separator, a comparison or parenthesis, a NoSQL operator, a hex
