@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
 )
@@ -132,8 +133,32 @@ func applyAll(v *voter, rules []rule, t string) {
 	// structs (issue 27: most of the injection guest's time on the served echo call).
 	tail := rules[0].tail
 	first := tail[0].id
-	for i, ok := range v.cand[first : first+len(tail)] {
-		if ok {
+	cand := v.cand[first : first+len(tail)]
+	// Eight flags at a time: a short text selects a few rules of ~600, so nearly every
+	// aligned word of flags is zero and costs one load (issue 27). apply reads its own flag
+	// again, and nothing sets a flag after candidatesInto, so skipping a zero word skips only
+	// rules apply would have skipped.
+	i := 0
+	for ; i < len(cand); i++ {
+		if i+8 <= len(cand) && uintptr(unsafe.Pointer(&cand[i]))%8 == 0 {
+			break
+		}
+		if cand[i] {
+			tail[i].apply(v, t)
+		}
+	}
+	for ; i+8 <= len(cand); i += 8 {
+		if *(*uint64)(unsafe.Pointer(&cand[i])) == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if cand[j] {
+				tail[j].apply(v, t)
+			}
+		}
+	}
+	for ; i < len(cand); i++ {
+		if cand[i] {
 			tail[i].apply(v, t)
 		}
 	}
@@ -375,9 +400,7 @@ var fixtureDirs = []string{"/test/", "/tests/", "/testdata/", "/testing/", "/fix
 // checkout (projectPath) under a test-fixture folder, not under a system or home dot-folder;
 // else "".
 func fixtureKeyExt(t string) string {
-	if strings.ContainsAny(t, " \t\n;|&$`'\"") || strings.Contains(t, "/.") || !projectPath(t) {
-		return ""
-	}
+	// The extension first: most texts end in none, and the other tests read the whole text.
 	ext := ""
 	for _, e := range keyExts {
 		if strings.HasSuffix(t, e) {
@@ -386,6 +409,9 @@ func fixtureKeyExt(t string) string {
 		}
 	}
 	if ext == "" {
+		return ""
+	}
+	if strings.ContainsAny(t, " \t\n;|&$`'\"") || strings.Contains(t, "/.") || !projectPath(t) {
 		return ""
 	}
 	p := "/" + t
@@ -402,7 +428,7 @@ func fixtureKeyExt(t string) string {
 // ed25519-public.pem) and nothing private (privkey.pem, server-key.pem, keypair.pem): what
 // a TLS server sends every client is not a secret.
 func publicPEM(t string) bool {
-	if strings.ContainsAny(t, " \t\n;|&$`'\"") || !strings.HasSuffix(t, ".pem") {
+	if !strings.HasSuffix(t, ".pem") || strings.ContainsAny(t, " \t\n;|&$`'\"") {
 		return false
 	}
 	name := strings.TrimSuffix(t[strings.LastIndexByte(t, '/')+1:], ".pem")
@@ -482,11 +508,11 @@ func drivePath(t string) string {
 // absoluteSystemPath returns t when the whole text is one absolute path (/x, ~/x, c:/x) outside
 // a home project folder or /tmp: on its own weak, it tips a config or log file name over.
 func absoluteSystemPath(t string) string {
-	if len(t) < 2 || strings.ContainsAny(t, " \n") {
+	if len(t) < 2 {
 		return ""
 	}
 	abs := t[0] == '/' || t[0] == '~' || len(t) > 2 && t[1] == ':' && t[2] == '/' && t[0] >= 'a' && t[0] <= 'z'
-	if !abs || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/tmp/") || strings.Contains(t, "/projects/") ||
+	if !abs || strings.ContainsAny(t, " \n") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/tmp/") || strings.Contains(t, "/projects/") ||
 		strings.Contains(t, "/src/") || strings.Contains(t, "/repos/") || strings.Contains(t, "/workspace/") {
 		return ""
 	}
