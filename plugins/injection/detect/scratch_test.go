@@ -60,3 +60,18 @@ func TestScratchReset(t *testing.T) {
 	}
 	t.Logf("%d scans reset flag by flag, %d cleared whole; %d ran their candidates from the list", short, over, listed)
 }
+
+// TestScoresJSONNothingScored: the shared metadata of a call where nothing scored is what
+// scoresJSON builds for it.
+func TestScoresJSONNothingScored(t *testing.T) {
+	d := New(Options{})
+	for _, phase := range []string{"request", "response", "notification"} {
+		got := string(scoresJSON(d, [NumCategories]float64{}, phase, 0))
+		if want := `{"scores":{},"phase":"` + phase + `"}`; got != want {
+			t.Errorf("%s: %s, want %s", phase, got, want)
+		}
+	}
+	if got := string(scoresJSON(d, [NumCategories]float64{}, "request", 2)); got != `{"scores":{},"phase":"request","truncated":2}` {
+		t.Errorf("truncated: %s", got)
+	}
+}
