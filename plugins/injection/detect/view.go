@@ -30,8 +30,8 @@ func (e *Evaluator) EvaluateInput(in []byte) ([]byte, error) {
 // EvaluateView is Evaluate on a view: the same leaves, in the same order, read from the host's
 // layout instead of parsed out of the JSON envelope.
 func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
-	h := readHeader(v)
-	phase, method := h.phase, h.method
+	phase := v.Get(abi.FieldPhase)
+	method := v.Get(abi.FieldMethod)
 	call := isCall(method)
 	if depth := v.Depth(); depth > MaxNesting {
 		return abi.Verdict{Action: abi.ActionNone, Incomplete: true, Rule: "injection/nesting",
@@ -85,8 +85,9 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		res, hasRes := root(abi.PartResult)
 		outKind := argkind.Unknown
 		if call && w.hasArgs {
+			info, _ := v.Field(abi.FieldToolInfo)
 			args := v.Node(w.args)
-			if args.Type == abi.NodeObject && readsSource(e.tools.ForCall(h.tool, h.info), func(yield func(k, v string)) {
+			if args.Type == abi.NodeObject && readsSource(e.tools.ForCall(v.Get(abi.FieldTool), info), func(yield func(k, v string)) {
 				for c := w.args + 1; c < args.End; c = w.v.Node(c).End {
 					if n := w.v.Node(c); n.Type == abi.NodeString {
 						yield(n.Name, n.Value)
@@ -127,16 +128,17 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 			leaves = w.collect(dn, ok, "error.data", nil, leaves)
 		}
 	} else if call {
-		toolName := h.tool
-		tool := e.tools.ForCall(toolName, h.info)
+		toolName := v.Get(abi.FieldTool)
+		info, _ := v.Field(abi.FieldToolInfo)
+		tool := e.tools.ForCall(toolName, info)
 		leaves = w.collect(w.args, w.hasArgs, "arguments", tool, leaves)
 		if codeSearchTool(toolName) {
 			for i := range leaves {
 				leaves[i].codeSearch = true
 			}
 		}
-		if h.hasURI {
-			leaves = append(leaves, leaf{path: "uri", text: h.uri, kind: argkind.URL})
+		if u, ok := v.Field(abi.FieldURI); ok {
+			leaves = append(leaves, leaf{path: "uri", text: u, kind: argkind.URL})
 		}
 		p, ok := root(abi.PartParams)
 		mt, ok := member(p, ok, "_meta")
@@ -147,7 +149,7 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		leaves = w.collect(p, ok, "params", nil, leaves)
 	}
 	return e.decide(message{phase: phase, call: call,
-		names: func() (string, string) { return v.Get(abi.FieldServer), h.tool },
+		names: func() (string, string) { return v.Get(abi.FieldServer), v.Get(abi.FieldTool) },
 		result: func() []byte {
 			r, ok := v.Root(abi.PartResult)
 			if !ok {
@@ -155,51 +157,6 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 			}
 			return []byte(`{"result":` + r.Raw + `}`)
 		}}, d, leaves)
-}
-
-// viewHeader holds the header fields EvaluateView reads, each the first of its id (as
-// View.Get), from one pass over the field table rather than one per field (issue 27).
-type viewHeader struct {
-	phase, method, tool, info, uri string
-	hasURI                         bool
-}
-
-func readHeader(v abi.View) viewHeader {
-	var h viewHeader
-	var seen [5]bool
-	for i := range v.NumFields() {
-		id, val := v.FieldAt(i)
-		k := -1
-		switch id {
-		case abi.FieldPhase:
-			k = 0
-		case abi.FieldMethod:
-			k = 1
-		case abi.FieldTool:
-			k = 2
-		case abi.FieldToolInfo:
-			k = 3
-		case abi.FieldURI:
-			k = 4
-		}
-		if k < 0 || seen[k] {
-			continue
-		}
-		seen[k] = true
-		switch k {
-		case 0:
-			h.phase = val
-		case 1:
-			h.method = val
-		case 2:
-			h.tool = val
-		case 3:
-			h.info = val
-		case 4:
-			h.uri, h.hasURI = val, true
-		}
-	}
-	return h
 }
 
 // viewWalker collects leaves from a view's nodes.
