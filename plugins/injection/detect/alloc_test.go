@@ -47,4 +47,4 @@ func TestServedAllocs(t *testing.T) {
 	}
 }
 
-var maxServedAllocs = map[string]float64{"request": 4, "response": 3}
+var maxServedAllocs = map[string]float64{"request": 3, "response": 2}

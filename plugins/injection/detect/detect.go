@@ -199,6 +199,16 @@ func (d *Detector) Fired(r *Result) []Category {
 
 // Scan normalizes text and scores it in every enabled category.
 func (d *Detector) Scan(text string) Result {
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		sc.reset()
+		scratchPool.Put(sc)
+	}()
+	return d.scan(text, sc)
+}
+
+// scan is Scan on the zeroed scratch sc, which it leaves for sc.reset.
+func (d *Detector) scan(text string, sc *scratch) Result {
 	var r Result
 	text, r.Truncated = window(text)
 	r.Norm = Normalize(text)
@@ -206,14 +216,9 @@ func (d *Detector) Scan(text string) Result {
 	v := newVoter(&d.enabled)
 	v.exhaustive = d.exhaustive
 	t := r.Norm.Text
-	sc := scratchPool.Get().(*scratch)
-	defer func() {
-		clear(sc.buf)
-		clear(sc.count)
-		scratchPool.Put(sc)
-	}()
-	both := candidatesInto(t, sc.buf, sc.count)
+	both := sc.candidates(t)
 	v.cand, v.voted = both[:len(allRules)], both[len(allRules):]
+	v.cands, v.candsOK = sc.cands, sc.candsOK
 	// A disabled (or RulesOff) category's rules are not run at all: the response phase and the
 	// argument kinds that judge few categories pay only for what they judge.
 	if d.rulesOn[PathTraversal] {
@@ -260,7 +265,9 @@ type voter struct {
 	enabled *[NumCategories]bool
 	miss    [NumCategories]float64
 	hits    []Hit
-	cand    []bool             // rules the prefilter allows to run
+	cand    []bool  // rules the prefilter allows to run
+	cands   []int32 // the same rules in id order, when candsOK (scratch.cands)
+	candsOK bool
 	voted   []bool             // rule groups that already voted
 	strong  [NumCategories]int // rule votes of weight >= 0.45: pattern density
 	// exhaustive: run every selected rule (Options.Exhaustive).

@@ -645,6 +645,15 @@ func evidenceFor(f finding, c Category) abi.Evidence {
 func round3(x float64) float64 { return float64(int(x*1000+0.5)) / 1000 }
 
 func scoresJSON(d *Detector, s [NumCategories]float64, phase string, truncated int) json.RawMessage {
+	if s == ([NumCategories]float64{}) && truncated == 0 {
+		// Nothing scored, the common call: the same bytes every time, built once (issue 27).
+		switch phase {
+		case abi.PhaseRequest:
+			return noScoresRequest
+		case abi.PhaseResponse:
+			return noScoresResponse
+		}
+	}
 	b := make([]byte, 0, 64)
 	b = append(b, `{"scores":{`...)
 	first := true
@@ -669,6 +678,19 @@ func scoresJSON(d *Detector, s [NumCategories]float64, phase string, truncated i
 		b = strconv.AppendInt(b, int64(truncated), 10)
 	}
 	return append(b, '}')
+}
+
+// noScoresRequest and noScoresResponse are scoresJSON's answer when nothing scored. A verdict
+// only reads its metadata (jsonw.AppendVerdict copies it), so every call can share them.
+var (
+	noScoresRequest  = scoresJSONBuild(abi.PhaseRequest)
+	noScoresResponse = scoresJSONBuild(abi.PhaseResponse)
+)
+
+func scoresJSONBuild(phase string) json.RawMessage {
+	b := strconv.AppendQuote([]byte(`{"scores":{},"phase":`), phase)
+	b = append(b, '}')
+	return b[:len(b):len(b)]
 }
 
 // redact returns the envelope's result with each offending text replaced: lines that fire on

@@ -23,10 +23,13 @@ type gramIndex struct {
 	keyIDs []gramEntry
 }
 
-// gramEntry is a literal of 3+ bytes filed under the pair at offset off.
+// gramEntry is a literal of 3+ bytes filed under the pair at offset off, and its length: a
+// literal that cannot fit around the pair is passed over without loading it (issue 27: the
+// pairs of ordinary words carry dozens of literals).
 type gramEntry struct {
 	id  int32
-	off int32
+	off uint16
+	ln  uint16
 }
 
 // pair flags: a 2-byte literal is these two bytes; a longer literal is filed under them.
@@ -41,6 +44,11 @@ func (g *gramIndex) build(lits []string, rules [][]int32, keys []uint8) {
 	g.lits, g.rules = lits, rules
 	if len(lits) >= 1<<16 || len(keys) != len(lits) {
 		panic("detect: bad prefilter literal tables")
+	}
+	for _, l := range lits {
+		if len(l) >= 1<<16 {
+			panic("detect: prefilter literal of 64 KiB or more")
+		}
 	}
 	pairAt := func(l string, off int) uint32 { return uint32(l[off])<<8 | uint32(l[off+1]) }
 	g.pair = make([]uint8, 1<<16)
@@ -78,7 +86,7 @@ func (g *gramIndex) build(lits []string, rules [][]int32, keys []uint8) {
 			fill2[k]++
 		case len(l) >= 3:
 			k := pairAt(l, int(keys[id]))
-			g.keyIDs[g.keyOff[k]+fillK[k]] = gramEntry{int32(id), int32(keys[id])}
+			g.keyIDs[g.keyOff[k]+fillK[k]] = gramEntry{int32(id), uint16(keys[id]), uint16(len(l))}
 			fillK[k]++
 		}
 	}
@@ -118,12 +126,11 @@ func (g *gramIndex) scan(t string, seen []bool, found func(id int32)) {
 			continue
 		}
 		for _, e := range g.keyIDs[g.keyOff[k2]:g.keyOff[k2+1]] {
-			if seen[e.id] {
+			st := i - int(e.off)
+			if st < 0 || st+int(e.ln) > n || seen[e.id] {
 				continue
 			}
-			st := i - int(e.off)
-			l := g.lits[e.id]
-			if st >= 0 && st+len(l) <= n && t[st:st+len(l)] == l {
+			if l := g.lits[e.id]; t[st:st+len(l)] == l {
 				seen[e.id] = true
 				found(e.id)
 			}

@@ -3,8 +3,10 @@ package detect
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
 )
@@ -175,8 +177,43 @@ func applyAll(v *voter, rules []rule, t string) {
 	// structs (issue 27: most of the injection guest's time on the served echo call).
 	tail := rules[0].tail
 	first := tail[0].id
-	for i, ok := range v.cand[first : first+len(tail)] {
-		if ok {
+	if v.candsOK {
+		// The few candidates, in id order: the same rules in the same order as the flags.
+		for _, id := range v.cands {
+			if i := int(id) - first; i >= len(tail) {
+				break
+			} else if i >= 0 {
+				tail[i].apply(v, t)
+			}
+		}
+		return
+	}
+	cand := v.cand[first : first+len(tail)]
+	// Eight flags at a time: a short text selects a few rules of ~600, so nearly every
+	// aligned word of flags is zero and costs one load (issue 27). apply reads its own flag
+	// again, and nothing sets a flag after candidatesInto, so skipping a zero word skips only
+	// rules apply would have skipped.
+	i := 0
+	for ; i < len(cand); i++ {
+		if i+8 <= len(cand) && uintptr(unsafe.Pointer(&cand[i]))%8 == 0 {
+			break
+		}
+		if cand[i] {
+			tail[i].apply(v, t)
+		}
+	}
+	for ; i+8 <= len(cand); i += 8 {
+		if *(*uint64)(unsafe.Pointer(&cand[i])) == 0 {
+			continue
+		}
+		for j := i; j < i+8; j++ {
+			if cand[j] {
+				tail[j].apply(v, t)
+			}
+		}
+	}
+	for ; i < len(cand); i++ {
+		if cand[i] {
 			tail[i].apply(v, t)
 		}
 	}
@@ -317,14 +354,81 @@ func scratchLen() int { return 2*len(allRules) + numClauses + len(index.lits) }
 type scratch struct {
 	buf   []bool
 	count []uint8
+	// lits lists the literals the last scan found, so reset clears only the flags they set;
+	// over is set when there were more than lits holds (reset then clears everything).
+	lits []int32
+	over bool
+	// cands lists the candidate rules in id order when there are at most maxTracked of them
+	// (candsOK), so applyAll visits them instead of every rule's flag.
+	cands     []int32
+	candsOK   bool
+	flagsOnly bool // tests: never list the candidates (the path of texts that select many rules)
 }
 
+// maxTracked is how many found literals a scratch remembers: a short text finds a few.
+const maxTracked = 64
+
 var scratchPool = sync.Pool{New: func() any {
-	return &scratch{buf: make([]bool, scratchLen()), count: make([]uint8, len(allRules))}
+	return &scratch{buf: make([]bool, scratchLen()), count: make([]uint8, len(allRules)),
+		lits: make([]int32, 0, maxTracked), cands: make([]int32, 0, maxTracked)}
 }}
+
+// candidates is candidatesInto on the scratch's memory, remembering what it sets for reset
+// and, when they are few, the candidate rules in id order.
+func (sc *scratch) candidates(t string) []bool {
+	sc.candsOK = !sc.flagsOnly
+	cand := candidatesTrack(t, sc.buf, sc.count, sc)
+	if sc.candsOK {
+		slices.Sort(sc.cands)
+	}
+	return cand
+}
+
+// candidate notes that rule r became a candidate.
+func (sc *scratch) candidate(r int32) {
+	if len(sc.cands) < cap(sc.cands) {
+		sc.cands = append(sc.cands, r)
+	} else {
+		sc.candsOK = false
+	}
+}
+
+// reset zeroes what candidates and the voter set: the flags of the literals found, of their
+// clauses, rules and rule groups, and of the rules that always run (a rule votes, setting its
+// group's flag, only when it is a candidate, and is a candidate only when it always runs or
+// one of its clauses was found). Beyond maxTracked literals it clears everything, as before
+// issue 27, where this cut a short text's scan by a twentieth.
+func (sc *scratch) reset() {
+	if sc.over {
+		clear(sc.buf)
+		clear(sc.count)
+	} else {
+		n := len(allRules)
+		cand, voted, present, seen := sc.buf[:n], sc.buf[n:2*n], sc.buf[2*n:2*n+numClauses], sc.buf[2*n+numClauses:]
+		for _, id := range always {
+			cand[id], voted[allRules[id].group] = false, false
+		}
+		for _, lit := range sc.lits {
+			seen[lit] = false
+			for _, c := range index.rules[lit] {
+				present[c] = false
+				r := clauseRules[c]
+				sc.count[r] = 0
+				cand[r], voted[allRules[r].group] = false, false
+			}
+		}
+	}
+	sc.lits, sc.over = sc.lits[:0], false
+	sc.cands, sc.candsOK = sc.cands[:0], false
+}
 
 // candidatesInto is candidates with caller-provided, zeroed memory.
 func candidatesInto(t string, buf []bool, count []uint8) []bool {
+	return candidatesTrack(t, buf, count, nil)
+}
+
+// candidatesTrack is candidatesInto that, given a scratch, notes the literals found in it.
+func candidatesTrack(t string, buf []bool, count []uint8, sc *scratch) []bool {
 	if tablesStale {
 		panic("detect: tables_gen.go is out of date with the rules: run go generate ./plugins/injection/detect")
 	}
@@ -332,8 +436,18 @@ func candidatesInto(t string, buf []bool, count []uint8) []bool {
 	cand, present, seen := buf[:2*n], buf[2*n:2*n+numClauses], buf[2*n+numClauses:]
 	for _, id := range always {
 		cand[id] = true
+		if sc != nil {
+			sc.candidate(int32(id))
+		}
 	}
 	found := func(lit int32) {
+		if sc != nil {
+			if len(sc.lits) < cap(sc.lits) {
+				sc.lits = append(sc.lits, lit)
+			} else {
+				sc.over = true
+			}
+		}
 		for _, c := range index.rules[lit] {
 			if present[c] {
 				continue
@@ -343,6 +457,9 @@ func candidatesInto(t string, buf []bool, count []uint8) []bool {
 			count[r]++
 			if int(count[r]) == len(ruleClauses[r]) {
 				cand[r] = true
+				if sc != nil {
+					sc.candidate(r)
+				}
 			}
 		}
 	}
@@ -418,9 +535,7 @@ var fixtureDirs = []string{"/test/", "/tests/", "/testdata/", "/testing/", "/fix
 // checkout (projectPath) under a test-fixture folder, not under a system or home dot-folder;
 // else "".
 func fixtureKeyExt(t string) string {
-	if strings.ContainsAny(t, " \t\n;|&$`'\"") || strings.Contains(t, "/.") || !projectPath(t) {
-		return ""
-	}
+	// The extension first: most texts end in none, and the other tests read the whole text.
 	ext := ""
 	for _, e := range keyExts {
 		if strings.HasSuffix(t, e) {
@@ -429,6 +544,9 @@ func fixtureKeyExt(t string) string {
 		}
 	}
 	if ext == "" {
+		return ""
+	}
+	if strings.ContainsAny(t, " \t\n;|&$`'\"") || strings.Contains(t, "/.") || !projectPath(t) {
 		return ""
 	}
 	p := "/" + t
@@ -445,7 +563,7 @@ func fixtureKeyExt(t string) string {
 // ed25519-public.pem) and nothing private (privkey.pem, server-key.pem, keypair.pem): what
 // a TLS server sends every client is not a secret.
 func publicPEM(t string) bool {
-	if strings.ContainsAny(t, " \t\n;|&$`'\"") || !strings.HasSuffix(t, ".pem") {
+	if !strings.HasSuffix(t, ".pem") || strings.ContainsAny(t, " \t\n;|&$`'\"") {
 		return false
 	}
 	name := strings.TrimSuffix(t[strings.LastIndexByte(t, '/')+1:], ".pem")
@@ -525,11 +643,11 @@ func drivePath(t string) string {
 // absoluteSystemPath returns t when the whole text is one absolute path (/x, ~/x, c:/x) outside
 // a home project folder or /tmp: on its own weak, it tips a config or log file name over.
 func absoluteSystemPath(t string) string {
-	if len(t) < 2 || strings.ContainsAny(t, " \n") {
+	if len(t) < 2 {
 		return ""
 	}
 	abs := t[0] == '/' || t[0] == '~' || len(t) > 2 && t[1] == ':' && t[2] == '/' && t[0] >= 'a' && t[0] <= 'z'
-	if !abs || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/tmp/") || strings.Contains(t, "/projects/") ||
+	if !abs || strings.ContainsAny(t, " \n") || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "/tmp/") || strings.Contains(t, "/projects/") ||
 		strings.Contains(t, "/src/") || strings.Contains(t, "/repos/") || strings.Contains(t, "/workspace/") {
 		return ""
 	}

@@ -209,10 +209,18 @@ type Root struct {
 // IsView reports whether b starts with the view's magic (and so is not a JSON envelope).
 func IsView(b []byte) bool { return len(b) >= 4 && string(b[:4]) == ViewMagic }
 
-func u16(s string, off uint32) uint32 { return uint32(s[off]) | uint32(s[off+1])<<8 }
+// u16 and u32 check their last byte once (the binary.LittleEndian idiom), so the compiler merges the
+// loads into one where it can (issue 27: a guest reads the view's tables on every call).
+func u16(s string, off uint32) uint32 {
+	b := s[off:]
+	_ = b[1]
+	return uint32(b[0]) | uint32(b[1])<<8
+}
 
 func u32(s string, off uint32) uint32 {
-	return uint32(s[off]) | uint32(s[off+1])<<8 | uint32(s[off+2])<<16 | uint32(s[off+3])<<24
+	b := s[off:]
+	_ = b[3]
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
 // ParseView checks b as a view of any layout from 1 to ViewVersion and returns accessors over
@@ -420,8 +428,11 @@ func (v View) FieldAt(i int) (id int, value string) {
 
 // Field returns the first header field with the given id.
 func (v View) Field(id int) (string, bool) {
+	// The id alone first: slicing every field's value cost a guest more than the rest of a
+	// short call's header reads (issue 27).
 	for i := range int(v.nf) {
-		if fid, val := v.FieldAt(i); fid == id {
+		if int(u16(v.s, v.fo+uint32(i)*viewFieldSize)) == id {
+			_, val := v.FieldAt(i)
 			return val, true
 		}
 	}
@@ -471,14 +482,19 @@ func (v View) Node(i uint32) Node {
 
 // Member returns the first member of object node obj named name.
 func (v View) Member(obj uint32, name string) (uint32, bool) {
-	n := v.Node(obj)
-	if n.Type != NodeObject {
+	// Node's fields read in place: building every child's Node (three strings) for its
+	// name and end was most of a short response's walk (issue 27).
+	at := v.no + obj*viewNodeSize
+	if v.s[at] != NodeObject {
 		return 0, false
 	}
-	for c := obj + 1; c < n.End; c = v.Node(c).End {
-		if v.Node(c).Name == name {
+	end := u32(v.s, at+8)
+	for c := obj + 1; c < end; {
+		cat := v.no + c*viewNodeSize
+		if off, ln := u32(v.s, cat+16), u32(v.s, cat+20); ln == uint32(len(name)) && v.s[off:off+ln] == name {
 			return c, true
 		}
+		c = u32(v.s, cat+8)
 	}
 	return 0, false
 }
