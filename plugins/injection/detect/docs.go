@@ -755,18 +755,26 @@ var reBannerLine = lazyre.New(`^\s*#{6,}\s*$`)
 // matches nothing in t: "######## UserQuery: ...", a banner outside a code block or in an HTML
 // comment, a banner next to "[END INPUT]" or ".-.-.-.-" still count.
 func bannersOnly(t string) bool {
+	rest, found := blankLines(func(emit func(string, bool)) {
+		fencedLines(t, func(line string, code bool) { emit(line, code && reBannerLine.MatchString(line)) })
+	})
+	return found && !promptRuleMatches("pliny_format", rest)
+}
+
+// blankLines joins the lines visit emits, each one it marks blanked, and reports whether it
+// marked any: the text with its banners taken out, for bannersOnly and scriptBanners.
+func blankLines(visit func(emit func(line string, blank bool))) (string, bool) {
 	var b strings.Builder
 	found := false
-	fencedLines(t, func(line string, code bool) {
-		if code && reBannerLine.MatchString(line) {
+	visit(func(line string, blank bool) {
+		if blank {
 			found = true
-			b.WriteString("\n")
-			return
+			line = ""
 		}
 		b.WriteString(line)
 		b.WriteString("\n")
 	})
-	return found && !promptRuleMatches("pliny_format", b.String())
+	return b.String(), found
 }
 
 // reSeparatorLiteral follows obfuscated_answer's "separated by a dot" or "by dash" (the rest of
@@ -870,18 +878,12 @@ func scriptBanners(t string) bool {
 		}
 		return !reModelOrder.MatchString(strings.Join(lines[s:e+1], "\n"))
 	}
-	var b strings.Builder
-	found := false
-	for i, l := range lines {
-		if reBannerLine.MatchString(l) && (comment(i-1) || comment(i+1)) && quiet(i) {
-			found = true
-			b.WriteString("\n")
-			continue
+	rest, found := blankLines(func(emit func(string, bool)) {
+		for i, l := range lines {
+			emit(l, reBannerLine.MatchString(l) && (comment(i-1) || comment(i+1)) && quiet(i))
 		}
-		b.WriteString(l)
-		b.WriteString("\n")
-	}
-	return found && !promptRuleMatches("pliny_format", b.String())
+	})
+	return found && !promptRuleMatches("pliny_format", rest)
 }
 
 var (
