@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
 )
@@ -188,32 +187,9 @@ func applyAll(v *voter, rules []rule, t string) {
 		}
 		return
 	}
-	cand := v.cand[first : first+len(tail)]
-	// Eight flags at a time: a short text selects a few rules of ~600, so nearly every
-	// aligned word of flags is zero and costs one load (issue 27). apply reads its own flag
-	// again, and nothing sets a flag after candidatesInto, so skipping a zero word skips only
-	// rules apply would have skipped.
-	i := 0
-	for ; i < len(cand); i++ {
-		if i+8 <= len(cand) && uintptr(unsafe.Pointer(&cand[i]))%8 == 0 {
-			break
-		}
-		if cand[i] {
-			tail[i].apply(v, t)
-		}
-	}
-	for ; i+8 <= len(cand); i += 8 {
-		if *(*uint64)(unsafe.Pointer(&cand[i])) == 0 {
-			continue
-		}
-		for j := i; j < i+8; j++ {
-			if cand[j] {
-				tail[j].apply(v, t)
-			}
-		}
-	}
-	for ; i < len(cand); i++ {
-		if cand[i] {
+	// Many candidates (a long text): every flag of the table, in order.
+	for i, ok := range v.cand[first : first+len(tail)] {
+		if ok {
 			tail[i].apply(v, t)
 		}
 	}
