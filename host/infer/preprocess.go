@@ -183,36 +183,46 @@ func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
 		text = text[:cut]
 	}
 	lower := strings.ToLower(text)
-	counts := make(map[int32]float32, 2*len(lower))
-	dim := uint32(h.spec.Dim)
-	add := func(prefix byte, gram string) {
-		counts[int32(fnv1a(prefix, gram)%dim)]++
-	}
 	padded := " " + lower + " "
+	var words []string
+	if h.spec.WordMax > 0 {
+		words = strings.FieldsFunc(lower, func(r rune) bool { return unicode.IsSpace(r) })
+	}
+	// Every n-gram's bucket goes into one slice; sorted, a run of equal buckets is one
+	// feature and its length the n-gram count (no map, no joined word n-grams).
+	size := 0
+	for n := h.spec.CharMin; n <= h.spec.CharMax; n++ {
+		size += max(0, len(padded)-n+1)
+	}
+	for n := 1; n <= h.spec.WordMax; n++ {
+		size += max(0, len(words)-n+1)
+	}
+	dim := uint32(h.spec.Dim)
+	grams := make([]int32, 0, size)
 	for n := h.spec.CharMin; n <= h.spec.CharMax; n++ {
 		for i := 0; i+n <= len(padded); i++ {
-			add('c', padded[i:i+n])
+			grams = append(grams, int32(fnv1a('c', padded[i:i+n])%dim))
 		}
 	}
-	if h.spec.WordMax > 0 {
-		words := strings.FieldsFunc(lower, func(r rune) bool { return unicode.IsSpace(r) })
-		for n := 1; n <= h.spec.WordMax; n++ {
-			for i := 0; i+n <= len(words); i++ {
-				add('w', strings.Join(words[i:i+n], " "))
-			}
+	for n := 1; n <= h.spec.WordMax; n++ {
+		for i := 0; i+n <= len(words); i++ {
+			grams = append(grams, int32(fnv1aWords('w', words[i:i+n])%dim))
 		}
 	}
-	idx := make([]int32, 0, len(counts))
-	for k := range counts {
-		idx = append(idx, k)
-	}
-	slices.Sort(idx)
-	val := make([]float32, len(idx))
+	slices.Sort(grams)
+	idx := grams[:0] // the runs' buckets, written over the slice as it is read
+	val := make([]float32, 0, len(grams))
 	var norm float64
-	for i, k := range idx {
-		v := float32(1 + math.Log(float64(counts[k]))) // sublinear term frequency
-		val[i] = v
+	for i := 0; i < len(grams); {
+		j := i + 1
+		for j < len(grams) && grams[j] == grams[i] {
+			j++
+		}
+		v := float32(1 + math.Log(float64(j-i))) // sublinear term frequency
+		idx = append(idx, grams[i])
+		val = append(val, v)
 		norm += float64(v) * float64(v)
+		i = j
 	}
 	if norm > 0 {
 		inv := float32(1 / math.Sqrt(norm))
@@ -220,7 +230,22 @@ func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
 			val[i] *= inv
 		}
 	}
-	return idx, val
+	return idx[:len(idx):len(idx)], val
+}
+
+// fnv1aWords is fnv1a over prefix then words joined by single spaces, without joining them.
+func fnv1aWords(prefix byte, words []string) uint32 {
+	const prime = 16777619
+	h := fnv1a(prefix, words[0])
+	for _, w := range words[1:] {
+		h ^= ' '
+		h *= prime
+		for i := 0; i < len(w); i++ {
+			h ^= uint32(w[i])
+			h *= prime
+		}
+	}
+	return h
 }
 
 // fnv1a is 32-bit FNV-1a over prefix then s, without allocating.
