@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	libinjection "github.com/corazawaf/libinjection-go"
 	"github.com/tidwall/gjson"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -56,8 +57,9 @@ type Config struct {
 	KindSure map[string]float64 `json:"kind_sure"`
 	// KindLabelSure overrides both for one label of the model in the arguments of a kind (kind
 	// → label → sure, e.g. query → prompt_injection → 0.99), in a search box only for plain
-	// search words (plainSearch, as KindLabelThresholds) of at most five words (shortSearch);
-	// nil = none. The model's
+	// search words (plainSearch, as KindLabelThresholds) of at most five words (shortSearch),
+	// and for sql_injection only where the value's SQL syntax is all a search language's own
+	// (searchSyntaxOnly: `"foo"`, `field:>5`); nil = none. The model's
 	// prompt_injection on two to five plain words is a coin toss ("Leagues Under the Sea"
 	// 0.993, "this AND that" 0.945) and so is it on the short injected instructions no rule
 	// catches ("disable your safety filters" 0.917): a band where a person decides, not a cut
@@ -811,13 +813,48 @@ func kindNames() []string {
 // deny to stand (0: any): the kind's for that label (in a search box only for plain search
 // words), else the kind's, else the stage's.
 func (c Config) sure(k argkind.Kind, label, s string) float64 {
-	if t, ok := c.KindLabelSure[k.String()][label]; ok && (k != argkind.Query || plainSearch(s) && shortSearch(s)) {
+	if t, ok := c.KindLabelSure[k.String()][label]; ok && (k != argkind.Query || searchBand(label, s)) {
 		return t
 	}
 	if t, ok := c.KindSure[k.String()]; ok {
 		return t
 	}
 	return c.Sure
+}
+
+// searchBand reports whether a search box's sure for label (Config.KindLabelSure) applies to
+// the search value s: for sql_injection where s's SQL syntax is all a search language's own
+// (searchSyntaxOnly), for every other label where s is five plain search words or fewer
+// (plainSearch, shortSearch).
+func searchBand(label, s string) bool {
+	if label == "sql_injection" {
+		return searchSyntaxOnly(s)
+	}
+	return plainSearch(s) && shortSearch(s)
+}
+
+// searchSyntaxOnly reports whether the only SQL syntax of the search value s is a search
+// language's own, so that nothing in its structure agrees with the model's sql_injection:
+// read as a search (searchLanguage: a quoted phrase standing as a term loses its quotes, a
+// field's comparison with a number or its range becomes one word) it has no SQL syntax
+// (sqlSyntax) and no and/or before a number anywhere (boolNumber), and libinjection
+// (github.com/corazawaf/libinjection-go, the tokenizer behind OWASP CRS rule 942100, which the
+// injection stage runs on search values as search/libinjection) does not read it, as written,
+// as SQL injection. Issue 26: on data/heldout/query-extra the model scored `"foo"` 0.992,
+// `'foo'` 0.983, `foo:=-123` 0.967, `fancy -'pyjama -wear'` 0.904 and `field:>5` 0.900 as
+// sql_injection, and no SQL injection of the tuning sets that the served chain blocks is such
+// a value. Their quotes still open the sqlSyntax gate (the model's finding counts): with the
+// gate reading searchLanguage's output, the held-out test split had lost 2 of its 223
+// search-box SQL injections, so here they are asked about, not passed. Two quoted strings
+// joined by a boolean operator (`"foo" OR "BAR"`), a quote glued to a word (`1' INCH`), a
+// number standing alone beside a quote, a keyword between quotes that libinjection reads as
+// a break-out (`x 'or' y`) and any other SQL syntax keep the kind's sure.
+func searchSyntaxOnly(s string) bool {
+	if sqlSyntax(searchLanguage(s)) || boolNumber.MatchString(s) {
+		return false
+	}
+	sqli, _ := libinjection.IsSQLi(s)
+	return !sqli
 }
 
 // modelOff reports the categories the model is not asked to judge in an argument of kind k

@@ -87,6 +87,43 @@ func TestKindLabelSure(t *testing.T) {
 	})
 }
 
+// TestKindLabelSureSQL: a search box's sure for sql_injection applies only where the value's
+// SQL syntax is all a search language's own (searchSyntaxOnly): data/heldout/query-extra's real
+// searches that the model scored as sql_injection (`"foo"` 0.992, `'foo'` 0.983, `field:>5`
+// 0.900) are asked about, while a SQL injection with syntax of its own beside such a search,
+// one whose quotes the search reading keeps (two quoted strings joined by or, a quote glued to
+// a word) and one libinjection reads as a break-out (`x 'or' y`) still deny.
+func TestKindLabelSureSQL(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"threshold":0.9,"kind_label_sure":{"query":{"prompt_injection":0.99,"sql_injection":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswers(t, c, []answerRow{
+		// benign: a search language's own syntax (query-extra)
+		{"a quoted word", searchEnv(`\"foo\"`), "sql_injection", 0.992, abi.ActionUncertain},
+		{"a single-quoted word", searchEnv(`'foo'`), "sql_injection", 0.983, abi.ActionUncertain},
+		{"a field compared with a number", searchEnv("field:>5"), "sql_injection", 0.9, abi.ActionUncertain},
+		{"a field equal to a negative number", searchEnv("foo:=-123"), "sql_injection", 0.967, abi.ActionUncertain},
+		{"an excluded phrase", searchEnv("fancy -'pyjama -wear'"), "sql_injection", 0.904, abi.ActionUncertain},
+		{"a field's phrase", searchEnv("foo:'bar'"), "sql_injection", 0.95, abi.ActionUncertain},
+		// attack neighbours of the same shapes
+		{"two quoted strings joined by or", searchEnv(`\"foo\" OR \"BAR\"`), "sql_injection", 0.999, abi.ActionDeny},
+		{"a quote glued to a number", searchEnv("1' INCH"), "sql_injection", 0.93, abi.ActionDeny},
+		{"a quoted word then a tautology", searchEnv("'foo' or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then or and a number", searchEnv("'foo' or 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word, words, then and and a number", searchEnv("'foo' the shoes and 2"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word, words, then or true", searchEnv("'foo' the shoes or true"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a keyword between quotes (libinjection)", searchEnv("x 'or' y"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then a comment", searchEnv("'foo' --"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then union select", searchEnv("'foo' union select 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a field comparison then a subquery", searchEnv("field:>5 (select 1)"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then a statement separator", searchEnv("'foo'; drop table users"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted number beside a number", searchEnv("'1' 1"), "sql_injection", 0.95, abi.ActionDeny},
+		// the band is the label's: the same value under another label keeps the stage's sure
+		{"another label on a quoted word", searchEnv(`\"foo\"`), "prompt_injection", 0.95, abi.ActionDeny},
+	})
+}
+
 // answerRow is a message, the one label and score the model gives every text of it, and the
 // verdict's action wanted.
 type answerRow struct {
