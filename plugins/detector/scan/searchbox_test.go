@@ -119,6 +119,26 @@ func TestKindLabelSureSQL(t *testing.T) {
 		{"a field comparison then a subquery", searchEnv("field:>5 (select 1)"), "sql_injection", 0.95, abi.ActionDeny},
 		{"a quoted word then a statement separator", searchEnv("'foo'; drop table users"), "sql_injection", 0.95, abi.ActionDeny},
 		{"a quoted number beside a number", searchEnv("'1' 1"), "sql_injection", 0.95, abi.ActionDeny},
+		// a regular expression standing as a term (searchTerms)
+		{"a regular expression term", searchEnv(`/fizz\\/buzz/`), "sql_injection", 0.96, abi.ActionUncertain},
+		{"a field's regular expression", searchEnv(`foo:/a\\\\\\b/`), "sql_injection", 0.971, abi.ActionUncertain},
+		{"a regular expression term, boosted", searchEnv(`/joh?n[ae]s/^2 smith`), "sql_injection", 0.95, abi.ActionUncertain},
+		{"inline comments around union select", searchEnv("/**/union/**/select 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a comment between slashes", searchEnv("/* x */ 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a tautology between slashes", searchEnv("/'or'1'='1/"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a keyword between slashes", searchEnv("/select/ users"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a regular expression then a tautology", searchEnv("/abc/ or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a pattern with a comment marker at its end", searchEnv("/abc*/ union"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quote after the closing slash", searchEnv("/abc/'"), "sql_injection", 0.95, abi.ActionDeny},
+		// a RediSearch field's query parameters (searchTerms)
+		{"a tag set of one parameter", searchEnv("@email:{$email}"), "sql_injection", 0.952, abi.ActionUncertain},
+		{"a range of parameters", searchEnv("@numval:[$min $max]"), "sql_injection", 0.939, abi.ActionUncertain},
+		{"a range of a parameter and a number", searchEnv("@price:[$min 100] shoes"), "sql_injection", 0.95, abi.ActionUncertain},
+		{"a NoSQL operator as a JSON key", searchEnv(`{\"$where\": \"sleep(100)\"}`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a NoSQL operator in brackets", searchEnv("[$ne]=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a NoSQL operator in a tag set", searchEnv("@x:{$gt: 1}"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a parameter then a tautology", searchEnv("@email:{$email} or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a parameter glued to a quote", searchEnv("@email:{$email}'"), "sql_injection", 0.95, abi.ActionDeny},
 		// the band is the label's: the same value under another label keeps the stage's sure
 		{"another label on a quoted word", searchEnv(`\"foo\"`), "prompt_injection", 0.95, abi.ActionDeny},
 	})
