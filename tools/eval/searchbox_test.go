@@ -77,6 +77,8 @@ func TestSearchBoxChain(t *testing.T) {
 		{"field:>5", "ask"},
 		{"@email:{$email}", "ask"},
 		{`/fizz\/buzz/`, "ask"},
+		{`"hello there" AND ("welcome here" OR ahoy)`, "ask"},
+		{`"hello there" AND ("welcome here" OR 1=1)`, "deny"},
 		// and beside them, with SQL syntax of their own: denied
 		{`"foo" OR 1=1 --`, "deny"},
 		{"'foo' union select password from users", "deny"},

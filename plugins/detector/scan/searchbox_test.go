@@ -139,6 +139,16 @@ func TestKindLabelSureSQL(t *testing.T) {
 		{"a NoSQL operator in a tag set", searchEnv("@x:{$gt: 1}"), "sql_injection", 0.95, abi.ActionDeny},
 		{"a parameter then a tautology", searchEnv("@email:{$email} or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
 		{"a parameter glued to a quote", searchEnv("@email:{$email}'"), "sql_injection", 0.95, abi.ActionDeny},
+		// a grouped boolean search of double-quoted phrases (libinjection's `s&(s&` does not agree)
+		{"phrases grouped by boolean words", searchEnv(`\"hello there\" AND (\"welcome here\" OR ahoy)`), "sql_injection", 0.924, abi.ActionUncertain},
+		{"phrases grouped, the group first", searchEnv(`(\"fizz buzz\" OR baz) AND \"hello there\"`), "sql_injection", 0.95, abi.ActionUncertain},
+		{"a single-quoted keyword (libinjection agrees)", searchEnv("x 'or' (y)"), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then a tautology", searchEnv(`\"hello there\" AND (\"welcome here\" OR 1=1)`), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then a comment", searchEnv(`\"hello there\" AND (\"welcome here\" OR ahoy) --`), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then or and a number", searchEnv(`\"hello there\" AND (\"welcome here\" OR 1)`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a group opened after a closing quote", searchEnv(`x\" or (\"1\")=(\"1`), "sql_injection", 0.95, abi.ActionDeny},
+		{"an operator and a number before the group (libinjection so1&( agrees)", searchEnv(`\"a\"~2 OR (\"b\")`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a group around a select", searchEnv(`\"a\" AND ( select 1 )`), "sql_injection", 0.95, abi.ActionDeny},
 		// the band is the label's: the same value under another label keeps the stage's sure
 		{"another label on a quoted word", searchEnv(`\"foo\"`), "prompt_injection", 0.95, abi.ActionDeny},
 	})
