@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	libinjection "github.com/corazawaf/libinjection-go"
 	"github.com/tidwall/gjson"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
@@ -56,8 +57,9 @@ type Config struct {
 	KindSure map[string]float64 `json:"kind_sure"`
 	// KindLabelSure overrides both for one label of the model in the arguments of a kind (kind
 	// → label → sure, e.g. query → prompt_injection → 0.99), in a search box only for plain
-	// search words (plainSearch, as KindLabelThresholds) of at most five words (shortSearch);
-	// nil = none. The model's
+	// search words (plainSearch, as KindLabelThresholds) of at most five words (shortSearch),
+	// and for sql_injection only where the value's SQL syntax is all a search language's own
+	// (searchSyntaxOnly: `"foo"`, `field:>5`); nil = none. The model's
 	// prompt_injection on two to five plain words is a coin toss ("Leagues Under the Sea"
 	// 0.993, "this AND that" 0.945) and so is it on the short injected instructions no rule
 	// catches ("disable your safety filters" 0.917): a band where a person decides, not a cut
@@ -811,7 +813,7 @@ func kindNames() []string {
 // deny to stand (0: any): the kind's for that label (in a search box only for plain search
 // words), else the kind's, else the stage's.
 func (c Config) sure(k argkind.Kind, label, s string) float64 {
-	if t, ok := c.KindLabelSure[k.String()][label]; ok && (k != argkind.Query || plainSearch(s) && shortSearch(s)) {
+	if t, ok := c.KindLabelSure[k.String()][label]; ok && (k != argkind.Query || searchBand(label, s)) {
 		return t
 	}
 	if t, ok := c.KindSure[k.String()]; ok {
@@ -819,6 +821,89 @@ func (c Config) sure(k argkind.Kind, label, s string) float64 {
 	}
 	return c.Sure
 }
+
+// searchBand reports whether a search box's sure for label (Config.KindLabelSure) applies to
+// the search value s: for sql_injection where s's SQL syntax is all a search language's own
+// (searchSyntaxOnly), for every other label where s is five plain search words or fewer
+// (plainSearch, shortSearch).
+func searchBand(label, s string) bool {
+	if label == "sql_injection" {
+		return searchSyntaxOnly(s)
+	}
+	return plainSearch(s) && shortSearch(s)
+}
+
+// searchSyntaxOnly reports whether the only SQL syntax of the search value s is a search
+// language's own, so that nothing in its structure agrees with the model's sql_injection:
+// read as a search (searchLanguage: a quoted phrase standing as a term loses its quotes, a
+// field's comparison with a number or its range becomes one word) it has no SQL syntax
+// (sqlSyntax) and no and/or before a number anywhere (boolNumber), and libinjection
+// (github.com/corazawaf/libinjection-go, the tokenizer behind OWASP CRS rule 942100, which the
+// injection stage runs on search values as search/libinjection) does not read it, as written,
+// as SQL injection. Issue 26: on data/heldout/query-extra the model scored `"foo"` 0.992,
+// `'foo'` 0.983, `foo:=-123` 0.967, `fancy -'pyjama -wear'` 0.904 and `field:>5` 0.900 as
+// sql_injection, and no SQL injection of the tuning sets that the served chain blocks is such
+// a value. Their quotes still open the sqlSyntax gate (the model's finding counts): with the
+// gate reading searchLanguage's output, the held-out test split had lost 2 of its 223
+// search-box SQL injections, so here they are asked about, not passed. Two quoted strings
+// joined by a boolean operator (`"foo" OR "BAR"`), a quote glued to a word (`1' INCH`), a
+// number standing alone beside a quote, a keyword between quotes that libinjection reads as
+// a break-out (`x 'or' y`) and any other SQL syntax keep the kind's sure.
+//
+// A grouped boolean search of double-quoted phrases (`"hello there" AND ("welcome here" OR
+// ahoy)`) is read the way the injection stage reads it (its booleanSearch): libinjection's
+// fingerprint of it holds only strings, words, boolean operators and parentheses (`s&(s&`),
+// and where the value has no single quote and its search reading has no SQL syntax, that
+// fingerprint does not count as agreeing. A single-quoted keyword (`x 'or' y`, `s&s`), a
+// comparison, a number, a comment or a keyword in the fingerprint still does.
+func searchSyntaxOnly(s string) bool {
+	if sqlSyntax(searchTerms(searchLanguage(s))) || boolNumber.MatchString(s) {
+		return false
+	}
+	sqli, fp := libinjection.IsSQLi(s)
+	return !sqli || !strings.Contains(s, "'") && strings.Trim(fp, "sn&()") == ""
+}
+
+// searchTerms returns the search value s (as searchLanguage returned it) with two more terms of
+// search languages read as one word each, for searchSyntaxOnly only (the xss and
+// command_injection gates do not read them): a regular expression between slashes standing as a
+// term (Lucene, Elasticsearch query_string: `/fizz\/buzz/`, `foo:/a\\b/`) whose pattern, read
+// without its escapes and slashes, has no SQL syntax and no comment marker at either end
+// (`/**/union/**/select`, `/'or'1'='1/` keep theirs), and a RediSearch field's tag or
+// numeric range of query parameters (`@email:{$email}`, `@numval:[$min $max]`, a number in
+// place of one), where `$name` is a parameter the client fills, not a NoSQL operator, which is
+// a JSON key (`{"$where": …}`, `[$ne]=1` keep theirs). Issue 26: data/heldout/query-extra's
+// real queries of those shapes scored 0.939–0.971 as sql_injection. White space just inside a
+// parenthesis goes first, so that a group whose phrase searchLanguage unquoted (`("welcome
+// here" OR ahoy)` → `( welcome here OR ahoy)`) still reads as a group (searchGroups).
+func searchTerms(s string) string {
+	if strings.ContainsAny(s, "()") {
+		// searchLanguage leaves a space inside a group whose phrase it unquoted: `( welcome`
+		s = groupSpace.ReplaceAllString(s, "$1$2")
+	}
+	if !strings.ContainsAny(s, "/@") {
+		return s
+	}
+	s = searchRegexTerm.ReplaceAllStringFunc(s, func(m string) string {
+		i, j := strings.IndexByte(m, '/'), strings.LastIndexByte(m, '/')
+		body := m[i+1 : j]
+		if strings.HasPrefix(body, "*") || strings.HasSuffix(body, "*") || sqlSyntax(strings.NewReplacer(`\`, "", "/", "").Replace(body)) {
+			return m
+		}
+		return m[:i] + "x" + m[j+1:]
+	})
+	return searchParams.ReplaceAllString(s, "${1}x${2}")
+}
+
+var (
+	// groupSpace is white space just inside a parenthesis.
+	groupSpace = regexp.MustCompile(`(\()\s+|\s+(\))`)
+	// searchRegexTerm is a /pattern/ standing as a term: at the start or after white space, '('
+	// or a field's ':', its escapes kept whole, before the end, white space, ')' or a boost.
+	searchRegexTerm = regexp.MustCompile(`(^|[\s(:])/(?:[^/\\\s]|\\.)(?:[^/\\\n]|\\.)*/($|[\s)^~])`)
+	// searchParams is a RediSearch field's tag set or range of query parameters.
+	searchParams = regexp.MustCompile(`(^|[\s(])@\w+:(?:\{\s*\$\w+\s*\}|\[\s*(?:\$\w+|-?\d+(?:\.\d+)?)\s+(?:\$\w+|-?\d+(?:\.\d+)?)\s*\])($|[\s)])`)
+)
 
 // modelOff reports the categories the model is not asked to judge in an argument of kind k
 // although they apply to it: in a path argument, sensitive_paths. The model scores a path's

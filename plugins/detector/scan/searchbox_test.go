@@ -87,6 +87,73 @@ func TestKindLabelSure(t *testing.T) {
 	})
 }
 
+// TestKindLabelSureSQL: a search box's sure for sql_injection applies only where the value's
+// SQL syntax is all a search language's own (searchSyntaxOnly): data/heldout/query-extra's real
+// searches that the model scored as sql_injection (`"foo"` 0.992, `'foo'` 0.983, `field:>5`
+// 0.900) are asked about, while a SQL injection with syntax of its own beside such a search,
+// one whose quotes the search reading keeps (two quoted strings joined by or, a quote glued to
+// a word) and one libinjection reads as a break-out (`x 'or' y`) still deny.
+func TestKindLabelSureSQL(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"threshold":0.9,"kind_label_sure":{"query":{"prompt_injection":0.99,"sql_injection":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswers(t, c, []answerRow{
+		// benign: a search language's own syntax (query-extra)
+		{"a quoted word", searchEnv(`\"foo\"`), "sql_injection", 0.992, abi.ActionUncertain},
+		{"a single-quoted word", searchEnv(`'foo'`), "sql_injection", 0.983, abi.ActionUncertain},
+		{"a field compared with a number", searchEnv("field:>5"), "sql_injection", 0.9, abi.ActionUncertain},
+		{"a field equal to a negative number", searchEnv("foo:=-123"), "sql_injection", 0.967, abi.ActionUncertain},
+		{"an excluded phrase", searchEnv("fancy -'pyjama -wear'"), "sql_injection", 0.904, abi.ActionUncertain},
+		{"a field's phrase", searchEnv("foo:'bar'"), "sql_injection", 0.95, abi.ActionUncertain},
+		// attack neighbours of the same shapes
+		{"two quoted strings joined by or", searchEnv(`\"foo\" OR \"BAR\"`), "sql_injection", 0.999, abi.ActionDeny},
+		{"a quote glued to a number", searchEnv("1' INCH"), "sql_injection", 0.93, abi.ActionDeny},
+		{"a quoted word then a tautology", searchEnv("'foo' or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then or and a number", searchEnv("'foo' or 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word, words, then and and a number", searchEnv("'foo' the shoes and 2"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word, words, then or true", searchEnv("'foo' the shoes or true"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a keyword between quotes (libinjection)", searchEnv("x 'or' y"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then a comment", searchEnv("'foo' --"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then union select", searchEnv("'foo' union select 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a field comparison then a subquery", searchEnv("field:>5 (select 1)"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted word then a statement separator", searchEnv("'foo'; drop table users"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quoted number beside a number", searchEnv("'1' 1"), "sql_injection", 0.95, abi.ActionDeny},
+		// a regular expression standing as a term (searchTerms)
+		{"a regular expression term", searchEnv(`/fizz\\/buzz/`), "sql_injection", 0.96, abi.ActionUncertain},
+		{"a field's regular expression", searchEnv(`foo:/a\\\\\\b/`), "sql_injection", 0.971, abi.ActionUncertain},
+		{"a regular expression term, boosted", searchEnv(`/joh?n[ae]s/^2 smith`), "sql_injection", 0.95, abi.ActionUncertain},
+		{"inline comments around union select", searchEnv("/**/union/**/select 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a comment between slashes", searchEnv("/* x */ 1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a tautology between slashes", searchEnv("/'or'1'='1/"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a keyword between slashes", searchEnv("/select/ users"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a regular expression then a tautology", searchEnv("/abc/ or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a pattern with a comment marker at its end", searchEnv("/abc*/ union"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a quote after the closing slash", searchEnv("/abc/'"), "sql_injection", 0.95, abi.ActionDeny},
+		// a RediSearch field's query parameters (searchTerms)
+		{"a tag set of one parameter", searchEnv("@email:{$email}"), "sql_injection", 0.952, abi.ActionUncertain},
+		{"a range of parameters", searchEnv("@numval:[$min $max]"), "sql_injection", 0.939, abi.ActionUncertain},
+		{"a range of a parameter and a number", searchEnv("@price:[$min 100] shoes"), "sql_injection", 0.95, abi.ActionUncertain},
+		{"a NoSQL operator as a JSON key", searchEnv(`{\"$where\": \"sleep(100)\"}`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a NoSQL operator in brackets", searchEnv("[$ne]=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a NoSQL operator in a tag set", searchEnv("@x:{$gt: 1}"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a parameter then a tautology", searchEnv("@email:{$email} or 1=1"), "sql_injection", 0.95, abi.ActionDeny},
+		{"a parameter glued to a quote", searchEnv("@email:{$email}'"), "sql_injection", 0.95, abi.ActionDeny},
+		// a grouped boolean search of double-quoted phrases (libinjection's `s&(s&` does not agree)
+		{"phrases grouped by boolean words", searchEnv(`\"hello there\" AND (\"welcome here\" OR ahoy)`), "sql_injection", 0.924, abi.ActionUncertain},
+		{"phrases grouped, the group first", searchEnv(`(\"fizz buzz\" OR baz) AND \"hello there\"`), "sql_injection", 0.95, abi.ActionUncertain},
+		{"a single-quoted keyword (libinjection agrees)", searchEnv("x 'or' (y)"), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then a tautology", searchEnv(`\"hello there\" AND (\"welcome here\" OR 1=1)`), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then a comment", searchEnv(`\"hello there\" AND (\"welcome here\" OR ahoy) --`), "sql_injection", 0.95, abi.ActionDeny},
+		{"phrases grouped then or and a number", searchEnv(`\"hello there\" AND (\"welcome here\" OR 1)`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a group opened after a closing quote", searchEnv(`x\" or (\"1\")=(\"1`), "sql_injection", 0.95, abi.ActionDeny},
+		{"an operator and a number before the group (libinjection so1&( agrees)", searchEnv(`\"a\"~2 OR (\"b\")`), "sql_injection", 0.95, abi.ActionDeny},
+		{"a group around a select", searchEnv(`\"a\" AND ( select 1 )`), "sql_injection", 0.95, abi.ActionDeny},
+		// the band is the label's: the same value under another label keeps the stage's sure
+		{"another label on a quoted word", searchEnv(`\"foo\"`), "prompt_injection", 0.95, abi.ActionDeny},
+	})
+}
+
 // answerRow is a message, the one label and score the model gives every text of it, and the
 // verdict's action wanted.
 type answerRow struct {
