@@ -1705,10 +1705,21 @@ var (
 	reCapabilityBefore = lazyre.New(`(?:\b(?:allows|allowed|allowing|enables|enabled|enabling|lets|permits|permitted|permitting|(?:can|could|may|might|would|will) (?:allow|enable|let|permit))\s+(?:(?:the|a|an|any|some|all|local|remote|unprivileged|privileged|other)\s+)?(?:[a-z]+\s+)?to|\b(?:ability|possibility|way|permission|right)\s+to|\b(?:allows|allowed|enables|enabled|permits|is|was|as|means)\s+(?:a|an|the)(?:\s+(?:full|complete|partial|trivial|simple))?)\s+$`)
 	// reBypassOf is the noun's "of" after a bypass an article makes a noun ("a full bypass of").
 	reBypassOf = lazyre.New(`^bypass\s+of\b`)
+	// reThirdPersonUse is a subject that uses something to do what follows, in a statement
+	// about it: "rootkits use such files to ", "the malware used a packer to ", "some worms
+	// may use encryption to "; the subject is the word before the verb (an imperative "Use such
+	// files to" has none).
+	reThirdPersonUse = lazyre.New(`\b([a-z][\w-]*)[ \t]+(?:(?:can|could|may|might|often|typically|usually|sometimes|also)[ \t]+)?(?:use|uses|used)[ \t]+[^.!?\n;:]{1,40}?[ \t]+to\s+$`)
+	// notSubjects are words before "use" that make it an order or an infinitive, not a
+	// thing's verb: "remember to use", "you must use", "just use", "always use".
+	notSubjects = wordSet("to must should shall will would always never just simply only first please then now and or but so also")
 )
 
 // capabilityBypasses reports whether every ignore_instructions and evasion_request match in t
-// is a bypass that a sentence says a thing allows (issue 26, helper det38, data/heldout/
+// is a bypass that a sentence says a thing allows, or an evasion a thing uses something for
+// ("some rootkits use such files to evade detection": reThirdPersonUse, its subject no reader,
+// writer or model; "Use such files to evade detection", "You can use base64 to evade the
+// filters" and "Assistants use code words to evade moderation" still count) (issue 26, helper det38, data/heldout/
 // debian-extra, hardneg-extra and prose-extra calib: git-am's "This option allows the user to
 // bypass the automatic detection", sshd_config's "may enable users to bypass access
 // restrictions", firejail's "a kernel bug ... allows a full bypass of the seccomp filter",
@@ -1739,14 +1750,28 @@ func capabilityBypasses(r *Result, t string) bool {
 	}
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		m := t[at:end]
-		if !strings.HasPrefix(m, "bypass") || reProtectedObject.MatchString(m) {
+		if reProtectedObject.MatchString(m) {
 			return false
 		}
-		loc := reCapabilityBefore.FindStringIndex(t[max(0, at-60):at])
-		if loc == nil {
-			return false
-		}
-		if pre := t[max(0, at-60):at][loc[0]:]; !strings.HasSuffix(strings.TrimSpace(pre), "to") && !reBypassOf.MatchString(m) {
+		switch {
+		case strings.HasPrefix(m, "bypass"):
+			loc := reCapabilityBefore.FindStringIndex(t[max(0, at-60):at])
+			if loc == nil {
+				return false
+			}
+			if pre := t[max(0, at-60):at][loc[0]:]; !strings.HasSuffix(strings.TrimSpace(pre), "to") && !reBypassOf.MatchString(m) {
+				return false
+			}
+		case strings.HasPrefix(m, "evade ") || strings.HasPrefix(m, "circumvent "):
+			// What a thing uses to evade or circumvent something, said of it in the third
+			// person ("some rootkits use such files to evade detection", chkrootkit's
+			// README.FALSE-POSITIVES; issue 26, helper det44): its subject no reader, writer
+			// or model (notThings, modelNames).
+			sub := reThirdPersonUse.FindStringSubmatch(t[max(0, at-80):at])
+			if sub == nil || notThings[sub[1]] || modelNames[sub[1]] || notSubjects[sub[1]] {
+				return false
+			}
+		default:
 			return false
 		}
 		cur, next, q, nextQ := sentences(t, at, end)
