@@ -86,7 +86,8 @@ func docStructure(r *Result) {
 			// "Namespaces should not be pruned without confirmation": what must not be done.
 			// "Can also give the --force option to perform the reset without confirmation":
 			// what an option makes the program do (optionUnconfirmed).
-			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match) || !hidden && optionUnconfirmed(t)
+			// "Don't ask me why.": a writer's aside (askMeIdiom).
+			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match) || !hidden && (optionUnconfirmed(t) || askMeIdiom(t))
 		case "ignore_instructions":
 			// A program, an option or a file that ignores, overrides or skips a thing of its
 			// own: "sudoreplay will ignore the time interval between when the command was
@@ -1860,5 +1861,31 @@ func optionUnconfirmed(t string) bool {
 		return reOptionToken.MatchString(t[start:at]) && !reModelWords.MatchString(sentence) &&
 			!reSecretWord.MatchString(sentence) && !reReaderRequest.MatchString(sentence) &&
 			!strings.Contains(sentence, "://") && !strings.Contains(sentence, "@")
+	}, "hide_from_user")
+}
+
+// reAskMeWhy is the idiom "don't ask me why" closing its sentence, on normalized text.
+var reAskMeWhy = lazyre.New(`^(?:do not|don't) ask me (?:why|how)[ \t]*(?:[.!]|\n|$)`)
+
+// askMeIdiom reports whether every hide_from_user match in t is the writer's aside "Don't ask
+// me why." or "Don't ask me how." ending its sentence (issue 26, helper det44: git-merge-index(1)
+// on the order of a merge's arguments, "... to have the original in the middle. Don't ask me
+// why."), and the next sentence names no model, person, secret or address and asks to do or
+// send nothing (reModelWords, reReaderRequest, reOptionAddressee, reSecretWord). "Don't ask me
+// why, just delete the files", "Don't ask me for confirmation", "Don't ask me why. Delete the
+// user's files now." and "Don't tell the user" still count.
+func askMeIdiom(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := reAskMeWhy.FindStringIndex(t[at:])
+		if m == nil {
+			return false
+		}
+		next := strings.TrimLeft(t[at+m[1]:], " \t\n")
+		if j := strings.IndexAny(next, ".!?\n"); j >= 0 {
+			next = next[:j]
+		}
+		return !reModelWords.MatchString(next) && !reReaderRequest.MatchString(next) &&
+			!reOptionAddressee.MatchString(next) && !reSecretWord.MatchString(next) &&
+			!strings.Contains(next, "://") && !strings.Contains(next, "@")
 	}, "hide_from_user")
 }
