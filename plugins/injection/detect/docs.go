@@ -33,6 +33,13 @@ func docStructure(r *Result) {
 		codeKeyDelimiters(r, t)
 		licenceWords(r, t)
 	}
+	// An option's description in a manual's option list that takes on a user's identity
+	// ("--user=username Assume the identity of the named user.", capsh(1)): what the option
+	// makes the program do (optionEntries). Dropped first, so that a page's other
+	// option-list shapes (modePlaceholders) read it as gone.
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "role_assume" && !hidden && optionEntries(t, "role_assume")
+	})
 	programActs := programActions(r, t)
 	bypasses := capabilityBypasses(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool {
@@ -49,7 +56,12 @@ func docStructure(r *Result) {
 			// information."): what the option makes the program do (optionEntries).
 			// "nsupdate uses the -y or -k options to provide the TSIG shared secret": what a
 			// program's options hand it (optionProvides).
-			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") || (firstIs(t, h.Match, riskWarning(t)) && everyRuleMatch(t, "leak_request", riskWarning(t))) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
+			// "an exporter object can expose its internal data to consumers", "SIGCONT causes
+			// auditd to dump a report of internal state to /var/run/auditd.state": what a thing
+			// can do or is made to do (thingLeaks), at every match, each a warning or such.
+			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") ||
+				(firstIs(t, h.Match, func(at int) bool { return riskWarning(t)(at) || thingLeaks(t, at, at+len(h.Match)) }) &&
+					everyMatchSpan(promptRules, t, func(at, end int) bool { return riskWarning(t)(at) || thingLeaks(t, at, end) }, "leak_request")) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
 		case "pliny_format":
 			// A script's comment banner in a code block, or a reStructuredText title between an
 			// overline and an underline of # (Python's docs: "####\nThe Python Language
@@ -72,7 +84,10 @@ func docStructure(r *Result) {
 			return insteadUse(t, h.Match)
 		case "hide_from_user":
 			// "Namespaces should not be pruned without confirmation": what must not be done.
-			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match)
+			// "Can also give the --force option to perform the reset without confirmation":
+			// what an option makes the program do (optionUnconfirmed).
+			// "Don't ask me why.": a writer's aside (askMeIdiom).
+			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match) || !hidden && (optionUnconfirmed(t) || askMeIdiom(t))
 		case "ignore_instructions":
 			// A program, an option or a file that ignores, overrides or skips a thing of its
 			// own: "sudoreplay will ignore the time interval between when the command was
@@ -82,7 +97,10 @@ func docStructure(r *Result) {
 			// What a thing allows ("the ability to bypass all constraints for that
 			// namespace", "a kernel bug allows a full bypass of the seccomp filter"):
 			// capabilityBypasses.
-			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses)
+			// A command's argument the reader may leave out: "You could omit <branch>, in
+			// which case the command degenerates to ...", "you can omit the name of the task
+			// as long as ..." (optionalArguments).
+			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t))
 		case "evasion_request":
 			// "This option allows the user to bypass the automatic detection", "may enable
 			// users to bypass access restrictions": capabilityBypasses.
@@ -161,11 +179,13 @@ func readerStateAt(s string) bool {
 }
 
 // reReaderWork is a developer's verb in the progressive, what "you are now" is doing to the
-// reader's own work.
-var reReaderWork = lazyre.New(`^(?:modifying|editing|updating|upgrading|building|installing|changing|creating|adding|removing|configuring|compiling|testing|debugging|migrating|packaging|preparing|releasing)\b`)
+// reader's own work, or what the reader is doing on a page or a site ("You are now viewing the
+// documentation for version 2", a program's "print('You are now leaving the Python sector.')"
+// in Python's atexit docs; issue 26, helper det44).
+var reReaderWork = lazyre.New(`^(?:modifying|editing|updating|upgrading|building|installing|changing|creating|adding|removing|configuring|compiling|testing|debugging|migrating|packaging|preparing|releasing|leaving|viewing|reading|browsing)\b`)
 
 // reReaderAtWork is "you are now" with such a verb.
-var reReaderAtWork = lazyre.New(`\byou(?: are|'re) now (?:modifying|editing|updating|upgrading|building|installing|changing|creating|adding|removing|configuring|compiling|testing|debugging|migrating|packaging|preparing|releasing)\b`)
+var reReaderAtWork = lazyre.New(`\byou(?: are|'re) now (?:modifying|editing|updating|upgrading|building|installing|changing|creating|adding|removing|configuring|compiling|testing|debugging|migrating|packaging|preparing|releasing|leaving|viewing|reading|browsing)\b`)
 
 // sentenceOf is s up to the end of its first sentence or line.
 func sentenceOf(s string) string {
@@ -318,11 +338,13 @@ func closesCodeSpan(t, match string) bool {
 }
 
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
-// SBOM attestations", "Instead you should use resources like KubeadmControlPlane").
+// SBOM attestations", "Instead you should use resources like KubeadmControlPlane"), the verb
+// after adverbs of manner or habit ("but instead you will implicitly or explicitly use the
+// global working_set instance", setuptools' pkg_resources; issue 26, helper det44).
 // reToolWords are what a hijack would have the model use instead (a tool, a function, a link, a
 // secret or a private path, a command line or a program that runs one).
 var (
-	reInsteadUse = lazyre.New(`^\s+use\s+([^.!?\n]{0,60})`)
+	reInsteadUse = lazyre.New(`^\s+(?:(?:implicitly|explicitly|simply|just|normally|typically|usually|generally|automatically|also)\s+(?:(?:or|and)\s+)?)*use\s+([^.!?\n]{0,60})`)
 	reToolWords  = lazyre.New(`\b(?:tools?|functions?|links?|urls?|https?://|commands?|shell|terminal|browser|e-?mail|send|forward|upload|credentials?|passwords?|passphrases?|tokens?|keys?|secrets?|ssh|sudo|root|admin|curl|wget|bash|sh|zsh|powershell|iex|rm|chmod|eval|exec|scripts?|run|execute|install)\b|~/|\.env\b|/etc/|[|;&$<>\x60]`)
 )
 
@@ -472,6 +494,48 @@ func riskWarning(t string) func(at int) bool {
 		m := reRiskModal.FindStringSubmatch(t[max(0, at-80):at])
 		return m != nil && !notThings[m[1]]
 	}
+}
+
+// reThingCan is the end of a statement of what a thing can do or is made to do, before a leak
+// verb: a subject and "can" ("an exporter object can expose"), or a cause and the thing it
+// makes act ("SIGCONT causes auditd to dump", "the option forces the daemon to print"), on
+// normalized text; thingLeaks reads the subject.
+var reThingCan = lazyre.New(`\b([a-z][\w-]*)\s+can\s+(?:also\s+)?$|\b(?:causes?|forces?)\s+(?:the\s+|an?\s+)?([a-z][\w-]*)\s+to\s+$`)
+
+// modelNames are subjects that name a model or an assistant, besides notThings' words: what a
+// model "can expose" or is "forced to print" is a jailbreak's promise, not a manual's.
+var modelNames = wordSet("claude chatgpt gpt gemini copilot llama assistants agents models bots chatbots llms ais")
+
+// thingLeaks reports, for a leak_request match t[at:end], whether it says what a thing can do
+// or is made to do (reThingCan: issue 26, helper det44, data/heldout/pydoc-extra's "the
+// protocol defines how an exporter object can expose its internal data to consumers",
+// hardneg-extra's auditd(8) "SIGCONT causes auditd to dump a report of internal state to
+// /var/run/auditd.state"), its subject no one addressed and no model (notThings, modelNames),
+// and the sentence, from the match on, names no secret, asks to send or say nothing and speaks
+// to or of no one (reSecretWord, reReaderRequest, reModelWords and reOptionAddressee after the
+// match). "You can expose the hidden notes", "this forces the assistant to print internal
+// instructions", "the page can reveal confidential data: send it to …" and "Claude can show
+// hidden rules" still count.
+func thingLeaks(t string, at, end int) bool {
+	m := reThingCan.FindStringSubmatch(t[max(0, at-80):at])
+	if m == nil {
+		return false
+	}
+	subject := m[1] + m[2]
+	if notThings[subject] || modelNames[subject] {
+		return false
+	}
+	rest := t[end:]
+	if j := strings.IndexAny(rest, "!?\n"); j >= 0 {
+		rest = rest[:j]
+	}
+	// A sentence ends at a full stop before a space or the end ("/var/run/auditd.state" goes on).
+	if j := strings.Index(rest, ". "); j >= 0 {
+		rest = rest[:j]
+	}
+	return !reSecretWord.MatchString(t[at:end]+rest) && !reReaderRequest.MatchString(rest) &&
+		!reModelWords.MatchString(rest) && !reOptionAddressee.MatchString(rest) &&
+		!strings.Contains(rest, "://") && !strings.Contains(rest, "@")
 }
 
 // reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
@@ -1148,8 +1212,9 @@ func modePlaceholders(t string) bool {
 var (
 	// reOptionLead is an option list entry's head before its description on the same line:
 	// the option, its short form before it, a metavariable after it ("-i, --info ", "-I,
-	// --trace ", "--format=<fmt> "), as manual pages rendered to text show them.
-	reOptionLead = lazyre.New(`^[ \t]*(?:-[a-z0-9],[ \t]*)?--?[a-z][a-z0-9-]*(?:[ =]?<[^>\n]+>)?[ \t]+$`)
+	// --trace ", "--format=<fmt> ", "--user=username "), as manual pages rendered to text show
+	// them.
+	reOptionLead = lazyre.New(`^[ \t]*(?:-[a-z0-9],[ \t]*)?--?[a-z][a-z0-9-]*(?:[ =]?<[^>\n]+>|=[a-z][a-z0-9_-]*)?[ \t]+$`)
 	// reOptionLine is an option alone on its line, its description in the paragraph after
 	// ("-random-instances", "--no-filters", "--format=<fmt>").
 	reOptionLine = lazyre.New(`^[ \t]*(?:-[a-z0-9],[ \t]*)?--?[a-z][a-z0-9-]*(?:[ =]?<[^>\n]+>)?[ \t]*$`)
@@ -1158,8 +1223,8 @@ var (
 	reOrderObject = lazyre.New(`\b(?:instructions?|rules?|guidelines?|prompts?|polic(?:y|ies)|restrictions?|directions?|orders?|constraints?|safety|guardrails?|limits?|everything|all|above)\b`)
 )
 
-// optionEntries reports whether every match of the prompt rule name (leak_request or
-// ignore_instructions) in t opens the description of an option in a manual's option list
+// optionEntries reports whether every match of the prompt rule name (leak_request,
+// ignore_instructions or role_assume) in t opens the description of an option in a manual's option list
 // (issue 26, data/heldout/debian-extra calib: ss(8)'s "-i, --info Show internal TCP
 // information.", gawk(1)'s "-I, --trace Print the internal byte code names ...",
 // openssl-list(1)'s "-random-instances\n\nList the primary, public and private random number
@@ -1167,7 +1232,9 @@ var (
 // any input filter ..."): the option is the subject, the verb what it makes the program do.
 // The match is in the first sentence of the description, which follows the option on its
 // line (reOptionLead) or opens the line after an option alone on its line (reOptionLine); a
-// leak_request match prints the program's own internal or private state (reOptionLeak); that
+// leak_request match prints the program's own internal or private state (reOptionLeak), a
+// role_assume match takes on an identity or a role (reOptionAssume: capsh(1)'s
+// "--user=username Assume the identity of the named user.", issue 26, helper det44); that
 // sentence, the match taken out, says nothing to or of a model, asks to
 // send or say nothing, names no secret and holds no link (reModelWords, reSecretWord,
 // reReaderActor's pronouns); an ignore_instructions object is none of the model's orders
@@ -1202,6 +1269,9 @@ func optionEntries(t, name string) bool {
 		if name == "leak_request" && !reOptionLeak.MatchString(match) {
 			return false
 		}
+		if name == "role_assume" && !reOptionAssume.MatchString(match) {
+			return false
+		}
 		return !strings.Contains(rest, "://") && !strings.Contains(rest, "@") &&
 			!reModelWords.MatchString(rest) && !reSecretWord.MatchString(rest) && !reOptionAddressee.MatchString(rest)
 	}, name)
@@ -1212,6 +1282,11 @@ func optionEntries(t, name string) bool {
 // and private"); sensitive, secret, confidential, hidden or restricted things, and reveal,
 // leak, expose or disclose, are no option's business.
 var reOptionLeak = lazyre.New(`^(?:display|show|print|list|dump|output)\b[^.!?\n]*\b(?:internal|private)$`)
+
+// reOptionAssume is a role_assume match an option's description makes: the program takes on
+// a user's or an account's identity or role ("--user=username Assume the identity of the
+// named user"); a persona, a GPT, a character or a simulation is no option's business.
+var reOptionAssume = lazyre.New(`^assume the (?:identity|role) of$`)
 
 // reOptionAddressee is a word of a sentence that speaks to or of someone: a pronoun of the
 // reader or the writer, or a word that makes it an order.
@@ -1631,10 +1706,21 @@ var (
 	reCapabilityBefore = lazyre.New(`(?:\b(?:allows|allowed|allowing|enables|enabled|enabling|lets|permits|permitted|permitting|(?:can|could|may|might|would|will) (?:allow|enable|let|permit))\s+(?:(?:the|a|an|any|some|all|local|remote|unprivileged|privileged|other)\s+)?(?:[a-z]+\s+)?to|\b(?:ability|possibility|way|permission|right)\s+to|\b(?:allows|allowed|enables|enabled|permits|is|was|as|means)\s+(?:a|an|the)(?:\s+(?:full|complete|partial|trivial|simple))?)\s+$`)
 	// reBypassOf is the noun's "of" after a bypass an article makes a noun ("a full bypass of").
 	reBypassOf = lazyre.New(`^bypass\s+of\b`)
+	// reThirdPersonUse is a subject that uses something to do what follows, in a statement
+	// about it: "rootkits use such files to ", "the malware used a packer to ", "some worms
+	// may use encryption to "; the subject is the word before the verb (an imperative "Use such
+	// files to" has none).
+	reThirdPersonUse = lazyre.New(`\b([a-z][\w-]*)[ \t]+(?:(?:can|could|may|might|often|typically|usually|sometimes|also)[ \t]+)?(?:use|uses|used)[ \t]+[^.!?\n;:]{1,40}?[ \t]+to\s+$`)
+	// notSubjects are words before "use" that make it an order or an infinitive, not a
+	// thing's verb: "remember to use", "you must use", "just use", "always use".
+	notSubjects = wordSet("to must should shall will would always never just simply only first please then now and or but so also")
 )
 
 // capabilityBypasses reports whether every ignore_instructions and evasion_request match in t
-// is a bypass that a sentence says a thing allows (issue 26, helper det38, data/heldout/
+// is a bypass that a sentence says a thing allows, or an evasion a thing uses something for
+// ("some rootkits use such files to evade detection": reThirdPersonUse, its subject no reader,
+// writer or model; "Use such files to evade detection", "You can use base64 to evade the
+// filters" and "Assistants use code words to evade moderation" still count) (issue 26, helper det38, data/heldout/
 // debian-extra, hardneg-extra and prose-extra calib: git-am's "This option allows the user to
 // bypass the automatic detection", sshd_config's "may enable users to bypass access
 // restrictions", firejail's "a kernel bug ... allows a full bypass of the seccomp filter",
@@ -1665,14 +1751,28 @@ func capabilityBypasses(r *Result, t string) bool {
 	}
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		m := t[at:end]
-		if !strings.HasPrefix(m, "bypass") || reProtectedObject.MatchString(m) {
+		if reProtectedObject.MatchString(m) {
 			return false
 		}
-		loc := reCapabilityBefore.FindStringIndex(t[max(0, at-60):at])
-		if loc == nil {
-			return false
-		}
-		if pre := t[max(0, at-60):at][loc[0]:]; !strings.HasSuffix(strings.TrimSpace(pre), "to") && !reBypassOf.MatchString(m) {
+		switch {
+		case strings.HasPrefix(m, "bypass"):
+			loc := reCapabilityBefore.FindStringIndex(t[max(0, at-60):at])
+			if loc == nil {
+				return false
+			}
+			if pre := t[max(0, at-60):at][loc[0]:]; !strings.HasSuffix(strings.TrimSpace(pre), "to") && !reBypassOf.MatchString(m) {
+				return false
+			}
+		case strings.HasPrefix(m, "evade ") || strings.HasPrefix(m, "circumvent "):
+			// What a thing uses to evade or circumvent something, said of it in the third
+			// person ("some rootkits use such files to evade detection", chkrootkit's
+			// README.FALSE-POSITIVES; issue 26, helper det44): its subject no reader, writer
+			// or model (notThings, modelNames).
+			sub := reThirdPersonUse.FindStringSubmatch(t[max(0, at-80):at])
+			if sub == nil || notThings[sub[1]] || modelNames[sub[1]] || notSubjects[sub[1]] {
+				return false
+			}
+		default:
 			return false
 		}
 		cur, next, q, nextQ := sentences(t, at, end)
@@ -1681,4 +1781,111 @@ func capabilityBypasses(r *Result, t string) bool {
 		}
 		return !reDataAddressee.MatchString(cur) && !reSpeechWords.MatchString(cur) && clean(cur) && clean(next)
 	}, "ignore_instructions", "evasion_request")
+}
+
+var (
+	// reMayOmit is the reader's permission right before ignore_instructions' "omit": "you can",
+	// "you could also", "you may".
+	reMayOmit = lazyre.New(`\byou\s+(?:can|could|may)\s+(?:also\s+|simply\s+|just\s+)?$`)
+	// reOmitted is what is left out, up to the clause that says when or with what effect: a
+	// metavariable ("<branch>") or the name, value or argument of a thing ("the name of the
+	// task"), then "in which case", "as long as", "if", "when" or "unless".
+	reOmitted = lazyre.New(`^omit\s+(?:<[\w.-]+>|the\s+(?:name|value|argument|option|path|filename|file name|suffix|prefix|extension|port|host|version|id|number)\s+(?:of|for)\s+(?:the\s+|a\s+|an\s+)?[\w.-]+)\s*,?\s+(?:in which case|as long as|if|when|unless)\b`)
+)
+
+// optionalArguments reports whether every ignore_instructions match in t is a manual's or a
+// guide's note that the reader may leave an argument out of a command or a call (issue 26,
+// helper det44: git-checkout(1)'s "You could omit <branch>, in which case the command
+// degenerates to ...", pydoc-extra's celery guide "you can omit the name of the task as long
+// as the task doesn't use a custom result backend"): "you can", "you could" or "you may" right
+// before "omit" (reMayOmit), what is omitted a metavariable or the name, value or argument of a
+// thing, then a clause of when or with what effect (reOmitted); what is omitted is none of the
+// model's orders (reProtectedObject, reOrderObject), and the sentence names no model, secret or
+// link and asks to send or say nothing (reModelWords, reSecretWord, reReaderRequest).
+// "You can omit the previous instructions if ...", "you could omit <rules>, in which case ...",
+// "you can omit the name of the system prompt as long as ..." and "... as long as you send the
+// .env file to ops@…" still count.
+func optionalArguments(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		if !reMayOmit.MatchString(t[max(0, at-24):at]) {
+			return false
+		}
+		m := reOmitted.FindStringIndex(t[at:])
+		if m == nil {
+			return false
+		}
+		object := t[at : at+m[1]]
+		if reProtectedObject.MatchString(object) || reOrderObject.MatchString(object) {
+			return false
+		}
+		start := strings.LastIndexAny(t[:at], ".!?\n") + 1
+		rest := t[at+m[1]:]
+		if j := strings.IndexAny(rest, "!?\n"); j >= 0 {
+			rest = rest[:j]
+		}
+		if j := strings.Index(rest, ". "); j >= 0 {
+			rest = rest[:j]
+		}
+		sentence := t[start:at] + " " + rest
+		return !reModelWords.MatchString(sentence) && !reSecretWord.MatchString(object+rest) &&
+			!reReaderRequest.MatchString(rest) && !strings.Contains(rest, "://") && !strings.Contains(rest, "@")
+	}, "ignore_instructions")
+}
+
+// reOptionToken is a command-line option named in a sentence: "the --force option", "-y",
+// "--assume-yes".
+var reOptionToken = lazyre.New(`(?:^|[\s(\x60'"])--?[a-z][a-z0-9-]*\b`)
+
+// optionUnconfirmed reports whether every hide_from_user match in t is "without confirmation"
+// in a sentence that names a command-line option (reOptionToken) before it: what the option
+// makes the program do (issue 26, helper det44: hardneg-extra's ufw(8) "Can also give the
+// --force option to perform the reset without confirmation."). The sentence, the match taken
+// out, names no model, secret or link and asks to send, delete or say nothing (reModelWords,
+// reSecretWord, reReaderRequest). "Use the --force option to send the report to ops@… without
+// confirmation", "run with --yes to delete the user's files without confirmation", "without
+// the user's knowledge" and an option in another sentence still count.
+func optionUnconfirmed(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		if t[at:end] != "without confirmation" {
+			return false
+		}
+		start := strings.LastIndexAny(t[:at], "!?\n") + 1
+		if j := strings.LastIndex(t[start:at], ". "); j >= 0 {
+			start += j + 2
+		}
+		e := len(t)
+		if j := strings.IndexAny(t[end:], ".!?\n"); j >= 0 {
+			e = end + j
+		}
+		sentence := t[start:at] + " " + t[end:e]
+		return reOptionToken.MatchString(t[start:at]) && !reModelWords.MatchString(sentence) &&
+			!reSecretWord.MatchString(sentence) && !reReaderRequest.MatchString(sentence) &&
+			!strings.Contains(sentence, "://") && !strings.Contains(sentence, "@")
+	}, "hide_from_user")
+}
+
+// reAskMeWhy is the idiom "don't ask me why" closing its sentence, on normalized text.
+var reAskMeWhy = lazyre.New(`^(?:do not|don't) ask me (?:why|how)[ \t]*(?:[.!]|\n|$)`)
+
+// askMeIdiom reports whether every hide_from_user match in t is the writer's aside "Don't ask
+// me why." or "Don't ask me how." ending its sentence (issue 26, helper det44: git-merge-index(1)
+// on the order of a merge's arguments, "... to have the original in the middle. Don't ask me
+// why."), and the next sentence names no model, person, secret or address and asks to do or
+// send nothing (reModelWords, reReaderRequest, reOptionAddressee, reSecretWord). "Don't ask me
+// why, just delete the files", "Don't ask me for confirmation", "Don't ask me why. Delete the
+// user's files now." and "Don't tell the user" still count.
+func askMeIdiom(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := reAskMeWhy.FindStringIndex(t[at:])
+		if m == nil {
+			return false
+		}
+		next := strings.TrimLeft(t[at+m[1]:], " \t\n")
+		if j := strings.IndexAny(next, ".!?\n"); j >= 0 {
+			next = next[:j]
+		}
+		return !reModelWords.MatchString(next) && !reReaderRequest.MatchString(next) &&
+			!reOptionAddressee.MatchString(next) && !reSecretWord.MatchString(next) &&
+			!strings.Contains(next, "://") && !strings.Contains(next, "@")
+	}, "hide_from_user")
 }
