@@ -525,17 +525,22 @@ func thingLeaks(t string, at, end int) bool {
 	if notThings[subject] || modelNames[subject] {
 		return false
 	}
-	rest := t[end:]
-	if j := strings.IndexAny(rest, "!?\n"); j >= 0 {
-		rest = rest[:j]
-	}
-	// A sentence ends at a full stop before a space or the end ("/var/run/auditd.state" goes on).
-	if j := strings.Index(rest, ". "); j >= 0 {
-		rest = rest[:j]
-	}
+	rest := sentenceHead(t[end:])
 	return !reSecretWord.MatchString(t[at:end]+rest) && !reReaderRequest.MatchString(rest) &&
 		!reModelWords.MatchString(rest) && !reOptionAddressee.MatchString(rest) &&
 		!strings.Contains(rest, "://") && !strings.Contains(rest, "@")
+}
+
+// sentenceHead returns s up to the end of its first sentence: a '!', '?' or line break, or a
+// full stop before a space ("/var/run/auditd.state" goes on).
+func sentenceHead(s string) string {
+	if j := strings.IndexAny(s, "!?\n"); j >= 0 {
+		s = s[:j]
+	}
+	if j := strings.Index(s, ". "); j >= 0 {
+		s = s[:j]
+	}
+	return s
 }
 
 // reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
@@ -1819,13 +1824,7 @@ func optionalArguments(t string) bool {
 			return false
 		}
 		start := strings.LastIndexAny(t[:at], ".!?\n") + 1
-		rest := t[at+m[1]:]
-		if j := strings.IndexAny(rest, "!?\n"); j >= 0 {
-			rest = rest[:j]
-		}
-		if j := strings.Index(rest, ". "); j >= 0 {
-			rest = rest[:j]
-		}
+		rest := sentenceHead(t[at+m[1]:])
 		sentence := t[start:at] + " " + rest
 		return !reModelWords.MatchString(sentence) && !reSecretWord.MatchString(object+rest) &&
 			!reReaderRequest.MatchString(rest) && !strings.Contains(rest, "://") && !strings.Contains(rest, "@")

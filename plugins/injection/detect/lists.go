@@ -203,14 +203,7 @@ func commandSubjects(r *Result) {
 		}
 		// The sentence describes the tool: it names no device or file system to run it on and
 		// asks no one to run it ("mkfs.ext4 should be run on /dev/sda now").
-		sentence := t[at:]
-		if j := strings.IndexAny(sentence, "!?\n"); j >= 0 {
-			sentence = sentence[:j]
-		}
-		if j := strings.Index(sentence, ". "); j >= 0 {
-			sentence = sentence[:j]
-		}
-		return !reCommandOrder.MatchString(sentence)
+		return !reCommandOrder.MatchString(sentenceHead(t[at:]))
 	}, "destructive") {
 		dropHits(r, CommandInjection, func(h Hit) bool { return h.Rule == "destructive" })
 	}
