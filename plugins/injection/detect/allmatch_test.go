@@ -119,10 +119,8 @@ func FuzzRuleFindAll(f *testing.F) {
 		f.Add(s, uint16(0))
 		f.Add(s, uint16(700))
 	}
-	fill := strings.Repeat("a plain sentence about nothing. ", 64)
 	f.Fuzz(func(t *testing.T, s string, at uint16) {
-		off := int(at) % (len(fill) + 1)
-		tx := Normalize(fill[:off] + s + fill[off:] + s).Text
+		tx := Normalize(inFiller(s, at) + s).Text
 		for j := range promptRules {
 			agreeAll(t, &promptRules[j], tx)
 		}
@@ -311,10 +309,8 @@ func FuzzFirstAlternative(f *testing.F) {
 		f.Add(s, uint16(0))
 		f.Add(s, uint16(900))
 	}
-	fill := strings.Repeat("a plain sentence about nothing. ", 64)
 	f.Fuzz(func(t *testing.T, s string, at uint16) {
-		off := int(at) % (len(fill) + 1)
-		tx := Normalize(fill[:off] + s + fill[off:] + s).Text
+		tx := Normalize(inFiller(s, at) + s).Text
 		for _, g := range gates {
 			if g.alts == nil || g.alts() == nil {
 				continue
@@ -324,4 +320,13 @@ func FuzzFirstAlternative(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzFill is the filler the fuzz targets place a fuzzed text in, at a fuzzed offset.
+var fuzzFill = strings.Repeat("a plain sentence about nothing. ", 64)
+
+// inFiller returns s placed in fuzzFill at offset at (modulo its length).
+func inFiller(s string, at uint16) string {
+	off := int(at) % (len(fuzzFill) + 1)
+	return fuzzFill[:off] + s + fuzzFill[off:]
 }

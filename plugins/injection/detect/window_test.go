@@ -211,10 +211,8 @@ func FuzzWindowed(f *testing.F) {
 		f.Add(s, uint16(0))
 		f.Add(s, uint16(700))
 	}
-	fill := strings.Repeat("a plain sentence about nothing. ", 64)
 	f.Fuzz(func(t *testing.T, s string, at uint16) {
-		off := int(at) % (len(fill) + 1)
-		tx := Normalize(fill[:off] + s + fill[off:]).Text
+		tx := Normalize(inFiller(s, at)).Text
 		cand := candidates(tx)
 		for _, ru := range allRules {
 			if cand[ru.id] && ru.win != nil {
