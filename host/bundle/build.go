@@ -223,7 +223,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 			}
 			o.Fixtures.Record(digest)
 			// The fixtures grew the instances that ran them (a guest's linear memory never
-			// shrinks: the example injection stage's 10.25 MiB became 12.5, and wazero keeps the
+			// shrinks: the example injection stage served at 12.5 MiB instead of 10.2, and wazero keeps the
 			// call stack a deep fixture grew); serving starts from fresh ones instead.
 			for _, pl := range renew {
 				if _, err := pl.Renew(ctx); err != nil {
