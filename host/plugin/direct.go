@@ -175,6 +175,12 @@ func newDirectModule(ctx context.Context, cache wazero.CompilationCache, s Spec,
 	for _, m := range c.ExportedMemories() {
 		d.minPages = max(d.minPages, m.Min())
 	}
+	// Compiled: the function bodies are not read again (codebodies.go).
+	if n, err := dropCodeBodies(c); err != nil && s.Logger != nil {
+		s.Logger.Warn("wazero's function bodies kept after compiling", "stage", s.Name, "err", err)
+	} else if s.Logger != nil {
+		s.Logger.Debug("wazero's function bodies released after compiling", "stage", s.Name, "bytes", n)
+	}
 	return d, nil
 }
 

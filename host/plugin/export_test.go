@@ -12,3 +12,10 @@ func WithCloseOnContextDone(s Spec) Spec {
 func SharesModule(a, b *Plugin) bool {
 	return a.direct != nil && b.direct != nil && a.direct.d == b.direct.d
 }
+
+// DropCodeBodies is dropCodeBodies.
+var DropCodeBodies = dropCodeBodies
+
+// CodeBodyBytes releases what function bodies p's compiled module still keeps and returns their
+// size: 0 once Load has released them.
+func CodeBodyBytes(p *Plugin) (int, error) { return dropCodeBodies(p.direct.d.compiled) }

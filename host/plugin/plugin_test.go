@@ -337,6 +337,47 @@ func TestWarmStartsPart(t *testing.T) {
 	}
 }
 
+// TestRenewReplacesIdle: Renew closes the idle instances and starts as many fresh ones, so the
+// pool serves from new instances with the same number of instances and free slots.
+func TestRenewReplacesIdle(t *testing.T) {
+	rt := newRuntime(t)
+	wasm, _ := testenv.ReadPlugin(t, misbehave)
+	p, err := rt.Load(context.Background(), plugin.Spec{
+		Name: "renew", Wasm: wasm, Timeout: 5 * time.Second, PoolSize: 2,
+		Config:        map[string]string{"config": `{"mode":"slow","slow_ms":1,"when_tool":"bad"}`},
+		HostFunctions: hostfn.Build("t", nil, hostfn.Deps{}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	if _, err := p.Evaluate(context.Background(), []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	n, err := p.Renew(context.Background())
+	if err != nil || n != 2 {
+		t.Fatalf("Renew started %d instances (%v), want the pool's 2", n, err)
+	}
+	if n := p.Stats().Instances.Load(); n != 2 {
+		t.Fatalf("%d instances after Renew, want 2", n)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			if _, err := p.Evaluate(context.Background(), []byte(good)); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := p.Stats().Instances.Load(); n != 2 {
+		t.Fatalf("%d instances after overlapping calls, want the pool's 2 (no slot lost or doubled)", n)
+	}
+	if n := p.Trim(); n != 2 {
+		t.Fatalf("Trim after Renew closed %d, want 2", n)
+	}
+}
+
 // TestTrimClosesIdle: Trim closes the idle instances and frees their slots and linear memory;
 // the next call starts an instance as a first call does.
 func TestTrimClosesIdle(t *testing.T) {

@@ -731,6 +731,29 @@ func (p *Plugin) Trim() int {
 	}
 }
 
+// Renew replaces the pool's idle instances with fresh ones and returns how many it started. A
+// guest's linear memory never shrinks, so an instance keeps the size its largest calls grew it
+// to: host/bundle renews a stage's instances after the bundle's fixtures (attack payloads, long
+// outputs) so that serving starts from an instance's size at start, not at the fixtures' peak.
+// Calls in flight keep theirs; a slot a call took meanwhile is left to that call. On an error
+// the slot is free again, and the next call starts an instance as a first call does.
+func (p *Plugin) Renew(ctx context.Context) (int, error) {
+	n := p.Trim()
+	for i := range n {
+		select {
+		case <-p.slots:
+		default:
+			return i, nil
+		}
+		inst, err := p.newInstance(ctx)
+		if err != nil {
+			return i, err
+		}
+		p.release(inst)
+	}
+	return n, nil
+}
+
 // Close closes every instance and the compiled module. Calls in flight fail with ErrClosed or a
 // closed-module error; callers drain before closing (see host/chain).
 func (p *Plugin) Close(ctx context.Context) error {
