@@ -409,6 +409,47 @@ var reGrantAccess = lazyre.New(`^(?:give|provide)\s+(?:a|an|the|each|every|this|
 // attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
 var reTagMention = lazyre.New(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
 
+// reContraction is a word and an English contraction's ending, one apostrophe between them:
+// "i'd", "we'll", "they're", "i've", "don't", "i'm" (normalized text).
+var reContraction = lazyre.New(`^[a-z]+'(?:d|ll|re|ve|t|m)$`)
+
+// proseContractions reports whether split_command_name's match m (its first token that spells
+// a command without its quotes) is an English contraction ("i'd" spells id) at each of its
+// occurrences in t: inside a sentence, after a word, a comma or a sentence's end and a space
+// (or at the start), and before a space and a word, and no other token of t spells a command
+// once those are blanked (splitCommandName, which reports the first only). "localhost;i'd",
+// "x | i'd", a contraction on a line of its own, and "I'd like w'h'o'am'i" still count
+// (issue 26, fresh calib: ent's blog posts).
+func proseContractions(t, m string) bool {
+	if !reContraction.MatchString(m) {
+		return false
+	}
+	b := []byte(t)
+	ok := everyOccurrence(t, m, func(at int) bool {
+		end := at + len(m)
+		if end+1 >= len(t) || t[end] != ' ' || t[end+1] < 'a' || t[end+1] > 'z' {
+			return false
+		}
+		if at > 0 {
+			j := at - 1
+			if t[j] != ' ' {
+				return false
+			}
+			for j >= 0 && t[j] == ' ' {
+				j--
+			}
+			if j >= 0 && !isWordChar(t[j]) && !strings.ContainsRune(",.!?:)", rune(t[j])) {
+				return false
+			}
+		}
+		for k := at; k < end; k++ {
+			b[k] = ' '
+		}
+		return true
+	})
+	return ok && splitCommandName(string(b)) == ""
+}
+
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
 // (quote_or_quote and quote_tautology on English), giving a thing access to a secret
@@ -437,8 +478,11 @@ func proseMentions(r *Result) {
 		return h.Rule == "reveal_secrets" && reGrantAccess.MatchString(h.Match)
 	})
 	dropHits(r, CommandInjection, func(h Hit) bool {
-		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i).
-		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s")
+		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i). An
+		// English contraction in a sentence ("I'd like to introduce", "I didn't know what I'd
+		// expect"): proseContractions.
+		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s") ||
+			h.Rule == "split_command_name" && proseContractions(t, h.Match)
 	})
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {

@@ -105,6 +105,11 @@ func docStructure(r *Result) {
 			// like the verb, defined in a list: "- `ignore`: The configuration to ignore
 			// (filter) the errors" (keyEntries).
 			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t) || everyIgnoreExcused(t))
+		case "fake_delimiter":
+			// A parser's error message named in documentation: "It can detect many syntax
+			// errors like invalid characters, missing parentheses, unexpected end of input"
+			// (parseErrorEnds).
+			return parseErrorEnds(t)
 		case "evasion_request":
 			// "This option allows the user to bypass the automatic detection", "may enable
 			// users to bypass access restrictions": capabilityBypasses.
@@ -1913,6 +1918,20 @@ func keyEntries(t string, at int) bool {
 		k++
 	}
 	return reKeyEntry.MatchString(t[k:])
+}
+
+// reParseErrorEnd is a parser's error message right before fake_delimiter's "end of input":
+// "unexpected ", "premature ", "reached ", on normalized text.
+var reParseErrorEnd = lazyre.New(`\b(?:unexpected|premature|unexpectedly reached|reached)\s+$`)
+
+// parseErrorEnds reports whether every fake_delimiter match in t is "end of input" in a
+// parser's error message, "unexpected end of input" or "premature end of input" (issue 26, fresh
+// calib: actionlint's list of the syntax errors it detects). "--- end of input", "end of user
+// input", "end of system prompt" and a second, plain delimiter still count.
+func parseErrorEnds(t string) bool {
+	return everyRuleMatch(t, "fake_delimiter", func(at int) bool {
+		return strings.HasPrefix(t[at:], "end of input") && reParseErrorEnd.MatchString(t[max(0, at-32):at])
+	})
 }
 
 // reOptionToken is a command-line option named in a sentence: "the --force option", "-y",
