@@ -1644,6 +1644,18 @@ func entersSecret(a shell.Result) bool {
 	return false
 }
 
+// printsOnly reports whether the line is one echo or printf and its output redirects: one
+// command, no pipe, substitution, input redirect, second command or line break in its text.
+func printsOnly(a shell.Result, text string) bool {
+	if len(a.Commands) != 1 || len(a.Commands[0]) < 2 {
+		return false
+	}
+	if name := path.Base(a.Commands[0][0]); name != "echo" && name != "printf" {
+		return false
+	}
+	return !strings.ContainsAny(text, "|`<;&\n") && !strings.Contains(text, "$(")
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
@@ -1712,6 +1724,19 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	for _, f := range a.Writes {
 		writes[homeWord(f)]++
 	}
+	// Text a lone echo or printf writes to a file (`echo "  IdentityFile ~/.ssh/aur" >>
+	// ~/.ssh/config`, a CI job's ssh setup; issue 26, fresh calib): the words it prints name
+	// a key, they do not read it; the file written is judged below. Only a line that is that
+	// one command and its redirects: a pipe, a substitution, an input redirect or a second
+	// command (`echo ~/.ssh/id_rsa | xargs cat`) keeps the words as paths.
+	printed := map[string]int{}
+	if printsOnly(a, text) {
+		for _, w := range a.Commands[0][1:] {
+			for _, f := range strings.Fields(w) {
+				printed[homeWord(strings.Trim(f, `"'`))]++
+			}
+		}
+	}
 	wroteSecret, accounts := false, false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		if i := strings.IndexByte(w, '>'); i >= 0 && strings.Trim(w[:i], "0123456789&") == "" {
@@ -1724,6 +1749,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		if writes[k] > 0 {
 			writes[k]--
 			wroteSecret = wroteSecret || shell.PathRisk(k) == shell.RiskSecret
+			continue
+		}
+		if printed[k] > 0 {
+			printed[k]--
 			continue
 		}
 		if h, ok := hostOf[k]; ok {
@@ -1746,6 +1775,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	}
 	most := shell.RiskNone
 	for n, argv := range a.Commands {
+		if len(printed) > 0 {
+			break // the lone echo's words: printed, not read (above)
+		}
 		out := shell.KeygenOutput(argv)
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
