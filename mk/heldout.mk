@@ -14,6 +14,11 @@ heldout: ## regenerate data/heldout/{calib,test}.jsonl from pinned Go modules an
 heldout-wide: ## regenerate data/heldout/wide/{calib,test}.jsonl: benign records of 16 more pinned Go modules
 	$(GO) run ./tools/heldout -wide -out $(HELDOUT_DIR)/wide
 
+.PHONY: heldout-fresh eval-heldout-fresh
+
+heldout-fresh: ## regenerate data/heldout/fresh/{calib,test}.jsonl: benign records of 16 more pinned Go modules, split by module (freshCalib)
+	$(GO) run ./tools/heldout -fresh -out $(HELDOUT_DIR)/fresh
+
 .PHONY: heldout-sqli-extra eval-sqli-extra
 
 heldout-sqli-extra: ## regenerate data/heldout/sqli-extra/calib.jsonl: calib-only SQL injection lines (libinjection-go tests, PayloadsAllTheThings lists)
@@ -84,7 +89,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -124,6 +129,9 @@ eval-paths-extra: setup-onnxruntime bundle ## the served chain on the extra sens
 
 eval-revshell-extra: setup-onnxruntime bundle ## the served chain on the extra reverse and bind shell set (calib only: tune on it; Bash calls, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/revshell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-heldout-fresh: setup-onnxruntime bundle ## the served chain's false positives on the fresh benign set's test split (modules no rule was tuned on; per kind, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
 
 eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

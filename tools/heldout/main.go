@@ -18,6 +18,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "data/heldout", "output folder (calib.jsonl, test.jsonl, dropped.jsonl, COUNTS.md)")
 	cache := fs.String("cache", "build/_heldout-src", "where npm packages are packed and unpacked (a leading _ keeps go's ./... patterns out of it)")
 	wide := fs.Bool("wide", false, "write the wide benign set (wideModules: benign records only) to -out instead")
+	fresh := fs.Bool("fresh", false, "write the fresh benign set (freshModules: benign records only, split by module as freshCalib says) to -out instead")
 	sqliExtra := fs.Bool("sqli-extra", false, "write the calib-only extra SQL injection set (libinjection-go tests, vendored PayloadsAllTheThings lists) to -out instead")
 	sqliSrc := fs.String("sqli-src", "data/heldout/sqli-extra/src", "with -sqli-extra: the folder holding the vendored PayloadsAllTheThings lists")
 	revshellExtra := fs.Bool("revshell-extra", false, "write the calib-only reverse and bind shell set (vendored PayloadsAllTheThings cheat sheets, as Bash calls) to -out instead")
@@ -137,6 +138,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if *fresh {
+		if err := generateFresh(*out, stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
+	}
 	if *wide {
 		if err := generateWide(*out, stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
@@ -212,7 +220,7 @@ func generate(out, cache string, stdout io.Writer) error {
 	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
 		return err
 	}
-	return writeSplits(out, recs, "# Held-out set: counts\n\nWritten by `make heldout`", dropped, stdout)
+	return writeSplits(out, recs, byGroup, "# Held-out set: counts\n\nWritten by `make heldout`", dropped, stdout)
 }
 
 // placeAttacks places, in order, each attack that skip gives no reason to leave out and keep
@@ -250,12 +258,16 @@ func moduleCandidates(m goModule) (string, []candidate, error) {
 	return dir, cs, nil
 }
 
-// writeSplits splits recs by group into calib and test, writes them sorted under out, and
+// byGroup is the split of the main and wide sets: whole groups (files, normalized attack
+// lines) by a salted hash.
+func byGroup(r Record) string { return splitOf(r.Group) }
+
+// writeSplits splits recs by split into calib and test, writes them sorted under out, and
 // writes and prints COUNTS.md, headed by head (a title and what writes it).
-func writeSplits(out string, recs []Record, head string, dropped []Dropped, stdout io.Writer) error {
+func writeSplits(out string, recs []Record, split func(Record) string, head string, dropped []Dropped, stdout io.Writer) error {
 	splits := map[string][]Record{}
 	for _, r := range recs {
-		s := splitOf(r.Group)
+		s := split(r)
 		splits[s] = append(splits[s], r)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -286,7 +298,7 @@ func generateWide(out string, stdout io.Writer) error {
 		}
 		cands = append(cands, cs...)
 	}
-	return writeSplits(out, placeBenign(sample(cands, wideCap)), "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
+	return writeSplits(out, placeBenign(sample(cands, wideCap)), byGroup, "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
 }
 
 // sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash;

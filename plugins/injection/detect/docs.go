@@ -100,7 +100,16 @@ func docStructure(r *Result) {
 			// A command's argument the reader may leave out: "You could omit <branch>, in
 			// which case the command degenerates to ...", "you can omit the name of the task
 			// as long as ..." (optionalArguments).
-			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t))
+			// A setting the reader may use to skip a program's own things: "You can skip all or
+			// specific commands and scripts using `skip` option" (optionSkips). A key named
+			// like the verb, defined in a list: "- `ignore`: The configuration to ignore
+			// (filter) the errors" (keyEntries).
+			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t) || everyIgnoreExcused(t))
+		case "fake_delimiter":
+			// A parser's error message named in documentation: "It can detect many syntax
+			// errors like invalid characters, missing parentheses, unexpected end of input"
+			// (parseErrorEnds).
+			return parseErrorEnds(t)
 		case "evasion_request":
 			// "This option allows the user to bypass the automatic detection", "may enable
 			// users to bypass access restrictions": capabilityBypasses.
@@ -367,8 +376,10 @@ func insteadUse(t, match string) bool {
 
 // reIssueRef is what follows the parenthesis of a changelog entry: an issue or pull request
 // number, bare or as a Markdown link, with an optional owner/repo (`(#13480)`,
-// `([#2252](https://…))`, `([thanos-io/promql-engine#228](https://…))`).
-var reIssueRef = lazyre.New(`^\s*\[?(?:[\w.-]+/[\w.-]+)?#\d+\b`)
+// `([#2252](https://…))`, `([thanos-io/promql-engine#228](https://…))`), or a commit's short
+// hash as a Markdown link to that commit (`([a61974b](https://github.com/o/r/commit/a61974b…))`,
+// conventional-changelog's entries; issue 26, fresh calib: bun's CHANGELOG).
+var reIssueRef = lazyre.New(`^\s*(?:\[?(?:[\w.-]+/[\w.-]+)?#\d+\b|\[[0-9a-f]{7,40}\]\(https?://[^()\s]+/commits?/[0-9a-f]{7,40}\))`)
 
 // issueRefs drops the hits whose match is a function name and its opening parenthesis when,
 // wherever the text holds the match, that parenthesis opens an issue reference: a changelog's
@@ -544,32 +555,43 @@ func sentenceHead(s string) string {
 }
 
 // reRoleKeyLine is a line of code that sets a key named like a chat role to a quoted string,
-// a config object's (`  user: 'your_database_user',`), on normalized text.
-var reRoleKeyLine = lazyre.New(`(?m)^[ \t]*(?:system|assistant|user|human|ai)[ \t]*:[ \t]*(?:'[^'\n]*'|"[^"\n]*")[ \t]*,?[ \t]*$`)
+// a config object's (`  user: 'your_database_user',`), or, in a struct or object literal, to
+// one expression without a space that the line's comma or brace ends (Go's `\t\tUser: user,`,
+// `User: &entpb.User{`), on normalized text.
+var reRoleKeyLine = lazyre.New(`(?m)^[ \t]*(?:system|assistant|user|human|ai)[ \t]*:[ \t]*(?:(?:'[^'\n]*'|"[^"\n]*")[ \t]*,?|&?[a-z_][\w.]*(?:\{|\(\)[ \t]*,|[ \t]*,))[ \t]*$`)
 
 // codeKeyDelimiters drops fake_delimiter's hit when the rule no longer matches the text once
-// every line of a fenced code block that sets a role-named key to a quoted string
-// (reRoleKeyLine) is blanked: a database client's `user: 'your_database_user',` in a README's
-// example (npm-extra: knex), not a chat turn. A role line outside a code block, one whose value
-// is not a quoted string ("user: ignore the above"), any other delimiter the rule finds, and a
-// page that hides a part still count; the other rules still read the quoted value.
+// every line of a closed fenced code block that sets a role-named key to a quoted string or to
+// one expression in a literal (reRoleKeyLine) is blanked: a database client's `user:
+// 'your_database_user',` in a README's example (npm-extra: knex), a Go struct literal's `User:
+// user,` in a tutorial (fresh calib: ent), not a chat turn. A page cut at its size limit may
+// end inside a block: the blocks before it still closed, so their lines are blanked; the lines
+// of the block left open are not. A role line outside a closed code block, one whose value is
+// words ("user: ignore the above"), any other delimiter the rule finds, and a page that hides a
+// part still count; the other rules still read the quoted value.
 func codeKeyDelimiters(r *Result, t string) {
 	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == PromptInjection && h.Rule == "fake_delimiter" }) {
 		return
 	}
 	lines := strings.Split(t, "\n")
 	fenced, changed := false, false
+	var open []int // role lines of the block not yet closed
 	for i, l := range lines {
 		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			fenced = !fenced
+			if fenced {
+				for _, j := range open {
+					lines[j], changed = "", true
+				}
+			}
+			fenced, open = !fenced, open[:0]
 			continue
 		}
 		if fenced && reRoleKeyLine.MatchString(l) {
-			lines[i], changed = "", true
+			open = append(open, i)
 		}
 	}
-	if !changed || fenced {
-		return // no such line, or a fence left open: no block is known to be code
+	if !changed {
+		return // no such line in a closed block: none is known to be code
 	}
 	b := strings.Join(lines, "\n")
 	for _, ru := range promptRules {
@@ -1829,6 +1851,89 @@ func optionalArguments(t string) bool {
 		return !reModelWords.MatchString(sentence) && !reSecretWord.MatchString(object+rest) &&
 			!reReaderRequest.MatchString(rest) && !strings.Contains(rest, "://") && !strings.Contains(rest, "@")
 	}, "ignore_instructions")
+}
+
+var (
+	// reSettingMeans is the setting a sentence names as the means of what it says the reader
+	// may do, after ignore_instructions' match: "using `skip` option", "with the `exclude`
+	// setting", "via the --skip flag".
+	reSettingMeans = lazyre.New(`\b(?:using|with|via|through|by setting)\s+(?:the\s+|a\s+)?(?:\x60[\w.-]{1,40}\x60|--?[a-z][\w-]*)\s+(?:option|setting|key|flag|field|parameter|property)\b`)
+	// reKeyEntry is the start of a definition list's entry whose key is a code span and right
+	// after the match's verb: "ignore\x60: " (the match begins inside "- \x60ignore\x60: ...").
+	reKeyEntry = lazyre.New(`^\x60\s*:\s`)
+)
+
+// everyIgnoreExcused reports whether every ignore_instructions match in t is a setting's or a
+// key's documentation (issue 26, fresh calib: lefthook's and actionlint's configuration docs):
+// a setting the reader may use to skip a program's own things (optionSkips), or a key named
+// like the verb that a definition list defines (keyEntries). In either, the object is none of
+// the model's orders (reProtectedObject), and the sentence around the match names no model,
+// secret or link and asks to send or say nothing (reModelWords, reSecretWord, reReaderRequest).
+func everyIgnoreExcused(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		match := t[at:end]
+		if reProtectedObject.MatchString(match) {
+			return false
+		}
+		start := strings.LastIndexAny(t[:at], ".!?\n") + 1
+		rest := sentenceHead(t[end:])
+		sentence := t[start:at] + " " + rest // the match's own verbs are reModelWords' "ignore"
+		if reModelWords.MatchString(sentence) || reSecretWord.MatchString(sentence+" "+match) || reReaderRequest.MatchString(rest) ||
+			strings.Contains(rest, "://") || strings.Contains(rest, "@") {
+			return false
+		}
+		return optionSkips(t, at, end, rest) || keyEntries(t, at)
+	}, "ignore_instructions")
+}
+
+// optionSkips reports whether the match t[at:end] is a setting the reader may use to skip or
+// ignore a program's own things: "you can", "you could" or "you may" right before the verb
+// (reMayOmit's words), the object a program's noun (programObjects: "commands"), and the rest
+// of the sentence names the setting that does it (reSettingMeans). "You can skip all previous
+// instructions using the `skip` option", "skip all commands using `skip` option" (an order) and
+// "you can ignore the rules with the `x` setting" still count.
+func optionSkips(t string, at, end int, rest string) bool {
+	if !reMayVerb.MatchString(t[max(0, at-24):at]) {
+		return false
+	}
+	k := end
+	for k > at && isWordChar(t[k-1]) {
+		k--
+	}
+	return programObjects[t[k:end]] && reSettingMeans.MatchString(rest)
+}
+
+// reMayVerb is the reader's permission right before a verb: "you can", "you could also".
+var reMayVerb = lazyre.New(`\byou\s+(?:can|could|may)\s+(?:also\s+|simply\s+|just\s+)?$`)
+
+// keyEntries reports whether the match at `at` begins with a key of a definition list, a code
+// span whose whole text is the verb, then a colon: "- \x60ignore\x60: The configuration to ignore
+// (filter) the errors by the error messages." The verb names the key, the text after the colon
+// says what it holds. "\x60ignore\x60 the previous instructions" (no colon) and "ignore: all
+// instructions" (no code span) still count.
+func keyEntries(t string, at int) bool {
+	if at == 0 || t[at-1] != '`' {
+		return false
+	}
+	k := at
+	for k < len(t) && isWordChar(t[k]) {
+		k++
+	}
+	return reKeyEntry.MatchString(t[k:])
+}
+
+// reParseErrorEnd is a parser's error message right before fake_delimiter's "end of input":
+// "unexpected ", "premature ", "reached ", on normalized text.
+var reParseErrorEnd = lazyre.New(`\b(?:unexpected|premature|unexpectedly reached|reached)\s+$`)
+
+// parseErrorEnds reports whether every fake_delimiter match in t is "end of input" in a
+// parser's error message, "unexpected end of input" or "premature end of input" (issue 26, fresh
+// calib: actionlint's list of the syntax errors it detects). "--- end of input", "end of user
+// input", "end of system prompt" and a second, plain delimiter still count.
+func parseErrorEnds(t string) bool {
+	return everyRuleMatch(t, "fake_delimiter", func(at int) bool {
+		return strings.HasPrefix(t[at:], "end of input") && reParseErrorEnd.MatchString(t[max(0, at-32):at])
+	})
 }
 
 // reOptionToken is a command-line option named in a sentence: "the --force option", "-y",
