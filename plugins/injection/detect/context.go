@@ -1645,7 +1645,8 @@ func entersSecret(a shell.Result) bool {
 }
 
 // printsOnly reports whether the line is one echo or printf and its output redirects: one
-// command, no pipe, substitution, input redirect, second command or line break in its text.
+// command, no pipe, substitution (command or process: `> >(xargs cat)`), input redirect,
+// second command or line break in its text.
 func printsOnly(a shell.Result, text string) bool {
 	if len(a.Commands) != 1 || len(a.Commands[0]) < 2 {
 		return false
@@ -1653,7 +1654,7 @@ func printsOnly(a shell.Result, text string) bool {
 	if name := path.Base(a.Commands[0][0]); name != "echo" && name != "printf" {
 		return false
 	}
-	return !strings.ContainsAny(text, "|`<;&\n") && !strings.Contains(text, "$(")
+	return !strings.ContainsAny(text, "|`<;&(\n")
 }
 
 func sensitiveInContext(r *Result, a shell.Result, text string) {

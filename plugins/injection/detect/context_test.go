@@ -96,6 +96,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a key's content echoed into a file is denied", "Bash", "", map[string]any{"command": `echo "$(cat ~/.ssh/id_rsa)" >> /tmp/k`}, "deny", "sensitive_paths"},
 		{"an ssh config line, then the key read, is denied", "Bash", "", map[string]any{"command": `echo "IdentityFile ~/.ssh/aur" >> ~/.ssh/config; cat ~/.ssh/aur`}, "deny", "sensitive_paths"},
 		{"a key's content read back from a printed path is denied", "Bash", "", map[string]any{"command": `printf '%s\n' ~/.ssh/id_rsa > l && xargs cat < l`}, "deny", ""},
+		{"a key's path printed into a process substitution is denied", "Bash", "", map[string]any{"command": `echo ~/.ssh/id_rsa > >(xargs cat)`}, "deny", ""},
+		{"a key's path printed into a subshell's redirect is denied", "Bash", "", map[string]any{"command": `(echo ~/.ssh/id_rsa) > /tmp/k`}, "deny", ""},
 		{"shadow read", "Bash", "", map[string]any{"command": "cat /etc/shadow"}, "deny", "sensitive_paths"},
 		// issue 26, wide calib: what a careful reviewer asks about, beside what still denies
 		{"a new key pair in ~/.ssh, nothing on its input, passes", "Bash", "", map[string]any{"command": `ssh-keygen -t rsa -b 4096 -C "ci@containerd.com" -f $HOME/.ssh/id_rsa -q -N ""`}, "none", ""},
