@@ -19,13 +19,9 @@ import (
 // and the split each is in): freshModules' records, sampled and placed as the wide set's, split
 // by module.
 func generateFresh(out string, stdout io.Writer) error {
-	var cands []candidate
-	for _, m := range freshModules {
-		_, cs, err := moduleCandidates(m)
-		if err != nil {
-			return err
-		}
-		cands = append(cands, cs...)
+	cands, err := benignCandidates(freshModules)
+	if err != nil {
+		return err
 	}
 	recs := placeBenign(sample(cands, wideCap))
 	var counts strings.Builder

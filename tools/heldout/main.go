@@ -290,15 +290,24 @@ func writeSplits(out string, recs []Record, split func(Record) string, head stri
 // generateWide writes the wide benign set: wideModules' records, sampled, placed and split as
 // the main set's benign records are.
 func generateWide(out string, stdout io.Writer) error {
+	cands, err := benignCandidates(wideModules)
+	if err != nil {
+		return err
+	}
+	return writeSplits(out, placeBenign(sample(cands, wideCap)), byGroup, "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
+}
+
+// benignCandidates is every candidate record of mods, in their order (the wide and fresh sets).
+func benignCandidates(mods []goModule) ([]candidate, error) {
 	var cands []candidate
-	for _, m := range wideModules {
+	for _, m := range mods {
 		_, cs, err := moduleCandidates(m)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		cands = append(cands, cs...)
 	}
-	return writeSplits(out, placeBenign(sample(cands, wideCap)), byGroup, "# Held-out set, wide benign sources: counts\n\nWritten by `make heldout-wide`", nil, stdout)
+	return cands, nil
 }
 
 // sample dedupes candidates per kind (first kept) and caps each kind by the lowest salted hash;
