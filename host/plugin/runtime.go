@@ -315,23 +315,7 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	}
 	// Fill the pool (its Warm part) before the plugin serves (a swap must not leave the first
 	// requests waiting for instances to start), which also proves the module starts.
-	errs := make(chan error, s.Warm)
-	for range s.Warm {
-		<-p.slots
-		go func() {
-			inst, err := p.newInstance(ctx)
-			if err == nil {
-				p.idle <- inst
-			}
-			errs <- err
-		}()
-	}
-	var err error
-	for range s.Warm {
-		if e := <-errs; e != nil && err == nil {
-			err = e
-		}
-	}
+	_, err := p.startIdle(ctx, s.Warm)
 	if err != nil {
 		p.Close(ctx)
 		return nil, fmt.Errorf("stage %q: start: %w", s.Name, err)
@@ -738,20 +722,42 @@ func (p *Plugin) Trim() int {
 // Calls in flight keep theirs; a slot a call took meanwhile is left to that call. On an error
 // the slot is free again, and the next call starts an instance as a first call does.
 func (p *Plugin) Renew(ctx context.Context) (int, error) {
-	n := p.Trim()
-	for i := range n {
+	return p.startIdle(ctx, p.Trim())
+}
+
+// startIdle takes up to n free slots without waiting, starts an instance in each, side by side,
+// and leaves them idle; it returns how many started and the first error (a failed start frees
+// its slot again, newInstance).
+func (p *Plugin) startIdle(ctx context.Context, n int) (int, error) {
+	errs := make(chan error, n)
+	taken := 0
+take:
+	for range n {
 		select {
 		case <-p.slots:
 		default:
-			return i, nil
+			break take
 		}
-		inst, err := p.newInstance(ctx)
-		if err != nil {
-			return i, err
-		}
-		p.release(inst)
+		taken++
+		go func() {
+			inst, err := p.newInstance(ctx)
+			if err == nil {
+				p.release(inst)
+			}
+			errs <- err
+		}()
 	}
-	return n, nil
+	started := 0
+	var err error
+	for range taken {
+		switch e := <-errs; {
+		case e == nil:
+			started++
+		case err == nil:
+			err = e
+		}
+	}
+	return started, err
 }
 
 // Close closes every instance and the compiled module. Calls in flight fail with ErrClosed or a

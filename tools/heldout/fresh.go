@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -65,11 +67,7 @@ func freshModuleCounts(recs []Record) string {
 		n[m][""]++
 		kindSet[r.Kind] = true
 	}
-	kinds := make([]string, 0, len(kindSet))
-	for k := range kindSet {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(kindSet))
 	mods := make([]string, 0, len(freshModules))
 	for _, m := range freshModules {
 		mods = append(mods, m.Path)

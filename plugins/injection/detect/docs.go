@@ -1811,9 +1811,9 @@ func capabilityBypasses(r *Result, t string) bool {
 }
 
 var (
-	// reMayOmit is the reader's permission right before ignore_instructions' "omit": "you can",
-	// "you could also", "you may".
-	reMayOmit = lazyre.New(`\byou\s+(?:can|could|may)\s+(?:also\s+|simply\s+|just\s+)?$`)
+	// reMayVerb is the reader's permission right before ignore_instructions' verb ("omit",
+	// "skip"): "you can", "you could also", "you may".
+	reMayVerb = lazyre.New(`\byou\s+(?:can|could|may)\s+(?:also\s+|simply\s+|just\s+)?$`)
 	// reOmitted is what is left out, up to the clause that says when or with what effect: a
 	// metavariable ("<branch>") or the name, value or argument of a thing ("the name of the
 	// task"), then "in which case", "as long as", "if", "when" or "unless".
@@ -1825,7 +1825,7 @@ var (
 // helper det44: git-checkout(1)'s "You could omit <branch>, in which case the command
 // degenerates to ...", pydoc-extra's celery guide "you can omit the name of the task as long
 // as the task doesn't use a custom result backend"): "you can", "you could" or "you may" right
-// before "omit" (reMayOmit), what is omitted a metavariable or the name, value or argument of a
+// before "omit" (reMayVerb), what is omitted a metavariable or the name, value or argument of a
 // thing, then a clause of when or with what effect (reOmitted); what is omitted is none of the
 // model's orders (reProtectedObject, reOrderObject), and the sentence names no model, secret or
 // link and asks to send or say nothing (reModelWords, reSecretWord, reReaderRequest).
@@ -1834,7 +1834,7 @@ var (
 // .env file to ops@…" still count.
 func optionalArguments(t string) bool {
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		if !reMayOmit.MatchString(t[max(0, at-24):at]) {
+		if !reMayVerb.MatchString(t[max(0, at-24):at]) {
 			return false
 		}
 		m := reOmitted.FindStringIndex(t[at:])
@@ -1888,7 +1888,7 @@ func everyIgnoreExcused(t string) bool {
 
 // optionSkips reports whether the match t[at:end] is a setting the reader may use to skip or
 // ignore a program's own things: "you can", "you could" or "you may" right before the verb
-// (reMayOmit's words), the object a program's noun (programObjects: "commands"), and the rest
+// (reMayVerb), the object a program's noun (programObjects: "commands"), and the rest
 // of the sentence names the setting that does it (reSettingMeans). "You can skip all previous
 // instructions using the `skip` option", "skip all commands using `skip` option" (an order) and
 // "you can ignore the rules with the `x` setting" still count.
@@ -1902,9 +1902,6 @@ func optionSkips(t string, at, end int, rest string) bool {
 	}
 	return programObjects[t[k:end]] && reSettingMeans.MatchString(rest)
 }
-
-// reMayVerb is the reader's permission right before a verb: "you can", "you could also".
-var reMayVerb = lazyre.New(`\byou\s+(?:can|could|may)\s+(?:also\s+|simply\s+|just\s+)?$`)
 
 // keyEntries reports whether the match at `at` begins with a key of a definition list, a code
 // span whose whole text is the verb, then a colon: "- \x60ignore\x60: The configuration to ignore
