@@ -512,19 +512,24 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			return in
 		}
 		results := make([]abi.StageResult, len(run))
-		// The group's last stages go to goroutines, one each, only as far as there are idle
-		// cores; the caller's goroutine runs the rest in order. With every core busy the group
-		// runs inline: more goroutines would only add their start, stack growth and wake-ups to
-		// the same CPU work.
-		spread := max(0, min(len(run)-1, c.idle()))
-		var wg sync.WaitGroup
-		for i := len(run) - spread; i < len(run); i++ {
-			wg.Go(func() { results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i])) })
+		callAt := func(i int) { results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i])) }
+		// Helper goroutines, one per idle core and at most one fewer than the stages, take the
+		// group's stages from the back while the caller's goroutine takes them from the front
+		// (groupWork). A helper that starts after the caller has taken every stage finds none
+		// and is not waited for, so a late start (the other core busy) costs the call nothing
+		// beyond running the group inline. With every core busy the group runs inline: more
+		// goroutines would only add their start, stack growth and wake-ups to the same CPU work.
+		if spread := max(0, min(len(run)-1, c.idle())); spread == 0 {
+			for i := range run {
+				callAt(i)
+			}
+		} else {
+			w := newGroupWork(len(run))
+			for range spread {
+				go w.help(callAt)
+			}
+			w.run(callAt)
 		}
-		for i := range len(run) - spread {
-			results[i] = c.call(ctx, run[i], phase, env.Transport, inputOf(run[i]))
-		}
-		wg.Wait()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -599,6 +604,62 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		}
 	}
 	return d, nil
+}
+
+// groupWork hands a group's stages, by index, to the caller's goroutine (from the front) and to
+// helper goroutines (from the back); each stage is taken once. The caller waits only for the
+// stages a helper took: a helper that has not started when the caller finds nothing left takes
+// nothing and ends, and the caller does not wait for it.
+type groupWork struct {
+	mu     sync.Mutex
+	lo, hi int // stages lo..hi-1 are not taken yet
+	left   sync.WaitGroup
+}
+
+func newGroupWork(n int) *groupWork {
+	w := &groupWork{hi: n}
+	w.left.Add(n)
+	return w
+}
+
+// take returns the next stage from the front (or the back) and false when none is left.
+func (w *groupWork) take(back bool) (int, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.lo >= w.hi {
+		return 0, false
+	}
+	if back {
+		w.hi--
+		return w.hi, true
+	}
+	w.lo++
+	return w.lo - 1, true
+}
+
+// help runs stages from the back until none is left.
+func (w *groupWork) help(call func(int)) {
+	for {
+		i, ok := w.take(true)
+		if !ok {
+			return
+		}
+		call(i)
+		w.left.Done()
+	}
+}
+
+// run runs stages from the front until none is left, then waits for those helpers took.
+func (w *groupWork) run(call func(int)) {
+	for {
+		i, ok := w.take(false)
+		if !ok {
+			break
+		}
+		call(i)
+		w.left.Done()
+	}
+	w.left.Wait()
 }
 
 // idle is the number of cores no call in Evaluate is using: GOMAXPROCS when the chain was built

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -88,5 +89,51 @@ func TestGroupHammer(t *testing.T) {
 	}
 	if n := c.inflight.Load(); n != 0 {
 		t.Errorf("inflight = %d after all calls returned", n)
+	}
+}
+
+// A helper that starts only after the caller has taken every stage runs none, and the caller
+// does not wait for it: at c=1 on a busy machine the group costs what running it inline does.
+func TestGroupWorkLateHelper(t *testing.T) {
+	w := newGroupWork(3)
+	var ran [3]int
+	w.run(func(i int) { ran[i]++ }) // no helper has started
+	if ran != [3]int{1, 1, 1} {
+		t.Fatalf("caller ran %v, want every stage once", ran)
+	}
+	w.help(func(i int) { t.Errorf("late helper ran stage %d", i) })
+}
+
+// A helper that starts while the caller is busy takes stages from the back, each once, and the
+// caller waits for them.
+func TestGroupWorkHelperTakesFromTheBack(t *testing.T) {
+	w := newGroupWork(4)
+	var mu sync.Mutex
+	var helped []int
+	both := make(chan struct{})
+	go w.help(func(i int) {
+		mu.Lock()
+		helped = append(helped, i)
+		if len(helped) == 2 {
+			close(both)
+		}
+		mu.Unlock()
+	})
+	var caller []int
+	w.run(func(i int) {
+		caller = append(caller, i)
+		if i == 0 {
+			<-both // the helper takes 3, then 2, while the caller runs 0
+		}
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	// Stage 1 goes to whichever asks first once the caller is released.
+	ran := map[int]int{}
+	for _, i := range append(slices.Clone(caller), helped...) {
+		ran[i]++
+	}
+	if caller[0] != 0 || helped[0] != 3 || helped[1] != 2 || len(ran) != 4 || len(caller)+len(helped) != 4 {
+		t.Fatalf("caller ran %v and the helper %v, want 0 first on the caller, 3 then 2 on the helper, each stage once", caller, helped)
 	}
 }
