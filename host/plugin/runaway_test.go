@@ -220,6 +220,27 @@ func TestRetireNearTheCap(t *testing.T) {
 	}
 }
 
+// TestConsecutiveCallsShareAnInstance: one call at a time is served by one instance of a pool
+// of two (the pool is LIFO), so testdata/grow_direct.wat's page a call reaches the retire
+// mark (6 of 8 pages) on the fifth call; a FIFO pool alternated and took nine.
+func TestConsecutiveCallsShareAnInstance(t *testing.T) {
+	rt := newRuntime(t)
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: "grow", Wasm: wat(t, "testdata/grow_direct.wat"),
+		Timeout: 10 * time.Second, InitTimeout: 10 * time.Second, PoolSize: 2, MaxPages: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	for i := range 5 {
+		if _, err := p.Evaluate(context.Background(), []byte("x")); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	if r := p.Stats().Retired.Load(); r != 1 {
+		t.Errorf("retired %d instances after 5 calls one at a time, want 1 (every call on one instance)", r)
+	}
+}
+
 // TestEvaluateWithinBound: EvaluateWithin's bound (host/chain passes four times the stage's
 // timeout) covers the wait for an instance and the call together, as a context with that
 // deadline did: with the only instance busy, a call gives up waiting at the bound with an error

@@ -205,13 +205,19 @@ type Plugin struct {
 	spec     Spec
 	compiled *extism.CompiledPlugin // Extism compatibility, or
 	direct   *directStage           // the direct convention (its module may be shared with other stages)
-	idle     chan instance
-	slots    chan struct{} // one token per instance that may exist
-	closed   atomic.Bool
-	mu       sync.Mutex // guards live
-	live     map[instance]struct{}
-	cold     map[instance]bool // started but never called: the first call also initializes
-	stats    Stats
+	// The idle instances are a stack (LIFO): a call takes the one released last, whose linear
+	// memory, Go heap and stack the previous call left in the CPU's caches. A FIFO pool makes
+	// consecutive calls alternate between instances, each finding the other's memory cold.
+	// ready holds one token per instance on the stack: a call takes a token (or waits for one,
+	// with its context and deadline, in a select) and then pops; release pushes, then adds one.
+	idle   []instance // guarded by mu
+	ready  chan struct{}
+	slots  chan struct{} // one token per instance that may exist
+	closed atomic.Bool
+	mu     sync.Mutex // guards idle, live and cold
+	live   map[instance]struct{}
+	cold   map[instance]bool // started but never called: the first call also initializes
+	stats  Stats
 	// undescribed: describe answered zero bytes, which a plugin does when it has no describe
 	// (the Go SDK always exports it); Exports("describe") then reports false.
 	undescribed atomic.Bool
@@ -283,7 +289,8 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	s = s.withDefaults(r)
 	p := &Plugin{
 		spec:  s,
-		idle:  make(chan instance, s.PoolSize),
+		idle:  make([]instance, 0, s.PoolSize),
+		ready: make(chan struct{}, s.PoolSize),
 		slots: make(chan struct{}, s.PoolSize),
 		live:  make(map[instance]struct{}),
 		cold:  make(map[instance]bool),
@@ -503,8 +510,8 @@ func (p *Plugin) acquire(ctx context.Context, deadline time.Time) (instance, err
 		return nil, ErrClosed
 	}
 	select {
-	case inst := <-p.idle:
-		return inst, nil
+	case <-p.ready:
+		return p.pop(), nil
 	default:
 	}
 	var expired <-chan time.Time
@@ -514,8 +521,8 @@ func (p *Plugin) acquire(ctx context.Context, deadline time.Time) (instance, err
 		expired = t.C
 	}
 	select {
-	case inst := <-p.idle:
-		return inst, nil
+	case <-p.ready:
+		return p.pop(), nil
 	case <-p.slots:
 		return p.newInstance(ctx)
 	case <-ctx.Done():
@@ -530,7 +537,32 @@ func (p *Plugin) release(inst instance) {
 		p.discard(inst)
 		return
 	}
-	p.idle <- inst
+	p.mu.Lock()
+	p.idle = append(p.idle, inst)
+	p.mu.Unlock()
+	p.ready <- struct{}{}
+}
+
+// pop takes the instance released last; the caller holds one of ready's tokens, so the stack
+// has at least one (release pushes before it adds the token).
+func (p *Plugin) pop() instance {
+	p.mu.Lock()
+	n := len(p.idle) - 1
+	inst := p.idle[n]
+	p.idle[n] = nil
+	p.idle = p.idle[:n]
+	p.mu.Unlock()
+	return inst
+}
+
+// takeIdle pops an idle instance without waiting; false when none is idle.
+func (p *Plugin) takeIdle() (instance, bool) {
+	select {
+	case <-p.ready:
+		return p.pop(), true
+	default:
+		return nil, false
+	}
 }
 
 // discard closes a broken instance and frees its slot; the next acquire creates a replacement.
@@ -705,13 +737,12 @@ func (p *Plugin) Stats() *Stats { return &p.stats }
 func (p *Plugin) Trim() int {
 	n := 0
 	for {
-		select {
-		case inst := <-p.idle:
-			p.discard(inst)
-			n++
-		default:
+		inst, ok := p.takeIdle()
+		if !ok {
 			return n
 		}
+		p.discard(inst)
+		n++
 	}
 }
 
@@ -767,13 +798,11 @@ func (p *Plugin) Close(ctx context.Context) error {
 		return nil
 	}
 	for {
-		select {
-		case inst := <-p.idle:
-			p.discard(inst)
-			continue
-		default:
+		inst, ok := p.takeIdle()
+		if !ok {
+			break
 		}
-		break
+		p.discard(inst)
 	}
 	if p.direct != nil {
 		p.direct.release(ctx) // the module closes with the last stage that runs it
