@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -75,13 +76,19 @@ func roles(t testing.TB) map[string]struct {
 
 func load(t testing.TB, wasm []byte, name, config string, data map[string]string, caps []string) *plugin.Plugin {
 	t.Helper()
+	return loadPool(t, wasm, name, config, data, caps, 1)
+}
+
+// loadPool is load with a pool of size instances.
+func loadPool(t testing.TB, wasm []byte, name, config string, data map[string]string, caps []string, size int) *plugin.Plugin {
+	t.Helper()
 	ctx := context.Background()
 	cfg := map[string]string{"config": config}
 	for k, v := range data {
 		cfg[k] = v
 	}
 	p, err := wasmtest.Runtime(t).Load(ctx, plugin.Spec{
-		Name: name, Wasm: wasm, Config: cfg, Timeout: 5 * time.Second, MaxPages: 1024, PoolSize: 1,
+		Name: name, Wasm: wasm, Config: cfg, Timeout: 5 * time.Second, MaxPages: 1024, PoolSize: size,
 		HostFunctions: hostfn.Build(name, caps, hostfn.Deps{Inferer: fakeModel{}, Sampler: fakeJudge{}}),
 	})
 	if err != nil {
@@ -283,6 +290,65 @@ func BenchmarkServedRole(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(p.Stats().LinearBytes.Load())/(1<<20), "linear-MiB")
+		})
+	}
+}
+
+// BenchmarkPacedChain times the roles as a gateway serves them at one call at a time: each
+// role a pool of two instances, as the example bundle warms, called in turn on the served
+// stream, one round a millisecond, so each call finds its instance as the previous round and
+// the other roles left the caches. It reports each role's p50 and the round's. The pace is
+// sleep (the thread idles between rounds, as a gateway's does at c=1), spin (it stays on the
+// core, busy, touching nothing), or none (back to back).
+func BenchmarkPacedChain(b *testing.B) {
+	combined := wasmtest.Build(b, ".", "firstparty")
+	ctx := context.Background()
+	names := []string{"rules", "injection", "detector", "risk"}
+	ps := make([]*plugin.Plugin, len(names))
+	ins := make([][256][]byte, len(names))
+	for k, role := range names {
+		r := roles(b)[role]
+		ps[k] = loadPool(b, combined, role, withRole(r.config, role), r.data, r.caps, 2)
+		var d abi.Describe
+		out, err := ps[k].Call(ctx, "describe", nil)
+		if err != nil || json.Unmarshal(out, &d) != nil {
+			b.Fatalf("describe: %s (%v)", out, err)
+		}
+		response := len(d.Phases) > 1
+		for i := range ins[k] {
+			ins[k][i] = servedCall(b, d.View, response && i%2 == 1, i/2)
+		}
+	}
+	for _, pace := range []string{"sleep", "spin", "none"} {
+		b.Run(pace, func(b *testing.B) {
+			times := make([][]time.Duration, len(names)+1)
+			for i := range b.N {
+				switch pace {
+				case "sleep":
+					time.Sleep(time.Millisecond)
+				case "spin":
+					for t := time.Now(); time.Since(t) < time.Millisecond; {
+					}
+				}
+				round := time.Now()
+				for k, p := range ps {
+					start := time.Now()
+					if _, err := p.Evaluate(ctx, ins[k][i%256]); err != nil {
+						b.Fatal(err)
+					}
+					times[k] = append(times[k], time.Since(start))
+				}
+				times[len(names)] = append(times[len(names)], time.Since(round))
+			}
+			b.StopTimer()
+			for k, ts := range times {
+				slices.Sort(ts)
+				name := "round"
+				if k < len(names) {
+					name = names[k]
+				}
+				b.ReportMetric(float64(ts[len(ts)/2].Microseconds()), name+"-p50-µs")
+			}
 		})
 	}
 }
