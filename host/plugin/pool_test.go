@@ -97,6 +97,8 @@ func TestPoolWaits(t *testing.T) {
 		}
 		got <- inst
 	}()
+	// Give the waiter time to block; were it not yet waiting, the release would still hand it
+	// the instance, so the sleep only makes the wait likely, never the result.
 	time.Sleep(10 * time.Millisecond)
 	p.release(held)
 	select {
