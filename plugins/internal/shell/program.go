@@ -144,12 +144,12 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 	}
 	k := a.fileKey(f)
 	if a.fetched[k] {
-		if a.vendorFile[k] {
-			// A vendor's installer saved, then run (`curl -fsSL -o get_helm.sh
-			// https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3 && chmod
-			// 700 get_helm.sh && ./get_helm.sh`, Helm's documented install): what the same
-			// script piped into sh is, a question; text the line adds to it is judged too.
-			a.ask("exec/vendor_installer", "runs a vendor's installer downloaded from its own host", line, 0.9)
+		if a.httpsFile[k] {
+			// A script fetched over https from a named host saved, then run (`curl -fsSL -o
+			// get_helm.sh https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3
+			// && chmod 700 get_helm.sh && ./get_helm.sh`, Helm's documented install): what the
+			// same script piped into sh is, a question; text the line adds to it is judged too.
+			a.ask("exec/https_script", "runs a file fetched over https from a named host", line, 0.9)
 			if text, ok := a.written[k]; ok && lang == "sh" {
 				a.line(text, a.depth+1)
 			}
@@ -175,9 +175,9 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 // download command writes itself (curl -o, wget -O).
 func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	name := base(first(unwrap(argv)))
-	vendor := fetcher(name) && vendorInstaller(unwrap(argv)[1:])
+	https := fetcher(name) && httpsFetch(name, unwrap(argv)[1:])
 	for _, f := range fetchedFiles(name, argv[1:]) {
-		a.markFetched(f, vendor)
+		a.markFetched(f, https)
 	}
 	var text string
 	have := false
@@ -207,7 +207,7 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 	for _, t := range targets {
 		if fetcher(name) {
-			a.markFetched(t, vendor)
+			a.markFetched(t, https)
 			continue
 		}
 		if !have {
@@ -223,16 +223,15 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 }
 
-// markFetched records that the line downloads into f; vendor says the download is a vendor's
-// installer from its own https host (vendorInstaller). A file is the vendor's only while
-// every download into it is.
-func (a *analyzer) markFetched(f string, vendor bool) {
+// markFetched records that the line downloads into f; https says the download is over https
+// from a named host (httpsFetch). A file counts as such only while every download into it does.
+func (a *analyzer) markFetched(f string, https bool) {
 	if a.fetched == nil {
 		a.fetched = map[string]bool{}
-		a.vendorFile = map[string]bool{}
+		a.httpsFile = map[string]bool{}
 	}
 	k := a.fileKey(f)
-	a.vendorFile[k] = vendor && (a.vendorFile[k] || !a.fetched[k])
+	a.httpsFile[k] = https && (a.httpsFile[k] || !a.fetched[k])
 	a.fetched[k] = true
 }
 
