@@ -488,8 +488,9 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 	}
 	if phase != abi.PhaseResponse && allUncertain(found) {
 		// Every finding is one a careful reviewer would ask about (a package install with
-		// sudo, a vendor's installer): uncertain, which the bundle maps per way in (ask by
-		// default: held for a person, or Claude Code's own prompt in the hook).
+		// sudo, a script fetched over https from a named host and run): uncertain, which the
+		// bundle maps per way in (ask by default: held for a person, or Claude Code's own
+		// prompt in the hook).
 		v.Action = abi.ActionUncertain
 		v.Reason = "uncertain: " + v.Reason
 		return v, nil
