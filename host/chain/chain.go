@@ -638,28 +638,24 @@ func (w *groupWork) take(back bool) (int, bool) {
 }
 
 // help runs stages from the back until none is left.
-func (w *groupWork) help(call func(int)) {
+func (w *groupWork) help(call func(int)) { w.drain(true, call) }
+
+// run runs stages from the front until none is left, then waits for those helpers took.
+func (w *groupWork) run(call func(int)) {
+	w.drain(false, call)
+	w.left.Wait()
+}
+
+// drain runs stages taken from the back (or the front) until none is left.
+func (w *groupWork) drain(back bool, call func(int)) {
 	for {
-		i, ok := w.take(true)
+		i, ok := w.take(back)
 		if !ok {
 			return
 		}
 		call(i)
 		w.left.Done()
 	}
-}
-
-// run runs stages from the front until none is left, then waits for those helpers took.
-func (w *groupWork) run(call func(int)) {
-	for {
-		i, ok := w.take(false)
-		if !ok {
-			break
-		}
-		call(i)
-		w.left.Done()
-	}
-	w.left.Wait()
 }
 
 // idle is the number of cores no call in Evaluate is using: GOMAXPROCS when the chain was built
