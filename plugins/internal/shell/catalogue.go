@@ -860,16 +860,32 @@ func sudoArgs(args []string) []string {
 	return dropAssignments(sudoOptions(args))
 }
 
-// sudoOptions drops sudo's own options: what is left starts with its VAR=value words, then
-// the command.
+// sudoOptions drops sudo's own options, with the value of those that take one (sudo(8):
+// -C, -D, -g, -p, -R, -r, -t, -T, -U, -u and their long forms written apart from their
+// value; not -h, which is also --help): what is left starts with its VAR=value words, then
+// the command. `--` ends them.
 func sudoOptions(args []string) []string {
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
-		if (args[0] == "-u" || args[0] == "-g") && len(args) > 1 {
+		if args[0] == "--" {
+			return args[1:]
+		}
+		if sudoValueOption(args[0]) && len(args) > 1 {
 			args = args[1:]
 		}
 		args = args[1:]
 	}
 	return args
+}
+
+// sudoValueOption reports whether x is a sudo option whose value is the next word.
+func sudoValueOption(x string) bool {
+	switch x {
+	case "-C", "-D", "-g", "-p", "-R", "-r", "-t", "-T", "-U", "-u",
+		"--close-from", "--chdir", "--group", "--prompt", "--chroot", "--role", "--type",
+		"--command-timeout", "--other-user", "--user":
+		return true
+	}
+	return false
 }
 
 // plainEnv reports whether the VAR=value words before an elevated command (sudo's own, or

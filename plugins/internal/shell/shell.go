@@ -44,8 +44,8 @@ type Finding struct {
 	Match  string  // the command (argv joined) or fragment that showed it
 	Score  float64 // confidence in (0,1]
 	// Uncertain marks a finding a careful reviewer would ask about rather than refuse: a
-	// package install with sudo, a script fetched over https from a named host piped into a shell, deleting a
-	// vendored directory inside the project. plugins/injection asks when every finding of a
+	// package install with sudo, a script fetched over https from a named host piped into a
+	// shell, deleting a vendored directory inside the project. plugins/injection asks when every finding of a
 	// command is uncertain and denies when any is not.
 	Uncertain bool
 }
@@ -680,10 +680,7 @@ func (a *analyzer) stdinScript(argv []string, redirs []*syntax.Redirect) {
 	}
 	argv = unwrap(argv)
 	for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
-		argv = unwrap(argv[1:])
-		for len(argv) > 1 && (strings.HasPrefix(argv[0], "-") || strings.Contains(argv[0], "=")) {
-			argv = argv[1:]
-		}
+		argv = unwrap(sudoArgs(argv[1:])) // options with their values (-u root), then VAR=value
 	}
 	if len(argv) == 0 {
 		return
