@@ -51,8 +51,8 @@ type freshAttackSource struct {
 // covers (every category with a source on each side) and its record count only (about half
 // the records each side), before any line was run through the chain.
 var freshAttackSources = []freshAttackSource{
-	{ID: "github.com/doyensec/safeurl", Split: "calib", License: "MIT",
-		mod: &goModule{"github.com/doyensec/safeurl", "v0.2.2", "MIT", "safeurl"}},
+	{ID: "github.com/doyensec/safeurl", Split: "calib", License: "Apache-2.0",
+		mod: &goModule{"github.com/doyensec/safeurl", "v0.2.2", "Apache-2.0", "safeurl"}},
 	{ID: "github.com/kennygrant/sanitize", Split: "calib", License: "BSD-3-Clause",
 		mod: &goModule{"github.com/kennygrant/sanitize", "v1.2.4", "BSD-3-Clause", "sanitize"}},
 	{ID: "deb:dirsearch", Split: "calib", License: "GPL-2+",
@@ -61,8 +61,8 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"code.dny.dev/ssrf", "v0.3.0", "MIT", "ssrf"}},
 	{ID: "github.com/google/safehtml", Split: "test", License: "BSD-3-Clause",
 		mod: &goModule{"github.com/google/safehtml", "v0.1.0", "BSD-3-Clause", "safehtml"}},
-	{ID: "github.com/cyphar/filepath-securejoin", Split: "test", License: "MPL-2.0 AND BSD-3-Clause",
-		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "MPL-2.0 AND BSD-3-Clause", "filepath-securejoin"}},
+	{ID: "github.com/cyphar/filepath-securejoin", Split: "test", License: "BSD-3-Clause AND MPL-2.0",
+		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "BSD-3-Clause AND MPL-2.0", "filepath-securejoin"}},
 	{ID: "deb:dirb", Split: "test", License: "GPL-2+",
 		deb: &debPackage{"dirb", "2.22+dfsg-5", "GPL-2+"}, Dir: "usr/share/dirb/wordlists/", Lists: dirbLists},
 }
