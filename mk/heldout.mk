@@ -81,6 +81,10 @@ heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: cal
 
 .PHONY: heldout-wapiti-extra eval-wapiti-extra
 
+.PHONY: heldout-fresh-attacks
+heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables and Debian scanners' word lists, split by source (issue 26)
+	$(GO) run ./tools/heldout -fresh-attacks -out $(HELDOUT_DIR)/fresh-attacks -cache $(BUILD)/_heldout-src
+
 heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib-only blind SQL, command injection, file handling and XSS payloads of Debian wapiti 3.0.4+dfsg-2 (apt-get download)
 	$(GO) run ./tools/heldout -wapiti-extra -out $(HELDOUT_DIR)/wapiti-extra -cache $(BUILD)/_heldout-src
 

@@ -1,0 +1,442 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The fresh attack set (issue 26): attack lines from public sources none of the other sets
+// uses, split by source, so no source feeds both tuning (calib) and test. Written by
+// `-fresh-attacks`. Two kinds of source:
+//
+//   - Go modules whose tests hold tables of attack input (an SSRF guard's internal addresses, an
+//     HTML sanitizer's script vectors, a secure path join's escaping paths): every string
+//     literal of the module's _test.go files (goTestLiterals), classed by what it is
+//     (freshLiteralClass): an address or a URL → ssrf, markup or a script URL → xss, a path
+//     with a parent-directory step → path_traversal; a literal of no class (names, messages,
+//     wanted outputs without markup) is not a candidate and is not listed.
+//   - Debian web-content scanners' word lists (dirb, dirsearch): each line a path a scanner
+//     asks a web server for, placed as the main set places a sensitive path (a Claude Code
+//     Read); only a line keep's sensitive-path vocabulary (sensitiveRe) matches is a
+//     candidate, the others (directory and page names) are not listed.
+//
+// Each source feeds one split, fixed in freshAttackSources before any line met the chain.
+// A line whose normalized text (normKey) a record of another held-out set holds is dropped
+// without being written (freshAttackOthers), a repeat of an earlier line as a duplicate (the
+// calib sources come first, so a line both sides have stays in calib only), and the rest go
+// through freshAttackDrop and keep.
+
+// freshAttackSource is one source of the fresh attack set, wholly in Split.
+type freshAttackSource struct {
+	// ID names the source in COUNTS.md and begins every source string of its lines.
+	ID, Split, License string
+	mod                *goModule   // a Go module: its _test.go literals
+	deb                *debPackage // a Debian package: word lists under Dir
+	Dir                string
+	Lists              []string
+}
+
+// freshAttackSources: calib first. The assignment was fixed from the categories each source
+// covers (every category with a source on each side) and its record count only (about half
+// the records each side), before any line was run through the chain.
+var freshAttackSources = []freshAttackSource{
+	{ID: "github.com/doyensec/safeurl", Split: "calib", License: "Apache-2.0",
+		mod: &goModule{"github.com/doyensec/safeurl", "v0.2.2", "Apache-2.0", "safeurl"}},
+	{ID: "github.com/kennygrant/sanitize", Split: "calib", License: "BSD-3-Clause",
+		mod: &goModule{"github.com/kennygrant/sanitize", "v1.2.4", "BSD-3-Clause", "sanitize"}},
+	{ID: "deb:dirsearch", Split: "calib", License: "GPL-2+",
+		deb: &debPackage{"dirsearch", "0.4.2+ds-3", "GPL-2+"}, Dir: "usr/lib/python3/dist-packages/dirsearch/db/", Lists: []string{"dicc.txt"}},
+	{ID: "code.dny.dev/ssrf", Split: "test", License: "MIT",
+		mod: &goModule{"code.dny.dev/ssrf", "v0.3.0", "MIT", "ssrf"}},
+	{ID: "github.com/google/safehtml", Split: "test", License: "BSD-3-Clause",
+		mod: &goModule{"github.com/google/safehtml", "v0.1.0", "BSD-3-Clause", "safehtml"}},
+	{ID: "github.com/cyphar/filepath-securejoin", Split: "test", License: "BSD-3-Clause AND MPL-2.0",
+		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "BSD-3-Clause AND MPL-2.0", "filepath-securejoin"}},
+	{ID: "deb:dirb", Split: "test", License: "GPL-2+",
+		deb: &debPackage{"dirb", "2.22+dfsg-5", "GPL-2+"}, Dir: "usr/share/dirb/wordlists/", Lists: dirbLists},
+}
+
+// dirbLists are dirb's path lists: the general ones and the product-specific vulns/ lists
+// (stress/ holds encodings of single characters, others/ names and subsets of common.txt).
+var dirbLists = []string{"common.txt", "big.txt", "small.txt", "vulns/apache.txt", "vulns/axis.txt", "vulns/cgis.txt",
+	"vulns/coldfusion.txt", "vulns/domino.txt", "vulns/fatwire.txt", "vulns/fatwire_pagenames.txt", "vulns/frontpage.txt",
+	"vulns/hpsmh.txt", "vulns/hyperion.txt", "vulns/iis.txt", "vulns/iplanet.txt", "vulns/jboss.txt", "vulns/jersey.txt",
+	"vulns/jrun.txt", "vulns/netware.txt", "vulns/oracle.txt", "vulns/ror.txt", "vulns/sap.txt", "vulns/sharepoint.txt",
+	"vulns/sunas.txt", "vulns/tests.txt", "vulns/tomcat.txt", "vulns/vignette.txt", "vulns/weblogic.txt", "vulns/websphere.txt"}
+
+// freshAttackOthers lists the JSONL files whose records a line of the set must not repeat:
+// every other held-out set (the main calib and test, wide, fresh, every *-extra calib).
+func freshAttackOthers(root string) []string {
+	out := []string{filepath.Join(root, "calib.jsonl"), filepath.Join(root, "test.jsonl"),
+		filepath.Join(root, "wide", "calib.jsonl"), filepath.Join(root, "wide", "test.jsonl"),
+		filepath.Join(root, "fresh", "calib.jsonl"), filepath.Join(root, "fresh", "test.jsonl")}
+	for _, s := range []string{"attacks-extra", "code-extra", "debian-extra", "hardneg-extra", "jsdev-extra", "npm-extra",
+		"paths-extra", "prose-extra", "pydoc-extra", "query-extra", "revshell-extra", "shell-extra", "sqli-extra", "wapiti-extra"} {
+		out = append(out, filepath.Join(root, s, "calib.jsonl"))
+	}
+	return out
+}
+
+// inAnyHeldoutSet is the drop reason of a line another set already has.
+const inAnyHeldoutSet = "in another held-out set (main, wide, fresh or an *-extra set; normalized; not written here)"
+
+// freshAttackSourceOf is the source (freshAttackSources' ID) a record's or a dropped line's
+// source string names, or "".
+func freshAttackSourceOf(source string) string {
+	for _, s := range freshAttackSources {
+		if strings.HasPrefix(source, s.ID+"@") {
+			return s.ID
+		}
+	}
+	return ""
+}
+
+// freshAttackSplit puts a record in the split of its source.
+func freshAttackSplit(r Record) string {
+	id := freshAttackSourceOf(r.Source)
+	for _, s := range freshAttackSources {
+		if s.ID == id {
+			return s.Split
+		}
+	}
+	return "test"
+}
+
+// generateFreshAttacks writes out/{calib,test}.jsonl, out/dropped.jsonl and out/COUNTS.md.
+func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) error {
+	var attacks []attack
+	for _, s := range freshAttackSources {
+		var a []attack
+		var err error
+		if s.mod != nil {
+			a, err = goTestAttacks(*s.mod)
+		} else {
+			a, err = debFileAttacks(cache, *s.deb, s.Dir, s.Lists, func(path, source string, _ int) ([]attack, error) {
+				a, err := wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
+				// Only a line keep's vocabulary names a secret with is a candidate: the lists
+				// are mostly directory and page names (tens of thousands), which are not listed.
+				return slices.DeleteFunc(a, func(x attack) bool { return !sensitiveRe.MatchString(x.text) }), err
+			})
+		}
+		if err != nil {
+			return err
+		}
+		attacks = append(attacks, a...)
+	}
+	known, err := filesKeys(others, normTextKey)
+	if err != nil {
+		return err
+	}
+	recs, dropped := placeAttacks(attacks, dropRepeats(known, inAnyHeldoutSet, freshAttackDrop))
+	for i := range dropped {
+		if dropped[i].Reason == inAnyHeldoutSet {
+			dropped[i].Text, dropped[i].Source = "", "" // other sets' test records stay unseen
+		}
+	}
+	head := "# Fresh attack set, split by source: counts\n\nWritten by `make heldout-fresh-attacks`"
+	var counts strings.Builder
+	if err := writeSplits(out, recs, freshAttackSplit, head, dropped, &counts); err != nil {
+		return err
+	}
+	if err := writeJSONL(filepath.Join(out, "dropped.jsonl"), dropped); err != nil {
+		return err
+	}
+	text := counts.String() + freshAttackSourceCounts(recs)
+	if err := os.WriteFile(filepath.Join(out, "COUNTS.md"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, text)
+	return nil
+}
+
+// freshAttackSourceCounts is COUNTS.md's table of records per source and label.
+func freshAttackSourceCounts(recs []Record) string {
+	n := map[string]map[string]int{}
+	labels := map[string]bool{}
+	for _, r := range recs {
+		id := freshAttackSourceOf(r.Source)
+		if n[id] == nil {
+			n[id] = map[string]int{}
+		}
+		n[id][r.Label]++
+		n[id][""]++
+		labels[r.Label] = true
+	}
+	var ls []string
+	for l := range labels {
+		ls = append(ls, l)
+	}
+	sort.Strings(ls)
+	var b strings.Builder
+	b.WriteString("\n## Records per source (each source wholly in one split)\n\n| source | version | licence | split | " +
+		strings.Join(ls, " | ") + " | records |\n|---|---|---|---|" + strings.Repeat("---:|", len(ls)+1) + "\n")
+	for _, s := range freshAttackSources {
+		v := ""
+		if s.mod != nil {
+			v = s.mod.Version
+		} else {
+			v = s.deb.Version
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |", s.ID, v, s.License, s.Split)
+		for _, l := range ls {
+			fmt.Fprintf(&b, " %d |", n[s.ID][l])
+		}
+		fmt.Fprintf(&b, " %d |\n", n[s.ID][""])
+	}
+	return b.String()
+}
+
+// goTestAttacks fetches m and returns the classed string literals of its _test.go files, in
+// path order; the source is module@version/file:line.
+func goTestAttacks(m goModule) ([]attack, error) {
+	dir, err := fetchGo(m)
+	if err != nil {
+		return nil, err
+	}
+	var files []string
+	err = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, "_test.go") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	var out []attack
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		lits, err := goTestLiterals(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lits {
+			label, text := freshLiteralClass(l.text)
+			if label == "" {
+				continue
+			}
+			out = append(out, attack{label: label, text: text,
+				source: fmt.Sprintf("%s@%s/%s:%d", m.Path, m.Version, filepath.ToSlash(rel), l.line)})
+		}
+	}
+	return out, nil
+}
+
+type goLiteral struct {
+	text string
+	line int
+}
+
+// goTestLiterals returns every string literal of the Go file at path, unquoted, in order.
+func goTestLiterals(path string) ([]goLiteral, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	var out []goLiteral
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.BasicLit:
+			if x.Kind == token.STRING {
+				if s, err := strconv.Unquote(x.Value); err == nil {
+					out = append(out, goLiteral{s, fset.Position(x.Pos()).Line})
+				}
+			}
+		}
+		return true
+	})
+	return out, nil
+}
+
+// Classes of a Go test literal.
+var (
+	// urlScheme: a URL with a scheme and an authority.
+	urlScheme = regexp.MustCompile(`^(?i)[a-z][a-z0-9+.-]*://`)
+	// addrLike: an address as an SSRF guard's test writes it, before parsing: digits, hex
+	// digits, dots, colons and brackets, an optional port and path.
+	addrLike = regexp.MustCompile(`^(?i)(\[[0-9a-f:.]+\]|[0-9a-fx.:]+)(:\d+)?/?$`)
+)
+
+// freshLiteralClass classes a Go test literal: ssrf (a URL or a bare address, given http://
+// as the guard's test does before fetching it), xss (xssSignal: markup, a handler, a script
+// URL), path_traversal (dotdot), or "" (no class: not a candidate).
+func freshLiteralClass(s string) (label, text string) {
+	t := strings.TrimSpace(s)
+	switch {
+	case t == "" || strings.ContainsAny(t, "\n"):
+		if xssSignal.MatchString(t) {
+			return "xss", t
+		}
+		return "", ""
+	case urlScheme.MatchString(t) && !strings.ContainsAny(t, " <>\"'"):
+		return "ssrf", t
+	case isBareAddr(t):
+		return "ssrf", "http://" + t
+	case xssSignal.MatchString(t):
+		return "xss", t
+	case dotdot.MatchString(strings.ToLower(t)):
+		return "path_traversal", t
+	}
+	return "", ""
+}
+
+// isBareAddr reports whether t is an address written without a scheme: addrLike, with a digit,
+// and a dot, colon, bracket or trailing slash, a 0x prefix, or eight digits or more (a 32-bit
+// integer address); a short bare number (a count, a port) is not.
+func isBareAddr(t string) bool {
+	if !addrLike.MatchString(t) || !strings.ContainsAny(t, "0123456789") {
+		return false
+	}
+	return strings.ContainsAny(t, ".:[/") || strings.HasPrefix(strings.ToLower(t), "0x") || len(t) >= 8
+}
+
+// The drop rules of the fresh attack set, written before any of its lines met the chain.
+var (
+	// xssScript: markup that runs script in a page: a script-capable element, an event
+	// handler, a script URL, a CSS expression, an HTML data URL.
+	xssScript = regexp.MustCompile(`(?i)<\s*/?\s*(script|iframe|frame|object|embed|svg|math|base|applet|meta|link|form|isindex)\b|\bon[a-z]+\s*=|(java|vb|live)script\s*:|expression\s*\(|data:text/html|srcdoc\s*=`)
+	// goTemplate: a Go template action; the test renders it, the literal is not input.
+	goTemplate = regexp.MustCompile(`\{\{.*\}\}`)
+)
+
+// freshAttackDrop gives the reason a line is not an attack where it is placed, or "".
+func freshAttackDrop(a attack) string {
+	t := strings.TrimSpace(a.text)
+	switch a.label {
+	case "ssrf":
+		return ssrfDrop(t)
+	case "xss":
+		if goTemplate.MatchString(t) {
+			return "a Go template the test renders, not input a user sends"
+		}
+		if !xssScript.MatchString(t) {
+			return "markup that runs no script (no script element, handler, script URL or expression): inert in a comment body"
+		}
+	case "path_traversal":
+		if !escapesRoot(t) {
+			return "its parent-directory steps stay inside the tool's root (a/../b)"
+		}
+	case "sensitive_paths":
+		if strings.Contains(t, "%") {
+			return "a template: the scanner fills %EXT% and its other markers, so it names no file"
+		}
+	}
+	return ""
+}
+
+// ssrfDrop gives the reason a URL is not a forged request to an internal address, or "".
+func ssrfDrop(u string) string {
+	if strings.HasPrefix(strings.ToLower(u), "file://") {
+		return "" // a local file: the fetch tool reads the host it runs on
+	}
+	rest := u[strings.Index(u, "://")+3:]
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndex(rest, "@"); i >= 0 {
+		rest = rest[i+1:]
+	}
+	host := rest
+	if strings.HasPrefix(host, "[") {
+		if i := strings.Index(host, "]"); i >= 0 {
+			host = host[1:i]
+		}
+	} else if i := strings.LastIndex(host, ":"); i >= 0 && strings.Count(host, ":") == 1 {
+		host = host[:i]
+	}
+	h := strings.ToLower(host)
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || h == "metadata.google.internal" {
+		return ""
+	}
+	ip, ok := parseInetAton(h)
+	if !ok {
+		a, err := netip.ParseAddr(h)
+		if err != nil {
+			return "no internal host: a name or a malformed address, which a fetch tool resolves as any site"
+		}
+		ip = a.Unmap()
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() {
+		return ""
+	}
+	return "a public address: fetching it is what a fetch tool is for"
+}
+
+// parseInetAton parses an IPv4 address as inet_aton does (and so as most URL parsers and
+// resolvers do): one to four parts, each decimal, 0x hex or 0 octal, the last filling the
+// remaining bytes.
+func parseInetAton(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 || s == "" {
+		return netip.Addr{}, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		base := 10
+		q := p
+		switch {
+		case strings.HasPrefix(q, "0x") || strings.HasPrefix(q, "0X"):
+			base, q = 16, q[2:]
+		case len(q) > 1 && q[0] == '0':
+			base, q = 8, q[1:]
+		}
+		if q == "" && base == 16 {
+			q = "0"
+		}
+		v, err := strconv.ParseUint(q, base, 32)
+		if err != nil {
+			return netip.Addr{}, false
+		}
+		vals = append(vals, v)
+	}
+	var ip uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 255 {
+			return netip.Addr{}, false
+		}
+		ip |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return netip.Addr{}, false
+	}
+	ip |= last
+	return netip.AddrFrom4([4]byte{byte(ip >> 24), byte(ip >> 16), byte(ip >> 8), byte(ip)}), true
+}
+
+// escapesRoot reports whether path p, resolved step by step from a tool's root ("/" or "\" as
+// separators, a leading one starting at the root), climbs above it.
+func escapesRoot(p string) bool {
+	depth := 0
+	for _, seg := range strings.FieldsFunc(decodeOnce(p), func(r rune) bool { return r == '/' || r == '\\' }) {
+		switch seg {
+		case ".", "":
+		case "..":
+			depth--
+			if depth < 0 {
+				return true
+			}
+		default:
+			depth++
+		}
+	}
+	return false
+}
