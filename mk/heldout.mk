@@ -81,7 +81,7 @@ heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: cal
 
 .PHONY: heldout-wapiti-extra eval-wapiti-extra
 
-.PHONY: heldout-fresh-attacks
+.PHONY: heldout-fresh-attacks eval-fresh-attacks eval-heldout-fresh-attacks
 heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables and Debian scanners' word lists, split by source (issue 26)
 	$(GO) run ./tools/heldout -fresh-attacks -out $(HELDOUT_DIR)/fresh-attacks -cache $(BUILD)/_heldout-src
 
@@ -93,7 +93,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-fresh-attacks eval-heldout-fresh-attacks eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
@@ -136,6 +136,12 @@ eval-revshell-extra: setup-onnxruntime bundle ## the served chain on the extra r
 
 eval-heldout-fresh: setup-onnxruntime bundle ## the served chain's false positives on the fresh benign set's test split (modules no rule was tuned on; per kind, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
+
+eval-fresh-attacks: setup-onnxruntime bundle ## the served chain on the fresh attack set's calib split (tune on it; per category, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-heldout-fresh-attacks: setup-onnxruntime bundle ## the served chain on the fresh attack set's test split (sources no rule was tuned on; report, never tune)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
