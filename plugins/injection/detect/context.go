@@ -127,6 +127,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		keepOnly(r, l.kind)
 		if l.kind == argkind.Path {
 			projectKey(r, l.text, d)
+			passwordPage(r)
 			climbsOut(r, r.Norm.Text, d)
 		}
 	}
@@ -244,6 +245,36 @@ func projectKey(r *Result, t string, d *Detector) {
 		if bare := d.Scan(t[:len(t)-len(ext)]); bare.Scores[SensitivePaths] >= d.cut[SensitivePaths] {
 			return
 		}
+	}
+	for i := range r.Hits {
+		if r.Hits[i].Category == SensitivePaths {
+			r.Hits[i].Uncertain = true
+		}
+	}
+}
+
+// passwordPage makes the sensitive-path finding of a path argument a question (Hit.Uncertain)
+// when all it found is a web page or script one folder below the root named for a password
+// (`/+cscoe+/session_password.html`, rule password_page, rules.go passwordFile) and the path
+// is absolute: a login or change-password form as likely as a store of passwords, so a
+// reviewer asks (issue 26, data/heldout/fresh-attacks). Any other sensitive-path rule beside
+// it (a secret name, a system folder) keeps the denial.
+func passwordPage(r *Result) {
+	page := false
+	for _, h := range r.Hits {
+		if h.Category != SensitivePaths {
+			continue
+		}
+		switch h.Rule {
+		case "password_page":
+			page = true
+		case "absolute_path":
+		default:
+			return
+		}
+	}
+	if !page {
+		return
 	}
 	for i := range r.Hits {
 		if r.Hits[i].Category == SensitivePaths {

@@ -1120,6 +1120,83 @@ func TestHomeSecretName(t *testing.T) {
 	}
 }
 
+// TestSecretStore: a folder named for a secret store straight under the root or a home
+// folder, a credentials config file with a backup or variant suffix outside a project, and a
+// file one folder below the root named for passwords are secrets (issue 26,
+// data/heldout/fresh-attacks: dirsearch's dicc.txt); a page so named is asked about. The same
+// words in a project's folders, a package's documentation or a template pass.
+func TestSecretStore(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		path, want string
+	}{
+		// secret_store_dir: a whole folder name straight under the root or a home folder
+		{"/secrets/", "deny"},
+		{"/Secret/", "deny"},
+		{"/secrets/db_password", "deny"},
+		{"/credentials/gcloud.json", "deny"},
+		{"/passwords/", "deny"},
+		{"/Passwd_Files/", "deny"},
+		{"/passwordlists/rockyou.txt", "deny"},
+		{"/_private/keys.txt", "deny"},
+		{"/_wpeprivate/config.json", "deny"},
+		{"/htpasswd/", "deny"},
+		{"/home/dev/secrets/api.json", "deny"},
+		{"~/credentials/aws.csv", "deny"},
+		{"/home/dev/src/pkgsite/internal/secrets/secrets_test.go", "none"},
+		{"/home/dev/src/task/testdata/secrets/testdata/TestSecretVars-mixed_secret_and_public_vars.golden", "none"},
+		{"/home/dev/src/docker-cli/cli/config/credentials/file_store.go", "none"},
+		{"internal/secrets/secrets.go", "none"},
+		{"/usr/share/doc/passwd/README.Debian", "none"},
+		{"/srv/app/secretsmanager/main.go", "none"},
+		{"/secretsmanager/", "none"},
+		// credential_config: database.yml and its variants, secret_token.rb, private.properties
+		{"/config/database.yml~", "deny"},
+		{"/config/database.yml_original", "deny"},
+		{"/app/config/database.yml.pgsql", "deny"},
+		{"/srv/rails/shared/config/database.yml.bak", "deny"},
+		{"/spec/lib/database.yml", "deny"},
+		{"/srv/app/config/initializers/secret_token.rb", "deny"},
+		{"/opt/app/nbproject/private/private.properties", "deny"},
+		{"/config/database.yml.example", "none"},
+		{"/srv/app/config/database.yml.sample", "none"},
+		{"/home/dev/src/app/config/database.yml~", "none"},
+		{"/home/dev/src/app/config/initializers/secret_token.rb", "none"},
+		{"/home/dev/src/app/nbproject/private/private.properties", "none"},
+		{"/srv/app/config/databases.yml", "none"},
+		{"/srv/app/config/initializers/session_store.rb", "none"},
+		// wp-config variants
+		{"/wp-config.inc", "deny"},
+		{"/wp-config.old", "deny"},
+		{"/srv/site/wp-config.bak", "deny"},
+		// password_file / password_page: one folder below the root
+		{"/wwwboard/passwd.txt", "deny"},
+		{"/backup/passwords.csv", "deny"},
+		{"/servlet/aphtpassword", "deny"},
+		{"/+CSCOE+/session_password.html", "uncertain"},
+		{"/admin/change_password.php", "uncertain"},
+		{"/lib/password.go", "none"},
+		{"/home/dev/src/pgx/pgproto3/password_message.go", "none"},
+		{"/docs/passport.html", "none"},
+	} {
+		t.Run(tc.path, func(t *testing.T) {
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(v.Action) != tc.want {
+				t.Errorf("Read %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
+			}
+		})
+	}
+	// A URL's path is not a file path: docs about secrets are read.
+	env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "WebFetch", "arguments": map[string]any{"url": "https://docs.docker.com/engine/swarm/secrets/"}})
+	if v, err := e.Evaluate(env); err != nil || v.Action != abi.ActionNone {
+		t.Errorf("WebFetch docs/secrets/: %v %s %s, want none", err, v.Action, v.Rule)
+	}
+}
+
 // TestProjectKey: a key file in a project checkout, found by its extension alone, is asked
 // about; a secret of the machine is denied (issue 26).
 func TestProjectKey(t *testing.T) {

@@ -456,7 +456,7 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	`(?:^|/)\.env(?:\.[a-z]+)?$|(?:^|/)\.env(?:\.[a-z]+)?[/?#\s]|` +
 	`/(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[\s;'"?#~-]|\.bak)|^(?:shadow|passwd|master\.passwd|gshadow|sudoers|group|security/opasswd)(?:$|[;'"?#~-]|\.bak)|` +
 	`(?:^|/)\.(?:rhosts|shosts|cshrc|tcshrc|forward|xauthority|logout|login|passwd|pass|my\.cnf|boto|s3cfg|dockercfg|lesshst|mozilla|gnupg|password-store|config/gh/hosts\.yml)(?:$|/)|ntuser\.dat|` +
-	`web\.config|wp-config\.php|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
+	`web\.config|wp-config\.(?:php|inc|bak|old|orig|save|txt)|configuration\.php|localsettings\.php|settings\.php|config\.inc\.php|config\.php|` +
 	`credentials\.(?:json|db|ya?ml|xml|ini|txt|csv)|access_tokens\.db|application_default_credentials\.json|accesstokens\.json|azureprofile\.json|` +
 	`service-?account[^/]*\.json|serviceaccount/token|secrets?\.ya?ml|secrets?\.json|` +
 	`\.(?:pem|ppk|p12|pfx|jks|keystore|kdbx|key)$|` +
@@ -585,6 +585,14 @@ var sensitiveRules = []rule{
 	// a long text is not scanned for it).
 	r(SensitivePaths, "home_secret_name", 0.85, "secret|private|privkey|credential|passw|wallet|token|oauth|tfstate|database.y|history|keystore",
 		`^(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/[^/\s]*(?:secret|private|privkey|credential|passw(?:or)?d|wallet|token|oauth|\.tfstate|database\.ya?ml|history|keystore)[^/\s]*$|^/(?:[^/\s]+/)?config/(?:database|secrets|credentials)\.ya?ml$`),
+	// A folder named for a secret store straight under the root or a home folder: a web
+	// root's /passwords/, /secrets/, /credentials/gcloud.json, /_private/, a WP Engine
+	// /_wpeprivate/, /htpasswd/, ~/secrets/ (issue 26, dirsearch's dicc.txt in
+	// data/heldout/fresh-attacks). Only there, and only as a whole folder name: a project's
+	// internal/secrets/ or cli/config/credentials/ is code, /usr/share/doc/passwd/ a package's
+	// documentation (data/heldout calib, wide, debian-extra benign paths).
+	r(SensitivePaths, "secret_store_dir", 0.85, "passw|secret|credentials|_private|_wpeprivate|htpasswd",
+		`^(?:~|\$home|/home/[^/\s]+|/users/[^/\s]+|/root)?/(?:passw(?:or)?ds?|passw(?:or)?ds?_files|passw(?:or)?dlists?|secrets?|credentials|_private|_wpeprivate|htpasswd)/[^\s]*$`),
 	r(SensitivePaths, "env_var_path", 0.7, "%", `%(?:systemroot|windir|userprofile|appdata|localappdata|programdata|allusersprofile|homepath|systemdrive)%`),
 }
 
@@ -630,6 +638,74 @@ func absoluteSystemPath(t string) string {
 	return t
 }
 
+// credentialConfig returns t when it is a single absolute path outside a project checkout to
+// an application configuration file known to hold credentials: Rails' database.yml with any
+// backup or variant suffix (database.yml~, database.yml_original, database.yml.pgsql) and
+// Rails' config/initializers/secret_token.rb anywhere below the root, and a file named private
+// in a folder named private (NetBeans' nbproject/private/private.properties) (issue 26,
+// data/heldout/fresh-attacks). A template (database.yml.example, .sample, .dist) holds no
+// credentials, and in a project checkout these are the project's own files (reading
+// config/database.yml is ordinary development): both pass.
+func credentialConfig(t string) string {
+	if len(t) < 2 || t[0] != '/' || strings.ContainsAny(t, " \t\n;|&$`'\"") || projectPath(t) {
+		return ""
+	}
+	i := strings.LastIndexByte(t, '/')
+	dir, name := t[:i+1], t[i+1:]
+	switch {
+	case strings.HasPrefix(name, "database.yml") || strings.HasPrefix(name, "database.yaml"):
+		rest := strings.TrimPrefix(strings.TrimPrefix(name, "database.yaml"), "database.yml")
+		if rest != "" && !strings.ContainsRune("~._-", rune(rest[0])) {
+			return ""
+		}
+		for _, w := range []string{"example", "sample", "dist", "template", "tmpl", "default"} {
+			if strings.Contains(rest, w) {
+				return ""
+			}
+		}
+	case name == "secret_token.rb" && strings.HasSuffix(dir, "/config/initializers/"):
+	case strings.HasSuffix(dir, "/private/") && strings.Contains(name, "private") && strings.HasSuffix(name, ".properties"):
+	default:
+		return ""
+	}
+	return t
+}
+
+// pagePasswordExts are the extensions of a web page or script: a page named for a password
+// (session_password.html, change_password.php) is a form more often than a store.
+var pagePasswordExts = []string{".html", ".htm", ".php", ".asp", ".aspx", ".jsp", ".cgi"}
+
+// sourceExts are source code: a file so named is code whatever its name says.
+var sourceExts = []string{".go", ".py", ".js", ".ts", ".rs", ".java", ".c", ".h", ".rb", ".kt", ".swift", ".cs"}
+
+// passwordFile returns the rule for a single absolute path one folder below the root, outside
+// a project checkout, whose file name says it holds passwords (/wwwboard/passwd.txt,
+// /servlet/aphtpassword; issue 26, data/heldout/fresh-attacks): "password_file", or
+// "password_page" when the name is a web page or script (/+cscoe+/session_password.html:
+// a form as likely as a store, asked by passwordPage); "" otherwise, and for source code
+// (/lib/password.go). Deeper paths are a project's or a system's files
+// (/home/dev/src/pgx/pgproto3/password_message.go) and judged as before.
+func passwordFile(t string) string {
+	if len(t) < 4 || t[0] != '/' || strings.ContainsAny(t, " \t\n;|&$`'\"") || projectPath(t) || strings.Count(t, "/") != 2 {
+		return ""
+	}
+	name := t[strings.LastIndexByte(t, '/')+1:]
+	if !strings.Contains(name, "passwd") && !strings.Contains(name, "password") {
+		return ""
+	}
+	for _, e := range sourceExts {
+		if strings.HasSuffix(name, e) {
+			return ""
+		}
+	}
+	for _, e := range pagePasswordExts {
+		if strings.HasSuffix(name, e) {
+			return "password_page"
+		}
+	}
+	return "password_file"
+}
+
 // scanSensitive applies the sensitive-file rules to the text with backslashes as slashes.
 // Server configuration names count only outside project checkouts.
 func scanSensitive(v *voter, t string) {
@@ -650,6 +726,12 @@ func scanSensitive(v *voter, t string) {
 	applyAll(v, sensitiveRules, t)
 	if m := drivePath(t); m != "" {
 		v.add(SensitivePaths, "drive_path", 0.5, m)
+	}
+	if m := credentialConfig(t); m != "" {
+		v.add(SensitivePaths, "credential_config", 0.85, m)
+	}
+	if rule := passwordFile(t); rule != "" {
+		v.add(SensitivePaths, rule, 0.85, t)
 	}
 	if m := absoluteSystemPath(t); m != "" {
 		v.add(SensitivePaths, "absolute_path", 0.4, m)
