@@ -1179,16 +1179,7 @@ func TestSecretStore(t *testing.T) {
 		{"/home/dev/src/pgx/pgproto3/password_message.go", "none"},
 		{"/docs/passport.html", "none"},
 	} {
-		t.Run(tc.path, func(t *testing.T) {
-			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
-			v, err := e.Evaluate(env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(v.Action) != tc.want {
-				t.Errorf("Read %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
-			}
-		})
+		t.Run(tc.path, func(t *testing.T) { wantRead(t, e, tc.path, tc.want) })
 	}
 	// A URL's path is not a file path: docs about secrets are read.
 	env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "WebFetch", "arguments": map[string]any{"url": "https://docs.docker.com/engine/swarm/secrets/"}})
@@ -1223,16 +1214,7 @@ func TestProjectKey(t *testing.T) {
 		{"/home/dev/src/app/testdata/id_rsa", "deny"},
 		{"/home/dev/src/app/testdata/../../../.aws/credentials", "deny"},
 	} {
-		t.Run(tc.path, func(t *testing.T) {
-			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": tc.path}})
-			v, err := e.Evaluate(env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(v.Action) != tc.want {
-				t.Errorf("Read %q: %s %s, want %s", tc.path, v.Action, v.Rule, tc.want)
-			}
-		})
+		t.Run(tc.path, func(t *testing.T) { wantRead(t, e, tc.path, tc.want) })
 	}
 }
 
@@ -1344,4 +1326,17 @@ func FuzzSearchValue(f *testing.F) {
 			t.Fatalf("Evaluate(query %q): action %q", s, v.Action)
 		}
 	})
+}
+
+// wantRead checks the action the evaluator gives a Read of path.
+func wantRead(t *testing.T, e *Evaluator, path, want string) {
+	t.Helper()
+	env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": path}})
+	v, err := e.Evaluate(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(v.Action) != want {
+		t.Errorf("Read %q: %s %s, want %s", path, v.Action, v.Rule, want)
+	}
 }
