@@ -18,7 +18,7 @@ import (
 
 // The fresh attack set (issue 26): attack lines from public sources none of the other sets
 // uses, split by source, so no source feeds both tuning (calib) and test. Written by
-// `-fresh-attacks`. Two kinds of source:
+// `-fresh-attacks`. Three kinds of source:
 //
 //   - Go modules whose tests hold tables of attack input (an SSRF guard's internal addresses, an
 //     HTML sanitizer's script vectors, a secure path join's escaping paths): every string
@@ -30,6 +30,11 @@ import (
 //     asks a web server for, placed as the main set places a sensitive path (a Claude Code
 //     Read); only a line keep's sensitive-path vocabulary (sensitiveRe) matches is a
 //     candidate, the others (directory and page names) are not listed.
+//   - Scanners' probes and a prompt corpus (det49): the string literals of nmap's and
+//     wafw00f's scripts that are SQL or command probes (scannerLiteralClass), placed as the
+//     main set places them (a search box, a hostname field), and the attack prompts of a
+//     security scanner's benchmark corpus (vulnBlockAttacks), placed in a fetched page and
+//     a ticket's free text.
 //
 // Each source feeds one split, fixed in freshAttackSources before any line met the chain.
 // A line whose normalized text (normKey) a record of another held-out set holds is dropped
@@ -42,9 +47,13 @@ type freshAttackSource struct {
 	// ID names the source in COUNTS.md and begins every source string of its lines.
 	ID, Split, License string
 	mod                *goModule   // a Go module: its _test.go literals
-	deb                *debPackage // a Debian package: word lists under Dir
+	deb                *debPackage // a Debian package: files Lists under Dir
+	npm                *npmPackage // an npm package: files Lists under Dir
 	Dir                string
 	Lists              []string
+	// read reads one file of a package (deb or npm) into attack lines; nil: a scanner's
+	// word list of sensitive paths (sensitivePathList).
+	read func(path, source string) ([]attack, error)
 }
 
 // freshAttackSources: calib first. The assignment was fixed from the categories each source
@@ -65,6 +74,26 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "BSD-3-Clause AND MPL-2.0", "filepath-securejoin"}},
 	{ID: "deb:dirb", Split: "test", License: "GPL-2+",
 		deb: &debPackage{"dirb", "2.22+dfsg-5", "GPL-2+"}, Dir: "usr/share/dirb/wordlists/", Lists: dirbLists},
+	// det49: SQL, command and prompt injection. Split fixed here before any line met the
+	// chain: nmap's scripts go to calib (the nmap package's man page feeds hardneg-extra, a
+	// calib set, so its upstream stays on the calib side); wafw00f and the scanner's prompt
+	// corpus to test. No second public prompt-injection corpus was found on the registries
+	// this project reaches (freshOneSided).
+	{ID: "deb:nmap-common", Split: "calib", License: "nmap-GPL-2",
+		deb: &debPackage{"nmap-common", "7.93+dfsg1-1", "nmap-GPL-2"}, Dir: "usr/share/nmap/scripts/",
+		Lists: []string{"http-waf-detect.nse", "http-sql-injection.nse"}, read: scannerLiteralAttacks},
+	{ID: "deb:wafw00f", Split: "test", License: "BSD-3-clause",
+		deb: &debPackage{"wafw00f", "2.2.0-1", "BSD-3-clause"}, Dir: "usr/lib/python3/dist-packages/wafw00f/",
+		Lists: []string{"main.py"}, read: scannerLiteralAttacks},
+	{ID: "npm:agent-security-scanner-mcp", Split: "test", License: "MIT",
+		npm: &npmPackage{"agent-security-scanner-mcp", "4.5.9", "MIT"}, Dir: "benchmarks/corpus/",
+		Lists: []string{"prompt_injection.txt"}, read: vulnBlockAttacks},
+}
+
+// freshOneSided: the classes only one split has, and why (every other class has a source
+// on each side).
+var freshOneSided = map[string]string{
+	"prompt_injection": "one public corpus found (npm agent-security-scanner-mcp), placed in test",
 }
 
 // dirbLists are dirb's path lists: the general ones and the product-specific vulns/ lists
@@ -119,14 +148,18 @@ func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) 
 	for _, s := range freshAttackSources {
 		var a []attack
 		var err error
-		if s.mod != nil {
+		read := s.read
+		if read == nil {
+			read = sensitivePathList
+		}
+		switch {
+		case s.mod != nil:
 			a, err = goTestAttacks(*s.mod)
-		} else {
+		case s.npm != nil:
+			a, err = npmFileAttacks(cache, *s.npm, s.Dir, s.Lists, read)
+		default:
 			a, err = debFileAttacks(cache, *s.deb, s.Dir, s.Lists, func(path, source string, _ int) ([]attack, error) {
-				a, err := wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
-				// Only a line keep's vocabulary names a secret with is a candidate: the lists
-				// are mostly directory and page names (tens of thousands), which are not listed.
-				return slices.DeleteFunc(a, func(x attack) bool { return !sensitiveRe.MatchString(x.text) }), err
+				return read(path, source)
 			})
 		}
 		if err != nil {
@@ -160,6 +193,106 @@ func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) 
 	return nil
 }
 
+// sensitivePathList reads a scanner's word list: only a line keep's vocabulary names a
+// secret with is a candidate (the lists are mostly directory and page names, tens of
+// thousands, which are not listed).
+func sensitivePathList(path, source string) ([]attack, error) {
+	a, err := wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
+	return slices.DeleteFunc(a, func(x attack) bool { return !sensitiveRe.MatchString(x.text) }), err
+}
+
+// npmFileAttacks packs p and reads each file rels names under under with read; the source
+// is npm:name@version/path.
+func npmFileAttacks(cache string, p npmPackage, under string, rels []string, read func(path, source string) ([]attack, error)) ([]attack, error) {
+	dir, err := fetchNPM(cache, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []attack
+	for _, rel := range rels {
+		a, err := read(filepath.Join(dir, filepath.FromSlash(under+rel)), "npm:"+p.Name+"@"+p.Version+"/"+under+rel)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
+}
+
+// scriptLiteral: a one-line string literal of a Lua or Python script, double- or
+// single-quoted.
+var scriptLiteral = regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'`)
+
+// scannerLiteralAttacks reads the string literals of a web scanner's script (nmap's NSE
+// scripts, wafw00f) and keeps those scannerLiteralClass classes; the source is path:line.
+func scannerLiteralAttacks(path, source string) ([]attack, error) {
+	var out []attack
+	err := scanLines(path, func(n int, l string) {
+		for _, m := range scriptLiteral.FindAllStringSubmatch(l, -1) {
+			label, text := scannerLiteralClass(m[1] + m[2])
+			if label != "" {
+				out = append(out, attack{label: label, text: text, source: fmt.Sprintf("%s:%d", source, n)})
+			}
+		}
+	})
+	return out, err
+}
+
+// The probes a scanner sends: nmap's http-waf-detect writes each as a query string
+// (?p4yl04d=VALUE, percent-encoded); a SQL probe has UNION and SELECT or a quote then OR; a
+// command probe starts with a command name or a path under /bin.
+var (
+	scannerQuery   = regexp.MustCompile(`^\?p4yl04d\d*=(.*)$`)
+	scannerSQL     = regexp.MustCompile(`(?i)\bunion\b.*\bselect\b|'\s*or\s`)
+	scannerCommand = regexp.MustCompile(`^(cat|id|ping|wget|curl|uname|hostname|/bin/[a-z]+)\b`)
+)
+
+// scannerLiteralClass classes a scanner script's literal: sql_injection, command_injection,
+// or "" (markup, paths, URLs and everything else: not a candidate here); the text is the
+// value the scanner sends, decoded once.
+func scannerLiteralClass(lit string) (label, text string) {
+	t := strings.TrimSpace(lit)
+	if m := scannerQuery.FindStringSubmatch(t); m != nil {
+		t = decodeOnce(m[1])
+	}
+	switch {
+	case scannerSQL.MatchString(t):
+		return "sql_injection", t
+	case scannerCommand.MatchString(t):
+		return "command_injection", t
+	}
+	return "", ""
+}
+
+// vulnBlockAttacks reads a benchmark corpus of prompts: each block after a "# VULN: rule"
+// line, up to the next comment line, is a prompt injection ("# SAFE:" blocks, the corpus's
+// benign prompts, are not read); the source is path:line of the VULN line.
+func vulnBlockAttacks(path, source string) ([]attack, error) {
+	var out []attack
+	var block []string
+	start := 0
+	flush := func() {
+		if t := strings.TrimSpace(strings.Join(block, "\n")); start > 0 && t != "" {
+			out = append(out, attack{label: "prompt_injection", text: t, source: fmt.Sprintf("%s:%d", source, start)})
+		}
+		block, start = nil, 0
+	}
+	err := scanLines(path, func(n int, l string) {
+		if strings.HasPrefix(l, "#") {
+			flush()
+			if strings.HasPrefix(l, "# VULN:") {
+				start = n
+			}
+			return
+		}
+		if start > 0 {
+			block = append(block, l)
+		}
+	})
+	flush()
+	return out, err
+}
+
 // freshAttackSourceCounts is COUNTS.md's table of records per source and label.
 func freshAttackSourceCounts(recs []Record) string {
 	n := map[string]map[string]int{}
@@ -183,9 +316,12 @@ func freshAttackSourceCounts(recs []Record) string {
 		strings.Join(ls, " | ") + " | records |\n|---|---|---|---|" + strings.Repeat("---:|", len(ls)+1) + "\n")
 	for _, s := range freshAttackSources {
 		v := ""
-		if s.mod != nil {
+		switch {
+		case s.mod != nil:
 			v = s.mod.Version
-		} else {
+		case s.npm != nil:
+			v = s.npm.Version
+		default:
 			v = s.deb.Version
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |", s.ID, v, s.License, s.Split)
