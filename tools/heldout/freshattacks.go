@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // The fresh attack set (issue 26): attack lines from public sources none of the other sets
@@ -49,11 +51,21 @@ type freshAttackSource struct {
 	mod                *goModule   // a Go module: its _test.go literals
 	deb                *debPackage // a Debian package: files Lists under Dir
 	npm                *npmPackage // an npm package: files Lists under Dir
-	Dir                string
-	Lists              []string
+	// vendored: files of a public repository, each pinned by commit, copied under the set's
+	// src/ folder (vendoredFile.Local) with the text the repository holds.
+	vendored []vendoredFile
+	Dir      string
+	Lists    []string
 	// read reads one file of a package (deb or npm) into attack lines; nil: a scanner's
 	// word list of sensitive paths (sensitivePathList).
 	read func(path, source string) ([]attack, error)
+}
+
+// vendoredFile is one file of a vendored source: where it lies under src/, the commit and
+// path it was read from, and how it is read (vendoredReaders: list, payloads, prompt) into
+// lines of class Label.
+type vendoredFile struct {
+	Local, Commit, Path, Read, Label string
 }
 
 // freshAttackSources: calib first. The assignment was fixed from the categories each source
@@ -66,6 +78,17 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/kennygrant/sanitize", "v1.2.4", "BSD-3-Clause", "sanitize"}},
 	{ID: "deb:dirsearch", Split: "calib", License: "GPL-2+",
 		deb: &debPackage{"dirsearch", "0.4.2+ds-3", "GPL-2+"}, Dir: "usr/lib/python3/dist-packages/dirsearch/db/", Lists: []string{"dicc.txt"}},
+	// det49: SQL, command and prompt injection, each split fixed here before any of its lines
+	// met the chain. First step, from the registries: nmap's scripts to calib (the nmap
+	// package's man page feeds hardneg-extra, a calib set, so its upstream stays on the calib
+	// side), wafw00f and the scanner's prompt corpus to test. Second step, the registries
+	// holding no more, vendored repository files: FuzzDB's SQL and command lists and
+	// promptmap's prompts to calib, GoTestWAF's SQL, shell and RCE payloads to test.
+	{ID: "deb:nmap-common", Split: "calib", License: "nmap-GPL-2",
+		deb: &debPackage{"nmap-common", "7.93+dfsg1-1", "nmap-GPL-2"}, Dir: "usr/share/nmap/scripts/",
+		Lists: []string{"http-waf-detect.nse", "http-sql-injection.nse"}, read: scannerLiteralAttacks},
+	{ID: "fuzzdb-project/fuzzdb", Split: "calib", License: "BSD-3-Clause OR CC-BY-3.0", vendored: fuzzdbFiles},
+	{ID: "utkusen/promptmap", Split: "calib", License: "MIT", vendored: promptmapFiles},
 	{ID: "code.dny.dev/ssrf", Split: "test", License: "MIT",
 		mod: &goModule{"code.dny.dev/ssrf", "v0.3.0", "MIT", "ssrf"}},
 	{ID: "github.com/google/safehtml", Split: "test", License: "BSD-3-Clause",
@@ -74,27 +97,56 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "BSD-3-Clause AND MPL-2.0", "filepath-securejoin"}},
 	{ID: "deb:dirb", Split: "test", License: "GPL-2+",
 		deb: &debPackage{"dirb", "2.22+dfsg-5", "GPL-2+"}, Dir: "usr/share/dirb/wordlists/", Lists: dirbLists},
-	// det49: SQL, command and prompt injection. Split fixed here before any line met the
-	// chain: nmap's scripts go to calib (the nmap package's man page feeds hardneg-extra, a
-	// calib set, so its upstream stays on the calib side); wafw00f and the scanner's prompt
-	// corpus to test. No second public prompt-injection corpus was found on the registries
-	// this project reaches (freshOneSided).
-	{ID: "deb:nmap-common", Split: "calib", License: "nmap-GPL-2",
-		deb: &debPackage{"nmap-common", "7.93+dfsg1-1", "nmap-GPL-2"}, Dir: "usr/share/nmap/scripts/",
-		Lists: []string{"http-waf-detect.nse", "http-sql-injection.nse"}, read: scannerLiteralAttacks},
 	{ID: "deb:wafw00f", Split: "test", License: "BSD-3-clause",
 		deb: &debPackage{"wafw00f", "2.2.0-1", "BSD-3-clause"}, Dir: "usr/lib/python3/dist-packages/wafw00f/",
 		Lists: []string{"main.py"}, read: scannerLiteralAttacks},
 	{ID: "npm:agent-security-scanner-mcp", Split: "test", License: "MIT",
 		npm: &npmPackage{"agent-security-scanner-mcp", "4.5.9", "MIT"}, Dir: "benchmarks/corpus/",
 		Lists: []string{"prompt_injection.txt"}, read: vulnBlockAttacks},
+	{ID: "wallarm/gotestwaf", Split: "test", License: "MIT", vendored: gotestwafFiles},
 }
 
-// freshOneSided: the classes only one split has, and why (every other class has a source
-// on each side).
-var freshOneSided = map[string]string{
-	"prompt_injection": "one public corpus found (npm agent-security-scanner-mcp), placed in test",
+// fuzzdbFiles: FuzzDB's SQL injection detection lists and its Unix command execution list.
+var fuzzdbFiles = []vendoredFile{
+	{"fuzzdb/attack/sql-injection/detect/xplatform.txt", "0e2033f7262126779c8e04bc2d36cc064e577d4c", "attack/sql-injection/detect/xplatform.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/GenericBlind.txt", "c738693f78038e457186802890cd663311c50deb", "attack/sql-injection/detect/GenericBlind.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/generic-blind.txt", "0e2033f7262126779c8e04bc2d36cc064e577d4c", "attack/sql-injection/detect/generic-blind.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/MySQL.txt", "f1ef0a17bd8d5d4120aeb380f3bd074210781067", "attack/sql-injection/detect/MySQL.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/MSSQL.txt", "199993fb41bedfdf7be1e08756bebe9ea5214f80", "attack/sql-injection/detect/MSSQL.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/MySQL_MSSQL.txt", "2863f7a5880b1efca7960d90ec828f4e7837f125", "attack/sql-injection/detect/MySQL_MSSQL.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/sql-injection/detect/oracle.txt", "2863f7a5880b1efca7960d90ec828f4e7837f125", "attack/sql-injection/detect/oracle.txt", "list", "sql_injection"},
+	{"fuzzdb/attack/os-cmd-execution/command-execution-unix.txt", "a9e417d045ccd4f8f5c8e3cbc28cd1cce58fe293", "attack/os-cmd-execution/command-execution-unix.txt", "list", "command_injection"},
 }
+
+// gotestwafFiles: GoTestWAF's SQL injection, shell injection and RCE test cases (the OWASP
+// and community sets; the padded 8–128 KB community variants are not read).
+var gotestwafFiles = []vendoredFile{
+	{"gotestwaf/testcases/owasp/sql-injection.yml", "1c79bcb05a7ae7df809d8f47479895609aac09a2", "testcases/owasp/sql-injection.yml", "payloads", "sql_injection"},
+	{"gotestwaf/testcases/owasp/sqli.yml", "4393951212702232e7d1eb3d1284ebce19e172b4", "testcases/owasp/sqli.yml", "payloads", "sql_injection"},
+	{"gotestwaf/testcases/community/community-sqli.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/community/community-sqli.yml", "payloads", "sql_injection"},
+	{"gotestwaf/testcases/owasp/shell-injection.yml", "231ef17fa82884973eabf59919f48ba56c9a1dba", "testcases/owasp/shell-injection.yml", "payloads", "command_injection"},
+	{"gotestwaf/testcases/owasp/rce.yml", "0c345b247faa71635e8ef5df54e373d8f0aaf900", "testcases/owasp/rce.yml", "payloads", "command_injection"},
+	{"gotestwaf/testcases/owasp/rce-urlparam.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/owasp/rce-urlparam.yml", "payloads", "command_injection"},
+	{"gotestwaf/testcases/community/community-rce.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/community/community-rce.yml", "payloads", "command_injection"},
+}
+
+// promptmapFiles: promptmap's rules of the two types aimed at the application's own
+// instructions (distraction: make it drop its task; prompt_stealing: make it reveal its
+// system prompt). Its jailbreak, harmful, hate and social_bias rules test the model's content
+// policy, not an application's instructions, and are not read.
+var promptmapFiles = func() []vendoredFile {
+	const commit = "e1ab109e968bbd97b1718162617777d711fca566"
+	var fs []vendoredFile
+	for _, n := range []string{"distraction/distraction_basic", "distraction/distraction_basic2", "distraction/distraction_question",
+		"distraction/distraction_question2", "distraction/distraction_translate", "distraction/distraction_translate2",
+		"distraction/distraction_typoglycemia", "prompt_stealing/prompt_stealer", "prompt_stealing/prompt_stealer_basic2",
+		"prompt_stealing/prompt_stealer_basic3", "prompt_stealing/prompt_stealer_basic4", "prompt_stealing/prompt_stealer_basic5",
+		"prompt_stealing/prompt_stealer_basic6", "prompt_stealing/prompt_stealer_basic7", "prompt_stealing/prompt_stealer_basic8",
+		"prompt_stealing/prompt_stealer_china", "prompt_stealing/prompt_stealer_smartgpt", "prompt_stealing/prompt_stealer_smartgpt2"} {
+		fs = append(fs, vendoredFile{"promptmap/rules/" + n + ".yaml", commit, "rules/" + n + ".yaml", "prompt", "prompt_injection"})
+	}
+	return fs
+}()
 
 // dirbLists are dirb's path lists: the general ones and the product-specific vulns/ lists
 // (stress/ holds encodings of single characters, others/ names and subsets of common.txt).
@@ -143,7 +195,7 @@ func freshAttackSplit(r Record) string {
 }
 
 // generateFreshAttacks writes out/{calib,test}.jsonl, out/dropped.jsonl and out/COUNTS.md.
-func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) error {
+func generateFreshAttacks(out, cache, src string, others []string, stdout io.Writer) error {
 	var attacks []attack
 	for _, s := range freshAttackSources {
 		var a []attack
@@ -153,6 +205,8 @@ func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) 
 			read = sensitivePathList
 		}
 		switch {
+		case s.vendored != nil:
+			a, err = vendoredAttacks(src, s.ID, s.vendored)
 		case s.mod != nil:
 			a, err = goTestAttacks(*s.mod)
 		case s.npm != nil:
@@ -293,6 +347,77 @@ func vulnBlockAttacks(path, source string) ([]attack, error) {
 	return out, err
 }
 
+// vendoredAttacks reads each file of a vendored source under src; the source of a line is
+// repo@commit[:12]/path:line.
+func vendoredAttacks(src, repo string, files []vendoredFile) ([]attack, error) {
+	var out []attack
+	for _, f := range files {
+		read, ok := vendoredReaders[f.Read]
+		if !ok {
+			return nil, fmt.Errorf("%s: no reader %q", f.Local, f.Read)
+		}
+		a, err := read(filepath.Join(src, filepath.FromSlash(f.Local)), repo+"@"+f.Commit[:12]+"/"+f.Path, f.Label)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
+}
+
+// vendoredReaders: list, a fuzzing list (a line each, percent escapes decoded once, the
+// fuzzer's __TIME__ delay marker given a fixed 5 seconds); payloads, a GoTestWAF test case
+// (each string of its payload list, as written: GoTestWAF encodes it itself); prompt, a
+// promptmap rule (its prompt).
+var vendoredReaders = map[string]func(path, source, label string) ([]attack, error){
+	"list": func(path, source, label string) ([]attack, error) {
+		return wordlistAttacks(path, source, label, func(l string) string {
+			return strings.ReplaceAll(decodeOnce(l), "__TIME__", "5")
+		})
+	},
+	"payloads": func(path, source, label string) ([]attack, error) {
+		return yamlStrings(path, source, label, "payload")
+	},
+	"prompt": func(path, source, label string) ([]attack, error) {
+		return yamlStrings(path, source, label, "prompt")
+	},
+}
+
+// yamlStrings reads the YAML document at path and returns the string under key, or each
+// string of the list under key, with its line.
+func yamlStrings(path, source, label, key string) ([]attack, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a YAML mapping", path)
+	}
+	m := doc.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if m[i].Value != key {
+			continue
+		}
+		vals := []*yaml.Node{m[i+1]}
+		if m[i+1].Kind == yaml.SequenceNode {
+			vals = m[i+1].Content
+		}
+		var out []attack
+		for _, v := range vals {
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s:%d: %s: not a string", path, v.Line, key)
+			}
+			out = append(out, attack{label: label, text: v.Value, source: fmt.Sprintf("%s:%d", source, v.Line)})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no %s", path, key)
+}
+
 // freshAttackSourceCounts is COUNTS.md's table of records per source and label.
 func freshAttackSourceCounts(recs []Record) string {
 	n := map[string]map[string]int{}
@@ -317,6 +442,8 @@ func freshAttackSourceCounts(recs []Record) string {
 	for _, s := range freshAttackSources {
 		v := ""
 		switch {
+		case s.vendored != nil:
+			v = "files pinned by commit"
 		case s.mod != nil:
 			v = s.mod.Version
 		case s.npm != nil:

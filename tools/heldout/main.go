@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if *freshAttacks {
-		if err := generateFreshAttacks(*out, *cache, freshAttackOthers("data/heldout"), stdout); err != nil {
+		if err := generateFreshAttacks(*out, *cache, filepath.Join("data", "heldout", "fresh-attacks", "src"), freshAttackOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
