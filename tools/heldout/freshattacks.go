@@ -20,7 +20,7 @@ import (
 
 // The fresh attack set (issue 26): attack lines from public sources none of the other sets
 // uses, split by source, so no source feeds both tuning (calib) and test. Written by
-// `-fresh-attacks`. Three kinds of source:
+// `-fresh-attacks`. Four kinds of source:
 //
 //   - Go modules whose tests hold tables of attack input (an SSRF guard's internal addresses, an
 //     HTML sanitizer's script vectors, a secure path join's escaping paths): every string
@@ -37,6 +37,9 @@ import (
 //     main set places them (a search box, a hostname field), and the attack prompts of a
 //     security scanner's benchmark corpus (vulnBlockAttacks), placed in a fetched page and
 //     a ticket's free text.
+//   - Files of public repositories the registries do not serve (det49), vendored under the
+//     set's src/ folder, each pinned by commit (vendoredAttacks): FuzzDB's lists, promptmap's
+//     rules, GoTestWAF's test cases.
 //
 // Each source feeds one split, fixed in freshAttackSources before any line met the chain.
 // A line whose normalized text (normKey) a record of another held-out set holds is dropped
@@ -107,46 +110,54 @@ var freshAttackSources = []freshAttackSource{
 }
 
 // fuzzdbFiles: FuzzDB's SQL injection detection lists and its Unix command execution list.
-var fuzzdbFiles = []vendoredFile{
-	{"fuzzdb/attack/sql-injection/detect/xplatform.txt", "0e2033f7262126779c8e04bc2d36cc064e577d4c", "attack/sql-injection/detect/xplatform.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/GenericBlind.txt", "c738693f78038e457186802890cd663311c50deb", "attack/sql-injection/detect/GenericBlind.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/generic-blind.txt", "0e2033f7262126779c8e04bc2d36cc064e577d4c", "attack/sql-injection/detect/generic-blind.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/MySQL.txt", "f1ef0a17bd8d5d4120aeb380f3bd074210781067", "attack/sql-injection/detect/MySQL.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/MSSQL.txt", "199993fb41bedfdf7be1e08756bebe9ea5214f80", "attack/sql-injection/detect/MSSQL.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/MySQL_MSSQL.txt", "2863f7a5880b1efca7960d90ec828f4e7837f125", "attack/sql-injection/detect/MySQL_MSSQL.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/sql-injection/detect/oracle.txt", "2863f7a5880b1efca7960d90ec828f4e7837f125", "attack/sql-injection/detect/oracle.txt", "list", "sql_injection"},
-	{"fuzzdb/attack/os-cmd-execution/command-execution-unix.txt", "a9e417d045ccd4f8f5c8e3cbc28cd1cce58fe293", "attack/os-cmd-execution/command-execution-unix.txt", "list", "command_injection"},
-}
+var fuzzdbFiles = vendorFiles("fuzzdb", "list",
+	"0e2033f7262126779c8e04bc2d36cc064e577d4c attack/sql-injection/detect/xplatform.txt sql_injection",
+	"c738693f78038e457186802890cd663311c50deb attack/sql-injection/detect/GenericBlind.txt sql_injection",
+	"0e2033f7262126779c8e04bc2d36cc064e577d4c attack/sql-injection/detect/generic-blind.txt sql_injection",
+	"f1ef0a17bd8d5d4120aeb380f3bd074210781067 attack/sql-injection/detect/MySQL.txt sql_injection",
+	"199993fb41bedfdf7be1e08756bebe9ea5214f80 attack/sql-injection/detect/MSSQL.txt sql_injection",
+	"2863f7a5880b1efca7960d90ec828f4e7837f125 attack/sql-injection/detect/MySQL_MSSQL.txt sql_injection",
+	"2863f7a5880b1efca7960d90ec828f4e7837f125 attack/sql-injection/detect/oracle.txt sql_injection",
+	"a9e417d045ccd4f8f5c8e3cbc28cd1cce58fe293 attack/os-cmd-execution/command-execution-unix.txt command_injection")
 
 // gotestwafFiles: GoTestWAF's SQL injection, shell injection and RCE test cases (the OWASP
 // and community sets; the padded 8–128 KB community variants are not read).
-var gotestwafFiles = []vendoredFile{
-	{"gotestwaf/testcases/owasp/sql-injection.yml", "1c79bcb05a7ae7df809d8f47479895609aac09a2", "testcases/owasp/sql-injection.yml", "payloads", "sql_injection"},
-	{"gotestwaf/testcases/owasp/sqli.yml", "4393951212702232e7d1eb3d1284ebce19e172b4", "testcases/owasp/sqli.yml", "payloads", "sql_injection"},
-	{"gotestwaf/testcases/community/community-sqli.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/community/community-sqli.yml", "payloads", "sql_injection"},
-	{"gotestwaf/testcases/owasp/shell-injection.yml", "231ef17fa82884973eabf59919f48ba56c9a1dba", "testcases/owasp/shell-injection.yml", "payloads", "command_injection"},
-	{"gotestwaf/testcases/owasp/rce.yml", "0c345b247faa71635e8ef5df54e373d8f0aaf900", "testcases/owasp/rce.yml", "payloads", "command_injection"},
-	{"gotestwaf/testcases/owasp/rce-urlparam.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/owasp/rce-urlparam.yml", "payloads", "command_injection"},
-	{"gotestwaf/testcases/community/community-rce.yml", "21a18dac1e919052ef80614fae244f04eb4c7024", "testcases/community/community-rce.yml", "payloads", "command_injection"},
-}
+var gotestwafFiles = vendorFiles("gotestwaf", "payloads",
+	"1c79bcb05a7ae7df809d8f47479895609aac09a2 testcases/owasp/sql-injection.yml sql_injection",
+	"4393951212702232e7d1eb3d1284ebce19e172b4 testcases/owasp/sqli.yml sql_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/community/community-sqli.yml sql_injection",
+	"231ef17fa82884973eabf59919f48ba56c9a1dba testcases/owasp/shell-injection.yml command_injection",
+	"0c345b247faa71635e8ef5df54e373d8f0aaf900 testcases/owasp/rce.yml command_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/owasp/rce-urlparam.yml command_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/community/community-rce.yml command_injection")
 
 // promptmapFiles: promptmap's rules of the two types aimed at the application's own
 // instructions (distraction: make it drop its task; prompt_stealing: make it reveal its
-// system prompt). Its jailbreak, harmful, hate and social_bias rules test the model's content
-// policy, not an application's instructions, and are not read.
+// system prompt), all at one commit. Its jailbreak, harmful, hate and social_bias rules test
+// the model's content policy, not an application's instructions, and are not read.
 var promptmapFiles = func() []vendoredFile {
-	const commit = "e1ab109e968bbd97b1718162617777d711fca566"
-	var fs []vendoredFile
+	var rows []string
 	for _, n := range []string{"distraction/distraction_basic", "distraction/distraction_basic2", "distraction/distraction_question",
 		"distraction/distraction_question2", "distraction/distraction_translate", "distraction/distraction_translate2",
 		"distraction/distraction_typoglycemia", "prompt_stealing/prompt_stealer", "prompt_stealing/prompt_stealer_basic2",
 		"prompt_stealing/prompt_stealer_basic3", "prompt_stealing/prompt_stealer_basic4", "prompt_stealing/prompt_stealer_basic5",
 		"prompt_stealing/prompt_stealer_basic6", "prompt_stealing/prompt_stealer_basic7", "prompt_stealing/prompt_stealer_basic8",
 		"prompt_stealing/prompt_stealer_china", "prompt_stealing/prompt_stealer_smartgpt", "prompt_stealing/prompt_stealer_smartgpt2"} {
-		fs = append(fs, vendoredFile{"promptmap/rules/" + n + ".yaml", commit, "rules/" + n + ".yaml", "prompt", "prompt_injection"})
+		rows = append(rows, "e1ab109e968bbd97b1718162617777d711fca566 rules/"+n+".yaml prompt_injection")
 	}
-	return fs
+	return vendorFiles("promptmap", "prompt", rows...)
 }()
+
+// vendorFiles makes the files of a vendored source from rows "commit path class", each read
+// with read and lying at dir/path under src/.
+func vendorFiles(dir, read string, rows ...string) []vendoredFile {
+	var out []vendoredFile
+	for _, r := range rows {
+		f := strings.Fields(r)
+		out = append(out, vendoredFile{Local: dir + "/" + f[1], Commit: f[0], Path: f[1], Read: read, Label: f[2]})
+	}
+	return out
+}
 
 // dirbLists are dirb's path lists: the general ones and the product-specific vulns/ lists
 // (stress/ holds encodings of single characters, others/ names and subsets of common.txt).
