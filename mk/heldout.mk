@@ -82,7 +82,7 @@ heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: cal
 .PHONY: heldout-wapiti-extra eval-wapiti-extra
 
 .PHONY: heldout-fresh-attacks eval-fresh-attacks eval-heldout-fresh-attacks
-heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables and Debian scanners' word lists, split by source (issue 26)
+heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables, Debian scanners' word lists and probes (nmap, wafw00f), an npm prompt-injection corpus and vendored FuzzDB, promptmap and GoTestWAF files, split by source (issue 26)
 	$(GO) run ./tools/heldout -fresh-attacks -out $(HELDOUT_DIR)/fresh-attacks -cache $(BUILD)/_heldout-src
 
 heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib-only blind SQL, command injection, file handling and XSS payloads of Debian wapiti 3.0.4+dfsg-2 (apt-get download)

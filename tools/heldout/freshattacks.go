@@ -14,11 +14,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // The fresh attack set (issue 26): attack lines from public sources none of the other sets
 // uses, split by source, so no source feeds both tuning (calib) and test. Written by
-// `-fresh-attacks`. Two kinds of source:
+// `-fresh-attacks`. Four kinds of source:
 //
 //   - Go modules whose tests hold tables of attack input (an SSRF guard's internal addresses, an
 //     HTML sanitizer's script vectors, a secure path join's escaping paths): every string
@@ -30,6 +32,14 @@ import (
 //     asks a web server for, placed as the main set places a sensitive path (a Claude Code
 //     Read); only a line keep's sensitive-path vocabulary (sensitiveRe) matches is a
 //     candidate, the others (directory and page names) are not listed.
+//   - Scanners' probes and a prompt corpus (det49): the string literals of nmap's and
+//     wafw00f's scripts that are SQL or command probes (scannerLiteralClass), placed as the
+//     main set places them (a search box, a hostname field), and the attack prompts of a
+//     security scanner's benchmark corpus (vulnBlockAttacks), placed in a fetched page and
+//     a ticket's free text.
+//   - Files of public repositories the registries do not serve (det49), vendored under the
+//     set's src/ folder, each pinned by commit (vendoredAttacks): FuzzDB's lists, promptmap's
+//     rules, GoTestWAF's test cases.
 //
 // Each source feeds one split, fixed in freshAttackSources before any line met the chain.
 // A line whose normalized text (normKey) a record of another held-out set holds is dropped
@@ -42,9 +52,23 @@ type freshAttackSource struct {
 	// ID names the source in COUNTS.md and begins every source string of its lines.
 	ID, Split, License string
 	mod                *goModule   // a Go module: its _test.go literals
-	deb                *debPackage // a Debian package: word lists under Dir
-	Dir                string
-	Lists              []string
+	deb                *debPackage // a Debian package: files Lists under Dir
+	npm                *npmPackage // an npm package: files Lists under Dir
+	// vendored: files of a public repository, each pinned by commit, copied under the set's
+	// src/ folder (vendoredFile.Local) with the text the repository holds.
+	vendored []vendoredFile
+	Dir      string
+	Lists    []string
+	// read reads one file of a package (deb or npm) into attack lines; nil: a scanner's
+	// word list of sensitive paths (sensitivePathList).
+	read func(path, source string) ([]attack, error)
+}
+
+// vendoredFile is one file of a vendored source: where it lies under src/, the commit and
+// path it was read from, and how it is read (vendoredReaders: list, payloads, prompt) into
+// lines of class Label.
+type vendoredFile struct {
+	Local, Commit, Path, Read, Label string
 }
 
 // freshAttackSources: calib first. The assignment was fixed from the categories each source
@@ -57,6 +81,17 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/kennygrant/sanitize", "v1.2.4", "BSD-3-Clause", "sanitize"}},
 	{ID: "deb:dirsearch", Split: "calib", License: "GPL-2+",
 		deb: &debPackage{"dirsearch", "0.4.2+ds-3", "GPL-2+"}, Dir: "usr/lib/python3/dist-packages/dirsearch/db/", Lists: []string{"dicc.txt"}},
+	// det49: SQL, command and prompt injection, each split fixed here before any of its lines
+	// met the chain. First step, from the registries: nmap's scripts to calib (the nmap
+	// package's man page feeds hardneg-extra, a calib set, so its upstream stays on the calib
+	// side), wafw00f and the scanner's prompt corpus to test. Second step, the registries
+	// holding no more, vendored repository files: FuzzDB's SQL and command lists and
+	// promptmap's prompts to calib, GoTestWAF's SQL, shell and RCE payloads to test.
+	{ID: "deb:nmap-common", Split: "calib", License: "nmap-GPL-2",
+		deb: &debPackage{"nmap-common", "7.93+dfsg1-1", "nmap-GPL-2"}, Dir: "usr/share/nmap/scripts/",
+		Lists: []string{"http-waf-detect.nse", "http-sql-injection.nse"}, read: scannerLiteralAttacks},
+	{ID: "fuzzdb-project/fuzzdb", Split: "calib", License: "BSD-3-Clause OR CC-BY-3.0", vendored: fuzzdbFiles},
+	{ID: "utkusen/promptmap", Split: "calib", License: "MIT", vendored: promptmapFiles},
 	{ID: "code.dny.dev/ssrf", Split: "test", License: "MIT",
 		mod: &goModule{"code.dny.dev/ssrf", "v0.3.0", "MIT", "ssrf"}},
 	{ID: "github.com/google/safehtml", Split: "test", License: "BSD-3-Clause",
@@ -65,6 +100,63 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/cyphar/filepath-securejoin", "v0.7.0", "BSD-3-Clause AND MPL-2.0", "filepath-securejoin"}},
 	{ID: "deb:dirb", Split: "test", License: "GPL-2+",
 		deb: &debPackage{"dirb", "2.22+dfsg-5", "GPL-2+"}, Dir: "usr/share/dirb/wordlists/", Lists: dirbLists},
+	{ID: "deb:wafw00f", Split: "test", License: "BSD-3-clause",
+		deb: &debPackage{"wafw00f", "2.2.0-1", "BSD-3-clause"}, Dir: "usr/lib/python3/dist-packages/wafw00f/",
+		Lists: []string{"main.py"}, read: scannerLiteralAttacks},
+	{ID: "npm:agent-security-scanner-mcp", Split: "test", License: "MIT",
+		npm: &npmPackage{"agent-security-scanner-mcp", "4.5.9", "MIT"}, Dir: "benchmarks/corpus/",
+		Lists: []string{"prompt_injection.txt"}, read: vulnBlockAttacks},
+	{ID: "wallarm/gotestwaf", Split: "test", License: "MIT", vendored: gotestwafFiles},
+}
+
+// fuzzdbFiles: FuzzDB's SQL injection detection lists and its Unix command execution list.
+var fuzzdbFiles = vendorFiles("fuzzdb", "list",
+	"0e2033f7262126779c8e04bc2d36cc064e577d4c attack/sql-injection/detect/xplatform.txt sql_injection",
+	"c738693f78038e457186802890cd663311c50deb attack/sql-injection/detect/GenericBlind.txt sql_injection",
+	"0e2033f7262126779c8e04bc2d36cc064e577d4c attack/sql-injection/detect/generic-blind.txt sql_injection",
+	"f1ef0a17bd8d5d4120aeb380f3bd074210781067 attack/sql-injection/detect/MySQL.txt sql_injection",
+	"199993fb41bedfdf7be1e08756bebe9ea5214f80 attack/sql-injection/detect/MSSQL.txt sql_injection",
+	"2863f7a5880b1efca7960d90ec828f4e7837f125 attack/sql-injection/detect/MySQL_MSSQL.txt sql_injection",
+	"2863f7a5880b1efca7960d90ec828f4e7837f125 attack/sql-injection/detect/oracle.txt sql_injection",
+	"a9e417d045ccd4f8f5c8e3cbc28cd1cce58fe293 attack/os-cmd-execution/command-execution-unix.txt command_injection")
+
+// gotestwafFiles: GoTestWAF's SQL injection, shell injection and RCE test cases (the OWASP
+// and community sets; the padded 8–128 KB community variants are not read).
+var gotestwafFiles = vendorFiles("gotestwaf", "payloads",
+	"1c79bcb05a7ae7df809d8f47479895609aac09a2 testcases/owasp/sql-injection.yml sql_injection",
+	"4393951212702232e7d1eb3d1284ebce19e172b4 testcases/owasp/sqli.yml sql_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/community/community-sqli.yml sql_injection",
+	"231ef17fa82884973eabf59919f48ba56c9a1dba testcases/owasp/shell-injection.yml command_injection",
+	"0c345b247faa71635e8ef5df54e373d8f0aaf900 testcases/owasp/rce.yml command_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/owasp/rce-urlparam.yml command_injection",
+	"21a18dac1e919052ef80614fae244f04eb4c7024 testcases/community/community-rce.yml command_injection")
+
+// promptmapFiles: promptmap's rules of the two types aimed at the application's own
+// instructions (distraction: make it drop its task; prompt_stealing: make it reveal its
+// system prompt), all at one commit. Its jailbreak, harmful, hate and social_bias rules test
+// the model's content policy, not an application's instructions, and are not read.
+var promptmapFiles = func() []vendoredFile {
+	var rows []string
+	for _, n := range []string{"distraction/distraction_basic", "distraction/distraction_basic2", "distraction/distraction_question",
+		"distraction/distraction_question2", "distraction/distraction_translate", "distraction/distraction_translate2",
+		"distraction/distraction_typoglycemia", "prompt_stealing/prompt_stealer", "prompt_stealing/prompt_stealer_basic2",
+		"prompt_stealing/prompt_stealer_basic3", "prompt_stealing/prompt_stealer_basic4", "prompt_stealing/prompt_stealer_basic5",
+		"prompt_stealing/prompt_stealer_basic6", "prompt_stealing/prompt_stealer_basic7", "prompt_stealing/prompt_stealer_basic8",
+		"prompt_stealing/prompt_stealer_china", "prompt_stealing/prompt_stealer_smartgpt", "prompt_stealing/prompt_stealer_smartgpt2"} {
+		rows = append(rows, "e1ab109e968bbd97b1718162617777d711fca566 rules/"+n+".yaml prompt_injection")
+	}
+	return vendorFiles("promptmap", "prompt", rows...)
+}()
+
+// vendorFiles makes the files of a vendored source from rows "commit path class", each read
+// with read and lying at dir/path under src/.
+func vendorFiles(dir, read string, rows ...string) []vendoredFile {
+	var out []vendoredFile
+	for _, r := range rows {
+		f := strings.Fields(r)
+		out = append(out, vendoredFile{Local: dir + "/" + f[1], Commit: f[0], Path: f[1], Read: read, Label: f[2]})
+	}
+	return out
 }
 
 // dirbLists are dirb's path lists: the general ones and the product-specific vulns/ lists
@@ -114,19 +206,25 @@ func freshAttackSplit(r Record) string {
 }
 
 // generateFreshAttacks writes out/{calib,test}.jsonl, out/dropped.jsonl and out/COUNTS.md.
-func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) error {
+func generateFreshAttacks(out, cache, src string, others []string, stdout io.Writer) error {
 	var attacks []attack
 	for _, s := range freshAttackSources {
 		var a []attack
 		var err error
-		if s.mod != nil {
+		read := s.read
+		if read == nil {
+			read = sensitivePathList
+		}
+		switch {
+		case s.vendored != nil:
+			a, err = vendoredAttacks(src, s.ID, s.vendored)
+		case s.mod != nil:
 			a, err = goTestAttacks(*s.mod)
-		} else {
+		case s.npm != nil:
+			a, err = npmFileAttacks(cache, *s.npm, s.Dir, s.Lists, read)
+		default:
 			a, err = debFileAttacks(cache, *s.deb, s.Dir, s.Lists, func(path, source string, _ int) ([]attack, error) {
-				a, err := wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
-				// Only a line keep's vocabulary names a secret with is a candidate: the lists
-				// are mostly directory and page names (tens of thousands), which are not listed.
-				return slices.DeleteFunc(a, func(x attack) bool { return !sensitiveRe.MatchString(x.text) }), err
+				return read(path, source)
 			})
 		}
 		if err != nil {
@@ -160,6 +258,177 @@ func generateFreshAttacks(out, cache string, others []string, stdout io.Writer) 
 	return nil
 }
 
+// sensitivePathList reads a scanner's word list: only a line keep's vocabulary names a
+// secret with is a candidate (the lists are mostly directory and page names, tens of
+// thousands, which are not listed).
+func sensitivePathList(path, source string) ([]attack, error) {
+	a, err := wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
+	return slices.DeleteFunc(a, func(x attack) bool { return !sensitiveRe.MatchString(x.text) }), err
+}
+
+// npmFileAttacks packs p and reads each file rels names under under with read; the source
+// is npm:name@version/path.
+func npmFileAttacks(cache string, p npmPackage, under string, rels []string, read func(path, source string) ([]attack, error)) ([]attack, error) {
+	dir, err := fetchNPM(cache, p)
+	if err != nil {
+		return nil, err
+	}
+	var out []attack
+	for _, rel := range rels {
+		a, err := read(filepath.Join(dir, filepath.FromSlash(under+rel)), "npm:"+p.Name+"@"+p.Version+"/"+under+rel)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
+}
+
+// scriptLiteral: a one-line string literal of a Lua or Python script, double- or
+// single-quoted.
+var scriptLiteral = regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"|'((?:[^'\\\n]|\\.)*)'`)
+
+// scannerLiteralAttacks reads the string literals of a web scanner's script (nmap's NSE
+// scripts, wafw00f) and keeps those scannerLiteralClass classes; the source is path:line.
+func scannerLiteralAttacks(path, source string) ([]attack, error) {
+	var out []attack
+	err := scanLines(path, func(n int, l string) {
+		for _, m := range scriptLiteral.FindAllStringSubmatch(l, -1) {
+			label, text := scannerLiteralClass(m[1] + m[2])
+			if label != "" {
+				out = append(out, attack{label: label, text: text, source: fmt.Sprintf("%s:%d", source, n)})
+			}
+		}
+	})
+	return out, err
+}
+
+// The probes a scanner sends: nmap's http-waf-detect writes each as a query string
+// (?p4yl04d=VALUE, percent-encoded); a SQL probe has UNION and SELECT or a quote then OR; a
+// command probe starts with a command name or a path under /bin.
+var (
+	scannerQuery   = regexp.MustCompile(`^\?p4yl04d\d*=(.*)$`)
+	scannerSQL     = regexp.MustCompile(`(?i)\bunion\b.*\bselect\b|'\s*or\s`)
+	scannerCommand = regexp.MustCompile(`^(cat|id|ping|wget|curl|uname|hostname|/bin/[a-z]+)\b`)
+)
+
+// scannerLiteralClass classes a scanner script's literal: sql_injection, command_injection,
+// or "" (markup, paths, URLs and everything else: not a candidate here); the text is the
+// value the scanner sends, decoded once.
+func scannerLiteralClass(lit string) (label, text string) {
+	t := strings.TrimSpace(lit)
+	if m := scannerQuery.FindStringSubmatch(t); m != nil {
+		t = decodeOnce(m[1])
+	}
+	switch {
+	case scannerSQL.MatchString(t):
+		return "sql_injection", t
+	case scannerCommand.MatchString(t):
+		return "command_injection", t
+	}
+	return "", ""
+}
+
+// vulnBlockAttacks reads a benchmark corpus of prompts: each block after a "# VULN: rule"
+// line, up to the next comment line, is a prompt injection ("# SAFE:" blocks, the corpus's
+// benign prompts, are not read); the source is path:line of the VULN line.
+func vulnBlockAttacks(path, source string) ([]attack, error) {
+	var out []attack
+	var block []string
+	start := 0
+	flush := func() {
+		if t := strings.TrimSpace(strings.Join(block, "\n")); start > 0 && t != "" {
+			out = append(out, attack{label: "prompt_injection", text: t, source: fmt.Sprintf("%s:%d", source, start)})
+		}
+		block, start = nil, 0
+	}
+	err := scanLines(path, func(n int, l string) {
+		if strings.HasPrefix(l, "#") {
+			flush()
+			if strings.HasPrefix(l, "# VULN:") {
+				start = n
+			}
+			return
+		}
+		if start > 0 {
+			block = append(block, l)
+		}
+	})
+	flush()
+	return out, err
+}
+
+// vendoredAttacks reads each file of a vendored source under src; the source of a line is
+// repo@commit[:12]/path:line.
+func vendoredAttacks(src, repo string, files []vendoredFile) ([]attack, error) {
+	var out []attack
+	for _, f := range files {
+		read, ok := vendoredReaders[f.Read]
+		if !ok {
+			return nil, fmt.Errorf("%s: no reader %q", f.Local, f.Read)
+		}
+		a, err := read(filepath.Join(src, filepath.FromSlash(f.Local)), repo+"@"+f.Commit[:12]+"/"+f.Path, f.Label)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
+}
+
+// vendoredReaders: list, a fuzzing list (a line each, percent escapes decoded once, the
+// fuzzer's __TIME__ delay marker given a fixed 5 seconds); payloads, a GoTestWAF test case
+// (each string of its payload list, as written: GoTestWAF encodes it itself); prompt, a
+// promptmap rule (its prompt).
+var vendoredReaders = map[string]func(path, source, label string) ([]attack, error){
+	"list": func(path, source, label string) ([]attack, error) {
+		return wordlistAttacks(path, source, label, func(l string) string {
+			return strings.ReplaceAll(decodeOnce(l), "__TIME__", "5")
+		})
+	},
+	"payloads": func(path, source, label string) ([]attack, error) {
+		return yamlStrings(path, source, label, "payload")
+	},
+	"prompt": func(path, source, label string) ([]attack, error) {
+		return yamlStrings(path, source, label, "prompt")
+	},
+}
+
+// yamlStrings reads the YAML document at path and returns the string under key, or each
+// string of the list under key, with its line.
+func yamlStrings(path, source, label, key string) ([]attack, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a YAML mapping", path)
+	}
+	m := doc.Content[0].Content
+	for i := 0; i+1 < len(m); i += 2 {
+		if m[i].Value != key {
+			continue
+		}
+		vals := []*yaml.Node{m[i+1]}
+		if m[i+1].Kind == yaml.SequenceNode {
+			vals = m[i+1].Content
+		}
+		var out []attack
+		for _, v := range vals {
+			if v.Kind != yaml.ScalarNode {
+				return nil, fmt.Errorf("%s:%d: %s: not a string", path, v.Line, key)
+			}
+			out = append(out, attack{label: label, text: v.Value, source: fmt.Sprintf("%s:%d", source, v.Line)})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("%s: no %s", path, key)
+}
+
 // freshAttackSourceCounts is COUNTS.md's table of records per source and label.
 func freshAttackSourceCounts(recs []Record) string {
 	n := map[string]map[string]int{}
@@ -183,9 +452,14 @@ func freshAttackSourceCounts(recs []Record) string {
 		strings.Join(ls, " | ") + " | records |\n|---|---|---|---|" + strings.Repeat("---:|", len(ls)+1) + "\n")
 	for _, s := range freshAttackSources {
 		v := ""
-		if s.mod != nil {
+		switch {
+		case s.vendored != nil:
+			v = "files pinned by commit"
+		case s.mod != nil:
 			v = s.mod.Version
-		} else {
+		case s.npm != nil:
+			v = s.npm.Version
+		default:
 			v = s.deb.Version
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |", s.ID, v, s.License, s.Split)

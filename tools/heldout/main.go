@@ -30,7 +30,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	debianExtra := fs.Bool("debian-extra", false, "write the calib-only extra benign Debian set (debianPackages' manual pages and documents: example commands, description paragraphs, pages) to -out instead")
 	hardNegExtra := fs.Bool("hardneg-extra", false, "write the calib-only extra hard-negative set (hardNegPackages: Debian security tools' manual pages and documents, every record a hard negative) to -out instead")
 	attacksExtra := fs.Bool("attacks-extra", false, "write the calib-only extra attack set (Debian wfuzz's SQL, XSS and traversal payload lists) to -out instead")
-	freshAttacks := fs.Bool("fresh-attacks", false, "write the fresh attack set (freshAttackSources: Go modules' test tables, Debian scanners' word lists; split by source as freshAttackSources says) to -out instead")
+	freshAttacks := fs.Bool("fresh-attacks", false, "write the fresh attack set (freshAttackSources: Go modules' test tables, Debian scanners' word lists and probes, an npm prompt corpus, vendored FuzzDB, promptmap and GoTestWAF files; split by source as freshAttackSources says) to -out instead")
 	wapitiExtra := fs.Bool("wapiti-extra", false, "write the calib-only wapiti attack set (Debian wapiti's blind SQL, exec, file handling and XSS payloads) to -out instead")
 	codeExtra := fs.Bool("code-extra", false, "write the calib-only extra benign code set (codeExtraPackages: Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of Debian packages, as code and code_output) to -out instead")
 	npmExtra := fs.Bool("npm-extra", false, "write the calib-only extra benign npm set (npmExtraPackages' READMEs and docs: prose, pages, shell commands) to -out instead")
@@ -68,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if *freshAttacks {
-		if err := generateFreshAttacks(*out, *cache, freshAttackOthers("data/heldout"), stdout); err != nil {
+		if err := generateFreshAttacks(*out, *cache, filepath.Join("data", "heldout", "fresh-attacks", "src"), freshAttackOthers("data/heldout"), stdout); err != nil {
 			fmt.Fprintln(stderr, "heldout:", err)
 			return 1
 		}
