@@ -288,9 +288,17 @@ func housekeepingAsRoot(argv []string) bool {
 		}
 		return hasFlag(args, "-a", "--all")
 	case "sysctl":
-		// reading the settings files again (`sysctl --system`: sysctl(8)); writing a value
+		// reading the settings files again (`sysctl --system`: sysctl(8)); dropping the
+		// clean caches (`sysctl -w vm.drop_caches=3`, below); writing another value
 		// (`-w kernel.yama.ptrace_scope=0`) or a file of the line's asks
-		return len(args) == 1 && args[0] == "--system"
+		return len(args) == 1 && args[0] == "--system" ||
+			len(args) == 2 && args[0] == "-w" && reDropCaches.MatchString(args[1]) || len(args) == 1 && reDropCaches.MatchString(args[0])
+	case "tee":
+		// `echo 3 | sudo tee /proc/sys/vm/drop_caches`: the file takes 1, 2 or 3 and nothing else
+		return len(args) == 1 && args[0] == dropCachesFile || len(args) == 2 && args[0] == "-a" && args[1] == dropCachesFile
+	case "sh", "bash":
+		// `sudo sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'`: a redirect needs the shell
+		return len(args) == 2 && args[0] == "-c" && reDropCachesScript.MatchString(args[1])
 	case "swapoff", "swapon":
 		// every swap area /etc/fstab lists (`swapoff -a`, kubeadm's prerequisite): swapon(8)
 		return len(args) == 1 && (args[0] == "-a" || args[0] == "--all")
@@ -330,6 +338,20 @@ func housekeepingAsRoot(argv []string) bool {
 	}
 	return false
 }
+
+// dropCachesFile frees the kernel's clean page cache, dentries and inodes: "a non-destructive
+// operation [that] will not free any dirty objects", for benchmarks that start cold
+// (Documentation/admin-guide/sysctl/vm.rst, drop_caches; issue 26, det50). It accepts 1, 2, 3
+// (and 4, which only silences its log line); nothing written there changes what a user may do.
+const dropCachesFile = "/proc/sys/vm/drop_caches"
+
+var (
+	// reDropCaches is sysctl's name for it with a value the file takes
+	reDropCaches = lazyre.New(`^vm\.drop_caches=[1-4]$`)
+	// reDropCachesScript is the script of `sh -c` that writes it: sync first or not, one
+	// echo of a value the file takes, redirected to it, nothing else
+	reDropCachesScript = lazyre.New(`^\s*(?:sync\s*(?:;|&&)\s*)?echo\s+[1-4]\s*>\s*/proc/sys/vm/drop_caches\s*;?\s*$`)
+)
 
 // reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
 // $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under

@@ -323,6 +323,11 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	case *syntax.CallExpr:
 		argv = a.fields(c.Args)
 	case *syntax.BinaryCmd:
+		if ce, ok := cdThen(c); ok {
+			// `$(cd rust && cargo llvm-cov show-env --sh)`: what the second command prints
+			argv = a.fields(ce.Args)
+			break
+		}
 		if c.Op != syntax.Pipe && c.Op != syntax.PipeAll {
 			return "$(...)"
 		}
@@ -355,6 +360,20 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return remoteMarker
 	}
 	return "$(" + strings.Join(argv, " ") + ")"
+}
+
+// cdThen returns the command of `cd DIR && CMD` with DIR a literal word: inside a command
+// substitution its output is CMD's, run in DIR (the substitution's cd ends with it).
+func cdThen(c *syntax.BinaryCmd) (*syntax.CallExpr, bool) {
+	if c.Op != syntax.AndStmt {
+		return nil, false
+	}
+	cd, ok := c.X.Cmd.(*syntax.CallExpr)
+	if !ok || len(cd.Args) != 2 || cd.Args[0].Lit() != "cd" || cd.Args[1].Lit() == "" || len(c.X.Redirs) > 0 {
+		return nil, false
+	}
+	ce, ok := c.Y.Cmd.(*syntax.CallExpr)
+	return ce, ok && len(c.Y.Redirs) == 0
 }
 
 func first(s []string) string {
