@@ -759,12 +759,11 @@ func (a *analyzer) installAsRoot(argv []string) bool {
 // software runnable or reachable there, the step before or after installAsRoot in install
 // documents: `sudo chmod +x /usr/local/bin/kind` (kind's quick start), `sudo ln -s
 // /usr/local/go/bin/go /usr/local/bin/go`, `sudo ln -sf /opt/nvim-linux64/bin/nvim
-// /usr/local/bin/nvim` (issue 26, det50). chmod only adds read or execute, or sets a mode
-// that no one but the owner may write, without setuid, setgid or sticky bits, on files named
+// /usr/local/bin/nvim` (issue 26, det50). chmod only adds execute permission, on files named
 // in /usr/local/bin or /usr/local/sbin; ln makes one link there under the name of the program
 // it points to, which is installed in /usr/local or /opt. A link named for another
 // program (`ln -s $(which bun) /usr/local/bin/node`), a stand-in for sudo, ssh or a shell,
-// /usr/bin, a glob, a variable or -R asks as before.
+// /usr/bin, a numeric mode, a glob, a variable or -R asks as before.
 func programAsRoot(argv []string) bool {
 	if len(argv) < 3 {
 		return false
@@ -778,11 +777,14 @@ func programAsRoot(argv []string) bool {
 	switch argv[0] {
 	case "chmod":
 		for _, x := range argv[1:] {
-			if strings.HasPrefix(x, "-") && x != "-v" && x != "--verbose" && !reAddRX.MatchString(x) {
+			if strings.HasPrefix(x, "-") && x != "-v" && x != "--verbose" {
 				return false
 			}
 		}
-		if len(ops) < 2 || !reAddRX.MatchString(ops[0]) && !ownerWrites(ops[0]) {
+		// execute only: chmod follows a link, and where /usr/local/bin is the user's own
+		// (Homebrew on Intel macOS) a link there may point at a secret; execute without
+		// read shows nothing of it, where 755 would let everyone read it
+		if len(ops) < 2 || !reAddX.MatchString(ops[0]) {
 			return false
 		}
 		for _, f := range ops[1:] {
@@ -815,18 +817,8 @@ func programAsRoot(argv []string) bool {
 	return false
 }
 
-// reAddRX is a symbolic mode that only adds read or execute permission (`+x`, `a+rx`, `u+x,go+r`).
-var reAddRX = lazyre.New(`^[ugoa]*\+[rxX]+(?:,[ugoa]*\+[rxX]+)*$`)
-
-// ownerWrites reports whether m is an octal mode without setuid, setgid or the sticky bit in
-// which only the owner may write (755, 0755, 555, 700).
-func ownerWrites(m string) bool {
-	if strings.Trim(m, "01234567") != "" || !(len(m) == 3 || len(m) == 4 && m[0] == '0') {
-		return false
-	}
-	d := m[len(m)-2:]
-	return !strings.ContainsAny(d, "2367")
-}
+// reAddX is a symbolic mode that only adds execute permission (`+x`, `a+x`, `u+x,g+x`).
+var reAddX = lazyre.New(`^[ugoa]*\+[xX]+(?:,[ugoa]*\+[xX]+)*$`)
 
 // localBin reports whether f is a file named directly in /usr/local/bin or /usr/local/sbin,
 // not under the name of a program that handles passwords or keys or a shell (standIn).

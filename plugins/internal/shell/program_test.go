@@ -1221,12 +1221,15 @@ func TestProgram(t *testing.T) {
 		{"sudo mv ~/yq_${V} /usr/local/bin/yq", "priv/sudo", true},
 		{"sudo mv ../../yq_${V} /usr/local/bin/yq", "priv/sudo", true},
 		{"V=/../../etc/shadow; sudo mv yq_$V /usr/local/bin/yq", "priv/sudo", true},
-		// a program in /usr/local/bin made runnable, or linked there from its install under
-		// /usr/local or /opt by its own name (kind's quick start, Go's install); a mode others
-		// may write, setuid, a stand-in, /usr/bin, a glob, -R, a link to a file the user may
-		// write or under another name still asks or is refused
+		// a program in /usr/local/bin made executable, or linked there from its install under
+		// /usr/local or /opt by its own name (kind's quick start, Go's install); read or write
+		// added (chmod follows a link that may point at a secret), setuid, a stand-in,
+		// /usr/bin, a glob, -R, a link to a file the user may write or under another name
+		// still asks or is refused
 		{"sudo chmod +x /usr/local/bin/kind", "", false},
-		{"sudo chmod 0755 /usr/local/bin/kind /usr/local/sbin/runc", "", false},
+		{"sudo chmod a+x /usr/local/bin/kind /usr/local/sbin/runc", "", false},
+		{"sudo chmod 0755 /usr/local/bin/kind", "priv/sudo", true},
+		{"sudo chmod +rx /usr/local/bin/kind", "priv/sudo", true},
 		{"sudo ln -s /usr/local/go/bin/go /usr/local/bin/go", "", false},
 		{"sudo ln -sf /opt/nvim-linux64/bin/nvim /usr/local/bin/nvim", "", false},
 		{"sudo chmod 777 /usr/local/bin/kind", "priv/sudo", true},
