@@ -312,9 +312,11 @@ func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
 func (a *analyzer) subst(stmts []*syntax.Stmt) string {
+	cwd := a.cwd
 	for _, s := range stmts {
 		a.stmt(s)
 	}
+	a.cwd = cwd // the substitution runs in a subshell: its cd ends with it
 	if len(stmts) != 1 {
 		return "$(...)"
 	}
