@@ -288,9 +288,36 @@ func housekeepingAsRoot(argv []string) bool {
 		}
 		return hasFlag(args, "-a", "--all")
 	case "sysctl":
-		// reading the settings files again (`sysctl --system`: sysctl(8)); writing a value
+		// reading the settings files again (`sysctl --system`: sysctl(8)); dropping the
+		// clean caches (`sysctl -w vm.drop_caches=3`, below); writing another value
 		// (`-w kernel.yama.ptrace_scope=0`) or a file of the line's asks
-		return len(args) == 1 && args[0] == "--system"
+		return len(args) == 1 && args[0] == "--system" ||
+			len(args) == 2 && args[0] == "-w" && reDropCaches.MatchString(args[1]) || len(args) == 1 && reDropCaches.MatchString(args[0])
+	case "tee":
+		// `echo 3 | sudo tee /proc/sys/vm/drop_caches`: the file takes 1, 2 or 3 and nothing else
+		return len(args) == 1 && args[0] == dropCachesFile || len(args) == 2 && args[0] == "-a" && args[1] == dropCachesFile
+	case "sh", "bash":
+		// `sudo sh -c 'sync; echo 3 > /proc/sys/vm/drop_caches'`: a redirect needs the shell
+		return len(args) == 2 && args[0] == "-c" && reDropCachesScript.MatchString(args[1])
+	case "apt-get", "apt", "dnf", "yum":
+		// emptying the package manager's download cache (`apt-get clean`, `apt-get
+		// autoclean`: apt-get(8); `dnf clean all`: dnf(8)): the next install downloads again
+		switch {
+		case len(args) == 1 && (args[0] == "clean" || args[0] == "autoclean" && name != "dnf" && name != "yum"):
+			return true
+		case len(args) == 2 && args[0] == "clean" && (name == "dnf" || name == "yum"):
+			return args[1] == "all" || args[1] == "packages" || args[1] == "metadata" || args[1] == "expire-cache" || args[1] == "dbcache"
+		}
+		return false
+	case "locale-gen":
+		// compiling the named locales (`locale-gen en_US.UTF-8`: locale-gen(8)), as container
+		// images and CI set-ups do; an option asks
+		for _, x := range args {
+			if !reLocale.MatchString(x) {
+				return false
+			}
+		}
+		return true
 	case "swapoff", "swapon":
 		// every swap area /etc/fstab lists (`swapoff -a`, kubeadm's prerequisite): swapon(8)
 		return len(args) == 1 && (args[0] == "-a" || args[0] == "--all")
@@ -330,6 +357,23 @@ func housekeepingAsRoot(argv []string) bool {
 	}
 	return false
 }
+
+// reLocale is a locale's name as locale-gen takes it (en_US.UTF-8, de_DE@euro, C.UTF-8).
+var reLocale = lazyre.New(`^[A-Za-z]{1,3}(?:_[A-Z]{2})?(?:\.[A-Za-z0-9-]+)?(?:@[a-z]+)?$`)
+
+// dropCachesFile frees the kernel's clean page cache, dentries and inodes: "a non-destructive
+// operation [that] will not free any dirty objects", for benchmarks that start cold
+// (Documentation/admin-guide/sysctl/vm.rst, drop_caches; issue 26, det50). It accepts 1, 2, 3
+// (and 4, which only silences its log line); nothing written there changes what a user may do.
+const dropCachesFile = "/proc/sys/vm/drop_caches"
+
+var (
+	// reDropCaches is sysctl's name for it with a value the file takes
+	reDropCaches = lazyre.New(`^vm\.drop_caches=[1-4]$`)
+	// reDropCachesScript is the script of `sh -c` that writes it: sync first or not, one
+	// echo of a value the file takes, redirected to it, nothing else
+	reDropCachesScript = lazyre.New(`^\s*(?:sync\s*(?:;|&&)\s*)?echo\s+[1-4]\s*>\s*/proc/sys/vm/drop_caches\s*;?\s*$`)
+)
 
 // reclaimAsRoot reports whether argv gives files back to the invoking user: `chown [-R]
 // $USER[:$USER] path` (also `$(id -u)`, `$(whoami)`) of paths inside the project or under
@@ -683,8 +727,14 @@ func (a *analyzer) installAsRoot(argv []string) bool {
 		return false
 	}
 	for _, src := range srcs {
-		if strings.ContainsAny(src, "$`*?[") {
+		if strings.ContainsAny(src, "`*?[") {
 			return false
+		}
+		if i := strings.Index(src, "$"); i >= 0 {
+			if !namedVariant(src, target) {
+				return false
+			}
+			src = src[:i] + "v" // the folder and the name's start are what is checked below
 		}
 		c := path.Clean(a.resolve(src))
 		if !(strings.HasPrefix(c, "/tmp/") || a.inProject(src)) {
@@ -705,6 +755,103 @@ func (a *analyzer) installAsRoot(argv []string) bool {
 }
 
 // plainMode reports whether an install mode sets no setuid, setgid or sticky bit.
+// programAsRoot reports whether argv makes a program in the administrator's folder for local
+// software runnable or reachable there, the step before or after installAsRoot in install
+// documents: `sudo chmod +x /usr/local/bin/kind` (kind's quick start), `sudo ln -s
+// /usr/local/go/bin/go /usr/local/bin/go`, `sudo ln -sf /opt/nvim-linux64/bin/nvim
+// /usr/local/bin/nvim` (issue 26, det50). chmod only adds execute permission, on files named
+// in /usr/local/bin or /usr/local/sbin; ln makes one link there under the name of the program
+// it points to, which is installed in /usr/local or /opt. A link named for another
+// program (`ln -s $(which bun) /usr/local/bin/node`), a stand-in for sudo, ssh or a shell,
+// /usr/bin, a numeric mode, a glob, a variable or -R asks as before.
+func programAsRoot(argv []string) bool {
+	if len(argv) < 3 {
+		return false
+	}
+	for _, x := range argv[1:] {
+		if strings.ContainsAny(x, "$`*?[") {
+			return false
+		}
+	}
+	ops := operands(argv[1:])
+	switch argv[0] {
+	case "chmod":
+		for _, x := range argv[1:] {
+			if strings.HasPrefix(x, "-") && x != "-v" && x != "--verbose" {
+				return false
+			}
+		}
+		// execute only: chmod follows a link, and where /usr/local/bin is the user's own
+		// (Homebrew on Intel macOS) a link there may point at a secret; execute without
+		// read shows nothing of it, where 755 would let everyone read it
+		if len(ops) < 2 || !reAddX.MatchString(ops[0]) {
+			return false
+		}
+		for _, f := range ops[1:] {
+			if !localBin(f) {
+				return false
+			}
+		}
+		return true
+	case "ln":
+		for _, x := range argv[1:] {
+			switch x {
+			case "-s", "-sf", "-fs", "-sv", "-vs", "-sfv", "-svf", "-fsv", "-f", "-v", "--symbolic", "--force", "--verbose":
+			default:
+				if strings.HasPrefix(x, "-") {
+					return false
+				}
+			}
+		}
+		if len(ops) != 2 || !localBin(ops[1]) {
+			return false
+		}
+		src := path.Clean(ops[0])
+		if path.Base(src) != path.Base(ops[1]) {
+			return false
+		}
+		// a program installed as root; a link to a file the user may still write (the
+		// project, /tmp, the home) would let the user change what root runs by that name
+		return strings.HasPrefix(src, "/usr/local/") || strings.HasPrefix(src, "/opt/")
+	}
+	return false
+}
+
+// reAddX is a symbolic mode that only adds execute permission (`+x`, `a+x`, `u+x,g+x`).
+var reAddX = lazyre.New(`^[ugoa]*\+[xX]+(?:,[ugoa]*\+[xX]+)*$`)
+
+// localBin reports whether f is a file named directly in /usr/local/bin or /usr/local/sbin,
+// not under the name of a program that handles passwords or keys or a shell (standIn).
+func localBin(f string) bool {
+	c := path.Clean(f)
+	dir := path.Dir(c)
+	return (dir == "/usr/local/bin" || dir == "/usr/local/sbin") && !standIn(path.Base(c))
+}
+
+// reVariantRest is the rest of a file name from its first variable on: plain variables
+// (`$PLATFORM`, `${VERSION}`) and name characters, no folder, command or glob.
+var reVariantRest = lazyre.New(`^(?:[A-Za-z0-9._-]|\$[A-Za-z_][A-Za-z0-9_]*|\$\{[A-Za-z_][A-Za-z0-9_]*\})+$`)
+
+// namedVariant reports whether src is a build of the program target with a version or
+// platform variable in its file name after the program's own (`yq_${PLATFORM}` installed as
+// yq: `wget …/yq_${PLATFORM}.tar.gz -O - | tar xz && sudo mv yq_${PLATFORM}
+// /usr/local/bin/yq`, mikefarah/yq's README; issue 26, det50): the folder and the program's
+// name are written out, so what lands in /usr/local/bin is the build the line named. A
+// variable in a folder, before the name, or an install into the folder (no target name) asks.
+func namedVariant(src, target string) bool {
+	i := strings.Index(src, "$")
+	if target == "" || i < 0 {
+		return false
+	}
+	name := src[strings.LastIndex(src[:i], "/")+1 : i]
+	for _, sep := range []string{"_", "-", "."} {
+		if strings.HasPrefix(name, target+sep) {
+			return reVariantRest.MatchString(src[i:])
+		}
+	}
+	return false
+}
+
 func plainMode(m string) bool {
 	if strings.Trim(m, "01234567") == "" {
 		return len(m) == 3 || len(m) == 4 && m[0] == '0'

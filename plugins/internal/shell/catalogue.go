@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
@@ -547,6 +548,12 @@ func readOnlyAsRoot(argv []string) bool {
 		return create
 	case "dmesg":
 		return !hasFlag(args, "-c", "-C", "--clear", "--read-clear", "-n", "--console-level", "-D", "-E")
+	case "dtrace", "bpftrace":
+		return probeListing(name, args)
+	case "cd", "pwd":
+		// a shell builtin: `sudo cd /usr/local/protected` is sudo(8)'s example of what fails
+		// (no program of that name, or one whose directory change ends with it)
+		return true
 	case "journalctl":
 		for _, x := range args {
 			if strings.HasPrefix(x, "--vacuum") || x == "--rotate" || x == "--flush" || x == "--sync" || x == "--relinquish-var" || x == "--setup-keys" {
@@ -605,6 +612,35 @@ func readOnlyAsRoot(argv []string) bool {
 	return false
 }
 
+// probeListing reports whether dtrace or bpftrace only lists the probes it could trace:
+// dtrace's `-l` "lists probes instead of enabling them", narrowed by `-P` provider, `-m`
+// module, `-f` function, `-n` name or `-i` id (dtrace(1M), the Python manual's
+// instrumentation HOWTO: `sudo dtrace -l -P python$!`); `bpftrace -l [pattern]` likewise
+// (bpftrace(8)). A script (`-s`, `-e`, a file), a command to start (`-c`), a process to attach
+// (`-p`), destructive actions (`-w`) or an action in a probe description (`{`) is tracing,
+// and asks with sudo as before (issue 26, det50).
+func probeListing(name string, args []string) bool {
+	if !hasFlag(args, "-l") {
+		return false
+	}
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		switch {
+		case x == "-l" || x == "-v" || x == "-q":
+		case name == "dtrace" && (x == "-P" || x == "-m" || x == "-f" || x == "-n" || x == "-i"):
+			if i+1 >= len(args) || strings.ContainsAny(args[i+1], "{}/`") {
+				return false
+			}
+			i++
+		case name == "bpftrace" && !strings.HasPrefix(x, "-") && !strings.ContainsAny(x, "{}/`"):
+			// a probe pattern (`tracepoint:syscalls:*`), not a program file
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // dockerCLI reports whether argv runs the docker CLI (docker, docker-compose). The daemon it
 // talks to runs as root, and membership of the docker group already grants what sudo would
 // (https://docs.docker.com/engine/security/#docker-daemon-attack-surface): `sudo docker ...`
@@ -643,6 +679,14 @@ var shellSetupTools = map[string][]string{
 	// issue 26, det41)
 	"setup-envtest": {"use"}, "gpg-agent": {"--daemon"},
 }
+
+// setupSubcommands are the set-up tools whose printing verb is a subcommand of a front end:
+// cargo-llvm-cov's `show-env` prints the environment variables that make later cargo and
+// rustc runs collect coverage (`eval "$(cargo llvm-cov show-env --sh)"`, `source <(cargo
+// llvm-cov show-env --export-prefix)`: taiki-e/cargo-llvm-cov README, "Get coverage of
+// external tests"; issue 26, det50). Only options may follow; `cargo llvm-cov` with another
+// subcommand runs the project's tests and prints their output, which is not this.
+var setupSubcommands = map[string][]string{"cargo": {"llvm-cov", "show-env"}}
 
 // setupOptionsOnly are the set-up tools that take a program to run after their options
 // (`gpg-agent --daemon [command [args]]`, gpg-agent(1)): every word after the verb must be an
@@ -709,6 +753,10 @@ func shellSetup(args []string) bool {
 	f := strings.Fields(inner)
 	if len(f) == 0 || strings.Contains(f[0], "$") || !systemProgram(f[0]) {
 		return false
+	}
+	if sub, ok := setupSubcommands[base(f[0])]; ok {
+		// the verb is a subcommand's: every word of it, then options only
+		return len(f) > len(sub) && slices.Equal(f[1:1+len(sub)], sub) && optionsOnly(f[1+len(sub):])
 	}
 	verbs, ok := shellSetupTools[base(f[0])]
 	if !ok {

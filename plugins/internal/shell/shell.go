@@ -312,9 +312,11 @@ func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
 func (a *analyzer) subst(stmts []*syntax.Stmt) string {
+	cwd := a.cwd
 	for _, s := range stmts {
 		a.stmt(s)
 	}
+	a.cwd = cwd // the substitution runs in a subshell: its cd ends with it
 	if len(stmts) != 1 {
 		return "$(...)"
 	}
@@ -323,6 +325,11 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	case *syntax.CallExpr:
 		argv = a.fields(c.Args)
 	case *syntax.BinaryCmd:
+		if ce, ok := cdThen(c); ok {
+			// `$(cd rust && cargo llvm-cov show-env --sh)`: what the second command prints
+			argv = a.fields(ce.Args)
+			break
+		}
 		if c.Op != syntax.Pipe && c.Op != syntax.PipeAll {
 			return "$(...)"
 		}
@@ -355,6 +362,20 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return remoteMarker
 	}
 	return "$(" + strings.Join(argv, " ") + ")"
+}
+
+// cdThen returns the command of `cd DIR && CMD` with DIR a literal word: inside a command
+// substitution its output is CMD's, run in DIR (the substitution's cd ends with it).
+func cdThen(c *syntax.BinaryCmd) (*syntax.CallExpr, bool) {
+	if c.Op != syntax.AndStmt {
+		return nil, false
+	}
+	cd, ok := c.X.Cmd.(*syntax.CallExpr)
+	if !ok || len(cd.Args) != 2 || cd.Args[0].Lit() != "cd" || cd.Args[1].Lit() == "" || len(c.X.Redirs) > 0 {
+		return nil, false
+	}
+	ce, ok := c.Y.Cmd.(*syntax.CallExpr)
+	return ce, ok && len(c.Y.Redirs) == 0
 }
 
 func first(s []string) string {
@@ -1184,7 +1205,7 @@ func (a *analyzer) command(argv []string) {
 			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
-			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner),
+			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner), programAsRoot(inner),
 			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner), unmountAsRoot(inner), groupAsRoot(inner):
 			// Installing a named package from the system's own signed repositories,
 			// looking at the system (ls, df, journalctl, systemctl status), the docker or
