@@ -754,7 +754,6 @@ func (a *analyzer) installAsRoot(argv []string) bool {
 	return true
 }
 
-// plainMode reports whether an install mode sets no setuid, setgid or sticky bit.
 // programAsRoot reports whether argv makes a program in the administrator's folder for local
 // software runnable or reachable there, the step before or after installAsRoot in install
 // documents: `sudo chmod +x /usr/local/bin/kind` (kind's quick start), `sudo ln -s
@@ -852,6 +851,7 @@ func namedVariant(src, target string) bool {
 	return false
 }
 
+// plainMode reports whether an install mode sets no setuid, setgid or sticky bit.
 func plainMode(m string) bool {
 	if strings.Trim(m, "01234567") == "" {
 		return len(m) == 3 || len(m) == 4 && m[0] == '0'
