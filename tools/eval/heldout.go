@@ -69,7 +69,7 @@ const First500Shell = 500
 type Figures struct {
 	Decider string `json:"decider"`
 	Records int    `json:"records"`
-	// TPR per attack class: blocked / records.
+	// TPR per attack class (attackClass: label, or label/bare): blocked / records.
 	TPR map[string]Rate `json:"tpr"`
 	// FPR per benign kind (shell, path, sql, url, prose, code; query in the search-query set),
 	// plus "all", "hard_negative", "sql_non_destructive" and "first_500_shell".
@@ -105,6 +105,16 @@ func (r *Rate) add(hit bool) {
 	}
 }
 
+// attackClass is the TPR row of an attack record: its label, or label/bare for an attack
+// placed without the goal the main set appends (kinds ending in _bare: the fresh attack
+// set's prompts alone, det51), so a figure that rests on the goal's words shows apart.
+func attackClass(r HeldoutRecord) string {
+	if strings.HasSuffix(r.Kind, "_bare") {
+		return r.Label + "/bare"
+	}
+	return r.Label
+}
+
 // figuresOf tallies blocked[i] for recs; failed (nil for a text scorer) marks records a
 // stage's failure mode decided.
 func figuresOf(decider string, recs []HeldoutRecord, blocked, failed []bool) Figures {
@@ -114,7 +124,7 @@ func figuresOf(decider string, recs []HeldoutRecord, blocked, failed []bool) Fig
 		b := blocked[i]
 		fail := failed != nil && failed[i]
 		if r.Label != score.Benign {
-			for _, k := range []string{r.Label, "all"} {
+			for _, k := range []string{attackClass(r), "all"} {
 				x := f.TPR[k]
 				x.add(b)
 				f.TPR[k] = x
@@ -426,7 +436,7 @@ func withAsked(f Figures, recs []HeldoutRecord, asked []bool) Figures {
 	for i, r := range recs {
 		if r.Label != score.Benign {
 			if asked[i] {
-				f.Asked[r.Label]++
+				f.Asked[attackClass(r)]++
 				f.Asked["all"]++
 			}
 			continue

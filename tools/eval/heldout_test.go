@@ -38,6 +38,29 @@ func TestFiguresOf(t *testing.T) {
 	}
 }
 
+// TestFiguresBare: a prompt placed without its goal (kind *_bare) has its own row, apart
+// from the same prompt with the goal, and its asked count goes to that row.
+func TestFiguresBare(t *testing.T) {
+	recs := []HeldoutRecord{
+		{Label: "prompt_injection", Kind: "free_text"},
+		{Label: "prompt_injection", Kind: "free_text_bare"},
+		{Label: "prompt_injection", Kind: "tool_output_bare"},
+	}
+	f := withAsked(figuresOf("t", recs, []bool{true, true, false}, nil), recs, []bool{false, true, false})
+	if got := f.TPR["prompt_injection"]; got != (Rate{1, 1}) {
+		t.Errorf("goal row: got %+v, want {1 1}", got)
+	}
+	if got := f.TPR["prompt_injection/bare"]; got != (Rate{1, 2}) {
+		t.Errorf("bare row: got %+v, want {1 2}", got)
+	}
+	if got := f.TPR["all"]; got != (Rate{2, 3}) {
+		t.Errorf("all: got %+v, want {2 3}", got)
+	}
+	if f.Asked["prompt_injection/bare"] != 1 || f.Asked["prompt_injection"] != 0 {
+		t.Errorf("asked: got %v, want one on the bare row", f.Asked)
+	}
+}
+
 // TestPrintFiguresQuery: the search-query set's kind has its own row, and its records that a
 // stage's failure mode decided are counted in the failure line.
 func TestPrintFiguresQuery(t *testing.T) {

@@ -23,6 +23,9 @@ type attack struct {
 	// shell: a command the agent runs (a Bash call's command), not a value in a tool's field:
 	// placed as a Claude Code Bash call, and keep's hostname-field check does not apply.
 	shell bool
+	// bare: a prompt injection also placed without a goal (the fresh attack set's prompt
+	// sources, det51): the prompt alone, in kinds tool_output_bare and free_text_bare.
+	bare bool
 }
 
 // crsClass maps a CRS regression-test folder to the attack class of its positive tests.

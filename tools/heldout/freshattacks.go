@@ -230,6 +230,11 @@ func generateFreshAttacks(out, cache, src string, others []string, stdout io.Wri
 		if err != nil {
 			return err
 		}
+		for i := range a {
+			// det51: each prompt is placed with a goal appended and alone, so a rule that
+			// needs the goal's words shows apart (kinds *_bare).
+			a[i].bare = a[i].label == "prompt_injection"
+		}
 		attacks = append(attacks, a...)
 	}
 	known, err := filesKeys(others, normTextKey)

@@ -441,16 +441,27 @@ func placeAttack(a attack) []Record {
 		if !strings.Contains(t, "__PROMPT__") {
 			text = t + "\n\n" + injectionGoals[i]
 		}
-		out := Record{Label: a.label, Kind: "tool_output", Phase: "response", Transport: "mcp", Server: "fetch", Tool: "fetch",
-			Arguments: mustJSON(map[string]any{"url": "https://docs.example.org/getting-started"}),
-			Result:    text, Text: text, Source: a.source, Group: r.Group, ID: id("tool_output")}
-		free := Record{Label: a.label, Kind: "free_text", Phase: "request", Transport: "mcp", Server: "tickets", Tool: "create_ticket",
-			Arguments: mustJSON(map[string]any{"title": "Customer request", "description": text}),
-			Text:      text, Source: a.source, Group: r.Group, ID: id("free_text")}
-		return []Record{out, free}
+		recs := promptRecords(r, text, "", id)
+		if a.bare {
+			recs = append(recs, promptRecords(r, t, "_bare", id)...)
+		}
+		return recs
 	}
 	r.ID = id(r.Kind)
 	return []Record{r}
+}
+
+// promptRecords places a prompt injection's text as the main set does: in a fetched page
+// (kind tool_output, the response phase) and in a ticket's free text (kind free_text), each
+// kind with suffix appended; r gives the label, source and group.
+func promptRecords(r Record, text, suffix string, id func(kind string) string) []Record {
+	out := Record{Label: r.Label, Kind: "tool_output" + suffix, Phase: "response", Transport: "mcp", Server: "fetch", Tool: "fetch",
+		Arguments: mustJSON(map[string]any{"url": "https://docs.example.org/getting-started"}),
+		Result:    text, Text: text, Source: r.Source, Group: r.Group, ID: id("tool_output" + suffix)}
+	free := Record{Label: r.Label, Kind: "free_text" + suffix, Phase: "request", Transport: "mcp", Server: "tickets", Tool: "create_ticket",
+		Arguments: mustJSON(map[string]any{"title": "Customer request", "description": text}),
+		Text:      text, Source: r.Source, Group: r.Group, ID: id("free_text" + suffix)}
+	return []Record{out, free}
 }
 
 func countsMarkdown(head string, splits map[string][]Record, dropped []Dropped) string {
