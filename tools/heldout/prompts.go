@@ -50,11 +50,16 @@ var promptSources = []promptSource{
 		"0c684bd79fe447b8ce2bc0579fa88843c956ea13 patterns/clean_text/system.md 555",
 		"053e973b7ce7cc115b0e1d30c96f83c3e1596083 patterns/create_5_sentence_summary/system.md 1083",
 		"e035f9f85edf178f6e4fc7af5be9460cb1bc1b41 patterns/create_git_diff_commit/system.md 1200",
-		"0c684bd79fe447b8ce2bc0579fa88843c956ea13 patterns/create_tags/system.md 694")},
+		"0c684bd79fe447b8ce2bc0579fa88843c956ea13 patterns/create_tags/system.md 694",
+		"5acc01a5aa92044bf09dbbced992be5619231633 patterns/ai/system.md 468",
+		"56031bdb53024a9682487c8a2411d59d38e598ba patterns/analyze_logs/system.md 2284",
+		"47ee5c47b2601d1b9ff27da11e7e6a525d1a50a5 patterns/coding_master/system.md 1260",
+		"ed6f48d209e1d3371f23d5124c3bc257988db380 patterns/analyze_powershell_script/system.md 3221")},
 	{ID: "dair-ai/Prompt-Engineering-Guide", Split: "test", License: "MIT", files: promptFiles("dair-ai", "guide",
 		"9cf181ce06ad3db4c9d90e13a15c242912dff88f pages/prompts/classification/sentiment-fewshot.en.mdx 2108",
 		"12384522366face09589d6a3a0ea04223a221c7c pages/prompts/text-summarization/explain-concept.en.mdx 3104",
-		"79d022fed449abed7ce8744e34df30f43808e31b pages/prompts/truthfulness/identify-hallucination.en.mdx 5988")},
+		"79d022fed449abed7ce8744e34df30f43808e31b pages/prompts/truthfulness/identify-hallucination.en.mdx 5988",
+		"017b90e4c7416d7404249dc5c0955c2f21623cf4 pages/introduction/examples.en.mdx 12982")},
 }
 
 // promptLicenseFiles are the corpora's licence files, kept beside their files (checked like
@@ -98,8 +103,9 @@ type promptPassage struct {
 }
 
 // promptReaders: system, a system prompt in Markdown (each block of lines between blank lines
-// outside a code fence, less its heading lines, of 6 words or more); guide, a guide page (the
-// fenced block under its "## Prompt" heading).
+// outside a code fence, less its heading lines, of 6 words or more); guide, a guide page (each
+// fenced block right under a "## Prompt" heading or a "*Prompt:*" line; the model's answers,
+// under "*Output:*", and the API examples are not prompts).
 var promptReaders = map[string]func(text string) []promptPassage{
 	"system": systemPromptPassages,
 	"guide":  guidePromptPassages,
@@ -144,24 +150,26 @@ func systemPromptPassages(text string) []promptPassage {
 func guidePromptPassages(text string) []promptPassage {
 	var out []promptPassage
 	lines := strings.Split(text, "\n")
+	prev := "" // the last non-blank line outside a fence
 	for i := 0; i < len(lines); i++ {
-		if strings.TrimSpace(lines[i]) != "## Prompt" {
+		l := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(l, "```") {
+			if l != "" {
+				prev = l
+			}
 			continue
 		}
-		j := i + 1
-		for j < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[j]), "```") {
-			j++
+		// A fence: find its end; its body is a prompt if the fence follows a prompt heading.
+		end := i + 1
+		for end < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[end]), "```") {
+			end++
 		}
-		var body []string
-		for k := j + 1; k < len(lines); k++ {
-			if strings.HasPrefix(strings.TrimSpace(lines[k]), "```") {
-				if t := strings.TrimSpace(strings.Join(body, "\n")); t != "" {
-					out = append(out, promptPassage{t, j + 2})
-				}
-				break
+		if prev == "## Prompt" || prev == "*Prompt:*" {
+			if t := strings.TrimSpace(strings.Join(lines[i+1:min(end, len(lines))], "\n")); t != "" {
+				out = append(out, promptPassage{t, i + 2})
 			}
-			body = append(body, lines[k])
 		}
+		prev, i = "", end
 	}
 	return out
 }
