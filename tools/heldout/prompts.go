@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -86,8 +87,9 @@ func promptFiles(dir, read string, rows ...string) []promptFile {
 
 // promptDropRe marks a passage that is an attack on a model's instructions, not a prompt
 // for it (written before any passage met the chain): jailbreak personas, an order to drop
-// earlier instructions, a request for the system prompt.
-var promptDropRe = regexp.MustCompile(`(?i)\b(jailbreak|DAN|do anything now|developer mode)\b|\b(ignore|disregard|forget) (all |any )?(of )?(the |your )?(previous|prior|above|earlier) (instructions|prompts?|rules)|\b(reveal|print|repeat|show) (me )?(your|the) (system prompt|instructions)`)
+// earlier instructions, a request for the system prompt. DAN only in capitals (the persona, not
+// the name).
+var promptDropRe = regexp.MustCompile(`\bDAN\b|(?i)\b(jailbreak|do anything now|developer mode)\b|\b(ignore|disregard|forget) (all |any )?(of )?(the |your )?(previous|prior|above|earlier) (instructions|prompts?|rules)|\b(reveal|print|repeat|show) (me )?(your|the) (system prompt|instructions)`)
 
 // promptDropReason is the drop reason of a passage promptDropRe matches.
 const promptDropReason = "an attack on the model's instructions (promptDropRe: jailbreak persona, drop earlier instructions, reveal the system prompt)"
@@ -238,21 +240,26 @@ func placePrompt(text, source, url, group string) []Record {
 
 // promptSourceOf is the corpus (promptSources' ID) a record's source names, or "".
 func promptSourceOf(source string) string {
-	for _, s := range promptSources {
-		if strings.HasPrefix(source, s.ID+"@") {
-			return s.ID
-		}
+	id, _, _ := strings.Cut(source, "@")
+	if _, ok := promptCorpus(id); ok {
+		return id
 	}
 	return ""
 }
 
-// promptSplit puts a record in the split of its corpus.
+// promptCorpus is the corpus of promptSources with that ID.
+func promptCorpus(id string) (promptSource, bool) {
+	i := slices.IndexFunc(promptSources, func(s promptSource) bool { return s.ID == id })
+	if i < 0 {
+		return promptSource{}, false
+	}
+	return promptSources[i], true
+}
+
+// promptSplit puts a record in the split of its corpus (test for a source of no corpus).
 func promptSplit(r Record) string {
-	id := promptSourceOf(r.Source)
-	for _, s := range promptSources {
-		if s.ID == id {
-			return s.Split
-		}
+	if s, ok := promptCorpus(promptSourceOf(r.Source)); ok {
+		return s.Split
 	}
 	return "test"
 }
