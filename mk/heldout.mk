@@ -81,6 +81,16 @@ heldout-attacks-extra: ## regenerate data/heldout/attacks-extra/calib.jsonl: cal
 
 .PHONY: heldout-wapiti-extra eval-wapiti-extra
 
+.PHONY: heldout-prompts eval-prompts eval-heldout-prompts
+heldout-prompts: ## regenerate data/heldout/prompts/{calib,test}.jsonl: benign prompts of vendored public corpora (fabric's system prompts: calib; the Prompt Engineering Guide's prompts: test), as chat messages and fetched pages, split by corpus (issue 26, det53)
+	$(GO) run ./tools/heldout -prompts -out $(HELDOUT_DIR)/prompts
+
+eval-prompts: setup-onnxruntime bundle ## the served chain on the benign prompt set's calib split (tune on it; prompt_text and prompt_page, hard negatives apart, denied and asked apart)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prompts/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
+eval-heldout-prompts: setup-onnxruntime bundle ## the served chain's false positives on the benign prompt set's test split (a corpus no rule was tuned on; report, never tune)
+	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prompts/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+
 .PHONY: heldout-fresh-attacks eval-fresh-attacks eval-heldout-fresh-attacks
 heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables, Debian scanners' word lists and probes (nmap, wafw00f), an npm prompt-injection corpus and vendored FuzzDB, promptmap and GoTestWAF files, split by source (issue 26)
 	$(GO) run ./tools/heldout -fresh-attacks -out $(HELDOUT_DIR)/fresh-attacks -cache $(BUILD)/_heldout-src
@@ -93,7 +103,7 @@ heldout-wapiti-extra: ## regenerate data/heldout/wapiti-extra/calib.jsonl: calib
 heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-only benign code and code_output, Python, JavaScript, PHP, HTML templates, SQL, shell, Perl and Ruby files of 13 pinned Debian bookworm packages (apt-get download)
 	$(GO) run ./tools/heldout -code-extra -out $(HELDOUT_DIR)/code-extra -cache $(BUILD)/_heldout-src
 
-EVAL_TARGETS += eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-fresh-attacks eval-heldout-fresh-attacks eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
+EVAL_TARGETS += eval-prompts eval-heldout-prompts eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-fresh-attacks eval-heldout-fresh-attacks eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
 	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection

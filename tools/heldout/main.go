@@ -36,8 +36,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	npmExtra := fs.Bool("npm-extra", false, "write the calib-only extra benign npm set (npmExtraPackages' READMEs and docs: prose, pages, shell commands) to -out instead")
 	jsdevExtra := fs.Bool("jsdev-extra", false, "write the calib-only extra benign JavaScript developer set (jsdevPackages' package.json scripts and URLs, README links) to -out instead")
 	pydocExtra := fs.Bool("pydoc-extra", false, "write the calib-only extra benign Python documentation set (pydocPackages: Debian's Python documentation packages' prose, pages and shell commands) to -out instead")
+	prompts := fs.Bool("prompts", false, "write the benign prompt set (promptSources: vendored system prompts and a prompting guide's prompts, as chat messages and fetched pages; split by corpus as promptSources says) to -out instead")
+	promptsSrc := fs.String("prompts-src", "data/heldout/prompts/src", "with -prompts: the folder holding the vendored corpora")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *prompts {
+		if err := generatePrompts(*out, *promptsSrc, stdout); err != nil {
+			fmt.Fprintln(stderr, "heldout:", err)
+			return 1
+		}
+		return 0
 	}
 	if *codeExtra {
 		if err := generateCodeExtra(*out, *cache, codeOthers("data/heldout"), stdout); err != nil {
