@@ -662,7 +662,8 @@ func systemAccount(args []string) bool {
 // administrator's own folder for local software, /usr/local/bin or /usr/local/sbin (FHS 3.0
 // §4.9: "for use by the system administrator when installing software locally"): `sudo mv
 // ./kind /usr/local/bin/kind`, `sudo install -m 755 runc.amd64 /usr/local/sbin/runc`, the
-// last step of kind's, containerd's and helm's documented installs. Each source is a file in
+// last step of kind's, containerd's and helm's documented installs (cp only with
+// --remove-destination: below). Each source is a file in
 // the project or /tmp; a target name is the source's own (runc.amd64 as runc, kind-linux-amd64
 // as kind); no setuid or setgid mode; and nothing installed under the name of a shell or of
 // a program that handles passwords or keys (sudo, su, ssh, gpg, git...), which a copy in
@@ -699,14 +700,25 @@ func (a *analyzer) installAsRoot(argv []string) bool {
 			}
 		}
 	case "mv", "cp":
+		removes := name == "mv"
 		for _, x := range args {
 			switch {
 			case x == "-f" || x == "-v" || x == "-fv" || x == "-vf" || x == "-p" || x == "-i" || x == "-n":
+			case x == "--remove-destination" && name == "cp":
+				removes = true
 			case strings.HasPrefix(x, "-"):
 				return false
 			default:
 				ops = append(ops, x)
 			}
+		}
+		if !removes {
+			// cp writes through a link already at the destination (cp(1): only
+			// --remove-destination removes it first), and where /usr/local/bin is the
+			// user's own (Homebrew on Intel macOS) the agent may have planted one pointing
+			// at a system file, which root would then overwrite; mv and install replace the
+			// link (issue 26)
+			return false
 		}
 	default:
 		return false

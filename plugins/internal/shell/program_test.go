@@ -721,7 +721,10 @@ func TestProgram(t *testing.T) {
 		{"sudo install -m 755 runc.amd64 /usr/local/sbin/runc", "", false},
 		{"sudo install -o root -g root -m 0755 kubectl /usr/local/bin/kubectl", "", false},
 		{"sudo mv linux-amd64/helm /usr/local/bin/helm", "", false},
-		{"sudo cp bin/task /usr/local/bin/", "", false},
+		{"sudo cp --remove-destination bin/task /usr/local/bin/", "", false},
+		// cp writes through a link planted at the destination; mv and install replace it
+		{"sudo cp bin/task /usr/local/bin/", "priv/sudo", true},
+		{"sudo cp -f ./kind /usr/local/bin/kind", "priv/sudo", true},
 		{"sudo mv ./x /usr/local/bin/sudo", "priv/sudo", true},
 		{"sudo cp evil /usr/local/bin/git-credential-store", "priv/sudo", true},
 		{"sudo mv ./kind /usr/local/bin/ls-files", "priv/sudo", true},
