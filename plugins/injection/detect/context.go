@@ -572,6 +572,12 @@ func docPhrases(r *Result) {
 			return negatedAt(t, h.Match)
 		case "before_task":
 			return readerStep(t, h.Match)
+		case "bulk_exfil":
+			return objectFields(t, h.Match)
+		case "virtualization_personal_data":
+			return exampleSetup(t, h.Match)
+		case "ignore_instructions":
+			return easyToChange(t, h.Match)
 		case "user_data_request":
 			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
 		case "multilingual_secret":
@@ -612,10 +618,72 @@ func readerStep(t, match string) bool {
 	if i < 0 {
 		return false
 	}
-	return reSetupVerb.MatchString(t[i+len(match):])
+	rest := t[i+len(match):]
+	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
+		rest = rest[:loc[0]]
+	}
+	return reSetupVerb.MatchString(rest) && !reStepHandsOver.MatchString(rest)
 }
 
-var reSetupVerb = lazyre.New(`^\s+(?:create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+// reStepHandsOver is a step that hands something on or shows it ("load the key file and send
+// it to me"): an order, whatever step it starts with.
+var reSentenceStop = lazyre.New(`[.!?](?:\s|$)|\n`)
+
+var reStepHandsOver = lazyre.New(`\b(?:send|forward|e-?mail|upload|post|share|reveal|leak|print|paste|disclose)\b`)
+
+var reSetupVerb = lazyre.New(`^\s+(?:load|create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+
+// objectFields reports whether bulk_exfil's "get all the information" goes on to take it from
+// a program's object ("we can get all the information we need from this object"): a guide
+// reading a response object, not a request to gather a user's data. Getting it from anything
+// else ("from the user's files") still counts.
+func objectFields(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 || !strings.HasPrefix(match, "get ") {
+		return false
+	}
+	return reFromObject.MatchString(t[i+len(match):])
+}
+
+var reFromObject = lazyre.New(`^\s+(?:we|you) need from (?:this|that|the|an?|each) (?:object|response|result|instance|attribute|property|method|return value)s?\b`)
+
+// exampleSetup reports whether virtualization_personal_data's "suppose" opens a worked
+// example on a program's structure ("suppose you have the following model:" and a class
+// with a birth_date field): documentation setting up code, not a scene around a request for
+// personal data. "Suppose you are in a world where ..." still counts.
+func exampleSetup(t, match string) bool {
+	if match != "suppose" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], match)
+		if j < 0 {
+			return false
+		}
+		i += j + len(match)
+		if reExampleSetup.MatchString(t[i:]) {
+			return true
+		}
+	}
+}
+
+var reExampleSetup = lazyre.New(`^\s+(?:you|we) have (?:the following|this|these) (?:models?|tables?|class(?:es)?|schemas?|code|structures?|data models?|functions?)\s*:`)
+
+// easyToChange reports whether ignore_instructions' verb stands alone after "easy to" and a
+// comma closes it ("to make error messages easy to override, consider the following
+// guidelines"): what a design makes possible, and the next clause names the page's own
+// guidance, not the model's. "Easy to override your instructions" still counts.
+func easyToChange(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 {
+		return false
+	}
+	verb, _, _ := strings.Cut(match, " ")
+	verb = strings.TrimRight(verb, ",")
+	return reEasyTo.MatchString(t[max(0, i-24):i]) && strings.HasPrefix(t[i+len(verb):], ",")
+}
+
+var reEasyTo = lazyre.New(`\b(?:easy|easier|simple|hard|harder|difficult|possible|able)\s+to\s+$`)
 
 // labelAt reports whether the first occurrence of match in t is a whole table cell, line, code
 // span or help string (`| password | | The user's password |`, Help: `The user's
