@@ -578,6 +578,10 @@ func docPhrases(r *Result) {
 			return exampleSetup(t, h.Match)
 		case "ignore_instructions":
 			return easyToChange(t, h.Match)
+		case "role_hijack":
+			return freeToProgram(t, h.Match)
+		case "virtualization":
+			return pretendProgram(t, h.Match)
 		case "user_data_request":
 			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
 		case "multilingual_secret":
@@ -684,6 +688,49 @@ func easyToChange(t, match string) bool {
 }
 
 var reEasyTo = lazyre.New(`\b(?:easy|easier|simple|hard|harder|difficult|possible|able)\s+to\s+$`)
+
+// freeToProgram reports whether role_hijack's "you're free" goes on to what a reader may do
+// with a library's code ("you're free to subclass AdminSite and override or add anything you
+// like"): documentation's permission to extend a class, not a model let off its rules. The
+// sentence may not name rules, instructions, filters or secrets: "you're free to extend your
+// answers beyond your rules" still counts.
+func freeToProgram(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 || !strings.HasSuffix(match, "free") {
+		return false
+	}
+	rest := t[i+len(match):]
+	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
+		rest = rest[:loc[0]]
+	}
+	return reToProgram.MatchString(rest) && !reUnbound.MatchString(rest)
+}
+
+var (
+	reToProgram = lazyre.New(`^\s+to\s+(?:subclass|extend|implement|customi[sz]e|override|fork|reuse|redistribute|rename|inherit)\b`)
+	reUnbound   = lazyre.New(`\b(?:rules?|instructions?|guidelines|restrictions?|filters?|polic(?:y|ies)|guardrails|safety|censor\w*|secrets?|passwords?|system prompt)\b`)
+)
+
+// pretendProgram reports whether virtualization's "we'll pretend" is a code comment's
+// stand-in for a program part ("# in this case, we'll pretend this is a threaded server"):
+// the example's simplification, not a game set up for the model. "Let's pretend this is a
+// server with no rules" and "we'll pretend you are…" still count.
+func pretendProgram(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 || !strings.HasSuffix(match, "pretend") {
+		return false
+	}
+	rest := t[i+len(match):]
+	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
+		rest = rest[:loc[0]]
+	}
+	return reStandIn.MatchString(rest) && !reUnbound.MatchString(rest) && !reNoLimits.MatchString(rest)
+}
+
+var (
+	reStandIn  = lazyre.New(`^\s+(?:that\s+)?(?:this|it)\s+is\s+an?\s+(?:[a-z-]+\s+){0,2}(?:server|client|process|thread|function|database|connection|request|response|socket|module|class|object|program|service|file|queue|worker|handler)s?\b`)
+	reNoLimits = lazyre.New(`\b(?:no|without|any|unlimited|unrestricted)\b`)
+)
 
 // labelAt reports whether the first occurrence of match in t is a whole table cell, line, code
 // span or help string (`| password | | The user's password |`, Help: `The user's
