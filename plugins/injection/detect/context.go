@@ -567,21 +567,10 @@ func proseMentions(r *Result) {
 func docPhrases(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, PromptInjection, func(h Hit) bool {
+		if own, ok := docOwnPhrase[h.Rule]; ok {
+			return own(t, h.Match)
+		}
 		switch h.Rule {
-		case "reveal_secrets":
-			return negatedAt(t, h.Match)
-		case "before_task":
-			return readerStep(t, h.Match)
-		case "bulk_exfil":
-			return objectFields(t, h.Match)
-		case "virtualization_personal_data":
-			return exampleSetup(t, h.Match)
-		case "ignore_instructions":
-			return easyToChange(t, h.Match)
-		case "role_hijack":
-			return freeToProgram(t, h.Match)
-		case "virtualization":
-			return pretendProgram(t, h.Match)
 		case "user_data_request":
 			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
 		case "multilingual_secret":
@@ -592,6 +581,33 @@ func docPhrases(r *Result) {
 	docStructure(r)
 	suppliedSecrets(r)
 	programOutput(r)
+}
+
+// docOwnPhrase is, per prompt-injection rule, the test docPhrases drops a hit by when it
+// reads the rule's match alone.
+var docOwnPhrase = map[string]func(t, match string) bool{
+	"reveal_secrets":               negatedAt,
+	"before_task":                  readerStep,
+	"bulk_exfil":                   objectFields,
+	"virtualization_personal_data": exampleSetup,
+	"ignore_instructions":          easyToChange,
+	"role_hijack":                  freeToProgram,
+	"virtualization":               pretendProgram,
+}
+
+// sentenceAfter returns what follows the first occurrence of match in t, up to the end of
+// its sentence (a '.', '!' or '?' before a space, or a line break: "~/.ssh/id_rsa" goes on),
+// and whether match occurs.
+func sentenceAfter(t, match string) (string, bool) {
+	i := strings.Index(t, match)
+	if i < 0 {
+		return "", false
+	}
+	rest := t[i+len(match):]
+	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
+		rest = rest[:loc[0]]
+	}
+	return rest, true
 }
 
 // negatedAt reports whether the first occurrence of match in t follows a negation ("browsers
@@ -618,15 +634,8 @@ func readerStep(t, match string) bool {
 	if !strings.Contains(match, "first") && !strings.Contains(match, "now") {
 		return false
 	}
-	i := strings.Index(t, match)
-	if i < 0 {
-		return false
-	}
-	rest := t[i+len(match):]
-	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
-		rest = rest[:loc[0]]
-	}
-	return reSetupVerb.MatchString(rest) && !reStepHandsOver.MatchString(rest)
+	rest, ok := sentenceAfter(t, match)
+	return ok && reSetupVerb.MatchString(rest) && !reStepHandsOver.MatchString(rest)
 }
 
 // reStepHandsOver is a step that hands something on or shows it ("load the key file and send
@@ -695,15 +704,8 @@ var reEasyTo = lazyre.New(`\b(?:easy|easier|simple|hard|harder|difficult|possibl
 // sentence may not name rules, instructions, filters or secrets: "you're free to extend your
 // answers beyond your rules" still counts.
 func freeToProgram(t, match string) bool {
-	i := strings.Index(t, match)
-	if i < 0 || !strings.HasSuffix(match, "free") {
-		return false
-	}
-	rest := t[i+len(match):]
-	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
-		rest = rest[:loc[0]]
-	}
-	return reToProgram.MatchString(rest) && !reUnbound.MatchString(rest)
+	rest, ok := sentenceAfter(t, match)
+	return ok && strings.HasSuffix(match, "free") && reToProgram.MatchString(rest) && !reUnbound.MatchString(rest)
 }
 
 var (
@@ -716,15 +718,8 @@ var (
 // the example's simplification, not a game set up for the model. "Let's pretend this is a
 // server with no rules" and "we'll pretend you are…" still count.
 func pretendProgram(t, match string) bool {
-	i := strings.Index(t, match)
-	if i < 0 || !strings.HasSuffix(match, "pretend") {
-		return false
-	}
-	rest := t[i+len(match):]
-	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
-		rest = rest[:loc[0]]
-	}
-	return reStandIn.MatchString(rest) && !reUnbound.MatchString(rest) && !reNoLimits.MatchString(rest)
+	rest, ok := sentenceAfter(t, match)
+	return ok && strings.HasSuffix(match, "pretend") && reStandIn.MatchString(rest) && !reUnbound.MatchString(rest) && !reNoLimits.MatchString(rest)
 }
 
 var (
