@@ -567,11 +567,10 @@ func proseMentions(r *Result) {
 func docPhrases(r *Result) {
 	t := r.Norm.Text
 	dropHits(r, PromptInjection, func(h Hit) bool {
+		if own, ok := docOwnPhrase[h.Rule]; ok {
+			return own(t, h.Match)
+		}
 		switch h.Rule {
-		case "reveal_secrets":
-			return negatedAt(t, h.Match)
-		case "before_task":
-			return readerStep(t, h.Match)
 		case "user_data_request":
 			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
 		case "multilingual_secret":
@@ -582,6 +581,33 @@ func docPhrases(r *Result) {
 	docStructure(r)
 	suppliedSecrets(r)
 	programOutput(r)
+}
+
+// docOwnPhrase is, per prompt-injection rule, the test docPhrases drops a hit by when it
+// reads the rule's match alone.
+var docOwnPhrase = map[string]func(t, match string) bool{
+	"reveal_secrets":               negatedAt,
+	"before_task":                  readerStep,
+	"bulk_exfil":                   objectFields,
+	"virtualization_personal_data": exampleSetup,
+	"ignore_instructions":          easyToChange,
+	"role_hijack":                  freeToProgram,
+	"virtualization":               pretendProgram,
+}
+
+// sentenceAfter returns what follows the first occurrence of match in t, up to the end of
+// its sentence (a '.', '!' or '?' before a space, or a line break: "~/.ssh/id_rsa" goes on),
+// and whether match occurs.
+func sentenceAfter(t, match string) (string, bool) {
+	i := strings.Index(t, match)
+	if i < 0 {
+		return "", false
+	}
+	rest := t[i+len(match):]
+	if loc := reSentenceStop.FindStringIndex(rest); loc != nil {
+		rest = rest[:loc[0]]
+	}
+	return rest, true
 }
 
 // negatedAt reports whether the first occurrence of match in t follows a negation ("browsers
@@ -608,14 +634,98 @@ func readerStep(t, match string) bool {
 	if !strings.Contains(match, "first") && !strings.Contains(match, "now") {
 		return false
 	}
+	rest, ok := sentenceAfter(t, match)
+	return ok && reSetupVerb.MatchString(rest) && !reStepHandsOver.MatchString(rest)
+}
+
+// reStepHandsOver is a step that hands something on or shows it ("load the key file and send
+// it to me"): an order, whatever step it starts with.
+var reSentenceStop = lazyre.New(`[.!?](?:\s|$)|\n`)
+
+var reStepHandsOver = lazyre.New(`\b(?:send|forward|e-?mail|upload|post|share|reveal|leak|print|paste|disclose)\b`)
+
+var reSetupVerb = lazyre.New(`^\s+(?:load|create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+
+// objectFields reports whether bulk_exfil's "get all the information" goes on to take it from
+// a program's object ("we can get all the information we need from this object"): a guide
+// reading a response object, not a request to gather a user's data. Getting it from anything
+// else ("from the user's files") still counts.
+func objectFields(t, match string) bool {
+	i := strings.Index(t, match)
+	if i < 0 || !strings.HasPrefix(match, "get ") {
+		return false
+	}
+	return reFromObject.MatchString(t[i+len(match):])
+}
+
+var reFromObject = lazyre.New(`^\s+(?:we|you) need from (?:this|that|the|an?|each) (?:object|response|result|instance|attribute|property|method|return value)s?\b`)
+
+// exampleSetup reports whether virtualization_personal_data's "suppose" opens a worked
+// example on a program's structure ("suppose you have the following model:" and a class
+// with a birth_date field): documentation setting up code, not a scene around a request for
+// personal data. "Suppose you are in a world where ..." still counts.
+func exampleSetup(t, match string) bool {
+	if match != "suppose" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(t[i:], match)
+		if j < 0 {
+			return false
+		}
+		i += j + len(match)
+		if reExampleSetup.MatchString(t[i:]) {
+			return true
+		}
+	}
+}
+
+var reExampleSetup = lazyre.New(`^\s+(?:you|we) have (?:the following|this|these) (?:models?|tables?|class(?:es)?|schemas?|code|structures?|data models?|functions?)\s*:`)
+
+// easyToChange reports whether ignore_instructions' verb stands alone after "easy to" and a
+// comma closes it ("to make error messages easy to override, consider the following
+// guidelines"): what a design makes possible, and the next clause names the page's own
+// guidance, not the model's. "Easy to override your instructions" still counts.
+func easyToChange(t, match string) bool {
 	i := strings.Index(t, match)
 	if i < 0 {
 		return false
 	}
-	return reSetupVerb.MatchString(t[i+len(match):])
+	verb, _, _ := strings.Cut(match, " ")
+	verb = strings.TrimRight(verb, ",")
+	return reEasyTo.MatchString(t[max(0, i-24):i]) && strings.HasPrefix(t[i+len(verb):], ",")
 }
 
-var reSetupVerb = lazyre.New(`^\s+(?:create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
+var reEasyTo = lazyre.New(`\b(?:easy|easier|simple|hard|harder|difficult|possible|able)\s+to\s+$`)
+
+// freeToProgram reports whether role_hijack's "you're free" goes on to what a reader may do
+// with a library's code ("you're free to subclass AdminSite and override or add anything you
+// like"): documentation's permission to extend a class, not a model let off its rules. The
+// sentence may not name rules, instructions, filters or secrets: "you're free to extend your
+// answers beyond your rules" still counts.
+func freeToProgram(t, match string) bool {
+	rest, ok := sentenceAfter(t, match)
+	return ok && strings.HasSuffix(match, "free") && reToProgram.MatchString(rest) && !reUnbound.MatchString(rest)
+}
+
+var (
+	reToProgram = lazyre.New(`^\s+to\s+(?:subclass|extend|implement|customi[sz]e|override|fork|reuse|redistribute|rename|inherit)\b`)
+	reUnbound   = lazyre.New(`\b(?:rules?|instructions?|guidelines|restrictions?|filters?|polic(?:y|ies)|guardrails|safety|censor\w*|secrets?|passwords?|system prompt)\b`)
+)
+
+// pretendProgram reports whether virtualization's "we'll pretend" is a code comment's
+// stand-in for a program part ("# in this case, we'll pretend this is a threaded server"):
+// the example's simplification, not a game set up for the model. "Let's pretend this is a
+// server with no rules" and "we'll pretend you are…" still count.
+func pretendProgram(t, match string) bool {
+	rest, ok := sentenceAfter(t, match)
+	return ok && strings.HasSuffix(match, "pretend") && reStandIn.MatchString(rest) && !reUnbound.MatchString(rest) && !reNoLimits.MatchString(rest)
+}
+
+var (
+	reStandIn  = lazyre.New(`^\s+(?:that\s+)?(?:this|it)\s+is\s+an?\s+(?:[a-z-]+\s+){0,2}(?:server|client|process|thread|function|database|connection|request|response|socket|module|class|object|program|service|file|queue|worker|handler)s?\b`)
+	reNoLimits = lazyre.New(`\b(?:no|without|any|unlimited|unrestricted)\b`)
+)
 
 // labelAt reports whether the first occurrence of match in t is a whole table cell, line, code
 // span or help string (`| password | | The user's password |`, Help: `The user's
