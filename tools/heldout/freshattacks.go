@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -64,11 +65,26 @@ type freshAttackSource struct {
 	read func(path, source string) ([]attack, error)
 }
 
-// vendoredFile is one file of a vendored source: where it lies under src/, the commit and
-// path it was read from, and how it is read (vendoredReaders: list, payloads, prompt) into
-// lines of class Label.
+// vendoredFile is one file of a vendored source (the fresh attack set's, the prompt set's):
+// where it lies under src/, the commit and path it was read from, how it is read (the set's
+// readers: vendoredReaders, promptReaders), the class Label of an attack list's lines, and
+// Chars, the stored copy's length in characters where the set checks it (readPinned).
 type vendoredFile struct {
 	Local, Commit, Path, Read, Label string
+	Chars                            int
+}
+
+// readPinned reads the vendored file local under src and checks its length against the
+// stored copy's (chars, read at commit).
+func readPinned(src, local, commit string, chars int) ([]byte, error) {
+	b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(local)))
+	if err != nil {
+		return nil, err
+	}
+	if n := utf8.RuneCount(b); n != chars {
+		return nil, fmt.Errorf("%s: %d characters, the stored copy at %s has %d", local, n, commit[:12], chars)
+	}
+	return b, nil
 }
 
 // freshAttackSources: calib first. The assignment was fixed from the categories each source

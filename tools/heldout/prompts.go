@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // The benign prompt set (issue 26, det53): texts people send to language models that are not
@@ -30,14 +29,7 @@ import (
 type promptSource struct {
 	// ID names the corpus in COUNTS.md and begins every source string of its records.
 	ID, Split, License string
-	files              []promptFile
-}
-
-// promptFile is one vendored file: where it lies under src/, the commit and path it was read
-// from, its length in characters as stored, and its reader (promptReaders).
-type promptFile struct {
-	Local, Commit, Path, Read string
-	Chars                     int
+	files              []vendoredFile // each with its reader (promptReaders) and stored length
 }
 
 // promptSources: the assignment was fixed from what each corpus holds (fabric: system prompts
@@ -72,15 +64,15 @@ var promptLicenseFiles = []string{
 
 // promptFiles makes the files of a corpus from rows "commit path chars", each read with read
 // and lying at dir/path under src/.
-func promptFiles(dir, read string, rows ...string) []promptFile {
-	var out []promptFile
+func promptFiles(dir, read string, rows ...string) []vendoredFile {
+	var out []vendoredFile
 	for _, r := range rows {
 		f := strings.Fields(r)
 		n, err := strconv.Atoi(f[2])
 		if err != nil {
 			panic("promptFiles: " + r)
 		}
-		out = append(out, promptFile{Local: dir + "/" + f[1], Commit: f[0], Path: f[1], Read: read, Chars: n})
+		out = append(out, vendoredFile{Local: dir + "/" + f[1], Commit: f[0], Path: f[1], Read: read, Chars: n})
 	}
 	return out
 }
@@ -178,13 +170,10 @@ func guidePromptPassages(text string) []promptPassage {
 
 // readPromptFile reads one vendored file, checks its length against the stored copy's and
 // returns its passages.
-func readPromptFile(src string, f promptFile) ([]promptPassage, error) {
-	b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f.Local)))
+func readPromptFile(src string, f vendoredFile) ([]promptPassage, error) {
+	b, err := readPinned(src, f.Local, f.Commit, f.Chars)
 	if err != nil {
 		return nil, err
-	}
-	if n := utf8.RuneCount(b); n != f.Chars {
-		return nil, fmt.Errorf("%s: %d characters, the stored copy at %s has %d", f.Local, n, f.Commit[:12], f.Chars)
 	}
 	read, ok := promptReaders[f.Read]
 	if !ok {
@@ -309,12 +298,12 @@ func generatePrompts(out, src string, stdout io.Writer) error {
 func checkPromptLicenses(src string) error {
 	for _, l := range promptLicenseFiles {
 		f := strings.Fields(l)
-		b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(f[0])))
+		n, err := strconv.Atoi(f[2])
 		if err != nil {
-			return err
+			return fmt.Errorf("promptLicenseFiles: %q", l)
 		}
-		if got := fmt.Sprint(utf8.RuneCount(b)); got != f[2] {
-			return fmt.Errorf("%s: %s characters, the stored copy at %s has %s", f[0], got, f[1][:12], f[2])
+		if _, err := readPinned(src, f[0], f[1], n); err != nil {
+			return err
 		}
 	}
 	return nil

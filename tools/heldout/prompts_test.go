@@ -125,13 +125,13 @@ func TestReadPromptFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	commit := strings.Repeat("a", 40)
-	if _, err := readPromptFile(src, promptFile{Local: "p.md", Commit: commit, Read: "system", Chars: 41}); err != nil {
+	if _, err := readPromptFile(src, vendoredFile{Local: "p.md", Commit: commit, Read: "system", Chars: 41}); err != nil {
 		t.Errorf("right length: %v", err)
 	}
-	if _, err := readPromptFile(src, promptFile{Local: "p.md", Commit: commit, Read: "system", Chars: 40}); err == nil || !strings.Contains(err.Error(), "p.md") {
+	if _, err := readPromptFile(src, vendoredFile{Local: "p.md", Commit: commit, Read: "system", Chars: 40}); err == nil || !strings.Contains(err.Error(), "p.md") {
 		t.Errorf("wrong length: %v, want an error naming p.md", err)
 	}
-	if _, err := readPromptFile(src, promptFile{Local: "p.md", Commit: commit, Read: "csv", Chars: 41}); err == nil {
+	if _, err := readPromptFile(src, vendoredFile{Local: "p.md", Commit: commit, Read: "csv", Chars: 41}); err == nil {
 		t.Error("unknown reader: no error")
 	}
 }
