@@ -638,10 +638,11 @@ func readerStep(t, match string) bool {
 	return ok && reSetupVerb.MatchString(rest) && !reStepHandsOver.MatchString(rest)
 }
 
-// reStepHandsOver is a step that hands something on or shows it ("load the key file and send
-// it to me"): an order, whatever step it starts with.
+// reSentenceStop ends a sentence for sentenceAfter.
 var reSentenceStop = lazyre.New(`[.!?](?:\s|$)|\n`)
 
+// reStepHandsOver is a step that hands something on or shows it ("load the key file and send
+// it to me"): an order, whatever step it starts with.
 var reStepHandsOver = lazyre.New(`\b(?:send|forward|e-?mail|upload|post|share|reveal|leak|print|paste|disclose)\b`)
 
 var reSetupVerb = lazyre.New(`^\s+(?:load|create|install|build|configure|set up|setup|download|compile|add|enable|register|sign up|obtain|generate|initiali[sz]e|clone|ensure|make sure|check|understand|know|learn|define|import|specify|have|update|upgrade|start|choose|select|pick|decide|open an? account|log in|login)\b`)
