@@ -132,8 +132,16 @@ const mcpParamPrefix = "mcp-param-"
 // answers are taken here instead of forwarded upstream.
 const samplingIDPrefix = "palisade-sampling-"
 
-// Close ends the long-lived GET streams so an HTTP server shutdown does not wait on them.
-func (h *HTTP) Close() { h.closeOnce.Do(func() { close(h.closing) }) }
+// Close ends the long-lived GET streams so an HTTP server shutdown does not wait on them, and
+// closes the kept upstream connections.
+func (h *HTTP) Close() {
+	h.closeOnce.Do(func() {
+		close(h.closing)
+		for _, up := range h.order {
+			up.client.CloseIdleConnections()
+		}
+	})
+}
 
 type upstream struct {
 	Upstream
@@ -196,9 +204,11 @@ func NewHTTP(o HTTPOptions) (*HTTP, error) {
 			TLSHandshakeTimeout:    10 * time.Second,
 			MaxResponseHeaderBytes: 64 << 10,
 		}
-		up := &upstream{Upstream: u, client: &http.Client{Transport: tr}, health: &health{}}
+		// inline.go: plain http on the calling goroutine, https by tr.
+		rt := http.RoundTripper(newInlineTransport(tr))
+		up := &upstream{Upstream: u, client: &http.Client{Transport: rt}, health: &health{}}
 		if u.Credentials != nil && u.Transport == nil {
-			up.client = &http.Client{Transport: u.Credentials(tr)}
+			up.client = &http.Client{Transport: u.Credentials(rt)}
 		}
 		if u.Transport != nil {
 			up.client = &http.Client{Transport: u.Transport}
