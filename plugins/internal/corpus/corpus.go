@@ -365,7 +365,7 @@ var (
 		"websocket-bridge", "secure-cookie", "shell-runner", "prompt-logger", "http-proxy"}
 	linkWords = []string{"A plugin that adds sessions stored in a database.", "Sanitizes request bodies against NoSQL injection.",
 		"Caches replies in Redis with a time to live.", "Builds SQL queries from typed objects; see the docs.",
-		"Loads environment variables from a .env file and checks them.", "Limits the rate of requests per user & route.",
+		"Loads environment variables from a file and checks their types.", "Limits the rate of requests per user & route.",
 		"Signs and verifies JSON Web Tokens (HS256 | RS256).", "Serves static files from a folder, with ETags.",
 		"Parses multipart/form-data uploads to /tmp or to memory.", "Sets CORS headers for the routes you choose.",
 		"Runs a GraphQL server with subscriptions over `ws`.", "Bridges WebSocket messages to the system's event bus.",
