@@ -352,3 +352,51 @@ func BenchmarkPacedChain(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInjectionLongText times the injection role's instance on one long message: npm-extra's
+// Fastify ecosystem list (a 20 KB message of links, issue 26) and LinksList texts of 1-40 KiB
+// of the same shape, on a warm instance (each text called once before the timer). It reports
+// ns per KiB, to compare with detect's BenchmarkScanLinksLong natively.
+func BenchmarkInjectionLongText(b *testing.B) {
+	combined := wasmtest.Build(b, ".", "firstparty")
+	ctx := context.Background()
+	r := roles(b)["injection"]
+	p := load(b, combined, "injection", withRole(r.config, "injection"), r.data, r.caps)
+	call := func(tool string, args json.RawMessage) []byte {
+		env := abi.Envelope{ABI: abi.Version, ID: "bench", Phase: abi.PhaseRequest, Method: "tools/call",
+			Transport: "mcp", Server: "slack", Tool: tool, Arguments: args}
+		in, err := json.Marshal(env)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return corpus.View(b, in, nil)
+	}
+	tool, args, text := corpus.Heldout(b, "npm-extra", "Ecosystem.md:183")
+	cases := []struct {
+		name string
+		in   []byte
+		size int
+	}{{"ecosystem", call(tool, args), len(text)}}
+	for _, kb := range []int{1, 5, 10, 20, 40} {
+		a, _ := json.Marshal(map[string]string{"channel": "eng", "text": corpus.LinksList(kb << 10)})
+		cases = append(cases, struct {
+			name string
+			in   []byte
+			size int
+		}{fmt.Sprintf("links/%dKiB", kb), call("post_message", a), kb << 10})
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			if _, err := p.Evaluate(ctx, c.in); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Evaluate(ctx, c.in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(float64(c.size)/1024), "ns/KiB")
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/corpus"
 )
 
 // benchEnvelope builds a tools/call request envelope whose arguments hold about size bytes of
@@ -270,4 +271,38 @@ func BenchmarkScanProseLong(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkScanLinksLong scans 1-40 KiB of a project's list of links (corpus.LinksList) and
+// evaluates npm-extra's Fastify ecosystem list (a 20 KB message of links, `Ecosystem.md:183`),
+// the text that ran past the injection stage's time budget in the guest (issue 26, det54):
+// the cost must grow linearly with the length at well under 1 µs a byte natively. It reports
+// ns per KiB.
+func BenchmarkScanLinksLong(b *testing.B) {
+	d := New(Options{})
+	for _, kb := range []int{1, 5, 10, 20, 40} {
+		text := corpus.LinksList(kb << 10)
+		b.Run("links/"+strconv.Itoa(kb)+"KiB", func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				d.Scan(text)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kb), "ns/KiB")
+		})
+	}
+	tool, args, text := corpus.Heldout(b, "npm-extra", "Ecosystem.md:183")
+	env, err := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "request", "method": "tools/call", "tool": tool, "arguments": args})
+	if err != nil {
+		b.Fatal(err)
+	}
+	e := NewEvaluator(Config{ResponseMode: "redact"})
+	b.Run("ecosystem", func(b *testing.B) {
+		if v, err := e.Evaluate(env); err != nil || v.Action != "none" {
+			b.Fatalf("%+v %v", v, err) // benign, and judged so natively
+		}
+		b.SetBytes(int64(len(text)))
+		for b.Loop() {
+			e.Evaluate(env)
+		}
+	})
 }

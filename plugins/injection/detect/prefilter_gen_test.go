@@ -34,6 +34,7 @@ type genTables struct {
 	litClauses  [][]int32
 	litKey      []uint8        // per literal of 3+ bytes: offset of the pair it is filed under
 	anchors     []genAnchorDef // per rule as run: its window anchor (window.go)
+	barriers    [][2]uint64    // per rule as run: ASCII bytes no match holds (segment.go); zero: none
 }
 
 func deriveTables(t *testing.T) genTables {
@@ -78,6 +79,13 @@ func deriveTables(t *testing.T) genTables {
 		}
 		g.anchors = append(g.anchors, a)
 		cs := dropCommonClauses(requiredClauses(re.Simplify()))
+		// Segments need clauses derived from the regexp (every match holds one of each
+		// clause's literals), not the hand-written fallback below.
+		if cs != nil {
+			g.barriers = append(g.barriers, barrierBytes(re))
+		} else {
+			g.barriers = append(g.barriers, [2]uint64{})
+		}
 		if cs == nil && ru.pre != nil {
 			cs = []clause{ru.pre}
 		}
@@ -218,7 +226,17 @@ func (g genTables) source() []byte {
 		}
 		fmt.Fprintf(&b, "{%d, []string{%s}},\n", a.pre, strings.Join(q, ", "))
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n\n")
+	b.WriteString("// genBarriers: per rule as run, the ASCII bytes no match holds, as bits (byte c: word c/64,\n")
+	b.WriteString("// bit c%64); zero: the rule is not searched by segments (segment.go).\n")
+	b.WriteString("var genBarriers = [][2]uint64{\n")
+	for i, w := range g.barriers {
+		if i%4 == 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "{%#x, %#x}, ", w[0], w[1])
+	}
+	b.WriteString("\n}\n")
 	out, err := format.Source(b.Bytes())
 	if err != nil {
 		panic(err)

@@ -32,17 +32,25 @@ type rule struct {
 	// win matches long texts by windows around its anchor's literals (window.go); nil when the
 	// regexp has no anchor.
 	win *windowed
+	// bar: the ASCII bytes no match holds (genBarriers; segment.go); zero when the rule's
+	// clauses do not come from its regexp.
+	bar barriers
 	// after is \A(?s:.)(?s:.*?)(expr), compiled on first use: the leftmost match after a
 	// context rune (searchFrom, allmatch.go).
 	after func() *regexp.Regexp
 }
 
-// findIndex is the regexp's FindStringIndex (sub: FindStringSubmatchIndex), by windows when
-// that is cheaper.
+// findIndex is the regexp's FindStringIndex (sub: FindStringSubmatchIndex), by windows or
+// segments (segment.go) when that is cheaper.
 func (ru *rule) findIndex(v *voter, t string, sub bool) []int {
-	if ru.win != nil && len(t) >= windowMin {
-		if loc, ok := ru.win.find(t, sub, v.validUTF8(t)); ok {
-			return loc
+	if len(t) >= windowMin {
+		if ru.win != nil {
+			if loc, ok := ru.win.find(t, sub, v.validUTF8(t)); ok {
+				return loc
+			}
+		}
+		if lits := ru.segmentLits(); lits != nil {
+			return segmentFind(ru.re(), &ru.bar, lits, t, sub)
 		}
 	}
 	if sub {
@@ -263,12 +271,13 @@ func init() {
 		g.group = g.id
 		allRules = append(allRules, &g.rule)
 	}
-	if len(allRules) != len(genRuleClauses) || len(genLitKey) != len(genLits) || len(genAnchors) != len(allRules) {
+	if len(allRules) != len(genRuleClauses) || len(genLitKey) != len(genLits) || len(genAnchors) != len(allRules) || len(genBarriers) != len(allRules) {
 		tablesStale = true
 		return
 	}
 	for id, ru := range allRules {
 		ru.win = newWindowed(genAnchors[id], ru.expr)
+		ru.bar = genBarriers[id]
 		ru.after = fromRegexp(ru.expr)
 	}
 	ruleClauses = genRuleClauses

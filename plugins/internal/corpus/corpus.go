@@ -329,3 +329,60 @@ func ExampleData(t testing.TB, name string) []byte {
 	}
 	return marshal(t, doc)
 }
+
+// Heldout returns the record of data/heldout/<set>/calib.jsonl whose source ends in source:
+// its tool, its arguments and the text the scorers read. It fails the test when there is none.
+func Heldout(t testing.TB, set, source string) (tool string, args json.RawMessage, text string) {
+	t.Helper()
+	found := false
+	lines(t, filepath.Join("data", "heldout", set, "calib.jsonl"), func(line []byte) {
+		if found || !strings.Contains(string(line), source) {
+			return
+		}
+		var r struct {
+			Source    string          `json:"source"`
+			Tool      string          `json:"tool"`
+			Arguments json.RawMessage `json:"arguments"`
+			Text      string          `json:"text"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("corpus: %s calib: %v", set, err)
+		}
+		if strings.HasSuffix(r.Source, source) {
+			tool, args, text, found = r.Tool, r.Arguments, r.Text, true
+		}
+	})
+	if !found {
+		t.Fatalf("corpus: no record from %s in data/heldout/%s/calib.jsonl", source, set)
+	}
+	return tool, args, text
+}
+
+// linkNames and linkWords are the parts of LinksList's entries, written for it.
+var (
+	linkNames = []string{"auth-session", "mongo-sanitize", "redis-cache", "sql-builder", "env-loader",
+		"rate-limit", "jwt-token", "static-files", "multipart-upload", "cors-headers", "graphql-server",
+		"websocket-bridge", "secure-cookie", "shell-runner", "prompt-logger", "http-proxy"}
+	linkWords = []string{"A plugin that adds sessions stored in a database.", "Sanitizes request bodies against NoSQL injection.",
+		"Caches replies in Redis with a time to live.", "Builds SQL queries from typed objects; see the docs.",
+		"Loads environment variables from a file and checks their types.", "Limits the rate of requests per user & route.",
+		"Signs and verifies JSON Web Tokens (HS256 | RS256).", "Serves static files from a folder, with ETags.",
+		"Parses multipart/form-data uploads to /tmp or to memory.", "Sets CORS headers for the routes you choose.",
+		"Runs a GraphQL server with subscriptions over `ws`.", "Bridges WebSocket messages to the system's event bus.",
+		"Encrypts cookies with a key from the config; supports key rotation.", "Runs shell commands from a route, for admin tools only!",
+		"Logs prompts and completions of an AI assistant to a file.", "Proxies HTTP requests to another server, e.g. http://localhost:3000/api."}
+)
+
+// LinksList returns about size bytes of a project's ecosystem list, flattened into one line as
+// a chat message carries it: entries of a package's name, its link and a sentence, the shape
+// of npm-extra's Fastify list (issue 26: a 20 KB message of links ran past the injection
+// stage's time budget in the guest). The text is the same for the same size.
+func LinksList(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		name := linkNames[i%len(linkNames)]
+		owner := []string{"acme", "TinyOrg", "dev-tools", "OpenLabs"}[i/len(linkNames)%4]
+		b.WriteString("- [`@" + strings.ToLower(owner) + "/fastify-" + name + "`](https://github.com/" + owner + "/fastify-" + name + ") " + linkWords[(i*7)%len(linkWords)] + " ")
+	}
+	return b.String()[:size]
+}
