@@ -28,6 +28,7 @@ type config struct {
 	dim, epochs      int
 	targetFPR        float64
 	eval             bool
+	evalList         bool
 	model, specIn    string
 	lib              string
 	extra            string
@@ -56,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.epochs, "epochs", 0, "epochs (0 = default)")
 	fs.Float64Var(&c.targetFPR, "target-fpr", 0.01, "dev-set FPR the threshold is chosen for")
 	fs.BoolVar(&c.eval, "eval", false, "evaluate -model on -test instead of training")
+	fs.BoolVar(&c.evalList, "eval-list", false, "with -eval: also list each text's score (1 - p(benign)), arg-max label and own label, in -test's order")
 	fs.StringVar(&c.model, "model", "build/models/detector-v1.onnx", "model to evaluate (-eval)")
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
@@ -168,6 +170,11 @@ func doEval(c config, stdout io.Writer) error {
 		t = 0.5
 	}
 	printMetrics(stdout, fmt.Sprintf("detector %s on %s, threshold %.4f (ONNX Runtime %s)", spec.Name, c.test, t, infer.RuntimeVersion()), train.Evaluate(scores, t), train.BenignBreakdown(scores, t))
+	if c.evalList {
+		for i, s := range scores {
+			fmt.Fprintf(stdout, "text %.4f %s %s %q\n", s.Score, s.Pred, s.Label, testEx[i].Text)
+		}
+	}
 	return nil
 }
 

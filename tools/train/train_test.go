@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -124,6 +125,49 @@ func TestTrainDeterministicAndServable(t *testing.T) {
 		if !strings.Contains(stdout.String(), cat) {
 			t.Errorf("eval output lacks %s:\n%s", cat, stdout.String())
 		}
+	}
+
+	// -eval-list adds one line per text, in the file's order: its score, the arg-max label and
+	// its own; on separable data the arg-max label is its own and attacks score above benign.
+	stdout.Reset()
+	if code := run([]string{"-eval", "-eval-list", "-model", filepath.Join(dir, "m0", "model.onnx"), "-model-spec", filepath.Join(dir, "spec.yaml"), "-test", te, "-lib", libPath(t)}, &stdout, &stderr); code != 0 {
+		t.Fatalf("eval -eval-list = %d: %s", code, stderr.String())
+	}
+	var listed []string
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(line, "text ") {
+			listed = append(listed, line)
+		}
+	}
+	if len(listed) != 30 {
+		t.Fatalf("-eval-list listed %d texts, want 30:\n%s", len(listed), stdout.String())
+	}
+	want, err := train.ReadExamples(te)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maxBenign, minAttack := 0.0, 1.0
+	for i, line := range listed {
+		f := strings.SplitN(line, " ", 5)
+		score, err := strconv.ParseFloat(f[1], 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		text, err := strconv.Unquote(f[4])
+		if err != nil || text != want[i].Text {
+			t.Errorf("line %d %q: want the text %q (%v)", i, line, want[i].Text, err)
+		}
+		if f[2] != want[i].Label || f[3] != want[i].Label {
+			t.Errorf("line %d %q: want predicted and own label %s", i, line, want[i].Label)
+		}
+		if f[3] == "benign" {
+			maxBenign = max(maxBenign, score)
+		} else {
+			minAttack = min(minAttack, score)
+		}
+	}
+	if maxBenign >= minAttack {
+		t.Errorf("-eval-list: a benign text scores %.4f, an attack %.4f", maxBenign, minAttack)
 	}
 }
 
