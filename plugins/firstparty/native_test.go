@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/added060/palisade/plugins/detector/scan"
 	"github.com/added060/palisade/plugins/injection/detect"
 	"github.com/added060/palisade/plugins/risk/riskscore"
 	"github.com/added060/palisade/plugins/rules/ruleset"
 	"github.com/added060/palisade/sdk/go/abi"
 )
 
-// BenchmarkNativeRole runs what the rules, injection and risk roles run per call natively, on
+// BenchmarkNativeRole runs what the rules, injection, detector and risk roles run per call natively, on
 // BenchmarkServedRole's stream: the two side by side are what the Go guest costs over the same
 // code compiled for the host (docs/DESIGN.md "What a call costs", "What the Go guest costs").
 func BenchmarkNativeRole(b *testing.B) {
@@ -54,6 +55,33 @@ func BenchmarkNativeRole(b *testing.B) {
 		b.ResetTimer()
 		for i := range b.N {
 			if _, err := ev.EvaluateInput(ins[i%256]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("detector", func(b *testing.B) {
+		c, err := scan.ParseConfig([]byte(roles(b)["detector"].config))
+		if err != nil {
+			b.Fatal(err)
+		}
+		// As fakeModel answers through infer_score: a score from each text's hash.
+		labels := []string{"benign", "prompt_injection", "sql_injection"}
+		fake := func(req abi.ScoreRequest) (abi.ScoreResponse, error) {
+			resp := abi.ScoreResponse{Labels: labels}
+			for _, t := range req.Texts {
+				s := score(t)
+				label := uint32(1)
+				if s > 0.8 {
+					label = 2
+				}
+				resp.Scores = append(resp.Scores, abi.InferScore{Score: s, Label: label})
+			}
+			return resp, nil
+		}
+		ins := stream(abi.ViewLayout1, true)
+		b.ResetTimer()
+		for i := range b.N {
+			if _, err := scan.EvaluateScores(ins[i%256], c, fake); err != nil {
 				b.Fatal(err)
 			}
 		}
