@@ -339,6 +339,18 @@ func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) 
 		if len(paths) == 0 {
 			paths = []string{a.resolve(".")}
 		}
+		// A name test that names secrets or keys (`find ~ -name '*.pem'`, `-name id_rsa`):
+		// what find lists is those files, which the command it feeds is judged on too (the
+		// start points alone name only folders).
+		for i, x := range args {
+			if (x == "-name" || x == "-iname" || x == "-path" || x == "-ipath" || x == "-wholename") && i+1 < len(args) {
+				if pat := args[i+1]; secretFile(pat) || keyFile.MatchString(pat) {
+					for _, p := range paths[:len(paths):len(paths)] {
+						paths = append(paths, path.Join(p, "**", strings.TrimPrefix(pat, "*/")))
+					}
+				}
+			}
+		}
 		return paths, true
 	case "ls":
 		for _, x := range operands(args) {
@@ -384,6 +396,53 @@ func (a *analyzer) xargs(args, feed []string, rec bool) {
 	}
 	argv = append(append(argv, cmd...), feed...)
 	a.fed(argv, rec)
+}
+
+// findExec judges the commands find's -exec, -execdir, -ok and -okdir run (up to `;` or `+`)
+// as run on what find lists, `{}` replaced by each path (find(1)): `find . -maxdepth 0 -exec
+// rm -rf ~ \;` deletes the home folder whatever find found. An rm or shred of `{}` alone was
+// judged on find's start points above (destroy/find_delete); their other operands are judged
+// here.
+func (a *analyzer) findExec(args []string) {
+	var feed []string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && args[j] != ";" && args[j] != "+" {
+			j++
+		}
+		cmd := unwrap(args[i+1 : j])
+		i = j
+		if len(cmd) == 0 {
+			continue
+		}
+		if n := base(cmd[0]); n == "rm" || n == "shred" {
+			var rest []string
+			for _, x := range cmd {
+				if !strings.Contains(x, "{}") {
+					rest = append(rest, x)
+				}
+			}
+			if len(operands(rest[1:])) > 0 {
+				a.fed(rest, true)
+			}
+			continue
+		}
+		if feed == nil {
+			feed, _ = a.lists("find", args)
+		}
+		for _, p := range feed {
+			argv := make([]string, len(cmd))
+			for k, x := range cmd {
+				argv[k] = strings.ReplaceAll(x, "{}", p)
+			}
+			a.fed(argv, true)
+		}
+	}
 }
 
 func (a *analyzer) fed(argv []string, rec bool) {

@@ -1403,6 +1403,7 @@ func (a *analyzer) command(argv []string) {
 				}
 			}
 		}
+		a.findExec(args)
 	case "git":
 		a.git(args, line)
 	case "git-filter-repo", "git-filter-branch", "bfg":
@@ -2329,6 +2330,22 @@ func (a *analyzer) net(name string, args []string, line string) {
 		case (name == "scp" || name == "rsync") && secretFile(x) && i+1 < len(args) && strings.Contains(args[len(args)-1], ":") && (i == 0 || args[i-1] != "-i"):
 			// (scp -i KEY signs the login with the key; it does not copy it: KeyUse)
 			a.add("exfil/secret_file", "copies a secret file to another host", line, 0.95)
+		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && keyFile.MatchString(x),
+			name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args) && keyFile.MatchString(args[i+1]):
+			// A private key or a certificate by its file type (`curl -F f=@server.key`): a
+			// certificate is sent to a CA or a service on purpose, a key should never leave;
+			// the name alone does not tell them apart, so a project's file asks. One from
+			// the home or system folders (`find ~ -name '*.pem' | xargs -I{} curl -F
+			// f=@{} …`) is what PathRisk counts secret: refused.
+			f := x
+			if !strings.Contains(x, "@") && !strings.HasPrefix(x, "<") {
+				f = args[i+1]
+			}
+			if PathRisk(f) == RiskSecret {
+				a.add("exfil/secret_file", "uploads a key file from the home or system folders", line, 0.95)
+			} else {
+				a.ask("exfil/key_file", "uploads a key or certificate file", line, 0.9)
+			}
 		}
 	}
 }
