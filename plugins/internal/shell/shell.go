@@ -111,7 +111,10 @@ type analyzer struct {
 	expired   bool            // git reflog expire --expire=now ran
 	work      int             // commands judged, bounded by maxWork
 	feedRec   bool            // the paths fed through xargs came from find (recursive)
-	piped     bool            // the command reads a pipe (a stage after the first)
+	// inContainer counts the `docker exec`/`kubectl exec` commands being judged: what they
+	// do happens inside a container, not to this host's paths, so it asks (carriers.go).
+	inContainer int
+	piped       bool // the command reads a pipe (a stage after the first)
 	// elevated counts the sudo, doas, su, pkexec and run0 the command runs under.
 	elevated int
 	// stdin counts the enclosing statements whose standard input the line redirects (`<`,
@@ -141,6 +144,9 @@ func (a *analyzer) ask(rule, reason, match string, score float64) {
 }
 
 func (a *analyzer) addFinding(f Finding) {
+	if a.inContainer > 0 {
+		f.Uncertain = true // carriers.go execIn
+	}
 	if len(f.Match) > 160 {
 		f.Match = f.Match[:160]
 	}
@@ -468,6 +474,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.redirect(r)
 	}
 	a.shellInWords(s)
+	a.startupText(s)
 	if readsRedirect(s.Redirs) {
 		a.stdin++
 		defer func() { a.stdin-- }()
@@ -989,6 +996,8 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 			a.ask("hide/path_shadow", "writes a program named for "+path.Base(path.Clean(t))+" in a folder on PATH, where it runs instead of the real one", t, 0.9)
 		case logFile.MatchString(t) && (r.Op == syntax.RdrOut || r.Op == syntax.ClbOut || r.Op == syntax.RdrAll):
 			a.add("hide/logs", "empties a system log", t, 0.85)
+		case startupWrite(a.resolve(t)):
+			a.ask("hide/startup_file", "writes a shell start-up file: what it holds runs in every new shell", t, 0.85)
 		}
 	}
 }
@@ -1032,8 +1041,11 @@ var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 func unwrap(argv []string) []string {
 	for len(argv) > 0 {
 		switch base(argv[0]) {
-		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox":
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt":
 			rest := argv[1:]
+			if _, ok := wrapperValues[base(argv[0])]; ok {
+				rest = dropWrapperOptions(base(argv[0]), rest) // carriers.go
+			}
 			for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=") && base(argv[0]) == "env" || base(argv[0]) == "timeout" && len(rest[0]) > 0 && rest[0][0] >= '0' && rest[0][0] <= '9') {
 				rest = rest[1:]
 			}
@@ -1191,6 +1203,9 @@ func (a *analyzer) command(argv []string) {
 	if name == "ztcp" {
 		a.ztcp = true
 	}
+	if a.carrier(name, args, line) {
+		return
+	}
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
 		switch inner := unwrap(sudoArgs(args)); {
@@ -1267,6 +1282,12 @@ func (a *analyzer) command(argv []string) {
 	case "xargs":
 		rest := args
 		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+			switch rest[0] {
+			case "-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs":
+				if len(rest) > 1 {
+					rest = rest[1:] // the option's value (`xargs -a /dev/null sh -c …`)
+				}
+			}
 			rest = rest[1:]
 		}
 		if len(rest) > 0 && interpreter(base(rest[0])) && !runsFile(base(rest[0]), rest[1:]) {

@@ -1,0 +1,359 @@
+package shell
+
+import (
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Programs that run a command given to them as an option or an operand (issue 26 class 1:
+// "wrappers"): what they run is judged as the line it is. Each one's manual says so:
+// watch(1) ("runs command repeatedly"; `sh -c` unless -x), script(1) -c, flock(1) -c and
+// `flock FILE COMMAND`, GNU parallel's `COMMAND ::: ARGUMENTS`, ssh_config(5) ProxyCommand and
+// LocalCommand, rsync(1) -e, git-config(1)'s core.pager, core.sshCommand, core.editor,
+// core.fsmonitor, sequence.editor, diff.external and `!`-aliases (with -c, or set by `git
+// config`, run by the next git command), GNU tar's --checkpoint-action=exec, --to-command,
+// --use-compress-program/-I, --rsh-command, --info-script/-F, --new-volume-script, zip(1) -TT,
+// vim's `-c ':!…'` and `+':!…'`, less's `+!…`, `docker exec CONTAINER COMMAND` and `kubectl
+// exec POD -- COMMAND`.
+
+// wrapperValues are a wrapper's short options that take the next word as their value when it
+// is not attached, and its long options that do (nice(1), ionice(1), timeout(1), stdbuf(1),
+// env(1), bash's exec, caffeinate(8), taskset(1), chrt(1)): `nice -n 19 rm -rf ~` runs rm.
+var wrapperValues = map[string]struct {
+	short string
+	long  []string
+}{
+	"nice":       {"n", []string{"--adjustment"}},
+	"ionice":     {"cnpPtu", []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	"timeout":    {"sk", []string{"--signal", "--kill-after"}},
+	"stdbuf":     {"ioe", []string{"--input", "--output", "--error"}},
+	"env":        {"uCS", []string{"--unset", "--chdir", "--split-string"}},
+	"exec":       {"a", nil},
+	"caffeinate": {"tw", nil},
+	"taskset":    {"", nil},
+	"chrt":       {"", nil},
+}
+
+// wrapperPositional: wrappers whose first operand is a setting, not the command (timeout's
+// duration, taskset's mask or list, chrt's priority).
+var wrapperPositional = map[string]bool{"timeout": true, "taskset": true, "chrt": true}
+
+// dropWrapperOptions returns what a wrapper runs: its options (and their values) and its
+// setting operand dropped; env's NAME=VALUE words and -S string (split into words) too.
+func dropWrapperOptions(name string, rest []string) []string {
+	vals := wrapperValues[name]
+	var split []string
+	for len(rest) > 0 {
+		x := rest[0]
+		switch {
+		case x == "--":
+			rest = rest[1:]
+			goto operands
+		case name == "env" && (x == "-S" || x == "--split-string") && len(rest) > 1:
+			split = append(split, strings.Fields(rest[1])...)
+			rest = rest[2:]
+		case name == "env" && strings.HasPrefix(x, "-S") && len(x) > 2:
+			split = append(split, strings.Fields(x[2:])...)
+			rest = rest[1:]
+		case name == "env" && strings.HasPrefix(x, "--split-string="):
+			split = append(split, strings.Fields(strings.TrimPrefix(x, "--split-string="))...)
+			rest = rest[1:]
+		case strings.HasPrefix(x, "--"):
+			n := 1
+			for _, l := range vals.long {
+				if x == l && len(rest) > 1 {
+					n = 2
+				}
+			}
+			rest = rest[n:]
+		case strings.HasPrefix(x, "-") && len(x) > 1:
+			n := 1
+			if len(x) == 2 && strings.IndexByte(vals.short, x[1]) >= 0 && len(rest) > 1 {
+				n = 2
+			}
+			rest = rest[n:]
+		case name == "env" && strings.Contains(x, "="):
+			rest = rest[1:]
+		default:
+			goto operands
+		}
+	}
+operands:
+	if wrapperPositional[name] && len(rest) > 0 && len(split) == 0 {
+		rest = rest[1:]
+	}
+	return append(split, rest...)
+}
+
+// carrier judges the command a program runs for its caller (the list above); it reports
+// whether name is one.
+func (a *analyzer) carrier(name string, args []string, line string) bool {
+	switch name {
+	case "watch":
+		i, exec := 0, false
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			switch x := args[i]; {
+			case x == "-x" || x == "--exec":
+				exec = true
+			case (x == "-n" || x == "--interval" || x == "-q" || x == "--equexit") && i+1 < len(args):
+				i++
+			}
+		}
+		if exec {
+			a.command(args[i:])
+		} else if i < len(args) {
+			a.line(strings.Join(args[i:], " "), a.depth+1)
+		}
+	case "script":
+		for i, x := range args {
+			// -c, or -c last in a group of short flags (`script -qc CMD`)
+			short := len(x) > 1 && x[0] == '-' && x[1] != '-' && x[len(x)-1] == 'c'
+			if (short || x == "--command") && i+1 < len(args) {
+				a.line(args[i+1], a.depth+1)
+			} else if v, ok := strings.CutPrefix(x, "--command="); ok {
+				a.line(v, a.depth+1)
+			}
+		}
+	case "flock":
+		i := 0
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			if (args[i] == "-w" || args[i] == "--timeout" || args[i] == "-E" || args[i] == "--conflict-exit-code") && i+1 < len(args) {
+				i++
+			}
+		}
+		if i+1 < len(args) { // the lock file, then -c COMMAND or COMMAND ARGS
+			if rest := args[i+1:]; (rest[0] == "-c" || rest[0] == "--command") && len(rest) > 1 {
+				a.line(rest[1], a.depth+1)
+			} else {
+				a.command(rest)
+			}
+		}
+	case "parallel":
+		for i, x := range args {
+			if x == ":::" || x == "::::" {
+				cmd := args[:i]
+				for len(cmd) > 0 && strings.HasPrefix(cmd[0], "-") {
+					cmd = cmd[1:]
+				}
+				if len(cmd) > 0 {
+					a.command(append(append([]string(nil), cmd...), args[i+1:]...))
+				}
+				break
+			}
+		}
+	case "ssh", "scp", "sftp":
+		for i := range args {
+			v, found := optValue(args, i, "-o", "-o")
+			if !found {
+				continue
+			}
+			key, val, ok := strings.Cut(v, "=")
+			if !ok {
+				key, val, _ = strings.Cut(v, " ")
+			}
+			if k := strings.ToLower(strings.TrimSpace(key)); k == "proxycommand" || k == "localcommand" {
+				a.line(strings.TrimSpace(val), a.depth+1)
+			}
+		}
+		return false // ssh's own checks still run
+	case "rsync":
+		for i, x := range args {
+			if (x == "-e" || x == "--rsh") && i+1 < len(args) {
+				a.line(args[i+1], a.depth+1)
+			} else if v, ok := strings.CutPrefix(x, "--rsh="); ok {
+				a.line(v, a.depth+1)
+			}
+		}
+		return false
+	case "tar":
+		for i, x := range args {
+			for _, p := range []string{"--checkpoint-action=exec=", "--to-command=", "--use-compress-program=", "--rsh-command=", "--info-script=", "--new-volume-script="} {
+				if v, ok := strings.CutPrefix(x, p); ok {
+					a.line(v, a.depth+1)
+				}
+			}
+			if (x == "-I" || x == "-F" || x == "--to-command" || x == "--use-compress-program" || x == "--info-script") && i+1 < len(args) {
+				a.line(args[i+1], a.depth+1)
+			}
+		}
+		return false
+	case "zip":
+		for i, x := range args {
+			if (x == "-TT" || x == "--unzip-command") && i+1 < len(args) {
+				a.line(args[i+1], a.depth+1)
+			}
+		}
+		return false
+	case "vim", "vi", "nvim", "view", "ex", "less":
+		for i := range args {
+			v, found := optValue(args, i, "-c", "+")
+			if !found {
+				continue
+			}
+			if c, ok := strings.CutPrefix(strings.TrimLeft(v, ": "), "!"); ok {
+				a.line(c, a.depth+1)
+			}
+		}
+		return false
+	case "docker", "podman", "kubectl", "oc":
+		return a.execIn(name, args)
+	case "git":
+		i := 0
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			switch x := args[i]; {
+			case x == "-c" && i+1 < len(args):
+				i++
+				if k, v, ok := strings.Cut(args[i], "="); ok {
+					a.gitConfigCommand(k, v)
+				}
+			case x == "-C" || x == "--git-dir" || x == "--work-tree" || x == "--namespace":
+				i++
+			}
+		}
+		if i < len(args) && args[i] == "config" {
+			var ops []string
+			for j := i + 1; j < len(args); j++ {
+				switch x := args[j]; {
+				case x == "-f" || x == "--file" || x == "--blob" || x == "--type" || x == "--default" || x == "--comment":
+					j++
+				case strings.HasPrefix(x, "-"):
+				default:
+					ops = append(ops, x)
+				}
+			}
+			if len(ops) == 2 { // git config KEY VALUE
+				a.gitConfigCommand(ops[0], ops[1])
+			} else if len(ops) == 3 && ops[0] == "set" { // git config set KEY VALUE (git 2.46)
+				a.gitConfigCommand(ops[1], ops[2])
+			}
+		}
+		return false
+	default:
+		return false
+	}
+	return true
+}
+
+// optValue returns the value of the option at args[i]: the next word after flag, or the rest
+// of a word that starts with attached (`-o ProxyCommand=…`, `-oProxyCommand=…`, `+cmd`).
+func optValue(args []string, i int, flag, attached string) (string, bool) {
+	switch x := args[i]; {
+	case x == flag && i+1 < len(args):
+		return args[i+1], true
+	case x != flag && strings.HasPrefix(x, attached):
+		return x[len(attached):], true
+	}
+	return "", false
+}
+
+// gitCommandKeys are git configuration keys whose value git runs as a shell command.
+var gitCommandKeys = map[string]bool{"core.pager": true, "core.sshcommand": true, "core.editor": true,
+	"core.fsmonitor": true, "sequence.editor": true, "diff.external": true, "credential.helper": true,
+	"core.askpass": true, "gpg.program": true}
+
+// gitConfigCommand judges a configuration value git will run (`git -c core.pager='…' log`,
+// `git config core.fsmonitor '…'`): a key of gitCommandKeys, an `!`-alias, `pager.*`.
+func (a *analyzer) gitConfigCommand(key, val string) {
+	k := strings.ToLower(key)
+	switch {
+	case gitCommandKeys[k] || strings.HasPrefix(k, "pager."):
+		a.line(strings.TrimPrefix(val, "!"), a.depth+1)
+	case strings.HasPrefix(k, "alias.") && strings.HasPrefix(val, "!"):
+		a.line(val[1:], a.depth+1)
+	case k == "core.hookspath" && (strings.HasPrefix(val, "/") || strings.HasPrefix(val, "~") || strings.HasPrefix(val, "$") || strings.Contains(val, "..")):
+		// The project's own hooks folder (`core.hooksPath .githooks`, a prepare script's
+		// set-up) is the project's code like any other; one outside it is asked.
+		a.ask("hide/git_hooks", "points git's hooks at a folder outside the project: what is there runs on every commit", key+" "+val, 0.85)
+	}
+}
+
+// execIn judges the command `docker exec`/`podman exec` (after the container) and `kubectl
+// exec`/`oc exec` (after `--`) run inside the container. Its paths are the container's, not
+// this host's, so what it finds asks (`docker exec db psql -c 'DROP DATABASE x'` may be a
+// developer's own throwaway database or production's).
+func (a *analyzer) execIn(name string, args []string) bool {
+	if len(args) == 0 || args[0] != "exec" {
+		return false
+	}
+	a.inContainer++
+	defer func() { a.inContainer-- }()
+	rest := args[1:]
+	if name == "kubectl" || name == "oc" {
+		for i, x := range rest {
+			if x == "--" {
+				a.command(rest[i+1:])
+				return false
+			}
+		}
+		return false
+	}
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
+		switch rest[0] {
+		case "-e", "--env", "-u", "--user", "-w", "--workdir", "--env-file", "--detach-keys":
+			if len(rest) > 1 {
+				rest = rest[1:]
+			}
+		}
+		rest = rest[1:]
+	}
+	if len(rest) > 1 { // the container, then its command
+		a.command(rest[1:])
+	}
+	return false
+}
+
+// startupWrite reports whether p (resolved) is a shell's start-up file in a home folder:
+// what is written there runs in every new shell (ATT&CK T1546.004).
+func startupWrite(p string) bool {
+	rest, ok := homeRest(p)
+	if !ok {
+		for _, h := range []string{"/root/", "/home/", "/Users/"} {
+			if r, found := strings.CutPrefix(p, h); found {
+				if h != "/root/" {
+					_, r, found = strings.Cut(r, "/")
+				}
+				rest, ok = r, found
+			}
+		}
+	}
+	if !ok {
+		return false
+	}
+	switch rest {
+	case ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile", ".zshrc", ".zprofile",
+		".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".cshrc", ".tcshrc", ".login",
+		".config/fish/config.fish":
+		return true
+	}
+	return path.Dir(rest) == ".config/fish/conf.d"
+}
+
+// startupText judges what echo or printf writes into a shell start-up file as the line it
+// will be in every new shell (`echo 'curl … | sh' >> ~/.bashrc`).
+func (a *analyzer) startupText(s *syntax.Stmt) {
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) == 0 {
+		return
+	}
+	to := false
+	for _, r := range s.Redirs {
+		if r.Word != nil && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) && startupWrite(a.resolve(a.literal(r.Word))) {
+			to = true
+		}
+	}
+	if !to {
+		return
+	}
+	argv := a.fields(c.Args)
+	if len(argv) == 0 {
+		return
+	}
+	switch base(argv[0]) {
+	case "echo":
+		a.line(echoText(argv[1:]), a.depth+1)
+	case "printf":
+		a.line(printfText(argv[1:]), a.depth+1)
+	}
+}
