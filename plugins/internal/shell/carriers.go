@@ -4,6 +4,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/added060/palisade/plugins/internal/lazyre"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -357,3 +358,56 @@ func (a *analyzer) startupText(s *syntax.Stmt) {
 		a.line(printfText(argv[1:]), a.depth+1)
 	}
 }
+
+// globProgram judges a program named by a file-name pattern (`/bin/r? -rf ~`): which program
+// runs depends on the folder's contents, which the line does not show, so it asks, and it is
+// judged as each of the programs below the pattern could name.
+func (a *analyzer) globProgram(argv []string, line string) bool {
+	name := base(argv[0])
+	if _, err := path.Match(name, ""); err != nil || !strings.ContainsAny(name, "?*[") || name == "[" || name == "[[" {
+		return false // no pattern (`[opc@host ~]$` pasted from a prompt), or test's own names
+	}
+	if strings.Trim(name, "*?") == "" {
+		return false // `*` alone: a line's fragment (a continued argument list), no program's name
+	}
+	matched := false
+	for _, c := range globCandidates {
+		if ok, _ := path.Match(name, c); ok {
+			matched = true
+			a.command(append([]string{c}, argv[1:]...))
+		}
+	}
+	if matched && strings.ContainsAny(name, "?*") {
+		a.ask("exec/glob_name", "runs a program named by a file-name pattern: which one depends on the folder", line, 0.85)
+	}
+	// A pattern that names none of them (`*.yml`, `[Service]`) is left to the rest.
+	return matched
+}
+
+// globCandidates are the programs a pattern in a command's name is tried against.
+var globCandidates = []string{"rm", "dd", "mv", "cp", "sh", "bash", "zsh", "dash", "curl", "wget", "nc", "ncat",
+	"socat", "shred", "chmod", "chown", "python", "python3", "perl", "ruby", "node", "php", "sudo", "su", "scp",
+	"rsync", "tar", "find", "xargs", "truncate", "mkfs", "crontab", "git", "ssh"}
+
+// mvAway refuses moving the root, a home folder itself or a top-level system folder away:
+// the files stay, but nothing that expects them there works (`mv ~ /tmp/x`, `mv /etc /tmp`).
+func (a *analyzer) mvAway(args []string, line string) {
+	ops := operands(args)
+	if !hasFlag(args, "-t") && !strings.Contains(strings.Join(args, " "), "--target-directory") {
+		if len(ops) < 2 {
+			return
+		}
+		ops = ops[:len(ops)-1]
+	}
+	for _, x := range ops {
+		r := a.resolve(x)
+		c := path.Clean(r)
+		if rest, ok := homeRest(r + "/"); ok && strings.Trim(rest, "/") == "" || r == "~" || r == "$HOME" || r == "${HOME}" ||
+			c == "/" || movedAway.MatchString(c) {
+			a.add("destroy/mv_away", "moves the home folder or a system folder away", line, 0.9)
+			return
+		}
+	}
+}
+
+var movedAway = lazyre.New(`^/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|srv|home|root|sys|proc|dev|Users|System|Library|Applications)$|^/(home|Users)/[^/]+$`)

@@ -1203,8 +1203,11 @@ func (a *analyzer) command(argv []string) {
 	if name == "ztcp" {
 		a.ztcp = true
 	}
-	if a.carrier(name, args, line) {
+	if a.globProgram(argv, line) || a.carrier(name, args, line) {
 		return
+	}
+	if name == "mv" {
+		a.mvAway(args, line)
 	}
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
@@ -2313,8 +2316,14 @@ func inlineFlag(lang, x string, shellish bool) bool {
 		return strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") && strings.Contains(x, "c")
 	}
 	if lang == "perl" || lang == "ruby" {
-		// perl -le, -ne, -pe, -wE: the last letter takes the code.
-		return len(x) > 2 && x[0] == '-' && x[1] != '-' && (x[len(x)-1] == 'e' || x[len(x)-1] == 'E')
+		// perl -le, -ne, -pe, -wE: the last letter takes the code. An option whose value is
+		// the rest of the word is not a bundle (perlrun: -M, -m, -I, -x, -C, -D, -d, -i, -0;
+		// ruby: -r, -I, -C, -x, -E, -F, -K): `-MFile::Path=remove_tree` names a module.
+		takesRest := "MmIxCDdi0"
+		if lang == "ruby" {
+			takesRest = "rICxEFK0"
+		}
+		return len(x) > 2 && x[0] == '-' && x[1] != '-' && strings.IndexByte(takesRest, x[1]) < 0 && (x[len(x)-1] == 'e' || x[len(x)-1] == 'E')
 	}
 	return false
 }
