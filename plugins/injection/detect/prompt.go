@@ -404,14 +404,81 @@ func secretFileExfil(t string) string {
 	if !strings.ContainsAny(t, "._/") || !slices.ContainsFunc(secretFileMarks, func(m string) bool { return strings.Contains(t, m) }) {
 		return "" // no secret file named: the common case, without the regexp's walk
 	}
-	for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(t, -1) {
-		name := t[m[2]:m[3]]
-		if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
-			continue
+	for _, sp := range secretFileSpans(t) {
+		s := t[sp[0]:sp[1]]
+		for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(s, -1) {
+			name := s[m[2]:m[3]]
+			if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
+				continue
+			}
+			return s[m[0]:m[1]]
 		}
-		return t[m[0]:m[1]]
 	}
 	return ""
+}
+
+// secretFileSpans returns the parts of t, in order and disjoint, that hold every match of
+// reSecretFileExfil, each cut so that the regexp judges it as it judges the whole text (issue
+// 26, det57: a long page naming .env searched whole). Every match holds a mark (secretFileMarks)
+// and, from its start to the end of the file's name, only bytes of secretNameBytes (the verbs,
+// the words between, quotes, the name); after the name come at most 120 runes (480 bytes) and
+// an ending of secretTailBytes. So a match holding the mark at q starts in the run of name
+// bytes that holds q and ends before the first byte past q+480 that no ending holds. Each
+// span begins one byte before such a run (a byte no match starts on: the context of ) and
+// ends before a byte that is not a word's (so  at its end reads as in the whole text); the
+// spans of nearby marks are merged, so a match lies in one span and the spans' matches, in
+// order, are the whole text's (TestSecretFileSpans, FuzzSecretFileSpans).
+func secretFileSpans(t string) [][2]int {
+	var spans [][2]int
+	for _, mark := range secretFileMarks {
+		for from := 0; ; {
+			i := strings.Index(t[from:], mark)
+			if i < 0 {
+				break
+			}
+			q := from + i
+			from = q + 1
+			lo := q
+			for lo > 0 && secretNameBytes.has(t[lo-1]) {
+				lo--
+			}
+			hi := q
+			for hi < len(t) && secretNameBytes.has(t[hi]) {
+				hi++
+			}
+			hi = min(hi+4*120, len(t))
+			for hi < len(t) && (secretTailBytes.has(t[hi]) || isWordByte(t[hi])) {
+				hi++
+			}
+			spans = append(spans, [2]int{max(lo-1, 0), hi})
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	out := spans[:0]
+	for _, sp := range spans {
+		// Spans that overlap or touch merge: a span's first byte is context, its last byte
+		// ends a match at most.
+		if n := len(out); n > 0 && sp[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// secretNameBytes are the bytes reSecretFileExfil's match holds before the end of the file's
+// name (verbs, the words between, spaces, quotes, paths); secretTailBytes those of its endings
+// after the 120 runes (words, spaces, "<https://").
+var secretNameBytes, secretTailBytes = byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t\n\f\r\v`'\"~$/.-"),
+	byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ \t\n\f\r\v<:/")
+
+// byteSet returns the ASCII bytes of s as a set.
+func byteSet(s string) (b barriers) {
+	for i := 0; i < len(s); i++ {
+		b[s[i]>>6] |= 1 << (s[i] & 63)
+	}
+	return b
 }
 
 // dataSlot reports whether a parameter of query q is left for data: empty (`?q=`), holding
