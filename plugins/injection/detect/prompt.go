@@ -43,8 +43,8 @@ var promptRules = []rule{
 	// scored only exfiltrate's 0.6). A statement ("the client sends the token to …"), a URL
 	// destination (API documentation) and a negation ("never email your password to …") are
 	// not it.
-	r(PromptInjection, "exfiltrate_secret", 0.8, "token|password|credential|key|secret|cookie",
-		`(?:^|[.!?:;"\n]\s*|\b(?:please|now|then|also|and) )(?:send|forward|e-?mail|upload|post|transfer|leak|share|copy|paste|dm|message)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|the|your|our|my|their|his|her|any|these|those)\s+)?(?:[\w'-]+\s+){0,3}?(?:tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secrets?|private[ _-]keys?|ssh[ _-]keys?|access[ _-]keys?|cookies?)\b[^.!?\n]{0,60}?\b(?:to|at)\s+[\w.+-]+@[\w-]+\.[\w.]+`),
+	withFind(exfilSecretFind, r(PromptInjection, "exfiltrate_secret", 0.8, "token|password|credential|key|secret|cookie",
+		exfilSecretExpr)),
 	withFind(matchExfil, r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
 		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`)),
 	r(PromptInjection, "markdown_exfil", 0.85, "<img", `<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
@@ -453,11 +453,79 @@ func secretFileSpans(t string) [][2]int {
 			spans = append(spans, [2]int{max(lo-1, 0), hi})
 		}
 	}
+	return mergeSpans(spans)
+}
+
+// exfilSecretFind is exfiltrate_secret's FindStringIndex, on a long text within the spans
+// around its at signs (issue 26, det57: the rule searched a long page whole). Every match ends
+// in `to|at`, spaces, an address's local part (bytes of [\w.+-], the whole run before the @:
+// spaces come before it) and its domain (the run of [\w.-] after it); before `to|at` lie at
+// most 60 runes (240 bytes), a secret's name, the words and spaces of exfilWordBytes back to
+// the verb, and one byte of [.!?:;"\n] or the text's start. So a match holding the @ at q
+// starts at most one byte before the run of word bytes that holds the byte 240 before `to`,
+// and ends at the domain's end: only those spans are searched, each from two bytes before
+// (context for \b; ^ cannot match there, as that byte is not a word's), in order
+// (TestExfilSecretSpans, FuzzLongOutput).
+func exfilSecretFind(t string) []int {
+	re := reExfilSecret()
+	if len(t) < windowMin {
+		return re.FindStringIndex(t)
+	}
+	var spans [][2]int
+	for from := 0; ; {
+		i := strings.IndexByte(t[from:], '@')
+		if i < 0 {
+			break
+		}
+		q := from + i
+		from = q + 1
+		a := q
+		for a > 0 && exfilLocalBytes.has(t[a-1]) {
+			a--
+		}
+		s := a
+		for s > 0 && exfilSpaceBytes.has(t[s-1]) {
+			s--
+		}
+		if a == q || s == a || s < 2 || t[s-2:s] != "to" && t[s-2:s] != "at" {
+			continue // no local part, no space before it, or no `to|at`: no match holds this @
+		}
+		lo := max(s-2-4*60-1, 0)
+		for lo > 0 && exfilWordBytes.has(t[lo-1]) {
+			lo--
+		}
+		hi := q + 1
+		for hi < len(t) && exfilDomainBytes.has(t[hi]) {
+			hi++
+		}
+		spans = append(spans, [2]int{max(lo-2, 0), hi})
+	}
+	for _, sp := range mergeSpans(spans) {
+		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
+			return []int{sp[0] + loc[0], sp[0] + loc[1]}
+		}
+	}
+	return nil
+}
+
+// exfilSecretExpr is exfiltrate_secret's regexp: an order to send a secret to an address.
+const exfilSecretExpr = `(?:^|[.!?:;"\n]\s*|\b(?:please|now|then|also|and) )(?:send|forward|e-?mail|upload|post|transfer|leak|share|copy|paste|dm|message)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|the|your|our|my|their|his|her|any|these|those)\s+)?(?:[\w'-]+\s+){0,3}?(?:tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secrets?|private[ _-]keys?|ssh[ _-]keys?|access[ _-]keys?|cookies?)\b[^.!?\n]{0,60}?\b(?:to|at)\s+[\w.+-]+@[\w-]+\.[\w.]+`
+
+var reExfilSecret = lazyRegexp(exfilSecretExpr)
+
+// exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes and exfilWordBytes are the bytes of an
+// address's local part, of \s, of a domain, and of the words and spaces between the verb and
+// the secret's name (exfilSecretFind).
+var exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes, exfilWordBytes = byteSet(wordBytes + ".+-"), byteSet(" \t\n\f\r"),
+	byteSet(wordBytes + ".-"), byteSet(wordBytes + "'- \t\n\f\r")
+
+const wordBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+// mergeSpans sorts spans by their start and merges those that overlap or touch.
+func mergeSpans(spans [][2]int) [][2]int {
 	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
 	out := spans[:0]
 	for _, sp := range spans {
-		// Spans that overlap or touch merge: a span's first byte is context, its last byte
-		// ends a match at most.
 		if n := len(out); n > 0 && sp[0] <= out[n-1][1] {
 			out[n-1][1] = max(out[n-1][1], sp[1])
 			continue
@@ -470,8 +538,7 @@ func secretFileSpans(t string) [][2]int {
 // secretNameBytes are the bytes reSecretFileExfil's match holds before the end of the file's
 // name (verbs, the words between, spaces, quotes, paths); secretTailBytes those of its endings
 // after the 120 runes (words, spaces, "<https://").
-var secretNameBytes, secretTailBytes = byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_ \t\n\f\r\v`'\"~$/.-"),
-	byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ \t\n\f\r\v<:/")
+var secretNameBytes, secretTailBytes = byteSet(wordBytes + " \t\n\f\r\v`'\"~$/.-"), byteSet(wordBytes + " \t\n\f\r\v<:/")
 
 // byteSet returns the ASCII bytes of s as a set.
 func byteSet(s string) (b barriers) {
