@@ -244,7 +244,7 @@ func TestSecretFileMarks(t *testing.T) {
 	}
 	found := 0
 	for _, tx := range append(append(texts, docTexts()...), longTexts(t, 5)...) {
-		got, want := secretFileExfil(tx), secretFileExfilWhole(tx)
+		got, want := secretFileExfil(tx), secretFileOrder(tx)
 		if got != want {
 			t.Errorf("secretFileExfil = %q, the ungated regexp %q (text %.80q)", got, want, tx)
 		}

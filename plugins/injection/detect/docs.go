@@ -763,7 +763,7 @@ var reHidesPart = lazyre.New(hidingExpr())
 // holds: a long page is searched by segments (segment.go), part by part, so only the parts of
 // the page between the bytes a part cannot hold, around its literal, are read (issue 26, det57:
 // the whole regexp's pass was a quarter of a 256 KiB page's evaluation). A part whose barriers
-// are empty is searched whole. TestHidingPartsAgree holds hidesPart to reHidesPart.
+// are empty is searched whole. TestLongOutputAgrees holds hidesPart to reHidesPart.
 var hidingParts = []struct{ expr, lits string }{
 	{`<details\b`, "<details"},
 	{`display\s*:\s*none`, "display"},

@@ -405,14 +405,22 @@ func secretFileExfil(t string) string {
 		return "" // no secret file named: the common case, without the regexp's walk
 	}
 	for _, sp := range secretFileSpans(t) {
-		s := t[sp[0]:sp[1]]
-		for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(s, -1) {
-			name := s[m[2]:m[3]]
-			if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
-				continue
-			}
-			return s[m[0]:m[1]]
+		if m := secretFileOrder(t[sp[0]:sp[1]]); m != "" {
+			return m
 		}
+	}
+	return ""
+}
+
+// secretFileOrder returns reSecretFileExfil's first match in s that names a secret file (not
+// a public key or a template), or "".
+func secretFileOrder(s string) string {
+	for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
+			continue
+		}
+		return s[m[0]:m[1]]
 	}
 	return ""
 }
@@ -427,17 +435,11 @@ func secretFileExfil(t string) string {
 // span begins one byte before such a run (a byte no match starts on: the context of ) and
 // ends before a byte that is not a word's (so  at its end reads as in the whole text); the
 // spans of nearby marks are merged, so a match lies in one span and the spans' matches, in
-// order, are the whole text's (TestSecretFileSpans, FuzzSecretFileSpans).
+// order, are the whole text's (TestLongOutputAgrees, FuzzLongOutput).
 func secretFileSpans(t string) [][2]int {
 	var spans [][2]int
 	for _, mark := range secretFileMarks {
-		for from := 0; ; {
-			i := strings.Index(t[from:], mark)
-			if i < 0 {
-				break
-			}
-			q := from + i
-			from = q + 1
+		eachIndex(t, mark, func(q int) {
 			lo := q
 			for lo > 0 && secretNameBytes.has(t[lo-1]) {
 				lo--
@@ -451,7 +453,7 @@ func secretFileSpans(t string) [][2]int {
 				hi++
 			}
 			spans = append(spans, [2]int{max(lo-1, 0), hi})
-		}
+		})
 	}
 	return mergeSpans(spans)
 }
@@ -465,20 +467,14 @@ func secretFileSpans(t string) [][2]int {
 // starts at most one byte before the run of word bytes that holds the byte 240 before `to`,
 // and ends at the domain's end: only those spans are searched, each from two bytes before
 // (context for \b; ^ cannot match there, as that byte is not a word's), in order
-// (TestExfilSecretSpans, FuzzLongOutput).
+// (TestLongOutputAgrees, FuzzLongOutput).
 func exfilSecretFind(t string) []int {
 	re := reExfilSecret()
 	if len(t) < windowMin {
 		return re.FindStringIndex(t)
 	}
 	var spans [][2]int
-	for from := 0; ; {
-		i := strings.IndexByte(t[from:], '@')
-		if i < 0 {
-			break
-		}
-		q := from + i
-		from = q + 1
+	eachIndex(t, "@", func(q int) {
 		a := q
 		for a > 0 && exfilLocalBytes.has(t[a-1]) {
 			a--
@@ -488,7 +484,7 @@ func exfilSecretFind(t string) []int {
 			s--
 		}
 		if a == q || s == a || s < 2 || t[s-2:s] != "to" && t[s-2:s] != "at" {
-			continue // no local part, no space before it, or no `to|at`: no match holds this @
+			return // no local part, no space before it, or no `to|at`: no match holds this @
 		}
 		lo := max(s-2-4*60-1, 0)
 		for lo > 0 && exfilWordBytes.has(t[lo-1]) {
@@ -499,7 +495,7 @@ func exfilSecretFind(t string) []int {
 			hi++
 		}
 		spans = append(spans, [2]int{max(lo-2, 0), hi})
-	}
+	})
 	for _, sp := range mergeSpans(spans) {
 		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
 			return []int{sp[0] + loc[0], sp[0] + loc[1]}
@@ -520,6 +516,18 @@ var exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes, exfilWordBytes = byteSet
 	byteSet(wordBytes + ".-"), byteSet(wordBytes + "'- \t\n\f\r")
 
 const wordBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+// eachIndex calls fn with each offset of s (non-empty) in t, in order, overlaps included.
+func eachIndex(t, s string, fn func(q int)) {
+	for from := 0; ; {
+		i := strings.Index(t[from:], s)
+		if i < 0 {
+			return
+		}
+		fn(from + i)
+		from += i + 1
+	}
+}
 
 // mergeSpans sorts spans by their start and merges those that overlap or touch.
 func mergeSpans(spans [][2]int) [][2]int {
