@@ -61,8 +61,8 @@ var promptRules = []rule{
 		`tổng thống|대통령입니다|राष्ट्रपति हूँ|sou o presidente|soy el presidente|je suis le président|ich bin gott|ich bin der präsident|sono dio|soy dios|desenvolvedor|desarrollador|développeur|entwickler|sviluppatore|nhà phát triển|pengembang|pencipta|geliştirici|ontwikkelaar|modus tuhan|modo dios|mode dieu|maintenance mode|qual è la password|cuál es la contraseña|quelle est le mot de passe|was ist das passwort|qual é a senha|mode maintenance|modo (?:de )?manuten|modo (?:de )?mantenimiento|wartungsmodus|유지보수 모드|メンテナンスモード|维护模式|डेवलपर|डेवलपर मोड|ডেভেলপার|개발자|開発者|开发者|开发人员|разработчик\w*|المطور|นักพัฒนา|सिस्टम मोड|সিস্টেম মোড|시스템 모드|システムモード|系统模式|системн\w+ режим|कोई नियम नहीं|কোনো নিয়ম|규칙은 잊|規則|правил\w*|قواعد|กฎ`),
 	r(PromptInjection, "user_data_request", 0.7, "",
 		`\bthe user'?s (?:e-?mail|birth|date of birth|names?\b|initials|first|last|favou?rite|password|address|location|phone|age|bank|credit|passport|social security|ssn|home|current\b|account)|\b(?:e-?mail(?: address)?|birth\w*|name|initials|password|address|location|phone number|favou?rite \w+) of the user\b|\bwhere (?:does |is )?the user (?:live|lives|living|located)|del usuario|do usuário|dell'utente|des benutzers|de l'utilisateur|उपयोगकर्ता (?:के|का|की)|kullanıcının|(?:warna|email|nama|tanggal lahir|alamat|kata sandi)\w* (?:\w+ )?pengguna|(?:của|về) người dùng|ng gumagamit|пользователя|ของผู้ใช้|المستخدم|ব্যবহারকারীর|사용자의|ユーザーの|用户的`),
-	r(PromptInjection, "identity_claim", 0.75, "",
-		`(?:^|[\s,.!?"'(<{])(?:i am|i'm|je suis|soy|sou|ich bin|sono|tôi là|saya|ben|я|أنا|मैं|나는|저는|私は|我是|ako ang|ako ay)\s+(?:\S+\s+){0,3}?(?:god|dios|dieu|gott|deus|dio|chúa|tuhan|tanrı\w*|бог|الله|भगवान|신|神|president|presidente|président|präsident|tổng thống|presiden|başkan\w*|президент\w*|الرئيس|राष्ट्रपति|대통령|大統領|总统|developer|desarrollador|développeur|entwickler|desenvolvedor|sviluppatore|nhà phát triển|pengembang|geliştirici\w*|разработчик\w*|المطور|डेवलपर|개발자|開発者|开发者|creator|creador|créateur|schöpfer|criador|creatore)`),
+	withFind(identityClaimFind, r(PromptInjection, "identity_claim", 0.75, "",
+		identityClaimExpr)),
 	r(PromptInjection, "mode_switch", 0.75, "",
 		`\b(?:anthropic|openai|google deepmind)\b[^\n]{0,80}?(?:(?:modes?|modus|modo|modalità|mod)(?:[^a-z]|$)|режим|モード|모드|模式|मोड|মোড|โหมด|chế độ)|<\s*[^<>]{0,30}(?:mode|modus|modo|режим|モード|모드|模式|मोड|মোড|โหมด)\s*>|\b(?:override|overwrite|bypass|unrestricted|god|benchmarking) mode\b|वरराइड मोड|وضع تجاوز|\benable [^.!?\n]{0,40}?\b(?:ai|llm|gpt|chatgpt|alignment|benchmarking|developer|jailbr\w*|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite|god|sudo|admin|root|override)\b[^.!?\n]{0,30}? mode\b`),
 	r(PromptInjection, "leak_above", 0.8, "above|you are",
@@ -503,6 +503,56 @@ func exfilSecretFind(t string) []int {
 	}
 	return nil
 }
+
+// identityClaims are identity_claim's openings ("i am", "je suis", "我是"): plain words, each
+// a literal of the regexp and the anchors of identityClaimFind.
+const identityClaims = "i am|i'm|je suis|soy|sou|ich bin|sono|tôi là|saya|ben|я|أنا|मैं|나는|저는|私は|我是|ako ang|ako ay"
+
+// identityClaimWords is identityClaims as a list.
+var identityClaimWords = strings.Split(identityClaims, "|")
+
+// identityClaimFind is identity_claim's FindStringIndex, on a long text within the spans
+// around its openings (issue 26, det57: the rule searched a long page whole, 18-50 ms natively
+// on 256 KiB). A match is one byte of context (or the text's start), an opening, spaces, at
+// most three words each followed by spaces, and a claimed identity of at most three words
+// (`nhà phát triển`) ending in a word: so it ends before the eighth run of spaces after its
+// opening (\s and \S split the text into runs of ASCII spaces and of everything else). The
+// spans start one byte before an opening (a start there with ^ would need an opening there,
+// whose own span starts before it) and are searched in order (TestLongOutputAgrees,
+// FuzzLongOutput).
+func identityClaimFind(t string) []int {
+	re := reIdentityClaim()
+	if len(t) < windowMin {
+		return re.FindStringIndex(t)
+	}
+	var spans [][2]int
+	for _, w := range identityClaimWords {
+		eachIndex(t, w, func(p int) {
+			hi := p + len(w)
+			for range 8 {
+				for hi < len(t) && exfilSpaceBytes.has(t[hi]) {
+					hi++
+				}
+				for hi < len(t) && !exfilSpaceBytes.has(t[hi]) {
+					hi++
+				}
+			}
+			spans = append(spans, [2]int{max(p-1, 0), hi})
+		})
+	}
+	for _, sp := range mergeSpans(spans) {
+		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
+			return []int{sp[0] + loc[0], sp[0] + loc[1]}
+		}
+	}
+	return nil
+}
+
+// identityClaimExpr is identity_claim's regexp: a claim to be a god, a president, the
+// developer or the creator.
+const identityClaimExpr = `(?:^|[\s,.!?"'(<{])(?:` + identityClaims + `)\s+(?:\S+\s+){0,3}?(?:god|dios|dieu|gott|deus|dio|chúa|tuhan|tanrı\w*|бог|الله|भगवान|신|神|president|presidente|président|präsident|tổng thống|presiden|başkan\w*|президент\w*|الرئيس|राष्ट्रपति|대통령|大統領|总统|developer|desarrollador|développeur|entwickler|desenvolvedor|sviluppatore|nhà phát triển|pengembang|geliştirici\w*|разработчик\w*|المطور|डेवलपर|개발자|開発者|开发者|creator|creador|créateur|schöpfer|criador|creatore)`
+
+var reIdentityClaim = lazyRegexp(identityClaimExpr)
 
 // exfilSecretExpr is exfiltrate_secret's regexp: an order to send a secret to an address.
 const exfilSecretExpr = `(?:^|[.!?:;"\n]\s*|\b(?:please|now|then|also|and) )(?:send|forward|e-?mail|upload|post|transfer|leak|share|copy|paste|dm|message)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|the|your|our|my|their|his|her|any|these|those)\s+)?(?:[\w'-]+\s+){0,3}?(?:tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secrets?|private[ _-]keys?|ssh[ _-]keys?|access[ _-]keys?|cookies?)\b[^.!?\n]{0,60}?\b(?:to|at)\s+[\w.+-]+@[\w-]+\.[\w.]+`
