@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -496,12 +497,7 @@ func exfilSecretFind(t string) []int {
 		}
 		spans = append(spans, [2]int{max(lo-2, 0), hi})
 	})
-	for _, sp := range mergeSpans(spans) {
-		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
-			return []int{sp[0] + loc[0], sp[0] + loc[1]}
-		}
-	}
-	return nil
+	return findInSpans(re, t, spans)
 }
 
 // identityClaims are identity_claim's openings ("i am", "je suis", "我是"): plain words, each
@@ -540,12 +536,7 @@ func identityClaimFind(t string) []int {
 			spans = append(spans, [2]int{max(p-1, 0), hi})
 		})
 	}
-	for _, sp := range mergeSpans(spans) {
-		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
-			return []int{sp[0] + loc[0], sp[0] + loc[1]}
-		}
-	}
-	return nil
+	return findInSpans(re, t, spans)
 }
 
 // identityClaimExpr is identity_claim's regexp: a claim to be a god, a president, the
@@ -566,6 +557,17 @@ var exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes, exfilWordBytes = byteSet
 	byteSet(wordBytes + ".-"), byteSet(wordBytes + "'- \t\n\f\r")
 
 const wordBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+// findInSpans is re's FindStringIndex on t, searched only in spans (merged, in order), which
+// hold every match of re and are cut where re judges them as the whole text.
+func findInSpans(re *regexp.Regexp, t string, spans [][2]int) []int {
+	for _, sp := range mergeSpans(spans) {
+		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
+			return []int{sp[0] + loc[0], sp[0] + loc[1]}
+		}
+	}
+	return nil
+}
 
 // eachIndex calls fn with each offset of s (non-empty) in t, in order, overlaps included.
 func eachIndex(t, s string, fn func(q int)) {
