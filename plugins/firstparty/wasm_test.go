@@ -355,7 +355,8 @@ func BenchmarkPacedChain(b *testing.B) {
 
 // BenchmarkInjectionLongText times the injection role's instance on one long message: npm-extra's
 // Fastify ecosystem list (a 20 KB message of links, issue 26) and LinksList texts of 1-40 KiB
-// of the same shape, on a warm instance (each text called once before the timer). It reports
+// of the same shape, and tool outputs of 16-256 KiB built from calib records (corpus.LongText),
+// on a warm instance (each text called once before the timer). It reports
 // ns per KiB, to compare with detect's BenchmarkScanLinksLong natively.
 func BenchmarkInjectionLongText(b *testing.B) {
 	combined := wasmtest.Build(b, ".", "firstparty")
@@ -384,6 +385,26 @@ func BenchmarkInjectionLongText(b *testing.B) {
 			in   []byte
 			size int
 		}{fmt.Sprintf("links/%dKiB", kb), call("post_message", a), kb << 10})
+	}
+	// Long tool outputs of real records (issue 26 class 6, det57): a fetched page or a file
+	// read of 16-256 KiB, in the response phase, must stay well inside the stage's 1 s.
+	for _, o := range []struct{ name, set, kind string }{
+		{"pydoc", "pydoc-extra", "doc_output"}, {"code", "code-extra", "code_output"}, {"prose", "prose-extra", "prose"},
+	} {
+		for _, kb := range []int{16, 64, 128, 256} {
+			res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": corpus.LongText(b, o.set, o.kind, kb<<10)}}})
+			env := abi.Envelope{ABI: abi.Version, ID: "bench", Phase: abi.PhaseResponse, Method: "tools/call",
+				Transport: "mcp", Server: "fetch", Tool: "fetch", Arguments: json.RawMessage(`{"url":"https://example.com/docs/page"}`), Result: res}
+			in, err := json.Marshal(env)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cases = append(cases, struct {
+				name string
+				in   []byte
+				size int
+			}{fmt.Sprintf("%s/%dKiB", o.name, kb), corpus.View(b, in, nil), kb << 10})
+		}
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

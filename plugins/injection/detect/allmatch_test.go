@@ -232,16 +232,6 @@ func TestHidesPartGate(t *testing.T) {
 // without the gate, the same answer on long texts of the labelled records, on manual pages
 // and on orders to send each kind of secret file (issue 26, det40).
 func TestSecretFileMarks(t *testing.T) {
-	ungated := func(tx string) string {
-		for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(tx, -1) {
-			name := tx[m[2]:m[3]]
-			if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
-				continue
-			}
-			return tx[m[0]:m[1]]
-		}
-		return ""
-	}
 	var texts []string
 	for _, name := range []string{"~/.ssh/id_rsa", "/root/.ssh/id_ed25519", "id_ecdsa", "~/.aws/credentials", ".kube/config",
 		".docker/config.json", "~/.npmrc", ".pypirc", ".netrc", ".pgpass", ".git-credentials", ".bash_history",
@@ -254,7 +244,7 @@ func TestSecretFileMarks(t *testing.T) {
 	}
 	found := 0
 	for _, tx := range append(append(texts, docTexts()...), longTexts(t, 5)...) {
-		got, want := secretFileExfil(tx), ungated(tx)
+		got, want := secretFileExfil(tx), secretFileOrder(tx)
 		if got != want {
 			t.Errorf("secretFileExfil = %q, the ungated regexp %q (text %.80q)", got, want, tx)
 		}

@@ -306,3 +306,38 @@ func BenchmarkScanLinksLong(b *testing.B) {
 		}
 	})
 }
+
+// longOutputs are the long tool outputs of BenchmarkScanOutputLong, built from calib records
+// of one kind (corpus.LongText): documentation pages, code files and chat prose.
+var longOutputs = []struct{ name, set, kind string }{
+	{"pydoc", "pydoc-extra", "doc_output"},
+	{"npmdoc", "npm-extra", "doc_output"},
+	{"code", "code-extra", "code_output"},
+	{"prose", "prose-extra", "prose"},
+}
+
+// BenchmarkScanOutputLong evaluates 16-256 KiB tool outputs (the response phase of a fetch
+// or a file read) built from real records: an ordinary 200-300 KB output must stay well
+// inside the injection stage's 1 s in the guest, ~8× native (issue 26 class 6, det57). It
+// reports ns per KiB.
+func BenchmarkScanOutputLong(b *testing.B) {
+	e := NewEvaluator(Config{ResponseMode: "redact"})
+	for _, o := range longOutputs {
+		for _, kb := range []int{16, 64, 128, 256} {
+			text := corpus.LongText(b, o.set, o.kind, kb<<10)
+			env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "bench", "phase": "response", "method": "tools/call",
+				"tool": "fetch", "arguments": map[string]any{"url": "https://example.com/docs/page"},
+				"result": map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}}})
+			b.Run(o.name+"/"+strconv.Itoa(kb)+"KiB", func(b *testing.B) {
+				if _, err := e.Evaluate(env); err != nil {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					e.Evaluate(env)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(kb), "ns/KiB")
+			})
+		}
+	}
+}

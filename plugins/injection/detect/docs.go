@@ -1,8 +1,11 @@
 package detect
 
 import (
+	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
@@ -754,14 +757,79 @@ func promptRuleCount(name, s string) int {
 // it, `transform:scale(0)`), clipped away (`clip:rect(0 0 0 0)`,
 // `clip-path:inset(50%)`, a zero height with `overflow:hidden`) or moved off the page (a
 // negative offset or text-indent of 999 or more). The text is lower-cased.
-var reHidesPart = lazyre.New(`<details\b|display\s*:\s*none|visibility\s*:\s*hidden|<[a-z][^>]*\shidden\b|aria-hidden` +
-	`|opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*(?:[;"'}!]|$)` +
-	`|font-size\s*:\s*(?:(?:0+(?:\.0*)?|0*\.0\d*)(?:[a-z]+|%)?|0*\.\d+(?:px|pt))\s*(?:[;"'}!,)]|$)` +
-	`|transform\s*:\s*scale\(\s*0+(?:\.0*)?\s*[,)]` +
-	`|(?:^|[;"'\s{])color\s*:\s*(?:transparent|rgba\([^)]*,\s*0+(?:\.0*)?\s*\))` +
-	`|clip\s*:\s*rect\(\s*0(?:px)?[\s,]+0|clip-path\s*:\s*inset\(\s*(?:50|100)%` +
-	`|(?:max-)?height\s*:\s*0(?:px)?\s*;[^"'>}]*overflow\s*:\s*hidden|overflow\s*:\s*hidden\s*;[^"'>}]*(?:max-)?height\s*:\s*0(?:px)?\s*(?:[;"'}!]|$)` +
-	`|(?:left|right|top|bottom|text-indent|margin-left|margin-top)\s*:[ \t]?-(?:9{3,}|\d{4,})`)
+var reHidesPart = lazyre.New(hidingExpr())
+
+// hidingParts are reHidesPart's alternatives, each with literals one of which its every match
+// holds: a long page is searched by segments (segment.go), part by part, so only the parts of
+// the page between the bytes a part cannot hold, around its literal, are read (issue 26, det57:
+// the whole regexp's pass was a quarter of a 256 KiB page's evaluation). A part whose barriers
+// are empty is searched whole. TestLongOutputAgrees holds hidesPart to reHidesPart.
+var hidingParts = []struct{ expr, lits string }{
+	{`<details\b`, "<details"},
+	{`display\s*:\s*none`, "display"},
+	{`visibility\s*:\s*hidden`, "visibility"},
+	{`<[a-z][^>]*\shidden\b`, "hidden"},
+	{`aria-hidden`, "aria-hidden"},
+	{`opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*(?:[;"'}!]|$)`, "opacity"},
+	{`font-size\s*:\s*(?:(?:0+(?:\.0*)?|0*\.0\d*)(?:[a-z]+|%)?|0*\.\d+(?:px|pt))\s*(?:[;"'}!,)]|$)`, "font-size"},
+	{`transform\s*:\s*scale\(\s*0+(?:\.0*)?\s*[,)]`, "scale("},
+	{`(?:^|[;"'\s{])color\s*:\s*(?:transparent|rgba\([^)]*,\s*0+(?:\.0*)?\s*\))`, "color"},
+	{`clip\s*:\s*rect\(\s*0(?:px)?[\s,]+0|clip-path\s*:\s*inset\(\s*(?:50|100)%`, "clip"},
+	{`(?:max-)?height\s*:\s*0(?:px)?\s*;[^"'>}]*overflow\s*:\s*hidden`, "hidden"},
+	{`overflow\s*:\s*hidden\s*;[^"'>}]*(?:max-)?height\s*:\s*0(?:px)?\s*(?:[;"'}!]|$)`, "hidden"},
+	{`(?:left|right|top|bottom|text-indent|margin-left|margin-top)\s*:[ \t]?-(?:9{3,}|\d{4,})`, ":-|: -|:\t-"},
+}
+
+// hidingExpr is reHidesPart's expression: hidingParts' alternatives.
+func hidingExpr() string {
+	exprs := make([]string, len(hidingParts))
+	for i, p := range hidingParts {
+		exprs[i] = p.expr
+	}
+	return strings.Join(exprs, "|")
+}
+
+// hidingPart is one of hidingParts compiled, with its barriers (barrierBytes).
+type hidingPart struct {
+	re   *regexp.Regexp
+	bar  barriers
+	lits []string
+}
+
+var hidingCompiled = sync.OnceValue(func() []hidingPart {
+	out := make([]hidingPart, len(hidingParts))
+	for i, p := range hidingParts {
+		parsed, err := syntax.Parse(p.expr, syntax.Perl)
+		if err != nil {
+			panic("detect: hidingParts: " + err.Error())
+		}
+		out[i] = hidingPart{re: regexp.MustCompile(p.expr), bar: barriers(barrierBytes(parsed)), lits: strings.Split(p.lits, "|")}
+	}
+	return out
+})
+
+// hidesByParts is reHidesPart.MatchString(t), part by part, by segments where a part has
+// barriers.
+func hidesByParts(t string) bool {
+	if len(t) < windowMin {
+		return reHidesPart.MatchString(t)
+	}
+	for _, p := range hidingCompiled() {
+		if !slices.ContainsFunc(p.lits, func(l string) bool { return strings.Contains(t, l) }) {
+			continue
+		}
+		if p.bar == (barriers{}) {
+			if p.re.MatchString(t) {
+				return true
+			}
+			continue
+		}
+		if segmentFind(p.re, &p.bar, p.lits, t, false) != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // hidesPart reports whether r's text hides a part of itself from its reader: zero-width or tag
 // characters, or HTML that hides (reHidesPart).
@@ -776,7 +844,7 @@ func hidesPart(r *Result) bool {
 	}
 	m := &r.hides
 	if !m.known || len(m.text) != len(t) || unsafe.StringData(m.text) != unsafe.StringData(t) {
-		*m = hidesMemo{text: t, known: true, hides: reHidesPart.MatchString(t)}
+		*m = hidesMemo{text: t, known: true, hides: hidesByParts(t)}
 	}
 	return m.hides
 }

@@ -1,6 +1,7 @@
 package detect
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -43,8 +44,8 @@ var promptRules = []rule{
 	// scored only exfiltrate's 0.6). A statement ("the client sends the token to …"), a URL
 	// destination (API documentation) and a negation ("never email your password to …") are
 	// not it.
-	r(PromptInjection, "exfiltrate_secret", 0.8, "token|password|credential|key|secret|cookie",
-		`(?:^|[.!?:;"\n]\s*|\b(?:please|now|then|also|and) )(?:send|forward|e-?mail|upload|post|transfer|leak|share|copy|paste|dm|message)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|the|your|our|my|their|his|her|any|these|those)\s+)?(?:[\w'-]+\s+){0,3}?(?:tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secrets?|private[ _-]keys?|ssh[ _-]keys?|access[ _-]keys?|cookies?)\b[^.!?\n]{0,60}?\b(?:to|at)\s+[\w.+-]+@[\w-]+\.[\w.]+`),
+	withFind(exfilSecretFind, r(PromptInjection, "exfiltrate_secret", 0.8, "token|password|credential|key|secret|cookie",
+		exfilSecretExpr)),
 	withFind(matchExfil, r(PromptInjection, "exfiltrate", 0.6, "send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay",
 		`\b(?:send|forward|email|e-mail|transfer|upload|post|exfiltrate|leak|share|copy|wire|pay|dm|message)\b[^.!?\n]{0,80}?\b(?:to|at|into)\b\s+(?:[\w.+-]+@[\w-]+\.[\w.]+|https?://|(?:the )?(?:account|iban)|[a-z]{2}\d{2}[a-z0-9]{10,}|attacker|this (?:address|url|number|account|email))`)),
 	r(PromptInjection, "markdown_exfil", 0.85, "<img", `<img[^>]+src\s*=\s*['"]?https?://[^'"\s>]*\?[^'"\s>]*=(?:\{|\$|%7b)`),
@@ -61,8 +62,8 @@ var promptRules = []rule{
 		`tổng thống|대통령입니다|राष्ट्रपति हूँ|sou o presidente|soy el presidente|je suis le président|ich bin gott|ich bin der präsident|sono dio|soy dios|desenvolvedor|desarrollador|développeur|entwickler|sviluppatore|nhà phát triển|pengembang|pencipta|geliştirici|ontwikkelaar|modus tuhan|modo dios|mode dieu|maintenance mode|qual è la password|cuál es la contraseña|quelle est le mot de passe|was ist das passwort|qual é a senha|mode maintenance|modo (?:de )?manuten|modo (?:de )?mantenimiento|wartungsmodus|유지보수 모드|メンテナンスモード|维护模式|डेवलपर|डेवलपर मोड|ডেভেলপার|개발자|開発者|开发者|开发人员|разработчик\w*|المطور|นักพัฒนา|सिस्टम मोड|সিস্টেম মোড|시스템 모드|システムモード|系统模式|системн\w+ режим|कोई नियम नहीं|কোনো নিয়ম|규칙은 잊|規則|правил\w*|قواعد|กฎ`),
 	r(PromptInjection, "user_data_request", 0.7, "",
 		`\bthe user'?s (?:e-?mail|birth|date of birth|names?\b|initials|first|last|favou?rite|password|address|location|phone|age|bank|credit|passport|social security|ssn|home|current\b|account)|\b(?:e-?mail(?: address)?|birth\w*|name|initials|password|address|location|phone number|favou?rite \w+) of the user\b|\bwhere (?:does |is )?the user (?:live|lives|living|located)|del usuario|do usuário|dell'utente|des benutzers|de l'utilisateur|उपयोगकर्ता (?:के|का|की)|kullanıcının|(?:warna|email|nama|tanggal lahir|alamat|kata sandi)\w* (?:\w+ )?pengguna|(?:của|về) người dùng|ng gumagamit|пользователя|ของผู้ใช้|المستخدم|ব্যবহারকারীর|사용자의|ユーザーの|用户的`),
-	r(PromptInjection, "identity_claim", 0.75, "",
-		`(?:^|[\s,.!?"'(<{])(?:i am|i'm|je suis|soy|sou|ich bin|sono|tôi là|saya|ben|я|أنا|मैं|나는|저는|私は|我是|ako ang|ako ay)\s+(?:\S+\s+){0,3}?(?:god|dios|dieu|gott|deus|dio|chúa|tuhan|tanrı\w*|бог|الله|भगवान|신|神|president|presidente|président|präsident|tổng thống|presiden|başkan\w*|президент\w*|الرئيس|राष्ट्रपति|대통령|大統領|总统|developer|desarrollador|développeur|entwickler|desenvolvedor|sviluppatore|nhà phát triển|pengembang|geliştirici\w*|разработчик\w*|المطور|डेवलपर|개발자|開発者|开发者|creator|creador|créateur|schöpfer|criador|creatore)`),
+	withFind(identityClaimFind, r(PromptInjection, "identity_claim", 0.75, "",
+		identityClaimExpr)),
 	r(PromptInjection, "mode_switch", 0.75, "",
 		`\b(?:anthropic|openai|google deepmind)\b[^\n]{0,80}?(?:(?:modes?|modus|modo|modalità|mod)(?:[^a-z]|$)|режим|モード|모드|模式|मोड|মোড|โหมด|chế độ)|<\s*[^<>]{0,30}(?:mode|modus|modo|режим|モード|모드|模式|मोड|মোড|โหมด)\s*>|\b(?:override|overwrite|bypass|unrestricted|god|benchmarking) mode\b|वरराइड मोड|وضع تجاوز|\benable [^.!?\n]{0,40}?\b(?:ai|llm|gpt|chatgpt|alignment|benchmarking|developer|jailbr\w*|dan|unrestricted|unfiltered|uncensored|evil|chaos|opposite|god|sudo|admin|root|override)\b[^.!?\n]{0,30}? mode\b`),
 	r(PromptInjection, "leak_above", 0.8, "above|you are",
@@ -404,14 +405,207 @@ func secretFileExfil(t string) string {
 	if !strings.ContainsAny(t, "._/") || !slices.ContainsFunc(secretFileMarks, func(m string) bool { return strings.Contains(t, m) }) {
 		return "" // no secret file named: the common case, without the regexp's walk
 	}
-	for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(t, -1) {
-		name := t[m[2]:m[3]]
+	for _, sp := range secretFileSpans(t) {
+		if m := secretFileOrder(t[sp[0]:sp[1]]); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// secretFileOrder returns reSecretFileExfil's first match in s that names a secret file (not
+// a public key or a template), or "".
+func secretFileOrder(s string) string {
+	for _, m := range reSecretFileExfil().FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
 		if slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(name, x) }) {
 			continue
 		}
-		return t[m[0]:m[1]]
+		return s[m[0]:m[1]]
 	}
 	return ""
+}
+
+// secretFileSpans returns the parts of t, in order and disjoint, that hold every match of
+// reSecretFileExfil, each cut so that the regexp judges it as it judges the whole text (issue
+// 26, det57: a long page naming .env searched whole). Every match holds a mark (secretFileMarks)
+// and, from its start to the end of the file's name, only bytes of secretNameBytes (the verbs,
+// the words between, quotes, the name); after the name come at most 120 runes (480 bytes) and
+// an ending of secretTailBytes. So a match holding the mark at q starts in the run of name
+// bytes that holds q and ends before the first byte past q+480 that no ending holds. Each
+// span begins one byte before such a run (a byte no match starts on: the context of ) and
+// ends before a byte that is not a word's (so  at its end reads as in the whole text); the
+// spans of nearby marks are merged, so a match lies in one span and the spans' matches, in
+// order, are the whole text's (TestLongOutputAgrees, FuzzLongOutput).
+func secretFileSpans(t string) [][2]int {
+	var spans [][2]int
+	for _, mark := range secretFileMarks {
+		eachIndex(t, mark, func(q int) {
+			lo := q
+			for lo > 0 && secretNameBytes.has(t[lo-1]) {
+				lo--
+			}
+			hi := q
+			for hi < len(t) && secretNameBytes.has(t[hi]) {
+				hi++
+			}
+			hi = min(hi+4*120, len(t))
+			for hi < len(t) && (secretTailBytes.has(t[hi]) || isWordByte(t[hi])) {
+				hi++
+			}
+			spans = append(spans, [2]int{max(lo-1, 0), hi})
+		})
+	}
+	return mergeSpans(spans)
+}
+
+// exfilSecretFind is exfiltrate_secret's FindStringIndex, on a long text within the spans
+// around its at signs (issue 26, det57: the rule searched a long page whole). Every match ends
+// in `to|at`, spaces, an address's local part (bytes of [\w.+-], the whole run before the @:
+// spaces come before it) and its domain (the run of [\w.-] after it); before `to|at` lie at
+// most 60 runes (240 bytes), a secret's name, the words and spaces of exfilWordBytes back to
+// the verb, and one byte of [.!?:;"\n] or the text's start. So a match holding the @ at q
+// starts at most one byte before the run of word bytes that holds the byte 240 before `to`,
+// and ends at the domain's end: only those spans are searched, each from two bytes before
+// (context for \b; ^ cannot match there, as that byte is not a word's), in order
+// (TestLongOutputAgrees, FuzzLongOutput).
+func exfilSecretFind(t string) []int {
+	re := reExfilSecret()
+	if len(t) < windowMin {
+		return re.FindStringIndex(t)
+	}
+	var spans [][2]int
+	eachIndex(t, "@", func(q int) {
+		a := q
+		for a > 0 && exfilLocalBytes.has(t[a-1]) {
+			a--
+		}
+		s := a
+		for s > 0 && exfilSpaceBytes.has(t[s-1]) {
+			s--
+		}
+		if a == q || s == a || s < 2 || t[s-2:s] != "to" && t[s-2:s] != "at" {
+			return // no local part, no space before it, or no `to|at`: no match holds this @
+		}
+		lo := max(s-2-4*60-1, 0)
+		for lo > 0 && exfilWordBytes.has(t[lo-1]) {
+			lo--
+		}
+		hi := q + 1
+		for hi < len(t) && exfilDomainBytes.has(t[hi]) {
+			hi++
+		}
+		spans = append(spans, [2]int{max(lo-2, 0), hi})
+	})
+	return findInSpans(re, t, spans)
+}
+
+// identityClaims are identity_claim's openings ("i am", "je suis", "我是"): plain words, each
+// a literal of the regexp and the anchors of identityClaimFind.
+const identityClaims = "i am|i'm|je suis|soy|sou|ich bin|sono|tôi là|saya|ben|я|أنا|मैं|나는|저는|私は|我是|ako ang|ako ay"
+
+// identityClaimWords is identityClaims as a list.
+var identityClaimWords = strings.Split(identityClaims, "|")
+
+// identityClaimFind is identity_claim's FindStringIndex, on a long text within the spans
+// around its openings (issue 26, det57: the rule searched a long page whole, 18-50 ms natively
+// on 256 KiB). A match is one byte of context (or the text's start), an opening, spaces, at
+// most three words each followed by spaces, and a claimed identity of at most three words
+// (`nhà phát triển`) ending in a word: so it ends before the eighth run of spaces after its
+// opening (\s and \S split the text into runs of ASCII spaces and of everything else). The
+// spans start one byte before an opening (a start there with ^ would need an opening there,
+// whose own span starts before it) and are searched in order (TestLongOutputAgrees,
+// FuzzLongOutput).
+func identityClaimFind(t string) []int {
+	re := reIdentityClaim()
+	if len(t) < windowMin {
+		return re.FindStringIndex(t)
+	}
+	var spans [][2]int
+	for _, w := range identityClaimWords {
+		eachIndex(t, w, func(p int) {
+			hi := p + len(w)
+			for range 8 {
+				for hi < len(t) && exfilSpaceBytes.has(t[hi]) {
+					hi++
+				}
+				for hi < len(t) && !exfilSpaceBytes.has(t[hi]) {
+					hi++
+				}
+			}
+			spans = append(spans, [2]int{max(p-1, 0), hi})
+		})
+	}
+	return findInSpans(re, t, spans)
+}
+
+// identityClaimExpr is identity_claim's regexp: a claim to be a god, a president, the
+// developer or the creator.
+const identityClaimExpr = `(?:^|[\s,.!?"'(<{])(?:` + identityClaims + `)\s+(?:\S+\s+){0,3}?(?:god|dios|dieu|gott|deus|dio|chúa|tuhan|tanrı\w*|бог|الله|भगवान|신|神|president|presidente|président|präsident|tổng thống|presiden|başkan\w*|президент\w*|الرئيس|राष्ट्रपति|대통령|大統領|总统|developer|desarrollador|développeur|entwickler|desenvolvedor|sviluppatore|nhà phát triển|pengembang|geliştirici\w*|разработчик\w*|المطور|डेवलपर|개발자|開発者|开发者|creator|creador|créateur|schöpfer|criador|creatore)`
+
+var reIdentityClaim = lazyRegexp(identityClaimExpr)
+
+// exfilSecretExpr is exfiltrate_secret's regexp: an order to send a secret to an address.
+const exfilSecretExpr = `(?:^|[.!?:;"\n]\s*|\b(?:please|now|then|also|and) )(?:send|forward|e-?mail|upload|post|transfer|leak|share|copy|paste|dm|message)\s+(?:(?:me|us)\s+)?(?:(?:all|every|each|the|your|our|my|their|his|her|any|these|those)\s+)?(?:[\w'-]+\s+){0,3}?(?:tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secrets?|private[ _-]keys?|ssh[ _-]keys?|access[ _-]keys?|cookies?)\b[^.!?\n]{0,60}?\b(?:to|at)\s+[\w.+-]+@[\w-]+\.[\w.]+`
+
+var reExfilSecret = lazyRegexp(exfilSecretExpr)
+
+// exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes and exfilWordBytes are the bytes of an
+// address's local part, of \s, of a domain, and of the words and spaces between the verb and
+// the secret's name (exfilSecretFind).
+var exfilLocalBytes, exfilSpaceBytes, exfilDomainBytes, exfilWordBytes = byteSet(wordBytes + ".+-"), byteSet(" \t\n\f\r"),
+	byteSet(wordBytes + ".-"), byteSet(wordBytes + "'- \t\n\f\r")
+
+const wordBytes = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+// findInSpans is re's FindStringIndex on t, searched only in spans (merged, in order), which
+// hold every match of re and are cut where re judges them as the whole text.
+func findInSpans(re *regexp.Regexp, t string, spans [][2]int) []int {
+	for _, sp := range mergeSpans(spans) {
+		if loc := re.FindStringIndex(t[sp[0]:sp[1]]); loc != nil {
+			return []int{sp[0] + loc[0], sp[0] + loc[1]}
+		}
+	}
+	return nil
+}
+
+// eachIndex calls fn with each offset of s (non-empty) in t, in order, overlaps included.
+func eachIndex(t, s string, fn func(q int)) {
+	for from := 0; ; {
+		i := strings.Index(t[from:], s)
+		if i < 0 {
+			return
+		}
+		fn(from + i)
+		from += i + 1
+	}
+}
+
+// mergeSpans sorts spans by their start and merges those that overlap or touch.
+func mergeSpans(spans [][2]int) [][2]int {
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	out := spans[:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// secretNameBytes are the bytes reSecretFileExfil's match holds before the end of the file's
+// name (verbs, the words between, spaces, quotes, paths); secretTailBytes those of its endings
+// after the 120 runes (words, spaces, "<https://").
+var secretNameBytes, secretTailBytes = byteSet(wordBytes + " \t\n\f\r\v`'\"~$/.-"), byteSet(wordBytes + " \t\n\f\r\v<:/")
+
+// byteSet returns the ASCII bytes of s as a set.
+func byteSet(s string) (b barriers) {
+	for i := 0; i < len(s); i++ {
+		b[s[i]>>6] |= 1 << (s[i] & 63)
+	}
+	return b
 }
 
 // dataSlot reports whether a parameter of query q is left for data: empty (`?q=`), holding

@@ -386,3 +386,40 @@ func LinksList(size int) string {
 	}
 	return b.String()[:size]
 }
+
+// LongText returns about size bytes of the benign texts of data/heldout/<set>/calib.jsonl
+// whose kind is kind (doc_output pages, code files, prose), in file order, joined by blank
+// lines and cut at the last line break before size: a long tool output of real records (issue
+// 26 class 6: a file read or a fetched page of a few hundred KiB). It fails the test when the
+// set's records of that kind hold fewer than size bytes.
+func LongText(t testing.TB, set, kind string, size int) string {
+	t.Helper()
+	var b strings.Builder
+	lines(t, filepath.Join("data", "heldout", set, "calib.jsonl"), func(line []byte) {
+		if b.Len() >= size {
+			return
+		}
+		var r struct {
+			Label string `json:"label"`
+			Kind  string `json:"kind"`
+			Text  string `json:"text"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("corpus: %s calib: %v", set, err)
+		}
+		if r.Label == "benign" && r.Kind == kind && r.Text != "" {
+			if b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+			b.WriteString(r.Text)
+		}
+	})
+	if b.Len() < size {
+		t.Fatalf("corpus: %s calib holds %d bytes of benign %s, not %d", set, b.Len(), kind, size)
+	}
+	s := b.String()[:size]
+	if i := strings.LastIndexByte(s, '\n'); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
