@@ -1083,7 +1083,11 @@ func closedGroupComments(r *Result) {
 // Oracle and SQLite, `+` in SQL Server), a number compared to a number and then a boolean
 // operator (`1 = 1 or 1`), a boolean operator then two numbers compared (`x or 1>0`, `and 1
 // between 0 and 2`, `and 0x61 like 0x61`, `and 1 is not null`: a constant condition), a CASE fragment after a parenthesis (`1) when 1
-// then 2`), a statement terminator then a comment (`1;--`), a quote hidden in a comment
+// then 2`), a statement terminator then a comment (`1;--`), a stacked catalog statement (`1;
+// show tables`, `x'; show databases`, `1; describe users`: DESCRIBE only after a number, quote or
+// parenthesis, since "dress; describe fabric" is a person's note), a SELECT that names its
+// source or target (FROM, INTO) and ends in a line comment (`@v select @v as v into t end --`,
+// det56: the comment cuts off the query the value was put into), a quote hidden in a comment
 // (`1/*'*/`), and a
 // value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
 // search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
@@ -1113,7 +1117,8 @@ var searchSQLRules = []struct {
 	{"search/file_function", lazyre.New(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
 	{"search/condition_group", lazyre.New(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
 	{"search/quote_operator", lazyre.New(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?(?:null|true|false|unknown)\b|in\s*\()`), true},
-	{"search/stacked_statement", lazyre.New(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
+	{"search/stacked_statement", lazyre.New(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b|;\s*show\s+(?:full\s+)?(?:tables|databases|schemas|columns|grants|processlist|variables)\b|(?:^\s*-?\d+|['"\x60)])\s*;\s*desc(?:ribe)?\s+[a-z_][\w.]*\s*(?:$|;|--|#)`), true},
+	{"search/statement_comment", lazyre.New(`\bselect\s+(?:@|\*|[a-z_][\w.]*)[^;]{0,80}?\b(?:into|from)\s+[@#]?[a-z_][\w.$]*[^;]{0,80}?\s(?:--|#)\s*$`), true},
 	{"search/select_from", lazyre.New(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
 	{"search/db_catalog", lazyre.New(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
 	{"search/sql_info_function", lazyre.New(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
