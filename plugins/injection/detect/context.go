@@ -43,6 +43,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		// Tool output and arguments of no known kind: every rule counts, less the phrases
 		// documentation uses for itself.
 		docPhrases(r)
+		if sortKey(argkind.LastKey(l.path)) {
+			if m := notASortKey(l.text); m != "" {
+				vote(r, d, SQLInjection, "unknown/not_a_sort_key", 0.9, m)
+			}
+		}
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -1545,6 +1550,36 @@ var hostKeys = map[string]bool{"host": true, "hostname": true, "domain": true, "
 func notAHost(v string) string {
 	if i := strings.IndexAny(v, " \t\r\n\f\v;|&$`<>(){}'\"\\!*?#="); i >= 0 {
 		return v[max(0, i-16):min(len(v), i+16)]
+	}
+	return ""
+}
+
+// sortKeys are the argument keys that name the column (and direction) a list is ordered by:
+// a value an API puts into ORDER BY, where no bind parameter can hold it.
+var sortKeys = map[string]bool{"sort": true, "sort_by": true, "sortby": true, "order_by": true, "orderby": true,
+	"sort_field": true, "sort_column": true, "order_column": true, "sort_key": true}
+
+// sortKey reports whether key names a list's ordering (sortKeys; sortBy and orderBy too).
+func sortKey(key string) bool {
+	return sortKeys[strings.ToLower(key)]
+}
+
+// reSortSQL is SQL syntax that no column list holds (`name`, `-created_at`, `price desc, id
+// asc`, `price:asc`, a document store's `{"price": -1}`): a quote, a statement terminator or a
+// comment, an expression (CASE, IF, a subquery, a time delay, a function of a column), or a
+// clause appended after the column (LIMIT, PROCEDURE, UNION, INTO).
+var reSortSQL = lazyre.New(`['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into|rand)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
+
+// notASortKey returns v when it holds SQL where a sort key belongs (reSortSQL: `(case when 1=1
+// then id else name end)`, `name desc--`, `id;select 1`, `price asc limit 1`): how SQL
+// injection probes an ORDER BY, which takes no bind parameter (issue 26, det56). A column
+// list, a direction, a JSON sort document pass. "" = nothing of the kind.
+func notASortKey(v string) string {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") && !strings.Contains(v, "'") {
+		return "" // a document store's sort document ({"price": -1}); a quote in it still counts
+	}
+	if reSortSQL.MatchString(strings.ToLower(v)) {
+		return v
 	}
 	return ""
 }

@@ -312,6 +312,18 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a date as an id", "get_report", "", map[string]any{"report_id": "2026-11-28"}, "none", ""},
 		{"a list of ids", "get_posts", "", map[string]any{"post_id": "1,2,3"}, "none", ""},
 		{"an id with a suffix", "get_item", "", map[string]any{"item_id": "123abc"}, "none", ""},
+		// det56: SQL where a sort key belongs, where the schema is unknown
+		{"a constant case in a sort key", "list_products", "", map[string]any{"sort": "(case when 1=1 then id else name end)"}, "deny", "unknown/not_a_sort_key"},
+		{"a comment after the direction", "list_products", "", map[string]any{"order_by": "name desc--"}, "deny", "unknown/not_a_sort_key"},
+		{"a stacked select after a column", "list_products", "", map[string]any{"sortBy": "id;select 1"}, "deny", "unknown/not_a_sort_key"},
+		{"a limit appended to the column", "list_products", "", map[string]any{"sort_by": "price asc limit 1"}, "deny", "unknown/not_a_sort_key"},
+		{"a quote after the column", "list_products", "", map[string]any{"orderBy": "1'"}, "deny", "sql_injection"},
+		{"a column and a direction", "list_products", "", map[string]any{"order_by": "created_at desc, id asc"}, "none", ""},
+		{"a descending column", "list_products", "", map[string]any{"sort": "-created_at"}, "none", ""},
+		{"a column with a direction suffix", "list_products", "", map[string]any{"sort": "price:asc"}, "none", ""},
+		{"a sort document", "list_products", "", map[string]any{"sort": `{"price": -1, "name": 1}`}, "none", ""},
+		{"column positions", "list_products", "", map[string]any{"order_by": "1,2"}, "none", ""},
+		{"the same probe in a field that is no sort key", "list_products", "", map[string]any{"category": "price asc limit 1"}, "none", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, _ := json.Marshal(tc.args)
