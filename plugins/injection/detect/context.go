@@ -1590,11 +1590,20 @@ func idKey(key string) bool {
 	return lk == "id" || strings.HasSuffix(lk, "_id") || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
 }
 
+// reIDStatement is SQL that no identifier holds, whatever it starts with (det56): a statement
+// stacked after `;`, UNION SELECT, a CASE, a time delay, a quote or parenthesis closed then a
+// comment (`id;select 1`, `abc' union select 1`, `(case when 1=1 then 1 else 2 end)`, `x')--`).
+var reIDStatement = lazyre.New(`;\s*(?:select|insert|update|delete|drop|truncate|exec(?:ute)?|declare|waitfor|shutdown|show)\b|\bunion\s+(?:all\s+)?select\b|\bcase\s+when\b|\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+delay\b|['")]\s*(?:--|#|/\*)`)
+
 // notAnID returns v when it is a number followed by SQL syntax ("1 ORDER BY 3", "1+1",
-// "1 OR 1=1", "7'", "7;", "7--"): how SQL injection probes a numeric id where the tool's
-// schema is unknown (issue 26). Ids that merely start with digits (a sha, "123abc", a date, a
-// list "1,2,3") pass. "" = nothing of the kind.
+// "1 OR 1=1", "7'", "7;", "7--"), or holds a statement no id does (reIDStatement): how SQL
+// injection probes a numeric id where the tool's schema is unknown (issue 26). Ids that merely
+// start with digits (a sha, "123abc", a date, a list "1,2,3") pass, and so do ids with dashes
+// ("2-1", "ab-12-cd"). "" = nothing of the kind.
 func notAnID(v string) string {
+	if reIDStatement.MatchString(strings.ToLower(v)) {
+		return v
+	}
 	i := 0
 	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
 		i++

@@ -312,6 +312,12 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a date as an id", "get_report", "", map[string]any{"report_id": "2026-11-28"}, "none", ""},
 		{"a list of ids", "get_posts", "", map[string]any{"post_id": "1,2,3"}, "none", ""},
 		{"an id with a suffix", "get_item", "", map[string]any{"item_id": "123abc"}, "none", ""},
+		{"a stacked select after a word id", "get_item", "", map[string]any{"item_id": "abc;select 1"}, "deny", "fixed/not_an_id"},
+		{"a constant case in an id", "get_item", "", map[string]any{"id": "(case when 1=1 then 1 else 2 end)"}, "deny", "fixed/not_an_id"},
+		{"a word id closed by a quote then a comment", "get_user", "", map[string]any{"user_id": "admin')--"}, "deny", "sql_injection"},
+		{"an id with dashes", "get_item", "", map[string]any{"item_id": "ab-12-cd"}, "none", ""},
+		{"an id that is a difference", "get_item", "", map[string]any{"item_id": "2-1"}, "none", ""},
+		{"an id with a hash", "get_issue", "", map[string]any{"issue_id": "#123"}, "none", ""},
 		// det56: SQL where a sort key belongs, where the schema is unknown
 		{"a constant case in a sort key", "list_products", "", map[string]any{"sort": "(case when 1=1 then id else name end)"}, "deny", "unknown/not_a_sort_key"},
 		{"a comment after the direction", "list_products", "", map[string]any{"order_by": "name desc--"}, "deny", "unknown/not_a_sort_key"},
