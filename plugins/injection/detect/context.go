@@ -43,7 +43,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		// Tool output and arguments of no known kind: every rule counts, less the phrases
 		// documentation uses for itself.
 		docPhrases(r)
-		if sortKey(argkind.LastKey(l.path)) {
+		if sortPath(l.path) && sortKey(argkind.LastKey(l.path)) {
 			if m := notASortKey(l.text); m != "" {
 				vote(r, d, SQLInjection, "unknown/not_a_sort_key", 0.9, m)
 			}
@@ -1559,6 +1559,20 @@ func notAHost(v string) string {
 var sortKeys = map[string]bool{"sort": true, "sort_by": true, "sortby": true, "order_by": true, "orderby": true,
 	"sort_field": true, "sort_column": true, "order_column": true, "sort_key": true}
 
+// sortPath reports, without allocating, whether an argument's path can end in a sort key: one
+// that names no sort or order skips argkind.LastKey (a slice per call on the served path).
+func sortPath(path string) bool {
+	if !strings.HasPrefix(path, "arguments") {
+		return false
+	}
+	for _, w := range [...]string{"sort", "Sort", "SORT", "order", "Order", "ORDER"} {
+		if strings.Contains(path, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // sortKey reports whether key names a list's ordering (sortKeys; sortBy and orderBy too).
 func sortKey(key string) bool {
 	return sortKeys[strings.ToLower(key)]
@@ -1568,7 +1582,7 @@ func sortKey(key string) bool {
 // asc`, `price:asc`, a document store's `{"price": -1}`): a quote, a statement terminator or a
 // comment, an expression (CASE, IF, a subquery, a time delay, a function of a column), or a
 // clause appended after the column (LIMIT, PROCEDURE, UNION, INTO).
-var reSortSQL = lazyre.New(`['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into|rand)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
+var reSortSQL = lazyre.New(`(?i)['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into|rand)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
 
 // notASortKey returns v when it holds SQL where a sort key belongs (reSortSQL: `(case when 1=1
 // then id else name end)`, `name desc--`, `id;select 1`, `price asc limit 1`): how SQL
@@ -1578,7 +1592,7 @@ func notASortKey(v string) string {
 	if strings.HasPrefix(strings.TrimSpace(v), "{") && !strings.Contains(v, "'") {
 		return "" // a document store's sort document ({"price": -1}); a quote in it still counts
 	}
-	if reSortSQL.MatchString(strings.ToLower(v)) {
+	if reSortSQL.MatchString(v) {
 		return v
 	}
 	return ""
@@ -1593,7 +1607,7 @@ func idKey(key string) bool {
 // reIDStatement is SQL that no identifier holds, whatever it starts with (det56): a statement
 // stacked after `;`, UNION SELECT, a CASE, a time delay, a quote or parenthesis closed then a
 // comment (`id;select 1`, `abc' union select 1`, `(case when 1=1 then 1 else 2 end)`, `x')--`).
-var reIDStatement = lazyre.New(`;\s*(?:select|insert|update|delete|drop|truncate|exec(?:ute)?|declare|waitfor|shutdown|show)\b|\bunion\s+(?:all\s+)?select\b|\bcase\s+when\b|\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+delay\b|['")]\s*(?:--|#|/\*)`)
+var reIDStatement = lazyre.New(`(?i);\s*(?:select|insert|update|delete|drop|truncate|exec(?:ute)?|declare|waitfor|shutdown|show)\b|\bunion\s+(?:all\s+)?select\b|\bcase\s+when\b|\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+delay\b|['")]\s*(?:--|#|/\*)`)
 
 // notAnID returns v when it is a number followed by SQL syntax ("1 ORDER BY 3", "1+1",
 // "1 OR 1=1", "7'", "7;", "7--"), or holds a statement no id does (reIDStatement): how SQL
@@ -1601,7 +1615,7 @@ var reIDStatement = lazyre.New(`;\s*(?:select|insert|update|delete|drop|truncate
 // start with digits (a sha, "123abc", a date, a list "1,2,3") pass, and so do ids with dashes
 // ("2-1", "ab-12-cd"). "" = nothing of the kind.
 func notAnID(v string) string {
-	if reIDStatement.MatchString(strings.ToLower(v)) {
+	if reIDStatement.MatchString(v) {
 		return v
 	}
 	i := 0
