@@ -1582,7 +1582,7 @@ func sortKey(key string) bool {
 // asc`, `price:asc`, a document store's `{"price": -1}`): a quote, a statement terminator or a
 // comment, an expression (CASE, IF, a subquery, a time delay, a function of a column), or a
 // clause appended after the column (LIMIT, PROCEDURE, UNION, INTO).
-var reSortSQL = lazyre.New(`(?i)['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into|rand)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
+var reSortSQL = lazyre.New(`(?i)['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex|rand)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
 
 // notASortKey returns v when it holds SQL where a sort key belongs (reSortSQL: `(case when 1=1
 // then id else name end)`, `name desc--`, `id;select 1`, `price asc limit 1`): how SQL
