@@ -330,6 +330,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a sort document", "list_products", "", map[string]any{"sort": `{"price": -1, "name": 1}`}, "none", ""},
 		{"column positions", "list_products", "", map[string]any{"order_by": "1,2"}, "none", ""},
 		{"a random order", "list_products", "", map[string]any{"sort": "rand"}, "none", ""},
+		{"nulls last", "list_products", "", map[string]any{"order_by": "created_at DESC NULLS LAST"}, "none", ""},
+		{"fields with signs and a keyword suffix", "list_products", "", map[string]any{"sortBy": "score:desc,title.keyword:asc,-updated"}, "none", ""},
 		{"a random order by a call", "list_products", "", map[string]any{"sort": "rand()"}, "deny", "unknown/not_a_sort_key"},
 		{"the same probe in a field that is no sort key", "list_products", "", map[string]any{"category": "price asc limit 1"}, "none", ""},
 	} {
