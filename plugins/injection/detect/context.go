@@ -43,6 +43,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		// Tool output and arguments of no known kind: every rule counts, less the phrases
 		// documentation uses for itself.
 		docPhrases(r)
+		if sortPath(l.path) && sortKey(argkind.LastKey(l.path)) {
+			if m := notASortKey(l.text); m != "" {
+				vote(r, d, SQLInjection, "unknown/not_a_sort_key", 0.9, m)
+			}
+		}
 		return false
 	case argkind.Shell:
 		a := shell.Analyze(l.text)
@@ -1083,7 +1088,11 @@ func closedGroupComments(r *Result) {
 // Oracle and SQLite, `+` in SQL Server), a number compared to a number and then a boolean
 // operator (`1 = 1 or 1`), a boolean operator then two numbers compared (`x or 1>0`, `and 1
 // between 0 and 2`, `and 0x61 like 0x61`, `and 1 is not null`: a constant condition), a CASE fragment after a parenthesis (`1) when 1
-// then 2`), a statement terminator then a comment (`1;--`), a quote hidden in a comment
+// then 2`), a statement terminator then a comment (`1;--`), a stacked catalog statement (`1;
+// show tables`, `x'; show databases`, `1; describe users`: DESCRIBE only after a number, quote or
+// parenthesis, since "dress; describe fabric" is a person's note), a SELECT that names its
+// source or target (FROM, INTO) and ends in a line comment (`@v select @v as v into t end --`,
+// det56: the comment cuts off the query the value was put into), a quote hidden in a comment
 // (`1/*'*/`), and a
 // value with no word at all, only quotes, comments or separators (`';`, `-----`). A person's
 // search holds words; an apostrophe inside one (`d'or`, `boys' or girls' bikes`) is not a
@@ -1113,7 +1122,8 @@ var searchSQLRules = []struct {
 	{"search/file_function", lazyre.New(`\b(?:lo_import|lo_export|load_file|pg_read_file|pg_read_binary_file|pg_ls_dir|xp_cmdshell|xp_dirtree|sys_exec|sys_eval|utl_http\.request|dbms_pipe\.receive_message|openquery|opendatasource|openrowset|load_extension|(?:dbms|utl)_[a-z_]+\.[a-z_]+)\s*\(`), true},
 	{"search/condition_group", lazyre.New(`\b(?:and|or)\s*\(\s*[a-z_][a-z0-9_]*\s*(?:=|<>|!=|\blike\b)`), true},
 	{"search/quote_operator", lazyre.New(`['"]\s*collate\s+[a-z0-9_]+|['"]\s*(?:not\s+)?(?:like|rlike|regexp|sounds\s+like|div|mod|xor|between)\s*['"(\d]|['"]\s*(?:is\s+(?:not\s+)?(?:null|true|false|unknown)\b|in\s*\()`), true},
-	{"search/stacked_statement", lazyre.New(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b`), true},
+	{"search/stacked_statement", lazyre.New(`;\s*(?:select|insert|update|delete|drop|create|alter|truncate|exec|execute|declare|shutdown|waitfor|grant|revoke|merge|call|replace\s+into)\b|;\s*show\s+(?:full\s+)?(?:tables|databases|schemas|columns|grants|processlist|variables)\b|(?:^\s*-?\d+|['"\x60)])\s*;\s*desc(?:ribe)?\s+[a-z_][\w.]*\s*(?:$|;|--|#)`), true},
+	{"search/statement_comment", lazyre.New(`\bselect\s+(?:@|\*|[a-z_][\w.]*)[^;]{0,80}?\b(?:into|from)\s+[@#]?[a-z_][\w.$]*[^;]{0,80}?\s(?:--|#)\s*$`), true},
 	{"search/select_from", lazyre.New(`\bselect\s+(?:\*|\d+|null\b|@@|distinct\b|top\s+\d|[a-z_][a-z0-9_.]*\s*\()[^;]{0,80}?\bfrom\b|\bselect\s+[a-z_][a-z0-9_.]*(?:\s*,\s*[a-z_][a-z0-9_.]*)+\s+from\s+[a-z_]|\bselect\s+[a-z_][a-z0-9_.]*\s+from\s+[a-z_][a-z0-9_.]*(?:\s+(?:where|limit|order|group|union)\b|\s*(?:;|--|#|/\*|$))|\bfrom\s+dual\b`), true},
 	{"search/db_catalog", lazyre.New(`\b(?:information_schema|sqlite_temp_master|pg_toast|msys(?:accessobjects|accessstorage|accessxml|aces|modules2?|queries|relationships)|(?:master|msdb|tempdb)\.\.[a-z_]+|mysql\.user|pg_catalog|pg_shadow|pg_user|sqlite_master|sysobjects|syscolumns|sys\.(?:tables|objects|columns)|all_tables|user_tables|msysobjects)\b|@@[a-z_]{3,}`), true},
 	{"search/sql_info_function", lazyre.New(`\b(?:user|current_user|session_user|system_user|version|database|db_name|schema|last_insert_id|row_count|found_rows|connection_id|sqlite_version|pg_backend_pid|uuid)\(\s*\)|\b(?:and|or|xor)\s+(?:current_user|session_user|system_user|current_role|current_schema)\b|^\s*-?\d+\s*::\s*[a-z]+`), true},
@@ -1544,17 +1554,70 @@ func notAHost(v string) string {
 	return ""
 }
 
+// sortKeys are the argument keys that name the column (and direction) a list is ordered by:
+// a value an API puts into ORDER BY, where no bind parameter can hold it.
+var sortKeys = map[string]bool{"sort": true, "sort_by": true, "sortby": true, "order_by": true, "orderby": true,
+	"sort_field": true, "sort_column": true, "order_column": true, "sort_key": true}
+
+// sortPath reports, without allocating, whether an argument's path can end in a sort key: one
+// that names no sort or order skips argkind.LastKey (a slice per call on the served path).
+func sortPath(path string) bool {
+	if !strings.HasPrefix(path, "arguments") {
+		return false
+	}
+	for _, w := range [...]string{"sort", "Sort", "SORT", "order", "Order", "ORDER"} {
+		if strings.Contains(path, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sortKey reports whether key names a list's ordering (sortKeys; sortBy and orderBy too).
+func sortKey(key string) bool {
+	return sortKeys[strings.ToLower(key)]
+}
+
+// reSortSQL is SQL syntax that no column list holds (`name`, `-created_at`, `price desc, id
+// asc`, `price:asc`, a document store's `{"price": -1}`): a quote, a statement terminator or a
+// comment, an expression (CASE, IF, a subquery, a time delay, a function of a column), or a
+// clause appended after the column (LIMIT, PROCEDURE, UNION, INTO).
+var reSortSQL = lazyre.New(`(?i)['\x60;]|--|/\*|#|\b(?:case\s+when|select|union|sleep|pg_sleep|benchmark|waitfor|extractvalue|updatexml|procedure|into)\b|\bif\s*\(|\b(?:ascii|substr(?:ing)?|mid|char|concat|length|ord|hex|rand)\s*\(|\blimit\s+\d|\b(?:and|or|xor)\s+[\w(@'"]+\s*(?:[=<>!]|\blike\b)`)
+
+// notASortKey returns v when it holds SQL where a sort key belongs (reSortSQL: `(case when 1=1
+// then id else name end)`, `name desc--`, `id;select 1`, `price asc limit 1`): how SQL
+// injection probes an ORDER BY, which takes no bind parameter (issue 26, det56). A column
+// list, a direction, a JSON sort document pass. "" = nothing of the kind.
+func notASortKey(v string) string {
+	if strings.HasPrefix(strings.TrimSpace(v), "{") && !strings.Contains(v, "'") {
+		return "" // a document store's sort document ({"price": -1}); a quote in it still counts
+	}
+	if reSortSQL.MatchString(v) {
+		return v
+	}
+	return ""
+}
+
 // idKey reports whether key names an identifier: id, or ending in _id, Id or ID.
 func idKey(key string) bool {
 	lk := strings.ToLower(key)
 	return lk == "id" || strings.HasSuffix(lk, "_id") || strings.HasSuffix(key, "Id") || strings.HasSuffix(key, "ID")
 }
 
+// reIDStatement is SQL that no identifier holds, whatever it starts with (det56): a statement
+// stacked after `;`, UNION SELECT, a CASE, a time delay, a quote or parenthesis closed then a
+// comment (`id;select 1`, `abc' union select 1`, `(case when 1=1 then 1 else 2 end)`, `x')--`).
+var reIDStatement = lazyre.New(`(?i);\s*(?:select|insert|update|delete|drop|truncate|exec(?:ute)?|declare|waitfor|shutdown|show)\b|\bunion\s+(?:all\s+)?select\b|\bcase\s+when\b|\b(?:sleep|pg_sleep|benchmark)\s*\(|\bwaitfor\s+delay\b|['")]\s*(?:--|#|/\*)`)
+
 // notAnID returns v when it is a number followed by SQL syntax ("1 ORDER BY 3", "1+1",
-// "1 OR 1=1", "7'", "7;", "7--"): how SQL injection probes a numeric id where the tool's
-// schema is unknown (issue 26). Ids that merely start with digits (a sha, "123abc", a date, a
-// list "1,2,3") pass. "" = nothing of the kind.
+// "1 OR 1=1", "7'", "7;", "7--"), or holds a statement no id does (reIDStatement): how SQL
+// injection probes a numeric id where the tool's schema is unknown (issue 26). Ids that merely
+// start with digits (a sha, "123abc", a date, a list "1,2,3") pass, and so do ids with dashes
+// ("2-1", "ab-12-cd"). "" = nothing of the kind.
 func notAnID(v string) string {
+	if reIDStatement.MatchString(v) {
+		return v
+	}
 	i := 0
 	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
 		i++

@@ -2,7 +2,7 @@
 
 package detect
 
-const genSearchFingerprint = 0x8b626cf64267689b
+const genSearchFingerprint = 0x8a8c88a597be892d
 
 // genSearch: per searchSQLRules entry, its branches as searched (see search.go).
 var genSearch = [][]searchBranch{
@@ -99,7 +99,13 @@ var genSearch = [][]searchBranch{
 		{expr: "[\"'][\\t\\n\\f\\r ]*i(?:s[\\t\\n\\f\\r ]+(?:not[\\t\\n\\f\\r ]+)?(?:null|true|false|unknown)\\b|n[\\t\\n\\f\\r ]*\\()", start: false, clauses: [][]string{{"i"}, {"\"", "'"}, {"false", "n", "null", "true", "unknown"}}, anchor: anchor{0, []string{"\"", "'"}}},
 	},
 	{
-		{expr: "", start: false, clauses: [][]string{{"alter", "call", "create", "declare", "delete", "drop", "exec", "grant", "insert", "merge", "replace", "revoke", "select", "shutdown", "truncate", "update", "waitfor"}, {";"}}, anchor: anchor{0, []string{";"}}},
+		{expr: ";[\\t\\n\\f\\r ]*(?:select|insert|update|d(?:elete|rop)|create|alter|truncate|exec(?:(?:)|ute)|declare|shutdown|waitfor|grant|revoke|merge|call|replace[\\t\\n\\f\\r ]+into)\\b", start: false, clauses: [][]string{{"alter", "call", "create", "declare", "delete", "drop", "exec", "grant", "insert", "merge", "replace", "revoke", "select", "shutdown", "truncate", "update", "waitfor"}, {";"}}, anchor: anchor{0, []string{";"}}},
+		{expr: ";[\\t\\n\\f\\r ]*show[\\t\\n\\f\\r ]+(?:full[\\t\\n\\f\\r ]+)?(?:tables|databases|schemas|columns|grants|processlist|variables)\\b", start: false, clauses: [][]string{{"columns", "databases", "grants", "processlist", "schemas", "tables", "variables"}, {"show"}, {";"}, {"\t", "\n", "\f", "\r", " "}}, anchor: anchor{0, []string{";"}}},
+		{expr: "(?-m:\\A[\\t\\n\\f\\r ]*-?[0-9]+[\\t\\n\\f\\r ]*;[\\t\\n\\f\\r ]*desc(?:ribe)?[\\t\\n\\f\\r ]+[_a-z][\\.0-9A-Z_a-z]*[\\t\\n\\f\\r ]*(?:$|;|--|#))", start: true, clauses: [][]string{{"desc"}, {";"}, {"\t", "\n", "\f", "\r", " "}, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}, anchor: anchor{pre: -1}},
+		{expr: "(?-m:[\"'\\)`][\\t\\n\\f\\r ]*;[\\t\\n\\f\\r ]*desc(?:ribe)?[\\t\\n\\f\\r ]+[_a-z][\\.0-9A-Z_a-z]*[\\t\\n\\f\\r ]*(?:$|;|--|#))", start: false, clauses: [][]string{{"desc"}, {";"}, {"\"", "'", ")", "`"}, {"\t", "\n", "\f", "\r", " "}}, anchor: anchor{0, []string{"\"", "'", ")", "`"}}},
+	},
+	{
+		{expr: "", start: false, clauses: [][]string{{"select"}, {"from", "into"}, {"\t#", "\t--", "\n#", "\n--", "\f#", "\f--", "\r#", "\r--", " #", " --"}, {"\t", "\n", "\f", "\r", " "}}, anchor: anchor{0, []string{"select"}}, guard: []rune{'.', '.', '0', '9', 'A', 'Z', '_', '_', 'a', 'z', '$', '$', '.', '.', '0', '9', 'A', 'Z', '_', '_', 'a', 'z'}},
 	},
 	{
 		{expr: "\\bselect[\\t\\n\\f\\r ]+(?:\\*|[0-9]+|null\\b|@@|distinct\\b|top[\\t\\n\\f\\r ]+[0-9]|[_a-z][\\.0-9_a-z]*[\\t\\n\\f\\r ]*\\()[^;]{0,80}?\\bfrom\\b", start: false, clauses: [][]string{{"select"}, {"from"}, {"\t", "\n", "\f", "\r", " "}, {"(", "*", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "@@", "distinct", "null", "top"}}, anchor: anchor{0, []string{"select"}}, guard: []rune{'.', '.', '0', '9', '_', '_', 'a', 'z'}},
