@@ -433,8 +433,8 @@ func secretFileOrder(s string) string {
 // the words between, quotes, the name); after the name come at most 120 runes (480 bytes) and
 // an ending of secretTailBytes. So a match holding the mark at q starts in the run of name
 // bytes that holds q and ends before the first byte past q+480 that no ending holds. Each
-// span begins one byte before such a run (a byte no match starts on: the context of ) and
-// ends before a byte that is not a word's (so  at its end reads as in the whole text); the
+// span begins one byte before such a run (a byte no match starts on: the context of \b) and
+// ends before a byte that is not a word's (so \b at its end reads as in the whole text); the
 // spans of nearby marks are merged, so a match lies in one span and the spans' matches, in
 // order, are the whole text's (TestLongOutputAgrees, FuzzLongOutput).
 func secretFileSpans(t string) [][2]int {
