@@ -3,7 +3,9 @@
 // variable assignments earlier on the line (the `IFS=,;c=rm,-rf,/;$c` trick), ANSI-C quoting,
 // `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval`, and what earlier
 // commands set up: the working directory, aliases, functions, files written or downloaded then
-// run, paths piped into xargs (program.go); it reads interpreter one-liners (code.go) — and
+// run, paths piped into xargs and the commands find's -exec runs (program.go), the commands
+// programs such as watch, flock, git or tar run for their caller (carriers.go); it reads
+// interpreter one-liners (code.go) — and
 // reports commands that destroy data outside the project, exfiltrate the environment or
 // secrets, download (or decode) and run code, escalate privileges, or hide themselves, from
 // rm to the tools in Catalogue. Ordinary developer commands (builds, git log, cd, package
