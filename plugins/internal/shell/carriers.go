@@ -400,13 +400,70 @@ func (a *analyzer) mvAway(args []string, line string) {
 		ops = ops[:len(ops)-1]
 	}
 	for _, x := range ops {
-		r := a.resolve(x)
-		c := path.Clean(r)
-		if rest, ok := homeRest(r + "/"); ok && strings.Trim(rest, "/") == "" || r == "~" || r == "$HOME" || r == "${HOME}" ||
-			c == "/" || movedAway.MatchString(c) {
+		if homeOrSystem(a.resolve(x)) {
 			a.add("destroy/mv_away", "moves the home folder or a system folder away", line, 0.9)
 			return
 		}
+	}
+}
+
+// homeOrSystem reports whether r (resolved) is the root, a home folder itself or a top-level
+// system folder.
+func homeOrSystem(r string) bool {
+	c := path.Clean(r)
+	rest, ok := homeRest(r + "/")
+	return ok && strings.Trim(rest, "/") == "" || r == "~" || r == "$HOME" || r == "${HOME}" || c == "/" || movedAway.MatchString(c)
+}
+
+// serveFiles judges a one-line web server by the folder it serves (`python3 -m http.server`,
+// Python 2's SimpleHTTPServer, `php -S`, whose documentation says it serves the current
+// folder, or -d/--directory, -t): the home folder, the root, a system folder or a folder of
+// secrets served to the network (http.server binds every interface unless told) is refused.
+// In the project, or a folder the line does not know, it is a developer's preview.
+func (a *analyzer) serveFiles(name string, args []string, line string) {
+	dir, serving := "", false
+	switch {
+	case strings.HasPrefix(name, "python"):
+		for i, x := range args {
+			if x != "-m" || i+1 >= len(args) || args[i+1] != "http.server" && args[i+1] != "SimpleHTTPServer" {
+				continue
+			}
+			serving = true
+			rest := args[i+2:]
+			for j := 0; j < len(rest); j++ {
+				switch x := rest[j]; {
+				case (x == "-d" || x == "--directory") && j+1 < len(rest):
+					dir = rest[j+1]
+					j++
+				case strings.HasPrefix(x, "--directory="):
+					dir = strings.TrimPrefix(x, "--directory=")
+				case x == "-b" || x == "--bind" || x == "-p" || x == "--protocol":
+					j++
+				}
+			}
+			break
+		}
+	case name == "php":
+		for i, x := range args {
+			if x == "-S" {
+				serving = true
+			} else if x == "-t" && i+1 < len(args) {
+				dir = args[i+1]
+			}
+		}
+	}
+	if !serving {
+		return
+	}
+	r := a.cwd // "" is the project
+	if dir != "" {
+		r = a.resolve(dir)
+	}
+	if r == "" || r == "?" {
+		return
+	}
+	if homeOrSystem(r) || secretDir.MatchString(r) || PathRisk(r) == RiskSecret {
+		a.add("exfil/serve_files", "serves the home folder, a system folder or secrets to the network", line, 0.9)
 	}
 }
 

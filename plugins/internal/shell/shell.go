@@ -1211,6 +1211,7 @@ func (a *analyzer) command(argv []string) {
 	if name == "mv" {
 		a.mvAway(args, line)
 	}
+	a.serveFiles(name, args, line)
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
 		switch inner := unwrap(sudoArgs(args)); {
