@@ -462,7 +462,7 @@ func (a *analyzer) serveFiles(name string, args []string, line string) {
 	if r == "" || r == "?" {
 		return
 	}
-	if homeOrSystem(r) || secretDir.MatchString(r) || PathRisk(r) == RiskSecret {
+	if homeOrSystem(r) || PathRisk(r) == RiskSecret {
 		a.add("exfil/serve_files", "serves the home folder, a system folder or secrets to the network", line, 0.9)
 	}
 }

@@ -363,23 +363,8 @@ func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) 
 
 // xargs judges `... | xargs [opts] cmd args` as cmd run on the paths the pipe fed it.
 func (a *analyzer) xargs(args, feed []string, rec bool) {
-	repl := ""
-	i := 0
-	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		x := args[i]
-		switch {
-		case x == "-I":
-			if i+1 < len(args) {
-				repl = args[i+1]
-				i++
-			}
-		case strings.HasPrefix(x, "-I") && len(x) > 2:
-			repl = x[2:]
-		case x == "-n" || x == "-P" || x == "-L" || x == "-d" || x == "-E" || x == "-s" || x == "-a":
-			i++
-		}
-	}
-	cmd := unwrap(args[i:])
+	rest, repl := xargsCommand(args)
+	cmd := unwrap(rest)
 	if len(cmd) == 0 {
 		cmd = []string{"echo"}
 	}
@@ -443,6 +428,28 @@ func (a *analyzer) findExec(args []string) {
 			a.fed(argv, true)
 		}
 	}
+}
+
+// xargsCommand splits xargs' arguments into the command it runs and the -I replacement string:
+// options are dropped with their values (`-n 1`, `-a FILE`, `-I {}`), so a value is never
+// taken for the command (`xargs -a /dev/null sh -c …`).
+func xargsCommand(args []string) (cmd []string, repl string) {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch x := args[i]; {
+		case x == "-I":
+			if i+1 < len(args) {
+				repl = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(x, "-I") && len(x) > 2:
+			repl = x[2:]
+		case x == "-n" || x == "-P" || x == "-L" || x == "-d" || x == "-E" || x == "-s" || x == "-a" ||
+			x == "--arg-file" || x == "--delimiter" || x == "--max-args" || x == "--max-procs":
+			i++
+		}
+	}
+	return args[min(i, len(args)):], repl
 }
 
 func (a *analyzer) fed(argv []string, rec bool) {

@@ -1286,16 +1286,7 @@ func (a *analyzer) command(argv []string) {
 			a.vars["PATH"] = "?" // read from input: not a folder anyone knows
 		}
 	case "xargs":
-		rest := args
-		for len(rest) > 0 && strings.HasPrefix(rest[0], "-") {
-			switch rest[0] {
-			case "-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--arg-file", "--delimiter", "--max-args", "--max-procs":
-				if len(rest) > 1 {
-					rest = rest[1:] // the option's value (`xargs -a /dev/null sh -c …`)
-				}
-			}
-			rest = rest[1:]
-		}
+		rest, _ := xargsCommand(args) // program.go
 		if len(rest) > 0 && interpreter(base(rest[0])) && !runsFile(base(rest[0]), rest[1:]) {
 			a.add("exec/pipe_to_shell", "runs generated text through an interpreter", line, 0.85)
 		}
