@@ -174,7 +174,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a secret folder entered with a redirect is denied", "Bash", "", map[string]any{"command": "cd ~/.ssh < ~/.aws/credentials"}, "deny", "sensitive_paths"},
 		{"find's report written to root's home asks", "Bash", "", map[string]any{"command": "find / \\\n\\( -perm -4000 -fprintf /root/suid.txt '%#m %u %p\\n' \\) , \\\n\\( -size +100M -fprintf /root/big.txt '%-10s %p\\n' \\)"}, "uncertain", "sensitive_paths"},
 		{"find's report written in a project folder passes", "Bash", "", map[string]any{"command": "find /usr -perm -4000 -fprint build/suid.txt"}, "none", ""},
-		{"find's report over a secret asks", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/authorized_keys"}, "uncertain", ""},
+		{"find's report over a secret asks", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/config"}, "uncertain", ""},
+		{"find's report over authorized_keys is denied, as a redirect into it is", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/authorized_keys"}, "deny", ""},
 		{"find over a secret folder is denied", "Bash", "", map[string]any{"command": "find ~/.ssh -fprintf /tmp/x '%p'"}, "deny", "sensitive_paths"},
 		{"a kubeconfig printed is denied", "Bash", "", map[string]any{"command": "cat ~/.kube/config"}, "deny", "sensitive_paths"},
 		// an audit watch put on a secret reads nothing in it (shell.KeyUse, auditWatch; issue 26, det37)

@@ -198,6 +198,39 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 			}
 		}
 		return false
+	case "systemd-run":
+		// systemd-run(1) runs COMMAND as a transient service or scope, now or on a timer
+		// (--on-calendar, --on-active): judged as run here. Its options taking a value in
+		// the next word are skipped with it.
+		i := 0
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			if systemdRunValue[args[i]] {
+				i++
+			}
+		}
+		if i < len(args) {
+			a.command(args[i:])
+		}
+	case "osascript":
+		// AppleScript's `do shell script "…"` (Apple's Technical Note TN2065) runs its text
+		// in sh.
+		for i, x := range args {
+			if x == "-e" && i+1 < len(args) {
+				for _, m := range doShellScript.FindAllStringSubmatch(args[i+1], 8) {
+					a.line(strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]), a.depth+1)
+				}
+			}
+		}
+		return false
+	case "at", "batch":
+		// at(1) -f FILE runs FILE's commands later with sh; what it reads from a pipe or a
+		// here-string is judged where that text is known (pipe, fedInput).
+		for i, x := range args {
+			if x == "-f" && i+1 < len(args) {
+				a.runScript(args[i+1], "sh", line)
+			}
+		}
+		return false
 	case "docker", "podman", "kubectl", "oc":
 		return a.execIn(name, args)
 	case "git":
@@ -236,6 +269,15 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 	}
 	return true
 }
+
+// systemdRunValue are systemd-run(1)'s options whose value is the next word.
+var systemdRunValue = set("-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv",
+	"--uid", "--gid", "--nice", "-H", "--host", "-M", "--machine", "--working-directory", "--on-active",
+	"--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+	"--path-property", "--socket-property", "--service-type", "--expand-environment")
+
+// doShellScript matches AppleScript's `do shell script "TEXT"`.
+var doShellScript = lazyre.New(`do shell script\s+"((?:[^"\\]|\\.)*)"`)
 
 // optValue returns the value of the option at args[i]: the next word after flag, or the rest
 // of a word that starts with attached (`-o ProxyCommand=…`, `-oProxyCommand=…`, `+cmd`).
