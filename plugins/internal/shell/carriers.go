@@ -373,31 +373,51 @@ func startupWrite(p string) bool {
 	return path.Dir(rest) == ".config/fish/conf.d"
 }
 
-// startupText judges what echo or printf writes into a shell start-up file as the line it
-// will be in every new shell (`echo 'curl … | sh' >> ~/.bashrc`).
+// startupText judges what echo, printf or a here-document writes into a file whose content
+// runs later (persistFile: a shell start-up file, an autostart entry, a systemd user unit, a
+// git hook) as the line it will be (`echo 'curl … | sh' >> ~/.bashrc`); of a unit or a
+// desktop entry, the commands its Exec lines name.
 func (a *analyzer) startupText(s *syntax.Stmt) {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
 		return
 	}
-	to := false
+	target := ""
 	for _, r := range s.Redirs {
-		if r.Word != nil && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) && startupWrite(a.resolve(a.literal(r.Word))) {
-			to = true
+		if r.Word != nil && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) {
+			if t := a.resolve(a.literal(r.Word)); persistFile(t) || gitHook(t) {
+				target = t
+			}
 		}
-	}
-	if !to {
-		return
 	}
 	argv := a.fields(c.Args)
 	if len(argv) == 0 {
 		return
 	}
+	if target == "" && base(argv[0]) == "tee" {
+		for _, t := range operands(argv[1:]) {
+			if r := a.resolve(t); persistFile(r) || gitHook(r) {
+				target = r
+			}
+		}
+	}
+	if target == "" {
+		return
+	}
+	text, have := "", false
 	switch base(argv[0]) {
 	case "echo":
-		a.line(echoText(argv[1:]), a.depth+1)
+		text, have = echoText(argv[1:]), true
 	case "printf":
-		a.line(printfText(argv[1:]), a.depth+1)
+		text, have = printfText(argv[1:]), true
+	case "cat", "tee":
+		text, have = a.hereText(s.Redirs)
+	}
+	if !have {
+		return
+	}
+	for _, l := range execLines(target, text) {
+		a.line(l, a.depth+1)
 	}
 }
 

@@ -333,6 +333,8 @@ func (a *analyzer) programWrites(name string, args []string, line string) {
 			a.add("hide/history", "overwrites shell history", line, 0.9)
 		case startupWrite(r):
 			a.ask("hide/startup_file", "writes a shell start-up file: what it holds runs in every new shell", line, 0.85)
+		case persistFile(r):
+			a.ask("hide/persistence", "writes a file whose content runs later without being called (autostart, a systemd user unit, a git hook)", line, 0.85)
 		}
 	}
 }

@@ -171,6 +171,12 @@ func (a *analyzer) fedInput(argv []string, redirs []*syntax.Redirect) {
 		}
 	case "at", "batch":
 		a.line(text, a.depth+1) // at(1) runs the commands it reads with sh
+	case "make", "gmake":
+		if makeReadsStdin(argv[1:]) {
+			for _, r := range makeRecipes(text) {
+				a.line(r, a.depth+1)
+			}
+		}
 	}
 }
 
@@ -244,4 +250,44 @@ func (a *analyzer) fieldsWithDefaults(ws []*syntax.Word) []string {
 	a.defaults = true
 	defer func() { a.defaults = false }()
 	return a.fields(ws)
+}
+
+// makeReadsStdin reports whether make's arguments have it read its makefile from standard
+// input (`make -f -`, `-f /dev/stdin`, `--file=-`).
+func makeReadsStdin(args []string) bool {
+	for i, x := range args {
+		switch {
+		case (x == "-f" || x == "--file" || x == "--makefile") && i+1 < len(args):
+			if v := args[i+1]; v == "-" || v == "/dev/stdin" {
+				return true
+			}
+		case x == "-f-" || x == "-f/dev/stdin" || x == "--file=-" || x == "--file=/dev/stdin" || x == "--makefile=-":
+			return true
+		}
+	}
+	return false
+}
+
+// makeRecipes returns the shell lines of a makefile's recipes (GNU make manual, "Recipe
+// Syntax"): lines that start with a tab, and what follows `;` on a rule's line (`all: ; cmd`),
+// with the @, - and + prefixes dropped.
+func makeRecipes(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		var r string
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			r = l
+		default:
+			if t, rest, ok := strings.Cut(l, ":"); ok && !strings.ContainsAny(t, "=\t") {
+				if _, after, ok := strings.Cut(rest, ";"); ok {
+					r = after
+				}
+			}
+		}
+		if r = strings.TrimLeft(strings.TrimSpace(r), "@-+"); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
 }

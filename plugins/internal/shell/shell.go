@@ -464,6 +464,9 @@ func (a *analyzer) assign(as *syntax.Assign) {
 		v = a.vars[as.Name.Value] + v
 	}
 	a.vars[as.Name.Value] = v
+	if preloadVar(as.Name.Value) && v != "" {
+		a.ask("priv/preload", "makes every later program load a library the line names ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
+	}
 	switch as.Name.Value {
 	case "HISTFILE", "HISTSIZE", "HISTFILESIZE":
 		if v == "/dev/null" || v == "0" || v == "" {
@@ -673,6 +676,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		text, haveText = "", false
 		if (name == "at" || name == "batch") && i > 0 && prevHave {
 			a.line(prevText, a.depth+1) // at(1) runs the commands it reads with sh
+		}
+		if (name == "make" || name == "gmake") && i > 0 && prevHave && makeReadsStdin(argv[1:]) {
+			for _, r := range makeRecipes(prevText) { // flow.go
+				a.line(r, a.depth+1)
+			}
 		}
 		switch name {
 		case "echo":
@@ -1033,6 +1041,8 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 			a.add("hide/logs", "empties a system log", t, 0.85)
 		case startupWrite(a.resolve(t)):
 			a.ask("hide/startup_file", "writes a shell start-up file: what it holds runs in every new shell", t, 0.85)
+		case persistFile(a.resolve(t)):
+			a.ask("hide/persistence", "writes a file whose content runs later without being called (autostart, a systemd user unit, a git hook)", t, 0.85)
 		}
 	}
 }
@@ -1103,6 +1113,9 @@ func (a *analyzer) envPath(argv []string) {
 		for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=")) {
 			if v, ok := strings.CutPrefix(rest[0], "PATH="); ok {
 				a.vars["PATH"] = v
+			}
+			if k, v, ok := strings.Cut(rest[0], "="); ok && preloadVar(k) && v != "" {
+				a.ask("priv/preload", "makes the programs it runs load a library the line names ("+k+")", strings.Join(argv, " "), 0.85)
 			}
 			rest = rest[1:]
 		}
@@ -1180,6 +1193,9 @@ func decoder(name string, args []string) bool {
 }
 
 func secretSource(name string, args []string) bool {
+	if credentialPrinter(name, args) { // exfil.go
+		return true
+	}
 	switch name {
 	case "env", "printenv", "set":
 		return len(args) == 0
@@ -1600,6 +1616,7 @@ func (a *analyzer) command(argv []string) {
 		}
 	}
 	a.catalogue(name, args, line)
+	a.tunnel(name, args, line)        // exfil.go
 	a.destroy(name, args, line)       // destroy.go
 	a.programWrites(name, args, line) // destroy.go
 	a.lockOut(name, args, line)       // destroy.go
@@ -2379,6 +2396,7 @@ func inlineFlag(lang, x string, shellish bool) bool {
 
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
+	a.pasteUpload(name, args, line) // exfil.go
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
