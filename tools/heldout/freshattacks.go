@@ -29,7 +29,8 @@ import (
 //     (freshLiteralClass): an address or a URL → ssrf, markup or a script URL → xss, a path
 //     with a parent-directory step → path_traversal; a literal of no class (names, messages,
 //     wanted outputs without markup) is not a candidate and is not listed.
-//   - Debian web-content scanners' word lists (dirb, dirsearch): each line a path a scanner
+//   - Debian web-content scanners' word lists (dirb, dirsearch; det58: wfuzz's and wapiti's,
+//     calib only): each line a path a scanner
 //     asks a web server for, placed as the main set places a sensitive path (a Claude Code
 //     Read); only a line keep's sensitive-path vocabulary (sensitiveRe) matches is a
 //     candidate, the others (directory and page names) are not listed.
@@ -45,8 +46,9 @@ import (
 // Each source feeds one split, fixed in freshAttackSources before any line met the chain.
 // A line whose normalized text (normKey) a record of another held-out set holds is dropped
 // without being written (freshAttackOthers), a repeat of an earlier line as a duplicate (the
-// calib sources come first, so a line both sides have stays in calib only), and the rest go
-// through freshAttackDrop and keep.
+// calib sources come first, so a line both sides have stays in calib only; a late calib
+// source's line a test word list holds is dropped from calib instead, dropLateOnTest), and
+// the rest go through freshAttackDrop and keep.
 
 // freshAttackSource is one source of the fresh attack set, wholly in Split.
 type freshAttackSource struct {

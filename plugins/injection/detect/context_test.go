@@ -1259,6 +1259,7 @@ func TestSiteSecret(t *testing.T) {
 		// site_secret_name: another secret named file
 		"deny /_vti_pvt/service.pwd",
 		"deny /administrative/login_history",
+		"deny /admin/.history",
 		"deny /admin/tokens.txt",
 		"deny /backup/site/secrets.tar.gz",
 		"deny /admin/keys/server.keystore",

@@ -734,8 +734,8 @@ var secretStoreFolder = lazyre.New(`^(?:[._]*(?:passw(?:or)?ds?(?:_files|lists?)
 
 // secretFileName: a file named for a secret: a password (or FrontPage's .pwd, an htpasswd or
 // htdigest file), a secret, a credential, a private key or a file named private, a keystore, a
-// wallet, tokens, a log of logins or commands (_history).
-var secretFileName = lazyre.New(`passw(?:or)?d|\.pwd$|htpasswd|htdigest|secret|credential|(?:^|[._-])priv(?:ate|key)(?:$|[._-])|keystore|wallet|(?:^|[._-])tokens?(?:$|[._-])|_history(?:$|\.)`)
+// wallet, tokens, a log of logins or commands (login_history, .sh_history, .history).
+var secretFileName = lazyre.New(`passw(?:or)?d|\.pwd$|htpasswd|htdigest|secret|credential|(?:^|[._-])priv(?:ate|key)(?:$|[._-])|keystore|wallet|(?:^|[._-])tokens?(?:$|[._-])|(?:^\.|_)history(?:$|\.)`)
 
 // docExts are documents: a text about passwords or secrets is read, not a store.
 var docExts = []string{".md", ".rst", ".adoc", ".pdf"}
