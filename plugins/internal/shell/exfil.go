@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Exfiltration, persistence and tunnels found by probing the hook by hand (issue 26,
@@ -188,4 +190,51 @@ func execLines(p, text string) []string {
 		out = append(out, strings.TrimLeft(v, "@-:+!"))
 	}
 	return out
+}
+
+// secretPrint asks about a command whose output, a secret, goes straight into the
+// conversation (and with it to the model's provider): echo or printf of a variable named for a
+// secret (`echo $GITHUB_TOKEN`), printenv of one, a CLI printing its token or a secret store's
+// entry (credentialPrinter, not a database dump), macOS's `security find-generic-password -w`
+// and libsecret's `secret-tool lookup`. Piped into another program (`gh auth token | docker
+// login --password-stdin`), redirected, or captured by `$(…)`, the output goes elsewhere: no
+// finding.
+func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
+	if a.inPipe || a.inSubst > 0 {
+		return
+	}
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+			if r.N == nil || r.N.Value == "1" {
+				return
+			}
+		}
+	}
+	argv = unwrap(argv)
+	if len(argv) == 0 {
+		return
+	}
+	name, args := base(argv[0]), argv[1:]
+	prints := false
+	switch name {
+	case "echo", "printf":
+		for _, x := range args {
+			prints = prints || secretName.MatchString(x)
+		}
+	case "printenv":
+		for _, x := range args {
+			prints = prints || secretName.MatchString("$"+x)
+		}
+	case "security":
+		prints = len(args) > 0 && (args[0] == "find-generic-password" || args[0] == "find-internet-password") && hasFlag(args, "-w", "-g", "-wa", "-ga")
+	case "secret-tool":
+		prints = len(args) > 0 && args[0] == "lookup"
+	case "pg_dump", "pg_dumpall", "mysqldump", "mariadb-dump", "mongoexport", "mongodump":
+	default:
+		prints = credentialPrinter(name, args)
+	}
+	if prints {
+		a.ask("exfil/secret_print", "prints a secret into the conversation, which the model's provider receives", strings.Join(argv, " "), 0.85)
+	}
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -25,7 +26,15 @@ const (
 var (
 	secretSystem = lazyre.New(`/etc/(passwd|shadow|gshadow|sudoers|master\.passwd|security/|ssl/private|ssh/ssh_host_|krb5\.keytab|pam\.d)|/proc/(self|\d+)/(environ|mem|maps)|(^|[\s'"=@:])/root(/|$|\s)|/run/secrets|/var/run/secrets|/var/log/(auth|secure)|(^|/)\.(bash|zsh|sh)_history\b`)
 	keyFile      = lazyre.New(`\.(pem|key|p12|pfx|jks|keystore|ppk|kdbx)\b`)
-	personal     = lazyre.New(`(^|[\s'"=@:(])(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+)/\.|(^|[\s'"=@:(])/etc/`)
+	// credentialStore names the files other tools keep their tokens and passwords in (issue 26,
+	// probing: `cat ~/.config/gh/hosts.yml` had no finding): the GitHub CLI's and hub's
+	// hosts files, gcloud's credential databases and application-default credentials, the Azure
+	// CLI's token caches, Claude Code's own credentials, the desktop keyring, Firefox's and
+	// Chromium's saved logins and cookies, Vault's token, Terraform's, Cargo's and RubyGems'
+	// registry credentials, boto's and s3cmd's configs, rclone's remotes, Composer's auth.json,
+	// and the SQL shells' histories (passwords typed at the prompt).
+	credentialStore = lazyre.New(`(^|/)(\.config/gh/hosts\.yml|\.config/hub$|\.config/gcloud/(credentials\.db|access_tokens\.db|application_default_credentials\.json|legacy_credentials)|\.azure/(accessTokens\.json|msal_token_cache|service_principal_entries)|\.claude/\.credentials\.json|\.local/share/keyrings/|\.mozilla/firefox/[^/]+/(logins\.json|key[34]\.db|cookies\.sqlite)|(google-chrome|chromium|BraveSoftware/Brave-Browser)/[^/]+/(Login|Cookies)|\.vault-token$|\.terraform\.d/credentials\.tfrc\.json|\.cargo/credentials(\.toml)?$|\.gem/credentials$|\.boto$|\.s3cfg$|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.(psql|mysql|rediscli)_history$|\.dbshell$)`)
+	personal        = lazyre.New(`(^|[\s'"=@:(])(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+)/\.|(^|[\s'"=@:(])/etc/`)
 )
 
 // PathRisk judges the paths named in one word of a command line (an argument, a redirect
@@ -40,7 +49,7 @@ func PathRisk(w string) Risk {
 		if strings.HasSuffix(part, ".pub") {
 			continue // a public key (~/.ssh/id_ed25519.pub) is published by design
 		}
-		if secretFile(part) {
+		if secretFile(part) || strings.ContainsAny(part, "*?[") && globSecret(part) {
 			return RiskSecret
 		}
 		if keyFile.MatchString(part) && (strings.HasPrefix(part, "/") || home(part)) {
@@ -51,6 +60,35 @@ func PathRisk(w string) Risk {
 		return RiskPersonal
 	}
 	return RiskNone
+}
+
+// secretFiles are the secret files a file-name pattern is tried against (globSecret), with the
+// home folder written `~`.
+var secretFiles = []string{"~/.ssh/id_rsa", "~/.ssh/id_ed25519", "~/.ssh/id_ecdsa", "~/.ssh/id_dsa",
+	"~/.aws/credentials", "~/.netrc", "~/.pgpass", "~/.git-credentials", "~/.kube/config",
+	"~/.docker/config.json", "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml", "~/.vault-token",
+	"~/.claude/.credentials.json", "/etc/shadow", "/etc/gshadow", "/root/.ssh/id_rsa"}
+
+// globSecret reports whether the file-name pattern p could name one of secretFiles (`cat
+// ~/.s?h/id_*`: the shell expands it to the key before cat runs). A last part of wildcards only
+// (`ls ~/.*`) is taken for a listing of the folder, not a read of its secrets.
+func globSecret(p string) bool {
+	if rest, ok := homeRest(p); ok {
+		p = "~/" + rest
+	} else if r, ok := strings.CutPrefix(p, "/home/"); ok {
+		if _, rest, ok := strings.Cut(r, "/"); ok {
+			p = "~/" + rest
+		}
+	}
+	if strings.Trim(path.Base(p), ".*?[]!-") == "" {
+		return false // `~/.*`, `~/*`: every entry of a folder, listed more often than read
+	}
+	for _, f := range secretFiles {
+		if ok, err := path.Match(p, f); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // OutputFlag reports whether flag, an option of command name, takes the file a download is

@@ -132,6 +132,11 @@ type analyzer struct {
 	rawRequest bool
 	// hashed: `hash -p` bound a command name to a file earlier on the line.
 	hashed bool
+	// inPipe: the statement being judged is a stage of a pipeline (its output goes to the
+	// next stage, or its input comes from the previous one); inSubst counts the command
+	// substitutions being judged (their output is captured): exfil.go secretPrint.
+	inPipe  bool
+	inSubst int
 	// defaults: expanding with every variable the line never set unset, so that the defaults
 	// of `${X:-word}` stand in (flow.go fieldsWithDefaults).
 	defaults bool
@@ -329,9 +334,11 @@ func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
 func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	cwd := a.cwd
+	a.inSubst++
 	for _, s := range stmts {
 		a.stmt(s)
 	}
+	a.inSubst--
 	a.cwd = cwd // the substitution runs in a subshell: its cd ends with it
 	if len(stmts) != 1 {
 		return "$(...)"
@@ -510,6 +517,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 				}
 			}
 			a.fedInput(argv, s.Redirs)
+			a.secretPrint(argv, s.Redirs) // exfil.go
 			a.heredocRun(argv, s.Redirs)
 			a.stdinScript(argv, s.Redirs)
 			a.cronHeredoc(argv, s.Redirs)
@@ -607,10 +615,10 @@ func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
 func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var argvs [][]string
 	for i, s := range stages {
-		piped := a.piped
-		a.piped = i > 0
+		piped, inPipe := a.piped, a.inPipe
+		a.piped, a.inPipe = i > 0, true
 		a.stmt(s)
-		a.piped = piped
+		a.piped, a.inPipe = piped, inPipe
 		var argv []string
 		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 			argv = unwrap(a.fields(c.Args))
@@ -1070,7 +1078,7 @@ var envTemplate = lazyre.New(`\.env\.(example|sample|template|dist|defaults|sche
 // secretFile reports whether x names a secret file (.env, keys, credentials), not a template
 // and not the SSH client's list of known host keys.
 func secretFile(x string) bool {
-	return (secretPath.MatchString(x) || secretDir.MatchString(x)) && !envTemplate.MatchString(x) && !knownHosts.MatchString(x)
+	return (secretPath.MatchString(x) || secretDir.MatchString(x) || credentialStore.MatchString(x)) && !envTemplate.MatchString(x) && !knownHosts.MatchString(x)
 }
 
 // knownHosts names ~/.ssh/known_hosts: the public keys of the hosts the user trusts
@@ -1201,7 +1209,7 @@ func secretSource(name string, args []string) bool {
 		return len(args) == 0
 	case "cat", "head", "tail", "tar", "zip", "base64", "xxd", "gpg":
 		for _, x := range args {
-			if secretFile(x) {
+			if secretFile(x) || strings.ContainsAny(x, "*?[") && globSecret(x) {
 				return true
 			}
 		}
