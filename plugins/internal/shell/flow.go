@@ -3,6 +3,7 @@ package shell
 import (
 	"strings"
 
+	"github.com/added060/palisade/plugins/internal/lazyre"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -290,4 +291,77 @@ func makeRecipes(text string) []string {
 		}
 	}
 	return out
+}
+
+// transformsText reports whether a pipeline in a command substitution transforms text the line
+// gives (echo or printf first) with a decoder or tr, sed or awk: `$(echo … | tr a-z n-za-m)`.
+func (a *analyzer) transformsText(stages []*syntax.Stmt) bool {
+	if len(stages) < 2 {
+		return false
+	}
+	for i, st := range stages {
+		ce, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return false
+		}
+		argv := a.fields(ce.Args)
+		if len(argv) == 0 {
+			return false
+		}
+		n := base(argv[0])
+		if i == 0 {
+			if n != "echo" && n != "printf" {
+				return false
+			}
+			continue
+		}
+		if decoder(n, argv[1:]) || n == "tr" || n == "sed" || n == "awk" {
+			return true
+		}
+	}
+	return false
+}
+
+// printCall matches a call that prints its arguments in the interpreters code() reads: print
+// and printf (Python, Perl, awk, PHP), console.log and process.stdout.write (Node), puts and
+// print (Ruby), say (Perl), echo (PHP).
+var printCall = lazyre.New(`(?:\bprint|\bprintf|\bconsole\.log|\bprocess\.stdout\.write|\bputs|\bsay|\becho)\s*\(?`)
+
+// printedByCode returns the text an interpreter one-liner prints when its print calls are
+// given string literals only (`python3 -c 'print("rm -rf ~")'`), one line each.
+func printedByCode(lang string, args []string) (string, bool) {
+	code := ""
+	for i := range args {
+		if c := inlineCodeAt(lang, args, i, false); c != "" {
+			code = c
+			break
+		}
+	}
+	if lang == "awk" && code == "" {
+		for _, x := range args {
+			if !strings.HasPrefix(x, "-") {
+				code = x
+				break
+			}
+		}
+	}
+	if code == "" || !printCall.MatchString(code) {
+		return "", false
+	}
+	var out []string
+	for _, loc := range printCall.FindAllStringIndex(code, 16) {
+		rest := code[loc[1]:]
+		if loc[1] > 0 && code[loc[1]-1] == '(' {
+			rest = balanced(code[loc[1]-1:])
+		} else if k := strings.IndexAny(rest, ";}\n"); k >= 0 {
+			rest = rest[:k]
+		}
+		if l := literals(rest); len(l) > 0 {
+			out = append(out, strings.Join(l, ""))
+		}
+	}
+	if len(out) == 0 {
+		return "", false
+	}
+	return strings.Join(out, "\n"), true
 }

@@ -484,9 +484,17 @@ func (a *analyzer) decoded(stages []*syntax.Stmt) (string, bool) {
 	default:
 		return "", false
 	}
-	switch base(argvs[1][0]) {
+	return decodeText(argvs[1], in)
+}
+
+// decodeText returns what argv (base64 -d, rev) prints given in on its standard input.
+func decodeText(argv []string, in string) (string, bool) {
+	if len(argv) == 0 {
+		return "", false
+	}
+	switch base(argv[0]) {
 	case "base64":
-		if !hasFlag(argvs[1][1:], "-d", "--decode", "-D") {
+		if !hasFlag(argv[1:], "-d", "--decode", "-D") {
 			return "", false
 		}
 		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(in))

@@ -137,6 +137,8 @@ type analyzer struct {
 	// substitutions being judged (their output is captured): exfil.go secretPrint.
 	inPipe  bool
 	inSubst int
+	// arrays: name → elements of an array assigned earlier on the line (`a=(rm -rf ~)`).
+	arrays map[string][]string
 	// defaults: expanding with every variable the line never set unset, so that the defaults
 	// of `${X:-word}` stand in (flow.go fieldsWithDefaults).
 	defaults bool
@@ -280,6 +282,9 @@ func (e env) Get(name string) expand.Variable {
 			return expand.Variable{Set: true, Kind: expand.String}
 		}
 	}
+	if arr, ok := e.a.arrays[name]; ok {
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: arr}
+	}
 	if v, ok := e.a.vars[name]; ok {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
@@ -327,6 +332,11 @@ const remoteMarker = "$(remote-content)"
 // fetch is refused.
 const httpsMarker = remoteMarker + "$(https-named-host)"
 
+// decodedMarker is what a substitution that decodes or transforms text given on the line
+// stands for when the result is not computed here (`$(tr -d x <<< rxmx)`, `$(echo … | tr a-z
+// n-za-m)`): a command named by it, or a shell given it as code, runs text the line hides.
+const decodedMarker = "$(decoded-text)"
+
 // remote reports whether the word x stands for downloaded text.
 func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 
@@ -365,12 +375,25 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		if t, ok := a.decoded(stages); ok {
 			return t
 		}
+		if a.transformsText(stages) {
+			return decodedMarker
+		}
 		return "$(...)"
 	default:
 		return "$(...)"
 	}
 	if len(argv) == 0 {
 		return ""
+	}
+	if text, ok := a.hereText(stmts[0].Redirs); ok {
+		// `$(base64 -d <<< cm0g…)`: what the decoder prints from the here-string; a
+		// transformation not computed here (`$(tr -d x <<< rxmx)`) stands for decoded text.
+		if t, ok := decodeText(argv, text); ok {
+			return t
+		}
+		if n := base(argv[0]); decoder(n, argv[1:]) || n == "tr" || n == "sed" || n == "awk" {
+			return decodedMarker
+		}
 	}
 	switch base(argv[0]) {
 	case "echo":
@@ -464,6 +487,21 @@ func safeExpand(f func() error) (err error) {
 
 func (a *analyzer) assign(as *syntax.Assign) {
 	if as.Name == nil {
+		return
+	}
+	if as.Array != nil {
+		// `a=(rm -rf ~)`: the array's elements, for "${a[@]}" (flow.go arrays).
+		var elems []string
+		for _, e := range as.Array.Elems {
+			if e.Value != nil {
+				elems = append(elems, a.fields([]*syntax.Word{e.Value})...)
+			}
+		}
+		if a.arrays == nil {
+			a.arrays = map[string][]string{}
+		}
+		a.arrays[as.Name.Value] = elems
+		a.vars[as.Name.Value] = first(elems)
 		return
 	}
 	v := strings.ReplaceAll(a.literal(as.Value), httpsMarker, remoteMarker) // a fetch held in a variable is refused when run (httpsMarker)
@@ -695,6 +733,15 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			text, haveText = echoText(argv[1:]), true
 		case "printf":
 			text, haveText = printfText(argv[1:]), true
+		default:
+			if interpreter(name) && !shellLang(interpLang(name)) || name == "awk" || name == "gawk" || name == "mawk" {
+				// `python3 -c 'print("rm -rf ~")' | sh`: what the one-liner prints (flow.go)
+				lang := interpLang(name)
+				if strings.HasSuffix(name, "awk") {
+					lang = "awk"
+				}
+				text, haveText = printedByCode(lang, argv[1:])
+			}
 		}
 		if name == "xargs" && len(feed) > 0 {
 			a.xargs(argv[1:], feed, feedRec)
@@ -736,7 +783,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		case secretSource(name, argv[1:]):
 			src = "secrets"
-		case name == "echo" || name == "printf" || name == "cat":
+		case name == "echo" || name == "printf" || name == "cat" || haveText:
 			if src == "" {
 				src = "text"
 			}
@@ -1255,6 +1302,9 @@ func (a *analyzer) command(argv []string) {
 	name := base(argv[0])
 	args := argv[1:]
 	line := strings.Join(argv, " ")
+	if strings.Contains(argv[0], decodedMarker) {
+		a.add("exec/decode_run", "runs a command whose name is decoded or transformed text (hides what runs)", line, 0.9)
+	}
 	if a.defined(argv, line) {
 		return
 	}
@@ -2301,6 +2351,9 @@ func (a *analyzer) interp(name string, args []string, line string) {
 		}
 		if strings.Contains(code, remoteMarker) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
+		}
+		if strings.Contains(code, decodedMarker) {
+			a.add("exec/decode_run", "runs code decoded or transformed from text on the line (hides what runs)", line, 0.9)
 		}
 		if shellish {
 			// `sh -c 'CMD' NAME ARGS…`: NAME is $0 and ARGS are $1… inside CMD (bash(1) -c),
