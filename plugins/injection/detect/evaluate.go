@@ -291,6 +291,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	} else if call {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
+		leaves = codeLeaves(argvLeaves(leaves, root.Get("tool").String()), root.Get("tool").String()) // argv.go
 		if codeSearchTool(root.Get("tool").String()) {
 			for i := range leaves {
 				leaves[i].codeSearch = true
