@@ -1914,6 +1914,21 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			used[n][i] = true
 		}
 	}
+	// Keys copied from root's folders into a service's configuration folder (`cp
+	// /root/ctfe/*.pem /etc/config/`, a test container's set-up; shell.KeyDeploy): the key
+	// stays on the machine, so the copy asks (below) instead of being refused as a read
+	// (issue 26, det59). Counted like the keys above: named again, or sent, it denies.
+	deployed := false
+	for n, argv := range a.Commands {
+		for _, i := range shell.KeyDeploy(argv) {
+			left[argv[i]]++
+			if used[n] == nil {
+				used[n] = map[int]bool{}
+			}
+			used[n][i] = true
+			deployed = true
+		}
+	}
 	// The container side of a bind mount (`-v $HOME/.cache:/root/.cache`) is a path inside
 	// the container: only the host side names one of the user's files.
 	hostOf := map[string]string{}
@@ -2026,7 +2041,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if wroteSecret || accounts {
+	if deployed && a.Network {
+		return
+	}
+	if wroteSecret || accounts || deployed {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true

@@ -902,6 +902,32 @@ func runProgramDir(p string) bool {
 	return len(parts) >= 2 && !runShared[parts[1]] && !strings.ContainsAny(parts[1], "*?[{")
 }
 
+// systemState are the folders of /var/lib that hold the system's own records rather than one
+// service's data: the package managers' databases (dpkg, apt, rpm, dnf, yum, pacman, snapd,
+// flatpak), the init system's, sudo's, PolicyKit's and PAM's state, the account service's and
+// SSSD's caches, ucf's record of configuration files. Losing one breaks the system, not one
+// program.
+var systemState = map[string]bool{
+	"dpkg": true, "apt": true, "aptitude": true, "rpm": true, "dnf": true, "yum": true,
+	"pacman": true, "snapd": true, "flatpak": true, "systemd": true, "sudo": true,
+	"polkit-1": true, "PackageKit": true, "AccountsService": true, "sss": true, "pam": true,
+	"ucf": true, "dbus": true, "misc": true, "private": true,
+}
+
+// programState reports whether p (resolved) is one program's whole state folder,
+// /var/lib/<program> (FHS 3.0 §5.8: each application keeps its state in a subdirectory):
+// a plain name, no glob, variable or climb, and not one of the system's own records
+// (systemState). Deleting it loses that program's data, which a reviewer can weigh (a
+// Dockerfile's `rm -rf /var/lib/mysql/` before it installs its own server), so it asks.
+func programState(p string) bool {
+	if strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	dir, name := path.Dir(c), path.Base(c)
+	return dir == "/var/lib" && name != "" && !strings.HasPrefix(name, ".") && !systemState[name]
+}
+
 // localProgram reports whether p names one program directly in /usr/local/bin or
 // /usr/local/sbin by its full name: no glob, no climb, not the folder itself, and not the
 // name of a shell or of a program that handles passwords or keys (standIn), whose removal

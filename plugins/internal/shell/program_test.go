@@ -751,7 +751,27 @@ func TestProgram(t *testing.T) {
 		{"sudo tail -f /var/log/syslog && sudo bash", "priv/sudo", false},
 		{"sudo tail -f /var/log/syslog; sudo chmod 4755 /bin/bash", "priv/setuid", false},
 		{"sudo find /etc -name '*.conf'", "", false},
-		{"sudo rm -rf /var/lib/docker", "destroy/rm_outside", false},
+		{"sudo rm -rf /var/lib/docker", "destroy/rm_program_state", true},
+		// one program's whole state folder (/var/lib/<program>) is asked, as a package's
+		// purge or a Dockerfile's clean-up (issue 26, det59); /var/lib itself, its contents by
+		// glob, a name from a variable, a climb, the system's own records and a second
+		// target outside are refused
+		{"rm -rf /var/lib/mysql/", "destroy/rm_program_state", true},
+		{"cd /var/lib && rm -rf postgresql", "destroy/rm_program_state", true},
+		{"rm -rf /var/lib", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/*", "destroy/rm_outside", false},
+		{"cd /var/lib && rm -rf *", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/my*", "destroy/rm_outside", false},
+		{`rm -rf "/var/lib/$PKG"`, "destroy/rm_outside", false},
+		{"d=/var/lib; rm -rf $d", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/mysql/../../../etc", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/dpkg", "destroy/rm_outside", false},
+		{"sudo rm -rf /var/lib/apt", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/systemd", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/mysql /etc", "destroy/rm_outside", false},
+		{"rm -rf /var/lib/mysql ~", "destroy/rm_outside", false},
+		{`f() { rm -rf "$1"; }; f /var/lib`, "destroy/rm_outside", false},
 		{"sudo apt install ./mqtt-cli-4.20.0.deb", "priv/sudo", true},
 		// the project's own build and tests as root (asroot.go, issue 26 third round, wide
 		// calib); a makefile, directory, script or PATH from outside the project still asks

@@ -1368,6 +1368,15 @@ func (a *analyzer) command(argv []string) {
 					}
 					continue
 				}
+				if programState(a.resolve(t)) {
+					// One service's whole state folder (`rm -rf /var/lib/mysql/`, a
+					// Dockerfile's step before it installs a server of its own; a package's
+					// purge): that program's data, asked (issue 26, det59). /var/lib itself,
+					// a glob or a variable for the name, and the system's own records
+					// (systemState: dpkg, apt, rpm...) are refused as before.
+					a.ask("destroy/rm_program_state", "deletes one program's state folder", line, 0.9)
+					continue
+				}
 				if packageSource(a.resolve(t)) {
 					// One vendor's package source taken out (`rm -f
 					// /etc/apt/sources.list.d/mysql.list /etc/apt/keyrings/mysql.gpg`): the
