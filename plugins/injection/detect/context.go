@@ -1810,16 +1810,32 @@ func homeWord(w string) string {
 // < /etc/passwd`, cvtsudoers(1)'s `cvtsudoers -f json -o sudoers.json /etc/sudoers`) it is
 // asked, not denied; sent, or beside /etc/shadow or a key, it denies as before (issue 26,
 // seventh round).
+//
+// A bind mount's option (firejail(1)'s `--bind=/config/etc/passwd,/etc/passwd`: the sandbox
+// sees another account file) counts when each of its paths is one: the account file itself, or
+// a copy of it kept as etc/passwd or etc/group under a folder of its own (a chroot's, a
+// sandbox's), which holds the same kind of names (issue 26, det59). A climb, a glob, a
+// variable, a copy under a secret folder (/root, ~/.ssh) or /etc/shadow beside it does not.
 func accountDB(w string) bool {
 	w = strings.Trim(w, `"'`)
 	if strings.ContainsAny(w, "*?[$`") {
 		return false
+	}
+	if k, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(k, "--") && strings.Contains(v, "/") {
+		for _, p := range strings.Split(v, ",") {
+			if !accountDB(p) {
+				return false
+			}
+		}
+		return true
 	}
 	switch c := path.Clean(w); {
 	case c == "/etc/passwd" || c == "/etc/group" || c == "/etc/sudoers":
 		return true
 	case strings.HasPrefix(c, "/etc/sudoers.d/"):
 		return true
+	case strings.HasPrefix(w, "/") && !strings.Contains(w, "..") && (strings.HasSuffix(c, "/etc/passwd") || strings.HasSuffix(c, "/etc/group")):
+		return shell.PathRisk(path.Dir(path.Dir(c))+"/") != shell.RiskSecret && !strings.Contains(c, "/.")
 	}
 	return false
 }

@@ -1043,7 +1043,8 @@ var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 func unwrap(argv []string) []string {
 	for len(argv) > 0 {
 		switch base(argv[0]) {
-		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt":
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt",
+			"firejail": // firejail(1): every option is one word (`--bind=a,b`), then the program it sandboxes
 			rest := argv[1:]
 			if _, ok := wrapperValues[base(argv[0])]; ok {
 				rest = dropWrapperOptions(base(argv[0]), rest) // carriers.go
