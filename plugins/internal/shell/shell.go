@@ -1229,6 +1229,12 @@ func (a *analyzer) command(argv []string) {
 		case !plainEnv(sudoOptions(args)):
 			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
+		case len(sudoArgs(args)) > 0 && base(sudoArgs(args)[0]) == "firejail":
+			// A sandbox started as root (`sudo firejail --join-network=browser ip addr`): its
+			// options (--shell, --profile, --bind, --join) change what runs and what it sees,
+			// so the program inside is not the whole story; asked, as before firejail's
+			// program was judged (issue 26, det59).
+			a.ask("priv/"+name, "runs a program in a sandbox with elevated privileges", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
 			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner), programAsRoot(inner),
 			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner), unmountAsRoot(inner), groupAsRoot(inner):
