@@ -82,14 +82,14 @@ func (a *analyzer) outsideAt(t string, rec bool) bool {
 			}
 		}
 		return c == "/" || c == "/*" || privFile.MatchString(c) || systemDir.MatchString(c) && strings.Count(c, "/") <= 2 ||
-			reStateDir.MatchString(c)
+			reProgramDir.MatchString(c)
 	}
 	return outside(r, rec)
 }
 
-// reStateDir matches one folder straight under /var/lib, a program's whole state
-// (programState asks about it, the system's own records are refused).
-var reStateDir = lazyre.New(`^/var/lib/[^/]+$`)
+// reProgramDir matches one folder straight under /var/lib or /opt, one program's whole
+// state or install (programFolder asks about it; the system's own records are refused).
+var reProgramDir = lazyre.New(`^/(var/lib|opt)/[^/]+$`)
 
 // userDir matches a home directory written out (/home/me, /Users/me, /root).
 var userDir = lazyre.New(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)

@@ -759,13 +759,13 @@ func TestProgram(t *testing.T) {
 		{"sudo tail -f /var/log/syslog && sudo bash", "priv/sudo", false},
 		{"sudo tail -f /var/log/syslog; sudo chmod 4755 /bin/bash", "priv/setuid", false},
 		{"sudo find /etc -name '*.conf'", "", false},
-		{"sudo rm -rf /var/lib/docker", "destroy/rm_program_state", true},
+		{"sudo rm -rf /var/lib/docker", "destroy/rm_system", true},
 		// one program's whole state folder (/var/lib/<program>) is asked, as a package's
 		// purge or a Dockerfile's clean-up (issue 26, det59); /var/lib itself, its contents by
 		// glob, a name from a variable, a climb, the system's own records and a second
 		// target outside are refused
-		{"rm -rf /var/lib/mysql/", "destroy/rm_program_state", true},
-		{"cd /var/lib && rm -rf postgresql", "destroy/rm_program_state", true},
+		{"rm -rf /var/lib/mysql/", "destroy/rm_system", true},
+		{"cd /var/lib && rm -rf postgresql", "destroy/rm_system", true},
 		{"rm -rf /var/lib", "destroy/rm_outside", false},
 		{"rm -rf /var/lib/", "destroy/rm_outside", false},
 		{"rm -rf /var/lib/*", "destroy/rm_outside", false},
@@ -780,6 +780,18 @@ func TestProgram(t *testing.T) {
 		{"rm -rf /var/lib/mysql /etc", "destroy/rm_outside", false},
 		{"rm -rf /var/lib/mysql ~", "destroy/rm_outside", false},
 		{`f() { rm -rf "$1"; }; f /var/lib`, "destroy/rm_outside", false},
+		// one add-on package's folder under /opt (FHS 3.0 §3.13; CI's disk clean-up) is asked
+		// the same way; /opt, its contents by glob, a package manager's prefix are refused
+		{"sudo rm -rf /opt/ghc", "destroy/rm_system", true},
+		{"rm -rf /opt/hostedtoolcache", "destroy/rm_system", true},
+		{"cd /opt && rm -rf ghc", "destroy/rm_system", true},
+		{"sudo rm -rf /opt", "destroy/rm_outside", false},
+		{"sudo rm -rf /opt/*", "destroy/rm_outside", false},
+		{"cd /opt && sudo rm -rf *", "destroy/rm_outside", false},
+		{"sudo rm -rf /opt/$TOOL", "destroy/rm_outside", false},
+		{"sudo rm -rf /opt/homebrew", "destroy/rm_outside", false},
+		{"rm -rf /opt/ghc/../../etc", "destroy/rm_outside", false},
+		{"sudo rm -rf /opt/ghc /usr", "destroy/rm_outside", false},
 		{"sudo apt install ./mqtt-cli-4.20.0.deb", "priv/sudo", true},
 		// the project's own build and tests as root (asroot.go, issue 26 third round, wide
 		// calib); a makefile, directory, script or PATH from outside the project still asks

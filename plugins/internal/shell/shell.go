@@ -1375,13 +1375,14 @@ func (a *analyzer) command(argv []string) {
 					}
 					continue
 				}
-				if programState(a.resolve(t)) {
-					// One service's whole state folder (`rm -rf /var/lib/mysql/`, a
-					// Dockerfile's step before it installs a server of its own; a package's
-					// purge): that program's data, asked (issue 26, det59). /var/lib itself,
-					// a glob or a variable for the name, and the system's own records
-					// (systemState: dpkg, apt, rpm...) are refused as before.
-					a.ask("destroy/rm_program_state", "deletes one program's state folder", line, 0.9)
+				if programFolder(a.resolve(t)) {
+					// One program's whole folder under /var/lib or /opt (`rm -rf
+					// /var/lib/mysql/`, a Dockerfile's step before it installs a server of
+					// its own; `sudo rm -rf /opt/ghc`, CI's disk clean-up): that program's
+					// data or install, asked (issue 26, det59). /var/lib or /opt itself, a
+					// glob or a variable for the name, the system's own records (dpkg, apt,
+					// rpm...) and a package manager's prefix (/opt/local) are refused.
+					a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
 					continue
 				}
 				if packageSource(a.resolve(t)) {
@@ -1605,7 +1606,8 @@ func operands(args []string) []string {
 // root, the home directory, system directories, or a path climbing out with "..".
 // keepDir holds what deleting anything in is refused outright: configuration, boot, the
 // users' homes, the kernel's views.
-// A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
+// A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is not deep in the
+// system tree (deepSystemPath): programFolder asks about it, the system's own records are refused.
 var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
 
 // rePackageSource is one file of a package source: APT's source lists and their signing keys
