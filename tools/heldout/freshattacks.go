@@ -29,7 +29,8 @@ import (
 //     (freshLiteralClass): an address or a URL → ssrf, markup or a script URL → xss, a path
 //     with a parent-directory step → path_traversal; a literal of no class (names, messages,
 //     wanted outputs without markup) is not a candidate and is not listed.
-//   - Debian web-content scanners' word lists (dirb, dirsearch): each line a path a scanner
+//   - Debian web-content scanners' word lists (dirb, dirsearch; det58: wfuzz's and wapiti's,
+//     calib only): each line a path a scanner
 //     asks a web server for, placed as the main set places a sensitive path (a Claude Code
 //     Read); only a line keep's sensitive-path vocabulary (sensitiveRe) matches is a
 //     candidate, the others (directory and page names) are not listed.
@@ -45,8 +46,9 @@ import (
 // Each source feeds one split, fixed in freshAttackSources before any line met the chain.
 // A line whose normalized text (normKey) a record of another held-out set holds is dropped
 // without being written (freshAttackOthers), a repeat of an earlier line as a duplicate (the
-// calib sources come first, so a line both sides have stays in calib only), and the rest go
-// through freshAttackDrop and keep.
+// calib sources come first, so a line both sides have stays in calib only; a late calib
+// source's line a test word list holds is dropped from calib instead, dropLateOnTest), and
+// the rest go through freshAttackDrop and keep.
 
 // freshAttackSource is one source of the fresh attack set, wholly in Split.
 type freshAttackSource struct {
@@ -63,6 +65,11 @@ type freshAttackSource struct {
 	// read reads one file of a package (deb or npm) into attack lines; nil: a scanner's
 	// word list of sensitive paths (sensitivePathList).
 	read func(path, source string) ([]attack, error)
+	// late: a calib source that joined after the test split was first measured (det58). A
+	// line of it that a test source's word list holds (normKey: case, digits and spaces
+	// folded) is dropped from it unwritten and stays in the test split, so the test split
+	// is the one measured before, and no value is on both sides.
+	late bool
 }
 
 // vendoredFile is one file of a vendored source (the fresh attack set's, the prompt set's):
@@ -97,6 +104,15 @@ var freshAttackSources = []freshAttackSource{
 		mod: &goModule{"github.com/kennygrant/sanitize", "v1.2.4", "BSD-3-Clause", "sanitize"}},
 	{ID: "deb:dirsearch", Split: "calib", License: "GPL-2+",
 		deb: &debPackage{"dirsearch", "0.4.2+ds-3", "GPL-2+"}, Dir: "usr/lib/python3/dist-packages/dirsearch/db/", Lists: []string{"dicc.txt"}},
+	// det58: wfuzz's file and folder lists (calib only; the attacks-extra set, calib only
+	// too, reads its injection payload lists). Its lists and dirb's share ancestry: a line a
+	// dirb list holds is dropped here (late).
+	{ID: "deb:wfuzz", Split: "calib", License: "GPL-2", deb: &wfuzzPackage, Dir: "usr/share/wfuzz/wordlist/",
+		Lists: wfuzzPathLists, late: true},
+	// det58: wapiti's buster list, the paths its buster module asks for (calib only; the
+	// wapiti-extra set, calib only too, reads its payload files). late as wfuzz.
+	{ID: "deb:wapiti", Split: "calib", License: "GPL-2+", deb: &wapitiPackage, Dir: wapitiDir,
+		Lists: []string{"busterPayloads.txt"}, late: true},
 	// det49: SQL, command and prompt injection, each split fixed here before any of its lines
 	// met the chain. First step, from the registries: nmap's scripts to calib (the nmap
 	// package's man page feeds hardneg-extra, a calib set, so its upstream stays on the calib
@@ -183,6 +199,20 @@ var dirbLists = []string{"common.txt", "big.txt", "small.txt", "vulns/apache.txt
 	"vulns/jrun.txt", "vulns/netware.txt", "vulns/oracle.txt", "vulns/ror.txt", "vulns/sap.txt", "vulns/sharepoint.txt",
 	"vulns/sunas.txt", "vulns/tests.txt", "vulns/tomcat.txt", "vulns/vignette.txt", "vulns/weblogic.txt", "vulns/websphere.txt"}
 
+// wfuzzPathLists are wfuzz's lists of paths a scanner asks a web server for: the general
+// ones (English, Spanish, Catalan and Basque words, admin panels) and the product-specific
+// vulns/ and webservices/ lists. Not read: the injection and traversal payloads (the
+// attacks-extra set's), stress/ (encodings of single characters, generated extensions),
+// others/ (names, passwords), and the suffix-only lists (extensions, mutations, HTTP
+// methods), which name no file.
+var wfuzzPathLists = []string{"general/common.txt", "general/big.txt", "general/medium.txt", "general/megabeast.txt",
+	"general/test.txt", "general/admin-panels.txt", "general/spanish.txt", "general/catala.txt", "general/euskera.txt",
+	"vulns/apache.txt", "vulns/cgis.txt", "vulns/coldfusion.txt", "vulns/domino.txt", "vulns/fatwire.txt",
+	"vulns/fatwire_pagenames.txt", "vulns/frontpage.txt", "vulns/iis.txt", "vulns/iplanet.txt", "vulns/jrun.txt",
+	"vulns/netware.txt", "vulns/oracle9i.txt", "vulns/sharepoint.txt", "vulns/sunas.txt", "vulns/tests.txt",
+	"vulns/tomcat.txt", "vulns/vignette.txt", "vulns/weblogic.txt", "vulns/websphere.txt",
+	"webservices/ws-dirs.txt", "webservices/ws-files.txt"}
+
 // freshAttackOthers lists the JSONL files whose records a line of the set must not repeat:
 // every other held-out set (the main calib and test, wide, fresh, every *-extra calib).
 func freshAttackOthers(root string) []string {
@@ -257,10 +287,14 @@ func generateFreshAttacks(out, cache, src string, others []string, stdout io.Wri
 	if err != nil {
 		return err
 	}
-	recs, dropped := placeAttacks(attacks, dropRepeats(known, inAnyHeldoutSet, freshAttackDrop))
+	onTest, err := testWordLines(cache)
+	if err != nil {
+		return err
+	}
+	recs, dropped := placeAttacks(attacks, dropLateOnTest(onTest, dropRepeats(known, inAnyHeldoutSet, freshAttackDrop)))
 	for i := range dropped {
-		if dropped[i].Reason == inAnyHeldoutSet {
-			dropped[i].Text, dropped[i].Source = "", "" // other sets' test records stay unseen
+		if r := dropped[i].Reason; r == inAnyHeldoutSet || r == onTestWordList {
+			dropped[i].Text, dropped[i].Source = "", "" // other sets' and the test split's lines stay unseen
 		}
 	}
 	head := "# Fresh attack set, split by source: counts\n\nWritten by `make heldout-fresh-attacks`"
@@ -277,6 +311,48 @@ func generateFreshAttacks(out, cache, src string, others []string, stdout io.Wri
 	}
 	fmt.Fprint(stdout, text)
 	return nil
+}
+
+// onTestWordList is the drop reason of a late calib source's line a test source's word list
+// holds.
+const onTestWordList = "on a test source's word list (dirb; normalized): stays in the test split, dropped from calib (not written here)"
+
+// testWordLines returns the normalized lines (normKey) of every word list of the test
+// sources read as sensitive paths (read nil: dirb's), each line as wordlistAttacks reads it
+// and whether or not sensitiveRe matches it. They are never printed.
+func testWordLines(cache string) (map[string]bool, error) {
+	keys := map[string]bool{}
+	for _, s := range freshAttackSources {
+		if s.Split != "test" || s.deb == nil || s.read != nil {
+			continue
+		}
+		a, err := debFileAttacks(cache, *s.deb, s.Dir, s.Lists, func(path, source string, _ int) ([]attack, error) {
+			return wordlistAttacks(path, source, "sensitive_paths", strings.TrimSpace)
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range a {
+			keys[normKey(x.text)] = true
+		}
+	}
+	return keys, nil
+}
+
+// dropLateOnTest is a placeAttacks drop rule: a line of a late source whose normalized text
+// (normKey) is in onTest is dropped with onTestWordList before rest sees it (so the test
+// split's copy is not taken for its repeat), and any other line goes to rest.
+func dropLateOnTest(onTest map[string]bool, rest func(attack) string) func(attack) string {
+	late := map[string]bool{}
+	for _, s := range freshAttackSources {
+		late[s.ID] = s.late
+	}
+	return func(a attack) string {
+		if late[freshAttackSourceOf(a.source)] && onTest[normKey(strings.TrimSpace(a.text))] {
+			return onTestWordList
+		}
+		return rest(a)
+	}
 }
 
 // sensitivePathList reads a scanner's word list: only a line keep's vocabulary names a

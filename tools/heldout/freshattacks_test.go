@@ -21,6 +21,9 @@ func TestFreshAttackSourcesAreNew(t *testing.T) {
 		repos[repoOf(m.Path)] = true
 	}
 	debs := map[string]bool{wfuzzPackage.Name: true, wapitiPackage.Name: true}
+	// calibOnly: packages only calib-only sets read (attacks-extra, wapiti-extra); they may
+	// feed the calib side (det58), never the test side.
+	calibOnly := map[string]bool{wfuzzPackage.Name: true, wapitiPackage.Name: true}
 	for _, p := range slices.Concat(debianPackages, hardNegPackages, codeExtraPackages) {
 		debs[p.Name] = true
 	}
@@ -61,7 +64,8 @@ func TestFreshAttackSourcesAreNew(t *testing.T) {
 				t.Errorf("%s: a repository another held-out set uses, or not pinned", s.ID)
 			}
 		case s.deb != nil:
-			if debs[s.deb.Name] || s.ID != "deb:"+s.deb.Name || s.deb.Version == "" || len(s.Lists) == 0 {
+			used := debs[s.deb.Name] && !(calibOnly[s.deb.Name] && s.Split == "calib")
+			if used || s.ID != "deb:"+s.deb.Name || s.deb.Version == "" || len(s.Lists) == 0 {
 				t.Errorf("%s: a package another held-out set uses, or not pinned", s.ID)
 			}
 		case s.vendored != nil:
@@ -146,6 +150,57 @@ func TestFreshAttackSplitBySource(t *testing.T) {
 		c := strings.Split(strings.Trim(row, "| "), " | ")
 		if len(c) < 5 || c[3] != s.Split || c[len(c)-1] == "0" {
 			t.Errorf("%s: COUNTS.md row %q, want split %s and records", s.ID, row, s.Split)
+		}
+	}
+}
+
+// TestFreshAttackNoValueOnBothSides: no record of calib.jsonl has the normalized text
+// (normKey) of a record of test.jsonl. The test records are read as keys only and never
+// printed; a failure names the calib records.
+func TestFreshAttackNoValueOnBothSides(t *testing.T) {
+	dir := filepath.Join("..", "..", "data", "heldout", "fresh-attacks")
+	test, err := filesKeys([]string{filepath.Join(dir, "test.jsonl")}, normTextKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(test) == 0 {
+		t.Fatal("test.jsonl is empty")
+	}
+	n := 0
+	err = recordKeys(filepath.Join(dir, "calib.jsonl"), map[string]bool{}, func(r Record) (string, bool) {
+		if k, _ := normTextKey(r); test[k] {
+			t.Errorf("%s (%s): its text is a test record's", r.ID, r.Source)
+		}
+		n++
+		return "", false
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("calib.jsonl is empty")
+	}
+}
+
+// TestDropLateOnTest: a late source's line a test word list holds (case and digits folded)
+// is dropped from it and its test copy kept; an earlier calib source's copy of a line keeps
+// the line in calib (the test copy is the duplicate), and a late line no test list holds is
+// kept.
+func TestDropLateOnTest(t *testing.T) {
+	onTest := map[string]bool{normKey(".htpasswd"): true, normKey("backup1.sql"): true}
+	drop := dropLateOnTest(onTest, dropRepeats(map[string]bool{}, "known", func(attack) string { return "" }))
+	for _, tc := range []struct {
+		source, text, want string
+	}{
+		{"deb:dirsearch@0.4.2+ds-3/dicc.txt:1", "backup1.sql", ""},
+		{"deb:wfuzz@3.1.0-2/general/big.txt:1", ".HTPASSWD", onTestWordList},
+		{"deb:wapiti@3.0.4+dfsg-2/busterPayloads.txt:1", "backup7.sql", onTestWordList},
+		{"deb:wapiti@3.0.4+dfsg-2/busterPayloads.txt:2", ".git/config", ""},
+		{"deb:dirb@2.22+dfsg-5/common.txt:1", ".htpasswd", ""},
+		{"deb:dirb@2.22+dfsg-5/common.txt:2", "backup1.sql", "duplicate of an earlier line (normalized)"},
+	} {
+		if got := drop(attack{label: "sensitive_paths", text: tc.text, source: tc.source}); got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.source, tc.text, got, tc.want)
 		}
 	}
 }

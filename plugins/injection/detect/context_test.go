@@ -193,7 +193,8 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a secret folder entered with a redirect is denied", "Bash", "", map[string]any{"command": "cd ~/.ssh < ~/.aws/credentials"}, "deny", "sensitive_paths"},
 		{"find's report written to root's home asks", "Bash", "", map[string]any{"command": "find / \\\n\\( -perm -4000 -fprintf /root/suid.txt '%#m %u %p\\n' \\) , \\\n\\( -size +100M -fprintf /root/big.txt '%-10s %p\\n' \\)"}, "uncertain", "sensitive_paths"},
 		{"find's report written in a project folder passes", "Bash", "", map[string]any{"command": "find /usr -perm -4000 -fprint build/suid.txt"}, "none", ""},
-		{"find's report over a secret asks", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/authorized_keys"}, "uncertain", ""},
+		{"find's report over a secret asks", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/config"}, "uncertain", ""},
+		{"find's report over authorized_keys is denied, as a redirect into it is", "Bash", "", map[string]any{"command": "find . -fprint ~/.ssh/authorized_keys"}, "deny", ""},
 		{"find over a secret folder is denied", "Bash", "", map[string]any{"command": "find ~/.ssh -fprintf /tmp/x '%p'"}, "deny", "sensitive_paths"},
 		{"a kubeconfig printed is denied", "Bash", "", map[string]any{"command": "cat ~/.kube/config"}, "deny", "sensitive_paths"},
 		// an audit watch put on a secret reads nothing in it (shell.KeyUse, auditWatch; issue 26, det37)
@@ -1247,6 +1248,61 @@ func TestSecretStore(t *testing.T) {
 	env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "WebFetch", "arguments": map[string]any{"url": "https://docs.docker.com/engine/swarm/secrets/"}})
 	if v, err := e.Evaluate(env); err != nil || v.Action != abi.ActionNone {
 		t.Errorf("WebFetch docs/secrets/: %v %s %s, want none", err, v.Action, v.Rule)
+	}
+}
+
+// TestSiteSecret (det58): below a top folder that is not the operating system's (a site's
+// /admin/, /cgi-bin/, /_vti_pvt/), a folder named for a secret store or a version control or
+// editor metadata folder at any depth, and a file named for a password or another secret,
+// are secrets; a page named for a password is asked about (issue 26, data/heldout/
+// fresh-attacks calib: wfuzz's and wapiti's lists). The same words in a project checkout, an
+// operating system's folder, a test fixture, source code, a document or a page about them
+// pass.
+func TestSiteSecret(t *testing.T) {
+	e := NewEvaluator(Config{})
+	// Each row: the verdict wanted, then the path read.
+	for _, row := range []string{
+		// secret_store_dir: a secret store or a metadata folder anywhere below a site folder
+		"deny /admin/credentials/",
+		"deny /cgi-bin/webadmin/passwords/list.txt",
+		"deny /site/private/",
+		"deny /api/v1/tokens/",
+		"deny /__history/",
+		"deny /admin/.svn/entries",
+		"deny /www/CVS/Root",
+		"deny /site/.idea/workspace.xml",
+		"deny /shop/.hg/hgrc",
+		// password_file / password_page at any depth
+		"deny /scripts/c32web.exe/ChangeAdminPassword",
+		"deny /admin/db/passwords.csv",
+		"uncertain /admin/users/change_password.php",
+		// site_secret_name: another secret named file
+		"deny /_vti_pvt/service.pwd",
+		"deny /administrative/login_history",
+		"deny /admin/.history",
+		"deny /admin/tokens.txt",
+		"deny /backup/site/secrets.tar.gz",
+		"deny /admin/keys/server.keystore",
+		// benign neighbours
+		"none src/config/database.go",
+		"none docs/backup.md",
+		"none internal/secrets/secrets.go",
+		"none /home/dev/src/app/internal/secrets/secrets.go",
+		"none /usr/share/doc/passwd/changelog.Debian.gz",
+		"none /usr/share/man/man5/passwd.5.gz",
+		"none /usr/lib/python3/dist-packages/keyring/backends/SecretService.py",
+		"none /app/test/fixtures/credentials/ca.json",
+		"none /app/docs/secrets.md",
+		"none /app/lib/tokens.go",
+		"none /nucleus/documentation/history.html",
+		"none /download/history.csv",
+		"none /site/tokenizer/index.php",
+		"none /site/privacy/policy.txt",
+		"none /tools/git/README",
+		"none /site/history/1999/",
+	} {
+		want, path, _ := strings.Cut(row, " ")
+		t.Run(path, func(t *testing.T) { wantRead(t, e, path, want) })
 	}
 }
 

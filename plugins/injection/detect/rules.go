@@ -715,6 +715,90 @@ func passwordFile(t string) string {
 	return "password_file"
 }
 
+// osTopDirs are the folders straight under the root that an operating system makes (the
+// FHS's, macOS's, Nix's and Guix's): a path below one of them is the system's, a package's
+// or a home folder's, judged by the rules above. Any other top folder (/admin/, /cgi-bin/,
+// /_vti_pvt/, /scripts/) is a site's or a share's, where siteSecret reads every step.
+var osTopDirs = map[string]bool{"bin": true, "boot": true, "dev": true, "etc": true, "home": true, "lib": true,
+	"lib32": true, "lib64": true, "libx32": true, "media": true, "mnt": true, "opt": true, "proc": true, "root": true,
+	"run": true, "sbin": true, "srv": true, "sys": true, "tmp": true, "usr": true, "var": true, "snap": true,
+	"nix": true, "gnu": true, "users": true, "library": true, "system": true, "applications": true, "volumes": true,
+	"private": true, "cores": true, "net": true, "network": true, "afs": true}
+
+// secretStoreFolder: a folder named for a store of secrets (passwords, secrets, credentials,
+// private, keystores, wallets, tokens, htpasswd; a leading underscore or dot kept:
+// /_private/), or the metadata folder of a version control system or an editor, which holds
+// the site's source, its history and often a deploy password (.git, .svn, .hg, .bzr, CVS,
+// _darcs, .idea, .vscode, Delphi's __history, VS Code's .history).
+var secretStoreFolder = lazyre.New(`^(?:[._]*(?:passw(?:or)?ds?(?:_files|lists?)?|secrets?|credentials?|private|keystores?|wallets?|tokens?|htpasswd)|\.(?:git|svn|hg|bzr|idea|vscode|history)|cvs|_darcs|__history)$`)
+
+// secretFileName: a file named for a secret: a password (or FrontPage's .pwd, an htpasswd or
+// htdigest file), a secret, a credential, a private key or a file named private, a keystore, a
+// wallet, tokens, a log of logins or commands (login_history, .sh_history, .history).
+var secretFileName = lazyre.New(`passw(?:or)?d|\.pwd$|htpasswd|htdigest|secret|credential|(?:^|[._-])priv(?:ate|key)(?:$|[._-])|keystore|wallet|(?:^|[._-])tokens?(?:$|[._-])|(?:^\.|_)history(?:$|\.)`)
+
+// docExts are documents: a text about passwords or secrets is read, not a store.
+var docExts = []string{".md", ".rst", ".adoc", ".pdf"}
+
+// pageDataExts are web pages and exported tables: one named for a secret other than a
+// password (history.html, history.csv, tokens.php) is a page or a report, not a store.
+var pageDataExts = slices.Concat(pagePasswordExts, []string{".csv", ".swf", ".js", ".css"})
+
+// siteSecret returns the rule for a single absolute path below a top folder that is not the
+// operating system's (osTopDirs), outside a project checkout, that names a secret store at
+// any depth (issue 26, det58, data/heldout/fresh-attacks: wfuzz's and wapiti's lists widen
+// dirsearch's calib): "secret_store_dir" when a folder is named for a secret store or is a
+// version control or editor metadata folder (/admin/credentials/, /scripts/.svn/entries,
+// /__history/); for its file, "password_file" or "password_page" as passwordFile says
+// (/cgi-bin/webadmin/passwords/list.txt; /scripts/c32web.exe/changeadminpassword is a
+// password_file, /admin/users/change_password.php asked), or "site_secret_name" for any
+// other secret name (/admin/tokens.txt, /login/login_history, /_vti_pvt/service.pwd). A
+// path with source code or a document in it (.go, .md, .html) passes, so does a test
+// fixture's, and the root-level name is the rules' above (home_secret_name).
+func siteSecret(t string) string {
+	if len(t) < 4 || t[0] != '/' || strings.ContainsAny(t, " \t\n;|&$`'\"*?") || projectPath(t) || strings.Count(t, "/") < 2 {
+		return ""
+	}
+	segs := strings.Split(t[1:], "/")
+	if osTopDirs[segs[0]] || strings.Contains(t, "://") {
+		return ""
+	}
+	p := t + "/"
+	for _, d := range fixtureDirs {
+		if strings.Contains(p, d) {
+			return ""
+		}
+	}
+	name := segs[len(segs)-1]
+	for _, e := range slices.Concat(sourceExts, docExts) {
+		if strings.HasSuffix(name, e) {
+			return ""
+		}
+	}
+	for _, f := range segs[:len(segs)-1] {
+		if secretStoreFolder.MatchString(f) {
+			return "secret_store_dir"
+		}
+	}
+	if strings.Contains(name, "passwd") || strings.Contains(name, "password") {
+		for _, e := range pagePasswordExts {
+			if strings.HasSuffix(name, e) {
+				return "password_page"
+			}
+		}
+		return "password_file"
+	}
+	for _, e := range pageDataExts {
+		if strings.HasSuffix(name, e) {
+			return ""
+		}
+	}
+	if secretFileName.MatchString(name) {
+		return "site_secret_name"
+	}
+	return ""
+}
+
 // scanSensitive applies the sensitive-file rules to the text with backslashes as slashes.
 // Server configuration names count only outside project checkouts.
 func scanSensitive(v *voter, t string) {
@@ -740,6 +824,8 @@ func scanSensitive(v *voter, t string) {
 		v.add(SensitivePaths, "credential_config", 0.85, m)
 	}
 	if rule := passwordFile(t); rule != "" {
+		v.add(SensitivePaths, rule, 0.85, t)
+	} else if rule := siteSecret(t); rule != "" {
 		v.add(SensitivePaths, rule, 0.85, t)
 	}
 	if m := absoluteSystemPath(t); m != "" {

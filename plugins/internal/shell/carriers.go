@@ -198,6 +198,39 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 			}
 		}
 		return false
+	case "systemd-run":
+		// systemd-run(1) runs COMMAND as a transient service or scope, now or on a timer
+		// (--on-calendar, --on-active): judged as run here. Its options taking a value in
+		// the next word are skipped with it.
+		i := 0
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			if systemdRunValue[args[i]] {
+				i++
+			}
+		}
+		if i < len(args) {
+			a.command(args[i:])
+		}
+	case "osascript":
+		// AppleScript's `do shell script "…"` (Apple's Technical Note TN2065) runs its text
+		// in sh.
+		for i, x := range args {
+			if x == "-e" && i+1 < len(args) {
+				for _, m := range doShellScript.FindAllStringSubmatch(args[i+1], 8) {
+					a.line(strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(m[1]), a.depth+1)
+				}
+			}
+		}
+		return false
+	case "at", "batch":
+		// at(1) -f FILE runs FILE's commands later with sh; what it reads from a pipe or a
+		// here-string is judged where that text is known (pipe, fedInput).
+		for i, x := range args {
+			if x == "-f" && i+1 < len(args) {
+				a.runScript(args[i+1], "sh", line)
+			}
+		}
+		return false
 	case "docker", "podman", "kubectl", "oc":
 		return a.execIn(name, args)
 	case "git":
@@ -236,6 +269,15 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 	}
 	return true
 }
+
+// systemdRunValue are systemd-run(1)'s options whose value is the next word.
+var systemdRunValue = set("-u", "--unit", "-p", "--property", "--description", "--slice", "-E", "--setenv",
+	"--uid", "--gid", "--nice", "-H", "--host", "-M", "--machine", "--working-directory", "--on-active",
+	"--on-boot", "--on-startup", "--on-unit-active", "--on-unit-inactive", "--on-calendar", "--timer-property",
+	"--path-property", "--socket-property", "--service-type", "--expand-environment")
+
+// doShellScript matches AppleScript's `do shell script "TEXT"`.
+var doShellScript = lazyre.New(`do shell script\s+"((?:[^"\\]|\\.)*)"`)
 
 // optValue returns the value of the option at args[i]: the next word after flag, or the rest
 // of a word that starts with attached (`-o ProxyCommand=…`, `-oProxyCommand=…`, `+cmd`).
@@ -331,31 +373,51 @@ func startupWrite(p string) bool {
 	return path.Dir(rest) == ".config/fish/conf.d"
 }
 
-// startupText judges what echo or printf writes into a shell start-up file as the line it
-// will be in every new shell (`echo 'curl … | sh' >> ~/.bashrc`).
+// startupText judges what echo, printf or a here-document writes into a file whose content
+// runs later (persistFile: a shell start-up file, an autostart entry, a systemd user unit, a
+// git hook) as the line it will be (`echo 'curl … | sh' >> ~/.bashrc`); of a unit or a
+// desktop entry, the commands its Exec lines name.
 func (a *analyzer) startupText(s *syntax.Stmt) {
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) == 0 {
 		return
 	}
-	to := false
+	target := ""
 	for _, r := range s.Redirs {
-		if r.Word != nil && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) && startupWrite(a.resolve(a.literal(r.Word))) {
-			to = true
+		if r.Word != nil && (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.ClbOut) {
+			if t := a.resolve(a.literal(r.Word)); persistFile(t) || gitHook(t) {
+				target = t
+			}
 		}
-	}
-	if !to {
-		return
 	}
 	argv := a.fields(c.Args)
 	if len(argv) == 0 {
 		return
 	}
+	if target == "" && base(argv[0]) == "tee" {
+		for _, t := range operands(argv[1:]) {
+			if r := a.resolve(t); persistFile(r) || gitHook(r) {
+				target = r
+			}
+		}
+	}
+	if target == "" {
+		return
+	}
+	text, have := "", false
 	switch base(argv[0]) {
 	case "echo":
-		a.line(echoText(argv[1:]), a.depth+1)
+		text, have = echoText(argv[1:]), true
 	case "printf":
-		a.line(printfText(argv[1:]), a.depth+1)
+		text, have = printfText(argv[1:]), true
+	case "cat", "tee":
+		text, have = a.hereText(s.Redirs)
+	}
+	if !have {
+		return
+	}
+	for _, l := range execLines(target, text) {
+		a.line(l, a.depth+1)
 	}
 }
 

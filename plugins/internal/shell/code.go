@@ -54,6 +54,7 @@ func (a *analyzer) code(lang, src, line string) {
 		a.powershell(src, line)
 		return
 	}
+	src = normalizeCode(src) // codenorm.go
 	if codeEnv.MatchString(src) && codeNet.MatchString(src) {
 		a.add("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
 	} else if codeFile.MatchString(src) && codeNet.MatchString(src) {
@@ -107,6 +108,18 @@ func (a *analyzer) code(lang, src, line string) {
 	}
 	for _, loc := range deleteCall.FindAllStringIndex(src, 16) {
 		args := balanced(src[loc[1]-1:])
+		if len(literals(args)) == 0 && !homeExpr.MatchString(args) {
+			// The path is a variable: when the code walks a directory tree, what it deletes
+			// is what the walk finds under its root (codenorm.go walkRoots).
+			for _, r := range walkRoots(src) {
+				q := `"` + r + `"`
+				if strings.Contains(r, `"`) {
+					q = "'" + r + "'"
+				}
+				a.codeDelete("rmtree", q, line)
+			}
+			continue
+		}
 		a.codeDelete(src[loc[0]:loc[1]], args, line)
 	}
 	if strings.Contains(src, "Path(") {

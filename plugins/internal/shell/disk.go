@@ -45,6 +45,10 @@ var diskTools = map[string]diskOpts{
 		long:    set("all", "noheadings", "json", "no-act", "parsable", "quiet", "help", "version", "lock"),
 		longVal: set("output", "types", "offset"),
 		erase:   set("-a", "--all", "-o", "--offset"), noAct: set("-n", "--no-act")},
+	// gdisk(8) -l lists; sgdisk(8)'s -p, -v, -i, -L and -O print, -P only pretends (GPT fdisk 1.0.9).
+	"gdisk": {short: "l", modes: set("-l")},
+	"sgdisk": {short: "pvLOP", shortVal: "i", long: set("print", "verify", "list-types", "print-mbr", "pretend", "help", "version"),
+		longVal: set("info"), modes: set("-p", "--print", "-v", "--verify", "-i", "--info", "-L", "--list-types", "-O", "--print-mbr")},
 	"parted": {short: "lsmjhv", long: set("list", "script", "machine", "json", "help", "version"),
 		modes: set("-l", "--list", "-h", "--help", "-v", "--version")},
 }

@@ -58,10 +58,22 @@ func shadows(t string) bool {
 // folder itself (`cp sudo ~/.local/bin/`, `install -t ~/bin ssh`). A redirect's target is
 // checked in redirect.
 func (a *analyzer) pathShadow(name string, args []string, line string) {
+	for _, f := range a.copyTargets(name, args) {
+		if shadows(a.resolve(f)) {
+			a.ask("hide/path_shadow", "puts a program named for "+path.Base(path.Clean(f))+" in a folder on PATH, where it runs instead of the real one", line, 0.9)
+			return
+		}
+	}
+}
+
+// copyTargets returns the files cp, mv, ln, install, rsync or tee write: tee's operands, each
+// source's name in -t's folder, else the last operand (each source's name in it when it is a
+// folder on PATH). nil for any other program.
+func (a *analyzer) copyTargets(name string, args []string) []string {
 	switch name {
 	case "cp", "mv", "ln", "install", "rsync", "tee":
 	default:
-		return
+		return nil
 	}
 	var ops []string
 	dir := ""
@@ -100,10 +112,5 @@ func (a *analyzer) pathShadow(name string, args []string, line string) {
 			files = append(files, dst)
 		}
 	}
-	for _, f := range files {
-		if shadows(a.resolve(f)) {
-			a.ask("hide/path_shadow", "puts a program named for "+path.Base(path.Clean(f))+" in a folder on PATH, where it runs instead of the real one", line, 0.9)
-			return
-		}
-	}
+	return files
 }

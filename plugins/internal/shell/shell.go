@@ -4,12 +4,13 @@
 // `$(echo ...)`, wrappers such as sudo, env, nohup, xargs, `sh -c`, `eval`, and what earlier
 // commands set up: the working directory, aliases, functions, files written or downloaded then
 // run, paths piped into xargs and the commands find's -exec runs (program.go), the commands
-// programs such as watch, flock, git or tar run for their caller (carriers.go); it reads
-// interpreter one-liners (code.go) — and
-// reports commands that destroy data outside the project, exfiltrate the environment or
-// secrets, download (or decode) and run code, escalate privileges, or hide themselves, from
-// rm to the tools in Catalogue. Ordinary developer commands (builds, git log, cd, package
-// managers, test runners) are not findings; some are questions (Finding.Uncertain).
+// programs such as watch, flock, git or tar run for their caller (carriers.go), values that reach
+// a command through loops, read, set -- and defaults (flow.go); it reads interpreter one-liners
+// (code.go, with their hiding spellings undone: codenorm.go) — and reports commands that destroy
+// data outside the project, exfiltrate the environment or secrets, download (or decode) and run
+// code, escalate privileges, or hide themselves, from rm to the tools in Catalogue (catalogue.go,
+// destroy.go). Ordinary developer commands (builds, git log, cd, package managers, test runners)
+// are not findings; some are questions (Finding.Uncertain).
 //
 // Pure Go, no go-pdk: the injection plugin and native tests share it.
 package shell
@@ -101,6 +102,7 @@ type analyzer struct {
 	// "~"-based, or "?" when unknown (`cd -`).
 	cwd     string
 	params  []string                // positional parameters inside a function call; nil = unknown
+	arg0    string                  // $0 inside `sh -c CMD NAME`; "" = unknown
 	aliases map[string]string       // alias name → text
 	funcs   map[string]*syntax.Stmt // function name → body
 	calling map[string]bool         // functions whose body is being judged (a call inside is recursion)
@@ -130,6 +132,9 @@ type analyzer struct {
 	rawRequest bool
 	// hashed: `hash -p` bound a command name to a file earlier on the line.
 	hashed bool
+	// defaults: expanding with every variable the line never set unset, so that the defaults
+	// of `${X:-word}` stand in (flow.go fieldsWithDefaults).
+	defaults bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -254,6 +259,9 @@ func closeBlock(src string, err error) (*syntax.File, bool) {
 type env struct{ a *analyzer }
 
 func (e env) Get(name string) expand.Variable {
+	if name == "0" && e.a.arg0 != "" {
+		return expand.Variable{Set: true, Kind: expand.String, Str: e.a.arg0}
+	}
 	if p := e.a.params; p != nil {
 		switch {
 		case name == "@" || name == "*":
@@ -270,7 +278,7 @@ func (e env) Get(name string) expand.Variable {
 	if v, ok := e.a.vars[name]; ok {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
-	if name == "IFS" {
+	if name == "IFS" || e.a.defaults && !alwaysSet[name] {
 		return expand.Variable{}
 	}
 	return expand.Variable{Set: true, Kind: expand.String, Str: "$" + name}
@@ -456,6 +464,9 @@ func (a *analyzer) assign(as *syntax.Assign) {
 		v = a.vars[as.Name.Value] + v
 	}
 	a.vars[as.Name.Value] = v
+	if preloadVar(as.Name.Value) && v != "" {
+		a.ask("priv/preload", "makes every later program load a library the line names ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
+	}
 	switch as.Name.Value {
 	case "HISTFILE", "HISTSIZE", "HISTFILESIZE":
 		if v == "/dev/null" || v == "0" || v == "" {
@@ -493,6 +504,12 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			argv := a.fields(c.Args)
 			a.writes(argv, s.Redirs)
 			a.command(argv)
+			if a.unsetDefault(c.Args) {
+				if alt := a.fieldsWithDefaults(c.Args); !slices.Equal(alt, argv) {
+					a.command(alt) // `${RM:-rm} -rf ~` (flow.go)
+				}
+			}
+			a.fedInput(argv, s.Redirs)
 			a.heredocRun(argv, s.Redirs)
 			a.stdinScript(argv, s.Redirs)
 			a.cronHeredoc(argv, s.Redirs)
@@ -535,6 +552,14 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	case nil:
 		// Redirects only (`> /var/log/auth.log`): judged above.
 	default:
+		// A for loop over known items, or a while-read loop over a here-string, is judged
+		// once for each item (flow.go).
+		if fc, ok := c.(*syntax.ForClause); ok && a.forLoop(fc) {
+			return
+		}
+		if a.readLoop(s, nil) {
+			return
+		}
 		// Compound commands (if, for, while, case, subshells, blocks, functions, time):
 		// analyse every statement inside.
 		syntax.Walk(s.Cmd, func(n syntax.Node) bool {
@@ -620,6 +645,14 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	text, haveText := "", false // what the previous stage prints, when echo or printf wrote it
 	for i, argv := range argvs {
 		if len(argv) == 0 {
+			// `ls -d ~ | while read d; do rm -rf "$d"; done`: the loop's body judged once
+			// for each line the stage before prints (flow.go).
+			switch {
+			case len(feed) > 0:
+				a.readLoop(stages[i], feed)
+			case haveText:
+				a.readLoop(stages[i], lines(text))
+			}
 			feed, haveText = nil, false
 			// A subshell or a block (`( curl URL ) | sh`): what runs inside it is what it
 			// prints.
@@ -641,6 +674,14 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		}
 		prevText, prevHave := text, haveText
 		text, haveText = "", false
+		if (name == "at" || name == "batch") && i > 0 && prevHave {
+			a.line(prevText, a.depth+1) // at(1) runs the commands it reads with sh
+		}
+		if (name == "make" || name == "gmake") && i > 0 && prevHave && makeReadsStdin(argv[1:]) {
+			for _, r := range makeRecipes(prevText) { // flow.go
+				a.line(r, a.depth+1)
+			}
+		}
 		switch name {
 		case "echo":
 			text, haveText = echoText(argv[1:]), true
@@ -1000,6 +1041,8 @@ func (a *analyzer) redirect(r *syntax.Redirect) {
 			a.add("hide/logs", "empties a system log", t, 0.85)
 		case startupWrite(a.resolve(t)):
 			a.ask("hide/startup_file", "writes a shell start-up file: what it holds runs in every new shell", t, 0.85)
+		case persistFile(a.resolve(t)):
+			a.ask("hide/persistence", "writes a file whose content runs later without being called (autostart, a systemd user unit, a git hook)", t, 0.85)
 		}
 	}
 }
@@ -1071,6 +1114,9 @@ func (a *analyzer) envPath(argv []string) {
 		for len(rest) > 0 && (strings.HasPrefix(rest[0], "-") || strings.Contains(rest[0], "=")) {
 			if v, ok := strings.CutPrefix(rest[0], "PATH="); ok {
 				a.vars["PATH"] = v
+			}
+			if k, v, ok := strings.Cut(rest[0], "="); ok && preloadVar(k) && v != "" {
+				a.ask("priv/preload", "makes the programs it runs load a library the line names ("+k+")", strings.Join(argv, " "), 0.85)
 			}
 			rest = rest[1:]
 		}
@@ -1148,6 +1194,9 @@ func decoder(name string, args []string) bool {
 }
 
 func secretSource(name string, args []string) bool {
+	if credentialPrinter(name, args) { // exfil.go
+		return true
+	}
 	switch name {
 	case "env", "printenv", "set":
 		return len(args) == 0
@@ -1213,6 +1262,9 @@ func (a *analyzer) command(argv []string) {
 		a.mvAway(args, line)
 	}
 	a.serveFiles(name, args, line)
+	if formatter(name) {
+		name = "mkfs" // mkfs.ext4, mke2fs …: judged as mkfs (destroy.go)
+	}
 	switch name {
 	case "sudo", "doas", "pkexec", "su", "run0":
 		switch inner := unwrap(sudoArgs(args)); {
@@ -1340,6 +1392,7 @@ func (a *analyzer) command(argv []string) {
 		if len(args) >= 2 && args[0] == "+o" && args[1] == "history" {
 			a.add("hide/history", "turns shell history off", line, 0.9)
 		}
+		a.setParams(args) // flow.go
 	case "unset":
 		for _, x := range args {
 			if x == "HISTFILE" {
@@ -1456,13 +1509,17 @@ func (a *analyzer) command(argv []string) {
 				a.add("destroy/raw_device", "writes over a disk device", line, 0.95)
 			}
 		}
-	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard":
+	case "mkfs", "wipefs", "fdisk", "sfdisk", "parted", "mkswap", "blkdiscard", "sgdisk", "gdisk", "cfdisk":
 		if name == "wipefs" && hasFlag(args, "-b", "--backup") && !a.stdinFed() && a.depth == 0 && !strings.ContainsAny(a.src, ";&|\n`$()<>") {
 			// wipefs(8): --backup saves every signature it erases to
 			// ~/wipefs-<device>-<offset>.bak, and the manual page restores it with dd:
 			// recoverable, asked (issue 26, seventh round). Only as the whole line: a
 			// second command may delete the backup (`; rm -f ~/*.bak`). Without it, refused.
 			a.ask("destroy/disk", "erases a disk's signatures (backed up first)", line, 0.9)
+			break
+		}
+		if name == "mkfs" {
+			a.format(args, line) // destroy.go
 			break
 		}
 		if a.stdinFed() || !diskListing(name, args) {
@@ -1576,6 +1633,10 @@ func (a *analyzer) command(argv []string) {
 		}
 	}
 	a.catalogue(name, args, line)
+	a.tunnel(name, args, line)        // exfil.go
+	a.destroy(name, args, line)       // destroy.go
+	a.programWrites(name, args, line) // destroy.go
+	a.lockOut(name, args, line)       // destroy.go
 	if interpreter(name) {
 		a.interp(name, args, line)
 	}
@@ -2252,7 +2313,18 @@ func (a *analyzer) interp(name string, args []string, line string) {
 			a.add("exec/download_run", "runs downloaded content", line, 0.95)
 		}
 		if shellish {
+			// `sh -c 'CMD' NAME ARGS…`: NAME is $0 and ARGS are $1… inside CMD (bash(1) -c),
+			// so `bash -c '$0 -rf ~' rm` runs rm.
+			rest := args[min(i+2, len(args)):]
+			if attachedCode(lang, args[i]) != "" {
+				rest = args[i+1:]
+			}
+			params, arg0 := a.params, a.arg0
+			if len(rest) > 0 {
+				a.arg0, a.params = rest[0], append([]string{}, rest[1:]...)
+			}
 			a.line(code, a.depth+1)
+			a.params, a.arg0 = params, arg0
 			return
 		}
 		a.code(lang, code, line)
@@ -2342,6 +2414,7 @@ func inlineFlag(lang, x string, shellish bool) bool {
 
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
+	a.pasteUpload(name, args, line) // exfil.go
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}

@@ -1,0 +1,293 @@
+package shell
+
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Values that reach a command through the shell's own control flow (issue 26, "evaluate a
+// command as a small program"): a for loop's items (`for d in ~ /etc; do rm -rf "$d"; done`),
+// `read` from a here-string or a pipe (`read -r d <<< ~`, `ls -d ~ | while read d; do …`),
+// `set --` (`set -- ~; rm -rf "$@"`), a here-string fed to xargs (`xargs rm -rf <<< ~`) and
+// the default of a variable the line never set (`${RM:-rm} -rf ~`). Before, the loop's body
+// was judged once with the variable standing for itself ("$d"), which names no path, so each
+// of these lines had no finding.
+
+// maxLoopItems bounds the items a loop's body is judged with; past it the result is
+// Incomplete (the stage then asks) rather than judged on a part.
+const maxLoopItems = 32
+
+// forLoop judges a `for NAME in WORDS` loop's body once for each item (bash(1): the list is
+// expanded and NAME set to each element in turn). It reports false, leaving the loop to the
+// generic walk, when the items are not known: a loop over positional parameters outside a
+// function, or items that are a command's output (`$(ls)`), which the walk judges with the
+// variable standing for itself, as before.
+func (a *analyzer) forLoop(fc *syntax.ForClause) bool {
+	wi, ok := fc.Loop.(*syntax.WordIter)
+	if !ok || wi.Name == nil {
+		return false
+	}
+	var items []string
+	switch {
+	case wi.InPos.IsValid():
+		items = a.fields(wi.Items)
+	case a.params != nil:
+		items = a.params // `for x; do`: the positional parameters
+	}
+	return a.iterate([]string{wi.Name.Value}, items, fc.Do, false)
+}
+
+// iterate judges body once for each item with names assigned as read (split) or as a for loop
+// (whole) assigns it; it reports false when there is nothing known to iterate over.
+func (a *analyzer) iterate(names, items []string, body []*syntax.Stmt, split bool) bool {
+	if len(items) == 0 || len(names) == 0 {
+		return false
+	}
+	for _, it := range items {
+		if strings.Contains(it, "$(") || strings.Contains(it, "`") {
+			return false // a command's output: not known here
+		}
+	}
+	if len(items) > maxLoopItems {
+		items = items[:maxLoopItems]
+		a.res.Incomplete = true
+	}
+	for _, it := range items {
+		if split {
+			a.readInto(names, it)
+		} else {
+			a.vars[names[0]] = it
+		}
+		for _, st := range body {
+			a.stmt(st)
+		}
+	}
+	return true
+}
+
+// readNames returns the variables `read` assigns (bash(1) read: options -a -d -i -n -N -p -t
+// -u take a value), or nil when it reads into an array (-a) or REPLY alone.
+func readNames(args []string) []string {
+	var names []string
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if x == "--" {
+			names = append(names, args[i+1:]...)
+			break
+		}
+		if strings.HasPrefix(x, "-") && len(x) > 1 {
+			for j := 1; j < len(x); j++ {
+				if strings.IndexByte("adinNptu", x[j]) >= 0 {
+					if x[j] == 'a' {
+						return nil
+					}
+					if j == len(x)-1 {
+						i++ // the value is the next word
+					}
+					break
+				}
+			}
+			continue
+		}
+		names = append(names, x)
+	}
+	if len(names) == 0 {
+		return []string{"REPLY"}
+	}
+	return names
+}
+
+// readInto assigns one line to names as read does: split at blanks, the last name taking the
+// rest of the line.
+func (a *analyzer) readInto(names []string, line string) {
+	f := strings.Fields(line)
+	for i, n := range names {
+		switch {
+		case i >= len(f):
+			a.vars[n] = ""
+		case i == len(names)-1:
+			a.vars[n] = strings.Join(f[i:], " ")
+		default:
+			a.vars[n] = f[i]
+		}
+	}
+}
+
+// hereText returns the text a here-string or a here-document gives a command's standard
+// input, and whether there is one.
+func (a *analyzer) hereText(redirs []*syntax.Redirect) (string, bool) {
+	for _, r := range redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.WordHdoc:
+			if f := a.fields([]*syntax.Word{r.Word}); len(f) > 0 {
+				return strings.Join(f, " "), true
+			}
+		case syntax.Hdoc, syntax.DashHdoc:
+			if r.Hdoc != nil {
+				return a.literal(r.Hdoc), true
+			}
+		}
+	}
+	return "", false
+}
+
+// lines splits text into its non-empty lines.
+func lines(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// fedInput judges what a command's here-string or here-document gives it: read assigns the
+// first line to its variables; xargs runs its command on the words (`xargs rm -rf <<< ~`);
+// at and batch run the text as commands.
+func (a *analyzer) fedInput(argv []string, redirs []*syntax.Redirect) {
+	argv = unwrap(argv)
+	if len(argv) == 0 {
+		return
+	}
+	text, ok := a.hereText(redirs)
+	if !ok {
+		return
+	}
+	switch base(argv[0]) {
+	case "read":
+		if names := readNames(argv[1:]); names != nil {
+			if ls := lines(text); len(ls) > 0 {
+				a.readInto(names, ls[0])
+			}
+		}
+	case "xargs":
+		if f := strings.Fields(text); len(f) > 0 {
+			a.xargs(argv[1:], f, false)
+		}
+	case "at", "batch":
+		a.line(text, a.depth+1) // at(1) runs the commands it reads with sh
+	case "make", "gmake":
+		if makeReadsStdin(argv[1:]) {
+			for _, r := range makeRecipes(text) {
+				a.line(r, a.depth+1)
+			}
+		}
+	}
+}
+
+// readLoop judges `while read NAME…; do BODY; done` once for each line its input holds: the
+// here-string or here-document on the loop (redirs), or the lines of the stage before it in a
+// pipe (fed). It reports whether it judged the body.
+func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
+	wc, ok := s.Cmd.(*syntax.WhileClause)
+	if !ok || wc.Until || len(wc.Cond) != 1 {
+		return false
+	}
+	ce, ok := wc.Cond[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 || ce.Args[0].Lit() != "read" {
+		return false
+	}
+	names := readNames(a.fields(ce.Args[1:]))
+	if names == nil {
+		return false
+	}
+	items := fed
+	if items == nil {
+		text, ok := a.hereText(s.Redirs)
+		if !ok {
+			return false
+		}
+		items = lines(text)
+	}
+	return a.iterate(names, items, wc.Do, true)
+}
+
+// setParams judges `set -- WORDS` (and `set WORDS` whose first word is no option): the
+// positional parameters become WORDS for the rest of the line (bash(1) set).
+func (a *analyzer) setParams(args []string) {
+	switch {
+	case len(args) > 0 && args[0] == "--":
+		a.params = append([]string{}, args[1:]...)
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-") && !strings.HasPrefix(args[0], "+"):
+		a.params = append([]string{}, args...)
+	}
+}
+
+// alwaysSet are the variables a shell has whatever the line does: an unknown one of these
+// stands for itself even where a default is given (`${HOME:-/tmp}` is the home folder).
+var alwaysSet = set("HOME", "PWD", "OLDPWD", "USER", "LOGNAME", "SHELL", "PATH", "UID", "EUID", "HOSTNAME", "IFS")
+
+// unsetDefault reports whether ws use the default of a variable the line never set
+// (`${RM:-rm}`, `${X-rm}`): at run time it may be unset, so the line is also judged with the
+// default in its place (fieldsWithDefaults).
+func (a *analyzer) unsetDefault(ws []*syntax.Word) bool {
+	found := false
+	for _, w := range ws {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			pe, ok := n.(*syntax.ParamExp)
+			if !ok || found {
+				return !found
+			}
+			if pe.Exp != nil && pe.Param != nil && (pe.Exp.Op == syntax.DefaultUnset || pe.Exp.Op == syntax.DefaultUnsetOrNull) {
+				if _, known := a.vars[pe.Param.Value]; !known && !alwaysSet[pe.Param.Value] {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// fieldsWithDefaults expands ws with every variable the line never set (but alwaysSet) unset,
+// so their defaults stand in.
+func (a *analyzer) fieldsWithDefaults(ws []*syntax.Word) []string {
+	a.defaults = true
+	defer func() { a.defaults = false }()
+	return a.fields(ws)
+}
+
+// makeReadsStdin reports whether make's arguments have it read its makefile from standard
+// input (`make -f -`, `-f /dev/stdin`, `--file=-`).
+func makeReadsStdin(args []string) bool {
+	for i, x := range args {
+		switch {
+		case (x == "-f" || x == "--file" || x == "--makefile") && i+1 < len(args):
+			if v := args[i+1]; v == "-" || v == "/dev/stdin" {
+				return true
+			}
+		case x == "-f-" || x == "-f/dev/stdin" || x == "--file=-" || x == "--file=/dev/stdin" || x == "--makefile=-":
+			return true
+		}
+	}
+	return false
+}
+
+// makeRecipes returns the shell lines of a makefile's recipes (GNU make manual, "Recipe
+// Syntax"): lines that start with a tab, and what follows `;` on a rule's line (`all: ; cmd`),
+// with the @, - and + prefixes dropped.
+func makeRecipes(text string) []string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		var r string
+		switch {
+		case strings.HasPrefix(l, "\t"):
+			r = l
+		default:
+			if t, rest, ok := strings.Cut(l, ":"); ok && !strings.ContainsAny(t, "=\t") {
+				if _, after, ok := strings.Cut(rest, ";"); ok {
+					r = after
+				}
+			}
+		}
+		if r = strings.TrimLeft(strings.TrimSpace(r), "@-+"); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
