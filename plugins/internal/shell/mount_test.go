@@ -122,6 +122,9 @@ func TestKeyDeploy(t *testing.T) {
 		{[]string{"cp", "-r", "/root/ctfe", "/etc/config/"}, nil},
 		{[]string{"cp", "/root/ctfe/*.pem", "/etc/config/", "/tmp/x"}, nil},
 		{[]string{"cat", "/root/k.pem", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/nginx/ssl"}, []int{1}},
+		{[]string{"cp", "/root/k.pem", "/etc/config/k.txt"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/config/k.pem.bak"}, []int{1, 2}}, // still named as a key
 	} {
 		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
 			if got := KeyDeploy(tc.argv); !reflect.DeepEqual(got, tc.want) {

@@ -474,16 +474,18 @@ func backupCopy(argv []string) (src, dst int, ok bool) {
 var reConfigDir = lazyre.New(`^/etc(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)+/?$`)
 
 // KeyDeploy returns the indices of the key files argv copies from a system-owned folder
-// into a service's configuration folder (and of the copy, when it is named as a key): `cp /root/ctfe/*.pem /etc/config/` (a test
-// container's set-up script, data/heldout/shell-extra) or `sudo install -m 600
-// /etc/ssl/private/site.key /etc/nginx/ssl/`. The key stays on the machine, under root's
-// folders, where a service reads it: plugins/injection asks instead of refusing the read
-// (issue 26, det59). Each source names a key by its extension (keyFile; a glob only in its
-// last name, `*.pem`), lies under /root or /etc and outside a personal secret folder (.ssh,
-// .gnupg, .aws); the destination is the last operand, a folder or file below /etc that is
-// not itself secret or an account or privilege file. Any other option than cp's -p, -v, -f,
-// -n or install's -m MODE, -v, -p, -D; a climb or a variable; a home, /tmp or a web root as the
-// destination: nil. Under sudo or doas the command's own indices count.
+// into a service's configuration folder (and of the copy, when it is named as a key): `cp
+// /root/ctfe/*.pem /etc/config/` (a test container's set-up script, data/heldout/shell-extra)
+// or `sudo install -m 600 /etc/ssl/private/site.key /etc/nginx/ssl/`. The key stays on the
+// machine, under root's folders, where a service reads it: plugins/injection asks instead of
+// refusing the read (issue 26, det59). Each source names a key by its extension (keyFile; a
+// glob only in its last name, `*.pem`), lies under /root or /etc and outside a personal
+// secret folder (.ssh, .gnupg, .aws); the destination is the last operand, a folder below
+// /etc, or a file there named as a key, that is not itself secret or an account or privilege
+// file. A copy renamed to another kind of file (`k.txt`, which would no longer read as a
+// key), any option but cp's -p, -v, -f, -n or install's -m MODE, -v, -p, -D, a climb or a
+// variable, a home, /tmp or a web root as the destination: nil. Under sudo or doas the
+// command's own indices count.
 func KeyDeploy(argv []string) []int {
 	if len(argv) < 3 {
 		return nil
@@ -520,6 +522,9 @@ func KeyDeploy(argv []string) []int {
 	dst := argv[ops[len(ops)-1]]
 	if !reConfigDir.MatchString(dst) || secretSystem.MatchString(dst) || privFile.MatchString(dst) {
 		return nil
+	}
+	if last := path.Base(dst); !strings.HasSuffix(dst, "/") && strings.Contains(last, ".") && !keyFile.MatchString(last) {
+		return nil // a key renamed to another kind of file (`k.txt`) would no longer read as one
 	}
 	for _, i := range ops[:len(ops)-1] {
 		src := argv[i]
