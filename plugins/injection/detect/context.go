@@ -1810,16 +1810,32 @@ func homeWord(w string) string {
 // < /etc/passwd`, cvtsudoers(1)'s `cvtsudoers -f json -o sudoers.json /etc/sudoers`) it is
 // asked, not denied; sent, or beside /etc/shadow or a key, it denies as before (issue 26,
 // seventh round).
+//
+// A bind mount's option (firejail(1)'s `--bind=/config/etc/passwd,/etc/passwd`: the sandbox
+// sees another account file) counts when each of its paths is one: the account file itself, or
+// a copy of it kept as etc/passwd or etc/group under a folder of its own (a chroot's, a
+// sandbox's), which holds the same kind of names (issue 26, det59). A climb, a glob, a
+// variable, a copy under a secret folder (/root, ~/.ssh) or /etc/shadow beside it does not.
 func accountDB(w string) bool {
 	w = strings.Trim(w, `"'`)
 	if strings.ContainsAny(w, "*?[$`") {
 		return false
+	}
+	if k, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(k, "--") && strings.Contains(v, "/") {
+		for _, p := range strings.Split(v, ",") {
+			if !accountDB(p) {
+				return false
+			}
+		}
+		return true
 	}
 	switch c := path.Clean(w); {
 	case c == "/etc/passwd" || c == "/etc/group" || c == "/etc/sudoers":
 		return true
 	case strings.HasPrefix(c, "/etc/sudoers.d/"):
 		return true
+	case strings.HasPrefix(w, "/") && !strings.Contains(w, "..") && (strings.HasSuffix(c, "/etc/passwd") || strings.HasSuffix(c, "/etc/group")):
+		return shell.PathRisk(path.Dir(path.Dir(c))+"/") != shell.RiskSecret && !strings.Contains(c, "/.")
 	}
 	return false
 }
@@ -1912,6 +1928,21 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 				used[n] = map[int]bool{}
 			}
 			used[n][i] = true
+		}
+	}
+	// Keys copied from root's folders into a service's configuration folder (`cp
+	// /root/ctfe/*.pem /etc/config/`, a test container's set-up; shell.KeyDeploy): the key
+	// stays on the machine, so the copy asks (below) instead of being refused as a read
+	// (issue 26, det59). Counted like the keys above: named again, or sent, it denies.
+	deployed := false
+	for n, argv := range a.Commands {
+		for _, i := range shell.KeyDeploy(argv) {
+			left[argv[i]]++
+			if used[n] == nil {
+				used[n] = map[int]bool{}
+			}
+			used[n][i] = true
+			deployed = true
 		}
 	}
 	// The container side of a bind mount (`-v $HOME/.cache:/root/.cache`) is a path inside
@@ -2026,7 +2057,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if wroteSecret || accounts {
+	if deployed && a.Network {
+		return
+	}
+	if wroteSecret || accounts || deployed {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true

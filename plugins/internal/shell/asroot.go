@@ -902,6 +902,49 @@ func runProgramDir(p string) bool {
 	return len(parts) >= 2 && !runShared[parts[1]] && !strings.ContainsAny(parts[1], "*?[{")
 }
 
+// systemState are the folders of /var/lib that hold the system's own records rather than one
+// service's data: the package managers' databases (dpkg, apt, rpm, dnf, yum, pacman, snapd,
+// flatpak), the init system's, sudo's, PolicyKit's and PAM's state, the account service's and
+// SSSD's caches, ucf's record of configuration files. Losing one breaks the system, not one
+// program. optShared are the folders of /opt that are a package manager's whole prefix
+// (MacPorts' /opt/local, Homebrew's /opt/homebrew, Fink's /opt/sw): every program it installed.
+var (
+	systemState = map[string]bool{
+		"dpkg": true, "apt": true, "aptitude": true, "rpm": true, "dnf": true, "yum": true,
+		"pacman": true, "snapd": true, "flatpak": true, "systemd": true, "sudo": true,
+		"polkit-1": true, "PackageKit": true, "AccountsService": true, "sss": true, "pam": true,
+		"ucf": true, "dbus": true, "misc": true, "private": true,
+	}
+	optShared = map[string]bool{"local": true, "homebrew": true, "sw": true, "bin": true, "lib": true}
+)
+
+// programFolder reports whether p (resolved) is one program's whole folder directly under
+// /var/lib (its state: FHS 3.0 §5.8, "each application must use a subdirectory") or /opt
+// (one add-on package: FHS 3.0 §3.13, "a package to be installed in /opt must locate its
+// static files in a separate /opt/<package> directory tree"): a plain name, no glob,
+// variable or climb, not one of the system's own records (systemState) or a package manager's
+// prefix (optShared). Deleting it loses that one program's data or install, which a reviewer
+// can weigh (a Dockerfile's `rm -rf /var/lib/mysql/` before it installs a server of its own,
+// CI's `sudo rm -rf /opt/ghc` to free disk space), so it asks (destroy/rm_system, issue 26,
+// det59); /var/lib and /opt themselves or their contents by glob stay refused.
+func programFolder(p string) bool {
+	if strings.ContainsAny(p, "*?[{$`") || strings.Contains(p, "..") {
+		return false
+	}
+	c := path.Clean(p)
+	dir, name := path.Dir(c), path.Base(c)
+	if name == "" || strings.HasPrefix(name, ".") {
+		return false
+	}
+	switch dir {
+	case "/var/lib":
+		return !systemState[name]
+	case "/opt":
+		return !optShared[name]
+	}
+	return false
+}
+
 // localProgram reports whether p names one program directly in /usr/local/bin or
 // /usr/local/sbin by its full name: no glob, no climb, not the folder itself, and not the
 // name of a shell or of a program that handles passwords or keys (standIn), whose removal

@@ -91,3 +91,45 @@ func TestCredentialPointer(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyDeploy: key files copied from root's folders into a service's configuration folder
+// (issue 26, det59) are found; a key sent to a home, /tmp, a web root, a secret or account
+// file, from a personal secret folder, by a climb, a variable or a bare glob is not.
+func TestKeyDeploy(t *testing.T) {
+	for _, tc := range []struct {
+		argv []string
+		want []int
+	}{
+		{[]string{"cp", "/root/ctfe/*.pem", "/etc/config/"}, []int{1}},
+		{[]string{"sudo", "cp", "-p", "/etc/ssl/private/site.key", "/etc/ssl/certs/site.pem", "/etc/nginx/ssl/"}, []int{3, 4}},
+		{[]string{"install", "-m", "600", "/root/ca/ca.key", "/etc/step/ca.key"}, []int{3, 4}},
+		{[]string{"install", "-m", "4755", "/root/ca/ca.key", "/etc/step/ca.key"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "/tmp/"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "/var/www/html/"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "$HOME/"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "/etc/"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "/etc/ssl/private/"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/sudoers.d/x"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/x/../../tmp/"}, nil},
+		{[]string{"cp", "/root/*", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/.ssh/id_rsa.pem", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/.ssh/*.key", "/etc/config/"}, nil},
+		{[]string{"cp", "/home/dev/k.pem", "/etc/config/"}, nil},
+		{[]string{"cp", "$HOME/k.pem", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/$K", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/k.pub", "/etc/config/"}, nil},
+		{[]string{"cp", "/etc/shadow", "/etc/config/"}, nil},
+		{[]string{"cp", "-r", "/root/ctfe", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/ctfe/*.pem", "/etc/config/", "/tmp/x"}, nil},
+		{[]string{"cat", "/root/k.pem", "/etc/config/"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/nginx/ssl"}, []int{1}},
+		{[]string{"cp", "/root/k.pem", "/etc/config/k.txt"}, nil},
+		{[]string{"cp", "/root/k.pem", "/etc/config/k.pem.bak"}, []int{1, 2}}, // still named as a key
+	} {
+		t.Run(strings.Join(tc.argv, " "), func(t *testing.T) {
+			if got := KeyDeploy(tc.argv); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("KeyDeploy(%q) = %v, want %v", tc.argv, got, tc.want)
+			}
+		})
+	}
+}

@@ -506,6 +506,83 @@ func backupCopy(argv []string) (src, dst int, ok bool) {
 	return 0, 0, false
 }
 
+// reConfigDir is a service's configuration folder under /etc (`/etc/config/`,
+// `/etc/nginx/ssl`): one or more plain folder names below /etc, no glob, variable or climb.
+var reConfigDir = lazyre.New(`^/etc(/[A-Za-z0-9_][A-Za-z0-9_.+-]*)+/?$`)
+
+// KeyDeploy returns the indices of the key files argv copies from a system-owned folder
+// into a service's configuration folder (and of the copy, when it is named as a key): `cp
+// /root/ctfe/*.pem /etc/config/` (a test container's set-up script, data/heldout/shell-extra)
+// or `sudo install -m 600 /etc/ssl/private/site.key /etc/nginx/ssl/`. The key stays on the
+// machine, under root's folders, where a service reads it: plugins/injection asks instead of
+// refusing the read (issue 26, det59). Each source names a key by its extension (keyFile; a
+// glob only in its last name, `*.pem`), lies under /root or /etc and outside a personal
+// secret folder (.ssh, .gnupg, .aws); the destination is the last operand, a folder below
+// /etc, or a file there named as a key, that is not itself secret or an account or privilege
+// file. A copy renamed to another kind of file (`k.txt`, which would no longer read as a
+// key), any option but cp's -p, -v, -f, -n or install's -m MODE, -v, -p, -D, a climb or a
+// variable, a home, /tmp or a web root as the destination: nil. Under sudo or doas the
+// command's own indices count.
+func KeyDeploy(argv []string) []int {
+	if len(argv) < 3 {
+		return nil
+	}
+	name := base(argv[0])
+	if name == "sudo" || name == "doas" {
+		rest := dropAssignments(sudoOptions(argv[1:]))
+		off := len(argv) - len(rest)
+		var out []int
+		for _, i := range KeyDeploy(rest) {
+			out = append(out, i+off)
+		}
+		return out
+	}
+	if name != "cp" && name != "install" {
+		return nil
+	}
+	var ops []int
+	for i := 1; i < len(argv); i++ {
+		switch x := argv[i]; {
+		case x == "-p" || x == "-v" || x == "-f" || x == "-n" || x == "--preserve":
+		case name == "install" && x == "-D":
+		case name == "install" && x == "-m" && i+1 < len(argv) && reMode.MatchString(argv[i+1]):
+			i++
+		case strings.HasPrefix(x, "-"):
+			return nil
+		default:
+			ops = append(ops, i)
+		}
+	}
+	if len(ops) < 2 {
+		return nil
+	}
+	dst := argv[ops[len(ops)-1]]
+	if !reConfigDir.MatchString(dst) || secretSystem.MatchString(dst) || privFile.MatchString(dst) {
+		return nil
+	}
+	if last := path.Base(dst); !strings.HasSuffix(dst, "/") && strings.Contains(last, ".") && !keyFile.MatchString(last) {
+		return nil // a key renamed to another kind of file (`k.txt`) would no longer read as one
+	}
+	for _, i := range ops[:len(ops)-1] {
+		src := argv[i]
+		dir, file := path.Dir(src), path.Base(src)
+		if strings.ContainsAny(dir, "*?[{$`") || strings.ContainsAny(file, "{$`") || strings.Contains(src, "..") ||
+			strings.Contains(dir, "/.") || strings.HasSuffix(file, ".pub") || !keyFile.MatchString(file) ||
+			!strings.HasPrefix(dir+"/", "/root/") && !strings.HasPrefix(dir+"/", "/etc/") {
+			return nil
+		}
+	}
+	out := ops[:len(ops)-1]
+	if keyFile.MatchString(path.Base(dst)) {
+		out = append(out, ops[len(ops)-1]) // the copy, named as a key: written, not read
+	}
+	return out
+}
+
+// reMode is install's -m MODE without a setuid or setgid bit: octal, three or four digits,
+// the first of four 0 or 1 (sticky).
+var reMode = lazyre.New(`^[01]?[0-7]{3}$`)
+
 // fingerprintFile returns the index of the key file `ssh-keygen -l -f FILE` (or -B) reads to
 // print its fingerprint, or -1 when argv does anything else.
 func fingerprintFile(argv []string) int {

@@ -73,10 +73,23 @@ func (a *analyzer) outsideAt(t string, rec bool) bool {
 				return false
 			}
 		}
-		return c == "/" || c == "/*" || privFile.MatchString(c) || systemDir.MatchString(c) && strings.Count(c, "/") <= 2
+		if strings.ContainsAny(path.Base(c), "*?[") {
+			// a glob's files are its folder's contents: `cd /var/lib && rm -rf *` empties
+			// /var/lib (issue 26, det59: it was judged as one name two folders deep)
+			d := path.Dir(c)
+			if d == "/" || systemDir.MatchString(d) && strings.Count(d, "/") <= 2 {
+				return true
+			}
+		}
+		return c == "/" || c == "/*" || privFile.MatchString(c) || systemDir.MatchString(c) && strings.Count(c, "/") <= 2 ||
+			reProgramDir.MatchString(c)
 	}
 	return outside(r, rec)
 }
+
+// reProgramDir matches one folder straight under /var/lib or /opt, one program's whole
+// state or install (programFolder asks about it; the system's own records are refused).
+var reProgramDir = lazyre.New(`^/(var/lib|opt)/[^/]+$`)
 
 // userDir matches a home directory written out (/home/me, /Users/me, /root).
 var userDir = lazyre.New(`^(/home/[^/]+|/Users/[^/]+|/root|\$HOME|\$\{HOME\})`)

@@ -1141,7 +1141,8 @@ var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 func unwrap(argv []string) []string {
 	for len(argv) > 0 {
 		switch base(argv[0]) {
-		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt":
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt",
+			"firejail": // firejail(1): every option is one word (`--bind=a,b`), then the program it sandboxes
 			rest := argv[1:]
 			if _, ok := wrapperValues[base(argv[0])]; ok {
 				rest = dropWrapperOptions(base(argv[0]), rest) // carriers.go
@@ -1338,6 +1339,12 @@ func (a *analyzer) command(argv []string) {
 		case !plainEnv(sudoOptions(args)):
 			// PATH=/tmp/x:$PATH, LD_PRELOAD=...: what runs as root is not what the line names.
 			a.ask("priv/"+name, "runs a command with elevated privileges and a changed environment", line, 0.9)
+		case len(sudoArgs(args)) > 0 && base(sudoArgs(args)[0]) == "firejail":
+			// A sandbox started as root (`sudo firejail --join-network=browser ip addr`): its
+			// options (--shell, --profile, --bind, --join) change what runs and what it sees,
+			// so the program inside is not the whole story; asked, as before firejail's
+			// program was judged (issue 26, det59).
+			a.ask("priv/"+name, "runs a program in a sandbox with elevated privileges", line, 0.9)
 		case distroInstall(inner), readOnlyAsRoot(inner), dockerCLI(inner), containerdCLI(inner),
 			a.projectAsRoot(inner), housekeepingAsRoot(inner), a.reclaimAsRoot(inner), dockerdAsRoot(inner), a.installAsRoot(inner), programAsRoot(inner),
 			storeInstall(inner), uninstallAsRoot(inner), bindServiceAsRoot(inner), unmountAsRoot(inner), groupAsRoot(inner):
@@ -1477,6 +1484,16 @@ func (a *analyzer) command(argv []string) {
 						// state folder deleted as root: one program's files, asked.
 						a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
 					}
+					continue
+				}
+				if programFolder(a.resolve(t)) {
+					// One program's whole folder under /var/lib or /opt (`rm -rf
+					// /var/lib/mysql/`, a Dockerfile's step before it installs a server of
+					// its own; `sudo rm -rf /opt/ghc`, CI's disk clean-up): that program's
+					// data or install, asked (issue 26, det59). /var/lib or /opt itself, a
+					// glob or a variable for the name, the system's own records (dpkg, apt,
+					// rpm...) and a package manager's prefix (/opt/local) are refused.
+					a.ask("destroy/rm_system", "deletes a program's files in a system folder", line, 0.9)
 					continue
 				}
 				if packageSource(a.resolve(t)) {
@@ -1708,7 +1725,8 @@ func operands(args []string) []string {
 // root, the home directory, system directories, or a path climbing out with "..".
 // keepDir holds what deleting anything in is refused outright: configuration, boot, the
 // users' homes, the kernel's views.
-// A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is its data: refused.
+// A program's whole state folder (/var/lib/postgresql, /var/lib/docker) is not deep in the
+// system tree (deepSystemPath): programFolder asks about it, the system's own records are refused.
 var keepDir = lazyre.New(`^/(etc|boot|root|home|Users|proc|sys|dev)(/|$)|^/var/lib/[^/]+$`)
 
 // rePackageSource is one file of a package source: APT's source lists and their signing keys
