@@ -128,6 +128,9 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		codeVocabulary(r)
 		suppliedSecrets(r)
 		programOutput(r)
+		if l.file != "" {
+			writtenFile(r, l, d)
+		}
 	default: // Path
 		keepOnly(r, l.kind)
 		if l.kind == argkind.Path {
@@ -137,6 +140,24 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 	}
 	return false
+}
+
+// writtenFile judges text a file tool writes (leaf.file, writtenInto) by what will run it
+// (shell.AnalyzeFile: a shell script whole, a makefile's recipes, package.json's scripts, a
+// Dockerfile's RUN lines, a workflow's run steps, Python, JavaScript, Ruby or Perl code): a
+// script written by one call and run by another is judged when it is written. Its findings
+// vote as command injection, rule file/<shell rule>. A text too long to analyse
+// (shell.MaxParseBytes) is judged as code only, as before; written into a file that runs
+// without being called (a git hook, .envrc, ...) it is asked about (file/too_long), never
+// passed unread.
+func writtenFile(r *Result, l leaf, d *Detector) {
+	run := shell.AnalyzeFile(l.file, l.text)
+	if run.TooLong && run.Unprompted {
+		voteHit(r, d, Hit{Category: CommandInjection, Rule: "file/too_long", Weight: 0.9, Match: l.file, Uncertain: true})
+	}
+	for _, f := range run.Findings {
+		voteHit(r, d, Hit{Category: CommandInjection, Rule: "file/" + f.Rule, Weight: f.Score, Match: f.Match, Uncertain: f.Uncertain})
+	}
 }
 
 // ruleTypeMismatch is the rule of a value that violates its field's declared type.

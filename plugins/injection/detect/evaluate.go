@@ -191,6 +191,9 @@ type leaf struct {
 	// codeSearch is set for every argument of a tool whose name says it searches code
 	// (codeSearchTool): its query is judged without the search box's break-out rules.
 	codeSearch bool
+	// file is the file a file tool writes this text into (writtenInto): the text is judged
+	// by what will run it as well (writtenFile).
+	file string
 }
 
 // finding is a leaf that fired.
@@ -291,6 +294,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 	} else if call {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
+		writtenInto(leaves)
 		leaves = codeLeaves(argvLeaves(leaves, root.Get("tool").String()), root.Get("tool").String()) // argv.go
 		if codeSearchTool(root.Get("tool").String()) {
 			for i := range leaves {
@@ -337,6 +341,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		kind argkind.Kind
 		mm   argkind.Mismatch
 		cs   bool
+		file string
 	}
 	type scan struct {
 		res   Result
@@ -395,7 +400,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		if l.kind == argkind.Typed {
 			continue // a value of the type the input schema declares: data, not text
 		}
-		if sc := lookup(seen{l.text, l.kind, l.mismatch, l.codeSearch}); sc != nil {
+		if sc := lookup(seen{l.text, l.kind, l.mismatch, l.codeSearch, l.file}); sc != nil {
 			if fired := keep(l, &sc.res, sc.fired); len(fired) > 0 {
 				found = append(found, finding{leaf: l, res: sc.res, fired: fired})
 			}
@@ -421,7 +426,7 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 			scores[c] = max(scores[c], s)
 		}
 		fired := ld.Fired(&r)
-		remember(seen{l.text, l.kind, l.mismatch, l.codeSearch}, scan{res: r, fired: fired})
+		remember(seen{l.text, l.kind, l.mismatch, l.codeSearch, l.file}, scan{res: r, fired: fired})
 		if fired := keep(l, &r, fired); len(fired) > 0 {
 			found = append(found, finding{leaf: l, res: r, fired: fired})
 		}
@@ -768,4 +773,41 @@ func hitRules(r *Result, c Category) []string {
 		}
 	}
 	return out
+}
+
+// writtenInto marks the leaves that are text a file tool writes into a file (Write's
+// content, Edit's and MultiEdit's new_string, NotebookEdit's new_source) with the file the
+// call's file_path or notebook_path argument names, so that the text is judged by what will
+// run it (writtenFile): an agent can write a script with one call and run it with an
+// innocent-looking command in another (issue 26, det60).
+func writtenInto(leaves []leaf) {
+	file := ""
+	for _, l := range leaves {
+		if l.kind == argkind.Path && (l.path == "arguments.file_path" || l.path == "arguments.notebook_path") {
+			file = l.text
+		}
+	}
+	if file == "" {
+		return
+	}
+	for i, l := range leaves {
+		if l.kind == argkind.Code && writtenText(l.path) {
+			leaves[i].file = file
+		}
+	}
+}
+
+// writtenText reports whether the argument at path p is text a file tool writes: content,
+// new_string, new_source, or an edit's new_string (MultiEdit's edits[N].new_string).
+func writtenText(p string) bool {
+	switch p {
+	case "arguments.content", "arguments.new_string", "arguments.new_source":
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "arguments.edits[")
+	if !ok {
+		return false
+	}
+	n, tail, ok := strings.Cut(rest, "]")
+	return ok && n != "" && strings.Trim(n, "0123456789") == "" && tail == ".new_string"
 }

@@ -132,6 +132,7 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		info, _ := v.Field(abi.FieldToolInfo)
 		tool := e.tools.ForCall(toolName, info)
 		leaves = w.collect(w.args, w.hasArgs, "arguments", tool, leaves)
+		writtenInto(leaves)
 		leaves = codeLeaves(argvLeaves(leaves, toolName), toolName) // argv.go
 		if codeSearchTool(toolName) {
 			for i := range leaves {

@@ -56,9 +56,9 @@ func (a *analyzer) code(lang, src, line string) {
 	}
 	src = normalizeCode(src) // codenorm.go
 	if codeEnv.MatchString(src) && codeNet.MatchString(src) {
-		a.add("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
+		a.together("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
 	} else if codeFile.MatchString(src) && codeNet.MatchString(src) {
-		a.add("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
+		a.together("exfil/code_file", "inline code sends a secret file over the network", line, 0.95)
 	}
 	// A reverse shell: the code connects out and hands a shell, or its own stdin and stdout,
 	// to the connection (PayloadsAllTheThings' Python, Perl, Ruby, PHP and Node one-liners).
@@ -70,16 +70,16 @@ func (a *analyzer) code(lang, src, line string) {
 	socket := containsAny(src, "socket", "Socket", "connect", "/dev/tcp", "/dev/udp", "sockopen", "net.", "/inet", "TCPServer") &&
 		codeConnect.MatchString(src)
 	if socket && (codeShellOnSocket.MatchString(src) || runsUnwritten(lang, src)) {
-		a.add("exec/reverse_shell", "inline code opens a network socket and hands a shell, or the commands it reads, to the connection", line, 0.95)
+		a.together("exec/reverse_shell", "inline code opens a network socket and hands a shell, or the commands it reads, to the connection", line, 0.95)
 	}
 	// The substring tests skip regular expressions that cannot match: they backtrack, and
 	// most one-liners hold none of these words.
 	if containsAny(src, "eval", "exec", "Function", "runIn") && codeEval.MatchString(src) {
 		if codeFetch.MatchString(src) {
-			a.add("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
+			a.together("exec/download_run", "inline code evaluates text it downloads", line, 0.95)
 		}
 		if codeDecode.MatchString(src) {
-			a.add("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
+			a.together("exec/decode_run", "inline code evaluates text it decodes (obfuscated)", line, 0.9)
 		}
 	}
 	// Shell text handed to system(), subprocess, child_process, backticks: analysed as shell.
@@ -237,6 +237,17 @@ var backtickVar = lazyre.New(`#\{|\$\{?\w`)
 
 var awkPipe = lazyre.New(`print[f]?\s+(.*?)\|\s*"(?:/bin/)?(?:sh|bash|zsh)"`)
 
+// together adds a finding that rests on two things appearing in the same code (the
+// environment and a network call, a socket and a shell): in a one-liner they work together; in a
+// whole source file (AnalyzeCode) they may be a thousand lines apart, so it is a question.
+func (a *analyzer) together(rule, reason, line string, score float64) {
+	if a.wholeFile {
+		a.ask(rule, reason, line, score)
+		return
+	}
+	a.add(rule, reason, line, score)
+}
+
 // codeDelete judges a delete call with argument text args.
 func (a *analyzer) codeDelete(call, args, line string) {
 	rec := strings.Contains(call, "rmtree") || strings.Contains(call, "remove_tree") || strings.Contains(call, "rm_r") ||
@@ -253,6 +264,11 @@ func (a *analyzer) codeDelete(call, args, line string) {
 			}
 		}
 		if len(under) > 0 {
+			if a.wholeFile {
+				// A whole file's `expanduser('~/.cache/app')` names the folder below the
+				// home, not the home itself (one-liners keep the stricter reading).
+				paths = paths[:0]
+			}
 			paths = append(paths, "~/"+strings.Join(under, "/"))
 		}
 		rec = rec || strings.Contains(call, "rmdir")
@@ -262,6 +278,10 @@ func (a *analyzer) codeDelete(call, args, line string) {
 	}
 	for _, p := range paths {
 		if a.outsideAt(p, rec) {
+			if a.wholeFile {
+				// A whole file names its path, as rm's words do (AnalyzeFile's wipesTop).
+				line = "delete " + p
+			}
 			a.add("destroy/code_delete", "inline code deletes files outside the project", line, 0.95)
 			return
 		}

@@ -142,6 +142,9 @@ type analyzer struct {
 	// defaults: expanding with every variable the line never set unset, so that the defaults
 	// of `${X:-word}` stand in (flow.go fieldsWithDefaults).
 	defaults bool
+	// wholeFile: the code judged is a whole source file or a piece of one (AnalyzeCode), not
+	// a one-liner (code.go together).
+	wholeFile bool
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its

