@@ -783,18 +783,51 @@ func hitRules(r *Result, c Category) []string {
 func writtenInto(leaves []leaf) {
 	file := ""
 	for _, l := range leaves {
-		if l.kind == argkind.Path && (l.path == "arguments.file_path" || l.path == "arguments.notebook_path") {
+		switch {
+		case l.kind == argkind.Path && (l.path == "arguments.file_path" || l.path == "arguments.notebook_path"):
 			file = l.text
+		case l.kind == argkind.Path && l.path == "arguments.path" && file == "":
+			// The MCP filesystem server's write_file and edit_file name the file `path`.
+			file = l.text
+		}
+	}
+	// A list of files written in one call (GitHub's push_files: files[N].path and
+	// files[N].content): each content with its own path.
+	items := map[string]string{}
+	for _, l := range leaves {
+		if parent, ok := strings.CutSuffix(l.path, ".path"); ok && l.kind == argkind.Path && strings.HasSuffix(parent, "]") {
+			items[parent] = l.text
+		}
+	}
+	for i, l := range leaves {
+		if parent, ok := strings.CutSuffix(l.path, ".content"); ok && items[parent] != "" && (l.kind == argkind.Code || l.kind == argkind.Unknown) {
+			leaves[i].kind, leaves[i].file = argkind.Code, items[parent]
 		}
 	}
 	if file == "" {
 		return
 	}
 	for i, l := range leaves {
-		if l.kind == argkind.Code && writtenText(l.path) {
+		switch {
+		case l.kind == argkind.Code && writtenText(l.path):
 			leaves[i].file = file
+		case l.kind == argkind.Unknown && editText(l.path):
+			// edit_file's edits[N].newText: the text written into the file, judged as
+			// Write's content is.
+			leaves[i].kind, leaves[i].file = argkind.Code, file
 		}
 	}
+}
+
+// editText reports whether p is the MCP filesystem server's edit_file replacement text,
+// edits[N].newText.
+func editText(p string) bool {
+	rest, ok := strings.CutPrefix(p, "arguments.edits[")
+	if !ok {
+		return false
+	}
+	n, tail, ok := strings.Cut(rest, "]")
+	return ok && n != "" && strings.Trim(n, "0123456789") == "" && tail == ".newText"
 }
 
 // writtenText reports whether the argument at path p is text a file tool writes: content,

@@ -139,13 +139,17 @@ func homeForm(p string) string {
 
 // unprompted reports whether the file p runs without being called: a git hook (not a
 // .sample), a husky hook, .envrc, a shell's start-up file, a systemd user unit or an autostart
-// entry (persistFile).
+// entry (persistFile), or a GitHub Actions workflow (it runs on the next push, with the
+// repository's secrets).
 func unprompted(p string) bool {
 	b := path.Base(p)
+	ext := strings.ToLower(path.Ext(b))
 	switch {
 	case gitHook(p):
 		return !strings.HasSuffix(b, ".sample")
 	case b == ".envrc", persistFile(p):
+		return true
+	case strings.Contains(p, ".github/workflows/") && (ext == ".yml" || ext == ".yaml"):
 		return true
 	}
 	return slices.Contains(strings.Split(path.Dir(p), "/"), ".husky")
