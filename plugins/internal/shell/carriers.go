@@ -309,7 +309,31 @@ func (a *analyzer) gitConfigCommand(key, val string) {
 		// The project's own hooks folder (`core.hooksPath .githooks`, a prepare script's
 		// set-up) is the project's code like any other; one outside it is asked.
 		a.ask("hide/git_hooks", "points git's hooks at a folder outside the project: what is there runs on every commit", key+" "+val, 0.85)
+	case strings.HasPrefix(k, "url.") && (strings.HasSuffix(k, ".insteadof") || strings.HasSuffix(k, ".pushinsteadof")):
+		// `url.<base>.insteadOf <original>` (git-config(1)): every URL that starts with the
+		// original is fetched from, or pushed to, the base instead. SSH for HTTPS on the same
+		// host, or a token added to it, is a set-up step; another host is asked (registry.go).
+		base := strings.TrimSuffix(strings.TrimSuffix(key[len("url."):], ".insteadOf"), ".pushInsteadOf")
+		base = strings.TrimSuffix(strings.TrimSuffix(base, ".insteadof"), ".pushinsteadof")
+		if gitHost(base) != gitHost(val) {
+			a.ask("exec/package_index", "sends git's later fetches or pushes of one host to another", key+" "+val, 0.85)
+		}
 	}
+}
+
+// gitHost returns the host of a git URL or its prefix (`https://tok@github.com/`,
+// `git@github.com:`, `ssh://git@host:22/`), lower case.
+func gitHost(u string) string {
+	if _, rest, ok := strings.Cut(u, "://"); ok {
+		u = rest
+	}
+	if i := strings.LastIndexByte(u, '@'); i >= 0 {
+		u = u[i+1:]
+	}
+	if i := strings.IndexAny(u, "/:"); i >= 0 {
+		u = u[:i]
+	}
+	return strings.ToLower(u)
 }
 
 // execIn judges the command `docker exec`/`podman exec` (after the container) and `kubectl

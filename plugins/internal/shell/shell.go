@@ -512,6 +512,9 @@ func (a *analyzer) assign(as *syntax.Assign) {
 		v = a.vars[as.Name.Value] + v
 	}
 	a.vars[as.Name.Value] = v
+	if goRegistryVar(as.Name.Value, v) {
+		a.ask("exec/package_index", "points later package installs at another registry or turns their checks off ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
+	}
 	if preloadVar(as.Name.Value) && v != "" {
 		a.ask("priv/preload", "makes every later program load a library the line names ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
 	}
@@ -1694,10 +1697,11 @@ func (a *analyzer) command(argv []string) {
 		}
 	}
 	a.catalogue(name, args, line)
-	a.tunnel(name, args, line)        // exfil.go
-	a.destroy(name, args, line)       // destroy.go
-	a.programWrites(name, args, line) // destroy.go
-	a.lockOut(name, args, line)       // destroy.go
+	a.tunnel(name, args, line)          // exfil.go
+	a.registrySetting(name, args, line) // registry.go
+	a.destroy(name, args, line)         // destroy.go
+	a.programWrites(name, args, line)   // destroy.go
+	a.lockOut(name, args, line)         // destroy.go
 	if interpreter(name) {
 		a.interp(name, args, line)
 	}
