@@ -313,9 +313,14 @@ func (a *analyzer) gitConfigCommand(key, val string) {
 		// `url.<base>.insteadOf <original>` (git-config(1)): every URL that starts with the
 		// original is fetched from, or pushed to, the base instead. SSH for HTTPS on the same
 		// host, or a token added to it, is a set-up step; another host is asked (registry.go).
-		base := strings.TrimSuffix(strings.TrimSuffix(key[len("url."):], ".insteadOf"), ".pushInsteadOf")
-		base = strings.TrimSuffix(strings.TrimSuffix(base, ".insteadof"), ".pushinsteadof")
-		if gitHost(base) != gitHost(val) {
+		suffix := len(".insteadof")
+		if strings.HasSuffix(k, ".pushinsteadof") {
+			suffix = len(".pushinsteadof")
+		}
+		if len(key) < len("url.")+suffix {
+			break // `url.insteadOf`: no base
+		}
+		if base := key[len("url.") : len(key)-suffix]; gitHost(base) != gitHost(val) {
 			a.ask("exec/package_index", "sends git's later fetches or pushes of one host to another", key+" "+val, 0.85)
 		}
 	}

@@ -62,6 +62,21 @@ var hdparmErase = set("--security-erase", "--security-erase-enhanced", "--trim-s
 // luksFormat and erase (the key slots: the data is then unreadable), LVM's lvremove, vgremove
 // and pvremove, ZFS's destroy and labelclear, and hdparm's erasing options.
 func volumeDestroy(name string, args []string) bool {
+	switch name {
+	case "nvme", "cryptsetup", "zpool", "zfs":
+	case "lvremove", "vgremove", "pvremove":
+		return true
+	case "hdparm":
+		for _, x := range args {
+			k, _, _ := strings.Cut(x, "=")
+			if hdparmErase[k] {
+				return true
+			}
+		}
+		return false
+	default:
+		return false
+	}
 	sub := ""
 	if ops := operands(args); len(ops) > 0 {
 		sub = ops[0]
@@ -75,19 +90,10 @@ func volumeDestroy(name string, args []string) bool {
 			return true
 		}
 		return hasFlag(args, "--type") && slices.Contains(args, "luksFormat")
-	case "lvremove", "vgremove", "pvremove":
-		return true
 	case "zpool":
 		return sub == "destroy" || sub == "labelclear"
 	case "zfs":
 		return sub == "destroy"
-	case "hdparm":
-		for _, x := range args {
-			k, _, _ := strings.Cut(x, "=")
-			if hdparmErase[k] {
-				return true
-			}
-		}
 	}
 	return false
 }

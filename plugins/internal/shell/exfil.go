@@ -13,12 +13,21 @@ import (
 
 // credentialPrinter reports whether name with args prints credentials or a whole data store
 // to its standard output, so that piping it to the network sends them (pipe's "secrets"
-// source): a cloud CLI's access token (gcloud auth print-access-token, az account
-// get-access-token, aws configure export-credentials / sts get-session-token, gh auth token),
-// a secret store's entry (vault read / kv get, pass show, op read), Kubernetes secrets
-// (kubectl get secret(s)), and a database dump (pg_dump, pg_dumpall, mysqldump, mariadb-dump,
-// mongodump to standard output, mongoexport).
+// source): tokenPrinter or dumpPrinter.
 func credentialPrinter(name string, args []string) bool {
+	return tokenPrinter(name, args) || dumpPrinter(name, args)
+}
+
+// tokenPrinter reports whether name with args prints credentials: a cloud CLI's access token
+// (gcloud auth print-access-token, az account get-access-token, aws configure
+// export-credentials / sts get-session-token, gh auth token), a secret store's entry (vault
+// read / kv get, pass show, op read), Kubernetes secrets (kubectl get secret(s)).
+func tokenPrinter(name string, args []string) bool {
+	switch name {
+	case "gcloud", "az", "aws", "gh", "glab", "vault", "pass", "gopass", "op", "kubectl", "oc":
+	default:
+		return false
+	}
 	ops := operands(args)
 	sub := strings.Join(ops[:min(3, len(ops))], " ")
 	switch name {
@@ -39,8 +48,15 @@ func credentialPrinter(name string, args []string) bool {
 		return strings.HasPrefix(sub, "show") || len(ops) == 1
 	case "op":
 		return strings.HasPrefix(sub, "read") || strings.HasPrefix(sub, "item get")
-	case "kubectl", "oc":
+	default: // kubectl, oc
 		return len(ops) >= 2 && ops[0] == "get" && (ops[1] == "secret" || ops[1] == "secrets" || strings.HasPrefix(ops[1], "secret/"))
+	}
+}
+
+// dumpPrinter reports whether name with args prints a whole database: pg_dump, pg_dumpall,
+// mysqldump, mariadb-dump, mongoexport without an output file, mongodump to standard output.
+func dumpPrinter(name string, args []string) bool {
+	switch name {
 	case "pg_dump", "pg_dumpall", "mysqldump", "mariadb-dump", "mongoexport":
 		return !hasFlag(args, "-f", "--file", "-r", "--result-file", "-o", "--out")
 	case "mongodump":
@@ -195,7 +211,7 @@ func execLines(p, text string) []string {
 // secretPrint asks about a command whose output, a secret, goes straight into the
 // conversation (and with it to the model's provider): echo or printf of a variable named for a
 // secret (`echo $GITHUB_TOKEN`), printenv of one, a CLI printing its token or a secret store's
-// entry (credentialPrinter, not a database dump), macOS's `security find-generic-password -w`
+// entry (tokenPrinter), macOS's `security find-generic-password -w`
 // and libsecret's `secret-tool lookup`. Piped into another program (`gh auth token | docker
 // login --password-stdin`), redirected, or captured by `$(…)`, the output goes elsewhere: no
 // finding.
@@ -230,9 +246,8 @@ func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
 		prints = len(args) > 0 && (args[0] == "find-generic-password" || args[0] == "find-internet-password") && hasFlag(args, "-w", "-g", "-wa", "-ga")
 	case "secret-tool":
 		prints = len(args) > 0 && args[0] == "lookup"
-	case "pg_dump", "pg_dumpall", "mysqldump", "mariadb-dump", "mongoexport", "mongodump":
 	default:
-		prints = credentialPrinter(name, args)
+		prints = tokenPrinter(name, args)
 	}
 	if prints {
 		a.ask("exfil/secret_print", "prints a secret into the conversation, which the model's provider receives", strings.Join(argv, " "), 0.85)

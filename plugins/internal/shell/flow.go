@@ -147,18 +147,23 @@ func lines(text string) []string {
 	return out
 }
 
-// fedInput judges what a command's here-string or here-document gives it: read assigns the
-// first line to its variables; xargs runs its command on the words (`xargs rm -rf <<< ~`);
-// at and batch run the text as commands.
+// fedInput judges what a command's here-string or here-document gives it (given): `xargs rm
+// -rf <<< ~`, `read -r d <<< ~`.
 func (a *analyzer) fedInput(argv []string, redirs []*syntax.Redirect) {
 	argv = unwrap(argv)
 	if len(argv) == 0 {
 		return
 	}
-	text, ok := a.hereText(redirs)
-	if !ok {
-		return
+	if text, ok := a.hereText(redirs); ok {
+		a.given(argv, text)
 	}
+}
+
+// given judges a command given text on its standard input (a here-string, a here-document, or
+// what the stage before it in a pipe prints): read assigns the first line to its variables;
+// xargs runs its command on the words; at and batch run the text as commands; make with
+// `-f -` runs the makefile's recipes.
+func (a *analyzer) given(argv []string, text string) {
 	switch base(argv[0]) {
 	case "read":
 		if names := readNames(argv[1:]); names != nil {

@@ -74,10 +74,9 @@ func (a *analyzer) otherIndex(indexes []string, line string) {
 // GONOSUMCHECK, GOFLAGS=-insecure, and git's `url.<base>.insteadOf` (every clone of the
 // original goes to the base instead).
 func (a *analyzer) registrySetting(name string, args []string, line string) {
-	ops := operands(args)
 	switch name {
 	case "pip", "pip3", "npm", "yarn", "pnpm":
-		if len(ops) >= 4 && ops[0] == "config" && ops[1] == "set" {
+		if ops := operands(args); len(ops) >= 4 && ops[0] == "config" && ops[1] == "set" {
 			key, val := strings.ToLower(ops[2]), ops[3]
 			if key == "script-shell" || (strings.HasSuffix(key, "index-url") || strings.HasSuffix(key, "registry")) && !publicIndex(val) {
 				a.ask("exec/package_index", "points the package manager's later installs at another registry or shell", line, 0.85)

@@ -726,13 +726,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		}
 		prevText, prevHave := text, haveText
 		text, haveText = "", false
-		if (name == "at" || name == "batch") && i > 0 && prevHave {
-			a.line(prevText, a.depth+1) // at(1) runs the commands it reads with sh
-		}
-		if (name == "make" || name == "gmake") && i > 0 && prevHave && makeReadsStdin(argv[1:]) {
-			for _, r := range makeRecipes(prevText) { // flow.go
-				a.line(r, a.depth+1)
-			}
+		if i > 0 && prevHave && (name == "at" || name == "batch" || name == "make" || name == "gmake") {
+			a.given(argv, prevText) // flow.go: at runs the text, make -f - its recipes
 		}
 		switch name {
 		case "echo":
