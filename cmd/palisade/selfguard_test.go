@@ -51,6 +51,8 @@ func TestHookGuardsItself(t *testing.T) {
 		{"pkill", bash("pkill palisade"), "deny-engine-stop"},
 		{"kill by pgrep", bash("kill $(pgrep -f 'palisade hook serve')"), "deny-engine-stop"},
 		{"systemctl stop", bash("sudo systemctl stop palisade"), "deny-engine-stop"},
+		{"a nested agent without prompts", bash("claude --dangerously-skip-permissions -p 'tidy up'"), "deny-agent-unguarded"},
+		{"a nested agent without hooks", bash("cd /tmp && claude --bare -p 'tidy up'"), "deny-agent-unguarded"},
 		{"Read elsewhere", read(filepath.Join(project, "README.md")), ""},
 		{"cat elsewhere", bash("cat README.md && ls -la ~"), ""},
 		{"palisade version", bash("palisade version"), ""},

@@ -177,10 +177,48 @@ func runLanguage(tool string) string {
 	return ""
 }
 
+// runsCode reports whether a tool's name says it runs code without naming the language
+// (`execute_code`, `run_code`, `code_interpreter`, `run_cell`): an argument names it then.
+func runsCode(tool string) bool {
+	t := strings.ToLower(tool)
+	if i := strings.LastIndex(t, "__"); i >= 0 {
+		t = t[i+2:]
+	}
+	return (strings.Contains(t, "exec") || strings.Contains(t, "run") || strings.Contains(t, "eval") || strings.Contains(t, "interpret")) &&
+		(strings.Contains(t, "code") || strings.Contains(t, "cell") || strings.Contains(t, "snippet") || strings.Contains(t, "script"))
+}
+
+// languageRuns maps the language a code-running tool's argument names to the one-liner that
+// runs its code.
+var languageRuns = map[string]string{
+	"python": "python3 -c", "python3": "python3 -c", "py": "python3 -c",
+	"javascript": "node -e", "js": "node -e", "node": "node -e", "nodejs": "node -e", "typescript": "node -e", "ts": "node -e",
+	"ruby": "ruby -e", "rb": "ruby -e", "perl": "perl -e", "php": "php -r",
+	"bash": "bash -c", "sh": "bash -c", "shell": "bash -c", "zsh": "bash -c",
+	"r": "Rscript -e", "julia": "julia -e", "tcl": "tclsh <<<", "powershell": "pwsh -Command", "pwsh": "pwsh -Command",
+}
+
+// namedLanguage returns the one-liner form of the language a top-level language, lang,
+// kernel, runtime or interpreter argument names, or "".
+func namedLanguage(leaves []leaf) string {
+	for _, l := range leaves {
+		switch strings.ToLower(strings.TrimPrefix(l.path, "arguments.")) {
+		case "language", "lang", "kernel", "runtime", "interpreter":
+			if r := languageRuns[strings.ToLower(strings.TrimSpace(l.text))]; r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
+
 // codeLeaves returns leaves with a Shell leaf added for each top-level code argument of a
 // code-running tool (runLanguage): the one-liner that runs it.
 func codeLeaves(leaves []leaf, tool string) []leaf {
 	run := runLanguage(tool)
+	if run == "" && runsCode(tool) {
+		run = namedLanguage(leaves)
+	}
 	if run == "" {
 		return leaves
 	}

@@ -37,6 +37,11 @@ func TestArgvAndCode(t *testing.T) {
 		{"python cleaning its own files", "execute_python", map[string]any{"code": "import os\nfor f in os.listdir('.'):\n    if f.endswith('.tmp'):\n        os.remove(f)"}, "none", ""},
 		{"python running tests", "execute_python", map[string]any{"code": "import subprocess; subprocess.run(['pytest', '-q'])"}, "none", ""},
 		{"code written, not run", "create_file", map[string]any{"path": "clean.py", "code": "import shutil; shutil.rmtree('build')"}, "none", ""},
+		{"a code tool given its language: shell", "execute_code", map[string]any{"language": "bash", "code": "rm -rf ~"}, "deny", "shell/destroy"},
+		{"a code tool given its language: python source", "run_code", map[string]any{"lang": "Python", "source": "import shutil; shutil.rmtree('/home/u')"}, "deny", "shell/destroy"},
+		{"a code tool given its language: tcl", "execute_code", map[string]any{"language": "tcl", "code": "exec rm -rf /home/u"}, "deny", "shell/destroy"},
+		{"a code tool given its language, benign", "execute_code", map[string]any{"language": "python", "code": "print(sum(range(10)))"}, "none", ""},
+		{"a language named by a tool that runs nothing", "format_code", map[string]any{"language": "bash", "code": "rm -rf ~"}, "none", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, _ := json.Marshal(tc.args)

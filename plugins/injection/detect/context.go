@@ -137,6 +137,12 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			projectKey(r, l.text, d)
 			passwordPage(r)
 			climbsOut(r, r.Norm.Text, d)
+			envTemplateInProject(r, l.text)
+			if l.path == "arguments.glob" && shell.PathRisk(l.text) == shell.RiskSecret {
+				// Grep's file filter naming secret files (`**/credentials`, `.env*`): the
+				// matching lines it prints are the secrets, as a Read of the file shows them.
+				voteHit(r, d, Hit{Category: SensitivePaths, Rule: "secret_glob", Weight: 0.9, Match: l.text})
+			}
 		}
 	}
 	return false
@@ -277,6 +283,37 @@ func projectKey(r *Result, t string, d *Detector) {
 			r.Hits[i].Uncertain = true
 		}
 	}
+}
+
+// reEnvTemplate matches the committed template of a .env file: documentation of the
+// variables, not their values.
+var reEnvTemplate = lazyRegexp(`^\.env\.(?:example|sample|template|dist|defaults|schema|tmpl)$`)
+
+// envTemplateInProject drops the sensitive-path finding of a .env template inside a project
+// checkout (`.env.example`, `/home/u/app/.env.sample`: the issue's own example of a word
+// without context): reading it shows variable names. In the home folder itself, under a
+// system or web folder, or reached by a climb (`../`), the name keeps its finding: there it
+// is what a scanner probes for, a copy that may hold real values.
+func envTemplateInProject(r *Result, t string) {
+	if !reEnvTemplate().MatchString(path.Base(t)) || strings.Contains(t, "..") || strings.ContainsAny(t, " \t\n;|&$`'\"*?[") {
+		return
+	}
+	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {
+		rest, ok := "", false
+		for _, h := range []string{"~/", "/home/", "/Users/"} {
+			if r, found := strings.CutPrefix(t, h); found {
+				rest, ok = r, true
+				if h != "~/" {
+					_, rest, ok = strings.Cut(r, "/") // past the user's name
+				}
+			}
+		}
+		// at least one folder between the home and the file, not a hidden one
+		if !ok || !strings.Contains(rest, "/") || strings.HasPrefix(rest, ".") {
+			return
+		}
+	}
+	dropHits(r, SensitivePaths, func(h Hit) bool { return h.Rule == "secret_file" })
 }
 
 // passwordPage makes the sensitive-path finding of a path argument a question (Hit.Uncertain)

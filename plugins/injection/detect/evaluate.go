@@ -786,16 +786,21 @@ func writtenInto(leaves []leaf) {
 		switch {
 		case l.kind == argkind.Path && (l.path == "arguments.file_path" || l.path == "arguments.notebook_path"):
 			file = l.text
-		case l.kind == argkind.Path && l.path == "arguments.path" && file == "":
-			// The MCP filesystem server's write_file and edit_file name the file `path`.
+		case l.kind == argkind.Path && file == "" && (l.path == "arguments.path" || l.path == "arguments.filepath" || l.path == "arguments.filename" || l.path == "arguments.file"):
+			// The MCP filesystem server's write_file and edit_file name the file `path`;
+			// other servers' file tools `filepath`, `filename` or `file`.
 			file = l.text
 		}
 	}
 	// A list of files written in one call (GitHub's push_files: files[N].path and
-	// files[N].content): each content with its own path.
+	// files[N].content; GitLab's: files[N].file_path): each content with its own path.
 	items := map[string]string{}
 	for _, l := range leaves {
-		if parent, ok := strings.CutSuffix(l.path, ".path"); ok && l.kind == argkind.Path && strings.HasSuffix(parent, "]") {
+		parent, ok := strings.CutSuffix(l.path, ".path")
+		if !ok {
+			parent, ok = strings.CutSuffix(l.path, ".file_path")
+		}
+		if ok && l.kind == argkind.Path && strings.HasSuffix(parent, "]") {
 			items[parent] = l.text
 		}
 	}

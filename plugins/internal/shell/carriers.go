@@ -35,6 +35,7 @@ var wrapperValues = map[string]struct {
 	"caffeinate": {"tw", nil},
 	"taskset":    {"", nil},
 	"chrt":       {"", nil},
+	"unshare":    {"RwSG", []string{"--root", "--wd", "--setuid", "--setgid"}}, // unshare(1)
 }
 
 // wrapperPositional: wrappers whose first operand is a setting, not the command (timeout's
@@ -158,6 +159,9 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 				a.line(strings.TrimSpace(val), a.depth+1)
 			}
 		}
+		if name == "ssh" {
+			a.sshRemote(args)
+		}
 		return false // ssh's own checks still run
 	case "rsync":
 		for i, x := range args {
@@ -231,6 +235,34 @@ func (a *analyzer) carrier(name string, args []string, line string) bool {
 			}
 		}
 		return false
+	case "chroot":
+		// chroot(8): `chroot [OPTION…] NEWROOT [COMMAND [ARG…]]` runs COMMAND with NEWROOT as
+		// its root. Under `/` that is this system's command; under another root its paths are
+		// that tree's, which a question settles as for a container's (execIn).
+		i := 0
+		for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+			if (args[i] == "--userspec" || args[i] == "--groups") && i+1 < len(args) {
+				i++
+			}
+		}
+		if i+1 < len(args) {
+			if path.Clean(args[i]) != "/" {
+				a.inContainer++
+				defer func() { a.inContainer-- }()
+			}
+			a.command(args[i+1:])
+		}
+	case "tmux":
+		a.tmux(args)
+	case "screen":
+		a.screen(args)
+	case "sqlite3":
+		// sqlite3(1)'s dot-commands .shell and .system run their text in a shell, given as an
+		// operand, with -cmd, or on standard input (given).
+		for _, x := range args {
+			a.sqliteDot(x)
+		}
+		return false
 	case "docker", "podman", "kubectl", "oc":
 		return a.execIn(name, args)
 	case "git":
@@ -301,6 +333,26 @@ var gitCommandKeys = map[string]bool{"core.pager": true, "core.sshcommand": true
 func (a *analyzer) gitConfigCommand(key, val string) {
 	k := strings.ToLower(key)
 	switch {
+	case (k == "credential.helper" || strings.HasPrefix(k, "credential.") && strings.HasSuffix(k, ".helper")) && strings.HasPrefix(val, "!"):
+		// A helper git runs with every credential it stores (gitcredentials(7), "store"
+		// action: the password on the helper's standard input). One that sends what it reads
+		// over the network is refused; one that appends it to a file asks (`!f() { cat >>
+		// /tmp/c; }; f`); one that only prints a token (`!f() { echo "password=$T"; }; f`,
+		// CI's set-up) is judged by its text alone, whose output goes to git, not to the
+		// conversation (as a command substitution's does: secretPrint).
+		a.inSubst++
+		a.line(val[1:], a.depth+1)
+		a.inSubst--
+		switch body := val[1:]; {
+		case credSend.MatchString(body):
+			a.add("exfil/credential_helper", "makes git hand the credentials it stores to a command that sends them over the network", key+" "+val, 0.9)
+		case credKeep.MatchString(body):
+			a.ask("exfil/credential_helper", "makes git hand the credentials it stores to a command that writes them to a file", key+" "+val, 0.85)
+		}
+	case (k == "http.sslverify" || strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".sslverify")) && falsy(val):
+		// http.sslVerify false: git fetches and pushes without checking the server's
+		// certificate, so whoever stands on the way can serve any code (registry.go).
+		a.ask("exec/tls_off", "turns certificate checks off for git's later fetches and pushes", key+" "+val, 0.85)
 	case gitCommandKeys[k] || strings.HasPrefix(k, "pager."):
 		a.line(strings.TrimPrefix(val, "!"), a.depth+1)
 	case strings.HasPrefix(k, "alias.") && strings.HasPrefix(val, "!"):
@@ -325,6 +377,13 @@ func (a *analyzer) gitConfigCommand(key, val string) {
 		}
 	}
 }
+
+var (
+	// credSend and credKeep match a credential helper's shell text that sends what it reads
+	// over the network, or writes it to a file.
+	credSend = lazyre.New(`\b(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|ssh)\b|/dev/(?:tcp|udp)/`)
+	credKeep = lazyre.New(`>>?\s*[^&\s]|\btee\b`)
+)
 
 // gitHost returns the host of a git URL or its prefix (`https://tok@github.com/`,
 // `git@github.com:`, `ssh://git@host:22/`), lower case.
@@ -559,3 +618,155 @@ func (a *analyzer) serveFiles(name string, args []string, line string) {
 }
 
 var movedAway = lazyre.New(`^/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|srv|home|root|sys|proc|dev|Users|System|Library|Applications)$|^/(home|Users)/[^/]+$`)
+
+// sshValue are ssh(1)'s options whose value is the next word (or the rest of the word).
+const sshValue = "BbcDEeFIiJLlmOopQRSWw"
+
+// sshRemote judges the command ssh(1) runs on the remote host: the words after the
+// destination, joined with spaces and run by the remote user's shell. The remote host's paths
+// are not this one's, so what it finds asks, as a container's command does (execIn).
+func (a *analyzer) sshRemote(args []string) {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-") && len(args[i]) > 1; i++ {
+		if args[i] == "--" {
+			i++
+			break
+		}
+		if last := args[i][len(args[i])-1]; len(args[i]) == 2 && strings.IndexByte(sshValue, last) >= 0 {
+			i++
+		}
+	}
+	if i+1 >= len(args) {
+		return // no command: a login shell, or a forward only (-N)
+	}
+	a.inContainer++
+	defer func() { a.inContainer-- }()
+	a.line(strings.Join(args[i+1:], " "), a.depth+1)
+}
+
+// tmux judges what tmux(1) runs: `-c SHELL-COMMAND`; new-session, new-window, split-window,
+// respawn-pane, respawn-window and run-shell run their last arguments as a shell command;
+// send-keys types its keys into a pane's shell (key names such as Enter and C-m aside).
+// Commands chained with `;` are each judged.
+func (a *analyzer) tmux(args []string) {
+	i := 0
+	for ; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch args[i] {
+		case "-c":
+			if i+1 < len(args) {
+				a.line(args[i+1], a.depth+1)
+			}
+			return
+		case "-f", "-L", "-S", "-T":
+			i++
+		}
+	}
+	for rest := args[i:]; len(rest) > 0; {
+		cmd := rest
+		for j, x := range rest {
+			if x == ";" || x == `\;` {
+				cmd, rest = rest[:j], rest[j+1:]
+				break
+			}
+			if j == len(rest)-1 {
+				rest = nil
+			}
+		}
+		a.tmuxCommand(cmd)
+	}
+}
+
+// tmuxRuns are tmux commands (and their aliases) that run a shell command given last.
+var tmuxRuns = set("new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane",
+	"respawnp", "respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup")
+
+// tmuxKeyName matches a tmux key name (tmux(1) KEY BINDINGS) that send-keys presses rather
+// than types.
+var tmuxKeyName = lazyre.New(`^(?:(?:[CMS]-)+.|Enter|KPEnter|Escape|Tab|BSpace|Space|Up|Down|Left|Right|Home|End|[CMS]-(?:Enter|Space))$`)
+
+// tmuxCommand judges one tmux command's words.
+func (a *analyzer) tmuxCommand(cmd []string) {
+	if len(cmd) == 0 {
+		return
+	}
+	name, rest := cmd[0], cmd[1:]
+	run := tmuxRuns[name]
+	send := name == "send-keys" || name == "send"
+	if !run && !send {
+		return
+	}
+	// Options: flag letters, the last of a group taking the next word when it is one of
+	// tmux's value options (-c, -e, -F, -f, -n, -s, -t, -x, -y, -l, -p, -T; run-shell's -d is a
+	// delay).
+	values := "ceFfnstxylpT"
+	if name == "run-shell" || name == "run" {
+		values += "d"
+	}
+	for len(rest) > 0 && strings.HasPrefix(rest[0], "-") && len(rest[0]) > 1 {
+		x := rest[0]
+		rest = rest[1:]
+		if x == "--" {
+			break
+		}
+		if strings.IndexByte(values, x[len(x)-1]) >= 0 && len(rest) > 0 && !(send && x[len(x)-1] == 'l') {
+			rest = rest[1:]
+		}
+	}
+	if len(rest) == 0 {
+		return
+	}
+	if run {
+		a.line(strings.Join(rest, " "), a.depth+1)
+		return
+	}
+	var typed []string
+	for _, k := range rest {
+		if !tmuxKeyName.MatchString(k) {
+			typed = append(typed, k)
+		}
+	}
+	if len(typed) > 0 {
+		a.line(strings.Join(typed, " "), a.depth+1)
+	}
+}
+
+// screen judges what screen(1) runs: `screen [-opts] [CMD [ARGS]]` runs CMD in a new window
+// (detached with -dm); `-X COMMAND` sends a command to a running session, whose `stuff TEXT`
+// types TEXT into the window's shell and `exec CMD` runs one.
+func (a *analyzer) screen(args []string) {
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if !strings.HasPrefix(x, "-") || len(x) < 2 {
+			a.command(args[i:])
+			return
+		}
+		if x == "-X" || strings.HasSuffix(x, "X") && !strings.HasPrefix(x, "--") {
+			rest := args[i+1:]
+			switch {
+			case len(rest) > 1 && rest[0] == "stuff":
+				a.line(strings.NewReplacer(`\n`, "\n", `\r`, "\n", "^M", "\n", `\015`, "\n").Replace(rest[1]), a.depth+1)
+			case len(rest) > 1 && rest[0] == "exec":
+				a.command(rest[1:])
+			}
+			return
+		}
+		// -c FILE, -e XY, -h LINES, -p WINDOW, -S NAME, -T TERM, -t TITLE, -s SHELL: the value
+		// is the next word unless attached (a group such as -dmS takes it for its last letter).
+		if strings.IndexByte("cehpSTts", x[len(x)-1]) >= 0 && (len(x) == 2 || strings.Trim(x[1:len(x)-1], "dmDRrfaAilLOqUx") == "") {
+			i++
+		}
+	}
+}
+
+// sqliteDot judges a sqlite3 dot-command that runs its text in a shell (`.shell CMD`,
+// `.system CMD`, sqlite3(1)), one per line of text.
+func (a *analyzer) sqliteDot(text string) {
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{".shell ", ".system "} {
+			if c, ok := strings.CutPrefix(l, p); ok {
+				a.line(c, a.depth+1)
+			}
+		}
+	}
+}

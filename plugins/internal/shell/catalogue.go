@@ -58,6 +58,16 @@ var Catalogue = []Entry{
 	{"destroy/drop_database", "mysql", "https://dev.mysql.com/doc/refman/8.4/en/drop-database.html", `mysql -e 'drop database prod'`, false},
 	{"destroy/drop_database", "dropdb", "https://www.postgresql.org/docs/current/app-dropdb.html", "dropdb prod", false},
 	{"destroy/drop_database", "redis-cli", "https://redis.io/docs/latest/commands/flushall/", "redis-cli FLUSHALL", false},
+	{"destroy/repo_delete", "gh", "https://cli.github.com/manual/gh_repo_delete", "gh repo delete o/r --yes", false},
+	{"exfil/make_public", "gh", "https://cli.github.com/manual/gh_repo_edit", "gh repo edit o/r --visibility public --accept-visibility-change-consequences", true},
+	{"priv/open_to_internet", "aws", "https://docs.aws.amazon.com/cli/latest/reference/ec2/authorize-security-group-ingress.html", "aws ec2 authorize-security-group-ingress --group-id sg-1 --protocol tcp --port 22 --cidr 0.0.0.0/0", true},
+	{"priv/open_to_internet", "gcloud", "https://cloud.google.com/sdk/gcloud/reference/compute/firewall-rules/create", "gcloud compute firewall-rules create x --allow tcp:22 --source-ranges 0.0.0.0/0", true},
+	{"priv/cluster_admin", "kubectl", "https://kubernetes.io/docs/reference/kubectl/generated/kubectl_create/kubectl_create_clusterrolebinding/", "kubectl create clusterrolebinding x --clusterrole=cluster-admin --serviceaccount=default:default", true},
+	{"exec/tls_off", "git", "https://git-scm.com/docs/git-config#Documentation/git-config.txt-httpsslVerify", "git config --global http.sslVerify false", true},
+	{"exec/tls_off", "npm", "https://docs.npmjs.com/cli/v10/using-npm/config#strict-ssl", "npm config set strict-ssl false", true},
+	{"exec/tls_off", "pip", "https://pip.pypa.io/en/stable/cli/pip/#cmdoption-trusted-host", "pip config set global.trusted-host pypi.example.org", true},
+	{"exfil/secret_print", "gpg", "https://www.gnupg.org/documentation/manuals/gnupg/Operational-GPG-Commands.html", "gpg --armor --export-secret-keys", true},
+	{"exfil/secret_print", "aws", "https://docs.aws.amazon.com/cli/latest/reference/iam/create-access-key.html", "aws iam create-access-key --user-name admin", true},
 	{"destroy/crontab_remove", "crontab", "https://man7.org/linux/man-pages/man1/crontab.1.html", "crontab -r", false},
 	{"priv/disable_security", "systemctl", "https://www.freedesktop.org/software/systemd/man/latest/systemctl.html", "systemctl stop auditd", false},
 	{"priv/disable_security", "setenforce", "https://man7.org/linux/man-pages/man8/setenforce.8.html", "setenforce 0", false},
@@ -135,6 +145,9 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 	case "docker", "podman":
 		a.docker(name, args, line)
 	case "kubectl", "oc":
+		if len(args) >= 2 && args[0] == "create" && (args[1] == "clusterrolebinding" || args[1] == "rolebinding") && flagValue(args, "--clusterrole") == "cluster-admin" {
+			a.ask("priv/cluster_admin", "gives an account full control of the cluster", line, 0.85)
+		}
 		if len(args) > 0 && args[0] == "delete" {
 			ops := operands(args[1:])
 			if len(ops) > 0 && (ops[0] == "namespace" || ops[0] == "namespaces" || ops[0] == "ns") ||
@@ -171,7 +184,13 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 		if len(args) >= 2 && args[0] == "s3" && (args[1] == "rm" && hasFlag(args, "--recursive") || args[1] == "rb" && hasFlag(args, "--force")) {
 			a.add("destroy/cloud_storage", "deletes a cloud storage bucket's objects", line, 0.9)
 		}
+		if len(args) >= 2 && args[0] == "ec2" && (args[1] == "authorize-security-group-ingress" || args[1] == "modify-security-group-rules") && openToAll(args) {
+			a.ask("priv/open_to_internet", "opens a port to every address on the internet", line, 0.85)
+		}
 	case "gsutil", "gcloud":
+		if name == "gcloud" && len(args) >= 3 && args[0] == "compute" && args[1] == "firewall-rules" && (args[2] == "create" || args[2] == "update") && openToAll(args) {
+			a.ask("priv/open_to_internet", "opens a port to every address on the internet", line, 0.85)
+		}
 		i := 0
 		for i < len(args) && strings.HasPrefix(args[i], "-") {
 			i++
@@ -231,7 +250,25 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 		if len(args) >= 2 && args[0] == "flush" && args[1] == "ruleset" {
 			a.add("priv/firewall_flush", "removes the firewall rules", line, 0.9)
 		}
+	case "gh":
+		ops := operands(args)
+		switch {
+		case len(ops) >= 2 && ops[0] == "repo" && ops[1] == "delete":
+			a.add("destroy/repo_delete", "deletes a repository, its issues and its history on the host", line, 0.9)
+		case len(ops) >= 2 && ops[0] == "repo" && ops[1] == "edit" && flagValue(args, "--visibility") == "public":
+			a.ask("exfil/make_public", "publishes a repository to everyone", line, 0.85)
+		}
 	}
+}
+
+// openToAll reports whether a firewall rule's arguments name every address (0.0.0.0/0, ::/0).
+func openToAll(args []string) bool {
+	for _, x := range args {
+		if strings.Contains(x, "0.0.0.0/0") || strings.Contains(x, "::/0") {
+			return true
+		}
+	}
+	return false
 }
 
 // hasPrefixFlag reports whether an argument starts with prefix (--delete, --delete-after...).

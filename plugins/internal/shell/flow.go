@@ -177,6 +177,8 @@ func (a *analyzer) given(argv []string, text string) {
 		}
 	case "at", "batch":
 		a.line(text, a.depth+1) // at(1) runs the commands it reads with sh
+	case "sqlite3":
+		a.sqliteDot(text) // carriers.go
 	case "make", "gmake":
 		if makeReadsStdin(argv[1:]) {
 			for _, r := range makeRecipes(text) {

@@ -29,11 +29,12 @@ var (
 	// credentialStore names the files other tools keep their tokens and passwords in (issue 26,
 	// probing: `cat ~/.config/gh/hosts.yml` had no finding): the GitHub CLI's and hub's
 	// hosts files, gcloud's credential databases and application-default credentials, the Azure
-	// CLI's token caches, Claude Code's own credentials, the desktop keyring, Firefox's and
-	// Chromium's saved logins and cookies, Vault's token, Terraform's, Cargo's and RubyGems'
-	// registry credentials, boto's and s3cmd's configs, rclone's remotes, Composer's auth.json,
-	// and the SQL shells' histories (passwords typed at the prompt).
-	credentialStore = lazyre.New(`(^|/)(\.config/gh/hosts\.yml|\.config/hub$|\.config/gcloud/(credentials\.db|access_tokens\.db|application_default_credentials\.json|legacy_credentials)|\.azure/(accessTokens\.json|msal_token_cache|service_principal_entries)|\.claude/\.credentials\.json|\.local/share/keyrings/|\.mozilla/firefox/[^/]+/(logins\.json|key[34]\.db|cookies\.sqlite)|(google-chrome|chromium|BraveSoftware/Brave-Browser)/[^/]+/(Login|Cookies)|\.vault-token$|\.terraform\.d/credentials\.tfrc\.json|\.cargo/credentials(\.toml)?$|\.gem/credentials$|\.boto$|\.s3cfg$|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.(psql|mysql|rediscli)_history$|\.dbshell$)`)
+	// CLI's token caches, Claude Code's own credentials, the desktop keyring and a macOS user's
+	// login keychain (not the System keychain, the machine's certificate trust store),
+	// Firefox's and Chromium's saved logins and cookies, Vault's token, Terraform's, Cargo's
+	// and RubyGems' registry credentials, boto's and s3cmd's configs, rclone's remotes,
+	// Composer's auth.json, and the SQL shells' histories (passwords typed at the prompt).
+	credentialStore = lazyre.New(`(^|/)(\.config/gh/hosts\.yml|\.config/hub$|\.config/gcloud/(credentials\.db|access_tokens\.db|application_default_credentials\.json|legacy_credentials)|\.azure/(accessTokens\.json|msal_token_cache|service_principal_entries)|\.claude/\.credentials\.json|\.local/share/keyrings/|\.mozilla/firefox/[^/]+/(logins\.json|key[34]\.db|cookies\.sqlite)|(google-chrome|chromium|Google/Chrome|BraveSoftware/Brave-Browser)/[^/]+/(Login|Cookies)|Library/Keychains/login\.keychain(-db)?$|\.vault-token$|\.terraform\.d/credentials\.tfrc\.json|\.cargo/credentials(\.toml)?$|\.gem/credentials$|\.boto$|\.s3cfg$|\.config/rclone/rclone\.conf|\.composer/auth\.json|\.(psql|mysql|rediscli)_history$|\.dbshell$)`)
 	personal        = lazyre.New(`(^|[\s'"=@:(])(~|\$HOME|\$\{HOME\}|/home/[^/\s]+|/Users/[^/\s]+)/\.|(^|[\s'"=@:(])/etc/`)
 )
 

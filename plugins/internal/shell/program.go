@@ -39,6 +39,10 @@ func home(t string) bool {
 // resolve returns t as seen from the project directory: a relative path joined to the
 // working directory cd set. Absolute, home and unknown-directory paths are returned as is.
 func (a *analyzer) resolve(t string) string {
+	if rest, ok := pwdRest(t); ok && a.cwd != "?" {
+		// $PWD and `$(pwd)` are the working directory (`rm -rf "$PWD/.."`).
+		return path.Clean(path.Join(".", a.cwd, rest))
+	}
 	if a.cwd == "" || a.cwd == "?" || t == "" || strings.HasPrefix(t, "/") || home(t) || strings.HasPrefix(t, "$") {
 		return t
 	}
@@ -47,6 +51,17 @@ func (a *analyzer) resolve(t string) string {
 		return "/home" // climbed out of the home directory
 	}
 	return j
+}
+
+// pwdRest returns what follows a leading $PWD, ${PWD} (or `$(pwd)`, which subst spells
+// $PWD) in t, and whether t starts with one.
+func pwdRest(t string) (string, bool) {
+	for _, p := range []string{"${PWD}", "$PWD"} {
+		if rest, ok := strings.CutPrefix(t, p); ok && (rest == "" || rest[0] == '/') {
+			return rest, true
+		}
+	}
+	return "", false
 }
 
 // outsideAt is outside for an operand t of a command run in the working directory cd set.

@@ -81,6 +81,11 @@ func (a *analyzer) registrySetting(name string, args []string, line string) {
 			if key == "script-shell" || (strings.HasSuffix(key, "index-url") || strings.HasSuffix(key, "registry")) && !publicIndex(val) {
 				a.ask("exec/package_index", "points the package manager's later installs at another registry or shell", line, 0.85)
 			}
+			// npm's strict-ssl (yarn 2's enableStrictSsl) off, or a pip host trusted without
+			// HTTPS checks: every later download can be swapped on the way.
+			if (key == "strict-ssl" || key == "enablestrictssl") && falsy(val) || strings.HasSuffix(key, "trusted-host") && val != "" {
+				a.ask("exec/tls_off", "turns certificate checks off for the package manager's later downloads", line, 0.85)
+			}
 		}
 	case "go":
 		if len(args) >= 2 && args[0] == "env" && hasFlag(args, "-w") {
@@ -116,6 +121,15 @@ func goRegistryVar(k, v string) bool {
 		return v == "off"
 	case "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "NPM_CONFIG_REGISTRY", "npm_config_registry", "YARN_REGISTRY":
 		return v != "" && !publicIndex(v)
+	}
+	return false
+}
+
+// falsy reports whether a configuration value means off (git-config(1)'s false, no, off, 0).
+func falsy(v string) bool {
+	switch strings.ToLower(strings.Trim(v, `"'`)) {
+	case "false", "no", "off", "0":
+		return true
 	}
 	return false
 }

@@ -403,6 +403,19 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 		return echoText(argv[1:])
 	case "printf":
 		return printfText(argv[1:])
+	case "pwd":
+		return "$PWD" // resolve reads it as the working directory
+	case "dirname", "realpath":
+		// `$(dirname "$PWD")`, `$(realpath ..)`: the path they print, where the line names it
+		if ops := operands(argv[1:]); len(ops) == 1 && !strings.ContainsAny(ops[0], "`*?[") && (!strings.Contains(ops[0], "$") || strings.HasPrefix(ops[0], "$PWD") || home(ops[0])) {
+			if base(argv[0]) == "realpath" {
+				return path.Clean(ops[0])
+			}
+			if strings.HasPrefix(ops[0], "$") || home(ops[0]) {
+				return strings.TrimRight(ops[0], "/") + "/.."
+			}
+			return path.Dir(path.Clean(ops[0]))
+		}
 	}
 	if fetcher(base(argv[0])) {
 		if httpsFetch(base(argv[0]), argv[1:]) {
@@ -713,6 +726,9 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			if s != "" && (src == "" || src == "text") {
 				src, https = s, v
 			}
+			// `(crontab -l; echo '* * * * * CMD') | crontab -`: what its echo and printf
+			// commands print is what the stage prints, with the rest of its output.
+			text, haveText = a.innerText(stages[i])
 			continue
 		}
 		name := base(argv[0])
@@ -726,7 +742,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		}
 		prevText, prevHave := text, haveText
 		text, haveText = "", false
-		if i > 0 && prevHave && (name == "at" || name == "batch" || name == "make" || name == "gmake") {
+		if i > 0 && prevHave && (name == "at" || name == "batch" || name == "make" || name == "gmake" || name == "sqlite3") {
 			a.given(argv, prevText) // flow.go: at runs the text, make -f - its recipes
 		}
 		switch name {
@@ -950,6 +966,33 @@ func (a *analyzer) innerSource(s *syntax.Stmt) (src string, https bool) {
 	return src, src == "fetch" && https && calls == 1
 }
 
+// innerText returns what the echo and printf commands of a subshell or a block print, one
+// after the other, and whether it holds any.
+func (a *analyzer) innerText(s *syntax.Stmt) (string, bool) {
+	if s == nil || s.Cmd == nil {
+		return "", false
+	}
+	var parts []string
+	syntax.Walk(s.Cmd, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		argv := a.fields(c.Args)
+		if len(argv) == 0 {
+			return true
+		}
+		switch base(argv[0]) {
+		case "echo":
+			parts = append(parts, echoText(argv[1:]))
+		case "printf":
+			parts = append(parts, printfText(argv[1:]))
+		}
+		return true
+	})
+	return strings.Join(parts, "\n"), len(parts) > 0
+}
+
 // portCheck reports whether s only opens its redirects and runs nothing: no command (`<
 // /dev/tcp/db/5432`, the wait-for-port check of compose scripts), or `:` or `true` with no
 // arguments. Nothing is sent and nothing read is run (in a pipeline it feeds the next stage
@@ -1142,7 +1185,7 @@ var secretDir = lazyre.New(`(^|/)\.(ssh|aws|gnupg|password-store)/?$`)
 func unwrap(argv []string) []string {
 	for len(argv) > 0 {
 		switch base(argv[0]) {
-		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt",
+		case "env", "nohup", "nice", "time", "command", "builtin", "exec", "stdbuf", "ionice", "setsid", "timeout", "caffeinate", "busybox", "taskset", "chrt", "unshare",
 			"firejail": // firejail(1): every option is one word (`--bind=a,b`), then the program it sandboxes
 			rest := argv[1:]
 			if _, ok := wrapperValues[base(argv[0])]; ok {
@@ -1185,7 +1228,9 @@ func base(s string) string { return path.Base(s) }
 func interpreter(name string) bool {
 	switch interpLang(name) {
 	case "sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh", "ash", "python", "perl", "ruby", "node", "php", "lua", "deno", "bun", "pwsh", "powershell", "osascript", "source", ".",
-		"jrunscript": // the JDK's script runner: jrunscript -e 'java.lang.Runtime.getRuntime().exec(…)'
+		// the JDK's script runner (jrunscript -e 'java.lang.Runtime.getRuntime().exec(…)'),
+		// and tcl.go's languages
+		"jrunscript", "tclsh", "wish", "expect", "Rscript", "R", "julia":
 		return true
 	}
 	return false
@@ -1256,15 +1301,43 @@ func secretSource(name string, args []string) bool {
 	switch name {
 	case "env", "printenv", "set":
 		return len(args) == 0
-	case "cat", "head", "tail", "tar", "zip", "base64", "xxd", "gpg":
+	case "cat", "head", "tail", "tar", "zip", "7z", "base64", "xxd", "gpg":
+		dir := ""
+		for i, x := range args {
+			if name == "tar" && (x == "-C" || x == "--directory") && i+1 < len(args) && dir == "" {
+				dir = args[i+1]
+			} else if v, ok := strings.CutPrefix(x, "--directory="); ok && name == "tar" && dir == "" {
+				dir = v
+			}
+		}
 		for _, x := range args {
 			if secretFile(x) || strings.ContainsAny(x, "*?[") && globSecret(x) {
 				return true
+			}
+			// An archive of the whole home folder holds its keys and credentials (`tar cz ~`,
+			// `tar -C ~ -czf - .`).
+			if p := x; (name == "tar" || name == "zip" || name == "7z") && !strings.HasPrefix(x, "-") {
+				if dir != "" && !strings.HasPrefix(x, "/") && !home(x) {
+					p = dir + "/" + x
+				}
+				if homeDir(p) {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
+
+// homeDir reports whether p names a home folder itself: ~, $HOME, /home/NAME, /Users/NAME,
+// /root.
+func homeDir(p string) bool {
+	c := path.Clean(p)
+	return c == "~" || c == "$HOME" || c == "${HOME}" || reHomeDir.MatchString(c)
+}
+
+// reHomeDir matches a home folder written out.
+var reHomeDir = lazyre.New(`^(/home/[^/]+|/Users/[^/]+|/root)$`)
 
 func hasFlag(args []string, flags ...string) bool {
 	for _, x := range args {
@@ -1693,6 +1766,7 @@ func (a *analyzer) command(argv []string) {
 	}
 	a.catalogue(name, args, line)
 	a.tunnel(name, args, line)          // exfil.go
+	a.dnsExfil(name, args, line)        // exfil.go
 	a.registrySetting(name, args, line) // registry.go
 	a.destroy(name, args, line)         // destroy.go
 	a.programWrites(name, args, line)   // destroy.go
