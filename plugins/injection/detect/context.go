@@ -448,7 +448,7 @@ var reFenceLang = lazyre.New(`^(?:bash|sh|zsh|shell|console|python[23]?|perl)\s+
 // fenceOpenerAt reports whether the backtick at t[at] is the last of a Markdown code fence's
 // three ("```bash"), the fence opening where a line or a quoted line starts (the text's start,
 // white space or a blockquote's '>' before it), with a language (reFenceLang) and a closing
-// fence after it. A shell reads "``" as nothing, but a fence is how a message or a page shows
+// fence after it. A shell reads two backticks as nothing, but a fence is how a message or a page shows
 // code, not what runs; the code inside is judged by every other rule.
 func fenceOpenerAt(t string, at int) bool {
 	if at < 2 || t[at] != '`' || t[at-2:at] != "``" || !reFenceLang.MatchString(t[at+1:]) {
