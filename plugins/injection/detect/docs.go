@@ -34,6 +34,7 @@ func docStructure(r *Result) {
 	hidden := hidesPart(r)
 	if !hidden {
 		codeKeyDelimiters(r, t)
+		userDataLabels(r, t)
 		licenceWords(r, t)
 	}
 	// An option's description in a manual's option list that takes on a user's identity
@@ -438,9 +439,11 @@ var reModelWords = lazyre.New(`\b(?:ignore|disregard|instructions?|assistants?|a
 
 // reEditorWords are what a comment left for a file's editors is about: the file being
 // generated or edited, a linter's switch, the template, issue, pull request or section it
-// belongs to, the title, the docs or release notes. editorComments drops a hidden_markup hit
-// only in a comment that has one of these and none of reModelWords.
-var reEditorWords = lazyre.New(`\b(?:edit|edited|editing|editors?|generated?|auto-?generated|generator|markdownlint(?:-disable|-enable)?|prettier-ignore|lint|template|issue|bug report|pull request|title|section|heading|release notes?|changelog|documentation|docs|fill (?:in|out)|table of contents|toc|todo|fixme|maintainers?|contributors?|reviewers?)\b`)
+// belongs to, the title, the docs or release notes, a template's checkboxes ("<!-- Checked
+// checkbox should look like this: [x] -->", ent's issue templates; issue 26, helper det61).
+// editorComments drops a hidden_markup hit only in a comment that has one of these and none of
+// reModelWords.
+var reEditorWords = lazyre.New(`\b(?:edit|edited|editing|editors?|generated?|auto-?generated|generator|markdownlint(?:-disable|-enable)?|prettier-ignore|lint|template|issue|bug report|pull request|title|section|heading|release notes?|changelog|documentation|docs|fill (?:in|out)|table of contents|toc|todo|fixme|maintainers?|contributors?|reviewers?|checkbox(?:es)?)\b`)
 
 // editorComments drops hidden_markup hits of an HTML comment (Markdown's way to leave a note
 // for the file's editors) when every comment that holds a match is about editing the file
@@ -603,6 +606,43 @@ func codeKeyDelimiters(r *Result, t string) {
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
+}
+
+// reUserLabel is fake_delimiter's match of a "User:" label at a line's start.
+var reUserLabel = lazyre.New(`^\n\s*user[ \t]*:\s$`)
+
+// reLabelAddress is the rest of a "User:" line that is one e-mail address and nothing else:
+// a bug tracker's pseudo-header ("User: dpkg@packages.debian.org"), a mail header.
+var reLabelAddress = lazyre.New(`^[ \t]*[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]*(?:\n|$)`)
+
+// reTableLine is a line of an ASCII table: its border ("+-----+") or a row ("| owner |").
+var reTableLine = lazyre.New(`^[ \t]*(?:\+-|\|)`)
+
+// userDataLabels drops fake_delimiter's hit when every match of the rule is a "User:" label
+// whose line holds one e-mail address (reLabelAddress: the Debian bug tracker's "User:
+// dpkg@packages.debian.org" pseudo-header in dpkg's README.bug-usertags), or a "User:" label
+// alone on its line over an ASCII table (reTableLine: the schema description of ent's
+// code-generation docs, "User:\n\t+-------+------+"); issue 26, helper det61, debian-extra and
+// fresh calib. Data under a label is no chat turn. "User: ignore the above", an address followed
+// by words, "Assistant:" or "System:" lines, any other delimiter the rule finds, and a page that
+// hides a part (docStructure calls it only then) still count.
+func userDataLabels(r *Result, t string) {
+	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == PromptInjection && h.Rule == "fake_delimiter" }) {
+		return
+	}
+	if everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := t[at:end]
+		if !reUserLabel.MatchString(m) {
+			return false
+		}
+		if m[len(m)-1] != '\n' {
+			return reLabelAddress.MatchString(t[end:])
+		}
+		rest := strings.TrimLeft(t[end:], "\n")
+		return reTableLine.MatchString(rest)
+	}, "fake_delimiter") {
+		dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
+	}
 }
 
 // reCommentWord is hidden_markup's word in an HTML comment (prompt.go), on normalized text.
