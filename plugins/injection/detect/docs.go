@@ -1008,9 +1008,10 @@ func separatorLiterals(t string) bool {
 var (
 	// reReportSend is an exfiltrate match that sends a report, or nothing named, to an e-mail
 	// address: "send an e-mail to security@…", "email documentation bug reports to docs@…".
-	// What is sent is a mail, a message, a patch, feedback or a report of a bug, an issue or
-	// a vulnerability; "send the conversation to …", "forward this chat to …" are not.
-	reReportSend = lazyre.New(`^(?:send|forward|e-?mail|post|message)\s+(?:(?:us\s+)?(?:an?|your|the|any|such|these|those)\s+)?(?:(?:e-?mail|mail|message|note|patch(?:es)?|(?:[a-z-]+\s+){0,2}(?:bug|issue|problem|security|vulnerability|crash)\s+reports?|(?:bug\s+)?reports?|feedback|questions?|comments?|suggestions?)\s+)?to\s+[\w.+-]+@[\w-]+\.[\w.]+$`)
+	// What is sent is a mail, a message, a patch, feedback, findings or a report of a bug, an
+	// issue or a vulnerability; "send the conversation to …", "forward this chat to …" are not.
+	// A list item's label may come first ("**Email:** Send your findings to …").
+	reReportSend = lazyre.New(`^(?:e-?mail:\**\s+)?(?:send|forward|e-?mail|post|message)\s+(?:(?:us\s+)?(?:an?|your|the|any|such|these|those)\s+)?(?:(?:e-?mail|mail|message|note|patch(?:es)?|(?:[a-z-]+\s+){0,2}(?:bug|issue|problem|security|vulnerability|crash)\s+reports?|(?:bug\s+)?reports?|findings|feedback|questions?|comments?|suggestions?)\s+)?to\s+[\w.+-]+@[\w-]+\.[\w.]+$`)
 	// reReportWord says the sentence is about reporting a bug or a security problem.
 	reReportWord = lazyre.New(`\b(?:report|reports|reporting|bugs?|security (?:issues?|problems?|vulnerabilit(?:y|ies))|vulnerabilit(?:y|ies))\b`)
 	// reReportData is what a report sent to an address should not carry: the conversation, a
@@ -1033,7 +1034,7 @@ func reportContacts(t string) bool {
 			return false
 		}
 		cur, next, q, _ := sentences(t, at, end)
-		if q || !reReportWord.MatchString(cur) {
+		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
 			return false
 		}
 		for _, s := range []string{cur, next} {
@@ -1043,6 +1044,29 @@ func reportContacts(t string) bool {
 		}
 		return true
 	}, "exfiltrate")
+}
+
+// sectionHeading is the Markdown heading ("# Reporting security vulnerabilities", "## Reporting
+// a Vulnerability") of the section that holds t[at]: the last line before it that starts with
+// '#' and a space, without the marks; "" if none. A security policy's list of ways to report
+// ("2. **Email:** Send your findings to security@…", mailpit's SECURITY.md; issue 26, helper
+// det61, fresh calib) says what it is about in its heading, not in each item.
+func sectionHeading(t string, at int) string {
+	for i := at; i > 0; {
+		j := strings.LastIndexByte(t[:i], '\n')
+		line := t[j+1 : i]
+		if j < 0 {
+			line = t[:i]
+		}
+		if h := strings.TrimLeft(line, "#"); len(h) < len(line) && strings.HasPrefix(h, " ") {
+			return h
+		}
+		if j < 0 {
+			break
+		}
+		i = j
+	}
+	return ""
 }
 
 // scriptBanners reports whether, once a script's comment banners are taken out, pliny_format
