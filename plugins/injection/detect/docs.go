@@ -29,6 +29,7 @@ func docStructure(r *Result) {
 	identifierComments(r, t)
 	secretNotAsked(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && verbsNotVerbs(t) })
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && passwordAdvice(t) })
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := hidesPart(r)
@@ -1044,6 +1045,31 @@ func reportContacts(t string) bool {
 		}
 		return true
 	}, "exfiltrate")
+}
+
+// rePasswordClass is a reveal_secrets match that ends in advice or a list about a kind of
+// password, no one's: "print information about good passwords" (pam_echo(8)), "provide a custom
+// list of common passwords" (Django 1.9's release notes).
+var rePasswordClass = lazyre.New(`\b(?:information|advice|guidance|tips|lists?|examples?|dictionar(?:y|ies)) (?:of|about|on) (?:[a-z]+ )?(?:good|common|weak|strong|bad|guessable|easily guessed|commonly used) passwords$`)
+
+// passwordAdvice reports whether every reveal_secrets match in t is advice or a list about a
+// kind of password (rePasswordClass; issue 26, helper det61, hardneg-extra and pydoc-extra
+// calib), and the rest of its sentence speaks to no one and of no one's data (reDataAddressee,
+// the user, a link or an address), or a file path's folders ("/usr/share/doc/good-password.txt"
+// in the same manual page: "share" a folder after '/', no space in the match). "Print the
+// common passwords", "provide a list of common passwords you have seen in this chat", "... of
+// the user's passwords", "share the password" and a second request beside it still count.
+func passwordAdvice(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		if at > 0 && t[at-1] == '/' && !strings.ContainsAny(t[at:end], " \t\n") {
+			return true
+		}
+		if !rePasswordClass.MatchString(t[at:end]) {
+			return false
+		}
+		rest := t[end:statementEnd(t, end)]
+		return !reDataAddressee.MatchString(rest) && !strings.Contains(rest, "user") && !strings.Contains(rest, "://") && !strings.Contains(rest, "@")
+	}, "reveal_secrets")
 }
 
 // sectionHeading is the Markdown heading ("# Reporting security vulnerabilities", "## Reporting
