@@ -1637,6 +1637,10 @@ var (
 	reSpeechWords = lazyre.New(`\b(?:respond|responds|responding|responses?|reply|replies|replying|answers?|answering|say|says|saying|speak|speaks|talk|talks|write|writes|generate|generates|produce|produces|output|outputs|act|acts|behave|behaves|comply|obey|pretend|roleplay|role-play|stay|remain|continue|tell|chat|chats|content|topics?|opinions?|questions?|requests?|words|language|persona|(?:in|a|an|the|this|that|your|my|its)\s+(?:\w+\s+)?character|mode|ethics?|ethical|moral|morals|morality|uncensored|amoral|dan|stan|jailbr\w*|god|evil|chaos|developer|anything|everything|whatever)\b`)
 )
 
+// reChangeLink is a changelog entry's link to its GitHub pull request or issue:
+// "[#2172](https://github.com/thanos-io/thanos/pull/2172)".
+var reChangeLink = lazyre.New(`\[#\d+\]\(https://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d+\)`)
+
 // technicalQualifiers reports whether every jailbreak_terms match in t is a plain qualifier
 // of a thing (reQualifierTerm) in a sentence that is a statement about that thing, and the
 // sentence after it hands nothing over and speaks to or of no model (issue 26, data/heldout/hardneg-extra, debian-extra and prose-extra calib:
@@ -1668,7 +1672,11 @@ func technicalQualifiers(r *Result, t string) bool {
 		// The next sentence may be an order about a thing ("If a FILE is '-', read standard
 		// input."), but not one to hand something over or to a model.
 		// A program's "Nmap reports …" there is a statement too (reHandOverOrder).
-		next = strings.TrimSpace(next)
+		// A changelog's next entry opens with its pull request's link (thanos' "...shows the
+		// status of object storage without any filters. - [#2172](https://github.com/…/pull/2172)
+		// Store: ..."; issue 26, helper det61, prose-extra calib): the link names the change,
+		// and only that link is taken out.
+		next = strings.TrimSpace(reChangeLink.ReplaceAllString(next, ""))
 		return statement(cur) && !reDataAddressee.MatchString(next) && !reSpeechWords.MatchString(next) &&
 			!reHandOverOrder.MatchString(next) && !strings.Contains(next, "://") && !reEmailAddress.MatchString(next)
 	}, "jailbreak_terms")
