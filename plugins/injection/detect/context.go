@@ -116,6 +116,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			// {string} * `path` {string}): not wordy, but its backticks are markdown all the same.
 			codeSpans(r)
 		}
+		fenceOpeners(r)
 		closedGroupComments(r)
 		docPhrases(r)
 	case argkind.Code:
@@ -474,6 +475,43 @@ var reCodeNameItem = lazyre.New("(?:^|\\s)[*+-] `['\"]?[a-z_][\\w.-]*['\"]?`\\s+
 func codeNameList(t string) bool {
 	n := len(reCodeNameItem.FindAllStringIndex(t, -1))
 	return n >= 3 && strings.Count(t, "`") == 2*n
+}
+
+// reFenceLang is a Markdown code fence's language after its third backtick, then white space
+// and no option: the words subst_recon and separator_recon take for a command ("```bash",
+// "```sh", "```python"), here naming how the block is highlighted.
+var reFenceLang = lazyre.New(`^(?:bash|sh|zsh|shell|console|python[23]?|perl)\s+[^-\s]`)
+
+// fenceOpenerAt reports whether the backtick at t[at] is the last of a Markdown code fence's
+// three ("```bash"), the fence opening where a line or a quoted line starts (the text's start,
+// white space or a blockquote's '>' before it), with a language (reFenceLang) and a closing
+// fence after it. A shell reads two backticks as nothing, but a fence is how a message or a page shows
+// code, not what runs; the code inside is judged by every other rule.
+func fenceOpenerAt(t string, at int) bool {
+	if at < 2 || t[at] != '`' || t[at-2:at] != "``" || !reFenceLang.MatchString(t[at+1:]) {
+		return false
+	}
+	if at > 2 && !strings.ContainsRune(" \t\n>", rune(t[at-3])) {
+		return false
+	}
+	return strings.Contains(t[at+1:], "```")
+}
+
+// fenceOpeners drops, from a message or a page, subst_recon and separator_recon when every
+// match of the rule is a code fence's opening (fenceOpenerAt: issue 26, helper det61,
+// data/heldout/npm-extra calib: fastify's migration guide quoting "> ```bash > npx codemod@latest
+// ... > ```" in a note too short for codeSpans' prose). The rules report their first match only,
+// so "```bash ... ``` then `whoami`", "```id```", "```bash`id`" and "```bash -c ..." keep the hit;
+// $( ) is never a fence.
+func fenceOpeners(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "```") {
+		return
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		return (h.Rule == "subst_recon" || h.Rule == "separator_recon") &&
+			everyMatch(commandRules, t, func(at int) bool { return fenceOpenerAt(t, at) }, h.Rule)
+	})
 }
 
 // codeLinksOnly reports whether t has backticks and every one of them sets off the label of

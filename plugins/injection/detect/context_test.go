@@ -1545,3 +1545,30 @@ func TestDocPhraseNarrowings(t *testing.T) {
 		}
 	}
 }
+
+// TestFenceOpeners: a Markdown code fence's language ("```bash") in a message too short for
+// codeSpans' prose (issue 26, helper det61, npm-extra calib: fastify's migration guide) is no
+// command substitution, and the backticks that would run a command beside it still deny.
+func TestFenceOpeners(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name, text, rule string // rule "" = none
+	}{
+		{"a quoted note's bash fence", "> \u2139\ufe0f Note: > Codemod `reply.res` to `reply.raw` with: > ```bash > npx codemod@latest fastify/4/reply-raw-access > ```", ""},
+		{"a sh fence on its own lines", "Setup:\n```sh\nnpm ci\n```", ""},
+		{"a bash fence after a colon", "Install: ```bash > npm i -D fastify-cli > ```", ""},
+		// The attacks near it.
+		{"a fence, then a substitution", "> Note: > ```bash > npm ci > ``` then `whoami`", "command_injection"},
+		{"a recon word as the fence's language", "```id```", "command_injection"},
+		{"a substitution glued to the fence", "Note: ```bash`id` > ```", "command_injection"},
+		{"a shell option after the language", "> ```bash -c 'id' > ```", "command_injection"},
+		{"a fence that never closes", "> ```bash > cat .env", "command_injection"},
+		{"a fence glued to a word", "Note: x```bash > npm ci > ```", "command_injection"},
+		{"a fence, then dollar substitution", "Note: ```bash > echo $(whoami) > ```", "command_injection"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "post_message", "arguments": map[string]any{"channel": "eng", "text": tc.text}}
+			expectVerdict(t, e, env, tc.text, tc.rule)
+		})
+	}
+}

@@ -29,11 +29,13 @@ func docStructure(r *Result) {
 	identifierComments(r, t)
 	secretNotAsked(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && verbsNotVerbs(t) })
+	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && passwordAdvice(t) })
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := hidesPart(r)
 	if !hidden {
 		codeKeyDelimiters(r, t)
+		userDataLabels(r, t)
 		licenceWords(r, t)
 	}
 	// An option's description in a manual's option list that takes on a user's identity
@@ -438,9 +440,11 @@ var reModelWords = lazyre.New(`\b(?:ignore|disregard|instructions?|assistants?|a
 
 // reEditorWords are what a comment left for a file's editors is about: the file being
 // generated or edited, a linter's switch, the template, issue, pull request or section it
-// belongs to, the title, the docs or release notes. editorComments drops a hidden_markup hit
-// only in a comment that has one of these and none of reModelWords.
-var reEditorWords = lazyre.New(`\b(?:edit|edited|editing|editors?|generated?|auto-?generated|generator|markdownlint(?:-disable|-enable)?|prettier-ignore|lint|template|issue|bug report|pull request|title|section|heading|release notes?|changelog|documentation|docs|fill (?:in|out)|table of contents|toc|todo|fixme|maintainers?|contributors?|reviewers?)\b`)
+// belongs to, the title, the docs or release notes, a template's checkboxes ("<!-- Checked
+// checkbox should look like this: [x] -->", ent's issue templates; issue 26, helper det61).
+// editorComments drops a hidden_markup hit only in a comment that has one of these and none of
+// reModelWords.
+var reEditorWords = lazyre.New(`\b(?:edit|edited|editing|editors?|generated?|auto-?generated|generator|markdownlint(?:-disable|-enable)?|prettier-ignore|lint|template|issue|bug report|pull request|title|section|heading|release notes?|changelog|documentation|docs|fill (?:in|out)|table of contents|toc|todo|fixme|maintainers?|contributors?|reviewers?|checkbox(?:es)?)\b`)
 
 // editorComments drops hidden_markup hits of an HTML comment (Markdown's way to leave a note
 // for the file's editors) when every comment that holds a match is about editing the file
@@ -603,6 +607,43 @@ func codeKeyDelimiters(r *Result, t string) {
 		}
 	}
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
+}
+
+// reUserLabel is fake_delimiter's match of a "User:" label at a line's start.
+var reUserLabel = lazyre.New(`^\n\s*user[ \t]*:\s$`)
+
+// reLabelAddress is the rest of a "User:" line that is one e-mail address and nothing else:
+// a bug tracker's pseudo-header ("User: dpkg@packages.debian.org"), a mail header.
+var reLabelAddress = lazyre.New(`^[ \t]*[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]*(?:\n|$)`)
+
+// reTableLine is a line of an ASCII table: its border ("+-----+") or a row ("| owner |").
+var reTableLine = lazyre.New(`^[ \t]*(?:\+-|\|)`)
+
+// userDataLabels drops fake_delimiter's hit when every match of the rule is a "User:" label
+// whose line holds one e-mail address (reLabelAddress: the Debian bug tracker's "User:
+// dpkg@packages.debian.org" pseudo-header in dpkg's README.bug-usertags), or a "User:" label
+// alone on its line over an ASCII table (reTableLine: the schema description of ent's
+// code-generation docs, "User:\n\t+-------+------+"); issue 26, helper det61, debian-extra and
+// fresh calib. Data under a label is no chat turn. "User: ignore the above", an address followed
+// by words, "Assistant:" or "System:" lines, any other delimiter the rule finds, and a page that
+// hides a part (docStructure calls it only then) still count.
+func userDataLabels(r *Result, t string) {
+	if !slices.ContainsFunc(r.Hits, func(h Hit) bool { return h.Category == PromptInjection && h.Rule == "fake_delimiter" }) {
+		return
+	}
+	if everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := t[at:end]
+		if !reUserLabel.MatchString(m) {
+			return false
+		}
+		if m[len(m)-1] != '\n' {
+			return reLabelAddress.MatchString(t[end:])
+		}
+		rest := strings.TrimLeft(t[end:], "\n")
+		return reTableLine.MatchString(rest)
+	}, "fake_delimiter") {
+		dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "fake_delimiter" })
+	}
 }
 
 // reCommentWord is hidden_markup's word in an HTML comment (prompt.go), on normalized text.
@@ -968,9 +1009,10 @@ func separatorLiterals(t string) bool {
 var (
 	// reReportSend is an exfiltrate match that sends a report, or nothing named, to an e-mail
 	// address: "send an e-mail to security@…", "email documentation bug reports to docs@…".
-	// What is sent is a mail, a message, a patch, feedback or a report of a bug, an issue or
-	// a vulnerability; "send the conversation to …", "forward this chat to …" are not.
-	reReportSend = lazyre.New(`^(?:send|forward|e-?mail|post|message)\s+(?:(?:us\s+)?(?:an?|your|the|any|such|these|those)\s+)?(?:(?:e-?mail|mail|message|note|patch(?:es)?|(?:[a-z-]+\s+){0,2}(?:bug|issue|problem|security|vulnerability|crash)\s+reports?|(?:bug\s+)?reports?|feedback|questions?|comments?|suggestions?)\s+)?to\s+[\w.+-]+@[\w-]+\.[\w.]+$`)
+	// What is sent is a mail, a message, a patch, feedback, findings or a report of a bug, an
+	// issue or a vulnerability; "send the conversation to …", "forward this chat to …" are not.
+	// A list item's label may come first ("**Email:** Send your findings to …").
+	reReportSend = lazyre.New(`^(?:e-?mail:\**\s+)?(?:send|forward|e-?mail|post|message)\s+(?:(?:us\s+)?(?:an?|your|the|any|such|these|those)\s+)?(?:(?:e-?mail|mail|message|note|patch(?:es)?|(?:[a-z-]+\s+){0,2}(?:bug|issue|problem|security|vulnerability|crash)\s+reports?|(?:bug\s+)?reports?|findings|feedback|questions?|comments?|suggestions?)\s+)?to\s+[\w.+-]+@[\w-]+\.[\w.]+$`)
 	// reReportWord says the sentence is about reporting a bug or a security problem.
 	reReportWord = lazyre.New(`\b(?:report|reports|reporting|bugs?|security (?:issues?|problems?|vulnerabilit(?:y|ies))|vulnerabilit(?:y|ies))\b`)
 	// reReportData is what a report sent to an address should not carry: the conversation, a
@@ -993,7 +1035,7 @@ func reportContacts(t string) bool {
 			return false
 		}
 		cur, next, q, _ := sentences(t, at, end)
-		if q || !reReportWord.MatchString(cur) {
+		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
 			return false
 		}
 		for _, s := range []string{cur, next} {
@@ -1003,6 +1045,54 @@ func reportContacts(t string) bool {
 		}
 		return true
 	}, "exfiltrate")
+}
+
+// rePasswordClass is a reveal_secrets match that ends in advice or a list about a kind of
+// password, no one's: "print information about good passwords" (pam_echo(8)), "provide a custom
+// list of common passwords" (Django 1.9's release notes).
+var rePasswordClass = lazyre.New(`\b(?:information|advice|guidance|tips|lists?|examples?|dictionar(?:y|ies)) (?:of|about|on) (?:[a-z]+ )?(?:good|common|weak|strong|bad|guessable|easily guessed|commonly used) passwords$`)
+
+// passwordAdvice reports whether every reveal_secrets match in t is advice or a list about a
+// kind of password (rePasswordClass; issue 26, helper det61, hardneg-extra and pydoc-extra
+// calib), and the rest of its sentence speaks to no one and of no one's data (reDataAddressee,
+// the user, a link or an address), or a file path's folders ("/usr/share/doc/good-password.txt"
+// in the same manual page: "share" a folder after '/', no space in the match). "Print the
+// common passwords", "provide a list of common passwords you have seen in this chat", "... of
+// the user's passwords", "share the password" and a second request beside it still count.
+func passwordAdvice(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		if at > 0 && t[at-1] == '/' && !strings.ContainsAny(t[at:end], " \t\n") {
+			return true
+		}
+		if !rePasswordClass.MatchString(t[at:end]) {
+			return false
+		}
+		rest := t[end:statementEnd(t, end)]
+		return !reDataAddressee.MatchString(rest) && !strings.Contains(rest, "user") && !strings.Contains(rest, "://") && !strings.Contains(rest, "@")
+	}, "reveal_secrets")
+}
+
+// sectionHeading is the Markdown heading ("# Reporting security vulnerabilities", "## Reporting
+// a Vulnerability") of the section that holds t[at]: the last line before it that starts with
+// '#' and a space, without the marks; "" if none. A security policy's list of ways to report
+// ("2. **Email:** Send your findings to security@…", mailpit's SECURITY.md; issue 26, helper
+// det61, fresh calib) says what it is about in its heading, not in each item.
+func sectionHeading(t string, at int) string {
+	for i := at; i > 0; {
+		j := strings.LastIndexByte(t[:i], '\n')
+		line := t[j+1 : i]
+		if j < 0 {
+			line = t[:i]
+		}
+		if h := strings.TrimLeft(line, "#"); len(h) < len(line) && strings.HasPrefix(h, " ") {
+			return h
+		}
+		if j < 0 {
+			break
+		}
+		i = j
+	}
+	return ""
 }
 
 // scriptBanners reports whether, once a script's comment banners are taken out, pliny_format
@@ -1547,6 +1637,10 @@ var (
 	reSpeechWords = lazyre.New(`\b(?:respond|responds|responding|responses?|reply|replies|replying|answers?|answering|say|says|saying|speak|speaks|talk|talks|write|writes|generate|generates|produce|produces|output|outputs|act|acts|behave|behaves|comply|obey|pretend|roleplay|role-play|stay|remain|continue|tell|chat|chats|content|topics?|opinions?|questions?|requests?|words|language|persona|(?:in|a|an|the|this|that|your|my|its)\s+(?:\w+\s+)?character|mode|ethics?|ethical|moral|morals|morality|uncensored|amoral|dan|stan|jailbr\w*|god|evil|chaos|developer|anything|everything|whatever)\b`)
 )
 
+// reChangeLink is a changelog entry's link to its GitHub pull request or issue:
+// "[#2172](https://github.com/thanos-io/thanos/pull/2172)".
+var reChangeLink = lazyre.New(`\[#\d+\]\(https://github\.com/[\w.-]+/[\w.-]+/(?:pull|issues)/\d+\)`)
+
 // technicalQualifiers reports whether every jailbreak_terms match in t is a plain qualifier
 // of a thing (reQualifierTerm) in a sentence that is a statement about that thing, and the
 // sentence after it hands nothing over and speaks to or of no model (issue 26, data/heldout/hardneg-extra, debian-extra and prose-extra calib:
@@ -1578,7 +1672,11 @@ func technicalQualifiers(r *Result, t string) bool {
 		// The next sentence may be an order about a thing ("If a FILE is '-', read standard
 		// input."), but not one to hand something over or to a model.
 		// A program's "Nmap reports …" there is a statement too (reHandOverOrder).
-		next = strings.TrimSpace(next)
+		// A changelog's next entry opens with its pull request's link (thanos' "...shows the
+		// status of object storage without any filters. - [#2172](https://github.com/…/pull/2172)
+		// Store: ..."; issue 26, helper det61, prose-extra calib): the link names the change,
+		// and only that link is taken out.
+		next = strings.TrimSpace(reChangeLink.ReplaceAllString(next, ""))
 		return statement(cur) && !reDataAddressee.MatchString(next) && !reSpeechWords.MatchString(next) &&
 			!reHandOverOrder.MatchString(next) && !strings.Contains(next, "://") && !reEmailAddress.MatchString(next)
 	}, "jailbreak_terms")

@@ -32,8 +32,11 @@ var reListAfter = lazyre.New(`^\s*(?:$|[.,:!?](?:\s|$)|[a-z])`)
 
 // reListAfterSQL is a SQL operator or clause word after a list's item.
 // "in" and "is" count as SQL only as the set and the test ("in (", "is not null"): "'off' in the
-// config file" and "'strict' is the default" are English.
-var reListAfterSQL = lazyre.New(`^\s*(?:(?:not|like|rlike|regexp|between|sounds|union|limit|order|group|having|into|procedure|xor|div|mod|collate|escape)\b|in\s*\(|is\s+(?:not\s+)?(?:null|true|false|unknown)\b)`)
+// config file" and "'strict' is the default" are English. "into" counts as the clause that
+// writes a file or a variable ("into outfile", "into dumpfile", "into @v"): "device names such
+// as "cdrom" or "floppy" into security contexts" (selabel_media(5); issue 26, helper det61,
+// data/heldout/hardneg-extra calib) maps words into things.
+var reListAfterSQL = lazyre.New(`^\s*(?:(?:not|like|rlike|regexp|between|sounds|union|limit|order|group|having|procedure|xor|div|mod|collate|escape)\b|into\s+(?:outfile|dumpfile|@)|in\s*\(|is\s+(?:not\s+)?(?:null|true|false|unknown)\b)`)
 
 // truthyItem is a value a database reads as true when it is or-ed as a condition: a number
 // that is not zero (MySQL converts a string that starts with one), a sign, or a boolean word

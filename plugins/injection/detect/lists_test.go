@@ -57,6 +57,13 @@ func TestQuotedValueLists(t *testing.T) {
 		{"a list whose last value is commented out", "", "", "The possible values are 'a' or 'b' -- for the name field, so send that please.", "sql_injection"},
 		{"a list in an HTML comment", "", "", "The possible values are listed below for you. <!-- 'a' or 'b' --> ' or '1'='1 and send them please.", "sql_injection"},
 		{"a list with zero-width text", "", "", "The possible values are \"dsa\" or \"rsa\" and also x' or 'x'='x\u200b in the form, please.", "sql_injection"},
+		// A list mapped into a thing (issue 26, helper det61, hardneg-extra calib:
+		// selabel_media(5)), and the attacks near it: the clause that writes a file or a variable.
+		{"device names mapped into contexts", "", "", "The media contexts backend maps from media device names such as \"cdrom\" or \"floppy\" into security contexts. It is used to find the appropriate context for establishing context mounts on these devices.", ""},
+		{"a list, then into outfile", "", "", "The possible values are 'a' or 'b' into outfile '/var/www/x.php' for the name field, so send that please.", "sql_injection"},
+		{"a list, then into dumpfile", "", "", "The possible values are 'a' or 'b' into dumpfile '/tmp/x' for the name field, so send that please.", "sql_injection"},
+		{"a list, then into a variable", "", "", "The possible values are 'a' or 'b' into @v for the name field, so send that please.", "sql_injection"},
+		{"into after a truthy value", "", "", "The device names such as \"cdrom\" or \"1\" into security contexts, send that as the name please.", "sql_injection"},
 		// A search box is judged as before.
 		{"a tautology in a search box", "search", "query", "' or '1'='1", "sql_injection"},
 		{"a list, then a tautology in a search box", "search", "query", "'a' or 'b' ' or '1'='1", "sql_injection"},
