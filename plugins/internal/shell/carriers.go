@@ -346,7 +346,7 @@ func (a *analyzer) gitConfigCommand(key, val string) {
 		switch body := val[1:]; {
 		case credSend.MatchString(body):
 			a.add("exfil/credential_helper", "makes git hand the credentials it stores to a command that sends them over the network", key+" "+val, 0.9)
-		case credKeep.MatchString(body):
+		case credKeep.MatchString(devNullRedirect.ReplaceAllString(body, "")):
 			a.ask("exfil/credential_helper", "makes git hand the credentials it stores to a command that writes them to a file", key+" "+val, 0.85)
 		}
 	case (k == "http.sslverify" || strings.HasPrefix(k, "http.") && strings.HasSuffix(k, ".sslverify")) && falsy(val):
@@ -383,6 +383,8 @@ var (
 	// over the network, or writes it to a file.
 	credSend = lazyre.New(`\b(?:curl|wget|nc|ncat|netcat|socat|scp|rsync|ssh)\b|/dev/(?:tcp|udp)/`)
 	credKeep = lazyre.New(`>>?\s*[^&\s]|\btee\b`)
+	// devNullRedirect matches output thrown away (`2>/dev/null`), which keeps nothing.
+	devNullRedirect = lazyre.New(`[0-9&]?>>?\s*/dev/null`)
 )
 
 // gitHost returns the host of a git URL or its prefix (`https://tok@github.com/`,

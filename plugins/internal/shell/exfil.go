@@ -249,10 +249,10 @@ func execLines(p, text string) []string {
 // secretPrint asks about a command whose output, a secret, goes straight into the
 // conversation (and with it to the model's provider): echo or printf of a variable named for a
 // secret (`echo $GITHUB_TOKEN`), printenv of one, a CLI printing its token or a secret store's
-// entry (tokenPrinter), macOS's `security find-generic-password -w`,
-// libsecret's `secret-tool lookup`, and a file viewer given a secret file (`cat .env`). Piped into another program (`gh auth token | docker
-// login --password-stdin`), redirected, or captured by `$(…)`, the output goes elsewhere: no
-// finding.
+// entry (tokenPrinter), macOS's `security find-generic-password -w`, libsecret's
+// `secret-tool lookup`, and a file viewer given a secret file (`cat .env`). Piped into another
+// program (`gh auth token | docker login --password-stdin`), redirected, or captured by `$(…)`,
+// the output goes elsewhere: no finding.
 func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
 	if a.inPipe || a.inSubst > 0 {
 		return

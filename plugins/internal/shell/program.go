@@ -41,7 +41,10 @@ func home(t string) bool {
 func (a *analyzer) resolve(t string) string {
 	if rest, ok := pwdRest(t); ok && a.cwd != "?" {
 		// $PWD and `$(pwd)` are the working directory (`rm -rf "$PWD/.."`).
-		return path.Clean(path.Join(".", a.cwd, rest))
+		if a.cwd == "" {
+			return path.Clean("." + rest)
+		}
+		return path.Join(a.cwd, rest)
 	}
 	if a.cwd == "" || a.cwd == "?" || t == "" || strings.HasPrefix(t, "/") || home(t) || strings.HasPrefix(t, "$") {
 		return t

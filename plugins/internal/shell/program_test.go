@@ -83,6 +83,7 @@ func TestProgram(t *testing.T) {
 		{`dig +short example.com @1.1.1.1`, "", false},
 		{`git config credential.helper '!f() { echo username=x; echo "password=$GH_TOKEN"; }; f'`, "", false},
 		{`git config --global credential.helper store`, "", false},
+		{`git config --global credential.helper '!f() { test "$1" = get && echo "password=$(gh auth token 2>/dev/null)"; }; f'`, "", false},
 		{`(crontab -l; echo '0 3 * * * /usr/local/bin/backup.sh') | crontab -`, "hide/persistence", true},
 		// private keys exported, and settings that turn TLS checks off; the catalogue's new
 		// entries' neighbours pass
@@ -113,6 +114,9 @@ func TestProgram(t *testing.T) {
 		{`rm -rf "$PWD/build"`, "", false},
 		{`rm -rf "$(pwd)/dist" "$(dirname "$0")/tmp"`, "", false},
 		{`tar -C ~/proj -czf - src | ssh host 'cat > src.tgz'`, "", false},
+		{`tar -C ~ -czf - .config/nvim | ssh host 'tar xzf -'`, "", false},
+		{`cd /tmp/work && rm -rf "$PWD/build"`, "", false},
+		{`cd /tmp/work && rm -rf "$PWD/../.."`, "destroy/rm_outside", false},
 		{`tclsh <<< 'puts [exec ls -la]'`, "", false},
 		{`expect -c 'spawn ssh host; expect "password:"; send "$pw\r"; interact'`, "", false},
 		{`Rscript -e 'install.packages("dplyr"); library(dplyr)'`, "", false},

@@ -978,14 +978,14 @@ func (a *analyzer) innerText(s *syntax.Stmt) (string, bool) {
 		if !ok || len(c.Args) == 0 {
 			return true
 		}
-		argv := a.fields(c.Args)
-		if len(argv) == 0 {
-			return true
+		if n := c.Args[0].Lit(); n != "echo" && n != "printf" {
+			return true // expanded only for what prints (fields runs substitutions)
 		}
-		switch base(argv[0]) {
-		case "echo":
+		switch argv := a.fields(c.Args); {
+		case len(argv) == 0:
+		case argv[0] == "echo":
 			parts = append(parts, echoText(argv[1:]))
-		case "printf":
+		default:
 			parts = append(parts, printfText(argv[1:]))
 		}
 		return true
@@ -1310,12 +1310,15 @@ func secretSource(name string, args []string) bool {
 				dir = v
 			}
 		}
-		for _, x := range args {
+		for i, x := range args {
 			if secretFile(x) || strings.ContainsAny(x, "*?[") && globSecret(x) {
 				return true
 			}
 			// An archive of the whole home folder holds its keys and credentials (`tar cz ~`,
-			// `tar -C ~ -czf - .`).
+			// `tar -C ~ -czf - .`); -C's own folder is where the operands are, not one.
+			if i > 0 && name == "tar" && (args[i-1] == "-C" || args[i-1] == "--directory") {
+				continue
+			}
 			if p := x; (name == "tar" || name == "zip" || name == "7z") && !strings.HasPrefix(x, "-") {
 				if dir != "" && !strings.HasPrefix(x, "/") && !home(x) {
 					p = dir + "/" + x
