@@ -480,6 +480,9 @@ func (a *analyzer) startupText(s *syntax.Stmt) {
 			}
 		}
 	}
+	if n := c.Args[0].Lit(); target == "" && n != "" && base(n) != "tee" {
+		return // nothing written where it runs later: the words need no expansion
+	}
 	argv := a.fields(c.Args)
 	if len(argv) == 0 {
 		return
