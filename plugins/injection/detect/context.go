@@ -1899,8 +1899,32 @@ func printsOnly(a shell.Result, text string) bool {
 	return !strings.ContainsAny(text, "|`<;&(\n")
 }
 
+// listsOnly reports whether every command on the line only lists names, sizes or modes (ls,
+// stat, tree, du, test): none of them opens a file's content. Nothing is piped, redirected or
+// substituted, so the listing goes to the agent alone.
+func listsOnly(a shell.Result, text string) bool {
+	if len(a.Commands) == 0 || strings.ContainsAny(text, "|<>`\n") || strings.Contains(text, "$(") {
+		return false
+	}
+	for _, argv := range a.Commands {
+		switch path.Base(argv[0]) {
+		case "ls", "stat", "tree", "du", "test", "[":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
+		return
+	}
+	if listsOnly(a, text) {
+		// `ls -al ~/.ssh` (GitHub's "Checking for existing SSH keys"), `test -f
+		// ~/.aws/credentials`: names and modes, no content read (det62). A read beside it
+		// (`ls ~/.ssh && cat ~/.ssh/id_rsa`), a pipe or a redirect is judged below.
+		dropHits(r, SensitivePaths, func(Hit) bool { return true })
 		return
 	}
 	if len(a.Commands) == 0 && len(a.Files) == 0 && !strings.ContainsAny(text, "`<>") && !strings.Contains(text, "$(") {
@@ -2031,6 +2055,20 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			return
 		}
 	}
+	// Files the line downloads (`curl -L URL -o ~/.local/bin/tool && chmod +x
+	// ~/.local/bin/tool`, a release binary put on the user's PATH): named again on the line,
+	// they are the download, not the user's own file, so a personal path among them asks
+	// rather than denies with the network on the line (det62). A secret path is judged as
+	// before.
+	fetched := map[string]bool{}
+	for _, argv := range a.Commands {
+		for i := 1; i+1 < len(argv); i++ {
+			if shell.OutputFlag(argv[0], argv[i]) && shell.PathRisk(argv[i+1]) != shell.RiskSecret {
+				fetched[argv[i+1]] = true
+			}
+		}
+	}
+	fetchedPersonal := false
 	most := shell.RiskNone
 	for n, argv := range a.Commands {
 		if len(printed) > 0 {
@@ -2040,6 +2078,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
+			}
+			if fetched[w] && shell.PathRisk(w) == shell.RiskPersonal {
+				fetchedPersonal = true
+				continue
 			}
 			if i > 0 && shell.ListFile(argv[0], argv[i]) {
 				continue // where find writes its list: judged above, as a write
@@ -2081,7 +2123,7 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if deployed && a.Network {
 		return
 	}
-	if wroteSecret || accounts || deployed {
+	if wroteSecret || accounts || deployed || fetchedPersonal {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true
