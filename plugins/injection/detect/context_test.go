@@ -131,7 +131,7 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a key file mounted is denied", "Bash", "", map[string]any{"command": "docker run --rm -v $HOME/.aws/credentials:/tmp/c alpine cat /tmp/c"}, "deny", "sensitive_paths"},
 		{"the container's /root/.ssh read inside it is still a secret word", "Bash", "", map[string]any{"command": "docker run --rm -v $HOME/.cache:/root/.cache alpine cat /root/.ssh/id_rsa"}, "deny", "sensitive_paths"},
 		{"a program's cache in the home directory passes", "Bash", "", map[string]any{"command": "rm -rf ~/.cache/trivy"}, "none", ""},
-		{"the whole home cache is denied", "Bash", "", map[string]any{"command": "rm -rf ~/.cache"}, "deny", "shell/destroy/rm_outside"},
+		{"the whole home cache asks (det62: every program fills it again)", "Bash", "", map[string]any{"command": "rm -rf ~/.cache"}, "uncertain", "shell/destroy/rm_home_program"},
 		{"go mod's vendor folder passes", "Bash", "", map[string]any{"command": "rm -rf vendor"}, "none", ""},
 		{"the repository itself asks", "Bash", "", map[string]any{"command": "rm -rf .git"}, "uncertain", "shell/destroy/rm_vendored"},
 		{"a project's installer over https asks", "Bash", "", map[string]any{"command": "curl -sSfL https://raw.githubusercontent.com/golangci/golangci-lint/master/install.sh | sh -s -- -b $(go env GOPATH)/bin v1.59.1"}, "uncertain", "shell/exec/https_script"},

@@ -232,6 +232,20 @@ func toolStore(parts []string) bool {
 	return false
 }
 
+// homeCacheRoot reports whether p is the home directory's cache folder itself or all that is
+// in it: `~/.cache`, `~/.cache/*` (XDG Base Directory), macOS's `~/Library/Caches`.
+func homeCacheRoot(p string) bool {
+	rest, ok := homeRest(p)
+	if !ok {
+		return false
+	}
+	switch strings.TrimSuffix(strings.TrimSuffix(rest, "/*"), "/") {
+	case ".cache", "Library/Caches":
+		return true
+	}
+	return false
+}
+
 // siblingBuild reports whether p, resolved against the project, names a build output folder
 // directly beside the project: `../build`, `../_build`, `../out`, `../dist`, `../target`,
 // `../build-<x>`, `../cmake-build-<x>`, `../<x>-build` (an out-of-tree build, as CMake's and

@@ -1159,12 +1159,10 @@ func TestProgram(t *testing.T) {
 		{"rm -rf ~/Library/Caches/trivy", "", false},
 		{"rm -rf ~/.kube/cache", "", false},
 		{"rm -rf ~/.gradle/caches/", "", false},
-		{"rm -rf ~/.cache", "destroy/rm_outside", false},
-		{"rm -rf ~/.cache/*", "destroy/rm_outside", false},
+		// (the cache folder itself asks since det62: see below)
 		{"rm -rf ~/.cache/../.ssh", "destroy/rm_outside", false},
 		{"rm -rf ~/.ssh/cache", "destroy/rm_outside", false},
 		{"rm -rf ~/.kube", "destroy/rm_outside", false},
-		{"rm -rf ~/Library/Caches", "destroy/rm_outside", false},
 		{"rm -rf ~/.cache/$X", "destroy/rm_outside", false},
 		// find in the temp folders deletes what rm -rf /tmp/* may
 		{"find /tmp -name 'kind-*' -delete", "", false},
@@ -1376,6 +1374,19 @@ func TestProgram(t *testing.T) {
 		{"rm -rf ~/.m2/repository/../../.ssh", "destroy/rm_outside", false},
 		{"rm -rf ~/.terraform.d", "destroy/rm_outside", false},
 		{"rm -rf ~/.terraform.d/credentials.tfrc.json", "destroy/rm_outside", false},
+		// det62: every program's cache in the home asks; a climb, a neighbour or a glob of
+		// the name stays refused
+		{"rm -rf ~/.cache", "destroy/rm_home_program", true},
+		{"rm -rf ~/.cache/*", "destroy/rm_home_program", true},
+		{"rm -rf $HOME/.cache/", "destroy/rm_home_program", true},
+		{"rm -rf ~/Library/Caches", "destroy/rm_home_program", true},
+		{"rm -rf ~/.cache/..", "destroy/rm_outside", false},
+		{"rm -rf ~/.cache/../.ssh", "destroy/rm_outside", false},
+		{"rm -rf ~/.cach*", "destroy/rm_outside", false},
+		{"rm -rf ~/.cache ~", "destroy/rm_outside", false},
+		{"rm -rf ~/.cache/.*", "destroy/rm_outside", false},
+		{"cd ~/.cache && rm -rf ../*", "destroy/rm_outside", false},
+		{"d=~/.cache/..; rm -rf $d", "destroy/rm_outside", false},
 		// det62: an out-of-tree build folder beside the project asks; another neighbour, the
 		// parent, a glob, a variable or a climb further stays refused
 		{"rm -rf ../build", "destroy/rm_outside", true},

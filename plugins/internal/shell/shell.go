@@ -1465,6 +1465,13 @@ func (a *analyzer) command(argv []string) {
 				continue // one program's cache: it fills it again
 			}
 			if a.outsideAt(t, recursive) {
+				if homeCacheRoot(a.resolve(t)) {
+					// Every program's cache (`rm -rf ~/.cache`, a disk clean-up step): XDG's
+					// "non-essential data files", which the programs fill again; asked, as
+					// it is every program's at once (det62).
+					a.ask("destroy/rm_home_program", "deletes every program's cache in the home directory", line, 0.85)
+					continue
+				}
 				if homeProgramDir(a.resolve(t)) {
 					// One program's own folder in the home directory (`rm -rf ~/.fzf`,
 					// `rm -rf ~/.config/k9s`, an uninstall guide's last step): asked.
