@@ -1998,6 +1998,27 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			hostOf[w] = h
 		}
 	}
+	// A cloud CLI's credentials folder mounted whole into a container that runs that CLI
+	// (`docker run -v ~/.aws:/root/.aws amazon/aws-cli s3 ls`, AWS's documented use;
+	// shell.CredentialMounts): read by the CLI as the host's own would, but the image comes
+	// from a registry, so asked (below), not refused (det62). Counted like the keys above:
+	// named again, or with the network on the line, it denies.
+	mounted := false
+	for n, argv := range a.Commands {
+		hosts := shell.BindMounts(argv)
+		for _, w := range shell.CredentialMounts(argv) {
+			left[hosts[w]]++ // the word stands for its host side (below)
+			if used[n] == nil {
+				used[n] = map[int]bool{}
+			}
+			for i, x := range argv {
+				if x == w {
+					used[n][i] = true
+				}
+			}
+			mounted = true
+		}
+	}
 	// Files the line only writes (`curl ... > /etc/config/root.pem`, a certificate fetched to
 	// where a service reads it): nothing is read from them. Counted like the keys above, so
 	// the same file named again (`cat x.pem > x.pem`) is still a read. A secret written asks
@@ -2120,10 +2141,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if deployed && a.Network {
+	if (deployed || mounted) && a.Network {
 		return
 	}
-	if wroteSecret || accounts || deployed || fetchedPersonal {
+	if wroteSecret || accounts || deployed || fetchedPersonal || mounted {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true
