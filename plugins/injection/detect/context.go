@@ -1974,8 +1974,32 @@ func printsOnly(a shell.Result, text string) bool {
 	return !strings.ContainsAny(text, "|`<;&(\n")
 }
 
+// listsOnly reports whether every command on the line only lists names, sizes or modes (ls,
+// stat, tree, du, test): none of them opens a file's content. Nothing is piped, redirected or
+// substituted, so the listing goes to the agent alone.
+func listsOnly(a shell.Result, text string) bool {
+	if len(a.Commands) == 0 || strings.ContainsAny(text, "|<>`\n") || strings.Contains(text, "$(") {
+		return false
+	}
+	for _, argv := range a.Commands {
+		switch path.Base(argv[0]) {
+		case "ls", "stat", "tree", "du", "test", "[":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
+		return
+	}
+	if listsOnly(a, text) {
+		// `ls -al ~/.ssh` (GitHub's "Checking for existing SSH keys"), `test -f
+		// ~/.aws/credentials`: names and modes, no content read (det62). A read beside it
+		// (`ls ~/.ssh && cat ~/.ssh/id_rsa`), a pipe or a redirect is judged below.
+		dropHits(r, SensitivePaths, func(Hit) bool { return true })
 		return
 	}
 	if len(a.Commands) == 0 && len(a.Files) == 0 && !strings.ContainsAny(text, "`<>") && !strings.Contains(text, "$(") {
@@ -2049,6 +2073,27 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			hostOf[w] = h
 		}
 	}
+	// A cloud CLI's credentials folder mounted whole into a container that runs that CLI
+	// (`docker run -v ~/.aws:/root/.aws amazon/aws-cli s3 ls`, AWS's documented use;
+	// shell.CredentialMounts): read by the CLI as the host's own would, but the image comes
+	// from a registry, so asked (below), not refused (det62). Counted like the keys above:
+	// named again, or with the network on the line, it denies.
+	mounted := false
+	for n, argv := range a.Commands {
+		hosts := shell.BindMounts(argv)
+		for _, w := range shell.CredentialMounts(argv) {
+			left[hosts[w]]++ // the word stands for its host side (below)
+			if used[n] == nil {
+				used[n] = map[int]bool{}
+			}
+			for i, x := range argv {
+				if x == w {
+					used[n][i] = true
+				}
+			}
+			mounted = true
+		}
+	}
 	// Files the line only writes (`curl ... > /etc/config/root.pem`, a certificate fetched to
 	// where a service reads it): nothing is read from them. Counted like the keys above, so
 	// the same file named again (`cat x.pem > x.pem`) is still a read. A secret written asks
@@ -2106,6 +2151,20 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 			return
 		}
 	}
+	// Files the line downloads (`curl -L URL -o ~/.local/bin/tool && chmod +x
+	// ~/.local/bin/tool`, a release binary put on the user's PATH): named again on the line,
+	// they are the download, not the user's own file, so a personal path among them asks
+	// rather than denies with the network on the line (det62). A secret path is judged as
+	// before.
+	fetched := map[string]bool{}
+	for _, argv := range a.Commands {
+		for i := 1; i+1 < len(argv); i++ {
+			if shell.OutputFlag(argv[0], argv[i]) && shell.PathRisk(argv[i+1]) != shell.RiskSecret {
+				fetched[argv[i+1]] = true
+			}
+		}
+	}
+	fetchedPersonal := false
 	most := shell.RiskNone
 	for n, argv := range a.Commands {
 		if len(printed) > 0 {
@@ -2115,6 +2174,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 		for i, w := range argv[1:] {
 			if i > 0 && shell.OutputFlag(argv[0], argv[i]) {
 				continue // where a download is saved, not what is sent
+			}
+			if fetched[w] && shell.PathRisk(w) == shell.RiskPersonal {
+				fetchedPersonal = true
+				continue
 			}
 			if i > 0 && shell.ListFile(argv[0], argv[i]) {
 				continue // where find writes its list: judged above, as a write
@@ -2153,10 +2216,10 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if most == shell.RiskSecret || most == shell.RiskPersonal && a.Network || accounts && a.Network {
 		return
 	}
-	if deployed && a.Network {
+	if (deployed || mounted) && a.Network {
 		return
 	}
-	if wroteSecret || accounts || deployed {
+	if wroteSecret || accounts || deployed || fetchedPersonal || mounted {
 		for i := range r.Hits {
 			if r.Hits[i].Category == SensitivePaths {
 				r.Hits[i].Uncertain = true

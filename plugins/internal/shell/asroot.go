@@ -418,6 +418,36 @@ func (a *analyzer) reclaimAsRoot(argv []string) bool {
 	return true
 }
 
+// homeReclaim reports whether a recursive chown gives folders in the home directory that
+// each belong to one program (homeProgramDir: `~/.npm`, `~/.config/k9s`; homeCache:
+// `~/.cache/pip`) to the invoking user, as npm's EACCES message tells the user to (`sudo
+// chown -R $(whoami) ~/.npm`). Only -R and -v: -L and -H follow links out of the folder.
+func (a *analyzer) homeReclaim(name string, args []string) bool {
+	if name != "chown" {
+		return false
+	}
+	args = joinSubst(args)
+	for _, x := range args {
+		if strings.HasPrefix(x, "-") && x != "-R" && x != "--recursive" && x != "-v" && x != "--verbose" && x != "-Rv" && x != "-vR" {
+			return false
+		}
+	}
+	ops := operands(args)
+	if len(ops) < 2 {
+		return false
+	}
+	owner, group, _ := strings.Cut(ops[0], ":")
+	if !invokingUser(owner) || group != "" && !invokingUser(group) {
+		return false
+	}
+	for _, p := range ops[1:] {
+		if r := a.resolve(p); !homeProgramDir(r) && !homeCache(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // invokingUser reports whether s names the user who ran sudo as the shell expands it.
 func invokingUser(s string) bool {
 	switch s {

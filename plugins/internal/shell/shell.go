@@ -1541,6 +1541,13 @@ func (a *analyzer) command(argv []string) {
 				continue // one program's cache: it fills it again
 			}
 			if a.outsideAt(t, recursive) {
+				if homeCacheRoot(a.resolve(t)) {
+					// Every program's cache (`rm -rf ~/.cache`, a disk clean-up step): XDG's
+					// "non-essential data files", which the programs fill again; asked, as
+					// it is every program's at once (det62).
+					a.ask("destroy/rm_home_program", "deletes every program's cache in the home directory", line, 0.85)
+					continue
+				}
 				if homeProgramDir(a.resolve(t)) {
 					// One program's own folder in the home directory (`rm -rf ~/.fzf`,
 					// `rm -rf ~/.config/k9s`, an uninstall guide's last step): asked.
@@ -1578,6 +1585,13 @@ func (a *analyzer) command(argv []string) {
 					// /etc/apt/sources.list.d/mysql.list /etc/apt/keyrings/mysql.gpg`): the
 					// undoing of adding it, which asks too.
 					a.ask("destroy/rm_package_source", "deletes a package source or its signing key", line, 0.85)
+					continue
+				}
+				if siblingBuild(a.resolve(t)) {
+					// An out-of-tree build folder beside the project (`rm -rf ../build`, CMake's
+					// `mkdir ../build && cd ../build`): build output, asked (det62). Another
+					// neighbour, `..` itself, a glob or a climb further stay refused.
+					a.ask("destroy/rm_outside", "deletes a build folder beside the project", line, 0.85)
 					continue
 				}
 				a.add("destroy/rm_outside", "deletes files outside the project", line, 0.95)
@@ -1669,6 +1683,14 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "chmod", "chown", "chgrp", "setfacl":
 		recursive := hasFlag(args, "-R", "--recursive")
+		if recursive && a.homeReclaim(name, args) {
+			// One program's folder in the home directory given back to the user (`sudo chown
+			// -R $(whoami) ~/.npm`, the fix npm's EACCES message prints): the user's own files,
+			// asked (det62). The home directory, a shared or secret folder (~/.ssh,
+			// ~/.config), a system folder, -L/-H or another owner are judged below.
+			a.ask("priv/perms_system", "gives one program's folder in the home directory back to the user", line, 0.85)
+			break
+		}
 		for _, x := range args {
 			if name == "chmod" && (strings.Contains(x, "+s") || setuidMode.MatchString(x)) {
 				if a.projectSetgid(x, args) {
@@ -1955,8 +1977,10 @@ const (
 // $GITLAB_TOKEN`, `X-API-Key: $API_KEY`.
 var reAuthHeader = lazyre.New(`(?i)^(?:authorization|private-token|job-token|x-api-key|x-auth-token|x-github-token|circle-token)\s*:\s*(?:(?:token|bearer|basic)\s+)?\$\{?([A-Z0-9_]+)\}?$`)
 
-// reUserSecret is curl's `-u user:$PASSWORD` (or `--user`): basic authentication.
-var reUserSecret = lazyre.New(`^[\w.@-]*:\$\{?([A-Z0-9_]+)\}?$`)
+// reUserSecret is curl's `-u user:$PASSWORD` (or `--user`): basic authentication. The user
+// may be a variable (`-u "$USER:$API_TOKEN"`, `$JIRA_USER`, Atlassian's documented call;
+// det62): group 1 is its name, group 2 the password's.
+var reUserSecret = lazyre.New(`^(?:[\w.@-]*|\$\{?([A-Za-z0-9_]+)\}?):\$\{?([A-Z0-9_]+)\}?$`)
 
 // tokenIssuers are the https hosts a token named by its variable belongs to: GitHub's REST
 // API documents `Authorization: Bearer $GITHUB_TOKEN`
@@ -1998,7 +2022,11 @@ func authTarget(name string, args []string, i int) int {
 	case strings.HasPrefix(x, "--header="):
 		m = reAuthHeader.FindStringSubmatch(strings.TrimPrefix(x, "--header="))
 	case name == "curl" && (prev == "-u" || prev == "--user"):
-		m = reUserSecret.FindStringSubmatch(x)
+		// a user variable that names a secret itself (`-u "$AWS_SECRET_ACCESS_KEY:$T"`) is
+		// a second secret sent, not a user name
+		if u := reUserSecret.FindStringSubmatch(x); u != nil && !secretName.MatchString("$"+u[1]) {
+			m = []string{u[0], u[2]}
+		}
 	}
 	if m == nil {
 		// a secret in the URL of a service on this machine (`curl
