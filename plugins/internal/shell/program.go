@@ -170,8 +170,19 @@ func (a *analyzer) defined(argv []string, line string) bool {
 		}
 		return true
 	}
+	// A program downloaded on the line into a folder on PATH and run by its name (`curl -L
+	// URL -o ~/.local/bin/tool && chmod +x ~/.local/bin/tool && tool --version`): the same
+	// file run by its path.
+	for _, d := range pathBinDirs {
+		if f := d + "/" + name; a.fetched[a.fileKey(f)] {
+			return a.runScript(f, "sh", line)
+		}
+	}
 	return false
 }
+
+// pathBinDirs are folders commonly on PATH that a user's download lands in.
+var pathBinDirs = []string{"$HOME/.local/bin", "$HOME/bin", "$HOME/go/bin", "$HOME/.cargo/bin", "/usr/local/bin", "/usr/bin", "/opt/homebrew/bin"}
 
 // runScript judges running file f with an interpreter of language lang ("sh" for a shell):
 // a file downloaded earlier on the line is download-and-run; one the line wrote is analysed.
