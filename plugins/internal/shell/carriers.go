@@ -501,6 +501,12 @@ func (a *analyzer) startupText(s *syntax.Stmt) {
 	switch base(argv[0]) {
 	case "echo":
 		text, have = echoText(argv[1:]), true
+		if strings.Contains(text, `\`) {
+			// sh's echo (dash, a hook's #!/bin/sh) resolves backslash escapes where bash's
+			// does not: `echo '#!/bin/sh\ncurl …|sh' > .git/hooks/pre-commit` writes two
+			// lines there. Judged as written both ways.
+			text += "\n" + unescape(text)
+		}
 	case "printf":
 		text, have = printfText(argv[1:]), true
 	case "cat", "tee":
