@@ -1600,6 +1600,12 @@ func (a *analyzer) command(argv []string) {
 			if historyFile.MatchString(t) {
 				a.add("hide/history", "deletes shell history", line, 0.9)
 			}
+			if startupWrite(a.resolve(t)) {
+				// A shell's start-up file deleted (`rm ~/.bashrc`): the user's own settings,
+				// and a way to drop what the file set up (a PATH, a prompt's guard); asked, as
+				// emptying it is (hide/startup_file).
+				a.ask("hide/startup_file", "deletes a shell's start-up file", line, 0.85)
+			}
 			if recursive && a.cwd == "" && vendored(t) {
 				a.ask("destroy/rm_vendored", "deletes a vendored directory or the repository inside the project", line, 0.85)
 			}
