@@ -10,6 +10,7 @@ func BenchmarkAnalyze(b *testing.B) {
 		{"ifs_trick", "IFS=,;c=rm,-rf,/;$c"},
 		{"program", "alias x='rm -rf'; f() { cd \"$1\" && x .; }; echo build | xargs -I{} f {}"},
 		{"one_liner", "python3 -c \"import subprocess; subprocess.run(['go', 'test', './...'], check=True)\""},
+		{"substitutions", "docker run --rm -v \"$(pwd)\":/src -u \"$(id -u):$(id -g)\" -w /src golang:1.26 go build -o \"bin/$(basename \"$(pwd)\")\" ./..."},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.SetBytes(int64(len(tc.cmd)))

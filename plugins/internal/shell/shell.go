@@ -145,6 +145,20 @@ type analyzer struct {
 	// wholeFile: the code judged is a whole source file or a piece of one (AnalyzeCode), not
 	// a one-liner (code.go together).
 	wholeFile bool
+	// gen numbers the statement being judged (stmt); substs keeps what each command
+	// substitution expanded to in it, so the several expansions of one statement's words
+	// (its redirects, its start-up file check, its argv) judge the substitution once.
+	gen, lastGen int
+	substs       map[*syntax.CmdSubst]substMemo
+}
+
+// substMemo is a command substitution's expansion in one statement, under one working
+// directory and one mode of expanding unset variables.
+type substMemo struct {
+	gen      int
+	cwd      string
+	defaults bool
+	out      string
 }
 
 // parsers reuses bash parsers (one is not safe for concurrent use; a new one allocates its
@@ -311,7 +325,17 @@ func (a *analyzer) cfg() *expand.Config {
 	return &expand.Config{
 		Env: env{a},
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
-			_, err := io.WriteString(w, a.subst(cs.Stmts))
+			if m, ok := a.substs[cs]; ok && m.gen == a.gen && m.cwd == a.cwd && m.defaults == a.defaults {
+				_, err := io.WriteString(w, m.out)
+				return err
+			}
+			gen, cwd, defaults := a.gen, a.cwd, a.defaults
+			out := a.subst(cs.Stmts)
+			if a.substs == nil {
+				a.substs = map[*syntax.CmdSubst]substMemo{}
+			}
+			a.substs[cs] = substMemo{gen: gen, cwd: cwd, defaults: defaults, out: out}
+			_, err := io.WriteString(w, out)
 			return err
 		},
 		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
@@ -543,6 +567,10 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s == nil {
 		return
 	}
+	prev := a.gen
+	a.lastGen++
+	a.gen = a.lastGen
+	defer func() { a.gen = prev }()
 	probe := a.portCheck(s)
 	for _, r := range s.Redirs {
 		if (probe || a.rawRequest) && devTCP(a.literal(r.Word)) {
