@@ -731,6 +731,9 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	if stdinShell && conn {
 		a.add("exfil/reverse_shell", "pipes a network connection through an interpreter", strings.Join(slices.Concat(argvs...), " "), 0.95)
 	}
+	if len(stages) > 1 {
+		a.historySearch(argvs, stages[len(stages)-1])
+	}
 	src := ""
 	https := false    // the previous stage fetches over https from a named host (httpsFetch)
 	var feed []string // paths the previous stage lists, for xargs
@@ -992,6 +995,51 @@ func (a *analyzer) innerSource(s *syntax.Stmt) (src string, https bool) {
 		return true
 	})
 	return src, src == "fetch" && https && calls == 1
+}
+
+// historySecret matches a search word that looks for secrets typed at the prompt.
+var historySecret = lazyre.New(`(?i)pass|token|secret|api_?key|credential|bearer|authorization`)
+
+// historySearch asks about a pipeline that searches the shell's history for secrets typed at
+// the prompt and shows what it finds (`history | grep -i pass`, `cat ~/.bash_history | grep
+// token`): the matching lines, passwords given on command lines among them, go into the
+// conversation. A search for anything else (`history | grep docker`) passes, and so does one
+// whose result goes on to a file.
+func (a *analyzer) historySearch(argvs [][]string, last *syntax.Stmt) {
+	if len(argvs) < 2 || len(argvs[0]) == 0 || a.inSubst > 0 {
+		return
+	}
+	for _, r := range last.Redirs {
+		if (r.Op == syntax.RdrOut || r.Op == syntax.AppOut || r.Op == syntax.RdrAll || r.Op == syntax.AppAll) && (r.N == nil || r.N.Value == "1") {
+			return // the lines go to a file
+		}
+	}
+	first := argvs[0]
+	reads := base(first[0]) == "history" || base(first[0]) == "fc" && hasFlag(first[1:], "-l")
+	if !reads && (base(first[0]) == "cat" || base(first[0]) == "tail" || base(first[0]) == "head") {
+		for _, x := range first[1:] {
+			reads = reads || historyFile.MatchString(x)
+		}
+	}
+	if !reads {
+		return
+	}
+	for _, argv := range argvs[1:] {
+		if len(argv) == 0 {
+			return
+		}
+		switch base(argv[0]) {
+		case "grep", "egrep", "fgrep", "rg", "ag", "awk", "sed", "head", "tail", "sort", "uniq", "less", "more", "cut":
+		default:
+			return // another program takes the lines: judged as what it does with them
+		}
+		for _, x := range argv[1:] {
+			if historySecret.MatchString(x) {
+				a.ask("exfil/secret_print", "searches the shell history for secrets and shows them in the conversation", strings.Join(argv, " "), 0.85)
+				return
+			}
+		}
+	}
 }
 
 // innerText returns what the echo and printf commands of a subshell or a block print, one
