@@ -2,7 +2,7 @@
 
 package detect
 
-const genFingerprint = 0x307f518121dfdb44
+const genFingerprint = 0x68f1bb8146c68f98
 
 // genSplit: per table rule, its top-level alternation branches (nil: runs whole).
 var genSplit = [][]string{
@@ -14,7 +14,7 @@ var genSplit = [][]string{
 	nil,
 	{"php\\.ini", "my\\.(?:cnf|ini)", "httpd\\.conf", "apache2?\\.conf", "nginx\\.conf", "lighttpd\\.conf", "(?:access|error)[\\._]log", "httpd-(?:access|error)\\.log", "proftpd\\.conf", "vsftpd\\.conf", "s(?:mb\\.conf|sh(?:d_config|_config))", "tomcat-users\\.xml", "server\\.xml", "p(?:hp-fpm\\.conf|g_hba\\.conf|ostgresql\\.conf)", "redis\\.conf", "mongod\\.conf", "(?-m:(?:\\A|/)(?:hosts|fstab|crontab|issue|motd|resolv\\.conf|inittab|exports|inetd\\.conf|syslog\\.conf|rsyslog\\.conf|logrotate\\.conf)$)"},
 	nil,
-	{"(?-m:\\.(?:c(?:onf|nf|fg)|ini|log|bak|o(?:ld|rig)|s(?:wp|av(?:(?:)|e))|db|sqlite|mdb|sql|kdb|xml)(?:$|[\\t\\n\\f\\r \"#';\\?~]))", "(?-m:_log$)"},
+	{"(?-m:\\.(?:c(?:onf|nf|fg)|ini|log|bak|o(?:ld|rig)|s(?:wp|av(?:(?:)|e))|db(?:(?:)|3)|sqlite3?|mdb|sql|kdb|xml)(?:\\.(?:gz|bz2|xz|z(?:st|ip)|7z))?(?:$|[\\t\\n\\f\\r \"#';\\?~]))", "(?-m:_log$)"},
 	{"\\.{3,}/", "\\.\\.(?:;/|/(?:/|\\./\\.\\./)|\\./|/+\\.\\.\\b[^/])"},
 	nil,
 	{"\\b(?:php|zip|phar|expect|data|glob|compress\\.(?:zlib|bzip2)|input)://", "php://filter", "file:/"},
@@ -6266,7 +6266,7 @@ var genBarriers = [][2]uint64{
 	{0xffffbfffffffffff, 0xfeff3d37ffffffff}, {0xffffbfffffffffff, 0xffee2c27ffffffff}, {0xffffbfffffffffff, 0xfff36f557fffffff}, {0xffff9fffffffffff, 0xffe26e45ffffffff},
 	{0xffffbfffffffffff, 0xffea3fa7ffffffff}, {0xffffbfffffffffff, 0xffa63fa7ffffffff}, {0xffffbfffffffffff, 0xfff71c237fffffff}, {0xffff9fffffffffff, 0xfec34fd5ffffffff},
 	{0xffffbfffffffffff, 0xfeb3cfdfffffffff}, {0xffff9fffffffffff, 0xffe00e117fffffff}, {0xffffbfffffffffff, 0xfff33d87ffffffff}, {0xffffbfffffffffff, 0xffff1f27ffffffff},
-	{0xffff3fffffffffff, 0xfc820c01ffffffff}, {0xffff7fffffffffff, 0xfff76f7fffffffff}, {0x77ffbf72ffffc9ff, 0xbe200501ffffffff}, {0xffffffffffffffff, 0xffff6f7f7fffffff},
+	{0xffff3fffffffffff, 0xfc820c01ffffffff}, {0xffff7fffffffffff, 0xfff76f7fffffffff}, {0x7773bf72ffffc9ff, 0xba200501ffffffff}, {0xffffffffffffffff, 0xffff6f7f7fffffff},
 	{0xffff3fffffffffff, 0xffffffffffffffff}, {0x0, 0x0}, {0xfbff3ffeffffffff, 0xf8000001ffffffff}, {0xfbfb3fffffffffff, 0xfac20c41ffffffff},
 	{0xfbff7fffffffffff, 0xffeaec9fffffffff}, {0xfbff7fffffffffff, 0xffffed9fffffffff}, {0xffff3fffffffffff, 0xffffffffffffffff}, {0xdfff3fffffffffff, 0xffffffffffffffff},
 	{0x100003600, 0x0}, {0xfdd8bffeffffffff, 0xf8000001ffffffff}, {0xffda7fffffffffff, 0xfeffff97ffffffff}, {0xdfda3fffffffffff, 0xfeffffb7efffffff},
