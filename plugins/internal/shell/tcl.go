@@ -62,9 +62,10 @@ func (a *analyzer) tclCommand(words []tclWord, line string, d int) {
 	if len(words) == 0 {
 		return
 	}
+	evals := words[0].text == "eval" || words[0].text == "uplevel"
 	for _, w := range words {
-		if w.braced {
-			a.tcl(w.text, line, d+1) // a body: if, catch, after, proc, foreach, eval …
+		if w.braced && !evals {
+			a.tcl(w.text, line, d+1) // a body: if, catch, after, proc, foreach … (eval's below)
 		}
 		for _, s := range tclSubstitutions(w) {
 			a.tcl(s, line, d+1)
