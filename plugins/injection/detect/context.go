@@ -286,17 +286,13 @@ func projectKey(r *Result, t string, d *Detector) {
 	}
 }
 
-// reEnvTemplate matches the committed template of a .env file: documentation of the
-// variables, not their values.
-var reEnvTemplate = lazyRegexp(`^\.env\.(?:example|sample|template|dist|defaults|schema|tmpl)$`)
-
 // envTemplateInProject drops the sensitive-path finding of a .env template inside a project
 // checkout (`.env.example`, `/home/u/app/.env.sample`: the issue's own example of a word
 // without context): reading it shows variable names. In the home folder itself, under a
 // system or web folder, or reached by a climb (`../`), the name keeps its finding: there it
 // is what a scanner probes for, a copy that may hold real values.
 func envTemplateInProject(r *Result, t string) {
-	if !reEnvTemplate().MatchString(path.Base(t)) || strings.Contains(t, "..") || strings.ContainsAny(t, " \t\n;|&$`'\"*?[") {
+	if b := path.Base(t); !strings.HasPrefix(b, ".env.") || !shell.EnvTemplate(b) || strings.Contains(t, "..") || strings.ContainsAny(t, " \t\n;|&$`'\"*?[") {
 		return
 	}
 	if strings.HasPrefix(t, "/") || strings.HasPrefix(t, "~") {

@@ -1242,6 +1242,10 @@ var (
 // envTemplate names the committed templates of .env files: documentation, not secrets.
 var envTemplate = lazyre.New(`\.env\.(example|sample|template|dist|defaults|schema|tmpl)$`)
 
+// EnvTemplate reports whether the file name or path p ends in a committed template of a .env
+// file (`.env.example`, `.env.sample`…): variable names, not their values.
+func EnvTemplate(p string) bool { return envTemplate.MatchString(p) }
+
 // secretFile reports whether x names a secret file (.env, keys, credentials), not a template
 // and not the SSH client's list of known host keys.
 func secretFile(x string) bool {
@@ -1412,11 +1416,8 @@ func secretSource(name string, args []string) bool {
 // /root.
 func homeDir(p string) bool {
 	c := path.Clean(p)
-	return c == "~" || c == "$HOME" || c == "${HOME}" || reHomeDir.MatchString(c)
+	return c == "~" || c != "" && userDir.FindString(c) == c
 }
-
-// reHomeDir matches a home folder written out.
-var reHomeDir = lazyre.New(`^(/home/[^/]+|/Users/[^/]+|/root)$`)
 
 func hasFlag(args []string, flags ...string) bool {
 	for _, x := range args {
