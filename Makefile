@@ -40,7 +40,7 @@ CORE_PKGS := ./host/ ./host/mcp/... ./host/config/... ./host/plugin/... ./host/h
 	./host/bundle/... ./host/proxy/... ./host/internal/... ./host/admin/... \
 	./host/approval/... ./host/llm/... ./host/token/... ./host/pin/... ./host/wrap/... ./host/selfmcp/... \
 	./host/policytest/... ./host/engine/... ./host/enginesock/... ./host/authn/... ./host/version/... \
-	./host/telemetry/... ./host/tune/...
+	./host/telemetry/... ./host/tune/... ./host/firstparty/...
 NATIVE_PKGS := ./sdk/go/... ./plugins/... ./cmd/... ./tools/...
 
 .PHONY: help setup setup-core build plugins bundle run test test-core lint fmt-check vet bench bench-core fuzz eval clean
@@ -55,8 +55,13 @@ setup-core: ## node/npm (apt) if missing, then the npm MCP upstreams (npm ci)
 	@v=$$(node -p 'process.versions.node.split(".")[0]'); [ "$$v" -ge $(NODE_MIN) ] || { echo "setup-core: node $$v is older than $(NODE_MIN)"; exit 1; }
 	@[ -d testdata/npm/node_modules/@modelcontextprotocol/server-everything ] || (cd testdata/npm && npm ci --no-audit --no-fund --loglevel=error)
 
-build: ## build the palisade binary → build/palisade, stamped with `git describe` (`palisade version`)
-	$(GO) build -ldflags "-X github.com/added060/palisade/host/version.stamp=$(VERSION)" -o $(BUILD)/palisade ./cmd/palisade
+# The first-party module's sha256, linked into binaries that serve bundles (host/firstparty): a
+# stage whose module is this very build runs it as native Go code. Expanded in recipes, after
+# the module is built.
+NATIVE_LDFLAGS = -X github.com/added060/palisade/host/firstparty.Digest=$$(sha256sum $(BUILD)/plugins/firstparty.wasm | cut -c1-64)
+
+build: $(BUILD)/plugins/firstparty.wasm ## build the palisade binary → build/palisade, stamped with `git describe` (`palisade version`), first-party module native
+	$(GO) build -ldflags "-X github.com/added060/palisade/host/version.stamp=$(VERSION) $(NATIVE_LDFLAGS)" -o $(BUILD)/palisade ./cmd/palisade
 
 $(BUILD)/plugins/%.wasm: FORCE
 	@mkdir -p $(dir $@)
@@ -83,6 +88,7 @@ test: setup fmt-check vet test-core $(TEST_TARGETS) ## run every test (CI runs t
 
 test-core: setup-core setup-postgres ## host packages with -race; the end-to-end gateway tests, plugins, SDK, CLI and tools natively
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(CORE_PKGS)
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m -run '^TestNativeRolesConcurrent$$' ./plugins/firstparty/
 	$(GO) test -count=1 -timeout 30m ./host/gateway/...
 	$(GO) test -count=1 -timeout 20m $(NATIVE_PKGS)
 
@@ -100,7 +106,7 @@ bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-dir
 
 bench-core: build bundle ## chain/plugin benchmarks and the load run (direct, full chain, rules only; 1 and 16 connections; per-stage times served and isolated)
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/... ./host/authn/
-	$(GO) run ./tools/loadgen -bundle $(BUILD)/bundle -duration $${LOAD_CELL:-5s}
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/loadgen -bundle $(BUILD)/bundle -duration $${LOAD_CELL:-5s}
 
 fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzParseBody$$' -fuzztime $${FUZZTIME:-20s} ./host/mcp/

@@ -86,10 +86,10 @@ heldout-prompts: ## regenerate data/heldout/prompts/{calib,test}.jsonl: benign p
 	$(GO) run ./tools/heldout -prompts -out $(HELDOUT_DIR)/prompts
 
 eval-prompts: setup-onnxruntime bundle ## the served chain on the benign prompt set's calib split (tune on it; prompt_text and prompt_page, hard negatives apart, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prompts/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/prompts/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-heldout-prompts: setup-onnxruntime bundle ## the served chain's false positives on the benign prompt set's test split (a corpus no rule was tuned on; report, never tune)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prompts/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/prompts/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 .PHONY: heldout-fresh-attacks eval-fresh-attacks eval-heldout-fresh-attacks
 heldout-fresh-attacks: ## regenerate data/heldout/fresh-attacks/{calib,test}.jsonl: attack lines of Go modules' test tables, Debian scanners' word lists and probes (nmap, wafw00f), an npm prompt-injection corpus and vendored FuzzDB, promptmap and GoTestWAF files, split by source (issue 26)
@@ -106,58 +106,58 @@ heldout-code-extra: ## regenerate data/heldout/code-extra/calib.jsonl: calib-onl
 EVAL_TARGETS += eval-prompts eval-heldout-prompts eval-revshell-extra eval-jsdev-extra eval-pydoc-extra eval-code-extra eval-npm-extra eval-wapiti-extra eval-hardneg-extra eval-attacks-extra eval-heldout eval-heldout-wide eval-heldout-fresh eval-fresh-attacks eval-heldout-fresh-attacks eval-sqli-extra eval-paths-extra eval-shell-extra eval-query-extra eval-prose-extra eval-debian-extra
 
 eval-attacks-extra: setup-onnxruntime bundle ## the served chain on the extra attack set (calib only: tune on it; SQL injection, XSS, path traversal, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/attacks-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-code-extra: setup-onnxruntime bundle ## the served chain on the extra benign code set (calib only: tune on it; code and code_output per language, hard negatives apart, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/code-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/code-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-wapiti-extra: setup-onnxruntime bundle ## the served chain on the wapiti attack set (calib only: tune on it; SQL, command injection, XSS, traversal, SSRF, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wapiti-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/wapiti-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-hardneg-extra: setup-onnxruntime bundle ## the served chain on the extra hard-negative set (calib only: tune on it; Debian security tools' shell, prose and doc_output, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/hardneg-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/hardneg-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-debian-extra: setup-onnxruntime bundle ## the served chain on the extra benign Debian set (calib only: tune on it; shell, prose and doc_output, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/debian-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-jsdev-extra: setup-onnxruntime bundle ## the served chain on the extra benign JavaScript developer set (calib only: tune on it; shell and url per package group, hard negatives apart, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/jsdev-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/jsdev-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-pydoc-extra: setup-onnxruntime bundle ## the served chain on the extra benign Python documentation set (calib only: tune on it; prose, doc_output and shell, hard negatives apart, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/pydoc-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/pydoc-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-npm-extra: setup-onnxruntime bundle ## the served chain on the extra benign npm set (calib only: tune on it; prose, doc_output and shell, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/npm-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/npm-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-prose-extra: setup-onnxruntime bundle ## the served chain on the extra benign prose set (calib only: tune on it; prose, doc_output and url, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/prose-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/prose-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-query-extra: setup-onnxruntime bundle ## the served chain on the extra benign search-query set (calib only: tune on it; the search box sqli-extra attacks)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/query-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/query-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-shell-extra: setup-onnxruntime bundle ## the served chain on the extra benign shell set (calib only: tune on it)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/shell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/shell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-paths-extra: setup-onnxruntime bundle ## the served chain on the extra sensitive-path set (calib only: tune on it)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/paths-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/paths-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-revshell-extra: setup-onnxruntime bundle ## the served chain on the extra reverse and bind shell set (calib only: tune on it; Bash calls, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/revshell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/revshell-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-heldout-fresh: setup-onnxruntime bundle ## the served chain's false positives on the fresh benign set's test split (modules no rule was tuned on; per kind, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/fresh/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
 
 eval-fresh-attacks: setup-onnxruntime bundle ## the served chain on the fresh attack set's calib split (tune on it; per category, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-heldout-fresh-attacks: setup-onnxruntime bundle ## the served chain on the fresh attack set's test split (sources no rule was tuned on; report, never tune)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/fresh-attacks/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-sqli-extra: setup-onnxruntime bundle ## the served chain on the extra SQL injection set (calib only: tune on it)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/sqli-extra/calib.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -scorers injection
 
 eval-heldout-wide: setup-onnxruntime bundle ## the served chain's false positives on the wide benign set's test split (per kind, denied and asked apart)
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/wide/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/wide/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data
 
 TEST_TARGETS += test-heldout
 
@@ -167,12 +167,12 @@ TEST_TARGETS += test-heldout
 # built in process as `palisade hook`/`serve` build it, on the test split; then the guard sample
 # against the committed baseline.
 eval-heldout: setup-onnxruntime bundle ## held-out test split: per-class TPR, FPR per benign kind and hard negatives, text scorers and the served chain
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE)
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE)
 
 eval-baseline: setup-onnxruntime bundle ## re-measure the held-out figures with the plugins built now and write data/heldout/baseline.json
-	$(GO) run ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE) -write-baseline
+	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/eval -heldout $(HELDOUT_DIR)/test.jsonl -bundle $(BUILD)/bundle -data-dir $(BUILD)/eval-data -baseline $(HELDOUT_BASELINE) -write-baseline
 
 # The regression guard: the guard sample of the test split through the served chain must not
 # fall below data/heldout/baseline.json (tools/eval/heldout_guard_test.go, build tag heldout).
 test-heldout: setup-onnxruntime bundle ## held-out regression guard: served chain on the guard sample vs data/heldout/baseline.json
-	PALISADE_HELDOUT_BUNDLE=$(BUILD)/bundle PALISADE_HELDOUT_DATA_DIR=$(BUILD)/eval-data $(GO) test -tags heldout -count=1 -run '^(TestHeldoutGuard|TestTuneFromFalsePositives)$$' -timeout 10m ./tools/eval/
+	PALISADE_HELDOUT_BUNDLE=$(BUILD)/bundle PALISADE_HELDOUT_DATA_DIR=$(BUILD)/eval-data $(GO) test -tags heldout -ldflags "$(NATIVE_LDFLAGS)" -count=1 -run '^(TestHeldoutGuard|TestTuneFromFalsePositives)$$' -timeout 10m ./tools/eval/

@@ -180,6 +180,7 @@ func Build(ctx context.Context, dir string, o BuildOptions) (_ *Bundle, err erro
 		}
 		st.Plugin = pl
 		stages = append(stages, st)
+		o.Logger.Debug("stage loaded", "stage", s.Name, "convention", pl.Convention())
 		if s.OnlyOnSample {
 			idleAfter = append(idleAfter, pl)
 		} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/firstparty"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/infer"
 	"github.com/added060/palisade/host/llm"
@@ -140,7 +141,11 @@ func NewCore(ctx context.Context, o CoreOptions) (_ *Core, err error) {
 	if o.MemoryCache {
 		cache = ""
 	}
-	if c.Runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cache, Logger: o.Logger}); err != nil {
+	native, err := firstparty.Natives()
+	if err != nil {
+		return nil, err
+	}
+	if c.Runtime, err = plugin.NewRuntime(ctx, plugin.Options{CacheDir: cache, Logger: o.Logger, Native: native}); err != nil {
 		return nil, err
 	}
 	return c, nil

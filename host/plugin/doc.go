@@ -9,7 +9,9 @@
 // grown to three quarters of its memory cap by the end of a call, before a later call traps
 // there; a trap's error carries the first line the guest wrote to stderr. Untrusted direct plugins are
 // instrumented at load (instrument.go) so a timer can stop them without wazero's
-// close-on-context-done.
+// close-on-context-done. A module that is byte for byte one the host was given natively
+// (Options.Native: the first-party module, host/firstparty) runs as that Go code instead, with
+// the same pool, failure classes and host functions (native.go).
 //
 // It owns the Extism runtime and nothing above it: it knows no chain, envelope or verdict merge.
 // Host functions arrive as values (see host/hostfn). It must not import host/chain, host/bundle,

@@ -19,7 +19,7 @@ func isTimeout(err error) bool {
 // module) rather than the plugin returning an error it set itself.
 func isTrap(err error) bool {
 	var ee *sys.ExitError
-	if errors.As(err, &ee) {
+	if errors.As(err, &ee) || errors.Is(err, errNativePanic) {
 		return true
 	}
 	s := err.Error()

@@ -38,6 +38,9 @@ const (
 type Options struct {
 	CacheDir string       // compiled modules; "" disables the disk cache (an in-memory cache is still shared)
 	Logger   *slog.Logger // nil = discard
+	// Native are modules run as Go code linked into the host when a stage's module is
+	// byte for byte one of them (native.go; host/firstparty gives the first-party module's).
+	Native []Native
 }
 
 // Runtime compiles plugins. One Runtime is shared by every stage of every bundle so that the
@@ -46,6 +49,7 @@ type Runtime struct {
 	cache    wazero.CompilationCache
 	cacheDir string // "" = no disk cache
 	logger   *slog.Logger
+	native   []Native
 
 	mu        sync.Mutex
 	rewritten map[rewriteKey][]byte // instrument's output by the module's hash and stop mode, without a disk cache
@@ -109,7 +113,7 @@ func NewRuntime(ctx context.Context, o Options) (*Runtime, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &Runtime{logger: o.Logger, cacheDir: o.CacheDir}
+	r := &Runtime{logger: o.Logger, cacheDir: o.CacheDir, native: o.Native}
 	if o.CacheDir != "" {
 		if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
 			return nil, fmt.Errorf("plugin cache dir: %w", err)
@@ -204,7 +208,8 @@ func (s Spec) withDefaults(r *Runtime) Spec {
 type Plugin struct {
 	spec     Spec
 	compiled *extism.CompiledPlugin // Extism compatibility, or
-	direct   *directStage           // the direct convention (its module may be shared with other stages)
+	direct   *directStage           // the direct convention (its module may be shared with other stages), or
+	native   *Native                // the module run natively (native.go)
 	// The idle instances are a stack (LIFO): a call takes the one released last, whose linear
 	// memory, Go heap and stack the previous call left in the CPU's caches. A FIFO pool makes
 	// consecutive calls alternate between instances, each finding the other's memory cold.
@@ -285,6 +290,8 @@ func (p *Plugin) MaxBytes() int64 { return int64(p.spec.MaxPages) << 16 }
 // returns the plugin. A module that fails to compile or to start is an error. The calling
 // convention is detected from the module's exports: palisade_alloc means the direct convention,
 // anything else is an Extism plugin (the compatibility path, sdk/ABI.md "Extism compatibility").
+// A module that is byte for byte one of Options.Native runs as the host's own Go code instead
+// (native.go).
 func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 	s = s.withDefaults(r)
 	p := &Plugin{
@@ -295,7 +302,9 @@ func (r *Runtime) Load(ctx context.Context, s Spec) (*Plugin, error) {
 		live:  make(map[instance]struct{}),
 		cold:  make(map[instance]bool),
 	}
-	if exportsDirect(s.Wasm) {
+	if n := r.nativeFor(s.Wasm); n != nil {
+		p.native = n
+	} else if exportsDirect(s.Wasm) {
 		wasm := s.Wasm
 		stopped := !s.Uninterruptible && !s.closeOnContextDone
 		if stopped {
@@ -368,6 +377,9 @@ func (r *Runtime) compileExtism(ctx context.Context, s Spec) (*extism.CompiledPl
 // Convention names the calling convention the plugin was detected to use: "direct" (the one
 // every SDK targets) or "extism" (the compatibility path).
 func (p *Plugin) Convention() string {
+	if p.native != nil {
+		return "native"
+	}
 	if p.direct != nil {
 		return "direct"
 	}
@@ -399,6 +411,9 @@ func (p *Plugin) startInstance(ctx context.Context) (instance, error) {
 	start := func(ctx context.Context) (instance, error) {
 		ictx, cancel := context.WithTimeout(context.WithValue(ctx, initTimeoutKey{}, timeout), timeout)
 		defer cancel()
+		if p.native != nil {
+			return newNativeInstance(p.native, p.spec), nil
+		}
 		if p.direct != nil {
 			in, err := p.direct.instantiate(ictx, mc)
 			if err != nil {
@@ -486,6 +501,9 @@ func (p *Plugin) initInstance(ctx context.Context, inst instance) (instance, err
 // invoke calls fn on inst bounded by timeout. An interruptible call is stopped by the runtime;
 // an uninterruptible one is abandoned (see callWatched) and reported as a timeout.
 func (p *Plugin) invoke(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
+	if p.native != nil {
+		return p.callNative(ctx, inst, fn, input, timeout)
+	}
 	if p.spec.Uninterruptible {
 		return p.callWatched(ctx, inst, fn, input, timeout)
 	}
@@ -804,7 +822,10 @@ func (p *Plugin) Close(ctx context.Context) error {
 		}
 		p.discard(inst)
 	}
-	if p.direct != nil {
+	switch {
+	case p.native != nil:
+		return nil
+	case p.direct != nil:
 		p.direct.release(ctx) // the module closes with the last stage that runs it
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/added060/palisade/host/bundle"
 	"github.com/added060/palisade/host/chain"
+	"github.com/added060/palisade/host/firstparty"
 	"github.com/added060/palisade/host/hostfn"
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/sdk/go/abi"
@@ -107,7 +108,11 @@ func Run(ctx context.Context, o Options) ([]Result, error) {
 	}
 	build := o.Build
 	if build == nil {
-		rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger})
+		native, err := firstparty.Natives()
+		if err != nil {
+			return nil, err
+		}
+		rt, err := plugin.NewRuntime(ctx, plugin.Options{CacheDir: o.CacheDir, Logger: o.Logger, Native: native})
 		if err != nil {
 			return nil, err
 		}

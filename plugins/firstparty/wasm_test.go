@@ -109,7 +109,6 @@ func withRole(config, role string) string {
 func TestRolesAnswerAsTheirPlugins(t *testing.T) {
 	combined := wasmtest.Build(t, ".", "firstparty")
 	ctx := context.Background()
-	envs := corpus.Envelopes(t, 60)
 	for role, r := range roles(t) {
 		t.Run(role, func(t *testing.T) {
 			single := load(t, wasmtest.Build(t, "../"+role, role), role, r.config, r.data, r.caps)
@@ -123,38 +122,7 @@ func TestRolesAnswerAsTheirPlugins(t *testing.T) {
 			if err := json.Unmarshal(got, &d); err != nil {
 				t.Fatal(err)
 			}
-			priors := [][]abi.Prior{nil}
-			if d.View >= abi.ViewLayout2 {
-				priors = corpus.Priors()
-			}
-			n, decided := 0, map[string]int{}
-			for i, env := range envs {
-				prior := priors[i%len(priors)]
-				envJSON, view := corpus.WithPrior(t, env, prior)
-				inputs := [][]byte{envJSON}
-				if view != nil {
-					if prior == nil {
-						view = corpus.View(t, env, nil) // layout 1, as the host gives a layout-1 stage
-					}
-					inputs = append(inputs, view)
-				}
-				for _, in := range inputs {
-					want, werr := single.Evaluate(ctx, in)
-					got, gerr := both.Evaluate(ctx, in)
-					if string(got) != string(want) || (werr == nil) != (gerr == nil) {
-						t.Fatalf("message %d (%.300s):\ncombined %s (%v)\nsingle   %s (%v)", i, envJSON, got, gerr, want, werr)
-					}
-					var v abi.Verdict
-					if json.Unmarshal(got, &v) == nil {
-						decided[string(v.Action)]++
-					}
-					n++
-				}
-			}
-			if len(decided) < 2 {
-				t.Errorf("%d messages all decided %v: the comparison shows nothing", n, decided)
-			}
-			t.Logf("%d messages, verdicts %v", n, decided)
+			sameAnswers(t, inputs(t, d, 60), both, "combined", single, "single")
 		})
 	}
 }

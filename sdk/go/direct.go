@@ -202,12 +202,5 @@ var scoreReq []byte
 func InferScore(req abi.ScoreRequest) (abi.ScoreResponse, error) {
 	scoreReq = req.AppendBinary(scoreReq[:0])
 	raw, _ := callRaw(hostInferScore, scoreReq)
-	resp, err := abi.DecodeScoreResponse(raw)
-	if err != nil {
-		return resp, err
-	}
-	if resp.Error != "" {
-		return resp, errors.New(resp.Error)
-	}
-	return resp, nil
+	return abi.ScoreAnswer(raw)
 }

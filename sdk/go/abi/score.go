@@ -118,6 +118,16 @@ func (r ScoreResponse) AppendBinary(b []byte) []byte {
 	return b
 }
 
+// ScoreAnswer reads the host's answer to an infer_score request as a caller wants it: a
+// response, with an error response (and bytes that are not a response) as an error.
+func ScoreAnswer(b []byte) (ScoreResponse, error) {
+	resp, err := DecodeScoreResponse(b)
+	if err == nil && resp.Error != "" {
+		err = errors.New(resp.Error)
+	}
+	return resp, err
+}
+
 // DecodeScoreResponse reads a response. An error response decodes to Error, not to an error:
 // err reports bytes that are not a response. A label index past Labels (other than
 // ScoreNoLabel) is an error.

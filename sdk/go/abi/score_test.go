@@ -72,6 +72,20 @@ func TestScoreResponseRoundTrip(t *testing.T) {
 	}
 }
 
+// ScoreAnswer: scores come back as they are; an error response and broken bytes are errors.
+func TestScoreAnswer(t *testing.T) {
+	ok := abi.ScoreResponse{Labels: []string{"benign", "xss"}, Scores: []abi.InferScore{{Score: 0.5, Label: 1}}}
+	if got, err := abi.ScoreAnswer(ok.AppendBinary(nil)); err != nil || !reflect.DeepEqual(got, ok) {
+		t.Errorf("scores: %+v, %v", got, err)
+	}
+	if _, err := abi.ScoreAnswer(abi.ScoreResponse{Error: "capability not granted: infer"}.AppendBinary(nil)); err == nil || err.Error() != "capability not granted: infer" {
+		t.Errorf("error response: %v", err)
+	}
+	if _, err := abi.ScoreAnswer(nil); err == nil {
+		t.Error("no bytes answered no error")
+	}
+}
+
 func TestScoreResponseBroken(t *testing.T) {
 	ok := abi.ScoreResponse{Labels: []string{"benign", "xss"}, Scores: []abi.InferScore{{Score: 0.5, Label: 1}}}.AppendBinary(nil)
 	bad := abi.ScoreResponse{Labels: []string{"benign"}, Scores: []abi.InferScore{{Score: 0.5, Label: 1}}}.AppendBinary(nil)
