@@ -36,13 +36,10 @@ func doFolds(c config, stdout io.Writer) error {
 	}
 	tc.Name, tc.Epochs, tc.TargetFPR, tc.Library = c.name, c.epochs, c.targetFPR, c.lib
 	tc.Preprocessor = train.DefaultPreprocessor(c.format, c.dim)
-	if c.heldout != "" {
-		// Other held-out files both halves' models train on whole (-folds wide/calib.jsonl
-		// -extra-heldout calib.jsonl: main calib, plus one half of wide calib).
-		if tc.Heldout, err = heldoutFiles(c.heldout, train.LabelsOf(tc.Train), stdout); err != nil {
-			return err
-		}
-		tc.HeldoutFile = c.heldout
+	// Other held-out files both halves' models train on whole (-folds wide/calib.jsonl
+	// -extra-heldout calib.jsonl: main calib, plus one half of wide calib), on top or not.
+	if tc.Heldout, tc.HeldoutFile, err = heldoutAll(c, train.LabelsOf(tc.Train), stdout); err != nil {
+		return err
 	}
 	stage, err := scan.ParseConfig([]byte(c.foldStage))
 	if err != nil {

@@ -40,6 +40,7 @@ type config struct {
 	foldCuts         string
 	foldList         bool
 	foldNoTrain      bool
+	onTop            string
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -62,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.specIn, "model-spec", "models/detector.yaml", "spec of the model to evaluate (-eval)")
 	fs.StringVar(&c.extra, "extra-benign", "models/data/benign_short.txt,models/data/benign_outputs.jsonl,models/data/benign_long.jsonl,models/data/benign_llm_docs.jsonl", "extra benign texts for training, comma-separated .txt (one per line) or .jsonl (text field) files (\"\" = none)")
 	fs.StringVar(&c.heldout, "extra-heldout", "", "held-out tool calls to train on, comma-separated files (data/heldout/calib.jsonl, the tuning side; never test.jsonl), each capped on its own; FILE@kind+kind trains on those kinds' records only: the texts the detector stage scores in each record, labelled by the record (\"\" = none)")
+	fs.StringVar(&c.onTop, "extra-heldout-on-top", "", "held-out files to train on as -extra-heldout does (comma-separated, FILE@kind+kind), after its files, each capped on its own, but left out of the class-balanced weights' counts: they add to their class's weight instead of diluting its other texts (\"\" = none)")
 	fs.StringVar(&c.format, "format", infer.FormatSparse, "model input format: sparse (indices+values) or dense (features)")
 	fs.StringVar(&c.probe, "probe-benign", "models/data/benign_long_holdout.jsonl", "held-out long benign texts (.jsonl) whose FPR the card reports (\"\" = none)")
 	fs.StringVar(&c.lib, "lib", "", "ONNX Runtime library (\"\" = search)")
@@ -105,11 +107,8 @@ func doTrain(c config, stdout io.Writer) error {
 	if c.extra != "" {
 		tc.ExtraFiles = strings.Split(c.extra, ",")
 	}
-	if c.heldout != "" {
-		if tc.Heldout, err = heldoutFiles(c.heldout, train.LabelsOf(tc.Train), stdout); err != nil {
-			return err
-		}
-		tc.HeldoutFile = c.heldout
+	if tc.Heldout, tc.HeldoutFile, err = heldoutAll(c, train.LabelsOf(tc.Train), stdout); err != nil {
+		return err
 	}
 	tc.Name, tc.Out, tc.Epochs, tc.TargetFPR, tc.Probe, tc.Library = c.name, c.out, c.epochs, c.targetFPR, c.probe, c.lib
 	tc.Preprocessor = train.DefaultPreprocessor(c.format, c.dim)
@@ -187,6 +186,37 @@ func printMetrics(w io.Writer, title string, ms []train.Metrics, benign []train.
 	for _, b := range benign {
 		fmt.Fprintf(w, "benign %-20s n=%-5d false positives=%-3d FPR %.4f\n", b.Category, b.N, b.FP, b.FPR)
 	}
+}
+
+// heldoutAll reads -extra-heldout's files and then -extra-heldout-on-top's, whose examples
+// come after (their parts numbered on) and are marked OnTop; it returns them and the files'
+// names for the model card ("" and nil when there are none).
+func heldoutAll(c config, labels []string, out io.Writer) ([]train.Example, string, error) {
+	var all []train.Example
+	var names []string
+	if c.heldout != "" {
+		ex, err := heldoutFiles(c.heldout, labels, out)
+		if err != nil {
+			return nil, "", err
+		}
+		all, names = ex, append(names, c.heldout)
+	}
+	if c.onTop != "" {
+		ex, err := heldoutFiles(c.onTop, labels, out)
+		if err != nil {
+			return nil, "", err
+		}
+		part := 0
+		for _, e := range all {
+			part = max(part, e.Part+1)
+		}
+		for i := range ex {
+			ex[i].Part += part
+			ex[i].OnTop = true
+		}
+		all, names = append(all, ex...), append(names, c.onTop+" (on top)")
+	}
+	return all, strings.Join(names, ", "), nil
 }
 
 // heldoutFiles reads the training texts of the comma-separated held-out files in files

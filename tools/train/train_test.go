@@ -351,6 +351,43 @@ func TestExtraHeldoutFiles(t *testing.T) {
 	if code := run(args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "no-such.jsonl") {
 		t.Errorf("a missing held-out file: run = %d, stderr %q; want a failure naming it", code, stderr.String())
 	}
+	// -extra-heldout-on-top: its files are read after -extra-heldout's (a bad one is named), the
+	// same data gives the same bytes twice, and the fit is not the one where they are counted.
+	sha := func(name string, extra ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		spec := filepath.Join(dir, name+".yaml")
+		args := append(slices.Clone(common), append([]string{"-out", filepath.Join(dir, name, "model.onnx"), "-card", "", "-spec", spec}, extra...)...)
+		if code := run(args, &stdout, &stderr); code != 0 {
+			t.Fatalf("%v: run = %d: %s", extra, code, stderr.String())
+		}
+		var s struct {
+			SHA256 string `yaml:"sha256"`
+		}
+		b, err := os.ReadFile(spec)
+		if err == nil {
+			err = yaml.Unmarshal(b, &s)
+		}
+		if err != nil || s.SHA256 == "" {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		return s.SHA256
+	}
+	// b's benign call only: a class more, so counting it or not changes the class weights.
+	top1, top2 := sha("top1", "-extra-heldout", a, "-extra-heldout-on-top", b+"@shell"), sha("top2", "-extra-heldout", a, "-extra-heldout-on-top", b+"@shell")
+	if top1 != top2 {
+		t.Errorf("-extra-heldout-on-top twice: sha256 %s and %s, want the same", top1, top2)
+	}
+	if both := sha("both", "-extra-heldout", a+","+b+"@shell"); both == top1 {
+		t.Errorf("-extra-heldout-on-top %s gave the model -extra-heldout gives (%s): not on top", b, both)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	args = append(slices.Clone(common), "-out", filepath.Join(dir, "m3", "model.onnx"), "-card", "", "-spec", filepath.Join(dir, "spec3.yaml"),
+		"-extra-heldout", a, "-extra-heldout-on-top", missing)
+	if code := run(args, &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "no-such.jsonl") {
+		t.Errorf("a missing on-top file: run = %d, stderr %q; want a failure naming it", code, stderr.String())
+	}
 	models := func(extra ...string) (string, string) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer

@@ -21,6 +21,11 @@ type Example struct {
 	// from 0 in the order HeldoutExamples was given them: each part is capped on its own
 	// (capHeldout). Not read or written as JSON.
 	Part int `json:"-"`
+	// OnTop is, for a held-out example, that its file was given as one to add on top
+	// (tools/train's -extra-heldout-on-top): left out of the class-balanced weights' counts
+	// (Row.OnTop), so it adds to its class's weight instead of diluting the class's other
+	// examples. Not read or written as JSON.
+	OnTop bool `json:"-"`
 }
 
 // BenignLabel is the label meaning "no attack".

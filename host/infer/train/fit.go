@@ -26,14 +26,18 @@ type Row struct {
 	idx []int32
 	val []float32
 	// Weight scales the example's loss; 0 = 1. The class-balanced weights are computed on the
-	// weighted counts, so each class still weighs the same in total.
+	// weighted counts, so each class still weighs the same in total (OnTop rows aside).
 	Weight float64
+	// OnTop leaves the example out of the class-balanced weights' counts: its loss adds to its
+	// class instead of diluting the class's other examples (Example.OnTop).
+	OnTop bool
 }
 
 func Featurize(h *infer.HashedNgrams, ex []Example) []Row {
 	rows := make([]Row, len(ex))
 	for i, e := range ex {
 		rows[i].idx, rows[i].val = h.Sparse(e.Text)
+		rows[i].OnTop = e.OnTop
 	}
 	return rows
 }
@@ -53,6 +57,9 @@ func Fit(rows []Row, y []int, dim, classes int, o Options) onnx.Linear {
 		sw[i] = rows[i].Weight
 		if sw[i] == 0 {
 			sw[i] = 1
+		}
+		if rows[i].OnTop {
+			continue
 		}
 		counts[c] += sw[i]
 		total += sw[i]

@@ -87,3 +87,35 @@ func TestCapHeldoutPerFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFitOnTop: an example marked OnTop is left out of the class-balanced counts, so the
+// class's other examples keep the weight they had without it (the fit differs from one where
+// the same example is counted), and the fit is still the same twice.
+func TestFitOnTop(t *testing.T) {
+	pre, err := infer.NewPreprocessor(DefaultPreprocessor(infer.FormatSparse, 1024))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := pre.(*infer.HashedNgrams)
+	ex := []Example{
+		{Text: "read the notes", Label: BenignLabel}, {Text: "' OR 1=1 --", Label: "sql_injection"},
+		{Text: "list my files", Label: BenignLabel}, {Text: "the manual page of ls", Label: BenignLabel, OnTop: true},
+	}
+	y := []int{0, 1, 0, 0}
+	o := DefaultOptions()
+	o.Epochs = 2
+	rows := Featurize(h, ex)
+	if !rows[3].OnTop || rows[0].OnTop {
+		t.Fatalf("Featurize: OnTop %v %v, want false true", rows[0].OnTop, rows[3].OnTop)
+	}
+	a, b := Fit(rows, y, 1024, 2, o), Fit(Featurize(h, ex), y, 1024, 2, o)
+	if !slices.Equal(a.W, b.W) || !slices.Equal(a.B, b.B) {
+		t.Fatal("two fits with an OnTop example differ")
+	}
+	counted := slices.Clone(ex)
+	counted[3].OnTop = false
+	c := Fit(Featurize(h, counted), y, 1024, 2, o)
+	if slices.Equal(a.W, c.W) {
+		t.Fatal("OnTop changed nothing: the example was counted in the class weights")
+	}
+}
