@@ -43,7 +43,7 @@ CORE_PKGS := ./host/ ./host/mcp/... ./host/config/... ./host/plugin/... ./host/h
 	./host/telemetry/... ./host/tune/... ./host/firstparty/...
 NATIVE_PKGS := ./sdk/go/... ./plugins/... ./cmd/... ./tools/...
 
-.PHONY: help setup setup-core build plugins bundle run test test-core lint fmt-check vet bench bench-core fuzz eval clean
+.PHONY: help setup setup-core build plugins bundle run test test-core test-native lint fmt-check vet bench bench-core fuzz eval clean
 
 help: ## list targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -91,6 +91,16 @@ test-core: setup-core setup-postgres ## host packages with -race; the end-to-end
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m -run '^TestNativeRolesConcurrent$$' ./plugins/firstparty/
 	$(GO) test -count=1 -timeout 30m ./host/gateway/...
 	$(GO) test -count=1 -timeout 20m $(NATIVE_PKGS)
+
+# The binary `make build` links runs the example bundle's first-party module natively
+# (host/firstparty): its digest is the bundle's module's, and every fixture passes that way.
+TEST_TARGETS += test-native
+test-native: bundle ## the built palisade runs the example bundle's first-party stages natively, and its fixtures pass
+	@d=$$($(BUILD)/palisade version -v | sed -n 's/^runs natively: the first-party module sha256://p'); \
+	 m=$$(sha256sum $(BUILD)/bundle/plugins/firstparty.wasm | cut -c1-64); \
+	 [ -n "$$d" ] && [ "$$d" = "$$m" ] || { echo "test-native: build/palisade would run the bundle's first-party module in Wasm (linked $$d, bundle $$m)"; exit 1; }
+	$(BUILD)/palisade policy test --bundle $(BUILD)/bundle > $(BUILD)/test-native.txt || { tail -20 $(BUILD)/test-native.txt; exit 1; }
+	@tail -1 $(BUILD)/test-native.txt
 
 fmt-check: ## fail if gofmt would change a file
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
