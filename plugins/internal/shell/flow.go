@@ -55,6 +55,11 @@ func (a *analyzer) iterate(names, items []string, body []*syntax.Stmt, split boo
 		a.res.Incomplete = true
 	}
 	for _, it := range items {
+		// Each pass is work: loops nested twelve deep over eight items each are 8^12 passes.
+		if a.work++; a.work > maxWork {
+			a.res.Incomplete = true
+			return true
+		}
 		if split {
 			a.readInto(names, it)
 		} else {

@@ -1944,6 +1944,24 @@ func TestPathRisk(t *testing.T) {
 	}
 }
 
+// TestNestedSubstitutionsJudgedOnce: command substitutions nested n deep are judged once each
+// (n+1 commands, complete), where each level used to expand the one inside it again (2^n:
+// 20 levels took 14 s natively, judged 4,096 commands and gave up incomplete).
+func TestNestedSubstitutionsJudgedOnce(t *testing.T) {
+	nest := func(open, close string, n int) string {
+		return "echo " + strings.Repeat(open, n) + "x" + strings.Repeat(close, n)
+	}
+	for _, n := range []int{5, 20, 60} {
+		for _, form := range [][2]string{{"$(echo ", ")"}, {"$(rm -rf ", ")"}} {
+			line := nest(form[0], form[1], n)
+			r := Analyze(line)
+			if r.Incomplete || len(r.Commands) != n+1 {
+				t.Errorf("%d levels of %s: incomplete %v, %d commands, want complete and %d", n, form[0], r.Incomplete, len(r.Commands), n+1)
+			}
+		}
+	}
+}
+
 // TestRecursionJudgedOnce: a function that calls itself, one call or two a level (a fork
 // bomb), is judged on one pass through its body: the line is complete, with a few dozen commands at most,
 // where before the analyzer judged 4,096 commands (maxWork) and gave up incomplete.

@@ -370,7 +370,17 @@ func remote(x string) bool { return x == remoteMarker || x == httpsMarker }
 // subst analyses a command substitution and returns what stands for its output: the words of
 // an echo/printf, remoteMarker for a network fetch, else "$(argv...)".
 func (a *analyzer) subst(stmts []*syntax.Stmt) string {
+	// Each substitution judged is work: nested ones are expanded again by each expansion of
+	// the words around them (`$(echo $(echo $(…)))` doubled per level: 20 levels took 14 s).
+	if a.work++; a.work > maxWork {
+		a.res.Incomplete = true
+		return "$(...)"
+	}
 	cwd := a.cwd
+	// The statement number stmt gives a lone statement (below): its words are expanded again
+	// under it, so the substitutions inside them come from its memo instead of being judged
+	// again, once per level of nesting.
+	gen := a.lastGen + 1
 	a.inSubst++
 	for _, s := range stmts {
 		a.stmt(s)
@@ -380,6 +390,8 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	if len(stmts) != 1 {
 		return "$(...)"
 	}
+	defer func(prev int) { a.gen = prev }(a.gen)
+	a.gen = gen
 	var argv []string
 	switch c := stmts[0].Cmd.(type) {
 	case *syntax.CallExpr:
@@ -537,6 +549,10 @@ func (a *analyzer) assign(as *syntax.Assign) {
 				elems = append(elems, a.fields([]*syntax.Word{e.Value})...)
 			}
 		}
+		if len(elems) > maxWork {
+			elems = elems[:maxWork] // `a=("${a[@]}" "${a[@]}")` doubles an array per statement
+			a.res.Incomplete = true
+		}
 		if a.arrays == nil {
 			a.arrays = map[string][]string{}
 		}
@@ -547,6 +563,12 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	v := strings.ReplaceAll(a.literal(as.Value), httpsMarker, remoteMarker) // a fetch held in a variable is refused when run (httpsMarker)
 	if as.Append {
 		v = a.vars[as.Name.Value] + v
+	}
+	if len(v) > maxValue {
+		// `v1="$v0$v0"; v2="$v1$v1"; …` doubles a value per statement: 200 of them would
+		// hold 2^200 bytes. What is past the cap is not judged, and the line says so.
+		v = v[:maxValue]
+		a.res.Incomplete = true
 	}
 	a.vars[as.Name.Value] = v
 	if goRegistryVar(as.Name.Value, v) {
@@ -565,6 +587,10 @@ func (a *analyzer) assign(as *syntax.Assign) {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	if s == nil {
+		return
+	}
+	if a.work > maxWork {
+		a.res.Incomplete = true // the work budget is spent: nothing more is judged (maxWork)
 		return
 	}
 	prev := a.gen
@@ -1434,9 +1460,13 @@ func hasFlag(args []string, flags ...string) bool {
 	return false
 }
 
-// maxWork bounds the commands one line may make the analyzer judge: functions and aliases
-// calling each other two at a time would otherwise take 2^MaxDepth steps.
+// maxWork bounds the commands, substitutions and loop passes one line may make the analyzer
+// judge: functions and aliases calling each other two at a time would otherwise take
+// 2^MaxDepth steps. Past it the analysis stops, incomplete.
 const maxWork = 4096
+
+// maxValue bounds a variable's value: a line may double one per assignment.
+const maxValue = 4 * MaxParseBytes
 
 // command checks one resolved argv.
 func (a *analyzer) command(argv []string) {
