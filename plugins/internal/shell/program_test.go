@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -1958,6 +1959,27 @@ func TestNestedSubstitutionsJudgedOnce(t *testing.T) {
 			if r.Incomplete || len(r.Commands) != n+1 {
 				t.Errorf("%d levels of %s: incomplete %v, %d commands, want complete and %d", n, form[0], r.Incomplete, len(r.Commands), n+1)
 			}
+		}
+	}
+}
+
+// TestWorkBounded: lines whose judging multiplies (loops nested over several items, a value
+// doubled per assignment, an array doubled per assignment) stop at the work budget or the
+// value cap, incomplete. Before, the first ran 8^12 passes and the second tried to build a
+// 2^200-byte string: in Wasm a timeout or an out-of-memory trap ended them, natively nothing.
+func TestWorkBounded(t *testing.T) {
+	var vars, arrays []string
+	for i := 1; i < 200; i++ {
+		vars = append(vars, fmt.Sprintf(`v%d="$v%d$v%d"`, i, i-1, i-1))
+		arrays = append(arrays, `a=("${a[@]}" "${a[@]}")`)
+	}
+	for name, line := range map[string]string{
+		"loops":  strings.Repeat("for i in a b c d e f g h; do ", 12) + "rm -rf $i" + strings.Repeat("; done", 12),
+		"values": "v0=x; " + strings.Join(vars, "; ") + "; echo $v199",
+		"arrays": "a=(x y); " + strings.Join(arrays, "; ") + `; echo "${a[@]}"`,
+	} {
+		if r := Analyze(line); !r.Incomplete {
+			t.Errorf("%s: judged complete (%d commands)", name, len(r.Commands))
 		}
 	}
 }
