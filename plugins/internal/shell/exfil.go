@@ -3,6 +3,7 @@ package shell
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -300,4 +301,80 @@ func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
 	if prints {
 		a.ask("exfil/secret_print", "prints a secret into the conversation, which the model's provider receives", strings.Join(argv, " "), 0.85)
 	}
+}
+
+// copyToHost judges scp(1) and rsync(1) copying to another host (the last operand HOST:PATH
+// or rsync://): the home folder itself, which holds the user's keys and credentials, is
+// refused (exfil/home_to_host); the whole project (`.`, `./`, `*`, the working directory)
+// asks (exfil/project_to_host): its source and any .env leave the machine, a deploy a person
+// confirms. A folder in it (`./dist/`, `build/app.tar.gz`) is a deploy: not this (issue 26,
+// det65).
+func (a *analyzer) copyToHost(name string, args []string, line string) {
+	if name != "scp" && name != "rsync" {
+		return
+	}
+	ops := operands(args)
+	if len(ops) < 2 || !remoteOperand(ops[len(ops)-1]) {
+		return
+	}
+	project := false
+	for _, x := range ops[:len(ops)-1] {
+		if remoteOperand(x) {
+			continue
+		}
+		r := a.resolve(x)
+		if homeDir(r) || userHome.MatchString(path.Clean(r)) {
+			a.add("exfil/home_to_host", "copies the home folder to another host", line, 0.95)
+			return
+		}
+		if a.projectRoot(x) {
+			project = true
+		}
+	}
+	if project {
+		a.ask("exfil/project_to_host", "copies the whole project to another host", line, 0.85)
+	}
+}
+
+// remoteOperand reports whether an scp or rsync operand names another host: `[USER@]HOST:PATH`
+// (a colon before any slash) or an rsync:// URL.
+func remoteOperand(x string) bool {
+	if strings.HasPrefix(x, "rsync://") {
+		return true
+	}
+	i := strings.IndexByte(x, ':')
+	return i > 0 && !strings.Contains(x[:i], "/")
+}
+
+// projectRoot reports whether t names the project folder itself (the working directory the
+// line starts in, or everything in it): `.`, `./`, `*`, `$PWD`.
+func (a *analyzer) projectRoot(t string) bool {
+	if t == "*" || t == "./*" {
+		return a.cwd == ""
+	}
+	r := a.resolve(t)
+	return path.Clean(r) == "." && a.cwd == "" || r == "$PWD" && a.cwd == ""
+}
+
+// projectArchive reports whether a pipeline stage writes an archive of the whole project or
+// its repository to its output: `tar czf - .`, `zip -r - .`, `git bundle create - --all`,
+// `git archive HEAD` without -o (git-bundle(1), git-archive(1): "-" or no output file is
+// standard output).
+func (a *analyzer) projectArchive(name string, args []string) bool {
+	switch name {
+	case "tar", "zip":
+		for _, x := range operands(args) {
+			if a.projectRoot(x) {
+				return true
+			}
+		}
+	case "git":
+		switch first(args) {
+		case "bundle":
+			return len(args) > 2 && args[1] == "create" && args[2] == "-"
+		case "archive":
+			return !hasFlag(args, "-o", "--output") && !slices.ContainsFunc(args, func(x string) bool { return strings.HasPrefix(x, "--output=") })
+		}
+	}
+	return false
 }

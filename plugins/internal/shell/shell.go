@@ -115,6 +115,10 @@ type analyzer struct {
 	expired   bool            // git reflog expire --expire=now ran
 	work      int             // commands judged, bounded by maxWork
 	feedRec   bool            // the paths fed through xargs came from find (recursive)
+	// procFeed: the paths the last `<(CMD)` on the line lists (echo, printf, ls, find), read
+	// as the file procFile by xargs -a or a `<` redirect; procRec: find listed them.
+	procFeed []string
+	procRec  bool
 	// inContainer counts the `docker exec`/`kubectl exec` commands being judged: what they
 	// do happens inside a container, not to this host's paths, so it asks (carriers.go).
 	inContainer int
@@ -342,7 +346,10 @@ func (a *analyzer) cfg() *expand.Config {
 			if t := a.subst(ps.Stmts); remote(t) {
 				return t, nil
 			}
-			return "/dev/fd/63", nil
+			if ps.Op == syntax.CmdIn {
+				a.procListed(ps.Stmts) // flow.go: `xargs -a <(echo ~) rm -rf`
+			}
+			return procFile, nil
 		},
 	}
 }
@@ -552,6 +559,9 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	if goRegistryVar(as.Name.Value, v) {
 		a.ask("exec/package_index", "points later package installs at another registry or turns their checks off ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
 	}
+	if !as.Naked && tlsOffVar(as.Name.Value, v) {
+		a.ask("exec/tls_off", "turns certificate checks off for the programs that read "+as.Name.Value, as.Name.Value+"="+v, 0.85)
+	}
 	if preloadVar(as.Name.Value) && v != "" {
 		a.ask("priv/preload", "makes every later program load a library the line names ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
 	}
@@ -697,6 +707,19 @@ func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
 	return out
 }
 
+// unwrapRoot drops the wrappers (unwrap) and sudo or doas with their options: the command
+// that runs, as root or not.
+func unwrapRoot(argv []string) []string {
+	argv = unwrap(argv)
+	for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
+		argv = unwrap(argv[1:])
+		for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
+			argv = argv[1:]
+		}
+	}
+	return argv
+}
+
 func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var argvs [][]string
 	for i, s := range stages {
@@ -706,13 +729,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		a.piped, a.inPipe = piped, inPipe
 		var argv []string
 		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
-			argv = unwrap(a.fields(c.Args))
-			for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
-				argv = unwrap(argv[1:])
-				for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
-					argv = argv[1:]
-				}
-			}
+			argv = unwrapRoot(a.fields(c.Args))
 		}
 		argvs = append(argvs, argv)
 	}
@@ -820,6 +837,18 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && (src == "secrets") && network(name) {
 			a.add("exfil/pipe_to_network", "sends the environment or a secret file over the network", strings.Join(argv, " "), 0.95)
 		}
+		if i > 0 && src == "project" && network(name) {
+			// `tar czf - . | ssh HOST 'cat > s.tgz'`, `git bundle create - --all | curl -T -
+			// URL`: the project's source leaves the machine (exfil.go projectArchive).
+			a.ask("exfil/project_to_host", "sends an archive of the whole project over the network", strings.Join(argv, " "), 0.85)
+		}
+		if i > 0 && src == "fetch" && name == "tee" {
+			// `curl -sL URL | sudo tee /usr/local/bin/t`: tee writes the download into its
+			// files (run later on the line: download_run; over https from a named host it asks, as `curl -o` does).
+			for _, f := range operands(argv[1:]) {
+				a.markFetched(f, https)
+			}
+		}
 		https = false // only the stage right after the fetch reads it unchanged
 		switch {
 		case fetcher(name):
@@ -831,6 +860,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		case secretSource(name, argv[1:]):
 			src = "secrets"
+		case src == "" && a.projectArchive(name, argv[1:]):
+			src = "project"
 		case name == "echo" || name == "printf" || name == "cat" || haveText:
 			if src == "" {
 				src = "text"
@@ -1297,6 +1328,9 @@ func (a *analyzer) envPath(argv []string) {
 			if k, v, ok := strings.Cut(rest[0], "="); ok && preloadVar(k) && v != "" {
 				a.ask("priv/preload", "makes the programs it runs load a library the line names ("+k+")", strings.Join(argv, " "), 0.85)
 			}
+			if k, v, ok := strings.Cut(rest[0], "="); ok && tlsOffVar(k, v) {
+				a.ask("exec/tls_off", "turns certificate checks off for the program it runs ("+k+")", strings.Join(argv, " "), 0.85)
+			}
 			rest = rest[1:]
 		}
 		argv = rest
@@ -1558,6 +1592,9 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "xargs":
 		rest, _ := xargsCommand(args) // program.go
+		if feed, rec, ok := a.argFile(args); ok {
+			a.xargs(args, feed, rec) // `xargs -a <(echo ~) rm -rf` (flow.go)
+		}
 		if len(rest) > 0 && interpreter(base(rest[0])) && !runsFile(base(rest[0]), rest[1:]) {
 			a.add("exec/pipe_to_shell", "runs generated text through an interpreter", line, 0.85)
 		}
@@ -1782,6 +1819,9 @@ func (a *analyzer) command(argv []string) {
 				}
 				a.add("priv/setuid", "sets the setuid or setgid bit", line, 0.9)
 			}
+		}
+		if name == "chmod" && a.worldWritable(args, recursive, line) {
+			break
 		}
 		for _, t := range operands(args) {
 			if recursive && a.madeProgramDir(t) {
@@ -2666,6 +2706,7 @@ func inlineFlag(lang, x string, shellish bool) bool {
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
+	a.copyToHost(name, args, line) // exfil.go
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
