@@ -2706,7 +2706,7 @@ func inlineFlag(lang, x string, shellish bool) bool {
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
-	a.copyToHost(name, args, line) // exfil.go
+	a.copyToHost(name, args, line)  // exfil.go
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
