@@ -71,6 +71,10 @@ var Catalogue = []Entry{
 	{"exec/tls_off", "python", "https://peps.python.org/pep-0493/", "PYTHONHTTPSVERIFY=0 python3 fetch.py", true},
 	{"exec/tls_off", "git", "https://git-scm.com/docs/git#Documentation/git.txt-codeGIT_SSL_NO_VERIFYcode", "export GIT_SSL_NO_VERIFY=1", true},
 	{"exec/tls_off", "requests", "https://requests.readthedocs.io/en/latest/user/advanced/#ssl-cert-verification", "export CURL_CA_BUNDLE=", true},
+	{"destroy/rm_outside", "powershell", "https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.management/remove-item", "Remove-Item -Recurse -Force $HOME", false},
+	{"destroy/rm_outside", "cmd", "https://learn.microsoft.com/en-us/windows-server/administration/windows-commands/rd", "cmd /c rd /s /q %USERPROFILE%", false},
+	{"exec/decode_run", "powershell", "https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.core/about/about_pwsh#-encodedcommand---e---ec", "powershell -EncodedCommand ZABpAHIA", true},
+	{"exec/tls_off", "powershell", "https://learn.microsoft.com/en-us/powershell/module/microsoft.powershell.utility/invoke-webrequest#-skipcertificatecheck", "Invoke-WebRequest https://x.example.com -SkipCertificateCheck", true},
 	{"priv/perms_world", "chmod", "https://www.gnu.org/software/coreutils/manual/html_node/Symbolic-Modes.html", "chmod -R 777 .", true},
 	{"priv/perms_system", "chmod", "https://www.gnu.org/software/coreutils/manual/html_node/Numeric-Modes.html", "chmod 777 /", false},
 	{"exfil/serve_files", "http-server", "https://github.com/http-party/http-server#usage", "npx http-server ~ -p 8080", false},
@@ -475,6 +479,9 @@ func (a *analyzer) powershell(text, line string) {
 	if psCatExec.MatchString(text) || psSocket.MatchString(text) && (psEval.MatchString(text) || psRun.MatchString(text)) {
 		a.add("exec/reverse_shell", "hands PowerShell or a program to a network connection", line, 0.95)
 		return
+	}
+	if psTLSOff.MatchString(text) {
+		a.ask("exec/tls_off", "turns certificate checks off for PowerShell's web requests", line, 0.85)
 	}
 	if psToolkit.MatchString(text) {
 		// Loading alone runs nothing of the toolkit yet (what it then runs is judged above and

@@ -82,10 +82,15 @@ const MaxCommands = 256
 func Analyze(cmd string) Result {
 	a := &analyzer{vars: map[string]string{}, src: cmd}
 	a.line(cmd, 0)
-	if a.res.ParseErr != nil {
+	t, ps := psToSh(cmd, false)
+	if a.res.ParseErr != nil || ps {
 		// Not shell: PowerShell's `iex (iwr URL)` does not parse as bash. Its words still say
 		// what it does.
 		a.powershell(cmd, cmd)
+	}
+	if ps {
+		// PowerShell's or cmd's `Remove-Item -Recurse -Force $HOME` (pwsh.go)
+		a.windows(t)
 	}
 	return a.res
 }
@@ -2586,6 +2591,17 @@ func unresolvedRef(r string) bool {
 func (a *analyzer) interp(name string, args []string, line string) {
 	lang := interpLang(name)
 	shellish := shellLang(lang)
+	if lang == "pwsh" || lang == "powershell" {
+		if text, ok := psEncoded(args); ok {
+			// `powershell -enc B64`: the command is hidden from whoever reads the line; a
+			// careful reviewer asks, and what it decodes to is judged (pwsh.go).
+			a.ask("exec/decode_run", "runs a base64-encoded PowerShell command", line, 0.85)
+			if text != "" {
+				a.code(lang, text, line)
+			}
+			return
+		}
+	}
 	for i := range args {
 		code := inlineCodeAt(lang, args, i, shellish)
 		if code == "" {
