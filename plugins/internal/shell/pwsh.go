@@ -52,7 +52,7 @@ var psAliases = map[string]string{
 	"move-item": "mv", "move": "mv", "mi": "mv", "mv": "mv",
 	"start-process": "start", "start": "start", "saps": "start",
 	"compress-archive": "zip",
-	"format-volume": "mkfs", "clear-disk": "mkfs", "initialize-disk": "mkfs", "format": "mkfs",
+	"format-volume":    "mkfs", "clear-disk": "mkfs", "initialize-disk": "mkfs", "format": "mkfs",
 	"set-content": "tee", "out-file": "tee", "add-content": "tee -a",
 	"cmd": "cmd", "cmd.exe": "cmd",
 }
