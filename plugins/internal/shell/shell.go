@@ -2468,9 +2468,10 @@ func (a *analyzer) rewrite(tool string, args []string, line string) {
 // hold the commits, and git-push(1) documents both for this. A forced update of a named
 // default or release branch (`git push origin +dev:master`, git-push(1)'s own example) is
 // asked too since issue 26's seventh round: the old tip stays in the pusher's reflog of the
-// remote-tracking branch and in every other clone. Deleting a default or release branch
-// (protectedRef), a push that names no ref (the current branch, whatever it is), --all,
-// --tags, --mirror, a glob or a ref the line cannot resolve are refused as before.
+// remote-tracking branch and in every other clone. A forced push that names no ref (the
+// current branch) is asked since det65, for the same reason. Deleting a default or release
+// branch (protectedRef), --all, --tags, --mirror, a glob, a ref the line cannot resolve or any
+// of these after `git reflog expire` are refused as before.
 func (a *analyzer) push(args []string, line string) {
 	force := hasFlag(args, "--force", "-f")
 	del := hasFlag(args, "--delete", "-d")
@@ -2493,7 +2494,15 @@ func (a *analyzer) push(args []string, line string) {
 	if len(refs) > 0 {
 		refs = refs[1:] // the remote
 	}
-	named := len(refs) > 0 && !hasFlag(args, "--all", "--branches", "--tags")
+	all := hasFlag(args, "--all", "--branches", "--tags")
+	named := len(refs) > 0 && !all
+	if len(refs) == 0 && force && !del && !all && !a.expired {
+		// `git push -f`, `git push --force origin`: the current branch to its upstream
+		// (push.default=simple, git's default since 2.0), which at worst is the default
+		// branch, and a forced update of that by name is asked (det65).
+		a.ask("destroy/git_force_push", "rewrites the current branch on the remote", line, 0.8)
+		return
+	}
 	for _, r := range refs {
 		r = strings.TrimPrefix(r, "+")
 		deleted := del
