@@ -422,8 +422,17 @@ func (a *analyzer) docker(name string, args []string, line string) {
 			switch c := path.Clean(mountSource(mount)); {
 			case strings.HasSuffix(c, "docker.sock"):
 				a.ask("priv/docker_host", "gives a container the Docker daemon (root on the host)", line, 0.8)
-			case c == "/" || c == "/etc" || c == "/root" || c == "/home" || c == "/var" || c == "/usr" || c == "/boot" || home(c) && strings.Count(c, "/") == 0 || userHome.MatchString(c):
+			case c == "/" || c == "/etc" || c == "/root" || c == "/home" || c == "/var" || c == "/usr" || c == "/boot" || home(c) && strings.Count(c, "/") == 0:
 				a.add("priv/docker_host", "mounts the host's root, system or home directory into a container", line, 0.9)
+			case userHome.MatchString(c):
+				// A home folder named by its path (`-v /home/docker:/docker`, docker
+				// create's own example): another account's, or this one's. Published on a
+				// port it is served to the network (det65): refused; else asked.
+				if publishes(rest) {
+					a.add("priv/docker_host", "mounts a home folder into a container that publishes a port", line, 0.9)
+				} else {
+					a.ask("priv/docker_host", "mounts a home folder into a container", line, 0.85)
+				}
 			}
 		}
 	}
@@ -466,6 +475,17 @@ func (a *analyzer) install(name string, args []string, line string) {
 			}
 		}
 	}
+}
+
+// publishes reports whether docker run's arguments publish a port (-p, --publish, -P,
+// --publish-all).
+func publishes(args []string) bool {
+	for _, x := range args {
+		if x == "-p" || x == "-P" || x == "--publish" || x == "--publish-all" || strings.HasPrefix(x, "--publish=") || strings.HasPrefix(x, "-p") && len(x) > 2 && x[2] != '-' {
+			return true
+		}
+	}
+	return false
 }
 
 // autoApproved reports whether an infrastructure tool's destroy runs without its confirmation

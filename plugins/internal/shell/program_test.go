@@ -51,6 +51,7 @@ func TestProgram(t *testing.T) {
 		// the home folder served: a container mounting it by its path, Node's, busybox's and
 		// Ruby's one-line servers; the project or a build folder served is a preview
 		{`docker run -d -v /home/dev:/srv -p 8000:8000 python:3 python -m http.server -d /srv`, "priv/docker_host", false},
+		{`docker create -v /home/docker:/docker --name docker ubuntu`, "priv/docker_host", true},
 		{`npx http-server ~ -p 8080`, "exfil/serve_files", false},
 		{`npx serve ~`, "exfil/serve_files", false},
 		{`busybox httpd -f -p 8080 -h ~`, "exfil/serve_files", false},
