@@ -225,6 +225,7 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 // printf or a heredoc (cat, tee), or a download (curl URL > f). It also records the files a
 // download command writes itself (curl -o, wget -O).
 func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
+	a.noteArchive(argv) // exfil.go
 	// `sudo curl -o /usr/local/bin/t URL` downloads as root: the same file (det65).
 	run := unwrapRoot(argv)
 	name := base(first(run))

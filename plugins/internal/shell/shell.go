@@ -115,11 +115,12 @@ type analyzer struct {
 	fetched map[string]bool         // file → downloaded earlier on the line
 	// httpsFile: file → every download into it was over https from a named host (httpsFetch)
 	httpsFile map[string]bool
-	remotes   map[string]bool // git remotes added earlier on the line
-	made      map[string]bool // folders mkdir made earlier on the line (fileKey)
-	expired   bool            // git reflog expire --expire=now ran
-	work      int             // commands judged, bounded by maxWork
-	feedRec   bool            // the paths fed through xargs came from find (recursive)
+	remotes   map[string]bool   // git remotes added earlier on the line
+	made      map[string]bool   // folders mkdir made earlier on the line (fileKey)
+	archives  map[string]string // archive file (fileKey) → "home" or "project": what it holds (noteArchive)
+	expired   bool              // git reflog expire --expire=now ran
+	work      int               // commands judged, bounded by maxWork
+	feedRec   bool              // the paths fed through xargs came from find (recursive)
 	// procFeed: the paths the last `<(CMD)` on the line lists (echo, printf, ls, find), read
 	// as the file procFile by xargs -a or a `<` redirect; procRec: find listed them.
 	procFeed []string
@@ -2732,6 +2733,7 @@ func inlineFlag(lang, x string, shellish bool) bool {
 func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
 	a.copyToHost(name, args, line)  // exfil.go
+	a.uploadArchive(name, args, line)
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
