@@ -504,8 +504,8 @@ func sedEFlag(cmd string) bool {
 // project or any other folder made so recursively (`chmod -R 777 .`) is asked about
 // (priv/perms_world): every other account on the host may then change its code, and a
 // careful reviewer asks what needed it (issue 26, det65). A mode without the bit for others
-// (`chmod -R 755 build`, `chmod +x script.sh`, `g+w`) is not this. It reports whether it
-// judged the line.
+// (`chmod -R 755 build`, `chmod +x script.sh`, `g+w`) is not this. A shell's start-up file or
+// a secret made writable by anyone is refused too. It reports whether it judged the line.
 func (a *analyzer) worldWritable(args []string, recursive bool, line string) bool {
 	ops := operands(args)
 	if len(ops) < 2 || !writableByOthers(ops[0]) {
@@ -514,6 +514,12 @@ func (a *analyzer) worldWritable(args []string, recursive bool, line string) boo
 	for _, t := range ops[1:] {
 		if r := a.resolve(t); homeOrSystem(r) || userHome.MatchString(path.Clean(r)) {
 			a.add("priv/perms_system", "lets every user write the root, a home folder or a system folder", line, 0.9)
+			return true
+		}
+		if rest, ok := homeRest(a.resolve(t)); ok && !strings.Contains(rest, "/") && startupFile(rest) || PathRisk(a.resolve(t)) == RiskSecret {
+			// `chmod o+w ~/.bashrc`: any local user then writes what every new shell runs;
+			// a key or credential file writable by anyone can be swapped.
+			a.add("priv/perms_system", "lets every user write a shell's start-up file or a secret", line, 0.9)
 			return true
 		}
 	}
