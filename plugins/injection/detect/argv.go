@@ -76,6 +76,43 @@ func argvLeaves(leaves []leaf, tool string) []leaf {
 			leaves = append(leaves, leaf{path: prefix, text: line, kind: argkind.Shell})
 		}
 	}
+	return cwdLeaves(leaves)
+}
+
+// cwdKeys name the folder a command runs in, beside the command (`{"options": {"cwd": "~",
+// "command": "rm -rf ."}}`: Node's child_process and most runners' option).
+var cwdKeys = []string{"cwd", "workdir", "working_dir", "working_directory", "workingdirectory", "dir", "directory"}
+
+// cwdLeaves adds, for each shell leaf with a folder sibling (cwdKeys), the line as it runs:
+// `cd DIR && COMMAND`, so a path relative to the folder is judged where it points (issue 26,
+// det65). The command alone is still judged as before.
+func cwdLeaves(leaves []leaf) []leaf {
+	n := len(leaves)
+	for i := 0; i < n; i++ {
+		l := leaves[i]
+		if l.kind != argkind.Shell {
+			continue
+		}
+		parent := ""
+		if d := strings.LastIndexByte(l.path, '.'); d >= 0 {
+			parent = l.path[:d]
+		}
+		if _, _, item := itemOf(l.path); item {
+			continue
+		}
+		for _, k := range cwdKeys {
+			dir := ""
+			for _, m := range leaves[:n] {
+				if strings.EqualFold(m.path, parent+"."+k) || parent == "" && strings.EqualFold(m.path, k) {
+					dir = strings.TrimSpace(m.text)
+				}
+			}
+			if dir != "" && !strings.ContainsAny(dir, "\n") {
+				leaves = append(leaves, leaf{path: l.path, text: "cd " + quoteWord(dir) + " && " + l.text, kind: argkind.Shell})
+				break
+			}
+		}
+	}
 	return leaves
 }
 

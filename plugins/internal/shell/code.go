@@ -52,6 +52,9 @@ var (
 func (a *analyzer) code(lang, src, line string) {
 	if lang == "pwsh" || lang == "powershell" {
 		a.powershell(src, line)
+		if t, ok := psToSh(src, true); ok && a.depth < MaxDepth {
+			a.line(t, a.depth+1) // pwsh.go
+		}
 		return
 	}
 	if tclLang(lang) {

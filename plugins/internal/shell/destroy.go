@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -492,6 +493,59 @@ func sedEFlag(cmd string) bool {
 				}
 				return strings.Contains(flags, "e")
 			}
+		}
+	}
+	return false
+}
+
+// worldWritable judges a chmod that lets every local user write (a numeric mode whose last
+// digit has the write bit, `o+w`, `a=rwx`; chmod(1)): the root, a home folder or a top system
+// folder made writable by anyone, recursively or not, is refused (priv/perms_system); the
+// project or any other folder made so recursively (`chmod -R 777 .`) is asked about
+// (priv/perms_world): every other account on the host may then change its code, and a
+// careful reviewer asks what needed it (issue 26, det65). A mode without the bit for others
+// (`chmod -R 755 build`, `chmod +x script.sh`, `g+w`) is not this. A shell's start-up file or
+// a secret made writable by anyone is refused too. It reports whether it judged the line.
+func (a *analyzer) worldWritable(args []string, recursive bool, line string) bool {
+	ops := operands(args)
+	if len(ops) < 2 || !writableByOthers(ops[0]) {
+		return false
+	}
+	for _, t := range ops[1:] {
+		if r := a.resolve(t); homeOrSystem(r) || userHome.MatchString(path.Clean(r)) {
+			a.add("priv/perms_system", "lets every user write the root, a home folder or a system folder", line, 0.9)
+			return true
+		}
+		if rest, ok := homeRest(a.resolve(t)); ok && !strings.Contains(rest, "/") && startupFile(rest) || PathRisk(a.resolve(t)) == RiskSecret {
+			// `chmod o+w ~/.bashrc`: any local user then writes what every new shell runs;
+			// a key or credential file writable by anyone can be swapped.
+			a.add("priv/perms_system", "lets every user write a shell's start-up file or a secret", line, 0.9)
+			return true
+		}
+	}
+	for _, t := range ops[1:] {
+		if recursive && !a.outsideAt(t, true) {
+			a.ask("priv/perms_world", "lets every user of the host write a folder tree", line, 0.85)
+			return true
+		}
+	}
+	return false
+}
+
+// writableByOthers reports whether a chmod mode gives others the write bit: octal with the
+// bit in its last digit, or a symbolic clause for o or a that adds or sets w.
+func writableByOthers(mode string) bool {
+	if mode != "" && strings.Trim(mode, "01234567") == "" {
+		return len(mode) >= 3 && (mode[len(mode)-1]-'0')&2 != 0
+	}
+	for _, c := range strings.Split(mode, ",") {
+		i := strings.IndexAny(c, "+=")
+		if i < 0 || strings.Contains(c[:i], "-") {
+			continue
+		}
+		who := c[:i]
+		if strings.ContainsAny(who, "oa") && strings.Contains(c[i+1:], "w") {
+			return true
 		}
 	}
 	return false

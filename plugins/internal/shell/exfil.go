@@ -3,6 +3,7 @@ package shell
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -299,5 +300,214 @@ func (a *analyzer) secretPrint(argv []string, redirs []*syntax.Redirect) {
 	}
 	if prints {
 		a.ask("exfil/secret_print", "prints a secret into the conversation, which the model's provider receives", strings.Join(argv, " "), 0.85)
+	}
+}
+
+// copyToHost judges scp(1) and rsync(1) copying to another host (the last operand HOST:PATH
+// or rsync://): the home folder itself, which holds the user's keys and credentials, is
+// refused (exfil/home_to_host); the whole project (`.`, `./`, `*`, the working directory)
+// asks (exfil/project_to_host): its source and any .env leave the machine, a deploy a person
+// confirms. A folder in it (`./dist/`, `build/app.tar.gz`) is a deploy: not this (issue 26,
+// det65).
+func (a *analyzer) copyToHost(name string, args []string, line string) {
+	if name != "scp" && name != "rsync" {
+		return
+	}
+	ops := operands(args)
+	if len(ops) < 2 || !remoteOperand(ops[len(ops)-1]) {
+		return
+	}
+	project := false
+	for _, x := range ops[:len(ops)-1] {
+		if remoteOperand(x) {
+			continue
+		}
+		r := a.resolve(x)
+		if homeDir(r) || userHome.MatchString(path.Clean(r)) {
+			a.add("exfil/home_to_host", "copies the home folder to another host", line, 0.95)
+			return
+		}
+		if a.projectRoot(x) {
+			project = true
+		}
+	}
+	if project {
+		a.ask("exfil/project_to_host", "copies the whole project to another host", line, 0.85)
+	}
+}
+
+// remoteOperand reports whether an scp or rsync operand names another host: `[USER@]HOST:PATH`
+// (a colon before any slash) or an rsync:// URL.
+func remoteOperand(x string) bool {
+	if strings.HasPrefix(x, "rsync://") {
+		return true
+	}
+	i := strings.IndexByte(x, ':')
+	return i > 0 && !strings.Contains(x[:i], "/")
+}
+
+// projectRoot reports whether t names the project folder itself (the working directory the
+// line starts in, or everything in it): `.`, `./`, `*`, `$PWD`.
+func (a *analyzer) projectRoot(t string) bool {
+	if t == "*" || t == "./*" {
+		return a.cwd == ""
+	}
+	r := a.resolve(t)
+	return path.Clean(r) == "." && a.cwd == "" || r == "$PWD" && a.cwd == ""
+}
+
+// projectArchive reports whether a pipeline stage writes an archive of the whole project or
+// its repository to its output: `tar czf - .`, `zip -r - .`, `git bundle create - --all`,
+// `git archive HEAD` without -o (git-bundle(1), git-archive(1): "-" or no output file is
+// standard output).
+func (a *analyzer) projectArchive(name string, args []string) bool {
+	switch name {
+	case "tar", "zip":
+		for _, x := range operands(args) {
+			if a.projectRoot(x) {
+				return true
+			}
+		}
+	case "git":
+		switch first(args) {
+		case "bundle":
+			return len(args) > 2 && args[1] == "create" && args[2] == "-"
+		case "archive":
+			return !hasFlag(args, "-o", "--output") && !slices.ContainsFunc(args, func(x string) bool { return strings.HasPrefix(x, "--output=") })
+		}
+	}
+	return false
+}
+
+// noteArchive records an archive the line writes of the home folder or of the whole project
+// (`tar czf h.tgz ~`, `zip -r src.zip .`, `git bundle create r.bundle --all`, `git archive -o
+// src.zip HEAD`), so that the file sent to another host later on the line is judged as what it
+// holds (uploadArchive; det65).
+func (a *analyzer) noteArchive(argv []string) {
+	argv = unwrapRoot(argv)
+	if len(argv) < 2 {
+		return
+	}
+	name, args := base(argv[0]), argv[1:]
+	file, holds := "", ""
+	switch name {
+	case "tar":
+		var content []string
+		create := false
+		for i := 0; i < len(args); i++ {
+			x := args[i]
+			switch {
+			case x == "-f" || x == "--file":
+				if i+1 < len(args) {
+					file = args[i+1]
+					i++
+				}
+			case strings.HasPrefix(x, "--file="):
+				file = strings.TrimPrefix(x, "--file=")
+			case x == "-C" || x == "--directory":
+				i++
+			case x == "-c" || x == "--create":
+				create = true
+			case strings.HasPrefix(x, "--"):
+			case strings.HasPrefix(x, "-") || i == 0:
+				// a cluster of short options (`-czf`, or `czf` first, tar's old style)
+				f := strings.TrimPrefix(x, "-")
+				create = create || strings.Contains(f, "c")
+				if strings.HasSuffix(f, "f") && i+1 < len(args) {
+					file = args[i+1]
+					i++
+				}
+			default:
+				content = append(content, x)
+			}
+		}
+		if !create {
+			return
+		}
+		holds = a.archiveHolds(content)
+	case "zip", "7z", "7za":
+		ops := operands(args)
+		if name != "zip" {
+			if len(ops) < 2 || ops[0] != "a" {
+				return
+			}
+			ops = ops[1:]
+		}
+		if len(ops) < 2 {
+			return
+		}
+		file, holds = ops[0], a.archiveHolds(ops[1:])
+	case "git":
+		switch {
+		case args[0] == "bundle" && len(args) > 2 && args[1] == "create":
+			file, holds = args[2], "project"
+		case args[0] == "archive":
+			file = flagValue(args, "-o")
+			if file == "" {
+				file = flagValue(args, "--output")
+			}
+			holds = "project"
+		}
+	}
+	if file == "" || file == "-" || holds == "" {
+		return
+	}
+	if a.archives == nil {
+		a.archives = map[string]string{}
+	}
+	a.archives[a.fileKey(file)] = holds
+}
+
+// archiveHolds returns "home" when paths name the home folder itself, "project" when they name
+// the whole project, else "".
+func (a *analyzer) archiveHolds(paths []string) string {
+	holds := ""
+	for _, x := range paths {
+		r := a.resolve(x)
+		if homeDir(r) || userHome.MatchString(path.Clean(r)) {
+			return "home"
+		}
+		if a.projectRoot(x) {
+			holds = "project"
+		}
+	}
+	return holds
+}
+
+// uploadArchive judges a network command that sends a file an earlier command on the line
+// archived the home folder or the project into (noteArchive): curl's -T, -F k=@FILE,
+// --data-binary @FILE, scp or rsync of the file to another host.
+func (a *analyzer) uploadArchive(name string, args []string, line string) {
+	if len(a.archives) == 0 {
+		return
+	}
+	var files []string
+	switch name {
+	case "curl":
+		for i, x := range args {
+			if (x == "-T" || x == "--upload-file") && i+1 < len(args) {
+				files = append(files, args[i+1])
+			}
+			if j := strings.IndexByte(x, '@'); j >= 0 && (j == 0 || x[j-1] == '=') {
+				f, _, _ := strings.Cut(x[j+1:], ";")
+				files = append(files, f)
+			}
+		}
+	case "scp", "rsync":
+		if ops := operands(args); len(ops) >= 2 && remoteOperand(ops[len(ops)-1]) {
+			files = ops[:len(ops)-1]
+		}
+	default:
+		return
+	}
+	for _, f := range files {
+		switch a.archives[a.fileKey(f)] {
+		case "home":
+			a.add("exfil/home_to_host", "sends an archive of the home folder to another host", line, 0.95)
+			return
+		case "project":
+			a.ask("exfil/project_to_host", "sends an archive of the whole project to another host", line, 0.85)
+			return
+		}
 	}
 }

@@ -482,7 +482,7 @@ var severeRules = map[string]bool{
 	"exec/download_run": true, "exec/pipe_to_shell": true, "exec/decode_run": true, "exec/reverse_shell": true,
 	"exfil/env_to_network": true, "exfil/secret_file": true, "exfil/secret_var": true,
 	"exfil/reverse_shell": true, "exfil/pipe_to_network": true, "exfil/paste_host": true, "exfil/code_env": true,
-	"exfil/code_file": true, "exfil/key_file": true,
+	"exfil/code_file": true, "exfil/key_file": true, "exfil/home_to_host": true,
 	"destroy/disk": true, "destroy/raw_device": true, "priv/preload": true,
 }
 

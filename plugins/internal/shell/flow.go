@@ -136,9 +136,70 @@ func (a *analyzer) hereText(redirs []*syntax.Redirect) (string, bool) {
 			if r.Hdoc != nil {
 				return a.literal(r.Hdoc), true
 			}
+		case syntax.RdrIn:
+			// `< <(echo ~)`: the paths the process substitution lists (procListed).
+			a.procFeed = nil
+			if f := a.fields([]*syntax.Word{r.Word}); len(f) == 1 && f[0] == procFile && a.procFeed != nil {
+				return strings.Join(a.procFeed, "\n"), true
+			}
 		}
 	}
 	return "", false
+}
+
+// procFile is the file a process substitution `<(CMD)` or `>(CMD)` stands for (bash(1)
+// Process Substitution: a /dev/fd name, or a named pipe).
+const procFile = "/dev/fd/63"
+
+// procListed records the paths the command of a process substitution read as a file lists,
+// as a pipeline's stage before xargs or read does (lists: echo, printf, ls, find): `xargs -a
+// <(echo ~) rm -rf`, `while read d; do rm -rf "$d"; done < <(ls -d ~)` (issue 26, det65).
+func (a *analyzer) procListed(stmts []*syntax.Stmt) {
+	a.procFeed, a.procRec = nil, false
+	if len(stmts) != 1 {
+		return
+	}
+	ce, ok := stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok {
+		return
+	}
+	argv := a.fields(ce.Args)
+	if len(argv) == 0 {
+		return
+	}
+	a.procFeed, a.procRec = a.lists(base(argv[0]), argv[1:])
+}
+
+// argFile returns the paths in the file xargs reads its arguments from (`-a FILE`,
+// `--arg-file=FILE`, xargs(1)): a process substitution's listing (procListed) or what echo or
+// printf wrote into the file earlier on the line.
+func (a *analyzer) argFile(args []string) (feed []string, rec, ok bool) {
+	file := ""
+	for i := 0; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
+		switch x := args[i]; {
+		case (x == "-a" || x == "--arg-file") && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(x, "--arg-file="):
+			file = strings.TrimPrefix(x, "--arg-file=")
+		case strings.HasPrefix(x, "-a") && len(x) > 2:
+			file = x[2:]
+		case x == "-I" || x == "-n" || x == "-P" || x == "-L" || x == "-d" || x == "-E" || x == "-s":
+			i++
+		}
+	}
+	switch {
+	case file == "":
+		return nil, false, false
+	case file == procFile && len(a.procFeed) > 0:
+		return a.procFeed, a.procRec, true
+	}
+	if t, found := a.written[a.fileKey(file)]; found {
+		if f := strings.Fields(t); len(f) > 0 {
+			return f, false, true
+		}
+	}
+	return nil, false, false
 }
 
 // lines splits text into its non-empty lines.

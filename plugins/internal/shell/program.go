@@ -225,9 +225,12 @@ func (a *analyzer) runScript(f, lang, line string) bool {
 // printf or a heredoc (cat, tee), or a download (curl URL > f). It also records the files a
 // download command writes itself (curl -o, wget -O).
 func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
-	name := base(first(unwrap(argv)))
-	https := fetcher(name) && httpsFetch(name, unwrap(argv)[1:])
-	for _, f := range fetchedFiles(name, argv[1:]) {
+	a.noteArchive(argv) // exfil.go
+	// `sudo curl -o /usr/local/bin/t URL` downloads as root: the same file (det65).
+	run := unwrapRoot(argv)
+	name := base(first(run))
+	https := fetcher(name) && httpsFetch(name, run[1:])
+	for _, f := range fetchedFiles(name, run[1:]) {
 		a.markFetched(f, https)
 	}
 	var text string

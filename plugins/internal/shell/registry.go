@@ -99,6 +99,31 @@ func (a *analyzer) registrySetting(name string, args []string, line string) {
 	}
 }
 
+// tlsOffVar reports whether setting the environment variable k to v turns certificate checks
+// off for the programs that read it (issue 26, det65): Node's NODE_TLS_REJECT_UNAUTHORIZED=0
+// (nodejs.org/api/cli.html), Python's PYTHONHTTPSVERIFY=0 (PEP 493), git's GIT_SSL_NO_VERIFY
+// set to anything (git(1): "setting this to true"; http.c tests only that it is set), npm's
+// and yarn's strict-ssl set false through the environment, pip's PIP_TRUSTED_HOST, and an
+// empty CURL_CA_BUNDLE or REQUESTS_CA_BUNDLE, which requests reads as "verify nothing" (its
+// documented workaround for a proxy). A path to a bundle (NODE_EXTRA_CA_CERTS,
+// REQUESTS_CA_BUNDLE=/etc/ssl/…) adds a trusted authority and checks on: not this.
+func tlsOffVar(k, v string) bool {
+	if strings.Contains(v, "$") {
+		return false // a variable the line does not set: not known here
+	}
+	switch strings.ToUpper(k) {
+	case "NODE_TLS_REJECT_UNAUTHORIZED", "PYTHONHTTPSVERIFY":
+		return v == "0"
+	case "GIT_SSL_NO_VERIFY", "PIP_TRUSTED_HOST":
+		return v != ""
+	case "NPM_CONFIG_STRICT_SSL", "YARN_STRICT_SSL", "YARN_ENABLE_STRICT_SSL":
+		return falsy(v)
+	case "CURL_CA_BUNDLE", "REQUESTS_CA_BUNDLE":
+		return v == ""
+	}
+	return false
+}
+
 // goRegistryVar reports whether setting the environment variable k to v moves Go's module
 // downloads off the public proxy or turns checksum or TLS checks off, or points pip, uv, npm
 // or yarn at another index.

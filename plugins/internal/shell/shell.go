@@ -82,10 +82,15 @@ const MaxCommands = 256
 func Analyze(cmd string) Result {
 	a := &analyzer{vars: map[string]string{}, src: cmd}
 	a.line(cmd, 0)
-	if a.res.ParseErr != nil {
+	t, ps := psToSh(cmd, false)
+	if a.res.ParseErr != nil || ps {
 		// Not shell: PowerShell's `iex (iwr URL)` does not parse as bash. Its words still say
 		// what it does.
 		a.powershell(cmd, cmd)
+	}
+	if ps {
+		// PowerShell's or cmd's `Remove-Item -Recurse -Force $HOME` (pwsh.go)
+		a.windows(t)
 	}
 	return a.res
 }
@@ -110,11 +115,16 @@ type analyzer struct {
 	fetched map[string]bool         // file → downloaded earlier on the line
 	// httpsFile: file → every download into it was over https from a named host (httpsFetch)
 	httpsFile map[string]bool
-	remotes   map[string]bool // git remotes added earlier on the line
-	made      map[string]bool // folders mkdir made earlier on the line (fileKey)
-	expired   bool            // git reflog expire --expire=now ran
-	work      int             // commands judged, bounded by maxWork
-	feedRec   bool            // the paths fed through xargs came from find (recursive)
+	remotes   map[string]bool   // git remotes added earlier on the line
+	made      map[string]bool   // folders mkdir made earlier on the line (fileKey)
+	archives  map[string]string // archive file (fileKey) → "home" or "project": what it holds (noteArchive)
+	expired   bool              // git reflog expire --expire=now ran
+	work      int               // commands judged, bounded by maxWork
+	feedRec   bool              // the paths fed through xargs came from find (recursive)
+	// procFeed: the paths the last `<(CMD)` on the line lists (echo, printf, ls, find), read
+	// as the file procFile by xargs -a or a `<` redirect; procRec: find listed them.
+	procFeed []string
+	procRec  bool
 	// inContainer counts the `docker exec`/`kubectl exec` commands being judged: what they
 	// do happens inside a container, not to this host's paths, so it asks (carriers.go).
 	inContainer int
@@ -342,7 +352,10 @@ func (a *analyzer) cfg() *expand.Config {
 			if t := a.subst(ps.Stmts); remote(t) {
 				return t, nil
 			}
-			return "/dev/fd/63", nil
+			if ps.Op == syntax.CmdIn {
+				a.procListed(ps.Stmts) // flow.go: `xargs -a <(echo ~) rm -rf`
+			}
+			return procFile, nil
 		},
 	}
 }
@@ -574,6 +587,9 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	if goRegistryVar(as.Name.Value, v) {
 		a.ask("exec/package_index", "points later package installs at another registry or turns their checks off ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
 	}
+	if !as.Naked && tlsOffVar(as.Name.Value, v) {
+		a.ask("exec/tls_off", "turns certificate checks off for the programs that read "+as.Name.Value, as.Name.Value+"="+v, 0.85)
+	}
 	if preloadVar(as.Name.Value) && v != "" {
 		a.ask("priv/preload", "makes every later program load a library the line names ("+as.Name.Value+")", as.Name.Value+"="+v, 0.85)
 	}
@@ -723,6 +739,19 @@ func pipeline(c *syntax.BinaryCmd) []*syntax.Stmt {
 	return out
 }
 
+// unwrapRoot drops the wrappers (unwrap) and sudo or doas with their options: the command
+// that runs, as root or not.
+func unwrapRoot(argv []string) []string {
+	argv = unwrap(argv)
+	for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
+		argv = unwrap(argv[1:])
+		for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
+			argv = argv[1:]
+		}
+	}
+	return argv
+}
+
 func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var argvs [][]string
 	for i, s := range stages {
@@ -732,13 +761,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		a.piped, a.inPipe = piped, inPipe
 		var argv []string
 		if c, ok := s.Cmd.(*syntax.CallExpr); ok {
-			argv = unwrap(a.fields(c.Args))
-			for len(argv) > 1 && (base(argv[0]) == "sudo" || base(argv[0]) == "doas") {
-				argv = unwrap(argv[1:])
-				for len(argv) > 1 && strings.HasPrefix(argv[0], "-") {
-					argv = argv[1:]
-				}
-			}
+			argv = unwrapRoot(a.fields(c.Args))
 		}
 		argvs = append(argvs, argv)
 	}
@@ -846,6 +869,18 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && (src == "secrets") && network(name) {
 			a.add("exfil/pipe_to_network", "sends the environment or a secret file over the network", strings.Join(argv, " "), 0.95)
 		}
+		if i > 0 && src == "project" && network(name) {
+			// `tar czf - . | ssh HOST 'cat > s.tgz'`, `git bundle create - --all | curl -T -
+			// URL`: the project's source leaves the machine (exfil.go projectArchive).
+			a.ask("exfil/project_to_host", "sends an archive of the whole project over the network", strings.Join(argv, " "), 0.85)
+		}
+		if i > 0 && src == "fetch" && name == "tee" {
+			// `curl -sL URL | sudo tee /usr/local/bin/t`: tee writes the download into its
+			// files (run later on the line: download_run; over https from a named host it asks, as `curl -o` does).
+			for _, f := range operands(argv[1:]) {
+				a.markFetched(f, https)
+			}
+		}
 		https = false // only the stage right after the fetch reads it unchanged
 		switch {
 		case fetcher(name):
@@ -857,6 +892,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			}
 		case secretSource(name, argv[1:]):
 			src = "secrets"
+		case src == "" && a.projectArchive(name, argv[1:]):
+			src = "project"
 		case name == "echo" || name == "printf" || name == "cat" || haveText:
 			if src == "" {
 				src = "text"
@@ -1323,6 +1360,9 @@ func (a *analyzer) envPath(argv []string) {
 			if k, v, ok := strings.Cut(rest[0], "="); ok && preloadVar(k) && v != "" {
 				a.ask("priv/preload", "makes the programs it runs load a library the line names ("+k+")", strings.Join(argv, " "), 0.85)
 			}
+			if k, v, ok := strings.Cut(rest[0], "="); ok && tlsOffVar(k, v) {
+				a.ask("exec/tls_off", "turns certificate checks off for the program it runs ("+k+")", strings.Join(argv, " "), 0.85)
+			}
 			rest = rest[1:]
 		}
 		argv = rest
@@ -1588,6 +1628,9 @@ func (a *analyzer) command(argv []string) {
 		}
 	case "xargs":
 		rest, _ := xargsCommand(args) // program.go
+		if feed, rec, ok := a.argFile(args); ok {
+			a.xargs(args, feed, rec) // `xargs -a <(echo ~) rm -rf` (flow.go)
+		}
 		if len(rest) > 0 && interpreter(base(rest[0])) && !runsFile(base(rest[0]), rest[1:]) {
 			a.add("exec/pipe_to_shell", "runs generated text through an interpreter", line, 0.85)
 		}
@@ -1812,6 +1855,9 @@ func (a *analyzer) command(argv []string) {
 				}
 				a.add("priv/setuid", "sets the setuid or setgid bit", line, 0.9)
 			}
+		}
+		if name == "chmod" && a.worldWritable(args, recursive, line) {
+			break
 		}
 		for _, t := range operands(args) {
 			if recursive && a.madeProgramDir(t) {
@@ -2453,9 +2499,10 @@ func (a *analyzer) rewrite(tool string, args []string, line string) {
 // hold the commits, and git-push(1) documents both for this. A forced update of a named
 // default or release branch (`git push origin +dev:master`, git-push(1)'s own example) is
 // asked too since issue 26's seventh round: the old tip stays in the pusher's reflog of the
-// remote-tracking branch and in every other clone. Deleting a default or release branch
-// (protectedRef), a push that names no ref (the current branch, whatever it is), --all,
-// --tags, --mirror, a glob or a ref the line cannot resolve are refused as before.
+// remote-tracking branch and in every other clone. A forced push that names no ref (the
+// current branch) is asked since det65, for the same reason. Deleting a default or release
+// branch (protectedRef), --all, --tags, --mirror, a glob, a ref the line cannot resolve or any
+// of these after `git reflog expire` are refused as before.
 func (a *analyzer) push(args []string, line string) {
 	force := hasFlag(args, "--force", "-f")
 	del := hasFlag(args, "--delete", "-d")
@@ -2478,7 +2525,15 @@ func (a *analyzer) push(args []string, line string) {
 	if len(refs) > 0 {
 		refs = refs[1:] // the remote
 	}
-	named := len(refs) > 0 && !hasFlag(args, "--all", "--branches", "--tags")
+	all := hasFlag(args, "--all", "--branches", "--tags")
+	named := len(refs) > 0 && !all
+	if len(refs) == 0 && force && !del && !all && !a.expired {
+		// `git push -f`, `git push --force origin`: the current branch to its upstream
+		// (push.default=simple, git's default since 2.0), which at worst is the default
+		// branch, and a forced update of that by name is asked (det65).
+		a.ask("destroy/git_force_push", "rewrites the current branch on the remote", line, 0.8)
+		return
+	}
 	for _, r := range refs {
 		r = strings.TrimPrefix(r, "+")
 		deleted := del
@@ -2576,6 +2631,17 @@ func unresolvedRef(r string) bool {
 func (a *analyzer) interp(name string, args []string, line string) {
 	lang := interpLang(name)
 	shellish := shellLang(lang)
+	if lang == "pwsh" || lang == "powershell" {
+		if text, ok := psEncoded(args); ok {
+			// `powershell -enc B64`: the command is hidden from whoever reads the line; a
+			// careful reviewer asks, and what it decodes to is judged (pwsh.go).
+			a.ask("exec/decode_run", "runs a base64-encoded PowerShell command", line, 0.85)
+			if text != "" {
+				a.code(lang, text, line)
+			}
+			return
+		}
+	}
 	for i := range args {
 		code := inlineCodeAt(lang, args, i, shellish)
 		if code == "" {
@@ -2696,6 +2762,8 @@ func inlineFlag(lang, x string, shellish bool) bool {
 // net checks a network command's arguments for the environment, secrets and metadata endpoints.
 func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
+	a.copyToHost(name, args, line)  // exfil.go
+	a.uploadArchive(name, args, line)
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
