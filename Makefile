@@ -75,7 +75,7 @@ bundle: build plugins model ## stage the example bundle with built plugins and m
 	rm -rf $(BUILD)/bundle && mkdir -p $(BUILD)/bundle/plugins $(BUILD)/bundle/models
 	cp -r examples/bundle/. $(BUILD)/bundle/
 	cp $(BUILD)/plugins/firstparty.wasm $(BUILD)/bundle/plugins/
-	cp $(DETECTOR_MODEL) $(BUILD)/bundle/models/
+	cp $(DETECTOR_MODEL) $(DETECTOR_LONG_MODEL) $(BUILD)/bundle/models/
 	$(BUILD)/palisade bundle pin $(BUILD)/bundle
 	@[ -f $(BUILD)/keys/dev.key ] || { mkdir -p $(BUILD)/keys && $(BUILD)/palisade keys generate -o $(BUILD)/keys/dev.key; }
 	$(BUILD)/palisade bundle sign --key $(BUILD)/keys/dev.key $(BUILD)/bundle

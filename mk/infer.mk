@@ -22,6 +22,12 @@ DETECTOR_WASM := $(BUILD)/plugins/detector.wasm
 # det64: the pages on top of the class weights (-extra-heldout-on-top) kept the short strings
 # low only by losing attacks or the detector-only fixture; tools/train/README.md, not adopted.
 DETECTOR_HELDOUT := data/heldout/calib.jsonl
+# det66 (issue 26 class 8): a second model for long texts (the detector stage's long_model, for
+# texts over long_min_bytes: windows of pages and tool output), trained as the first plus the
+# documentation pages of four calib sets on top of the class weights (-extra-heldout-on-top), so
+# pages no longer share weights with short instructions. tools/train/README.md has the gates.
+DETECTOR_LONG_MODEL := $(BUILD)/models/detector-long-v1.onnx
+DETECTOR_LONG_ON_TOP := data/heldout/pydoc-extra/calib.jsonl@doc_output
 export PALISADE_ONNXRUNTIME_LIB ?= $(ORT_LIB)
 
 # model is part of setup: test-core runs plugins/detector and tools/train tests natively,
@@ -46,14 +52,17 @@ $(ORT_LIB):
 	mv $(ORT_DIR)/pack/package/bin/napi-v6/linux/x64/libonnxruntime.so.1 $@
 	rm -rf $(ORT_DIR)/pack
 
-model: $(DETECTOR_MODEL) ## train the detector (deterministic) → build/models/detector-v1.onnx + models/MODEL_CARD.md
+model: $(DETECTOR_MODEL) $(DETECTOR_LONG_MODEL) ## train the detector's models (deterministic) → build/models/detector-v1.onnx, detector-long-v1.onnx + models/MODEL_CARD*.md
 
 $(DETECTOR_MODEL): $(wildcard tools/train/*.go host/infer/*.go host/infer/onnx/*.go host/infer/train/*.go plugins/detector/scan/*.go data/split/*.jsonl models/data/*.txt models/data/*.jsonl $(DETECTOR_HELDOUT)) | setup-onnxruntime
 	$(GO) run ./tools/train -train data/split/train.jsonl -test data/split/test.jsonl -extra-heldout $(DETECTOR_HELDOUT) -out $@ -card models/MODEL_CARD.md -spec models/detector.yaml
 
+$(DETECTOR_LONG_MODEL): $(DETECTOR_MODEL) data/heldout/pydoc-extra/calib.jsonl
+	$(GO) run ./tools/train -name detector-long-v1 -train data/split/train.jsonl -test data/split/test.jsonl -extra-heldout $(DETECTOR_HELDOUT) -extra-heldout-on-top $(DETECTOR_LONG_ON_TOP) -out $@ -card models/MODEL_CARD_LONG.md -spec models/detector-long.yaml
+
 plugin-detector: $(DETECTOR_WASM) ## build plugins/detector → build/plugins/detector.wasm (top Makefile's plugin rule)
 
-test-infer: setup-onnxruntime $(DETECTOR_MODEL) ## host/infer, trainer and detector tests with the real runtime
+test-infer: setup-onnxruntime $(DETECTOR_MODEL) $(DETECTOR_LONG_MODEL) ## host/infer, trainer and detector tests with the real runtime
 	$(GO) test -race -count=1 ./host/infer/...
 	$(GO) test -count=1 ./tools/train/... ./plugins/detector/...
 	CGO_ENABLED=0 $(GO) test -count=1 -run 'Unavailable|NoCgo' ./host/infer/

@@ -155,7 +155,9 @@ func TestAggregatePolicyPerServer(t *testing.T) {
     reason: echo on b is off limits
     when: {tool: [echo], server: [b]}
 `)...)
-	dir := testenv.StageBundleWith(t, "examples/bundle", testenv.ExamplePlugins(), map[string][]byte{"rules.yaml": rules, "models/detector-v1.onnx": detectorModel(t)})
+	files := testenv.ExampleModels(t)
+	files["rules.yaml"] = rules
+	dir := testenv.StageBundleWith(t, "examples/bundle", testenv.ExamplePlugins(), files)
 	g := startAggregate(t, ns.ClientURL(), dir, "prefix",
 		config.Upstream{Name: "a", URL: testenv.StartGoServer(t, false)}, config.Upstream{Name: "b", URL: testenv.StartGoServer(t, false)})
 	cs := connect(t, "http://"+g.Addr()+"/mcp", nil)
@@ -257,18 +259,6 @@ func TestAggregateUpstreamDies(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !slices.Equal(st.Down, []string{"dying"}) || st.Upstreams["live"].Status != "up" || st.Upstreams["dying"].Status != "down" {
 		t.Fatalf("/readyz %d %+v", resp.StatusCode, st)
 	}
-}
-
-// detectorModel is the example bundle's detector model (`make model`), for bundles staged with
-// other rules.
-func detectorModel(t *testing.T) []byte {
-	t.Helper()
-	testenv.ONNXRuntime(t)
-	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "build", "models", "detector-v1.onnx"))
-	if err != nil {
-		t.Fatalf("the detector model: run `make model` (%v)", err)
-	}
-	return b
 }
 
 // An upstream that is down when the client connects, and comes up later: the probe sees it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func doFolds(c config, stdout io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	f, err := train.RunFolds(ctx, tc, c.folds, dir, stage, c.foldNoTrain)
+	f, err := runFolds(ctx, c, tc, dir, stage)
 	if err != nil {
 		return err
 	}
@@ -125,4 +126,32 @@ func doFolds(c config, stdout io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	return nil
+}
+
+// runFolds is train.RunFolds with tc, or with -fold-long-min-bytes the stage with two models:
+// texts over that length judged by models trained on all of tc, the shorter ones by models
+// trained without the -extra-heldout-on-top files (Folds.Routed).
+func runFolds(ctx context.Context, c config, tc train.Config, dir string, stage scan.Config) (*train.Folds, error) {
+	if c.foldLong < 0 || c.foldLong > 0 && c.onTop == "" {
+		return nil, fmt.Errorf("-fold-long-min-bytes %d: wants a positive length and -extra-heldout-on-top for the long model", c.foldLong)
+	}
+	if c.foldLong == 0 {
+		return train.RunFolds(ctx, tc, c.folds, dir, stage, c.foldNoTrain)
+	}
+	long, err := train.RunFolds(ctx, tc, c.folds, filepath.Join(dir, "long"), stage, c.foldNoTrain)
+	if err != nil {
+		return nil, err
+	}
+	short := tc
+	short.Heldout = nil
+	for _, e := range tc.Heldout {
+		if !e.OnTop {
+			short.Heldout = append(short.Heldout, e)
+		}
+	}
+	f, err := train.RunFolds(ctx, short, c.folds, filepath.Join(dir, "short"), stage, c.foldNoTrain)
+	if err != nil {
+		return nil, err
+	}
+	return f.Routed(long, c.foldLong)
 }

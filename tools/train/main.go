@@ -41,6 +41,7 @@ type config struct {
 	foldList         bool
 	foldNoTrain      bool
 	onTop            string
+	foldLong         int
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -71,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.foldStage, "fold-stage", exampleStage, "with -folds: the detector stage's config (JSON; the example bundle's by default)")
 	fs.StringVar(&c.foldCuts, "fold-text-cuts", "0.9,0.93,0.95,0.96,0.97,0.98,0.99", "with -folds: text cuts (kind_thresholds.text) to report")
 	fs.BoolVar(&c.foldNoTrain, "fold-no-train", false, "with -folds: train on neither half (the model without the held-out texts, for comparison)")
+	fs.IntVar(&c.foldLong, "fold-long-min-bytes", 0, "with -folds: a second model for texts over this many bytes (the stage's long_model and long_min_bytes, det66): the -extra-heldout-on-top files train it alone, the model for shorter texts is trained without them (0 = one model)")
 	fs.BoolVar(&c.foldList, "fold-list", false, "with -folds: list the benign calls flagged at the last cut and each tool-output attack's best score")
 	if err := fs.Parse(args); err != nil {
 		return 2

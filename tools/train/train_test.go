@@ -316,6 +316,32 @@ func TestFolds(t *testing.T) {
 	}
 }
 
+// TestFoldsLong: -fold-long-min-bytes judges out of fold with a second model for long texts,
+// trained with the -extra-heldout-on-top files; without them, or with a negative length, the
+// run fails and says why.
+func TestFoldsLong(t *testing.T) {
+	dir := t.TempDir()
+	tr := writeSet(t, dir, "train.jsonl", 40)
+	dev := writeSet(t, dir, "dev.jsonl", 10)
+	held := writeHeldout(t, dir)
+	base := []string{"-train", tr, "-dev", dev, "-dim", "4096", "-epochs", "3", "-lib", libPath(t), "-extra-benign", "",
+		"-folds", held, "-fold-text-cuts", "0.9"}
+	var stdout, stderr bytes.Buffer
+	if code := run(append(base, "-extra-heldout-on-top", held, "-fold-long-min-bytes", "20"), &stdout, &stderr); code != 0 {
+		t.Fatalf("run = %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "\nxss ") {
+		t.Errorf("folds output lacks xss:\n%s", stdout.String())
+	}
+	for _, bad := range [][]string{{"-fold-long-min-bytes", "20"}, {"-extra-heldout-on-top", held, "-fold-long-min-bytes", "-1"}} {
+		stdout.Reset()
+		stderr.Reset()
+		if code := run(append(base, bad...), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "-fold-long-min-bytes") {
+			t.Errorf("%v: run = %d, stderr %q", bad, code, stderr.String())
+		}
+	}
+}
+
 // TestExtraHeldoutFiles: -extra-heldout takes several files, each trained on whole and counted
 // apart; a missing one fails the run and is named. With -folds, the other files are trained on
 // whole by both halves' models (with -fold-no-train, only they are: both halves are then the

@@ -144,3 +144,27 @@ func (f *Folds) Score(i int) scan.ScoreFunc {
 		return resp, nil
 	}
 }
+
+// Routed is f with every text longer than minBytes scored by long instead (scan.Config's
+// LongModel and LongMinBytes, issue 26 class 8): the stage out of fold with a second model for
+// long texts. long must hold the same records (RunFolds on the same file and stage).
+func (f *Folds) Routed(long *Folds, minBytes int) (*Folds, error) {
+	if len(long.Records) != len(f.Records) || !slices.Equal(long.Labels, f.Labels) {
+		return nil, fmt.Errorf("folds: the long model's folds hold other records or labels")
+	}
+	out := &Folds{Records: f.Records, Labels: f.Labels, SHA256: f.SHA256}
+	for h := range 2 {
+		out.scores[h] = make(map[string]abi.InferScore, len(f.scores[h]))
+		for t, s := range f.scores[h] {
+			if len(t) > minBytes {
+				ls, ok := long.scores[h][t]
+				if !ok {
+					return nil, fmt.Errorf("folds: text not scored by the long model: %.40q", t)
+				}
+				s = ls
+			}
+			out.scores[h][t] = s
+		}
+	}
+	return out, nil
+}

@@ -66,16 +66,27 @@ func StageBundleWith(t testing.TB, src string, plugins map[string]string, files 
 }
 
 // ExampleBundle stages examples/bundle with its first-party plugins built from source and the
-// detector model trained by `make model` (build/models/detector-v1.onnx).
+// detector models trained by `make model` (ExampleModels).
 func ExampleBundle(t testing.TB) string {
 	t.Helper()
+	return StageBundleWith(t, "examples/bundle", ExamplePlugins(), ExampleModels(t))
+}
+
+// ExampleModels maps the example bundle's model files to the detector models `make model`
+// trains (build/models: detector-v1.onnx, and detector-long-v1.onnx for texts over the
+// stage's long_min_bytes).
+func ExampleModels(t testing.TB) map[string][]byte {
+	t.Helper()
 	ONNXRuntime(t)
-	model := filepath.Join(RepoRoot(t), "build", "models", "detector-v1.onnx")
-	b, err := os.ReadFile(model)
-	if err != nil {
-		t.Fatalf("testenv: the example bundle needs the detector model: run `make model` (%v)", err)
+	out := map[string][]byte{}
+	for _, name := range []string{"detector-v1.onnx", "detector-long-v1.onnx"} {
+		b, err := os.ReadFile(filepath.Join(RepoRoot(t), "build", "models", name))
+		if err != nil {
+			t.Fatalf("testenv: the example bundle needs the detector models: run `make model` (%v)", err)
+		}
+		out["models/"+name] = b
 	}
-	return StageBundleWith(t, "examples/bundle", ExamplePlugins(), map[string][]byte{"models/detector-v1.onnx": b})
+	return out
 }
 
 // ExamplePlugins maps the example bundle's plugin files to their Go packages: its five stages

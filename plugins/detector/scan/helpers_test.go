@@ -35,14 +35,26 @@ func repoRoot(t testing.TB) string {
 // them. lib "" = the fetched library.
 func detectorRegistry(t testing.TB, lib string) (*infer.Registry, infer.ModelSpec) {
 	t.Helper()
+	r, specs := detectorModels(t, lib, "detector.yaml")
+	return r, specs[0]
+}
+
+// detectorModels opens the trained models whose specs are the named files of models/ (make
+// model), as detectorRegistry does.
+func detectorModels(t testing.TB, lib string, specFiles ...string) (*infer.Registry, []infer.ModelSpec) {
+	t.Helper()
 	root := repoRoot(t)
-	raw, err := os.ReadFile(filepath.Join(root, "models", "detector.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var spec infer.ModelSpec
-	if err := yaml.Unmarshal(raw, &spec); err != nil {
-		t.Fatal(err)
+	var specs []infer.ModelSpec
+	for _, f := range specFiles {
+		raw, err := os.ReadFile(filepath.Join(root, "models", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var spec infer.ModelSpec
+		if err := yaml.Unmarshal(raw, &spec); err != nil {
+			t.Fatal(err)
+		}
+		specs = append(specs, spec)
 	}
 	if lib == "" {
 		lib = os.Getenv(infer.LibraryEnv)
@@ -51,13 +63,13 @@ func detectorRegistry(t testing.TB, lib string) (*infer.Registry, infer.ModelSpe
 		lib = filepath.Join(root, "build", "ort", infer.LibraryFile)
 	}
 	r, err := infer.New(context.Background(), infer.Options{
-		Models: []infer.ModelSpec{spec}, BaseDir: filepath.Join(root, "build", "models"), LibraryPath: lib,
+		Models: specs, BaseDir: filepath.Join(root, "build", "models"), LibraryPath: lib,
 	})
 	if err != nil {
 		t.Fatalf("open detector model: %v (run `make model`)", err)
 	}
 	t.Cleanup(func() { r.Close() })
-	return r, spec
+	return r, specs
 }
 
 // inferVia answers like the infer host function (host/hostfn): JSON in,

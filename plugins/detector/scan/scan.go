@@ -24,6 +24,14 @@ import (
 type Config struct {
 	// Model is the registry model to ask; "" = "detector-v1".
 	Model string `json:"model"`
+	// LongModel, when set, is the registry model asked about texts (strings or windows) of more
+	// than LongMinBytes bytes; Model judges the shorter ones (issue 26 class 8, det66). One
+	// linear n-gram model could not serve both a 512-byte window of a documentation page and a
+	// one-line request: every retrain that lowered the pages' scores raised the short
+	// instructions' (tools/train/README.md, det64). Both settings or neither.
+	LongModel string `json:"long_model,omitempty"`
+	// LongMinBytes is the length over which a text goes to LongModel.
+	LongMinBytes int `json:"long_min_bytes,omitempty"`
 	// Threshold flags a text when 1 - p(benign) ≥ it; 0 = 0.9.
 	// models/detector.yaml carries the trained model's dev-set operating point.
 	Threshold float64 `json:"threshold"`
@@ -167,6 +175,12 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("detector config: infer_batch %d must not be negative", c.InferBatch)
 	case c.WindowBytes > 0 && c.WindowBytes < 16:
 		return c, fmt.Errorf("detector config: window_bytes %d < 16", c.WindowBytes)
+	case (c.LongModel == "") != (c.LongMinBytes == 0):
+		return c, fmt.Errorf("detector config: long_model %q and long_min_bytes %d: set both or neither", c.LongModel, c.LongMinBytes)
+	case c.LongMinBytes < 0:
+		return c, fmt.Errorf("detector config: long_min_bytes %d must be positive", c.LongMinBytes)
+	case c.LongModel != "" && c.LongModel == c.Model:
+		return c, fmt.Errorf("detector config: long_model %q is the model itself", c.LongModel)
 	}
 	if err := c.Exclude.Validate(); err != nil {
 		return c, fmt.Errorf("detector config: %w", err)
@@ -623,8 +637,8 @@ var structural = map[string]bool{"type": true, "mimeType": true, "isError": true
 // Evaluate speaks the infer host function's JSON; the plugin uses EvaluateScores, which decides
 // the same on the binary infer_score.
 func Evaluate(env []byte, c Config, call CallFunc) (abi.Verdict, error) {
-	return evaluate(env, c, func(texts []Text) ([]Result, error) {
-		raw, err := call(EncodeInferRequest(c.Model, texts))
+	return evaluate(env, c, func(model string, texts []Text) ([]Result, error) {
+		raw, err := call(EncodeInferRequest(model, texts))
 		if err != nil {
 			return nil, err
 		}
@@ -659,12 +673,12 @@ const defaultInferBatch = 256
 // host as bytes and come back as one score and label index each, with no JSON either way. Its
 // verdicts are Evaluate's.
 func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) {
-	return evaluate(env, c, func(texts []Text) ([]Result, error) {
+	return evaluate(env, c, func(model string, texts []Text) ([]Result, error) {
 		values := make([]string, len(texts))
 		for i, t := range texts {
 			values[i] = t.Value
 		}
-		resp, err := score(abi.ScoreRequest{Model: c.Model, Benign: c.Benign, Texts: values})
+		resp, err := score(abi.ScoreRequest{Model: model, Benign: c.Benign, Texts: values})
 		if err != nil {
 			return nil, err
 		}
@@ -672,7 +686,46 @@ func EvaluateScores(env []byte, c Config, score ScoreFunc) (abi.Verdict, error) 
 	})
 }
 
-func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (abi.Verdict, error) {
+// ModelFor is the model that judges a text of value s: LongModel when it is set and s is longer
+// than LongMinBytes, else Model.
+func (c Config) ModelFor(s string) string {
+	if c.LongModel != "" && len(s) > c.LongMinBytes {
+		return c.LongModel
+	}
+	return c.Model
+}
+
+// routed classifies texts with the model each one's length calls for (ModelFor), each model's
+// texts in batches (batched), and returns the results in the texts' order.
+func routed(c Config, texts []Text, classify func(string, []Text) ([]Result, error)) ([]Result, error) {
+	if c.LongModel == "" {
+		return batched(c, texts, func(ts []Text) ([]Result, error) { return classify(c.Model, ts) })
+	}
+	out := make([]Result, len(texts))
+	for _, model := range []string{c.Model, c.LongModel} {
+		var at []int
+		var group []Text
+		for i, t := range texts {
+			if c.ModelFor(t.Value) == model {
+				at = append(at, i)
+				group = append(group, t)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		rs, err := batched(c, group, func(ts []Text) ([]Result, error) { return classify(model, ts) })
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", model, err)
+		}
+		for j, r := range rs {
+			out[at[j]] = r
+		}
+	}
+	return out, nil
+}
+
+func evaluate(env []byte, c Config, classify func(string, []Text) ([]Result, error)) (abi.Verdict, error) {
 	c.serving = true
 	var texts []Text
 	var skipped bool
@@ -689,7 +742,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 	if len(texts) == 0 {
 		return abi.Verdict{Action: abi.ActionNone, Reason: "no text to classify", Incomplete: skipped}, nil
 	}
-	results, err := batched(c, texts, classify)
+	results, err := routed(c, texts, classify)
 	if err != nil {
 		return abi.Verdict{}, fmt.Errorf("infer %s: %w", c.Model, err)
 	}
@@ -759,7 +812,7 @@ func evaluate(env []byte, c Config, classify func([]Text) ([]Result, error)) (ab
 		v.Action = abi.ActionUncertain // every flagged text in the band below its kind's sure
 	}
 	v.Labels = labels
-	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.Model, results[bestAt].Label, best, texts[bestAt].Path)
+	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.ModelFor(texts[bestAt].Value), results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil
 }
 
