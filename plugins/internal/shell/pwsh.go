@@ -2,6 +2,7 @@ package shell
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -241,7 +242,7 @@ func psOperands(args []string, pathParams ...string) []string {
 	for i := 0; i < len(args); i++ {
 		lx := strings.ToLower(args[i])
 		switch {
-		case contains(pathParams, lx):
+		case slices.Contains(pathParams, lx):
 			if i+1 < len(args) {
 				ops = append(ops, args[i+1])
 			}
@@ -273,15 +274,6 @@ func psValued(p string) bool {
 		"-args", "-verb", "-destination", "-destinationpath", "-path", "-literalpath", "-include", "-exclude",
 		"-filter", "-source", "-usebasicparsing:$true", "-encoding", "-windowstyle", "-credential", "-timeoutsec":
 		return p != "-usebasicparsing:$true"
-	}
-	return false
-}
-
-func contains(list []string, x string) bool {
-	for _, y := range list {
-		if y == x {
-			return true
-		}
 	}
 	return false
 }
