@@ -76,7 +76,64 @@ func argvLeaves(leaves []leaf, tool string) []leaf {
 			leaves = append(leaves, leaf{path: prefix, text: line, kind: argkind.Shell})
 		}
 	}
-	return cwdLeaves(leaves)
+	return envLeaves(cwdLeaves(leaves))
+}
+
+// envKeys name the environment a command runs with, beside the command (`{"command": "npm
+// install", "env": {"NODE_TLS_REJECT_UNAUTHORIZED": "0"}}`: Node's child_process, most MCP
+// command runners, Docker's exec).
+var envKeys = []string{"env", "environment", "envs", "env_vars"}
+
+// envName reports whether name is a variable name a shell assigns.
+func envName(name string) bool {
+	for i, c := range name {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// envLeaves adds, for each shell leaf with an environment sibling (envKeys: an object of
+// strings), the line as it runs: `export NAME=VALUE; COMMAND`, so variables that turn checks
+// off or load a library (`NODE_TLS_REJECT_UNAUTHORIZED=0`, `LD_PRELOAD`) are judged as the
+// shell judges them when the line sets them. The command alone is still judged as before.
+func envLeaves(leaves []leaf) []leaf {
+	n := len(leaves)
+	for i := 0; i < n; i++ {
+		l := leaves[i]
+		if l.kind != argkind.Shell {
+			continue
+		}
+		if _, _, item := itemOf(l.path); item {
+			continue
+		}
+		parent := ""
+		if d := strings.LastIndexByte(l.path, '.'); d >= 0 {
+			parent = l.path[:d] + "."
+		}
+		var exports []string
+		for _, m := range leaves[:n] {
+			for _, k := range envKeys {
+				name, ok := cutFold(m.path, parent+k+".")
+				if ok && envName(name) && !strings.ContainsAny(m.text, "\n") {
+					exports = append(exports, "export "+name+"="+quoteWord(m.text))
+				}
+			}
+		}
+		if len(exports) > 0 {
+			leaves = append(leaves, leaf{path: l.path, text: strings.Join(exports, "; ") + "; " + l.text, kind: argkind.Shell})
+		}
+	}
+	return leaves
+}
+
+// cutFold is strings.CutPrefix with prefix matched without regard to case.
+func cutFold(s, prefix string) (string, bool) {
+	if len(s) < len(prefix) || !strings.EqualFold(s[:len(prefix)], prefix) {
+		return "", false
+	}
+	return s[len(prefix):], true
 }
 
 // cwdKeys name the folder a command runs in, beside the command (`{"options": {"cwd": "~",

@@ -34,6 +34,11 @@ func TestArgvAndCode(t *testing.T) {
 		{"a command run in the root", "exec", map[string]any{"cwd": "/", "command": "rm -rf *"}, "deny", "shell/destroy"},
 		{"a command run in a build folder", "exec", map[string]any{"options": map[string]any{"cwd": "build", "command": "rm -rf ."}}, "none", ""},
 		{"a command run in the project", "exec", map[string]any{"workdir": "/home/dev/project", "command": "npm test"}, "none", ""},
+		// a command's environment, beside it
+		{"certificate checks off in a command's env", "execute_command", map[string]any{"command": "npm install", "env": map[string]any{"NODE_TLS_REJECT_UNAUTHORIZED": "0"}}, "uncertain", "tls_off"},
+		{"a library preloaded through a command's env", "exec", map[string]any{"options": map[string]any{"command": "ls", "env": map[string]any{"LD_PRELOAD": "/tmp/x.so"}}}, "uncertain", "preload"},
+		{"a benign env", "execute_command", map[string]any{"command": "npm test", "env": map[string]any{"NODE_ENV": "test", "CI": "1"}}, "none", ""},
+		{"an env entry that is no variable name", "execute_command", map[string]any{"command": "npm test", "env": map[string]any{"A B": "0"}}, "none", ""},
 		{"steps of a workflow", "run", map[string]any{"steps": []any{map[string]any{"run": "rm -rf ~"}}}, "deny", "destr"},
 		{"a benign argv", "run", map[string]any{"cmd": []any{"ls", "-la"}}, "none", ""},
 		{"program and benign args", "execute_command", map[string]any{"command": "git", "args": []any{"status", "--short"}}, "none", ""},
