@@ -13,6 +13,7 @@ const mod = "github.com/added060/palisade/"
 var forbidden = map[string][]string{
 	"host/mcp":        {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
 	"host/config":     {"host/", "github.com/labstack/echo", "github.com/extism", "github.com/nats-io"},
+	"host/firstparty": {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
 	"host/plugin":     {"host/chain", "host/bundle", "host/engine", "host/proxy", "host/gateway", "github.com/labstack/echo", "github.com/nats-io"},
 	"host/hostfn":     {"host/engine", "host/proxy", "host/chain", "host/bundle", "host/gateway", "host/llm", "host/infer"},
 	"host/chain":      {"host/bundle", "host/engine", "host/proxy", "host/gateway", "host/admin", "github.com/labstack/echo", "github.com/nats-io", "host/telemetry", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},

@@ -259,6 +259,10 @@ func TestInlineContext(t *testing.T) {
 func TestInlineHammer(t *testing.T) {
 	srv, conns := countingServer(t, echoHandler)
 	rt := testInline(5 * time.Second)
+	// As many kept as there are callers: with fewer, a connection put back while the idle list
+	// is full is closed, and how many get dialled again depends on the schedule (13 were seen
+	// under CI's load with 4 kept).
+	rt.maxIdle = 8
 	defer rt.CloseIdleConnections()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -287,7 +291,7 @@ func TestInlineHammer(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if n := conns.Load(); n > 8+4 {
+	if n := conns.Load(); n > 2*8 { // a caller may dial while another's connection is on its way back
 		t.Errorf("800 exchanges by 8 callers used %d connections", n)
 	}
 }
