@@ -134,7 +134,7 @@ func (in *nativeInstance) close(ctx context.Context) {}
 // Wasm call stopped at its deadline, and its answer is dropped. What bounds how long it runs is
 // the first-party code's own input limits (shell.MaxParseBytes, the injection scanner's
 // windows), the same code that runs 7–25× slower in the guest.
-func (p *Plugin) callNative(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
+func callNative(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
 	start := time.Now()
 	rc, out, err := inst.call(ctx, fn, input)
 	if took := time.Since(start); took > timeout {

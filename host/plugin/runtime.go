@@ -502,7 +502,7 @@ func (p *Plugin) initInstance(ctx context.Context, inst instance) (instance, err
 // an uninterruptible one is abandoned (see callWatched) and reported as a timeout.
 func (p *Plugin) invoke(ctx context.Context, inst instance, fn string, input []byte, timeout time.Duration) (uint32, []byte, error) {
 	if p.native != nil {
-		return p.callNative(ctx, inst, fn, input, timeout)
+		return callNative(ctx, inst, fn, input, timeout)
 	}
 	if p.spec.Uninterruptible {
 		return p.callWatched(ctx, inst, fn, input, timeout)
