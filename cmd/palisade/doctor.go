@@ -53,7 +53,7 @@ func (d *doctorCmd) Run(ctx context.Context, env *cliEnv) error {
 	}
 	rep.Infer = infer.Diagnose(*library, *cuda)
 	if rep.Infer.LibraryError != "" {
-		rep.Problem = append(rep.Problem, "ONNX Runtime: "+rep.Infer.LibraryError+" (run `make setup-onnxruntime`); detector stages will be unavailable")
+		rep.Problem = append(rep.Problem, "ONNX Runtime: "+rep.Infer.LibraryError+" (run `make setup-onnxruntime`); models that need it will be unavailable (linear models written by tools/train run in Go without it)")
 	}
 	if c.Bundle != "" {
 		rep.Bundle = c.Bundle

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -143,6 +145,7 @@ func TestConcatRows(t *testing.T) {
 
 func TestUnavailable(t *testing.T) {
 	spec, _ := testModel(t, 64)
+	spec.Runtime = RuntimeONNX
 	// A missing library (or a CGO_ENABLED=0 build) must not fail New: the
 	// model reports unavailable and Infer fails with ErrUnavailable.
 	r, err := New(context.Background(), Options{Models: []ModelSpec{spec}, LibraryPath: "/nonexistent/libonnxruntime.so"})
@@ -159,6 +162,59 @@ func TestUnavailable(t *testing.T) {
 	}
 	if st := r.Status().Models[0]; st.Errors != 1 {
 		t.Errorf("errors = %d, want 1", st.Errors)
+	}
+}
+
+// TestLinearNeedsNoLibrary: with runtime auto, a linear model runs in Go without ONNX Runtime
+// (the library is not even looked for), unbatched; the same file with runtime onnxruntime
+// beside it reports unavailable, and each names its runtime in the doctor's text.
+func TestLinearNeedsNoLibrary(t *testing.T) {
+	spec, lin := testModel(t, 64)
+	spec.MaxBatch = 8
+	ort := spec
+	ort.Name, ort.Runtime = "ort", RuntimeONNX
+	r, err := New(context.Background(), Options{Models: []ModelSpec{spec}, LibraryPath: "/nonexistent/libonnxruntime.so"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.Status()
+	if m := st.Models[0]; !m.Available() || m.Runtime != runtimeGo || st.LibraryError != "" || len(st.LibraryCandidates) != 0 {
+		t.Errorf("status %+v, want the model on go and no library looked for", st)
+	}
+	resp, err := r.Infer(context.Background(), abi.InferRequest{Model: "test", Texts: testTexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := NewPreprocessor(spec.Preprocessor)
+	for i, text := range testTexts {
+		want := lin.Probs(h.(*HashedNgrams).Sparse(text))
+		for c, p := range want {
+			if math.Abs(resp.Results[i].Scores[testLabels[c]]-p) > 1e-6 {
+				t.Errorf("text %d %s: %.7f, reference %.7f", i, testLabels[c], resp.Results[i].Scores[testLabels[c]], p)
+			}
+		}
+	}
+	if m := r.Status().Models[0]; m.Batches != 1 || m.BatchedTexts != uint64(len(testTexts)) {
+		t.Errorf("counters %+v, want one run of %d texts", m, len(testTexts))
+	}
+	if m := r.models["test"]; m.batch != nil {
+		t.Error("a Go linear model has a batcher")
+	}
+	r.Close()
+
+	r, err = New(context.Background(), Options{Models: []ModelSpec{spec, ort}, LibraryPath: "/nonexistent/libonnxruntime.so"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var b strings.Builder
+	if err := r.Status().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"model test: provider=cpu active=cpu local=cpu runtime=go", "model ort: provider=cpu active=unavailable local=unavailable runtime= "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("doctor text lacks %q:\n%s", want, b.String())
+		}
 	}
 }
 

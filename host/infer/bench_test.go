@@ -17,8 +17,8 @@ import (
 )
 
 // detectorRegistry opens the trained detector (make model) with the given
-// batch bound. Benchmarks need it and fail, not skip, without it.
-func detectorRegistry(b *testing.B, maxBatch int) (*Registry, []string) {
+// batch bound and runtime. Benchmarks need it and fail, not skip, without it.
+func detectorRegistry(b *testing.B, maxBatch int, runtime string) (*Registry, []string) {
 	b.Helper()
 	root := repoRoot(b)
 	raw, err := os.ReadFile(filepath.Join(root, "models", "detector.yaml"))
@@ -29,7 +29,7 @@ func detectorRegistry(b *testing.B, maxBatch int) (*Registry, []string) {
 	if err := yaml.Unmarshal(raw, &spec); err != nil {
 		b.Fatal(err)
 	}
-	spec.MaxBatch = maxBatch
+	spec.MaxBatch, spec.Runtime = maxBatch, runtime
 	r, err := New(context.Background(), Options{Models: []ModelSpec{spec}, BaseDir: filepath.Join(root, "build", "models"), LibraryPath: testLibrary(b)})
 	if err != nil {
 		b.Fatalf("%v (run make model)", err)
@@ -70,15 +70,19 @@ func repoRoot(b testing.TB) string {
 }
 
 // BenchmarkDetector measures one Infer call of 1 and of 32 texts (no
-// micro-batching: the call is the batch).
+// micro-batching: the call is the batch), in Go (runtime auto) and in ONNX Runtime.
 func BenchmarkDetector(b *testing.B) {
 	for _, tc := range []struct {
 		name        string
 		n, maxBatch int
-	}{{"batch=1", 1, 1}, {"batch=32", 32, 1}, {"batch=1/via-batcher", 1, 32}} {
+		runtime     string
+	}{
+		{"go/batch=1", 1, 1, RuntimeAuto}, {"go/batch=32", 32, 1, RuntimeAuto},
+		{"ort/batch=1", 1, 1, RuntimeONNX}, {"ort/batch=32", 32, 1, RuntimeONNX}, {"ort/batch=1/via-batcher", 1, 32, RuntimeONNX},
+	} {
 		n := tc.n
 		b.Run(tc.name, func(b *testing.B) {
-			r, texts := detectorRegistry(b, tc.maxBatch)
+			r, texts := detectorRegistry(b, tc.maxBatch, tc.runtime)
 			var lat []time.Duration
 			i := 0
 			b.ReportAllocs()
@@ -97,15 +101,17 @@ func BenchmarkDetector(b *testing.B) {
 	}
 }
 
-// BenchmarkConcurrent64 runs 64 callers of one text each, with micro-batching
-// (max 32 texts, no wait: batches form from the queue) and without (each call its own session run).
+// BenchmarkConcurrent64 runs 64 callers of one text each: in Go (never batched), and in ONNX
+// Runtime with micro-batching (max 32 texts, no wait: batches form from the queue) and without
+// (each call its own session run).
 func BenchmarkConcurrent64(b *testing.B) {
 	for _, tc := range []struct {
 		name     string
 		maxBatch int
-	}{{"microbatch", 32}, {"nobatch", 1}} {
+		runtime  string
+	}{{"go", 32, RuntimeAuto}, {"ort/microbatch", 32, RuntimeONNX}, {"ort/nobatch", 1, RuntimeONNX}} {
 		b.Run(tc.name, func(b *testing.B) {
-			r, texts := detectorRegistry(b, tc.maxBatch)
+			r, texts := detectorRegistry(b, tc.maxBatch, tc.runtime)
 			const callers = 64
 			var mu sync.Mutex
 			var lat []time.Duration

@@ -55,6 +55,7 @@ type Registry struct {
 	library string
 	tried   []LibraryCandidate
 	libErr  error
+	libDone bool // findLibrary ran (New's goroutine only)
 	closed  atomic.Bool
 }
 
@@ -64,8 +65,10 @@ type model struct {
 	local  backend // nil when unavailable
 	remote backend // kserve, or nil
 	reason string  // why local is unavailable or fell back from cuda
-	batch  *batcher
-	log    *slog.Logger
+	// runtime is what runs local: runtimeGo, runtimeORT, or "" (none).
+	runtime string
+	batch   *batcher
+	log     *slog.Logger
 
 	// mu guards local, remote and reason against Close: runs hold it shared.
 	mu sync.RWMutex
@@ -74,30 +77,16 @@ type model struct {
 }
 
 // New builds a registry: it validates each spec, checks each model file's
-// sha256, and opens an ONNX Runtime session per model (on CUDA when asked and
-// possible). A spec error or checksum mismatch fails New. A missing runtime
-// (no cgo, no library) does not: those models report unavailable in Status
-// and their Infer calls fail with ErrUnavailable, so a stage using them
-// applies its failure mode.
+// sha256, and opens each model: a linear model written by tools/train runs in
+// Go (runtime auto, on the CPU), any other in an ONNX Runtime session (on CUDA
+// when asked and possible). A spec error or checksum mismatch fails New. A
+// missing ONNX Runtime (no cgo, no library) does not: the models that need it
+// report unavailable in Status and their Infer calls fail with ErrUnavailable,
+// so a stage using them applies its failure mode. The library is looked for
+// only when a model needs it.
 func New(ctx context.Context, o Options) (*Registry, error) {
 	o = o.withDefaults()
 	r := &Registry{opts: o, models: make(map[string]*model)}
-	needLocal := false
-	for _, s := range o.Models {
-		if s.File != "" {
-			needLocal = true
-		}
-	}
-	if needLocal {
-		if !CgoEnabled {
-			r.libErr = errNoCgo
-		} else {
-			r.library, r.tried, r.libErr = FindLibrary(o.LibraryPath)
-		}
-		if r.libErr != nil {
-			o.Logger.Warn("infer: local models unavailable", "err", r.libErr)
-		}
-	}
 	for _, raw := range o.Models {
 		m, err := r.open(ctx, raw)
 		if err != nil {
@@ -112,6 +101,24 @@ func New(ctx context.Context, o Options) (*Registry, error) {
 		r.order = append(r.order, m.spec.Name)
 	}
 	return r, nil
+}
+
+// findLibrary looks for ONNX Runtime once, the first time a model needs it, and returns why it
+// cannot be used (nil when it can).
+func (r *Registry) findLibrary() error {
+	if r.libDone {
+		return r.libErr
+	}
+	r.libDone = true
+	if !CgoEnabled {
+		r.libErr = errNoCgo
+	} else {
+		r.library, r.tried, r.libErr = FindLibrary(r.opts.LibraryPath)
+	}
+	if r.libErr != nil {
+		r.opts.Logger.Warn("infer: ONNX Runtime unavailable", "err", r.libErr)
+	}
+	return r.libErr
 }
 
 func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
@@ -141,9 +148,19 @@ func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
 		case !strings.EqualFold(s.SHA256, got):
 			return nil, fmt.Errorf("model %q: %s: %w: declared %s, file has %s", s.Name, path, ErrChecksum, s.SHA256, got)
 		}
-		if r.libErr != nil {
+		var lin *linearBackend
+		if s.Runtime == RuntimeAuto && s.Provider != ProviderCUDA {
+			var why string
+			if lin, why = newLinear(data, s); lin == nil {
+				m.log.Debug("infer: not a linear model; using ONNX Runtime", "why", why)
+			}
+		}
+		switch {
+		case lin != nil:
+			m.local, m.runtime = lin, runtimeGo
+		case r.findLibrary() != nil:
 			m.reason = r.libErr.Error()
-		} else {
+		default:
 			local, err := newLocal(localOptions{
 				libPath: r.library, model: data, inputs: s.Inputs, outputs: s.Outputs,
 				threads: s.Threads, cuda: s.Provider == ProviderCUDA, device: s.CUDADevice,
@@ -159,7 +176,7 @@ func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
 			case err != nil:
 				return nil, fmt.Errorf("model %q: %w", s.Name, err)
 			default:
-				m.local = local
+				m.local, m.runtime = local, runtimeORT
 			}
 		}
 	}
@@ -171,7 +188,9 @@ func (r *Registry) open(_ context.Context, raw ModelSpec) (*model, error) {
 		}
 		m.remote = k
 	}
-	if s.MaxBatch > 1 {
+	// A Go linear model costs a few µs a text and nothing a call: batching would only add a
+	// hand-off. Batches are for ONNX Runtime and remote calls, whose cost is per call.
+	if s.MaxBatch > 1 && (m.runtime != runtimeGo || m.remote != nil) {
 		workers := min(runtime.GOMAXPROCS(0), 4)
 		m.batch = newBatcher(s.MaxBatch, s.MaxWait, workers, m.run, func(n int) {
 			m.batches.Add(1)
@@ -330,7 +349,7 @@ func (r *Registry) Close() error {
 	for _, m := range r.models {
 		m.mu.Lock() // waits for batches in flight
 		m.closeBackends()
-		m.local, m.remote = nil, nil
+		m.local, m.remote, m.runtime = nil, nil, ""
 		m.reason = ErrClosed.Error()
 		m.mu.Unlock()
 	}

@@ -22,17 +22,23 @@ func newTestRegistry(t testing.TB, specs ...ModelSpec) *Registry {
 	return r
 }
 
+// TestLocalMatchesGoMath: both local runtimes — ONNX Runtime, and the Go evaluation that
+// runtime auto picks for a linear model (issue 27) — give the float64 reference's
+// probabilities, for sparse and dense features.
 func TestLocalMatchesGoMath(t *testing.T) {
 	for _, format := range []string{FormatSparse, FormatDense} {
-		t.Run(format, func(t *testing.T) { testLocalMatchesGoMath(t, format) })
+		for rt, want := range map[string]string{RuntimeAuto: runtimeGo, RuntimeONNX: runtimeORT} {
+			t.Run(format+"/"+rt, func(t *testing.T) { testLocalMatchesGoMath(t, format, rt, want) })
+		}
 	}
 }
 
-func testLocalMatchesGoMath(t *testing.T, format string) {
+func testLocalMatchesGoMath(t *testing.T, format, rt, wantRuntime string) {
 	spec, lin := testModelFormat(t, 1024, format)
+	spec.Runtime = rt
 	r := newTestRegistry(t, spec)
-	if st := r.Status().Models[0]; st.Active != ProviderCPU {
-		t.Fatalf("active = %q (%s), want cpu", st.Active, st.Reason)
+	if st := r.Status().Models[0]; st.Active != ProviderCPU || st.Runtime != wantRuntime {
+		t.Fatalf("active = %q runtime %q (%s), want cpu on %s", st.Active, st.Runtime, st.Reason, wantRuntime)
 	}
 	resp, err := r.Infer(context.Background(), abi.InferRequest{Model: "test", Texts: testTexts})
 	if err != nil {
@@ -63,6 +69,7 @@ func testLocalMatchesGoMath(t *testing.T, format string) {
 
 func TestBatchEqualsSingle(t *testing.T) {
 	spec, _ := testModel(t, 2048)
+	spec.Runtime = RuntimeONNX // a Go linear model is not batched
 	single := spec
 	single.Name, single.MaxBatch = "single", 1
 	batched := spec

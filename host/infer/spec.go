@@ -38,6 +38,10 @@ type ModelSpec struct {
 	Thresholds map[string]float64 `yaml:"thresholds,omitempty" json:"thresholds,omitempty"`
 	// Provider is cpu (default), cuda or kserve.
 	Provider string `yaml:"provider,omitempty" json:"provider,omitempty"`
+	// Runtime is what runs a local model on the CPU: auto (default) evaluates a linear softmax
+	// model written by tools/train in Go and any other with ONNX Runtime; onnxruntime always
+	// uses ONNX Runtime. The cuda provider always uses ONNX Runtime.
+	Runtime string `yaml:"runtime,omitempty" json:"runtime,omitempty"`
 	// CUDADevice is the GPU ordinal for the cuda provider.
 	CUDADevice int `yaml:"cuda_device,omitempty" json:"cuda_device,omitempty"`
 	// KServe configures the kserve provider.
@@ -79,6 +83,9 @@ func (s ModelSpec) withDefaults() ModelSpec {
 	if s.Provider == "" {
 		s.Provider = ProviderCPU
 	}
+	if s.Runtime == "" {
+		s.Runtime = RuntimeAuto
+	}
 	if s.Threads == 0 {
 		s.Threads = 1
 	}
@@ -112,6 +119,11 @@ func (s ModelSpec) Validate() error {
 	case ProviderCPU, ProviderCUDA, ProviderKServe, "":
 	default:
 		return fmt.Errorf("model %q: provider %q: %w", s.Name, s.Provider, ErrUnknownKind)
+	}
+	switch s.Runtime {
+	case RuntimeAuto, RuntimeONNX, "":
+	default:
+		return fmt.Errorf("model %q: runtime %q: %w (want %s or %s)", s.Name, s.Runtime, ErrUnknownKind, RuntimeAuto, RuntimeONNX)
 	}
 	return nil
 }

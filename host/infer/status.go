@@ -27,10 +27,13 @@ type Status struct {
 
 // ModelStatus describes one model and its counters since New.
 type ModelStatus struct {
-	Name     string   `json:"name"`
-	Provider string   `json:"provider"` // as configured
-	Active   string   `json:"active"`   // cpu, cuda, kserve or unavailable
-	Local    string   `json:"local"`    // provider of the local session, or unavailable
+	Name     string `json:"name"`
+	Provider string `json:"provider"` // as configured
+	Active   string `json:"active"`   // cpu, cuda, kserve or unavailable
+	Local    string `json:"local"`    // provider of the local session, or unavailable
+	// Runtime is what evaluates the local model: "go" (a linear model, in Go), "onnxruntime",
+	// or "" when there is none.
+	Runtime  string   `json:"runtime,omitempty"`
 	Reason   string   `json:"reason,omitempty"`
 	File     string   `json:"file,omitempty"`
 	SHA256   string   `json:"sha256,omitempty"`
@@ -63,7 +66,7 @@ func (r *Registry) Status() Status {
 			local = m.local.name()
 		}
 		ms := ModelStatus{
-			Name: name, Provider: m.spec.Provider, Active: m.active(), Local: local, Reason: m.reason,
+			Name: name, Provider: m.spec.Provider, Active: m.active(), Local: local, Runtime: m.runtime, Reason: m.reason,
 			File: m.spec.File, SHA256: m.spec.SHA256, Labels: m.spec.Labels, MaxBatch: m.spec.MaxBatch,
 		}
 		m.mu.RUnlock()
@@ -103,7 +106,7 @@ func (s Status) WriteText(w io.Writer) error {
 	case s.LibraryError != "":
 		fmt.Fprintf(&b, " unavailable: %s\n", s.LibraryError)
 	default:
-		fmt.Fprintf(&b, " not needed (no local models)\n")
+		fmt.Fprintf(&b, " not needed (no model runs on it)\n")
 	}
 	if s.CUDA != "" {
 		fmt.Fprintf(&b, "  cuda: %s\n", s.CUDA)
@@ -116,7 +119,7 @@ func (s Status) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  looked in (%s) %s: %s\n", c.Source, c.Path, found)
 	}
 	for _, m := range s.Models {
-		fmt.Fprintf(&b, "model %s: provider=%s active=%s local=%s max_batch=%d labels=%d\n", m.Name, m.Provider, m.Active, m.Local, m.MaxBatch, len(m.Labels))
+		fmt.Fprintf(&b, "model %s: provider=%s active=%s local=%s runtime=%s max_batch=%d labels=%d\n", m.Name, m.Provider, m.Active, m.Local, m.Runtime, m.MaxBatch, len(m.Labels))
 		if m.Reason != "" {
 			fmt.Fprintf(&b, "  reason: %s\n", m.Reason)
 		}

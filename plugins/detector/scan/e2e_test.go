@@ -142,7 +142,7 @@ func TestWasmUnavailable(t *testing.T) {
 	env := []byte(`{"abi":"1.0","id":"1","phase":"request","method":"tools/call","tool":"t","arguments":{"q":"some text here"}}`)
 	ctx := context.Background()
 
-	r, _ := detectorRegistry(t, "/nonexistent/libonnxruntime.so")
+	r, _ := detectorRegistry(t, noRuntime)
 	_, err := loadStage(t, []string{hostfn.CapInfer}, r, "{}").Evaluate(ctx, env)
 	if !errors.Is(err, plugin.ErrPluginErr) || !strings.Contains(err.Error(), "unavailable") {
 		t.Errorf("no runtime: %v, want a plugin error saying unavailable", err)

@@ -30,6 +30,10 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
+// noRuntime, given as the library to detectorRegistry, opens the models on ONNX Runtime from
+// a library that does not exist: every call fails as unavailable.
+const noRuntime = "/nonexistent/libonnxruntime.so"
+
 // detectorRegistry opens the trained detector model (make model) on the ONNX
 // Runtime library (make setup-onnxruntime). Tests fail, never skip, without
 // them. lib "" = the fetched library.
@@ -43,6 +47,18 @@ func detectorRegistry(t testing.TB, lib string) (*infer.Registry, infer.ModelSpe
 // model), as detectorRegistry does.
 func detectorModels(t testing.TB, lib string, specFiles ...string) (*infer.Registry, []infer.ModelSpec) {
 	t.Helper()
+	rt := ""
+	if lib == noRuntime {
+		// The trained models are linear: runtime auto evaluates them in Go and needs no
+		// library. A stage without a runtime is one whose model needs ONNX Runtime.
+		rt = infer.RuntimeONNX
+	}
+	return detectorModelsOn(t, lib, rt, specFiles...)
+}
+
+// detectorModelsOn is detectorModels with the models' runtime set ("" = the spec's).
+func detectorModelsOn(t testing.TB, lib, runtime string, specFiles ...string) (*infer.Registry, []infer.ModelSpec) {
+	t.Helper()
 	root := repoRoot(t)
 	var specs []infer.ModelSpec
 	for _, f := range specFiles {
@@ -55,6 +71,11 @@ func detectorModels(t testing.TB, lib string, specFiles ...string) (*infer.Regis
 			t.Fatal(err)
 		}
 		specs = append(specs, spec)
+	}
+	for i := range specs {
+		if runtime != "" {
+			specs[i].Runtime = runtime
+		}
 	}
 	if lib == "" {
 		lib = os.Getenv(infer.LibraryEnv)

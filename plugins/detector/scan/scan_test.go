@@ -153,7 +153,7 @@ func TestEvaluateWithModel(t *testing.T) {
 }
 
 func TestEvaluateUnavailable(t *testing.T) {
-	r, _ := detectorRegistry(t, "/nonexistent/libonnxruntime.so")
+	r, _ := detectorRegistry(t, noRuntime)
 	c, _ := ParseConfig(nil)
 	_, err := Evaluate([]byte(`{"arguments":{"q":"hello world"}}`), c, inferVia(r))
 	// The host function carries the error as text ({"error": ...}).

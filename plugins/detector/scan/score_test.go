@@ -134,7 +134,7 @@ func TestScoresMatchInfer(t *testing.T) {
 func TestScoresErrors(t *testing.T) {
 	c, _ := ParseConfig(nil)
 	env := []byte(`{"arguments":{"q":"hello world"}}`)
-	bad, _ := detectorRegistry(t, "/nonexistent/libonnxruntime.so")
+	bad, _ := detectorRegistry(t, noRuntime)
 	if _, err := EvaluateScores(env, c, scoreVia(t, bad)); err == nil || !strings.Contains(err.Error(), "unavailable") {
 		t.Errorf("no runtime: %v, want unavailable", err)
 	}
