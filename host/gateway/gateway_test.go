@@ -560,7 +560,7 @@ func TestMetricsAndHealth(t *testing.T) {
 		`palisade_decisions_total{action="deny",server="go"} 1`,
 		`palisade_stage_duration_seconds_count{action="deny",phase="request",stage="rules"}`,
 		`palisade_upstream_duration_seconds_count{outcome="ok",server="go"}`,
-		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1"} 1`,
+		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1",runtime="go"} 1`,
 		// The audit publisher's counters: nothing lost, and the calls' events acked (polled:
 		// the publisher is asynchronous).
 		`palisade_audit_dropped_total 0`,

@@ -80,8 +80,8 @@ func (f *inferFeature) Describe(ch chan<- *prometheus.Desc) {
 
 var (
 	inferModelDesc = prometheus.NewDesc("palisade_infer_model_info",
-		"1 per loaded model; active differs from configured when CUDA or KServe fell back (reason in doctor and /admin/api/infer).",
-		[]string{"model", "configured", "active"}, nil)
+		"1 per loaded model; active differs from configured when CUDA or KServe fell back (reason in doctor and /admin/api/infer); runtime is what evaluates the local model (go for a trainer's linear model, onnxruntime, or none).",
+		[]string{"model", "configured", "active", "runtime"}, nil)
 	inferTextsDesc           = prometheus.NewDesc("palisade_infer_texts_total", "Texts classified.", []string{"model"}, nil)
 	inferErrorsDesc          = prometheus.NewDesc("palisade_infer_errors_total", "Failed inference calls.", []string{"model"}, nil)
 	inferRemoteFallbacksDesc = prometheus.NewDesc("palisade_infer_remote_fallbacks_total", "KServe calls that fell back to the local model.", []string{"model"}, nil)
@@ -95,7 +95,11 @@ func (f *inferFeature) Collect(ch chan<- prometheus.Metric) {
 			if configured == "" {
 				configured = infer.ProviderCPU
 			}
-			ch <- prometheus.MustNewConstMetric(inferModelDesc, prometheus.GaugeValue, 1, m.Name, configured, m.Active)
+			rt := m.Runtime
+			if rt == "" {
+				rt = "none"
+			}
+			ch <- prometheus.MustNewConstMetric(inferModelDesc, prometheus.GaugeValue, 1, m.Name, configured, m.Active, rt)
 			ch <- prometheus.MustNewConstMetric(inferTextsDesc, prometheus.CounterValue, float64(m.Texts), m.Name)
 			ch <- prometheus.MustNewConstMetric(inferErrorsDesc, prometheus.CounterValue, float64(m.Errors), m.Name)
 			ch <- prometheus.MustNewConstMetric(inferRemoteFallbacksDesc, prometheus.CounterValue, float64(m.RemoteFallbacks), m.Name)
