@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
 	"github.com/added060/palisade/host/internal/testenv"
@@ -139,6 +141,64 @@ func BenchmarkPublishReplicas(b *testing.B) {
 				n += burst
 			}
 			b.ReportMetric(float64(n)/time.Since(start).Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkPacedSigned records signed events one at a time at a served call's pace (one per
+// 700 µs, as one connection gets through the full chain) and reports the process's CPU per
+// event (user+system, getrusage): what audit adds to each call when nothing else fills a batch.
+// Over TCP to the server, and in-process (net.Pipe) as the gateway's embedded bus connects.
+func BenchmarkPacedSigned(b *testing.B) {
+	ids, err := bus.EnsureKeys(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ticker-alone", func(b *testing.B) { // the pace's own cost, to subtract
+		tick := time.NewTicker(700 * time.Microsecond)
+		defer tick.Stop()
+		cpu0, n := testenv.ProcessCPU(), 0
+		for b.Loop() {
+			<-tick.C
+			n++
+		}
+		b.ReportMetric(float64((testenv.ProcessCPU()-cpu0).Microseconds())/float64(n), "cpu-µs/event")
+	})
+	for _, inproc := range []bool{false, true} {
+		name := "tcp"
+		if inproc {
+			name = "in-process"
+		}
+		b.Run(name, func(b *testing.B) {
+			s := testenv.StartNATS(b)
+			opts := audit.ConnOptions()
+			if inproc {
+				opts = append(opts, nats.InProcessServer(s))
+			}
+			nc, err := nats.Connect(s.ClientURL(), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer nc.Close()
+			p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir(), Signer: ids[bus.RoleGateway]})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			ev, ctx := decision(0), context.Background()
+			tick := time.NewTicker(700 * time.Microsecond)
+			defer tick.Stop()
+			cpu0 := testenv.ProcessCPU()
+			n := 0
+			for b.Loop() {
+				<-tick.C
+				p.Record(ctx, ev)
+				n++
+			}
+			if err := p.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64((testenv.ProcessCPU()-cpu0).Microseconds())/float64(n), "cpu-µs/event")
 		})
 	}
 }

@@ -52,6 +52,7 @@ func childMain(path string) int {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/heap", pprof.Index)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen child:", err)
@@ -222,6 +223,11 @@ func (p *gatewayProc) heapProfile(file string) error {
 // cpuProfile fetches a CPU profile of the child for d into file.
 func (p *gatewayProc) cpuProfile(d time.Duration, file string) error {
 	return p.saveProfile(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.pprof, int(d.Seconds())), file)
+}
+
+// trace saves an execution trace of d (where a call waits: go tool trace -pprof=sched).
+func (p *gatewayProc) trace(d time.Duration, file string) error {
+	return p.saveProfile(fmt.Sprintf("http://%s/debug/pprof/trace?seconds=%d", p.pprof, max(1, int(d.Seconds()))), file)
 }
 
 func (p *gatewayProc) saveProfile(url, file string) error {

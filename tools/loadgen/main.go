@@ -49,6 +49,7 @@ func main() {
 	only := flag.String("only", "rules", "stages of the second, lean gateway (comma-separated; empty = no second gateway)")
 	everything := flag.Bool("everything", false, "also measure server-everything (needs testdata/npm installed)")
 	profile := flag.String("profile", "", "folder for CPU profiles of each gateway process, one per cell")
+	traceFor := flag.Duration("trace", 0, "with -profile: also an execution trace of this long per cell (0 = none)")
 	iso := flag.Duration("isolated", time.Second, "time each stage by itself for this long per phase (0 = skip)")
 	soak := flag.Int("soak", 0, "after the cells, send this many calls at the largest -conns to the full gateway and print its RSS as it goes")
 	child := flag.String("child", "", "internal: run one gateway from this config file")
@@ -65,7 +66,7 @@ func main() {
 		}
 		conns = append(conns, n)
 	}
-	r := runner{cell: cellSpec{d: *duration, n: *requests}, conns: conns, profile: *profile, isolated: *iso, soak: *soak}
+	r := runner{cell: cellSpec{d: *duration, n: *requests}, conns: conns, profile: *profile, trace: *traceFor, isolated: *iso, soak: *soak}
 	if err := r.run(*bundleDir, split(*stages), split(*only), *everything); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
@@ -135,6 +136,7 @@ type runner struct {
 	cell     cellSpec
 	conns    []int
 	profile  string        // folder for per-cell CPU profiles of the gateways; "" = none
+	trace    time.Duration // with profile: an execution trace this long per cell
 	isolated time.Duration // per stage and phase; 0 = skip
 	soak     int           // calls for the RSS run; 0 = none
 }
@@ -264,6 +266,13 @@ func (r runner) through(v *variant, u upstreamDef, c int) (cellResult, error) {
 			name := filepath.Join(r.profile, fmt.Sprintf("%s-%s-c%d.pprof", v.name, u.name, c))
 			for i := 2; exists(name); i++ { // the same cell again (-conns 16,16)
 				name = filepath.Join(r.profile, fmt.Sprintf("%s-%s-c%d-%d.pprof", v.name, u.name, c, i))
+			}
+			if r.trace > 0 {
+				go func() { // a trace beside the profile; its error is only reported
+					if err := v.proc.trace(r.trace, strings.TrimSuffix(name, ".pprof")+".trace"); err != nil {
+						fmt.Fprintln(os.Stderr, "loadgen: trace:", err)
+					}
+				}()
 			}
 			prof <- v.proc.cpuProfile(r.cell.d, name)
 		}()
