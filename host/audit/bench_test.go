@@ -164,10 +164,17 @@ func BenchmarkPacedSigned(b *testing.B) {
 		}
 		b.ReportMetric(float64((testenv.ProcessCPU()-cpu0).Microseconds())/float64(n), "cpu-µs/event")
 	})
-	for _, inproc := range []bool{false, true} {
+	for _, tc := range []struct {
+		inproc bool
+		linger time.Duration
+	}{{false, 0}, {true, 0}, {true, 10 * time.Millisecond}, {true, 25 * time.Millisecond}} {
+		inproc := tc.inproc
 		name := "tcp"
 		if inproc {
 			name = "in-process"
+		}
+		if tc.linger != 0 {
+			name += "/linger=" + tc.linger.String()
 		}
 		b.Run(name, func(b *testing.B) {
 			s := testenv.StartNATS(b)
@@ -180,7 +187,7 @@ func BenchmarkPacedSigned(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer nc.Close()
-			p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir(), Signer: ids[bus.RoleGateway]})
+			p, err := audit.New(context.Background(), audit.Options{Conn: nc, SpoolDir: b.TempDir(), Signer: ids[bus.RoleGateway], Linger: tc.linger})
 			if err != nil {
 				b.Fatal(err)
 			}
