@@ -86,10 +86,10 @@ run: setup-core setup-onnxruntime bundle ## gateway on http://127.0.0.1:8420/mcp
 test: setup fmt-check vet test-core $(TEST_TARGETS) ## run every test (CI runs this)
 	@echo "make test: all test targets passed"
 
-test-core: setup-core setup-postgres ## host packages with -race; the end-to-end gateway tests, plugins, SDK, CLI and tools natively
+test-core: setup-core setup-postgres $(BUILD)/plugins/firstparty.wasm ## host packages with -race; the end-to-end gateway tests (first-party stages native, as served), plugins, SDK, CLI and tools natively
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 30m $(CORE_PKGS)
 	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 10m -run '^TestNativeRolesConcurrent$$' ./plugins/firstparty/
-	$(GO) test -count=1 -timeout 30m ./host/gateway/...
+	$(GO) test -count=1 -timeout 30m -ldflags "$(NATIVE_LDFLAGS)" ./host/gateway/...
 	$(GO) test -count=1 -timeout 20m $(NATIVE_PKGS)
 
 # The binary `make build` links runs the example bundle's first-party module natively

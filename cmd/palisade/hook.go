@@ -204,7 +204,7 @@ type hookInstallCmd struct {
 func runtimeFor(env *cliEnv, named, what string) string {
 	lib, _, err := infer.FindLibrary(named)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "palisade %s: %v: a bundle whose stages infer will be refused there (run `make setup-onnxruntime`, or pass --onnxruntime)\n", what, err)
+		fmt.Fprintf(env.Stderr, "palisade %s: %v: a bundle whose models need ONNX Runtime will be refused there (the linear models tools/train writes run in Go without it; run `make setup-onnxruntime`, or pass --onnxruntime)\n", what, err)
 		return ""
 	}
 	if abs, err := filepath.Abs(lib); err == nil {

@@ -452,6 +452,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	// (layout 2), not laid out again.
 	var base, view []byte
 	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
+	d.Stages = make([]abi.StageResult, 0, len(c.o.Stages)) // one result a stage at most: no regrowth
 	for gi, g := range c.groups {
 		if gi > 0 && onlyFirst {
 			break

@@ -98,12 +98,16 @@ type StageMemory struct {
 	Instances int64
 	MaxBytes  int64 // one instance's cap (memory_pages × 64 KiB)
 	Retired   int64 // instances retired near the cap after a call (plugin.Stats.Retired)
+	// Convention is how the stage's module runs: "native" (Go code linked into the host, no
+	// linear memory), "direct" or "extism" (in wazero).
+	Convention string
 }
 
 // memoryStats is what a stage's evaluator reports when it is a host/plugin plugin.
 type memoryStats interface {
 	Stats() *plugin.Stats
 	MaxBytes() int64
+	Convention() string
 }
 
 // ChainMemory lists the memory of every plugin stage of ch (nil: none).
@@ -118,13 +122,14 @@ func ChainMemory(ch *chain.Chain) []StageMemory {
 			continue
 		}
 		st := p.Stats()
-		out = append(out, StageMemory{Stage: s.Name, Bytes: st.LinearBytes.Load(), Instances: st.Instances.Load(), MaxBytes: p.MaxBytes(), Retired: st.Retired.Load()})
+		out = append(out, StageMemory{Stage: s.Name, Bytes: st.LinearBytes.Load(), Instances: st.Instances.Load(), MaxBytes: p.MaxBytes(), Retired: st.Retired.Load(), Convention: p.Convention()})
 	}
 	return out
 }
 
 // WatchStageMemory exports f's stages on every scrape: palisade_stage_linear_memory_bytes,
-// palisade_stage_instances and palisade_stage_memory_limit_bytes, each by stage. A stage whose
+// palisade_stage_instances and palisade_stage_memory_limit_bytes, each by stage, and
+// palisade_stage_info{stage,convention} (native stages have no linear memory). A stage whose
 // memory per instance nears its limit is a stage about to trap (a Go guest grows 4 MiB at a
 // time): the limit is the bundle's memory_pages.
 func (m *Metrics) WatchStageMemory(f func() []StageMemory) {
@@ -135,6 +140,7 @@ var (
 	stageLinearDesc = prometheus.NewDesc("palisade_stage_linear_memory_bytes", "Linear memory the live plugin instances of a stage of the active bundle have grown to, together.", []string{"stage"}, nil)
 	stageInstDesc   = prometheus.NewDesc("palisade_stage_instances", "Live plugin instances of a stage of the active bundle.", []string{"stage"}, nil)
 	stageLimitDesc  = prometheus.NewDesc("palisade_stage_memory_limit_bytes", "The memory cap of one plugin instance of a stage (memory_pages × 64 KiB).", []string{"stage"}, nil)
+	stageInfoDesc   = prometheus.NewDesc("palisade_stage_info", "1 per stage of the active bundle; convention is how its module runs: native (Go code linked into the host: the first-party module this build was linked with), direct or extism (in wazero).", []string{"stage", "convention"}, nil)
 	stageRetireDesc = prometheus.NewDesc("palisade_stage_instances_retired_total", "Plugin instances of a stage of the active bundle closed after a call because they had grown to three quarters of their memory cap.", []string{"stage"}, nil)
 )
 
@@ -145,6 +151,7 @@ func (stageMemoryCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- stageInstDesc
 	ch <- stageLimitDesc
 	ch <- stageRetireDesc
+	ch <- stageInfoDesc
 }
 
 func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
@@ -153,6 +160,7 @@ func (f stageMemoryCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(stageInstDesc, prometheus.GaugeValue, float64(s.Instances), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageLimitDesc, prometheus.GaugeValue, float64(s.MaxBytes), s.Stage)
 		ch <- prometheus.MustNewConstMetric(stageRetireDesc, prometheus.CounterValue, float64(s.Retired), s.Stage)
+		ch <- prometheus.MustNewConstMetric(stageInfoDesc, prometheus.GaugeValue, 1, s.Stage, s.Convention)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/added060/palisade/host/approval"
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/bus"
+	"github.com/added060/palisade/host/firstparty"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -420,14 +421,15 @@ func TestPlaygroundAndChain(t *testing.T) {
 	}
 }
 
-// palisadeBinary builds cmd/palisade once per test binary.
+// palisadeBinary builds cmd/palisade once per test binary, linked with the first-party module's
+// digest this test binary was (make test links it: the CLI runs those stages natively too).
 var palisadeBinary = sync.OnceValues(func() (string, error) {
 	dir, err := testbuild.TempDir("palisade-cli-")
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(dir, "palisade")
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/palisade")
+	cmd := exec.Command("go", "build", "-ldflags", "-X github.com/added060/palisade/host/firstparty.Digest="+firstparty.Digest, "-o", out, "./cmd/palisade")
 	cmd.Dir = filepath.Join("..", "..")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/palisade: %v\n%s", err, b)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/added060/palisade/host/audit"
 	"github.com/added060/palisade/host/config"
+	"github.com/added060/palisade/host/firstparty"
 	"github.com/added060/palisade/host/gateway"
 	"github.com/added060/palisade/host/internal/testenv"
 	pmcp "github.com/added060/palisade/host/mcp"
@@ -595,18 +596,25 @@ func TestMetricsAndHealth(t *testing.T) {
 	if published < 2 {
 		t.Errorf("palisade_audit_published_total = %v, want the two calls' decisions at least\n%s", published, grepLines(m, "palisade_audit_"))
 	}
-	// The plugins' linear memory (outside the Go heap): the bundle's instances hold some.
+	// How the injection stage runs: natively (a binary linked with the first-party module's
+	// digest, as make build and make test link this package) or in wazero.
+	native := strings.Contains(m, `palisade_stage_info{convention="native",stage="injection"} 1`)
+	if !native && !strings.Contains(m, `palisade_stage_info{convention="direct",stage="injection"} 1`) {
+		t.Errorf("no palisade_stage_info for the injection stage\n%s", grepLines(m, "palisade_stage_info"))
+	}
+	if wantNative := firstparty.Digest != ""; native != wantNative {
+		t.Errorf("injection stage native = %v, want %v (firstparty.Digest %q)", native, wantNative, firstparty.Digest)
+	}
+	// The plugins' linear memory (outside the Go heap): Wasm instances hold MiBs; a native
+	// stage none.
 	var linear float64
 	for _, l := range strings.Split(m, "\n") {
 		if v, ok := strings.CutPrefix(l, "palisade_plugin_linear_memory_bytes "); ok {
 			linear, _ = strconv.ParseFloat(v, 64)
 		}
 	}
-	if linear < 1<<20 {
-		t.Errorf("palisade_plugin_linear_memory_bytes = %v, want the live instances' memory (MiBs)\n%s", linear, grepLines(m, "linear"))
-	}
 	// And per stage, with each instance's cap: the example bundle's injection stage has 1024
-	// pages, and its instances hold some MiBs, under the cap.
+	// pages, and its instances hold some MiBs, under the cap (none natively).
 	stage := func(name string) float64 {
 		for _, l := range strings.Split(m, "\n") {
 			if v, ok := strings.CutPrefix(l, name+`{stage="injection"} `); ok {
@@ -617,7 +625,12 @@ func TestMetricsAndHealth(t *testing.T) {
 		return -1
 	}
 	used, inst, limit := stage("palisade_stage_linear_memory_bytes"), stage("palisade_stage_instances"), stage("palisade_stage_memory_limit_bytes")
-	if limit != 1024<<16 || inst < 1 || used < 1<<20 || used > inst*limit {
+	switch {
+	case native && (used != 0 || inst < 1 || linear != 0):
+		t.Errorf("native injection stage: %v bytes of linear memory in %v instances, %v in all plugins; want none in at least one\n%s", used, inst, linear, grepLines(m, "linear"))
+	case !native && linear < 1<<20:
+		t.Errorf("palisade_plugin_linear_memory_bytes = %v, want the live instances' memory (MiBs)\n%s", linear, grepLines(m, "linear"))
+	case !native && (limit != 1024<<16 || inst < 1 || used < 1<<20 || used > inst*limit):
 		t.Errorf("injection stage memory: %v bytes in %v instances, limit %v each; want MiBs under 64 MiB each\n%s", used, inst, limit, grepLines(m, "palisade_stage_"))
 	}
 }

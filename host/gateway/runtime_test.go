@@ -17,13 +17,40 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// ortBundle is the example bundle with its models declared `runtime: onnxruntime`: the same
+// files, which runtime auto evaluates in Go, made to need ONNX Runtime.
+func ortBundle(t *testing.T) string {
+	t.Helper()
+	dir := testenv.ExampleBundle(t)
+	manifest := filepath.Join(dir, "bundle.yaml")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		out = append(out, l)
+		if strings.HasPrefix(l, "    file: models/") {
+			out = append(out, "    runtime: onnxruntime")
+		}
+	}
+	if n := strings.Count(strings.Join(out, "\n"), "runtime: onnxruntime"); n != 2 {
+		t.Fatalf("%d models declared on onnxruntime, want the example bundle's 2", n)
+	}
+	if err := os.WriteFile(manifest, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestStagesRunFromAnyDirectory: a binary with ONNX Runtime beside it (DIR/ort/, as `make build`
 // lays out build/) runs the example bundle's detector from any working directory, with no
-// PALISADE_BUILD or PALISADE_ONNXRUNTIME_LIB; a binary without it refuses the bundle, naming
-// the stage, instead of passing its fixtures with the detector silently off.
+// PALISADE_BUILD or PALISADE_ONNXRUNTIME_LIB; a binary without it runs the example bundle too
+// (its linear models are evaluated in Go), and refuses a bundle whose models need ONNX Runtime,
+// naming the stage, instead of passing its fixtures with the detector silently off.
 func TestStagesRunFromAnyDirectory(t *testing.T) {
 	lib := testenv.ONNXRuntime(t)
-	bundleDir := testenv.ExampleBundle(t)
+	bundleDir, ortDir := testenv.ExampleBundle(t), ortBundle(t)
 	bin, err := palisadeBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +74,7 @@ func TestStagesRunFromAnyDirectory(t *testing.T) {
 			env = append(env, kv)
 		}
 	}
-	policyTest := func(bin string) (int, string) {
+	policyTest := func(bin, bundleDir string) (int, string) {
 		cmd := exec.Command(bin, "policy", "test", "--bundle", bundleDir)
 		cmd.Dir, cmd.Env = t.TempDir(), env
 		out, err := cmd.CombinedOutput()
@@ -58,10 +85,13 @@ func TestStagesRunFromAnyDirectory(t *testing.T) {
 		}
 		return 0, string(out)
 	}
-	if code, out := policyTest(install(true)); code != 0 || strings.Contains(out, "unavailable") {
+	if code, out := policyTest(install(true), ortDir); code != 0 || strings.Contains(out, "unavailable") {
 		t.Fatalf("with the runtime beside the binary: exit %d\n%s", code, out)
 	}
-	code, out := policyTest(install(false))
+	if code, out := policyTest(install(false), bundleDir); code != 0 || strings.Contains(out, "unavailable") {
+		t.Fatalf("the example bundle (linear models, in Go) without a runtime: exit %d\n%s", code, out)
+	}
+	code, out := policyTest(install(false), ortDir)
 	if code == 0 || !strings.Contains(out, "stages[2]") || !strings.Contains(out, "detector cannot run") {
 		t.Fatalf("without a runtime: exit %d, want a refusal naming the detector stage\n%s", code, out)
 	}
@@ -93,12 +123,12 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 }
 
 // TestDegradedIsRefusedOrSaid: a gateway whose ONNX Runtime is missing refuses the example
-// bundle, naming the detector stage; told to serve degraded, it serves without the stage, says
+// bundle with its models on ONNX Runtime, naming the detector stage; told to serve degraded, it serves without the stage, says
 // not ready, and every decision's audit event names the missing stage.
 func TestDegradedIsRefusedOrSaid(t *testing.T) {
 	ns := testenv.StartNATS(t)
 	up := testenv.StartGoServer(t, true)
-	bundleDir := testenv.ExampleBundle(t)
+	bundleDir := ortBundle(t)
 	missing := filepath.Join(t.TempDir(), "libonnxruntime.so")
 	cfg := config.Config{Listen: "127.0.0.1:0", DataDir: t.TempDir(), Bundle: bundleDir,
 		Upstreams: []config.Upstream{{Name: "go", URL: up}}, NATS: config.NATS{URL: ns.ClientURL()},
