@@ -2761,6 +2761,7 @@ func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
 	a.copyToHost(name, args, line)  // exfil.go
 	a.uploadArchive(name, args, line)
+	a.uploadHome(name, args, line)
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
