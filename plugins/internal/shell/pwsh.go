@@ -38,7 +38,10 @@ var psPaths = []struct {
 	{lazyre.New(`(?i)\$\{?env:(?:appdata)\}?|%appdata%`), "~/AppData/Roaming"},
 	{lazyre.New(`(?i)\$\{?env:(?:localappdata)\}?|%localappdata%`), "~/AppData/Local"},
 	{lazyre.New(`(?i)\$\{?env:(?:temp|tmp)\}?|%te?mp%`), "/tmp"},
-	{lazyre.New(`(?i)\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows\b`), "/usr/Windows"},
+	// the system folder and its programs are /usr and /usr/bin (det67: /usr/Windows/System32
+	// read as one program's folder, deleting it asked)
+	{lazyre.New(`(?i)(?:\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows)/system32\b`), "/usr/bin"},
+	{lazyre.New(`(?i)\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows\b`), "/usr"},
 	{lazyre.New(`(?i)\$\{?env:(?:programfiles|programdata)\}?|%(?:programfiles|programdata)%|\b[a-z]:/program ?(?:files|data)(?: \(x86\))?`), "/opt"},
 	{lazyre.New(`(?i)(^|[\s"'=(,])[a-z]:(?:/|$)`), "$1/"},
 }
