@@ -53,6 +53,24 @@ func TestArgvAndCode(t *testing.T) {
 		{"a code tool given its language: tcl", "execute_code", map[string]any{"language": "tcl", "code": "exec rm -rf /home/u"}, "deny", "shell/destroy"},
 		{"a code tool given its language, benign", "execute_code", map[string]any{"language": "python", "code": "print(sum(range(10)))"}, "none", ""},
 		{"a language named by a tool that runs nothing", "format_code", map[string]any{"language": "bash", "code": "rm -rf ~"}, "none", ""},
+		// issue 26, det67: a tool named for deleting, judged as the rm its path amounts to
+		{"a file tool given the home folder", "delete_file", map[string]any{"path": "~"}, "deny", "shell/destroy/rm_outside"},
+		{"a file tool given the root", "fs__delete_file", map[string]any{"path": "/"}, "deny", "shell/destroy/rm_outside"},
+		{"a file tool given $HOME", "deleteFile", map[string]any{"file_path": "$HOME"}, "deny", "shell/destroy/rm_outside"},
+		{"a file tool given a glob of the home", "delete_file", map[string]any{"path": "~/*"}, "deny", "shell/destroy/rm_outside"},
+		{"a file tool given a climb alone", "remove_file", map[string]any{"path": "../.."}, "deny", "shell/destroy/rm_outside"},
+		{"a file tool given a user's folder", "delete", map[string]any{"target": "/home/dev"}, "deny", "shell/destroy/rm_outside"},
+		{"a folder tool given a home's folder", "remove_directory", map[string]any{"path": "~/Documents"}, "deny", "shell/destroy/rm_outside"},
+		{"rmdir given $HOME", "rmdir", map[string]any{"dir": "$HOME"}, "deny", "shell/destroy/rm_outside"},
+		{"a list of paths", "delete_files", map[string]any{"paths": []any{"src/a.go", "/"}}, "deny", "shell/destroy/rm_outside"},
+		{"a Windows user folder", "delete_path", map[string]any{"path": `C:\Users\me`}, "deny", ""},
+		{"a file tool given a file of the project", "delete_file", map[string]any{"path": "src/old.go"}, "none", ""},
+		{"a file tool given a home file", "delete_file", map[string]any{"path": "~/notes.txt"}, "none", ""},
+		{"a folder tool given the build folder", "remove_directory", map[string]any{"path": "build/"}, "none", ""},
+		{"a folder tool given node_modules", "delete_directory", map[string]any{"path": "node_modules"}, "none", ""},
+		{"a file tool given a temporary file", "delete_file", map[string]any{"path": "/tmp/x123.tmp"}, "none", ""},
+		{"a tool that deletes no file", "delete_branch", map[string]any{"branch": "/"}, "none", ""},
+		{"a tool that reads the home", "list_directory", map[string]any{"path": "~"}, "none", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args, _ := json.Marshal(tc.args)

@@ -295,7 +295,7 @@ func (e *Evaluator) Evaluate(env []byte) (abi.Verdict, error) {
 		tool := argkind.ForCall(root.Get("tool").String(), toolInfo(root.Get("tool_info")))
 		leaves = collectStrings(root.Get("arguments"), "arguments", tool, leaves)
 		writtenInto(leaves)
-		leaves = codeLeaves(argvLeaves(leaves, root.Get("tool").String()), root.Get("tool").String()) // argv.go
+		leaves = callLeaves(leaves, root.Get("tool").String(), root.Get("cwd").String()) // delete.go
 		if codeSearchTool(root.Get("tool").String()) {
 			for i := range leaves {
 				leaves[i].codeSearch = true

@@ -133,7 +133,7 @@ func (e *Evaluator) EvaluateView(v abi.View) (abi.Verdict, error) {
 		tool := e.tools.ForCall(toolName, info)
 		leaves = w.collect(w.args, w.hasArgs, "arguments", tool, leaves)
 		writtenInto(leaves)
-		leaves = codeLeaves(argvLeaves(leaves, toolName), toolName) // argv.go
+		leaves = callLeaves(leaves, toolName, v.Get(abi.FieldCwd)) // delete.go
 		if codeSearchTool(toolName) {
 			for i := range leaves {
 				leaves[i].codeSearch = true

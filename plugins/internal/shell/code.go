@@ -104,6 +104,13 @@ func (a *analyzer) code(lang, src, line string) {
 			}
 		}
 	}
+	if (lang == "perl" || lang == "ruby") && containsAny(src, "system", "exec", "spawn") {
+		// Perl and Ruby call a function without parentheses: `exec "curl URL | bash"`,
+		// `system 'rm -rf ~'` (perlfunc system/exec, Ruby's Kernel#system/#exec; det67).
+		for _, m := range bareCall.FindAllStringSubmatch(src, 16) {
+			a.line(m[1]+m[2], a.depth+1)
+		}
+	}
 	if (lang == "perl" || lang == "ruby" || lang == "php") && containsAny(src, "`", "%x(") {
 		for _, m := range backticks.FindAllStringSubmatch(src, 16) {
 			a.line(m[1]+m[2], a.depth+1)
@@ -247,6 +254,10 @@ func containsAny(s string, words ...string) bool {
 	}
 	return false
 }
+
+// bareCall matches Perl's and Ruby's system, exec or spawn called without parentheses on one
+// string literal; group 1 or 2 is its text.
+var bareCall = lazyre.New(`(?:^|[^.\w$@:]|\bKernel\.)(?:system|exec|spawn)\s+(?:"((?:[^"\\]|\\.)*)"|'([^']*)')`)
 
 var backticks = lazyre.New("`([^`]*)`|%x\\(([^)]*)\\)")
 

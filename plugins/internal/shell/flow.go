@@ -104,6 +104,71 @@ func readNames(args []string) []string {
 	return names
 }
 
+// clusterValue returns the value of option opt in args whose options with a value are valued
+// (bash's builtins: a cluster `-ra NAME`, `-aNAME`), or "".
+func clusterValue(args []string, valued string, opt byte) string {
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if x == "--" || !strings.HasPrefix(x, "-") || len(x) < 2 {
+			return ""
+		}
+		for j := 1; j < len(x); j++ {
+			if strings.IndexByte(valued, x[j]) < 0 {
+				continue
+			}
+			v := x[j+1:]
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if x[j] == opt {
+				return v
+			}
+			break
+		}
+	}
+	return ""
+}
+
+// mapfileName returns the array mapfile (readarray) fills: the first operand, MAPFILE
+// without one (bash(1) mapfile: -d -n -O -s -u -C -c take a value).
+func mapfileName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		x := args[i]
+		if x == "--" {
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			break
+		}
+		if !strings.HasPrefix(x, "-") || len(x) < 2 {
+			return x
+		}
+		for j := 1; j < len(x); j++ {
+			if strings.IndexByte("dnOsuCc", x[j]) >= 0 {
+				if j == len(x)-1 {
+					i++ // the value is the next word
+				}
+				break
+			}
+		}
+	}
+	return "MAPFILE"
+}
+
+// setArray assigns elems to the array name, as `name=(elems)` does; $name is its first.
+func (a *analyzer) setArray(name string, elems []string) {
+	if len(elems) > maxWork {
+		elems = elems[:maxWork] // `a=("${a[@]}" "${a[@]}")` doubles an array per statement
+		a.res.Incomplete = true
+	}
+	if a.arrays == nil {
+		a.arrays = map[string][]string{}
+	}
+	a.arrays[name] = elems
+	a.vars[name] = first(elems)
+}
+
 // readInto assigns one line to names as read does: split at blanks, the last name taking the
 // rest of the line.
 func (a *analyzer) readInto(names []string, line string) {
@@ -137,10 +202,16 @@ func (a *analyzer) hereText(redirs []*syntax.Redirect) (string, bool) {
 				return a.literal(r.Hdoc), true
 			}
 		case syntax.RdrIn:
-			// `< <(echo ~)`: the paths the process substitution lists (procListed).
-			a.procFeed = nil
-			if f := a.fields([]*syntax.Word{r.Word}); len(f) == 1 && f[0] == procFile && a.procFeed != nil {
-				return strings.Join(a.procFeed, "\n"), true
+			// `< <(echo ~)`: the paths the process substitution lists (procListed); `<
+			// <(env)`: what it prints, as a command substitution stands for it (det67).
+			a.procFeed, a.procText = nil, ""
+			if f := a.fields([]*syntax.Word{r.Word}); len(f) == 1 && f[0] == procFile {
+				switch {
+				case a.procFeed != nil:
+					return strings.Join(a.procFeed, "\n"), true
+				case a.procText != "" && a.procText != "$(...)":
+					return a.procText, true
+				}
 			}
 		}
 	}
@@ -236,7 +307,14 @@ func (a *analyzer) given(argv []string, text string) {
 			if ls := lines(text); len(ls) > 0 {
 				a.readInto(names, ls[0])
 			}
+		} else if name := clusterValue(argv[1:], "adinNptu", 'a'); name != "" {
+			if ls := lines(text); len(ls) > 0 {
+				a.setArray(name, strings.Fields(ls[0])) // `read -ra d <<< "$HOME /"`
+			}
 		}
+	case "mapfile", "readarray":
+		// `mapfile -t f < <(find ~ -name '*.pem')`: one element per line (issue 26, det67)
+		a.setArray(mapfileName(argv[1:]), lines(text))
 	case "xargs":
 		if f := strings.Fields(text); len(f) > 0 {
 			a.xargs(argv[1:], f, false)

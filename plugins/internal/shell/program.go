@@ -386,17 +386,20 @@ func (a *analyzer) lists(name string, args []string) (paths []string, rec bool) 
 		}
 		// A name test that names secrets or keys (`find ~ -name '*.pem'`, `-name id_rsa`):
 		// what find lists is those files, which the command it feeds is judged on too (the
-		// start points alone name only folders).
+		// start points alone name only folders). They come first: what find prints first is
+		// a file it found, not a start point, which `${f[0]}` of an array mapfile filled
+		// from it names (det67).
+		var found []string
 		for i, x := range args {
 			if (x == "-name" || x == "-iname" || x == "-path" || x == "-ipath" || x == "-wholename") && i+1 < len(args) {
 				if pat := args[i+1]; secretFile(pat) || keyFile.MatchString(pat) {
-					for _, p := range paths[:len(paths):len(paths)] {
-						paths = append(paths, path.Join(p, "**", strings.TrimPrefix(pat, "*/")))
+					for _, p := range paths {
+						found = append(found, path.Join(p, "**", strings.TrimPrefix(pat, "*/")))
 					}
 				}
 			}
 		}
-		return paths, true
+		return append(found, paths...), true
 	case "ls":
 		for _, x := range operands(args) {
 			paths = append(paths, a.resolve(x))

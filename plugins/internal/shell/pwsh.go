@@ -3,6 +3,7 @@ package shell
 import (
 	"encoding/base64"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 
@@ -21,9 +22,10 @@ import (
 // Everything else is left as written, so an unknown cmdlet stays no finding.
 
 // psLike matches what only a PowerShell or cmd line has: one of the cmdlets below, an
-// environment drive ($env:NAME), a %NAME% variable of Windows' folders, cmd /c, a drive path
-// or a .\ path.
-var psLike = lazyre.New(`(?i)\b(?:remove-item|invoke-(?:webrequest|restmethod|expression|command)|start-(?:process|bitstransfer)|get-(?:content|childitem)|set-(?:content|location|executionpolicy)|copy-item|move-item|compress-archive|format-volume|clear-disk|initialize-disk|new-object|out-file|add-content)\b|\$env:\w|%(?:userprofile|homepath|homedrive|appdata|localappdata|temp|tmp|systemroot|windir|programfiles|programdata)%|\bcmd(?:\.exe)?\s+/[ck]\b|\[(?:system\.)?net\.\w+\]::|(?:^|[\s"'=(])[a-z]:\\|(?:^|[\s"'(&])\.\\\w`)
+// environment drive ($env:NAME), a %NAME% variable of Windows' folders, cmd /c, a drive path,
+// a .\ or ~\ path, gci, or a pipe into a ForEach-Object block or Remove-Item's aliases ri,
+// del and erase (det67).
+var psLike = lazyre.New(`(?i)\b(?:remove-item|invoke-(?:webrequest|restmethod|expression|command)|start-(?:process|bitstransfer)|get-(?:content|childitem)|set-(?:content|location|executionpolicy)|copy-item|move-item|compress-archive|format-volume|clear-disk|initialize-disk|new-object|out-file|add-content)\b|\$env:\w|%(?:userprofile|homepath|homedrive|appdata|localappdata|temp|tmp|systemroot|windir|programfiles|programdata)%|\bcmd(?:\.exe)?\s+/[ck]\b|\[(?:system\.)?net\.\w+\]::|(?:^|[\s"'=(])[a-z]:\\|(?:^|[\s"'(&])\.\\\w|(?:^|[\s"'=(])~\\\w|\bgci\b|\|\s*(?:%|foreach-object|foreach)\s*\{|\|\s*(?:ri|del|erase)(?:\s|$)`)
 
 // psPaths maps Windows' names for the home, temporary and system folders (PowerShell's
 // $HOME, $env:USERPROFILE, cmd's %USERPROFILE%, the path under C:\Users) to the POSIX ones
@@ -36,7 +38,10 @@ var psPaths = []struct {
 	{lazyre.New(`(?i)\$\{?env:(?:appdata)\}?|%appdata%`), "~/AppData/Roaming"},
 	{lazyre.New(`(?i)\$\{?env:(?:localappdata)\}?|%localappdata%`), "~/AppData/Local"},
 	{lazyre.New(`(?i)\$\{?env:(?:temp|tmp)\}?|%te?mp%`), "/tmp"},
-	{lazyre.New(`(?i)\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows\b`), "/usr/Windows"},
+	// the system folder and its programs are /usr and /usr/bin (det67: /usr/Windows/System32
+	// read as one program's folder, deleting it asked)
+	{lazyre.New(`(?i)(?:\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows)/system32\b`), "/usr/bin"},
+	{lazyre.New(`(?i)\$\{?env:(?:systemroot|windir)\}?|%(?:systemroot|windir)%|\b[a-z]:/windows\b`), "/usr"},
 	{lazyre.New(`(?i)\$\{?env:(?:programfiles|programdata)\}?|%(?:programfiles|programdata)%|\b[a-z]:/program ?(?:files|data)(?: \(x86\))?`), "/opt"},
 	{lazyre.New(`(?i)(^|[\s"'=(,])[a-z]:(?:/|$)`), "$1/"},
 }
@@ -56,6 +61,7 @@ var psAliases = map[string]string{
 	"format-volume":    "mkfs", "clear-disk": "mkfs", "initialize-disk": "mkfs", "format": "mkfs",
 	"set-content": "tee", "out-file": "tee", "add-content": "tee -a",
 	"cmd": "cmd", "cmd.exe": "cmd",
+	"get-childitem": "find", "gci": "find", "dir": "find", "ls": "find",
 }
 
 // psToSh returns the POSIX line that does what the PowerShell or cmd line text does, as far as
@@ -69,11 +75,18 @@ func psToSh(text string, known bool) (string, bool) {
 	for _, p := range psPaths {
 		t = p.re.ReplaceAllString(t, p.new)
 	}
-	seps := psSeparator.FindAllString(t, -1)
-	parts := psSeparator.Compiled().Split(t, -1)
+	// A ForEach-Object block's statements run once for each item the pipe gives it: taken out
+	// before the line is split at its separators, translated on their own (psEach).
+	var blocks []string
+	t = psBlock.Compiled().ReplaceAllStringFunc(t, func(m string) string {
+		blocks = append(blocks, psBlock.FindStringSubmatch(m)[1])
+		return " psblock" + strconv.Itoa(len(blocks)-1) + " "
+	})
+	parts, seps := psUnfiltered(psSeparator.Compiled().Split(t, -1), psSeparator.FindAllString(t, -1))
 	var b strings.Builder
 	for i, p := range parts {
-		b.WriteString(psStatement(p))
+		piped := i > 0 && strings.TrimSpace(seps[i-1]) == "|"
+		b.WriteString(psStage(p, piped, blocks))
 		if i < len(seps) {
 			b.WriteString(" " + strings.TrimSpace(seps[i]) + " ")
 			if strings.TrimSpace(seps[i]) == "" {
@@ -82,6 +95,71 @@ func psToSh(text string, known bool) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// psBlock matches a ForEach-Object block (`ForEach-Object { … }`, its aliases `%` and
+// `foreach`, `-Process { … }`) without blocks inside it; group 1 is its statements.
+var psBlock = lazyre.New(`(?i)(?:\bforeach-object|\bforeach|%)\s*(?:-process\s*)?\{([^{}]*)\}`)
+
+// psItem matches the pipeline's current item in a block: $_ and $PSItem, with the property
+// that names its path.
+var psItem = lazyre.New(`(?i)\$(?:_|psitem)(?:\.(?:fullname|name|pspath))?\b`)
+
+// psFilters are the cmdlets (and aliases) that pass on some of the items a pipe gives them,
+// unchanged: Where-Object, Sort-Object, Select-Object.
+var psFilters = set("where-object", "where", "?", "sort-object", "sort", "select-object", "select")
+
+// psUnfiltered drops each filter stage (psFilters) after a pipe, with the pipe before it:
+// `… | Where-Object { … } | Remove-Item` deletes what the stage before lists, less what the
+// filter leaves out, so the stage after it is judged as fed by the stage before (det67).
+// parts are a line's stages and statements, seps the separators between them.
+func psUnfiltered(parts, seps []string) ([]string, []string) {
+	var ps, ss []string
+	for i, p := range parts {
+		if f := strings.Fields(p); i > 0 && strings.TrimSpace(seps[i-1]) == "|" && len(f) > 0 && psFilters[strings.ToLower(f[0])] {
+			ss = ss[:len(ss)-1]
+			if i < len(seps) {
+				ss = append(ss, seps[i])
+			}
+			continue
+		}
+		ps = append(ps, p)
+		if i < len(seps) {
+			ss = append(ss, seps[i])
+		}
+	}
+	return ps, ss
+}
+
+// psStage translates one pipeline stage (issue 26, det67). What a stage after a pipe does
+// with the items the pipe gives it is what xargs does with the lines: Remove-Item without a
+// path deletes each item (`Get-ChildItem $HOME -Recurse | Remove-Item -Force` is `find ~ |
+// xargs rm -f`), and a ForEach-Object block (psBlock, the placeholder `psblockN`) runs its
+// statements on each, $_ standing for the item (`xargs -I{} sh -c '…'`).
+func psStage(p string, piped bool, blocks []string) string {
+	f := strings.Fields(p)
+	if len(f) == 1 && strings.HasPrefix(f[0], "psblock") {
+		n, err := strconv.Atoi(strings.TrimPrefix(f[0], "psblock"))
+		if err != nil || n >= len(blocks) {
+			return p
+		}
+		body := psItem.ReplaceAllString(blocks[n], "{}")
+		var stmts []string
+		for _, st := range psSeparator.Compiled().Split(body, -1) {
+			if st = strings.TrimSpace(psStatement(st)); st != "" {
+				stmts = append(stmts, st)
+			}
+		}
+		if len(stmts) == 1 {
+			return "xargs -I{} " + stmts[0]
+		}
+		return "xargs -I{} sh -c '" + strings.ReplaceAll(strings.Join(stmts, "; "), "'", `'\''`) + "'"
+	}
+	st := psStatement(p)
+	if piped && (st == "rm -f " || st == "rm -rf ") {
+		return "xargs " + st
+	}
+	return st
 }
 
 // psStatement translates one statement: its command by psAliases, its parameters by the
@@ -130,6 +208,8 @@ func psStatement(s string) string {
 		return s
 	case "cat":
 		return "cat " + strings.Join(psOperands(args, "-path", "-literalpath"), " ")
+	case "find":
+		return psList(args)
 	}
 	return cmd + " " + strings.Join(args, " ")
 }
@@ -166,6 +246,32 @@ func psRemove(args []string) string {
 		}
 	}
 	return "rm " + flags + " " + strings.Join(ops, " ")
+}
+
+// psList: Get-ChildItem PATH lists PATH's items, as find does: `find PATH -maxdepth 1`,
+// with -Recurse `find PATH`; -Include or -Filter PATTERN is `-name PATTERN` (det67).
+func psList(args []string) string {
+	dir := psParam(args, "-path", "-literalpath")
+	if dir == "" {
+		dir = psPositional(args, 0)
+	}
+	if dir == "" {
+		dir = "."
+	}
+	out := "find " + dir
+	rec := false
+	for _, x := range args {
+		if lx := strings.ToLower(x); lx == "-r" || strings.HasPrefix(lx, "-rec") || lx == "/s" {
+			rec = true
+		}
+	}
+	if !rec {
+		out += " -maxdepth 1"
+	}
+	if pat := psParam(args, "-include", "-filter"); pat != "" {
+		out += " -name " + pat
+	}
+	return out
 }
 
 // psFetch: Invoke-WebRequest URL -OutFile F is curl -o F URL; -InFile F (a file sent) is curl -T
@@ -272,7 +378,7 @@ func psValued(p string) bool {
 	switch p {
 	case "-uri", "-outfile", "-infile", "-method", "-body", "-headers", "-contenttype", "-filepath", "-argumentlist",
 		"-args", "-verb", "-destination", "-destinationpath", "-path", "-literalpath", "-include", "-exclude",
-		"-filter", "-source", "-usebasicparsing:$true", "-encoding", "-windowstyle", "-credential", "-timeoutsec":
+		"-filter", "-source", "-depth", "-usebasicparsing:$true", "-encoding", "-windowstyle", "-credential", "-timeoutsec":
 		return p != "-usebasicparsing:$true"
 	}
 	return false

@@ -125,6 +125,9 @@ type analyzer struct {
 	// as the file procFile by xargs -a or a `<` redirect; procRec: find listed them.
 	procFeed []string
 	procRec  bool
+	// procText: what the last `<(CMD)` prints when CMD lists no paths (subst: `$(env)`),
+	// the line a read or mapfile redirected from it gets (det67).
+	procText string
 	// inContainer counts the `docker exec`/`kubectl exec` commands being judged: what they
 	// do happens inside a container, not to this host's paths, so it asks (carriers.go).
 	inContainer int
@@ -349,11 +352,13 @@ func (a *analyzer) cfg() *expand.Config {
 			return err
 		},
 		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
-			if t := a.subst(ps.Stmts); remote(t) {
+			t := a.subst(ps.Stmts)
+			if remote(t) {
 				return t, nil
 			}
 			if ps.Op == syntax.CmdIn {
 				a.procListed(ps.Stmts) // flow.go: `xargs -a <(echo ~) rm -rf`
+				a.procText = t
 			}
 			return procFile, nil
 		},
@@ -562,15 +567,7 @@ func (a *analyzer) assign(as *syntax.Assign) {
 				elems = append(elems, a.fields([]*syntax.Word{e.Value})...)
 			}
 		}
-		if len(elems) > maxWork {
-			elems = elems[:maxWork] // `a=("${a[@]}" "${a[@]}")` doubles an array per statement
-			a.res.Incomplete = true
-		}
-		if a.arrays == nil {
-			a.arrays = map[string][]string{}
-		}
-		a.arrays[as.Name.Value] = elems
-		a.vars[as.Name.Value] = first(elems)
+		a.setArray(as.Name.Value, elems) // flow.go
 		return
 	}
 	v := strings.ReplaceAll(a.literal(as.Value), httpsMarker, remoteMarker) // a fetch held in a variable is refused when run (httpsMarker)
@@ -2764,6 +2761,7 @@ func (a *analyzer) net(name string, args []string, line string) {
 	a.pasteUpload(name, args, line) // exfil.go
 	a.copyToHost(name, args, line)  // exfil.go
 	a.uploadArchive(name, args, line)
+	a.uploadHome(name, args, line)
 	if name == "socat" && socatShell(args) {
 		a.add("exfil/reverse_shell", "attaches a shell to a network connection", line, 0.95)
 	}
