@@ -92,6 +92,9 @@ llm:
   preference: [local]
 `
 
+// childGOGC is -gateway-gogc: GOGC for the gateway processes ("" = theirs, gateway.TuneRuntime).
+var childGOGC string
+
 // startGateway starts a child gateway serving bundleDir in front of ups.
 func startGateway(name, bundleDir string, ups []upstreamDef) (*gatewayProc, error) {
 	dir, err := os.MkdirTemp("", "palisade-loadgen-"+name+"-")
@@ -108,6 +111,9 @@ func startGateway(name, bundleDir string, ups []upstreamDef) (*gatewayProc, erro
 	}
 	p := &gatewayProc{name: name, dir: dir, cmd: exec.Command(self, "-child", cfg)}
 	p.cmd.Stderr = os.Stderr
+	if childGOGC != "" { // the gateways' collector target only, not this process's
+		p.cmd.Env = append(os.Environ(), "GOGC="+childGOGC)
+	}
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}

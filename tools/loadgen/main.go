@@ -53,6 +53,7 @@ func main() {
 	iso := flag.Duration("isolated", time.Second, "time each stage by itself for this long per phase (0 = skip)")
 	soak := flag.Int("soak", 0, "after the cells, send this many calls at the largest -conns to the full gateway and print its RSS as it goes")
 	child := flag.String("child", "", "internal: run one gateway from this config file")
+	flag.StringVar(&childGOGC, "gateway-gogc", "", "GOGC for the gateway processes only (\"\" = palisade's own default)")
 	flag.Parse()
 	if *child != "" {
 		os.Exit(childMain(*child))
