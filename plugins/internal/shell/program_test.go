@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -2189,8 +2190,18 @@ func TestWorkBounded(t *testing.T) {
 		"values": "v0=x; " + strings.Join(vars, "; ") + "; echo $v199",
 		"arrays": "a=(x y); " + strings.Join(arrays, "; ") + `; echo "${a[@]}"`,
 	} {
-		if r := Analyze(line); !r.Incomplete {
+		// What a line costs is bounded too: the bytes allocated while judging it (not the
+		// time, which the machine decides). A capped array doubled 200 times allocated
+		// 300 MB (0.3 s natively) before its elements were charged to the work budget.
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		r := Analyze(line)
+		runtime.ReadMemStats(&m1)
+		if !r.Incomplete {
 			t.Errorf("%s: judged complete (%d commands)", name, len(r.Commands))
+		}
+		if mb := (m1.TotalAlloc - m0.TotalAlloc) >> 20; mb > 64 {
+			t.Errorf("%s: judging it allocated %d MB, want at most 64", name, mb)
 		}
 	}
 }
