@@ -2189,6 +2189,10 @@ func TestWorkBounded(t *testing.T) {
 		"loops":  strings.Repeat("for i in a b c d e f g h; do ", 12) + "rm -rf $i" + strings.Repeat("; done", 12),
 		"values": "v0=x; " + strings.Join(vars, "; ") + "; echo $v199",
 		"arrays": "a=(x y); " + strings.Join(arrays, "; ") + `; echo "${a[@]}"`,
+		// Brace expansion is counted before it is made: 2^18 words from 95 bytes took two
+		// seconds natively, and a sequence of 10^13 more memory than there is.
+		"braces":   "rm -rf " + strings.Repeat("{a,b}", 18),
+		"sequence": "rm -rf ~/{1..9999999999999}",
 	} {
 		// What a line costs is bounded too: the bytes allocated while judging it (not the
 		// time, which the machine decides). A capped array doubled 200 times allocated
