@@ -284,7 +284,11 @@ func everyMatchSpan(table []rule, t string, ok func(at, end int) bool, names ...
 		if !slices.Contains(names, table[i].name) {
 			continue
 		}
-		for _, m := range ruleFindAll(&table[i], t, -1) {
+		ms := ruleFindAll(&table[i], t, maxExcused+1)
+		if len(ms) > maxExcused {
+			return false
+		}
+		for _, m := range ms {
 			if !ok(m[0], m[1]) {
 				return false
 			}
@@ -293,6 +297,13 @@ func everyMatchSpan(table []rule, t string, ok func(at, end int) bool, names ...
 	}
 	return found
 }
+
+// maxExcused is how many occurrences of one phrase a text may hold and still have them all
+// excused (everyMatchSpan, everyOccurrence, programIgnores): past it the hit stays. Each
+// occurrence is judged in its context, so a wall of one repeated injection cost a scan per
+// occurrence: 1.26 MB of one sentence took 2.8 s natively (issue 27). No documentation page
+// repeats an excused phrase hundreds of times.
+const maxExcused = 256
 
 // everyNegated reports whether every occurrence of match in t is negated as negatedAt judges
 // the first: a rule reports its first match only, so a later, plain occurrence keeps the hit.
@@ -310,13 +321,13 @@ func everyOccurrence(t, match string, ok func(at int) bool) bool {
 		return false
 	}
 	found := false
-	for i := 0; ; {
+	for i, n := 0, 0; ; n++ {
 		j := strings.Index(t[i:], match)
 		if j < 0 {
 			return found
 		}
 		at := i + j
-		if !ok(at) {
+		if n == maxExcused || !ok(at) {
 			return false
 		}
 		found, i = true, at+len(match)
@@ -1256,7 +1267,11 @@ func programIgnores(t string) bool {
 		if promptRules[i].name != "ignore_instructions" {
 			continue
 		}
-		for _, m := range ruleFindAll(&promptRules[i], masked, -1) {
+		ms := ruleFindAll(&promptRules[i], masked, maxExcused+1)
+		if len(ms) > maxExcused {
+			return false
+		}
+		for _, m := range ms {
 			match := masked[m[0]:m[1]]
 			k := len(match)
 			for k > 0 && isWordChar(match[k-1]) {
