@@ -3,7 +3,10 @@
 // (github.com/yalue/onnxruntime_go), on the CPU by default, on CUDA when
 // configured and possible (falling back to the CPU, with the reason in
 // Status), or on a remote KServe v2 / Triton endpoint with fallback to the
-// local model. Concurrent calls are gathered into micro-batches.
+// local model. Concurrent calls are gathered into micro-batches. A linear
+// softmax model as tools/train writes it (recognised by onnx.ReadLinear) is
+// evaluated in Go instead (runtime auto, linear.go): no cgo, no library, no
+// batching.
 //
 // A Preprocessor turns texts into model inputs in Go (hashed character and
 // word n-grams today; a tokenizer can implement the same interface). The
@@ -19,5 +22,6 @@
 // using them applies its failure mode.
 //
 // This package must not import Extism, hostfn, chain, bundle or anything that
-// serves HTTP; its only driver is onnxruntime_go.
+// serves HTTP; its only driver is onnxruntime_go (and host/infer/onnx, which
+// reads the trainer's models back).
 package infer

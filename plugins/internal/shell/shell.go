@@ -22,6 +22,7 @@ import (
 	"net/url"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -511,6 +512,23 @@ func first(s []string) string {
 // fields expands words to argv; on an expansion error each word's literal text stands in.
 func (a *analyzer) fields(ws []*syntax.Word) []string {
 	var out []string
+	for _, w := range ws {
+		// `echo {a,b}{a,b}…` (18 of them, 95 bytes) expands to 262,144 words, two seconds
+		// natively; `{1..9999999999}` to more than memory holds. Count first: a word past
+		// maxBraceFields is not expanded (its text is judged) and the line is incomplete.
+		n := braceFields(w)
+		if n > maxBraceFields {
+			a.res.Incomplete = true
+			out = out[:0]
+			for _, w := range ws {
+				out = append(out, wordText(w))
+			}
+			return out
+		}
+		if a.work += n / 16; a.work > maxWork {
+			a.res.Incomplete = true
+		}
+	}
 	err := safeExpand(func() (err error) {
 		out, err = expand.Fields(a.cfg(), ws...)
 		return err
@@ -523,6 +541,85 @@ func (a *analyzer) fields(ws []*syntax.Word) []string {
 		out = append(out, wordText(w))
 	}
 	return a.inRootAll(out)
+}
+
+// maxBraceFields bounds the words one word's brace expansion may give.
+const maxBraceFields = 4096
+
+// braceFields is how many words brace expansion makes of w (expand.Braces' count), at most
+// maxBraceFields+1.
+func braceFields(w *syntax.Word) int {
+	if !strings.Contains(w.Lit(), "{") && !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+		l, ok := p.(*syntax.Lit)
+		return ok && strings.Contains(l.Value, "{")
+	}) {
+		return 1
+	}
+	cp := *w
+	cp.Parts = slices.Clone(w.Parts)
+	syntax.SplitBraces(&cp)
+	return braceCount(cp.Parts)
+}
+
+// braceCount multiplies the counts of parts' brace expressions: a sequence gives its steps, a
+// list the sum of its elements' counts; saturating past maxBraceFields.
+func braceCount(parts []syntax.WordPart) int {
+	total := 1
+	for _, p := range parts {
+		br, ok := p.(*syntax.BraceExp)
+		if !ok {
+			continue
+		}
+		n := 0
+		if br.Sequence && len(br.Elems) >= 2 {
+			n = seqSteps(br.Elems)
+		} else {
+			for _, e := range br.Elems {
+				if n += braceCount(e.Parts); n > maxBraceFields {
+					break
+				}
+			}
+		}
+		if total = total * max(n, 1); total > maxBraceFields {
+			return maxBraceFields + 1
+		}
+	}
+	return total
+}
+
+// seqSteps is the number of words {from..to[..incr]} gives, as expand.Braces walks it.
+func seqSteps(elems []*syntax.Word) int {
+	from, err1 := strconv.Atoi(elems[0].Lit())
+	to, err2 := strconv.Atoi(elems[1].Lit())
+	if err1 != nil || err2 != nil {
+		f, t := elems[0].Lit(), elems[1].Lit()
+		if f == "" || t == "" {
+			return 1
+		}
+		from, to = int(f[0]), int(t[0])
+	}
+	incr := 1
+	if len(elems) > 2 {
+		if n, err := strconv.Atoi(elems[2].Lit()); err == nil && n != 0 {
+			incr = n
+		}
+	}
+	span := uint64(to) - uint64(from) // exact for any two ints
+	if to < from {
+		span = uint64(from) - uint64(to)
+	}
+	step := uint64(incr)
+	if incr < 0 {
+		step = uint64(-incr)
+	}
+	if (to >= from) != (incr > 0) {
+		step = 1 // expand.Braces steps by 1 the way the ends point when incr points the other way
+	}
+	steps := span/step + 1
+	if steps > maxBraceFields {
+		return maxBraceFields + 1
+	}
+	return int(steps)
 }
 
 func wordText(w *syntax.Word) string {
@@ -579,12 +676,23 @@ func (a *analyzer) assign(as *syntax.Assign) {
 				elems = append(elems, a.fields([]*syntax.Word{e.Value})...)
 			}
 		}
+		// Expanding an array costs its elements: `a=("${a[@]}" "${a[@]}")` 200 times
+		// copied 8,192 strings a statement, 0.3 s natively, before each 16 were charged a
+		// unit of work (the budget then ends the line incomplete in milliseconds).
+		if a.work += len(elems) / 16; a.work > maxWork {
+			a.res.Incomplete = true
+		}
 		a.setArray(as.Name.Value, elems) // flow.go
 		return
 	}
 	v := strings.ReplaceAll(a.literal(as.Value), httpsMarker, remoteMarker) // a fetch held in a variable is refused when run (httpsMarker)
 	if as.Append {
 		v = a.vars[as.Name.Value] + v
+	}
+	// A value costs its bytes, a unit a 4 KiB: `v1="$v0$v0"` per statement copies up to
+	// maxValue bytes each time (25 ms natively for 200 of them before this charge).
+	if a.work += len(v) >> 12; a.work > maxWork {
+		a.res.Incomplete = true
 	}
 	if len(v) > maxValue {
 		// `v1="$v0$v0"; v2="$v1$v1"; …` doubles a value per statement: 200 of them would
