@@ -77,8 +77,8 @@ func AnalyzeIn(cmd, root string) Result {
 // directory cd set, as the line could have written it; any other word as it is. A flag's
 // value glued to it (`--prefix=/home/dev/project`, `-C/home/dev/project`) is the path.
 func (a *analyzer) inRoot(w string) string {
-	if a.root == "" || !strings.Contains(w, a.root) {
-		return w
+	if a.root == "" || !strings.Contains(w, a.root) || strings.ContainsAny(w, "\n\x00") {
+		return w // a here-document's text is no path
 	}
 	flag := ""
 	if strings.HasPrefix(w, "-") {

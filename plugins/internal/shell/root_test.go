@@ -27,6 +27,7 @@ func TestAnalyzeIn(t *testing.T) {
 		{p, "cd web && rm -rf /home/dev/project/dist", "", false},
 		{p, "d=/home/dev/project/build; rm -rf \"$d\"", "", false},
 		{"/srv/app", "rm -rf /srv/app/cache", "", false},
+		{p, "sh <<'EOF'\n/home/dev/project/x\nrm -rf ~\nEOF", "destroy/rm_outside", false},
 		{"/var/www/site", "rm -rf /var/www/site/cache", "", false},
 		// what is outside the project, or climbs out of it, stays as it was; so does the project
 		// given whole to rm
