@@ -165,7 +165,9 @@ func cwdLeaves(leaves []leaf) []leaf {
 				}
 			}
 			if dir != "" && !strings.ContainsAny(dir, "\n") {
-				leaves = append(leaves, leaf{path: l.path, text: "cd " + quoteWord(dir) + " && " + l.text, kind: argkind.Shell})
+				// The folder is the command's project when it can be one (shell.AnalyzeIn, det68).
+				leaves[i].root = dir
+				leaves = append(leaves, leaf{path: l.path, text: "cd " + quoteWord(dir) + " && " + l.text, kind: argkind.Shell, root: dir})
 				break
 			}
 		}

@@ -75,28 +75,36 @@ func TestArgvAndCode(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			args, _ := json.Marshal(tc.args)
 			env := fmt.Sprintf(`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","tool":%q,"arguments":%s}`, tc.tool, args)
-			v, err := e.Evaluate([]byte(env))
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := decideBoth(t, e, env)
 			if v.Action != tc.want || !strings.Contains(v.Rule, tc.rule) {
 				t.Errorf("%s %s: action %s rule %q (%s), want %s %q", tc.tool, args, v.Action, v.Rule, v.Reason, tc.want, tc.rule)
 			}
-			b, err := abi.AppendView(nil, []byte(env))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := e.EvaluateInput(b)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got abi.Verdict
-			if err := json.Unmarshal(out, &got); err != nil {
-				t.Fatal(err)
-			}
-			if got.Action != v.Action || got.Rule != v.Rule {
-				t.Errorf("view: %s %q, envelope: %s %q", got.Action, got.Rule, v.Action, v.Rule)
-			}
 		})
 	}
+}
+
+// decideBoth returns e's verdict on the envelope env, after checking that its view is decided
+// alike.
+func decideBoth(t *testing.T, e *Evaluator, env string) abi.Verdict {
+	t.Helper()
+	v, err := e.Evaluate([]byte(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := abi.AppendView(nil, []byte(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.EvaluateInput(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got abi.Verdict
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Action != v.Action || got.Rule != v.Rule {
+		t.Errorf("view: %s %q, envelope: %s %q", got.Action, got.Rule, v.Action, v.Rule)
+	}
+	return v
 }

@@ -50,7 +50,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 		return false
 	case argkind.Shell:
-		a := shell.Analyze(l.text)
+		a := shell.AnalyzeIn(l.text, l.root)
 		if a.ParseErr != nil {
 			// Not valid shell: the tool will not run it as written. Judge it as text of
 			// unknown kind (every category), as before kinds existed, plus what its words

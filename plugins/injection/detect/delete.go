@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/added060/palisade/plugins/internal/argkind"
+	"github.com/added060/palisade/plugins/internal/shell"
 )
 
 // A tool named for deleting files (`delete_file`, `remove_directory`, `rmdir`, an MCP
@@ -19,12 +20,21 @@ import (
 // file tool's other paths. What the server does with a folder given to a file tool is not
 // known, so that a home folder is named is taken as meant. A path inside the working
 // directory the envelope names (`cwd`, the hook's project) is written relative to it, as a
-// shell line run there would name it: `/home/dev/project/src/old.go` is `src/old.go`.
+// shell line run there would name it: `/home/dev/project/src/old.go` is `src/old.go`, when
+// that directory can be a project's (shell.ProjectRoot: not a home, top-level or system
+// folder, det68).
 
 // callLeaves returns a call's argument leaves with the shell lines they amount to added: an
 // argv array's line, a code tool's one-liner (argv.go), a delete tool's rm (deleteLeaves).
+// Each Shell leaf runs in cwd unless a `cwd` argument beside it named its folder (cwdLeaves).
 func callLeaves(leaves []leaf, tool, cwd string) []leaf {
-	return deleteLeaves(codeLeaves(argvLeaves(leaves, tool), tool), tool, cwd)
+	leaves = deleteLeaves(codeLeaves(argvLeaves(leaves, tool), tool), tool, cwd)
+	for i := range leaves {
+		if leaves[i].kind == argkind.Shell && leaves[i].root == "" {
+			leaves[i].root = cwd
+		}
+	}
+	return leaves
 }
 
 // deleteVerbs are the words of a tool's name that say it deletes.
@@ -107,8 +117,8 @@ func deleteLeaves(leaves []leaf, tool, cwd string) []leaf {
 		if !deletePathKeys[strings.ToLower(key)] || p == "" || strings.ContainsAny(p, "\n\x00") {
 			continue
 		}
-		if cwd = strings.TrimRight(cwd, "/"); strings.HasPrefix(cwd, "/") && len(cwd) > 1 {
-			if rel, ok := strings.CutPrefix(path.Clean(p), cwd+"/"); ok {
+		if root := shell.ProjectRoot(cwd); root != "" {
+			if rel, ok := strings.CutPrefix(path.Clean(p), root+"/"); ok {
 				p = "./" + rel
 			}
 		}

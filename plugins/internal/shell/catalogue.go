@@ -136,6 +136,8 @@ var Catalogue = []Entry{
 	{"exec/package_index", "go", "https://go.dev/ref/mod#environment-variables", "go env -w GOPROXY=http://198.51.100.7,direct", true},
 	{"exec/package_index", "git", "https://git-scm.com/docs/git-config#Documentation/git-config.txt-urlltbasegtinsteadOf", "git config --global url.http://198.51.100.7/.insteadOf https://github.com/", true},
 	{"hide/persistence", "systemd", "https://www.freedesktop.org/software/systemd/man/latest/systemd.service.html", "cp x.service ~/.config/systemd/user/", true},
+	{"hide/persistence", "systemctl", "https://www.freedesktop.org/software/systemd/man/latest/systemctl.html#enable%20UNIT%E2%80%A6", "systemctl --user enable --now agent.service", true},
+	{"hide/persistence", "loginctl", "https://www.freedesktop.org/software/systemd/man/latest/loginctl.html#enable-linger%20USER%E2%80%A6", "loginctl enable-linger", true},
 }
 
 var (
@@ -304,6 +306,18 @@ func (a *analyzer) catalogue(name string, args []string, line string) {
 			if securityService.MatchString(unit) {
 				a.add("priv/disable_security", "stops or disables a security service", line, 0.9)
 			}
+		case "enable", "reenable", "link", "add-wants", "add-requires":
+			// A user unit enabled starts at each login of the user, and with linger at boot,
+			// without root: the persistence a unit file written into ~/.config/systemd/user
+			// is asked for (issue 26, det68). A system unit needs root, which sudo asks for.
+			if name == "systemctl" && hasFlag(args, "--user") {
+				a.ask("hide/persistence", "enables a user service that starts again at each login (systemctl --user "+verb+")", line, 0.85)
+			}
+		}
+	case "loginctl":
+		if ops := operands(args); len(ops) > 0 && ops[0] == "enable-linger" {
+			// the user's services start at boot and outlive the session (loginctl(1))
+			a.ask("hide/persistence", "keeps a user's services running after logout and starts them at boot (loginctl enable-linger)", line, 0.85)
 		}
 	case "setenforce":
 		if len(args) > 0 && (args[0] == "0" || strings.EqualFold(args[0], "permissive")) {

