@@ -559,7 +559,9 @@ const maxBraceFields = 4096
 // braceFields is how many words brace expansion makes of w (expand.Braces' count), at most
 // maxBraceFields+1.
 func braceFields(w *syntax.Word) int {
-	if !strings.Contains(w.Lit(), "{") && !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
+	// Braces expand only in the word's literal parts: a word with no `{` in one is one word
+	// (checked part by part: Word.Lit would join the parts into a new string first).
+	if !slices.ContainsFunc(w.Parts, func(p syntax.WordPart) bool {
 		l, ok := p.(*syntax.Lit)
 		return ok && strings.Contains(l.Value, "{")
 	}) {
