@@ -468,7 +468,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		}
 		if base == nil {
 			env.Prior = nil
-			b, err := json.Marshal(env)
+			b, err := appendEnvelope(make([]byte, 0, envelopeSize(env)), env)
 			if err != nil {
 				return nil, fmt.Errorf("chain: encode envelope: %w", err)
 			}
@@ -671,7 +671,7 @@ const maxViewGrowth = 2
 // layOut returns the view of the JSON envelope base, or an empty slice (not nil: laid out once)
 // when it cannot be laid out or would be too large; view stages then get the JSON envelope.
 func (c *Chain) layOut(base []byte) []byte {
-	v, err := abi.AppendView(make([]byte, 0, len(base)*3/2+1024), base)
+	v, err := abi.AppendView(nil, base) // allocated at the size it comes to
 	if err != nil {
 		c.o.Logger.Debug("envelope not laid out as a view; view stages get JSON", "err", err)
 		return []byte{}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -542,9 +543,9 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 	// The tables start large enough for a usual envelope (its header fields, the engine's
 	// paths, a few parts and values; the data area at most the envelope's bytes unless strings
 	// are both kept raw and unescaped), so they seldom grow while being filled.
-	e := viewEnc{env: unsafe.String(unsafe.SliceData(env), len(env)),
-		fields: make([]viewField, 0, 32), roots: make([]viewRoot, 0, 4), nodes: make([]viewNode, 0, 16),
-		data: make([]byte, 0, len(env)+64), depth: 1}
+	// They are reused from earlier calls (viewEncs): write copies them into dst.
+	e := getViewEnc(env)
+	defer putViewEnc(e)
 	s := e.env
 	i := skipWS(s, 0)
 	if i >= len(s) || s[i] != '{' {
@@ -702,6 +703,30 @@ func AppendView(dst []byte, env []byte) ([]byte, error) {
 		}
 	}
 	return e.write(dst, e.depth)
+}
+
+// viewEncs holds AppendView's tables between calls, so laying out an envelope allocates only the
+// view it returns. Tables grown past maxPooledView bytes are dropped rather than kept.
+var viewEncs = sync.Pool{New: func() any {
+	return &viewEnc{fields: make([]viewField, 0, 32), roots: make([]viewRoot, 0, 4), nodes: make([]viewNode, 0, 16)}
+}}
+
+const maxPooledView = 256 << 10
+
+func getViewEnc(env []byte) *viewEnc {
+	e := viewEncs.Get().(*viewEnc)
+	e.env = unsafe.String(unsafe.SliceData(env), len(env))
+	e.depth = 1
+	e.data = slices.Grow(e.data, len(env)+64)
+	return e
+}
+
+func putViewEnc(e *viewEnc) {
+	if cap(e.data) > maxPooledView || cap(e.nodes)*viewNodeSize > maxPooledView {
+		return
+	}
+	*e = viewEnc{fields: e.fields[:0], roots: e.roots[:0], nodes: e.nodes[:0], data: e.data[:0]}
+	viewEncs.Put(e)
 }
 
 // viewMembers are the envelope members AppendView reads, in the order of their bits.
