@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -136,22 +137,27 @@ func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
 	if h.spec.Format == FormatDense {
 		return h.encodeDense(texts), nil
 	}
-	idx := make([][]int32, len(texts))
-	val := make([][]float32, len(texts))
+	// Every text's features go into one pooled scratch, one after the other (starts), so a call
+	// allocates only the two tensors it returns.
+	sc := sparseScratch.Get().(*sparseBufs)
+	defer sc.put()
 	k := 1
-	for i, t := range texts {
-		idx[i], val[i] = h.Sparse(t)
-		k = max(k, len(idx[i]))
+	for _, t := range texts {
+		sc.starts = append(sc.starts, len(sc.idx))
+		sc.idx, sc.val = h.appendSparse(sc.idx, sc.val, t)
+		k = max(k, len(sc.idx)-sc.starts[len(sc.starts)-1])
 	}
+	sc.starts = append(sc.starts, len(sc.idx))
 	n := int64(len(texts))
 	ind := make([]int64, len(texts)*k)
 	vals := make([]float32, len(texts)*k)
 	for i := range texts {
+		from, to := sc.starts[i], sc.starts[i+1]
 		row := ind[i*k : (i+1)*k]
-		for j, x := range idx[i] {
+		for j, x := range sc.idx[from:to] {
 			row[j] = int64(x)
 		}
-		copy(vals[i*k:], val[i])
+		copy(vals[i*k:], sc.val[from:to])
 	}
 	return []Tensor{
 		{Name: InputIndices, Shape: []int64{n, int64(k)}, Int64: ind},
@@ -175,6 +181,30 @@ func (h *HashedNgrams) encodeDense(texts []string) []Tensor {
 // Sparse returns the non-zero features of text as sorted bucket indices and
 // their values. The trainer uses it directly.
 func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
+	idx, val := h.appendSparse(nil, nil, text)
+	return idx[:len(idx):len(idx)], val
+}
+
+// sparseBufs is Encode's scratch: the features of each text appended, text i's from starts[i].
+type sparseBufs struct {
+	idx    []int32
+	val    []float32
+	starts []int
+}
+
+var sparseScratch = sync.Pool{New: func() any { return new(sparseBufs) }}
+
+// put returns the scratch to the pool, unless a long batch grew it past 1 MiB.
+func (b *sparseBufs) put() {
+	if cap(b.idx) > 256<<10 {
+		return
+	}
+	b.idx, b.val, b.starts = b.idx[:0], b.val[:0], b.starts[:0]
+	sparseScratch.Put(b)
+}
+
+// appendSparse appends text's features (Sparse) to idx and val.
+func (h *HashedNgrams) appendSparse(idx []int32, val []float32, text string) ([]int32, []float32) {
 	if len(text) > h.spec.MaxBytes {
 		cut := h.spec.MaxBytes
 		for cut > 0 && !utf8.RuneStart(text[cut]) {
@@ -198,7 +228,9 @@ func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
 		size += max(0, len(words)-n+1)
 	}
 	dim := uint32(h.spec.Dim)
-	grams := make([]int32, 0, size)
+	at := len(idx)
+	idx = slices.Grow(idx, size)
+	grams := idx[at:at]
 	for n := h.spec.CharMin; n <= h.spec.CharMax; n++ {
 		for i := 0; i+n <= len(padded); i++ {
 			grams = append(grams, int32(fnv1a('c', padded[i:i+n])%dim))
@@ -210,8 +242,9 @@ func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
 		}
 	}
 	slices.Sort(grams)
-	idx := grams[:0] // the runs' buckets, written over the slice as it is read
-	val := make([]float32, 0, len(grams))
+	out := grams[:0] // the runs' buckets, written over the slice as it is read
+	vat := len(val)
+	val = slices.Grow(val, len(grams))
 	var norm float64
 	for i := 0; i < len(grams); {
 		j := i + 1
@@ -219,18 +252,18 @@ func (h *HashedNgrams) Sparse(text string) ([]int32, []float32) {
 			j++
 		}
 		v := float32(1 + math.Log(float64(j-i))) // sublinear term frequency
-		idx = append(idx, grams[i])
+		out = append(out, grams[i])
 		val = append(val, v)
 		norm += float64(v) * float64(v)
 		i = j
 	}
 	if norm > 0 {
 		inv := float32(1 / math.Sqrt(norm))
-		for i := range val {
-			val[i] *= inv
+		for i := range val[vat:] {
+			val[vat+i] *= inv
 		}
 	}
-	return idx[:len(idx):len(idx)], val
+	return idx[:at+len(out)], val
 }
 
 // fnv1aWords is fnv1a over prefix then words joined by single spaces, without joining them.

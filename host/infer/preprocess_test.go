@@ -57,21 +57,29 @@ func TestHashedNgrams(t *testing.T) {
 			t.Errorf("dense Encode row 1 bucket %d = %v, Sparse %v", k, row[k], val[j])
 		}
 	}
-	ts, err = h.Encode([]string{"x y z", "SELECT 1"})
-	if err != nil || len(ts) != 2 || ts[0].Name != InputIndices || ts[1].Name != InputValues {
-		t.Fatalf("sparse Encode = %+v, %v", ts, err)
-	}
-	k := int(ts[0].Shape[1])
-	if k != len(idx) && k < len(idx) {
-		t.Fatalf("sparse K = %d < %d features", k, len(idx))
-	}
-	for j := range k {
-		wantI, wantV := int64(0), float32(0) // padding
-		if j < len(idx) {
-			wantI, wantV = int64(idx[j]), val[j]
+	// Every row of a batch, on a fresh scratch and on one reused from the call before, holds
+	// what Sparse gives that text, padded.
+	texts := []string{"x y z", "SELECT 1", "a much longer text, with more n-grams than the others"}
+	for range 2 {
+		ts, err = h.Encode(texts)
+		if err != nil || len(ts) != 2 || ts[0].Name != InputIndices || ts[1].Name != InputValues {
+			t.Fatalf("sparse Encode = %+v, %v", ts, err)
 		}
-		if ts[0].Int64[k+j] != wantI || ts[1].Float32[k+j] != wantV {
-			t.Errorf("sparse row 1 slot %d = (%d, %v), want (%d, %v)", j, ts[0].Int64[k+j], ts[1].Float32[k+j], wantI, wantV)
+		k := int(ts[0].Shape[1])
+		for r, text := range texts {
+			idx, val := h.Sparse(text)
+			if k < len(idx) {
+				t.Fatalf("sparse K = %d < %d features", k, len(idx))
+			}
+			for j := range k {
+				wantI, wantV := int64(0), float32(0) // padding
+				if j < len(idx) {
+					wantI, wantV = int64(idx[j]), val[j]
+				}
+				if ts[0].Int64[r*k+j] != wantI || ts[1].Float32[r*k+j] != wantV {
+					t.Errorf("sparse row %d slot %d = (%d, %v), want (%d, %v)", r, j, ts[0].Int64[r*k+j], ts[1].Float32[r*k+j], wantI, wantV)
+				}
+			}
 		}
 	}
 }
