@@ -231,11 +231,29 @@ func appendCompactJSON(dst []byte, raw []byte) []byte {
 
 const hexDigit = "0123456789abcdef"
 
-// envelopeSize is about the size of env's encoding: its raw members and room for the rest.
+// envelopeSize is about the size of env's encoding when nothing needs escaping: its members'
+// bytes and their keys, so the buffer is seldom grown and not much larger than needed.
 func envelopeSize(env *abi.Envelope) int {
-	n := 1024 + len(env.Arguments) + len(env.Params) + len(env.Result) + len(env.Error) + len(env.Prompt)
-	if env.ToolInfo != nil {
-		n += len(env.ToolInfo.Description) + len(env.ToolInfo.InputSchema)
+	n := 256 + len(env.ABI) + len(env.ID) + len(env.Phase) + len(env.Time) + len(env.Transport) + len(env.Method) +
+		len(env.RequestID) + len(env.Server) + len(env.Session) + len(env.ProtocolVersion) + len(env.Agent) + len(env.Cwd) +
+		len(env.Tool) + len(env.Arguments) + len(env.URI) + len(env.Prompt) + len(env.Params) + len(env.Result) + len(env.Error)
+	if c := env.Client; c != nil {
+		n += 32 + len(c.Name) + len(c.Version)
+	}
+	if ti := env.ToolInfo; ti != nil {
+		n += 64 + len(ti.Name) + len(ti.Description) + len(ti.InputSchema)
+	}
+	if e := env.Engine; e != nil {
+		n += 64 + len(e.Binary) + len(e.Home) + 12*len(e.Pids)
+		for _, p := range e.Paths {
+			n += 3 + len(p)
+		}
+	}
+	if p := env.Principal; p != nil {
+		n += 64 + len(p.Issuer) + len(p.Subject) + len(p.ClientID)
+		for _, s := range p.Scopes {
+			n += 3 + len(s)
+		}
 	}
 	return n
 }

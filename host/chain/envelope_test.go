@@ -74,16 +74,7 @@ func FuzzAppendEnvelope(f *testing.F) {
 }
 
 func BenchmarkEncodeEnvelope(b *testing.B) {
-	// A served tools/call of server-everything's echo, as the gateway builds it.
-	env := &abi.Envelope{ABI: abi.Version, ID: "01KB8ZQ6W3J9XK2V5R7T4M1N0P", Phase: abi.PhaseRequest, Time: "2026-12-01T22:00:00.123456Z",
-		Transport: "http", Method: "tools/call", RequestID: json.RawMessage(`17`), Server: "everything", Session: "9f1c2d3e4b5a6978",
-		ProtocolVersion: "2025-06-18", Client: &abi.Client{Name: "loadgen", Version: "1.0.0"}, Tool: "echo",
-		Arguments: json.RawMessage(`{"message":"hello from the load generator, call 17"}`),
-		Params:    json.RawMessage(`{"name":"echo","arguments":{"message":"hello from the load generator, call 17"}}`),
-		ToolInfo: &abi.ToolInfo{Name: "echo", Description: "Echoes back the input",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`)},
-		Engine:    &abi.Engine{Binary: "/usr/local/bin/palisade", Home: "/var/lib/palisade", Paths: []string{"/etc/palisade", "/var/lib/palisade/bundle"}},
-		Principal: &abi.Principal{Issuer: "local", Subject: "dev"}}
+	env := servedEnvelope()
 	b.Run("marshal", func(b *testing.B) {
 		for b.Loop() {
 			_, _ = json.Marshal(env)
@@ -94,4 +85,30 @@ func BenchmarkEncodeEnvelope(b *testing.B) {
 			_, _ = appendEnvelope(make([]byte, 0, envelopeSize(env)), env)
 		}
 	})
+}
+
+// servedEnvelope is a served tools/call of server-everything's echo, as the gateway builds it.
+func servedEnvelope() *abi.Envelope {
+	return &abi.Envelope{ABI: abi.Version, ID: "01KB8ZQ6W3J9XK2V5R7T4M1N0P", Phase: abi.PhaseRequest, Time: "2026-12-01T22:00:00.123456Z",
+		Transport: "http", Method: "tools/call", RequestID: json.RawMessage(`17`), Server: "everything", Session: "9f1c2d3e4b5a6978",
+		ProtocolVersion: "2025-06-18", Client: &abi.Client{Name: "loadgen", Version: "1.0.0"}, Tool: "echo",
+		Arguments: json.RawMessage(`{"message":"hello from the load generator, call 17"}`),
+		Params:    json.RawMessage(`{"name":"echo","arguments":{"message":"hello from the load generator, call 17"}}`),
+		ToolInfo: &abi.ToolInfo{Name: "echo", Description: "Echoes back the input",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"Message to echo"}},"required":["message"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`)},
+		Engine:    &abi.Engine{Binary: "/usr/local/bin/palisade", Home: "/var/lib/palisade", Paths: []string{"/etc/palisade", "/var/lib/palisade/bundle"}},
+		Principal: &abi.Principal{Issuer: "local", Subject: "dev"}}
+}
+
+// TestAppendEnvelopeOneAllocation: envelopeSize leaves room for a served envelope's whole
+// encoding, so encoding it allocates its buffer once and never grows it.
+func TestAppendEnvelopeOneAllocation(t *testing.T) {
+	env := servedEnvelope()
+	if n := testing.AllocsPerRun(100, func() { _, _ = appendEnvelope(make([]byte, 0, envelopeSize(env)), env) }); n != 1 {
+		t.Errorf("%v allocations a served envelope, want 1", n)
+	}
+	b, _ := appendEnvelope(nil, env)
+	if size := envelopeSize(env); size < len(b) || size > len(b)+512 {
+		t.Errorf("envelopeSize %d for an encoding of %d bytes", size, len(b))
+	}
 }
