@@ -18,6 +18,7 @@ type Metrics struct {
 	stage     *prometheus.HistogramVec
 	stageObs  sync.Map // [3]string{stage, phase, action} → prometheus.Observer of stage
 	upstream  *prometheus.HistogramVec
+	overhead  *prometheus.HistogramVec
 	requests  *prometheus.CounterVec
 	// shadow bundle (shadow.go)
 	shadowDisagree *prometheus.CounterVec
@@ -39,6 +40,11 @@ func NewMetrics() *Metrics {
 			Name: "palisade_upstream_duration_seconds", Help: "Upstream round-trip latency (to the first byte for streams).",
 			Buckets: prometheus.ExponentialBuckets(100e-6, 2.5, 14),
 		}, []string{"server", "outcome"}),
+		overhead: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "palisade_gateway_overhead_seconds",
+			Help:    "Time an MCP HTTP request answered as one JSON message spent in the gateway beyond its upstream: from the request's arrival to its answer sent, less the upstream round trip to the answer's headers (path forwarded), or the whole time when the gateway answered itself (path answered: a deny, a limit).",
+			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 15),
+		}, []string{"server", "path"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "palisade_http_requests_total", Help: "MCP HTTP requests by upstream and result.",
 		}, []string{"server", "result"}),
@@ -54,7 +60,7 @@ func NewMetrics() *Metrics {
 	linear := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "palisade_plugin_linear_memory_bytes", Help: "Linear memory all live plugin instances in this process have grown to.",
 	}, func() float64 { return float64(plugin.LinearMemoryBytes()) })
-	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.requests, m.shadowDisagree, m.shadowDropped, linear,
+	m.Registry.MustRegister(m.decisions, m.stage, m.upstream, m.overhead, m.requests, m.shadowDisagree, m.shadowDropped, linear,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -77,6 +83,12 @@ func (m *Metrics) Stage(stage, phase, action string, d time.Duration, _ error) {
 // Upstream observes one upstream round trip.
 func (m *Metrics) Upstream(server, outcome string, d time.Duration) {
 	m.upstream.WithLabelValues(server, outcome).Observe(d.Seconds())
+}
+
+// Overhead observes the time one HTTP request spent in the gateway beyond its upstream (path
+// "forwarded"), or all of it when the gateway answered itself (path "answered").
+func (m *Metrics) Overhead(server, path string, d time.Duration) {
+	m.overhead.WithLabelValues(server, path).Observe(d.Seconds())
 }
 
 // Request counts one HTTP request by result (ok, denied, error, too_large, ...).

@@ -561,6 +561,9 @@ func TestMetricsAndHealth(t *testing.T) {
 		`palisade_decisions_total{action="deny",server="go"} 1`,
 		`palisade_stage_duration_seconds_count{action="deny",phase="request",stage="rules"}`,
 		`palisade_upstream_duration_seconds_count{outcome="ok",server="go"}`,
+		// The gateway's own share: initialize and the echo forwarded, get-env denied by it.
+		`palisade_gateway_overhead_seconds_count{path="forwarded",server="go"} 2`,
+		`palisade_gateway_overhead_seconds_count{path="answered",server="go"} 1`,
 		`palisade_infer_model_info{active="cpu",configured="cpu",model="detector-v1",runtime="go"} 1`,
 		// The audit publisher's counters: nothing lost, and the calls' events acked (polled:
 		// the publisher is asynchronous).

@@ -275,6 +275,7 @@ func writeError(c echo.Context, status int, id json.RawMessage, e *mcp.Error) er
 }
 
 func (h *HTTP) post(c echo.Context) error {
+	arrived := time.Now()
 	if c.Param("name") == "" && h.agg != nil {
 		return h.agg.post(c)
 	}
@@ -307,6 +308,7 @@ func (h *HTTP) post(c echo.Context) error {
 		return h.forwardRaw(c, up, req.Header, body)
 	}
 	rw := newResponder(c)
+	rw.start = arrived // the body's read and parse count too
 	h.serveRequest(c.Request().Context(), rw, c.Request().Header, up, p, body)
 	return nil
 }
@@ -610,8 +612,10 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	out := x.Outcome
 	span.out = out
+	var upTook time.Duration // the upstream round trip to its answer's headers; 0: not forwarded
 	defer func() {
 		rw.send() // the client has its answer before the audit event is built
+		h.observeOverhead(up.Name, rw, out, upTook)
 		x.Finish(ctx)
 	}()
 	switch step, params, changed := x.Forward(); step {
@@ -640,6 +644,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	// subscriptions/listen is answered by a stream that lasts as long as the client wants it
 	// (like the GET stream of the session era): no idle or total limit cuts it.
 	resp, err := h.sendTimed(uctx, up, hdr, http.MethodPost, body, m.Method != mcp.MethodSubscriptionsListen)
+	upTook = time.Since(start)
 	if err != nil {
 		upSpan.end(0, err)
 		h.upstreamFailed(ctx, rw, up, m, out, start, err)
@@ -679,6 +684,10 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		}
 	}
 	out.Upstream.LatencyUS = time.Since(start).Microseconds()
+	upTook += r.waited
+	if m.Method == mcp.MethodSubscriptionsListen {
+		upTook = -1 // a stream as long as the client wants: no overhead to observe
+	}
 	h.count(up.Name, "ok")
 }
 
@@ -709,6 +718,21 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 		msg = answerIn(raw, mediaType(resp.Header) == "text/event-stream", m.ID, h.o.MaxBatch)
 	}
 	rw.json(nil, x.Answer(ctx, msg))
+}
+
+// observeOverhead records the gateway's own share of a request's time
+// (palisade_gateway_overhead_seconds): all of it less upTook, the time spent waiting on the
+// upstream (0: not forwarded). Not for a call held for a person (the wait is theirs), a
+// subscriptions/listen stream (upTook < 0), nor a message collected into a batch.
+func (h *HTTP) observeOverhead(server string, rw *responder, out *engine.Outcome, upTook time.Duration) {
+	if h.o.Metrics == nil || rw.sink != nil || rw.start.IsZero() || upTook < 0 || out.Approval != nil {
+		return
+	}
+	path := "forwarded"
+	if upTook == 0 {
+		path = "answered"
+	}
+	h.o.Metrics.Overhead(server, path, time.Since(rw.start)-upTook)
 }
 
 func (h *HTTP) observe(server, outcome string, start time.Time) {
@@ -873,7 +897,9 @@ func holdJudging(b *sse.Budget, cost int64) (release func(), ok bool) {
 
 // relayJSON judges a JSON answer (one message or a batch) and writes the answer to the request.
 func (h *HTTP) relayJSON(ctx context.Context, rw *responder, resp *http.Response, r *relay) {
+	t := time.Now()
 	b, release, err := h.readAnswer(resp)
+	r.waited += time.Since(t)
 	defer release() // once the answer is written
 	if err != nil {
 		status := http.StatusBadGateway

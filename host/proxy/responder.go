@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/added060/palisade/host/internal/sse"
 	"github.com/added060/palisade/host/mcp"
@@ -23,9 +24,10 @@ type responder struct {
 	headers http.Header
 	sse     bool
 	done    bool
+	start   time.Time // when the request arrived (palisade_gateway_overhead_seconds)
 }
 
-func newResponder(c echo.Context) *responder { return &responder{c: c} }
+func newResponder(c echo.Context) *responder { return &responder{c: c, start: time.Now()} }
 
 func (r *responder) w() http.ResponseWriter { return r.c.Response() }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/added060/palisade/host/engine"
 	"github.com/added060/palisade/host/internal/sse"
@@ -38,6 +39,9 @@ type relay struct {
 	x   *engine.Exchange // its lifecycle; nil on the GET stream
 
 	answered bool // the client has its answer (judged, denied, or passed by a fail-open mode)
+	// waited is the time spent waiting on the upstream's answer after its headers (reading a
+	// JSON body, waiting for each event): not the gateway's own (palisade_gateway_overhead_seconds).
+	waited time.Duration
 	// listen: an upstream's subscriptions/listen stream on the aggregate /mcp (no request
 	// waiting): its acknowledgement and final result are the gateway's, not the client's.
 	listen bool
@@ -175,7 +179,9 @@ func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) 
 	rd := sse.NewReader(resp.Body, int(r.h.o.ResponseLimit)).WithBudget(r.h.budget)
 	defer rd.Release()
 	for {
+		t := time.Now()
 		ev, err := rd.Next()
+		r.waited += time.Since(t)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil

@@ -310,7 +310,7 @@ func exists(path string) bool {
 // printStages prints each stage's p50 and mean as served (the gateway's own histogram during
 // the cells) next to its p50 called by itself.
 func (r runner) printStages(vs []*variant, upstream string, served map[string]map[int]map[stageKey]*histogram, iso map[stageKey][2]time.Duration) {
-	fmt.Printf("\nstage times (%s upstream): served = palisade_stage_duration_seconds of the gateway during the cell (p50 interpolated in its buckets, and the mean); isolated = the stage alone in this process, one call at a time, p50, back to back and paced (one call per millisecond: caches cooled as between served calls)\n", upstream)
+	fmt.Printf("\nstage times (%s upstream): served = palisade_stage_duration_seconds of the gateway during the cell (p50 interpolated in its buckets, and the mean); isolated = the stage alone in this process, one call at a time, p50, back to back and paced (one call per millisecond: caches cooled as between served calls); (gateway) forwarded = palisade_gateway_overhead_seconds: the gateway's own time a request, from its arrival to its answer sent, less the time spent waiting on the upstream\n", upstream)
 	fmt.Printf("%-6s %-12s %-8s", "gw", "stage", "phase")
 	for _, c := range r.conns {
 		fmt.Printf(" %14s %9s", fmt.Sprintf("c=%d p50 µs", c), "mean µs")

@@ -128,9 +128,16 @@ func scrapeStageMemory(addr string) ([]stageMemory, error) {
 	return out, nil
 }
 
-const stageMetric = "palisade_stage_duration_seconds"
+const (
+	stageMetric    = "palisade_stage_duration_seconds"
+	overheadMetric = "palisade_gateway_overhead_seconds"
+	// overheadStage names the gateway's own time a request (overheadMetric, summed over
+	// servers) among the stages; its phase is the metric's path (forwarded, answered).
+	overheadStage = "(gateway)"
+)
 
-// parseStages parses the Prometheus text format lines of stageMetric.
+// parseStages parses the Prometheus text format lines of stageMetric, and those of
+// overheadMetric as the stage overheadStage.
 func parseStages(r io.Reader) (map[stageKey]*histogram, error) {
 	out := map[stageKey]*histogram{}
 	type bucketKey struct {
@@ -142,7 +149,10 @@ func parseStages(r io.Reader) (map[stageKey]*histogram, error) {
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if !strings.HasPrefix(line, stageMetric) {
+		metric := stageMetric
+		if strings.HasPrefix(line, overheadMetric) {
+			metric = overheadMetric
+		} else if !strings.HasPrefix(line, stageMetric) {
 			continue
 		}
 		name, rest, ok := strings.Cut(line, "{")
@@ -163,12 +173,15 @@ func parseStages(r io.Reader) (map[stageKey]*histogram, error) {
 			lm[k] = strings.Trim(v, `"`)
 		}
 		k := stageKey{lm["stage"], lm["phase"]}
+		if metric == overheadMetric {
+			k = stageKey{overheadStage, lm["path"]}
+		}
 		h := out[k]
 		if h == nil {
 			h = &histogram{}
 			out[k] = h
 		}
-		switch strings.TrimPrefix(name, stageMetric) {
+		switch strings.TrimPrefix(name, metric) {
 		case "_bucket":
 			le, err := strconv.ParseFloat(lm["le"], 64) // "+Inf" parses to +Inf
 			if err != nil {

@@ -55,3 +55,32 @@ func TestStageDelta(t *testing.T) {
 		t.Errorf("empty quantile = %v, want NaN", q)
 	}
 }
+
+// TestOverheadParsed: the gateway's own time (palisade_gateway_overhead_seconds) is read as the
+// stage "(gateway)" in the phase of its path, summed over servers.
+func TestOverheadParsed(t *testing.T) {
+	const scrape = `palisade_gateway_overhead_seconds_bucket{path="forwarded",server="a",le="0.0001"} 1
+palisade_gateway_overhead_seconds_bucket{path="forwarded",server="a",le="+Inf"} 3
+palisade_gateway_overhead_seconds_sum{path="forwarded",server="a"} 0.0009
+palisade_gateway_overhead_seconds_count{path="forwarded",server="a"} 3
+palisade_gateway_overhead_seconds_bucket{path="forwarded",server="b",le="0.0001"} 1
+palisade_gateway_overhead_seconds_bucket{path="forwarded",server="b",le="+Inf"} 1
+palisade_gateway_overhead_seconds_sum{path="forwarded",server="b"} 0.00005
+palisade_gateway_overhead_seconds_count{path="forwarded",server="b"} 1
+palisade_gateway_overhead_seconds_count{path="answered",server="a"} 2
+`
+	got, err := parseStages(strings.NewReader(scrape1 + scrape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := got[stageKey{overheadStage, "forwarded"}]
+	if h == nil || h.count != 4 || math.Abs(h.sum-0.00095) > 1e-12 || len(h.le) != 2 || h.cum[0] != 2 {
+		t.Fatalf("forwarded = %+v, want 4 requests over both servers, 2 of them under 100 µs", h)
+	}
+	if a := got[stageKey{overheadStage, "answered"}]; a == nil || a.count != 2 {
+		t.Fatalf("answered = %+v, want count 2", a)
+	}
+	if r := got[stageKey{"rules", "request"}]; r == nil || r.count != 4 {
+		t.Fatalf("the stages are still read beside it: rules = %+v", r)
+	}
+}
