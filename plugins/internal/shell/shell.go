@@ -1058,9 +1058,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			if src == "" || src == "text" {
 				src = "env"
 			}
-		case src == "" && (name == "echo" || name == "printf") && slices.ContainsFunc(argv[1:], secretName.MatchString):
-			src = "secretvar"
-			secretVar = strings.Trim(secretName.FindString(argv[slices.IndexFunc(argv[1:], secretName.MatchString)+1]), "${")
+		case src == "" && printedSecret(argv, text, haveText) != "":
+			src, secretVar = "secretvar", printedSecret(argv, text, haveText)
 		case src == "" && gitRemoteURL(name, argv[1:]):
 			src, gitFile = "gitconfig", "" // `git config --get remote.origin.url | curl -d @- URL` (det70)
 		case src == "" && name == "tar" && gitTar(argv[1:]):
