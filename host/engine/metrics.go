@@ -42,7 +42,7 @@ func NewMetrics() *Metrics {
 		}, []string{"server", "outcome"}),
 		overhead: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "palisade_gateway_overhead_seconds",
-			Help:    "Time an MCP HTTP request answered as one JSON message spent in the gateway beyond its upstream: from the request's arrival to its answer sent, less the upstream round trip to the answer's headers (path forwarded), or the whole time when the gateway answered itself (path answered: a deny, a limit).",
+			Help:    "Time an MCP HTTP request spent in the gateway beyond its upstream: from its arrival to its answer sent, less the time spent waiting on the upstream (to its answer's headers, then for its body or each event; path forwarded), or the whole time when the gateway answered itself (path answered: a deny, a limit). Calls held for a person, answered by a fallback tool or streamed by subscriptions/listen are not observed.",
 			Buckets: prometheus.ExponentialBuckets(25e-6, 2, 15),
 		}, []string{"server", "path"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -612,7 +612,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	out := x.Outcome
 	span.out = out
-	var upTook time.Duration // the upstream round trip to its answer's headers; 0: not forwarded
+	var upTook time.Duration // time spent waiting on the upstream; 0: not forwarded, < 0: not observed
 	defer func() {
 		rw.send() // the client has its answer before the audit event is built
 		h.observeOverhead(up.Name, rw, out, upTook)
@@ -630,6 +630,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 		return
 	case engine.StepFallback:
 		h.count(up.Name, "denied")
+		upTook = -1 // answered by another upstream call: not the gateway's own time alone
 		h.serveFallback(ctx, rw, hdr, up, m, x, params)
 		return
 	default:
@@ -722,8 +723,10 @@ func (h *HTTP) serveFallback(ctx context.Context, rw *responder, hdr http.Header
 
 // observeOverhead records the gateway's own share of a request's time
 // (palisade_gateway_overhead_seconds): all of it less upTook, the time spent waiting on the
-// upstream (0: not forwarded). Not for a call held for a person (the wait is theirs), a
-// subscriptions/listen stream (upTook < 0), nor a message collected into a batch.
+// upstream (0: not forwarded). Not for a call held for a person (the wait is theirs), one
+// answered by a fallback tool or a subscriptions/listen stream (upTook < 0), nor a message
+// collected into a batch. A sampling or elicitation request the gateway puts to the client
+// while the upstream's stream waits counts as the gateway's time.
 func (h *HTTP) observeOverhead(server string, rw *responder, out *engine.Outcome, upTook time.Duration) {
 	if h.o.Metrics == nil || rw.sink != nil || rw.start.IsZero() || upTook < 0 || out.Approval != nil {
 		return
