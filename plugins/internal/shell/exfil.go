@@ -640,7 +640,8 @@ func (a *analyzer) otherUsers(p string) bool {
 // in curl's body is judged (authTarget): a raw connection or a URL to a bare IP address is
 // refused; an https URL of the service that issued the token (tokenIssuers) passes; any other
 // host is asked about, as a reviewer reads where it goes. ssh hands it to a command on a host
-// the user logs in to (`echo "$PASS" | ssh h sudo -S CMD`): the password's use, not its leak.
+// the user logs in to: `echo "$PASS" | ssh h sudo -S CMD` is the password's use and passes;
+// another command there (`ssh h 'cat > k'`) is asked about (sshReadsPassword).
 // A here-string of the variable (`nc H P <<< "$TOKEN"`, flow.go given) and a file an echo of it
 // was written into (gitConfigSent) are judged the same.
 func (a *analyzer) secretPiped(v, name string, args []string, line string) {
@@ -654,10 +655,16 @@ func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 		}
 		a.add("exfil/secret_var", "sends a secret variable over a raw network connection", line, 0.9)
 		return
-	case "ssh", "scp", "sftp", "rsync", "ftp":
-		// ssh hands what it reads to a command on a host the user logs in to (`echo "$PASS" |
-		// ssh h sudo -S …`, a deploy script's here-document); the others send files
+	case "ssh":
+		// ssh hands what it reads to the command it runs on the other host: a password read
+		// by `sudo -S` (or a `--password-stdin` login) there is the secret's use; any other
+		// command (`ssh h 'cat > k'`) takes the secret to that host, which a reviewer asks about.
+		if !sshReadsPassword(args) {
+			a.ask("exfil/secret_var", "sends a secret variable to a command on another host", line, 0.85)
+		}
 		return
+	case "scp", "sftp", "rsync", "ftp":
+		return // they send files, not what they read
 	}
 	own := issuerHosts(v)
 	n, all := 0, 0 // URLs to a host that did not issue the token; URLs
@@ -686,6 +693,56 @@ func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 	if n > 0 || all == 0 {
 		a.ask("exfil/secret_var", "sends a secret variable to a host that did not issue it", line, 0.9)
 	}
+}
+
+// sshOptArgs are the ssh(1) options that take a value.
+const sshOptArgs = "BbcDEeFIiJLlmOopQRSWw"
+
+// sshReadsPassword reports whether what ssh reads is used, not kept, on the other host: the
+// command its arguments run there reads a password (`sudo -S`, `--stdin`, a login given
+// `--password-stdin`), or there is no command and the remote shell runs it as a script.
+func sshReadsPassword(args []string) bool {
+	i := 0
+	for ; i < len(args); i++ {
+		x := args[i]
+		if x == "--" {
+			i++
+			break
+		}
+		if len(x) < 2 || x[0] != '-' {
+			break
+		}
+		for j := 1; j < len(x); j++ {
+			if strings.IndexByte(sshOptArgs, x[j]) >= 0 {
+				if j == len(x)-1 {
+					i++ // its value is the next word
+				}
+				break
+			}
+		}
+	}
+	if i+1 >= len(args) {
+		// No command: a shell on the other host runs what it reads as a script (a deploy
+		// script's here-document that logs in with the secret), judged as the line's own text.
+		return true
+	}
+	words := strings.Fields(strings.Join(args[i+1:], " "))
+	if slices.Contains(words, "--password-stdin") {
+		return true
+	}
+	for k, w := range words {
+		if w == "sudo" {
+			for _, f := range words[k+1:] {
+				if !strings.HasPrefix(f, "-") {
+					break
+				}
+				if f == "--stdin" || !strings.HasPrefix(f, "--") && strings.Contains(f, "S") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // gitRemoteURL reports whether a git command prints a remote's URL, which may carry a user

@@ -144,6 +144,20 @@ func (a *analyzer) wholeDelete(deny, line string) {
 	}
 }
 
+// scratchAll reports whether the path p (resolved: absolute where cd set a folder) is a shared
+// scratch folder itself (/tmp, /var/tmp, /dev/shm) or a glob of everything in one (`/tmp/*`),
+// as a relative operand climbing out of a folder below it names them.
+func scratchAll(p string) bool {
+	if !strings.HasPrefix(p, "/") {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.ContainsAny(path.Base(c), "*?[") {
+		c = path.Dir(c)
+	}
+	return c == "/tmp" || c == "/var/tmp" || c == "/dev/shm"
+}
+
 // inRoot returns w with a path inside the project root written relative to the working
 // directory cd set, as the line could have written it; any other word as it is. A flag's
 // value glued to it (`--prefix=/home/dev/project`, `-C/home/dev/project`) is the path.

@@ -1928,6 +1928,10 @@ func (a *analyzer) command(argv []string) {
 			}
 			if recursive && !a.feeding && wholeOperand(t) {
 				a.wholeDelete("destroy/rm_outside", line) // root.go (det70)
+			} else if recursive && !a.feeding && scratchAll(a.resolve(t)) {
+				// A climb from a scratch folder to the shared one (`cd /tmp/x && rm -rf ../*`):
+				// every user's and program's scratch files, asked as `cd /tmp && rm -rf *` is.
+				a.ask("destroy/rm_outside", "deletes everything in a shared scratch folder", line, 0.85)
 			}
 			if recursive && a.cwd == "" && vendored(t) {
 				a.ask("destroy/rm_vendored", "deletes a vendored directory or the repository inside the project", line, 0.85)
