@@ -3,9 +3,9 @@ package chain
 import (
 	"encoding/json"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/added060/palisade/sdk/go/abi"
+	"github.com/added060/palisade/sdk/go/jsonw"
 )
 
 // appendEnvelope appends env's JSON encoding to dst: byte for byte what json.Marshal(env) writes
@@ -16,15 +16,15 @@ import (
 // that is not a number JSON can hold).
 func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	dst = append(dst, `{"abi":`...)
-	dst = appendJSONString(dst, env.ABI)
+	dst = jsonw.AppendStringStd(dst, env.ABI)
 	dst = append(dst, `,"id":`...)
-	dst = appendJSONString(dst, env.ID)
+	dst = jsonw.AppendStringStd(dst, env.ID)
 	dst = append(dst, `,"phase":`...)
-	dst = appendJSONString(dst, env.Phase)
+	dst = jsonw.AppendStringStd(dst, env.Phase)
 	dst = optString(dst, `,"time":`, env.Time)
 	dst = optString(dst, `,"transport":`, env.Transport)
 	dst = append(dst, `,"method":`...)
-	dst = appendJSONString(dst, env.Method)
+	dst = jsonw.AppendStringStd(dst, env.Method)
 	dst = optRaw(dst, `,"request_id":`, env.RequestID)
 	dst = optString(dst, `,"server":`, env.Server)
 	dst = optString(dst, `,"session":`, env.Session)
@@ -57,7 +57,7 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	}
 	if ti := env.ToolInfo; ti != nil {
 		dst = append(dst, `,"tool_info":{"name":`...)
-		dst = appendJSONString(dst, ti.Name)
+		dst = jsonw.AppendStringStd(dst, ti.Name)
 		dst = optString(dst, `,"description":`, ti.Description)
 		dst = optRaw(dst, `,"input_schema":`, ti.InputSchema)
 		if ti.BuiltIn {
@@ -76,7 +76,7 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendJSONString(dst, p)
+				dst = jsonw.AppendStringStd(dst, p)
 			}
 			dst = append(dst, ']')
 		}
@@ -94,9 +94,9 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	}
 	if p := env.Principal; p != nil {
 		dst = append(dst, `,"principal":{"issuer":`...)
-		dst = appendJSONString(dst, p.Issuer)
+		dst = jsonw.AppendStringStd(dst, p.Issuer)
 		dst = append(dst, `,"subject":`...)
-		dst = appendJSONString(dst, p.Subject)
+		dst = jsonw.AppendStringStd(dst, p.Subject)
 		dst = optString(dst, `,"client_id":`, p.ClientID)
 		if len(p.Scopes) > 0 {
 			dst = append(dst, `,"scopes":[`...)
@@ -104,7 +104,7 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 				if i > 0 {
 					dst = append(dst, ',')
 				}
-				dst = appendJSONString(dst, s)
+				dst = jsonw.AppendStringStd(dst, s)
 			}
 			dst = append(dst, ']')
 		}
@@ -128,7 +128,7 @@ func optString(dst []byte, key, s string) []byte {
 	if s == "" {
 		return dst
 	}
-	return appendJSONString(append(dst, key...), s)
+	return jsonw.AppendStringStd(append(dst, key...), s)
 }
 
 // optRaw appends key and the JSON text raw unless raw is empty (omitempty).
@@ -136,100 +136,8 @@ func optRaw(dst []byte, key string, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return dst
 	}
-	return appendCompactJSON(append(dst, key...), raw)
+	return jsonw.AppendCompact(append(dst, key...), raw)
 }
-
-// appendJSONString appends s as encoding/json writes a string with HTML escaping (its default):
-// ", \ and the C0 controls escaped (\b \f \n \r \t by name), <, > and & as \u00XX, U+2028 and
-// U+2029 as \u2028 and \u2029, each byte of invalid UTF-8 as \ufffd.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigit[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// appendCompactJSON appends the JSON text raw as json.Marshal writes a json.RawMessage: without
-// white space outside strings, and with <, >, &, U+2028 and U+2029 escaped inside them (HTML-safe;
-// they cannot occur outside a string in JSON). raw must be valid JSON: it is not checked here.
-func appendCompactJSON(dst []byte, raw []byte) []byte {
-	in := false // inside a string
-	start := 0  // raw[start:i] is still to be copied
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if in {
-			switch {
-			case c == '\\':
-				i++ // the escaped byte: never ends the string
-			case c == '"':
-				in = false
-			case c == '<' || c == '>' || c == '&':
-				dst = append(dst, raw[start:i]...)
-				dst = append(dst, '\\', 'u', '0', '0', hexDigit[c>>4], hexDigit[c&0xf])
-				start = i + 1
-			case c == 0xE2 && i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8:
-				dst = append(dst, raw[start:i]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigit[raw[i+2]&0xf])
-				i += 2
-				start = i + 1
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			in = true
-		case ' ', '\t', '\n', '\r':
-			dst = append(dst, raw[start:i]...)
-			start = i + 1
-		}
-	}
-	return append(dst, raw[start:]...)
-}
-
-const hexDigit = "0123456789abcdef"
 
 // envelopeSize is about the size of env's encoding when nothing needs escaping: its members'
 // bytes and their keys, so the buffer is seldom grown and not much larger than needed.
