@@ -70,26 +70,8 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 		n := len(dst)
 		dst = optString(dst, `,"binary":`, e.Binary)
 		dst = optString(dst, `,"home":`, e.Home)
-		if len(e.Paths) > 0 {
-			dst = append(dst, `,"paths":[`...)
-			for i, p := range e.Paths {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = jsonw.AppendStringStd(dst, p)
-			}
-			dst = append(dst, ']')
-		}
-		if len(e.Pids) > 0 {
-			dst = append(dst, `,"pids":[`...)
-			for i, p := range e.Pids {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = strconv.AppendInt(dst, int64(p), 10)
-			}
-			dst = append(dst, ']')
-		}
+		dst = optList(dst, `,"paths":`, e.Paths, jsonw.AppendStringStd)
+		dst = optList(dst, `,"pids":`, e.Pids, func(dst []byte, p int) []byte { return strconv.AppendInt(dst, int64(p), 10) })
 		dst = closeObject(dst, n)
 	}
 	if p := env.Principal; p != nil {
@@ -98,16 +80,7 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 		dst = append(dst, `,"subject":`...)
 		dst = jsonw.AppendStringStd(dst, p.Subject)
 		dst = optString(dst, `,"client_id":`, p.ClientID)
-		if len(p.Scopes) > 0 {
-			dst = append(dst, `,"scopes":[`...)
-			for i, s := range p.Scopes {
-				if i > 0 {
-					dst = append(dst, ',')
-				}
-				dst = jsonw.AppendStringStd(dst, s)
-			}
-			dst = append(dst, ']')
-		}
+		dst = optList(dst, `,"scopes":`, p.Scopes, jsonw.AppendStringStd)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
@@ -129,6 +102,21 @@ func optString(dst []byte, key, s string) []byte {
 		return dst
 	}
 	return jsonw.AppendStringStd(append(dst, key...), s)
+}
+
+// optList appends key and the array of xs, each written by one, unless xs is empty (omitempty).
+func optList[T any](dst []byte, key string, xs []T, one func([]byte, T) []byte) []byte {
+	if len(xs) == 0 {
+		return dst
+	}
+	dst = append(append(dst, key...), '[')
+	for i, x := range xs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = one(dst, x)
+	}
+	return append(dst, ']')
 }
 
 // optRaw appends key and the JSON text raw unless raw is empty (omitempty).

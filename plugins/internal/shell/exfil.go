@@ -686,8 +686,8 @@ func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 			a.add("exfil/secret_var", "sends a secret variable to a bare IP address", line, 0.9)
 			return
 		}
-		if p.Scheme != "https" || !slices.Contains(own, h) {
-			n++
+		if p.Scheme != "https" || !slices.Contains(own, h) || reroutes(args) {
+			n++ // not the issuer's own API, or sent there by way of another address (--resolve)
 		}
 	}
 	if n > 0 || all == 0 {

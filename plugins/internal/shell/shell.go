@@ -2423,7 +2423,9 @@ func authTarget(name string, args []string, i int) int {
 		if (h == "localhost" || h == "127.0.0.1" || h == "::1" || serviceName(h)) && !reroutes(args) {
 			continue
 		}
-		if p.Scheme != "https" || !slices.Contains(own, h) {
+		if p.Scheme != "https" || !slices.Contains(own, h) || reroutes(args) {
+			// --resolve and --connect-to send the issuer's name to another address (with -k
+			// its certificate is not checked), a proxy sees where it goes: no longer its own
 			return authOtherHost
 		}
 	}
