@@ -128,6 +128,9 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendVerdict$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/abi/
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendView$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/abi/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendEnvelope$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendStringStd$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendCompact$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
 
 eval: $(EVAL_TARGETS) ## detection quality: per-category TPR, FPR and AUROC
 
