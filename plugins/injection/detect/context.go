@@ -126,6 +126,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		modeTagNames(r)
 		describedInCode(r)
 		licenceWords(r, r.Norm.Text)
+		monthStems(r)
 		codeVocabulary(r)
 		suppliedSecrets(r)
 		programOutput(r)
@@ -663,6 +664,7 @@ func proseMentions(r *Result) {
 // function's comment names the request that still counts.
 func docPhrases(r *Result) {
 	t := r.Norm.Text
+	monthStems(r)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if own, ok := docOwnPhrase[h.Rule]; ok {
 			return own(t, h.Match)
@@ -678,6 +680,27 @@ func docPhrases(r *Result) {
 	docStructure(r)
 	suppliedSecrets(r)
 	programOutput(r)
+}
+
+// monthStems drops multilingual_role's Thai "กฎ" (a rule, the rules) where every occurrence
+// of it in the text stands inside "กรกฎ", the stem of กรกฎาคม (July) and of the sign Cancer
+// (issue 26, helper det71, data/heldout/code-extra calib: Roundcube's Thai labels.inc,
+// $labels['longjul'] = 'กรกฎาคม'). Thai writes a sentence's words without spaces between
+// them, so the rule's two letters are found inside the month's name: a date, not the rules.
+// Beside it that file's $labels['password'] = 'รหัสผ่าน' is one word of codeWeakPrompt alone.
+// Every match of the rule must be one (an attacker writes the month before the order):
+// "ละเว้นกฎทั้งหมด" (ignore all the rules), กฎ once outside the month's name, and the rule's
+// other words (นักพัฒนา, developer) still count.
+func monthStems(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "กรกฎ") {
+		return
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "multilingual_role" && everyMatchSpan(promptRules, t, func(at, end int) bool {
+			return t[at:end] == "กฎ" && strings.HasSuffix(t[:end], "กรกฎ")
+		}, "multilingual_role")
+	})
 }
 
 // docOwnPhrase is, per prompt-injection rule, the test docPhrases drops a hit by when it
