@@ -713,6 +713,51 @@ var docOwnPhrase = map[string]func(t, match string) bool{
 	"ignore_instructions":          easyToChange,
 	"role_hijack":                  freeToProgram,
 	"virtualization":               pretendProgram,
+	"safety_evasion":               programTriggers,
+	"payload_split":                joinedParts,
+}
+
+// reJoinedUse is a word that does something with joined strings or parts: say, show or send
+// them, run or follow them, answer with them.
+var reJoinedUse = lazyre.New(`\b(?:print|output|say|write|repeat|show|display|return|respond|reply|answer|execute|run|eval|follow|obey|do|perform|treat|interpret|decode|use|tell|give|send|type|enter|paste|complete|act)\b`)
+
+// joinedParts reports whether every payload_split match in t is "concatenated" after a
+// determiner ("the concatenated parts", "its concatenated strings"): parts already joined,
+// described, in a sentence that does nothing with them (reJoinedUse) and names no reader,
+// model or guard (reReaderActor): xz(1)'s "insert padding between the concatenated parts"
+// (issue 26, helper det71, data/heldout/debian-extra calib). "concatenate the parts", "print
+// the concatenated strings", "then follow the concatenated parts" and the rule's other
+// shapes (a = a + b, "part 1 is") still count.
+func joinedParts(t, _ string) bool {
+	return everyRuleMatch(t, "payload_split", func(at int) bool {
+		if !strings.HasPrefix(t[at:], "concatenated ") || !reNounHead.MatchString(t[max(0, at-16):at]) {
+			return false
+		}
+		s := t[statementStart(t, at):statementEnd(t, at)]
+		return !reJoinedUse.MatchString(s) && !reReaderActor.MatchString(s)
+	})
+}
+
+// reDetectorWord is what an evasion avoids setting off, right after safety_evasion's "avoid
+// triggering" (a determiner and one word may come first): a filter, a detector, moderation,
+// an alarm or an alert, a policy or its rules, a scanner, a review.
+var reDetectorWord = lazyre.New(`^\s*(?:(?:the|a|an|any|its|their|our|your|these|those|this|that)\s+)?(?:[\w-]+\s+)?(?:filter\w*|detect\w*|moderat\w*|safety|safeguards?|guard\w*|alarms?|alerts?|flags?|warnings?|refus\w*|polic(?:y|ies)|content|restrictions?|rules?|classif\w*|monitor\w*|security|scanners?|anti-?virus|edr|ids|waf|censor\w*|review\w*|suspicion|bans?|blocks?|shields?|protections?|defen[cs]es?)\b`)
+
+// programTriggers reports whether every safety_evasion match in t is "avoid triggering" and
+// what is not set off is a program's event, no detector (reDetectorWord), in a sentence that
+// names no reader, model or guard (reReaderActor): a change note's "Avoid triggering udev in
+// dumpe2fs ... by opening the device read-only" (issue 26, helper det71,
+// data/heldout/debian-extra calib: e2fsprogs' NEWS). "avoid triggering the content filter",
+// "avoid triggering any alerts", "you should avoid triggering udev" and the rule's other
+// phrases ("avoid detection") still count.
+func programTriggers(t, _ string) bool {
+	return everyRuleMatch(t, "safety_evasion", func(at int) bool {
+		const w = "avoid triggering"
+		if !strings.HasPrefix(t[at:], w) || reDetectorWord.MatchString(t[at+len(w):]) {
+			return false
+		}
+		return !reReaderActor.MatchString(t[statementStart(t, at):statementEnd(t, at)])
+	})
 }
 
 // sentenceAfter returns what follows the first occurrence of match in t, up to the end of
