@@ -42,6 +42,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.Unknown:
 		// Tool output and arguments of no known kind: every rule counts, less the phrases
 		// documentation uses for itself.
+		htmlModeAttributes(r)
 		docPhrases(r)
 		if sortPath(l.path) && sortKey(argkind.LastKey(l.path)) {
 			if m := notASortKey(l.text); m != "" {
@@ -118,12 +119,14 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 		fenceOpeners(r)
 		closedGroupComments(r)
+		htmlModeAttributes(r)
 		docPhrases(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
 		namesNotRequests(r)
 		modeTagNames(r)
+		htmlModeAttributes(r)
 		describedInCode(r)
 		licenceWords(r, r.Norm.Text)
 		monthStems(r)
@@ -1064,6 +1067,26 @@ func modeTagNames(r *Result) {
 			n := reModeTagName.FindStringSubmatch(m)
 			return n != nil && !reJailbreakName.MatchString(strings.NewReplacer("_", " ", "-", " ").Replace(n[1]))
 		})
+	})
+}
+
+// reHTMLModeAttribute is a mode_switch match that is an HTML start tag whose only attribute
+// is one of the standard's two whose name ends in "mode": <template shadowrootmode> (a
+// declarative shadow root) or an element's inputmode (the virtual keyboard).
+var reHTMLModeAttribute = lazyre.New(`^<\s*(?:template|input|textarea|div|span|p|td|th|li|section|article|main|body|html)\s+(?:shadowrootmode|inputmode)\s*>$`)
+
+// htmlModeAttributes drops the mode_switch hit whose every match is an HTML tag with a
+// standard attribute named for a mode (reHTMLModeAttribute): DOMPurify's README on
+// "declarative shadow roots (`<template shadowrootmode>`)" (issue 26, helper det71,
+// data/heldout/npm-extra calib). "<developer mode>", "<template godmode>", "<div mode>" and
+// "enable developer mode", before or after the tag, keep the hit.
+func htmlModeAttributes(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "mode>") {
+		return
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "mode_switch" && everyPromptMatch(t, "mode_switch", reHTMLModeAttribute.MatchString)
 	})
 }
 
