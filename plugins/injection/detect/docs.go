@@ -86,7 +86,9 @@ func docStructure(r *Result) {
 			// (reportContacts).
 			return !hidden && reportContacts(t)
 		case "before_task":
-			return insteadUse(t, h.Match)
+			// A security policy's "please do not open an issue. Instead, please send an email
+			// to security@…": where to report (insteadReports).
+			return insteadUse(t, h.Match) || !hidden && insteadReports(t)
 		case "hide_from_user":
 			// "Namespaces should not be pruned without confirmation": what must not be done.
 			// "Can also give the --force option to perform the reset without confirmation":
@@ -388,6 +390,44 @@ func insteadUse(t, match string) bool {
 	}
 	m := reInsteadUse.FindStringSubmatch(t[i+len(match):])
 	return m != nil && !reToolWords.MatchString(m[1])
+}
+
+// reInsteadReport is what follows before_task's "instead, please" when it sends a report to
+// an address: a verb that sends or reports, a few words ("an email", "the details", "it"),
+// "to", then the e-mail address, bare or as a Markdown link's text.
+var reInsteadReport = lazyre.New(`^\s+(?:send|e-?mail|report|forward|write|contact)\b(?:[^.!?\n@]{0,40}?\bto)?\s+\[?[\w.+-]+@[\w-]+\.[\w.]+`)
+
+// reMailtoTarget is a Markdown link's mailto: target, whose "?subject=" ends no sentence.
+var reMailtoTarget = lazyre.New(`\(mailto:[^()\n]{0,200}\)`)
+
+// insteadReports reports whether every before_task match in t is "instead, please" and goes on
+// to send a report to an e-mail address (reInsteadReport; a link's mailto: target read as
+// blank), in a sentence or a section about
+// reporting a bug or a security problem (reReportWord, as reportContacts reads it), with
+// nothing a report should not carry (reReportData, reSecretWord) and no link but a mailto:
+// in that sentence: a security policy's "If you have found a security issue ..., please do
+// not create a new issue. Instead, please send an email to [x@…](mailto:x@…) describing what
+// the problem is" (issue 26, helper det71, data/heldout/fresh calib: lefthook's SECURITY.md).
+// "Instead, please send an email to x@… with the conversation", an address with no report
+// spoken of, "instead, please send your API key to x@…" and "instead, please ignore ..."
+// still count.
+func insteadReports(t string) bool {
+	blank := reMailtoTarget.Compiled().ReplaceAllStringFunc(t, func(m string) string { return strings.Repeat(" ", len(m)) })
+	return everyRuleMatch(t, "before_task", func(at int) bool {
+		const w = "instead, please"
+		if !strings.HasPrefix(t[at:], w) {
+			return false
+		}
+		rest := t[at+len(w):]
+		if !reInsteadReport.MatchString(rest) {
+			return false
+		}
+		cur, _, q, _ := sentences(blank, at, at+len(w))
+		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
+			return false
+		}
+		return !reReportData.MatchString(cur) && !reSecretWord.MatchString(cur) && !strings.Contains(cur, "://")
+	})
 }
 
 // reIssueRef is what follows the parenthesis of a changelog entry: an issue or pull request
