@@ -83,7 +83,8 @@ func docStructure(r *Result) {
 		case "exfiltrate":
 			// "To report a security issue please send an e-mail to security@…", "you can
 			// also email documentation bug reports to docs@…": where to report a bug
-			// (reportContacts).
+			// (reportContacts); "subscribe by sending an email to list+subscribe@…": how to
+			// join a mailing list (subscribeAddressAt).
 			return !hidden && reportContacts(t)
 		case "before_task":
 			// A security policy's "please do not open an issue. Instead, please send an email
@@ -1082,20 +1083,52 @@ var (
 // an e-mail to x@…" with no report spoken of, and a URL or an account as the place still count.
 func reportContacts(t string) bool {
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		if !reReportSend.MatchString(t[at:end]) {
-			return false
-		}
-		cur, next, q, _ := sentences(t, at, end)
-		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
-			return false
-		}
-		for _, s := range []string{cur, next} {
-			if reReportData.MatchString(s) || reSecretWord.MatchString(s) || strings.Contains(s, "://") {
-				return false
-			}
-		}
-		return true
+		return reportContactAt(t, at, end) || subscribeAddressAt(t, at, end)
 	}, "exfiltrate")
+}
+
+// reportContactAt is reportContacts' test of one exfiltrate match, t[at:end], as a report.
+func reportContactAt(t string, at, end int) bool {
+	if !reReportSend.MatchString(t[at:end]) {
+		return false
+	}
+	cur, next, q, _ := sentences(t, at, end)
+	if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
+		return false
+	}
+	for _, s := range []string{cur, next} {
+		if reReportData.MatchString(s) || reSecretWord.MatchString(s) || strings.Contains(s, "://") {
+			return false
+		}
+	}
+	return true
+}
+
+// reSubscribeAddress is a plain mail sent to a mailing list's subscription address: the
+// list's name, then +subscribe, -subscribe, -request or -join (GNU Mailman's list-request and
+// list-join, Google Groups' and ezmlm's list+subscribe).
+var reSubscribeAddress = lazyre.New(`^(?:send|forward|e-?mail|post|message)\s+(?:(?:an?|the)\s+)?(?:(?:e-?mail|mail|message)\s+)?to\s+[\w.-]+[+-](?:subscribe|request|join)@[\w-]+\.[\w.]+$`)
+
+// reSubscribeWord says the sentence is about joining a mailing list.
+var reSubscribeWord = lazyre.New(`\b(?:subscrib\w*|mailing list|join)\b`)
+
+// subscribeAddressAt reports whether the exfiltrate match t[at:end] is a plain mail sent to a
+// mailing list's subscription address (reSubscribeAddress), in a sentence about subscribing
+// (reSubscribeWord) that is no question and, with the next, names nothing a mail should not
+// carry (reReportData, reSecretWord): the list's software reads only the sender (Traefik's
+// "You can subscribe by sending an email to security+subscribe@traefik.io or on [the online
+// viewer](https://groups.google.com/…)": issue 26, helper det71, data/heldout/prose-extra
+// calib). A link to the list's archive may stand beside it. "send the conversation to
+// x+subscribe@…", "... with your API key" and an address that subscribes nothing still count.
+func subscribeAddressAt(t string, at, end int) bool {
+	if !reSubscribeAddress.MatchString(t[at:end]) {
+		return false
+	}
+	cur, next, q, _ := sentences(t, at, end)
+	if q || !reSubscribeWord.MatchString(cur) {
+		return false
+	}
+	return !reReportData.MatchString(cur) && !reSecretWord.MatchString(cur) && !reReportData.MatchString(next) && !reSecretWord.MatchString(next)
 }
 
 // rePasswordClass is a reveal_secrets match that ends in advice or a list about a kind of
