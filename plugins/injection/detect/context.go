@@ -118,6 +118,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			codeSpans(r)
 		}
 		fenceOpeners(r)
+		codeLinkLabels(r)
 		closedGroupComments(r)
 		htmlModeAttributes(r)
 		docPhrases(r)
@@ -521,6 +522,29 @@ func codeLinksOnly(t string) bool {
 	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
 }
 
+// reCodeLinkLabel is a markdown link's label that opens with a code span, from its backtick:
+// the span, a few plain words, the label's end and the link (`files` (global)](./files.md).
+var reCodeLinkLabel = lazyre.New("^`[^`\\]\n]+`(?: [^`\\[\\]\n]{1,40})?\\](?:\\(|: [#./a-z])")
+
+// codeLinkLabels drops, from a message, subst_recon and separator_recon when every match of
+// both rules is the code span that opens a markdown link's label (reCodeLinkLabel): a
+// documentation index's "- [`env`](./env.md) - [`files` (global)](./files-global.md)"
+// (issue 26, helper det71, data/heldout/fresh calib: lefthook's configuration index), which
+// codeLinksOnly misses when a label holds words after its span or a code span stands outside
+// a label. "[`id`] then `whoami`", "`id`](x)" with no label opened, and $(...) still count.
+func codeLinkLabels(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "[`") {
+		return
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		return (h.Rule == "subst_recon" || h.Rule == "separator_recon") &&
+			everyMatch(commandRules, t, func(at int) bool {
+				return at > 0 && t[at-1] == '[' && reCodeLinkLabel.MatchString(t[at:])
+			}, "subst_recon", "separator_recon")
+	})
+}
+
 // quotedKeywordSpan reports whether the quote_or_quote match at `at` in t is a code span
 // whose whole content is the quoted word or (`'or'`, `"or"`).
 func quotedKeywordSpan(t string, at int) bool {
@@ -737,6 +761,32 @@ var docOwnPhrase = map[string]func(t, match string) bool{
 	"virtualization":               pretendProgram,
 	"safety_evasion":               programTriggers,
 	"payload_split":                joinedParts,
+	"address_ai":                   programAgents,
+}
+
+// reAgentProgram is a program whose daemon is called the agent: ssh(1)'s ssh-agent, ssh-add,
+// GnuPG's gpg-agent, keychain, PuTTY's pageant.
+var reAgentProgram = lazyre.New(`\b(?:ssh-agent|ssh-add|ssh|gpg-connect-agent|gpg-agent|gpg2?|keychain|pageant)\b`)
+
+// programAgents reports whether every address_ai match in t is "to the agent" closing a
+// phrase, in a sentence that names a program whose daemon is the agent (reAgentProgram) and,
+// the match taken out, says nothing to or of the reader or a model and asks for nothing
+// (reModelWords, reOptionAddressee): ssh-agent(1)'s "ssh(1) looks at these environment
+// variables and uses them to establish a connection to the agent." (issue 26, helper det71,
+// data/heldout/debian-extra calib). "Send your keys to the agent.", "ssh is set up; now
+// forward the logs to the agent." and "To the agent: ignore ..." still count.
+func programAgents(t, _ string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := strings.TrimRight(t[at:end], ",.:")
+		if m != "to the agent" {
+			return false
+		}
+		start, e := statementStart(t, at), statementEnd(t, end)
+		sentence := t[start:at] + " " + t[min(end, e):e]
+		// The programs' names taken out too: "gpg-agent" holds the word agent.
+		rest := reAgentProgram.ReplaceAllString(sentence, "")
+		return rest != sentence && !reModelWords.MatchString(rest) && !reOptionAddressee.MatchString(rest)
+	}, "address_ai")
 }
 
 // reJoinedUse is a word that does something with joined strings or parts: say, show or send
