@@ -64,7 +64,10 @@ func docStructure(r *Result) {
 			// "an exporter object can expose its internal data to consumers", "SIGCONT causes
 			// auditd to dump a report of internal state to /var/run/auditd.state": what a thing
 			// can do or is made to do (thingLeaks), at every match, each a warning or such.
+			// "`List` is restricted to descending order": the verb is a code span's name,
+			// the subject of its clause (spanSubjectAt).
 			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") ||
+				everyMatchSpan(promptRules, t, func(at, _ int) bool { return spanSubjectAt(t, at) }, "leak_request") ||
 				(firstIs(t, h.Match, func(at int) bool { return riskWarning(t)(at) || thingLeaks(t, at, at+len(h.Match)) }) &&
 					everyMatchSpan(promptRules, t, func(at, end int) bool { return riskWarning(t)(at) || thingLeaks(t, at, end) }, "leak_request")) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
 		case "pliny_format":
@@ -154,7 +157,7 @@ func docStructure(r *Result) {
 		}
 		return false
 	})
-	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && closesCodeSpan(t, h.Match) })
+	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && (closesCodeSpan(t, h.Match) || verbBeforeSpan(t)) })
 }
 
 // reLicenceGrant is a free licence's grant at the start of the text, to the end of its
@@ -363,6 +366,43 @@ func closesCodeSpan(t, match string) bool {
 		line := t[strings.LastIndexByte(t[:at], '\n')+1 : at]
 		return strings.Count(line, "`")%2 == 1
 	})
+}
+
+// reSpanSubject follows a code span's closing backtick when the span is the subject of its
+// clause: a copula, a modal or a verb of what an API does.
+var reSpanSubject = lazyre.New("^`\\s+(?:is|are|was|were|has|have|can|cannot|could|will|would|only|also|returns?|supports?|takes?|accepts?)\\b")
+
+// spanSubjectAt reports whether the leak_request match at t[at] opens with a word that is a
+// whole code span, the subject of its clause (reSpanSubject): ent's blog "Additionally, `List`
+// is restricted to descending order" names a method (issue 26, helper det71,
+// data/heldout/fresh calib). "`list` the restricted files", "list `restricted` data" and a
+// plain "list the restricted files" still count.
+func spanSubjectAt(t string, at int) bool {
+	if at == 0 || t[at-1] != '`' {
+		return false
+	}
+	k := at
+	for k < len(t) && isWordChar(t[k]) {
+		k++
+	}
+	return k > at && reSpanSubject.MatchString(t[k:])
+}
+
+// reProseSpan is what follows js_sink's verb, a space and a backtick when the backtick opens a
+// Markdown code span of words in a sentence: the span's words (one space at least, no sign a
+// script call or a substitution needs), its closing backtick, then a space and a lowercase word.
+var reProseSpan = lazyre.New("^[^`$(){}<>'\"\\\n]*? [^`$(){}<>'\"\\\n]*` [a-z]")
+
+// verbBeforeSpan reports whether every js_sink match in t is the English verb "confirm",
+// "alert", "prompt" or "print", a space, then a backtick that opens a code span of words the
+// sentence goes on after (reProseSpan): oidc's CONTRIBUTING.md "and confirm `go build ./...`
+// still passes" (issue 26, helper det71, data/heldout/fresh calib). A tagged template, spaced
+// or not (confirm `1`, alert `${document.cookie}`), and a call (alert(1)) still count.
+func verbBeforeSpan(t string) bool {
+	return everyMatchSpan(xssRules, t, func(at, end int) bool {
+		m := t[at:end]
+		return strings.HasSuffix(m, " `") && reProseSpan.MatchString(t[end:])
+	}, "js_sink")
 }
 
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
