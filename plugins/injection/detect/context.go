@@ -119,6 +119,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		}
 		fenceOpeners(r)
 		codeLinkLabels(r)
+		optionHelpVerbs(r)
 		closedGroupComments(r)
 		htmlModeAttributes(r)
 		docPhrases(r)
@@ -520,6 +521,32 @@ func fenceOpeners(r *Result) {
 func codeLinksOnly(t string) bool {
 	n := strings.Count(t, "`")
 	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
+}
+
+// reShellSign is a sign of a path or of shell syntax in the rest of an option's description.
+var reShellSign = lazyre.New("[/~$`;|&<>]")
+
+// optionHelpVerbs drops admin_tamper from a message when every match of the rule is "shred"
+// opening the description of an entry of a command-line option list (reOptionLead, docs.go)
+// whose rest names no path and holds no shell syntax (reShellSign): shred(1)'s "-s, --size=N
+// shred this many bytes (suffixes like K, M, G accepted)" says what the option makes the program do
+// (issue 26, helper det71, data/heldout/debian-extra calib). "shred -u ~/.bash_history", "-s,
+// --size=N shred /var/log/auth.log" and the rule's other shapes (history -c) still count.
+func optionHelpVerbs(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "shred") {
+		return
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		return h.Rule == "admin_tamper" && everyMatchSpan(commandRules, t, func(at, end int) bool {
+			ls := strings.LastIndexByte(t[:at], '\n') + 1
+			le := len(t)
+			if j := strings.IndexByte(t[end:], '\n'); j >= 0 {
+				le = end + j
+			}
+			return strings.HasPrefix(t[at:end], "shred") && at > ls && reOptionLead.MatchString(t[ls:at]) && !reShellSign.MatchString(t[end:le])
+		}, "admin_tamper")
+	})
 }
 
 // reCodeLinkLabel is a markdown link's label that opens with a code span, from its backtick:
