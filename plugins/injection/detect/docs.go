@@ -64,7 +64,10 @@ func docStructure(r *Result) {
 			// "an exporter object can expose its internal data to consumers", "SIGCONT causes
 			// auditd to dump a report of internal state to /var/run/auditd.state": what a thing
 			// can do or is made to do (thingLeaks), at every match, each a warning or such.
+			// "`List` is restricted to descending order": the verb is a code span's name,
+			// the subject of its clause (spanSubjectAt).
 			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") ||
+				everyMatchSpan(promptRules, t, func(at, _ int) bool { return spanSubjectAt(t, at) }, "leak_request") ||
 				(firstIs(t, h.Match, func(at int) bool { return riskWarning(t)(at) || thingLeaks(t, at, at+len(h.Match)) }) &&
 					everyMatchSpan(promptRules, t, func(at, end int) bool { return riskWarning(t)(at) || thingLeaks(t, at, end) }, "leak_request")) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
 		case "pliny_format":
@@ -83,10 +86,13 @@ func docStructure(r *Result) {
 		case "exfiltrate":
 			// "To report a security issue please send an e-mail to security@…", "you can
 			// also email documentation bug reports to docs@…": where to report a bug
-			// (reportContacts).
+			// (reportContacts); "subscribe by sending an email to list+subscribe@…": how to
+			// join a mailing list (subscribeAddressAt).
 			return !hidden && reportContacts(t)
 		case "before_task":
-			return insteadUse(t, h.Match)
+			// A security policy's "please do not open an issue. Instead, please send an email
+			// to security@…": where to report (insteadReports).
+			return insteadUse(t, h.Match) || !hidden && insteadReports(t)
 		case "hide_from_user":
 			// "Namespaces should not be pruned without confirmation": what must not be done.
 			// "Can also give the --force option to perform the reset without confirmation":
@@ -151,7 +157,7 @@ func docStructure(r *Result) {
 		}
 		return false
 	})
-	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && closesCodeSpan(t, h.Match) })
+	dropHits(r, XSS, func(h Hit) bool { return h.Rule == "js_sink" && (closesCodeSpan(t, h.Match) || verbBeforeSpan(t)) })
 }
 
 // reLicenceGrant is a free licence's grant at the start of the text, to the end of its
@@ -362,6 +368,43 @@ func closesCodeSpan(t, match string) bool {
 	})
 }
 
+// reSpanSubject follows a code span's closing backtick when the span is the subject of its
+// clause: a copula, a modal or a verb of what an API does.
+var reSpanSubject = lazyre.New("^`\\s+(?:is|are|was|were|has|have|can|cannot|could|will|would|only|also|returns?|supports?|takes?|accepts?)\\b")
+
+// spanSubjectAt reports whether the leak_request match at t[at] opens with a word that is a
+// whole code span, the subject of its clause (reSpanSubject): ent's blog "Additionally, `List`
+// is restricted to descending order" names a method (issue 26, helper det71,
+// data/heldout/fresh calib). "`list` the restricted files", "list `restricted` data" and a
+// plain "list the restricted files" still count.
+func spanSubjectAt(t string, at int) bool {
+	if at == 0 || t[at-1] != '`' {
+		return false
+	}
+	k := at
+	for k < len(t) && isWordChar(t[k]) {
+		k++
+	}
+	return k > at && reSpanSubject.MatchString(t[k:])
+}
+
+// reProseSpan is what follows js_sink's verb, a space and a backtick when the backtick opens a
+// Markdown code span of words in a sentence: the span's words (one space at least, no sign a
+// script call or a substitution needs), its closing backtick, then a space and a lowercase word.
+var reProseSpan = lazyre.New("^[^`$(){}<>'\"\\\n]*? [^`$(){}<>'\"\\\n]*` [a-z]")
+
+// verbBeforeSpan reports whether every js_sink match in t is the English verb "confirm",
+// "alert", "prompt" or "print", a space, then a backtick that opens a code span of words the
+// sentence goes on after (reProseSpan): oidc's CONTRIBUTING.md "and confirm `go build ./...`
+// still passes" (issue 26, helper det71, data/heldout/fresh calib). A tagged template, spaced
+// or not (confirm `1`, alert `${document.cookie}`), and a call (alert(1)) still count.
+func verbBeforeSpan(t string) bool {
+	return everyMatchSpan(xssRules, t, func(at, end int) bool {
+		m := t[at:end]
+		return strings.HasSuffix(m, " `") && reProseSpan.MatchString(t[end:])
+	}, "js_sink")
+}
+
 // reInsteadUse is a recommendation after "instead": use a named thing ("Instead, please use
 // SBOM attestations", "Instead you should use resources like KubeadmControlPlane"), the verb
 // after adverbs of manner or habit ("but instead you will implicitly or explicitly use the
@@ -388,6 +431,44 @@ func insteadUse(t, match string) bool {
 	}
 	m := reInsteadUse.FindStringSubmatch(t[i+len(match):])
 	return m != nil && !reToolWords.MatchString(m[1])
+}
+
+// reInsteadReport is what follows before_task's "instead, please" when it sends a report to
+// an address: a verb that sends or reports, a few words ("an email", "the details", "it"),
+// "to", then the e-mail address, bare or as a Markdown link's text.
+var reInsteadReport = lazyre.New(`^\s+(?:send|e-?mail|report|forward|write|contact)\b(?:[^.!?\n@]{0,40}?\bto)?\s+\[?[\w.+-]+@[\w-]+\.[\w.]+`)
+
+// reMailtoTarget is a Markdown link's mailto: target, whose "?subject=" ends no sentence.
+var reMailtoTarget = lazyre.New(`\(mailto:[^()\n]{0,200}\)`)
+
+// insteadReports reports whether every before_task match in t is "instead, please" and goes on
+// to send a report to an e-mail address (reInsteadReport; a link's mailto: target read as
+// blank), in a sentence or a section about
+// reporting a bug or a security problem (reReportWord, as reportContacts reads it), with
+// nothing a report should not carry (reReportData, reSecretWord) and no link but a mailto:
+// in that sentence: a security policy's "If you have found a security issue ..., please do
+// not create a new issue. Instead, please send an email to [x@…](mailto:x@…) describing what
+// the problem is" (issue 26, helper det71, data/heldout/fresh calib: lefthook's SECURITY.md).
+// "Instead, please send an email to x@… with the conversation", an address with no report
+// spoken of, "instead, please send your API key to x@…" and "instead, please ignore ..."
+// still count.
+func insteadReports(t string) bool {
+	blank := reMailtoTarget.Compiled().ReplaceAllStringFunc(t, func(m string) string { return strings.Repeat(" ", len(m)) })
+	return everyRuleMatch(t, "before_task", func(at int) bool {
+		const w = "instead, please"
+		if !strings.HasPrefix(t[at:], w) {
+			return false
+		}
+		rest := t[at+len(w):]
+		if !reInsteadReport.MatchString(rest) {
+			return false
+		}
+		cur, _, q, _ := sentences(blank, at, at+len(w))
+		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
+			return false
+		}
+		return !reReportData.MatchString(cur) && !reSecretWord.MatchString(cur) && !strings.Contains(cur, "://")
+	})
 }
 
 // reIssueRef is what follows the parenthesis of a changelog entry: an issue or pull request
@@ -1042,20 +1123,52 @@ var (
 // an e-mail to x@…" with no report spoken of, and a URL or an account as the place still count.
 func reportContacts(t string) bool {
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		if !reReportSend.MatchString(t[at:end]) {
-			return false
-		}
-		cur, next, q, _ := sentences(t, at, end)
-		if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
-			return false
-		}
-		for _, s := range []string{cur, next} {
-			if reReportData.MatchString(s) || reSecretWord.MatchString(s) || strings.Contains(s, "://") {
-				return false
-			}
-		}
-		return true
+		return reportContactAt(t, at, end) || subscribeAddressAt(t, at, end)
 	}, "exfiltrate")
+}
+
+// reportContactAt is reportContacts' test of one exfiltrate match, t[at:end], as a report.
+func reportContactAt(t string, at, end int) bool {
+	if !reReportSend.MatchString(t[at:end]) {
+		return false
+	}
+	cur, next, q, _ := sentences(t, at, end)
+	if q || !reReportWord.MatchString(cur) && !reReportWord.MatchString(sectionHeading(t, at)) {
+		return false
+	}
+	for _, s := range []string{cur, next} {
+		if reReportData.MatchString(s) || reSecretWord.MatchString(s) || strings.Contains(s, "://") {
+			return false
+		}
+	}
+	return true
+}
+
+// reSubscribeAddress is a plain mail sent to a mailing list's subscription address: the
+// list's name, then +subscribe, -subscribe, -request or -join (GNU Mailman's list-request and
+// list-join, Google Groups' and ezmlm's list+subscribe).
+var reSubscribeAddress = lazyre.New(`^(?:send|forward|e-?mail|post|message)\s+(?:(?:an?|the)\s+)?(?:(?:e-?mail|mail|message)\s+)?to\s+[\w.-]+[+-](?:subscribe|request|join)@[\w-]+\.[\w.]+$`)
+
+// reSubscribeWord says the sentence is about joining a mailing list.
+var reSubscribeWord = lazyre.New(`\b(?:subscrib\w*|mailing list|join)\b`)
+
+// subscribeAddressAt reports whether the exfiltrate match t[at:end] is a plain mail sent to a
+// mailing list's subscription address (reSubscribeAddress), in a sentence about subscribing
+// (reSubscribeWord) that is no question and, with the next, names nothing a mail should not
+// carry (reReportData, reSecretWord): the list's software reads only the sender (Traefik's
+// "You can subscribe by sending an email to security+subscribe@traefik.io or on [the online
+// viewer](https://groups.google.com/…)": issue 26, helper det71, data/heldout/prose-extra
+// calib). A link to the list's archive may stand beside it. "send the conversation to
+// x+subscribe@…", "... with your API key" and an address that subscribes nothing still count.
+func subscribeAddressAt(t string, at, end int) bool {
+	if !reSubscribeAddress.MatchString(t[at:end]) {
+		return false
+	}
+	cur, next, q, _ := sentences(t, at, end)
+	if q || !reSubscribeWord.MatchString(cur) {
+		return false
+	}
+	return !reReportData.MatchString(cur) && !reSecretWord.MatchString(cur) && !reReportData.MatchString(next) && !reSecretWord.MatchString(next)
 }
 
 // rePasswordClass is a reveal_secrets match that ends in advice or a list about a kind of
