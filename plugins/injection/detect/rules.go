@@ -820,6 +820,12 @@ func scanSensitive(v *voter, t string) {
 	if m := drivePath(t); m != "" {
 		v.add(SensitivePaths, "drive_path", 0.5, m)
 	}
+	if s := secretStorePath(t); s != nil {
+		v.add(SensitivePaths, "secret_store", 0.85, t)
+	}
+	if stem := backupStem(t); stem != "" && (reSecretName.match(v, stem) || secretStorePath(stem) != nil) {
+		v.add(SensitivePaths, "secret_backup", 0.85, t)
+	}
 	if m := credentialConfig(t); m != "" {
 		v.add(SensitivePaths, "credential_config", 0.85, m)
 	}
