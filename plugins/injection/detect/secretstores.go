@@ -33,6 +33,7 @@ var secretStores = []secretStore{
 	{".boto", "cloud", "https://cloud.google.com/storage/docs/boto-gsutil"},
 	{".s3cfg", "cloud", "https://s3tools.org/kb/item14.htm"},
 	{".config/rclone/", "cloud", "https://rclone.org/docs/#config-config-file"},
+	{".tugboat", "cloud", "https://github.com/petems/tugboat#configuration"},
 	// Container registries and clusters.
 	{".docker/", "containers", "https://docs.docker.com/reference/cli/docker/login/"},
 	{".dockercfg", "containers", "https://docs.docker.com/reference/cli/docker/login/ (the legacy file)"},
@@ -81,6 +82,18 @@ var secretStores = []secretStore{
 	{".config/google-chrome/", "browser", "https://chromium.googlesource.com/chromium/src/+/main/docs/user_data_dir.md"},
 	{".config/chromium/", "browser", "https://chromium.googlesource.com/chromium/src/+/main/docs/user_data_dir.md"},
 	{".thunderbird/", "browser", "https://support.mozilla.org/en-US/kb/profiles-where-thunderbird-stores-user-data"},
+	// Environment files a tool loads into the shell, secrets among them.
+	{".envrc", "env_files", "https://direnv.net/ (.envrc exports the project's variables, credentials included)"},
+	// Deploy settings an editor or task runner keeps beside a site, with the server's password.
+	{"sftp-config.json", "deploy", "https://codexns.io/products/sftp_for_sublime/settings"},
+	{".ftpconfig", "deploy", "https://github.com/icetee/remote-ftp#readme"},
+	{".remote-sync.json", "deploy", "https://github.com/yongkangchen/remote-sync#readme"},
+	{".ftppass", "deploy", "https://github.com/zonak/grunt-ftp-deploy#authentication-parameters"},
+	// Mail clients' passwords.
+	{".fetchmailrc", "mail", "fetchmail(1), https://www.fetchmail.info/fetchmail-man.html#the-run-control-file"},
+	{".msmtprc", "mail", "https://marlam.de/msmtp/msmtp.html#Authentication"},
+	{".esmtprc", "mail", "esmtprc(5)"},
+	{".muttrc", "mail", "https://www.mutt.org/doc/manual/#imap-pass"},
 	// Web servers' password files, which a site's root leaks.
 	{".htpasswd", "web_server", "https://httpd.apache.org/docs/2.4/programs/htpasswd.html"},
 	{".htdigest", "web_server", "https://httpd.apache.org/docs/2.4/programs/htdigest.html"},
@@ -92,6 +105,7 @@ var secretStores = []secretStore{
 	// Remote-access tools.
 	{".anydesk/", "remote_access", "https://support.anydesk.com/knowledge/settings (the user's configuration folder, ~/.anydesk)"},
 	{".vnc/passwd", "remote_access", "vncpasswd(1), https://tigervnc.org/doc/vncpasswd.html"},
+	{".iceauthority", "remote_access", "iceauth(1): the ICE session's authorization cookies, as .Xauthority holds X11's"},
 	// Shell and REPL histories: commands typed with their passwords and tokens.
 	{".bash_history", "history", "bash(1), HISTFILE"},
 	{".zsh_history", "history", "zshparam(1), HISTFILE"},
@@ -103,6 +117,7 @@ var secretStores = []secretStore{
 	{".mysql_history", "history", "https://dev.mysql.com/doc/refman/8.0/en/mysql-logging.html"},
 	{".psql_history", "history", "https://www.postgresql.org/docs/current/app-psql.html"},
 	{".rediscli_history", "history", "https://redis.io/docs/latest/develop/tools/cli/"},
+	{".dbshell", "history", "https://www.mongodb.com/docs/v4.4/mongo/#std-label-mongo-dbshell-file (the legacy mongo shell's history)"},
 }
 
 // homePrefixes are the ways a path names a home folder; secretStorePath strips one.
@@ -140,10 +155,9 @@ func secretStorePath(t string) *secretStore {
 	}
 	if rest == "" && t[0] == '/' {
 		rest = t[1:]
-		if !strings.HasPrefix(rest, ".") {
+		if i := strings.IndexByte(rest, '/'); i > 0 && !strings.HasPrefix(rest, ".") {
 			// One site folder down, not the operating system's.
-			i := strings.IndexByte(rest, '/')
-			if i <= 0 || osTopDirs[rest[:i]] {
+			if osTopDirs[rest[:i]] {
 				return nil
 			}
 			rest = rest[i+1:]

@@ -26,7 +26,7 @@ func TestSecretStoreCatalogue(t *testing.T) {
 		if strings.HasSuffix(rel, "/") {
 			rel += "x"
 		}
-		paths := []string{"~/" + rel, "/home/dev/" + rel, "/root/" + rel}
+		paths := []string{"~/" + rel, "/home/alice/" + rel, "/root/" + rel}
 		if !projectPath("/" + rel) {
 			// .config/git/credentials reads as a checkout's (a /git/ folder) outside a home.
 			paths = append(paths, "/"+rel, "/backup/"+rel)
@@ -59,6 +59,13 @@ func TestSecretStorePaths(t *testing.T) {
 		"deny /.htdigest",
 		"deny /.anydesk/service.conf",
 		"deny ~/.config/op/config",
+		"deny /.envrc",
+		"deny /sftp-config.json",
+		"deny /admin/.ftpconfig",
+		"deny /.fetchmailrc",
+		"deny /.dbshell",
+		"deny /etc/ssh/ssh_host_ed25519_key",
+		"deny /srv/backup/ssh_host_rsa_key",
 		// a backup copy of a secret file
 		"deny /.boto~",
 		"deny /.s3cfg~",
@@ -84,6 +91,10 @@ func TestSecretStorePaths(t *testing.T) {
 		"none /home/dev/src/app/main.go~",
 		"none /home/dev/src/app/README.md.orig",
 		"none /.dockerenv",
+		"none deploy/keys/ssh_host_ed25519_key.pub",
+		"none /home/dev/src/app/sftp-config.json.example",
+		"none /config.json",
+		"none /usr/share/doc/fetchmail/examples/fetchmailrc",
 		"none /site/history/1999/",
 	})
 }
