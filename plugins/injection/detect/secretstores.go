@@ -184,8 +184,12 @@ func secretStorePath(t string) *secretStore {
 // holds the secret.
 var backupSuffixes = []string{"~", ".bak", ".old", ".orig", ".save", ".sav", ".swp", ".copy", ".backup", ".1"}
 
-// backupStem returns t less a backup suffix, or "" when t ends in none.
+// backupStem returns t less a backup suffix when t is a single path (no white space, quote or
+// shell syntax: a text that ends in "1.1" or "~" is not a copy of a file), or "".
 func backupStem(t string) string {
+	if strings.ContainsAny(t, " \t\n;|&`'\"") {
+		return ""
+	}
 	for _, s := range backupSuffixes {
 		if stem, ok := strings.CutSuffix(t, s); ok && len(stem) > 1 {
 			return stem

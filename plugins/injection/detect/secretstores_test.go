@@ -107,6 +107,8 @@ func TestBackupStem(t *testing.T) {
 		{"/readme", ""},
 		{"~", ""},
 		{".1", ""},
+		{"see ~/.ssh/config, version 1.1", ""},
+		{"cp .env .env~", ""},
 	} {
 		if got := backupStem(tc.in); got != tc.want {
 			t.Errorf("backupStem(%q) = %q, want %q", tc.in, got, tc.want)
