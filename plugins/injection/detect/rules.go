@@ -477,7 +477,9 @@ const secretNames = `(?:id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys|k
 	// in a home folder or the root (~/.gnupg is a secret folder already): a project's
 	// testdata/gnupg holds test keys (data/heldout/wide calib, goreleaser).
 	`/(?:default|profile \d+)/(?:login data|cookies|web data)(?:-journal)?$|library/keychains/|\.keychain(?:-db)?$|` +
-	`^(?:~|/home/[^/]+|/root)?/secring\.gpg$|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/)`
+	`^(?:~|/home/[^/]+|/root)?/secring\.gpg$|krb5cc_|\.keytab$|/run/user/\d+/(?:keyring|gnupg)/|` +
+	// det72: an SSH server's private host key (sshd(8), FILES), wherever it is copied.
+	`ssh_host_[a-z0-9]+_key$)`
 
 // serverConfigs are configuration files of system services: sensitive on a server, ordinary
 // inside a project checkout (deploy/etc/nginx.conf), so they weigh less and projects are exempt.
@@ -819,6 +821,12 @@ func scanSensitive(v *voter, t string) {
 	applyAll(v, sensitiveRules, t)
 	if m := drivePath(t); m != "" {
 		v.add(SensitivePaths, "drive_path", 0.5, m)
+	}
+	if s := secretStorePath(t); s != nil {
+		v.add(SensitivePaths, "secret_store", 0.85, t)
+	}
+	if stem := backupStem(t); stem != "" && (reSecretName.match(v, stem) || secretStorePath(stem) != nil) {
+		v.add(SensitivePaths, "secret_backup", 0.85, t)
 	}
 	if m := credentialConfig(t); m != "" {
 		v.add(SensitivePaths, "credential_config", 0.85, m)
