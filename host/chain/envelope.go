@@ -12,8 +12,11 @@ import (
 // (TestAppendEnvelopeEqualsMarshal, FuzzAppendEnvelope), without its reflection, and without
 // checking again the raw members (request_id, arguments, params, result, error, the tool's
 // input_schema) that were parsed before they got there: the message's own parse, a stage's
-// rewrite by DecodeVerdict (readRaw checks it is JSON). It reports an error only where json.Marshal would for that reason (a prior score
-// that is not a number JSON can hold).
+// rewrite by DecodeVerdict (readRaw checks it is JSON). It reports an error only where
+// json.Marshal would for that reason (a prior score or a claim that JSON cannot hold). Every
+// field of the envelope and of the structs in it must be written here:
+// TestAppendEnvelopeEveryField fills each one by reflection, so a field added to the ABI and
+// not here fails it.
 func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	dst = append(dst, `{"abi":`...)
 	dst = jsonw.AppendStringStd(dst, env.ABI)
@@ -81,6 +84,15 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 		dst = jsonw.AppendStringStd(dst, p.Subject)
 		dst = optString(dst, `,"client_id":`, p.ClientID)
 		dst = optList(dst, `,"scopes":`, p.Scopes, jsonw.AppendStringStd)
+		if len(p.Claims) > 0 {
+			// Free JSON values by claim name (groups, roles): encoding/json writes them, its
+			// keys sorted, as it did for the whole envelope.
+			b, err := json.Marshal(p.Claims)
+			if err != nil {
+				return dst, err
+			}
+			dst = append(append(dst, `,"claims":`...), b...)
+		}
 		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil

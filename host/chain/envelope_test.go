@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -110,5 +111,79 @@ func TestAppendEnvelopeOneAllocation(t *testing.T) {
 	b, _ := appendEnvelope(nil, env)
 	if size := envelopeSize(env); size < len(b) || size > len(b)+512 {
 		t.Errorf("envelopeSize %d for an encoding of %d bytes", size, len(b))
+	}
+}
+
+// TestAppendEnvelopeEveryField: an envelope with every field of it and of the structs in it set
+// (by reflection: a field added to the ABI later is set too) encodes as json.Marshal encodes it.
+// The hand encoder once left out the principal's claims, and with them the groups a rule reads.
+func TestAppendEnvelopeEveryField(t *testing.T) {
+	var env abi.Envelope
+	fill(reflect.ValueOf(&env).Elem(), 0)
+	want, err := json.Marshal(&env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := appendEnvelope(nil, &env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	for _, member := range []string{`"claims":{"k":"v\u003c\u0026"}`, `"pids":[7]`, `"built_in":true`, `"version":"v\u003c\u0026"`} {
+		if !bytes.Contains(got, []byte(member)) {
+			t.Errorf("%s missing from %s", member, got)
+		}
+	}
+}
+
+// fill sets every settable field of v to a value that is not its zero value: strings with
+// characters encoding/json escapes, one element in each slice and map, raw JSON for
+// json.RawMessage.
+func fill(v reflect.Value, depth int) {
+	if depth > 6 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString("v<&")
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(7)
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(7)
+	case reflect.Float32, reflect.Float64:
+		v.SetFloat(0.25)
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), depth+1)
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				fill(v.Field(i), depth+1)
+			}
+		}
+	case reflect.Slice:
+		if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
+			v.SetBytes([]byte(` {"a" : ["<b>", 1]} `))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), 1, 1)
+		fill(s.Index(0), depth+1)
+		v.Set(s)
+	case reflect.Map:
+		m := reflect.MakeMap(v.Type())
+		k := reflect.New(v.Type().Key()).Elem()
+		k.SetString("k")
+		e := reflect.New(v.Type().Elem()).Elem()
+		if e.Kind() == reflect.Interface {
+			e.Set(reflect.ValueOf("v<&"))
+		} else {
+			fill(e, depth+1)
+		}
+		m.SetMapIndex(k, e)
+		v.Set(m)
 	}
 }
