@@ -256,6 +256,9 @@ func (d *Detector) scan(text string, sc *scratch) Result {
 	// latter reflects on the slice on every scan, hits or none (issue 27).
 	slices.SortStableFunc(v.hits, func(a, b Hit) int { return cmp.Compare(b.Weight, a.Weight) })
 	r.Hits = v.hits
+	if r.Scores[PromptInjection] > 0 {
+		plainProse(&r)
+	}
 	return r
 }
 
