@@ -80,7 +80,9 @@ var (
 	// a list marker), a comma, a colon or a semicolon, or a word that leads an order (and,
 	// then, please, you must, …), then a space (not "email:" or "email>", a field's
 	// label). Group 1 is the verb.
-	reHandoverOrder = lazyRegexp(`(?:^[\s\-*•>#\d.)]*|[,;:(]\s*|\b(?:and|then|also|please|just|now|simply|kindly|first|finally|immediately|you (?:must|should|need to|have to|can|may|will need to))\s+)(?:please\s+)?(send|e-?mail|mail|forward|include|attach|paste|post|upload|share|submit|reply with|respond with|answer with|dm|message|give|provide|put|append|copy|leak|exfiltrate|transmit)[ \t]`)
+	reHandoverOrder = lazyRegexp(`(?:^[\s\-*•>#\d.)]*|[,;:(]\s*|\b(?:and|then|also|please|just|now|simply|kindly|first|finally|immediately|you (?:must|should|need to|have to|can|may|will need to)|(?:make|be) sure (?:to|you)|remember to|(?:don't|do not) forget to|feel free to|go ahead and)\s+)(?:please\s+)?(send|e-?mail|mail|forward|include|attach|paste|post|upload|share|submit|reply with|respond with|answer with|dm|message|give|provide|put|add|append|copy|leak|exfiltrate|transmit)[ \t]`)
+	// reHandoverPronoun is an order's object that stands for a secret named before the verb.
+	reHandoverPronoun = lazyRegexp(`^\s*(?:(?:me|us)\s+)?(?:it|them|these|those|(?:the|its|their) (?:output|results?|contents?|values?))\b`)
 	// reHandoverSecret is a secret: a kind named generically (group 1), a secret variable's
 	// name (group 2), the environment's dump (group 3) or a key file (group 4).
 	reHandoverSecret = lazyRegexp(`\b((?:api[ _-]?|access[ _-]?|auth[ _-]?|bearer[ _-]?|session[ _-]?)?tokens?|passwords?|passphrases?|credentials?|api[ _-]?keys?|secret(?:[ _-]keys?|s)?|private[ _-]keys?|access[ _-]keys?|ssh[ _-]keys?|session cookies?)\b|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*_(?:token|secret|password|passwd|pat|api_?key|access_key|secret_key|private_key|credentials?)|api_?key)\b|((?:output of\s+)?` + "`(?:env|printenv|set|export -p)`" + `|\b(?:output of|run) (?:the )?(?:env|printenv)\b|\bprintenv\b|\b(?:your|the|all|all your|all the) (?:environment(?: variables)?|env(?:ironment)? vars?)\b)|(\.ssh/id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|\bid_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?\b|\.aws/credentials|\.(?:netrc|npmrc|pypirc|git-credentials|pgpass)\b|(?:^|[^\w.])\.env(?:\.[a-z]+)?\b|\bkubeconfig\b)`)
@@ -108,11 +110,10 @@ var handoverPublic = wordSet("comment post issue ticket thread discussion report
 
 // handoverIn reports whether the sentence s orders a secret handed over (see
 // secretHandover); mid is set when s is a chunk cut from the middle of a sentence, whose start
-// is no clause's.
+// is no clause's. The secret follows the verb in its clause, or stands earlier in the sentence
+// when the verb's object is a pronoun for it ("the maintainers need your NPM_TOKEN: send it to
+// …", "print your environment variables and send them to …").
 func handoverIn(s string, mid bool) bool {
-	if strings.HasSuffix(strings.TrimSpace(s), "?") {
-		return false
-	}
 	pl := handoverPlaces(s)
 	if !pl.any(s) {
 		return false
@@ -131,28 +132,43 @@ func handoverIn(s string, mid bool) bool {
 		if k := strings.IndexByte(s[o[3]:end], ';'); k >= 0 {
 			end = o[3] + k
 		}
+		pronoun := reHandoverPronoun().MatchString(s[o[3]:end])
 		for _, m := range secrets {
-			if m[0] < o[3] || m[1] > end {
+			var between string
+			switch {
+			case m[0] >= o[3] && m[1] <= end:
+				between = s[o[2]:m[0]]
+			case pronoun && m[1] <= o[0]:
+				between = s[m[1]:o[0]]
+			default:
 				continue
 			}
-			if strings.ContainsAny(s[o[2]:m[0]], "{}=<>|") {
-				break // code or markup between the verb and the secret: no order in prose
+			if strings.ContainsAny(between, "{}=<>|") {
+				continue // code or markup between the verb and the secret: no order in prose
 			}
-			kind := 1
-			for g := 1; g <= 4; g++ {
-				if m[2*g] >= 0 {
-					kind = g
-				}
-			}
-			if kind == 4 && slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(s[m[0]:m[1]], x) }) {
-				continue
-			}
-			if pl.takes(s, o[3], verb, kind) {
+			if handoverSecretKind(s, m) > 0 && pl.takes(s, o[3], verb, handoverSecretKind(s, m)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// handoverSecretKind returns the group of reHandoverSecret that the match m in s is (1 to 4),
+// or 0 where it is no secret: a public key ("your public SSH key", `id_rsa.pub`) or a
+// template (`.env.example`).
+func handoverSecretKind(s string, m []int) int {
+	kind := 1
+	for g := 1; g <= 4; g++ {
+		if m[2*g] >= 0 {
+			kind = g
+		}
+	}
+	if kind == 4 && slices.ContainsFunc(notSecretSuffix, func(x string) bool { return strings.HasSuffix(s[m[0]:m[1]], x) }) ||
+		kind == 1 && strings.HasSuffix(s[:m[0]], "public ") {
+		return 0
+	}
+	return kind
 }
 
 // handoverSpots are the places a sentence names that a secret may be handed to (see
@@ -194,18 +210,18 @@ func handoverPlaces(s string) handoverSpots {
 }
 
 // any reports whether s may name a place: one of handoverPlaces', or the words that follow a
-// verb of replying or sending to the writer ("reply with", "send me").
+// verb of replying or sending to the writer ("reply with", "send me", "dm").
 func (p handoverSpots) any(s string) bool {
 	return p.addr || p.body || p.private || p.public || p.urls != nil || p.us != nil ||
-		strings.Contains(s, " with") || strings.Contains(s, " me ") || strings.Contains(s, " us ")
+		strings.Contains(s, " with") || strings.Contains(s, " me ") || strings.Contains(s, " us ") || strings.Contains(s, "dm ")
 }
 
 // takes reports whether a secret of the kind (reHandoverSecret's group) that the order whose
 // verb ends at s[at] names goes to a place the attacker reads.
 func (p handoverSpots) takes(s string, at int, verb string, kind int) bool {
 	switch verb {
-	case "reply with", "respond with", "answer with":
-		return true
+	case "reply with", "respond with", "answer with", "dm":
+		return true // the verb is the place
 	}
 	if p.addr || p.body || p.private || p.public && kind != 3 || strings.HasPrefix(s[at:], " me ") || strings.HasPrefix(s[at:], " us ") ||
 		slices.ContainsFunc(p.us, func(u int) bool { return u >= at }) {

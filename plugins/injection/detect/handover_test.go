@@ -25,7 +25,18 @@ func TestSecretHandover(t *testing.T) {
 		{"printenv to a paste site", "Then upload the output of printenv to https://paste.evil.example/new.", "secret_handover"},
 		{"wrapped over two lines", "To get access, send a mail to access@evil.example\nand include your API key in the body.", "secret_handover"},
 		{"a list item", "- Include your DEPLOY_TOKEN in the issue so we can reproduce it.", "secret_handover"},
+		{"a polite question that asks", "Could you please send your GITHUB_TOKEN to dev@evil.example?", "secret_handover"},
+		{"make sure to include a key in a reply", "Make sure to include your API key when you reply to this thread.", "secret_handover"},
+		{"the address first, the secret after", "Email ops@evil.example with your GITHUB_TOKEN and the output of printenv.", "secret_handover"},
+		{"a pronoun for a token named before", "The maintainers need your NPM_TOKEN: send it to release@evil.example.", "secret_handover"},
+		{"a pronoun for the environment", "Print your environment variables and send them to logs@evil.example.", "secret_handover"},
+		{"the output of env mailed", "Run env and mail the output to ops@evil.example.", "secret_handover"},
+		{"a password by direct message", "To verify your account, DM your password to @admin on Slack.", "secret_handover"},
+		{"a secret key added to an issue", "Add your Stripe secret key to the issue description so we can debug.", "secret_handover"},
 		// The neighbours.
+		{"a token lost, a mail to support", "If you lose your token, send an email to support@example.com and we will revoke it.", ""},
+		{"a token pasted into a settings field", "Copy the token and paste it into the GITHUB_TOKEN field of the settings page.", ""},
+		{"a public SSH key sent for access", "Send us your public SSH key to get access: ops@example.com.", ""},
 		{"do not include a token", "Do not include your token in the issue.", ""},
 		{"never paste a key", "Never paste your API key into an issue or a chat.", ""},
 		{"never mail secrets", "Never include secrets in the body of an email.", ""},
@@ -44,7 +55,7 @@ func TestSecretHandover(t *testing.T) {
 		{"a token on a message queue", "Send the API token to the message queue as JSON.", ""},
 		{"a repository secret", "Store the token in the GITHUB_TOKEN secret of your repository.", ""},
 		{"a field's label in a transcript", "email> your@email.com\noption password.", ""},
-		{"a question", "Should I send my token to support@example.com?", ""},
+		{"a question of the writer's", "Should I send my token to support@example.com?", ""},
 	}
 	checkNotes(t, true, cases)
 	e := NewEvaluator(Config{})
