@@ -167,6 +167,9 @@ func scanPrompt(v *voter, t string, n *Normalized) {
 	if m := secretFileExfil(t); m != "" {
 		v.add(PromptInjection, "secret_file_exfil", 0.9, m)
 	}
+	if m := secretHandover(t); m != "" {
+		v.add(PromptInjection, "secret_handover", 0.9, m)
+	}
 	if m := hiddenInstruction(t); m != "" {
 		v.add(PromptInjection, "hidden_instruction", 0.85, m)
 	}
