@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -135,5 +136,21 @@ func TestGroupWorkHelperTakesFromTheBack(t *testing.T) {
 	}
 	if caller[0] != 0 || helped[0] != 3 || helped[1] != 2 || len(ran) != 4 || len(caller)+len(helped) != 4 {
 		t.Fatalf("caller ran %v and the helper %v, want 0 first on the caller, 3 then 2 on the helper, each stage once", caller, helped)
+	}
+}
+
+// TestFanOutNeedsFourCores: a chain built with fewer than minFanOutProcs cores runs every group
+// inline (procs 0); with more, it may spread a group over the idle ones.
+func TestFanOutNeedsFourCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, tc := range []struct{ procs, want int }{{1, 0}, {2, 0}, {3, 0}, {4, 4}, {16, 16}} {
+		runtime.GOMAXPROCS(tc.procs)
+		c, err := New(Options{Stages: []*Stage{{Name: "a", Request: true, Plugin: working{}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.procs != tc.want {
+			t.Errorf("GOMAXPROCS %d: procs %d, want %d", tc.procs, c.procs, tc.want)
+		}
 	}
 }
