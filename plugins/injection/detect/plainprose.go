@@ -18,8 +18,8 @@ import (
 // hides no part of itself; and every match of the rule must be excused, since an attacker
 // writes the plain sentence before the real order.
 func plainProse(r *Result) {
-	if hidesPart(r) {
-		return
+	if !slices.ContainsFunc(r.Hits, plainHit) || hidesPart(r) {
+		return // nothing to excuse: the text is not read again for hidden parts
 	}
 	t := r.Norm.Text
 	for _, c := range plainClasses {
@@ -38,11 +38,19 @@ func plainProse(r *Result) {
 	}
 }
 
-// plainClasses are plainProse's classes: the rules each excuses and the test of one match.
-var plainClasses = []struct {
+// plainHit reports whether h is a prompt-injection hit of a rule one of plainClasses excuses.
+func plainHit(h Hit) bool {
+	return h.Category == PromptInjection && slices.ContainsFunc(plainClasses, func(c plainClass) bool { return slices.Contains(c.rules, h.Rule) })
+}
+
+// plainClass is one of plainProse's classes: the rules it excuses and the test of one match.
+type plainClass struct {
 	rules []string
 	ok    func(t string, at, end int) bool
-}{
+}
+
+// plainClasses are plainProse's classes: the rules each excuses and the test of one match.
+var plainClasses = []plainClass{
 	{[]string{"ignore_above"}, nil},
 	{[]string{"role_hijack"}, stateNow},
 	{[]string{"jailbreak_terms", "mode_switch"}, productDevMode},
