@@ -284,6 +284,34 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 }
 
+// envWritten records the files a command that prints the environment, or part of it, writes
+// (argv is that command, nil for a declaration builtin): `env | sort > e`, `printenv | grep -v
+// PATH | tee e`, `export -p > e`, `declare -x >> e`. Sent later (`curl -d @e`, `nc H P < e`),
+// such a file is the environment sent (gitConfigSent, exfil.go), as `env > e` is (writes).
+func (a *analyzer) envWritten(argv []string, redirs []*syntax.Redirect) {
+	var targets []string
+	if base(first(argv)) == "tee" {
+		targets = operands(argv[1:])
+	}
+	for _, r := range redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+			if r.Word != nil {
+				targets = append(targets, a.literal(r.Word))
+			}
+		}
+	}
+	for _, t := range targets {
+		if t == "/dev/null" {
+			continue
+		}
+		if a.archives == nil {
+			a.archives = map[string]string{}
+		}
+		a.archives[a.fileKey(t)] = "env"
+	}
+}
+
 // heldSecret returns what a command (run) writes into its redirect's file when that is the
 // environment ("env": env, printenv, `export -p`) or one secret variable's value ("secret:"
 // and the variable's name: echo or printf of `$AWS_SECRET_ACCESS_KEY`, `printenv GITHUB_TOKEN`;

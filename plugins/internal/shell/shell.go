@@ -805,6 +805,9 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.stmt(c.X)
 		a.stmt(c.Y)
 	case *syntax.DeclClause:
+		if declDump(c) {
+			a.envWritten(nil, s.Redirs) // `export -p > f`, `declare -x > f` (program.go)
+		}
 		for _, as := range c.Args {
 			if as.Name != nil && as.Value == nil && as.Naked && c.Variant != nil && c.Variant.Value == "unset" {
 				continue
@@ -928,6 +931,9 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 	for i, argv := range argvs {
 		prevEnv := envDump
 		envDump = envStage(argv, prevEnv)
+		if i > 0 && (envDump || prevEnv && base(first(argv)) == "tee") {
+			a.envWritten(argv, stages[i].Redirs) // `env | sort > e` (program.go)
+		}
 		if len(argv) == 0 {
 			// `ls -d ~ | while read d; do rm -rf "$d"; done`: the loop's body judged once
 			// for each line the stage before prints (flow.go).
