@@ -109,12 +109,18 @@ func ForCall(tool string, info *abi.ToolInfo) *Tool {
 				Description string `json:"description"`
 				schemaProp
 			} `json:"properties"`
+			Defs        map[string]schemaProp `json:"$defs"`
+			Definitions map[string]schemaProp `json:"definitions"`
 		}
 		if len(info.InputSchema) > 0 && json.Unmarshal(info.InputSchema, &s) == nil {
 			t.props = map[string]string{}
+			defs := s.Defs
+			if len(defs) == 0 {
+				defs = s.Definitions
+			}
 			for k, p := range s.Properties {
 				t.props[strings.ToLower(k)] = strings.ToLower(p.Description + " " + p.Format)
-				if f, ok := fieldOf(p.schemaProp); ok {
+				if f, ok := fieldOf(p.schemaProp, defs); ok {
 					if t.fields == nil {
 						t.fields = map[string]field{}
 					}

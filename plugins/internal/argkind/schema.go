@@ -6,30 +6,94 @@ import (
 )
 
 // field is what a tool's input schema declares about one top-level argument's value: a type
-// of integer, number or boolean, an enum, or a string format this package checks. Array
-// properties take their items' declaration (the value of each item is checked).
+// of integer, number or boolean, an enum (or a const), or a string format this package checks.
+// Array properties take their items' declaration (the value of each item is checked). A
+// property declared as alternatives (anyOf, oneOf) is a field when every alternative that is
+// not null is one: alts holds them, and a value conforms when it conforms to any.
 type field struct {
 	types  []string // integer, number, boolean (a "null" alternative is dropped)
 	enum   []string // members as strings: a string member as is, any other as its JSON
 	format string   // uuid, date, date-time, email, uri (url and iri are read as uri)
+	alts   []field  // alternatives (anyOf, oneOf); when set, the fields above are empty
 }
 
 // schemaProp is the part of a JSON Schema property this package reads.
 type schemaProp struct {
 	Type   json.RawMessage   `json:"type"`
 	Enum   []json.RawMessage `json:"enum"`
+	Const  json.RawMessage   `json:"const"`
 	Format string            `json:"format"`
 	Items  *schemaProp       `json:"items"`
+	Ref    string            `json:"$ref"`
+	AnyOf  []schemaProp      `json:"anyOf"`
+	OneOf  []schemaProp      `json:"oneOf"`
+	AllOf  []schemaProp      `json:"allOf"`
 }
 
+// maxRefDepth bounds how many $ref and alternative levels fieldOf follows: a schema that
+// refers to itself ends there, undeclared.
+const maxRefDepth = 8
+
 // fieldOf reads the typed declaration of p; ok is false when p declares nothing this package
-// checks (a plain string, an object, a format it does not know).
-func fieldOf(p schemaProp) (field, bool) {
+// checks (a plain string, an object, a format it does not know). defs are the schema's
+// definitions ($defs, or definitions in drafts before 2019-09), which a local $ref
+// ("#/$defs/Status") names: generated schemas put an enum there (Pydantic's Enum classes).
+// Optional and union parameters arrive as anyOf or oneOf (Pydantic writes `int | None` as
+// anyOf integer, null): the declaration holds when every alternative that is not null is
+// typed; one plain string alternative, or one this package does not know, means the value may
+// be anything, as a "type" list with "string" does. allOf with a single member (how older
+// generators attach a description to a $ref) is that member.
+func fieldOf(p schemaProp, defs map[string]schemaProp) (field, bool) {
+	return fieldAt(p, defs, 0)
+}
+
+func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) {
+	if depth > maxRefDepth {
+		return field{}, false
+	}
+	if p.Ref != "" {
+		name, ok := strings.CutPrefix(p.Ref, "#/$defs/")
+		if !ok {
+			name, ok = strings.CutPrefix(p.Ref, "#/definitions/")
+		}
+		d, found := defs[name]
+		if !ok || !found {
+			return field{}, false // a remote or unknown reference: nothing declared here
+		}
+		return fieldAt(d, defs, depth+1)
+	}
+	if len(p.AllOf) == 1 && len(p.AnyOf) == 0 && len(p.OneOf) == 0 {
+		return fieldAt(p.AllOf[0], defs, depth+1)
+	}
+	if alts := append(p.AnyOf[:len(p.AnyOf):len(p.AnyOf)], p.OneOf...); len(alts) > 0 {
+		var f field
+		for _, a := range alts {
+			if onlyNull(a) {
+				continue // the null alternative: an absent value, never text
+			}
+			af, ok := fieldAt(a, defs, depth+1)
+			if !ok || af.format == "uri" {
+				return field{}, false // a string (or a URL) alternative: the value may be anything
+			}
+			f.alts = append(f.alts, af)
+		}
+		switch len(f.alts) {
+		case 0:
+			return field{}, false
+		case 1:
+			return f.alts[0], true
+		}
+		return f, true
+	}
 	if p.Items != nil && typeNames(p.Type, "array") {
-		return fieldOf(*p.Items)
+		return fieldAt(*p.Items, defs, depth+1)
 	}
 	var f field
-	for _, e := range p.Enum {
+	members := p.Enum
+	if len(members) == 0 && len(p.Const) > 0 {
+		members = []json.RawMessage{p.Const}
+	}
+	for _, e := range members {
 		var s string
 		if json.Unmarshal(e, &s) == nil {
 			f.enum = append(f.enum, s)
@@ -72,6 +136,38 @@ func fieldOf(p schemaProp) (field, bool) {
 	return f, true
 }
 
+// onlyNull reports whether p declares the null type and nothing else.
+func onlyNull(p schemaProp) bool {
+	if p.Ref != "" || len(p.Enum) > 0 || len(p.Const) > 0 || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || len(p.AllOf) > 0 {
+		return false
+	}
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		return one == "null"
+	}
+	var ts []string
+	_ = json.Unmarshal(p.Type, &ts)
+	for _, t := range ts {
+		if t != "null" {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// hasEnum reports whether f (or one of its alternatives) lists members.
+func (f field) hasEnum() bool {
+	if len(f.enum) > 0 {
+		return true
+	}
+	for _, a := range f.alts {
+		if a.hasEnum() {
+			return true
+		}
+	}
+	return false
+}
+
 // typeNames reports whether a JSON Schema "type" (a name or a list of names) includes name.
 func typeNames(raw json.RawMessage, name string) bool {
 	var one string
@@ -90,6 +186,13 @@ func typeNames(raw json.RawMessage, name string) bool {
 
 // declared names the field's type for a reason: "integer", "one of [open closed]", "a uuid".
 func (f field) declared() string {
+	if len(f.alts) > 0 {
+		names := make([]string, len(f.alts))
+		for i, a := range f.alts {
+			names[i] = a.declared()
+		}
+		return strings.Join(names, " or ")
+	}
 	switch {
 	case len(f.enum) > 0:
 		const most = 8
@@ -110,6 +213,11 @@ func (f field) declared() string {
 // conforms reports whether the string v is a value of the declared type. A string that spells
 // the type is accepted ("42" in an integer field, "true" in a boolean one): clients send them.
 func (f field) conforms(v string) bool {
+	for _, a := range f.alts {
+		if a.conforms(v) {
+			return true
+		}
+	}
 	switch {
 	case len(f.enum) > 0:
 		for _, m := range f.enum {
@@ -425,7 +533,7 @@ func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
 			if f.format == "uri" {
 				return TypedURL, Mismatch{}
 			}
-			if len(f.enum) > 0 && !plainMember(v) {
+			if f.hasEnum() && !plainMember(v) {
 				// The schema comes from the server: an enum member that holds command, SQL or
 				// markup syntax ("; rm -rf /") is no proof of harmlessness. Judge it strictly.
 				return Unknown, Mismatch{}

@@ -117,6 +117,110 @@ func TestJudge(t *testing.T) {
 	}
 }
 
+// TestJudgeAlternatives: parameters declared the way generated schemas write them (issue 26).
+// Pydantic (the MCP Python SDK's FastMCP) writes `int | None` as anyOf integer, null, an Enum
+// class as a $ref into $defs, a Literal as an enum or a const; older generators wrap a $ref
+// in a one-member allOf and keep definitions. A value of the declared type is typed; text
+// where the type belongs is a mismatch (the SQL probes of a typed field); an alternative that
+// is a plain string, a URL, a remote or unknown $ref, or a self-reference leaves the field
+// undeclared (judged by its key, as before).
+func TestJudgeAlternatives(t *testing.T) {
+	info := &abi.ToolInfo{Name: "get_order", InputSchema: json.RawMessage(`{"type":"object",
+	"$defs": {
+		"Status": {"enum":["open","closed"],"title":"Status","type":"string"},
+		"Loop": {"$ref":"#/$defs/Loop"},
+		"Id": {"anyOf":[{"type":"integer"},{"type":"string","format":"uuid"}]}
+	},
+	"properties":{
+		"order_id": {"anyOf":[{"type":"integer"},{"type":"null"}],"default":null,"title":"Order Id"},
+		"page": {"oneOf":[{"type":"integer"},{"type":["null"]}]},
+		"status": {"$ref":"#/$defs/Status"},
+		"maybe_status": {"anyOf":[{"$ref":"#/$defs/Status"},{"type":"null"}]},
+		"wrapped": {"allOf":[{"$ref":"#/$defs/Status"}],"description":"the order's status"},
+		"kind": {"const":"refund"},
+		"mode": {"anyOf":[{"const":"fast"},{"const":"slow"}]},
+		"ref": {"$ref":"#/$defs/Id"},
+		"since": {"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
+		"ids": {"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"null"}]},
+		"size": {"anyOf":[{"type":"integer"},{"enum":["small","large"]}]},
+		"query": {"anyOf":[{"type":"string"},{"type":"null"}]},
+		"either": {"anyOf":[{"type":"integer"},{"type":"string"}]},
+		"link": {"anyOf":[{"type":"integer"},{"type":"string","format":"uri"}]},
+		"remote": {"$ref":"https://example.com/schema.json#/Status"},
+		"missing": {"$ref":"#/$defs/Nope"},
+		"loop": {"$ref":"#/$defs/Loop"},
+		"nulls": {"anyOf":[{"type":"null"}]},
+		"weird": {"mode":"x","anyOf":[{"type":"null","enum":[null,"; rm -rf /"]}]}
+	}}`)}
+	tool := ForCall("get_order", info)
+	const byKey = NumKinds // want: not declared, so what the key alone says
+	for _, tc := range []struct {
+		key, v   string
+		want     Kind
+		mismatch string // Declared; "" = none
+	}{
+		{"order_id", "42", Typed, ""},
+		{"order_id", "1 AND 1=1", Unknown, "integer"},
+		{"order_id", "1 OR SLEEP(5)", Unknown, "integer"},
+		{"order_id", "2-1", Unknown, "integer"},
+		{"order_id", "1 ORDER BY 3--", Unknown, "integer"},
+		{"order_id", "1; DROP TABLE orders", Unknown, "integer"},
+		{"order_id", "null", Unknown, "integer"}, // an absent value is JSON null, not the string
+		{"page", "3", Typed, ""},
+		{"page", "3 UNION SELECT password FROM users", Unknown, "integer"},
+		{"status", "open", Typed, ""},
+		{"status", "open' OR '1'='1", Unknown, "one of [open closed]"},
+		{"maybe_status", "closed", Typed, ""},
+		{"maybe_status", "closed'--", Unknown, "one of [open closed]"},
+		{"wrapped", "open", Typed, ""},
+		{"wrapped", "open;select 1", Unknown, "one of [open closed]"},
+		{"kind", "refund", Typed, ""},
+		{"kind", "refund' or 1=1 #", Unknown, "one of [refund]"},
+		{"mode", "slow", Typed, ""},
+		{"mode", "fast,(select 1)", Unknown, "one of [fast] or one of [slow]"},
+		{"ref", "17", Typed, ""},
+		{"ref", "123e4567-e89b-12d3-a456-426614174000", Typed, ""},
+		{"ref", "17' AND '1'='1", Unknown, "integer or a uuid"},
+		{"since", "2026-12-01", Typed, ""},
+		{"since", "2026-12-01' AND SLEEP(5)--", Unknown, "a date"},
+		{"ids", "5", Typed, ""},
+		{"ids", "5)) OR 1=1--", Unknown, "integer"},
+		{"size", "large", Typed, ""},
+		{"size", "12", Typed, ""},
+		{"size", "12 procedure analyse()", Unknown, "integer or one of [small large]"},
+		{"query", "1 OR 1=1", byKey, ""},  // a plain string alternative: anything goes, by key
+		{"either", "1 OR 1=1", byKey, ""}, // likewise
+		{"link", "1 OR 1=1", byKey, ""},   // a URL alternative: left to the URL rules, by key
+		{"remote", "1 OR 1=1", byKey, ""}, // a remote $ref: nothing declared here
+		{"missing", "1 OR 1=1", byKey, ""},
+		{"loop", "1 OR 1=1", byKey, ""}, // a $ref to itself ends undeclared
+		{"nulls", "1 OR 1=1", byKey, ""},
+		{"weird", "; rm -rf /", Unknown, ""}, // an enum member with command syntax: judged strictly
+	} {
+		t.Run(tc.key+"="+tc.v, func(t *testing.T) {
+			k, m := tool.Judge(tc.key, tc.v, true)
+			if tc.want == byKey {
+				tc.want = tool.Of(tc.key).ForValue(tc.v) // undeclared: the key's kind, as before
+			}
+			if k != tc.want || m.Declared != tc.mismatch {
+				t.Errorf("Judge(%q, %q) = %s, %q; want %s, %q", tc.key, tc.v, k, m.Declared, tc.want, tc.mismatch)
+			}
+			if m.URL {
+				t.Errorf("Judge(%q, %q).URL set; want not (no URL field here)", tc.key, tc.v)
+			}
+		})
+	}
+	// Drafts before 2019-09 keep the definitions under "definitions".
+	old := ForCall("t", &abi.ToolInfo{Name: "t", InputSchema: json.RawMessage(`{"definitions":{"S":{"type":"string","enum":["a","b"]}},
+		"properties":{"s":{"allOf":[{"$ref":"#/definitions/S"}]}}}`)})
+	if k, m := old.Judge("s", "a", true); k != Typed || m.Declared != "" {
+		t.Errorf("definitions: Judge(s, a) = %s, %q; want typed", k, m.Declared)
+	}
+	if k, m := old.Judge("s", "a' or 'x'='x", true); k != Unknown || m.Declared != "one of [a b]" {
+		t.Errorf("definitions: Judge(s, a' or 'x'='x) = %s, %q; want a mismatch", k, m.Declared)
+	}
+}
+
 func TestTypedLabels(t *testing.T) {
 	for _, l := range []string{"sql_injection", "prompt_injection", "ssrf", "xss"} {
 		if Typed.Applies(l) {
