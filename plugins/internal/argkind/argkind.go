@@ -272,16 +272,23 @@ func (k Kind) Applies(label string) bool {
 // LastKey returns the last object key of an evidence path such as "arguments.options.command",
 // "arguments.cmds[2]" or "arguments.cmds.2" (both "cmds"), or "" when there is none. A detector
 // path's window suffix ("arguments.body[0:512]") is skipped too.
+//
+// It allocates nothing: the injection stage reads it for every argument of unknown kind.
 func LastKey(path string) string {
-	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' })
-	for i := len(parts) - 1; i > 0; i-- { // parts[0] is "arguments", "uri" or "result"
-		p := parts[i]
-		if strings.HasSuffix(p, "]") || strings.Trim(p, "0123456789") == "" {
-			continue
+	end := len(path)
+	for {
+		i := strings.LastIndexAny(path[:end], ".[")
+		if i < 0 {
+			return "" // the first part is "arguments", "uri" or "result"
 		}
-		return p
+		if p := path[i+1 : end]; p != "" && !strings.HasSuffix(p, "]") && strings.Trim(p, "0123456789") != "" {
+			if strings.TrimLeft(path[:i], ".[") == "" {
+				return "" // nothing before it: it is the first part
+			}
+			return p
+		}
+		end = i
 	}
-	return ""
 }
 
 // Cache keeps the Tool of the last call it built one for: agents call the same tool many times
