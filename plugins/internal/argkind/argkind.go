@@ -88,9 +88,9 @@ type Tool struct {
 	text  string // lower-case name, description and schema descriptions, for hints
 	props map[string]string
 	known map[string]Kind
-	// fields holds the typed declarations of the input schema's top-level properties (see
-	// Judge), by exact property name.
-	fields map[string]field
+	// root holds the input schema's declarations of the arguments' members, typed and nested
+	// (see JudgeIn), by exact property name; nil without a schema.
+	root *object
 }
 
 // ForCall builds the classification context from the envelope's tool name and tool_info (nil
@@ -118,15 +118,13 @@ func ForCall(tool string, info *abi.ToolInfo) *Tool {
 			if len(defs) == 0 {
 				defs = s.Definitions
 			}
+			props := make(map[string]schemaProp, len(s.Properties))
 			for k, p := range s.Properties {
 				t.props[strings.ToLower(k)] = strings.ToLower(p.Description + " " + p.Format)
-				if f, ok := fieldOf(p.schemaProp, defs); ok {
-					if t.fields == nil {
-						t.fields = map[string]field{}
-					}
-					t.fields[k] = f
-				}
+				props[k] = p.schemaProp
 			}
+			budget := 0
+			t.root = objectOf(props, defs, 0, &budget)
 		}
 	}
 	return t

@@ -28,6 +28,9 @@ type schemaProp struct {
 	AnyOf  []schemaProp      `json:"anyOf"`
 	OneOf  []schemaProp      `json:"oneOf"`
 	AllOf  []schemaProp      `json:"allOf"`
+	// Properties declares an object's members: a parameter that is an object (a Pydantic
+	// model passed as one argument), read by objectOf.
+	Properties map[string]schemaProp `json:"properties"`
 }
 
 // maxRefDepth bounds how many $ref and alternative levels fieldOf follows: a schema that
@@ -512,6 +515,115 @@ func plainMember(v string) bool {
 	return len(v) <= 64 && !strings.ContainsAny(v, ";|&$`<>(){}'\"\\") && !strings.Contains(v, "..")
 }
 
+// object is what an input schema declares about the members of one JSON object in the
+// arguments: typed members (fields) and members that are objects themselves (objs; an array of
+// objects too).
+type object struct {
+	fields map[string]field
+	objs   map[string]*object
+}
+
+// maxObjects bounds how many nested object declarations one input schema builds: a schema that
+// refers to itself (a tree of nodes) or fans out wide stops there, its deeper members
+// undeclared (judged by key, as before).
+const maxObjects = 64
+
+// objectOf builds the declaration of an object from its properties: each member's typed field
+// (fieldOf), and each member that is an object, or an array of objects, with properties of its
+// own (through a local $ref, a one-member allOf, or an anyOf/oneOf whose only alternative that
+// is not null is one). budget counts the object declarations built so far (maxObjects).
+func objectOf(props map[string]schemaProp, defs map[string]schemaProp, depth int, budget *int) *object {
+	o := &object{}
+	for k, p := range props {
+		if f, ok := fieldOf(p, defs); ok {
+			if o.fields == nil {
+				o.fields = map[string]field{}
+			}
+			o.fields[k] = f
+			continue
+		}
+		if depth >= maxRefDepth || *budget >= maxObjects {
+			continue
+		}
+		if members, ok := objectProps(p, defs, 0); ok {
+			*budget++
+			if o.objs == nil {
+				o.objs = map[string]*object{}
+			}
+			o.objs[k] = objectOf(members, defs, depth+1, budget)
+		}
+	}
+	return o
+}
+
+// objectProps returns the properties p declares for an object value (or for each item of an
+// array value), following a local $ref, a one-member allOf, and an anyOf or oneOf whose one
+// alternative that is not null is such an object.
+func objectProps(p schemaProp, defs map[string]schemaProp, depth int) (map[string]schemaProp, bool) {
+	if depth > maxRefDepth {
+		return nil, false
+	}
+	switch {
+	case p.Ref != "":
+		name, ok := strings.CutPrefix(p.Ref, "#/$defs/")
+		if !ok {
+			name, ok = strings.CutPrefix(p.Ref, "#/definitions/")
+		}
+		d, found := defs[name]
+		if !ok || !found {
+			return nil, false
+		}
+		return objectProps(d, defs, depth+1)
+	case len(p.AllOf) == 1 && len(p.AnyOf) == 0 && len(p.OneOf) == 0:
+		return objectProps(p.AllOf[0], defs, depth+1)
+	case len(p.AnyOf) > 0 || len(p.OneOf) > 0:
+		var only *schemaProp
+		for _, alts := range [][]schemaProp{p.AnyOf, p.OneOf} {
+			for i := range alts {
+				if onlyNull(alts[i]) {
+					continue
+				}
+				if only != nil {
+					return nil, false // two shapes: which one a value has is not declared here
+				}
+				only = &alts[i]
+			}
+		}
+		if only == nil {
+			return nil, false
+		}
+		return objectProps(*only, defs, depth+1)
+	case p.Items != nil && typeNames(p.Type, "array"):
+		return objectProps(*p.Items, defs, depth+1)
+	case len(p.Properties) > 0:
+		return p.Properties, true
+	}
+	return nil, false
+}
+
+// Decl is what a tool's input schema declares for the members of one object in the arguments:
+// the arguments object itself (Tool.Root), or an object-valued member of a declared object
+// (Decl.Object). The zero value declares nothing: its members are judged by key.
+type Decl struct{ o *object }
+
+// Root is the declaration of the arguments object's members (zero for a nil Tool or one
+// without an input schema).
+func (t *Tool) Root() Decl {
+	if t == nil {
+		return Decl{}
+	}
+	return Decl{t.root}
+}
+
+// Object is the declaration of the members of the object at key (or of each object in the
+// array at key); zero when d does not declare one there.
+func (d Decl) Object(key string) Decl {
+	if d.o == nil {
+		return Decl{}
+	}
+	return Decl{d.o.objs[key]}
+}
+
 // Mismatch describes a value that violates its field's declared type; the zero value means
 // none.
 type Mismatch struct {
@@ -521,12 +633,23 @@ type Mismatch struct {
 
 // Judge classifies the value v of the argument at key with the input schema first. top says
 // whether v is a top-level argument (or an item of a top-level array): only those are
-// declared by the schema's properties. A value that conforms to a declared integer, number,
-// boolean, enum or format is Typed, or TypedURL for a URL; one that violates it is Unknown
-// (every category: strict) with the mismatch; any other value is t.Of(key).ForValue(v).
+// declared by the schema's properties. It is JudgeIn with the root declaration when top, and
+// with none otherwise.
 func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
-	if t != nil && top {
-		if f, ok := t.fields[key]; ok {
+	if top {
+		return t.JudgeIn(t.Root(), key, v)
+	}
+	return t.JudgeIn(Decl{}, key, v)
+}
+
+// JudgeIn classifies the value v of the member key of an object that d declares (or of an item
+// of the array at key), with the input schema first. A value that conforms to a declared
+// integer, number, boolean, enum or format is Typed, or TypedURL for a URL; one that violates
+// it is Unknown (every category: strict) with the mismatch; any other value is
+// t.Of(key).ForValue(v).
+func (t *Tool) JudgeIn(d Decl, key, v string) (Kind, Mismatch) {
+	if t != nil && d.o != nil {
+		if f, ok := d.o.fields[key]; ok {
 			if !f.conforms(v) {
 				return Unknown, Mismatch{Declared: f.declared(), URL: f.format == "uri"}
 			}

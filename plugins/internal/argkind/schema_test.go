@@ -2,6 +2,7 @@ package argkind
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -218,6 +219,101 @@ func TestJudgeAlternatives(t *testing.T) {
 	}
 	if k, m := old.Judge("s", "a' or 'x'='x", true); k != Unknown || m.Declared != "one of [a b]" {
 		t.Errorf("definitions: Judge(s, a' or 'x'='x) = %s, %q; want a mismatch", k, m.Declared)
+	}
+}
+
+// TestJudgeNested: an object parameter's members are declared by its properties (a Pydantic
+// model passed as one argument is a $ref to an object in $defs; an optional one an anyOf of it
+// and null; a list of them an array whose items are it). Members of an object the schema does
+// not declare, or of one with two shapes, are judged by key; a schema that refers to itself
+// ends undeclared after maxRefDepth levels (det75).
+func TestJudgeNested(t *testing.T) {
+	info := &abi.ToolInfo{Name: "search_orders", InputSchema: json.RawMessage(`{"type":"object",
+	"$defs": {
+		"Status": {"enum":["open","closed"],"type":"string"},
+		"Filter": {"type":"object","properties":{
+			"customer_id":{"type":"integer"},
+			"status":{"$ref":"#/$defs/Status"},
+			"note":{"type":"string"},
+			"range":{"type":"object","properties":{"from":{"type":"string","format":"date"}}}}},
+		"Node": {"type":"object","properties":{"n":{"type":"integer"},"child":{"$ref":"#/$defs/Node"}}}
+	},
+	"properties":{
+		"filter": {"$ref":"#/$defs/Filter"},
+		"maybe": {"anyOf":[{"$ref":"#/$defs/Filter"},{"type":"null"}]},
+		"many": {"type":"array","items":{"$ref":"#/$defs/Filter"}},
+		"either": {"anyOf":[{"$ref":"#/$defs/Filter"},{"type":"object","properties":{"customer_id":{"type":"string"}}}]},
+		"free": {"type":"object"},
+		"tree": {"$ref":"#/$defs/Node"}
+	}}`)}
+	tool := ForCall("search_orders", info)
+	root := tool.Root()
+	for _, tc := range []struct {
+		name     string
+		d        Decl
+		key, v   string
+		want     Kind
+		mismatch string
+	}{
+		{"a model's integer", root.Object("filter"), "customer_id", "42", Typed, ""},
+		{"a boolean tail in a model's integer", root.Object("filter"), "customer_id", "42 AND 1=1", Unknown, "integer"},
+		{"a model's enum", root.Object("filter"), "status", "open", Typed, ""},
+		{"a break-out in a model's enum", root.Object("filter"), "status", "open' OR '1'='1", Unknown, "one of [open closed]"},
+		{"a model's plain string", root.Object("filter"), "note", "please leave it at the door", Text, ""},
+		{"two levels down", root.Object("filter").Object("range"), "from", "2026-12-01", Typed, ""},
+		{"a delay two levels down", root.Object("filter").Object("range"), "from", "2026-12-01' AND SLEEP(5)--", Unknown, "a date"},
+		{"an optional model", root.Object("maybe"), "customer_id", "7 ORDER BY 3", Unknown, "integer"},
+		{"a list of models", root.Object("many"), "customer_id", "7", Typed, ""},
+		{"a probe in a list of models", root.Object("many"), "customer_id", "7;SELECT 1", Unknown, "integer"},
+		{"two shapes: by key", root.Object("either"), "customer_id", "7 ORDER BY 3", Fixed, ""},
+		{"an object without properties: by key", root.Object("free"), "customer_id", "7 ORDER BY 3", Fixed, ""},
+		{"the root does not declare a nested member", root, "customer_id", "7 ORDER BY 3", Fixed, ""},
+		{"an undeclared nested object: by key", root.Object("nope"), "customer_id", "7 ORDER BY 3", Fixed, ""},
+		{"a recursive model", root.Object("tree").Object("child").Object("child"), "n", "3", Typed, ""},
+		{"a recursive model ends undeclared", root.Object("tree").Object("child").Object("child").Object("child").Object("child").Object("child").Object("child").Object("child").Object("child").Object("child"), "n", "3 OR 1=1", Unknown, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, m := tool.JudgeIn(tc.d, tc.key, tc.v)
+			if k != tc.want || m.Declared != tc.mismatch {
+				t.Errorf("JudgeIn(%q, %q) = %s, %q; want %s, %q", tc.key, tc.v, k, m.Declared, tc.want, tc.mismatch)
+			}
+		})
+	}
+	var none *Tool
+	if k, m := none.JudgeIn(none.Root().Object("filter"), "customer_id", "1 OR 1=1"); k != Unknown || m.Declared != "" {
+		t.Errorf("nil Tool: %s %q; want Unknown and no mismatch", k, m.Declared)
+	}
+}
+
+// TestObjectBudget: a schema that fans out and refers to itself builds a bounded number of
+// object declarations (maxObjects).
+func TestObjectBudget(t *testing.T) {
+	props := ""
+	for i := range 10 {
+		if i > 0 {
+			props += ","
+		}
+		props += fmt.Sprintf(`"c%d":{"$ref":"#/$defs/N"}`, i)
+	}
+	info := &abi.ToolInfo{Name: "t", InputSchema: json.RawMessage(`{"$defs":{"N":{"type":"object","properties":{` + props + `,"n":{"type":"integer"}}}},"properties":{"root":{"$ref":"#/$defs/N"}}}`)}
+	tool := ForCall("t", info)
+	n := 0
+	var count func(o *object)
+	count = func(o *object) {
+		if o == nil {
+			return
+		}
+		n++
+		for _, c := range o.objs {
+			count(c)
+		}
+	}
+	count(tool.root)
+	if n > maxObjects+1 {
+		t.Errorf("%d object declarations built, want at most %d", n, maxObjects+1)
+	}
+	if k, _ := tool.JudgeIn(tool.Root().Object("root"), "n", "1"); k != Typed {
+		t.Errorf("the first level is declared: got %s", k)
 	}
 }
 
