@@ -1925,12 +1925,12 @@ func numberKey(key string) bool {
 }
 
 // reNumberSQL is SQL after the number a count, a page or a year starts with: a quote, a
-// statement terminator or a comment straight after it (`10'`, `10;`, `10--`, `10#`), a clause
-// appended to the query it lands in (`1 ORDER BY 3`, `10 PROCEDURE ANALYSE()`, `10 UNION
-// SELECT`, `1 LIMIT 1`, `10 INTO OUTFILE`), or a boolean operator then a condition (`1 AND
-// 1=1`, `1 OR SLEEP(5)`, `1 AND (SELECT ...)`, `1 or true`). The number may be closed by
-// parentheses first (`1) OR (1=1`).
-var reNumberSQL = lazyre.New(`(?i)^\s*[-+]?\d+(?:\.\d+)?\s*\)*\s*(?:['"\x60;#]|--|/\*|(?:order|group)\s+by\b|procedure\s+analyse\b|union\b|having\b|into\s+(?:out|dump)file\b|limit\s+\d|offset\s+\d|(?:and|or|xor|&&|\|\|)\s*(?:[^;]*?(?:[=<>]|\b(?:sleep|pg_sleep|benchmark|select|exists|like|rlike|regexp|between|is\s+(?:not\s+)?null)\b)|(?:not\s+)?(?:true|false|null)\b|\(|@@))`)
+// statement terminator or a comment straight after it (`10'`, `10;`, `10--`, `10#`; not a
+// plural's or possessive's apostrophe, `1990's`), a clause appended to the query it lands in
+// (`1 ORDER BY 3`, `10 PROCEDURE ANALYSE()`, `10 UNION SELECT`, `1 LIMIT 1`, `10 INTO
+// OUTFILE`), or a boolean operator then a condition (`1 AND 1=1`, `1 OR SLEEP(5)`, `1 AND
+// (SELECT ...)`, `1 or true`). The number may be closed by parentheses first (`1) OR (1=1`).
+var reNumberSQL = lazyre.New(`(?i)^\s*[-+]?\d+(?:\.\d+)?\s*\)*\s*(?:['"\x60](?:[^s]|s\w|$)|[;#]|--|/\*|(?:order|group)\s+by\b|procedure\s+analyse\b|union\b|having\b|into\s+(?:out|dump)file\b|limit\s+\d|offset\s+\d|(?:and|or|xor|&&|\|\|)\s*(?:[^;]*?(?:[=<>]|\b(?:sleep|pg_sleep|benchmark|select|exists|like|rlike|regexp|between|is\s+(?:not\s+)?null)\b)|(?:not\s+)?(?:true|false|null)\b|\(|@@))`)
 
 // notANumber returns v when it is a number followed by SQL syntax (reNumberSQL), or holds a
 // statement no number does (reIDStatement: `1;select 1`, a UNION SELECT, a delay): how SQL

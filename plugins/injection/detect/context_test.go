@@ -394,6 +394,9 @@ func TestEvaluateInContext(t *testing.T) {
 		{"a count and up", "list_orders", "", map[string]any{"count": "5 and up"}, "none", ""},
 		{"a limit of all", "list_orders", "", map[string]any{"limit": "all"}, "none", ""},
 		{"a decimal quantity", "add_to_cart", "", map[string]any{"qty": "1.5"}, "none", ""},
+		{"a decade in a year", "list_albums", "", map[string]any{"year": "1990's"}, "none", ""},
+		{"a quote then a condition after a year", "list_albums", "", map[string]any{"year": "1990' or 'a'='a"}, "deny", "sql_injection"},
+		{"a double quote after a count", "list_orders", "", map[string]any{"count": "3\""}, "deny", "unknown/not_a_number"},
 		{"the same probe in a field that names no number", "list_orders", "", map[string]any{"category": "1 ORDER BY 3"}, "none", ""},
 		// det75: a statement in a field that holds one short token, where the schema is unknown
 		{"a stacked select after a status", "list_orders", "", map[string]any{"status": "open';select pg_sleep(5)--"}, "deny", "sql_injection"},
