@@ -280,17 +280,17 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 	type item struct {
 		path, key string
 		r         gjson.Result
-		top       bool // a top-level argument or an item of one: what the schema declares
+		decl      argkind.Decl // what the schema declares for the members of the object holding it
 		root      bool
 	}
 	walk := func(path string, r gjson.Result) {
-		stack := []item{{path, "", r, false, true}}
+		stack := []item{{path, "", r, argkind.Decl{}, true}}
 		for len(stack) > 0 {
 			it := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			switch {
 			case it.r.Type == gjson.String:
-				col.kind, _ = tool.Judge(it.key, it.r.Str, it.top)
+				col.kind, _ = tool.JudgeIn(it.decl, it.key, it.r.Str)
 				if col.kind == argkind.Typed {
 					// A value of the integer, number, boolean, enum or format the tool's
 					// input schema declares: data of a known shape, not text. (A value that
@@ -308,7 +308,7 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 				var kids []item
 				i := 0
 				it.r.ForEach(func(_, v gjson.Result) bool {
-					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v, it.top, false})
+					kids = append(kids, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, v, it.decl, false})
 					i++
 					return true
 				})
@@ -317,6 +317,10 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 				}
 			case it.r.IsObject():
 				var kids []item
+				decl := it.decl.Object(it.key) // what the schema declares for this object's members
+				if it.root {
+					decl = tool.Root()
+				}
 				it.r.ForEach(func(k, v gjson.Result) bool {
 					if strings.HasPrefix(it.path, "result") && structural[k.String()] {
 						return true // MCP content metadata, not text
@@ -328,7 +332,7 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 						col.kind = argkind.Unknown
 						add(kp+"{key}", k.String())
 					}
-					kids = append(kids, item{kp, k.String(), v, it.root, false})
+					kids = append(kids, item{kp, k.String(), v, decl, false})
 					return true
 				})
 				for j := len(kids) - 1; j >= 0; j-- {

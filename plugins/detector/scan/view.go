@@ -23,14 +23,15 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 	type item struct {
 		path, key string
 		n         uint32
-		top, root bool
+		decl      argkind.Decl // what the schema declares for the members of the object holding it
+		root      bool
 	}
 	stack := make([]item, 0, 16) // on the goroutine's stack unless a message nests deeper
 	walk := func(path string, n uint32, ok bool) {
 		if !ok {
 			return
 		}
-		stack = append(stack[:0], item{path, "", n, false, true})
+		stack = append(stack[:0], item{path, "", n, argkind.Decl{}, true})
 		aliased := false
 		for len(stack) > 0 {
 			it := stack[len(stack)-1]
@@ -47,7 +48,7 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 			}
 			switch node.Type {
 			case abi.NodeString:
-				col.kind, _ = tool.Judge(it.key, node.Value, it.top)
+				col.kind, _ = tool.JudgeIn(it.decl, it.key, node.Value)
 				if col.kind == argkind.Typed {
 					continue
 				}
@@ -58,12 +59,16 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 			case abi.NodeArray:
 				base, i := len(stack), 0
 				for ch := it.n + 1; ch < node.End; ch = v.Node(ch).End {
-					stack = append(stack, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, ch, it.top, false})
+					stack = append(stack, item{pathJoin(it.path, "."+strconv.Itoa(i)), it.key, ch, it.decl, false})
 					i++
 				}
 				reverse(stack[base:])
 			case abi.NodeObject:
 				base := len(stack)
+				decl := it.decl.Object(it.key) // what the schema declares for this object's members
+				if it.root {
+					decl = tool.Root()
+				}
 				for ch := it.n + 1; ch < node.End; ch = v.Node(ch).End {
 					name := v.Node(ch).Name
 					if strings.HasPrefix(it.path, "result") && structural[name] {
@@ -74,7 +79,7 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 						col.kind = argkind.Unknown
 						col.add(kp+"{key}", name)
 					}
-					stack = append(stack, item{kp, name, ch, it.root, false})
+					stack = append(stack, item{kp, name, ch, decl, false})
 				}
 				reverse(stack[base:])
 			}

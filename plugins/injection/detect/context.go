@@ -31,6 +31,8 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			if m := notAnID(strings.TrimSpace(l.text)); m != "" {
 				vote(r, d, SQLInjection, "fixed/not_an_id", 0.9, m)
 			}
+		} else if tokenKeys[strings.ToLower(key)] && reIDStatement.MatchString(l.text) {
+			vote(r, d, SQLInjection, "fixed/not_a_token", 0.9, l.text)
 		}
 		return false
 	case argkind.URL:
@@ -47,6 +49,11 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 		if sortPath(l.path) && sortKey(argkind.LastKey(l.path)) {
 			if m := notASortKey(l.text); m != "" {
 				vote(r, d, SQLInjection, "unknown/not_a_sort_key", 0.9, m)
+			}
+		}
+		if strings.HasPrefix(l.path, "arguments") && numberKey(argkind.LastKey(l.path)) {
+			if m := notANumber(l.text); m != "" {
+				vote(r, d, SQLInjection, "unknown/not_a_number", 0.9, m)
 			}
 		}
 		return false
@@ -1872,6 +1879,67 @@ func notASortKey(v string) string {
 		return "" // a document store's sort document ({"price": -1}); a quote in it still counts
 	}
 	if reSortSQL.MatchString(v) {
+		return v
+	}
+	return ""
+}
+
+// tokenKeys name an argument that holds one short token of a known shape (a status, a type, a
+// format, a language or locale, a region or zone, a version, a tag, a branch, a ref, a commit,
+// a repository, an owner, a user name, a port): none holds a stacked statement, a UNION SELECT,
+// a CASE, a time delay or a quote closed then a comment (reIDStatement), which is how SQL
+// injection probes a field a query filters by (`open';select 1`, `en' union select 1--`; issue
+// 26, det75). A name or a key is free text as often, and is left out.
+var tokenKeys = map[string]bool{"status": true, "type": true, "format": true, "lang": true,
+	"language": true, "locale": true, "zone": true, "region": true, "version": true, "tag": true,
+	"branch": true, "ref": true, "sha": true, "commit": true, "repo": true, "repository": true,
+	"owner": true, "username": true, "user": true, "port": true}
+
+// numberKeys name an argument that holds a count, a position or a year: paging (`limit`,
+// `offset`, `page`, `per_page`, `page_size`, `top`, `skip`, `max_results`), a count or quantity,
+// a year. Matched without case, underscores or dashes (perPage, page-size).
+var numberKeys = map[string]bool{"limit": true, "offset": true, "page": true, "perpage": true,
+	"pagesize": true, "pagenumber": true, "pagenum": true, "pageno": true, "maxresults": true,
+	"numresults": true, "top": true, "skip": true, "count": true, "quantity": true, "qty": true,
+	"year": true}
+
+// numberKey reports whether key names a number (numberKeys).
+func numberKey(key string) bool {
+	if len(key) > 16 {
+		return false
+	}
+	var b [16]byte
+	n := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b[n] = c
+		n++
+	}
+	return numberKeys[string(b[:n])]
+}
+
+// reNumberSQL is SQL after the number a count, a page or a year starts with: a quote, a
+// statement terminator or a comment straight after it (`10'`, `10;`, `10--`, `10#`; not a
+// plural's or possessive's apostrophe, `1990's`), a clause appended to the query it lands in
+// (`1 ORDER BY 3`, `10 PROCEDURE ANALYSE()`, `10 UNION SELECT`, `1 LIMIT 1`, `10 INTO
+// OUTFILE`), or a boolean operator then a condition (`1 AND 1=1`, `1 OR SLEEP(5)`, `1 AND
+// (SELECT ...)`, `1 or true`). The number may be closed by parentheses first (`1) OR (1=1`).
+var reNumberSQL = lazyre.New(`(?i)^\s*[-+]?\d+(?:\.\d+)?\s*\)*\s*(?:['"\x60](?:[^s]|s\w|$)|[;#]|--|/\*|(?:order|group)\s+by\b|procedure\s+analyse\b|union\b|having\b|into\s+(?:out|dump)file\b|limit\s+\d|offset\s+\d|(?:and|or|xor|&&|\|\|)\s*(?:[^;]*?(?:[=<>]|\b(?:sleep|pg_sleep|benchmark|select|exists|like|rlike|regexp|between|is\s+(?:not\s+)?null)\b)|(?:not\s+)?(?:true|false|null)\b|\(|@@))`)
+
+// notANumber returns v when it is a number followed by SQL syntax (reNumberSQL), or holds a
+// statement no number does (reIDStatement: `1;select 1`, a UNION SELECT, a delay): how SQL
+// injection probes a count or page that the tool's schema (unknown here) would declare an
+// integer (issue 26, det75). What a person writes there passes: a number alone, a range (`1-5`,
+// `2-1`), a unit or a word (`10 MB`, `2 boxes`, `20 per page`), alternatives (`2024 or
+// 2025`, `5 and up`), `all`, `max`. "" = nothing of the kind.
+func notANumber(v string) string {
+	if reIDStatement.MatchString(v) || reNumberSQL.MatchString(v) {
 		return v
 	}
 	return ""

@@ -374,6 +374,39 @@ func TestEvaluateInContext(t *testing.T) {
 		{"fields with signs and a keyword suffix", "list_products", "", map[string]any{"sortBy": "score:desc,title.keyword:asc,-updated"}, "none", ""},
 		{"a random order by a call", "list_products", "", map[string]any{"sort": "rand()"}, "deny", "unknown/not_a_sort_key"},
 		{"the same probe in a field that is no sort key", "list_products", "", map[string]any{"category": "price asc limit 1"}, "none", ""},
+		// det75: SQL after the number a count, a page or a year holds, where the schema is unknown
+		{"a boolean tail in a page", "list_orders", "", map[string]any{"page": "1 AND 1=1"}, "deny", "unknown/not_a_number"},
+		{"a delay in a limit", "list_orders", "", map[string]any{"limit": "1 OR SLEEP(5)"}, "deny", "sql_injection"},
+		{"an ORDER BY probe in a limit", "list_orders", "", map[string]any{"limit": "1 ORDER BY 3"}, "deny", "unknown/not_a_number"},
+		{"a stacked query in an offset", "list_orders", "", map[string]any{"offset": "0;DROP TABLE orders"}, "deny", "sql_injection"},
+		{"PROCEDURE ANALYSE after a page size", "list_orders", "", map[string]any{"pageSize": "5 procedure analyse()"}, "deny", "unknown/not_a_number"},
+		{"a quote after a count", "list_orders", "", map[string]any{"count": "10'"}, "deny", "sql_injection"},
+		{"a comment after a per-page", "list_orders", "", map[string]any{"per_page": "10--"}, "deny", "unknown/not_a_number"},
+		{"a parenthesis closed then a condition in a top", "list_orders", "", map[string]any{"top": "1) OR (1=1"}, "deny", "unknown/not_a_number"},
+		{"a UNION after a year", "list_orders", "", map[string]any{"year": "2024 UNION SELECT password FROM users"}, "deny", "sql_injection"},
+		{"a boolean true after a max-results", "list_orders", "", map[string]any{"max-results": "10 or true"}, "deny", "unknown/not_a_number"},
+		{"a page", "list_orders", "", map[string]any{"page": "3"}, "none", ""},
+		{"a page range", "list_orders", "", map[string]any{"page": "1-5"}, "none", ""},
+		{"a page that is a difference", "list_orders", "", map[string]any{"page": "2-1"}, "none", ""},
+		{"a quantity with a unit", "add_to_cart", "", map[string]any{"quantity": "2 boxes"}, "none", ""},
+		{"a limit in words", "list_orders", "", map[string]any{"limit": "20 per page"}, "none", ""},
+		{"two years", "list_orders", "", map[string]any{"year": "2024 or 2025"}, "none", ""},
+		{"a count and up", "list_orders", "", map[string]any{"count": "5 and up"}, "none", ""},
+		{"a limit of all", "list_orders", "", map[string]any{"limit": "all"}, "none", ""},
+		{"a decimal quantity", "add_to_cart", "", map[string]any{"qty": "1.5"}, "none", ""},
+		{"a decade in a year", "list_albums", "", map[string]any{"year": "1990's"}, "none", ""},
+		{"a quote then a condition after a year", "list_albums", "", map[string]any{"year": "1990' or 'a'='a"}, "deny", "sql_injection"},
+		{"a double quote after a count", "list_orders", "", map[string]any{"count": "3\""}, "deny", "unknown/not_a_number"},
+		{"the same probe in a field that names no number", "list_orders", "", map[string]any{"category": "1 ORDER BY 3"}, "none", ""},
+		// det75: a statement in a field that holds one short token, where the schema is unknown
+		{"a stacked select after a status", "list_orders", "", map[string]any{"status": "open';select pg_sleep(5)--"}, "deny", "sql_injection"},
+		{"a UNION after a language", "list_docs", "", map[string]any{"lang": "en' union select 1--"}, "deny", "sql_injection"},
+		{"a stacked query in a status", "list_orders", "", map[string]any{"status": "1;SELECT 1"}, "deny", "fixed/not_a_token"},
+		{"a quote closed then a comment in a region", "list_hosts", "", map[string]any{"region": "us-east-1') --"}, "deny", "fixed/not_a_token"},
+		{"a semver range in a version", "install", "", map[string]any{"version": "1.2 || >=2.0"}, "none", ""},
+		{"a status of two words", "list_orders", "", map[string]any{"status": "in progress"}, "none", ""},
+		{"a user name with an apostrophe", "get_profile", "", map[string]any{"username": "o'brien"}, "none", ""},
+		{"a locale", "list_docs", "", map[string]any{"locale": "pt-BR"}, "none", ""},
 		// det60: what a file tool writes is judged by what will run it (issue 26 class 1): refused
 		// in a file that runs without being called, asked in an ordinary script
 		{"a git hook that deletes the home folder", "Write", "", map[string]any{"file_path": "/home/u/proj/.git/hooks/pre-commit", "content": "#!/bin/sh\nrm -rf ~\n"}, "deny", "file/destroy/rm_outside"},
@@ -1610,5 +1643,23 @@ func TestFenceOpeners(t *testing.T) {
 			env := map[string]any{"abi": "1.0", "id": "t", "phase": "request", "method": "tools/call", "tool": "post_message", "arguments": map[string]any{"channel": "eng", "text": tc.text}}
 			expectVerdict(t, e, env, tc.text, tc.rule)
 		})
+	}
+}
+
+// TestNumberKeyOutput: a count in a tool's output is what the server says, not an argument the
+// agent filled in: not_a_number reads arguments only (det75).
+func TestNumberKeyOutput(t *testing.T) {
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct{ env, want string }{
+		{`{"abi":"1.0","id":"x","phase":"response","method":"tools/call","tool":"stats","result":{"structuredContent":{"count":"1 ORDER BY 3"}}}`, ""},
+		{`{"abi":"1.0","id":"x","phase":"request","method":"tools/call","tool":"stats","arguments":{"count":"1 ORDER BY 3"}}`, "unknown/not_a_number"},
+	} {
+		v, err := e.Evaluate([]byte(tc.env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(v.Rule, "not_a_number"); got != (tc.want != "") {
+			t.Errorf("%s: rule %q, want not_a_number %v", tc.env, v.Rule, tc.want != "")
+		}
 	}
 }

@@ -590,10 +590,10 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		r    gjson.Result
 		path string
 		key  string
-		top  bool // a top-level argument or an item of one: what the schema's properties declare
+		decl argkind.Decl // what the schema declares for the members of the object holding it
 		root bool
 	}
-	stack := []item{{r, path, "", false, true}}
+	stack := []item{{r, path, "", argkind.Decl{}, true}}
 	join := func(p, s string) string {
 		if len(p) > maxPathBytes {
 			if strings.HasSuffix(p, "…") {
@@ -609,13 +609,13 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 		switch {
 		case it.r.Type == gjson.String:
 			text := it.r.String()
-			kind, mm := tool.Judge(it.key, text, it.top)
+			kind, mm := tool.JudgeIn(it.decl, it.key, text)
 			out = append(out, leaf{path: it.path, text: text, kind: kind, mismatch: mm})
 		case it.r.IsArray():
 			var kids []item
 			i := 0
 			it.r.ForEach(func(_, v gjson.Result) bool {
-				kids = append(kids, item{v, join(it.path, "["+strconv.Itoa(i)+"]"), it.key, it.top, false})
+				kids = append(kids, item{v, join(it.path, "["+strconv.Itoa(i)+"]"), it.key, it.decl, false})
 				i++
 				return true
 			})
@@ -624,13 +624,17 @@ func collectStrings(r gjson.Result, path string, tool *argkind.Tool, out []leaf)
 			}
 		case it.r.IsObject():
 			var kids []item
+			decl := it.decl.Object(it.key) // what the schema declares for this object's members
+			if it.root {
+				decl = tool.Root()
+			}
 			it.r.ForEach(func(k, v gjson.Result) bool {
 				ks := k.String()
 				kp := join(it.path, "."+ks)
 				if ks != "" {
 					out = append(out, leaf{path: kp + "{key}", text: ks})
 				}
-				kids = append(kids, item{v, kp, ks, it.root, false})
+				kids = append(kids, item{v, kp, ks, decl, false})
 				return true
 			})
 			for j := len(kids) - 1; j >= 0; j-- {

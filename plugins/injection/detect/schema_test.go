@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // TestEvaluateSchema: a field the tool's input schema types is judged by its type first
@@ -61,6 +63,106 @@ func TestEvaluateSchema(t *testing.T) {
 			}
 			if v.Action != tc.want || !strings.Contains(v.Rule, tc.rule) || !strings.Contains(v.Reason, tc.reason) {
 				t.Errorf("%s: action %s rule %q reason %q; want %s, rule %q, reason %q", args, v.Action, v.Rule, v.Reason, tc.want, tc.rule, tc.reason)
+			}
+		})
+	}
+}
+
+// TestEvaluateSchemaAlternatives: a parameter a generated schema declares as alternatives or by
+// reference (Pydantic's `int | None` as anyOf integer, null; an Enum class as a $ref into
+// $defs) is judged by its type first too (issue 26): the typed-field probes the issue names
+// (`1 AND 1=1`, `2-1`, `1 OR SLEEP(5)`, ORDER BY, a stacked query) are denied as a mismatch, a
+// value of the type passes, and a field with a plain string alternative is scanned as before.
+func TestEvaluateSchemaAlternatives(t *testing.T) {
+	info := `{"name":"get_order","input_schema":{"type":"object",
+		"$defs":{"Status":{"enum":["open","closed"],"title":"Status","type":"string"}},
+		"properties":{
+		"order_id":{"anyOf":[{"type":"integer"},{"type":"null"}],"default":null},
+		"status":{"$ref":"#/$defs/Status"},
+		"since":{"anyOf":[{"type":"string","format":"date"},{"type":"null"}]},
+		"note":{"anyOf":[{"type":"string"},{"type":"null"}]}}}}`
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name   string
+		args   map[string]any
+		want   string // action
+		rule   string // rule substring
+		reason string // reason substring when denied
+	}{
+		{"an optional integer", map[string]any{"order_id": "42"}, "none", "", ""},
+		{"a boolean tail in an optional integer", map[string]any{"order_id": "1 AND 1=1"}, "deny", "sql_injection/schema/type_mismatch", `arguments.order_id holds "1 AND 1=1", not integer`},
+		{"arithmetic in an optional integer", map[string]any{"order_id": "2-1"}, "deny", "schema/type_mismatch", "not integer"},
+		{"a delay in an optional integer", map[string]any{"order_id": "1 OR SLEEP(5)"}, "deny", "schema/type_mismatch", "not integer"},
+		{"an ORDER BY probe in an optional integer", map[string]any{"order_id": "1 ORDER BY 3"}, "deny", "schema/type_mismatch", "not integer"},
+		{"a stacked query in an optional integer", map[string]any{"order_id": "1; DROP TABLE orders"}, "deny", "", "not integer"},
+		{"an enum member by reference", map[string]any{"status": "open"}, "none", "", ""},
+		{"a break-out in an enum by reference", map[string]any{"status": "open' OR '1'='1"}, "deny", "schema/type_mismatch", "not one of [open closed]"},
+		{"an optional date", map[string]any{"since": "2026-12-01"}, "none", "", ""},
+		{"a delay after an optional date", map[string]any{"since": "2026-12-01' AND SLEEP(5)--"}, "deny", "", "not a date"},
+		{"a string alternative is text, judged as before", map[string]any{"note": "deliver after 5 or 6 pm"}, "none", "", ""},
+		{"a string alternative still takes the text rules", map[string]any{"note": "x' UNION SELECT password FROM users--"}, "deny", "sql_injection", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args, _ := json.Marshal(tc.args)
+			env := fmt.Sprintf(`{"abi":"1.1","id":"x","phase":"request","method":"tools/call","tool":"get_order","arguments":%s,"tool_info":%s}`, args, info)
+			v, err := e.Evaluate([]byte(env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Action != tc.want || !strings.Contains(v.Rule, tc.rule) || !strings.Contains(v.Reason, tc.reason) {
+				t.Errorf("%s: action %s rule %q reason %q; want %s, rule %q, reason %q", args, v.Action, v.Rule, v.Reason, tc.want, tc.rule, tc.reason)
+			}
+		})
+	}
+}
+
+// TestEvaluateSchemaNested: the members of an object parameter (a Pydantic model as one
+// argument: a $ref to an object in $defs; a list of them) are judged by their declared type,
+// the same whether the envelope arrives as JSON or as a view (det75).
+func TestEvaluateSchemaNested(t *testing.T) {
+	info := `{"name":"search_orders","input_schema":{"type":"object",
+		"$defs":{"Filter":{"type":"object","properties":{"customer_id":{"type":"integer"},
+			"status":{"enum":["open","closed"]},"note":{"type":"string"}}}},
+		"properties":{"filter":{"$ref":"#/$defs/Filter"},"filters":{"type":"array","items":{"$ref":"#/$defs/Filter"}}}}}`
+	e := NewEvaluator(Config{})
+	for _, tc := range []struct {
+		name   string
+		args   string
+		want   string // action
+		reason string // reason substring
+	}{
+		{"a model's integer", `{"filter":{"customer_id":"42","status":"open"}}`, "none", ""},
+		{"an ORDER BY probe in a model's integer", `{"filter":{"customer_id":"42 ORDER BY 3"}}`, "deny", `arguments.filter.customer_id holds "42 ORDER BY 3", not integer`},
+		{"arithmetic in a model's integer", `{"filter":{"customer_id":"2-1"}}`, "deny", "not integer"},
+		{"a break-out in a model's enum", `{"filter":{"status":"open' OR '1'='1"}}`, "deny", "not one of [open closed]"},
+		{"a list of models", `{"filters":[{"customer_id":"1"},{"customer_id":"2"}]}`, "none", ""},
+		{"a delay in a list of models", `{"filters":[{"customer_id":"1"},{"customer_id":"1 OR SLEEP(5)"}]}`, "deny", "arguments.filters[1].customer_id"},
+		{"a model's free text is scanned as text", `{"filter":{"note":"deliver after 5 or 6 pm"}}`, "none", ""},
+		{"a nested member the schema does not declare", `{"other":{"customer_id":"2-1"}}`, "none", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := []byte(fmt.Sprintf(`{"abi":"1.1","id":"x","phase":"request","method":"tools/call","tool":"search_orders","arguments":%s,"tool_info":%s}`, tc.args, info))
+			v, err := e.Evaluate(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Action != tc.want || !strings.Contains(v.Reason, tc.reason) {
+				t.Errorf("%s: action %s rule %q reason %q; want %s, reason %q", tc.args, v.Action, v.Rule, v.Reason, tc.want, tc.reason)
+			}
+			b, err := abi.AppendView(nil, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := e.EvaluateInput(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got abi.Verdict
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Action != v.Action || got.Reason != v.Reason {
+				t.Errorf("%s: view %s %q, JSON %s %q", tc.args, got.Action, got.Reason, v.Action, v.Reason)
 			}
 		})
 	}

@@ -178,10 +178,10 @@ func (w viewWalker) collect(n uint32, ok bool, path string, tool *argkind.Tool, 
 		n    uint32
 		path string
 		key  string
-		top  bool
+		decl argkind.Decl // what the schema declares for the members of the object holding it
 		root bool
 	}
-	stack := []item{{n, path, "", false, true}}
+	stack := []item{{n, path, "", argkind.Decl{}, true}}
 	join := func(p, s string) string {
 		if len(p) > maxPathBytes {
 			if strings.HasSuffix(p, "…") {
@@ -208,25 +208,29 @@ func (w viewWalker) collect(n uint32, ok bool, path string, tool *argkind.Tool, 
 		}
 		switch node.Type {
 		case abi.NodeString:
-			kind, mm := tool.Judge(it.key, node.Value, it.top)
+			kind, mm := tool.JudgeIn(it.decl, it.key, node.Value)
 			out = append(out, leaf{path: it.path, text: node.Value, kind: kind, mismatch: mm})
 		case abi.NodeArray:
 			base := len(stack)
 			i := 0
 			for c := it.n + 1; c < node.End; c = v.Node(c).End {
-				stack = append(stack, item{c, join(it.path, "["+strconv.Itoa(i)+"]"), it.key, it.top, false})
+				stack = append(stack, item{c, join(it.path, "["+strconv.Itoa(i)+"]"), it.key, it.decl, false})
 				i++
 			}
 			reverse(stack[base:])
 		case abi.NodeObject:
 			base := len(stack)
+			decl := it.decl.Object(it.key) // what the schema declares for this object's members
+			if it.root {
+				decl = tool.Root()
+			}
 			for c := it.n + 1; c < node.End; c = v.Node(c).End {
 				ks := v.Node(c).Name
 				kp := join(it.path, "."+ks)
 				if ks != "" {
 					out = append(out, leaf{path: kp + "{key}", text: ks})
 				}
-				stack = append(stack, item{c, kp, ks, it.root, false})
+				stack = append(stack, item{c, kp, ks, decl, false})
 			}
 			reverse(stack[base:])
 		}

@@ -88,9 +88,9 @@ type Tool struct {
 	text  string // lower-case name, description and schema descriptions, for hints
 	props map[string]string
 	known map[string]Kind
-	// fields holds the typed declarations of the input schema's top-level properties (see
-	// Judge), by exact property name.
-	fields map[string]field
+	// root holds the input schema's declarations of the arguments' members, typed and nested
+	// (see JudgeIn), by exact property name; nil without a schema.
+	root *object
 }
 
 // ForCall builds the classification context from the envelope's tool name and tool_info (nil
@@ -109,18 +109,22 @@ func ForCall(tool string, info *abi.ToolInfo) *Tool {
 				Description string `json:"description"`
 				schemaProp
 			} `json:"properties"`
+			Defs        map[string]schemaProp `json:"$defs"`
+			Definitions map[string]schemaProp `json:"definitions"`
 		}
 		if len(info.InputSchema) > 0 && json.Unmarshal(info.InputSchema, &s) == nil {
 			t.props = map[string]string{}
+			defs := s.Defs
+			if len(defs) == 0 {
+				defs = s.Definitions
+			}
+			props := make(map[string]schemaProp, len(s.Properties))
 			for k, p := range s.Properties {
 				t.props[strings.ToLower(k)] = strings.ToLower(p.Description + " " + p.Format)
-				if f, ok := fieldOf(p.schemaProp); ok {
-					if t.fields == nil {
-						t.fields = map[string]field{}
-					}
-					t.fields[k] = f
-				}
+				props[k] = p.schemaProp
 			}
+			budget := 0
+			t.root = objectOf(props, defs, 0, &budget)
 		}
 	}
 	return t
@@ -266,16 +270,23 @@ func (k Kind) Applies(label string) bool {
 // LastKey returns the last object key of an evidence path such as "arguments.options.command",
 // "arguments.cmds[2]" or "arguments.cmds.2" (both "cmds"), or "" when there is none. A detector
 // path's window suffix ("arguments.body[0:512]") is skipped too.
+//
+// It allocates nothing: the injection stage reads it for every argument of unknown kind.
 func LastKey(path string) string {
-	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' })
-	for i := len(parts) - 1; i > 0; i-- { // parts[0] is "arguments", "uri" or "result"
-		p := parts[i]
-		if strings.HasSuffix(p, "]") || strings.Trim(p, "0123456789") == "" {
-			continue
+	end := len(path)
+	for {
+		i := strings.LastIndexAny(path[:end], ".[")
+		if i < 0 {
+			return "" // the first part is "arguments", "uri" or "result"
 		}
-		return p
+		if p := path[i+1 : end]; p != "" && !strings.HasSuffix(p, "]") && strings.Trim(p, "0123456789") != "" {
+			if strings.TrimLeft(path[:i], ".[") == "" {
+				return "" // nothing before it: it is the first part
+			}
+			return p
+		}
+		end = i
 	}
-	return ""
 }
 
 // Cache keeps the Tool of the last call it built one for: agents call the same tool many times

@@ -3,6 +3,7 @@ package argkind
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/added060/palisade/sdk/go/abi"
@@ -68,6 +69,35 @@ func TestLastKey(t *testing.T) {
 			t.Errorf("LastKey(%q) = %q, want %q", tc.path, got, tc.want)
 		}
 	}
+	if n := testing.AllocsPerRun(100, func() { _ = LastKey("arguments.options[3].page") }); n != 0 {
+		t.Errorf("LastKey allocates %v times, want 0", n)
+	}
+}
+
+// lastKeySplit is LastKey as it was written first (strings.FieldsFunc): FuzzLastKey holds the
+// allocation-free one to it.
+func lastKeySplit(path string) string {
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' })
+	for i := len(parts) - 1; i > 0; i-- {
+		p := parts[i]
+		if strings.HasSuffix(p, "]") || strings.Trim(p, "0123456789") == "" {
+			continue
+		}
+		return p
+	}
+	return ""
+}
+
+func FuzzLastKey(f *testing.F) {
+	for _, s := range []string{"arguments.options.command", "arguments.cmds[2]", "arguments.cmds.2", "arguments.body[0:512]",
+		"arguments", "uri", "", ".", "..a", "[a", ".a.b", "a..b", "a.[b", "a.b]", "a.1.2", "[[x]]", "result.content[0].text{key}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		if got, want := LastKey(path), lastKeySplit(path); got != want {
+			t.Fatalf("LastKey(%q) = %q, want %q", path, got, want)
+		}
+	})
 }
 
 func TestApplies(t *testing.T) {

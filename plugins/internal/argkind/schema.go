@@ -6,30 +6,97 @@ import (
 )
 
 // field is what a tool's input schema declares about one top-level argument's value: a type
-// of integer, number or boolean, an enum, or a string format this package checks. Array
-// properties take their items' declaration (the value of each item is checked).
+// of integer, number or boolean, an enum (or a const), or a string format this package checks.
+// Array properties take their items' declaration (the value of each item is checked). A
+// property declared as alternatives (anyOf, oneOf) is a field when every alternative that is
+// not null is one: alts holds them, and a value conforms when it conforms to any.
 type field struct {
 	types  []string // integer, number, boolean (a "null" alternative is dropped)
 	enum   []string // members as strings: a string member as is, any other as its JSON
 	format string   // uuid, date, date-time, email, uri (url and iri are read as uri)
+	alts   []field  // alternatives (anyOf, oneOf); when set, the fields above are empty
 }
 
 // schemaProp is the part of a JSON Schema property this package reads.
 type schemaProp struct {
 	Type   json.RawMessage   `json:"type"`
 	Enum   []json.RawMessage `json:"enum"`
+	Const  json.RawMessage   `json:"const"`
 	Format string            `json:"format"`
 	Items  *schemaProp       `json:"items"`
+	Ref    string            `json:"$ref"`
+	AnyOf  []schemaProp      `json:"anyOf"`
+	OneOf  []schemaProp      `json:"oneOf"`
+	AllOf  []schemaProp      `json:"allOf"`
+	// Properties declares an object's members: a parameter that is an object (a Pydantic
+	// model passed as one argument), read by objectOf.
+	Properties map[string]schemaProp `json:"properties"`
 }
 
+// maxRefDepth bounds how many $ref and alternative levels fieldOf follows: a schema that
+// refers to itself ends there, undeclared.
+const maxRefDepth = 8
+
 // fieldOf reads the typed declaration of p; ok is false when p declares nothing this package
-// checks (a plain string, an object, a format it does not know).
-func fieldOf(p schemaProp) (field, bool) {
+// checks (a plain string, an object, a format it does not know). defs are the schema's
+// definitions ($defs, or definitions in drafts before 2019-09), which a local $ref
+// ("#/$defs/Status") names: generated schemas put an enum there (Pydantic's Enum classes).
+// Optional and union parameters arrive as anyOf or oneOf (Pydantic writes `int | None` as
+// anyOf integer, null): the declaration holds when every alternative that is not null is
+// typed; one plain string alternative, or one this package does not know, means the value may
+// be anything, as a "type" list with "string" does. allOf with a single member (how older
+// generators attach a description to a $ref) is that member.
+func fieldOf(p schemaProp, defs map[string]schemaProp) (field, bool) {
+	return fieldAt(p, defs, 0)
+}
+
+func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) {
+	if depth > maxRefDepth {
+		return field{}, false
+	}
+	if p.Ref != "" {
+		name, ok := strings.CutPrefix(p.Ref, "#/$defs/")
+		if !ok {
+			name, ok = strings.CutPrefix(p.Ref, "#/definitions/")
+		}
+		d, found := defs[name]
+		if !ok || !found {
+			return field{}, false // a remote or unknown reference: nothing declared here
+		}
+		return fieldAt(d, defs, depth+1)
+	}
+	if len(p.AllOf) == 1 && len(p.AnyOf) == 0 && len(p.OneOf) == 0 {
+		return fieldAt(p.AllOf[0], defs, depth+1)
+	}
+	if alts := append(p.AnyOf[:len(p.AnyOf):len(p.AnyOf)], p.OneOf...); len(alts) > 0 {
+		var f field
+		for _, a := range alts {
+			if onlyNull(a) {
+				continue // the null alternative: an absent value, never text
+			}
+			af, ok := fieldAt(a, defs, depth+1)
+			if !ok || af.format == "uri" {
+				return field{}, false // a string (or a URL) alternative: the value may be anything
+			}
+			f.alts = append(f.alts, af)
+		}
+		switch len(f.alts) {
+		case 0:
+			return field{}, false
+		case 1:
+			return f.alts[0], true
+		}
+		return f, true
+	}
 	if p.Items != nil && typeNames(p.Type, "array") {
-		return fieldOf(*p.Items)
+		return fieldAt(*p.Items, defs, depth+1)
 	}
 	var f field
-	for _, e := range p.Enum {
+	members := p.Enum
+	if len(members) == 0 && len(p.Const) > 0 {
+		members = []json.RawMessage{p.Const}
+	}
+	for _, e := range members {
 		var s string
 		if json.Unmarshal(e, &s) == nil {
 			f.enum = append(f.enum, s)
@@ -72,6 +139,38 @@ func fieldOf(p schemaProp) (field, bool) {
 	return f, true
 }
 
+// onlyNull reports whether p declares the null type and nothing else.
+func onlyNull(p schemaProp) bool {
+	if p.Ref != "" || len(p.Enum) > 0 || len(p.Const) > 0 || len(p.AnyOf) > 0 || len(p.OneOf) > 0 || len(p.AllOf) > 0 {
+		return false
+	}
+	var one string
+	if json.Unmarshal(p.Type, &one) == nil {
+		return one == "null"
+	}
+	var ts []string
+	_ = json.Unmarshal(p.Type, &ts)
+	for _, t := range ts {
+		if t != "null" {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// hasEnum reports whether f (or one of its alternatives) lists members.
+func (f field) hasEnum() bool {
+	if len(f.enum) > 0 {
+		return true
+	}
+	for _, a := range f.alts {
+		if a.hasEnum() {
+			return true
+		}
+	}
+	return false
+}
+
 // typeNames reports whether a JSON Schema "type" (a name or a list of names) includes name.
 func typeNames(raw json.RawMessage, name string) bool {
 	var one string
@@ -90,6 +189,13 @@ func typeNames(raw json.RawMessage, name string) bool {
 
 // declared names the field's type for a reason: "integer", "one of [open closed]", "a uuid".
 func (f field) declared() string {
+	if len(f.alts) > 0 {
+		names := make([]string, len(f.alts))
+		for i, a := range f.alts {
+			names[i] = a.declared()
+		}
+		return strings.Join(names, " or ")
+	}
 	switch {
 	case len(f.enum) > 0:
 		const most = 8
@@ -110,6 +216,11 @@ func (f field) declared() string {
 // conforms reports whether the string v is a value of the declared type. A string that spells
 // the type is accepted ("42" in an integer field, "true" in a boolean one): clients send them.
 func (f field) conforms(v string) bool {
+	for _, a := range f.alts {
+		if a.conforms(v) {
+			return true
+		}
+	}
 	switch {
 	case len(f.enum) > 0:
 		for _, m := range f.enum {
@@ -404,6 +515,115 @@ func plainMember(v string) bool {
 	return len(v) <= 64 && !strings.ContainsAny(v, ";|&$`<>(){}'\"\\") && !strings.Contains(v, "..")
 }
 
+// object is what an input schema declares about the members of one JSON object in the
+// arguments: typed members (fields) and members that are objects themselves (objs; an array of
+// objects too).
+type object struct {
+	fields map[string]field
+	objs   map[string]*object
+}
+
+// maxObjects bounds how many nested object declarations one input schema builds: a schema that
+// refers to itself (a tree of nodes) or fans out wide stops there, its deeper members
+// undeclared (judged by key, as before).
+const maxObjects = 64
+
+// objectOf builds the declaration of an object from its properties: each member's typed field
+// (fieldOf), and each member that is an object, or an array of objects, with properties of its
+// own (through a local $ref, a one-member allOf, or an anyOf/oneOf whose only alternative that
+// is not null is one). budget counts the object declarations built so far (maxObjects).
+func objectOf(props map[string]schemaProp, defs map[string]schemaProp, depth int, budget *int) *object {
+	o := &object{}
+	for k, p := range props {
+		if f, ok := fieldOf(p, defs); ok {
+			if o.fields == nil {
+				o.fields = map[string]field{}
+			}
+			o.fields[k] = f
+			continue
+		}
+		if depth >= maxRefDepth || *budget >= maxObjects {
+			continue
+		}
+		if members, ok := objectProps(p, defs, 0); ok {
+			*budget++
+			if o.objs == nil {
+				o.objs = map[string]*object{}
+			}
+			o.objs[k] = objectOf(members, defs, depth+1, budget)
+		}
+	}
+	return o
+}
+
+// objectProps returns the properties p declares for an object value (or for each item of an
+// array value), following a local $ref, a one-member allOf, and an anyOf or oneOf whose one
+// alternative that is not null is such an object.
+func objectProps(p schemaProp, defs map[string]schemaProp, depth int) (map[string]schemaProp, bool) {
+	if depth > maxRefDepth {
+		return nil, false
+	}
+	switch {
+	case p.Ref != "":
+		name, ok := strings.CutPrefix(p.Ref, "#/$defs/")
+		if !ok {
+			name, ok = strings.CutPrefix(p.Ref, "#/definitions/")
+		}
+		d, found := defs[name]
+		if !ok || !found {
+			return nil, false
+		}
+		return objectProps(d, defs, depth+1)
+	case len(p.AllOf) == 1 && len(p.AnyOf) == 0 && len(p.OneOf) == 0:
+		return objectProps(p.AllOf[0], defs, depth+1)
+	case len(p.AnyOf) > 0 || len(p.OneOf) > 0:
+		var only *schemaProp
+		for _, alts := range [][]schemaProp{p.AnyOf, p.OneOf} {
+			for i := range alts {
+				if onlyNull(alts[i]) {
+					continue
+				}
+				if only != nil {
+					return nil, false // two shapes: which one a value has is not declared here
+				}
+				only = &alts[i]
+			}
+		}
+		if only == nil {
+			return nil, false
+		}
+		return objectProps(*only, defs, depth+1)
+	case p.Items != nil && typeNames(p.Type, "array"):
+		return objectProps(*p.Items, defs, depth+1)
+	case len(p.Properties) > 0:
+		return p.Properties, true
+	}
+	return nil, false
+}
+
+// Decl is what a tool's input schema declares for the members of one object in the arguments:
+// the arguments object itself (Tool.Root), or an object-valued member of a declared object
+// (Decl.Object). The zero value declares nothing: its members are judged by key.
+type Decl struct{ o *object }
+
+// Root is the declaration of the arguments object's members (zero for a nil Tool or one
+// without an input schema).
+func (t *Tool) Root() Decl {
+	if t == nil {
+		return Decl{}
+	}
+	return Decl{t.root}
+}
+
+// Object is the declaration of the members of the object at key (or of each object in the
+// array at key); zero when d does not declare one there.
+func (d Decl) Object(key string) Decl {
+	if d.o == nil {
+		return Decl{}
+	}
+	return Decl{d.o.objs[key]}
+}
+
 // Mismatch describes a value that violates its field's declared type; the zero value means
 // none.
 type Mismatch struct {
@@ -413,19 +633,30 @@ type Mismatch struct {
 
 // Judge classifies the value v of the argument at key with the input schema first. top says
 // whether v is a top-level argument (or an item of a top-level array): only those are
-// declared by the schema's properties. A value that conforms to a declared integer, number,
-// boolean, enum or format is Typed, or TypedURL for a URL; one that violates it is Unknown
-// (every category: strict) with the mismatch; any other value is t.Of(key).ForValue(v).
+// declared by the schema's properties. It is JudgeIn with the root declaration when top, and
+// with none otherwise.
 func (t *Tool) Judge(key, v string, top bool) (Kind, Mismatch) {
-	if t != nil && top {
-		if f, ok := t.fields[key]; ok {
+	if top {
+		return t.JudgeIn(t.Root(), key, v)
+	}
+	return t.JudgeIn(Decl{}, key, v)
+}
+
+// JudgeIn classifies the value v of the member key of an object that d declares (or of an item
+// of the array at key), with the input schema first. A value that conforms to a declared
+// integer, number, boolean, enum or format is Typed, or TypedURL for a URL; one that violates
+// it is Unknown (every category: strict) with the mismatch; any other value is
+// t.Of(key).ForValue(v).
+func (t *Tool) JudgeIn(d Decl, key, v string) (Kind, Mismatch) {
+	if t != nil && d.o != nil {
+		if f, ok := d.o.fields[key]; ok {
 			if !f.conforms(v) {
 				return Unknown, Mismatch{Declared: f.declared(), URL: f.format == "uri"}
 			}
 			if f.format == "uri" {
 				return TypedURL, Mismatch{}
 			}
-			if len(f.enum) > 0 && !plainMember(v) {
+			if f.hasEnum() && !plainMember(v) {
 				// The schema comes from the server: an enum member that holds command, SQL or
 				// markup syntax ("; rm -rf /") is no proof of harmlessness. Judge it strictly.
 				return Unknown, Mismatch{}
