@@ -47,11 +47,17 @@ const maxRefDepth = 8
 // be anything, as a "type" list with "string" does. allOf with a single member (how older
 // generators attach a description to a $ref) is that member.
 func fieldOf(p schemaProp, defs map[string]schemaProp) (field, bool) {
-	return fieldAt(p, defs, 0)
+	visits := 0
+	return fieldAt(p, defs, 0, &visits)
 }
 
-func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) {
-	if depth > maxRefDepth {
+// maxFieldVisits bounds the declarations fieldOf reads for one property: alternatives that
+// refer to alternatives fan out (eight levels of twelve $refs are 12^8 reads of a schema a
+// few hundred bytes long), so past it the property declares nothing (its key decides).
+const maxFieldVisits = 256
+
+func fieldAt(p schemaProp, defs map[string]schemaProp, depth int, visits *int) (field, bool) {
+	if *visits++; depth > maxRefDepth || *visits > maxFieldVisits {
 		return field{}, false
 	}
 	if p.Ref != "" {
@@ -63,10 +69,10 @@ func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) 
 		if !ok || !found {
 			return field{}, false // a remote or unknown reference: nothing declared here
 		}
-		return fieldAt(d, defs, depth+1)
+		return fieldAt(d, defs, depth+1, visits)
 	}
 	if len(p.AllOf) == 1 && len(p.AnyOf) == 0 && len(p.OneOf) == 0 {
-		return fieldAt(p.AllOf[0], defs, depth+1)
+		return fieldAt(p.AllOf[0], defs, depth+1, visits)
 	}
 	if alts := append(p.AnyOf[:len(p.AnyOf):len(p.AnyOf)], p.OneOf...); len(alts) > 0 {
 		var f field
@@ -74,7 +80,7 @@ func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) 
 			if onlyNull(a) {
 				continue // the null alternative: an absent value, never text
 			}
-			af, ok := fieldAt(a, defs, depth+1)
+			af, ok := fieldAt(a, defs, depth+1, visits)
 			if !ok || af.format == "uri" {
 				return field{}, false // a string (or a URL) alternative: the value may be anything
 			}
@@ -89,7 +95,7 @@ func fieldAt(p schemaProp, defs map[string]schemaProp, depth int) (field, bool) 
 		return f, true
 	}
 	if p.Items != nil && typeNames(p.Type, "array") {
-		return fieldAt(*p.Items, defs, depth+1)
+		return fieldAt(*p.Items, defs, depth+1, visits)
 	}
 	var f field
 	members := p.Enum

@@ -317,6 +317,39 @@ func TestObjectBudget(t *testing.T) {
 	}
 }
 
+// TestFieldVisitBudget: alternatives that refer to alternatives fan out; three levels of 300
+// $refs (a schema of about 20 KB) would be 27 million reads for one property. Past
+// maxFieldVisits the property declares nothing (judged by key), and a narrow union as deep
+// stays typed.
+func TestFieldVisitBudget(t *testing.T) {
+	defs := ""
+	for d := range 3 {
+		refs := ""
+		for i := range 300 {
+			if i > 0 {
+				refs += ","
+			}
+			refs += fmt.Sprintf(`{"$ref":"#/$defs/D%d"}`, d+1)
+		}
+		defs += fmt.Sprintf(`"D%d":{"anyOf":[%s]},`, d, refs)
+	}
+	defs += `"D3":{"type":"integer"},"N0":{"anyOf":[{"$ref":"#/$defs/N1"},{"type":"null"}]},` +
+		`"N1":{"anyOf":[{"$ref":"#/$defs/N2"},{"type":"null"}]},"N2":{"anyOf":[{"$ref":"#/$defs/N3"},{"type":"null"}]},` +
+		`"N3":{"type":"integer"}`
+	info := &abi.ToolInfo{Name: "t", InputSchema: json.RawMessage(`{"$defs":{` + defs + `},"properties":{` +
+		`"wide":{"$ref":"#/$defs/D0"},"narrow":{"$ref":"#/$defs/N0"}}}`)}
+	tool := ForCall("t", info)
+	if _, ok := tool.root.fields["wide"]; ok {
+		t.Errorf("a property whose alternatives fan out past %d reads is declared", maxFieldVisits)
+	}
+	if k, _ := tool.Judge("narrow", "7", true); k != Typed {
+		t.Errorf("narrow union: got %s, want typed", k)
+	}
+	if k, d := tool.Judge("narrow", "7 OR 1=1", true); k == Typed || d.Declared != "integer" {
+		t.Errorf("narrow union, SQL tail: got %s %q, want a mismatch", k, d.Declared)
+	}
+}
+
 func TestTypedLabels(t *testing.T) {
 	for _, l := range []string{"sql_injection", "prompt_injection", "ssrf", "xss"} {
 		if Typed.Applies(l) {
