@@ -247,19 +247,7 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 			}
 		}
 	}
-	targets := []string{}
-	if name == "tee" {
-		targets = operands(argv[1:])
-	}
-	for _, r := range redirs {
-		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
-			if r.Word != nil {
-				targets = append(targets, a.literal(r.Word))
-			}
-		}
-	}
-	for _, t := range targets {
+	for _, t := range a.outputFiles(run, redirs) {
 		if held := heldSecret(run, text, have); held != "" && t != "/dev/null" {
 			// `env > /tmp/e`, `echo "$TOKEN" > k`: what the file holds (gitConfigSent; det70)
 			if a.archives == nil {
@@ -289,6 +277,20 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 // PATH | tee e`, `export -p > e`, `declare -x >> e`. Sent later (`curl -d @e`, `nc H P < e`),
 // such a file is the environment sent (gitConfigSent, exfil.go), as `env > e` is (writes).
 func (a *analyzer) envWritten(argv []string, redirs []*syntax.Redirect) {
+	for _, t := range a.outputFiles(argv, redirs) {
+		if t == "/dev/null" {
+			continue
+		}
+		if a.archives == nil {
+			a.archives = map[string]string{}
+		}
+		a.archives[a.fileKey(t)] = "env"
+	}
+}
+
+// outputFiles returns the files a command (argv) writes what it prints into: its output
+// redirects' targets (`>`, `>>`, `>|`, `&>`, `&>>`) and, for tee, its operands.
+func (a *analyzer) outputFiles(argv []string, redirs []*syntax.Redirect) []string {
 	var targets []string
 	if base(first(argv)) == "tee" {
 		targets = operands(argv[1:])
@@ -301,15 +303,7 @@ func (a *analyzer) envWritten(argv []string, redirs []*syntax.Redirect) {
 			}
 		}
 	}
-	for _, t := range targets {
-		if t == "/dev/null" {
-			continue
-		}
-		if a.archives == nil {
-			a.archives = map[string]string{}
-		}
-		a.archives[a.fileKey(t)] = "env"
-	}
+	return targets
 }
 
 // heldSecret returns what a command (run) writes into its redirect's file when that is the
