@@ -773,7 +773,7 @@ func priorOf(base []abi.Prior, rs []abi.StageResult) []abi.Prior {
 	if len(rs) == 0 {
 		return base
 	}
-	out := slices.Clone(base)
+	out := append(make([]abi.Prior, 0, len(base)+len(rs)), base...) // one allocation, at its size
 	for _, r := range rs {
 		p := abi.Prior{Stage: r.Stage, Action: r.Action, Score: r.Score, Labels: r.Labels, Rule: r.Rule, Reason: r.Reason}
 		if r.Verdict != nil {
