@@ -312,6 +312,13 @@ func TestParseReusesBuffers(t *testing.T) {
 			}
 		}
 	}
+	for range 3 { // Check (an upstream's answers) takes the same buffers
+		for i, b := range bodies {
+			if err := Check(b); (err != nil) != (alone[i].err != "") {
+				t.Fatalf("Check(message %d) = %v, Parse alone %q", i, err, alone[i].err)
+			}
+		}
+	}
 	batch := []byte("[" + string(bodies[0]) + "," + string(bodies[4]) + "]")
 	for range 3 {
 		msgs, isBatch, err := ParseBody(batch, Context{})

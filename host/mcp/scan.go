@@ -525,6 +525,7 @@ func (s *scanner) num() error {
 // pass without recursion. Errors wrap ErrNotJSON, ErrAmbiguousKeys or ErrTooDeep.
 func Check(b []byte) error {
 	s := scanner{b: b}
+	defer s.giveBack(s.borrow())
 	s.ws()
 	if err := s.value(); err != nil {
 		return err
