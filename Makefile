@@ -114,8 +114,9 @@ lint: fmt-check vet ## gofmt, go vet and staticcheck (pinned; native build only:
 
 bench: setup bench-core $(BENCH_TARGETS) ## Go benchmarks and the gateway-vs-direct load run
 
-bench-core: build bundle ## chain/plugin benchmarks and the load run (direct, full chain, rules only; 1 and 16 connections; per-stage times served and isolated)
+bench-core: build bundle ## chain/plugin benchmarks, the served path in process (BenchmarkServedPath), and the load run (direct, full chain, rules only; 1 and 16 connections; per-stage times served and isolated)
 	$(GO) test -run '^$$' -bench . -benchtime 2000x ./host/chain/ ./host/plugin/ ./plugins/rules/... ./host/authn/
+	$(GO) test -run '^$$' -bench 'ServedPath' -benchtime 2000x -ldflags "$(NATIVE_LDFLAGS)" ./host/gateway/
 	$(GO) run -ldflags "$(NATIVE_LDFLAGS)" ./tools/loadgen -bundle $(BUILD)/bundle -duration $${LOAD_CELL:-5s}
 
 fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)

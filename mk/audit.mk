@@ -21,6 +21,7 @@ test-audit: setup-audit ## audit, bus and testenv tests with -race (NATS outage,
 bench-audit: ## audit publish throughput: Record → embedded JetStream (events/s)
 	$(GO) test -run '^$$' -bench . -benchtime $(AUDIT_BENCHTIME) ./host/audit/
 
-fuzz-audit: ## fuzz the audit spool reader with corrupt and truncated files
+fuzz-audit: ## fuzz the audit spool reader with corrupt and truncated files, and the event encoder against json.Marshal
 	$(GO) test -run '^$$' -fuzz '^FuzzParseRecords$$' -fuzztime $(AUDIT_FUZZTIME) ./host/audit/
 	$(GO) test -run '^$$' -fuzz '^FuzzOpenSpool$$' -fuzztime $(AUDIT_FUZZTIME) ./host/audit/
+	$(GO) test -run '^$$' -fuzz '^FuzzAppendEvent$$' -fuzztime $(AUDIT_FUZZTIME) ./host/audit/

@@ -378,8 +378,16 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 	_ = ctx
 	ev.FillDefaults()
 	ev.Chain = nil // Record links the event below, under the lock
-	data, err := json.Marshal(&ev)
-	if err != nil {
+	// Encoded by hand into a pooled buffer (appendEvent: json.Marshal's bytes): link copies it
+	// into the record's own, so the buffer goes back to the pool when Record returns. What the
+	// hand encoder does not vouch for takes json.Marshal's path, as every event did before.
+	buf := eventBufs.Get().(*[]byte)
+	defer putEventBuf(buf)
+	data, ok := appendEvent((*buf)[:0], &ev)
+	var err error
+	if ok {
+		*buf = data
+	} else if data, err = json.Marshal(&ev); err != nil {
 		// A malformed raw JSON field: keep the event, say what was wrong.
 		p.log.Warn("audit event has invalid raw JSON; stored as strings", "audit_id", ev.ID, "err", err)
 		ev.Arguments = quoteRaw(ev.Arguments)
@@ -429,6 +437,20 @@ func (p *Publisher) Record(ctx context.Context, ev Event) {
 	}
 	p.spooled.Add(1)
 	p.signal()
+}
+
+// eventBufs holds the buffers Record encodes events into before link copies them.
+var eventBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// maxPooledEvent is the largest buffer put back in eventBufs: a rare huge event's buffer is
+// left to the collector rather than kept for every later one.
+const maxPooledEvent = 64 << 10
+
+func putEventBuf(b *[]byte) {
+	if cap(*b) <= maxPooledEvent {
+		*b = (*b)[:0]
+		eventBufs.Put(b)
+	}
 }
 
 // shrink re-encodes an event too large for NATS: first without arguments

@@ -36,6 +36,7 @@ type Parsed struct {
 // otherwise, when c has no Client, from params._meta["io.modelcontextprotocol/clientInfo"].
 func Parse(b []byte, c Context) (*Parsed, error) {
 	s := scanner{b: b, sig: true}
+	defer s.giveBack(s.borrow())
 	s.ws()
 	if s.i >= len(s.b) {
 		return nil, ErrEmpty
@@ -80,6 +81,7 @@ func ParseBodyLimit(b []byte, c Context, maxElements int) (msgs []*Parsed, batch
 		}
 		return []*Parsed{p}, false, nil
 	}
+	defer s.giveBack(s.borrow())
 	s.i++
 	s.depth = 1
 	for {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -257,5 +259,72 @@ func TestEnvelopePrincipal(t *testing.T) {
 	}
 	if p, _ := Parse([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), Context{}); p.Envelope.Principal != nil {
 		t.Errorf("no principal in the context, envelope has %+v", p.Envelope.Principal)
+	}
+}
+
+// TestParseReusesBuffers: the scanner's buffers come from a pool (scanBufs), so a parse starts
+// with what an earlier one left: each message below, parsed after every other (one with a key
+// set past 16 keys, one refused halfway, one deep, a batch), answers as it did alone. A key of
+// the previous message must not count as a duplicate, and a duplicate must still be found.
+func TestParseReusesBuffers(t *testing.T) {
+	var many strings.Builder
+	many.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{`)
+	for i := range 40 {
+		fmt.Fprintf(&many, `"k%d":%d,`, i, i)
+	}
+	many.WriteString(`"K7":0}}}`) // a case-folded duplicate past the key set's threshold
+	bodies := [][]byte{
+		benchRequest,
+		[]byte(many.String()),
+		[]byte(strings.Replace(many.String(), `"K7":0`, `"last":0`, 1)),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","Name":"evil"}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"k1":1,"k0":{"k7":[{"name":1}]}}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":[1,2,{"y":` + strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40) + `}]}}}`),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"x":` + strings.Repeat(`{"a":`, MaxDepth+2)),
+		[]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"unterminated`),
+	}
+	type answer struct {
+		tool string
+		err  string
+	}
+	parse := func(b []byte) answer {
+		msgs, _, err := ParseBody(b, Context{Transport: "http"})
+		if err != nil {
+			return answer{err: err.Error()}
+		}
+		return answer{tool: msgs[0].Envelope.Tool}
+	}
+	alone := make([]answer, len(bodies))
+	for i, b := range bodies {
+		scanBufs = sync.Pool{New: func() any { return new(scanBuf) }} // nothing left by another parse
+		alone[i] = parse(b)
+	}
+	if alone[1].err == "" || alone[2].err != "" || alone[3].err == "" || alone[4].err != "" || alone[0].tool != "read_file" {
+		t.Fatalf("the messages alone: %+v", alone)
+	}
+	for range 3 {
+		for i := range bodies {
+			for j := range bodies {
+				parse(bodies[j])
+				if got := parse(bodies[i]); got != alone[i] {
+					t.Fatalf("message %d after message %d: %+v, alone %+v", i, j, got, alone[i])
+				}
+			}
+		}
+	}
+	for range 3 { // Check (an upstream's answers) takes the same buffers
+		for i, b := range bodies {
+			if err := Check(b); (err != nil) != (alone[i].err != "") {
+				t.Fatalf("Check(message %d) = %v, Parse alone %q", i, err, alone[i].err)
+			}
+		}
+	}
+	batch := []byte("[" + string(bodies[0]) + "," + string(bodies[4]) + "]")
+	for range 3 {
+		msgs, isBatch, err := ParseBody(batch, Context{})
+		if err != nil || !isBatch || len(msgs) != 2 || msgs[1].Envelope.Tool != "a" {
+			t.Fatalf("batch: %v %v %v", msgs, isBatch, err)
+		}
+		parse(bodies[1])
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -81,6 +82,44 @@ type scanner struct {
 	fold  []byte
 	slots [numSlots]span
 	sig   bool // also refuse miscased significant keys and keep spans
+}
+
+// scanBuf is a scanner's stack, keys and folded keys, kept in scanBufs between parses: a parse
+// grew each from nothing, about 20 allocations a served tools/call (request and answer).
+type scanBuf struct {
+	stack []frame
+	keys  []span
+	fold  []byte
+}
+
+var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
+
+// Buffers past these sizes (a message with thousands of keys or very deep nesting) are left to
+// the collector rather than kept for every later parse.
+const (
+	maxPooledFrames = 1024
+	maxPooledKeys   = 4096
+	maxPooledFold   = 64 << 10
+)
+
+// borrow gives s the pooled buffers; giveBack must follow when s is done.
+func (s *scanner) borrow() *scanBuf {
+	w := scanBufs.Get().(*scanBuf)
+	s.stack, s.keys, s.fold = w.stack[:0], w.keys[:0], w.fold[:0]
+	return w
+}
+
+// giveBack returns s's buffers, grown or not, to the pool through w. Nothing a parse returns
+// refers to them (the keys it reports are copies or spans of the message), and the frames are
+// zeroed so that no key set is kept alive.
+func (s *scanner) giveBack(w *scanBuf) {
+	if cap(s.stack) > maxPooledFrames || cap(s.keys) > maxPooledKeys || cap(s.fold) > maxPooledFold {
+		return
+	}
+	clear(s.stack[:cap(s.stack)])
+	w.stack, w.keys, w.fold = s.stack[:0], s.keys[:0], s.fold[:0]
+	s.stack, s.keys, s.fold = nil, nil, nil
+	scanBufs.Put(w)
 }
 
 func (s *scanner) bad(what string) error {
@@ -486,6 +525,7 @@ func (s *scanner) num() error {
 // pass without recursion. Errors wrap ErrNotJSON, ErrAmbiguousKeys or ErrTooDeep.
 func Check(b []byte) error {
 	s := scanner{b: b}
+	defer s.giveBack(s.borrow())
 	s.ws()
 	if err := s.value(); err != nil {
 		return err
