@@ -272,6 +272,45 @@ func (a *analyzer) writes(argv []string, redirs []*syntax.Redirect) {
 	}
 }
 
+// printsEnv reports whether a subshell's or a block's statements print the environment, or
+// part of it, to the block's own output: env, printenv, set, `export -p` (declDump), or a
+// pipeline of them through filters (envPipe), at any place in a list (`(date; env)`). A
+// statement that redirects its own output elsewhere (`(env > x; date)`) prints nothing there.
+func (a *analyzer) printsEnv(stmts []*syntax.Stmt) bool {
+	for _, st := range stmts {
+		if len(a.outputFiles(nil, st.Redirs)) > 0 {
+			continue
+		}
+		switch c := st.Cmd.(type) {
+		case *syntax.CallExpr:
+			if envStage(unwrapRoot(a.fields(c.Args)), false) {
+				return true
+			}
+		case *syntax.DeclClause:
+			if declDump(c) {
+				return true
+			}
+		case *syntax.BinaryCmd:
+			if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
+				if a.envPipe(pipeline(c)) {
+					return true
+				}
+			} else if a.printsEnv([]*syntax.Stmt{c.X, c.Y}) {
+				return true
+			}
+		case *syntax.Subshell:
+			if a.printsEnv(c.Stmts) {
+				return true
+			}
+		case *syntax.Block:
+			if a.printsEnv(c.Stmts) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // envWritten records the files a command that prints the environment, or part of it, writes
 // (argv is that command, nil for a declaration builtin): `env | sort > e`, `printenv | grep -v
 // PATH | tee e`, `export -p > e`, `declare -x >> e`. Sent later (`curl -d @e`, `nc H P < e`),
@@ -325,7 +364,7 @@ func heldSecret(run []string, text string, have bool) string {
 func printedSecret(run []string, text string, have bool) string {
 	name := base(first(run))
 	switch {
-	case (name == "echo" || name == "printf") && have:
+	case (name == "echo" || name == "printf" || name == "cat") && have:
 		return strings.Trim(secretName.FindString(text), "${")
 	case name == "printenv" && len(run) > 1 && secretName.MatchString("$"+run[1]):
 		return run[1]

@@ -797,6 +797,9 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 			a.stmt(st)
 		}
 		a.cwd = cwd
+		if a.printsEnv(c.Stmts) {
+			a.envWritten(nil, s.Redirs) // `(env) > e`, `(printenv | sort; date) > e` (program.go)
+		}
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.Pipe || c.Op == syntax.PipeAll {
 			a.pipe(pipeline(c))
@@ -824,6 +827,9 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	case nil:
 		// Redirects only (`> /var/log/auth.log`): judged above.
 	default:
+		if b, ok := c.(*syntax.Block); ok && a.printsEnv(b.Stmts) {
+			a.envWritten(nil, s.Redirs) // `{ env; } > e` (program.go)
+		}
 		// A for loop over known items, or a while-read loop over a here-string, is judged
 		// once for each item (flow.go).
 		if fc, ok := c.(*syntax.ForClause); ok && a.forLoop(fc) {
@@ -979,6 +985,11 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			text, haveText = echoText(argv[1:]), true
 		case "printf":
 			text, haveText = printfText(argv[1:]), true
+		case "cat":
+			if len(operands(argv[1:])) == 0 {
+				// `cat <<< "$KEY" | nc H P`: cat prints its here-string or here-document
+				text, haveText = a.hereText(stages[i].Redirs)
+			}
 		default:
 			if interpreter(name) && !shellLang(interpLang(name)) || name == "awk" || name == "gawk" || name == "mawk" {
 				// `python3 -c 'print("rm -rf ~")' | sh`: what the one-liner prints (flow.go)
