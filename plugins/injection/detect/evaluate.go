@@ -426,6 +426,9 @@ func (e *Evaluator) decide(m message, d *Detector, leaves []leaf) (abi.Verdict, 
 		}
 		catcherOnly(&r)
 		schemaMismatch(&r, l, ld)
+		if phase != abi.PhaseResponse && call {
+			secretValues(&r, ld, l.text) // a credential's value leaving in the call (secretvalue.go)
+		}
 		for c, s := range r.Scores {
 			scores[c] = max(scores[c], s)
 		}

