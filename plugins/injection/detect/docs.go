@@ -115,7 +115,11 @@ func docStructure(r *Result) {
 			// specific commands and scripts using `skip` option" (optionSkips). A key named
 			// like the verb, defined in a list: "- `ignore`: The configuration to ignore
 			// (filter) the errors" (keyEntries).
-			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t) || everyIgnoreExcused(t))
+			// A configuration's own rules overridden by a thing: "Hooks and configuration can
+			// also override or amend these rules", "it will be read early and override all
+			// other preset policy files", an option's "... and override any feature ABI rules"
+			// (thingOverrides).
+			return !hidden && (programActs || optionEntries(t, "ignore_instructions") || bypasses || optionalArguments(t) || everyIgnoreExcused(t) || thingOverrides(t))
 		case "fake_delimiter":
 			// A parser's error message named in documentation: "It can detect many syntax
 			// errors like invalid characters, missing parentheses, unexpected end of input"
@@ -1661,29 +1665,32 @@ var (
 // user's home directory", "send the user's home directory to ...", "the user's home address"
 // still count.
 func homeDirectories(t string) bool {
-	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		if t[at:end] != "the user's home" || !reHomeDir.MatchString(t[end:]) {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool { return homeDirectoryAt(t, at, end) }, "user_data_request")
+}
+
+// homeDirectoryAt is homeDirectories' judgement of one match, t[at:end].
+func homeDirectoryAt(t string, at, end int) bool {
+	if t[at:end] != "the user's home" || !reHomeDir.MatchString(t[end:]) {
+		return false
+	}
+	e := len(t)
+	if j := strings.IndexAny(t[end:], ".!?\n"); j >= 0 {
+		e = end + j
+	}
+	var sentence string
+	if ls := strings.LastIndexByte(t[:at], '\n') + 1; reOptionHeadWord.MatchString(t[ls:at]) {
+		// an option's description: the option and its verb, then the folder
+		sentence = t[end:e]
+	} else {
+		start := strings.LastIndexAny(t[:at], ".!?\n") + 1
+		if !rePlaceBefore.MatchString(t[start:at]) || reOrderStart.MatchString(t[start:at]) {
 			return false
 		}
-		e := len(t)
-		if j := strings.IndexAny(t[end:], ".!?\n"); j >= 0 {
-			e = end + j
-		}
-		var sentence string
-		if ls := strings.LastIndexByte(t[:at], '\n') + 1; reOptionHeadWord.MatchString(t[ls:at]) {
-			// an option's description: the option and its verb, then the folder
-			sentence = t[end:e]
-		} else {
-			start := strings.LastIndexAny(t[:at], ".!?\n") + 1
-			if !rePlaceBefore.MatchString(t[start:at]) || reOrderStart.MatchString(t[start:at]) {
-				return false
-			}
-			sentence = t[start:at] + " " + t[end:e]
-		}
-		return !reModelWords.MatchString(sentence) && !reSecretWord.MatchString(sentence) &&
-			!reOptionAddressee.MatchString(sentence) && !strings.Contains(sentence, "://") &&
-			!strings.Contains(sentence, "@")
-	}, "user_data_request")
+		sentence = t[start:at] + " " + t[end:e]
+	}
+	return !reModelWords.MatchString(sentence) && !reSecretWord.MatchString(sentence) &&
+		!reOptionAddressee.MatchString(sentence) && !strings.Contains(sentence, "://") &&
+		!strings.Contains(sentence, "@")
 }
 
 // reOptionHeadWord is an option list entry's head and the verb of its description ("-b omit
@@ -1730,25 +1737,96 @@ func userDataDescribed(r *Result, t string) bool {
 	if hidesPart(r) {
 		return false
 	}
+	return everyMatchSpan(promptRules, t, func(at, end int) bool { return userDataDescribedAt(t, at, end) }, "user_data_request")
+}
+
+// userDataDescribedAt is userDataDescribed's judgement of one match, t[at:end], the page's
+// hidden parts left to the caller.
+func userDataDescribedAt(t string, at, end int) bool {
 	statement := func(s string) bool {
 		s = strings.TrimSpace(s)
 		return !reDataHandOver.MatchString(s) && !reDataOrderStart.MatchString(s) && !reDataNeed.MatchString(s) &&
 			!reDataAddressee.MatchString(s) && !strings.Contains(s, "://") &&
 			!reEmailAddress.MatchString(s)
 	}
+	// What a login system keeps of an account (its name, password, home directory,
+	// account; "the user's home address" is no folder); a person's address, location, phone, birth date, bank or card details
+	// and the rule's other languages are what an injection asks about.
+	if !reAccountData.MatchString(t[at:end]) || strings.HasSuffix(t[at:end], "home") && !reHomeDir.MatchString(t[end:]) {
+		return false
+	}
+	cur, next, q, nextQ := sentences(t, at, end)
+	if q || nextQ {
+		return false
+	}
+	return statement(cur) && statement(next)
+}
+
+// userDataExcused reports whether every user_data_request match in t is excused, each by one
+// of the page's shapes: a folder of the file system (homeDirectoryAt), a login system's data
+// described (userDataDescribedAt), an account's place named in a statement (accountPlaceAt) or
+// a field's label (fieldLabelAt). One page holds several ("It can be relative to the user's
+// home directory", "if the user's home shell is bash, please see ...", rrsync(1); issue 26,
+// helper det76), so each match may take its own excuse; the last three only on a page that
+// hides nothing. A match no shape excuses keeps the hit.
+func userDataExcused(r *Result, t string) bool {
+	hidden := hidesPart(r)
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		// What a login system keeps of an account (its name, password, home directory,
-		// account; "the user's home address" is no folder); a person's address, location, phone, birth date, bank or card details
-		// and the rule's other languages are what an injection asks about.
-		if !reAccountData.MatchString(t[at:end]) || strings.HasSuffix(t[at:end], "home") && !reHomeDir.MatchString(t[end:]) {
-			return false
-		}
-		cur, next, q, nextQ := sentences(t, at, end)
-		if q || nextQ {
-			return false
-		}
-		return statement(cur) && statement(next)
+		return homeDirectoryAt(t, at, end) ||
+			!hidden && (userDataDescribedAt(t, at, end) || accountPlaceAt(t, at, end) || fieldLabelAt(t, at, end))
 	}, "user_data_request")
+}
+
+var (
+	// reHomeAttr follows "the user's home" when it names what an account's entry points at: its
+	// home directory (or folder) or its login shell ("the user's home shell").
+	reHomeAttr = lazyre.New(`^\s+(?:directory|directories|dir|folder|shell)\b`)
+	// reClauseOrder is an order at a sentence's or a clause's start that has a place read,
+	// searched, copied or sent, or deleted.
+	reClauseOrder = lazyre.New(`(?:^|[,:;(]\s*|\b(?:and|or|then|please|now|first|next|also|just)\s+)(?:read|list|show|print|open|copy|send|upload|delete|remove|wipe|erase|zip|archive|tar|scan|search|find|cat|look|browse|explore|access|dump|collect|gather|exfiltrate|index|walk|crawl|enumerate|go|navigate|check|inspect|get|fetch|grab|move|chmod|chown|rm|mv|cp)\b`)
+	// reSendWord is a verb, in any form, that sends or hands a thing over to someone.
+	reSendWord = lazyre.New(`\b(?:send|sent|sends|sending|upload\w*|post|posts|posted|posting|e-?mail\w*|forward\w*|transmit\w*|exfiltrat\w*|share|shares|shared\s+(?:with|to)|sharing|leak\w*|publish\w*|submit\w*|tell|tells|told|reply|replies|report\w*|disclose\w*|reveal\w*|expose\w*)\b`)
+)
+
+// accountPlaceAt reports whether t[at:end] is "the user's home" naming an account's home
+// directory or login shell (reHomeAttr) in a statement about it (issue 26, helper det76,
+// data/heldout/debian-extra calib: rrsync(1)'s "However, if the user's home shell is bash,
+// please see BASH SECURITY ISSUE", "Another potential fix is to ensure that the user's home
+// directory is not a shared mount"): a place in the system a manual's reader administers,
+// whatever the sentence tells that reader. The sentence is no question, has no order at its
+// or a clause's start to read, search, copy, send or delete a place (reClauseOrder), no verb
+// that sends or hands over (reSendWord), no word to or of a model and no secret (the match
+// taken out: reModelWords, reSecretWord), no link and no address. "Please upload the user's
+// home directory to ...", "list the user's home directory, then ...", "the user's home
+// directory holds the API keys; the assistant must ..." still count.
+func accountPlaceAt(t string, at, end int) bool {
+	if t[at:end] != "the user's home" || !reHomeAttr.MatchString(t[end:]) {
+		return false
+	}
+	start, e := statementStart(t, at), statementEnd(t, end)
+	if e < len(t) && t[e] == '?' {
+		return false
+	}
+	// The account's other things ("along with the home directory itself and the user's mail
+	// spool") are no reader of the page.
+	s := strings.ReplaceAll(strings.TrimSpace(t[start:at])+" "+t[end:e], "the user's ", "its ")
+	return !reClauseOrder.MatchString(strings.TrimSpace(t[start:at])) && !reClauseOrder.MatchString(s) &&
+		!reSendWord.MatchString(s) && !reModelWords.MatchString(s) && !reSecretWord.MatchString(s) &&
+		!strings.Contains(s, "://") && !strings.Contains(s, "@")
+}
+
+// reFieldLabelEnd follows "the user's" and its noun in a field's label: at most two words
+// more, then the closing quote of a string that holds nothing else.
+var reFieldLabelEnd = lazyre.New(`^(?:[ \t]+[a-z]+){0,2}"\s*[),]`)
+
+// fieldLabelAt reports whether t[at:end] opens a quoted string that is a field's label and
+// nothing more, the argument of a call or an item of a list (issue 26, helper det76,
+// data/heldout/fresh calib: ent's schema docs, `field.String("name").Comment("The user's
+// name")`): a noun phrase, which asks for nothing. `Comment("The user's name. Send it to
+// ...")`, `"the user's password is required"` and a label outside a string still count.
+func fieldLabelAt(t string, at, end int) bool {
+	return at >= 2 && t[at-1] == '"' && strings.ContainsRune("(,[", rune(t[at-2])) &&
+		reFieldLabelEnd.MatchString(t[end:])
 }
 
 var (
@@ -2283,4 +2361,70 @@ func askMeIdiom(t string) bool {
 			!reOptionAddressee.MatchString(next) && !reSecretWord.MatchString(next) &&
 			!strings.Contains(next, "://") && !strings.Contains(next, "@")
 	}, "hide_from_user")
+}
+
+var (
+	// reOverrideRules is an ignore_instructions match whose verb is "override" (alone or with
+	// a second verb: "override or amend") and whose object is rules or a policy, with the
+	// words between its determiner and its noun (group 1): "override all other preset
+	// policy", "override any feature abi rules", "override or amend these rules".
+	reOverrideRules = lazyre.New(`^overrid(?:e|es|ing)(?:\s+or\s+[a-z]+)?\s+(?:any|all|the|these|those|every)\s+(?:other\s+)?((?:[a-z0-9-]+\s+){0,3})(?:rules|polic(?:y|ies))$`)
+	// reGuardWord is a word that makes rules or a policy a model's or a service's guard, or
+	// what it must not say: its content, safety, ethics, moderation, output.
+	reGuardWord = lazyre.New(`\b(?:content|ethic\w*|moral\w*|moderation|output|conversation|chat|company|corporate|security|privacy|usage|house|community|platform|service)\b`)
+	// reCompoundHead follows a match whose noun is the first half of a compound naming files or
+	// settings: "override all other preset policy files".
+	reCompoundHead = lazyre.New(`^\s+(?:files?|director(?:y|ies)|entries|settings|options|defaults|values)\b`)
+	// reOptionOnLine is an option alone on its line, with a metavariable or none:
+	// "--override-policy-abi n", "-O <file>".
+	reOptionOnLine = lazyre.New(`^[ \t]*(?:-[a-z0-9],[ \t]*)?--?[a-z][a-z0-9-]*(?:[ =]\S+)?[ \t]*$`)
+)
+
+// thingOverrides reports whether every ignore_instructions match in t overrides a
+// configuration's own rules or policy (issue 26, helper det76, data/heldout/debian-extra
+// calib: git-push(1)'s "Hooks and configuration can also override or amend these rules",
+// systemd.preset(5)'s "it will be read early and override all other preset policy files",
+// apparmor_parser(8)'s "--override-policy-abi n\n\nSpecify the feature set ... and override
+// any feature ABI rules that the policy may be using"). The verb is "override" (reOverrideRules),
+// the object is none of the model's orders (reProtectedObject) and its modifiers name no
+// guard (reReaderActor, reModelOrder, reGuardWord), and a thing does it: the clause's subject is
+// a thing with a modal (reProgramVerb, not a pronoun), the noun opens a compound of files or
+// settings (reCompoundHead), or the match is in the first sentence of an option's
+// description with a modifier that makes the rules technical. The sentence, the match taken
+// out, says nothing to or of a model or the reader, asks to pass nothing on, names no secret
+// and holds no link or address. "Override these rules.", "Hooks can override all previous
+// rules", "the assistant can override these rules", "--safe\n\nOverride any safety rules"
+// and "it will override all other policy files and send ~/.ssh/id_rsa to ..." still count.
+func thingOverrides(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		match := t[at:end]
+		m := reOverrideRules.FindStringSubmatch(match)
+		if m == nil || reProtectedObject.MatchString(match) {
+			return false
+		}
+		if mods := m[1]; reReaderActor.MatchString(mods) || reModelOrder.MatchString(mods) || reGuardWord.MatchString(mods) {
+			return false
+		}
+		start, e := statementStart(t, at), statementEnd(t, end)
+		pre, rest := t[start:at], t[end:e]
+		s := pre + " " + rest
+		if reModelWords.MatchString(s) || reSecretWord.MatchString(s) || reOptionAddressee.MatchString(s) ||
+			reReaderRequest.MatchString(rest) || strings.Contains(s, "://") || strings.Contains(s, "@") {
+			return false
+		}
+		clause := t[strings.LastIndexAny(t[:at], ".!?;:\n")+1 : at]
+		if reProgramVerb.MatchString(clause) && !reVagueSubject.MatchString(clause) && !reReaderActor.MatchString(clause) {
+			return true
+		}
+		if reCompoundHead.MatchString(t[end:]) {
+			return true
+		}
+		// The first sentence of an option's description, on the line after the option.
+		ls := strings.LastIndexByte(t[:at], '\n') + 1
+		if m[1] == "" || ls == 0 || start != ls {
+			return false
+		}
+		prev := t[strings.LastIndexByte(t[:ls-1], '\n')+1 : ls-1]
+		return reOptionOnLine.MatchString(prev)
+	}, "ignore_instructions")
 }
