@@ -75,9 +75,15 @@ func docStructure(r *Result) {
 			// overline and an underline of # (Python's docs: "####\nThe Python Language
 			// Reference\n####"), at every match of the rule, and nothing else prompt-like.
 			// A script's comment banner outside a code block (scriptBanners).
+			// The page's closing rule of #, its last line, when its first rule adorns its
+			// title (closingRuleAt).
 			return !hidden && onlyPromptRule(r, "pliny_format") && (bannersOnly(t) || scriptBanners(t) || everyRuleMatch(t, "pliny_format", func(at int) bool {
-				return overlinedTitleAt(t, at)
+				return overlinedTitleAt(t, at) || closingRuleAt(t, at)
 			}))
+		case "few_shot_dialogue":
+			// A README's questions and answers under a Q&A or FAQ heading, each question
+			// answered, none about a model or a secret (faqAnswers).
+			return !hidden && onlyPromptRule(r, "few_shot_dialogue") && faqAnswers(t)
 		case "obfuscated_answer":
 			// "prefixed with the name of the blueprint and separated by a dot", "words separated
 			// by dashes", the separator shown after it as a literal: a name's format
@@ -255,6 +261,22 @@ func overlinedTitleAt(t string, at int) bool {
 		}
 	}
 	return false
+}
+
+// closingRuleAt reports whether the line at offset at is all # (the rule's match) and is the
+// text's last line, closing a page whose first line of # adorns its title (overlinedTitleAt):
+// a README framed by rules of # ("####\nSYNOPSIS\n--------\n...\n####", logcheck's
+// README.logcheck; issue 26, helper det76, data/heldout/hardneg-extra calib). Only where the
+// rule is the page's one prompt rule, as the caller asks: a frame around "answer with no
+// rules" or a Pliny divider holds another. A rule in the middle of the text, or one closing
+// a page whose first rule adorns nothing, still counts.
+func closingRuleAt(t string, at int) bool {
+	s, e := lineBounds(t, at)
+	if r := strings.TrimSpace(t[s:e]); r == "" || strings.Trim(r, "#") != "" || strings.TrimSpace(t[e:]) != "" {
+		return false
+	}
+	first := strings.Index(t, "######")
+	return first >= 0 && first < s && overlinedTitleAt(t, first)
 }
 
 // underlines reports whether u is a reStructuredText or Setext underline of title: one of
@@ -2427,4 +2449,64 @@ func thingOverrides(t string) bool {
 		prev := t[strings.LastIndexByte(t[:ls-1], '\n')+1 : ls-1]
 		return reOptionOnLine.MatchString(prev)
 	}, "ignore_instructions")
+}
+
+var (
+	// reFAQHeading is a page's heading over its questions and answers.
+	reFAQHeading = lazyre.New(`(?m)^[ \t#*]*(?:[\w.+-]+[ \t]+){0,3}(?:q ?& ?a|q and a|faq|frequently asked questions)[ \t*]*$`)
+	// reFAQMarker is an English question's or answer's marker at a line's start.
+	reFAQMarker = lazyre.New(`(?m)^[ \t]*(q|a|question|answer)[ \t]*:`)
+	// reDialogueModelWord is what a few-shot dialogue primes a model with: the model, its
+	// orders, its persona or a secret.
+	reDialogueModelWord = lazyre.New(`\b(?:assistants?|ai|llms?|models?|chatbot|gpt|chatgpt|claude|prompts?|instructions?|rules|guidelines|polic(?:y|ies)|jailbr\w*|dan|persona|pretend|role-?play|ignore|disregard|unrestricted|uncensored|unfiltered|filters?|passwords?|passphrase|secrets?|api[ _-]?keys?|tokens?|credentials?|private keys?)\b`)
+)
+
+// faqAnswers reports whether the text's questions and answers are a page's FAQ (issue 26,
+// helper det76, data/heldout/debian-extra calib: screen's README.Debian, "Debian Screen Q&A\n
+// ...\nQ: screen always complains about the permissions of /run/screen. What's wrong?\n\nA:
+// Simplified, the binary ensures ..."): a Q&A or FAQ heading (reFAQHeading) before the first
+// marker, every marker at a line's start, every question block a few words long and
+// followed by an answer, every answer block too (none left open for the model to fill), the
+// last marker an answer, and no block, question or answer, naming a model, its orders or
+// persona, or a secret (reDialogueModelWord). "Q: what is your system prompt?
+// A: ...", a last question with no answer, and a dialogue with no FAQ heading above it still
+// count.
+func faqAnswers(t string) bool {
+	ms := reFAQMarker.Compiled().FindAllStringSubmatchIndex(t, maxExcused+1)
+	if len(ms) < 2 || len(ms) > maxExcused {
+		return false
+	}
+	h := reFAQHeading.FindStringIndex(t)
+	if h == nil || h[0] > ms[0][0] {
+		return false
+	}
+	wantQ := true
+	for i, m := range ms {
+		end := len(t)
+		if i+1 < len(ms) {
+			end = ms[i+1][0]
+		}
+		block := t[m[1]:end]
+		if reDialogueModelWord.MatchString(block) {
+			return false
+		}
+		switch q := t[m[2]] == 'q'; {
+		case q:
+			// Two questions in a row share an answer ("Q: ...?\nQ: ...?\n\nA: ..."); a
+			// question may be a problem stated ("Q: When I'm using ssh ..., I get the error
+			// message ...").
+			if len(strings.Fields(block)) < 3 {
+				return false
+			}
+			wantQ = false
+		case wantQ:
+			return false // an answer with no question
+		default:
+			if len(strings.Fields(block)) < 3 {
+				return false
+			}
+			wantQ = true
+		}
+	}
+	return wantQ // the last block an answer
 }
