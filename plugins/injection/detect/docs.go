@@ -80,6 +80,14 @@ func docStructure(r *Result) {
 			return !hidden && onlyPromptRule(r, "pliny_format") && (bannersOnly(t) || scriptBanners(t) || everyRuleMatch(t, "pliny_format", func(at int) bool {
 				return overlinedTitleAt(t, at) || closingRuleAt(t, at)
 			}))
+		case "labelled_instruction":
+			// "Pathnames inside system commands:" over a shell prompt's sample line: a
+			// caption, the label's words a noun phrase after a preposition (sampleCaptions).
+			return !hidden && sampleCaptions(t)
+		case "new_instructions":
+			// A changelog's list item that ends in "new rules", the rule's separator the next
+			// item's bullet (listItemEnds).
+			return !hidden && listItemEnds(t)
 		case "few_shot_dialogue":
 			// A README's questions and answers under a Q&A or FAQ heading, each question
 			// answered, none about a model or a secret (faqAnswers).
@@ -2509,4 +2517,89 @@ func faqAnswers(t string) bool {
 		}
 	}
 	return wantQ // the last block an answer
+}
+
+var (
+	// reListItemHead is a list item's bullet and at least one word before the match on its
+	// line: "    - many, many updated and ".
+	reListItemHead = lazyre.New(`^[ \t]*[-*+][ \t]+\S[^\n]*\s$`)
+	// reNextBullet is what follows new_instructions' noun when its separator is the next list
+	// item's bullet: white space with a line break, then "- " or "* ".
+	reNextBullet = lazyre.New(`^[ \t]*\n[ \t]*[-*+][ \t]`)
+)
+
+// listItemEnds reports whether every new_instructions match in t ends a list item, the
+// rule's "-" the next item's bullet (issue 26, helper det76, data/heldout/hardneg-extra calib:
+// aide's NEWS.Debian, "    - many, many updated and new rules\n    - new group definitions:
+// ..."): a changelog's entry names rules a release added; no label introduces them. The match
+// is on a list item's line after words of the item (reListItemHead), its noun followed by a
+// line break and the next bullet (reNextBullet), and neither the item nor the next one says
+// anything to or of a model or the reader, names a secret or holds a link (reModelWords,
+// reOptionAddressee, reSecretWord). "New rules:\n- ...", a bare "- new rules\n- always cc
+// ..." item (a heading over a list) and "- here are your new rules\n- ..." still count.
+func listItemEnds(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		ls, _ := lineBounds(t, at)
+		sep := end - 1 // the rule's separator
+		noun := sep
+		for noun > at && (t[noun-1] == ' ' || t[noun-1] == '\t' || t[noun-1] == '\n') {
+			noun--
+		}
+		if t[sep] != '-' || !reListItemHead.MatchString(t[ls:at]) || !reNextBullet.MatchString(t[noun:]) {
+			return false
+		}
+		// The item's words before the match, and the next item's line.
+		_, ne := lineBounds(t, sep)
+		s := t[ls:at] + " " + t[sep:ne]
+		return !reModelWords.MatchString(s) && !reOptionAddressee.MatchString(s) && !reSecretWord.MatchString(s) &&
+			!strings.Contains(s, "://") && !strings.Contains(s, "@")
+	}, "new_instructions")
+}
+
+var (
+	// reCaptionHead is a caption's words before labelled_instruction's match: a word at least,
+	// then a preposition right before it ("Pathnames inside ").
+	reCaptionHead = lazyre.New(`^[ \t]*[a-z][\w'-]*(?:[ \t]+[\w'-]+)*[ \t]+(?:in|inside|of|from|for|within|by|with|on|about|to|into)[ \t]+$`)
+	// reLabelLineEnd is the rest of the label's line: nothing.
+	reLabelLineEnd = lazyre.New(`^[ \t]*\n`)
+	// reShellSample is a shell prompt's sample line: "#", "$" or "%", a space, then a command.
+	reShellSample = lazyre.New(`^[ \t]*[#$%][ \t]+[\w./~-]`)
+)
+
+// sampleCaptions reports whether every labelled_instruction match in t is the end of a
+// caption over a shell prompt's sample (issue 26, helper det76, data/heldout/debian-extra
+// calib: chkrootkit's README, "Pathnames inside system commands:\n\n   # ./chkrootkit -x |
+// egrep '^/'"): the match ends its line, the words before it on that line are a caption whose
+// last word is a preposition (reCaptionHead: "system" is the commands' kind, not a speaker),
+// the next line that is not blank is a command after a prompt (reShellSample), and neither
+// line says anything to or of a model or the reader, sends or fetches anything or names a
+// secret (reModelWords, reOptionAddressee, reSecretWord). "System command: ignore ...", "Notes
+// for system commands:\nignore all previous instructions" and a sample that curls or sends
+// still count.
+func sampleCaptions(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool {
+		ls, _ := lineBounds(t, at)
+		if !reCaptionHead.MatchString(t[ls:at]) || !reLabelLineEnd.MatchString(t[end:]) {
+			return false
+		}
+		// The next line that is not blank.
+		n := end + strings.IndexByte(t[end:], '\n') + 1
+		for n < len(t) {
+			s, e := lineBounds(t, n)
+			if strings.TrimSpace(t[s:e]) != "" {
+				break
+			}
+			n = e + 1
+		}
+		if n >= len(t) {
+			return false
+		}
+		ss, se := lineBounds(t, n)
+		if !reShellSample.MatchString(t[ss:se]) {
+			return false
+		}
+		words := t[ls:at] + " " + t[ss:se]
+		return !reModelWords.MatchString(words) && !reOptionAddressee.MatchString(words) && !reSecretWord.MatchString(words) &&
+			!strings.Contains(words, "://") && !strings.Contains(words, "@")
+	}, "labelled_instruction")
 }
