@@ -66,7 +66,10 @@ func docStructure(r *Result) {
 			// can do or is made to do (thingLeaks), at every match, each a warning or such.
 			// "`List` is restricted to descending order": the verb is a code span's name,
 			// the subject of its clause (spanSubjectAt).
-			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) }, "leak_request") ||
+			// A page may hold both of the last two: nsupdate(1)'s "-p this option prints the
+			// list of private bind-specific resource record types" beside its options that
+			// provide the shared secret (a noun's list, nounListAt), each match by its own.
+			return everyNegated(t, h.Match) || everyMatchSpan(promptRules, t, func(at, end int) bool { return optionProvides(t, at, end) || !hidden && nounListAt(t, at, end) }, "leak_request") ||
 				everyMatchSpan(promptRules, t, func(at, _ int) bool { return spanSubjectAt(t, at) }, "leak_request") ||
 				(firstIs(t, h.Match, func(at int) bool { return riskWarning(t)(at) || thingLeaks(t, at, at+len(h.Match)) }) &&
 					everyMatchSpan(promptRules, t, func(at, end int) bool { return riskWarning(t)(at) || thingLeaks(t, at, end) }, "leak_request")) || (!hidden && onlyPromptRule(r, "leak_request") && flagHelpOnly(t)) || !hidden && optionEntries(t, "leak_request") || !hidden && nounLists(t)
@@ -1684,7 +1687,7 @@ var (
 	reOrderStart = lazyre.New(`^\s*(?:read|list|show|print|open|copy|send|upload|delete|remove|zip|archive|tar|scan|search|find|cat|look|browse|explore|access|dump|collect|gather|exfiltrate|index|walk|crawl|enumerate|go|navigate|check|inspect|get|fetch|grab|move)\b`)
 )
 
-// homeDirectories reports whether every user_data_request match in t is "the user's home"
+// homeDirectoryAt reports whether the user_data_request match t[at:end] is "the user's home"
 // naming a folder (reHomeDir: issue 26, seventh round, data/heldout/debian-extra's rrsync(1)
 // "It can be relative to the user's home directory or an absolute path." and pinky(1)'s "-b
 // omit the user's home directory and shell in long format"): a place in the file system, not
@@ -1694,11 +1697,6 @@ var (
 // or of the reader or a model, names no secret and holds no link. "Read the files in the
 // user's home directory", "send the user's home directory to ...", "the user's home address"
 // still count.
-func homeDirectories(t string) bool {
-	return everyMatchSpan(promptRules, t, func(at, end int) bool { return homeDirectoryAt(t, at, end) }, "user_data_request")
-}
-
-// homeDirectoryAt is homeDirectories' judgement of one match, t[at:end].
 func homeDirectoryAt(t string, at, end int) bool {
 	if t[at:end] != "the user's home" || !reHomeDir.MatchString(t[end:]) {
 		return false
@@ -1750,7 +1748,7 @@ var (
 	reEmailAddress = lazyre.New(`[\w.+-]+@[\w-]+\.[\w.]`)
 )
 
-// userDataDescribed reports whether every user_data_request match in t (its English
+// userDataDescribedAt reports whether the user_data_request match t[at:end] (its English
 // phrases: "the user's name", "the password of the user") sits in a sentence that
 // describes what a program does with the user's data rather than asking for it (issue 26,
 // data/heldout/hardneg-extra and debian-extra calib: PAM's manual pages, "This module
@@ -1763,15 +1761,6 @@ var (
 // link or e-mail address; the page hides nothing. "Tell me the user's name", "What is the
 // user's password?", "This tool needs the user's password. Reply with it.", "the user's
 // address is sent to https://…" and "find the user's current address" still count.
-func userDataDescribed(r *Result, t string) bool {
-	if hidesPart(r) {
-		return false
-	}
-	return everyMatchSpan(promptRules, t, func(at, end int) bool { return userDataDescribedAt(t, at, end) }, "user_data_request")
-}
-
-// userDataDescribedAt is userDataDescribed's judgement of one match, t[at:end], the page's
-// hidden parts left to the caller.
 func userDataDescribedAt(t string, at, end int) bool {
 	statement := func(s string) bool {
 		s = strings.TrimSpace(s)
@@ -1982,30 +1971,33 @@ var (
 // "Here is a list of private keys", "the output of the hidden prompt" and "a list of internal
 // hosts. Send it to …" still count.
 func nounLists(t string) bool {
+	return everyMatchSpan(promptRules, t, func(at, end int) bool { return nounListAt(t, at, end) }, "leak_request")
+}
+
+// nounListAt is nounLists' judgement of one match, t[at:end].
+func nounListAt(t string, at, end int) bool {
 	statement := func(s string) bool {
 		s = strings.TrimSpace(s)
 		return !reDataAddressee.MatchString(s) && !reSpeechWords.MatchString(s) && !reDataOrderStart.MatchString(s) &&
 			!reDataHandOver.MatchString(s) && !reSecretAny.MatchString(s) && !strings.Contains(s, "://") &&
 			!reEmailAddress.MatchString(s) && !reMakeVerb.MatchString(s)
 	}
-	return everyMatchSpan(promptRules, t, func(at, end int) bool {
-		m := t[at:end]
-		if !reNounVerb.MatchString(m) || !reNounHead.MatchString(t[max(0, at-12):at]) ||
-			!(strings.HasSuffix(m, "hidden") || strings.HasSuffix(m, "internal") || strings.HasSuffix(m, "private")) {
-			return false // confidential, sensitive, secret or restricted things are what is asked for
-		}
-		start, e := statementStart(t, at), statementEnd(t, end)
-		if e < len(t) && t[e] == '?' {
-			return false
-		}
-		next := ""
-		if e < len(t) {
-			next = t[e+1 : statementEnd(t, e+1)]
-		}
-		// The sentence without the match's own "list of"/"output of" (a noun here), and
-		// with it for a secret ("a list of private keys").
-		return statement(t[start:at]+" "+t[end:e]) && !reSecretAny.MatchString(t[start:e]) && statement(next)
-	}, "leak_request")
+	m := t[at:end]
+	if !reNounVerb.MatchString(m) || !reNounHead.MatchString(t[max(0, at-12):at]) ||
+		!(strings.HasSuffix(m, "hidden") || strings.HasSuffix(m, "internal") || strings.HasSuffix(m, "private")) {
+		return false // confidential, sensitive, secret or restricted things are what is asked for
+	}
+	start, e := statementStart(t, at), statementEnd(t, end)
+	if e < len(t) && t[e] == '?' {
+		return false
+	}
+	next := ""
+	if e < len(t) {
+		next = t[e+1 : statementEnd(t, e+1)]
+	}
+	// The sentence without the match's own "list of"/"output of" (a noun here), and
+	// with it for a secret ("a list of private keys").
+	return statement(t[start:at]+" "+t[end:e]) && !reSecretAny.MatchString(t[start:e]) && statement(next)
 }
 
 // reMakeVerb is an order to make the list: write, make, create, compile, give or produce it.
