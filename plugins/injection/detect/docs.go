@@ -1804,18 +1804,18 @@ var (
 	// searched, copied or sent, or deleted.
 	reClauseOrder = lazyre.New(`(?:^|[,:;(]\s*|\b(?:and|or|then|please|now|first|next|also|just)\s+)(?:read|list|show|print|open|copy|send|upload|delete|remove|wipe|erase|zip|archive|tar|scan|search|find|cat|look|browse|explore|access|dump|collect|gather|exfiltrate|index|walk|crawl|enumerate|go|navigate|check|inspect|get|fetch|grab|move|chmod|chown|rm|mv|cp)\b`)
 	// reSendWord is a verb, in any form, that sends or hands a thing over to someone.
-	reSendWord = lazyre.New(`\b(?:send|sent|sends|sending|upload\w*|post|posts|posted|posting|e-?mail\w*|forward\w*|transmit\w*|exfiltrat\w*|share|shares|shared\s+(?:with|to)|sharing|leak\w*|publish\w*|submit\w*|tell|tells|told|reply|replies|report\w*|disclose\w*|reveal\w*|expose\w*)\b`)
+	reSendWord = lazyre.New(`\b(?:send|sent|sends|sending|upload\w*|post|posts|posted|posting|e-?mail\w*|forward\w*|transmit\w*|exfiltrat\w*|share|shares|shared\s+(?:with|to)|sharing|leak\w*|publish\w*|submit\w*|tell|tells|told|reply|replies|report\w*|disclose\w*|reveal\w*|expose\w*|includ\w*|attach\w*|paste\w*)\b`)
 )
 
 // accountPlaceAt reports whether t[at:end] is "the user's home" naming an account's home
 // directory or login shell (reHomeAttr) in a statement about it (issue 26, helper det76,
 // data/heldout/debian-extra calib: rrsync(1)'s "However, if the user's home shell is bash,
 // please see BASH SECURITY ISSUE", "Another potential fix is to ensure that the user's home
-// directory is not a shared mount"): a place in the system a manual's reader administers,
-// whatever the sentence tells that reader. The sentence is no question, has no order at its
+// directory is not a shared mount"): a place in the system a manual's reader administers. The sentence is no question, has no order at its
 // or a clause's start to read, search, copy, send or delete a place (reClauseOrder), no verb
 // that sends or hands over (reSendWord), no word to or of a model and no secret (the match
-// taken out: reModelWords, reSecretWord), no link and no address. "Please upload the user's
+// taken out: reModelWords, reSecretWord), no word to or of the reader but a manual's
+// "please" (reDataAddressee), no link and no address. "Please upload the user's
 // home directory to ...", "list the user's home directory, then ...", "the user's home
 // directory holds the API keys; the assistant must ..." still count.
 func accountPlaceAt(t string, at, end int) bool {
@@ -1829,8 +1829,12 @@ func accountPlaceAt(t string, at, end int) bool {
 	// The account's other things ("along with the home directory itself and the user's mail
 	// spool") are no reader of the page.
 	s := strings.ReplaceAll(strings.TrimSpace(t[start:at])+" "+t[end:e], "the user's ", "its ")
+	// A manual's "please see ..." points its reader at a section; any other word to or of the
+	// reader, the writer or a model makes the sentence an order ("you should read the user's
+	// home directory").
 	return !reClauseOrder.MatchString(strings.TrimSpace(t[start:at])) && !reClauseOrder.MatchString(s) &&
 		!reSendWord.MatchString(s) && !reModelWords.MatchString(s) && !reSecretWord.MatchString(s) &&
+		!reDataAddressee.MatchString(strings.ReplaceAll(s, "please ", "")) &&
 		!strings.Contains(s, "://") && !strings.Contains(s, "@")
 }
 
@@ -2397,6 +2401,9 @@ var (
 	// reCompoundHead follows a match whose noun is the first half of a compound naming files or
 	// settings: "override all other preset policy files".
 	reCompoundHead = lazyre.New(`^\s+(?:files?|director(?:y|ies)|entries|settings|options|defaults|values)\b`)
+	// reTextSubject is the text itself as the subject that overrides: "this page will override
+	// these rules" is the page speaking to its reader, as an injection does.
+	reTextSubject = lazyre.New(`\b(?:page|document|doc|message|text|note|notes|content|e-?mail|post|comment|readme|website|site|article|section|paragraph)\b`)
 	// reOptionOnLine is an option alone on its line, with a metavariable or none:
 	// "--override-policy-abi n", "-O <file>".
 	reOptionOnLine = lazyre.New(`^[ \t]*(?:-[a-z0-9],[ \t]*)?--?[a-z][a-z0-9-]*(?:[ =]\S+)?[ \t]*$`)
@@ -2410,7 +2417,7 @@ var (
 // any feature ABI rules that the policy may be using"). The verb is "override" (reOverrideRules),
 // the object is none of the model's orders (reProtectedObject) and its modifiers name no
 // guard (reReaderActor, reModelOrder, reGuardWord), and a thing does it: the clause's subject is
-// a thing with a modal (reProgramVerb, not a pronoun), the noun opens a compound of files or
+// a thing with a modal (reProgramVerb, not a pronoun, not the text itself: reTextSubject), the noun opens a compound of files or
 // settings (reCompoundHead), or the match is in the first sentence of an option's
 // description with a modifier that makes the rules technical. The sentence, the match taken
 // out, says nothing to or of a model or the reader, asks to pass nothing on, names no secret
@@ -2435,7 +2442,8 @@ func thingOverrides(t string) bool {
 			return false
 		}
 		clause := t[strings.LastIndexAny(t[:at], ".!?;:\n")+1 : at]
-		if reProgramVerb.MatchString(clause) && !reVagueSubject.MatchString(clause) && !reReaderActor.MatchString(clause) {
+		if reProgramVerb.MatchString(clause) && !reVagueSubject.MatchString(clause) && !reReaderActor.MatchString(clause) &&
+			!reTextSubject.MatchString(clause) {
 			return true
 		}
 		if reCompoundHead.MatchString(t[end:]) {
