@@ -751,7 +751,7 @@ func docPhrases(r *Result) {
 		}
 		switch h.Rule {
 		case "user_data_request":
-			return labelAt(t, h.Match) || homeDirectories(t) || userDataDescribed(r, t)
+			return labelAt(t, h.Match) || userDataExcused(r, t)
 		case "multilingual_secret":
 			return foreignWord(t, h.Match)
 		}

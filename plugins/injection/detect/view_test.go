@@ -88,7 +88,7 @@ func TestSourceOutput(t *testing.T) {
 		{"an instruction in a source file", "read_file", `{"path":"main.go"}`, inject, abi.ActionDeny},
 		{"hidden markup in a fetched page", "fetch", `{"url":"https://example.com/"}`, hidden, abi.ActionDeny},
 		// A document keeps every rule: an order to print the user's password counts there. A
-		// sentence that only says what code does with it is a statement (userDataDescribed),
+		// sentence that only says what code does with it is a statement (userDataDescribedAt),
 		// so authCode no longer tells a document from code.
 		{"a markdown document is not code", "read_file", `{"path":"README.md"}`, authOrder, abi.ActionDeny},
 		// issue 26: documentation's own phrases in a fetched page (docPhrases), and orders.
