@@ -125,6 +125,8 @@ fuzz: ## native fuzzing of every parser (FUZZTIME each, default 20s)
 	$(GO) test -run '^$$' -fuzz '^FuzzMatch$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/glob/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseManifest$$' -fuzztime $${FUZZTIME:-20s} ./host/bundle/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdict$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeVerdictKeepsNoBytes$$' -fuzztime $${FUZZTIME:-20s} ./host/chain/
+	$(GO) test -run '^$$' -fuzz '^FuzzWrite$$' -fuzztime $${FUZZTIME:-20s} ./host/internal/sse/
 	$(GO) test -run '^$$' -fuzz '^FuzzInstrument$$' -fuzztime $${FUZZTIME:-20s} ./host/plugin/
 	$(GO) test -run '^$$' -fuzz '^FuzzAppendVerdict$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/jsonw/
 	$(GO) test -run '^$$' -fuzz '^FuzzParseView$$' -fuzztime $${FUZZTIME:-20s} ./sdk/go/abi/

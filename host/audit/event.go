@@ -224,6 +224,9 @@ func SubjectToken(s string) string {
 	if s == "" {
 		return "_"
 	}
+	if cleanToken(s) {
+		return s // what the loop below would build, byte for byte, without building it
+	}
 	var b strings.Builder
 	b.Grow(min(len(s), MaxTokenLen))
 	for i := 0; i < len(s) && b.Len() < MaxTokenLen; {
@@ -239,4 +242,20 @@ func SubjectToken(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// cleanToken reports whether s is already a token: at most MaxTokenLen bytes, each a lower-case
+// letter, a digit, '_' or '-'.
+func cleanToken(s string) bool {
+	if len(s) > MaxTokenLen {
+		return false
+	}
+	for i := range len(s) {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -23,12 +23,29 @@ func TestSubjectToken(t *testing.T) {
 		{"newline", "a\nb", "a_b"},
 		{"long capped", strings.Repeat("x", 100), strings.Repeat("x", MaxTokenLen)},
 		{"invalid utf8", "a\xffb", "a_b"},
+		{"clean at the cap", strings.Repeat("a", MaxTokenLen), strings.Repeat("a", MaxTokenLen)},
+		{"clean one past the cap", strings.Repeat("a", MaxTokenLen+1), strings.Repeat("a", MaxTokenLen)},
+		{"clean but for the last byte", "read_file.", "read_file_"},
+		{"clean but for an upper-case first", "Xread", "xread"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := SubjectToken(tc.in); got != tc.want {
 				t.Errorf("SubjectToken(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// A name that is already a token is returned as it is, with no allocation; anything else is
+// built (TestSubjectToken checks both give the same token).
+func TestSubjectTokenCleanNoAlloc(t *testing.T) {
+	for _, in := range []string{"allow", "read_file", "get-env", "v2", strings.Repeat("z", MaxTokenLen)} {
+		if n := testing.AllocsPerRun(100, func() { _ = SubjectToken(in) }); n != 0 {
+			t.Errorf("SubjectToken(%q): %v allocations, want 0", in, n)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { _ = SubjectToken("Read") }); n == 0 {
+		t.Error("SubjectToken(\"Read\") allocated nothing: the clean path took a name that needs lower-casing")
 	}
 }
 

@@ -879,6 +879,15 @@ func (p *Publisher) drainQueue(batch []record) []record {
 	return batch
 }
 
+// pubMsg is a message published to the stream with the one value of its Nats-Msg-Id header.
+type pubMsg struct {
+	m  nats.Msg
+	id [1]string
+}
+
+// noRetry is the publish option for no library retry, made once: it only sets a count.
+var noRetry = jetstream.WithRetryAttempts(0)
+
 // publish sends batch asynchronously and waits for the acks in order. It
 // returns how many leading records were acked, and why it stopped short.
 func (p *Publisher) publish(batch []record) (int, error) {
@@ -893,7 +902,11 @@ func (p *Publisher) publish(batch []record) (int, error) {
 			futs = append(futs, nil) // a recheck found it in the stream
 			continue
 		}
-		m := &nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: []string{r.id}}}
+		// The message and its id's one-value list are one allocation (pubMsg); JetStream keeps
+		// the message until it is acknowledged, so neither is pooled.
+		pm := &pubMsg{id: [1]string{r.id}}
+		pm.m = nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: pm.id[:]}}
+		m := &pm.m
 		if p.o.Signer != nil {
 			if r.sig == "" {
 				sendErr = fmt.Errorf("audit: sign %s: %w", r.subject, signErr)
@@ -905,7 +918,7 @@ func (p *Publisher) publish(batch []record) (int, error) {
 		}
 		// No library retry on no-responders: it would resend on its own
 		// timer, out of order; the worker retries from the first failure.
-		f, err := p.js.PublishMsgAsync(m, jetstream.WithRetryAttempts(0))
+		f, err := p.js.PublishMsgAsync(m, noRetry)
 		if err != nil {
 			sendErr = fmt.Errorf("audit: publish %s: %w", r.subject, err)
 			break

@@ -34,6 +34,19 @@ type boundedEvaluator interface {
 	EvaluateWithin(ctx context.Context, envelope []byte, bound time.Duration) ([]byte, error)
 }
 
+// verdictEvaluator is a boundedEvaluator that decodes the verdict itself, with the decoder it
+// is given, before its instance is released (host/plugin's Plugin): the output is read where it
+// lies, never copied out. The decoder keeps no byte of it (DecodeVerdict copies what it keeps).
+type verdictEvaluator interface {
+	EvaluateVerdict(ctx context.Context, envelope []byte, bound time.Duration, dst *abi.Verdict, decode func(out []byte, dst *abi.Verdict) error) error
+}
+
+// decodeInto is DecodeVerdict into dst, as verdictEvaluator takes it.
+func decodeInto(b []byte, dst *abi.Verdict) (err error) {
+	*dst, err = DecodeVerdict(b)
+	return err
+}
+
 // Closer is implemented by evaluators that hold resources.
 type Closer interface {
 	Close(ctx context.Context) error
@@ -221,6 +234,9 @@ type Chain struct {
 	// minFanOutProcs (idle, fanOutProcs).
 	inflight atomic.Int32
 	procs    int
+	// noOpinion is the reason of a decision no stage had an opinion on, made once at New
+	// rather than concatenated on every such call.
+	noOpinion string
 
 	mu      sync.Mutex
 	refs    int
@@ -253,7 +269,8 @@ func New(o Options) (*Chain, error) {
 	default:
 		return nil, fmt.Errorf("chain: uncovered action %q is not judge, pass or refuse", o.Uncovered.Action)
 	}
-	c := &Chain{o: o, closed: make(chan struct{}), procs: fanOutProcs(runtime.GOMAXPROCS(0))}
+	c := &Chain{o: o, closed: make(chan struct{}), procs: fanOutProcs(runtime.GOMAXPROCS(0)),
+		noOpinion: "no stage had an opinion; bundle default " + o.DefaultAction}
 	var g []*Stage
 	seen := map[string]bool{}
 	for _, s := range o.Stages {
@@ -455,6 +472,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
 	d.Stages = make([]abi.StageResult, 0, len(c.o.Stages)) // one result a stage at most: no regrowth
 	gr := groupRuns.Get().(*groupRun)
+	var verdicts []abi.Verdict // made when the first group runs (results above)
 	gr.c, gr.ctx, gr.phase, gr.transport = c, ctx, phase, env.Transport
 	defer gr.release()
 	for gi, g := range c.groups {
@@ -501,6 +519,13 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			gr.in = b
 		}
 		results := gr.results[:len(run)]
+		// The verdicts of this Evaluate's stages, one slot a stage, in one allocation for the
+		// whole call rather than one a stage: the decision keeps pointers into it
+		// (StageResult.Verdict), so it is never pooled; each Evaluate makes its own.
+		if len(verdicts) < len(run) {
+			verdicts = make([]abi.Verdict, max(len(run), len(c.o.Stages)))
+		}
+		gr.verdicts, verdicts = verdicts[:len(run):len(run)], verdicts[len(run):]
 		// Helper goroutines, one per idle core and at most one fewer than the stages, take the
 		// group's stages from the back while the caller's goroutine takes them from the front
 		// (groupWork). A helper that starts after the caller has taken every stage finds none
@@ -589,7 +614,7 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 		d.Action = c.o.DefaultAction
 		d.Default = true
 		if d.Reason == "" {
-			d.Reason = "no stage had an opinion; bundle default " + c.o.DefaultAction
+			d.Reason = c.noOpinion
 		}
 	}
 	return d, nil
@@ -606,6 +631,9 @@ type groupRun struct {
 	run              []*Stage
 	results          []abi.StageResult
 	view, pview, in  []byte // the view, the view with the group's prior, the JSON with it
+	// verdicts holds one slot a stage of run, where call decodes its verdict: this
+	// Evaluate's own memory, never the pool's (release drops it).
+	verdicts []abi.Verdict
 }
 
 var groupRuns = sync.Pool{New: func() any { return new(groupRun) }}
@@ -625,7 +653,7 @@ func (g *groupRun) reset(n int) {
 func (g *groupRun) release() {
 	clear(g.run[:cap(g.run)])
 	clear(g.results)
-	g.c, g.ctx, g.view, g.pview, g.in = nil, nil, nil, nil, nil
+	g.c, g.ctx, g.view, g.pview, g.in, g.verdicts = nil, nil, nil, nil, nil, nil
 	groupRuns.Put(g)
 }
 
@@ -649,7 +677,7 @@ func (g *groupRun) wantsJSON(s *Stage) bool {
 }
 
 func (g *groupRun) callAt(i int) {
-	g.results[i] = g.c.call(g.ctx, g.run[i], g.phase, g.transport, g.input(g.run[i]))
+	g.results[i] = g.c.call(g.ctx, g.run[i], g.phase, g.transport, g.input(g.run[i]), &g.verdicts[i])
 }
 
 // groupWork hands a group's stages, by index, to the caller's goroutine (from the front) and to
@@ -784,7 +812,9 @@ func priorOf(base []abi.Prior, rs []abi.StageResult) []abi.Prior {
 	return out
 }
 
-func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in []byte) abi.StageResult {
+// call runs stage s on in. Its verdict is decoded into slot, which the result's Verdict points
+// at: the caller's, one slot a stage call, not shared with another call.
+func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in []byte, slot *abi.Verdict) abi.StageResult {
 	r := abi.StageResult{Stage: s.Name, Phase: phase}
 	start := time.Now()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
@@ -803,8 +833,12 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in 
 	}
 	var out []byte
 	var err error
+	decoded := false // the verdict is in slot already (verdictEvaluator)
 	if s.Plugin == nil {
 		err = ErrUnavailable
+	} else if e, ok := s.Plugin.(verdictEvaluator); ok && s.Timeout > 0 {
+		// Decoded where the output lies, before its instance is released: no copy of it.
+		err, decoded = e.EvaluateVerdict(ctx, in, s.Timeout*4, slot, decodeInto), true
 	} else {
 		// The plugin runtime enforces the timeout; the bound of four times it covers waiting
 		// for a pooled instance too. A host/plugin plugin applies it itself, with no timer
@@ -822,7 +856,10 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in 
 		}
 	}
 	var v abi.Verdict
-	if err == nil {
+	switch {
+	case err == nil && decoded:
+		v = *slot
+	case err == nil:
 		v, err = DecodeVerdict(out)
 	}
 	el := time.Since(start)
@@ -839,7 +876,8 @@ func (c *Chain) call(ctx context.Context, s *Stage, phase, transport string, in 
 		c.o.Logger.Warn("stage failed", "stage", s.Name, "phase", phase, "fail_closed", s.FailClosed, "err", err)
 	} else {
 		r.Action, r.Score, r.Labels, r.Reason, r.Rule, r.Evidence = v.Action, v.Score, v.Labels, v.Reason, v.Rule, v.Evidence
-		r.Verdict = &v
+		*slot = v
+		r.Verdict = slot
 		if v.Action == abi.ActionUncertain {
 			// Mapped here, before merging: the decision is ask, deny or sample for this way in.
 			r.Uncertain, r.Action = true, c.UncertainAction(transport)

@@ -154,3 +154,67 @@ func TestFanOutNeedsFourCores(t *testing.T) {
 		}
 	}
 }
+
+// seq answers a verdict whose rule names the call: the n-th call's rule is "<name>#n".
+type seq struct {
+	name string
+	n    atomic.Int64
+}
+
+func (s *seq) Evaluate(context.Context, []byte) ([]byte, error) {
+	return json.Marshal(abi.Verdict{Action: "allow", Rule: fmt.Sprintf("%s#%d", s.name, s.n.Add(1))})
+}
+
+// Each Evaluate decodes its stages' verdicts into memory of its own (one slot a stage, across
+// groups): a later Evaluate, sequential or concurrent, never writes into an earlier decision's
+// verdicts, and no two results of one decision share a slot.
+func TestVerdictSlotsNotShared(t *testing.T) {
+	for _, procs := range []int{0, 4} {
+		t.Run(fmt.Sprintf("procs=%d", procs), func(t *testing.T) {
+			var stages []*Stage
+			for i := range 4 {
+				// s2 reads earlier verdicts: two groups, two stages each.
+				stages = append(stages, &Stage{Name: fmt.Sprintf("s%d", i), Request: true, NeedsPrior: i == 2, Plugin: &seq{name: fmt.Sprintf("s%d", i)}})
+			}
+			c, err := New(Options{Stages: stages})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.procs = procs
+			eval := func() *Decision {
+				d, err := c.Evaluate(context.Background(), &abi.Envelope{Phase: "request", Method: "tools/call", Tool: "x"})
+				if err != nil || len(d.Stages) != len(stages) {
+					t.Fatalf("Evaluate = %+v, %v", d, err)
+				}
+				return d
+			}
+			check := func(d *Decision, call int) {
+				t.Helper()
+				seen := map[*abi.Verdict]bool{}
+				for i, r := range d.Stages {
+					if r.Verdict == nil || seen[r.Verdict] {
+						t.Fatalf("call %d: result %d verdict %p nil or shared", call, i, r.Verdict)
+					}
+					seen[r.Verdict] = true
+					if want := fmt.Sprintf("s%d#%d", i, call); r.Verdict.Rule != want || r.Rule != want {
+						t.Errorf("call %d: result %d rule %q (verdict %q), want %q", call, i, r.Rule, r.Verdict.Rule, want)
+					}
+				}
+			}
+			first := eval()
+			check(first, 1)
+			var wg sync.WaitGroup
+			for range 8 {
+				wg.Go(func() { eval() })
+			}
+			wg.Wait()
+			second := eval()
+			check(first, 1) // untouched by the ten calls since
+			for i := range second.Stages {
+				if second.Stages[i].Verdict == first.Stages[i].Verdict {
+					t.Errorf("result %d: two decisions share a verdict slot", i)
+				}
+			}
+		})
+	}
+}

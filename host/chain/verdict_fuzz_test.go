@@ -105,3 +105,38 @@ func TestDecodeVerdictFastTakes(t *testing.T) {
 		}
 	}
 }
+
+// keepsNoBytes decodes b, overwrites b, and checks the verdict is what a decode of an
+// untouched copy gives: DecodeVerdict keeps no byte of its input, which EvaluateVerdict's
+// callers rely on (the bytes are a pooled instance's, the next call's once decoding returns).
+func keepsNoBytes(t *testing.T, b []byte) {
+	t.Helper()
+	pristine := append([]byte(nil), b...)
+	got, err := DecodeVerdict(b)
+	for i := range b {
+		b[i] = 'X'
+	}
+	want, werr := DecodeVerdict(pristine)
+	if (err == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: after its bytes were overwritten the verdict reads\n%#v (%v), want\n%#v (%v)", pristine, got, err, want, werr)
+	}
+	if err != nil && err.Error() != werr.Error() {
+		t.Fatalf("%q: error %q after the overwrite, want %q", pristine, err, werr)
+	}
+}
+
+// Every verdict seed, on the fast path and on encoding/json's (evidence, escapes), decodes to
+// memory of its own.
+func TestDecodeVerdictKeepsNoBytes(t *testing.T) {
+	for _, s := range verdictSeeds {
+		keepsNoBytes(t, []byte(s))
+	}
+	keepsNoBytes(t, []byte(`{"action":"ask","labels":["a","b"],"evidence":[{"label":"x","path":"arguments.command","match":"sudo rm","rules":["r"]}],"metadata":{"k":"v"},"arguments":{"a":1},"result":"s"}`))
+}
+
+func FuzzDecodeVerdictKeepsNoBytes(f *testing.F) {
+	for _, s := range verdictSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { keepsNoBytes(t, b) })
+}

@@ -574,8 +574,17 @@ func (o *Outcome) Event() audit.Event {
 			ev.Arguments = env.Arguments
 		}
 	}
+	// Both phases' results in one allocation, a copy the loop below may redact in place.
+	n := len(o.Decision.Stages)
+	respond := o.Response != nil && o.Action != abi.ActionDeny
+	if respond {
+		n += len(o.Response.Stages)
+	}
+	if n > 0 {
+		ev.Stages = slices.Grow(ev.Stages, n)
+	}
 	ev.Stages = append(ev.Stages, o.Decision.Stages...)
-	if o.Response != nil && o.Action != abi.ActionDeny {
+	if respond {
 		ev.Stages = append(ev.Stages, o.Response.Stages...)
 	}
 	for i := range ev.Stages {

@@ -61,7 +61,14 @@ func (b *linearBackend) close() error { return nil }
 func (b *linearBackend) run(_ context.Context, inputs []Tensor, n int) ([]float32, error) {
 	c := b.l.Classes
 	out := make([]float32, n*c)
-	z := make([]float64, c)
+	// A row's logits: on the stack for the few classes a linear model has.
+	var zs [16]float64
+	z := zs[:0]
+	if c <= len(zs) {
+		z = zs[:c]
+	} else {
+		z = make([]float64, c)
+	}
 	if !b.sparse {
 		if len(inputs) != 1 || len(inputs[0].Float32) != n*b.l.Dim {
 			return nil, fmt.Errorf("linear model: want one float input of %d×%d values", n, b.l.Dim)

@@ -159,10 +159,20 @@ func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
 		}
 		copy(vals[i*k:], sc.val[from:to])
 	}
-	return []Tensor{
-		{Name: InputIndices, Shape: []int64{n, int64(k)}, Int64: ind},
-		{Name: InputValues, Shape: []int64{n, int64(k)}, Float32: vals},
-	}, nil
+	// The two tensors and their shapes share one allocation (sparseTensors).
+	st := &sparseTensors{shapes: [4]int64{n, int64(k), n, int64(k)}}
+	st.t = [2]Tensor{
+		{Name: InputIndices, Shape: st.shapes[0:2:2], Int64: ind},
+		{Name: InputValues, Shape: st.shapes[2:4:4], Float32: vals},
+	}
+	return st.t[:], nil
+}
+
+// sparseTensors is what Encode returns for the sparse format, in one allocation: the indices
+// and values tensors and their shapes (each its own, capped, as two separate slices were).
+type sparseTensors struct {
+	t      [2]Tensor
+	shapes [4]int64
 }
 
 func (h *HashedNgrams) encodeDense(texts []string) []Tensor {

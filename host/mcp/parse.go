@@ -181,7 +181,21 @@ func (s *scanner) message(c Context) (*Parsed, error) {
 		}
 		return nil
 	}
-	m := &Message{JSONRPC: "2.0", ID: raw(slotID), Params: raw(slotParams), Result: raw(slotResult)}
+	// The Parsed, its Message and a request's Envelope are one allocation (parsedRequest,
+	// parsedResponse): they live as long as one another.
+	var (
+		p   *Parsed
+		m   *Message
+		env *abi.Envelope
+	)
+	if raw(slotMethod) != nil {
+		r := new(parsedRequest)
+		p, m, env = &r.p, &r.m, &r.env
+	} else {
+		r := new(parsedResponse)
+		p, m = &r.p, &r.m
+	}
+	*m = Message{JSONRPC: "2.0", ID: raw(slotID), Params: raw(slotParams), Result: raw(slotResult)}
 	if v := raw(slotJSONRPC); !isString(v) || unquote(v) != "2.0" {
 		return nil, ErrBadVersion
 	}
@@ -212,7 +226,7 @@ func (s *scanner) message(c Context) (*Parsed, error) {
 	if len(m.Params) > 0 && m.Params[0] != '{' && m.Params[0] != '[' && string(m.Params) != "null" {
 		return nil, ErrBadParams
 	}
-	p := &Parsed{Message: m}
+	p.Message = m
 	if m.Method == "" {
 		return p, nil
 	}
@@ -220,7 +234,7 @@ func (s *scanner) message(c Context) (*Parsed, error) {
 		p.Sampling = true
 	}
 	p.ProgressToken = raw(slotProgressToken)
-	env := &abi.Envelope{
+	*env = abi.Envelope{
 		ABI:             abi.Version,
 		Phase:           abi.PhaseRequest,
 		Transport:       c.Transport,
@@ -265,6 +279,20 @@ func (s *scanner) message(c Context) (*Parsed, error) {
 	p.Envelope = env
 	return p, nil
 }
+
+// parsedRequest and parsedResponse are what message allocates for a request or notification
+// (a method, so an envelope) and for a response.
+type (
+	parsedRequest struct {
+		p   Parsed
+		m   Message
+		env abi.Envelope
+	}
+	parsedResponse struct {
+		p Parsed
+		m Message
+	}
+)
 
 // client decodes a clientInfo object; named requires a name (the stateless _meta form).
 func client(v json.RawMessage, named bool) *abi.Client {

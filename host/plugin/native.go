@@ -67,6 +67,9 @@ func (r *Runtime) nativeFor(wasm []byte) *Native {
 type nativeInstance struct {
 	inst NativeInstance
 	ctx  context.Context // the running call's, for host functions; nil between calls
+	// borrow is set for a call whose verdict is read before the instance is released
+	// (Plugin.EvaluateVerdict): its verdict buffer is handed out without a copy.
+	borrow bool
 }
 
 // newNativeInstance starts an instance of n for the stage s.
@@ -119,6 +122,11 @@ func (in *nativeInstance) call(ctx context.Context, fn string, input []byte) (rc
 	}
 	if err != nil {
 		return 1, nil, err
+	}
+	if in.borrow {
+		// Plugin.EvaluateVerdict: the verdict is decoded before the instance goes back to
+		// the pool, and decoding copies what it keeps.
+		return 0, out, nil
 	}
 	// The instance reuses its verdict buffer, and it goes back to the pool before the caller
 	// reads the answer: the caller gets its own copy, as from a Wasm instance's memory.

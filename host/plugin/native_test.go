@@ -3,6 +3,7 @@ package plugin_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/added060/palisade/host/internal/testenv"
 	"github.com/added060/palisade/host/plugin"
+	"github.com/added060/palisade/sdk/go/abi"
 )
 
 // fakeNative is a native module whose evaluate answers by the input: "panic", "slow" (sleeps
@@ -182,5 +184,65 @@ func TestNativePoolConcurrent(t *testing.T) {
 	}
 	if made.Load() != 2 {
 		t.Errorf("%d instances for a pool of 2", made.Load())
+	}
+}
+
+// EvaluateVerdict hands the decoder the instance's own verdict buffer, uncopied, while the
+// instance is held: what the decoder copied stays the caller's after later calls reuse that
+// buffer, and a plain Evaluate on the same instance afterwards still gets a copy of its own
+// (the borrow is that call's only). A decoder that kept the bytes would see them overwritten:
+// the test's aliasing decoder shows the reuse it guards against. Run with -race.
+func TestNativeEvaluateVerdict(t *testing.T) {
+	wasm := []byte("native verdict")
+	var made atomic.Int32
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{Native: []plugin.Native{nativeModule(t, wasm, &made)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := rt.Load(context.Background(), plugin.Spec{Name: "native", Wasm: wasm, Timeout: time.Second, PoolSize: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	ctx := context.Background()
+	copying := func(out []byte, dst *abi.Verdict) error { return json.Unmarshal(out, dst) }
+	var kept []byte // what an aliasing decoder would keep
+	aliasing := func(out []byte, dst *abi.Verdict) error { kept = out; return json.Unmarshal(out, dst) }
+
+	var first, second abi.Verdict
+	if err := p.EvaluateVerdict(ctx, []byte("first"), time.Second, &first, aliasing); err != nil || first.Reason != "first" {
+		t.Fatalf("first = %+v, %v", first, err)
+	}
+	keptFirst := string(kept)
+	if err := p.EvaluateVerdict(ctx, []byte("second!"), time.Second, &second, copying); err != nil || second.Reason != "second!" {
+		t.Fatalf("second = %+v, %v", second, err)
+	}
+	if first.Reason != "first" {
+		t.Errorf("the first verdict changed to %q after the next call", first.Reason)
+	}
+	if string(kept) == keptFirst {
+		t.Errorf("the decoder got a copy (%q unchanged): EvaluateVerdict copied the output", kept)
+	}
+	out, err := p.Evaluate(ctx, []byte("third"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.EvaluateVerdict(ctx, []byte("fourth, longer"), time.Second, &second, copying); err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"action":"none","reason":"third"}` {
+		t.Errorf("Evaluate's answer after EvaluateVerdict reads %s: not a copy", out)
+	}
+	// The decoder's error is the call's; the instance is not replaced for it.
+	before := p.Stats().Replaced.Load()
+	bad := errors.New("bad verdict")
+	if err := p.EvaluateVerdict(ctx, []byte("x"), time.Second, &second, func([]byte, *abi.Verdict) error { return bad }); !errors.Is(err, bad) {
+		t.Errorf("decoder error: got %v", err)
+	}
+	if err := p.EvaluateVerdict(ctx, []byte("error"), time.Second, &second, copying); !errors.Is(err, plugin.ErrPluginErr) {
+		t.Errorf("plugin error: got %v", err)
+	}
+	if p.Stats().Replaced.Load() != before {
+		t.Error("an instance was replaced")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/added060/palisade/host/internal/atomicfile"
+	"github.com/added060/palisade/sdk/go/abi"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -609,6 +610,14 @@ func (p *Plugin) Call(ctx context.Context, fn string, input []byte) ([]byte, err
 // call is Call; a deadline that is set bounds the wait for an instance and the call together,
 // as a context with that deadline would, without the context's timer per call.
 func (p *Plugin) call(ctx context.Context, fn string, input []byte, deadline time.Time) ([]byte, error) {
+	return p.callRead(ctx, fn, input, deadline, nil, nil)
+}
+
+// callRead is call; with read set, it hands the output to read while the instance is still
+// held and returns read's error and no bytes. The output is then not copied out of the
+// instance: read sees the instance's own bytes (a native instance's reused verdict buffer, a
+// Wasm instance's memory), which are the next call's once the instance is back in the pool.
+func (p *Plugin) callRead(ctx context.Context, fn string, input []byte, deadline time.Time, read func([]byte, *abi.Verdict) error, dst *abi.Verdict) ([]byte, error) {
 	inst, err := p.acquire(ctx, deadline)
 	if err != nil {
 		return nil, fmt.Errorf("stage %q: instance: %w", p.spec.Name, err)
@@ -626,6 +635,9 @@ func (p *Plugin) call(ctx context.Context, fn string, input []byte, deadline tim
 		// What is left of the bound after the wait; a call with none left still runs and is
 		// stopped at its first check, as one under an expired context is.
 		timeout = min(timeout, max(time.Until(deadline), time.Nanosecond))
+	}
+	if n, ok := inst.(*nativeInstance); ok {
+		n.borrow = read != nil // no copy of its verdict buffer: read is done before release
 	}
 	rc, out, err := p.invoke(ctx, inst, fn, input, timeout)
 	if errors.Is(err, errAbandoned) {
@@ -666,7 +678,12 @@ func (p *Plugin) call(ctx context.Context, fn string, input []byte, deadline tim
 		}
 		return nil, fmt.Errorf("stage %q: %s: %w: %w", p.spec.Name, fn, kind, err)
 	}
-	if p.compiled != nil {
+	var readErr error
+	switch {
+	case read != nil:
+		// Read while the instance is held: the bytes are still this call's.
+		readErr, out = read(out, dst), nil
+	case p.compiled != nil:
 		// Output is a view of instance memory in some SDK versions: copy before release.
 		out = append([]byte(nil), out...)
 	}
@@ -678,10 +695,10 @@ func (p *Plugin) call(ctx context.Context, fn string, input []byte, deadline tim
 		p.spec.Logger.Info("plugin instance retired near its memory cap", "stage", p.spec.Name,
 			"linear_bytes", inst.(*directInstance).mem.Size(), "cap_bytes", p.MaxBytes())
 		p.discard(inst)
-		return out, nil
+		return out, readErr
 	}
 	p.release(inst)
-	return out, nil
+	return out, readErr
 }
 
 // callWatched runs an uninterruptible call on its own goroutine and stops waiting for it after
@@ -729,6 +746,17 @@ func (p *Plugin) Evaluate(ctx context.Context, envelope []byte) ([]byte, error) 
 // bound (host/chain's per-stage bound), at the cost of no timer when an instance is free.
 func (p *Plugin) EvaluateWithin(ctx context.Context, envelope []byte, bound time.Duration) ([]byte, error) {
 	return p.call(ctx, "evaluate", envelope, time.Now().Add(bound))
+}
+
+// EvaluateVerdict is EvaluateWithin for a caller that wants only the decoded verdict: decode
+// reads the output into dst before the instance goes back to the pool, so the output is never
+// copied (one allocation a stage call fewer). decode must keep nothing that aliases the bytes
+// it is given (host/chain's DecodeVerdict copies every string and raw value it keeps): they
+// are the instance's, and its next call's once decode returns. The error is the call's, or
+// else decode's as it returned it.
+func (p *Plugin) EvaluateVerdict(ctx context.Context, envelope []byte, bound time.Duration, dst *abi.Verdict, decode func(out []byte, dst *abi.Verdict) error) error {
+	_, err := p.callRead(ctx, "evaluate", envelope, time.Now().Add(bound), decode, dst)
+	return err
 }
 
 // Exports reports whether the module exports fn.

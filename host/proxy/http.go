@@ -429,6 +429,19 @@ func routedName(env *abi.Envelope) string {
 // method, is refused. Values compare as the spec encodes them: strings as they are or in the
 // =?base64?...?= form, numbers and booleans as their JSON text. A header missing for an
 // annotated argument is left to the upstream, which holds the schema.
+// decodeArgs decodes a tools/call's arguments object (numbers kept as json.Number), nil for
+// anything else. Its own function so that the map escapes only for a call with a parameter
+// header, not for every call paramHeaders looks at.
+func decodeArgs(arguments json.RawMessage) map[string]any {
+	var args map[string]any
+	if len(arguments) > 0 && arguments[0] == '{' {
+		d := json.NewDecoder(bytes.NewReader(arguments))
+		d.UseNumber()
+		_ = d.Decode(&args)
+	}
+	return args
+}
+
 func paramHeaders(hdr http.Header, env *abi.Envelope) error {
 	var args map[string]any
 	decoded := false
@@ -443,11 +456,7 @@ func paramHeaders(hdr http.Header, env *abi.Envelope) error {
 		}
 		if !decoded {
 			decoded = true
-			if len(env.Arguments) > 0 && env.Arguments[0] == '{' {
-				d := json.NewDecoder(bytes.NewReader(env.Arguments))
-				d.UseNumber()
-				_ = d.Decode(&args)
-			}
+			args = decodeArgs(env.Arguments)
 		}
 		v, ok = decodeParamHeader(v)
 		if !ok {

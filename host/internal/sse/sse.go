@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -245,26 +244,39 @@ func (r *Reader) Next() (_ *Event, err error) {
 	}
 }
 
-// Write encodes ev to w.
+// Write encodes ev to w: the id, event and retry lines where set, a data line for each line of
+// Data, and the blank line that ends the event, in one Write of a buffer made once at its size.
 func Write(w io.Writer, ev *Event) error {
-	var b bytes.Buffer
-	if ev.ID != "" {
-		fmt.Fprintf(&b, "id: %s\n", ev.ID)
+	n := 1 + len(ev.Data) + (1+bytes.Count(ev.Data, nl))*len("data: \n")
+	for _, f := range [...]string{ev.ID, ev.Name, ev.Retry} {
+		n += len("retry: \n") + len(f)
 	}
-	if ev.Name != "" {
-		fmt.Fprintf(&b, "event: %s\n", ev.Name)
+	b := make([]byte, 0, n)
+	b = appendField(b, "id: ", ev.ID)
+	b = appendField(b, "event: ", ev.Name)
+	b = appendField(b, "retry: ", ev.Retry)
+	data := ev.Data
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		b = append(append(append(b, "data: "...), data[:i]...), '\n')
+		data = data[i+1:]
 	}
-	if ev.Retry != "" {
-		fmt.Fprintf(&b, "retry: %s\n", ev.Retry)
-	}
-	for _, line := range bytes.Split(ev.Data, []byte("\n")) {
-		b.WriteString("data: ")
-		b.Write(line)
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	b = append(append(append(b, "data: "...), data...), '\n', '\n')
+	_, err := w.Write(b)
 	return err
+}
+
+var nl = []byte("\n")
+
+// appendField appends the line "name value" when value is set.
+func appendField(b []byte, name, value string) []byte {
+	if value == "" {
+		return b
+	}
+	return append(append(append(b, name...), value...), '\n')
 }
 
 // ReadAll reads r to its end, holding at most limit bytes, and draws what it holds past the
