@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/added060/palisade/host/internal/jsonenc"
 	"github.com/added060/palisade/sdk/go/abi"
 	"github.com/added060/palisade/sdk/go/jsonw"
 )
@@ -24,30 +25,30 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	dst = jsonw.AppendStringStd(dst, env.ID)
 	dst = append(dst, `,"phase":`...)
 	dst = jsonw.AppendStringStd(dst, env.Phase)
-	dst = optString(dst, `,"time":`, env.Time)
-	dst = optString(dst, `,"transport":`, env.Transport)
+	dst = jsonenc.OptString(dst, `,"time":`, env.Time)
+	dst = jsonenc.OptString(dst, `,"transport":`, env.Transport)
 	dst = append(dst, `,"method":`...)
 	dst = jsonw.AppendStringStd(dst, env.Method)
-	dst = optRaw(dst, `,"request_id":`, env.RequestID)
-	dst = optString(dst, `,"server":`, env.Server)
-	dst = optString(dst, `,"session":`, env.Session)
-	dst = optString(dst, `,"protocol_version":`, env.ProtocolVersion)
+	dst = jsonenc.OptRaw(dst, `,"request_id":`, env.RequestID)
+	dst = jsonenc.OptString(dst, `,"server":`, env.Server)
+	dst = jsonenc.OptString(dst, `,"session":`, env.Session)
+	dst = jsonenc.OptString(dst, `,"protocol_version":`, env.ProtocolVersion)
 	if c := env.Client; c != nil {
 		dst = append(dst, `,"client":{`...)
 		n := len(dst)
-		dst = optString(dst, `,"name":`, c.Name)
-		dst = optString(dst, `,"version":`, c.Version)
-		dst = closeObject(dst, n)
+		dst = jsonenc.OptString(dst, `,"name":`, c.Name)
+		dst = jsonenc.OptString(dst, `,"version":`, c.Version)
+		dst = jsonenc.CloseObject(dst, n)
 	}
-	dst = optString(dst, `,"agent":`, env.Agent)
-	dst = optString(dst, `,"cwd":`, env.Cwd)
-	dst = optString(dst, `,"tool":`, env.Tool)
-	dst = optRaw(dst, `,"arguments":`, env.Arguments)
-	dst = optString(dst, `,"uri":`, env.URI)
-	dst = optString(dst, `,"prompt":`, env.Prompt)
-	dst = optRaw(dst, `,"params":`, env.Params)
-	dst = optRaw(dst, `,"result":`, env.Result)
-	dst = optRaw(dst, `,"error":`, env.Error)
+	dst = jsonenc.OptString(dst, `,"agent":`, env.Agent)
+	dst = jsonenc.OptString(dst, `,"cwd":`, env.Cwd)
+	dst = jsonenc.OptString(dst, `,"tool":`, env.Tool)
+	dst = jsonenc.OptRaw(dst, `,"arguments":`, env.Arguments)
+	dst = jsonenc.OptString(dst, `,"uri":`, env.URI)
+	dst = jsonenc.OptString(dst, `,"prompt":`, env.Prompt)
+	dst = jsonenc.OptRaw(dst, `,"params":`, env.Params)
+	dst = jsonenc.OptRaw(dst, `,"result":`, env.Result)
+	dst = jsonenc.OptRaw(dst, `,"error":`, env.Error)
 	if len(env.Prior) > 0 {
 		// Rare on this path (the prior is spliced into each group's input, withPrior), and
 		// holds floats: encoding/json writes them.
@@ -61,8 +62,8 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	if ti := env.ToolInfo; ti != nil {
 		dst = append(dst, `,"tool_info":{"name":`...)
 		dst = jsonw.AppendStringStd(dst, ti.Name)
-		dst = optString(dst, `,"description":`, ti.Description)
-		dst = optRaw(dst, `,"input_schema":`, ti.InputSchema)
+		dst = jsonenc.OptString(dst, `,"description":`, ti.Description)
+		dst = jsonenc.OptRaw(dst, `,"input_schema":`, ti.InputSchema)
 		if ti.BuiltIn {
 			dst = append(dst, `,"built_in":true`...)
 		}
@@ -71,72 +72,17 @@ func appendEnvelope(dst []byte, env *abi.Envelope) ([]byte, error) {
 	if e := env.Engine; e != nil {
 		dst = append(dst, `,"engine":{`...)
 		n := len(dst)
-		dst = optString(dst, `,"binary":`, e.Binary)
-		dst = optString(dst, `,"home":`, e.Home)
-		dst = optList(dst, `,"paths":`, e.Paths, jsonw.AppendStringStd)
-		dst = optList(dst, `,"pids":`, e.Pids, func(dst []byte, p int) []byte { return strconv.AppendInt(dst, int64(p), 10) })
-		dst = closeObject(dst, n)
+		dst = jsonenc.OptString(dst, `,"binary":`, e.Binary)
+		dst = jsonenc.OptString(dst, `,"home":`, e.Home)
+		dst = jsonenc.OptList(dst, `,"paths":`, e.Paths, jsonw.AppendStringStd)
+		dst = jsonenc.OptList(dst, `,"pids":`, e.Pids, func(dst []byte, p int) []byte { return strconv.AppendInt(dst, int64(p), 10) })
+		dst = jsonenc.CloseObject(dst, n)
 	}
-	if p := env.Principal; p != nil {
-		dst = append(dst, `,"principal":{"issuer":`...)
-		dst = jsonw.AppendStringStd(dst, p.Issuer)
-		dst = append(dst, `,"subject":`...)
-		dst = jsonw.AppendStringStd(dst, p.Subject)
-		dst = optString(dst, `,"client_id":`, p.ClientID)
-		dst = optList(dst, `,"scopes":`, p.Scopes, jsonw.AppendStringStd)
-		if len(p.Claims) > 0 {
-			// Free JSON values by claim name (groups, roles): encoding/json writes them, its
-			// keys sorted, as it did for the whole envelope.
-			b, err := json.Marshal(p.Claims)
-			if err != nil {
-				return dst, err
-			}
-			dst = append(append(dst, `,"claims":`...), b...)
-		}
-		dst = append(dst, '}')
+	dst, err := jsonenc.AppendPrincipal(dst, env.Principal)
+	if err != nil {
+		return dst, err
 	}
 	return append(dst, '}'), nil
-}
-
-// closeObject ends an object whose members were each written with a leading comma from n on:
-// the first member's comma is dropped.
-func closeObject(dst []byte, n int) []byte {
-	if len(dst) > n {
-		copy(dst[n:], dst[n+1:])
-		dst = dst[:len(dst)-1]
-	}
-	return append(dst, '}')
-}
-
-// optString appends key and s unless s is empty (omitempty).
-func optString(dst []byte, key, s string) []byte {
-	if s == "" {
-		return dst
-	}
-	return jsonw.AppendStringStd(append(dst, key...), s)
-}
-
-// optList appends key and the array of xs, each written by one, unless xs is empty (omitempty).
-func optList[T any](dst []byte, key string, xs []T, one func([]byte, T) []byte) []byte {
-	if len(xs) == 0 {
-		return dst
-	}
-	dst = append(append(dst, key...), '[')
-	for i, x := range xs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = one(dst, x)
-	}
-	return append(dst, ']')
-}
-
-// optRaw appends key and the JSON text raw unless raw is empty (omitempty).
-func optRaw(dst []byte, key string, raw json.RawMessage) []byte {
-	if len(raw) == 0 {
-		return dst
-	}
-	return jsonw.AppendCompact(append(dst, key...), raw)
 }
 
 // envelopeSize is about the size of env's encoding when nothing needs escaping: its members'
