@@ -63,7 +63,7 @@ func (b *linearBackend) run(_ context.Context, inputs []Tensor, n int) ([]float3
 	out := make([]float32, n*c)
 	// A row's logits: on the stack for the few classes a linear model has.
 	var zs [16]float64
-	z := zs[:0]
+	var z []float64
 	if c <= len(zs) {
 		z = zs[:c]
 	} else {
