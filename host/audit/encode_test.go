@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/added060/palisade/host/internal/jsonenc/everyfield"
 	"math"
 	"reflect"
 	"testing"
@@ -36,7 +37,7 @@ func sameAsMarshal(t testing.TB, ev *Event) []byte {
 // reflection: a field added later is set too) encodes as json.Marshal encodes it.
 func TestAppendEventEveryField(t *testing.T) {
 	var ev Event
-	fill(reflect.ValueOf(&ev).Elem(), 0)
+	everyfield.Fill(reflect.ValueOf(&ev).Elem())
 	ev.Time = time.Date(2026, 12, 2, 3, 4, 5, 600700, time.FixedZone("x", 5*3600+30*60))
 	got := sameAsMarshal(t, &ev)
 	for _, member := range []string{`"chain":{"publisher":"v\u003c\u0026","seq":7,"prev":`, `"claims":{"k":"v\u003c\u0026"}`,
@@ -55,59 +56,6 @@ func TestAppendEventEveryField(t *testing.T) {
 	}
 	if n := reflect.TypeOf(ev).NumField(); len(m) != n {
 		t.Errorf("%d members, Event has %d fields: %s", len(m), n, got)
-	}
-}
-
-// fill sets every settable field of v to a value that is not its zero value: strings with
-// characters encoding/json escapes, one element in each slice and map, raw JSON with white
-// space and HTML characters for json.RawMessage.
-func fill(v reflect.Value, depth int) {
-	if depth > 6 {
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString("v<&")
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(7)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(7)
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(0.25)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), depth+1)
-	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(time.Time{}) {
-			return // set by the caller
-		}
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), depth+1)
-			}
-		}
-	case reflect.Slice:
-		if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
-			v.SetBytes([]byte(` {"a" : ["<b>", 1]} `))
-			return
-		}
-		s := reflect.MakeSlice(v.Type(), 1, 1)
-		fill(s.Index(0), depth+1)
-		v.Set(s)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		k := reflect.New(v.Type().Key()).Elem()
-		k.SetString("k")
-		e := reflect.New(v.Type().Elem()).Elem()
-		if e.Kind() == reflect.Interface {
-			e.Set(reflect.ValueOf("v<&"))
-		} else {
-			fill(e, depth+1)
-		}
-		m.SetMapIndex(k, e)
-		v.Set(m)
 	}
 }
 

@@ -3,6 +3,7 @@ package chain
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/added060/palisade/host/internal/jsonenc/everyfield"
 	"reflect"
 	"testing"
 
@@ -119,7 +120,7 @@ func TestAppendEnvelopeOneAllocation(t *testing.T) {
 // The hand encoder once left out the principal's claims, and with them the groups a rule reads.
 func TestAppendEnvelopeEveryField(t *testing.T) {
 	var env abi.Envelope
-	fill(reflect.ValueOf(&env).Elem(), 0)
+	everyfield.Fill(reflect.ValueOf(&env).Elem())
 	want, err := json.Marshal(&env)
 	if err != nil {
 		t.Fatal(err)
@@ -135,55 +136,5 @@ func TestAppendEnvelopeEveryField(t *testing.T) {
 		if !bytes.Contains(got, []byte(member)) {
 			t.Errorf("%s missing from %s", member, got)
 		}
-	}
-}
-
-// fill sets every settable field of v to a value that is not its zero value: strings with
-// characters encoding/json escapes, one element in each slice and map, raw JSON for
-// json.RawMessage.
-func fill(v reflect.Value, depth int) {
-	if depth > 6 {
-		return
-	}
-	switch v.Kind() {
-	case reflect.String:
-		v.SetString("v<&")
-	case reflect.Bool:
-		v.SetBool(true)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		v.SetInt(7)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		v.SetUint(7)
-	case reflect.Float32, reflect.Float64:
-		v.SetFloat(0.25)
-	case reflect.Pointer:
-		v.Set(reflect.New(v.Type().Elem()))
-		fill(v.Elem(), depth+1)
-	case reflect.Struct:
-		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
-				fill(v.Field(i), depth+1)
-			}
-		}
-	case reflect.Slice:
-		if v.Type() == reflect.TypeOf(json.RawMessage(nil)) {
-			v.SetBytes([]byte(` {"a" : ["<b>", 1]} `))
-			return
-		}
-		s := reflect.MakeSlice(v.Type(), 1, 1)
-		fill(s.Index(0), depth+1)
-		v.Set(s)
-	case reflect.Map:
-		m := reflect.MakeMap(v.Type())
-		k := reflect.New(v.Type().Key()).Elem()
-		k.SetString("k")
-		e := reflect.New(v.Type().Elem()).Elem()
-		if e.Kind() == reflect.Interface {
-			e.Set(reflect.ValueOf("v<&"))
-		} else {
-			fill(e, depth+1)
-		}
-		m.SetMapIndex(k, e)
-		v.Set(m)
 	}
 }

@@ -21,7 +21,7 @@ type secretFormat struct {
 var secretFormats = []secretFormat{
 	{"a PEM private key", []string{"PRIVATE KEY"}, lazyre.New(`-----BEGIN (?:RSA |EC |DSA |OPENSSH |ENCRYPTED |PGP )?PRIVATE KEY(?: BLOCK)?-----\s*(?:[A-Za-z0-9+/=]{16,}\s*){4,}`),
 		"https://www.rfc-editor.org/rfc/rfc7468#section-10"},
-	{"a GitHub token", []string{"gh", "github_pat_"}, lazyre.New(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`),
+	{"a GitHub token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, lazyre.New(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{36}\b|\bgithub_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59}\b`),
 		"https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/"},
 	{"a GitLab token", []string{"glpat-"}, lazyre.New(`\bglpat-[A-Za-z0-9_-]{20,}`),
 		"https://docs.gitlab.com/security/tokens/#token-prefixes"},
