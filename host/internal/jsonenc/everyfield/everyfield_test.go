@@ -36,6 +36,9 @@ func TestFillSetsEveryField(t *testing.T) {
 			t.Errorf("field %s: zero = %v", f.Name, zero)
 		}
 	}
+	if o.low != "" {
+		t.Errorf("an unexported field was set: %q", o.low)
+	}
 	if o.P.S == "" || o.L[0].N == 0 || o.MS["k"].S == "" {
 		t.Errorf("nested values left zero: %+v", o)
 	}
