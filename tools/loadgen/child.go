@@ -92,8 +92,9 @@ llm:
   preference: [local]
 `
 
-// childGOGC is -gateway-gogc: GOGC for the gateway processes ("" = theirs, gateway.TuneRuntime).
-var childGOGC string
+// childGOGC and childMemLimit are -gateway-gogc and -gateway-memlimit: GOGC and GOMEMLIMIT for
+// the gateway processes ("" = theirs, gateway.TuneRuntime).
+var childGOGC, childMemLimit string
 
 // startGateway starts a child gateway serving bundleDir in front of ups.
 func startGateway(name, bundleDir string, ups []upstreamDef) (*gatewayProc, error) {
@@ -111,8 +112,14 @@ func startGateway(name, bundleDir string, ups []upstreamDef) (*gatewayProc, erro
 	}
 	p := &gatewayProc{name: name, dir: dir, cmd: exec.Command(self, "-child", cfg)}
 	p.cmd.Stderr = os.Stderr
-	if childGOGC != "" { // the gateways' collector target only, not this process's
-		p.cmd.Env = append(os.Environ(), "GOGC="+childGOGC)
+	if childGOGC != "" || childMemLimit != "" { // the gateways' collector only, not this process's
+		p.cmd.Env = os.Environ()
+		if childGOGC != "" {
+			p.cmd.Env = append(p.cmd.Env, "GOGC="+childGOGC)
+		}
+		if childMemLimit != "" {
+			p.cmd.Env = append(p.cmd.Env, "GOMEMLIMIT="+childMemLimit)
+		}
 	}
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, err

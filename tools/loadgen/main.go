@@ -54,6 +54,7 @@ func main() {
 	soak := flag.Int("soak", 0, "after the cells, send this many calls at the largest -conns to the full gateway and print its RSS as it goes")
 	child := flag.String("child", "", "internal: run one gateway from this config file")
 	flag.StringVar(&childGOGC, "gateway-gogc", "", "GOGC for the gateway processes only (\"\" = palisade's own default)")
+	flag.StringVar(&childMemLimit, "gateway-memlimit", "", "GOMEMLIMIT for the gateway processes only, e.g. 256MiB or off (\"\" = palisade's own default)")
 	flag.Parse()
 	if *child != "" {
 		os.Exit(childMain(*child))
