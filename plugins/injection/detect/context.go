@@ -2242,6 +2242,10 @@ func listsOnly(a shell.Result, text string) bool {
 	return true
 }
 
+// reProcSecret is /proc/PID/environ, mem or maps (proc(5)) with the process named by an
+// expansion: a variable, a command substitution, a glob.
+var reProcSecret = lazyre.New("/proc/(?:\\$\\w+|\\$\\{[^}/]*\\}|\\$\\([^)]*\\)|`[^`]*`|[*?][^/\\s]*)/(?:environ|mem|maps)\\b")
+
 func sensitiveInContext(r *Result, a shell.Result, text string) {
 	if a.Incomplete {
 		return
@@ -2365,6 +2369,12 @@ func sensitiveInContext(r *Result, a shell.Result, text string) {
 				printed[homeWord(strings.Trim(f, `"'`))]++
 			}
 		}
+	}
+	if len(printed) == 0 && reProcSecret.MatchString(text) {
+		// `cat /proc/$PPID/environ`, `strings /proc/$(pgrep -f palisade)/environ`: a
+		// process's environment or memory, whichever process the expansion names (the word is
+		// split at the substitution's spaces, so it is read here on the whole line).
+		return
 	}
 	wroteSecret, accounts := false, false
 	for _, w := range strings.Fields(text) { // heredocs and code the parse did not run

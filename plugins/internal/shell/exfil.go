@@ -610,7 +610,7 @@ func (a *analyzer) gitConfigSent(argv []string, redirs []*syntax.Redirect) {
 				a.ask("exfil/secret_var", "copies a file holding a secret variable to another host", line, 0.9)
 				return
 			}
-			a.secretPiped(held[len("secret:"):], name, args, line)
+			a.secretPiped(held[len("secret:"):], name, args, line, f)
 			return
 		}
 	}
@@ -659,8 +659,12 @@ func (a *analyzer) otherUsers(p string) bool {
 // the user logs in to: `echo "$PASS" | ssh h sudo -S CMD` is the password's use and passes;
 // another command there (`ssh h 'cat > k'`) is asked about (sshReadsPassword).
 // A here-string of the variable (`nc H P <<< "$TOKEN"`, flow.go given) and a file an echo of it
-// was written into (gitConfigSent) are judged the same.
-func (a *analyzer) secretPiped(v, name string, args []string, line string) {
+// was written into (gitConfigSent) are judged the same. carrier is what holds the secret: "-"
+// for the standard input, or that file's name. curl sending it as the request's body or upload
+// (`-d @-`, `--data-binary @k`, `-F f=@-`, `-T k`) to a host that did not issue it is refused,
+// as the variable written in its body is (`curl -d "$AWS_SECRET_ACCESS_KEY" URL`, net); read as
+// headers or a config (`-H @-`, `-K -`), or not read at all, it is asked about.
+func (a *analyzer) secretPiped(v, name string, args []string, line, carrier string) {
 	if name == "openssl" && first(args) != "s_client" {
 		return // `echo "$PASS" | openssl enc -pass stdin …` encrypts here
 	}
@@ -706,9 +710,49 @@ func (a *analyzer) secretPiped(v, name string, args []string, line string) {
 			n++ // not the issuer's own API, or sent there by way of another address (--resolve)
 		}
 	}
-	if n > 0 || all == 0 {
+	switch {
+	case n > 0 && name == "curl" && curlSendsBody(args, carrier):
+		a.add("exfil/secret_var", "sends a secret variable as a request's body to a host that did not issue it", line, 0.9)
+	case n > 0 || all == 0:
 		a.ask("exfil/secret_var", "sends a secret variable to a host that did not issue it", line, 0.9)
 	}
+}
+
+// curlSendsBody reports whether curl's arguments send carrier ("-" for the standard input, or
+// a file's name) as the request's body or an upload: `-d @C` and the other --data forms
+// (`--data-urlencode name@C` too), `-F name=@C` or `name=<C` (curl(1) "--form"), `--json @C`,
+// `-T C`, as a separate word or joined (`-d@-`, `--data-binary=@-`).
+func curlSendsBody(args []string, carrier string) bool {
+	if carrier == "" {
+		return false
+	}
+	val := func(opt, v string) bool {
+		switch opt {
+		case "-d", "--data", "--data-binary", "--data-ascii", "--json":
+			return v == "@"+carrier
+		case "--data-urlencode":
+			return v == "@"+carrier || strings.HasSuffix(v, "@"+carrier) && !strings.Contains(v, "=")
+		case "-F", "--form":
+			_, fv, ok := strings.Cut(v, "=")
+			fv, _, _ = strings.Cut(fv, ";")
+			return ok && (fv == "@"+carrier || fv == "<"+carrier)
+		case "-T", "--upload-file":
+			return v == carrier
+		}
+		return false
+	}
+	for i, x := range args {
+		if i+1 < len(args) && val(x, args[i+1]) {
+			return true
+		}
+		if o, v, ok := strings.Cut(x, "="); ok && strings.HasPrefix(o, "--") && val(o, v) {
+			return true
+		}
+		if len(x) > 2 && x[0] == '-' && x[1] != '-' && val(x[:2], x[2:]) {
+			return true
+		}
+	}
+	return false
 }
 
 // sshOptArgs are the ssh(1) options that take a value.

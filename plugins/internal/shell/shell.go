@@ -1073,7 +1073,7 @@ func (a *analyzer) pipe(stages []*syntax.Stmt) {
 			a.add("exfil/env_to_network", "sends the environment over the network", strings.Join(argv, " "), 0.95)
 		}
 		if i > 0 && src == "secretvar" && network(name) {
-			a.secretPiped(secretVar, name, argv[1:], strings.Join(argv, " ")) // exfil.go (det70)
+			a.secretPiped(secretVar, name, argv[1:], strings.Join(argv, " "), "-") // exfil.go (det70)
 		}
 		if i > 0 && src == "history" && network(name) {
 			// `history | curl -d @- URL`: the commands typed before, secrets typed on command
