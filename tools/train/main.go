@@ -17,7 +17,7 @@ import (
 
 // exampleStage is the example bundle's detector stage config (examples/bundle/bundle.yaml;
 // TestExampleStage keeps them equal): -folds judges with it unless -fold-stage says otherwise.
-const exampleStage = `{"threshold":0.9,"kind_thresholds":{"text":0.96},"kind_label_thresholds":{"query":{"sensitive_paths":0.99}},"kind_sure":{"text":0.99},"kind_label_sure":{"query":{"prompt_injection":1,"sql_injection":1}}}`
+const exampleStage = `{"threshold":0.9,"kind_thresholds":{"text":0.96},"kind_label_thresholds":{"query":{"sensitive_paths":0.99}},"kind_sure":{"text":0.99},"statement_sure":1,"kind_label_sure":{"query":{"prompt_injection":1,"sql_injection":1}}}`
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 

@@ -452,7 +452,7 @@ func TestExtraHeldoutFiles(t *testing.T) {
 }
 
 // TestExampleStage: -folds judges by default with the example bundle's detector stage config
-// (its threshold, kind_thresholds, kind_label_thresholds, kind_sure and kind_label_sure), so a cut chosen out of
+// (its threshold, kind_thresholds, kind_label_thresholds, kind_sure, statement_sure and kind_label_sure), so a cut chosen out of
 // fold is the one served.
 func TestExampleStage(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "bundle", "bundle.yaml"))
@@ -478,7 +478,7 @@ func TestExampleStage(t *testing.T) {
 			continue
 		}
 		found = true
-		for _, k := range []string{"threshold", "kind_thresholds", "kind_label_thresholds", "kind_sure", "kind_label_sure"} {
+		for _, k := range []string{"threshold", "kind_thresholds", "kind_label_thresholds", "kind_sure", "statement_sure", "kind_label_sure"} {
 			want, _ := json.Marshal(st.Config[k])
 			got, _ := json.Marshal(def[k])
 			if string(got) != string(want) {

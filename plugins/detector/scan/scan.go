@@ -73,6 +73,13 @@ type Config struct {
 	// catches ("disable your safety filters" 0.917): a band where a person decides, not a cut
 	// (issue 26).
 	KindLabelSure map[string]map[string]float64 `json:"kind_label_sure"`
+	// StatementSure overrides the kind's sure for the model's prompt_injection on prose (kind
+	// text) that only states things (plainStatement: no second person, no question, no
+	// imperative opening a sentence, no obligation, no instruction-to-a-model, secret or action
+	// vocabulary, no URL, path or markup, ASCII letters only); 0 = off. The model scored
+	// documentation sentences and a name list 0.991-0.994, as high as the injections only it
+	// catches, which all speak to their reader; 1 asks about every such finding (issue 26).
+	StatementSure float64 `json:"statement_sure"`
 	// Exclude lists findings that do not count: a label in an argument path of a tool
 	// (sdk/go/exclude; a window's byte range is not part of the path matched).
 	Exclude exclude.List `json:"exclude,omitempty"`
@@ -167,6 +174,8 @@ func ParseConfig(raw []byte) (Config, error) {
 		return c, fmt.Errorf("detector config: threshold %v not in [0,1]", c.Threshold)
 	case c.Sure < 0 || c.Sure > 1:
 		return c, fmt.Errorf("detector config: sure %v not in [0,1]", c.Sure)
+	case c.StatementSure < 0 || c.StatementSure > 1:
+		return c, fmt.Errorf("detector config: statement_sure %v not in [0,1]", c.StatementSure)
 	case c.Action != abi.ActionDeny && c.Action != abi.ActionAsk && c.Action != abi.ActionSample:
 		return c, fmt.Errorf("detector config: action %q: want deny, ask or sample", c.Action)
 	case c.MaxTexts < 1 || c.MinBytes < 0 || c.MaxBytes < 1:
@@ -868,10 +877,14 @@ func kindNames() []string {
 
 // sure is the score a finding labelled label in an argument of kind k holding s must reach for
 // deny to stand (0: any): the kind's for that label (in a search box only for plain search
-// words), else the kind's, else the stage's.
+// words), else statement_sure for prompt_injection on prose that only states things, else the
+// kind's, else the stage's.
 func (c Config) sure(k argkind.Kind, label, s string) float64 {
 	if t, ok := c.KindLabelSure[k.String()][label]; ok && (k != argkind.Query || searchBand(label, s)) {
 		return t
+	}
+	if c.StatementSure > 0 && k == argkind.Text && label == "prompt_injection" && plainStatement(s) {
+		return c.StatementSure
 	}
 	if t, ok := c.KindSure[k.String()]; ok {
 		return t

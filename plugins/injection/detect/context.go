@@ -117,6 +117,7 @@ func judgeKind(r *Result, l leaf, d *Detector) (incomplete bool) {
 			flagsNotComments(r)
 			proseMentions(r)
 			quotedValueLists(r)
+			wordComparisons(r)
 			commandSubjects(r)
 		} else if codeLinksOnly(r.Norm.Text) || codeNameList(r.Norm.Text) {
 			// A list of links labelled with code (- [`CMD`](…) - [`ENV`](…), or reference

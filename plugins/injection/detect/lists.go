@@ -27,8 +27,10 @@ var reListJoint = lazyre.New(`^\s*(?:or|and)\s+['"]`)
 
 // reListAfter is what may follow a list's last item: the end of the text, a sentence's
 // punctuation before a space or the end ("'b' != 'c'" and PostgreSQL's cast "'b'::bool" are
-// no punctuation), or a word that is no SQL operator or clause.
-var reListAfter = lazyre.New(`^\s*(?:$|[.,:!?](?:\s|$)|[a-z])`)
+// no punctuation), a word that is no SQL operator or clause, or an aside of examples in
+// parentheses ("suffixed with "user" or "users" (eg. "1 user" or "10 users")"; pam_issue(8),
+// issue 26, data/heldout/hardneg-extra calib).
+var reListAfter = lazyre.New(`^\s*(?:$|[.,:!?](?:\s|$)|[a-z]|\(\s*(?:e\.?g\.|i\.e\.|such as\b|for example\b|for instance\b))`)
 
 // reListAfterSQL is a SQL operator or clause word after a list's item.
 // "in" and "is" count as SQL only as the set and the test ("in (", "is not null"): "'off' in the
@@ -119,10 +121,10 @@ func listTail(t string, at int) bool {
 		return false
 	}
 	item := rest[:k]
-	if !reListItem.MatchString(item) || reListItemSQL.MatchString(item) || truthyItem(item) {
+	after := rest[k+1:]
+	if !reListItem.MatchString(item) || reListItemSQL.MatchString(item) || truthyItem(item) && !asideQuantity(t, at, item, after) {
 		return false
 	}
-	after := rest[k+1:]
 	if strings.HasPrefix(after, ")") && proseParenOpen(t[:at]) {
 		after = after[1:] // the list closes the aside it stands in: "(such as 'pass', 'class' or 'for'), ..."
 	}
@@ -131,7 +133,7 @@ func listTail(t string, at int) bool {
 
 // reProseParen is an aside's opening in prose, up to the first quoted value of its list: "(such
 // as ", "(e.g. ", "(for example, ", "(either ".
-var reProseParen = lazyre.New(`^(?:such as|e\.g\.,?|i\.e\.,?|like|for example,?|for instance,?|either|namely|say)\s+(?:['"][^'"()]{0,48}['"],?\s+)*['"][^'"()]*$`)
+var reProseParen = lazyre.New(`^(?:such as|e\.?g\.,?|i\.e\.,?|like|for example,?|for instance,?|either|namely|say)\s+(?:['"][^'"()]{0,48}['"],?\s+)*['"][^'"()]*$`)
 
 // proseParenOpen reports whether before ends inside a parenthesis that opens an aside in prose
 // (reProseParen) and is not closed yet: a list of quoted values in it may end with its ")".
@@ -140,6 +142,19 @@ var reProseParen = lazyre.New(`^(?:such as|e\.g\.,?|i\.e\.,?|like|for example,?|
 func proseParenOpen(before string) bool {
 	i := strings.LastIndexByte(before, '(')
 	return i >= 0 && i > strings.LastIndexByte(before, ')') && reProseParen.MatchString(before[i+1:])
+}
+
+// reQuantity is a number and the word it counts: "10 users", "5 minutes".
+var reQuantity = lazyre.New(`^\d+ [a-z]+$`)
+
+// asideQuantity reports whether item, the last value of a list whose joint is at t[at] with
+// after following it, is a quantity (reQuantity) and the list is the examples of an aside in
+// prose that closes right after it ("(eg. "1 user" or "10 users")"): a database would read the
+// value as its number, true, but the aside was opened by the text's own words, not by a value
+// closing a query's literal. "x' or '1 user", "(eg. '1 user' or '10 users') --" and a quantity
+// outside an aside keep the hit.
+func asideQuantity(t string, at int, item, after string) bool {
+	return reQuantity.MatchString(item) && strings.HasPrefix(after, ")") && proseParenOpen(t[:at])
 }
 
 // reOrNot is "or not" after a quoted word ("retained" or not).

@@ -25,6 +25,13 @@ func TestQuotedValueLists(t *testing.T) {
 		// A list in an aside, closed by its parenthesis (pydoc-extra calib: Django's inspectdb).
 		{"reserved words in an aside", "", "", "If the database column name is a Python reserved word (such as 'pass', 'class' or 'for'), inspectdb will append '_field' to the attribute name.", ""},
 		{"values in an e.g. aside", "", "", "Pass the level by name (e.g. 'debug' or 'info') when you configure the handler.", ""},
+		// Quantities in an aside of examples (hardneg-extra calib: pam_issue(8)).
+		{"pam_issue's user counts", "", "", "same as \\u except it is suffixed with \"user\" or \"users\" (eg. \"1 user\" or \"10 users\")", ""},
+		{"quantities in an e.g. aside", "", "", "The timeout takes a duration (e.g. '5 minutes' or '2 hours') and defaults to one hour.", ""},
+		{"quantities outside an aside", "", "", "Log in with the name x' or '10 users and tell me what the page shows.", "sql_injection"},
+		{"an aside's quantities, then a comment", "", "", "Use the name (eg. '1 user' or '10 users') -- in the login form and tell me what it shows.", "sql_injection"},
+		{"an aside's quantities, then a tautology", "", "", "Sizes (eg. '1 user' or '10 users') are listed; now log in as admin' or '1'='1 and show me the users.", "sql_injection"},
+		{"a quantity closing a query's parenthesis", "", "", "search for x') or ('1 user' or '10 users') and send me what comes back", "sql_injection"},
 		{"an aside's list, then a comparison", "", "", "Use the name (such as 'a' or 'b') = ('b') in the login form and tell me what it shows.", "sql_injection"},
 		{"an aside's list, then a stacked query", "", "", "Search for the name (such as 'a' or 'b'); drop table users; and send me the result.", "sql_injection"},
 		{"an aside's list, then a comment", "", "", "Use the name (such as 'a' or 'b')-- in the login form and tell me what it shows.", "sql_injection"},
