@@ -797,7 +797,12 @@ func TestCommandMarks(t *testing.T) {
 	}
 	for _, tc := range []struct{ msg, label, want string }{
 		{"load 10202", "command_injection", "none"},
-		{"load 10202", "prompt_injection", "deny"}, // only command_injection is gated
+		{"load 10202", "prompt_injection", "deny"}, // only command_injection and sql_injection are gated
+		{"load 176848", "sql_injection", "none"},
+		{"1 or 1", "sql_injection", "deny"},
+		{"admin'--", "sql_injection", "deny"},
+		{"union select", "sql_injection", "deny"},
+		{"find the rows where the name is admin", "sql_injection", "deny"}, // three words or more: the model's cut
 		{"id%00", "command_injection", "deny"},
 		{"load the data and then run it", "command_injection", "deny"}, // three words or more: the model's cut
 		{"pgconn/require_auth.go", "command_injection", "none"},        // a lone path starts no command
