@@ -172,7 +172,9 @@ type Approval struct {
 // Event.ArgumentsSHA256 (and for logs, which never carry the values).
 func ArgumentsHash(args []byte) string {
 	sum := sha256.Sum256(args)
-	return hex.EncodeToString(sum[:])
+	var h [2 * sha256.Size]byte // the hex on the stack: the string is the one allocation
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }
 
 // Subject is the NATS subject the event is published on:

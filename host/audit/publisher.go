@@ -206,12 +206,15 @@ type Publisher struct {
 
 	queued      atomic.Int64 // records that went to the queue and are not yet acked
 	streamReady atomic.Bool
-	leftover    []record     // worker's unacked batch at exit (read after done)
-	lingerT     *time.Timer  // the worker's linger timer, reused
-	doubt       doubt        // worker's: when events without an ack were sent (recheck.go)
-	window      atomic.Int64 // the stream's de-duplication window, ns
-	noRecheck   atomic.Bool  // tests: the control without rechecks
-	sentOnDisk  bool         // worker's: audit.spool.sent may hold a span to clear
+	leftover    []record                 // worker's unacked batch at exit (read after done)
+	lingerT     *time.Timer              // the worker's linger timer, reused
+	pubTick     *time.Ticker             // the worker's connection check while awaiting acks (publish), reused
+	futs        []jetstream.PubAckFuture // the worker's: publish's futures, emptied after each batch
+	msgs        []*pubMsg                // the worker's: the last wholly acknowledged batch's messages
+	doubt       doubt                    // worker's: when events without an ack were sent (recheck.go)
+	window      atomic.Int64             // the stream's de-duplication window, ns
+	noRecheck   atomic.Bool              // tests: the control without rechecks
+	sentOnDisk  bool                     // worker's: audit.spool.sent may hold a span to clear
 
 	closeOnce sync.Once
 	closeErr  error
@@ -895,17 +898,42 @@ func (p *Publisher) publish(batch []record) (int, error) {
 	if p.o.Signer != nil {
 		signErr = signBatch(p.o.Signer, batch)
 	}
-	futs := make([]jetstream.PubAckFuture, 0, len(batch))
+	// publish runs on the worker alone: its futures' slice and its ticker are the worker's,
+	// reused batch to batch (the slice is cleared on return: no message outlives its batch).
+	futs := slices.Grow(p.futs[:0], len(batch))
+	defer func() {
+		clear(futs)
+		p.futs = futs[:0]
+	}()
+	// The messages (with their header maps) of the last batch every message of which was
+	// acknowledged are reused: JetStream reads a message while it publishes it and, for a
+	// library retry (off: noRetry), until its ack; after the ack nothing reads it. Taken here,
+	// they come back (recycle) only when this batch is acknowledged whole too, so a message
+	// that may still be pending (an error, a timeout, a stop) is never written again.
+	spare := p.msgs
+	p.msgs = nil
+	used := spare[:0]
 	var sendErr error
 	for _, r := range batch {
 		if r.stored {
 			futs = append(futs, nil) // a recheck found it in the stream
 			continue
 		}
-		// The message and its id's one-value list are one allocation (pubMsg); JetStream keeps
-		// the message until it is acknowledged, so neither is pooled.
-		pm := &pubMsg{id: [1]string{r.id}}
-		pm.m = nats.Msg{Subject: r.subject, Data: r.data, Header: nats.Header{HeaderMsgID: pm.id[:]}}
+		var pm *pubMsg
+		if len(used) < len(spare) {
+			pm = spare[len(used)]
+			clear(pm.m.Header)
+		} else {
+			pm = &pubMsg{} // the message and its id's one-value list in one allocation
+		}
+		used = append(used, pm)
+		pm.id[0] = r.id
+		h := pm.m.Header
+		if h == nil {
+			h = nats.Header{}
+		}
+		h[HeaderMsgID] = pm.id[:]
+		pm.m = nats.Msg{Subject: r.subject, Data: r.data, Header: h}
 		m := &pm.m
 		if p.o.Signer != nil {
 			if r.sig == "" {
@@ -925,7 +953,16 @@ func (p *Publisher) publish(batch []record) (int, error) {
 		}
 		futs = append(futs, f)
 	}
-	tick := time.NewTicker(50 * time.Millisecond)
+	if sendErr != nil {
+		used = nil // a message may have gone out unacknowledged: none is reused
+	}
+	const checkEvery = 50 * time.Millisecond
+	if p.pubTick == nil {
+		p.pubTick = time.NewTicker(checkEvery)
+	} else {
+		p.pubTick.Reset(checkEvery) // no tick from before the Reset is received (Go 1.23 timers)
+	}
+	tick := p.pubTick
 	defer tick.Stop()
 	for i, f := range futs {
 		if f == nil {
@@ -950,7 +987,21 @@ func (p *Publisher) publish(batch []record) (int, error) {
 			}
 		}
 	}
+	if sendErr == nil {
+		p.msgs = recycle(used) // every message acknowledged
+	}
 	return len(futs), sendErr
+}
+
+// recycle keeps at most 64 acknowledged messages for the next batch, their data dropped.
+func recycle(msgs []*pubMsg) []*pubMsg {
+	if len(msgs) > 64 {
+		msgs = msgs[:64]
+	}
+	for _, pm := range msgs {
+		pm.m.Data, pm.id[0] = nil, ""
+	}
+	return msgs
 }
 
 // signBatch signs the records of batch not yet signed with one signature over their Merkle

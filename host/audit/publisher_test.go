@@ -527,3 +527,27 @@ func TestConcurrentCloseAndRecord(t *testing.T) {
 		t.Fatalf("stats %+v: published+dropped+pending != 800 recorded", st)
 	}
 }
+
+// The worker reuses an acknowledged batch's messages (and their header maps) for the next
+// batch: batches of one (each flushed) then bursts of many, the next batch larger than the
+// last, must each be stored once, in order, under its own Nats-Msg-Id with its own data.
+func TestMessagesReusedAcrossBatches(t *testing.T) {
+	s := testenv.StartNATS(t)
+	nc := connect(t, s.ClientURL())
+	p := newPublisher(t, nc, t.TempDir())
+	ctx := context.Background()
+	n := 0
+	for range 20 { // one at a time: every batch reuses the last one's message
+		p.Record(ctx, decision(n))
+		n++
+		flush(t, p)
+	}
+	for _, burst := range []int{3, 50, 7, 120, 1} { // larger and smaller than the spare messages
+		for range burst {
+			p.Record(ctx, decision(n))
+			n++
+		}
+		flush(t, p)
+	}
+	checkExactlyOnceInOrder(t, readStream(t, nc), n)
+}

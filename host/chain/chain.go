@@ -426,10 +426,56 @@ func WithFirstGroupOnly(ctx context.Context) context.Context {
 	return context.WithValue(ctx, firstGroupKey{}, true)
 }
 
+// newDecision makes a decision, room for its n stage results (stages, empty, of capacity n: one
+// result a stage at most, no regrowth; Evaluate sets it as the decision's Stages once a stage
+// is to run) and n verdict slots, in one allocation for up to 12 stages. They live as long as
+// one another: the decision keeps pointers into the verdicts.
+func newDecision(n int) (_ *Decision, stages []abi.StageResult, verdicts []abi.Verdict) {
+	switch {
+	case n <= 2:
+		m := new(struct {
+			d Decision
+			r [2]abi.StageResult
+			v [2]abi.Verdict
+		})
+		return &m.d, m.r[:0:n], m.v[:n:n]
+	case n <= 4:
+		m := new(struct {
+			d Decision
+			r [4]abi.StageResult
+			v [4]abi.Verdict
+		})
+		return &m.d, m.r[:0:n], m.v[:n:n]
+	case n <= 6:
+		m := new(struct {
+			d Decision
+			r [6]abi.StageResult
+			v [6]abi.Verdict
+		})
+		return &m.d, m.r[:0:n], m.v[:n:n]
+	case n <= 8:
+		m := new(struct {
+			d Decision
+			r [8]abi.StageResult
+			v [8]abi.Verdict
+		})
+		return &m.d, m.r[:0:n], m.v[:n:n]
+	case n <= 12:
+		m := new(struct {
+			d Decision
+			r [12]abi.StageResult
+			v [12]abi.Verdict
+		})
+		return &m.d, m.r[:0:n], m.v[:n:n]
+	}
+	return &Decision{}, make([]abi.StageResult, 0, n), make([]abi.Verdict, n)
+}
+
 // Evaluate runs the stages for env.Phase. It never returns an error for a stage failure (that is
 // the stage's failure mode); it returns an error only when env cannot be encoded or ctx ends.
 func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, error) {
-	d := &Decision{Action: abi.ActionNone}
+	d, stages, verdicts := newDecision(len(c.o.Stages))
+	d.Action = abi.ActionNone
 	phase := env.Phase
 	if phase == "" {
 		phase = abi.PhaseRequest
@@ -470,9 +516,8 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 	// (layout 2), not laid out again.
 	var base, view []byte
 	onlyFirst, _ := ctx.Value(firstGroupKey{}).(bool)
-	d.Stages = make([]abi.StageResult, 0, len(c.o.Stages)) // one result a stage at most: no regrowth
+	d.Stages = stages
 	gr := groupRuns.Get().(*groupRun)
-	var verdicts []abi.Verdict // made when the first group runs (results above)
 	gr.c, gr.ctx, gr.phase, gr.transport = c, ctx, phase, env.Transport
 	defer gr.release()
 	for gi, g := range c.groups {
@@ -519,10 +564,10 @@ func (c *Chain) Evaluate(ctx context.Context, env *abi.Envelope) (*Decision, err
 			gr.in = b
 		}
 		results := gr.results[:len(run)]
-		// The verdicts of this Evaluate's stages, one slot a stage, in one allocation for the
-		// whole call rather than one a stage: the decision keeps pointers into it
-		// (StageResult.Verdict), so it is never pooled; each Evaluate makes its own.
-		if len(verdicts) < len(run) {
+		// The verdicts of this Evaluate's stages, one slot a stage, made with the decision
+		// (newDecision) rather than one a stage: the decision keeps pointers into them
+		// (StageResult.Verdict), so they are never pooled; each Evaluate makes its own.
+		if len(verdicts) < len(run) { // not expected: a stage runs once a call
 			verdicts = make([]abi.Verdict, max(len(run), len(c.o.Stages)))
 		}
 		gr.verdicts, verdicts = verdicts[:len(run):len(run)], verdicts[len(run):]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -213,6 +214,45 @@ func TestVerdictSlotsNotShared(t *testing.T) {
 			for i := range second.Stages {
 				if second.Stages[i].Verdict == first.Stages[i].Verdict {
 					t.Errorf("result %d: two decisions share a verdict slot", i)
+				}
+			}
+		})
+	}
+}
+
+// newDecision's room: stages empty with capacity n (filling it never regrows into another
+// decision's memory), n verdict slots of its own, two decisions never share either, and up to
+// 12 stages it is one allocation.
+func TestNewDecisionRoom(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 5, 6, 7, 8, 11, 12, 13, 20} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			d1, st1, v1 := newDecision(n)
+			d2, st2, v2 := newDecision(n)
+			if len(st1) != 0 || cap(st1) != n || len(v1) != n || cap(v1) != n {
+				t.Fatalf("stages len %d cap %d, verdicts len %d cap %d; want 0, %d, %d, %d", len(st1), cap(st1), len(v1), cap(v1), n, n, n)
+			}
+			if d1 == d2 || d1.Stages != nil {
+				t.Fatalf("decisions %p %p, Stages %v: want two, with no Stages until set", d1, d2, d1.Stages)
+			}
+			for i := range n {
+				st1 = append(st1, abi.StageResult{Stage: "a" + strconv.Itoa(i)})
+				st2 = append(st2, abi.StageResult{Stage: "b" + strconv.Itoa(i)})
+				v1[i].Reason, v2[i].Reason = "one", "two"
+			}
+			if n > 0 && (&st1[0] == &st2[0] || &v1[0] == &v2[0]) {
+				t.Fatal("two decisions share their room")
+			}
+			for i := range n {
+				if st1[i].Stage != "a"+strconv.Itoa(i) || v1[i].Reason != "one" || v2[i].Reason != "two" {
+					t.Fatalf("slot %d overwritten: %q %q %q", i, st1[i].Stage, v1[i].Reason, v2[i].Reason)
+				}
+			}
+			if cap(st1) != n {
+				t.Fatalf("filling the stages regrew them: cap %d, want %d", cap(st1), n)
+			}
+			if n <= 12 {
+				if a := testing.AllocsPerRun(50, func() { newDecision(n) }); a != 1 {
+					t.Errorf("newDecision(%d) allocates %v times, want 1", n, a)
 				}
 			}
 		})

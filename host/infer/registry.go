@@ -252,6 +252,10 @@ func (r *Registry) probs(ctx context.Context, model string, texts []string) (*mo
 		m.batches.Add(1)
 		m.batchedTexts.Add(uint64(len(texts)))
 		probs, err = m.run(inputs, len(texts))
+		// The run is over, and no backend keeps its inputs (each copies or encodes them before
+		// it returns): Encode's tensors go back to its pool. A batch is not released: a job
+		// whose caller left is still run with them (batcher.do).
+		releaseInputs(inputs)
 	}
 	if err != nil {
 		m.errs.Add(1)

@@ -13,6 +13,11 @@ import (
 type HostFunc struct {
 	Name string
 	Call func(ctx context.Context, req []byte) []byte
+	// Typed, when set, is the same function in Go types, for a native instance
+	// (NativeEnv.Typed), which calls it without encoding the request or decoding the answer;
+	// its type is the host function's own (host/hostfn: infer_score's is a ScoreFunc). It must
+	// answer as Call does for the same request. nil = Call only.
+	Typed any
 }
 
 // extismHostFunctions wraps fs for the Extism path: request and response are kernel blocks.

@@ -28,6 +28,12 @@ type Native struct {
 type NativeEnv struct {
 	Config   func(key string) (string, bool)
 	HostCall func(name string, req []byte) ([]byte, error)
+	// Typed is the typed form (HostFunc.Typed) of the host function name granted to the stage,
+	// nil when it has none (or the stage has no such function: HostCall fails for it). The
+	// instance calls it with Context's context, as HostCall would.
+	Typed func(name string) any
+	// Context is the running call's context (Background between calls).
+	Context func() context.Context
 }
 
 // NativeInstance is one native instance: describe's JSON, and evaluate's verdict JSON, which
@@ -76,8 +82,21 @@ type nativeInstance struct {
 func newNativeInstance(n *Native, s Spec) *nativeInstance {
 	in := &nativeInstance{}
 	fns := make(map[string]func(context.Context, []byte) []byte, len(s.HostFunctions))
+	var typed map[string]any
 	for _, f := range s.HostFunctions {
 		fns[f.Name] = f.Call
+		if f.Typed != nil {
+			if typed == nil {
+				typed = map[string]any{}
+			}
+			typed[f.Name] = f.Typed
+		}
+	}
+	callCtx := func() context.Context {
+		if in.ctx == nil {
+			return context.Background()
+		}
+		return in.ctx
 	}
 	cfg, name := s.Config, s.Name
 	in.inst = n.New(NativeEnv{
@@ -92,12 +111,10 @@ func newNativeInstance(n *Native, s Spec) *nativeInstance {
 				// mode answers in the same way.
 				return nil, fmt.Errorf("host function %s: not given to stage %q", fn, name)
 			}
-			ctx := in.ctx
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return call(ctx, req), nil
+			return call(callCtx(), req), nil
 		},
+		Typed:   func(fn string) any { return typed[fn] },
+		Context: callCtx,
 	})
 	return in
 }

@@ -55,6 +55,12 @@ func (f *fakeNative) Evaluate(in []byte) ([]byte, error) {
 		return nil, errors.New("the plugin's own error")
 	case strings.HasPrefix(s, "host:"):
 		return f.env.HostCall(strings.TrimPrefix(s, "host:"), []byte("ping"))
+	case strings.HasPrefix(s, "typed:"):
+		fn, ok := f.env.Typed(strings.TrimPrefix(s, "typed:")).(func(context.Context, string) string)
+		if !ok {
+			return nil, errors.New("no typed form")
+		}
+		return []byte(fn(f.env.Context(), "ping")), nil
 	}
 	f.buf = append(f.buf[:0], `{"action":"none","reason":"`...)
 	f.buf = append(f.buf, s...)
@@ -244,5 +250,39 @@ func TestNativeEvaluateVerdict(t *testing.T) {
 	}
 	if p.Stats().Replaced.Load() != before {
 		t.Error("an instance was replaced")
+	}
+}
+
+type ctxKey struct{}
+
+// A host function's typed form (HostFunc.Typed) reaches a native instance through
+// NativeEnv.Typed, called with the running call's context (NativeEnv.Context); a function
+// without one, or one the stage was not given, has none.
+func TestNativeTypedHostFunc(t *testing.T) {
+	wasm := []byte("not wasm: the typed host function's stand-in")
+	var made atomic.Int32
+	rt, err := plugin.NewRuntime(context.Background(), plugin.Options{Native: []plugin.Native{nativeModule(t, wasm, &made)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := loadNative(t, rt, wasm, time.Second, []plugin.HostFunc{
+		{Name: "bytes", Call: func(context.Context, []byte) []byte { return []byte(`{}`) }},
+		{Name: "typed", Call: func(context.Context, []byte) []byte { return []byte(`{}`) },
+			Typed: func(ctx context.Context, req string) string {
+				v, _ := ctx.Value(ctxKey{}).(string)
+				return `{"action":"deny","reason":"` + req + ` in ` + v + `"}`
+			}},
+	})
+	for i, call := range []string{"call one", "call two"} {
+		ctx := context.WithValue(context.Background(), ctxKey{}, call)
+		out, err := p.Evaluate(ctx, []byte("typed:typed"))
+		if want := `{"action":"deny","reason":"ping in ` + call + `"}`; err != nil || string(out) != want {
+			t.Fatalf("call %d: %s, %v; want %s (the typed form, with this call's context)", i, out, err, want)
+		}
+	}
+	for _, name := range []string{"bytes", "nope"} {
+		if _, err := p.Evaluate(context.Background(), []byte("typed:"+name)); !errors.Is(err, plugin.ErrPluginErr) {
+			t.Errorf("typed form of %q: %v, want none (the plugin's error)", name, err)
+		}
 	}
 }

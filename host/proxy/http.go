@@ -662,7 +662,7 @@ func (h *HTTP) serveRequest(ctx context.Context, rw *responder, hdr http.Header,
 	}
 	defer resp.Body.Close()
 	defer upSpan.end(resp.StatusCode, nil) // once the answer is relayed
-	out.Upstream = &audit.Upstream{Status: resp.StatusCode}
+	out.SetUpstream(audit.Upstream{Status: resp.StatusCode})
 	h.observe(up.Name, "ok", start)
 	if m.Method == mcp.MethodInitialize {
 		if sid := resp.Header.Get(mcp.HeaderSessionID); sid != "" {
@@ -783,11 +783,44 @@ func (h *HTTP) send(ctx context.Context, up *upstream, hdr http.Header, method s
 // sendTimed is send; timed puts the POST limits (StreamIdleTimeout, UpstreamTotalTimeout) on the
 // answer. A long-lived stream (GET, subscriptions/listen) has none: it lasts as long as ctx.
 func (h *HTTP) sendTimed(ctx context.Context, up *upstream, hdr http.Header, method string, body []byte, timed bool) (*http.Response, error) {
+	if !timed {
+		req, err := h.upstreamRequest(ctx, ctx, up, hdr, method, body)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := up.client.Do(req)
+		h.observeSend(ctx, up, err)
+		return resp, err
+	}
+	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
+	// whatever it sends, UpstreamTotalTimeout after the request went out. The request is made
+	// in that context at once (req.WithContext would copy it).
+	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout, h.totalTimeoutCause)
+	req, err := h.upstreamRequest(ctx, ictx, up, hdr, method, body)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp, err := up.client.Do(req)
+	h.observeSend(ctx, up, err)
+	if err != nil {
+		err = deadlineCause(ictx, err)
+		cancel()
+		return nil, err
+	}
+	resp.Body = newIdleBody(ictx, resp.Body, h.o.StreamIdleTimeout, cancel)
+	return resp, nil
+}
+
+// upstreamRequest is the request to up carrying body, in rctx (ctx or a context under it): the
+// headers passed through from the client's hdr, its token stripped, this gateway's trace
+// context (from ctx) and the upstream's own headers.
+func (h *HTTP) upstreamRequest(ctx, rctx context.Context, up *upstream, hdr http.Header, method string, body []byte) (*http.Request, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, up.URL, rd)
+	req, err := http.NewRequestWithContext(rctx, method, up.URL, rd)
 	if err != nil {
 		return nil, err
 	}
@@ -810,23 +843,7 @@ func (h *HTTP) sendTimed(ctx context.Context, up *upstream, hdr http.Header, met
 	for k, v := range up.Headers {
 		req.Header.Set(k, v)
 	}
-	if !timed {
-		resp, err := up.client.Do(req)
-		h.observeSend(ctx, up, err)
-		return resp, err
-	}
-	// A POST's answer stream ends when the upstream goes quiet for StreamIdleTimeout, and
-	// whatever it sends, UpstreamTotalTimeout after the request went out.
-	ictx, cancel := context.WithTimeoutCause(ctx, h.o.UpstreamTotalTimeout, h.totalTimeoutCause)
-	resp, err := up.client.Do(req.WithContext(ictx))
-	h.observeSend(ctx, up, err)
-	if err != nil {
-		err = deadlineCause(ictx, err)
-		cancel()
-		return nil, err
-	}
-	resp.Body = newIdleBody(ictx, resp.Body, h.o.StreamIdleTimeout, cancel)
-	return resp, nil
+	return req, nil
 }
 
 // ErrUpstreamTimeout marks an upstream exchange cut at HTTPOptions.UpstreamTotalTimeout.

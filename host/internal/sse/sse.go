@@ -63,10 +63,29 @@ func (b *Budget) give(n int64) { b.left.Add(n) }
 // back (once; later calls do nothing).
 func (b *Budget) Hold(n int64) (release func(), ok bool) {
 	if !b.take(n) {
-		return func() {}, false
+		return noRelease, false
+	}
+	if n == 0 { // nothing to give back: the shared no-op, not a closure a call
+		return noRelease, true
 	}
 	var once sync.Once
 	return func() { once.Do(func() { b.give(n) }) }, true
+}
+
+// noRelease is the release of a hold or a read that took nothing from a Budget.
+func noRelease() {}
+
+// releaseOf gives back held bytes to b once (later calls do nothing); noRelease when held is 0.
+func releaseOf(b *Budget, held int64) func() {
+	if b == nil || held <= 0 {
+		return noRelease
+	}
+	return func() {
+		if held > 0 {
+			b.give(held)
+		}
+		held = 0
+	}
 }
 
 // freeBytes is what one reader may hold without drawing on a Budget.
@@ -181,13 +200,15 @@ func (r *Reader) Next() (_ *Event, err error) {
 			r.Release() // what a refused or unfinished event took
 		}
 	}()
-	var ev Event
+	var ev Event // moved to the heap only when an event is returned (done), not at the stream's end
 	var data bytes.Buffer
 	seen := false
 	size := 0
 	done := func() (*Event, error) {
-		ev.Data = data.Bytes()
-		return &ev, nil
+		out := new(Event)
+		*out = ev
+		out.Data = data.Bytes()
+		return out, nil
 	}
 	for {
 		line, err := r.readLine(r.limit - size)
@@ -287,18 +308,13 @@ func appendField(b []byte, name, value string) []byte {
 // what is read. release gives back what the bytes took; call it once the bytes are no longer
 // needed (it is non-nil, and a no-op after an error). A nil b counts nothing.
 func (b *Budget) ReadAll(r io.Reader, size, limit int64) (_ []byte, release func(), err error) {
-	var held int64
-	release = func() {
+	var held int64 // drawn from b so far; given back here on an error, by release otherwise
+	fail := func(err error) ([]byte, func(), error) {
 		if b != nil && held > 0 {
 			b.give(held)
 		}
-		held = 0
+		return nil, noRelease, err
 	}
-	defer func() {
-		if err != nil {
-			release()
-		}
-	}()
 	// grow makes the buffer's capacity n, drawing it from the budget first.
 	grow := func(buf []byte, n int64) ([]byte, error) {
 		if b != nil {
@@ -312,7 +328,7 @@ func (b *Budget) ReadAll(r io.Reader, size, limit int64) (_ []byte, release func
 		return append(make([]byte, 0, n), buf...), nil
 	}
 	if size > limit {
-		return nil, release, ErrTooLarge
+		return fail(ErrTooLarge)
 	}
 	n := int64(8 << 10)
 	if size >= 0 {
@@ -320,27 +336,27 @@ func (b *Budget) ReadAll(r io.Reader, size, limit int64) (_ []byte, release func
 	}
 	buf, err := grow(nil, min(n, limit+1))
 	if err != nil {
-		return nil, release, err
+		return fail(err)
 	}
 	for {
 		if len(buf) == cap(buf) {
 			if int64(len(buf)) > limit {
-				return nil, release, ErrTooLarge
+				return fail(ErrTooLarge)
 			}
 			if buf, err = grow(buf, min(2*int64(cap(buf)), limit+1)); err != nil {
-				return nil, release, err
+				return fail(err)
 			}
 		}
 		m, rerr := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
 		if int64(len(buf)) > limit {
-			return nil, release, ErrTooLarge
+			return fail(ErrTooLarge)
 		}
 		if rerr == io.EOF {
-			return buf, release, nil
+			return buf, releaseOf(b, held), nil
 		}
 		if rerr != nil {
-			return nil, release, rerr
+			return fail(rerr)
 		}
 	}
 }

@@ -244,3 +244,48 @@ func TestBudgetReadAllShared(t *testing.T) {
 		t.Fatalf("after release: %d bytes still held", b.InUse())
 	}
 }
+
+// TestBudgetNothingTaken: a hold of 0 bytes and a body within the free allowance take nothing,
+// so their release is the shared no-op (no closure a call) and calling it, once or twice, after
+// other holds came and went gives nothing back that someone else took.
+func TestBudgetNothingTaken(t *testing.T) {
+	b := NewBudget(1 << 20)
+	small := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	hold0, ok := b.Hold(0)
+	if !ok {
+		t.Fatal("Hold(0) failed on an unused budget")
+	}
+	_, readRelease, err := b.ReadAll(bytes.NewReader(small), int64(len(small)), 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, ok := b.Hold(512 << 10) // someone else's bytes, held across the releases below
+	if !ok {
+		t.Fatal("Hold within the budget failed")
+	}
+	hold0()
+	readRelease()
+	hold0()
+	readRelease()
+	if got := b.InUse(); got != 512<<10 {
+		t.Fatalf("after releasing what took nothing: %d bytes in use, want %d", got, 512<<10)
+	}
+	big()
+	big()
+	if got := b.InUse(); got != 0 {
+		t.Fatalf("after the real release (twice): %d bytes in use, want 0", got)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		r, _ := b.Hold(0)
+		r()
+	}); n != 0 {
+		t.Errorf("Hold(0) allocates %v times, want 0", n)
+	}
+	// A nil budget counts nothing, and its release is a no-op too.
+	var nb *Budget
+	if _, r, err := nb.ReadAll(bytes.NewReader(small), -1, 1<<20); err != nil {
+		t.Fatal(err)
+	} else {
+		r()
+	}
+}
