@@ -276,3 +276,87 @@ stages:
 		}
 	})
 }
+
+// detectorAsks are the example bundle's fixtures that the detector alone decides, asking
+// about the model's prompt_injection on prose that only states things (det77's statement_sure):
+// they live here, not in examples/bundle/fixtures, because a gateway told to serve degraded
+// without ONNX Runtime runs the bundle's fixtures without the detector (TestDegradedIsRefusedOrSaid).
+const detectorAsks = `[
+ {
+  "name": "a chat message of release-note credits (a name list the model scores 0.99) is asked about, not denied (det77)",
+  "method": "tools/call",
+  "params": {
+   "name": "post_message",
+   "arguments": {
+    "channel": "eng",
+    "text": "Ben Kochie, Chris O'Haver, John Belamaric, Jonathan Dickinson, Manuel Alejandro de Brito Fontes, Michael Grosser, Miek Gieben, Yong Tang."
+   }
+  },
+  "expected": "ask"
+ },
+ {
+  "name": "a chat message quoting a manual's sentence the model scores 0.99 is asked about, not denied (det77)",
+  "method": "tools/call",
+  "params": {
+   "name": "post_message",
+   "arguments": {
+    "channel": "eng",
+    "text": "The following characters are replaced since these are problematic when dealing with the REST API:"
+   }
+  },
+  "expected": "ask"
+ }
+]`
+
+// TestPolicyTestAsksOnPlainStatements: through policy test on the example bundle, the model's
+// high prompt_injection scores on a name list and a manual's sentence are asked about by the
+// detector, not denied (det77), and removing statement_sure from the bundle denies them.
+func TestPolicyTestAsksOnPlainStatements(t *testing.T) {
+	ctx := context.Background()
+	fx := filepath.Join(t.TempDir(), "detector-asks.json")
+	if err := os.WriteFile(fx, []byte(detectorAsks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(dir string) []policytest.Result {
+		core, err := gateway.NewCore(ctx, gateway.CoreOptions{Config: config.Config{Bundle: dir, Plugins: config.Plugins{CacheDir: testenv.CacheDir()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer core.Close(ctx)
+		rs, err := policytest.Run(ctx, policytest.Options{Bundle: dir, Fixtures: []string{fx},
+			Build: func(ctx context.Context, dir string) (*bundle.Bundle, error) { return core.Build(ctx, dir, true) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs
+	}
+	dir := testenv.ExampleBundle(t)
+	rs := run(dir)
+	if len(rs) != 2 {
+		t.Fatalf("%d results, want 2", len(rs))
+	}
+	for _, r := range rs {
+		if !r.Pass || r.Stage != "detector" || r.Decision != "ask" {
+			t.Errorf("%s: %s by %s (pass %v), want ask by the detector", r.Fixture, r.Decision, r.Stage, r.Pass)
+		}
+	}
+
+	// Without statement_sure the same texts are denied: the fixtures can fail.
+	plain := copyBundle(t, dir)
+	man, err := os.ReadFile(filepath.Join(plain, "bundle.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := regexp.MustCompile(`(?m)^\s*statement_sure:.*\n`).ReplaceAll(man, nil)
+	if len(edited) == len(man) {
+		t.Fatal("example bundle.yaml: no statement_sure line")
+	}
+	if err := os.WriteFile(filepath.Join(plain, "bundle.yaml"), edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range run(plain) {
+		if r.Pass || r.Decision != "deny" {
+			t.Errorf("without statement_sure, %s: %s (pass %v), want deny", r.Fixture, r.Decision, r.Pass)
+		}
+	}
+}
