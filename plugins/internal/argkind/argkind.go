@@ -198,12 +198,31 @@ func (t *Tool) Of(key string) Kind {
 
 // ForValue refines k by the value itself: a text field that holds no prose (fewer than three
 // words, such as a bare path or URL in a "message") is judged as unknown, every category: the
-// leniency prose earns does not extend to a payload alone.
+// leniency prose earns does not extend to a payload alone. A code field that holds one absolute,
+// home or relative path and nothing else is a path (`{"source": "/home/u/.ssh/id_rsa"}` of a
+// move_file or copy_file tool, where "source" names the file moved): no program is one path,
+// and the leniency code earns for the paths it mentions does not extend to a path alone.
 func (k Kind) ForValue(v string) Kind {
 	if k == Text && !hasWords(v, 3) {
 		return Unknown
 	}
+	if k == Code && barePath(v) {
+		return Path
+	}
 	return k
+}
+
+// barePath reports whether v is one path and nothing else: no white space, starting at the
+// root, the home folder, `./`, `../` or a drive (`C:\`, `C:/`).
+func barePath(v string) bool {
+	if len(v) < 2 || strings.IndexFunc(v, unicode.IsSpace) >= 0 {
+		return false
+	}
+	switch {
+	case v[0] == '/', strings.HasPrefix(v, "~/"), strings.HasPrefix(v, "./"), strings.HasPrefix(v, "../"):
+		return true
+	}
+	return len(v) > 2 && v[1] == ':' && (v[2] == '\\' || v[2] == '/') && unicode.IsLetter(rune(v[0]))
 }
 
 // hasWords reports whether v holds at least n words as strings.Fields splits them (runs of

@@ -51,6 +51,14 @@ func TestOf(t *testing.T) {
 }
 
 func TestForValue(t *testing.T) {
+	for v, want := range map[string]Kind{
+		"/home/u/.ssh/id_rsa": Path, "~/.netrc": Path, "./keys/k.pem": Path, "../x": Path, `C:\Users\u\.aws\credentials`: Path, "C:/x": Path,
+		"print(1)": Code, "import os\nos.remove('/tmp/x')": Code, "/": Code, "x/y": Code, "rm -rf /tmp/x": Code, "a:b": Code,
+	} {
+		if got := Code.ForValue(v); got != want {
+			t.Errorf("Code.ForValue(%q) = %v, want %v", v, got, want)
+		}
+	}
 	if Text.ForValue("../../../../etc/passwd") != Unknown || Text.ForValue("a note about ../../etc/passwd in logs") != Text || Shell.ForValue("ls") != Shell {
 		t.Errorf("ForValue: a bare payload in a text field is unknown; prose stays text; other kinds unchanged")
 	}
