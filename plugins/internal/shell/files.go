@@ -22,11 +22,13 @@ type FileRun struct {
 	// asked about it; one writing run.sh with `rm -rf ~` is.
 	Findings []Finding
 	// Kind is what runs the text: shell, make, npm, docker, workflow (GitHub Actions), ci
-	// (other CI systems' pipelines), python, node, ruby, perl, notebook; "" when nothing this package knows runs it (nothing was analysed).
+	// (other CI systems' pipelines), vscode (a workspace's .vscode/tasks.json), python, node,
+	// ruby, perl, notebook; "" when nothing this package knows runs it (nothing was analysed).
 	Kind string
 	// Unprompted is set for a file that runs without being called: a git hook, a husky hook,
 	// .envrc (direnv runs it on cd), a shell's start-up file, a systemd user unit or an
-	// autostart entry, and package.json's lifecycle scripts (npm install runs them).
+	// autostart entry, package.json's lifecycle scripts (npm install runs them) and a VS Code
+	// task that runs on folder open.
 	Unprompted bool
 	// TooLong is set when the text is longer than MaxParseBytes: nothing was analysed.
 	TooLong bool
@@ -95,6 +97,13 @@ func AnalyzeFile(name, text string) FileRun {
 	case "ci":
 		for _, l := range ciScripts(text) {
 			judge(Analyze(l), u)
+		}
+	case "vscode":
+		for _, t := range vscodeTasks(text) {
+			if t.onOpen {
+				out.Unprompted = true
+			}
+			judge(Analyze(t.cmd), t.onOpen)
 		}
 	case "notebook":
 		// A cell is Python; its `!cmd` lines are IPython's shell escapes.
@@ -177,6 +186,8 @@ func fileKind(p, text string) string {
 		return "ci"
 	case ext == ".ipynb":
 		return "notebook"
+	case vscodeFile(p):
+		return "vscode"
 	}
 	if lang := shebang(text); lang != "" {
 		return lang

