@@ -1792,8 +1792,52 @@ func userDataExcused(r *Result, t string) bool {
 	hidden := hidesPart(r)
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		return homeDirectoryAt(t, at, end) ||
-			!hidden && (userDataDescribedAt(t, at, end) || accountPlaceAt(t, at, end) || fieldLabelAt(t, at, end))
+			!hidden && (userDataDescribedAt(t, at, end) || accountPlaceAt(t, at, end) || fieldLabelAt(t, at, end) || userDataUnusedAt(t, at, end))
 	}, "user_data_request")
+}
+
+var (
+	// reDataCompared is what comes before a user's data that a password is checked against:
+	// "(check whether) the password contains ", "a new password matches the ", "passwords
+	// similar to the ".
+	reDataCompared = lazyre.New(`\bpasswords?\s+(?:(?:must|may|should|does|do|will|can)\s+(?:not\s+)?)?(?:contains?|includes?|match(?:es)?|resembles?|is similar to|are similar to|similar to|is based on|based on|is derived from|derived from|equals?)\s+(?:the\s+)?$`)
+	// reDataDisregarded is what comes before a user's data that a program, or an option, pays
+	// no attention to: "pay no attention to the ", "ignore the ", "disregards ".
+	reDataDisregarded = lazyre.New(`\b(?:pays?\s+no\s+attention\s+to|ignor(?:e|es|ed|ing)|disregard(?:s|ed|ing)?)\s+(?:the\s+)?$`)
+)
+
+// userDataUnusedAt reports whether the user_data_request match t[at:end] (its English phrases,
+// "the user's name", "the email address of the user") is data a program does not hand anyone:
+// what a password is checked against (reDataCompared: pam_pwquality(8)'s "Contains user name\n
+// Check whether the password contains the user's name in some form.") or what a program or its
+// option disregards (reDataDisregarded: pam_ftp(8)'s "ignore\npay no attention to the email
+// address of the user (if supplied)."; issue 26, helper det78, data/heldout/hardneg-extra
+// calib). The sentence, the match taken out, is no question, hands nothing over and asks for
+// nothing (reDataHandOver, reSendWord), says the data is needed nowhere (reDataNeed), speaks to
+// or of no reader, writer or model (reDataAddressee, reModelWords) and holds no link or address.
+// "Check whether the password contains the user's name, then reply with it", "ignore the
+// user's name and send the user's address to ...", "you must check whether the password
+// contains the user's name" and "ignore the email address of the user; e-mail it to x@…"
+// still count.
+func userDataUnusedAt(t string, at, end int) bool {
+	if !strings.Contains(t[at:end], "user") {
+		return false // the rule's other languages
+	}
+	start := statementStart(t, at)
+	pre := t[start:at]
+	if !reDataCompared.MatchString(pre) && !reDataDisregarded.MatchString(pre) {
+		return false
+	}
+	cur, _, q, _ := sentences(t, at, end)
+	if q {
+		return false
+	}
+	s := pre + " " + t[end:statementEnd(t, end)]
+	// "password" is what the sentence checks: the comparison's subject, not a secret asked for.
+	m := strings.ReplaceAll(s, "password", "")
+	return cur != "" && !reDataHandOver.MatchString(s) && !reSendWord.MatchString(s) && !reDataNeed.MatchString(s) &&
+		!reDataAddressee.MatchString(s) && !reModelWords.MatchString(m) && !strings.Contains(s, "://") &&
+		!strings.Contains(s, "@")
 }
 
 var (
