@@ -30,6 +30,9 @@ func docStructure(r *Result) {
 	secretNotAsked(r, t)
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && verbsNotVerbs(t) })
 	dropHits(r, PromptInjection, func(h Hit) bool { return h.Rule == "reveal_secrets" && !hidesPart(r) && passwordAdvice(t) })
+	dropHits(r, PromptInjection, func(h Hit) bool {
+		return h.Rule == "reveal_secrets" && !hidesPart(r) && everyMatchSpan(promptRules, t, func(at, end int) bool { return programStreamAt(t, at, end) }, "reveal_secrets")
+	})
 	// Zero-width or tag characters, or HTML that hides a part of the page (a collapsed
 	// <details>, display:none, a hidden attribute): no code block counts as shown.
 	hidden := hidesPart(r)
@@ -1792,7 +1795,7 @@ func userDataExcused(r *Result, t string) bool {
 	hidden := hidesPart(r)
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		return homeDirectoryAt(t, at, end) ||
-			!hidden && (userDataDescribedAt(t, at, end) || accountPlaceAt(t, at, end) || fieldLabelAt(t, at, end) || userDataUnusedAt(t, at, end))
+			!hidden && (userDataDescribedAt(t, at, end) || accountPlaceAt(t, at, end) || fieldLabelAt(t, at, end) || userDataUnusedAt(t, at, end) || programStreamAt(t, at, end))
 	}, "user_data_request")
 }
 
@@ -2646,4 +2649,48 @@ func sampleCaptions(t string) bool {
 		return !reModelWords.MatchString(words) && !reOptionAddressee.MatchString(words) && !reSecretWord.MatchString(words) &&
 			!strings.Contains(words, "://") && !strings.Contains(words, "@")
 	}, "labelled_instruction")
+}
+
+var (
+	// reProgramSubject is a sentence's subject that is a program, with what names it ("the
+	// program specified by askpass", "the helper named in SUDO_ASKPASS"), and a modal: "The
+	// program specified by askpass should ". An agent, an assistant or a tool is no such
+	// subject.
+	reProgramSubject = lazyre.New(`^\s*(?:the|this|that|a|an|each|every|any|such\s+a)\s+(?:[\w-]+\s+)?(?:program|helper|binary|executable|command|script|plugin|module|daemon|utility|process)(?:\s+(?:specified|named|given|set|configured|defined|used|run|invoked|called)\s+(?:by|in|with|via|as)\s+[\w.$/-]+)?\s+(?:should|must|will|shall|can|may|would|could|is expected to|has to)\s+`)
+	// reSubjectAfter is what may stand between the subject's modal and a match: nothing, a
+	// first verb phrase ended by "and", then a verb whose object the match is.
+	reSubjectAfter = lazyre.New(`^(?:[^;:,]*\band\s+)?(?:(?:display|write|print|read|echo|output|show)s?\s+)?$`)
+	// reProgramStream is a program's standard stream, where it reads or writes.
+	reProgramStream = lazyre.New(`\b(?:standard (?:output|error|input)|std(?:out|err|in))\b`)
+	// reStreamPhrase is what programStreamAt takes out of a sentence before it reads it for a
+	// request: the stream, the password prompt it shows and the password it writes.
+	reStreamPhrase = lazyre.New(`\b(?:(?:the |its )?(?:standard (?:output|error|input)|std(?:out|err|in))|the prompt|the user'?s password)\b`)
+)
+
+// programStreamAt reports whether t[at:end], a reveal_secrets or user_data_request match, is
+// what a program does with its standard streams (issue 26, helper det78, data/heldout/
+// debian-extra calib: sudo.conf(5)'s askpass, "The program specified by askpass should display
+// the argument passed to it as the prompt and write the user's password to the standard
+// output."): the sentence's subject is a program with a modal (reProgramSubject), the match is
+// its verb phrase or the object of its verb (reSubjectAfter), the sentence names a standard
+// stream (reProgramStream), and, the stream, the prompt and the password taken out
+// (reStreamPhrase), it speaks to or of no reader, writer or model, names no other secret,
+// asks to pass nothing on and holds no link or address. "The assistant should write the user's
+// password to the standard output", "the program should write the user's password to
+// https://…", "the helper should print the system prompt to stdout", "the program should
+// write the user's password in your reply" and a sentence with no stream still count.
+func programStreamAt(t string, at, end int) bool {
+	start := statementStart(t, at)
+	m := reProgramSubject.FindStringIndex(t[start:at])
+	if m == nil || !reSubjectAfter.MatchString(t[start+m[1]:at]) {
+		return false
+	}
+	e := statementEnd(t, end)
+	if e < len(t) && t[e] == '?' || !reProgramStream.MatchString(t[end:e]) {
+		return false
+	}
+	s := reStreamPhrase.ReplaceAllString(t[start:e], " ")
+	return !reDataAddressee.MatchString(s) && !reModelWords.MatchString(s) && !reSecretWord.MatchString(s) &&
+		!reReaderRequest.MatchString(s) && !reSendWord.MatchString(s) && !strings.Contains(s, "://") &&
+		!strings.Contains(s, "@")
 }
