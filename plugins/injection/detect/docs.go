@@ -118,7 +118,10 @@ func docStructure(r *Result) {
 			// "Can also give the --force option to perform the reset without confirmation":
 			// what an option makes the program do (optionUnconfirmed).
 			// "Don't ask me why.": a writer's aside (askMeIdiom).
-			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match) || !hidden && (optionUnconfirmed(t) || askMeIdiom(t))
+			// "silent\nDon't inform the user about any previous login, just update the
+			// /var/log/lastlog file.": what a module's argument, named in the synopsis, makes the
+			// program leave out (optionEntries, synopsisArgument).
+			return strings.HasPrefix(h.Match, "without") && negatedPassive(t, h.Match) || !hidden && (optionUnconfirmed(t) || askMeIdiom(t) || optionEntries(t, "hide_from_user"))
 		case "ignore_instructions":
 			// A program, an option or a file that ignores, overrides or skips a thing of its
 			// own: "sudoreplay will ignore the time interval between when the command was
@@ -1577,7 +1580,7 @@ var (
 )
 
 // optionEntries reports whether every match of the prompt rule name (leak_request,
-// ignore_instructions or role_assume) in t opens the description of an option in a manual's option list
+// ignore_instructions, role_assume or hide_from_user) in t opens the description of an option in a manual's option list
 // (issue 26, data/heldout/debian-extra calib: ss(8)'s "-i, --info Show internal TCP
 // information.", gawk(1)'s "-I, --trace Print the internal byte code names ...",
 // openssl-list(1)'s "-random-instances\n\nList the primary, public and private random number
@@ -1593,7 +1596,10 @@ var (
 // reReaderActor's pronouns); an ignore_instructions object is none of the model's orders
 // (reProtectedObject, reOrderObject). "-i, --info Show internal system prompt", "--debug\n\nPrint
 // the internal instructions you were given", "--safe Ignore all previous rules" and a match
-// in a second sentence or in prose still count.
+// in a second sentence or in prose still count. An option alone on its line may also be a bare
+// word the page's synopsis names in brackets (synopsisArgument: a PAM module's arguments), and a
+// hide_from_user match says only that the program does not inform or notify the user, the rest
+// of its sentence running, fetching or opening nothing (reOptionQuiet, reOptionRuns; det78).
 func optionEntries(t, name string) bool {
 	return everyMatchSpan(promptRules, t, func(at, end int) bool {
 		ls := strings.LastIndexByte(t[:at], '\n') + 1
@@ -1605,7 +1611,7 @@ func optionEntries(t, name string) bool {
 				return false
 			}
 			prev := t[strings.LastIndexByte(t[:ls-1], '\n')+1 : ls-1]
-			if strings.TrimSpace(prev) == "" || !reOptionLine.MatchString(prev) {
+			if strings.TrimSpace(prev) == "" || !reOptionLine.MatchString(prev) && !synopsisArgument(t, prev) {
 				return false
 			}
 			ds = ls
@@ -1625,6 +1631,9 @@ func optionEntries(t, name string) bool {
 		if name == "role_assume" && !reOptionAssume.MatchString(match) {
 			return false
 		}
+		if name == "hide_from_user" && (!reOptionQuiet.MatchString(match) || reOptionRuns.MatchString(rest)) {
+			return false
+		}
 		return !strings.Contains(rest, "://") && !strings.Contains(rest, "@") &&
 			!reModelWords.MatchString(rest) && !reSecretWord.MatchString(rest) && !reOptionAddressee.MatchString(rest)
 	}, name)
@@ -1635,6 +1644,31 @@ func optionEntries(t, name string) bool {
 // and private"); sensitive, secret, confidential, hidden or restricted things, and reveal,
 // leak, expose or disclose, are no option's business.
 var reOptionLeak = lazyre.New(`^(?:display|show|print|list|dump|output)\b[^.!?\n]*\b(?:internal|private)$`)
+
+// reOptionQuiet is a hide_from_user match an option's description makes: the program does not
+// inform or notify the user ("silent\nDon't inform the user about any previous login",
+// pam_lastlog(8)); asking, showing, revealing or "without consent" are no option's business.
+var reOptionQuiet = lazyre.New(`^(?:do not|don't|never) (?:inform|notify)\b[^.!?\n]*\buser$`)
+
+// reOptionRuns is what a quiet option's description must not go on to do: run, fetch or
+// install a thing, or open a place.
+var reOptionRuns = lazyre.New(`\b(?:run|runs|execute|install|download|open|visit|click|call|curl|wget|sh|bash|script|command|link)\b`)
+
+// synopsisArgument reports whether line, alone on its line before an option's description, is
+// a bare word that t's synopsis names in brackets ("[silent]" in pam_lastlog(8)'s
+// "pam_lastlog.so [debug] [silent] [never] ..."), before that line: a PAM module's or a
+// program's argument, which manual pages list without dashes (issue 26, helper det78).
+func synopsisArgument(t, line string) bool {
+	w := strings.TrimSpace(line)
+	if w == "" || len(w) > 32 || strings.IndexFunc(w, func(c rune) bool { return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') }) >= 0 {
+		return false
+	}
+	i := strings.Index(t, "["+w+"]")
+	if i < 0 {
+		i = strings.Index(t, "["+w+"=")
+	}
+	return i >= 0 && i < strings.Index(t, "\n"+line+"\n")
+}
 
 // reOptionAssume is a role_assume match an option's description makes: the program takes on
 // a user's or an account's identity or role ("--user=username Assume the identity of the
