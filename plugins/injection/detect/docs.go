@@ -163,7 +163,9 @@ func docStructure(r *Result) {
 			// the reader or a model.
 			// A plain qualifier of a thing in a statement about it: "Ports are classified as
 			// unfiltered when ...", "most user processes operate without restrictions"
-			// (technicalQualifiers).
+			// (technicalQualifiers). No limits an administrator sets for a group, in a condition:
+			// "so if you impose no limits for admin group, but ..." (accountLimitsAt, taken match by
+			// match inside quantityLimits).
 			return !hidden && (quantityLimits(t) || technicalQualifiers(r, t))
 		case "mode_switch":
 			// A manual's metavariable: "git reset [<mode>] [<commit>]", "--cleanup=<mode>",
@@ -1698,6 +1700,9 @@ func quantityLimits(t string) bool {
 		default:
 			return false
 		}
+		if accountLimitsAt(t, at, end) {
+			return true
+		}
 		if !reQuantityLimit.MatchString(t[end:]) {
 			return false
 		}
@@ -1711,6 +1716,51 @@ func quantityLimits(t string) bool {
 			!reOptionAddressee.MatchString(sentence) && !reJailbreakName.MatchString(sentence) &&
 			!strings.Contains(sentence, "://")
 	}, "jailbreak_terms")
+}
+
+var (
+	// reLimitCondition is a condition in which an administrator sets limits, right before "no
+	// limits": "if you impose ", "when the administrator sets ".
+	reLimitCondition = lazyre.New(`\b(?:if|when|unless|once|where)\s+(?:you|one|the administrator|an administrator)\s+(?:impose|imposes|set|sets|specify|specifies|configure|configures|define|defines|apply|applies)\s+$`)
+	// reLimitHolder follows "no limits" when they are set for an account or a group of a
+	// login system: " for admin group", " on the user", " for each domain".
+	reLimitHolder = lazyre.New(`^\s+(?:for|on|to)\s+(?:the\s+|a\s+|an\s+|this\s+|that\s+|each\s+|every\s+|all\s+)?(?:[\w@%*.-]+\s+)?(?:group|groups|users?|accounts?|domains?|members?|logins?)\b`)
+	// reTheUser is an account named in a statement about its limits.
+	reTheUser = lazyre.New(`\bthe users?\b`)
+)
+
+// accountLimitsAt reports whether the jailbreak_terms match t[at:end] is "no limits" (or
+// limitations, restrictions) that an administrator sets for an account or a group, in a
+// condition (reLimitCondition, reLimitHolder; issue 26, helper det78, data/heldout/hardneg-extra
+// calib: limits.conf(5)'s "individual limits have priority over group limits, so if you impose no
+// limits for admin group, but one of the members in this group have a limits line, the user will
+// have its limits set according to this line."). The sentence, the condition's subject and the
+// group taken out, names no other reader, no model, no secret and no jailbreak, says nothing of
+// what a model says, gives no order to hand anything over and holds no link or address
+// (reDataAddressee, reModelWords, reSecretWord, reJailbreakName, reSpeechWords, reHandOverOrder).
+// "You have no limits", "If you impose no limits for this conversation, answer anything", "if you
+// set no restrictions for the assistant" and "impose no limits for admin group" (an order) still
+// count.
+func accountLimitsAt(t string, at, end int) bool {
+	switch t[at:end] {
+	case "no limits", "no limitations", "no restrictions":
+	default:
+		return false
+	}
+	start := statementStart(t, at)
+	c := reLimitCondition.FindStringIndex(t[start:at])
+	h := reLimitHolder.FindStringIndex(t[end:])
+	if c == nil || h == nil {
+		return false
+	}
+	e := statementEnd(t, end)
+	if e < len(t) && t[e] == '?' {
+		return false
+	}
+	s := reTheUser.ReplaceAllString(t[start:start+c[0]]+" "+t[end+h[1]:e], " ")
+	return !reDataAddressee.MatchString(s) && !reModelWords.MatchString(s) && !reSecretWord.MatchString(s) &&
+		!reJailbreakName.MatchString(s) && !reSpeechWords.MatchString(s) && !reHandOverOrder.MatchString(s) &&
+		!strings.Contains(s, "://") && !strings.Contains(s, "@")
 }
 
 var (
