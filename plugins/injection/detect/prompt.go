@@ -227,6 +227,7 @@ func fewShotDialogue(t string) string {
 		t = strings.ReplaceAll(t, "ঃ", ":")
 	}
 	state, start := 0, 0 // 0: want Q, 1: want A, 2: want Q again
+	var fences []int     // the lines that open or close a fenced code block, read once
 	for i := 0; i < len(t); i++ {
 		if t[i] != ':' {
 			continue
@@ -246,6 +247,17 @@ func fewShotDialogue(t string) string {
 		if b == e || k >= len(t) || t[k] == '\n' || t[k] == '/' {
 			continue
 		}
+		// A declaration in a fenced code block ("p := c.Pet.Create()", Go; issue 26, helper
+		// det78, fresh calib: ent's blog): ":=" assigns, it marks no turn. Outside a code block
+		// the colon still counts ("Q:= ...").
+		if k == i+1 && t[k] == '=' {
+			if fences == nil {
+				fences = fenceStarts(t)
+			}
+			if insideFence(fences, i) {
+				continue
+			}
+		}
 		switch w := t[b:e]; {
 		case state != 1 && dialogueQuestion[w]:
 			if state == 0 {
@@ -258,6 +270,36 @@ func fewShotDialogue(t string) string {
 		}
 	}
 	return ""
+}
+
+// fenceStarts returns the offsets of t's lines that open or close a fenced Markdown code
+// block (``` or ~~~ after at most three spaces or tabs), in order; a slice that is never nil.
+func fenceStarts(t string) []int {
+	fences := []int{}
+	for ls := 0; ls < len(t); {
+		le := strings.IndexByte(t[ls:], '\n')
+		if le < 0 {
+			le = len(t)
+		} else {
+			le += ls
+		}
+		line := strings.TrimLeft(t[ls:le], " \t")
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			fences = append(fences, ls)
+		}
+		ls = le + 1
+	}
+	return fences
+}
+
+// insideFence reports whether offset i lies between a fence line that opens a block and the
+// one that closes it (an odd number of fence lines before i, the block closed after it).
+func insideFence(fences []int, i int) bool {
+	n := 0
+	for n < len(fences) && fences[n] < i {
+		n++
+	}
+	return n%2 == 1 && n < len(fences)
 }
 
 var (
