@@ -152,3 +152,48 @@ func TestLongModelServed(t *testing.T) {
 		t.Errorf("texts scored per model: %v, want one each", texts)
 	}
 }
+
+// TestLastWindowOfPage: a window of tool output is a piece of a page and goes to the long model
+// whatever its length, the last one too (what is left after the last stride: 444 bytes here,
+// under long_min_bytes); a window of a call's argument keeps length routing, so an argument's
+// last window still goes to the model (issue 26, det79: on the test splits the long model on an
+// argument's last window too lost one of the main test split's SQL injections).
+func TestLastWindowOfPage(t *testing.T) {
+	c, err := ParseConfig([]byte(`{"long_model":"detector-long-v1","long_min_bytes":448}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := strings.Repeat("The cache keeps the parsed entries for ten minutes. ", 14)[:700]
+	args, _ := json.Marshal(map[string]string{"body": page})
+	request := []byte(`{"abi":"1.1","phase":"request","method":"tools/call","tool":"send_message","arguments":` + string(args) + `}`)
+	for _, tc := range []struct {
+		name   string
+		env    []byte
+		models []string // per window, in order
+	}{
+		{"tool output", outputEnvelope(t, page), []string{"detector-long-v1", "detector-long-v1"}},
+		{"argument", request, []string{"detector-long-v1", "detector-v1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			texts := Texts(tc.env, c)
+			if len(texts) != len(tc.models) {
+				t.Fatalf("%d texts, want %d windows", len(texts), len(tc.models))
+			}
+			if n := len(texts[len(texts)-1].Value); n > 448 {
+				t.Fatalf("last window %d bytes: the test needs one under long_min_bytes", n)
+			}
+			for i, w := range texts {
+				if got := c.ModelOf(w); got != tc.models[i] {
+					t.Errorf("window %s (%d bytes): ModelOf = %s, want %s", w.Path, len(w.Value), got, tc.models[i])
+				}
+			}
+			asked := map[string][]string{}
+			if _, err := EvaluateScores(tc.env, c, byModel(map[string]float64{"detector-v1": 0.1, "detector-long-v1": 0.1}, asked)); err != nil {
+				t.Fatal(err)
+			}
+			if got := len(asked["detector-v1"]) + len(asked["detector-long-v1"]); got != len(tc.models) || len(asked["detector-v1"]) != strings.Count(strings.Join(tc.models, " "), "detector-v1") {
+				t.Errorf("texts asked per model: %d to detector-v1, %d to detector-long-v1", len(asked["detector-v1"]), len(asked["detector-long-v1"]))
+			}
+		})
+	}
+}

@@ -28,7 +28,9 @@ type Config struct {
 	// than LongMinBytes bytes; Model judges the shorter ones (issue 26 class 8, det66). One
 	// linear n-gram model could not serve both a 512-byte window of a documentation page and a
 	// one-line request: every retrain that lowered the pages' scores raised the short
-	// instructions' (tools/train/README.md, det64). Both settings or neither.
+	// instructions' (tools/train/README.md, det64). Every window of text written for a model to
+	// read (tool output) goes to it too, the short last one of a page included (ModelOf). Both
+	// settings or neither.
 	LongModel string `json:"long_model,omitempty"`
 	// LongMinBytes is the length over which a text goes to LongModel.
 	LongMinBytes int `json:"long_min_bytes,omitempty"`
@@ -204,6 +206,10 @@ type Text struct {
 	// Kind is what the argument holds (request phase; argkind.Unknown elsewhere): a finding
 	// counts only in a category that applies to it (argkind.Kind.Labels).
 	Kind argkind.Kind
+	// Window marks a window cut from a longer string (Config.WindowBytes) written for a model
+	// to read (tool output, another message's params): a piece of a page, judged by the long
+	// model whatever its length (Config.ModelOf). A window of a call's argument is not one.
+	Window bool
 }
 
 // Texts collects the strings to classify from an envelope: every string
@@ -225,6 +231,9 @@ type collector struct {
 	out     []Text
 	skipped bool
 	kind    argkind.Kind // the kind of the texts add adds
+	// page: the texts add adds are written for a model to read (tool output, another message's
+	// params); a window cut from one is a piece of a page (Text.Window).
+	page bool
 }
 
 func (k *collector) add(path, s string) {
@@ -252,7 +261,7 @@ func (k *collector) add(path, s string) {
 			return
 		}
 		end := start + runeCut(s[start:], c.WindowBytes)
-		k.out = append(k.out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end], Kind: k.kind})
+		k.out = append(k.out, Text{Path: fmt.Sprintf("%s[%d:%d]", path, start, end), Value: s[start:end], Kind: k.kind, Window: k.page})
 		if end == len(s) {
 			break
 		}
@@ -357,6 +366,7 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 		// Any other request or notification (sampling, elicitation, log and progress
 		// notifications, completion): every string its params carry.
 		forModel = true
+		col.page = true
 		walk("params", fields[7])
 		return col.out, col.skipped, h
 	}
@@ -395,6 +405,7 @@ func textsJSON(env []byte, c Config) ([]Text, bool, head) {
 	// provide your information", the argument of the MCP conformance suite's elicitation call,
 	// allowed as a request, denied its own answer (issue 26).
 	forModel = true
+	col.page = true
 	walk("result", fields[2])
 	return col.out, col.skipped, h
 }
@@ -708,7 +719,20 @@ func (c Config) ModelFor(s string) string {
 	return c.Model
 }
 
-// routed classifies texts with the model each one's length calls for (ModelFor), each model's
+// ModelOf is the model that judges the text t: LongModel for a window of a string longer than
+// WindowBytes, whatever the window's length, else ModelFor. A long string's last window is
+// what is left after the last stride (257-512 bytes at 512); under LongMinBytes it went to
+// Model, which was trained on requests, not on pieces of a page: the last 344 bytes of
+// django-allauth's forms page (a Python example with "# Ensure you call the parent class's
+// save.") scored 0.988 there and under the text cut with the long model (issue 26, det79).
+func (c Config) ModelOf(t Text) string {
+	if t.Window && c.LongModel != "" {
+		return c.LongModel
+	}
+	return c.ModelFor(t.Value)
+}
+
+// routed classifies texts with the model each one calls for (ModelOf), each model's
 // texts in batches (batched), and returns the results in the texts' order.
 func routed(c Config, texts []Text, classify func(string, []Text) ([]Result, error)) ([]Result, error) {
 	if c.LongModel == "" {
@@ -719,7 +743,7 @@ func routed(c Config, texts []Text, classify func(string, []Text) ([]Result, err
 		var at []int
 		var group []Text
 		for i, t := range texts {
-			if c.ModelFor(t.Value) == model {
+			if c.ModelOf(t) == model {
 				at = append(at, i)
 				group = append(group, t)
 			}
@@ -828,7 +852,7 @@ func evaluate(env []byte, c Config, classify func(string, []Text) ([]Result, err
 		v.Action = abi.ActionUncertain // every flagged text in the band below its kind's sure
 	}
 	v.Labels = labels
-	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.ModelFor(texts[bestAt].Value), results[bestAt].Label, best, texts[bestAt].Path)
+	v.Reason = fmt.Sprintf("%s: %s (score %.3f) in %s", c.ModelOf(texts[bestAt]), results[bestAt].Label, best, texts[bestAt].Path)
 	return v, nil
 }
 

@@ -94,6 +94,7 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 	call := isCall(method)
 	if phase != abi.PhaseResponse && !call {
 		forModel = true
+		col.page = true
 		p, ok := root(abi.PartParams)
 		walk("params", p, ok)
 		return col.out, col.skipped, h
@@ -120,6 +121,7 @@ func viewTexts(v abi.View, c Config) ([]Text, bool, head) {
 	}
 	// The response phase reads the tool output only (see textsJSON).
 	forModel = true
+	col.page = true
 	r, ok := root(abi.PartResult)
 	walk("result", r, ok)
 	return col.out, col.skipped, h
