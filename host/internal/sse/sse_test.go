@@ -316,7 +316,8 @@ func TestCloseReusesBuffer(t *testing.T) {
 		t.Fatalf("Next after Close = %+v, %v; want ErrClosed", ev, err)
 	}
 	r1.Close() // a second Close does nothing
-	for i := range 8 { // the pool may drop a buffer (it does at random under -race): several rounds
+	// The pool may drop a buffer (it does at random under -race): several rounds.
+	for i := range 8 {
 		in := strings.Repeat("id: 9\nevent: other\ndata: "+strings.Repeat("z", 1000)+"\n\n", 3)
 		r := NewReader(strings.NewReader(in), 1<<20)
 		n := 0
