@@ -18,7 +18,9 @@ type Metrics struct {
 	stage     *prometheus.HistogramVec
 	stageObs  sync.Map // [3]string{stage, phase, action} → prometheus.Observer of stage
 	upstream  *prometheus.HistogramVec
+	upObs     sync.Map // [2]string{server, outcome} → prometheus.Observer of upstream
 	overhead  *prometheus.HistogramVec
+	overObs   sync.Map // [2]string{server, path} → prometheus.Observer of overhead
 	requests  *prometheus.CounterVec
 	// shadow bundle (shadow.go)
 	shadowDisagree *prometheus.CounterVec
@@ -80,15 +82,28 @@ func (m *Metrics) Stage(stage, phase, action string, d time.Duration, _ error) {
 	o.(prometheus.Observer).Observe(d.Seconds())
 }
 
-// Upstream observes one upstream round trip.
+// Upstream observes one upstream round trip. server is a configured upstream's name, so the
+// label sets are few and each histogram is looked up once (as Stage's).
 func (m *Metrics) Upstream(server, outcome string, d time.Duration) {
-	m.upstream.WithLabelValues(server, outcome).Observe(d.Seconds())
+	observer(&m.upObs, m.upstream, server, outcome).Observe(d.Seconds())
 }
 
 // Overhead observes the time one HTTP request spent in the gateway beyond its upstream (path
-// "forwarded"), or all of it when the gateway answered itself (path "answered").
+// "forwarded"), or all of it when the gateway answered itself (path "answered"). server is a
+// configured upstream's name; each histogram is looked up once (as Stage's).
 func (m *Metrics) Overhead(server, path string, d time.Duration) {
-	m.overhead.WithLabelValues(server, path).Observe(d.Seconds())
+	observer(&m.overObs, m.overhead, server, path).Observe(d.Seconds())
+}
+
+// observer returns vec's histogram for the labels a and b, looked up in vec once and then
+// kept in cache.
+func observer(cache *sync.Map, vec *prometheus.HistogramVec, a, b string) prometheus.Observer {
+	key := [2]string{a, b}
+	o, ok := cache.Load(key)
+	if !ok {
+		o, _ = cache.LoadOrStore(key, vec.WithLabelValues(a, b))
+	}
+	return o.(prometheus.Observer)
 }
 
 // Request counts one HTTP request by result (ok, denied, error, too_large, ...).

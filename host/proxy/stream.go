@@ -177,7 +177,7 @@ func (r *relay) finish(ctx context.Context, err error) []byte {
 // clients would not read them as messages, and the gateway does not pass what it did not judge.
 func (r *relay) stream(ctx context.Context, rw *responder, resp *http.Response) error {
 	rd := sse.NewReader(resp.Body, int(r.h.o.ResponseLimit)).WithBudget(r.h.budget)
-	defer rd.Release()
+	defer rd.Close() // its budget share and its read buffer back; the events relayed are copies
 	for {
 		t := time.Now()
 		ev, err := rd.Next()
@@ -234,6 +234,7 @@ func answerIn(b []byte, sseBody bool, id json.RawMessage, maxBatch int) *mcp.Mes
 		return find(b)
 	}
 	rd := sse.NewReader(bytes.NewReader(b), len(b)+1)
+	defer rd.Close()
 	for {
 		ev, err := rd.Next()
 		if err != nil {

@@ -106,7 +106,37 @@ func NewReader(r io.Reader, limit int) *Reader {
 	if limit <= 0 {
 		limit = 16 << 20
 	}
-	return &Reader{r: bufio.NewReaderSize(r, 4<<10), limit: limit}
+	br := readBufs.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &Reader{r: br, limit: limit}
+}
+
+// readBufSize is a Reader's read buffer: lines longer than it are gathered in Reader.line.
+const readBufSize = 4 << 10
+
+// readBufs holds the read buffers of closed Readers, so a stream relayed a call does not
+// allocate (and clear) 4 KiB a call. Events never point into the buffer: Next copies what it
+// returns (data into its own buffer, the other fields as strings).
+var readBufs = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+
+// ErrClosed is returned by Next after Close.
+var ErrClosed = errors.New("sse: reader closed")
+
+// Close gives back what the last event took from the budget (as Release) and the read buffer
+// to be reused; later calls do nothing, and Next returns ErrClosed. Events already returned stay
+// valid. It does not close the underlying reader.
+//
+// # Notes
+//
+// Call it only once no other goroutine is in Next: the buffer goes to the next Reader made.
+func (r *Reader) Close() {
+	r.Release()
+	if r.r == nil {
+		return
+	}
+	r.r.Reset(nil) // keep no reference to the stream
+	readBufs.Put(r.r)
+	r.r, r.line = nil, nil
 }
 
 // WithBudget makes r draw the bytes of each event over 64 KiB from b; an event b cannot cover
@@ -192,6 +222,9 @@ func (r *Reader) readLine(limit int) ([]byte, error) {
 // do not count towards the event's size, but each line is bounded by the limit.
 func (r *Reader) Next() (_ *Event, err error) {
 	r.Release()
+	if r.r == nil {
+		return nil, ErrClosed
+	}
 	defer func() {
 		if cap(r.line) > freeBytes {
 			r.line = nil // keep no big line buffer between events

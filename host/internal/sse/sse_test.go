@@ -289,3 +289,73 @@ func TestBudgetNothingTaken(t *testing.T) {
 		r()
 	}
 }
+
+// TestCloseReusesBuffer: Close gives back the budget share and the read buffer; a reader made
+// after reads only its own stream (nothing buffered by a closed reader leaks into it), events
+// returned before Close keep their bytes while the buffer is reused, and a closed reader
+// returns ErrClosed.
+func TestCloseReusesBuffer(t *testing.T) {
+	b := NewBudget(1 << 20)
+	big := strings.Repeat("y", 100<<10)
+	r1 := NewReader(strings.NewReader("id: 7\nevent: message\ndata: first\n\ndata: "+big+"\n\ndata: LEFTOVER\n\n"), 1<<20).WithBudget(b)
+	first, err := r1.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r1.Next(); err != nil { // over the free allowance: takes from the budget
+		t.Fatal(err)
+	}
+	if b.InUse() == 0 {
+		t.Fatal("a 100 KiB event took nothing from the budget")
+	}
+	r1.Close()
+	if b.InUse() != 0 {
+		t.Fatalf("in use %d after Close", b.InUse())
+	}
+	if ev, err := r1.Next(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Next after Close = %+v, %v; want ErrClosed", ev, err)
+	}
+	r1.Close() // a second Close does nothing
+	// The pool may drop a buffer (it does at random under -race): several rounds.
+	for i := range 8 {
+		in := strings.Repeat("id: 9\nevent: other\ndata: "+strings.Repeat("z", 1000)+"\n\n", 3)
+		r := NewReader(strings.NewReader(in), 1<<20)
+		n := 0
+		for {
+			ev, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev.ID != "9" || ev.Name != "other" || len(ev.Data) != 1000 {
+				t.Fatalf("round %d event %d: %q %q %d bytes, not this stream's", i, n, ev.ID, ev.Name, len(ev.Data))
+			}
+			n++
+		}
+		if n != 3 {
+			t.Fatalf("round %d: %d events, want 3 (none left over from a closed reader)", i, n)
+		}
+		r.Close()
+	}
+	if first.ID != "7" || first.Name != "message" || string(first.Data) != "first" {
+		t.Fatalf("event read before Close changed with the buffer reused: %+v", first)
+	}
+}
+
+// BenchmarkReaderSmallStream is one short SSE answer read whole, as the proxy relays an
+// upstream's answer a call.
+func BenchmarkReaderSmallStream(b *testing.B) {
+	in := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewReader(bytes.NewReader(in), 1<<20)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+		r.Close()
+	}
+}
